@@ -1,0 +1,53 @@
+# Thin wrapper over CMake. `make test` is what CI runs.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+CC         ?= cc
+
+.PHONY: all deps build test unit asan run demo bench fmt fmt-check fuzz clean
+
+all: build
+
+deps:
+	@./scripts/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# Every test, then every test again under ASan + UBSan, then the fuzzers briefly.
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCUEUE_SANITIZE=ON -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD) -DCUEUE_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@./scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+run: build
+	@./scripts/run.sh $(BUILD)/cueue
+
+demo: build
+	@./scripts/run.sh $(BUILD)/cueue
+
+bench: build
+	@$(BUILD)/cueue bench --micro
+
+fmt:
+	@clang-format -i $$(git ls-files '*.c' '*.h')
+
+fmt-check:
+	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,27 @@
+/* validate.h -- validation as Kueue's CRD schemas and webhooks enforce it.
+ *
+ * Mirrors Kueue pkg/webhooks (clusterqueue_webhook.go, workload_webhook.go,
+ * cohort_webhook.go, ...) and the CEL rules of its CRDs. Every problem is
+ * recorded as a cause in e with its field path and Kubernetes' wording, e.g.
+ * `spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: Invalid
+ * value: "-3": must be greater than or equal to 0`, and e names the object
+ * (`ClusterQueue/bad-cq`). */
+#ifndef CUEUE_API_VALIDATE_H
+#define CUEUE_API_VALIDATE_H
+
+#include "base/compiler.h"
+
+struct api_object;
+struct err;
+
+/* Validate a decoded (and defaulted) object. Returns 0, or ERR_INVALID with
+ * every problem found as a cause in e. */
+CU_MUST_CHECK int val_object(const struct api_object *o, struct err *e);
+
+/* Validate an update of old into o: val_object plus the rules on changes
+ * (immutable fields, e.g. LocalQueue spec.clusterQueue, Workload podSets,
+ * queueName while quota is reserved). */
+CU_MUST_CHECK int val_object_update(const struct api_object *old, const struct api_object *o,
+                                    struct err *e);
+
+#endif

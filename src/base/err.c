@@ -1,0 +1,163 @@
+/* err.c -- see err.h. */
+#include "base/err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+
+void err_init(struct err *e)
+{
+    e->code = 0;
+    e->object[0] = '\0';
+    e->path[0] = '\0';
+    e->path_len = 0;
+    e->message[0] = '\0';
+    e->ncauses = 0;
+    e->ndropped = 0;
+}
+
+int err_vset(struct err *e, int code, const char *fmt, va_list ap)
+{
+    e->code = code;
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    return code;
+}
+
+int err_set(struct err *e, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(e, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int err_field(struct err *e, int code, const char *fmt, ...)
+{
+    char msg[sizeof(e->causes[0].message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+
+    if (e->ncauses == 0) {
+        e->code = code;
+        if (e->path_len)
+            snprintf(e->message, sizeof(e->message), "%s: %s", e->path, msg);
+        else
+            snprintf(e->message, sizeof(e->message), "%s", msg);
+    }
+    if (e->ncauses >= ERR_MAX_CAUSES) {
+        e->ndropped++;
+        return code;
+    }
+    struct err_cause *c = &e->causes[e->ncauses++];
+    snprintf(c->field, sizeof(c->field), "%s", e->path);
+    snprintf(c->message, sizeof(c->message), "%s", msg);
+    return code;
+}
+
+void err_set_object(struct err *e, const char *kind, const char *ns, const char *name)
+{
+    if (ns && *ns)
+        snprintf(e->object, sizeof(e->object), "%s/%s/%s", kind, ns, name ? name : "");
+    else
+        snprintf(e->object, sizeof(e->object), "%s/%s", kind, name ? name : "");
+}
+
+/* Append text to the path, truncating at the buffer's end. Returns the mark. */
+static size_t append(struct err *e, const char *sep, const char *text, const char *close)
+{
+    size_t mark = e->path_len;
+    size_t room = sizeof(e->path) - e->path_len;
+    int n = snprintf(e->path + e->path_len, room, "%s%s%s", sep, text, close);
+    if (n < 0)
+        n = 0;
+    e->path_len += (size_t)n < room ? (size_t)n : room - 1;
+    return mark;
+}
+
+size_t err_push_field(struct err *e, const char *name)
+{
+    return append(e, e->path_len ? "." : "", name, "");
+}
+
+size_t err_push_index(struct err *e, size_t i)
+{
+    char num[24];
+    snprintf(num, sizeof(num), "%zu", i);
+    return append(e, "[", num, "]");
+}
+
+size_t err_push_key(struct err *e, const char *key)
+{
+    return append(e, "[", key, "]");
+}
+
+void err_restore(struct err *e, size_t mark)
+{
+    if (mark <= e->path_len) {
+        e->path_len = mark;
+        e->path[mark] = '\0';
+    }
+}
+
+void err_format(const struct err *e, struct sb *out)
+{
+    const char *obj = e->object[0] ? e->object : NULL;
+    if (e->ncauses == 0) {
+        if (obj)
+            sb_addf(out, "%s: ", obj);
+        if (e->path_len)
+            sb_addf(out, "%s: ", e->path);
+        sb_adds(out, e->message);
+        return;
+    }
+    for (unsigned i = 0; i < e->ncauses; i++) {
+        const struct err_cause *c = &e->causes[i];
+        if (i)
+            sb_addch(out, '\n');
+        if (obj)
+            sb_addf(out, "%s: ", obj);
+        if (c->field[0])
+            sb_addf(out, "%s: ", c->field);
+        sb_adds(out, c->message);
+    }
+    if (e->ndropped)
+        sb_addf(out, "\n%s%s(and %u more errors)", obj ? obj : "", obj ? ": " : "", e->ndropped);
+}
+
+const char *err_code_name(int code)
+{
+    switch (code) {
+    case ERR_OK:
+        return "ok";
+    case ERR_INVALID:
+        return "invalid";
+    case ERR_PARSE:
+        return "parse error";
+    case ERR_IO:
+        return "i/o error";
+    case ERR_NOT_FOUND:
+        return "not found";
+    case ERR_EXISTS:
+        return "already exists";
+    case ERR_CONFLICT:
+        return "conflict";
+    case ERR_TOO_LARGE:
+        return "too large";
+    case ERR_UNSUPPORTED:
+        return "unsupported";
+    case ERR_FORBIDDEN:
+        return "forbidden";
+    case ERR_GONE:
+        return "gone";
+    case ERR_RANGE:
+        return "out of range";
+    case ERR_UNAUTHORIZED:
+        return "unauthorized";
+    default:
+        return "internal error";
+    }
+}

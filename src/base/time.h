@@ -1,0 +1,27 @@
+/* time.h -- wall-clock time as int64 milliseconds since the Unix epoch, and
+ * its RFC 3339 text form as Kubernetes writes it.
+ *
+ * Only the process layers read the clock; the engine is handed now_ms. */
+#ifndef CUEUE_BASE_TIME_H
+#define CUEUE_BASE_TIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+struct err;
+
+#define TM_RFC3339_LEN 40
+
+/* Parse "2025-01-01T10:00:00Z", with optional fraction and "+hh:mm" offset.
+ * Returns 0, or ERR_INVALID with the reason in e (*ms untouched). */
+CU_MUST_CHECK int tm_parse_rfc3339(const char *s, int64_t *ms, struct err *e);
+/* "2025-01-01T10:00:00Z" (seconds precision, as metav1.Time serialises). */
+void tm_format_rfc3339(int64_t ms, char buf[TM_RFC3339_LEN]);
+/* "2025-01-01T10:00:00.123456Z" (microseconds, as metav1.MicroTime). */
+void tm_format_rfc3339_micro(int64_t ms, char buf[TM_RFC3339_LEN]);
+int64_t tm_now_ms(void);       /* CLOCK_REALTIME */
+int64_t tm_monotonic_ms(void); /* CLOCK_MONOTONIC, for intervals */
+
+#endif

@@ -1,0 +1,7 @@
+/* cli.h -- the `cueue` subcommands. Each takes the arguments after its name
+ * (argv[0] is the subcommand) and returns the process exit status. */
+#ifndef CUEUE_CLI_CLI_H
+#define CUEUE_CLI_CLI_H
+
+
+#endif

@@ -1,0 +1,52 @@
+/* main.c -- the `cueue` command: one binary, one subcommand per run mode. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define CUEUE_VERSION "0.1.0"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static int cmd_version(int argc, char **argv)
+{
+    printf("cueue %s (kueue.x-k8s.io/v1beta2)\n", CUEUE_VERSION);
+    return 0;
+}
+
+static const struct command commands[] = {
+    {"version", cmd_version, "print the version"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: cueue <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nRun 'cueue <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "--version"))
+        return cmd_version(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(name, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "cueue: unknown command '%s'\n\n", name);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,123 @@
+/* Unit tests for the base layer: strbuf, map, err paths, arena, time. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "base/map.h"
+#include "base/strbuf.h"
+#include "base/time.h"
+
+static void test_sb_addf_grows(void **state)
+{
+    struct sb sb = SB_INIT;
+    assert_string_equal(sb_str(&sb), "");
+    for (int i = 0; i < 1000; i++)
+        sb_addf(&sb, "%d,", i);
+    assert_int_equal(sb.len, strlen(sb.buf));
+    assert_memory_equal(sb.buf, "0,1,2,", 6);
+    char *s = sb_take(&sb);
+    assert_null(sb.buf);
+    free(s);
+}
+
+static void test_map_put_get_del(void **state)
+{
+    struct map m = MAP_INIT;
+    char names[2000][16];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(names[i], sizeof(names[i]), "k%d", i);
+        assert_null(map_put(&m, names[i], names[i]));
+    }
+    assert_int_equal(m.len, 2000);
+    for (int i = 0; i < 2000; i += 2)
+        assert_ptr_equal(map_del(&m, names[i]), names[i]);
+    for (int i = 0; i < 2000; i++)
+        assert_ptr_equal(map_get(&m, names[i]), i % 2 ? names[i] : NULL);
+    size_t it = 0, n = 0;
+    const char *k;
+    void *v;
+    while (map_next(&m, &it, &k, &v)) {
+        assert_string_equal(k, (const char *)v);
+        n++;
+    }
+    assert_int_equal(n, 1000);
+    map_release(&m);
+}
+
+static void test_err_paths(void **state)
+{
+    struct err e;
+    err_init(&e);
+    err_set_object(&e, "ClusterQueue", NULL, "bad-cq");
+    size_t m0 = err_push_field(&e, "spec");
+    size_t m1 = err_push_field(&e, "resourceGroups");
+    err_push_index(&e, 0);
+    err_push_field(&e, "nominalQuota");
+    err_field(&e, ERR_INVALID, "Invalid value: \"%s\": must be greater than or equal to 0", "-3");
+    err_restore(&e, m1);
+    err_push_field(&e, "cohortName");
+    err_field(&e, ERR_INVALID, "Required value");
+    err_restore(&e, m0);
+    assert_int_equal(e.code, ERR_INVALID);
+    assert_int_equal(e.ncauses, 2);
+    assert_string_equal(e.causes[0].field, "spec.resourceGroups[0].nominalQuota");
+    struct sb sb = SB_INIT;
+    err_format(&e, &sb);
+    assert_string_equal(sb_str(&sb),
+                        "ClusterQueue/bad-cq: spec.resourceGroups[0].nominalQuota: Invalid value: "
+                        "\"-3\": must be greater than or equal to 0\n"
+                        "ClusterQueue/bad-cq: spec.cohortName: Required value");
+    sb_release(&sb);
+}
+
+static void test_arena_alloc_aligned_zeroed(void **state)
+{
+    struct arena a = ARENA_INIT;
+    for (int i = 0; i < 10000; i++) {
+        char *p = arena_alloc(&a, (size_t)(i % 97) + 1);
+        assert_int_equal((uintptr_t)p % sizeof(void *), 0);
+        assert_int_equal(p[0], 0);
+        p[0] = 1;
+    }
+    assert_string_equal(arena_strdup(&a, "flavor"), "flavor");
+    arena_reset(&a);
+    assert_int_equal(a.total, 0);
+    arena_release(&a);
+}
+
+static void test_time_rfc3339_round_trip(void **state)
+{
+    struct err e;
+    err_init(&e);
+    int64_t ms;
+    assert_int_equal(tm_parse_rfc3339("2025-01-01T10:02:00Z", &ms, &e), 0);
+    assert_int_equal(ms, 1735725720000LL);
+    char buf[TM_RFC3339_LEN];
+    tm_format_rfc3339(ms, buf);
+    assert_string_equal(buf, "2025-01-01T10:02:00Z");
+    assert_int_equal(tm_parse_rfc3339("2025-01-01T12:02:00.250+02:00", &ms, &e), 0);
+    assert_int_equal(ms, 1735725720250LL);
+    tm_format_rfc3339_micro(ms, buf);
+    assert_string_equal(buf, "2025-01-01T10:02:00.250000Z");
+    assert_int_equal(tm_parse_rfc3339("yesterday", &ms, &e), ERR_INVALID);
+    assert_string_equal(e.message, "must be an RFC 3339 time, got 'yesterday'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sb_addf_grows),
+        cmocka_unit_test(test_map_put_get_del),
+        cmocka_unit_test(test_err_paths),
+        cmocka_unit_test(test_arena_alloc_aligned_zeroed),
+        cmocka_unit_test(test_time_rfc3339_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
