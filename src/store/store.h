@@ -1,0 +1,186 @@
+/* store.h -- the durable object store behind `cueue serve`.
+ *
+ * One SQLite database (WAL mode) holds every object as its JSON document,
+ * keyed by (resource, namespace, name), and an event log for watches. The
+ * store implements the object semantics of a Kubernetes API server, so that
+ * the HTTP server and the in-process controllers see exactly the same
+ * behaviour:
+ * - a global, monotonically increasing resourceVersion (decimal string in
+ *   metadata.resourceVersion), never reused, never going back after a restart;
+ * - on create: generateName, uid, creationTimestamp, generation 1; defaults
+ *   and validation of the api layer (defaults.h, validate.h); AlreadyExists;
+ * - on update: optimistic concurrency (a stale metadata.resourceVersion is
+ *   ERR_CONFLICT), generation bumped when spec changes, the status
+ *   subresource split (a main-resource write keeps the stored status; a
+ *   status write changes only status), immutable fields (val_object_update);
+ * - on delete: finalizers (set deletionTimestamp and keep the object until
+ *   the finalizers are gone), ownerReference garbage collection (objects
+ *   whose owner is gone are deleted), namespace deletion (everything in it);
+ * - watches: every change is an event (ADDED, MODIFIED, DELETED) with the
+ *   object at that resourceVersion; a watch may start from any version still
+ *   in the log; older ones are ERR_GONE (410 Expired). The log is compacted
+ *   with a bound.
+ *
+ * Thread safety: every function may be called from any thread. Writers are
+ * serialised; readers and watchers never block writers for long. A watcher
+ * that falls too far behind is cut off (its next call returns ERR_GONE)
+ * rather than buffering without bound.
+ *
+ * Resources are named by their plural and group, as in REST paths:
+ * "clusterqueues.kueue.x-k8s.io", "jobs.batch", "namespaces", "pods",
+ * "events", "leases.coordination.k8s.io", "priorityclasses.scheduling.k8s.io"
+ * (struct store_resource below, from store_resource_find). */
+#ifndef CUEUE_STORE_STORE_H
+#define CUEUE_STORE_STORE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+struct err;
+struct store;
+struct store_watch;
+
+/* A resource the store keeps: static facts, also used by the server for
+ * discovery and routing. */
+struct store_resource {
+    const char *group;    /* "" for the core group */
+    const char *version;  /* "v1", "v1beta2" */
+    const char *plural;   /* "clusterqueues" */
+    const char *singular; /* "clusterqueue" */
+    const char *kind;     /* "ClusterQueue" */
+    const char *key;      /* "clusterqueues.kueue.x-k8s.io" (plural.group, or plural) */
+    bool namespaced;
+    bool has_status;      /* has a status subresource */
+    const char *const *short_names; /* NULL-terminated, may be NULL */
+    const char *const *categories;  /* NULL-terminated, may be NULL */
+};
+
+/* Every resource the store keeps, terminated by an entry with plural NULL. */
+const struct store_resource *store_resources(void);
+/* By key ("jobs.batch"), or by (group, plural); NULL when unknown. */
+const struct store_resource *store_resource_find(const char *key);
+const struct store_resource *store_resource_by_path(const char *group, const char *plural);
+/* By (apiVersion, kind) of a document; NULL when unknown. */
+const struct store_resource *store_resource_by_kind(const char *api_version, const char *kind);
+
+struct store_options {
+    const char *path;         /* the database file; created when missing */
+    size_t watch_log_max;     /* events kept for watches (0 = default 100000) */
+    size_t watcher_queue_max; /* events a watcher may lag before it is cut off (0 = default) */
+};
+
+/* Open (or create) the store. Returns 0 and *out (free with store_close), or
+ * ERR_IO with the reason. */
+CU_MUST_CHECK int store_open(const struct store_options *opts, struct store **out,
+                             struct err *e);
+/* Close: wakes and ends every open watch; no call may be in flight. */
+void store_close(struct store *s);
+
+/* The newest resourceVersion committed. */
+uint64_t store_current_rv(struct store *s);
+
+/* Options of a write. */
+struct store_write_opts {
+    bool dry_run;          /* validate and compute, store nothing, emit no event */
+    bool status;           /* the status subresource */
+    const char *field_manager;
+};
+
+/* Read one object. *out is owned (json_decref). ERR_NOT_FOUND when absent. */
+CU_MUST_CHECK int store_get(struct store *s, const struct store_resource *r, const char *ns,
+                            const char *name, json_t **out, struct err *e);
+
+struct store_list_opts {
+    const char *label_selector; /* Kubernetes label selector text, or NULL */
+    const char *field_selector; /* metadata.name= / metadata.namespace= (and !=), or NULL */
+    size_t limit;               /* 0 = all */
+    const char *continue_token; /* from a previous page, or NULL */
+};
+
+struct store_list {
+    json_t **items; /* owned references, sorted by namespace then name */
+    size_t n;
+    uint64_t resource_version; /* the list's consistent version */
+    char *continue_token;      /* owned; NULL on the last page */
+    int64_t remaining;         /* items after this page when paginated, else -1 */
+};
+
+/* List a resource in one namespace (ns non-NULL) or in all. A bad selector is
+ * ERR_INVALID; an expired continue token is ERR_GONE. */
+CU_MUST_CHECK int store_list(struct store *s, const struct store_resource *r, const char *ns,
+                             const struct store_list_opts *opts, struct store_list *out,
+                             struct err *e);
+void store_list_release(struct store_list *l);
+
+/* Create obj (borrowed; not changed) in namespace ns (NULL for cluster-scoped;
+ * must agree with metadata.namespace when both are set). *out is the stored
+ * object (owned). Errors: ERR_INVALID (with causes), ERR_EXISTS, ERR_NOT_FOUND
+ * (namespace missing), ERR_FORBIDDEN (namespace terminating). */
+CU_MUST_CHECK int store_create(struct store *s, const struct store_resource *r, const char *ns,
+                               const json_t *obj, const struct store_write_opts *opts,
+                               json_t **out, struct err *e);
+
+/* Replace an object (PUT semantics) with obj (borrowed). When obj carries a
+ * metadata.resourceVersion it must be current (else ERR_CONFLICT). */
+CU_MUST_CHECK int store_update(struct store *s, const struct store_resource *r, const char *ns,
+                               const char *name, const json_t *obj,
+                               const struct store_write_opts *opts, json_t **out, struct err *e);
+
+/* Read-modify-write under the store's write lock: fn gets the current object
+ * (owned by the store during the call) and returns a new one (owned by the
+ * caller of fn, passed back to the store) or sets an error. Used for PATCH and
+ * by controllers; conflicts cannot happen. */
+typedef json_t *(*store_mutate_fn)(const json_t *current, void *arg, struct err *e);
+CU_MUST_CHECK int store_mutate(struct store *s, const struct store_resource *r, const char *ns,
+                               const char *name, store_mutate_fn fn, void *arg,
+                               const struct store_write_opts *opts, json_t **out, struct err *e);
+
+struct store_delete_opts {
+    bool dry_run;
+    const char *precondition_uid;              /* or NULL */
+    const char *precondition_resource_version; /* or NULL */
+    const char *propagation_policy;            /* Background (default), Foreground, Orphan */
+};
+
+/* Delete: with finalizers, set deletionTimestamp and return the object
+ * (*deleted = false); without, remove it (*deleted = true). *out (owned, may
+ * be NULL) is the object as last stored. ERR_NOT_FOUND when absent. */
+CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, const char *ns,
+                               const char *name, const struct store_delete_opts *opts,
+                               json_t **out, bool *deleted, struct err *e);
+
+/* ---- watch ---------------------------------------------------------------- */
+
+enum store_event_type { STORE_ADDED, STORE_MODIFIED, STORE_DELETED, STORE_BOOKMARK };
+
+struct store_event {
+    enum store_event_type type;
+    const struct store_resource *resource;
+    json_t *object; /* owned by the receiver (json_decref); for BOOKMARK only metadata */
+    uint64_t resource_version;
+};
+
+struct store_watch_opts {
+    const char *label_selector;
+    const char *field_selector;
+    uint64_t since; /* deliver events after this version; 0 = from now */
+    bool send_initial_events; /* first ADDED for every current object, then a bookmark */
+};
+
+/* Open a watch on one resource (r non-NULL), in one namespace or all.
+ * ERR_GONE when since is older than the log keeps. */
+CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r,
+                                   const char *ns, const struct store_watch_opts *opts,
+                                   struct store_watch **out, struct err *e);
+/* Wait up to timeout_ms (-1 = forever) for the next event. Returns 0 with *ev
+ * filled, ERR_NOT_FOUND on timeout (ev untouched), ERR_GONE when the watcher
+ * was cut off or the store closed. */
+CU_MUST_CHECK int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ev,
+                                   struct err *e);
+void store_watch_close(struct store_watch *w);
+
+#endif
