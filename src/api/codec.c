@@ -163,18 +163,46 @@ static int json_extent(const char *data, size_t len, size_t start, const char *n
     return 0;
 }
 
-/* jansson on data[start..end), with its error placed in the whole input. */
+/* A key holding NUL, which the tree's C-string keys cannot carry. */
+static bool has_nul_key(json_t *v)
+{
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++)
+            if (has_nul_key(json_array_get(v, i)))
+                return true;
+    } else if (json_is_object(v)) {
+        const char *k;
+        size_t klen;
+        json_t *el;
+        json_object_keylen_foreach(v, k, klen, el)
+        {
+            if (strlen(k) != klen || has_nul_key(el))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* jansson on data[start..end), with its error placed in the whole input.
+ * Strings may hold NUL (\u0000) as YAML's "\0" can, keys may not. */
 static int json_decode(const char *data, size_t len, size_t start, size_t end, const char *name,
                        size_t flags, json_t **out, struct err *e)
 {
     json_error_t jerr;
-    *out = json_loadb(data + start, end - start, flags | JSON_REJECT_DUPLICATES, &jerr);
+    *out = json_loadb(data + start, end - start, flags | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+                      &jerr);
+    int line, col;
+    codec__position(data, len, start, 1, &line, &col);
+    if (*out && has_nul_key(*out)) {
+        json_decref(*out);
+        *out = NULL;
+        return err_set(e, ERR_PARSE, "%s:%d:%d: mapping key contains a NUL character", name, line,
+                       col);
+    }
     if (*out) {
         *out = codec__normalize(*out);
         return 0;
     }
-    int line, col;
-    codec__position(data, len, start, 1, &line, &col);
     if (jerr.line > 1)
         col = jerr.column;
     else if (jerr.line == 1)

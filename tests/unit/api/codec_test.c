@@ -602,6 +602,420 @@ static void test_read_file_errors(void **state)
     assert_int_equal(s.n, 0);
 }
 
+/* ---- writers ---- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    struct sb sb = SB_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        sb_add(&sb, buf, n);
+    fclose(f);
+    return sb_take(&sb);
+}
+
+static void yaml_is(const json_t *v, const char *expected)
+{
+    struct sb out = SB_INIT;
+    codec_write_yaml(v, &out);
+    assert_string_equal(sb_str(&out), expected);
+    sb_release(&out);
+}
+
+/* The YAML file, read and written again, comes out byte for byte; so does
+ * the same object read from JSON. */
+static void check_canonical(const char *base)
+{
+    char path[512];
+    snprintf(path, sizeof(path), DATA_DIR "%s.yaml", base);
+    char *want = slurp(path);
+    const char *exts[] = {"yaml", "json"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), DATA_DIR "%s.%s", base, exts[i]);
+        struct codec_stream s = {0};
+        struct err e;
+        err_init(&e);
+        if (codec_read_file(path, &s, &e))
+            fail_msg("%s: %s", path, e.message);
+        assert_int_equal(s.n, 1);
+        yaml_is(s.docs[0].obj, want);
+        codec_stream_release(&s);
+    }
+    free(want);
+}
+
+static void test_write_yaml_cluster_queue(void **state)
+{
+    check_canonical("clusterqueue");
+}
+
+static void test_write_yaml_job(void **state)
+{
+    check_canonical("job");
+}
+
+struct write_case {
+    const char *json; /* a value */
+    const char *yaml; /* how it is written after "v:" */
+};
+
+static const struct write_case write_cases[] = {
+    {"\"plain\"", " plain\n"},
+    {"\"true\"", " \"true\"\n"},
+    {"\"y\"", " \"y\"\n"},
+    {"\"Off\"", " \"Off\"\n"},
+    {"\"1\"", " \"1\"\n"},
+    {"\"0x1F\"", " \"0x1F\"\n"},
+    {"\"1e3\"", " \"1e3\"\n"},
+    {"\".5\"", " \".5\"\n"},
+    {"\"null\"", " \"null\"\n"},
+    {"\"~\"", " \"~\"\n"},
+    {"\"\"", " \"\"\n"},
+    {"\"1:20\"", " \"1:20\"\n"},
+    {"\"2024-05-01T10:00:00Z\"", " \"2024-05-01T10:00:00Z\"\n"},
+    {"\"2024-1-2 3:4:5\"", " \"2024-1-2 3:4:5\"\n"},
+    {"\"2024-02-30\"", " 2024-02-30\n"},
+    {"\"1e400\"", " 1e400\n"},
+    {"\"0x\"", " 0x\n"},
+    {"\"<<\"", " <<\n"},
+    {"\"500m\"", " 500m\n"},
+    {"\"x: y\"", " 'x: y'\n"},
+    {"\"a #b\"", " 'a #b'\n"},
+    {"\" lead\"", " ' lead'\n"},
+    {"\"trail \"", " 'trail '\n"},
+    {"\"*x\"", " '*x'\n"},
+    {"\"-\"", " '-'\n"},
+    {"\"-x\"", " -x\n"},
+    {"\"it's\"", " it's\n"},
+    {"\"'q'\"", " '''q'''\n"},
+    {"\"tab\\there\"", " \"tab\\there\"\n"},
+    {"\"caf\\u00e9\"", " café\n"},
+    {"\"a\\rb\"", " \"a\\rb\"\n"},
+    {"\"line\\n\"", " |\n  line\n"},
+    {"\"two\\nlines\"", " |-\n  two\n  lines\n"},
+    {"\"  indented\\nx\"", " |2-\n    indented\n  x\n"},
+    {"1", " 1\n"},
+    {"-9223372036854775808", " -9223372036854775808\n"},
+    {"1.5", " 1.5\n"},
+    {"0.1", " 0.1\n"},
+    {"1e300", " 1e+300\n"},
+    {"1234567.5", " 1.2345675e+06\n"},
+    {"0.0001", " 0.0001\n"},
+    {"0.00001", " 1e-05\n"},
+    {"9223372036854775808.0", " 9.223372036854776e+18\n"},
+    {"true", " true\n"},
+    {"null", " null\n"},
+    {"{}", " {}\n"},
+    {"[]", " []\n"},
+    {"[1, [2, 3], {\"a\": []}]", "\n- 1\n- - 2\n  - 3\n- a: []\n"},
+};
+
+static void test_write_yaml_values(void **state)
+{
+    for (size_t i = 0; i < sizeof(write_cases) / sizeof(write_cases[0]); i++) {
+        const struct write_case *c = &write_cases[i];
+        json_error_t jerr;
+        json_t *v = json_loads(c->json, JSON_DECODE_ANY, &jerr);
+        assert_non_null(v);
+        json_t *doc = json_pack("{s:O}", "v", v);
+        char want[256];
+        snprintf(want, sizeof(want), "v:%s", c->yaml);
+        struct sb out = SB_INIT;
+        codec_write_yaml(doc, &out);
+        if (strcmp(sb_str(&out), want) != 0)
+            fail_msg("%s: got <%s>, want <%s>", c->json, sb_str(&out), want);
+        /* and it reads back as the same value */
+        json_t *back;
+        struct err e;
+        err_init(&e);
+        assert_int_equal(codec_parse_yaml(out.buf, out.len, &back, &e), 0);
+        if (!json_equal(back, doc))
+            fail_msg("%s does not read back", c->json);
+        json_decref(back);
+        sb_release(&out);
+        json_decref(doc);
+        json_decref(v);
+    }
+}
+
+static void test_write_yaml_shapes(void **state)
+{
+    json_t *v = json_object();
+    yaml_is(v, "{}\n");
+    json_object_set_new(v, "<<", json_string("<<"));
+    json_object_set_new(v, "", json_string("empty key"));
+    json_object_set_new(v, "1", json_integer(1));
+    yaml_is(v, "\"<<\": <<\n\"\": empty key\n\"1\": 1\n");
+    json_decref(v);
+    v = json_array();
+    yaml_is(v, "[]\n");
+    json_array_append_new(v, json_object());
+    json_array_append_new(v, json_pack("{s:[s,s]}", "k", "a", "b"));
+    yaml_is(v, "- {}\n- k:\n  - a\n  - b\n");
+    json_decref(v);
+    v = json_string("top");
+    yaml_is(v, "top\n");
+    json_decref(v);
+}
+
+static void test_write_json(void **state)
+{
+    json_t *v = json_pack("{s:i,s:[f,s,b,n],s:{},s:[],s:{s:s}}", "z", 1, "a", 2.5, "q\"\\\n\x01/",
+                          1, "e", "l", "o", "k", "caf\xc3\xa9");
+    struct sb out = SB_INIT;
+    codec_write_json(v, false, &out);
+    assert_string_equal(sb_str(&out),
+                        "{\"z\":1,\"a\":[2.5,\"q\\\"\\\\\\n\\u0001/\",true,null],\"e\":{},\"l\":[],"
+                        "\"o\":{\"k\":\"caf\xc3\xa9\"}}");
+    sb_reset(&out);
+    codec_write_json(v, true, &out);
+    assert_string_equal(sb_str(&out), "{\n"
+                                      "  \"z\": 1,\n"
+                                      "  \"a\": [\n"
+                                      "    2.5,\n"
+                                      "    \"q\\\"\\\\\\n\\u0001/\",\n"
+                                      "    true,\n"
+                                      "    null\n"
+                                      "  ],\n"
+                                      "  \"e\": {},\n"
+                                      "  \"l\": [],\n"
+                                      "  \"o\": {\n"
+                                      "    \"k\": \"caf\xc3\xa9\"\n"
+                                      "  }\n"
+                                      "}");
+    /* jansson lays it out the same way (it gives reals 17 digits, though) */
+    char *j = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    assert_string_equal(sb_str(&out), j);
+    free(j);
+    sb_reset(&out);
+    json_decref(v);
+    v = json_real(0.1);
+    codec_write_json(v, false, &out);
+    assert_string_equal(sb_str(&out), "0.1");
+    json_decref(v);
+    sb_release(&out);
+}
+
+/* ---- write -> read round trips ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Pieces that stress quoting: type look-alikes, indicators, breaks. */
+static const char *pieces[] = {
+    "",
+    " ",
+    "a",
+    "true",
+    "1",
+    "null",
+    "~",
+    "<<",
+    "- x",
+    ": ",
+    " #",
+    "#",
+    "x: y",
+    "1e3",
+    "0x1F",
+    "1:20",
+    "\n",
+    "a\nb",
+    "\n\n",
+    " lead",
+    "\t",
+    "\xc3\xa9",
+    "\xe2\x80\xa8",
+    "\xc2\x85",
+    "\xef\xbb\xbf",
+    "'",
+    "\"",
+    "\\",
+    "---",
+    "...",
+    "*a",
+    "&a",
+    "!x",
+    "%",
+    "@",
+    "`",
+    "|",
+    ">",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "?",
+    "y",
+    "NO",
+    ".inf",
+    "0o7",
+    "+1",
+    "-",
+    "\r",
+    "\x01",
+    "\x7f",
+    "2024-01-02",
+    "  ",
+    "word",
+    "\xf0\x9f\x98\x80",
+    "1.5",
+    "=",
+};
+
+static json_t *random_string(bool key)
+{
+    struct sb sb = SB_INIT;
+    int n = (int)(rnd() % 4);
+    for (int i = 0; i < n; i++)
+        sb_adds(&sb, pieces[rnd() % (sizeof(pieces) / sizeof(pieces[0]))]);
+    if (!key && rnd() % 16 == 0)
+        sb_add(&sb, "\0", 1); /* values may hold NUL, keys may not */
+    json_t *s = json_stringn(sb.buf ? sb.buf : "", sb.len);
+    sb_release(&sb);
+    return s;
+}
+
+static json_t *random_real(void)
+{
+    static const double fixed[] = {0.5,  -0.25, 1e300,   -1e-300, 9223372036854775808.0,
+                                   1e19, 0.1,   3.14159, 5e-324};
+    if (rnd() % 3 == 0)
+        return json_real(fixed[rnd() % (sizeof(fixed) / sizeof(fixed[0]))]);
+    double d = (double)(rnd() >> 11) / 9007199254740992.0;
+    int exp = (int)(rnd() % 61) - 30;
+    for (int i = 0; i < (exp < 0 ? -exp : exp); i++)
+        d = exp < 0 ? d / 10 : d * 10;
+    if (rnd() % 2)
+        d = -d;
+    /* integral reals below 2^63 read back as integers, as in Kubernetes */
+    if (d > -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d)
+        d = (double)(rnd() % 1000) + 0.5;
+    return json_real(d);
+}
+
+static json_t *random_tree(int depth)
+{
+    int kind = (int)(rnd() % (depth < 6 ? 9 : 6));
+    switch (kind) {
+    case 0:
+        return json_null();
+    case 1:
+        return json_boolean(rnd() % 2);
+    case 2: {
+        static const json_int_t fixed[] = {0, -1, INT64_MAX, INT64_MIN, 42, 8080};
+        if (rnd() % 2)
+            return json_integer(fixed[rnd() % 6]);
+        return json_integer((json_int_t)(rnd() >> (rnd() % 64)));
+    }
+    case 3:
+        return random_real();
+    case 4:
+    case 5:
+        return random_string(false);
+    case 6:
+    case 7: {
+        json_t *o = json_object();
+        int n = (int)(rnd() % 5);
+        for (int i = 0; i < n; i++) {
+            json_t *k = random_string(true);
+            json_object_set_new(o, json_string_value(k), random_tree(depth + 1));
+            json_decref(k);
+        }
+        return o;
+    }
+    default: {
+        json_t *a = json_array();
+        int n = (int)(rnd() % 5);
+        for (int i = 0; i < n; i++)
+            json_array_append_new(a, random_tree(depth + 1));
+        return a;
+    }
+    }
+}
+
+static void round_trip(json_t *v)
+{
+    struct sb out = SB_INIT;
+    struct err e;
+    json_t *back;
+    err_init(&e);
+    codec_write_yaml(v, &out);
+    if (codec_parse_yaml(out.buf, out.len, &back, &e))
+        fail_msg("cannot read back <%s>: %s", sb_str(&out), e.message);
+    if (!json_equal(back, v)) {
+        char *g = json_dumps(back, JSON_ENCODE_ANY);
+        char *w = json_dumps(v, JSON_ENCODE_ANY);
+        fail_msg("YAML <%s> read back as %s, want %s", sb_str(&out), g, w);
+    }
+    json_decref(back);
+    if (json_is_object(v) && json_object_size(v) > 0) {
+        struct codec_stream s = {0};
+        if (codec_read_stream(out.buf, out.len, "t.yaml", &s, &e))
+            fail_msg("cannot read back <%s>: %s", sb_str(&out), e.message);
+        assert_int_equal(s.n, 1);
+        assert_true(json_equal(s.docs[0].obj, v));
+        codec_stream_release(&s);
+    }
+    for (int pretty = 0; pretty < 2; pretty++) {
+        sb_reset(&out);
+        codec_write_json(v, pretty, &out);
+        if (codec_parse_json(out.buf, out.len, &back, &e))
+            fail_msg("cannot read back <%s>: %s", sb_str(&out), e.message);
+        if (!json_equal(back, v))
+            fail_msg("JSON <%s> read back differently", sb_str(&out));
+        json_decref(back);
+    }
+    sb_release(&out);
+}
+
+static void test_write_round_trip_random(void **state)
+{
+    for (int i = 0; i < 3000; i++) {
+        json_t *v = random_tree(0);
+        round_trip(v);
+        json_decref(v);
+    }
+    /* long keys take YAML's explicit "? " form */
+    json_t *v = json_object();
+    char key[300];
+    memset(key, 'k', sizeof(key) - 1);
+    key[sizeof(key) - 1] = '\0';
+    json_object_set_new(v, key, json_string("v"));
+    json_object_set_new(v, "multi\nline key", json_string("v"));
+    round_trip(v);
+    json_decref(v);
+}
+
+static void test_write_round_trip_examples(void **state)
+{
+    const char *files[] = {"dra-gpu-queues.yaml", "quota-lab-queues.yaml", "dra-gpu-job-a.yaml",
+                           "clusterqueue.json", "job.json"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), DATA_DIR "%s", files[i]);
+        struct codec_stream s = {0};
+        struct err e;
+        err_init(&e);
+        assert_int_equal(codec_read_file(path, &s, &e), 0);
+        for (size_t d = 0; d < s.n; d++)
+            round_trip(s.docs[d].obj);
+        codec_stream_release(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +1037,13 @@ int main(void)
         cmocka_unit_test(test_read_stream_large_document),
         cmocka_unit_test(test_read_file_examples),
         cmocka_unit_test(test_read_file_errors),
+        cmocka_unit_test(test_write_yaml_cluster_queue),
+        cmocka_unit_test(test_write_yaml_job),
+        cmocka_unit_test(test_write_yaml_values),
+        cmocka_unit_test(test_write_yaml_shapes),
+        cmocka_unit_test(test_write_json),
+        cmocka_unit_test(test_write_round_trip_random),
+        cmocka_unit_test(test_write_round_trip_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
