@@ -22,22 +22,26 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
-void codec__position(const char *data, size_t len, size_t off, int first_line, int *line, int *col)
+/* Move pos, the position of data[from], to that of data[to]. */
+static void advance(const char *data, size_t from, size_t to, struct codec__pos *pos)
 {
-    int l = first_line, c = 1;
-    if (off > len)
-        off = len;
-    for (size_t i = 0; i < off; i++) {
+    for (size_t i = from; i < to; i++) {
         unsigned char ch = (unsigned char)data[i];
         if (ch == '\n') {
-            l++;
-            c = 1;
+            pos->line++;
+            pos->col = 1;
         } else if ((ch & 0xC0) != 0x80) {
-            c++;
+            pos->col++;
         }
     }
-    *line = l;
-    *col = c;
+}
+
+void codec__position(const char *data, size_t len, size_t off, int first_line, int *line, int *col)
+{
+    struct codec__pos pos = {first_line, 1};
+    advance(data, 0, off < len ? off : len, &pos);
+    *line = pos.line;
+    *col = pos.col;
 }
 
 /* Where the documents of one codec_read_stream call go. */
@@ -163,42 +167,16 @@ static int json_extent(const char *data, size_t len, size_t start, const char *n
     return 0;
 }
 
-/* A key holding NUL, which the tree's C-string keys cannot carry. */
-static bool has_nul_key(json_t *v)
-{
-    if (json_is_array(v)) {
-        for (size_t i = 0; i < json_array_size(v); i++)
-            if (has_nul_key(json_array_get(v, i)))
-                return true;
-    } else if (json_is_object(v)) {
-        const char *k;
-        size_t klen;
-        json_t *el;
-        json_object_keylen_foreach(v, k, klen, el)
-        {
-            if (strlen(k) != klen || has_nul_key(el))
-                return true;
-        }
-    }
-    return false;
-}
-
 /* jansson on data[start..end), with its error placed in the whole input.
- * Strings may hold NUL (\u0000) as YAML's "\0" can, keys may not. */
-static int json_decode(const char *data, size_t len, size_t start, size_t end, const char *name,
-                       size_t flags, json_t **out, struct err *e)
+ * Strings may hold NUL (\u0000) as YAML's "\0" can; jansson refuses it in
+ * keys, as the YAML reader does. */
+static int json_decode(const char *data, size_t start, size_t end, struct codec__pos at,
+                       const char *name, size_t flags, json_t **out, struct err *e)
 {
     json_error_t jerr;
     *out = json_loadb(data + start, end - start, flags | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
                       &jerr);
-    int line, col;
-    codec__position(data, len, start, 1, &line, &col);
-    if (*out && has_nul_key(*out)) {
-        json_decref(*out);
-        *out = NULL;
-        return err_set(e, ERR_PARSE, "%s:%d:%d: mapping key contains a NUL character", name, line,
-                       col);
-    }
+    int line = at.line, col = at.col;
     if (*out) {
         *out = codec__normalize(*out);
         return 0;
@@ -222,9 +200,13 @@ static size_t skip_space(const char *data, size_t len, size_t i)
 /* A stream of JSON objects (or Lists), one after another. */
 static int read_json_stream(const char *data, size_t len, size_t i, struct sink *s, struct err *e)
 {
+    /* Positions advance with the documents, so that a stream of many small
+     * documents is not rescanned from its start for each one. */
+    size_t at = 0; /* pos is the position of data[at] */
+    struct codec__pos pos = {1, 1};
     for (i = skip_space(data, len, i); i < len; i = skip_space(data, len, i)) {
-        struct codec__pos pos;
-        codec__position(data, len, i, 1, &pos.line, &pos.col);
+        advance(data, at, i, &pos);
+        at = i;
         if (data[i] != '{' && data[i] != '[')
             return err_set(e, ERR_PARSE, "%s:%d:%d: expected a JSON object, got '%c'", s->name,
                            pos.line, pos.col, data[i]);
@@ -233,7 +215,7 @@ static int read_json_stream(const char *data, size_t len, size_t i, struct sink 
         if (rc)
             return rc;
         json_t *doc;
-        rc = json_decode(data, len, i, end, s->name, 0, &doc, e);
+        rc = json_decode(data, i, end, pos, s->name, 0, &doc, e);
         if (rc)
             return rc;
         rc = add_doc(s, doc, pos, NULL, 0, e);
@@ -284,12 +266,19 @@ static int read_yaml_piece(const char *data, size_t len, size_t start, size_t en
 
 /* Cut the stream at separator lines; a piece holding nothing but comments
  * and directives is joined to the next one. */
+/* A UTF-8 byte order mark is skipped here: libyaml, told the encoding,
+ * would count it as a column and misread the first line's indentation. */
+static size_t skip_bom(const char *data, size_t len)
+{
+    return len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 static int read_yaml_stream(const char *data, size_t len, struct sink *s, struct err *e)
 {
-    size_t start = 0;
+    size_t start = skip_bom(data, len);
     int start_line = 1, line = 1;
     bool content = false;
-    for (size_t pos = 0; pos < len; line++) {
+    for (size_t pos = start; pos < len; line++) {
         const char *nl = memchr(data + pos, '\n', len - pos);
         size_t eol = nl ? (size_t)(nl - data) : len;
         if (is_separator(data + pos, eol - pos)) {
@@ -311,11 +300,6 @@ static int read_yaml_stream(const char *data, size_t len, struct sink *s, struct
     if (!content)
         return 0;
     return read_yaml_piece(data, len, start, len, start_line, s, e);
-}
-
-static size_t skip_bom(const char *data, size_t len)
-{
-    return len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
 static bool is_utf16(const char *data, size_t len)
@@ -407,7 +391,8 @@ int codec_parse_json(const char *data, size_t len, json_t **out, struct err *e)
         if (rc)
             return rc;
     }
-    return json_decode(data, len, 0, len, INPUT_NAME, JSON_DECODE_ANY, out, e);
+    struct codec__pos start = {1, 1};
+    return json_decode(data, 0, len, start, INPUT_NAME, JSON_DECODE_ANY, out, e);
 }
 
 struct one {
@@ -435,7 +420,8 @@ int codec_parse_yaml(const char *data, size_t len, json_t **out, struct err *e)
         return err_set(e, ERR_TOO_LARGE, "%s:1:1: document is larger than %u bytes", INPUT_NAME,
                        CODEC_MAX_DOC_BYTES);
     struct one o = {NULL, 0};
-    int rc = codec__read_yaml(data, len, INPUT_NAME, 1, keep_one, &o, e);
+    size_t bom = skip_bom(data, len);
+    int rc = codec__read_yaml(data + bom, len - bom, INPUT_NAME, 1, keep_one, &o, e);
     if (rc) {
         json_decref(o.root);
         return rc;

@@ -23,6 +23,7 @@
 #include "api/codec_int.h"
 #include "base/err.h"
 #include "base/map.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
@@ -37,6 +38,7 @@ struct yanchor {
     char *text; /* owned */
     size_t textlen;
     size_t nodes; /* nodes in the subtree, for alias accounting */
+    size_t bytes; /* text in the subtree (strings, keys), likewise */
     int height;   /* containers on the longest path down */
 };
 
@@ -61,6 +63,7 @@ struct yframe {
     size_t nmerges, capmerges;
     struct yanchor *anchor; /* borrowed from the reader, or NULL */
     size_t nodes;
+    size_t bytes;
     int height;            /* of the tallest child so far */
     struct codec__pos pos; /* where the node starts */
 };
@@ -79,7 +82,7 @@ struct yreader {
     struct map anchors;     /* name -> struct yanchor *, the current definition */
     struct yanchor **owned; /* every anchor of the document */
     size_t nowned, capowned;
-    size_t decode_count, alias_count;
+    size_t decode_count, alias_count, alias_bytes;
     json_t *root;
     struct codec__pos root_pos;
     struct codec__pos *items;
@@ -299,6 +302,7 @@ static int set_key(struct yreader *r, char *key, size_t keylen, bool merge, stru
         return rc;
     }
     f->nodes++; /* go-yaml counts keys as decoded nodes too */
+    f->bytes += keylen;
     f->key = key;
     f->keylen = keylen;
     f->key_merge = merge;
@@ -324,7 +328,8 @@ static bool merge_source_ok(const json_t *v)
 
 /* Attach a finished node to its parent, or make it the root. Takes
  * ownership of v. */
-static int attach(struct yreader *r, json_t *v, size_t nodes, int height, struct codec__pos pos)
+static int attach(struct yreader *r, json_t *v, size_t nodes, size_t bytes, int height,
+                  struct codec__pos pos)
 {
     if (r->depth == 0) {
         json_decref(r->root);
@@ -334,6 +339,7 @@ static int attach(struct yreader *r, json_t *v, size_t nodes, int height, struct
     }
     struct yframe *f = &r->stack[r->depth - 1];
     f->nodes += nodes;
+    f->bytes += bytes;
     if (height > f->height)
         f->height = height;
     if (!f->is_map) {
@@ -405,7 +411,8 @@ static json_t *apply_merges(struct yframe *f)
     return out;
 }
 
-static void anchor_scalar(struct yreader *r, const yaml_event_t *ev, const struct codec__scalar *sc)
+static void anchor_scalar(struct yreader *r, const yaml_event_t *ev, const struct codec__scalar *sc,
+                          const char *text, size_t n)
 {
     if (!ev->data.scalar.anchor)
         return;
@@ -413,11 +420,112 @@ static void anchor_scalar(struct yreader *r, const yaml_event_t *ev, const struc
     a->done = true;
     a->scalar = true;
     a->sc = *sc;
-    a->text = xmalloc(ev->data.scalar.length + 1);
-    memcpy(a->text, ev->data.scalar.value, ev->data.scalar.length);
-    a->text[ev->data.scalar.length] = '\0';
-    a->textlen = ev->data.scalar.length;
+    a->text = xmalloc(n + 1);
+    memcpy(a->text, text, n);
+    a->text[n] = '\0';
+    a->textlen = n;
     a->nodes = 1;
+    a->bytes = n + 1;
+}
+
+/* Go's base64.StdEncoding.DecodeString: padded standard alphabet, line
+ * breaks ignored. */
+static bool base64_decode(const char *s, size_t n, struct sb *out)
+{
+    unsigned acc = 0;
+    int bits = 0, quad = 0, pad = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int v;
+        if (c == '\r' || c == '\n')
+            continue;
+        if (c == '=') {
+            if (quad < 2)
+                return false;
+            pad++;
+            quad = (quad + 1) % 4;
+            continue;
+        }
+        if (pad)
+            return false;
+        if (c >= 'A' && c <= 'Z')
+            v = c - 'A';
+        else if (c >= 'a' && c <= 'z')
+            v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9')
+            v = c - '0' + 52;
+        else if (c == '+')
+            v = 62;
+        else if (c == '/')
+            v = 63;
+        else
+            return false;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            sb_addch(out, (char)((acc >> bits) & 0xFF));
+        }
+        quad = (quad + 1) % 4;
+    }
+    return quad == 0;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), 0 if none starts there. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* A !!binary scalar's bytes as the string Go's JSON encoder makes of them:
+ * each byte that is not part of valid UTF-8 becomes U+FFFD. */
+static int decode_binary(struct yreader *r, const char *text, size_t n, struct codec__pos pos,
+                         struct sb *out)
+{
+    struct sb raw = SB_INIT;
+    if (!base64_decode(text, n, &raw)) {
+        sb_release(&raw);
+        return fail(r, ERR_PARSE, pos, "!!binary value contains invalid base64 data");
+    }
+    const unsigned char *b = (const unsigned char *)sb_str(&raw);
+    for (size_t i = 0; i < raw.len;) {
+        size_t k = utf8_seq(b + i, raw.len - i);
+        if (k == 0) {
+            sb_adds(out, "\xEF\xBF\xBD");
+            i++;
+        } else {
+            sb_add(out, b + i, k);
+            i += k;
+        }
+    }
+    sb_release(&raw);
+    return 0;
 }
 
 /* The JSON value of a scalar, or an error for what JSON cannot hold. */
@@ -438,28 +546,40 @@ static int on_scalar(struct yreader *r, const yaml_event_t *ev)
     struct codec__scalar sc;
     const char *text = (const char *)ev->data.scalar.value;
     size_t n = ev->data.scalar.length;
+    const char *tag = (const char *)ev->data.scalar.tag;
     struct codec__pos pos = pos_of(r, ev->start_mark);
+    struct sb binary = SB_INIT;
     int rc = resolve_event(r, ev, &sc);
     if (rc)
         return rc;
+    if (tag && strcmp(tag, TAG_PREFIX "binary") == 0) {
+        rc = decode_binary(r, text, n, pos, &binary);
+        if (rc)
+            goto out_release;
+        text = sb_str(&binary);
+        n = binary.len;
+    }
     r->decode_count++;
     if (expects_key(r)) {
-        bool merge = n == 2 && memcmp(text, "<<", 2) == 0 && !ev->data.scalar.tag &&
-                     ev->data.scalar.plain_implicit;
+        bool merge = n == 2 && memcmp(text, "<<", 2) == 0 && !tag && ev->data.scalar.plain_implicit;
         char *key;
         size_t keylen;
         rc = key_text(r, &sc, text, n, pos, &key, &keylen);
         if (rc)
-            return rc;
-        anchor_scalar(r, ev, &sc);
-        return set_key(r, key, keylen, merge, pos);
+            goto out_release;
+        anchor_scalar(r, ev, &sc, text, n);
+        rc = set_key(r, key, keylen, merge, pos);
+        goto out_release;
     }
     json_t *v;
     rc = scalar_value(r, &sc, text, n, pos, &v);
     if (rc)
-        return rc;
-    anchor_scalar(r, ev, &sc);
-    return attach(r, v, 1, 0, pos);
+        goto out_release;
+    anchor_scalar(r, ev, &sc, text, n);
+    rc = attach(r, v, 1, n + 1, 0, pos);
+out_release:
+    sb_release(&binary);
+    return rc;
 }
 
 static int on_start(struct yreader *r, const yaml_event_t *ev, bool is_map)
@@ -498,6 +618,7 @@ static int on_end(struct yreader *r)
     struct codec__pos pos = f->pos;
     json_t *v = f->nmerges ? apply_merges(f) : json_incref(f->v);
     size_t nodes = f->nodes + 1;
+    size_t bytes = f->bytes + 2;
     int height = f->height + 1;
     struct yanchor *a = f->anchor;
     frame_release(f);
@@ -506,19 +627,23 @@ static int on_end(struct yreader *r)
         a->v = json_incref(v);
         a->done = true;
         a->nodes = nodes;
+        a->bytes = bytes;
         a->height = height;
     }
-    return attach(r, v, nodes, height, pos);
+    return attach(r, v, nodes, bytes, height, pos);
 }
 
-/* Account for nodes copied by an alias; fails once aliases make up too
- * much of the document. */
-static int count_alias(struct yreader *r, size_t nodes, struct codec__pos pos)
+/* Account for what an alias copies; fails once aliases make up too much of
+ * the document (go-yaml's node ratio), or copy more text than a whole
+ * document may hold (go-yaml shares strings, copies here do not). */
+static int count_alias(struct yreader *r, const struct yanchor *a, struct codec__pos pos)
 {
-    r->decode_count += nodes;
-    r->alias_count += nodes;
-    if (r->alias_count > 100 && r->decode_count > 1000 &&
-        (double)r->alias_count / (double)r->decode_count > allowed_alias_ratio(r->decode_count))
+    r->decode_count += a->nodes;
+    r->alias_count += a->nodes;
+    r->alias_bytes += a->bytes;
+    if ((r->alias_count > 100 && r->decode_count > 1000 &&
+         (double)r->alias_count / (double)r->decode_count > allowed_alias_ratio(r->decode_count)) ||
+        r->alias_bytes > CODEC_MAX_DOC_BYTES)
         return fail(r, ERR_TOO_LARGE, pos, "document contains excessive aliasing");
     return 0;
 }
@@ -544,7 +669,7 @@ static int on_alias(struct yreader *r, const yaml_event_t *ev)
         return set_key(r, key, keylen, false, pos);
     }
     r->decode_count++; /* the alias itself */
-    int rc = count_alias(r, a->nodes, pos);
+    int rc = count_alias(r, a, pos);
     if (rc)
         return rc;
     if (a->scalar) {
@@ -552,11 +677,11 @@ static int on_alias(struct yreader *r, const yaml_event_t *ev)
         rc = scalar_value(r, &a->sc, a->text, a->textlen, pos, &v);
         if (rc)
             return rc;
-        return attach(r, v, 1, 0, pos);
+        return attach(r, v, 1, a->bytes, 0, pos);
     }
     if (r->depth + (size_t)a->height > CODEC_MAX_DEPTH)
         return fail(r, ERR_TOO_LARGE, pos, "nesting deeper than %d levels", CODEC_MAX_DEPTH);
-    return attach(r, json_deep_copy(a->v), a->nodes, a->height, pos);
+    return attach(r, json_deep_copy(a->v), a->nodes, a->bytes, a->height, pos);
 }
 
 static int on_document_end(struct yreader *r)
@@ -566,6 +691,7 @@ static int on_document_end(struct yreader *r)
     drop_anchors(r);
     r->decode_count = 0;
     r->alias_count = 0;
+    r->alias_bytes = 0;
     int rc = r->emit(r->ctx, root, r->root_pos, r->nitems ? r->items : NULL, r->nitems, r->e);
     r->nitems = 0;
     return rc;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/codec.h"
 #include "base/err.h"
@@ -544,6 +545,10 @@ static void test_read_stream_large_document(void **state)
     assert_int_equal(codec_parse_yaml(big, n, &v, &e), ERR_TOO_LARGE);
     free(big);
 
+    /* the stream cap is checked before anything is read */
+    read_fails("x", (size_t)CODEC_MAX_STREAM_BYTES + 1, ERR_TOO_LARGE,
+               "t.yaml:1:1: stream is larger than 536870912 bytes");
+
     /* a document just under the cap is read */
     size_t m = CODEC_MAX_DOC_BYTES - 16;
     char *fits = malloc(m + 1);
@@ -600,6 +605,118 @@ static void test_read_file_errors(void **state)
     assert_int_equal(codec_read_file(DATA_DIR, &s, &e), ERR_IO);
     assert_non_null(strstr(e.message, "Is a directory"));
     assert_int_equal(s.n, 0);
+}
+
+static void test_read_stream_binary(void **state)
+{
+    struct codec_stream s = {0};
+    /* !!binary is decoded; bytes that are not UTF-8 become U+FFFD, as Go's
+     * JSON encoder writes them */
+    read_ok("a: !!binary aGVsbG8=\n"
+            "b: !!binary |\n"
+            "  aGVs\n"
+            "  bG8=\n"
+            "c: !!binary /w==\n",
+            &s);
+    assert_json(s.docs[0].obj, "{\"a\":\"hello\",\"b\":\"hello\",\"c\":\"\\ufffd\"}");
+    codec_stream_release(&s);
+    fails("a: !!binary aGVsbG8\n", ERR_PARSE,
+          "t.yaml:1:4: !!binary value contains invalid base64 data");
+}
+
+static void test_read_stream_alias_bytes(void **state)
+{
+    /* Few aliases of a large string copy a lot of text: bounded too. */
+    struct sb y = SB_INIT;
+    sb_adds(&y, "a: &a ");
+    for (int i = 0; i < 100000; i++)
+        sb_addch(&y, 'x');
+    sb_adds(&y, "\nb: [");
+    for (int i = 0; i < 40; i++)
+        sb_adds(&y, i ? ", *a" : "*a");
+    sb_adds(&y, "]\n");
+    read_fails(y.buf, y.len, ERR_TOO_LARGE, "t.yaml:2:129: document contains excessive aliasing");
+    sb_release(&y);
+}
+
+static void test_read_stream_key_caps(void **state)
+{
+    struct sb y = SB_INIT;
+    sb_adds(&y, "? \"");
+    for (int i = 0; i < 70000; i++)
+        sb_addch(&y, 'k');
+    sb_adds(&y, "\"\n: 1\n");
+    read_fails(y.buf, y.len, ERR_TOO_LARGE, "t.yaml:1:3: mapping key longer than 65536 bytes");
+    sb_release(&y);
+    fails("{\"a\\u0000b\": 1}", ERR_PARSE,
+          "t.yaml:1:11: NUL byte in object key not supported near '\"a\\u0000b\"'");
+    /* NUL is fine inside values, from YAML and from JSON alike */
+    struct codec_stream s = {0};
+    read_ok("a: \"x\\0y\"\n", &s);
+    read_ok("{\"a\": \"x\\u0000y\"}", &s);
+    assert_int_equal(s.n, 2);
+    assert_true(json_equal(s.docs[0].obj, s.docs[1].obj));
+    assert_int_equal(json_string_length(json_object_get(s.docs[0].obj, "a")), 3);
+    codec_stream_release(&s);
+}
+
+static void test_read_stream_many_documents(void **state)
+{
+    /* 200,000 JSON documents on one line and as many YAML documents: the
+     * reader must stay linear (this would take minutes if quadratic). */
+    struct sb j = SB_INIT, y = SB_INIT;
+    for (int i = 0; i < 200000; i++) {
+        sb_addf(&j, "{\"i\":%d}", i);
+        sb_addf(&y, "---\ni: %d\n", i);
+    }
+    sb_adds(&j, " {");
+    struct codec_stream s = {0};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(codec_read_stream(j.buf, j.len, "t.json", &s, &e), ERR_PARSE);
+    char want[128];
+    snprintf(want, sizeof(want), "t.json:1:%zu: string or '}' expected near end of file", j.len);
+    assert_string_equal(e.message, want);
+    assert_int_equal(codec_read_stream(y.buf, y.len, "t.yaml", &s, &e), 0);
+    assert_int_equal(s.n, 200000);
+    assert_int_equal(s.docs[199999].line, 2 * 199999 + 2);
+    assert_int_equal(json_integer_value(json_object_get(s.docs[199999].obj, "i")), 199999);
+    codec_stream_release(&s);
+    sb_release(&j);
+    sb_release(&y);
+}
+
+static void test_read_stream_bom_and_crlf(void **state)
+{
+    struct codec_stream s = {0};
+    read_ok("\xef\xbb\xbf"
+            "a: 1\r\nb: x\r\n---\r\nc: 2\r\n",
+            &s);
+    assert_int_equal(s.n, 2);
+    assert_json(s.docs[0].obj, "{\"a\":1,\"b\":\"x\"}");
+    assert_int_equal(s.docs[1].line, 4);
+    codec_stream_release(&s);
+    read_ok("\xef\xbb\xbf{\"a\": 1}", &s);
+    assert_int_equal(s.n, 1);
+    codec_stream_release(&s);
+}
+
+static void test_read_file_stdin(void **state)
+{
+    char path[] = "/tmp/codec_test_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = "a: 1\n---\nb: 2\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    assert_non_null(freopen(path, "r", stdin));
+    struct codec_stream s = {0};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(codec_read_file("-", &s, &e), 0);
+    assert_int_equal(s.n, 2);
+    codec_stream_release(&s);
+    unlink(path);
 }
 
 /* ---- writers ---- */
@@ -1037,6 +1154,12 @@ int main(void)
         cmocka_unit_test(test_read_stream_large_document),
         cmocka_unit_test(test_read_file_examples),
         cmocka_unit_test(test_read_file_errors),
+        cmocka_unit_test(test_read_stream_binary),
+        cmocka_unit_test(test_read_stream_alias_bytes),
+        cmocka_unit_test(test_read_stream_key_caps),
+        cmocka_unit_test(test_read_stream_many_documents),
+        cmocka_unit_test(test_read_stream_bom_and_crlf),
+        cmocka_unit_test(test_read_file_stdin),
         cmocka_unit_test(test_write_yaml_cluster_queue),
         cmocka_unit_test(test_write_yaml_job),
         cmocka_unit_test(test_write_yaml_values),
