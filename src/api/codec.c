@@ -170,12 +170,78 @@ static int json_extent(const char *data, size_t len, size_t start, const char *n
 /* jansson on data[start..end), with its error placed in the whole input.
  * Strings may hold NUL (\u0000) as YAML's "\0" can; jansson refuses it in
  * keys, as the YAML reader does. */
+/* Whether the integer literal s[0..n) (optional '-', digits) is beyond
+ * int64. */
+static bool int_too_big(const char *s, size_t n)
+{
+    bool neg = n > 0 && s[0] == '-';
+    const char *lim = neg ? "9223372036854775808" : "9223372036854775807";
+    size_t d = n - neg;
+    if (d != 19)
+        return d > 19;
+    return memcmp(s + neg, lim, 19) > 0;
+}
+
+/* text with ".0" after every integer literal beyond int64, so that jansson
+ * reads them as reals, as Go's JSON decoding into Kubernetes' unstructured
+ * objects gives float64 for them. Returns NULL when there is none. */
+static char *widen_big_ints(const char *text, size_t n, size_t *outlen)
+{
+    struct sb out = SB_INIT;
+    bool in_str = false, changed = false;
+    size_t copied = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = text[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"') {
+            in_str = true;
+            continue;
+        }
+        if (c != '-' && (c < '0' || c > '9'))
+            continue;
+        size_t j = i + (c == '-');
+        while (j < n && text[j] >= '0' && text[j] <= '9')
+            j++;
+        bool integer = j == n || (text[j] != '.' && text[j] != 'e' && text[j] != 'E');
+        if (integer && int_too_big(text + i, j - i)) {
+            sb_add(&out, text + copied, j - copied);
+            sb_adds(&out, ".0");
+            copied = j;
+            changed = true;
+        }
+        i = j - 1;
+    }
+    if (!changed) {
+        sb_release(&out);
+        return NULL;
+    }
+    sb_add(&out, text + copied, n - copied);
+    *outlen = out.len;
+    return sb_take(&out);
+}
+
 static int json_decode(const char *data, size_t start, size_t end, struct codec__pos at,
                        const char *name, size_t flags, json_t **out, struct err *e)
 {
     json_error_t jerr;
-    *out = json_loadb(data + start, end - start, flags | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-                      &jerr);
+    flags |= JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL;
+    *out = json_loadb(data + start, end - start, flags, &jerr);
+    if (!*out && strncmp(jerr.text, "too big integer", 15) == 0) {
+        size_t wlen;
+        char *wide = widen_big_ints(data + start, end - start, &wlen);
+        if (wide) {
+            /* Should this fail too, its message is the one that helps;
+             * its columns may be off by the ".0"s added before it. */
+            *out = json_loadb(wide, wlen, flags, &jerr);
+            free(wide);
+        }
+    }
     int line = at.line, col = at.col;
     if (*out) {
         *out = codec__normalize(*out);
@@ -254,18 +320,16 @@ static bool has_content(const char *p, size_t n)
     return i < n && p[i] != '#' && !(i == 0 && p[0] == '%');
 }
 
-static int read_yaml_piece(const char *data, size_t len, size_t start, size_t end, int line,
-                           struct sink *s, struct err *e)
+/* One piece of a YAML stream, data[start..end), starting on line line. */
+static int read_yaml_piece(const char *data, size_t start, size_t end, int line, struct sink *s,
+                           struct err *e)
 {
     if (end - start > CODEC_MAX_DOC_BYTES)
         return err_set(e, ERR_TOO_LARGE, "%s:%d:1: document is larger than %u bytes", s->name, line,
                        CODEC_MAX_DOC_BYTES);
-    (void)len;
     return codec__read_yaml(data + start, end - start, s->name, line, add_doc, s, e);
 }
 
-/* Cut the stream at separator lines; a piece holding nothing but comments
- * and directives is joined to the next one. */
 /* A UTF-8 byte order mark is skipped here: libyaml, told the encoding,
  * would count it as a column and misread the first line's indentation. */
 static size_t skip_bom(const char *data, size_t len)
@@ -273,6 +337,9 @@ static size_t skip_bom(const char *data, size_t len)
     return len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
+/* Cut the stream at separator lines; a piece holding nothing but comments
+ * and directives is joined to the next one. Only line ends are looked at,
+ * so an oversized piece is refused before any of it is parsed. */
 static int read_yaml_stream(const char *data, size_t len, struct sink *s, struct err *e)
 {
     size_t start = skip_bom(data, len);
@@ -283,7 +350,7 @@ static int read_yaml_stream(const char *data, size_t len, struct sink *s, struct
         size_t eol = nl ? (size_t)(nl - data) : len;
         if (is_separator(data + pos, eol - pos)) {
             if (content) {
-                int rc = read_yaml_piece(data, len, start, pos, start_line, s, e);
+                int rc = read_yaml_piece(data, start, pos, start_line, s, e);
                 if (rc)
                     return rc;
                 start = pos;
@@ -294,12 +361,12 @@ static int read_yaml_stream(const char *data, size_t len, struct sink *s, struct
             content = true;
         }
         if (!content && pos - start > CODEC_MAX_DOC_BYTES)
-            return read_yaml_piece(data, len, start, pos, start_line, s, e);
+            return read_yaml_piece(data, start, pos, start_line, s, e);
         pos = eol + 1;
     }
     if (!content)
         return 0;
-    return read_yaml_piece(data, len, start, len, start_line, s, e);
+    return read_yaml_piece(data, start, len, start_line, s, e);
 }
 
 static bool is_utf16(const char *data, size_t len)

@@ -441,6 +441,22 @@ static void test_read_stream_json(void **state)
     codec_stream_release(&s);
 }
 
+static void test_read_stream_json_big_integers(void **state)
+{
+    /* beyond int64 a JSON integer is a real, as in Kubernetes (float64) */
+    struct codec_stream s = {0};
+    read_ok("{\"a\": 18446744073709551616, \"b\": -9223372036854775809,\n"
+            " \"c\": 9223372036854775807, \"d\": [\"99999999999999999999\", 1e2],\n"
+            " \"e\": -9223372036854775808}",
+            &s);
+    assert_json(s.docs[0].obj, "{\"a\":1.8446744073709552e19,\"b\":-9.2233720368547758e18,"
+                               "\"c\":9223372036854775807,\"d\":[\"99999999999999999999\",100],"
+                               "\"e\":-9223372036854775808}");
+    codec_stream_release(&s);
+    fails("{\"a\": 18446744073709551616,\n \"b\": x}", ERR_PARSE,
+          "t.yaml:2:7: invalid token near 'x'");
+}
+
 static void test_parse_json(void **state)
 {
     json_t *v;
@@ -1148,6 +1164,7 @@ int main(void)
         cmocka_unit_test(test_read_stream_invalid_utf8),
         cmocka_unit_test(test_read_stream_lists),
         cmocka_unit_test(test_read_stream_json),
+        cmocka_unit_test(test_read_stream_json_big_integers),
         cmocka_unit_test(test_parse_json),
         cmocka_unit_test(test_parse_yaml),
         cmocka_unit_test(test_read_stream_deep_nesting),
