@@ -6,6 +6,7 @@
  * apply to the current object under the store's write lock, as an API
  * server applies them. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

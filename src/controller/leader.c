@@ -5,6 +5,7 @@
  * rule for expiry and the same transitions count. */
 #include "controller/leader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
