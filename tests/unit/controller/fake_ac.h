@@ -357,7 +357,7 @@ static struct fake *fake_new(void)
 }
 
 /* Drop the event log: watches from any version before now get ERR_GONE. */
-static void fake_compact(struct fake *f)
+CU_UNUSED static void fake_compact(struct fake *f)
 {
     pthread_mutex_lock(&f->mu);
     f->compacted = f->rv;
@@ -365,7 +365,7 @@ static void fake_compact(struct fake *f)
 }
 
 /* End every open watch with code (ERR_GONE or ERR_IO). */
-static void fake_cut_watches(struct fake *f, int code)
+CU_UNUSED static void fake_cut_watches(struct fake *f, int code)
 {
     pthread_mutex_lock(&f->mu);
     f->cut_gen++;
@@ -374,14 +374,14 @@ static void fake_cut_watches(struct fake *f, int code)
     pthread_mutex_unlock(&f->mu);
 }
 
-static void fake_set_quiet(struct fake *f, bool quiet)
+CU_UNUSED static void fake_set_quiet(struct fake *f, bool quiet)
 {
     pthread_mutex_lock(&f->mu);
     f->quiet = quiet;
     pthread_mutex_unlock(&f->mu);
 }
 
-static void fake_set_down(struct fake *f, bool down)
+CU_UNUSED static void fake_set_down(struct fake *f, bool down)
 {
     pthread_mutex_lock(&f->mu);
     f->down = down;
@@ -389,7 +389,7 @@ static void fake_set_down(struct fake *f, bool down)
 }
 
 /* A bookmark at a new version nobody else wrote (as servers advance). */
-static void fake_bookmark(struct fake *f)
+CU_UNUSED static void fake_bookmark(struct fake *f)
 {
     pthread_mutex_lock(&f->mu);
     json_t *o = json_pack("{s:{}}", "metadata");
