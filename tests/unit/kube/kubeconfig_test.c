@@ -243,6 +243,73 @@ static void test_kc_config_in_cluster(void **state)
     unsetenv("KUBERNETES_SERVICE_PORT");
 }
 
+/* A real kubeconfig as kubectl writes it: YAML, found through $KUBECONFIG
+ * (first entry of a list), relative paths from the file's directory. */
+static void test_kc_config_load_yaml(void **state)
+{
+    char dir[] = "/tmp/cueue-kcfg-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "config",
+               "apiVersion: v1\n"
+               "kind: Config\n"
+               "current-context: kind-cueue\n"
+               "preferences: {}\n"
+               "clusters:\n"
+               "- cluster:\n"
+               "    certificate-authority: pki/ca.crt\n"
+               "    server: https://127.0.0.1:6443\n"
+               "  name: kind-cueue\n"
+               "contexts:\n"
+               "- context:\n"
+               "    cluster: kind-cueue\n"
+               "    namespace: kueue-system\n"
+               "    user: kind-cueue\n"
+               "  name: kind-cueue\n"
+               "users:\n"
+               "- name: kind-cueue\n"
+               "  user:\n"
+               "    client-certificate-data: " CERT_B64 "\n"
+               "    client-key-data: " KEY_B64 "\n");
+    char path[512], list[1100];
+    snprintf(path, sizeof(path), "%s/config", dir);
+    snprintf(list, sizeof(list), "%s:/nonexistent/other", path);
+    setenv("KUBECONFIG", list, 1);
+    struct kc_config c;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(kc_config_load(NULL, NULL, &c, &e), 0);
+    assert_string_equal(c.server, "https://127.0.0.1:6443");
+    char want[600];
+    snprintf(want, sizeof(want), "%s/pki/ca.crt", dir);
+    assert_string_equal(c.ca_file, want);
+    assert_memory_equal(c.cert_data, "CERT", 4);
+    assert_memory_equal(c.key_data, "KEY!", 4);
+    assert_string_equal(c.namespace, "kueue-system");
+    kc_config_release(&c);
+    unsetenv("KUBECONFIG");
+
+    /* Errors name the file. */
+    write_file(dir, "broken", "clusters: [\n");
+    snprintf(path, sizeof(path), "%s/broken", dir);
+    err_init(&e);
+    assert_int_equal(kc_config_load(path, NULL, &c, &e), ERR_PARSE);
+    write_file(dir, "nocontext", "apiVersion: v1\nkind: Config\n");
+    snprintf(path, sizeof(path), "%s/nocontext", dir);
+    err_init(&e);
+    assert_int_equal(kc_config_load(path, NULL, &c, &e), ERR_INVALID);
+    char msg[700];
+    snprintf(msg, sizeof(msg), "kubeconfig %s: current-context: required (or name a context)",
+             path);
+    assert_string_equal(e.message, msg);
+    err_init(&e);
+    assert_int_equal(kc_config_load("/nonexistent/kubeconfig", NULL, &c, &e), ERR_IO);
+    assert_non_null(strstr(e.message, "'/nonexistent/kubeconfig'"));
+    rm_file(dir, "config");
+    rm_file(dir, "broken");
+    rm_file(dir, "nocontext");
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_kc_config_from_json_errors_name_the_field),
         cmocka_unit_test(test_kc_base64_decode),
         cmocka_unit_test(test_kc_config_in_cluster),
+        cmocka_unit_test(test_kc_config_load_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
