@@ -129,8 +129,7 @@ static long ptr_index(const char *tok, size_t len)
 
 /* Resolve the parent of the location named by path: *parent is borrowed from
  * root, *last the final token (owned). The root itself ("") has no parent. */
-static int ptr_parent(json_t *root, const char *path, json_t **parent, char **last,
-                      struct err *e)
+static int ptr_parent(json_t *root, const char *path, json_t **parent, char **last, struct err *e)
 {
     if (*path != '/')
         return err_set(e, ERR_INVALID, "json patch path must start with '/', got '%s'", path);

@@ -87,8 +87,7 @@ struct ac_ops {
     int (*create)(struct ac_client *c, const struct store_resource *r, const char *ns,
                   const json_t *obj, json_t **out, struct err *e);
     int (*update)(struct ac_client *c, const struct store_resource *r, const char *ns,
-                  const char *name, const json_t *obj, bool status, json_t **out,
-                  struct err *e);
+                  const char *name, const json_t *obj, bool status, json_t **out, struct err *e);
     int (*patch)(struct ac_client *c, const struct store_resource *r, const char *ns,
                  const char *name, enum ac_patch_type type, const json_t *patch, bool status,
                  json_t **out, struct err *e);
@@ -172,17 +171,17 @@ CU_MUST_CHECK static inline int ac_update(struct ac_client *c, const struct stor
 /* Replace the status subresource of an object. */
 CU_MUST_CHECK static inline int ac_update_status(struct ac_client *c,
                                                  const struct store_resource *r, const char *ns,
-                                                 const char *name, const json_t *obj,
-                                                 json_t **out, struct err *e)
+                                                 const char *name, const json_t *obj, json_t **out,
+                                                 struct err *e)
 {
     return c->ops->update(c, r, ns, name, obj, true, out, e);
 }
 
 /* Patch an object (or its status) with a merge patch or a JSON patch. */
 CU_MUST_CHECK static inline int ac_patch(struct ac_client *c, const struct store_resource *r,
-                                         const char *ns, const char *name,
-                                         enum ac_patch_type type, const json_t *patch,
-                                         bool status, json_t **out, struct err *e)
+                                         const char *ns, const char *name, enum ac_patch_type type,
+                                         const json_t *patch, bool status, json_t **out,
+                                         struct err *e)
 {
     return c->ops->patch(c, r, ns, name, type, patch, status, out, e);
 }

@@ -180,8 +180,7 @@ static int sc_create(struct ac_client *c, const struct store_resource *r, const 
 }
 
 static int sc_update(struct ac_client *c, const struct store_resource *r, const char *ns,
-                     const char *name, const json_t *obj, bool status, json_t **out,
-                     struct err *e)
+                     const char *name, const json_t *obj, bool status, json_t **out, struct err *e)
 {
     struct store_write_opts wo = {.status = status};
     json_t *stored = NULL;

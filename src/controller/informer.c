@@ -30,8 +30,8 @@ struct delta {
 };
 
 struct inf {
-    struct ac_client *client;          /* borrowed */
-    const struct store_resource *res;  /* borrowed */
+    struct ac_client *client;         /* borrowed */
+    const struct store_resource *res; /* borrowed */
     char *ns, *label_selector, *field_selector;
     size_t page_size;
     int watch_timeout_s;
@@ -98,8 +98,8 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
 /* ---- reader thread ---------------------------------------------------------- */
 
 /* Hand a delta (obj reference stolen) to the loop. */
-static void hand_over(struct inf *inf, enum delta_kind kind, enum ac_event_type type,
-                      json_t *obj, const char *rv)
+static void hand_over(struct inf *inf, enum delta_kind kind, enum ac_event_type type, json_t *obj,
+                      const char *rv)
 {
     pthread_mutex_lock(&inf->mu);
     XGROW(inf->deltas, inf->capdeltas, inf->ndeltas + 1);
@@ -209,8 +209,7 @@ static int list_all(struct inf *inf, char **rv, struct err *e)
 
 /* Read one watch to its end. Returns ERR_GONE (relist), ERR_IO (reopen),
  * or 0 when stopping. *events counts what it delivered. */
-static int read_watch(struct inf *inf, struct ac_watch *w, char **rv, size_t *events,
-                      struct err *e)
+static int read_watch(struct inf *inf, struct ac_watch *w, char **rv, size_t *events, struct err *e)
 {
     for (;;) {
         if (stopping(inf))

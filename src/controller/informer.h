@@ -49,10 +49,10 @@ struct inf_opts {
 
 /* Counters, for logs and tests. */
 struct inf_stats {
-    unsigned lists;       /* successful lists (the first one included) */
-    unsigned watches;     /* watches opened */
-    unsigned gone;        /* 410 Gone seen (each leads to a list) */
-    unsigned failures;    /* failed lists or watch opens (each followed by backoff) */
+    unsigned lists;    /* successful lists (the first one included) */
+    unsigned watches;  /* watches opened */
+    unsigned gone;     /* 410 Gone seen (each leads to a list) */
+    unsigned failures; /* failed lists or watch opens (each followed by backoff) */
     int64_t last_backoff_ms;
 };
 

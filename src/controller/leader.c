@@ -42,8 +42,7 @@ struct le {
 
 enum attempt { LE_ACQUIRED, LE_HELD, LE_FAILED };
 
-int le_new(struct ac_client *client, const struct le_config *cfg, struct le **out,
-           struct err *e)
+int le_new(struct ac_client *client, const struct le_config *cfg, struct le **out, struct err *e)
 {
     int64_t lease = cfg->lease_duration_ms > 0 ? cfg->lease_duration_ms : 15000;
     int64_t deadline = cfg->renew_deadline_ms > 0 ? cfg->renew_deadline_ms : 10000;
@@ -114,9 +113,9 @@ static json_t *new_spec(struct le *le, const char *holder, int64_t duration_s, i
 {
     char now[TM_RFC3339_LEN];
     tm_format_rfc3339_micro(now_ms, now);
-    return json_pack("{s:s, s:I, s:s, s:s, s:I}", "holderIdentity", holder,
-                     "leaseDurationSeconds", (json_int_t)duration_s, "acquireTime",
-                     acquire ? acquire : now, "renewTime", now, "leaseTransitions", transitions);
+    return json_pack("{s:s, s:I, s:s, s:s, s:I}", "holderIdentity", holder, "leaseDurationSeconds",
+                     (json_int_t)duration_s, "acquireTime", acquire ? acquire : now, "renewTime",
+                     now, "leaseTransitions", transitions);
 }
 
 static enum attempt try_acquire_or_renew(struct le *le, int64_t now_ms)
@@ -140,8 +139,7 @@ static enum attempt try_acquire_or_renew(struct le *le, int64_t now_ms)
         if (rc == ERR_EXISTS)
             return LE_HELD; /* another candidate created it first */
         if (rc)
-            log_warn("leader election: cannot create lease %s/%s: %s", le->ns, le->name,
-                     e.message);
+            log_warn("leader election: cannot create lease %s/%s: %s", le->ns, le->name, e.message);
         return rc ? LE_FAILED : LE_ACQUIRED;
     }
     if (rc) {

@@ -27,9 +27,9 @@ struct err;
 struct le;
 
 struct le_config {
-    const char *ns;        /* the Lease's namespace */
-    const char *name;      /* the Lease's name */
-    const char *identity;  /* this candidate: unique per replica (hostname_uuid) */
+    const char *ns;            /* the Lease's namespace */
+    const char *name;          /* the Lease's name */
+    const char *identity;      /* this candidate: unique per replica (hostname_uuid) */
     int64_t lease_duration_ms; /* 0 = 15 s */
     int64_t renew_deadline_ms; /* 0 = 10 s; must be < lease_duration_ms */
     int64_t retry_period_ms;   /* 0 = 2 s */

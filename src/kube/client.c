@@ -228,7 +228,8 @@ static int request(struct kc_client *c, const char *method, const char *url,
         rc = err_set(e, ERR_TOO_LARGE, "%s %s: reply larger than %u bytes", method, url,
                      KC_BODY_MAX);
     } else if (cc != CURLE_OK) {
-        rc = err_set(e, ERR_IO, "%s %s: %s", method, url, errbuf[0] ? errbuf : curl_easy_strerror(cc));
+        rc = err_set(e, ERR_IO, "%s %s: %s", method, url,
+                     errbuf[0] ? errbuf : curl_easy_strerror(cc));
     } else if (status < 200 || status >= 300) {
         rc = kc_status_to_err(status, b.sb.buf, b.sb.len, e);
     } else if (out) {
@@ -319,8 +320,7 @@ static int kc_create(struct ac_client *ac, const struct store_resource *r, const
 }
 
 static int kc_update(struct ac_client *ac, const struct store_resource *r, const char *ns,
-                     const char *name, const json_t *obj, bool status, json_t **out,
-                     struct err *e)
+                     const char *name, const json_t *obj, bool status, json_t **out, struct err *e)
 {
     struct kc_client *c = (struct kc_client *)ac;
     char *url = object_url(c, r, ns, name, status ? "status" : NULL);
@@ -661,8 +661,7 @@ int kc_client_new(const struct kc_config *cfg, const struct kc_client_opts *opts
     c->token = dup_or_null(cfg->token);
     c->token_file = dup_or_null(cfg->token_file);
     c->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 30000;
-    c->connect_timeout_ms =
-        opts && opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms : 10000;
+    c->connect_timeout_ms = opts && opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms : 10000;
     c->user_agent = xstrdup(opts && opts->user_agent ? opts->user_agent : "cueue");
     int rc = 0;
     if (cfg->ca_data)

@@ -25,8 +25,8 @@
 struct err;
 struct kc_config;
 
-#define KC_WATCH_LINE_MAX (16u << 20)  /* one watch event; larger is hostile */
-#define KC_BODY_MAX (256u << 20)       /* one response body (a big list) */
+#define KC_WATCH_LINE_MAX (16u << 20) /* one watch event; larger is hostile */
+#define KC_BODY_MAX (256u << 20)      /* one response body (a big list) */
 
 struct kc_client_opts {
     long timeout_ms;         /* per request (not watches); 0 = 30 s */

@@ -129,8 +129,8 @@ static const json_t *named_entry(const json_t *doc, const char *list, const char
 
 /* Context of the field-reading helpers below: the entry being read. */
 struct fctx {
-    const char *file;  /* for messages */
-    const char *list;  /* "clusters" */
+    const char *file; /* for messages */
+    const char *list; /* "clusters" */
     size_t index;
     const char *inner; /* "cluster" */
     const json_t *obj; /* the inner object */
@@ -184,8 +184,8 @@ static int fpath(const struct fctx *f, const char *field, const char *base_dir, 
     return 0;
 }
 
-static int read_cluster(const json_t *doc, const char *name, const char *base_dir,
-                        const char *file, struct kc_config *c, struct err *e)
+static int read_cluster(const json_t *doc, const char *name, const char *base_dir, const char *file,
+                        struct kc_config *c, struct err *e)
 {
     size_t i = 0;
     const json_t *entry = named_entry(doc, "clusters", name, &i);

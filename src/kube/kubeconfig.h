@@ -27,30 +27,29 @@ struct err;
 
 /* A resolved connection: every string owned (kc_config_release). */
 struct kc_config {
-    char *server;      /* "https://host:port", no trailing slash */
-    char *ca_file;     /* PEM bundle to verify the server, or NULL */
-    char *ca_data;     /* PEM bytes (decoded certificate-authority-data), or NULL */
+    char *server;  /* "https://host:port", no trailing slash */
+    char *ca_file; /* PEM bundle to verify the server, or NULL */
+    char *ca_data; /* PEM bytes (decoded certificate-authority-data), or NULL */
     size_t ca_data_len;
-    bool insecure;     /* insecure-skip-tls-verify */
-    char *cert_file;   /* client certificate, PEM, or NULL */
+    bool insecure;   /* insecure-skip-tls-verify */
+    char *cert_file; /* client certificate, PEM, or NULL */
     char *cert_data;
     size_t cert_data_len;
-    char *key_file;    /* client key, PEM, or NULL */
+    char *key_file; /* client key, PEM, or NULL */
     char *key_data;
     size_t key_data_len;
-    char *token;       /* bearer token, or NULL */
-    char *token_file;  /* file holding the bearer token, re-read as it rotates, or NULL */
-    char *namespace;   /* the context's namespace (in-cluster: the pod's), or NULL */
-    char *context;     /* the context used (kubeconfig only), or NULL */
+    char *token;      /* bearer token, or NULL */
+    char *token_file; /* file holding the bearer token, re-read as it rotates, or NULL */
+    char *namespace;  /* the context's namespace (in-cluster: the pod's), or NULL */
+    char *context;    /* the context used (kubeconfig only), or NULL */
 };
 
 /* Resolve a parsed kubeconfig document. context NULL means current-context.
  * base_dir (may be NULL) anchors relative paths; name labels messages (the
  * file's path). Returns 0 and fills out, or ERR_INVALID naming the field
  * (out then holds nothing). */
-CU_MUST_CHECK int kc_config_from_json(const json_t *doc, const char *context,
-                                      const char *base_dir, const char *name,
-                                      struct kc_config *out, struct err *e);
+CU_MUST_CHECK int kc_config_from_json(const json_t *doc, const char *context, const char *base_dir,
+                                      const char *name, struct kc_config *out, struct err *e);
 
 /* Read and resolve a kubeconfig file (YAML or JSON). path NULL means
  * $KUBECONFIG (its first entry) or ~/.kube/config. ERR_IO when unreadable,
@@ -62,8 +61,7 @@ CU_MUST_CHECK int kc_config_load(const char *path, const char *context, struct k
  * elsewhere); host and port come from KUBERNETES_SERVICE_HOST and
  * KUBERNETES_SERVICE_PORT. ERR_NOT_FOUND when not running in a cluster (the
  * variables are unset), ERR_IO when the token or CA cannot be read. */
-CU_MUST_CHECK int kc_config_in_cluster(const char *sa_dir, struct kc_config *out,
-                                       struct err *e);
+CU_MUST_CHECK int kc_config_in_cluster(const char *sa_dir, struct kc_config *out, struct err *e);
 
 void kc_config_release(struct kc_config *c);
 

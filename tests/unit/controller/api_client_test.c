@@ -9,8 +9,12 @@
 #include "fake_ac.h"
 
 static const struct store_resource cq_res = {
-    .group = "kueue.x-k8s.io", .version = "v1beta2", .plural = "clusterqueues",
-    .kind = "ClusterQueue", .key = "clusterqueues.kueue.x-k8s.io", .namespaced = false,
+    .group = "kueue.x-k8s.io",
+    .version = "v1beta2",
+    .plural = "clusterqueues",
+    .kind = "ClusterQueue",
+    .key = "clusterqueues.kueue.x-k8s.io",
+    .namespaced = false,
 };
 
 static json_t *parse(const char *text)
@@ -44,7 +48,8 @@ static int bump_prio(json_t *obj, void *arg, struct err *e)
         json_decref(cur);
     }
     json_t *spec = json_object_get(obj, "spec");
-    json_object_set_new(spec, "n", json_integer(json_integer_value(json_object_get(spec, "n")) + 1));
+    json_object_set_new(spec, "n",
+                        json_integer(json_integer_value(json_object_get(spec, "n")) + 1));
     return 0;
 }
 
@@ -83,8 +88,9 @@ static void test_ac_update_retry(void **state)
     assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", false, refuse, NULL, NULL, &e),
                      ERR_INVALID);
     err_init(&e);
-    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "nope", false, refuse, NULL, NULL, &e),
-                     ERR_NOT_FOUND);
+    assert_int_equal(
+        ac_update_retry(&f->base, &cq_res, NULL, "nope", false, refuse, NULL, NULL, &e),
+        ERR_NOT_FOUND);
     ac_free(&f->base);
 }
 
@@ -113,7 +119,8 @@ static void test_ac_merge_patch_apply(void **state)
     check_merge("{\"a\":\"b\",\"b\":\"c\"}", "{\"a\":null}", "{\"b\":\"c\"}");
     check_merge("{\"a\":[\"b\"]}", "{\"a\":\"c\"}", "{\"a\":\"c\"}");
     check_merge("{\"a\":\"c\"}", "{\"a\":[\"b\"]}", "{\"a\":[\"b\"]}");
-    check_merge("{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}", "{\"a\":{\"b\":\"d\"}}");
+    check_merge("{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}",
+                "{\"a\":{\"b\":\"d\"}}");
     check_merge("{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", "{\"a\":[1]}");
     check_merge("{\"e\":null}", "{\"a\":1}", "{\"e\":null,\"a\":1}");
     check_merge("{}", "{\"a\":{\"bb\":{\"ccc\":null}}}", "{\"a\":{\"bb\":{}}}");
@@ -154,29 +161,31 @@ static void test_ac_json_patch_apply(void **state)
     struct err e;
     const char *doc = "{\"metadata\":{\"labels\":{\"a/b\":\"1\"},\"finalizers\":[\"x\",\"y\"]},"
                       "\"spec\":{\"active\":true}}";
-    assert_int_equal(json_patch(doc,
-                                "[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/0\"},"
-                                "{\"op\":\"add\",\"path\":\"/metadata/finalizers/-\",\"value\":\"z\"},"
-                                "{\"op\":\"replace\",\"path\":\"/spec/active\",\"value\":false},"
-                                "{\"op\":\"test\",\"path\":\"/metadata/labels/a~1b\",\"value\":\"1\"},"
-                                "{\"op\":\"copy\",\"from\":\"/metadata/labels\",\"path\":\"/spec/l\"},"
-                                "{\"op\":\"move\",\"from\":\"/spec/active\",\"path\":\"/spec/on\"}]",
-                                "{\"metadata\":{\"labels\":{\"a/b\":\"1\"},\"finalizers\":[\"y\",\"z\"]},"
-                                "\"spec\":{\"l\":{\"a/b\":\"1\"},\"on\":false}}",
-                                &e),
-                     0);
-    assert_int_equal(json_patch(doc, "[{\"op\":\"test\",\"path\":\"/spec/active\",\"value\":false}]",
-                                NULL, &e),
-                     ERR_CONFLICT);
+    assert_int_equal(
+        json_patch(doc,
+                   "[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/0\"},"
+                   "{\"op\":\"add\",\"path\":\"/metadata/finalizers/-\",\"value\":\"z\"},"
+                   "{\"op\":\"replace\",\"path\":\"/spec/active\",\"value\":false},"
+                   "{\"op\":\"test\",\"path\":\"/metadata/labels/a~1b\",\"value\":\"1\"},"
+                   "{\"op\":\"copy\",\"from\":\"/metadata/labels\",\"path\":\"/spec/l\"},"
+                   "{\"op\":\"move\",\"from\":\"/spec/active\",\"path\":\"/spec/on\"}]",
+                   "{\"metadata\":{\"labels\":{\"a/b\":\"1\"},\"finalizers\":[\"y\",\"z\"]},"
+                   "\"spec\":{\"l\":{\"a/b\":\"1\"},\"on\":false}}",
+                   &e),
+        0);
+    assert_int_equal(
+        json_patch(doc, "[{\"op\":\"test\",\"path\":\"/spec/active\",\"value\":false}]", NULL, &e),
+        ERR_CONFLICT);
     assert_string_equal(e.message, "json patch test of '/spec/active' failed");
-    assert_int_equal(json_patch(doc, "[{\"op\":\"replace\",\"path\":\"/spec/nope\",\"value\":1}]",
-                                NULL, &e),
-                     ERR_NOT_FOUND);
+    assert_int_equal(
+        json_patch(doc, "[{\"op\":\"replace\",\"path\":\"/spec/nope\",\"value\":1}]", NULL, &e),
+        ERR_NOT_FOUND);
     assert_int_equal(json_patch(doc, "[{\"op\":\"remove\",\"path\":\"/a/b/c\"}]", NULL, &e),
                      ERR_NOT_FOUND);
     assert_string_equal(e.message, "json patch path '/a/b/c' does not exist");
-    assert_int_equal(json_patch(doc, "[{\"op\":\"add\",\"path\":\"/metadata/finalizers/5\","
-                                     "\"value\":1}]",
+    assert_int_equal(json_patch(doc,
+                                "[{\"op\":\"add\",\"path\":\"/metadata/finalizers/5\","
+                                "\"value\":1}]",
                                 NULL, &e),
                      ERR_INVALID);
     assert_int_equal(json_patch(doc, "[{\"op\":\"frob\",\"path\":\"/a\"}]", NULL, &e), ERR_INVALID);

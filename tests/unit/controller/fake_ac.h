@@ -39,10 +39,10 @@ struct fake {
     uint64_t compacted; /* watches from below this are gone */
     struct fake_event *log;
     size_t nlog, caplog;
-    unsigned cut_gen;  /* watches opened before a cut end with cut_code */
+    unsigned cut_gen; /* watches opened before a cut end with cut_code */
     int cut_code;
-    bool down;         /* every call fails with ERR_IO */
-    bool quiet;        /* writes log no events: changes a watch will miss */
+    bool down;  /* every call fails with ERR_IO */
+    bool quiet; /* writes log no events: changes a watch will miss */
     unsigned watch_opens;
     char last_watch_rv[64];
     unsigned lists;
@@ -79,7 +79,7 @@ static void fake_log(struct fake *f, enum ac_event_type type, const char *plural
         return;
     XGROW(f->log, f->caplog, f->nlog + 1);
     f->log[f->nlog++] = (struct fake_event){type, xstrdup(plural), xstrdup(ns ? ns : ""),
-                                             json_deep_copy(obj), f->rv};
+                                            json_deep_copy(obj), f->rv};
     pthread_cond_broadcast(&f->cond);
 }
 
@@ -145,8 +145,7 @@ static int fake_list(struct ac_client *c, const struct store_resource *r, const 
 }
 
 static int fake_watch_open(struct ac_client *c, const struct store_resource *r, const char *ns,
-                           const struct ac_watch_opts *opts, struct ac_watch **out,
-                           struct err *e)
+                           const struct ac_watch_opts *opts, struct ac_watch **out, struct err *e)
 {
     struct fake *f = (struct fake *)c;
     pthread_mutex_lock(&f->mu);
@@ -172,8 +171,7 @@ static int fake_watch_open(struct ac_client *c, const struct store_resource *r, 
     return rc;
 }
 
-static int fake_watch_next(struct ac_watch *aw, int timeout_ms, struct ac_event *ev,
-                           struct err *e)
+static int fake_watch_next(struct ac_watch *aw, int timeout_ms, struct ac_event *ev, struct err *e)
 {
     struct fake_watch *w = (struct fake_watch *)aw;
     struct fake *f = w->f;

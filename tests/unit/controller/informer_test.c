@@ -14,8 +14,12 @@
 #include "fake_ac.h"
 
 static const struct store_resource wl_res = {
-    .group = "kueue.x-k8s.io", .version = "v1beta2", .plural = "workloads",
-    .kind = "Workload", .key = "workloads.kueue.x-k8s.io", .namespaced = true,
+    .group = "kueue.x-k8s.io",
+    .version = "v1beta2",
+    .plural = "workloads",
+    .kind = "Workload",
+    .key = "workloads.kueue.x-k8s.io",
+    .namespaced = true,
 };
 
 struct seen {

@@ -10,8 +10,12 @@
 #include "fake_ac.h"
 
 static const struct store_resource lease_res = {
-    .group = "coordination.k8s.io", .version = "v1", .plural = "leases", .kind = "Lease",
-    .key = "leases.coordination.k8s.io", .namespaced = true,
+    .group = "coordination.k8s.io",
+    .version = "v1",
+    .plural = "leases",
+    .kind = "Lease",
+    .key = "leases.coordination.k8s.io",
+    .namespaced = true,
 };
 
 struct cand {
@@ -33,10 +37,15 @@ static void on_stopped(void *arg)
 static void make(struct ac_client *c, const char *id, struct cand *out)
 {
     memset(out, 0, sizeof(*out));
-    struct le_config cfg = {.ns = "kueue-system", .name = "cueue-leader", .identity = id,
-                            .lease_duration_ms = 15000, .renew_deadline_ms = 10000,
-                            .retry_period_ms = 2000, .on_started = on_started,
-                            .on_stopped = on_stopped, .arg = out};
+    struct le_config cfg = {.ns = "kueue-system",
+                            .name = "cueue-leader",
+                            .identity = id,
+                            .lease_duration_ms = 15000,
+                            .renew_deadline_ms = 10000,
+                            .retry_period_ms = 2000,
+                            .on_started = on_started,
+                            .on_stopped = on_stopped,
+                            .arg = out};
     struct err e;
     err_init(&e);
     assert_int_equal(le_new(c, &cfg, &out->le, &e), 0);
@@ -66,8 +75,11 @@ static json_int_t ifield(const json_t *spec, const char *k)
 static void test_le_new_checks_durations(void **state)
 {
     struct fake *f = fake_new();
-    struct le_config cfg = {.ns = "ns", .name = "l", .identity = "a",
-                            .lease_duration_ms = 10000, .renew_deadline_ms = 10000};
+    struct le_config cfg = {.ns = "ns",
+                            .name = "l",
+                            .identity = "a",
+                            .lease_duration_ms = 10000,
+                            .renew_deadline_ms = 10000};
     struct le *le = NULL;
     struct err e;
     err_init(&e);

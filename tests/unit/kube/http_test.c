@@ -26,8 +26,12 @@
 #define WL "/apis/kueue.x-k8s.io/v1beta2/namespaces/ns/workloads"
 
 static const struct store_resource wl_res = {
-    .group = "kueue.x-k8s.io", .version = "v1beta2", .plural = "workloads",
-    .kind = "Workload", .key = "workloads.kueue.x-k8s.io", .namespaced = true,
+    .group = "kueue.x-k8s.io",
+    .version = "v1beta2",
+    .plural = "workloads",
+    .kind = "Workload",
+    .key = "workloads.kueue.x-k8s.io",
+    .namespaced = true,
 };
 
 struct server {
@@ -44,7 +48,8 @@ struct server {
 
 static struct server srv;
 
-static void on_conn(void *cls, struct MHD_Connection *c, void **sock, enum MHD_ConnectionNotificationCode toe)
+static void on_conn(void *cls, struct MHD_Connection *c, void **sock,
+                    enum MHD_ConnectionNotificationCode toe)
 {
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         pthread_mutex_lock(&srv.mu);
@@ -155,15 +160,16 @@ static enum MHD_Result handle(struct MHD_Connection *c, const char *url, const c
     const char *q_cont = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "continue");
     const char *q_limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
     const char *q_label = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "labelSelector");
-    const char *q_bm =
-        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "allowWatchBookmarks");
+    const char *q_bm = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "allowWatchBookmarks");
     const char *q_to = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "timeoutSeconds");
     const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
     pthread_mutex_lock(&srv.mu);
-    snprintf(srv.last_query, sizeof(srv.last_query), "watch=%s rv=%s continue=%s limit=%s "
-             "label=%s bookmarks=%s timeout=%s", q_watch ? q_watch : "-", q_rv ? q_rv : "-",
-             q_cont ? q_cont : "-", q_limit ? q_limit : "-", q_label ? q_label : "-",
-             q_bm ? q_bm : "-", q_to ? q_to : "-");
+    snprintf(srv.last_query, sizeof(srv.last_query),
+             "watch=%s rv=%s continue=%s limit=%s "
+             "label=%s bookmarks=%s timeout=%s",
+             q_watch ? q_watch : "-", q_rv ? q_rv : "-", q_cont ? q_cont : "-",
+             q_limit ? q_limit : "-", q_label ? q_label : "-", q_bm ? q_bm : "-",
+             q_to ? q_to : "-");
     snprintf(srv.last_content_type, sizeof(srv.last_content_type), "%s", ct ? ct : "");
     snprintf(srv.last_body, sizeof(srv.last_body), "%s", body);
     snprintf(srv.last_method, sizeof(srv.last_method), "%s", method);
@@ -174,13 +180,15 @@ static enum MHD_Result handle(struct MHD_Connection *c, const char *url, const c
         if (q_watch)
             return watch(c, q_rv ? q_rv : "");
         if (q_cont && !strcmp(q_cont, "page2"))
-            return reply(c, 200, "{\"kind\":\"WorkloadList\",\"metadata\":{\"resourceVersion\":"
-                                 "\"10\"},\"items\":[{\"metadata\":{\"name\":\"c\"}}]}");
+            return reply(c, 200,
+                         "{\"kind\":\"WorkloadList\",\"metadata\":{\"resourceVersion\":"
+                         "\"10\"},\"items\":[{\"metadata\":{\"name\":\"c\"}}]}");
         if (q_cont)
             return status(c, 410, "Expired", "The provided continue parameter is too old");
-        return reply(c, 200, "{\"kind\":\"WorkloadList\",\"metadata\":{\"resourceVersion\":"
-                             "\"9\",\"continue\":\"page2\"},\"items\":[{\"metadata\":"
-                             "{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}");
+        return reply(c, 200,
+                     "{\"kind\":\"WorkloadList\",\"metadata\":{\"resourceVersion\":"
+                     "\"9\",\"continue\":\"page2\"},\"items\":[{\"metadata\":"
+                     "{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}");
     }
     if (!strcmp(url, WL "/a") && !strcmp(method, "GET"))
         return reply(c, 200, "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"3\"}}");
@@ -190,8 +198,9 @@ static enum MHD_Result handle(struct MHD_Connection *c, const char *url, const c
     }
     if (!strcmp(url, WL) && !strcmp(method, "POST")) {
         if (strstr(body, "\"exists\""))
-            return status(c, 409, "AlreadyExists", "workloads.kueue.x-k8s.io \\\"exists\\\" "
-                                                   "already exists");
+            return status(c, 409, "AlreadyExists",
+                          "workloads.kueue.x-k8s.io \\\"exists\\\" "
+                          "already exists");
         if (strstr(body, "\"bad\""))
             return reply(c, 422,
                          "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Invalid\","
@@ -202,8 +211,9 @@ static enum MHD_Result handle(struct MHD_Connection *c, const char *url, const c
         return reply(c, 201, body);
     }
     if (!strcmp(url, WL "/a") && !strcmp(method, "PUT"))
-        return status(c, 409, "Conflict", "Operation cannot be fulfilled on workloads "
-                                          "\\\"a\\\": the object has been modified");
+        return status(c, 409, "Conflict",
+                      "Operation cannot be fulfilled on workloads "
+                      "\\\"a\\\": the object has been modified");
     if (!strcmp(url, WL "/a/status") && !strcmp(method, "PUT"))
         return reply(c, 200, body);
     if (!strcmp(url, WL "/a") && (!strcmp(method, "PATCH") || !strcmp(method, "DELETE")))
@@ -298,8 +308,9 @@ static void test_kc_list_pages(void **state)
     assert_int_equal(json_array_size(l.items), 2);
     assert_string_equal(l.resource_version, "9");
     assert_string_equal(l.continue_token, "page2");
-    assert_string_equal(srv.last_query, "watch=- rv=- continue=- limit=2 "
-                                        "label=kueue.x-k8s.io/queue-name=q a bookmarks=- timeout=-");
+    assert_string_equal(srv.last_query,
+                        "watch=- rv=- continue=- limit=2 "
+                        "label=kueue.x-k8s.io/queue-name=q a bookmarks=- timeout=-");
     lo.continue_token = l.continue_token;
     struct ac_list l2;
     assert_int_equal(ac_list(c, &wl_res, "ns", &lo, &l2, &e), 0);
@@ -358,8 +369,8 @@ static void test_kc_status_errors(void **state)
     assert_int_equal(ac_get(anon, &wl_res, "ns", "a", &out, &e), ERR_UNAUTHORIZED);
     ac_free(anon);
 
-    static const struct store_resource pods = {.group = "", .version = "v1", .plural = "pods",
-                                               .namespaced = true};
+    static const struct store_resource pods = {
+        .group = "", .version = "v1", .plural = "pods", .namespaced = true};
     err_init(&e);
     assert_int_equal(ac_get(c, &pods, "ns", "p", &out, &e), ERR_IO);
     assert_string_equal(e.message, "HTTP 502: <html>bad gateway</html>");
@@ -508,8 +519,7 @@ static void *hammer(void *arg)
         struct err e;
         err_init(&e);
         json_t *out = NULL;
-        if (!ac_get(w->c, &wl_res, "ns", "a", &out, &e) &&
-            !strcmp(ac_meta_str(out, "name"), "a"))
+        if (!ac_get(w->c, &wl_res, "ns", "a", &out, &e) && !strcmp(ac_meta_str(out, "name"), "a"))
             w->ok++;
         json_decref(out);
     }

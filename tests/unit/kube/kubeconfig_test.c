@@ -27,8 +27,8 @@ static int resolve(const char *text, const char *context, struct kc_config *c, s
 
 /* base64 of "-----BEGIN CERTIFICATE-----\nCA\n" and friends */
 #define CA_B64 "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNBCg=="
-#define CERT_B64 "Q0VSVA=="  /* "CERT" */
-#define KEY_B64 "S0VZIQ=="    /* "KEY!" */
+#define CERT_B64 "Q0VSVA==" /* "CERT" */
+#define KEY_B64 "S0VZIQ=="  /* "KEY!" */
 
 static const char *two_contexts =
     "{\"apiVersion\":\"v1\",\"kind\":\"Config\",\"current-context\":\"dev\","
@@ -37,7 +37,8 @@ static const char *two_contexts =
     "  \"certificate-authority\":\"certs/ca.pem\"}},"
     " {\"name\":\"c-prod\",\"cluster\":{\"server\":\"https://prod:443\","
     "  \"certificate-authority-data\":\"" CA_B64 "\"}},"
-    " {\"name\":\"c-lab\",\"cluster\":{\"server\":\"https://lab\",\"insecure-skip-tls-verify\":true}}"
+    " {\"name\":\"c-lab\",\"cluster\":{\"server\":\"https://"
+    "lab\",\"insecure-skip-tls-verify\":true}}"
     "],"
     "\"users\":["
     " {\"name\":\"u-dev\",\"user\":{\"token\":\"abc.def\"}},"
@@ -47,7 +48,8 @@ static const char *two_contexts =
     "  \"client-key\":\"key.pem\",\"tokenFile\":\"tok\"}}"
     "],"
     "\"contexts\":["
-    " {\"name\":\"dev\",\"context\":{\"cluster\":\"c-dev\",\"user\":\"u-dev\",\"namespace\":\"team-a\"}},"
+    " {\"name\":\"dev\",\"context\":{\"cluster\":\"c-dev\",\"user\":\"u-dev\",\"namespace\":\"team-"
+    "a\"}},"
     " {\"name\":\"prod\",\"context\":{\"cluster\":\"c-prod\",\"user\":\"u-prod\"}},"
     " {\"name\":\"lab\",\"context\":{\"cluster\":\"c-lab\",\"user\":\"u-lab\"}},"
     " {\"name\":\"anon\",\"context\":{\"cluster\":\"c-lab\"}}"
@@ -58,7 +60,7 @@ static void test_kc_config_from_json_current_context(void **state)
     struct kc_config c;
     struct err e;
     assert_int_equal(resolve(two_contexts, NULL, &c, &e), 0);
-    assert_string_equal(c.server, "https://10.0.0.1:6443"); /* trailing slash dropped */
+    assert_string_equal(c.server, "https://10.0.0.1:6443");   /* trailing slash dropped */
     assert_string_equal(c.ca_file, "/etc/kube/certs/ca.pem"); /* relative to the file */
     assert_null(c.ca_data);
     assert_false(c.insecure);
@@ -128,12 +130,14 @@ static void test_kc_config_from_json_errors_name_the_field(void **state)
         {"{\"contexts\":[{\"name\":\"a\",\"context\":{\"cluster\":\"k\"}}],"
          "\"clusters\":[{\"name\":\"k\",\"cluster\":{\"server\":\"https://x\","
          "\"certificate-authority-data\":\"not base64!\"}}]}",
-         "a", "kubeconfig cfg: clusters[0].cluster.certificate-authority-data: "
-              "must be base64-encoded"},
+         "a",
+         "kubeconfig cfg: clusters[0].cluster.certificate-authority-data: "
+         "must be base64-encoded"},
         {"{\"contexts\":[{\"name\":\"a\",\"context\":{\"cluster\":\"k\"}}],"
          "\"clusters\":[{\"name\":\"k\",\"cluster\":{\"server\":\"https://x\","
          "\"insecure-skip-tls-verify\":\"yes\"}}]}",
-         "a", "kubeconfig cfg: clusters[0].cluster.insecure-skip-tls-verify: must be true or false"},
+         "a",
+         "kubeconfig cfg: clusters[0].cluster.insecure-skip-tls-verify: must be true or false"},
         {"{\"contexts\":[{\"name\":\"a\",\"context\":{\"cluster\":\"k\",\"user\":\"u\"}}],"
          "\"clusters\":[{\"name\":\"k\",\"cluster\":{\"server\":\"https://x\"}}]}",
          "a", "kubeconfig cfg: users: no user named 'u'"},
@@ -148,8 +152,9 @@ static void test_kc_config_from_json_errors_name_the_field(void **state)
         {"{\"contexts\":[{\"name\":\"a\",\"context\":{\"cluster\":\"k\",\"user\":\"u\"}}],"
          "\"clusters\":[{\"name\":\"k\",\"cluster\":{\"server\":\"https://x\"}}],"
          "\"users\":[{\"name\":\"u\",\"user\":{\"exec\":{\"command\":\"gke-auth\"}}}]}",
-         "a", "kubeconfig cfg: users[0].user.exec: credential plugins are not supported; use a "
-              "token or a client certificate"},
+         "a",
+         "kubeconfig cfg: users[0].user.exec: credential plugins are not supported; use a "
+         "token or a client certificate"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct kc_config c;

@@ -34,14 +34,15 @@ static void test_kc_status_to_err_codes(void **state)
                                 "\"message\":\"jobs.batch \\\"j\\\" already exists\",\"code\":409}",
                                 &e),
                      ERR_EXISTS);
-    assert_int_equal(map_status(409,
-                                "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"Operation "
-                                "cannot be fulfilled\",\"code\":409}",
-                                &e),
-                     ERR_CONFLICT);
+    assert_int_equal(
+        map_status(409,
+                   "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"Operation "
+                   "cannot be fulfilled\",\"code\":409}",
+                   &e),
+        ERR_CONFLICT);
     assert_string_equal(e.message, "Operation cannot be fulfilled");
-    assert_int_equal(map_status(410, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}", &e),
-                     ERR_GONE);
+    assert_int_equal(
+        map_status(410, "{\"kind\":\"Status\",\"reason\":\"Expired\",\"code\":410}", &e), ERR_GONE);
     assert_string_equal(e.message, "HTTP 410 Expired");
     assert_int_equal(map_status(401, "{\"kind\":\"Status\",\"message\":\"Unauthorized\"}", &e),
                      ERR_UNAUTHORIZED);
@@ -65,7 +66,8 @@ static void test_kc_status_to_err_invalid_causes(void **state)
         "\"details\":{\"name\":\"cq\",\"kind\":\"ClusterQueue\",\"causes\":["
         "{\"reason\":\"FieldValueInvalid\",\"message\":\"Invalid value: -1: must be >= 0\","
         "\"field\":\"spec.resourceGroups[0].flavors[0].resources[0].nominalQuota\"},"
-        "{\"reason\":\"FieldValueRequired\",\"message\":\"Required value\",\"field\":\"spec.cohort\"}"
+        "{\"reason\":\"FieldValueRequired\",\"message\":\"Required "
+        "value\",\"field\":\"spec.cohort\"}"
         "]}}";
     assert_int_equal(map_status(422, body, &e), ERR_INVALID);
     assert_string_equal(e.message, "ClusterQueue.kueue.x-k8s.io \"cq\" is invalid: ...");
@@ -109,8 +111,7 @@ static void test_kc_lines_feed_any_chunk_boundary(void **state)
             assert_int_equal(kc_lines_feed(&l, stream + j, n - j, on_line, &s), 0);
             assert_int_equal(s.n, 3); /* the last line has no newline yet */
             assert_int_equal(kc_lines_finish(&l, on_line, &s), 0);
-            assert_string_equal(sb_str(&s.all),
-                                "{\"a\":1}|{\"b\":2}|{\"c\":\"x\\ny\"}|{\"d\":4}");
+            assert_string_equal(sb_str(&s.all), "{\"a\":1}|{\"b\":2}|{\"c\":\"x\\ny\"}|{\"d\":4}");
             sb_release(&s.all);
             kc_lines_release(&l);
         }
@@ -183,10 +184,12 @@ static void test_kc_watch_event_decode(void **state)
 
 static void test_kc_resource_path(void **state)
 {
-    struct store_resource pods = {.group = "", .version = "v1", .plural = "pods",
-                                  .namespaced = true};
-    struct store_resource cq = {.group = "kueue.x-k8s.io", .version = "v1beta2",
-                                .plural = "clusterqueues", .namespaced = false};
+    struct store_resource pods = {
+        .group = "", .version = "v1", .plural = "pods", .namespaced = true};
+    struct store_resource cq = {.group = "kueue.x-k8s.io",
+                                .version = "v1beta2",
+                                .plural = "clusterqueues",
+                                .namespaced = false};
     char *p = kc_resource_path(&pods, "ns1", "p1", "status");
     assert_string_equal(p, "/api/v1/namespaces/ns1/pods/p1/status");
     free(p);
