@@ -57,6 +57,13 @@ CU_MUST_CHECK int kc_config_from_json(const json_t *doc, const char *context, co
 CU_MUST_CHECK int kc_config_load(const char *path, const char *context, struct kc_config *out,
                                  struct err *e);
 
+/* Find the server as `cueue controller` does: an explicit kubeconfig path
+ * first; else, inside a pod (KUBERNETES_SERVICE_HOST set), the in-cluster
+ * configuration from sa_dir (NULL = KC_SA_DIR); else $KUBECONFIG or
+ * ~/.kube/config. Errors as kc_config_load and kc_config_in_cluster. */
+CU_MUST_CHECK int kc_config_resolve(const char *kubeconfig, const char *context, const char *sa_dir,
+                                    struct kc_config *out, struct err *e);
+
 /* The in-cluster configuration. sa_dir NULL means KC_SA_DIR (tests point it
  * elsewhere); host and port come from KUBERNETES_SERVICE_HOST and
  * KUBERNETES_SERVICE_PORT. ERR_NOT_FOUND when not running in a cluster (the

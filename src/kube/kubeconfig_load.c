@@ -53,3 +53,14 @@ out:
     sb_release(&chosen);
     return rc;
 }
+
+int kc_config_resolve(const char *kubeconfig, const char *context, const char *sa_dir,
+                      struct kc_config *out, struct err *e)
+{
+    if (kubeconfig && *kubeconfig)
+        return kc_config_load(kubeconfig, context, out, e);
+    const char *host = getenv("KUBERNETES_SERVICE_HOST");
+    if (host && *host)
+        return kc_config_in_cluster(sa_dir, out, e);
+    return kc_config_load(NULL, context, out, e);
+}

@@ -291,6 +291,26 @@ static void test_kc_config_load_yaml(void **state)
     assert_memory_equal(c.key_data, "KEY!", 4);
     assert_string_equal(c.namespace, "kueue-system");
     kc_config_release(&c);
+
+    /* The order `cueue controller` follows: an explicit file, else the pod's
+     * service account, else $KUBECONFIG. */
+    write_file(dir, "token", "t\n");
+    write_file(dir, "ca.crt", "ca\n");
+    setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
+    setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+    assert_int_equal(kc_config_resolve(path, NULL, dir, &c, &e), 0);
+    assert_string_equal(c.server, "https://127.0.0.1:6443");
+    kc_config_release(&c);
+    assert_int_equal(kc_config_resolve(NULL, NULL, dir, &c, &e), 0);
+    assert_string_equal(c.server, "https://10.0.0.1:443");
+    kc_config_release(&c);
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    unsetenv("KUBERNETES_SERVICE_PORT");
+    assert_int_equal(kc_config_resolve(NULL, NULL, dir, &c, &e), 0);
+    assert_string_equal(c.server, "https://127.0.0.1:6443");
+    kc_config_release(&c);
+    rm_file(dir, "token");
+    rm_file(dir, "ca.crt");
     unsetenv("KUBECONFIG");
 
     /* Errors name the file. */
