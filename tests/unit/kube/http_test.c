@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "controller/api_client.h"
+#include "controller/informer.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 
@@ -182,13 +184,16 @@ static enum MHD_Result handle(struct MHD_Connection *c, const char *url, const c
         if (q_cont && !strcmp(q_cont, "page2"))
             return reply(c, 200,
                          "{\"kind\":\"WorkloadList\",\"metadata\":{\"resourceVersion\":"
-                         "\"10\"},\"items\":[{\"metadata\":{\"name\":\"c\"}}]}");
+                         "\"10\"},\"items\":[{\"metadata\":{\"name\":\"c\","
+                         "\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}]}");
         if (q_cont)
             return status(c, 410, "Expired", "The provided continue parameter is too old");
         return reply(c, 200,
                      "{\"kind\":\"WorkloadList\",\"metadata\":{\"resourceVersion\":"
                      "\"9\",\"continue\":\"page2\"},\"items\":[{\"metadata\":"
-                     "{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}");
+                     "{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"5\"}},"
+                     "{\"metadata\":{\"name\":\"b\",\"namespace\":\"ns\","
+                     "\"resourceVersion\":\"6\"}}]}");
     }
     if (!strcmp(url, WL "/a") && !strcmp(method, "GET"))
         return reply(c, 200, "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"3\"}}");
@@ -563,6 +568,64 @@ static void test_kc_client_new_inline_ca(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+static void note(void *arg, const char *what, const json_t *obj)
+{
+    char *key = ac_object_key(obj);
+    sb_addf(arg, "%s:%s ", what, key);
+    free(key);
+}
+
+static void inf_add(void *arg, const json_t *obj)
+{
+    note(arg, "add", obj);
+}
+
+static void inf_update(void *arg, const json_t *old_obj, const json_t *new_obj)
+{
+    note(arg, "update", new_obj);
+}
+
+static void inf_delete(void *arg, const json_t *obj)
+{
+    note(arg, "delete", obj);
+}
+
+/* The informer over HTTP: a paged list, a watch from its version, an event
+ * split across reads, a bookmark, a 410, and the relist that reveals the
+ * watched object is gone. */
+static void test_kc_informer_relists_on_gone(void **state)
+{
+    struct ac_client *c = client("s3cret", 0);
+    struct sb log = SB_INIT;
+    struct inf_handlers h = {inf_add, inf_update, inf_delete, &log};
+    struct inf_opts o = {.ns = "ns", .page_size = 2, .backoff_initial_ms = 20};
+    struct inf *inf = inf_new(c, &wl_res, &o, &h);
+    struct err e;
+    err_init(&e);
+    assert_int_equal(inf_start(inf, &e), 0);
+    int64_t end = tm_monotonic_ms() + 10000;
+    while (!strstr(sb_str(&log), "delete:ns/w1") && tm_monotonic_ms() < end) {
+        struct pollfd p = {inf_fd(inf), POLLIN, 0};
+        poll(&p, 1, 50);
+        inf_dispatch(inf);
+    }
+    inf_stop(inf);
+    if (!strstr(sb_str(&log), "add:ns/a add:ns/b add:ns/c add:ns/w1 delete:ns/w1 "))
+        fail_msg("informer saw '%s'", sb_str(&log));
+    assert_null(strstr(sb_str(&log), "update:")); /* the relist found a, b, c unchanged */
+    struct inf_stats st;
+    char rv[32];
+    inf_stats(inf, &st, rv, sizeof(rv));
+    assert_true(st.lists >= 2);
+    assert_true(st.gone >= 1);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(inf_len(inf), 3);
+    assert_null(inf_get(inf, "ns", "w1"));
+    inf_free(inf);
+    sb_release(&log);
+    ac_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -575,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_kc_keep_alive),
         cmocka_unit_test(test_kc_threads),
         cmocka_unit_test(test_kc_client_new_inline_ca),
+        cmocka_unit_test(test_kc_informer_relists_on_gone),
     };
     return cmocka_run_group_tests(tests, start_server, stop_server);
 }
