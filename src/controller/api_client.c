@@ -40,9 +40,9 @@ char *ac_object_key(const json_t *obj)
     return ac_key(ac_meta_str(obj, "namespace"), ac_meta_str(obj, "name"));
 }
 
-int ac_update_retry(struct ac_client *c, const struct store_resource *r, const char *ns,
-                    const char *name, bool status, ac_mutate_fn fn, void *arg, json_t **out,
-                    struct err *e)
+static int update_retry(struct ac_client *c, const struct store_resource *r, const char *ns,
+                        const char *name, bool status, ac_mutate_fn fn, void *arg, json_t **out,
+                        struct err *e)
 {
     int rc = ERR_CONFLICT;
     for (int attempt = 0; attempt < AC_UPDATE_RETRIES; attempt++) {
@@ -64,6 +64,19 @@ int ac_update_retry(struct ac_client *c, const struct store_resource *r, const c
     }
     return err_set(e, ERR_CONFLICT, "update of '%s' still conflicts after %d attempts", name,
                    AC_UPDATE_RETRIES);
+}
+
+int ac_update_retry(struct ac_client *c, const struct store_resource *r, const char *ns,
+                    const char *name, ac_mutate_fn fn, void *arg, json_t **out, struct err *e)
+{
+    return update_retry(c, r, ns, name, false, fn, arg, out, e);
+}
+
+int ac_update_status_retry(struct ac_client *c, const struct store_resource *r, const char *ns,
+                           const char *name, ac_mutate_fn fn, void *arg, json_t **out,
+                           struct err *e)
+{
+    return update_retry(c, r, ns, name, true, fn, arg, out, e);
 }
 
 /* ---- merge patch (RFC 7386) ---------------------------------------------- */

@@ -209,13 +209,20 @@ typedef int (*ac_mutate_fn)(json_t *obj, void *arg, struct err *e);
 
 #define AC_UPDATE_RETRIES 5
 
-/* Read-modify-write with optimistic concurrency: get, mutate, update (or
- * update the status when status is true); on ERR_CONFLICT read afresh and
- * try again, up to AC_UPDATE_RETRIES times. fn may run more than once, each
- * time on a fresh copy. *out (owned, may be NULL) is the stored object. */
+/* Read-modify-write with optimistic concurrency (client-go's
+ * RetryOnConflict around a get and an update): get, let fn change a private
+ * copy, update; on ERR_CONFLICT read afresh and try again, up to
+ * AC_UPDATE_RETRIES times in all. fn may run more than once, each time on a
+ * fresh copy, so it must derive its change from the object it is given.
+ * *out (owned, may be NULL) is the stored object. Errors: those of get and
+ * update, fn's own, or ERR_CONFLICT when every attempt conflicted. */
 CU_MUST_CHECK int ac_update_retry(struct ac_client *c, const struct store_resource *r,
-                                  const char *ns, const char *name, bool status, ac_mutate_fn fn,
-                                  void *arg, json_t **out, struct err *e);
+                                  const char *ns, const char *name, ac_mutate_fn fn, void *arg,
+                                  json_t **out, struct err *e);
+/* The same, writing the status subresource. */
+CU_MUST_CHECK int ac_update_status_retry(struct ac_client *c, const struct store_resource *r,
+                                         const char *ns, const char *name, ac_mutate_fn fn,
+                                         void *arg, json_t **out, struct err *e);
 
 /* Apply patches locally, as an API server does. Both return a new tree
  * (owned) in *out, leaving doc untouched; ERR_INVALID for a malformed patch,

@@ -69,8 +69,7 @@ static void test_ac_update_retry(void **state)
 
     struct bump b = {f, 0, 2};
     json_t *out = NULL;
-    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", false, bump_prio, &b, &out, &e),
-                     0);
+    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", bump_prio, &b, &out, &e), 0);
     assert_int_equal(b.calls, 3); /* two conflicts, then a fresh read wins */
     /* The retry started from the other writer's version: its change is kept. */
     assert_int_equal(json_integer_value(json_object_get(out, "other")), 2);
@@ -79,18 +78,25 @@ static void test_ac_update_retry(void **state)
 
     b = (struct bump){f, 0, 100};
     err_init(&e);
-    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", false, bump_prio, &b, NULL, &e),
+    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", bump_prio, &b, NULL, &e),
                      ERR_CONFLICT);
     assert_int_equal(b.calls, AC_UPDATE_RETRIES);
     assert_string_equal(e.message, "update of 'cq' still conflicts after 5 attempts");
 
+    assert_int_equal(f->status_updates, 0);
+    b = (struct bump){f, 0, 1};
     err_init(&e);
-    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", false, refuse, NULL, NULL, &e),
+    assert_int_equal(ac_update_status_retry(&f->base, &cq_res, NULL, "cq", bump_prio, &b, NULL, &e),
+                     0);
+    assert_int_equal(b.calls, 2);
+    assert_int_equal(f->status_updates, 1); /* the winning write went to /status */
+
+    err_init(&e);
+    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "cq", refuse, NULL, NULL, &e),
                      ERR_INVALID);
     err_init(&e);
-    assert_int_equal(
-        ac_update_retry(&f->base, &cq_res, NULL, "nope", false, refuse, NULL, NULL, &e),
-        ERR_NOT_FOUND);
+    assert_int_equal(ac_update_retry(&f->base, &cq_res, NULL, "nope", refuse, NULL, NULL, &e),
+                     ERR_NOT_FOUND);
     ac_free(&f->base);
 }
 

@@ -47,6 +47,7 @@ struct fake {
     char last_watch_rv[64];
     unsigned lists;
     unsigned updates;
+    unsigned status_updates; /* of them, writes of the status subresource */
 };
 
 struct fake_watch {
@@ -272,6 +273,8 @@ static int fake_update(struct ac_client *c, const struct store_resource *r, cons
         json_decref(map_put(&f->objs, key, o));
         fake_log(f, AC_MODIFIED, r->plural, ns, o);
         f->updates++;
+        if (status)
+            f->status_updates++;
         if (out)
             *out = json_deep_copy(o);
     }
