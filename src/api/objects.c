@@ -316,8 +316,8 @@ static int64_t d_time(struct dec *d, const json_t *p, const char *key)
 
 /* A string enum: the index of the value in names, dflt when absent. An
  * unknown value is recorded as Kubernetes' NotSupported. */
-static int d_enum(struct dec *d, const json_t *p, const char *key, const char *const *names,
-                  int n, int dflt)
+static int d_enum_map(struct dec *d, const json_t *p, const char *key, const char *const *names,
+                      const int *vals, int n, int dflt)
 {
     const json_t *v = member(p, key);
     if (!v)
@@ -343,7 +343,16 @@ static int d_enum(struct dec *d, const json_t *p, const char *key, const char *c
         }
     }
     err_restore(d->e, m);
-    return found < 0 ? dflt : found;
+    if (found < 0)
+        return dflt;
+    return vals ? vals[found] : found;
+}
+
+/* names in the order the schema lists them, which is also the enum's order. */
+static int d_enum(struct dec *d, const json_t *p, const char *key, const char *const *names,
+                  int n, int dflt)
+{
+    return d_enum_map(d, p, key, names, NULL, n, dflt);
 }
 
 /* A map of strings (labels, nodeSelector, ...), in the order written. */
@@ -778,26 +787,30 @@ static void dec_preemption(struct dec *d, const json_t *p, struct api_preemption
 static void dec_fungibility(struct dec *d, const json_t *p, struct api_flavor_fungibility *f)
 {
     static const char *const wcb[] = {"MayStopSearch", "TryNextFlavor"};
-    static const char *const wcp[] = {"TryNextFlavor", "MayStopSearch"};
+    static const char *const wcp[] = {"MayStopSearch", "TryNextFlavor"};
+    static const int wcp_vals[] = {API_WCP_MAY_STOP_SEARCH, API_WCP_TRY_NEXT_FLAVOR};
     static const char *const pref[] = {"", "BorrowingOverPreemption", "PreemptionOverBorrowing"};
     f->when_can_borrow = d_enum(d, p, "whenCanBorrow", wcb, 2, 0);
-    f->when_can_preempt = d_enum(d, p, "whenCanPreempt", wcp, 2, 0);
+    f->when_can_preempt = d_enum_map(d, p, "whenCanPreempt", wcp, wcp_vals, 2, 0);
     f->preference = member(p, "preference") ? d_enum(d, p, "preference", pref + 1, 2, -1) + 1
                                             : API_PREF_UNSET;
 }
 
 static void dec_cluster_queue(struct dec *d, const json_t *doc, struct api_cluster_queue *cq)
 {
-    static const char *const qs[] = {"BestEffortFIFO", "StrictFIFO"};
-    static const char *const modes[] = {"NoAdmissionFairSharing",
-                                        "UsageBasedAdmissionFairSharing"};
+    static const char *const qs[] = {"StrictFIFO", "BestEffortFIFO"};
+    static const int qs_vals[] = {API_STRICT_FIFO, API_BEST_EFFORT_FIFO};
+    static const char *const modes[] = {"UsageBasedAdmissionFairSharing",
+                                        "NoAdmissionFairSharing"};
+    static const int mode_vals[] = {API_ADMISSION_MODE_USAGE_BASED, API_ADMISSION_MODE_NONE};
     cq->fair_sharing.weight = Q_UNITS(1);
     D_IN(d, doc, "spec", spec, {
         cq->cohort_name = d_str(d, spec, "cohortName");
         if (cq->cohort_name && !*cq->cohort_name)
             cq->cohort_name = NULL;
         cq->namespace_selector = dec_selector(d, spec, "namespaceSelector");
-        cq->queueing_strategy = d_enum(d, spec, "queueingStrategy", qs, 2, 0);
+        cq->queueing_strategy =
+            d_enum_map(d, spec, "queueingStrategy", qs, qs_vals, 2, API_BEST_EFFORT_FIFO);
         cq->resource_groups = dec_groups(d, spec, &cq->n_resource_groups);
         D_IN(d, spec, "preemption", p, dec_preemption(d, p, &cq->preemption));
         D_IN(d, spec, "flavorFungibility", f, dec_fungibility(d, f, &cq->flavor_fungibility));
@@ -814,7 +827,8 @@ static void dec_cluster_queue(struct dec *d, const json_t *doc, struct api_clust
         dec_fair_sharing(d, spec, &cq->fair_sharing);
         D_IN(d, spec, "admissionScope", s, {
             if (member(s, "admissionMode"))
-                cq->admission_mode = d_enum(d, s, "admissionMode", modes, 2, 0) + 1;
+                cq->admission_mode =
+                    d_enum_map(d, s, "admissionMode", modes, mode_vals, 2, API_ADMISSION_MODE_UNSET);
         });
     });
 }

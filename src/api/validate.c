@@ -418,7 +418,10 @@ static void check_fair_sharing(struct err *e, const json_t *spec, const struct a
 
 /* Schema pass of spec.resourceGroups: sizes, required fields, patterns and the
  * per-group CEL rule. */
-static void schema_groups(struct err *e, const struct api_resource_group *g, size_t n)
+static const json_t *raw_quota(const json_t *spec, size_t i, size_t j, size_t k, const char *f);
+
+static void schema_groups(struct err *e, const json_t *spec, const struct api_resource_group *g,
+                          size_t n)
 {
     size_t m = PUSH(e, "resourceGroups");
     if (n > MAX_RESOURCE_GROUPS)
@@ -457,6 +460,12 @@ static void schema_groups(struct err *e, const struct api_resource_group *g, siz
                 if (empty(f->resources[k].name)) {
                     size_t mk = err_push_index(e, k);
                     PUSH(e, "name");
+                    f_required(e, NULL);
+                    err_restore(e, mk);
+                }
+                if (!raw_quota(spec, i, j, k, "nominalQuota")) {
+                    size_t mk = err_push_index(e, k);
+                    PUSH(e, "nominalQuota");
                     f_required(e, NULL);
                     err_restore(e, mk);
                 }
@@ -614,7 +623,7 @@ static void schema_cluster_queue(struct err *e, const struct api_object *o)
         return;
     size_t m = PUSH(e, "spec");
     check_pattern_field(e, "cohortName", cq->cohort_name, 253, false);
-    schema_groups(e, cq->resource_groups, cq->n_resource_groups);
+    schema_groups(e, spec, cq->resource_groups, cq->n_resource_groups);
     if (!cq->cohort_name && any_limit(cq->resource_groups, cq->n_resource_groups, true))
         f_cel(e, "object", "borrowingLimit must be nil when cohort is empty");
     if (jget(spec, "preemption") && cq->preemption.reclaim_within_cohort == API_RECLAIM_NEVER &&
@@ -713,7 +722,7 @@ static void schema_cohort(struct err *e, const struct api_object *o)
         return;
     size_t m = PUSH(e, "spec");
     check_pattern_field(e, "parentName", c->parent_name, 253, false);
-    schema_groups(e, c->resource_groups, c->n_resource_groups);
+    schema_groups(e, jget(o->json, "spec"), c->resource_groups, c->n_resource_groups);
     err_restore(e, m);
 }
 
