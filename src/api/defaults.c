@@ -148,7 +148,12 @@ static void default_configuration(json_t *doc)
         if (!t || json_is_null(t) || duration_is_zero(t))
             json_object_set_new(w, "timeout", json_string("30m0s"));
         set_default(w, "blockAdmission", json_false());
-        set_default(w, "recoveryTimeout", json_deep_copy(json_object_get(w, "timeout")));
+        /* recoveryTimeout defaults to timeout; a timeout that is not a
+         * duration is reported once, on timeout, so it is not copied. */
+        int64_t ms;
+        const json_t *to = json_object_get(w, "timeout");
+        if (json_is_string(to) && !api_duration_parse(json_string_value(to), &ms))
+            set_default(w, "recoveryTimeout", json_deep_copy(to));
         json_t *rs = child(w, "requeuingStrategy", true);
         if (rs) {
             set_default(rs, "timestamp", json_string("Eviction"));
