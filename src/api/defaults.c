@@ -80,6 +80,9 @@ static void default_local_queue(json_t *doc)
         return;
     set_default(spec, "stopPolicy", json_string("None"));
     default_fair_sharing(spec);
+    json_t *wtp = child(spec, "wallTimePolicy", false);
+    if (wtp)
+        set_default(wtp, "actionWhenWallTimeExhausted", json_string("Hold"));
 }
 
 static void default_cohort(json_t *doc)

@@ -125,12 +125,12 @@ static const char *type_name(const json_t *v)
     }
 }
 
-/* Record "PATH: Invalid value: "<got>": PATH in body must be of type <want>"
+/* Record "Invalid value: "<got>": PATH in body must be of type <want>: "<got>""
  * at the current path (the path the caller pushed). */
 static void type_err(struct dec *d, const json_t *v, const char *want)
 {
-    err_field(d->e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s",
-              type_name(v), d->e->path, want);
+    err_field(d->e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
+              type_name(v), d->e->path, want, type_name(v));
     d->failed = true;
 }
 

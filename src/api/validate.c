@@ -81,6 +81,18 @@ static void f_minimum(struct err *e, long long v, long long min)
               e->path, min);
 }
 
+/* A list with minItems 1: absent is Required, present but empty is the
+ * schema's minItems error, beyond max is Too many. */
+static void check_list_size(struct err *e, const json_t *raw, size_t n, size_t max)
+{
+    if (!raw)
+        f_required(e, NULL);
+    else if (json_is_array(raw) && json_array_size(raw) == 0)
+        f_too_few(e, 0, 1);
+    else if (n > max)
+        f_too_many(e, n, max);
+}
+
 static void f_not_supported(struct err *e, const char *value, const char *const *names, size_t n)
 {
     char list[512];
@@ -102,6 +114,14 @@ static size_t causes(const struct err *e)
 static bool empty(const char *s)
 {
     return !s || !*s;
+}
+
+static bool in_list(const char *v, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v && !strcmp(v, list[i]))
+            return true;
+    return false;
 }
 
 /* ---- names, as k8s.io/apimachinery/pkg/util/validation words them ------------- */
@@ -429,17 +449,13 @@ static void schema_groups(struct err *e, const json_t *spec, const struct api_re
     for (size_t i = 0; i < n; i++) {
         size_t mi = err_push_index(e, i);
         const struct api_resource_group *rg = &g[i];
+        const json_t *raw_g = json_array_get(jget(spec, "resourceGroups"), i);
         size_t mc = PUSH(e, "coveredResources");
-        if (!rg->covered_resources.n)
-            f_required(e, NULL);
-        else if (rg->covered_resources.n > MAX_GROUP_ITEMS)
-            f_too_many(e, rg->covered_resources.n, MAX_GROUP_ITEMS);
+        check_list_size(e, jget(raw_g, "coveredResources"), rg->covered_resources.n,
+                        MAX_GROUP_ITEMS);
         err_restore(e, mc);
         mc = PUSH(e, "flavors");
-        if (!rg->n_flavors)
-            f_required(e, NULL);
-        else if (rg->n_flavors > MAX_GROUP_ITEMS)
-            f_too_many(e, rg->n_flavors, MAX_GROUP_ITEMS);
+        check_list_size(e, jget(raw_g, "flavors"), rg->n_flavors, MAX_GROUP_ITEMS);
         bool same = true;
         for (size_t j = 0; j < rg->n_flavors; j++) {
             const struct api_flavor_quotas *f = &rg->flavors[j];
@@ -452,10 +468,8 @@ static void schema_groups(struct err *e, const json_t *spec, const struct api_re
                 check_pattern_field(e, "name", f->name, 253, false);
             }
             size_t mr = PUSH(e, "resources");
-            if (!f->n_resources)
-                f_required(e, NULL);
-            else if (f->n_resources > MAX_GROUP_ITEMS)
-                f_too_many(e, f->n_resources, MAX_GROUP_ITEMS);
+            check_list_size(e, jget(json_array_get(jget(raw_g, "flavors"), j), "resources"),
+                            f->n_resources, MAX_GROUP_ITEMS);
             for (size_t k = 0; k < f->n_resources; k++) {
                 if (empty(f->resources[k].name)) {
                     size_t mk = err_push_index(e, k);
@@ -644,10 +658,7 @@ static void schema_cluster_queue(struct err *e, const struct api_object *o)
     if (acs) {
         size_t ma = PUSH(e, "admissionChecksStrategy");
         PUSH(e, "admissionChecks");
-        if (!cq->n_admission_checks)
-            f_required(e, NULL);
-        else if (cq->n_admission_checks > 64)
-            f_too_many(e, cq->n_admission_checks, 64);
+        check_list_size(e, jget(acs, "admissionChecks"), cq->n_admission_checks, 64);
         for (size_t i = 0; i < cq->n_admission_checks; i++) {
             size_t mi = err_push_index(e, i);
             if (empty(cq->admission_checks[i].name)) {
@@ -745,6 +756,29 @@ static void schema_local_queue(struct err *e, const struct api_object *o)
     check_meta(e, &lq->meta, false);
     size_t m = PUSH(e, "spec");
     check_pattern_field(e, "clusterQueue", lq->cluster_queue, 253, false);
+    const json_t *wtp = jget(jget(o->json, "spec"), "wallTimePolicy");
+    if (json_is_object(wtp)) {
+        static const char *const actions[] = {"Hold", "HoldAndDrain"};
+        size_t mw = PUSH(e, "wallTimePolicy");
+        const json_t *h = jget(wtp, "wallTimeAllocatedHours");
+        size_t mh = PUSH(e, "wallTimeAllocatedHours");
+        if (!h)
+            f_required(e, NULL);
+        else if (!json_is_integer(h))
+            err_field(e, ERR_INVALID,
+                      "Invalid value: \"string\": %s in body must be of type integer: \"string\"",
+                      e->path);
+        else if (json_integer_value(h) < 1)
+            f_minimum(e, (long long)json_integer_value(h), 1);
+        err_restore(e, mh);
+        const json_t *a = jget(wtp, "actionWhenWallTimeExhausted");
+        if (json_is_string(a) && !in_list(json_string_value(a), actions, 2)) {
+            mh = PUSH(e, "actionWhenWallTimeExhausted");
+            f_not_supported(e, json_string_value(a), actions, 2);
+            err_restore(e, mh);
+        }
+        err_restore(e, mw);
+    }
     err_restore(e, m);
 }
 
@@ -756,14 +790,6 @@ static void webhook_local_queue(struct err *e, const struct api_object *o)
 }
 
 /* ---- ResourceFlavor --------------------------------------------------------------- */
-
-static bool in_list(const char *v, const char *const *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (v && !strcmp(v, list[i]))
-            return true;
-    return false;
-}
 
 static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 
@@ -803,7 +829,18 @@ static void schema_resource_flavor(struct err *e, const struct api_object *o)
 {
     const struct api_resource_flavor *rf = o->u.rf;
     check_meta(e, &rf->meta, false);
+    if (!jget(o->json, "spec"))
+        return;
     size_t m = PUSH(e, "spec");
+    check_pattern_field(e, "topologyName", rf->topology_name, 253, false);
+    if (rf->topology_name && rf->node_labels.n < 1)
+        f_cel(e, "object", "at least one nodeLabel is required when topology is set");
+    const json_t *rw = jget(jget(o->json, "spec"), "resourceWeights");
+    if (json_is_object(rw) && json_object_size(rw) > 16) {
+        size_t mw = PUSH(e, "resourceWeights");
+        f_too_many(e, json_object_size(rw), 16);
+        err_restore(e, mw);
+    }
     size_t mf = PUSH(e, "nodeLabels");
     if (rf->node_labels.n > 8)
         f_too_many(e, rf->node_labels.n, 8);
@@ -896,13 +933,7 @@ static bool quota_reserved(const struct api_workload *wl)
 static void schema_pod_sets(struct err *e, const struct api_workload *wl, const json_t *spec)
 {
     size_t m = PUSH(e, "podSets");
-    const json_t *raw = jget(spec, "podSets");
-    if (!raw)
-        f_required(e, NULL);
-    else if (json_is_array(raw) && json_array_size(raw) == 0)
-        f_too_few(e, 0, 1);
-    else if (wl->n_pod_sets > MAX_POD_SETS)
-        f_too_many(e, wl->n_pod_sets, MAX_POD_SETS);
+    check_list_size(e, jget(spec, "podSets"), wl->n_pod_sets, MAX_POD_SETS);
     for (size_t i = 0; i < wl->n_pod_sets; i++) {
         const struct api_pod_set *ps = &wl->pod_sets[i];
         size_t mi = err_push_index(e, i);
@@ -1110,12 +1141,31 @@ static void schema_value_required(struct err *e, const json_t *doc)
 static void schema_admission_check(struct err *e, const struct api_object *o)
 {
     check_meta(e, &o->u.ac->meta, false);
+    const json_t *spec = jget(o->json, "spec");
+    if (!spec)
+        return; /* spec is optional in the CRD: its required fields apply only inside it */
     size_t m = PUSH(e, "spec");
-    if (!jget(o->json, "spec")) {
+    if (empty(o->u.ac->controller_name)) {
+        size_t mc = PUSH(e, "controllerName");
         f_required(e, NULL);
-    } else if (empty(o->u.ac->controller_name)) {
-        PUSH(e, "controllerName");
-        f_required(e, NULL);
+        err_restore(e, mc);
+    }
+    const json_t *params = jget(spec, "parameters");
+    if (params) {
+        static const char *const keys[] = {"apiGroup", "kind", "name"};
+        size_t mp = PUSH(e, "parameters");
+        for (int i = 0; i < 3; i++) {
+            const json_t *v = jget(params, keys[i]);
+            size_t mk = PUSH(e, keys[i]);
+            if (!json_is_string(v))
+                f_required(e, NULL);
+            else if (i == 0 && *json_string_value(v))
+                check_pattern(e, json_string_value(v), 253, false);
+            else if (i == 2)
+                check_pattern(e, json_string_value(v), 63, true);
+            err_restore(e, mk);
+        }
+        err_restore(e, mp);
     }
     err_restore(e, m);
 }
@@ -1125,10 +1175,7 @@ static void schema_topology(struct err *e, const struct api_object *o)
     const struct api_topology *t = o->u.topology;
     check_meta(e, &t->meta, false);
     size_t m = PUSH(e, "spec.levels");
-    if (!t->levels.n)
-        f_required(e, NULL);
-    else if (t->levels.n > 16)
-        f_too_many(e, t->levels.n, 16);
+    check_list_size(e, jget(jget(o->json, "spec"), "levels"), t->levels.n, 16);
     for (size_t i = 0; i < t->levels.n; i++) {
         size_t mi = err_push_index(e, i);
         PUSH(e, "nodeLabel");
@@ -1481,6 +1528,14 @@ int val_object_update(const struct api_object *old, const struct api_object *o, 
     }
     case API_KIND_WORKLOAD:
         update_workload(old->u.wl, o->u.wl, old->json, o->json, e);
+        break;
+    case API_KIND_RESOURCE_FLAVOR:
+        if (old->u.rf->topology_name &&
+            !same_json(jget(old->json, "spec"), jget(o->json, "spec"))) {
+            size_t m = PUSH(e, "spec");
+            f_cel(e, "object", "resourceFlavorSpec are immutable when topologyName is set");
+            err_restore(e, m);
+        }
         break;
     case API_KIND_ADMISSION_CHECK: {
         const char *a = old->u.ac->controller_name, *b = o->u.ac->controller_name;

@@ -57,6 +57,7 @@ static const struct fs f_rf_spec[] = {{"nodeLabels", NULL},
                                       {"nodeTaints", f_taint},
                                       {"tolerations", f_toleration},
                                       {"topologyName", NULL},
+                                      {"resourceWeights", NULL},
                                       END};
 
 /* ClusterQueue and Cohort */
@@ -96,8 +97,13 @@ static const struct fs f_cohort_spec[] = {{"parentName", NULL},
                                           END};
 
 /* LocalQueue */
-static const struct fs f_lq_spec[] = {
-    {"clusterQueue", NULL}, {"stopPolicy", NULL}, {"fairSharing", f_fair_sharing}, END};
+static const struct fs f_wall_time[] = {
+    {"wallTimeAllocatedHours", NULL}, {"actionWhenWallTimeExhausted", NULL}, END};
+static const struct fs f_lq_spec[] = {{"clusterQueue", NULL},
+                                      {"stopPolicy", NULL},
+                                      {"fairSharing", f_fair_sharing},
+                                      {"wallTimePolicy", f_wall_time},
+                                      END};
 
 /* Workload */
 static const struct fs f_pod_set[] = {{"name", NULL},     {"template", NULL},
@@ -116,7 +122,7 @@ static const struct fs f_wl_spec[] = {{"podSets", f_pod_set},
 /* AdmissionCheck, Topology */
 static const struct fs f_ac_params[] = {{"apiGroup", NULL}, {"kind", NULL}, {"name", NULL}, END};
 static const struct fs f_ac_spec[] = {
-    {"controllerName", NULL}, {"parameters", f_ac_params}, END};
+    {"controllerName", NULL}, {"retryDelayMinutes", NULL}, {"parameters", f_ac_params}, END};
 static const struct fs f_level[] = {{"nodeLabel", NULL}, END};
 static const struct fs f_topology_spec[] = {{"levels", f_level}, END};
 

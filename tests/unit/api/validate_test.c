@@ -316,6 +316,9 @@ static void test_cq_admission_checks(void **state)
            P "spec.admissionChecksStrategy.admissionChecks[0].onFlavors[0]: Unsupported value: "
              "\"spot\": supported values: \"default\"");
     expect(CQ("{'admissionChecksStrategy':{'admissionChecks':[]}}"),
+           P "spec.admissionChecksStrategy.admissionChecks: Invalid value: 0: "
+             "spec.admissionChecksStrategy.admissionChecks in body should have at least 1 items");
+    expect(CQ("{'admissionChecksStrategy':{}}"),
            P "spec.admissionChecksStrategy.admissionChecks: Required value");
 }
 
@@ -328,7 +331,7 @@ static void test_cq_type_error(void **state)
                    ")?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$'");
     expect(CQ("{'cohortName':5}"),
            P "spec.cohortName: Invalid value: \"integer\": spec.cohortName in body must be of type "
-             "string");
+             "string: \"integer\"");
 }
 
 static void test_cq_unknown_field(void **state)
@@ -356,6 +359,25 @@ static void test_cohort_rules(void **state)
 
 /* ---- LocalQueue ---------------------------------------------------------------- */
 
+static void test_lq_wall_time(void **state)
+{
+    expect(LQ("{'clusterQueue':'a','wallTimePolicy':{'wallTimeAllocatedHours':0}}"),
+           "LocalQueue/ns/q: spec.wallTimePolicy.wallTimeAllocatedHours: Invalid value: 0: "
+           "spec.wallTimePolicy.wallTimeAllocatedHours in body should be greater than or equal to "
+           "1");
+    expect(LQ("{'clusterQueue':'a','wallTimePolicy':{'wallTimeAllocatedHours':10,"
+              "'actionWhenWallTimeExhausted':'None'}}"),
+           "LocalQueue/ns/q: spec.wallTimePolicy.actionWhenWallTimeExhausted: Unsupported value: "
+           "\"None\": supported values: \"Hold\", \"HoldAndDrain\"");
+    json_t *doc = parse(LQ("{'clusterQueue':'a','wallTimePolicy':{'wallTimeAllocatedHours':10}}"));
+    dflt_object(doc);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(doc, "spec"), "wallTimePolicy"),
+                            "actionWhenWallTimeExhausted")),
+                        "Hold");
+    json_decref(doc);
+}
+
 static void test_lq_rules(void **state)
 {
     expect(LQ("{'clusterQueue':'team-a'}"), "valid");
@@ -376,7 +398,7 @@ static void test_wl_type_error(void **state)
 {
     expect(WL("{'podSets':[{'count':'string','template':" POD("{}") "}]}"),
            W "spec.podSets[0].count: Invalid value: \"string\": spec.podSets[0].count in body must "
-             "be of type integer");
+             "be of type integer: \"string\"");
 }
 
 static void test_wl_count_minimum(void **state)
@@ -527,6 +549,14 @@ static void test_rf_rules(void **state)
            "be unique by key and effect pair");
 }
 
+static void test_rf_topology(void **state)
+{
+    expect(RF("{'topologyName':'default'}"),
+           "ResourceFlavor/rf: spec: Invalid value: \"object\": at least one nodeLabel is required "
+           "when topology is set");
+    expect(RF("{'topologyName':'default','nodeLabels':{'pool':'a'}}"), "valid");
+}
+
 static void test_rf_too_many_labels(void **state)
 {
     expect(RF("{'nodeLabels':{'a':'1','b':'1','c':'1','d':'1','e':'1','f':'1','g':'1','h':'1',"
@@ -544,6 +574,9 @@ static void test_small_kinds(void **state)
            "WorkloadPriorityClass/high: value: Required value");
     expect("{" KUEUE "'kind':'AdmissionCheck','metadata':{'name':'prov'},'spec':{}}",
            "AdmissionCheck/prov: spec.controllerName: Required value");
+    expect("{" KUEUE "'kind':'AdmissionCheck','metadata':{'name':'prov'},'spec':{'controllerName':"
+           "'x','parameters':{'apiGroup':'kueue.x-k8s.io','kind':'ProvisioningRequestConfig'}}}",
+           "AdmissionCheck/prov: spec.parameters.name: Required value");
     expect("{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'team.a'}}",
            "Namespace/team.a: metadata.name: Invalid value: \"team.a\": a lowercase RFC 1123 label "
            "must consist of lower case alphanumeric characters or '-', and must start and end with "
@@ -752,6 +785,12 @@ static void test_update_rules(void **state)
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "spec.podSets: Invalid value: \"array\": field is immutable");
     free(msg);
+    assert_int_equal(update(RF("{'topologyName':'t','nodeLabels':{'a':'1'}}"),
+                            RF("{'topologyName':'t','nodeLabels':{'a':'2'}}"), &msg),
+                     ERR_INVALID);
+    assert_string_equal(msg, "ResourceFlavor/rf: spec: Invalid value: \"object\": "
+                             "resourceFlavorSpec are immutable when topologyName is set");
+    free(msg);
     /* Not reserved: both may change. */
     assert_int_equal(update(WL("{'queueName':'a','podSets':" PS("") "}"),
                             WL("{'queueName':'b','podSets':" PS(",'minCount':1") "}"), &msg),
@@ -788,6 +827,8 @@ int main(void)
         cmocka_unit_test(test_cq_unknown_field),
         cmocka_unit_test(test_cohort_rules),
         cmocka_unit_test(test_lq_rules),
+        cmocka_unit_test(test_lq_wall_time),
+        cmocka_unit_test(test_rf_topology),
         cmocka_unit_test(test_wl_valid),
         cmocka_unit_test(test_wl_type_error),
         cmocka_unit_test(test_wl_count_minimum),
