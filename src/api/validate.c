@@ -1030,26 +1030,22 @@ static void schema_workload(struct err *e, const struct api_object *o)
         f_cel(e, "object", "podSetAssignments must have the same number of podSets as the spec");
 }
 
-/* `pods` may not be requested: Kueue counts pods itself. */
+/* `pods` may not be requested: Kueue counts pods itself. Kueue's webhook looks
+ * at container requests only (limits are not checked). */
 static void check_reserved_pods(struct err *e, const struct api_container *c, size_t n,
                                 const char *field)
 {
-    for (size_t i = 0; i < n; i++) {
-        const struct api_resources *lists[2] = {&c[i].requests, &c[i].limits};
-        const char *names[2] = {"requests", "limits"};
-        for (int l = 0; l < 2; l++)
-            for (size_t k = 0; k < lists[l]->n; k++) {
-                if (strcmp(lists[l]->items[k].name, "pods"))
-                    continue;
-                size_t m = PUSH(e, field);
-                err_push_index(e, i);
-                PUSH(e, "resources");
-                PUSH(e, names[l]);
-                err_push_key(e, "pods");
-                f_invalid(e, "pods", "the key is reserved for internal kueue use");
-                err_restore(e, m);
-            }
-    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < c[i].requests.n; k++) {
+            if (strcmp(c[i].requests.items[k].name, "pods"))
+                continue;
+            size_t m = PUSH(e, field);
+            err_push_index(e, i);
+            PUSH(e, "resources.requests");
+            err_push_key(e, "pods");
+            f_invalid(e, "pods", "the key is reserved for internal kueue use");
+            err_restore(e, m);
+        }
 }
 
 static const struct api_pod_set *find_pod_set(const struct api_workload *wl, const char *name)
@@ -1470,6 +1466,40 @@ static void immutable(struct err *e, const char *path, const char *type)
     err_restore(e, m);
 }
 
+/* While quota stays reserved, reclaimable counts may only grow and entries
+ * may not disappear (Kueue validateReclaimablePodsUpdate). */
+static void reclaimable_update(const struct api_workload *old, const struct api_workload *wl,
+                               struct err *e)
+{
+    for (size_t i = 0; i < wl->n_reclaimable_pods; i++) {
+        const struct api_reclaimable_pod *n = &wl->reclaimable_pods[i];
+        for (size_t j = 0; j < old->n_reclaimable_pods; j++) {
+            const struct api_reclaimable_pod *o = &old->reclaimable_pods[j];
+            if (!n->name || !o->name || strcmp(n->name, o->name) || n->count >= o->count)
+                continue;
+            char msg[64];
+            snprintf(msg, sizeof(msg), "cannot be less then %d", o->count);
+            size_t m = PUSH(e, "status.reclaimablePods");
+            err_push_key(e, n->name);
+            PUSH(e, "count");
+            f_invalid_int(e, n->count, msg);
+            err_restore(e, m);
+        }
+    }
+    for (size_t j = 0; j < old->n_reclaimable_pods; j++) {
+        const char *name = old->reclaimable_pods[j].name ? old->reclaimable_pods[j].name : "";
+        bool found = false;
+        for (size_t i = 0; i < wl->n_reclaimable_pods && !found; i++)
+            found = wl->reclaimable_pods[i].name && !strcmp(wl->reclaimable_pods[i].name, name);
+        if (found)
+            continue;
+        size_t m = PUSH(e, "status.reclaimablePods");
+        err_push_key(e, name);
+        f_required(e, "cannot be removed");
+        err_restore(e, m);
+    }
+}
+
 static void update_workload(const struct api_workload *old, const struct api_workload *wl,
                             const json_t *oj, const json_t *nj, struct err *e)
 {
@@ -1506,8 +1536,23 @@ static void update_workload(const struct api_workload *old, const struct api_wor
             f_cel(e, "object", "maximumExecutionTimeSeconds is immutable while workload quota "
                                "reserved");
     }
-    if (old_reserved && !same_json(jget(ospec, "podSets"), jget(nspec, "podSets")))
-        immutable(e, "spec.podSets", "array");
+    if (old_reserved) {
+        /* Kueue compares pod set by pod set (its path is "spec.podSets.<i>"). */
+        const json_t *ops = jget(ospec, "podSets"), *nps = jget(nspec, "podSets");
+        if (json_array_size(ops) != json_array_size(nps)) {
+            immutable(e, "spec.podSets", "array");
+        } else {
+            for (size_t i = 0; i < json_array_size(nps); i++) {
+                if (same_json(json_array_get(ops, i), json_array_get(nps, i)))
+                    continue;
+                char path[48];
+                snprintf(path, sizeof(path), "spec.podSets.%zu", i);
+                immutable(e, path, "object");
+            }
+        }
+    }
+    if (old_reserved && new_reserved && old->n_reclaimable_pods)
+        reclaimable_update(old, wl, e);
     const json_t *oa = jpath(oj, "status", "admission"), *na = jpath(nj, "status", "admission");
     if (oa && na && !json_equal(oa, na))
         immutable(e, "status.admission", "object");

@@ -783,7 +783,34 @@ static void test_update_rules(void **state)
                  "%s"),
              reserved);
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
-    assert_string_equal(msg, W "spec.podSets: Invalid value: \"array\": field is immutable");
+    assert_string_equal(msg, W "spec.podSets.0: Invalid value: \"object\": field is immutable");
+    free(msg);
+    /* A pod set added while reserved. */
+    snprintf(new_doc, sizeof(new_doc),
+             WLS("{'queueName':'a','podSets':[{'name':'main','count':2,'template':" POD(
+                 "{'cpu':'1'}") "},{'name':'b','template':" POD("{}") "}]}",
+                 "%s"),
+             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'admission':{"
+             "'clusterQueue':'cq','podSetAssignments':[{'name':'main','count':2},{'name':'b'}]}}");
+    assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
+    assert_string_equal(msg, W "spec.podSets: Invalid value: \"array\": field is immutable\n" W
+                               "status.admission: Invalid value: \"object\": field is immutable");
+    free(msg);
+    /* Reclaimable pods only grow while reserved. */
+    snprintf(old_doc, sizeof(old_doc), WLS("{'podSets':" PS("") "}", "%s"),
+             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'reclaimablePods':[{'name':"
+             "'main','count':2}]}");
+    snprintf(new_doc, sizeof(new_doc), WLS("{'podSets':" PS("") "}", "%s"),
+             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'reclaimablePods':[{'name':"
+             "'main','count':1}]}");
+    assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
+    assert_string_equal(msg, W "status.reclaimablePods[main].count: Invalid value: 1: cannot be "
+                               "less then 2");
+    free(msg);
+    snprintf(new_doc, sizeof(new_doc), WLS("{'podSets':" PS("") "}", "%s"),
+             "{'conditions':[{'type':'QuotaReserved','status':'True'}]}");
+    assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
+    assert_string_equal(msg, W "status.reclaimablePods[main]: Required value: cannot be removed");
     free(msg);
     assert_int_equal(update(RF("{'topologyName':'t','nodeLabels':{'a':'1'}}"),
                             RF("{'topologyName':'t','nodeLabels':{'a':'2'}}"), &msg),
