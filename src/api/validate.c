@@ -20,6 +20,7 @@
 #include "api/validate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/objects.h"
@@ -392,6 +393,23 @@ static void check_non_negative_qty(struct err *e, const char *field, q_amount a,
     err_restore(e, m);
 }
 
+/* Is a positive quantity text at most 1n? Amounts are exact only to 1m, so
+ * the small ones are judged on the text: the number (strtod also takes an
+ * exponent) scaled by its SI suffix. Not quota arithmetic: a threshold. */
+static bool at_most_1n(const char *text)
+{
+    static const struct {
+        const char *suffix;
+        double scale;
+    } si[] = {{"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}};
+    char *end;
+    double x = strtod(text, &end);
+    for (size_t i = 0; i < CU_ARRAY_SIZE(si); i++)
+        if (!strcmp(end, si[i].suffix))
+            return x * si[i].scale <= 1e-9 * (1 + 1e-9);
+    return false;
+}
+
 /* fairSharing.weight (Kueue common.go validateFairSharing). */
 static void check_fair_sharing(struct err *e, const json_t *spec, const struct api_fair_sharing *fs)
 {
@@ -403,29 +421,8 @@ static void check_fair_sharing(struct err *e, const json_t *spec, const struct a
     size_t m = PUSH(e, "fairSharing");
     if (fs->weight.milli < 0)
         f_invalid(e, text, "must be greater than or equal to 0");
-    /* Any positive amount is at least 1m here, so only a sub-1n weight that
-     * rounded up to 1m can be too small: compare the text's value. */
-    else if (fs->weight.milli > 0 && fs->weight.milli <= 1) {
-        struct q_quantity q;
-        struct err scratch;
-        err_init(&scratch);
-        char probe[80];
-        /* value <= 1n  <=>  value * 1e9 <= 1, i.e. value <= "1n". */
-        snprintf(probe, sizeof(probe), "%s", text);
-        double x = 0;
-        if (!q_parse(probe, &q, &scratch) && sscanf(text, "%lf", &x) == 1) {
-            const char *suffix = text + strspn(text, "+-0123456789.eE");
-            double scale = 1;
-            if (!strcmp(suffix, "n"))
-                scale = 1e-9;
-            else if (!strcmp(suffix, "u"))
-                scale = 1e-6;
-            else if (!strcmp(suffix, "m"))
-                scale = 1e-3;
-            if (x * scale <= 1e-9 * (1 + 1e-12))
-                f_invalid(e, text, "When not 0, weight must be > 10e-9");
-        }
-    }
+    else if (fs->weight.milli > 0 && fs->weight.milli <= 1 && at_most_1n(text))
+        f_invalid(e, text, "When not 0, weight must be > 10e-9");
     err_restore(e, m);
 }
 

@@ -261,6 +261,10 @@ static void test_cq_fair_sharing_weight(void **state)
            P "spec.fairSharing: Invalid value: \"-1\": must be greater than or equal to 0");
     expect(CQ("{'fairSharing':{'weight':'1n'}}"),
            P "spec.fairSharing: Invalid value: \"1n\": When not 0, weight must be > 10e-9");
+    expect(CQ("{'fairSharing':{'weight':'1e-9'}}"),
+           P "spec.fairSharing: Invalid value: \"1e-9\": When not 0, weight must be > 10e-9");
+    expect(CQ("{'fairSharing':{'weight':'2n'}}"), "valid");
+    expect(CQ("{'fairSharing':{'weight':'1m'}}"), "valid");
     expect(CQ("{'fairSharing':{'weight':0}}"), "valid");
     expect(CQ("{'fairSharing':{'weight':'0.5'}}"), "valid");
 }
@@ -730,6 +734,41 @@ static void test_defaults_configuration(void **state)
     json_decref(doc);
 }
 
+/* Defaulting a defaulted document changes nothing, for every kind. */
+static void test_defaults_idempotent(void **state)
+{
+    static const char *const docs[] = {
+        CQ("{}"),
+        CQ("{'preemption':{},'flavorFungibility':{'preference':'PreemptionOverBorrowing'}}"),
+        COHORT("{'fairSharing':{}}"),
+        LQ("{'clusterQueue':'a','fairSharing':{},'wallTimePolicy':{'wallTimeAllocatedHours':1}}"),
+        WL("{'podSets':[{'template':{}}]}"),
+        RF("{}"),
+        JOB("{'completions':3,'template':{}}"),
+        CONFIG(",'resources':{'transformations':[{'input':'a'}]},'waitForPodsReady':{"
+               "'timeout':'1m'}"),
+        "{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'n'}}",
+        "{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'d'},'spec':{}}",
+    };
+    for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+        json_t *doc = parse(docs[i]);
+        dflt_object(doc);
+        json_t *once = json_deep_copy(doc);
+        dflt_object(doc);
+        if (!json_equal(doc, once))
+            fail_msg("defaults not idempotent for %s", docs[i]);
+        json_decref(once);
+        json_decref(doc);
+    }
+    /* A kind cueue does not know is left alone. */
+    json_t *doc = parse(docs[9]);
+    json_t *copy = json_deep_copy(doc);
+    dflt_object(doc);
+    assert_true(json_equal(doc, copy));
+    json_decref(copy);
+    json_decref(doc);
+}
+
 /* ---- updates --------------------------------------------------------------------- */
 
 static int update(const char *old_text, const char *new_text, char **out)
@@ -877,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_defaults_cluster_queue),
         cmocka_unit_test(test_defaults_workload_lq_job),
         cmocka_unit_test(test_defaults_configuration),
+        cmocka_unit_test(test_defaults_idempotent),
         cmocka_unit_test(test_update_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
