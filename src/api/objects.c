@@ -100,7 +100,8 @@ struct dec {
 };
 
 #define CRD_QUANTITY_PATTERN                                                                       \
-    "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[" \
+    "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+("   \
+    "\\.["                                                                                         \
     "0-9]*)?)|(\\.[0-9]+))))?$"
 #define CORE_QUANTITY_PATTERN "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
@@ -304,7 +305,8 @@ static int64_t d_time(struct dec *d, const json_t *p, const char *key)
         struct err scratch;
         err_init(&scratch);
         if (tm_parse_rfc3339(json_string_value(v), &ms, &scratch)) {
-            err_field(d->e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type date-time",
+            err_field(d->e, ERR_INVALID,
+                      "Invalid value: \"%s\": %s in body must be of type date-time",
                       json_string_value(v), d->e->path);
             d->failed = true;
             ms = 0;
@@ -335,8 +337,8 @@ static int d_enum_map(struct dec *d, const json_t *p, const char *key, const cha
             size_t off = 0;
             list[0] = '\0';
             for (int i = 0; i < n && off < sizeof(list); i++)
-                off += (size_t)snprintf(list + off, sizeof(list) - off, "%s\"%s\"",
-                                        i ? ", " : "", names[i]);
+                off += (size_t)snprintf(list + off, sizeof(list) - off, "%s\"%s\"", i ? ", " : "",
+                                        names[i]);
             err_field(d->e, ERR_INVALID, "Unsupported value: \"%s\": supported values: %s",
                       json_string_value(v), list);
             d->failed = true;
@@ -349,8 +351,8 @@ static int d_enum_map(struct dec *d, const json_t *p, const char *key, const cha
 }
 
 /* names in the order the schema lists them, which is also the enum's order. */
-static int d_enum(struct dec *d, const json_t *p, const char *key, const char *const *names,
-                  int n, int dflt)
+static int d_enum(struct dec *d, const json_t *p, const char *key, const char *const *names, int n,
+                  int dflt)
 {
     return d_enum_map(d, p, key, names, NULL, n, dflt);
 }
@@ -502,8 +504,8 @@ static void dec_meta(struct dec *d, const json_t *doc, struct api_meta *m, bool 
     const json_t *refs = d_arr(d, md, "ownerReferences");
     if (refs && json_array_size(refs)) {
         m->owner_references = ARENA_ARRAY(d->a, struct api_owner_ref, json_array_size(refs));
-        m->n_owner_references = d_each(d, md, "ownerReferences", dec_owner_ref,
-                                       m->owner_references);
+        m->n_owner_references =
+            d_each(d, md, "ownerReferences", dec_owner_ref, m->owner_references);
     }
     m->finalizers = d_strs(d, md, "finalizers");
     err_restore(d->e, mk);
@@ -792,16 +794,15 @@ static void dec_fungibility(struct dec *d, const json_t *p, struct api_flavor_fu
     static const char *const pref[] = {"", "BorrowingOverPreemption", "PreemptionOverBorrowing"};
     f->when_can_borrow = d_enum(d, p, "whenCanBorrow", wcb, 2, 0);
     f->when_can_preempt = d_enum_map(d, p, "whenCanPreempt", wcp, wcp_vals, 2, 0);
-    f->preference = member(p, "preference") ? d_enum(d, p, "preference", pref + 1, 2, -1) + 1
-                                            : API_PREF_UNSET;
+    f->preference =
+        member(p, "preference") ? d_enum(d, p, "preference", pref + 1, 2, -1) + 1 : API_PREF_UNSET;
 }
 
 static void dec_cluster_queue(struct dec *d, const json_t *doc, struct api_cluster_queue *cq)
 {
     static const char *const qs[] = {"StrictFIFO", "BestEffortFIFO"};
     static const int qs_vals[] = {API_STRICT_FIFO, API_BEST_EFFORT_FIFO};
-    static const char *const modes[] = {"UsageBasedAdmissionFairSharing",
-                                        "NoAdmissionFairSharing"};
+    static const char *const modes[] = {"UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing"};
     static const int mode_vals[] = {API_ADMISSION_MODE_USAGE_BASED, API_ADMISSION_MODE_NONE};
     cq->fair_sharing.weight = Q_UNITS(1);
     D_IN(d, doc, "spec", spec, {
@@ -827,8 +828,8 @@ static void dec_cluster_queue(struct dec *d, const json_t *doc, struct api_clust
         dec_fair_sharing(d, spec, &cq->fair_sharing);
         D_IN(d, spec, "admissionScope", s, {
             if (member(s, "admissionMode"))
-                cq->admission_mode =
-                    d_enum_map(d, s, "admissionMode", modes, mode_vals, 2, API_ADMISSION_MODE_UNSET);
+                cq->admission_mode = d_enum_map(d, s, "admissionMode", modes, mode_vals, 2,
+                                                API_ADMISSION_MODE_UNSET);
         });
     });
 }
@@ -902,8 +903,8 @@ static void dec_workload_status(struct dec *d, const json_t *st, struct api_work
         if (a && json_array_size(a)) {
             wl->admission->pod_set_assignments =
                 ARENA_ARRAY(d->a, struct api_pod_set_assignment, json_array_size(a));
-            wl->admission->n_pod_set_assignments = d_each(
-                d, adm, "podSetAssignments", dec_psa, wl->admission->pod_set_assignments);
+            wl->admission->n_pod_set_assignments =
+                d_each(d, adm, "podSetAssignments", dec_psa, wl->admission->pod_set_assignments);
         }
     });
     wl->conditions = dec_conditions(d, st, "conditions");
@@ -915,8 +916,8 @@ static void dec_workload_status(struct dec *d, const json_t *st, struct api_work
     const json_t *a = d_arr(d, st, "reclaimablePods");
     if (a && json_array_size(a)) {
         wl->reclaimable_pods = ARENA_ARRAY(d->a, struct api_reclaimable_pod, json_array_size(a));
-        wl->n_reclaimable_pods = d_each(d, st, "reclaimablePods", dec_reclaimable,
-                                        wl->reclaimable_pods);
+        wl->n_reclaimable_pods =
+            d_each(d, st, "reclaimablePods", dec_reclaimable, wl->reclaimable_pods);
     }
     a = d_arr(d, st, "admissionChecks");
     if (a && json_array_size(a)) {
@@ -945,8 +946,8 @@ static void dec_workload(struct dec *d, const json_t *doc, struct api_workload *
             wl->pod_sets = ARENA_ARRAY(d->a, struct api_pod_set, json_array_size(a));
             wl->n_pod_sets = d_each(d, spec, "podSets", dec_pod_set, wl->pod_sets);
         }
-        wl->has_maximum_execution_time = d_i32(d, spec, "maximumExecutionTimeSeconds",
-                                               &wl->maximum_execution_time_seconds);
+        wl->has_maximum_execution_time =
+            d_i32(d, spec, "maximumExecutionTimeSeconds", &wl->maximum_execution_time_seconds);
     });
     D_IN(d, doc, "status", st, dec_workload_status(d, st, wl));
 }
@@ -1186,8 +1187,8 @@ static void dec_config_resources(struct dec *d, const json_t *r, struct api_conf
     const json_t *a = d_arr(d, r, "transformations");
     if (a && json_array_size(a)) {
         c->transformations = ARENA_ARRAY(d->a, struct api_transformation, json_array_size(a));
-        c->n_transformations = d_each(d, r, "transformations", dec_transformation,
-                                      c->transformations);
+        c->n_transformations =
+            d_each(d, r, "transformations", dec_transformation, c->transformations);
     }
     a = d_arr(d, r, "deviceClassMappings");
     if (a && json_array_size(a)) {
@@ -1229,9 +1230,10 @@ int api_object_decode(json_t *doc, struct api_object **out, struct err *e)
 {
     enum api_kind kind = api_doc_kind(doc);
     if (kind == API_KIND_UNKNOWN) {
-        const char *av = json_is_object(doc) ? json_string_value(json_object_get(doc, "apiVersion"))
-                                             : NULL;
-        const char *k = json_is_object(doc) ? json_string_value(json_object_get(doc, "kind")) : NULL;
+        const char *av =
+            json_is_object(doc) ? json_string_value(json_object_get(doc, "apiVersion")) : NULL;
+        const char *k =
+            json_is_object(doc) ? json_string_value(json_object_get(doc, "kind")) : NULL;
         return err_set(e, ERR_UNSUPPORTED, "unsupported kind \"%s\" in apiVersion \"%s\"",
                        k ? k : "", av ? av : "");
     }

@@ -497,11 +497,11 @@ struct api_configuration {
     struct api_resource_weight *resource_weights;
     size_t n_resource_weights;
 
-    bool has_wait_for_pods_ready;
+    bool has_wait_for_pods_ready; /* always true after dflt_object (Kueue defaults it) */
     bool wait_for_pods_ready_enable; /* waitForPodsReady.enable (v1beta2: present = on) */
-    int64_t pods_ready_timeout_ms;   /* default 5m */
+    int64_t pods_ready_timeout_ms;   /* default 30m (Kueue v1beta2) */
     bool block_admission;
-    int64_t recovery_timeout_ms; /* 0 = unset */
+    int64_t recovery_timeout_ms; /* default = timeout; "0s" = off */
     const char *requeuing_timestamp; /* Eviction (default) or Creation */
     bool has_backoff_limit_count;
     int32_t backoff_limit_count;

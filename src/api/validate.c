@@ -78,8 +78,8 @@ static void f_too_few(struct err *e, size_t n, size_t min)
 static void f_minimum(struct err *e, long long v, long long min)
 {
     err_field(e, ERR_INVALID,
-              "Invalid value: %lld: %s in body should be greater than or equal to %lld", v,
-              e->path, min);
+              "Invalid value: %lld: %s in body should be greater than or equal to %lld", v, e->path,
+              min);
 }
 
 /* A list with minItems 1: absent is Required, present but empty is the
@@ -100,8 +100,8 @@ static void f_not_supported(struct err *e, const char *value, const char *const 
     size_t off = 0;
     list[0] = '\0';
     for (size_t i = 0; i < n && off < sizeof(list); i++)
-        off += (size_t)snprintf(list + off, sizeof(list) - off, "%s\"%s\"", i ? ", " : "",
-                                names[i]);
+        off +=
+            (size_t)snprintf(list + off, sizeof(list) - off, "%s\"%s\"", i ? ", " : "", names[i]);
     err_field(e, ERR_INVALID, "Unsupported value: \"%s\": supported values: %s", value, list);
 }
 
@@ -143,7 +143,7 @@ static bool in_list(const char *v, const char *const *list, size_t n)
     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 #define MSG_LABEL_VALUE                                                                            \
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "            \
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "             \
     "'my_value',  or '12345', regex used for validation is "                                       \
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 /* The CRD patterns of Kueue's name types (ClusterQueueReference, ...). */
@@ -271,8 +271,8 @@ static void check_pattern(struct err *e, const char *v, size_t max_len, bool lab
         f_too_long(e, max_len);
     bool ok = label ? match_label(v, strlen(v)) : match_subdomain(v);
     if (!ok)
-        err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body should match '%s'", v,
-                  e->path, label ? PAT_LABEL : PAT_SUBDOMAIN);
+        err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body should match '%s'", v, e->path,
+                  label ? PAT_LABEL : PAT_SUBDOMAIN);
 }
 
 static void check_pattern_field(struct err *e, const char *field, const char *v, size_t max_len,
@@ -488,8 +488,9 @@ static void schema_groups(struct err *e, const json_t *spec, const struct api_re
         }
         err_restore(e, mc);
         if (!same)
-            f_cel(e, "object", "flavors must have the same number of resources as the "
-                               "coveredResources");
+            f_cel(e, "object",
+                  "flavors must have the same number of resources as the "
+                  "coveredResources");
         err_restore(e, mi);
     }
     err_restore(e, m);
@@ -510,8 +511,8 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
                            size_t n, bool has_parent, bool is_cohort)
 {
     size_t m = PUSH(e, "resourceGroups");
-    const char *limit_msg = is_cohort ? "must be nil when parent is empty"
-                                      : "must be nil when cohort is empty";
+    const char *limit_msg =
+        is_cohort ? "must be nil when parent is empty" : "must be nil when cohort is empty";
     size_t total_flavors = 0, total_resources = 0;
     for (size_t i = 0; i < n; i++) {
         const struct api_resource_group *rg = &g[i];
@@ -597,9 +598,10 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
     }
     char msg[160];
     if (total_flavors > MAX_TOTAL) {
-        snprintf(msg, sizeof(msg),
-                 "total number of flavors across all resourceGroups must be \xe2\x89\xa4 256, got %zu",
-                 total_flavors);
+        snprintf(
+            msg, sizeof(msg),
+            "total number of flavors across all resourceGroups must be \xe2\x89\xa4 256, got %zu",
+            total_flavors);
         f_invalid_int(e, (long long)total_flavors, msg);
     }
     if (total_resources > MAX_TOTAL) {
@@ -647,8 +649,9 @@ static void schema_cluster_queue(struct err *e, const struct api_object *o)
         (cq->flavor_fungibility.when_can_borrow != API_WCB_TRY_NEXT_FLAVOR ||
          cq->flavor_fungibility.when_can_preempt != API_WCP_TRY_NEXT_FLAVOR)) {
         size_t mf = PUSH(e, "flavorFungibility");
-        f_cel(e, "object", "preference can only be set when both whenCanBorrow and "
-                           "whenCanPreempt are TryNextFlavor");
+        f_cel(e, "object",
+              "preference can only be set when both whenCanBorrow and "
+              "whenCanPreempt are TryNextFlavor");
         err_restore(e, mf);
     }
     const json_t *acs = jget(spec, "admissionChecksStrategy");
@@ -739,8 +742,7 @@ static void webhook_cohort(struct err *e, const struct api_object *o)
     const struct api_cohort *c = o->u.cohort;
     const json_t *spec = jget(o->json, "spec");
     size_t m = PUSH(e, "spec");
-    webhook_groups(e, spec, c->resource_groups, c->n_resource_groups, c->parent_name != NULL,
-                   true);
+    webhook_groups(e, spec, c->resource_groups, c->n_resource_groups, c->parent_name != NULL, true);
     check_fair_sharing(e, spec, &c->fair_sharing);
     err_restore(e, m);
 }
@@ -809,8 +811,9 @@ static void schema_tolerations(struct err *e, const struct api_toleration *t, si
             eff_rule = false;
     }
     if (!key_rule)
-        f_cel(e, "array", "operator must be Exists when 'key' is empty, which means 'match all "
-                          "values and all keys'");
+        f_cel(e, "array",
+              "operator must be Exists when 'key' is empty, which means 'match all "
+              "values and all keys'");
     if (!secs_rule)
         f_cel(e, "array", "effect must be 'NoExecute' when 'tolerationSeconds' is set");
     if (!op_rule)
@@ -985,7 +988,8 @@ static void schema_priority_ref(struct err *e, const struct api_workload *wl)
     }
     if (r->group && r->kind && !strcmp(r->group, "scheduling.k8s.io") &&
         strcmp(r->kind, "PriorityClass"))
-        f_cel(e, "object", "only the PriorityClass kind is allowed for the scheduling.k8s.io group");
+        f_cel(e, "object",
+              "only the PriorityClass kind is allowed for the scheduling.k8s.io group");
     if (r->group && r->kind && !strcmp(r->group, "kueue.x-k8s.io") &&
         strcmp(r->kind, "WorkloadPriorityClass"))
         f_cel(e, "object",
@@ -1518,8 +1522,9 @@ static void update_workload(const struct api_workload *old, const struct api_wor
                       "priorityClassRef.kind is immutable while workload quota reserved");
             if (b->group && b->kind && !strcmp(b->group, "scheduling.k8s.io") &&
                 !strcmp(b->kind, "PriorityClass") && a->name && b->name && strcmp(a->name, b->name))
-                f_cel(e, "object", "priorityClassRef.name is immutable for "
-                                   "scheduling.k8s.io/priorityclass while workload quota reserved");
+                f_cel(e, "object",
+                      "priorityClassRef.name is immutable for "
+                      "scheduling.k8s.io/priorityclass while workload quota reserved");
         }
         if (new_reserved && old->queue_name && wl->queue_name &&
             strcmp(old->queue_name, wl->queue_name))
@@ -1530,8 +1535,9 @@ static void update_workload(const struct api_workload *old, const struct api_wor
         int32_t a = old->has_maximum_execution_time ? old->maximum_execution_time_seconds : 0;
         int32_t b = wl->has_maximum_execution_time ? wl->maximum_execution_time_seconds : 0;
         if (a != b)
-            f_cel(e, "object", "maximumExecutionTimeSeconds is immutable while workload quota "
-                               "reserved");
+            f_cel(e, "object",
+                  "maximumExecutionTimeSeconds is immutable while workload quota "
+                  "reserved");
     }
     if (old_reserved) {
         /* Kueue compares pod set by pod set (its path is "spec.podSets.<i>"). */

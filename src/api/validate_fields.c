@@ -20,14 +20,20 @@ struct fs {
     const struct fs *sub; /* NULL: any content */
 };
 
-#define END {NULL, NULL}
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, NULL                                                                                 \
+    }
 
 static const struct fs f_requirement[] = {{"key", NULL}, {"operator", NULL}, {"values", NULL}, END};
 static const struct fs f_selector[] = {
     {"matchLabels", NULL}, {"matchExpressions", f_requirement}, END};
-static const struct fs f_owner_ref[] = {{"apiVersion", NULL}, {"kind", NULL},
-                                        {"name", NULL},       {"uid", NULL},
-                                        {"controller", NULL}, {"blockOwnerDeletion", NULL},
+static const struct fs f_owner_ref[] = {{"apiVersion", NULL},
+                                        {"kind", NULL},
+                                        {"name", NULL},
+                                        {"uid", NULL},
+                                        {"controller", NULL},
+                                        {"blockOwnerDeletion", NULL},
                                         END};
 static const struct fs f_meta[] = {{"name", NULL},
                                    {"generateName", NULL},
@@ -50,25 +56,18 @@ static const struct fs f_fair_sharing[] = {{"weight", NULL}, END};
 /* ResourceFlavor */
 static const struct fs f_taint[] = {
     {"key", NULL}, {"value", NULL}, {"effect", NULL}, {"timeAdded", NULL}, END};
-static const struct fs f_toleration[] = {{"key", NULL},    {"operator", NULL},
-                                         {"value", NULL},  {"effect", NULL},
-                                         {"tolerationSeconds", NULL}, END};
-static const struct fs f_rf_spec[] = {{"nodeLabels", NULL},
-                                      {"nodeTaints", f_taint},
-                                      {"tolerations", f_toleration},
-                                      {"topologyName", NULL},
-                                      {"resourceWeights", NULL},
-                                      END};
+static const struct fs f_toleration[] = {
+    {"key", NULL},    {"operator", NULL},          {"value", NULL},
+    {"effect", NULL}, {"tolerationSeconds", NULL}, END};
+static const struct fs f_rf_spec[] = {{"nodeLabels", NULL},          {"nodeTaints", f_taint},
+                                      {"tolerations", f_toleration}, {"topologyName", NULL},
+                                      {"resourceWeights", NULL},     END};
 
 /* ClusterQueue and Cohort */
-static const struct fs f_quota[] = {{"name", NULL},
-                                    {"nominalQuota", NULL},
-                                    {"borrowingLimit", NULL},
-                                    {"lendingLimit", NULL},
-                                    END};
+static const struct fs f_quota[] = {
+    {"name", NULL}, {"nominalQuota", NULL}, {"borrowingLimit", NULL}, {"lendingLimit", NULL}, END};
 static const struct fs f_flavor_quotas[] = {{"name", NULL}, {"resources", f_quota}, END};
-static const struct fs f_group[] = {
-    {"coveredResources", NULL}, {"flavors", f_flavor_quotas}, END};
+static const struct fs f_group[] = {{"coveredResources", NULL}, {"flavors", f_flavor_quotas}, END};
 static const struct fs f_borrow[] = {{"policy", NULL}, {"maxPriorityThreshold", NULL}, END};
 static const struct fs f_preemption[] = {{"reclaimWithinCohort", NULL},
                                          {"borrowWithinCohort", f_borrow},
@@ -91,10 +90,8 @@ static const struct fs f_cq_spec[] = {{"resourceGroups", f_group},
                                       {"admissionScope", f_scope},
                                       {"concurrentAdmissionPolicy", NULL},
                                       END};
-static const struct fs f_cohort_spec[] = {{"parentName", NULL},
-                                          {"resourceGroups", f_group},
-                                          {"fairSharing", f_fair_sharing},
-                                          END};
+static const struct fs f_cohort_spec[] = {
+    {"parentName", NULL}, {"resourceGroups", f_group}, {"fairSharing", f_fair_sharing}, END};
 
 /* LocalQueue */
 static const struct fs f_wall_time[] = {
@@ -106,9 +103,9 @@ static const struct fs f_lq_spec[] = {{"clusterQueue", NULL},
                                       END};
 
 /* Workload */
-static const struct fs f_pod_set[] = {{"name", NULL},     {"template", NULL},
-                                      {"count", NULL},    {"minCount", NULL},
-                                      {"topologyRequest", NULL}, END};
+static const struct fs f_pod_set[] = {
+    {"name", NULL},     {"template", NULL},        {"count", NULL},
+    {"minCount", NULL}, {"topologyRequest", NULL}, END};
 static const struct fs f_pc_ref[] = {{"group", NULL}, {"kind", NULL}, {"name", NULL}, END};
 static const struct fs f_wl_spec[] = {{"podSets", f_pod_set},
                                       {"queueName", NULL},
@@ -151,22 +148,17 @@ static const struct fs f_requeuing[] = {{"timestamp", NULL},
                                         {"backoffBaseSeconds", NULL},
                                         {"backoffMaxSeconds", NULL},
                                         END};
-static const struct fs f_wfpr[] = {{"timeout", NULL},
-                                   {"blockAdmission", NULL},
-                                   {"requeuingStrategy", f_requeuing},
-                                   {"recoveryTimeout", NULL},
-                                   {"maxTimeoutOnWorkload", NULL},
-                                   END};
+static const struct fs f_wfpr[] = {
+    {"timeout", NULL},         {"blockAdmission", NULL},       {"requeuingStrategy", f_requeuing},
+    {"recoveryTimeout", NULL}, {"maxTimeoutOnWorkload", NULL}, END};
 static const struct fs f_integrations[] = {{"frameworks", NULL},
                                            {"externalFrameworks", NULL},
                                            {"labelKeysToCopy", NULL},
                                            {"podOptions", NULL},
                                            END};
 static const struct fs f_cfg_fs[] = {{"preemptionStrategies", NULL}, END};
-static const struct fs f_afs[] = {{"usageHalfLifeTime", NULL},
-                                  {"usageSamplingInterval", NULL},
-                                  {"resourceWeights", NULL},
-                                  END};
+static const struct fs f_afs[] = {
+    {"usageHalfLifeTime", NULL}, {"usageSamplingInterval", NULL}, {"resourceWeights", NULL}, END};
 static const struct fs f_transformation[] = {
     {"input", NULL}, {"strategy", NULL}, {"multiplyBy", NULL}, {"outputs", NULL}, END};
 static const struct fs f_dcm[] = {{"name", NULL}, {"deviceClassNames", NULL}, END};
@@ -176,7 +168,11 @@ static const struct fs f_cfg_resources[] = {{"excludeResourcePrefixes", NULL},
                                             {"quotaCheckStrategy", NULL},
                                             END};
 
-#define TOP {"apiVersion", NULL}, {"kind", NULL}, {"metadata", f_meta}
+#define TOP                                                                                        \
+    {"apiVersion", NULL}, {"kind", NULL},                                                          \
+    {                                                                                              \
+        "metadata", f_meta                                                                         \
+    }
 
 static const struct fs k_rf[] = {TOP, {"spec", f_rf_spec}, {"status", NULL}, END};
 static const struct fs k_cq[] = {TOP, {"spec", f_cq_spec}, {"status", NULL}, END};

@@ -71,8 +71,8 @@ static int check_doc(json_t *doc)
          * there is a mistake, not another system's object. */
         if (!strncmp(api_version, "kueue.x-k8s.io/", 15) ||
             !strncmp(api_version, "config.kueue.x-k8s.io/", 22)) {
-            printf("%s: unsupported kind %s in apiVersion \"%s\" (cueue speaks %s and %s)\n",
-                   label, kind, api_version, API_VERSION_KUEUE, API_VERSION_CONFIG);
+            printf("%s: unsupported kind %s in apiVersion \"%s\" (cueue speaks %s and %s)\n", label,
+                   kind, api_version, API_VERSION_KUEUE, API_VERSION_CONFIG);
             return 1;
         }
         printf("%s: skipped (kind not handled by cueue)\n", label);

@@ -94,7 +94,8 @@ static void test_decode_cluster_queue(void **state)
     assert_int_equal(q->borrowing_limit.milli, 5000);
     assert_int_equal(q->lending_limit.milli, 500);
     assert_false(g->flavors[0].resources[1].has_lending_limit);
-    assert_int_equal(g->flavors[0].resources[1].nominal_quota.milli, 40LL * 1024 * 1024 * 1024 * 1000);
+    assert_int_equal(g->flavors[0].resources[1].nominal_quota.milli,
+                     40LL * 1024 * 1024 * 1024 * 1000);
     assert_int_equal(cq->preemption.within_cluster_queue, API_WITHIN_LOWER_PRIORITY);
     assert_int_equal(cq->preemption.reclaim_within_cohort, API_RECLAIM_ANY);
     assert_int_equal(cq->preemption.borrow_policy, API_BORROW_LOWER_PRIORITY);
@@ -343,8 +344,9 @@ static void test_decode_errors(void **state)
     doc = parse("{'apiVersion':'resource.k8s.io/v1','kind':'ResourceClaimTemplate'}");
     err_init(&e);
     assert_int_equal(api_object_decode(doc, &o, &e), ERR_UNSUPPORTED);
-    assert_string_equal(e.message,
-                        "unsupported kind \"ResourceClaimTemplate\" in apiVersion \"resource.k8s.io/v1\"");
+    assert_string_equal(
+        e.message,
+        "unsupported kind \"ResourceClaimTemplate\" in apiVersion \"resource.k8s.io/v1\"");
     json_decref(doc);
 }
 

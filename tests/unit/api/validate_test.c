@@ -71,18 +71,20 @@ static void expect(const char *doc, const char *want)
 #define COHORT(spec) "{" KUEUE "'kind':'Cohort','metadata':{'name':'org'},'spec':" spec "}"
 #define LQ(spec)                                                                                   \
     "{" KUEUE "'kind':'LocalQueue','metadata':{'name':'q','namespace':'ns'},'spec':" spec "}"
-#define WL(spec) "{" KUEUE "'kind':'Workload','metadata':{'name':'w','namespace':'ns'},'spec':" spec "}"
+#define WL(spec)                                                                                   \
+    "{" KUEUE "'kind':'Workload','metadata':{'name':'w','namespace':'ns'},'spec':" spec "}"
 #define WLS(spec, status)                                                                          \
     "{" KUEUE "'kind':'Workload','metadata':{'name':'w','namespace':'ns'},'spec':" spec            \
     ",'status':" status "}"
 #define RF(spec) "{" KUEUE "'kind':'ResourceFlavor','metadata':{'name':'rf'},'spec':" spec "}"
 #define CONFIG(body) "{'apiVersion':'config.kueue.x-k8s.io/v1beta2','kind':'Configuration'" body "}"
 #define JOB(spec)                                                                                  \
-    "{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j','namespace':'ns'},'spec':" spec "}"
+    "{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j','namespace':'ns'},'spec':" spec  \
+    "}"
 
-#define RG_CPU(quota) "[{'coveredResources':['cpu'],'flavors':[{'name':'default','resources':[" quota "]}]}]"
-#define POD(requests)                                                                              \
-    "{'spec':{'containers':[{'name':'c','resources':{'requests':" requests "}}]}}"
+#define RG_CPU(quota)                                                                              \
+    "[{'coveredResources':['cpu'],'flavors':[{'name':'default','resources':[" quota "]}]}]"
+#define POD(requests) "{'spec':{'containers':[{'name':'c','resources':{'requests':" requests "}}]}}"
 #define PS(extra) "[{'name':'main','count':2" extra ",'template':" POD("{'cpu':'1'}") "}]"
 
 #define P "ClusterQueue/bad-cq: "
@@ -93,7 +95,8 @@ static void expect(const char *doc, const char *want)
 
 static void test_cq_valid(void **state)
 {
-    expect(CQ("{'namespaceSelector':{},'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':'10'}") "}"),
+    expect(CQ("{'namespaceSelector':{},'resourceGroups':" RG_CPU(
+               "{'name':'cpu','nominalQuota':'10'}") "}"),
            "valid");
     expect(CQ("{'cohortName':'org','resourceGroups':" RG_CPU(
                "{'name':'cpu','nominalQuota':10,'borrowingLimit':'5','lendingLimit':'4'}") "}"),
@@ -155,11 +158,12 @@ static void test_cq_duplicate_flavor(void **state)
 
 static void test_cq_resource_name_mismatch(void **state)
 {
-    expect(CQ("{'resourceGroups':[{'coveredResources':['cpu','memory'],'flavors':[{'name':'a',"
-              "'resources':[{'name':'memory','nominalQuota':1},{'name':'cpu','nominalQuota':1}]}]}]}"),
-           P QPATH "name: Invalid value: \"memory\": must match the name in coveredResources\n" P
-                   "spec.resourceGroups[0].flavors[0].resources[1].name: Invalid value: \"cpu\": "
-                   "must match the name in coveredResources");
+    expect(
+        CQ("{'resourceGroups':[{'coveredResources':['cpu','memory'],'flavors':[{'name':'a',"
+           "'resources':[{'name':'memory','nominalQuota':1},{'name':'cpu','nominalQuota':1}]}]}]}"),
+        P QPATH "name: Invalid value: \"memory\": must match the name in coveredResources\n" P
+                "spec.resourceGroups[0].flavors[0].resources[1].name: Invalid value: \"cpu\": "
+                "must match the name in coveredResources");
 }
 
 static void test_cq_resource_count_mismatch(void **state)
@@ -200,8 +204,9 @@ static void test_cq_too_many_groups(void **state)
 
 static void test_cq_limits_without_cohort(void **state)
 {
-    expect(CQ("{'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':10,'borrowingLimit':5}") "}"),
-           P "spec: Invalid value: \"object\": borrowingLimit must be nil when cohort is empty");
+    expect(
+        CQ("{'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':10,'borrowingLimit':5}") "}"),
+        P "spec: Invalid value: \"object\": borrowingLimit must be nil when cohort is empty");
     expect(CQ("{'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':10,'lendingLimit':5}") "}"),
            P QPATH "lendingLimit: Invalid value: \"5\": must be nil when cohort is empty");
 }
@@ -315,8 +320,9 @@ static void test_cq_namespace_selector(void **state)
 
 static void test_cq_admission_checks(void **state)
 {
-    expect(CQ("{'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':1}")
-              ",'admissionChecksStrategy':{'admissionChecks':[{'name':'prov','onFlavors':['spot']}]}}"),
+    expect(CQ("{'resourceGroups':" RG_CPU(
+               "{'name':'cpu','nominalQuota':1}") ",'admissionChecksStrategy':{'admissionChecks':[{"
+                                                  "'name':'prov','onFlavors':['spot']}]}}"),
            P "spec.admissionChecksStrategy.admissionChecks[0].onFlavors[0]: Unsupported value: "
              "\"spot\": supported values: \"default\"");
     expect(CQ("{'admissionChecksStrategy':{'admissionChecks':[]}}"),
@@ -328,11 +334,10 @@ static void test_cq_admission_checks(void **state)
 
 static void test_cq_type_error(void **state)
 {
-    expect(CQ("{'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':'12x'}") "}"),
-           P QPATH "nominalQuota: Invalid value: \"12x\": " QPATH
-                   "nominalQuota in body should match "
-                   "'^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-"
-                   ")?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$'");
+    expect(CQ("{'resourceGroups':" RG_CPU("{'name':'cpu','nominalQuota':'12x'}") "}"), P QPATH
+           "nominalQuota: Invalid value: \"12x\": " QPATH "nominalQuota in body should match "
+           "'^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-"
+           ")?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$'");
     expect(CQ("{'cohortName':5}"),
            P "spec.cohortName: Invalid value: \"integer\": spec.cohortName in body must be of type "
              "string: \"integer\"");
@@ -424,8 +429,8 @@ static void test_wl_min_count_above_count(void **state)
 
 static void test_wl_two_min_counts(void **state)
 {
-    expect(WL("{'podSets':[{'name':'a','count':2,'minCount':1,'template':" POD("{}")
-              "},{'name':'b','count':2,'minCount':1,'template':" POD("{}") "}]}"),
+    expect(WL("{'podSets':[{'name':'a','count':2,'minCount':1,'template':" POD(
+               "{}") "},{'name':'b','count':2,'minCount':1,'template':" POD("{}") "}]}"),
            W "spec.podSets: Invalid value: 2: at most one podSet can use minCount");
 }
 
@@ -515,14 +520,14 @@ static void test_wl_reclaimable_pods(void **state)
 {
     expect(WLS("{'podSets':" PS("") "}", "{'reclaimablePods':[{'name':'main','count':3}]}"),
            W "status.reclaimablePods[main].count: Invalid value: 3: should be less or equal to 2");
-    expect(WLS("{'podSets':" PS("") "}", "{'reclaimablePods':[{'name':'x','count':1}]}"),
-           W "status.reclaimablePods[x].name: Unsupported value: \"x\": supported values: \"main\"");
+    expect(WLS("{'podSets':" PS("") "}", "{'reclaimablePods':[{'name':'x','count':1}]}"), W
+           "status.reclaimablePods[x].name: Unsupported value: \"x\": supported values: \"main\"");
 }
 
 static void test_wl_bad_time(void **state)
 {
-    expect(WLS("{'podSets':" PS("") "}",
-               "{'conditions':[{'type':'Finished','status':'True','lastTransitionTime':'yesterday'}]}"),
+    expect(WLS("{'podSets':" PS("") "}", "{'conditions':[{'type':'Finished','status':'True','"
+                                         "lastTransitionTime':'yesterday'}]}"),
            W "status.conditions[0].lastTransitionTime: Invalid value: \"yesterday\": "
              "status.conditions[0].lastTransitionTime in body must be of type date-time");
 }
@@ -800,8 +805,9 @@ static void test_update_rules(void **state)
     assert_string_equal(msg, "LocalQueue/ns/q: spec.clusterQueue: Invalid value: \"string\": field "
                              "is immutable");
     free(msg);
-    assert_int_equal(update(LQ("{'clusterQueue':'a'}"), LQ("{'clusterQueue':'a','stopPolicy':"
-                                                           "'Hold'}"),
+    assert_int_equal(update(LQ("{'clusterQueue':'a'}"),
+                            LQ("{'clusterQueue':'a','stopPolicy':"
+                               "'Hold'}"),
                             &msg),
                      0);
     free(msg);
@@ -818,7 +824,7 @@ static void test_update_rules(void **state)
     free(msg);
     snprintf(new_doc, sizeof(new_doc),
              WLS("{'queueName':'a','podSets':[{'name':'main','count':3,'template':" POD(
-                 "{'cpu':'1'}") "}]}",
+                     "{'cpu':'1'}") "}]}",
                  "%s"),
              reserved);
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
@@ -827,7 +833,7 @@ static void test_update_rules(void **state)
     /* A pod set added while reserved. */
     snprintf(new_doc, sizeof(new_doc),
              WLS("{'queueName':'a','podSets':[{'name':'main','count':2,'template':" POD(
-                 "{'cpu':'1'}") "},{'name':'b','template':" POD("{}") "}]}",
+                     "{'cpu':'1'}") "},{'name':'b','template':" POD("{}") "}]}",
                  "%s"),
              "{'conditions':[{'type':'QuotaReserved','status':'True'}],'admission':{"
              "'clusterQueue':'cq','podSetAssignments':[{'name':'main','count':2},{'name':'b'}]}}");
