@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/map.h"
+#include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/api_client.h"
 
@@ -244,6 +245,7 @@ static void *reader(void *arg)
     struct inf *inf = arg;
     char *rv = NULL;
     bool need_list = true;
+    bool fresh = false; /* rv comes from a list just made, not from events */
     int64_t delay = 0;
     struct err e;
     while (!stopping(inf)) {
@@ -255,7 +257,7 @@ static void *reader(void *arg)
                 continue;
             }
             need_list = false;
-            delay = 0;
+            fresh = true;
         }
         struct ac_watch_opts wo = {inf->label_selector, inf->field_selector, rv,
                                    inf->watch_timeout_s};
@@ -266,6 +268,9 @@ static void *reader(void *arg)
             inf->stats.gone++;
             pthread_mutex_unlock(&inf->mu);
             need_list = true;
+            /* Refusing the version its own list just gave: do not spin. */
+            if (fresh && back_off(inf, &delay, &e))
+                break;
             continue;
         }
         if (rc) {
@@ -277,20 +282,27 @@ static void *reader(void *arg)
         inf->stats.watches++;
         pthread_mutex_unlock(&inf->mu);
         size_t events = 0;
+        int64_t opened = tm_monotonic_ms();
         rc = read_watch(inf, w, &rv, &events, &e);
         ac_watch_close(w);
+        /* As client-go's reflector: a watch that closes within a second
+         * having said nothing is a failure; any other was healthy. */
+        bool healthy = events || tm_monotonic_ms() - opened >= 1000;
+        if (healthy)
+            delay = 0;
         if (rc == ERR_GONE) {
             pthread_mutex_lock(&inf->mu);
             inf->stats.gone++;
             pthread_mutex_unlock(&inf->mu);
             need_list = true;
-        } else if (rc && !events) {
-            /* A watch that ends before saying anything: the server is struggling. */
+            if (fresh && !healthy && back_off(inf, &delay, &e))
+                break;
+        } else if (rc && !healthy) {
             if (back_off(inf, &delay, &e))
                 break;
-        } else if (rc) {
-            delay = 0; /* a healthy watch that ran its course: resume at once */
         }
+        if (events)
+            fresh = false;
     }
     free(rv);
     return NULL;

@@ -255,6 +255,31 @@ static void test_inf_resume_from_bookmark(void **state)
     ac_free(&f->base);
 }
 
+/* A server that refuses the very version its list returned must not make
+ * the informer list in a tight loop: it backs off. */
+static void test_inf_gone_after_fresh_list_backs_off(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    pthread_mutex_lock(&f->mu);
+    f->compacted = UINT64_MAX; /* every watch is too old */
+    pthread_mutex_unlock(&f->mu);
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    loop_until(inf, &s, "add:ns/a");
+    usleep(400000);
+    inf_stop(inf);
+    struct inf_stats st;
+    inf_stats(inf, &st, NULL, 0);
+    assert_true(st.gone >= 2);
+    assert_true(st.failures >= 2);
+    assert_true(st.lists <= 10); /* 20, 40, 80, 80 ms ...: a handful, not thousands */
+    assert_int_equal(st.last_backoff_ms, 80);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_inf_relist_on_gone),
         cmocka_unit_test(test_inf_reconnect_with_backoff),
         cmocka_unit_test(test_inf_resume_from_bookmark),
+        cmocka_unit_test(test_inf_gone_after_fresh_list_backs_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
