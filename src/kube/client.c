@@ -162,6 +162,8 @@ static void setup(struct kc_client *c, CURL *h, const char *url, const char *met
     if (strcmp(method, "GET") && strcmp(method, "POST"))
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     struct curl_slist *l = curl_slist_append(NULL, "Accept: application/json");
+    /* No "Expect: 100-continue" round trip before large bodies. */
+    l = curl_slist_append(l, "Expect:");
     if (content_type) {
         char line[128];
         snprintf(line, sizeof(line), "Content-Type: %s", content_type);
