@@ -70,7 +70,12 @@ const struct store_resource *store_resource_by_kind(const char *api_version, con
 struct store_options {
     const char *path;         /* the database file; created when missing */
     size_t watch_log_max;     /* events kept for watches (0 = default 100000) */
-    size_t watcher_queue_max; /* events a watcher may lag before it is cut off (0 = default) */
+    size_t watcher_queue_max; /* events a watcher may lag before it is cut off (0 = 10000) */
+    /* Durability. false (default): an acknowledged write survives a crash of
+     * the process (kill -9), as SQLite's WAL with synchronous=NORMAL gives.
+     * true: synchronous=FULL, it also survives power loss (an fsync per
+     * commit). */
+    bool sync_full;
 };
 
 /* Open (or create) the store. Returns 0 and *out (free with store_close), or
@@ -99,18 +104,23 @@ struct store_list_opts {
     const char *field_selector; /* metadata.name= / metadata.namespace= (and !=), or NULL */
     size_t limit;               /* 0 = all */
     const char *continue_token; /* from a previous page, or NULL */
+    bool raw;                   /* fill raw (JSON text) instead of items */
 };
 
 struct store_list {
-    json_t **items; /* owned references, sorted by namespace then name */
+    json_t **items; /* owned references, sorted by namespace then name; NULL when raw */
+    char **raw;     /* with opts.raw: each item as compact JSON text (owned, free) */
     size_t n;
     uint64_t resource_version; /* the list's consistent version */
     char *continue_token;      /* owned; NULL on the last page */
     int64_t remaining;         /* items after this page when paginated, else -1 */
 };
 
-/* List a resource in one namespace (ns non-NULL) or in all. A bad selector is
- * ERR_INVALID; an expired continue token is ERR_GONE. */
+/* List a resource in one namespace (ns non-NULL) or in all. A bad selector or
+ * continue token is ERR_PARSE (400 BadRequest: "field label not supported:
+ * <field>" for an unknown field); an expired continue token is ERR_GONE.
+ * Continued pages are served from the current state, after the token's key;
+ * the list's resource_version stays the first page's. */
 CU_MUST_CHECK int store_list(struct store *s, const struct store_resource *r, const char *ns,
                              const struct store_list_opts *opts, struct store_list *out,
                              struct err *e);
@@ -168,11 +178,16 @@ struct store_watch_opts {
     const char *label_selector;
     const char *field_selector;
     uint64_t since; /* deliver events after this version; 0 = from now */
-    bool send_initial_events; /* first ADDED for every current object, then a bookmark */
+    bool send_initial_events; /* first ADDED for every current object, then a bookmark
+                               * whose metadata.annotations has
+                               * "k8s.io/initial-events-end": "true" */
+    int bookmark_ms; /* > 0: a BOOKMARK with the newest version after this long
+                      * without an event (delivered by store_watch_next) */
 };
 
 /* Open a watch on one resource (r non-NULL), in one namespace or all.
- * ERR_GONE when since is older than the log keeps. */
+ * ERR_GONE ("too old resource version: <since> (<current>)") when since is
+ * older than the log keeps; ERR_PARSE for a bad selector. */
 CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r,
                                    const char *ns, const struct store_watch_opts *opts,
                                    struct store_watch **out, struct err *e);
@@ -182,5 +197,12 @@ CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource 
 CU_MUST_CHECK int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ev,
                                    struct err *e);
 void store_watch_close(struct store_watch *w);
+
+/* ---- maintenance ------------------------------------------------------------------ */
+
+/* Delete every object whose owners (metadata.ownerReferences uids) are all
+ * absent, as the garbage collector of a cluster does. Returns the number of
+ * objects deleted (>= 0) or a negative ERR_*. Run by store_open. */
+CU_MUST_CHECK int store_gc_orphans(struct store *s, struct err *e);
 
 #endif
