@@ -446,3 +446,44 @@ bool store__field_selector_matches(const struct store__selector *sel, const json
     }
     return true;
 }
+
+/* Is "text" (quoted) somewhere in the JSON text? jansson writes ASCII keys
+ * and label values unescaped, so an absent quoted string rules a match out. */
+static bool has_quoted(const char *json, const char *text)
+{
+    size_t n = strlen(text);
+    for (const char *p = strchr(json, '"'); p; p = strchr(p + 1, '"'))
+        if (!strncmp(p + 1, text, n) && p[1 + n] == '"')
+            return true;
+    return false;
+}
+
+/* Printable ASCII only: written by jansson exactly as given. */
+static bool plain_ascii(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            return false;
+    return true;
+}
+
+bool store__selector_may_match_text(const struct store__selector *labels,
+                                    const struct store__selector *fields, const char *json)
+{
+    for (size_t i = 0; labels && i < labels->n; i++) {
+        const struct store__req *r = &labels->reqs[i];
+        if (r->op == SEL_EQ || r->op == SEL_IN || r->op == SEL_EXISTS || r->op == SEL_GT ||
+            r->op == SEL_LT)
+            if (!has_quoted(json, r->key))
+                return false;
+        if (r->op == SEL_EQ && !has_quoted(json, r->values[0]))
+            return false;
+    }
+    for (size_t i = 0; fields && i < fields->n; i++) {
+        const struct store__req *r = &fields->reqs[i];
+        if (r->op == SEL_EQ && *r->values[0] && !strpbrk(r->values[0], "\"\\") &&
+            plain_ascii(r->values[0]) && !has_quoted(json, r->values[0]))
+            return false;
+    }
+    return true;
+}

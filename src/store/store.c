@@ -24,6 +24,9 @@
  * the writer hands the changes to the watch hub (watch.c), which never
  * blocks: each watcher's queue is bounded and a lagging watcher is cut off. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/strbuf.h"
@@ -1054,6 +1058,55 @@ struct list_query {
     bool filtering;
 };
 
+struct parse_job {
+    char **texts;
+    json_t **items;
+    size_t from, to;
+};
+
+static void *parse_range(void *arg)
+{
+    struct parse_job *j = arg;
+    for (size_t i = j->from; i < j->to; i++) {
+        j->items[i] = load_text(j->texts[i]);
+        free(j->texts[i]);
+        j->texts[i] = NULL;
+    }
+    return NULL;
+}
+
+/* Turn out->raw into out->items. Parsing dominates a large list (jansson
+ * builds a hash table per object), so it is split over the cores. */
+static void parse_all(struct store_list *out)
+{
+    size_t n = out->n;
+    out->items = xcalloc(n ? n : 1, sizeof(*out->items));
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t k = n >= 4096 && cpus > 1 ? (size_t)(cpus > 4 ? 4 : cpus) : 1;
+    struct parse_job jobs[4];
+    pthread_t th[4];
+    bool started[4] = {false};
+    for (size_t i = 0; i < k; i++) {
+        jobs[i] = (struct parse_job){out->raw, out->items, n * i / k, n * (i + 1) / k};
+        if (i > 0)
+            started[i] = pthread_create(&th[i], NULL, parse_range, &jobs[i]) == 0;
+    }
+    parse_range(&jobs[0]);
+    for (size_t i = 1; i < k; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            parse_range(&jobs[i]);
+    }
+    free(out->raw);
+    out->raw = NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out->items[i])
+            out->items[kept++] = out->items[i];
+    out->n = kept;
+}
+
 static int list_scan(struct store *s, struct store__conn *c, const struct store_resource *r,
                      const char *ns, const struct store_list_opts *o, struct list_query *q,
                      const char *after_ns, const char *after_name, struct store_list *out,
@@ -1082,11 +1135,15 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     size_t cap = 0;
     char *last_ns = NULL, *last_name = NULL;
     bool more = false;
+    /* Unfiltered lists parse after the scan, on several threads. */
+    bool defer = !o->raw && !q->filtering;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 2);
         json_t *obj = NULL;
-        if (q->filtering || !o->raw) {
+        if (q->filtering && !store__selector_may_match_text(&q->labels, &q->fields, text))
+            continue;
+        if (q->filtering) {
             obj = load_text(text);
             if (!obj)
                 continue;
@@ -1101,7 +1158,7 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
             json_decref(obj);
             break;
         }
-        if (o->raw) {
+        if (o->raw || defer) {
             XGROW(out->raw, cap, out->n + 1);
             out->raw[out->n++] = xstrdup(text);
             json_decref(obj);
@@ -1120,6 +1177,8 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     int rc = 0;
     if (step != SQLITE_ROW && step != SQLITE_DONE)
         rc = db_err(e, c->db, "list");
+    if (defer)
+        parse_all(out);
     if (!rc && more) {
         out->continue_token = token_make(out->resource_version, last_ns, last_name);
         if (!q->filtering) {
@@ -1203,6 +1262,7 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
 
 void store_list_release(struct store_list *l)
 {
+    bool big = l->n >= 10000;
     for (size_t i = 0; i < l->n; i++) {
         if (l->items)
             json_decref(l->items[i]);
@@ -1214,6 +1274,12 @@ void store_list_release(struct store_list *l)
     free(l->continue_token);
     memset(l, 0, sizeof(*l));
     l->remaining = -1;
+#ifdef __GLIBC__
+    /* A large list of parsed objects is hundreds of megabytes of small
+     * blocks; give them back to the system instead of keeping the peak. */
+    if (big)
+        malloc_trim(0);
+#endif
 }
 
 /* ---- create ------------------------------------------------------------------------------ */

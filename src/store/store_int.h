@@ -52,6 +52,11 @@ CU_MUST_CHECK int store__field_selector_parse(const struct store_resource *r, co
 void store__selector_release(struct store__selector *sel);
 bool store__label_selector_matches(const struct store__selector *sel, const json_t *obj);
 bool store__field_selector_matches(const struct store__selector *sel, const json_t *obj);
+/* A quick test on an object's JSON text before parsing it: false when the
+ * selectors cannot match (a required key or value is absent from the text);
+ * true means "parse and check". */
+bool store__selector_may_match_text(const struct store__selector *labels,
+                                    const struct store__selector *fields, const char *json);
 
 /* ---- admission hook (admit.c) ----------------------------------------------- */
 

@@ -187,6 +187,8 @@ static bool text_matches(struct store_watch *w, const char *text)
 {
     if (w->labels.n == 0 && w->fields.n == 0)
         return true;
+    if (!store__selector_may_match_text(&w->labels, &w->fields, text))
+        return false;
     json_t *obj = json_loads(text, JSON_DISABLE_EOF_CHECK, NULL);
     bool ok = obj && store__label_selector_matches(&w->labels, obj) &&
               store__field_selector_matches(&w->fields, obj);

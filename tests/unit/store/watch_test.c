@@ -1,0 +1,366 @@
+/* Unit tests for store watches: live events, a start version, initial
+ * events, 410 after compaction, cutting off a slow watcher, selectors,
+ * bookmarks, close, ordering under concurrent writers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "store/store.h"
+#include "store/store_int.h"
+#include "store_test_util.h"
+
+#define WL "workloads.kueue.x-k8s.io"
+
+static const struct store_resource *R(const char *key)
+{
+    const struct store_resource *r = store_resource_find(key);
+    assert_non_null(r);
+    return r;
+}
+
+static json_t *workload(const char *name, const char *labels)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":{\"queueName\":\"lq\"}}",
+             name, labels ? labels : "{}");
+    json_t *v = json_loads(buf, 0, NULL);
+    assert_non_null(v);
+    return v;
+}
+
+static uint64_t create_wl(struct store *s, const char *ns, const char *name, const char *labels)
+{
+    struct err e;
+    err_init(&e);
+    json_t *in = workload(name, labels), *out = NULL;
+    int rc = store_create(s, R(WL), ns, in, NULL, &out, &e);
+    if (rc)
+        fail_msg("create %s: %s", name, e.message);
+    uint64_t rv = strtoull(store__meta_str(out, "resourceVersion"), NULL, 10);
+    json_decref(in);
+    json_decref(out);
+    return rv;
+}
+
+/* Next event, which must come within a second; returns its type and fills
+ * name (may be NULL) and *rv. */
+static enum store_event_type next_event(struct store_watch *w, char *name, size_t n,
+                                        uint64_t *rv)
+{
+    struct store_event ev;
+    struct err e;
+    err_init(&e);
+    int rc = store_watch_next(w, 1000, &ev, &e);
+    if (rc)
+        fail_msg("watch_next: %d %s", rc, e.message);
+    const char *nm = store__meta_str(ev.object, "name");
+    if (name)
+        snprintf(name, n, "%s", nm ? nm : "");
+    if (rv)
+        *rv = ev.resource_version;
+    /* The object carries the version of the change. */
+    if (ev.type != STORE_BOOKMARK)
+        assert_int_equal(strtoull(store__meta_str(ev.object, "resourceVersion"), NULL, 10),
+                         ev.resource_version);
+    enum store_event_type type = ev.type;
+    json_decref(ev.object);
+    return type;
+}
+
+static void expect_event(struct store_watch *w, enum store_event_type type, const char *name)
+{
+    char got[128];
+    uint64_t rv;
+    assert_int_equal(next_event(w, got, sizeof(got), &rv), type);
+    if (name)
+        assert_string_equal(got, name);
+}
+
+static void expect_quiet(struct store_watch *w)
+{
+    struct store_event ev;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_next(w, 20, &ev, &e), ERR_NOT_FOUND);
+}
+
+static void test_watch_live_events(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), "default", NULL, &w, &e), 0);
+    expect_quiet(w);
+    uint64_t rv1 = create_wl(t->s, "default", "wl1", NULL);
+    char name[64];
+    uint64_t rv;
+    assert_int_equal(next_event(w, name, sizeof(name), &rv), STORE_ADDED);
+    assert_string_equal(name, "wl1");
+    assert_int_equal(rv, rv1);
+    /* Another resource and another namespace are not seen. */
+    json_t *pod = json_loads("{\"metadata\":{\"name\":\"p\"}}", 0, NULL), *out;
+    assert_int_equal(store_create(t->s, R("pods"), "default", pod, NULL, &out, &e), 0);
+    json_decref(pod);
+    json_decref(out);
+    create_wl(t->s, "kube-system", "other", NULL);
+    expect_quiet(w);
+    /* Finalizers: delete is MODIFIED, removing the finalizer is DELETED. */
+    json_t *cur;
+    assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &cur, &e), 0);
+    json_object_set_new(json_object_get(cur, "metadata"), "finalizers",
+                        json_pack("[s]", "x/y"));
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", cur, NULL, &out, &e), 0);
+    expect_event(w, STORE_MODIFIED, "wl1");
+    bool deleted;
+    json_decref(cur);
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", NULL, &cur, &deleted, &e), 0);
+    assert_false(deleted);
+    expect_event(w, STORE_MODIFIED, "wl1");
+    json_object_set_new(json_object_get(cur, "metadata"), "finalizers", json_array());
+    json_decref(out);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", cur, NULL, &out, &e), 0);
+    assert_int_equal(next_event(w, name, sizeof(name), &rv), STORE_DELETED);
+    assert_int_equal(rv, store_current_rv(t->s));
+    json_decref(cur);
+    json_decref(out);
+    expect_quiet(w);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+static void test_watch_from_version(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    uint64_t rv1 = create_wl(t->s, "default", "a", NULL);
+    create_wl(t->s, "default", "b", NULL);
+    create_wl(t->s, "default", "c", NULL);
+    struct store_watch_opts o = {.since = rv1};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), 0);
+    expect_event(w, STORE_ADDED, "b");
+    expect_event(w, STORE_ADDED, "c");
+    create_wl(t->s, "default", "d", NULL);
+    expect_event(w, STORE_ADDED, "d");
+    expect_quiet(w);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+static void test_watch_initial_events(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    create_wl(t->s, "default", "b", "{\"team\":\"x\"}");
+    create_wl(t->s, "default", "a", "{\"team\":\"x\"}");
+    create_wl(t->s, "default", "z", "{\"team\":\"y\"}");
+    uint64_t now = store_current_rv(t->s);
+    struct store_watch_opts o = {.send_initial_events = true, .label_selector = "team=x"};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), 0);
+    expect_event(w, STORE_ADDED, "a");
+    expect_event(w, STORE_ADDED, "b");
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 1000, &ev, &e), 0);
+    assert_int_equal(ev.type, STORE_BOOKMARK);
+    assert_int_equal(ev.resource_version, now);
+    json_t *ann = json_object_get(json_object_get(ev.object, "metadata"), "annotations");
+    assert_string_equal(json_string_value(json_object_get(ann, "k8s.io/initial-events-end")),
+                        "true");
+    assert_string_equal(json_string_value(json_object_get(ev.object, "kind")), "Workload");
+    json_decref(ev.object);
+    create_wl(t->s, "default", "c", "{\"team\":\"y\"}");
+    create_wl(t->s, "default", "d", "{\"team\":\"x\"}");
+    expect_event(w, STORE_ADDED, "d");
+    expect_quiet(w);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+static void test_watch_gone_after_compaction(void **state)
+{
+    struct tstore *t = tstore_new(300, 0);
+    uint64_t first = create_wl(t->s, "default", "w0", NULL);
+    char name[32];
+    for (int i = 1; i < 1000; i++) {
+        snprintf(name, sizeof(name), "w%d", i);
+        create_wl(t->s, "default", name, NULL);
+    }
+    struct store_watch_opts o = {.since = first};
+    struct store_watch *w = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), ERR_GONE);
+    char want[96];
+    snprintf(want, sizeof(want), "too old resource version: %llu (%llu)",
+             (unsigned long long)first, (unsigned long long)store_current_rv(t->s));
+    assert_string_equal(e.message, want);
+    assert_null(w);
+    /* A recent version still works, and the log survives a restart. */
+    o.since = store_current_rv(t->s) - 5;
+    tstore_reopen(t, 300, 0);
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), 0);
+    for (int i = 0; i < 5; i++)
+        expect_event(w, STORE_ADDED, NULL);
+    expect_quiet(w);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+static void test_watch_slow_watcher_cut_off(void **state)
+{
+    struct tstore *t = tstore_new(0, 10);
+    struct store_watch *slow, *fast;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, NULL, &slow, &e), 0);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, NULL, &fast, &e), 0);
+    char name[32];
+    for (int i = 0; i < 25; i++) {
+        snprintf(name, sizeof(name), "w%d", i);
+        create_wl(t->s, "default", name, NULL);
+        expect_event(fast, STORE_ADDED, name); /* keeps up */
+    }
+    struct store_event ev;
+    err_init(&e);
+    assert_int_equal(store_watch_next(slow, 1000, &ev, &e), ERR_GONE);
+    store_watch_close(slow);
+    store_watch_close(fast);
+    tstore_free(t);
+}
+
+static void test_watch_bookmark_on_idle(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts o = {.bookmark_ms = 30};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), 0);
+    /* A pod write moves the version; the workload watcher's bookmark says so. */
+    json_t *pod = json_loads("{\"metadata\":{\"name\":\"p\"}}", 0, NULL), *out;
+    assert_int_equal(store_create(t->s, R("pods"), "default", pod, NULL, &out, &e), 0);
+    json_decref(pod);
+    json_decref(out);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 2000, &ev, &e), 0);
+    assert_int_equal(ev.type, STORE_BOOKMARK);
+    assert_int_equal(ev.resource_version, store_current_rv(t->s));
+    json_decref(ev.object);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+static void *close_later(void *arg)
+{
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    store_close(arg);
+    return NULL;
+}
+
+static void test_watch_store_close_wakes(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, NULL, &w, &e), 0);
+    pthread_t th;
+    pthread_create(&th, NULL, close_later, t->s);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, -1, &ev, &e), ERR_GONE);
+    pthread_join(th, NULL);
+    store_watch_close(w); /* after the store is gone */
+    t->s = NULL;
+    tstore_free(t);
+}
+
+struct writer {
+    struct store *s;
+    int id, n;
+};
+
+static void *write_many(void *arg)
+{
+    struct writer *wr = arg;
+    char name[32];
+    for (int i = 0; i < wr->n; i++) {
+        snprintf(name, sizeof(name), "t%d-%d", wr->id, i);
+        create_wl(wr->s, "default", name, NULL);
+    }
+    return NULL;
+}
+
+static void test_watch_ordered_under_concurrent_writers(void **state)
+{
+    struct tstore *t = tstore_new(0, 100000);
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, NULL, &w, &e), 0);
+    enum { THREADS = 4, EACH = 100 };
+    pthread_t th[THREADS];
+    struct writer wr[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        wr[i] = (struct writer){t->s, i, EACH};
+        pthread_create(&th[i], NULL, write_many, &wr[i]);
+    }
+    uint64_t last = 0;
+    for (int i = 0; i < THREADS * EACH; i++) {
+        uint64_t rv;
+        assert_int_equal(next_event(w, NULL, 0, &rv), STORE_ADDED);
+        assert_true(rv > last);
+        last = rv;
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    expect_quiet(w);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+static void test_watch_bad_selector(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts o = {.field_selector = "status.phase=Running"};
+    struct store_watch *w = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), ERR_PARSE);
+    assert_null(w);
+    /* Pods support status.phase. */
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R("pods"), NULL, &o, &w, &e), 0);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_watch_live_events),
+        cmocka_unit_test(test_watch_from_version),
+        cmocka_unit_test(test_watch_initial_events),
+        cmocka_unit_test(test_watch_gone_after_compaction),
+        cmocka_unit_test(test_watch_slow_watcher_cut_off),
+        cmocka_unit_test(test_watch_bookmark_on_idle),
+        cmocka_unit_test(test_watch_store_close_wakes),
+        cmocka_unit_test(test_watch_ordered_under_concurrent_writers),
+        cmocka_unit_test(test_watch_bad_selector),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
