@@ -67,14 +67,33 @@ struct store {
     struct store__conn **pool; /* idle read connections */
     size_t npool, cap_pool;
 
+    /* Group commit: writers queue their operation; one of them (the
+     * leader) runs every queued operation in one transaction. */
+    pthread_mutex_t qlock;
+    pthread_cond_t qcond;
+    struct wop *qhead, *qtail;
+    bool leader;
+
     struct store__hub *hub;
     store__admit_fn admit;
 };
 
+/* One write operation, run by whichever thread leads the batch it is in. */
+struct wop {
+    int (*run)(struct store *s, struct wop *op); /* inside the transaction */
+    struct err *e;                               /* the caller's */
+    int rc;
+    bool discard; /* succeeded but keeps nothing (dry run, no change) */
+    bool done;
+    struct wop *next;
+};
+
+#define MAX_BATCH 128
+
 static const char *const SQL[ST_COUNT] = {
     [ST_GET] = "SELECT doc, rv FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
-    [ST_UPSERT] = "INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
-                  "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6",
+    [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
+                   "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
     [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_EVENT] = "INSERT INTO events(rv, type, res, ns, doc) VALUES(?1,?2,?3,?4,?5)",
     [ST_OWNERS_DEL] = "DELETE FROM owners WHERE res=?1 AND ns=?2 AND name=?3",
@@ -458,6 +477,104 @@ static void pending_add(struct store *s, enum store_event_type type,
     c->ev = store__evrec_new(type, r, rv, text);
     c->obj = json_incref(obj);
     c->ns = store__meta_str(obj, "namespace");
+}
+
+static void pending_truncate(struct store *s, size_t mark)
+{
+    for (size_t i = mark; i < s->npending; i++) {
+        store__evrec_unref(s->pending[i].ev);
+        json_decref(s->pending[i].obj);
+    }
+    s->npending = mark;
+}
+
+/* Run op inside the open transaction, undoing exactly its own changes when
+ * it fails or keeps nothing (a savepoint per operation). */
+static void op_exec(struct store *s, struct wop *op, bool alone)
+{
+    uint64_t rv_mark = s->next_rv;
+    size_t pending_mark = s->npending;
+    struct err ignored;
+    err_init(&ignored);
+    if (!alone && exec_sql(s->w.db, "SAVEPOINT op", op->e)) {
+        op->rc = ERR_IO;
+        return;
+    }
+    op->rc = op->run(s, op);
+    if (alone)
+        return;
+    if (op->rc || op->discard) {
+        (void)exec_sql(s->w.db, "ROLLBACK TO op", &ignored);
+        s->next_rv = rv_mark;
+        pending_truncate(s, pending_mark);
+    }
+    (void)exec_sql(s->w.db, "RELEASE op", &ignored);
+}
+
+/* Run a batch of operations in one transaction and commit once: the
+ * commit's write to the WAL is shared, and no operation is acknowledged
+ * before it. */
+static void run_batch(struct store *s, struct wop *batch)
+{
+    struct err be;
+    err_init(&be);
+    pthread_mutex_lock(&s->wlock);
+    int rc = tx_begin(s, &be);
+    bool alone = batch->next == NULL, keep = false;
+    for (struct wop *op = batch; op && !rc; op = op->next) {
+        op_exec(s, op, alone);
+        if (!op->rc && !op->discard)
+            keep = true;
+    }
+    if (!rc && keep)
+        rc = tx_commit(s, &be);
+    else if (!rc)
+        tx_rollback(s);
+    for (struct wop *op = batch; op && rc; op = op->next)
+        if (!op->rc && !op->discard)
+            op->rc = err_set(op->e, rc, "%s", be.message);
+    pthread_mutex_unlock(&s->wlock);
+}
+
+/* Queue op and wait until a leader (maybe this thread) has run and
+ * committed it. Returns op->rc. */
+static int run_write(struct store *s, struct wop *op)
+{
+    op->rc = 0;
+    op->discard = false;
+    op->done = false;
+    op->next = NULL;
+    pthread_mutex_lock(&s->qlock);
+    if (s->qtail)
+        s->qtail->next = op;
+    else
+        s->qhead = op;
+    s->qtail = op;
+    while (!op->done) {
+        if (s->leader) {
+            pthread_cond_wait(&s->qcond, &s->qlock);
+            continue;
+        }
+        s->leader = true;
+        struct wop *batch = s->qhead, *last = batch;
+        for (int n = 1; n < MAX_BATCH && last->next; n++)
+            last = last->next;
+        s->qhead = last->next;
+        if (!s->qhead)
+            s->qtail = NULL;
+        last->next = NULL;
+        pthread_mutex_unlock(&s->qlock);
+        run_batch(s, batch);
+        pthread_mutex_lock(&s->qlock);
+        for (struct wop *w = batch, *next; w; w = next) {
+            next = w->next;
+            w->done = true;
+        }
+        s->leader = false;
+        pthread_cond_broadcast(&s->qcond);
+    }
+    pthread_mutex_unlock(&s->qlock);
+    return op->rc;
 }
 
 static int step_done(struct store *s, sqlite3_stmt *st, const char *what, struct err *e)
@@ -878,6 +995,8 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
     s->admit = store__admit_api;
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->pool_lock, NULL);
+    pthread_mutex_init(&s->qlock, NULL);
+    pthread_cond_init(&s->qcond, NULL);
     s->hub = store__hub_new(opts->watcher_queue_max ? opts->watcher_queue_max
                                                     : DEFAULT_WATCHER_QUEUE_MAX);
     int rc = conn_open(s, &s->w, true, e);
@@ -918,6 +1037,8 @@ void store_close(struct store *s)
     free(s->pending);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->pool_lock);
+    pthread_mutex_destroy(&s->qlock);
+    pthread_cond_destroy(&s->qcond);
     free(s->path);
     free(s);
 }
@@ -1468,51 +1589,59 @@ static void regenerate_name(json_t *doc)
     }
 }
 
+struct create_op {
+    struct wop base;
+    const struct store_resource *r;
+    const char *ns; /* "" for cluster-scoped */
+    json_t *doc;    /* the object to store (the caller's) */
+    bool generated, dry_run;
+};
+
+static int create_run(struct store *s, struct wop *op)
+{
+    struct create_op *c = (struct create_op *)op;
+    struct err *e = op->e;
+    int rc = 0;
+    if (c->r->namespaced)
+        rc = check_namespace(s, c->r, c->ns, store__meta_str(c->doc, "name"), e);
+    for (int attempt = 0; !rc; attempt++) {
+        json_t *cur;
+        rc = w_load(s, c->r, c->ns, store__meta_str(c->doc, "name"), &cur, e);
+        if (rc || !cur)
+            break;
+        json_decref(cur);
+        if (!c->generated || attempt >= 8)
+            return err_set(e, ERR_EXISTS, "%s \"%s\" already exists", res_name(c->r),
+                           store__meta_str(c->doc, "name"));
+        regenerate_name(c->doc);
+    }
+    if (rc)
+        return rc;
+    if (c->dry_run) {
+        op->discard = true;
+        return 0;
+    }
+    return obj_put(s, c->r, c->doc, STORE_ADDED, true, e);
+}
+
 int store_create(struct store *s, const struct store_resource *r, const char *ns,
                  const json_t *obj, const struct store_write_opts *opts, json_t **out,
                  struct err *e)
 {
-    static const struct store_write_opts none = {0};
-    const struct store_write_opts *o = opts ? opts : &none;
     *out = NULL;
     json_t *doc;
     int rc = prepare_create(s, r, ns, obj, &doc, e);
     if (rc)
         return rc;
-    const char *nsv = r->namespaced ? ns : "";
-    bool generated = !store__meta_str(obj, "name") || !*store__meta_str(obj, "name");
-    pthread_mutex_lock(&s->wlock);
-    rc = tx_begin(s, e);
-    if (!rc && r->namespaced)
-        rc = check_namespace(s, r, ns, store__meta_str(doc, "name"), e);
-    for (int attempt = 0; !rc; attempt++) {
-        json_t *cur;
-        rc = w_load(s, r, nsv, store__meta_str(doc, "name"), &cur, e);
-        if (rc)
-            break;
-        if (!cur)
-            break;
-        json_decref(cur);
-        if (!generated || attempt >= 8) {
-            rc = err_set(e, ERR_EXISTS, "%s \"%s\" already exists", res_name(r),
-                         store__meta_str(doc, "name"));
-            break;
-        }
-        regenerate_name(doc);
-    }
-    if (!rc && o->dry_run) {
-        tx_rollback(s);
-        pthread_mutex_unlock(&s->wlock);
-        *out = doc;
-        return 0;
-    }
-    if (!rc)
-        rc = obj_put(s, r, doc, STORE_ADDED, true, e);
-    if (!rc)
-        rc = tx_commit(s, e);
-    else
-        tx_rollback(s);
-    pthread_mutex_unlock(&s->wlock);
+    struct create_op c = {
+        .base = {.run = create_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .doc = doc,
+        .generated = !store__meta_str(obj, "name") || !*store__meta_str(obj, "name"),
+        .dry_run = opts && opts->dry_run,
+    };
+    rc = run_write(s, &c.base);
     if (rc) {
         json_decref(doc);
         return rc;
@@ -1685,6 +1814,74 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     return 0;
 }
 
+struct update_op {
+    struct wop base;
+    const struct store_resource *r;
+    const char *ns; /* "" for cluster-scoped */
+    const char *name;
+    const json_t *obj;   /* update: the new object (borrowed) */
+    const char *want_rv; /* update: the precondition, or NULL */
+    store_mutate_fn fn;  /* mutate: the change */
+    void *arg;
+    const struct store_write_opts *o;
+    json_t *out;
+};
+
+/* The requested object from a mutation (owned), or NULL with e set. */
+static json_t *mutated(struct update_op *u, const json_t *cur, struct err *e)
+{
+    json_t *next = u->fn(cur, u->arg, e);
+    if (!next) {
+        if (!e->code)
+            err_set(e, ERR_INTERNAL, "mutation returned nothing");
+        return NULL;
+    }
+    const char *nn = store__meta_str(next, "name");
+    const char *nns = store__meta_str(next, "namespace");
+    if (!json_is_object(next))
+        err_set(e, ERR_PARSE, "the patched object is not a JSON object");
+    else if (nn && strcmp(nn, u->name))
+        err_set(e, ERR_PARSE,
+                "the name of the object (%s) does not match the name on the URL (%s)", nn,
+                u->name);
+    else if (u->r->namespaced && nns && *nns && strcmp(nns, u->ns))
+        err_set(e, ERR_PARSE, "the namespace of the provided object does not match the "
+                              "namespace sent on the request");
+    else
+        return next;
+    json_decref(next);
+    return NULL;
+}
+
+static int update_run(struct store *s, struct wop *op)
+{
+    struct update_op *u = (struct update_op *)op;
+    struct err *e = op->e;
+    json_t *cur;
+    int rc = w_load(s, u->r, u->ns, u->name, &cur, e);
+    if (rc)
+        return rc;
+    if (!cur)
+        return not_found(e, u->r, u->name);
+    json_t *next = NULL;
+    if (u->want_rv && strcmp(u->want_rv, store__meta_str(cur, "resourceVersion")))
+        rc = err_set(e, ERR_CONFLICT,
+                     "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
+                     "please apply your changes to the latest version and try again",
+                     res_name(u->r), u->name);
+    else if (u->fn)
+        rc = (next = mutated(u, cur, e)) ? 0 : e->code;
+    else
+        next = json_deep_copy(u->obj);
+    bool wrote = false;
+    if (!rc)
+        rc = apply_update(s, u->r, cur, next, u->o, &u->out, &wrote, e);
+    json_decref(cur);
+    if (!rc && !wrote)
+        op->discard = true;
+    return rc;
+}
+
 static bool rv_required(const struct store_resource *r)
 {
     return !strcmp(r->group, "kueue.x-k8s.io");
@@ -1695,9 +1892,7 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
                  json_t **out, struct err *e)
 {
     static const struct store_write_opts none = {0};
-    const struct store_write_opts *o = opts ? opts : &none;
     *out = NULL;
-    const char *nsv = r->namespaced ? ns : "";
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     if (!json_is_object(obj))
         return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
@@ -1718,32 +1913,22 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
         err_restore(e, mark);
         return ERR_INVALID;
     }
-    pthread_mutex_lock(&s->wlock);
-    json_t *cur = NULL;
-    int rc = tx_begin(s, e);
-    if (!rc)
-        rc = w_load(s, r, nsv, name, &cur, e);
-    if (!rc && !cur)
-        rc = not_found(e, r, name);
-    if (!rc && want_rv && *want_rv && strcmp(want_rv, store__meta_str(cur, "resourceVersion")))
-        rc = err_set(e, ERR_CONFLICT,
-                     "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
-                     "please apply your changes to the latest version and try again",
-                     res_name(r), name);
-    bool wrote = false;
-    if (!rc)
-        rc = apply_update(s, r, cur, json_deep_copy(obj), o, out, &wrote, e);
-    if (!rc && wrote)
-        rc = tx_commit(s, e);
-    else
-        tx_rollback(s);
-    pthread_mutex_unlock(&s->wlock);
-    json_decref(cur);
+    struct update_op u = {
+        .base = {.run = update_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .name = name,
+        .obj = obj,
+        .want_rv = want_rv && *want_rv ? want_rv : NULL,
+        .o = opts ? opts : &none,
+    };
+    int rc = run_write(s, &u.base);
     if (rc) {
-        json_decref(*out);
-        *out = NULL;
+        json_decref(u.out);
+        return rc;
     }
-    return rc;
+    *out = u.out;
+    return 0;
 }
 
 int store_mutate(struct store *s, const struct store_resource *r, const char *ns,
@@ -1751,56 +1936,71 @@ int store_mutate(struct store *s, const struct store_resource *r, const char *ns
                  const struct store_write_opts *opts, json_t **out, struct err *e)
 {
     static const struct store_write_opts none = {0};
-    const struct store_write_opts *o = opts ? opts : &none;
     *out = NULL;
-    const char *nsv = r->namespaced ? ns : "";
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
-    pthread_mutex_lock(&s->wlock);
-    json_t *cur = NULL;
-    int rc = tx_begin(s, e);
-    if (!rc)
-        rc = w_load(s, r, nsv, name, &cur, e);
-    if (!rc && !cur)
-        rc = not_found(e, r, name);
-    json_t *next = NULL;
-    if (!rc) {
-        next = fn(cur, arg, e);
-        if (!next)
-            rc = e->code ? e->code : err_set(e, ERR_INTERNAL, "mutation returned nothing");
-        else if (!json_is_object(next))
-            rc = err_set(e, ERR_PARSE, "the patched object is not a JSON object");
-    }
-    if (!rc) {
-        const char *nn = store__meta_str(next, "name");
-        const char *nns = store__meta_str(next, "namespace");
-        if (nn && strcmp(nn, name))
-            rc = err_set(e, ERR_PARSE,
-                         "the name of the object (%s) does not match the name on the URL (%s)",
-                         nn, name);
-        else if (r->namespaced && nns && *nns && strcmp(nns, ns))
-            rc = err_set(e, ERR_PARSE, "the namespace of the provided object does not match "
-                                       "the namespace sent on the request");
-    }
-    bool wrote = false;
-    if (!rc) {
-        rc = apply_update(s, r, cur, next, o, out, &wrote, e);
-        next = NULL;
-    }
-    json_decref(next);
-    if (!rc && wrote)
-        rc = tx_commit(s, e);
-    else
-        tx_rollback(s);
-    pthread_mutex_unlock(&s->wlock);
-    json_decref(cur);
+    struct update_op u = {
+        .base = {.run = update_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .name = name,
+        .fn = fn,
+        .arg = arg,
+        .o = opts ? opts : &none,
+    };
+    int rc = run_write(s, &u.base);
     if (rc) {
-        json_decref(*out);
-        *out = NULL;
+        json_decref(u.out);
+        return rc;
     }
-    return rc;
+    *out = u.out;
+    return 0;
 }
 
 /* ---- delete ----------------------------------------------------------------------------------- */
+
+struct delete_op {
+    struct wop base;
+    const struct store_resource *r;
+    const char *ns; /* "" for cluster-scoped */
+    const char *name;
+    const struct store_delete_opts *o;
+    const char *policy;
+    json_t *cur; /* the object as last stored */
+    bool deleted;
+};
+
+static int delete_run(struct store *s, struct wop *op)
+{
+    struct delete_op *d = (struct delete_op *)op;
+    struct err *e = op->e;
+    const struct store_delete_opts *o = d->o;
+    int rc = w_load(s, d->r, d->ns, d->name, &d->cur, e);
+    if (rc)
+        return rc;
+    if (!d->cur)
+        return not_found(e, d->r, d->name);
+    const char *uid = store__meta_str(d->cur, "uid");
+    const char *rv = store__meta_str(d->cur, "resourceVersion");
+    if (o->precondition_uid && strcmp(o->precondition_uid, uid ? uid : ""))
+        return err_set(e, ERR_CONFLICT,
+                       "Operation cannot be fulfilled on %s \"%s\": Precondition failed: UID in "
+                       "precondition: %s, UID in object meta: %s",
+                       res_name(d->r), d->name, o->precondition_uid, uid ? uid : "");
+    if (o->precondition_resource_version && strcmp(o->precondition_resource_version, rv ? rv : ""))
+        return err_set(e, ERR_CONFLICT,
+                       "Operation cannot be fulfilled on %s \"%s\": Precondition failed: "
+                       "ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
+                       res_name(d->r), d->name, o->precondition_resource_version, rv ? rv : "");
+    if (o->dry_run) {
+        d->deleted = n_finalizers(d->cur) == 0 && strcmp(d->r->key, "namespaces");
+        op->discard = true;
+        return 0;
+    }
+    rc = do_delete(s, d->r, d->cur, d->policy, 0, &d->deleted, e);
+    if (!rc && rv && !strcmp(rv, store__meta_str(d->cur, "resourceVersion")))
+        op->discard = true; /* already being deleted: nothing changed */
+    return rc;
+}
 
 int store_delete(struct store *s, const struct store_resource *r, const char *ns,
                  const char *name, const struct store_delete_opts *opts, json_t **out,
@@ -1811,7 +2011,6 @@ int store_delete(struct store *s, const struct store_resource *r, const char *ns
     if (out)
         *out = NULL;
     *deleted = false;
-    const char *nsv = r->namespaced ? ns : "";
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     const char *policy = o->propagation_policy ? o->propagation_policy : "Background";
     if (strcmp(policy, "Background") && strcmp(policy, "Foreground") && strcmp(policy, "Orphan"))
@@ -1819,47 +2018,22 @@ int store_delete(struct store *s, const struct store_resource *r, const char *ns
                        "propagationPolicy: Unsupported value: \"%s\": supported values: "
                        "\"Foreground\", \"Background\", \"Orphan\"",
                        policy);
-    pthread_mutex_lock(&s->wlock);
-    json_t *cur = NULL;
-    int rc = tx_begin(s, e);
+    struct delete_op d = {
+        .base = {.run = delete_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .name = name,
+        .o = o,
+        .policy = policy,
+    };
+    int rc = run_write(s, &d.base);
     if (!rc)
-        rc = w_load(s, r, nsv, name, &cur, e);
-    if (!rc && !cur)
-        rc = not_found(e, r, name);
-    if (!rc && o->precondition_uid && strcmp(o->precondition_uid, store__meta_str(cur, "uid")))
-        rc = err_set(e, ERR_CONFLICT,
-                     "Operation cannot be fulfilled on %s \"%s\": Precondition failed: UID in "
-                     "precondition: %s, UID in object meta: %s",
-                     res_name(r), name, o->precondition_uid, store__meta_str(cur, "uid"));
-    if (!rc && o->precondition_resource_version &&
-        strcmp(o->precondition_resource_version, store__meta_str(cur, "resourceVersion")))
-        rc = err_set(e, ERR_CONFLICT,
-                     "Operation cannot be fulfilled on %s \"%s\": Precondition failed: "
-                     "ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
-                     res_name(r), name, o->precondition_resource_version,
-                     store__meta_str(cur, "resourceVersion"));
-    if (!rc && o->dry_run) {
-        *deleted = n_finalizers(cur) == 0 && strcmp(r->key, "namespaces");
-        tx_rollback(s);
-        pthread_mutex_unlock(&s->wlock);
-        if (out)
-            *out = cur;
-        else
-            json_decref(cur);
-        return 0;
-    }
-    if (!rc)
-        rc = do_delete(s, r, cur, policy, 0, deleted, e);
-    if (!rc)
-        rc = tx_commit(s, e);
-    else
-        tx_rollback(s);
-    pthread_mutex_unlock(&s->wlock);
+        *deleted = d.deleted;
     if (rc || !out) {
-        json_decref(cur);
+        json_decref(d.cur);
         return rc;
     }
-    *out = cur;
+    *out = d.cur;
     return 0;
 }
 
