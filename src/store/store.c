@@ -1996,8 +1996,10 @@ static int delete_run(struct store *s, struct wop *op)
         op->discard = true;
         return 0;
     }
+    char before[24];
+    snprintf(before, sizeof(before), "%s", rv ? rv : "");
     rc = do_delete(s, d->r, d->cur, d->policy, 0, &d->deleted, e);
-    if (!rc && rv && !strcmp(rv, store__meta_str(d->cur, "resourceVersion")))
+    if (!rc && !strcmp(before, store__meta_str(d->cur, "resourceVersion")))
         op->discard = true; /* already being deleted: nothing changed */
     return rc;
 }

@@ -190,6 +190,55 @@ static void test_store_concurrent_creates(void **state)
     tstore_free(t);
 }
 
+struct racer {
+    struct store *s;
+    int created, exists;
+};
+
+static void *race_same_names(void *arg)
+{
+    struct racer *r = arg;
+    char name[32];
+    for (int i = 0; i < 50; i++) {
+        snprintf(name, sizeof(name), "dup-%d", i);
+        struct err e;
+        err_init(&e);
+        json_t *in = workload(name), *out = NULL;
+        int rc = store_create(r->s, wl_res(), "default", in, NULL, &out, &e);
+        if (rc == 0)
+            r->created++;
+        else if (rc == ERR_EXISTS)
+            r->exists++;
+        json_decref(in);
+        json_decref(out);
+    }
+    return NULL;
+}
+
+/* Writers batched into one transaction fail alone: of 8 threads creating
+ * the same 50 names, exactly 50 creates succeed, each taking one version. */
+static void test_store_concurrent_conflicting_creates(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    uint64_t before = store_current_rv(t->s);
+    pthread_t th[8];
+    struct racer r[8];
+    for (int i = 0; i < 8; i++) {
+        r[i] = (struct racer){t->s, 0, 0};
+        pthread_create(&th[i], NULL, race_same_names, &r[i]);
+    }
+    int created = 0, exists = 0;
+    for (int i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        created += r[i].created;
+        exists += r[i].exists;
+    }
+    assert_int_equal(created, 50);
+    assert_int_equal(exists, 7 * 50);
+    assert_int_equal(store_current_rv(t->s), before + 50);
+    tstore_free(t);
+}
+
 /* ---- benchmark (CUEUE_BENCH=1) ------------------------------------------------------ */
 
 static long rss_kb(void)
@@ -255,6 +304,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_crash_loses_no_acknowledged_write),
         cmocka_unit_test(test_store_concurrent_creates),
+        cmocka_unit_test(test_store_concurrent_conflicting_creates),
         cmocka_unit_test(test_store_bench),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
