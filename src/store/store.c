@@ -102,6 +102,7 @@ static const char *const SQL[ST_COUNT] = {
     [ST_UID_EXISTS] = "SELECT 1 FROM objects WHERE uid=?1 LIMIT 1",
     [ST_META_GET] = "SELECT v FROM meta WHERE k=?1",
     [ST_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) ON CONFLICT(k) DO UPDATE SET v=?2",
+    [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
 };
 
 static const char SCHEMA[] =
@@ -679,6 +680,46 @@ static int not_found(struct err *e, const struct store_resource *r, const char *
 
 /* ---- removal, garbage collection, namespaces -------------------------------------- */
 
+#define FOREGROUND "foregroundDeletion"
+
+/* metadata.finalizers of obj, created empty when absent (borrowed). */
+static json_t *finalizers_of(json_t *obj)
+{
+    json_t *m = meta_of(obj);
+    json_t *f = json_object_get(m, "finalizers");
+    if (!json_is_array(f)) {
+        f = json_array();
+        json_object_set_new(m, "finalizers", f);
+    }
+    return f;
+}
+
+static bool str_in_array(const json_t *arr, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        if (json_is_string(v) && !strcmp(json_string_value(v), s))
+            return true;
+    }
+    return false;
+}
+
+static void drop_finalizer(json_t *obj, const char *name)
+{
+    json_t *f = finalizers_of(obj);
+    for (size_t i = 0; i < json_array_size(f);) {
+        json_t *v = json_array_get(f, i);
+        if (json_is_string(v) && !strcmp(json_string_value(v), name))
+            json_array_remove(f, i);
+        else
+            i++;
+    }
+    if (json_array_size(f) == 0)
+        json_object_del(meta_of(obj), "finalizers");
+}
+
 static int do_delete(struct store *s, const struct store_resource *r, json_t *cur,
                      const char *policy, int depth, bool *deleted, struct err *e);
 
@@ -787,6 +828,8 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
 }
 
 static int finish_namespace(struct store *s, const char *ns, int depth, struct err *e);
+static int release_foreground_owners(struct store *s, const json_t *dep, int depth,
+                                     struct err *e);
 
 /* Remove cur for good: DELETED event, then its dependents and, for the last
  * object of a terminating namespace, the namespace. */
@@ -814,8 +857,58 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
     const char *uid = store__meta_str(cur, "uid");
     if (!rc && uid && depth < MAX_GC_DEPTH)
         rc = collect_dependents(s, uid, false, depth, e);
+    if (!rc && depth < MAX_GC_DEPTH)
+        rc = release_foreground_owners(s, cur, depth, e);
     if (!rc && r->namespaced && ns && *ns)
         rc = finish_namespace(s, ns, depth, e);
+    return rc;
+}
+
+/* Owners of dep in foreground deletion whose last dependent dep was: drop
+ * their foregroundDeletion finalizer, removing them when none is left. */
+static int release_foreground_owners(struct store *s, const json_t *dep, int depth,
+                                     struct err *e)
+{
+    json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
+    size_t i;
+    json_t *ref;
+    int rc = 0;
+    json_array_foreach(refs, i, ref)
+    {
+        json_t *u = json_object_get(ref, "uid");
+        if (rc || !json_is_string(u))
+            continue;
+        const struct store_resource *or = NULL;
+        char *ons = NULL, *oname = NULL;
+        sqlite3_stmt *st = store__stmt(&s->w, ST_BY_UID);
+        bind_text(st, 1, json_string_value(u));
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            or = store_resource_find((const char *)sqlite3_column_text(st, 0));
+            ons = xstrdup((const char *)sqlite3_column_text(st, 1));
+            oname = xstrdup((const char *)sqlite3_column_text(st, 2));
+        }
+        sqlite3_reset(st);
+        json_t *owner = NULL;
+        if (or)
+            rc = w_load(s, or, ons, oname, &owner, e);
+        size_t n = 1;
+        if (!rc && owner && has_deletion(owner) &&
+            str_in_array(finalizers_of(owner), FOREGROUND))
+        {
+            struct key3 *left = dependents_of(s, json_string_value(u), &n);
+            keys_release(left, n);
+        }
+        if (!rc && owner && n == 0) {
+            drop_finalizer(owner, FOREGROUND);
+            if (n_finalizers(owner) == 0)
+                rc = obj_remove(s, or, owner, depth + 1, e);
+            else
+                rc = obj_put(s, or, owner, STORE_MODIFIED, false, e);
+        }
+        json_decref(owner);
+        free(ons);
+        free(oname);
+    }
     return rc;
 }
 
@@ -829,25 +922,23 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
         /* Collect first: deleting while stepping a query on the same
          * connection would disturb it. */
         sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(s->w.db, "SELECT doc FROM objects WHERE res=?1 AND ns=?2", -1, &st,
+        if (sqlite3_prepare_v2(s->w.db, "SELECT name FROM objects WHERE res=?1 AND ns=?2", -1, &st,
                                NULL) != SQLITE_OK)
             return db_err(e, s->w.db, "namespace contents");
         bind_text(st, 1, r->key);
         bind_text(st, 2, ns);
-        json_t *docs = json_array();
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            json_t *d = load_text((const char *)sqlite3_column_text(st, 0));
-            if (d)
-                json_array_append_new(docs, d);
-        }
+        json_t *names = json_array();
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_array_append_new(names,
+                                  json_string((const char *)sqlite3_column_text(st, 0)));
         sqlite3_finalize(st);
         size_t i;
-        json_t *d;
-        json_array_foreach(docs, i, d)
+        json_t *nm;
+        json_array_foreach(names, i, nm)
         {
             json_t *cur;
             /* An earlier deletion (garbage collection) may have removed it. */
-            rc = w_load(s, r, ns, store__meta_str(d, "name"), &cur, e);
+            rc = w_load(s, r, ns, json_string_value(nm), &cur, e);
             if (rc)
                 break;
             if (!cur)
@@ -858,7 +949,7 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
             if (rc)
                 break;
         }
-        json_decref(docs);
+        json_decref(names);
     }
     return rc;
 }
@@ -946,12 +1037,26 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
     }
     if (n_finalizers(cur) > 0)
         return 0;
-    if (orphan) {
-        const char *uid = store__meta_str(cur, "uid");
-        if (uid)
-            rc = collect_dependents(s, uid, true, depth, e);
+    const char *uid = store__meta_str(cur, "uid");
+    if (orphan && uid) {
+        rc = collect_dependents(s, uid, true, depth, e);
         if (rc)
             return rc;
+    }
+    if (policy && !strcmp(policy, "Foreground") && uid && depth < MAX_GC_DEPTH) {
+        /* Dependents go first; those that stay (finalizers) keep the owner,
+         * marked foregroundDeletion, until the last of them is removed. */
+        rc = collect_dependents(s, uid, false, depth, e);
+        size_t n;
+        struct key3 *left = dependents_of(s, uid, &n);
+        keys_release(left, n);
+        if (rc || n > 0) {
+            if (!rc) {
+                json_array_append_new(finalizers_of(cur), json_string(FOREGROUND));
+                rc = mark_deleting(s, r, cur, e);
+            }
+            return rc;
+        }
     }
     rc = obj_remove(s, r, cur, depth, e);
     if (!rc)
@@ -1676,14 +1781,6 @@ static bool spec_changed(const json_t *a, const json_t *b)
     return false;
 }
 
-static bool str_in_array(const json_t *arr, const char *s)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return
-        true;
-    return false;
-}
 
 /* Once deletionTimestamp is set, no finalizer may be added. */
 static int check_finalizers(const json_t *cur, const json_t *next, struct err *e)

@@ -22,7 +22,9 @@
  *   with a bound.
  *
  * Thread safety: every function may be called from any thread. Writers are
- * serialised; readers and watchers never block writers for long. A watcher
+ * serialised (and group-committed: concurrent writes share one transaction
+ * and one WAL write, and none returns before that commit); readers and
+ * watchers never block writers for long. A watcher
  * that falls too far behind is cut off (its next call returns ERR_GONE)
  * rather than buffering without bound.
  *
@@ -129,13 +131,25 @@ void store_list_release(struct store_list *l);
 /* Create obj (borrowed; not changed) in namespace ns (NULL for cluster-scoped;
  * must agree with metadata.namespace when both are set). *out is the stored
  * object (owned). Errors: ERR_INVALID (with causes), ERR_EXISTS, ERR_NOT_FOUND
- * (namespace missing), ERR_FORBIDDEN (namespace terminating). */
+ * (namespace missing), ERR_FORBIDDEN (namespace terminating), ERR_PARSE (not
+ * an object; namespace in the body differs from ns). Messages are worded as
+ * the API server's: `workloads.kueue.x-k8s.io "wl" already exists`,
+ * `namespaces "x" not found`. Server-set metadata in obj is ignored; status
+ * is dropped for kinds with a status subresource. A Job labelled
+ * kueue.x-k8s.io/queue-name is stored suspended (Kueue's Job webhook). */
 CU_MUST_CHECK int store_create(struct store *s, const struct store_resource *r, const char *ns,
                                const json_t *obj, const struct store_write_opts *opts,
                                json_t **out, struct err *e);
 
 /* Replace an object (PUT semantics) with obj (borrowed). When obj carries a
- * metadata.resourceVersion it must be current (else ERR_CONFLICT). */
+ * metadata.resourceVersion it must be current (else ERR_CONFLICT); Kueue
+ * kinds require one (ERR_INVALID "must be specified for an update"). A name
+ * or namespace in obj that differs from the request is ERR_PARSE. With
+ * opts->status only status changes (ERR_NOT_FOUND for a kind without the
+ * subresource); without it, status and server-set metadata are kept from
+ * storage. An update that changes nothing returns the stored object with
+ * its old resourceVersion and emits no event. An update that empties the
+ * finalizers of an object being deleted removes it (a DELETED event). */
 CU_MUST_CHECK int store_update(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, const json_t *obj,
                                const struct store_write_opts *opts, json_t **out, struct err *e);
@@ -143,7 +157,10 @@ CU_MUST_CHECK int store_update(struct store *s, const struct store_resource *r, 
 /* Read-modify-write under the store's write lock: fn gets the current object
  * (owned by the store during the call) and returns a new one (owned by the
  * caller of fn, passed back to the store) or sets an error. Used for PATCH and
- * by controllers; conflicts cannot happen. */
+ * by controllers; conflicts cannot happen. Writes are group-committed, so fn
+ * may run on another thread than the caller's (which waits meanwhile); fn
+ * must not call the store. Otherwise as store_update (resourceVersion in the
+ * returned object is ignored). */
 typedef json_t *(*store_mutate_fn)(const json_t *current, void *arg, struct err *e);
 CU_MUST_CHECK int store_mutate(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, store_mutate_fn fn, void *arg,
@@ -158,7 +175,11 @@ struct store_delete_opts {
 
 /* Delete: with finalizers, set deletionTimestamp and return the object
  * (*deleted = false); without, remove it (*deleted = true). *out (owned, may
- * be NULL) is the object as last stored. ERR_NOT_FOUND when absent. */
+ * be NULL) is the object as last stored. ERR_NOT_FOUND when absent;
+ * ERR_CONFLICT when a precondition fails. Dependents (ownerReferences) are
+ * deleted in the same transaction (Background, Foreground) or lose the
+ * reference (Orphan). A Namespace turns Terminating, everything in it is
+ * deleted, and it goes when empty (*deleted tells whether it went already). */
 CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, const struct store_delete_opts *opts,
                                json_t **out, bool *deleted, struct err *e);
@@ -201,8 +222,9 @@ void store_watch_close(struct store_watch *w);
 /* ---- maintenance ------------------------------------------------------------------ */
 
 /* Delete every object whose owners (metadata.ownerReferences uids) are all
- * absent, as the garbage collector of a cluster does. Returns the number of
- * objects deleted (>= 0) or a negative ERR_*. Run by store_open. */
+ * absent, as the garbage collector of a cluster does (objects with another
+ * owner present only lose the dangling reference). Returns the number of
+ * changes made (>= 0) or a negative ERR_*. Run by store_open. */
 CU_MUST_CHECK int store_gc_orphans(struct store *s, struct err *e);
 
 #endif

@@ -91,6 +91,7 @@ enum store__stmt {
     ST_UID_EXISTS,   /* 1 when an object has uid */
     ST_META_GET,     /* v of k */
     ST_META_SET,     /* set v of k */
+    ST_BY_UID,       /* (res, ns, name) of the object with uid */
     ST_COUNT
 };
 

@@ -624,6 +624,44 @@ static void test_store_gc_owned_objects(void **state)
     tstore_free(t);
 }
 
+static void test_store_gc_foreground(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default",
+                         parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
+    json_t *in = owned("wl", "job-j", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    json_decref(create(t->s, WL, "default", in));
+    json_decref(create(t->s, "pods", "default", owned("pod", "p1", job, NULL)));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    json_t *out;
+    struct store_delete_opts o = {.propagation_policy = "Foreground"};
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", &o, &out, &deleted, &e), 0);
+    /* The pod went; the held workload keeps the job, marked foregroundDeletion. */
+    assert_false(deleted);
+    assert_false(exists(t->s, "pods", "default", "p1"));
+    assert_non_null(mstr(out, "deletionTimestamp"));
+    json_t *fin = json_object_get(json_object_get(out, "metadata"), "finalizers");
+    assert_string_equal(json_string_value(json_array_get(fin, 0)), "foregroundDeletion");
+    json_decref(out);
+    json_t *wl;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "default", "job-j", &wl, &e), 0);
+    assert_non_null(mstr(wl, "deletionTimestamp"));
+    /* Its last dependent gone, the job goes too. */
+    json_object_del(json_object_get(wl, "metadata"), "finalizers");
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "job-j", wl, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(wl);
+    assert_false(exists(t->s, WL, "default", "job-j"));
+    assert_false(exists(t->s, "jobs.batch", "default", "j"));
+    json_decref(job);
+    tstore_free(t);
+}
+
 static void test_store_gc_orphans_sweep(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -915,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_store_delete_preconditions),
         cmocka_unit_test(test_store_finalizers),
         cmocka_unit_test(test_store_gc_owned_objects),
+        cmocka_unit_test(test_store_gc_foreground),
         cmocka_unit_test(test_store_gc_orphans_sweep),
         cmocka_unit_test(test_store_namespace_deletion),
         cmocka_unit_test(test_store_list_selectors),
