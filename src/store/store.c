@@ -1605,6 +1605,8 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
     if (!json_is_object(obj))
         return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
     if (r->namespaced && (!ns || !*ns))
+        ns = store__meta_str(obj, "namespace");
+    if (r->namespaced && (!ns || !*ns))
         return err_set(e, ERR_PARSE, "a namespace is required for %s", res_name(r));
     json_t *doc = json_deep_copy(obj);
     char gv[128];
@@ -1741,7 +1743,7 @@ int store_create(struct store *s, const struct store_resource *r, const char *ns
     struct create_op c = {
         .base = {.run = create_run, .e = e},
         .r = r,
-        .ns = r->namespaced ? ns : "",
+        .ns = r->namespaced ? store__meta_str(doc, "namespace") : "",
         .doc = doc,
         .generated = !store__meta_str(obj, "name") || !*store__meta_str(obj, "name"),
         .dry_run = opts && opts->dry_run,

@@ -296,6 +296,22 @@ static void test_store_bench(void **state)
            (long long)(tm_monotonic_ms() - t0));
     store_list_release(&l);
     printf("bench: RSS after lists: %ld MB\n", rss_kb() / 1024);
+
+    /* synchronous=FULL: an fsync per commit, shared by a group commit. */
+    store_close(t->s);
+    tstore_rmdir(t->dir);
+    if (!mkdtemp(strcpy(t->dir, "/tmp/cueue-store-XXXXXX")))
+        fail();
+    snprintf(t->path, sizeof(t->path), "%s/cueue.db", t->dir);
+    struct store_options so = {.path = t->path, .sync_full = true};
+    err_init(&e);
+    assert_int_equal(store_open(&so, &t->s, &e), 0);
+    ms1 = run_creates(t->s, 1, 500, 0);
+    printf("bench: sync_full creates, 1 thread:   %d in %.0f ms = %.0f/s\n", 500, ms1,
+           500 / ms1 * 1000);
+    ms16 = run_creates(t->s, 16, 200, 100);
+    printf("bench: sync_full creates, 16 threads: %d in %.0f ms = %.0f/s\n", 16 * 200, ms16,
+           16 * 200 / ms16 * 1000);
     tstore_free(t);
 }
 

@@ -161,6 +161,12 @@ static void test_store_create_namespace_rules(void **state)
     assert_int_equal(store_create(t->s, R(WL), "default", in, NULL, &out, &e), ERR_PARSE);
     assert_string_equal(e.message, "the namespace of the provided object does not match the "
                                    "namespace sent on the request");
+    /* Without a namespace argument, the body's is used. */
+    json_object_set_new(json_object_get(in, "metadata"), "namespace", json_string("kube-system"));
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), NULL, in, NULL, &out, &e), 0);
+    assert_string_equal(mstr(out, "namespace"), "kube-system");
+    json_decref(out);
     json_decref(in);
     tstore_free(t);
 }
