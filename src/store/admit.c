@@ -6,8 +6,7 @@
  * (Pods, Events, Leases) is stored as given. */
 #include "store/store_int.h"
 
-int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old,
-                     struct err *e)
+int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e)
 {
     (void)r;
     (void)doc;

@@ -110,8 +110,7 @@ static bool is_integer(const char *v)
 }
 
 /* Parse one requirement at lx into r. Returns 0 or ERR_PARSE. */
-static int parse_label_req(struct lexer *lx, const char *text, struct store__req *r,
-                           struct err *e)
+static int parse_label_req(struct lexer *lx, const char *text, struct store__req *r, struct err *e)
 {
     skip_ws(lx);
     if (lx->s[lx->i] == '!') {
@@ -184,8 +183,8 @@ static int parse_label_req(struct lexer *lx, const char *text, struct store__req
         }
         return 0;
     } else {
-        return err_set(e, ERR_PARSE, "unable to parse requirement: found '%s' in selector '%s'",
-                       p, text);
+        return err_set(e, ERR_PARSE, "unable to parse requirement: found '%s' in selector '%s'", p,
+                       text);
     }
     skip_ws(lx);
     char *v = read_ident(lx);
@@ -279,22 +278,17 @@ static const char *field_path(const struct store_resource *r, const char *label)
  * backslash escapes. */
 static char *read_field_term(const char **p)
 {
-    struct {
-        char *buf;
-        size_t len;
-    } b = {xmalloc(strlen(*p) + 1), 0};
     const char *s = *p;
+    char *out = xmalloc(strlen(s) + 1);
+    size_t n = 0;
     while (*s && *s != ',') {
-        if (*s == '\\' && s[1]) {
-            b.buf[b.len++] = s[1];
-            s += 2;
-            continue;
-        }
-        b.buf[b.len++] = *s++;
+        if (*s == '\\' && s[1])
+            s++;
+        out[n++] = *s++;
     }
-    b.buf[b.len] = '\0';
+    out[n] = '\0';
     *p = s;
-    return b.buf;
+    return out;
 }
 
 static char *trim(char *s)

@@ -55,7 +55,7 @@ struct store {
 
     pthread_mutex_t wlock; /* serialises writers; guards w, next_rv, pending */
     struct store__conn w;
-    uint64_t next_rv;    /* the last version handed out in the open transaction */
+    uint64_t next_rv; /* the last version handed out in the open transaction */
     unsigned since_compact;
     struct store__change *pending; /* changes of the open transaction */
     size_t npending, cap_pending;
@@ -326,9 +326,9 @@ static void new_uid(char out[37])
     random_bytes(b, sizeof(b));
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-             b[13], b[14], b[15]);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 /* generateName's suffix: 5 characters from the alphabet Kubernetes uses
@@ -469,9 +469,8 @@ static int tx_commit(struct store *s, struct err *e)
     return 0;
 }
 
-static void pending_add(struct store *s, enum store_event_type type,
-                        const struct store_resource *r, uint64_t rv, const char *text,
-                        json_t *obj)
+static void pending_add(struct store *s, enum store_event_type type, const struct store_resource *r,
+                        uint64_t rv, const char *text, json_t *obj)
 {
     XGROW(s->pending, s->cap_pending, s->npending + 1);
     struct store__change *c = &s->pending[s->npending++];
@@ -605,8 +604,8 @@ static int owners_set(struct store *s, const struct store_resource *r, const cha
     bind_text(st, 2, ns);
     bind_text(st, 3, name);
     int rc = step_done(s, st, "owners", e);
-    json_t *refs = obj ? json_object_get(json_object_get(obj, "metadata"), "ownerReferences")
-                       : NULL;
+    json_t *refs =
+        obj ? json_object_get(json_object_get(obj, "metadata"), "ownerReferences") : NULL;
     size_t i;
     json_t *ref;
     json_array_foreach(refs, i, ref)
@@ -652,8 +651,8 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
 }
 
 /* Load (res, ns, name) on the write connection; *out owned or NULL. */
-static int w_load(struct store *s, const struct store_resource *r, const char *ns,
-                  const char *name, json_t **out, struct err *e)
+static int w_load(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                  json_t **out, struct err *e)
 {
     *out = NULL;
     sqlite3_stmt *st = store__stmt(&s->w, ST_GET);
@@ -828,8 +827,7 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
 }
 
 static int finish_namespace(struct store *s, const char *ns, int depth, struct err *e);
-static int release_foreground_owners(struct store *s, const json_t *dep, int depth,
-                                     struct err *e);
+static int release_foreground_owners(struct store *s, const json_t *dep, int depth, struct err *e);
 
 /* Remove cur for good: DELETED event, then its dependents and, for the last
  * object of a terminating namespace, the namespace. */
@@ -866,8 +864,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
 
 /* Owners of dep in foreground deletion whose last dependent dep was: drop
  * their foregroundDeletion finalizer, removing them when none is left. */
-static int release_foreground_owners(struct store *s, const json_t *dep, int depth,
-                                     struct err *e)
+static int release_foreground_owners(struct store *s, const json_t *dep, int depth, struct err *e)
 {
     json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
     size_t i;
@@ -878,7 +875,7 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
         json_t *u = json_object_get(ref, "uid");
         if (rc || !json_is_string(u))
             continue;
-        const struct store_resource *or = NULL;
+        const struct store_resource * or = NULL;
         char *ons = NULL, *oname = NULL;
         sqlite3_stmt *st = store__stmt(&s->w, ST_BY_UID);
         bind_text(st, 1, json_string_value(u));
@@ -892,9 +889,7 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
         if (or)
             rc = w_load(s, or, ons, oname, &owner, e);
         size_t n = 1;
-        if (!rc && owner && has_deletion(owner) &&
-            str_in_array(finalizers_of(owner), FOREGROUND))
-        {
+        if (!rc && owner && has_deletion(owner) && str_in_array(finalizers_of(owner), FOREGROUND)) {
             struct key3 *left = dependents_of(s, json_string_value(u), &n);
             keys_release(left, n);
         }
@@ -929,8 +924,7 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
         bind_text(st, 2, ns);
         json_t *names = json_array();
         while (sqlite3_step(st) == SQLITE_ROW)
-            json_array_append_new(names,
-                                  json_string((const char *)sqlite3_column_text(st, 0)));
+            json_array_append_new(names, json_string((const char *)sqlite3_column_text(st, 0)));
         sqlite3_finalize(st);
         size_t i;
         json_t *nm;
@@ -957,8 +951,9 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
 static bool namespace_is_empty(struct store *s, const char *ns)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->w.db, "SELECT 1 FROM objects WHERE ns=?1 AND res<>'namespaces' LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->w.db,
+                           "SELECT 1 FROM objects WHERE ns=?1 AND res<>'namespaces' LIMIT 1", -1,
+                           &st, NULL) != SQLITE_OK)
         return false;
     bind_text(st, 1, ns);
     bool empty = sqlite3_step(st) != SQLITE_ROW;
@@ -1438,7 +1433,7 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     const struct store_list_opts *o = opts ? opts : &none;
     memset(out, 0, sizeof(*out));
     out->remaining = -1;
-    if (!r->namespaced)
+    if (!r->namespaced || (ns && !*ns))
         ns = NULL;
     struct list_query q = {0};
     int rc = store__label_selector_parse(o->label_selector, &q.labels, e);
@@ -1510,9 +1505,15 @@ void store_list_release(struct store_list *l)
 
 /* ---- create ------------------------------------------------------------------------------ */
 
-static const char *const SERVER_SET_META[] = {
-    "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
-    "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields", NULL};
+static const char *const SERVER_SET_META[] = {"uid",
+                                              "resourceVersion",
+                                              "creationTimestamp",
+                                              "deletionTimestamp",
+                                              "deletionGracePeriodSeconds",
+                                              "generation",
+                                              "selfLink",
+                                              "managedFields",
+                                              NULL};
 
 /* Namespace defaults of the API server: the name label, the kubernetes
  * finalizer in spec, phase Active. */
@@ -1617,8 +1618,9 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
     if (r->namespaced) {
         if (body_ns && *body_ns && strcmp(body_ns, ns)) {
             json_decref(doc);
-            return err_set(e, ERR_PARSE, "the namespace of the provided object does not match "
-                                         "the namespace sent on the request");
+            return err_set(e, ERR_PARSE,
+                           "the namespace of the provided object does not match "
+                           "the namespace sent on the request");
         }
         json_object_set_new(m, "namespace", json_string(ns));
     } else {
@@ -1685,8 +1687,7 @@ static void regenerate_name(json_t *doc)
         !strcmp(json_string_value(json_object_get(doc, "kind")), "Job")) {
         /* The Job's template labels carry its name. */
         json_t *tl = json_object_get(
-            json_object_get(json_object_get(json_object_get(doc, "spec"), "template"),
-                            "metadata"),
+            json_object_get(json_object_get(json_object_get(doc, "spec"), "template"), "metadata"),
             "labels");
         if (json_is_object(tl) && json_object_get(tl, "job-name")) {
             json_object_set(tl, "job-name", json_object_get(meta_of(doc), "name"));
@@ -1731,9 +1732,8 @@ static int create_run(struct store *s, struct wop *op)
     return obj_put(s, c->r, c->doc, STORE_ADDED, true, e);
 }
 
-int store_create(struct store *s, const struct store_resource *r, const char *ns,
-                 const json_t *obj, const struct store_write_opts *opts, json_t **out,
-                 struct err *e)
+int store_create(struct store *s, const struct store_resource *r, const char *ns, const json_t *obj,
+                 const struct store_write_opts *opts, json_t **out, struct err *e)
 {
     *out = NULL;
     json_t *doc;
@@ -1783,7 +1783,6 @@ static bool spec_changed(const json_t *a, const json_t *b)
     return false;
 }
 
-
 /* Once deletionTimestamp is set, no finalizer may be added. */
 static int check_finalizers(const json_t *cur, const json_t *next, struct err *e)
 {
@@ -1832,9 +1831,15 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
     json_object_set_new(next, "kind", json_string(r->kind));
     json_t *m = meta_of(next);
     json_t *cm = json_object_get(cur, "metadata");
-    static const char *const keep[] = {"name", "namespace", "uid", "creationTimestamp",
-                                       "deletionTimestamp", "deletionGracePeriodSeconds",
-                                       "generation", "managedFields", NULL};
+    static const char *const keep[] = {"name",
+                                       "namespace",
+                                       "uid",
+                                       "creationTimestamp",
+                                       "deletionTimestamp",
+                                       "deletionGracePeriodSeconds",
+                                       "generation",
+                                       "managedFields",
+                                       NULL};
     for (const char *const *f = keep; *f; f++) {
         json_t *v = json_object_get(cm, *f);
         if (v)
@@ -1865,8 +1870,8 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
  * transaction: cur is the stored object (borrowed), next the requested one
  * (owned, consumed). */
 static int apply_update(struct store *s, const struct store_resource *r, const json_t *cur,
-                        json_t *next, const struct store_write_opts *o, json_t **out,
-                        bool *wrote, struct err *e)
+                        json_t *next, const struct store_write_opts *o, json_t **out, bool *wrote,
+                        struct err *e)
 {
     *wrote = false;
     if (o->status && !r->has_status) {
@@ -1940,12 +1945,12 @@ static json_t *mutated(struct update_op *u, const json_t *cur, struct err *e)
     if (!json_is_object(next))
         err_set(e, ERR_PARSE, "the patched object is not a JSON object");
     else if (nn && strcmp(nn, u->name))
-        err_set(e, ERR_PARSE,
-                "the name of the object (%s) does not match the name on the URL (%s)", nn,
-                u->name);
+        err_set(e, ERR_PARSE, "the name of the object (%s) does not match the name on the URL (%s)",
+                nn, u->name);
     else if (u->r->namespaced && nns && *nns && strcmp(nns, u->ns))
-        err_set(e, ERR_PARSE, "the namespace of the provided object does not match the "
-                              "namespace sent on the request");
+        err_set(e, ERR_PARSE,
+                "the namespace of the provided object does not match the "
+                "namespace sent on the request");
     else
         return next;
     json_decref(next);
@@ -1986,9 +1991,9 @@ static bool rv_required(const struct store_resource *r)
     return !strcmp(r->group, "kueue.x-k8s.io");
 }
 
-int store_update(struct store *s, const struct store_resource *r, const char *ns,
-                 const char *name, const json_t *obj, const struct store_write_opts *opts,
-                 json_t **out, struct err *e)
+int store_update(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                 const json_t *obj, const struct store_write_opts *opts, json_t **out,
+                 struct err *e)
 {
     static const struct store_write_opts none = {0};
     *out = NULL;
@@ -2002,8 +2007,9 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
                        body_name, name);
     const char *body_ns = store__meta_str(obj, "namespace");
     if (r->namespaced && body_ns && *body_ns && strcmp(body_ns, ns))
-        return err_set(e, ERR_PARSE, "the namespace of the provided object does not match the "
-                                     "namespace sent on the request");
+        return err_set(e, ERR_PARSE,
+                       "the namespace of the provided object does not match the "
+                       "namespace sent on the request");
     const char *want_rv = store__meta_str(obj, "resourceVersion");
     if ((!want_rv || !*want_rv) && rv_required(r)) {
         size_t mark = err_push_field(e, "metadata");
@@ -2030,9 +2036,9 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
     return 0;
 }
 
-int store_mutate(struct store *s, const struct store_resource *r, const char *ns,
-                 const char *name, store_mutate_fn fn, void *arg,
-                 const struct store_write_opts *opts, json_t **out, struct err *e)
+int store_mutate(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                 store_mutate_fn fn, void *arg, const struct store_write_opts *opts, json_t **out,
+                 struct err *e)
 {
     static const struct store_write_opts none = {0};
     *out = NULL;
@@ -2055,7 +2061,8 @@ int store_mutate(struct store *s, const struct store_resource *r, const char *ns
     return 0;
 }
 
-/* ---- delete ----------------------------------------------------------------------------------- */
+/* ---- delete -----------------------------------------------------------------------------------
+ */
 
 struct delete_op {
     struct wop base;
@@ -2103,9 +2110,8 @@ static int delete_run(struct store *s, struct wop *op)
     return rc;
 }
 
-int store_delete(struct store *s, const struct store_resource *r, const char *ns,
-                 const char *name, const struct store_delete_opts *opts, json_t **out,
-                 bool *deleted, struct err *e)
+int store_delete(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                 const struct store_delete_opts *opts, json_t **out, bool *deleted, struct err *e)
 {
     static const struct store_delete_opts none = {0};
     const struct store_delete_opts *o = opts ? opts : &none;
@@ -2157,8 +2163,7 @@ int store_gc_orphans(struct store *s, struct err *e)
             rc = db_err(e, s->w.db, "orphans");
         } else {
             while (sqlite3_step(st) == SQLITE_ROW)
-                json_array_append_new(uids,
-                                      json_string((const char *)sqlite3_column_text(st, 0)));
+                json_array_append_new(uids, json_string((const char *)sqlite3_column_text(st, 0)));
             sqlite3_finalize(st);
         }
     }

@@ -56,7 +56,7 @@ struct store_resource {
     const char *kind;     /* "ClusterQueue" */
     const char *key;      /* "clusterqueues.kueue.x-k8s.io" (plural.group, or plural) */
     bool namespaced;
-    bool has_status;      /* has a status subresource */
+    bool has_status;                /* has a status subresource */
     const char *const *short_names; /* NULL-terminated, may be NULL */
     const char *const *categories;  /* NULL-terminated, may be NULL */
 };
@@ -82,8 +82,7 @@ struct store_options {
 
 /* Open (or create) the store. Returns 0 and *out (free with store_close), or
  * ERR_IO with the reason. */
-CU_MUST_CHECK int store_open(const struct store_options *opts, struct store **out,
-                             struct err *e);
+CU_MUST_CHECK int store_open(const struct store_options *opts, struct store **out, struct err *e);
 /* Close: wakes and ends every open watch; no call may be in flight. */
 void store_close(struct store *s);
 
@@ -92,8 +91,8 @@ uint64_t store_current_rv(struct store *s);
 
 /* Options of a write. */
 struct store_write_opts {
-    bool dry_run;          /* validate and compute, store nothing, emit no event */
-    bool status;           /* the status subresource */
+    bool dry_run; /* validate and compute, store nothing, emit no event */
+    bool status;  /* the status subresource */
     const char *field_manager;
 };
 
@@ -138,8 +137,8 @@ void store_list_release(struct store_list *l);
  * is dropped for kinds with a status subresource. A Job labelled
  * kueue.x-k8s.io/queue-name is stored suspended (Kueue's Job webhook). */
 CU_MUST_CHECK int store_create(struct store *s, const struct store_resource *r, const char *ns,
-                               const json_t *obj, const struct store_write_opts *opts,
-                               json_t **out, struct err *e);
+                               const json_t *obj, const struct store_write_opts *opts, json_t **out,
+                               struct err *e);
 
 /* Replace an object (PUT semantics) with obj (borrowed). When obj carries a
  * metadata.resourceVersion it must be current (else ERR_CONFLICT); Kueue
@@ -181,8 +180,8 @@ struct store_delete_opts {
  * reference (Orphan). A Namespace turns Terminating, everything in it is
  * deleted, and it goes when empty (*deleted tells whether it went already). */
 CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, const char *ns,
-                               const char *name, const struct store_delete_opts *opts,
-                               json_t **out, bool *deleted, struct err *e);
+                               const char *name, const struct store_delete_opts *opts, json_t **out,
+                               bool *deleted, struct err *e);
 
 /* ---- watch ---------------------------------------------------------------- */
 
@@ -198,20 +197,20 @@ struct store_event {
 struct store_watch_opts {
     const char *label_selector;
     const char *field_selector;
-    uint64_t since; /* deliver events after this version; 0 = from now */
+    uint64_t since;           /* deliver events after this version; 0 = from now */
     bool send_initial_events; /* first ADDED for every current object, then a bookmark
                                * whose metadata.annotations has
                                * "k8s.io/initial-events-end": "true" */
-    int bookmark_ms; /* > 0: a BOOKMARK with the newest version after this long
-                      * without an event (delivered by store_watch_next) */
+    int bookmark_ms;          /* > 0: a BOOKMARK with the newest version after this long
+                               * without an event (delivered by store_watch_next) */
 };
 
 /* Open a watch on one resource (r non-NULL), in one namespace or all.
  * ERR_GONE ("too old resource version: <since> (<current>)") when since is
  * older than the log keeps; ERR_PARSE for a bad selector. */
-CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r,
-                                   const char *ns, const struct store_watch_opts *opts,
-                                   struct store_watch **out, struct err *e);
+CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r, const char *ns,
+                                   const struct store_watch_opts *opts, struct store_watch **out,
+                                   struct err *e);
 /* Wait up to timeout_ms (-1 = forever) for the next event. Returns 0 with *ev
  * filled, ERR_NOT_FOUND on timeout (ev untouched), ERR_GONE when the watcher
  * was cut off or the store closed. */

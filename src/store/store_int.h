@@ -68,8 +68,7 @@ typedef int (*store__admit_fn)(const struct store_resource *r, json_t *doc, cons
 
 /* The api layer's defaulting and validation (dflt_object, api_object_decode,
  * val_object, val_object_update). */
-int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old,
-                     struct err *e);
+int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e);
 /* Replace the admission function of s (tests inject a fake); NULL restores
  * store__admit_api. Call before any write. */
 void store__set_admit(struct store *s, store__admit_fn fn);
@@ -81,17 +80,17 @@ struct sqlite3_stmt;
 
 /* Statements prepared once per connection, by id. */
 enum store__stmt {
-    ST_GET,          /* doc, rv of (res, ns, name) */
-    ST_UPSERT,       /* insert or replace (res, ns, name, uid, rv, doc) */
-    ST_DELETE,       /* delete (res, ns, name) */
-    ST_EVENT,        /* insert (rv, type, res, ns, doc) into the log */
-    ST_OWNERS_DEL,   /* delete owner rows of a dependent (res, ns, name) */
-    ST_OWNERS_ADD,   /* add (owner_uid, res, ns, name) */
-    ST_DEPENDENTS,   /* (res, ns, name) of the dependents of owner_uid */
-    ST_UID_EXISTS,   /* 1 when an object has uid */
-    ST_META_GET,     /* v of k */
-    ST_META_SET,     /* set v of k */
-    ST_BY_UID,       /* (res, ns, name) of the object with uid */
+    ST_GET,        /* doc, rv of (res, ns, name) */
+    ST_UPSERT,     /* insert or replace (res, ns, name, uid, rv, doc) */
+    ST_DELETE,     /* delete (res, ns, name) */
+    ST_EVENT,      /* insert (rv, type, res, ns, doc) into the log */
+    ST_OWNERS_DEL, /* delete owner rows of a dependent (res, ns, name) */
+    ST_OWNERS_ADD, /* add (owner_uid, res, ns, name) */
+    ST_DEPENDENTS, /* (res, ns, name) of the dependents of owner_uid */
+    ST_UID_EXISTS, /* 1 when an object has uid */
+    ST_META_GET,   /* v of k */
+    ST_META_SET,   /* set v of k */
+    ST_BY_UID,     /* (res, ns, name) of the object with uid */
     ST_COUNT
 };
 

@@ -218,8 +218,7 @@ static int read_start(struct store *s, struct store_watch *w, const struct store
     sqlite3_reset(st);
     st = store__stmt(c, ST_META_GET);
     sqlite3_bind_text(st, 1, "compacted", -1, SQLITE_STATIC);
-    uint64_t compacted =
-        sqlite3_step(st) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+    uint64_t compacted = sqlite3_step(st) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
 
     size_t cap = 0;

@@ -149,8 +149,8 @@ static void test_store_create_namespace_rules(void **state)
         err_init(&e);
         assert_int_equal(store_get(t->s, R("namespaces"), NULL, *n, &ns, &e), 0);
         json_t *labels = json_object_get(json_object_get(ns, "metadata"), "labels");
-        assert_string_equal(json_string_value(json_object_get(labels, "kubernetes.io/metadata.name")),
-                            *n);
+        assert_string_equal(
+            json_string_value(json_object_get(labels, "kubernetes.io/metadata.name")), *n);
         assert_string_equal(
             json_string_value(json_object_get(json_object_get(ns, "status"), "phase")), "Active");
         json_decref(ns);
@@ -208,7 +208,8 @@ static void test_store_create_invalid_name(void **state)
     uint64_t before = store_current_rv(t->s);
     assert_int_equal(store_create(t->s, R(WL), "default", in, NULL, &out, &e), ERR_INVALID);
     assert_string_equal(e.causes[0].field, "metadata.name");
-    assert_non_null(strstr(e.causes[0].message, "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
+    assert_non_null(
+        strstr(e.causes[0].message, "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
     assert_int_equal(store_current_rv(t->s), before);
     json_decref(in);
     tstore_free(t);
@@ -259,8 +260,7 @@ static void test_store_update_conflict(void **state)
     /* Kueue kinds need a resourceVersion on update. */
     json_object_del(json_object_get(edit, "metadata"), "resourceVersion");
     err_init(&e);
-    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v3, &e),
-                     ERR_INVALID);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v3, &e), ERR_INVALID);
     assert_string_equal(e.causes[0].field, "metadata.resourceVersion");
     assert_string_equal(e.causes[0].message, "Invalid value: 0x0: must be specified for an update");
     /* A different name in the body is a bad request; a missing object 404. */
@@ -280,18 +280,18 @@ static void test_store_update_conflict(void **state)
 static void test_store_update_builtin_unconditional(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
-    json_t *lease = create(t->s, "leases.coordination.k8s.io", "default",
-                           parse("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"holderIdentity\":\"a\"}}"));
+    json_t *lease =
+        create(t->s, "leases.coordination.k8s.io", "default",
+               parse("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"holderIdentity\":\"a\"}}"));
     json_t *edit = parse("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"holderIdentity\":\"b\"}}");
     struct err e;
     err_init(&e);
     json_t *out;
-    assert_int_equal(store_update(t->s, R("leases.coordination.k8s.io"), "default", "l", edit,
-                                  NULL, &out, &e),
-                     0);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(out, "spec"),
-                                                           "holderIdentity")),
-                        "b");
+    assert_int_equal(
+        store_update(t->s, R("leases.coordination.k8s.io"), "default", "l", edit, NULL, &out, &e),
+        0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(out, "spec"), "holderIdentity")), "b");
     /* Server-set fields come from storage. */
     assert_string_equal(mstr(out, "uid"), mstr(lease, "uid"));
     assert_string_equal(mstr(out, "creationTimestamp"), mstr(lease, "creationTimestamp"));
@@ -316,8 +316,8 @@ static void test_store_update_status_split(void **state)
     json_t *v2;
     err_init(&e);
     assert_int_equal(store_update(t->s, R(WL), "default", "wl1", st, &so, &v2, &e), 0);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(v2, "spec"), "queueName")),
-                        "lq");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(v2, "spec"), "queueName")), "lq");
     assert_string_equal(json_string_value(json_object_get(
                             json_object_get(json_object_get(v2, "metadata"), "labels"), "a")),
                         "1");
@@ -348,9 +348,9 @@ static void test_store_update_status_split(void **state)
     assert_non_null(json_object_get(rf, "status")); /* kept: no status subresource */
     json_t *v5;
     err_init(&e);
-    assert_int_equal(store_update(t->s, R("resourceflavors.kueue.x-k8s.io"), NULL, "rf", rf, &so,
-                                  &v5, &e),
-                     ERR_NOT_FOUND);
+    assert_int_equal(
+        store_update(t->s, R("resourceflavors.kueue.x-k8s.io"), NULL, "rf", rf, &so, &v5, &e),
+        ERR_NOT_FOUND);
     json_decref(rf);
     json_decref(v1);
     json_decref(v2);
@@ -384,26 +384,26 @@ static void test_store_job_webhook_and_mutate(void **state)
     json_t *spec = json_object_get(job, "spec");
     assert_true(json_is_true(json_object_get(spec, "suspend")));
     json_t *ml = json_object_get(json_object_get(spec, "selector"), "matchLabels");
-    assert_string_equal(json_string_value(json_object_get(ml, "batch.kubernetes.io/controller-uid")),
-                        mstr(job, "uid"));
-    json_t *plain = create(t->s, "jobs.batch", "default",
-                           parse("{\"metadata\":{\"name\":\"p\"},\"spec\":{}}"));
+    assert_string_equal(
+        json_string_value(json_object_get(ml, "batch.kubernetes.io/controller-uid")),
+        mstr(job, "uid"));
+    json_t *plain =
+        create(t->s, "jobs.batch", "default", parse("{\"metadata\":{\"name\":\"p\"},\"spec\":{}}"));
     assert_true(json_is_false(json_object_get(json_object_get(plain, "spec"), "suspend")));
     json_decref(plain);
 
     struct err e;
     err_init(&e);
     json_t *out;
-    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", set_suspend, NULL, NULL,
-                                  &out, &e),
-                     0);
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_suspend, NULL, NULL, &out, &e), 0);
     assert_true(json_is_false(json_object_get(json_object_get(out, "spec"), "suspend")));
     assert_int_equal(generation(out), 2);
     json_decref(out);
     err_init(&e);
-    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", fail_mutation, NULL,
-                                  NULL, &out, &e),
-                     ERR_INVALID);
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", fail_mutation, NULL, NULL, &out, &e),
+        ERR_INVALID);
     assert_null(out);
     json_decref(job);
     tstore_free(t);
@@ -411,8 +411,7 @@ static void test_store_job_webhook_and_mutate(void **state)
 
 /* ---- admission hook ------------------------------------------------------------------- */
 
-static int fake_admit(const struct store_resource *r, json_t *doc, const json_t *old,
-                      struct err *e)
+static int fake_admit(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e)
 {
     json_t *spec = json_object_get(doc, "spec");
     if (!json_object_get(spec, "queueingStrategy"))
@@ -432,14 +431,15 @@ static void test_store_admission_hook(void **state)
     struct tstore *t = tstore_new(0, 0);
     store__set_admit(t->s, fake_admit);
     json_t *cq = create(t->s, CQ, NULL, parse("{\"metadata\":{\"name\":\"cq\"},\"spec\":{}}"));
-    assert_string_equal(json_string_value(json_object_get(json_object_get(cq, "spec"),
-                                                          "queueingStrategy")),
-                        "BestEffortFIFO");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(cq, "spec"), "queueingStrategy")),
+        "BestEffortFIFO");
     assert_null(mstr(cq, "namespace"));
     uint64_t before = store_current_rv(t->s);
     struct err e;
     err_init(&e);
-    json_t *bad = parse("{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"queueingStrategy\":\"Random\"}}");
+    json_t *bad =
+        parse("{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"queueingStrategy\":\"Random\"}}");
     json_t *out = NULL;
     assert_int_equal(store_create(t->s, R(CQ), NULL, bad, NULL, &out, &e), ERR_INVALID);
     assert_int_equal(e.ncauses, 1);
@@ -528,8 +528,7 @@ static void test_store_finalizers(void **state)
                           json_string("x/y"));
     json_t *v;
     err_init(&e);
-    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v, &e),
-                     ERR_INVALID);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v, &e), ERR_INVALID);
     assert_string_equal(e.causes[0].field, "metadata.finalizers");
     assert_string_equal(e.causes[0].message,
                         "Forbidden: no new finalizers can be added if the object is being "
@@ -554,19 +553,20 @@ static json_t *owned(const char *res_kind, const char *name, const json_t *owner
                      const json_t *owner2)
 {
     char buf[1024];
-    snprintf(buf, sizeof(buf), "{\"metadata\":{\"name\":\"%s\",\"ownerReferences\":[]},\"spec\":{}}",
-             name);
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"name\":\"%s\",\"ownerReferences\":[]},\"spec\":{}}", name);
     json_t *o = parse(buf);
     json_t *refs = json_object_get(json_object_get(o, "metadata"), "ownerReferences");
     const json_t *owners[2] = {owner, owner2};
     for (int i = 0; i < 2; i++) {
         if (!owners[i])
             continue;
-        json_array_append_new(refs, json_pack("{s:s,s:s,s:s,s:s,s:b}", "apiVersion",
-                                              json_string_value(json_object_get(owners[i], "apiVersion")),
-                                              "kind", json_string_value(json_object_get(owners[i], "kind")),
-                                              "name", mstr(owners[i], "name"), "uid",
-                                              mstr(owners[i], "uid"), "controller", i == 0));
+        json_array_append_new(
+            refs, json_pack("{s:s,s:s,s:s,s:s,s:b}", "apiVersion",
+                            json_string_value(json_object_get(owners[i], "apiVersion")), "kind",
+                            json_string_value(json_object_get(owners[i], "kind")), "name",
+                            mstr(owners[i], "name"), "uid", mstr(owners[i], "uid"), "controller",
+                            i == 0));
     }
     (void)res_kind;
     return o;
@@ -585,8 +585,8 @@ static bool exists(struct store *s, const char *res, const char *ns, const char 
 static void test_store_gc_owned_objects(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
-    json_t *job = create(t->s, "jobs.batch", "default",
-                         parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
+    json_t *job =
+        create(t->s, "jobs.batch", "default", parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
     json_t *other = create(t->s, "jobs.batch", "default",
                            parse("{\"metadata\":{\"name\":\"other\"},\"spec\":{}}"));
     json_t *wl = create(t->s, WL, "default", owned("wl", "job-j", job, NULL));
@@ -617,8 +617,8 @@ static void test_store_gc_owned_objects(void **state)
     json_decref(create(t->s, "pods", "default", owned("pod", "p4", other, NULL)));
     struct store_delete_opts o = {.propagation_policy = "Orphan"};
     err_init(&e);
-    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "other", &o, NULL, &deleted, &e),
-                     0);
+    assert_int_equal(
+        store_delete(t->s, R("jobs.batch"), "default", "other", &o, NULL, &deleted, &e), 0);
     json_t *p4;
     err_init(&e);
     assert_int_equal(store_get(t->s, R("pods"), "default", "p4", &p4, &e), 0);
@@ -633,8 +633,8 @@ static void test_store_gc_owned_objects(void **state)
 static void test_store_gc_foreground(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
-    json_t *job = create(t->s, "jobs.batch", "default",
-                         parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
+    json_t *job =
+        create(t->s, "jobs.batch", "default", parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
     json_t *in = owned("wl", "job-j", job, NULL);
     json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
     json_decref(create(t->s, WL, "default", in));
@@ -644,7 +644,8 @@ static void test_store_gc_foreground(void **state)
     bool deleted;
     json_t *out;
     struct store_delete_opts o = {.propagation_policy = "Foreground"};
-    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", &o, &out, &deleted, &e), 0);
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", &o, &out, &deleted, &e),
+                     0);
     /* The pod went; the held workload keeps the job, marked foregroundDeletion. */
     assert_false(deleted);
     assert_false(exists(t->s, "pods", "default", "p1"));
@@ -892,7 +893,8 @@ static void test_store_list_continue_expired(void **state)
     tstore_free(t);
 }
 
-/* ---- restart ----------------------------------------------------------------------------------- */
+/* ---- restart -----------------------------------------------------------------------------------
+ */
 
 static void test_store_restart_keeps_everything(void **state)
 {

@@ -43,8 +43,8 @@ static inline struct tstore *tstore_new(size_t log_max, size_t queue_max)
     if (!mkdtemp(t->dir))
         abort();
     snprintf(t->path, sizeof(t->path), "%s/cueue.db", t->dir);
-    struct store_options o = {.path = t->path, .watch_log_max = log_max,
-                              .watcher_queue_max = queue_max};
+    struct store_options o = {
+        .path = t->path, .watch_log_max = log_max, .watcher_queue_max = queue_max};
     struct err e;
     err_init(&e);
     if (store_open(&o, &t->s, &e)) {
@@ -57,8 +57,8 @@ static inline struct tstore *tstore_new(size_t log_max, size_t queue_max)
 static inline void tstore_reopen(struct tstore *t, size_t log_max, size_t queue_max)
 {
     store_close(t->s);
-    struct store_options o = {.path = t->path, .watch_log_max = log_max,
-                              .watcher_queue_max = queue_max};
+    struct store_options o = {
+        .path = t->path, .watch_log_max = log_max, .watcher_queue_max = queue_max};
     struct err e;
     err_init(&e);
     if (store_open(&o, &t->s, &e)) {

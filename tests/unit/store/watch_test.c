@@ -30,8 +30,8 @@ static json_t *workload(const char *name, const char *labels)
 {
     char buf[512];
     snprintf(buf, sizeof(buf),
-             "{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":{\"queueName\":\"lq\"}}",
-             name, labels ? labels : "{}");
+             "{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":{\"queueName\":\"lq\"}}", name,
+             labels ? labels : "{}");
     json_t *v = json_loads(buf, 0, NULL);
     assert_non_null(v);
     return v;
@@ -53,8 +53,7 @@ static uint64_t create_wl(struct store *s, const char *ns, const char *name, con
 
 /* Next event, which must come within a second; returns its type and fills
  * name (may be NULL) and *rv. */
-static enum store_event_type next_event(struct store_watch *w, char *name, size_t n,
-                                        uint64_t *rv)
+static enum store_event_type next_event(struct store_watch *w, char *name, size_t n, uint64_t *rv)
 {
     struct store_event ev;
     struct err e;
@@ -117,8 +116,7 @@ static void test_watch_live_events(void **state)
     /* Finalizers: delete is MODIFIED, removing the finalizer is DELETED. */
     json_t *cur;
     assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &cur, &e), 0);
-    json_object_set_new(json_object_get(cur, "metadata"), "finalizers",
-                        json_pack("[s]", "x/y"));
+    json_object_set_new(json_object_get(cur, "metadata"), "finalizers", json_pack("[s]", "x/y"));
     assert_int_equal(store_update(t->s, R(WL), "default", "wl1", cur, NULL, &out, &e), 0);
     expect_event(w, STORE_MODIFIED, "wl1");
     bool deleted;
@@ -204,8 +202,8 @@ static void test_watch_gone_after_compaction(void **state)
     err_init(&e);
     assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), ERR_GONE);
     char want[96];
-    snprintf(want, sizeof(want), "too old resource version: %llu (%llu)",
-             (unsigned long long)first, (unsigned long long)store_current_rv(t->s));
+    snprintf(want, sizeof(want), "too old resource version: %llu (%llu)", (unsigned long long)first,
+             (unsigned long long)store_current_rv(t->s));
     assert_string_equal(e.message, want);
     assert_null(w);
     /* A recent version still works, and the log survives a restart. */
