@@ -331,6 +331,121 @@ static void test_watch_ordered_under_concurrent_writers(void **state)
     tstore_free(t);
 }
 
+struct churner {
+    struct store *s;
+    unsigned seed;
+    int unexpected; /* errors other than the races allow */
+};
+
+/* Random creates, updates and deletes over 40 names. */
+static void *churn(void *arg)
+{
+    struct churner *c = arg;
+    char name[16];
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof(name), "n%d", rand_r(&c->seed) % 40);
+        struct err e;
+        err_init(&e);
+        json_t *out = NULL;
+        int op = rand_r(&c->seed) % 3;
+        if (op == 0) {
+            json_t *in = workload(name, NULL);
+            int rc = store_create(c->s, R(WL), "default", in, NULL, &out, &e);
+            c->unexpected += rc && rc != ERR_EXISTS;
+            json_decref(in);
+        } else if (op == 1) {
+            json_t *cur = NULL;
+            if (store_get(c->s, R(WL), "default", name, &cur, &e) == 0) {
+                json_object_set_new(json_object_get(cur, "spec"), "queueName",
+                                    json_integer(rand_r(&c->seed)));
+                int rc = store_update(c->s, R(WL), "default", name, cur, NULL, &out, &e);
+                c->unexpected += rc && rc != ERR_NOT_FOUND && rc != ERR_CONFLICT;
+            }
+            json_decref(cur);
+        } else {
+            bool deleted;
+            int rc = store_delete(c->s, R(WL), "default", name, NULL, &out, &deleted, &e);
+            c->unexpected += rc && rc != ERR_NOT_FOUND;
+        }
+        json_decref(out);
+    }
+    return NULL;
+}
+
+/* Apply w's events to state (name -> resourceVersion) until it is quiet. */
+static void replay(struct store_watch *w, json_t *state)
+{
+    struct store_event ev;
+    struct err e;
+    err_init(&e);
+    while (store_watch_next(w, 200, &ev, &e) == 0) {
+        const char *name = store__meta_str(ev.object, "name");
+        if (ev.type == STORE_DELETED)
+            json_object_del(state, name);
+        else if (ev.type != STORE_BOOKMARK)
+            json_object_set_new(state, name, json_integer((json_int_t)ev.resource_version));
+        json_decref(ev.object);
+    }
+}
+
+/* Whatever the interleaving, replaying a watch gives the state a list
+ * gives: every change is delivered once, in order. */
+static void test_watch_replay_matches_list(void **state)
+{
+    struct tstore *t = tstore_new(0, 100000);
+    for (int i = 0; i < 10; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "n%d", i);
+        create_wl(t->s, "default", name, NULL);
+    }
+    struct store_watch *initial, *since;
+    struct store_watch_opts oi = {.send_initial_events = true};
+    struct store_watch_opts os = {.since = store_current_rv(t->s)};
+    json_t *base = json_object();
+    struct store_list l;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, NULL, &l, &e), 0);
+    for (size_t i = 0; i < l.n; i++)
+        json_object_set_new(base, store__meta_str(l.items[i], "name"),
+                            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"),
+                                                 NULL, 10)));
+    store_list_release(&l);
+    pthread_t th[4];
+    struct churner c[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = (struct churner){t->s, (unsigned)i + 1, 0};
+        pthread_create(&th[i], NULL, churn, &c[i]);
+    }
+    /* One watch opens while the writers run. */
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &oi, &initial, &e), 0);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &os, &since, &e), 0);
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(c[i].unexpected, 0);
+    }
+    json_t *a = json_object(), *b = json_deep_copy(base);
+    replay(initial, a);
+    replay(since, b);
+    json_t *want = json_object();
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, NULL, &l, &e), 0);
+    for (size_t i = 0; i < l.n; i++)
+        json_object_set_new(want, store__meta_str(l.items[i], "name"),
+                            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"),
+                                                 NULL, 10)));
+    store_list_release(&l);
+    assert_true(json_equal(a, want));
+    assert_true(json_equal(b, want));
+    json_decref(a);
+    json_decref(b);
+    json_decref(want);
+    json_decref(base);
+    store_watch_close(initial);
+    store_watch_close(since);
+    tstore_free(t);
+}
+
 static void test_watch_bad_selector(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -358,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_watch_bookmark_on_idle),
         cmocka_unit_test(test_watch_store_close_wakes),
         cmocka_unit_test(test_watch_ordered_under_concurrent_writers),
+        cmocka_unit_test(test_watch_replay_matches_list),
         cmocka_unit_test(test_watch_bad_selector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
