@@ -35,6 +35,18 @@ static json_t *parse(const char *text)
     return v;
 }
 
+#define TEMPLATE                                                                                   \
+    "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}],"             \
+    "\"restartPolicy\":\"Never\"}}"
+
+/* A valid batch/v1 Job. */
+static json_t *job_doc(const char *name)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "{\"metadata\":{\"name\":\"%s\"},\"spec\":{" TEMPLATE "}}", name);
+    return parse(buf);
+}
+
 static json_t *workload(const char *name, const char *labels)
 {
     char buf[1024];
@@ -379,16 +391,14 @@ static void test_store_job_webhook_and_mutate(void **state)
     struct tstore *t = tstore_new(0, 0);
     json_t *job = create(t->s, "jobs.batch", "default",
                          parse("{\"metadata\":{\"name\":\"j\",\"labels\":{\"kueue.x-k8s.io/"
-                               "queue-name\":\"lq\"}},\"spec\":{\"suspend\":false,\"template\":"
-                               "{\"spec\":{\"containers\":[]}}}}"));
+                               "queue-name\":\"lq\"}},\"spec\":{\"suspend\":false," TEMPLATE "}}"));
     json_t *spec = json_object_get(job, "spec");
     assert_true(json_is_true(json_object_get(spec, "suspend")));
     json_t *ml = json_object_get(json_object_get(spec, "selector"), "matchLabels");
     assert_string_equal(
         json_string_value(json_object_get(ml, "batch.kubernetes.io/controller-uid")),
         mstr(job, "uid"));
-    json_t *plain =
-        create(t->s, "jobs.batch", "default", parse("{\"metadata\":{\"name\":\"p\"},\"spec\":{}}"));
+    json_t *plain = create(t->s, "jobs.batch", "default", job_doc("p"));
     assert_true(json_is_false(json_object_get(json_object_get(plain, "spec"), "suspend")));
     json_decref(plain);
 
@@ -553,8 +563,11 @@ static json_t *owned(const char *res_kind, const char *name, const json_t *owner
                      const json_t *owner2)
 {
     char buf[1024];
+    /* Workloads need pod sets; pods are stored as given. */
+    bool wl = !strcmp(res_kind, "wl");
     snprintf(buf, sizeof(buf),
-             "{\"metadata\":{\"name\":\"%s\",\"ownerReferences\":[]},\"spec\":{}}", name);
+             "{\"metadata\":{\"name\":\"%s\",\"ownerReferences\":[]},\"spec\":{%s}}", name,
+             wl ? "\"podSets\":[{\"name\":\"main\",\"count\":1," TEMPLATE "}]" : "");
     json_t *o = parse(buf);
     json_t *refs = json_object_get(json_object_get(o, "metadata"), "ownerReferences");
     const json_t *owners[2] = {owner, owner2};
@@ -568,7 +581,6 @@ static json_t *owned(const char *res_kind, const char *name, const json_t *owner
                             mstr(owners[i], "name"), "uid", mstr(owners[i], "uid"), "controller",
                             i == 0));
     }
-    (void)res_kind;
     return o;
 }
 
@@ -585,10 +597,8 @@ static bool exists(struct store *s, const char *res, const char *ns, const char 
 static void test_store_gc_owned_objects(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
-    json_t *job =
-        create(t->s, "jobs.batch", "default", parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
-    json_t *other = create(t->s, "jobs.batch", "default",
-                           parse("{\"metadata\":{\"name\":\"other\"},\"spec\":{}}"));
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *other = create(t->s, "jobs.batch", "default", job_doc("other"));
     json_t *wl = create(t->s, WL, "default", owned("wl", "job-j", job, NULL));
     json_decref(create(t->s, "pods", "default", owned("pod", "p1", job, NULL)));
     /* Owned by the workload: collected transitively. */
@@ -633,8 +643,7 @@ static void test_store_gc_owned_objects(void **state)
 static void test_store_gc_foreground(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
-    json_t *job =
-        create(t->s, "jobs.batch", "default", parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{}}"));
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
     json_t *in = owned("wl", "job-j", job, NULL);
     json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
     json_decref(create(t->s, WL, "default", in));
@@ -689,8 +698,9 @@ static void test_store_namespace_deletion(void **state)
     struct tstore *t = tstore_new(0, 0);
     create_ns(t->s, "team-a");
     json_decref(create(t->s, WL, "team-a", workload("wl1", NULL)));
-    json_decref(create(t->s, "localqueues.kueue.x-k8s.io", "team-a",
-                       parse("{\"metadata\":{\"name\":\"lq\"},\"spec\":{}}")));
+    json_decref(
+        create(t->s, "localqueues.kueue.x-k8s.io", "team-a",
+               parse("{\"metadata\":{\"name\":\"lq\"},\"spec\":{\"clusterQueue\":\"cq\"}}")));
     json_t *held = workload("held", NULL);
     json_object_set_new(json_object_get(held, "metadata"), "finalizers", parse("[\"x/y\"]"));
     json_t *heldo = create(t->s, WL, "team-a", held);

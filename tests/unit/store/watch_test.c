@@ -30,8 +30,10 @@ static json_t *workload(const char *name, const char *labels)
 {
     char buf[512];
     snprintf(buf, sizeof(buf),
-             "{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":{\"queueName\":\"lq\"}}", name,
-             labels ? labels : "{}");
+             "{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":{\"queueName\":\"lq\","
+             "\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":{\"spec\":{"
+             "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}]}}",
+             name, labels ? labels : "{}");
     json_t *v = json_loads(buf, 0, NULL);
     assert_non_null(v);
     return v;
@@ -356,8 +358,9 @@ static void *churn(void *arg)
         } else if (op == 1) {
             json_t *cur = NULL;
             if (store_get(c->s, R(WL), "default", name, &cur, &e) == 0) {
-                json_object_set_new(json_object_get(cur, "spec"), "queueName",
-                                    json_integer(rand_r(&c->seed)));
+                char q[24];
+                snprintf(q, sizeof(q), "q%d", rand_r(&c->seed));
+                json_object_set_new(json_object_get(cur, "spec"), "queueName", json_string(q));
                 int rc = store_update(c->s, R(WL), "default", name, cur, NULL, &out, &e);
                 c->unexpected += rc && rc != ERR_NOT_FOUND && rc != ERR_CONFLICT;
             }
@@ -407,9 +410,9 @@ static void test_watch_replay_matches_list(void **state)
     err_init(&e);
     assert_int_equal(store_list(t->s, R(WL), NULL, NULL, &l, &e), 0);
     for (size_t i = 0; i < l.n; i++)
-        json_object_set_new(base, store__meta_str(l.items[i], "name"),
-                            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"),
-                                                 NULL, 10)));
+        json_object_set_new(
+            base, store__meta_str(l.items[i], "name"),
+            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"), NULL, 10)));
     store_list_release(&l);
     pthread_t th[4];
     struct churner c[4];
@@ -431,9 +434,9 @@ static void test_watch_replay_matches_list(void **state)
     err_init(&e);
     assert_int_equal(store_list(t->s, R(WL), NULL, NULL, &l, &e), 0);
     for (size_t i = 0; i < l.n; i++)
-        json_object_set_new(want, store__meta_str(l.items[i], "name"),
-                            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"),
-                                                 NULL, 10)));
+        json_object_set_new(
+            want, store__meta_str(l.items[i], "name"),
+            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"), NULL, 10)));
     store_list_release(&l);
     assert_true(json_equal(a, want));
     assert_true(json_equal(b, want));
