@@ -932,6 +932,33 @@ static void test_store_restart_keeps_everything(void **state)
     tstore_free(t);
 }
 
+static void test_store_open_errors(void **state)
+{
+    struct store *s = NULL;
+    struct err e;
+    err_init(&e);
+    struct store_options o = {.path = "/nonexistent-dir/x/cueue.db"};
+    assert_int_equal(store_open(&o, &s, &e), ERR_IO);
+    assert_null(s);
+    assert_non_null(strstr(e.message, "/nonexistent-dir/x/cueue.db"));
+    /* A file that is not a database. */
+    struct tstore *t = tstore_new(0, 0);
+    store_close(t->s);
+    t->s = NULL;
+    char junk[160];
+    snprintf(junk, sizeof(junk), "%s/junk.db", t->dir);
+    FILE *f = fopen(junk, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 200; i++)
+        fputs("this is not an SQLite database file\n", f);
+    fclose(f);
+    o.path = junk;
+    err_init(&e);
+    assert_int_equal(store_open(&o, &s, &e), ERR_IO);
+    assert_null(s);
+    tstore_free(t);
+}
+
 static void test_store_resources_table(void **state)
 {
     const struct store_resource *r = store_resource_by_path("kueue.x-k8s.io", "localqueues");
@@ -956,6 +983,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_resources_table),
+        cmocka_unit_test(test_store_open_errors),
         cmocka_unit_test(test_store_create_sets_server_fields),
         cmocka_unit_test(test_store_create_exists),
         cmocka_unit_test(test_store_create_namespace_rules),
