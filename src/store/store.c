@@ -414,6 +414,7 @@ static void pending_release(struct store *s)
     for (size_t i = 0; i < s->npending; i++) {
         store__evrec_unref(s->pending[i].ev);
         json_decref(s->pending[i].obj);
+        json_decref(s->pending[i].prev);
     }
     s->npending = 0;
 }
@@ -470,12 +471,13 @@ static int tx_commit(struct store *s, struct err *e)
 }
 
 static void pending_add(struct store *s, enum store_event_type type, const struct store_resource *r,
-                        uint64_t rv, const char *text, json_t *obj)
+                        uint64_t rv, const char *text, json_t *obj, const json_t *prev)
 {
     XGROW(s->pending, s->cap_pending, s->npending + 1);
     struct store__change *c = &s->pending[s->npending++];
     c->ev = store__evrec_new(type, r, rv, text);
     c->obj = json_incref(obj);
+    c->prev = prev ? json_incref((json_t *)prev) : NULL;
     c->ns = store__meta_str(obj, "namespace");
 }
 
@@ -484,6 +486,7 @@ static void pending_truncate(struct store *s, size_t mark)
     for (size_t i = mark; i < s->npending; i++) {
         store__evrec_unref(s->pending[i].ev);
         json_decref(s->pending[i].obj);
+        json_decref(s->pending[i].prev);
     }
     s->npending = mark;
 }
@@ -625,7 +628,8 @@ static int owners_set(struct store *s, const struct store_resource *r, const cha
 
 /* Store obj (changed: takes the next resourceVersion) and log the change. */
 static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
-                   enum store_event_type type, bool owners_changed, struct err *e)
+                   enum store_event_type type, bool owners_changed, const json_t *prev,
+                   struct err *e)
 {
     const char *ns = r->namespaced ? store__meta_str(obj, "namespace") : "";
     const char *name = store__meta_str(obj, "name");
@@ -645,7 +649,7 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     if (!rc)
         rc = log_event(s, type, r, ns, rv, text, e);
     if (!rc)
-        pending_add(s, type, r, rv, text, obj);
+        pending_add(s, type, r, rv, text, obj, prev);
     free(text);
     return rc;
 }
@@ -815,7 +819,7 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
         }
         if (orphan || other_owner) {
             if (drop_owner_ref(dep, uid))
-                rc = obj_put(s, keys[i].r, dep, STORE_MODIFIED, true, e);
+                rc = obj_put(s, keys[i].r, dep, STORE_MODIFIED, true, NULL, e);
         } else {
             bool gone;
             rc = do_delete(s, keys[i].r, dep, "Background", depth + 1, &gone, e);
@@ -849,7 +853,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
         char *text = dump(cur);
         rc = log_event(s, STORE_DELETED, r, ns, rv, text, e);
         if (!rc)
-            pending_add(s, STORE_DELETED, r, rv, text, cur);
+            pending_add(s, STORE_DELETED, r, rv, text, cur, NULL);
         free(text);
     }
     const char *uid = store__meta_str(cur, "uid");
@@ -898,7 +902,7 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
             if (n_finalizers(owner) == 0)
                 rc = obj_remove(s, or, owner, depth + 1, e);
             else
-                rc = obj_put(s, or, owner, STORE_MODIFIED, false, e);
+                rc = obj_put(s, or, owner, STORE_MODIFIED, false, NULL, e);
         }
         json_decref(owner);
         free(ons);
@@ -993,7 +997,7 @@ static int mark_deleting(struct store *s, const struct store_resource *r, json_t
         }
         json_object_set_new(status, "phase", json_string("Terminating"));
     }
-    return obj_put(s, r, cur, STORE_MODIFIED, false, e);
+    return obj_put(s, r, cur, STORE_MODIFIED, false, NULL, e);
 }
 
 /* Delete cur (owned by the caller, changed to its last stored state):
@@ -1729,7 +1733,7 @@ static int create_run(struct store *s, struct wop *op)
         op->discard = true;
         return 0;
     }
-    return obj_put(s, c->r, c->doc, STORE_ADDED, true, e);
+    return obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
 }
 
 int store_create(struct store *s, const struct store_resource *r, const char *ns, const json_t *obj,
@@ -1908,7 +1912,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     if (has_deletion(res) && n_finalizers(res) == 0)
         rc = obj_remove(s, r, res, 0, e);
     else
-        rc = obj_put(s, r, res, STORE_MODIFIED, owners_changed, e);
+        rc = obj_put(s, r, res, STORE_MODIFIED, owners_changed, cur, e);
     if (rc) {
         json_decref(res);
         return rc;

@@ -126,6 +126,7 @@ struct store__change {
     struct store__evrec *ev; /* one reference, owned */
     const char *ns;          /* borrowed from obj */
     json_t *obj;             /* owned reference, for selector matching */
+    json_t *prev;            /* MODIFIED: the object before (owned), or NULL */
 };
 
 struct store__hub;

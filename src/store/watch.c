@@ -134,14 +134,30 @@ void store__hub_close(struct store__hub *h)
     hub_unref_locked(h);
 }
 
-static bool watch_matches(const struct store_watch *w, const struct store__change *c)
+static bool sel_matches(const struct store_watch *w, const json_t *obj)
+{
+    return store__label_selector_matches(&w->labels, obj) &&
+           store__field_selector_matches(&w->fields, obj);
+}
+
+/* The event w gets for c (a new reference), or NULL. As the API server
+ * does, a change that makes an object stop matching the selectors is a
+ * DELETED for the watcher, and one that makes it start matching an ADDED. */
+static struct store__evrec *watch_event(const struct store_watch *w, const struct store__change *c)
 {
     if (c->ev->r != w->r)
-        return false;
+        return NULL;
     if (w->ns && (!c->ns || strcmp(c->ns, w->ns)))
-        return false;
-    return store__label_selector_matches(&w->labels, c->obj) &&
-           store__field_selector_matches(&w->fields, c->obj);
+        return NULL;
+    if (!w->labels.n && !w->fields.n)
+        return evrec_ref(c->ev);
+    bool now = sel_matches(w, c->obj);
+    if (c->ev->type != STORE_MODIFIED || !c->prev)
+        return now ? evrec_ref(c->ev) : NULL;
+    bool before = sel_matches(w, c->prev);
+    if (now == before)
+        return now ? evrec_ref(c->ev) : NULL;
+    return store__evrec_new(now ? STORE_ADDED : STORE_DELETED, c->ev->r, c->ev->rv, c->ev->text);
 }
 
 void store__hub_publish(struct store__hub *h, struct store__change *c, size_t n, uint64_t rv)
@@ -152,15 +168,17 @@ void store__hub_publish(struct store__hub *h, struct store__change *c, size_t n,
             continue;
         bool pushed = false;
         for (size_t i = 0; i < n && !w->gone; i++) {
-            if (!watch_matches(w, &c[i]))
+            struct store__evrec *ev = watch_event(w, &c[i]);
+            if (!ev)
                 continue;
             if (w->qlen == h->queue_max) {
                 /* Too far behind: cut it off rather than buffer without bound. */
+                store__evrec_unref(ev);
                 w->gone = true;
                 queue_clear(w, h->queue_max);
                 break;
             }
-            w->q[(w->qhead + w->qlen) % h->queue_max] = evrec_ref(c[i].ev);
+            w->q[(w->qhead + w->qlen) % h->queue_max] = ev;
             w->qlen++;
             pushed = true;
         }
@@ -172,6 +190,7 @@ void store__hub_publish(struct store__hub *h, struct store__change *c, size_t n,
     for (size_t i = 0; i < n; i++) {
         store__evrec_unref(c[i].ev);
         json_decref(c[i].obj);
+        json_decref(c[i].prev);
     }
 }
 

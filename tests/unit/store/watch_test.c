@@ -189,6 +189,43 @@ static void test_watch_initial_events(void **state)
     tstore_free(t);
 }
 
+static void relabel(struct store *s, const char *name, const char *team)
+{
+    struct err e;
+    err_init(&e);
+    json_t *cur, *out;
+    assert_int_equal(store_get(s, R(WL), "default", name, &cur, &e), 0);
+    json_object_set_new(json_object_get(json_object_get(cur, "metadata"), "labels"), "team",
+                        json_string(team));
+    assert_int_equal(store_update(s, R(WL), "default", name, cur, NULL, &out, &e), 0);
+    json_decref(cur);
+    json_decref(out);
+}
+
+/* A change that makes an object leave (enter) the selection is DELETED
+ * (ADDED) for the watcher, as the API server sends it. */
+static void test_watch_selector_transitions(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts o = {.label_selector = "team=x"};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), 0);
+    create_wl(t->s, "default", "a", "{\"team\":\"x\"}");
+    expect_event(w, STORE_ADDED, "a");
+    relabel(t->s, "a", "y");
+    expect_event(w, STORE_DELETED, "a");
+    relabel(t->s, "a", "z");
+    expect_quiet(w);
+    relabel(t->s, "a", "x");
+    expect_event(w, STORE_ADDED, "a");
+    relabel(t->s, "a", "x2");
+    expect_event(w, STORE_DELETED, "a");
+    store_watch_close(w);
+    tstore_free(t);
+}
+
 static void test_watch_gone_after_compaction(void **state)
 {
     struct tstore *t = tstore_new(300, 0);
@@ -471,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_watch_live_events),
         cmocka_unit_test(test_watch_from_version),
         cmocka_unit_test(test_watch_initial_events),
+        cmocka_unit_test(test_watch_selector_transitions),
         cmocka_unit_test(test_watch_gone_after_compaction),
         cmocka_unit_test(test_watch_slow_watcher_cut_off),
         cmocka_unit_test(test_watch_bookmark_on_idle),
