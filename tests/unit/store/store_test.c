@@ -86,6 +86,16 @@ static uint64_t rv_of(const json_t *o)
     return strtoull(mstr(o, "resourceVersion"), NULL, 10);
 }
 
+static bool exists_any(struct store *s, const char *res, const char *ns, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    json_t *o = NULL;
+    int rc = store_get(s, R(res), ns, name, &o, &e);
+    json_decref(o);
+    return rc == 0;
+}
+
 static void create_ns(struct store *s, const char *name)
 {
     char buf[256];
@@ -468,6 +478,48 @@ static void test_store_admission_hook(void **state)
     assert_true(json_equal(got, cq));
     json_decref(got);
     json_decref(edit);
+    json_decref(bad);
+    json_decref(cq);
+    tstore_free(t);
+}
+
+/* The api layer's defaulting and validation run on every write. */
+static void test_store_api_validation(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *cq =
+        create(t->s, CQ, NULL,
+               parse("{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\","
+                     "\"metadata\":{\"name\":\"cq\"},\"spec\":{}}"));
+    json_t *spec = json_object_get(cq, "spec");
+    assert_string_equal(json_string_value(json_object_get(spec, "queueingStrategy")),
+                        "BestEffortFIFO");
+    uint64_t before = store_current_rv(t->s);
+    json_t *bad =
+        parse("{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\","
+              "\"metadata\":{\"name\":\"bad\"},\"spec\":{\"queueingStrategy\":\"Random\"}}");
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    assert_int_equal(store_create(t->s, R(CQ), NULL, bad, NULL, &out, &e), ERR_INVALID);
+    assert_null(out);
+    assert_true(e.ncauses >= 1);
+    assert_string_equal(e.causes[0].field, "spec.queueingStrategy");
+    assert_int_equal(store_current_rv(t->s), before);
+    assert_false(exists_any(t->s, CQ, NULL, "bad"));
+    /* Immutable on update: a LocalQueue's clusterQueue. */
+    json_t *lq =
+        create(t->s, "localqueues.kueue.x-k8s.io", "default",
+               parse("{\"metadata\":{\"name\":\"lq\"},\"spec\":{\"clusterQueue\":\"cq\"}}"));
+    json_t *edit = json_deep_copy(lq);
+    json_object_set_new(json_object_get(edit, "spec"), "clusterQueue", json_string("other"));
+    err_init(&e);
+    assert_int_equal(
+        store_update(t->s, R("localqueues.kueue.x-k8s.io"), "default", "lq", edit, NULL, &out, &e),
+        ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.clusterQueue");
+    json_decref(edit);
+    json_decref(lq);
     json_decref(bad);
     json_decref(cq);
     tstore_free(t);
@@ -995,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_store_update_status_split),
         cmocka_unit_test(test_store_job_webhook_and_mutate),
         cmocka_unit_test(test_store_admission_hook),
+        cmocka_unit_test(test_store_api_validation),
         cmocka_unit_test(test_store_delete_plain),
         cmocka_unit_test(test_store_delete_preconditions),
         cmocka_unit_test(test_store_finalizers),
