@@ -74,6 +74,8 @@ struct store {
     struct wop *qhead, *qtail;
     bool leader;
 
+    const char *emptying_ns; /* the namespace empty_namespace is deleting, or NULL */
+
     struct store__hub *hub;
     store__admit_fn admit;
 };
@@ -861,7 +863,8 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
         rc = collect_dependents(s, uid, false, depth, e);
     if (!rc && depth < MAX_GC_DEPTH)
         rc = release_foreground_owners(s, cur, depth, e);
-    if (!rc && r->namespaced && ns && *ns)
+    /* While a namespace is being emptied, it is finished once at the end. */
+    if (!rc && r->namespaced && ns && *ns && !(s->emptying_ns && !strcmp(ns, s->emptying_ns)))
         rc = finish_namespace(s, ns, depth, e);
     return rc;
 }
@@ -915,6 +918,8 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
 static int empty_namespace(struct store *s, const char *ns, int depth, struct err *e)
 {
     int rc = 0;
+    const char *outer = s->emptying_ns;
+    s->emptying_ns = ns;
     for (const struct store_resource *r = store_resources(); r->plural && !rc; r++) {
         if (!r->namespaced)
             continue;
@@ -922,8 +927,10 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
          * connection would disturb it. */
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(s->w.db, "SELECT name FROM objects WHERE res=?1 AND ns=?2", -1, &st,
-                               NULL) != SQLITE_OK)
-            return db_err(e, s->w.db, "namespace contents");
+                               NULL) != SQLITE_OK) {
+            rc = db_err(e, s->w.db, "namespace contents");
+            break;
+        }
         bind_text(st, 1, r->key);
         bind_text(st, 2, ns);
         json_t *names = json_array();
@@ -949,18 +956,26 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
         }
         json_decref(names);
     }
+    s->emptying_ns = outer;
     return rc;
 }
 
+/* Does namespace ns hold no object? One index probe per namespaced resource. */
 static bool namespace_is_empty(struct store *s, const char *ns)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->w.db,
-                           "SELECT 1 FROM objects WHERE ns=?1 AND res<>'namespaces' LIMIT 1", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->w.db, "SELECT 1 FROM objects WHERE res=?1 AND ns=?2 LIMIT 1", -1, &st,
+                           NULL) != SQLITE_OK)
         return false;
-    bind_text(st, 1, ns);
-    bool empty = sqlite3_step(st) != SQLITE_ROW;
+    bool empty = true;
+    for (const struct store_resource *r = store_resources(); r->plural && empty; r++) {
+        if (!r->namespaced)
+            continue;
+        sqlite3_reset(st);
+        bind_text(st, 1, r->key);
+        bind_text(st, 2, ns);
+        empty = sqlite3_step(st) != SQLITE_ROW;
+    }
     sqlite3_finalize(st);
     return empty;
 }
