@@ -102,7 +102,8 @@ CU_MUST_CHECK int store_get(struct store *s, const struct store_resource *r, con
 
 struct store_list_opts {
     const char *label_selector; /* Kubernetes label selector text, or NULL */
-    const char *field_selector; /* metadata.name= / metadata.namespace= (and !=), or NULL */
+    const char *field_selector; /* metadata.name, metadata.namespace (=, ==, !=; Events and
+                                 * Pods: also the fields of spec/apiserver.md 4.2), or NULL */
     size_t limit;               /* 0 = all */
     const char *continue_token; /* from a previous page, or NULL */
     bool raw;                   /* fill raw (JSON text) instead of items */
@@ -176,8 +177,10 @@ struct store_delete_opts {
  * (*deleted = false); without, remove it (*deleted = true). *out (owned, may
  * be NULL) is the object as last stored. ERR_NOT_FOUND when absent;
  * ERR_CONFLICT when a precondition fails. Dependents (ownerReferences) are
- * deleted in the same transaction (Background, Foreground) or lose the
- * reference (Orphan). A Namespace turns Terminating, everything in it is
+ * deleted in the same transaction (Background: after the owner; Foreground:
+ * before it, and dependents kept by finalizers keep the owner, with the
+ * foregroundDeletion finalizer, until they go) or lose the reference
+ * (Orphan). A Namespace turns Terminating, everything in it is
  * deleted, and it goes when empty (*deleted tells whether it went already). */
 CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, const struct store_delete_opts *opts, json_t **out,
@@ -206,6 +209,8 @@ struct store_watch_opts {
 };
 
 /* Open a watch on one resource (r non-NULL), in one namespace or all.
+ * Selectors filter events as they filter lists; a live change that moves an
+ * object out of (into) the selection is delivered as DELETED (ADDED).
  * ERR_GONE ("too old resource version: <since> (<current>)") when since is
  * older than the log keeps; ERR_PARSE for a bad selector. */
 CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r, const char *ns,
