@@ -3,5 +3,6 @@
 #ifndef CUEUE_CLI_CLI_H
 #define CUEUE_CLI_CLI_H
 
+int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
 
 #endif
