@@ -20,6 +20,8 @@ static int cmd_version(int argc, char **argv)
 
 static const struct command commands[] = {
     {"version", cmd_version, "print the version"},
+    {"serve", cli_serve, "run the Kubernetes-compatible API server"},
+    {"token", cli_token, "issue a tenant token for the API server"},
 };
 
 static void usage(FILE *out)
