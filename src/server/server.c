@@ -224,6 +224,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
+/* MHD's logger: its format strings are its own. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) CU_PRINTF(2, 0);
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char buf[512];

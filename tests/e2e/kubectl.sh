@@ -5,8 +5,9 @@ D="$SRC/tests/e2e/data"
 
 note "# kubectl against $URL"
 expect "version shows the server" "Server Version: v1.32.0-cueue" k version
-expect "api-resources lists Kueue kinds with short names" "clusterqueues                     cq" \
-    k api-resources
+expect_grep "api-resources lists Kueue kinds with short names" \
+    '^clusterqueues +cq +kueue.x-k8s.io/v1beta2 +false +ClusterQueue$' k api-resources
+expect_grep "api-resources: LocalQueue short names" '^localqueues +queue,queues,lq ' k api-resources
 expect "api-resources lists Jobs" "batch/v1" k api-resources
 
 out=$(k apply -f "$D/queues.yaml" 2>&1)

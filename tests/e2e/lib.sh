@@ -102,3 +102,22 @@ expect_status() {
         fail "$desc (wanted HTTP $want, got $code)" "$(head -c 600 "$TMP/curl.out")"
     fi
 }
+
+# expect_grep DESC EXTENDED_REGEX CMD...: a line of CMD's output matches.
+expect_grep() {
+    desc=$1
+    want=$2
+    shift 2
+    out=$("$@" 2>&1)
+    if printf '%s\n' "$out" | grep -Eq -- "$want"; then pass "$desc"; else
+        fail "$desc (wanted /$want/)" "$out"
+    fi
+}
+
+# check_server_logs: no sanitizer report or crash in any server log.
+check_server_logs() {
+    bad=$(grep -lE 'Sanitizer|runtime error:|Segmentation' "$TMP"/*/serve.log 2>/dev/null)
+    if [ -z "$bad" ]; then pass "server logs are free of sanitizer reports"; else
+        fail "server logs are free of sanitizer reports" "$(cat $bad | head -60)"
+    fi
+}

@@ -53,6 +53,8 @@ start_server tls || exit 1
 # 3. Durability across kill -9.
 . "$E2E/durability.sh"
 
+stop_servers
+check_server_logs
 note ""
 note "e2e: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
