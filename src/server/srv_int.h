@@ -190,10 +190,8 @@ bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_u
 bool srv_authorize(const struct srv_user *u, const char *verb, const struct store_resource *r,
                    const char *ns, const char *sub);
 
-/* yaml.c: one YAML document to a JSON tree. */
-CU_MUST_CHECK int srv_yaml_parse(const char *data, size_t len, json_t **out, struct err *e);
-
-/* Parse a request body as JSON (or YAML when yaml). */
+/* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
+ * caps on size and depth, duplicate keys refused). ERR_PARSE/ERR_TOO_LARGE. */
 CU_MUST_CHECK int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e);
 
 #endif
