@@ -6,6 +6,9 @@
  * SIGTERM stop cleanly: watches end, connections close, the store closes. */
 #include <errno.h>
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -234,6 +237,12 @@ int cli_serve(int argc, char **argv)
     if (prc)
         return prc == 1 ? 0 : prc;
     log_set_level(o.verbose ? LOG_DEBUG : LOG_INFO);
+#ifdef __GLIBC__
+    /* One thread per connection would otherwise give glibc up to 8 arenas
+     * per core, each keeping freed list buffers: measured 124 MiB RSS after
+     * a load that needs 57 MiB with a small arena count. */
+    mallopt(M_ARENA_MAX, 2);
+#endif
 
     struct err e;
     err_init(&e);
