@@ -20,6 +20,9 @@
 #include "base/xalloc.h"
 
 #define SRV_DEFAULT_MAX_BODY (3u << 20)
+/* An idle keep-alive connection holds a thread; a watch waiting for events is
+ * not idle to MHD (its callback has not returned), so this does not cut it. */
+#define SRV_IDLE_TIMEOUT_S 600
 
 const char *srv_query(struct srv_req *q, const char *key)
 {
@@ -269,14 +272,14 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
         s->daemon = MHD_start_daemon(
             flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
             MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_HTTPS_MEM_KEY, o->key_pem,
+            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_HTTPS_MEM_KEY, o->key_pem,
             MHD_OPTION_HTTPS_MEM_CERT, o->cert_pem, MHD_OPTION_CONNECTION_LIMIT, (unsigned)4000,
             MHD_OPTION_END);
     else
         s->daemon = MHD_start_daemon(
             flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
             MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_CONNECTION_LIMIT,
+            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
             (unsigned)4000, MHD_OPTION_END);
     if (!s->daemon) {
         srv_discovery_free(s);

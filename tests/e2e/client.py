@@ -126,6 +126,16 @@ def main():
         timeout_seconds=2)]
     check("watch resumed from a resourceVersion", later == [("ADDED", "later")], str(later))
 
+    for n in ("dc1", "dc2"):
+        co.create_namespaced_custom_object(G, V, NS, "workloads", dict(
+            wl, metadata={"name": n, "labels": {"sweep": "yes"}}))
+    res = co.delete_collection_namespaced_custom_object(G, V, NS, "workloads",
+                                                        label_selector="sweep=yes")
+    left = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="sweep=yes")
+    check("deletecollection by label selector",
+          sorted(i["metadata"]["name"] for i in res["items"]) == ["dc1", "dc2"]
+          and left["items"] == [], json.dumps(res)[:300])
+
     job = {"apiVersion": "batch/v1", "kind": "Job",
            "metadata": {"name": "py-job", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
            "spec": {"parallelism": 1, "template": {"spec": {"restartPolicy": "Never",

@@ -41,6 +41,19 @@ expect "describe ns (defaulted label)" "kubernetes.io/metadata.name=kueue-lab" k
 
 # A workload, then a watch that sees label, spec and status changes.
 expect "create a workload" "workload.kueue.x-k8s.io/wl1 created" k create -f "$D/workload.yaml"
+uid=$(k -n kueue-lab get kwl wl1 -o 'jsonpath={.metadata.uid}' 2>/dev/null)
+sed "s/@UID@/$uid/" "$D/event.json.in" >"$TMP/event.json"
+expect "create an Event" "event/wl1.17a1 created" k create -f "$TMP/event.json"
+expect_grep "get events: Event columns" '^[0-9a-z]+ +Normal +QuotaReserved +workload/wl1 +Quota reserved in ClusterQueue lab-cq' \
+    k -n kueue-lab get events
+expect_grep "get ev -o wide: source, count and name" 'kueue-admission .* 1 +wl1.17a1$' \
+    k get ev -A -o wide
+expect_grep "describe shows the object's events (involvedObject field selectors)" \
+    '^ +Normal +QuotaReserved +[0-9a-z]+ +kueue-admission +Quota reserved' k -n kueue-lab describe kwl wl1
+expect "events by field selector" "workload/wl1" \
+    k -n kueue-lab get ev --field-selector involvedObject.kind=Workload,type=Normal
+expect "events by field selector (no match)" "No resources found" \
+    k -n kueue-lab get ev --field-selector type=Warning
 timeout 6 kubectl --kubeconfig "$KC" -n kueue-lab get kwl -w >"$TMP/watch.out" 2>&1 &
 wpid=$!
 sleep 1.5
@@ -97,8 +110,12 @@ expect "Conflict message" \
 expect "Invalid with a field path (name)" \
     "The ResourceFlavor \"a/b\" is invalid: metadata.name: Invalid value: \"a/b\": may not contain '/'" \
     k create -f "$D/slash-name.json"
-expect "Invalid with field paths (validation)" \
-    'The ClusterQueue "bad" is invalid:' k apply -f "$D/bad-cq.yaml"
+expect "Invalid (validation)" 'The ClusterQueue "bad" is invalid:' k apply -f "$D/bad-cq.yaml"
+expect "Invalid names the field and the rule" \
+    'spec.queueingStrategy: Unsupported value: "Random": supported values: "StrictFIFO", "BestEffortFIFO"' \
+    k apply -f "$D/bad-cq.yaml"
+expect "Invalid on a patch" 'The Workload "wl1" is invalid: spec.podSets[0].count' \
+    k -n kueue-lab patch kwl wl1 --type=json -p '[{"op":"replace","path":"/spec/podSets/0/count","value":-1}]'
 expect "namespace must exist" 'namespaces "nons" not found' \
     k -n nons create -f "$D/plain-job.yaml"
 
