@@ -27,25 +27,26 @@
 
 static void serve_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cueue serve [options]\n"
-            "\n"
-            "Run the Kubernetes-compatible API server over a durable store, for kubectl and\n"
-            "client libraries.\n"
-            "\n"
-            "options:\n"
-            "  --listen ADDR:PORT     address to listen on (default 127.0.0.1:6443; port 0 picks\n"
-            "                         a free one, see the kubeconfig)\n"
-            "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
-            "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
-            "  --config FILE          cueue configuration (read by the controllers)\n"
-            "  --controllers all|none in-process controllers (accepted; the controllers are not\n"
-            "                         part of this build yet, so nothing is reconciled)\n"
-            "  --executor local|none  run admitted Jobs locally (accepted; not yet connected)\n"
-            "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
-            "                         token over HTTP, so requests without one act as the admin\n"
-            "  -v, --verbose          log every request\n"
-            "  -h, --help             show this help\n");
+    fprintf(
+        out,
+        "usage: cueue serve [options]\n"
+        "\n"
+        "Run the Kubernetes-compatible API server over a durable store, for kubectl and\n"
+        "client libraries.\n"
+        "\n"
+        "options:\n"
+        "  --listen ADDR:PORT     address to listen on (default 127.0.0.1:6443; port 0 picks\n"
+        "                         a free one, see the kubeconfig)\n"
+        "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
+        "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
+        "  --config FILE          cueue configuration (read by the controllers)\n"
+        "  --controllers all|none in-process controllers (accepted; the controllers are not\n"
+        "                         part of this build yet, so nothing is reconciled)\n"
+        "  --executor local|none  run admitted Jobs locally (accepted; not yet connected)\n"
+        "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
+        "                         token over HTTP, so requests without one act as the admin\n"
+        "  -v, --verbose          log every request\n"
+        "  -h, --help             show this help\n");
 }
 
 /* "127.0.0.1:6443" -> host and port; "localhost" is 127.0.0.1. */
@@ -143,8 +144,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct serve_opts){"127.0.0.1:6443", "./cueue-data", NULL, NULL, "all", "local",
-                             false, false};
+    *o = (struct serve_opts){"127.0.0.1:6443", "./cueue-data", NULL, NULL, "all",
+                             "local",          false,          false};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -191,13 +192,11 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         return 2;
     }
     if (strcmp(o->executor, "local") && strcmp(o->executor, "none")) {
-        fprintf(stderr, "cueue serve: --executor must be local or none, got '%s'\n",
-                o->executor);
+        fprintf(stderr, "cueue serve: --executor must be local or none, got '%s'\n", o->executor);
         return 2;
     }
     if (o->config && access(o->config, R_OK)) {
-        fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config,
-                strerror(errno));
+        fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config, strerror(errno));
         return 2;
     }
     return 0;

@@ -118,8 +118,7 @@ int cli_token(int argc, char **argv)
     char *url = NULL, *ca = NULL, *old = NULL;
     snprintf(path, sizeof(path), "%s/endpoint", dir);
     if (srv_read_file(path, &url, &e)) {
-        fprintf(stderr, "cueue token: no server has run with --data-dir %s (%s)\n", dir,
-                e.message);
+        fprintf(stderr, "cueue token: no server has run with --data-dir %s (%s)\n", dir, e.message);
         rc = 1;
         goto out;
     }

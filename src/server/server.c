@@ -59,14 +59,28 @@ int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const 
     return ret;
 }
 
+int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, char *body,
+                   size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    int ret = MHD_queue_response(q->conn, code, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
 int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char *content_type)
 {
     char *text = json_dumps(v, JSON_COMPACT);
     if (!text)
         return srv_reply_status(q, 500, "InternalError", "cannot encode the response", NULL);
     size_t len = strlen(text);
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(text);
         return MHD_NO;
@@ -170,9 +184,8 @@ static int dispatch(struct srv_req *q)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     struct srv *s = cls;
     struct srv_req *q = *con_cls;
@@ -183,8 +196,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         q->method = method;
         q->path = url;
         *con_cls = q;
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > s->max_body)
             q->too_large = true;
         return MHD_YES;
@@ -248,8 +261,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)o->port);
     if (inet_pton(AF_INET, o->host, &sa.sin_addr) != 1)
-        return err_set(e, ERR_INVALID, "listen address must be an IPv4 address, got '%s'",
-                       o->host);
+        return err_set(e, ERR_INVALID, "listen address must be an IPv4 address, got '%s'", o->host);
     if (!o->admin_token || !*o->admin_token)
         return err_set(e, ERR_INVALID, "an admin token is required");
     if (o->tls && !MHD_is_feature_supported(MHD_FEATURE_TLS))
@@ -271,16 +283,16 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     if (o->tls)
         s->daemon = MHD_start_daemon(
             flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_HTTPS_MEM_KEY, o->key_pem,
-            MHD_OPTION_HTTPS_MEM_CERT, o->cert_pem, MHD_OPTION_CONNECTION_LIMIT, (unsigned)4000,
-            MHD_OPTION_END);
-    else
-        s->daemon = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_HTTPS_MEM_KEY,
+            o->key_pem, MHD_OPTION_HTTPS_MEM_CERT, o->cert_pem, MHD_OPTION_CONNECTION_LIMIT,
             (unsigned)4000, MHD_OPTION_END);
+    else
+        s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+                                     (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
+                                     on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S,
+                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned)4000, MHD_OPTION_END);
     if (!s->daemon) {
         srv_discovery_free(s);
         srv_auth_release(&s->auth);

@@ -105,6 +105,9 @@ bool srv_parse_bool(const char *s);
 /* Replies; each returns an MHD_Result. Bodies are copied. */
 int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
               size_t len);
+/* As srv_reply, taking ownership of body (malloc'd). */
+int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, char *body,
+                   size_t len);
 int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char *content_type);
 /* A Status failure. details may be NULL (no details) and is borrowed. */
 int srv_reply_status(struct srv_req *q, unsigned code, const char *reason, const char *message,
@@ -112,9 +115,8 @@ int srv_reply_status(struct srv_req *q, unsigned code, const char *reason, const
 /* A store error about resource res (may be NULL) and object name (may be
  * NULL) mapped onto Kubernetes' Status (spec §9). op is "create", "update",
  * "get", "delete", "patch" (decides how ERR_NOT_FOUND on create reads). */
-int srv_reply_err(struct srv_req *q, int rc, const struct err *e,
-                  const struct store_resource *res, const char *ns, const char *name,
-                  const char *op);
+int srv_reply_err(struct srv_req *q, int rc, const struct err *e, const struct store_resource *res,
+                  const char *ns, const char *name, const char *op);
 int srv_reply_not_found_path(struct srv_req *q);
 
 /* "clusterqueues.kueue.x-k8s.io" or "namespaces" for the core group. */
@@ -142,8 +144,8 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
 
 /* table.c */
 struct srv_table_opts {
-    bool columns;         /* include columnDefinitions */
-    int include_object;   /* 0 None, 1 Metadata (default), 2 Object */
+    bool columns;       /* include columnDefinitions */
+    int include_object; /* 0 None, 1 Metadata (default), 2 Object */
     int64_t now_ms;
 };
 /* A Table of items (borrowed). Returns an owned Table without metadata
@@ -166,7 +168,7 @@ struct srv_fsel {
         char value[256];
         bool neq;
     } t[SRV_MAX_TERMS];
-    bool store_can; /* only metadata.name / metadata.namespace */
+    bool store_can; /* the store evaluates every term */
 };
 /* Parse; ERR_INVALID with Kubernetes' message on a bad or unsupported field. */
 CU_MUST_CHECK int srv_fsel_parse(const char *text, const struct store_resource *r,
