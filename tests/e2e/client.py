@@ -78,6 +78,9 @@ def main():
     lst = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="team=py")
     check("list with a label selector", [i["metadata"]["name"] for i in lst["items"]] == [name],
           json.dumps(lst)[:500])
+    check("list items carry apiVersion and kind",
+          all(i.get("kind") == "Workload" and i.get("apiVersion") == f"{G}/{V}"
+              for i in lst["items"]), json.dumps(lst)[:500])
     lst = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="team=other")
     check("list: empty items is []", lst["items"] == [] and lst["kind"] == "WorkloadList")
     lst = co.list_namespaced_custom_object(G, V, NS, "workloads",
