@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "api/codec.h"
+#include "api/validate.h"
 #include "base/err.h"
 #include "base/time.h"
 #include "base/xalloc.h"
@@ -262,6 +263,106 @@ static bool parse_size(const char *s, size_t *out)
     return true;
 }
 
+/* ---- field validation (spec §7.7) -------------------------------------- */
+
+enum field_mode { FV_STRICT, FV_WARN, FV_IGNORE };
+
+/* The fieldValidation parameter; -1 after replying to a bad value. */
+static int field_mode(struct srv_req *q, int *ret)
+{
+    const char *v = srv_query(q, "fieldValidation");
+    if (!v || !*v || !strcmp(v, "Warn"))
+        return FV_WARN;
+    if (!strcmp(v, "Strict"))
+        return FV_STRICT;
+    if (!strcmp(v, "Ignore"))
+        return FV_IGNORE;
+    char msg[300];
+    snprintf(msg, sizeof(msg),
+             "fieldValidation: Unsupported value: \"%.100s\": supported values: \"Ignore\", "
+             "\"Warn\", \"Strict\"",
+             v);
+    *ret = srv_reply_status(q, 400, "BadRequest", msg, NULL);
+    return -1;
+}
+
+/* Remove the field at a path such as spec.resourceGroups[0].flavors[0].foo. */
+static void prune(json_t *doc, const char *path)
+{
+    char buf[512];
+    if (strlen(path) >= sizeof(buf))
+        return;
+    memcpy(buf, path, strlen(path) + 1);
+    json_t *cur = doc;
+    char *p = buf;
+    while (p && *p && cur) {
+        char *dot = strchr(p, '.');
+        if (dot)
+            *dot = '\0';
+        char *br = strchr(p, '[');
+        if (!dot && !br) {
+            json_object_del(cur, p);
+            return;
+        }
+        if (br)
+            *br = '\0';
+        cur = json_object_get(cur, p);
+        while (br && cur) {
+            cur = json_array_get(cur, strtoul(br + 1, NULL, 10));
+            br = strchr(br + 1, '[');
+        }
+        p = dot ? dot + 1 : NULL;
+    }
+}
+
+/* Unknown fields of doc: ERR_PARSE with the strict-decoding message, or
+ * dropped (with a warning under Warn). Unknown fields are never stored. */
+static int check_fields(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
+                        struct err *out)
+{
+    for (int round = 0; round < 8; round++) {
+        struct err e;
+        err_init(&e);
+        if (!val_unknown_fields(doc, &e))
+            return 0;
+        if (mode == FV_STRICT) {
+            struct sb msg = SB_INIT;
+            sb_addf(&msg, "%s in version \"%s\" cannot be handled as a %s: strict decoding error: ",
+                    r->kind, r->version, r->kind);
+            for (unsigned i = 0; i < e.ncauses; i++)
+                sb_addf(&msg, "%s%s", i ? ", " : "", e.causes[i].message);
+            err_set(out, ERR_PARSE, "%s", sb_str(&msg));
+            sb_release(&msg);
+            return ERR_PARSE;
+        }
+        for (unsigned i = 0; i < e.ncauses; i++) {
+            const char *m = e.causes[i].message;
+            const char *a = strchr(m, '"');
+            const char *b = a ? strrchr(m, '"') : NULL;
+            if (mode == FV_WARN)
+                srv_warn(q, m);
+            if (a && b > a + 1) {
+                char path[512];
+                snprintf(path, sizeof(path), "%.*s", (int)(b - a - 1), a + 1);
+                prune(doc, path);
+            }
+        }
+    }
+    return 0;
+}
+
+/* check_fields for handlers: replies on failure and returns false. */
+static bool fields_ok(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
+                      int *ret)
+{
+    struct err e;
+    err_init(&e);
+    if (!check_fields(q, r, mode, doc, &e))
+        return true;
+    *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    return false;
+}
+
 /* ---- reads -------------------------------------------------------------- */
 
 static void ensure_type(const struct store_resource *r, json_t *obj)
@@ -442,11 +543,15 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     int dry = dry_run(q, &ret);
     if (dry < 0)
         return ret;
+    int mode = field_mode(q, &ret);
+    if (mode < 0)
+        return ret;
     json_t *obj = NULL;
     if (!read_object(q, r, &obj, &ret))
         return ret;
     const char *name = NULL;
-    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
+        !fields_ok(q, r, mode, obj, &ret))
         goto out;
     name = meta_str(obj, "name");
     if (name && !check_name(q, r, name, &ret))
@@ -493,10 +598,14 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     int dry = dry_run(q, &ret);
     if (dry < 0)
         return ret;
+    int mode = field_mode(q, &ret);
+    if (mode < 0)
+        return ret;
     json_t *obj = NULL;
     if (!read_object(q, r, &obj, &ret))
         return ret;
-    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
+        !fields_ok(q, r, mode, obj, &ret))
         goto out;
     const char *name = meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
@@ -529,6 +638,8 @@ struct patch_arg {
     enum srv_patch_type type;
     const json_t *patch;
     const struct store_resource *res;
+    struct srv_req *q;
+    int mode; /* enum field_mode */
 };
 
 /* Runs under the store's write lock: the patch applies to the latest state. */
@@ -566,6 +677,10 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     }
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
+    if (check_fields(a->q, a->res, a->mode, out, e)) {
+        json_decref(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -595,12 +710,13 @@ static int patch_type_of(struct srv_req *q, const struct store_resource *r, enum
 }
 
 static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *patch,
-                        const struct store_write_opts *wo)
+                        const struct store_write_opts *wo, int mode)
 {
     const struct store_resource *r = rt->res;
     int ret = 0;
     json_t *obj = json_deep_copy(patch);
-    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
+        !fields_ok(q, r, mode, obj, &ret))
         goto out;
     const char *name = meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
@@ -665,13 +781,18 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     struct store_write_opts wo = {.dry_run = dry == 1, .status = status, .field_manager = manager};
     const char *ns = r->namespaced ? rt->ns : NULL;
-    struct patch_arg arg = {type, patch, r};
+    int mode = field_mode(q, &ret);
+    if (mode < 0) {
+        json_decref(patch);
+        return ret;
+    }
+    struct patch_arg arg = {type, patch, r, q, mode};
     json_t *stored = NULL;
     for (int attempt = 0; attempt < 3; attempt++) {
         err_init(&e);
         int rc = store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo, &stored, &e);
         if (rc == ERR_NOT_FOUND && type == PATCH_APPLY && !status) {
-            ret = apply_create(q, rt, patch, &wo);
+            ret = apply_create(q, rt, patch, &wo, mode);
             if (ret == -2)
                 continue;
             goto out;

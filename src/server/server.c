@@ -45,6 +45,33 @@ bool srv_parse_bool(const char *s)
     return false;
 }
 
+void srv_warn(struct srv_req *q, const char *text)
+{
+    for (size_t off = 0; off < q->warnings.len; off += strlen(q->warnings.buf + off) + 1)
+        if (!strcmp(q->warnings.buf + off, text))
+            return;
+    sb_add(&q->warnings, text, strlen(text) + 1);
+}
+
+/* Headers every non-streaming answer carries. */
+static void add_headers(struct srv_req *q, struct MHD_Response *resp, const char *content_type)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    for (size_t off = 0; off < q->warnings.len; off += strlen(q->warnings.buf + off) + 1) {
+        struct sb h = SB_INIT;
+        sb_adds(&h, "299 - \"");
+        for (const char *p = q->warnings.buf + off; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                sb_addch(&h, '\\');
+            sb_addch(&h, *p);
+        }
+        sb_addch(&h, '"');
+        MHD_add_response_header(resp, "Warning", sb_str(&h));
+        sb_release(&h);
+    }
+}
+
 int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
               size_t len)
 {
@@ -52,8 +79,7 @@ int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const 
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    add_headers(q, resp, content_type);
     int ret = MHD_queue_response(q->conn, code, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -67,8 +93,7 @@ int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, c
         free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    add_headers(q, resp, content_type);
     int ret = MHD_queue_response(q->conn, code, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -85,9 +110,7 @@ int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char
         free(text);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            content_type ? content_type : "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    add_headers(q, resp, content_type ? content_type : "application/json");
     int ret = MHD_queue_response(q->conn, code, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -236,6 +259,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!q)
         return;
     sb_release(&q->body);
+    sb_release(&q->warnings);
     free(q);
     *con_cls = NULL;
 }

@@ -94,7 +94,11 @@ struct srv_req {
     struct sb body;
     bool too_large;
     struct srv_user user;
+    struct sb warnings; /* Warning header values, NUL-separated */
 };
+
+/* Queue a `Warning: 299 - "<text>"` response header (deduplicated). */
+void srv_warn(struct srv_req *q, const char *text);
 
 /* Query and header access (borrowed, NULL when absent). */
 const char *srv_query(struct srv_req *q, const char *key);

@@ -116,6 +116,15 @@ expect "Invalid names the field and the rule" \
     k apply -f "$D/bad-cq.yaml"
 expect "Invalid on a patch" 'The Workload "wl1" is invalid: spec.podSets[0].count' \
     k -n kueue-lab patch kwl wl1 --type=json -p '[{"op":"replace","path":"/spec/podSets/0/count","value":-1}]'
+expect "strict field validation refuses a typo" \
+    'Error from server (BadRequest): error when creating "'"$D"'/typo-cq.yaml": ClusterQueue in version "v1beta2" cannot be handled as a ClusterQueue: strict decoding error: unknown field "spec.resourceGroups[0].flavors[0].resources[0].nominalQuote"' \
+    k apply -f "$D/typo-cq.yaml"
+expect "server-side apply is strict too" 'strict decoding error: unknown field' \
+    k apply --server-side -f "$D/typo-cq.yaml"
+expect "an unknown field in a patch is dropped with a warning" 'Warning: unknown field "spec.bogus"' \
+    k -n kueue-lab patch lq lab-queue --type=merge -p '{"spec":{"bogus":1}}'
+expect_exact "the unknown field is not stored" "" \
+    k -n kueue-lab get lq lab-queue -o 'jsonpath={.spec.bogus}'
 expect "namespace must exist" 'namespaces "nons" not found' \
     k -n nons create -f "$D/plain-job.yaml"
 
