@@ -139,6 +139,18 @@ def main():
           sorted(i["metadata"]["name"] for i in res["items"]) == ["dc1", "dc2"]
           and left["items"] == [], json.dumps(res)[:300])
 
+    for n in ("p1", "p2", "p3"):
+        co.create_namespaced_custom_object(G, V, NS, "workloads", dict(
+            wl, metadata={"name": n, "labels": {"page": "yes"}}))
+    p1 = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="page=yes",
+                                          limit=2)
+    p2 = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="page=yes",
+                                          limit=2, _continue=p1["metadata"].get("continue"))
+    check("limit and continue page through a list in name order",
+          [i["metadata"]["name"] for i in p1["items"] + p2["items"]] == ["p1", "p2", "p3"]
+          and p1["metadata"].get("continue") and not p2["metadata"].get("continue"),
+          json.dumps([p1["metadata"], p2["metadata"]]))
+
     job = {"apiVersion": "batch/v1", "kind": "Job",
            "metadata": {"name": "py-job", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
            "spec": {"parallelism": 1, "template": {"spec": {"restartPolicy": "Never",
