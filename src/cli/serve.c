@@ -43,6 +43,8 @@ static void serve_usage(FILE *out)
         "  --controllers all|none in-process controllers (accepted; the controllers are not\n"
         "                         part of this build yet, so nothing is reconciled)\n"
         "  --executor local|none  run admitted Jobs locally (accepted; not yet connected)\n"
+        "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
+        "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
         "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
         "                         token over HTTP, so requests without one act as the admin\n"
         "  -v, --verbose          log every request\n"
@@ -126,9 +128,28 @@ struct serve_opts {
     const char *config;
     const char *controllers;
     const char *executor;
+    int64_t event_ttl_s; /* < 0: never */
     bool insecure;
     bool verbose;
 };
+
+/* "90", "90s", "10m", "2h" -> seconds; 0 -> -1 (never). -2 when malformed. */
+static int64_t parse_duration(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0 || v > 100LL * 365 * 86400)
+        return -2;
+    int64_t mul = 1;
+    if (!strcmp(end, "m"))
+        mul = 60;
+    else if (!strcmp(end, "h"))
+        mul = 3600;
+    else if (*end && strcmp(end, "s"))
+        return -2;
+    return v == 0 ? -1 : v * mul;
+}
 
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
@@ -140,12 +161,16 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"controllers", required_argument, NULL, 'C'},
         {"executor", required_argument, NULL, 'x'},
         {"insecure-http", no_argument, NULL, 'i'},
+        {"event-ttl", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct serve_opts){"127.0.0.1:6443", "./cueue-data", NULL, NULL, "all",
-                             "local",          false,          false};
+    *o = (struct serve_opts){.listen = "127.0.0.1:6443",
+                             .data_dir = "./cueue-data",
+                             .controllers = "all",
+                             .executor = "local",
+                             .event_ttl_s = 3600};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -170,6 +195,15 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             break;
         case 'i':
             o->insecure = true;
+            break;
+        case 't':
+            o->event_ttl_s = parse_duration(optarg);
+            if (o->event_ttl_s == -2) {
+                fprintf(stderr,
+                        "cueue serve: --event-ttl must be a duration (30s, 10m, 1h), got '%s'\n",
+                        optarg);
+                return 2;
+            }
             break;
         case 'v':
             o->verbose = true;
@@ -295,6 +329,7 @@ int cli_serve(int argc, char **argv)
         .admin_token = token,
         .tokens_path = tokens,
         .anonymous_admin = o.insecure,
+        .event_ttl_s = o.event_ttl_s,
         .store = st,
     };
     struct srv *s = NULL;

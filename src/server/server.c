@@ -296,6 +296,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->max_body = o->max_body ? o->max_body : SRV_DEFAULT_MAX_BODY;
     s->pending = o->pending;
     s->anonymous_admin = o->anonymous_admin;
+    s->event_ttl_s = o->event_ttl_s ? o->event_ttl_s : 3600;
     s->pending_arg = o->pending_arg;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
     srv_discovery_build(s);
@@ -326,6 +327,8 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     s->port = di ? di->port : o->port;
+    if (s->event_ttl_s > 0 && srv_janitor_start(s))
+        log_warn("cannot start the event expiry thread: events will not expire");
     *out = s;
     return 0;
 }
@@ -339,6 +342,7 @@ void srv_stop(struct srv *s)
 {
     if (!s)
         return;
+    srv_janitor_stop(s);
     s->stopping = 1;
     MHD_stop_daemon(s->daemon);
     srv_discovery_free(s);

@@ -46,6 +46,7 @@ struct srv_options {
     bool anonymous_admin;
     size_t max_body;        /* request body cap in bytes; 0 = 3 MiB */
     struct store *store;    /* borrowed; must outlive the server */
+    int64_t event_ttl_s;    /* Events older than this are deleted; 0 = 3600, < 0 = never */
     srv_pending_fn pending; /* visibility source, or NULL (empty lists) */
     void *pending_arg;
 };

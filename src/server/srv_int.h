@@ -49,6 +49,12 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
+    /* Event expiry (janitor.c). */
+    int64_t event_ttl_s;
+    pthread_t janitor;
+    pthread_mutex_t janitor_lock;
+    pthread_cond_t janitor_cond;
+    bool janitor_running;
     /* Discovery documents, built once at start (owned). */
     char *disc_core;     /* aggregated /api */
     char *disc_groups;   /* aggregated /apis */
@@ -137,6 +143,10 @@ void srv_discovery_free(struct srv *s);
 int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
+
+/* janitor.c: the Event expiry thread. */
+int srv_janitor_start(struct srv *s);
+void srv_janitor_stop(struct srv *s); /* sets stopping */
 
 /* resource.c: everything under a resource path. */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);

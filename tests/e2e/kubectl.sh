@@ -42,7 +42,8 @@ expect "describe ns (defaulted label)" "kubernetes.io/metadata.name=kueue-lab" k
 # A workload, then a watch that sees label, spec and status changes.
 expect "create a workload" "workload.kueue.x-k8s.io/wl1 created" k create -f "$D/workload.yaml"
 uid=$(k -n kueue-lab get kwl wl1 -o 'jsonpath={.metadata.uid}' 2>/dev/null)
-sed "s/@UID@/$uid/" "$D/event.json.in" >"$TMP/event.json"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+sed "s/@UID@/$uid/; s/@NOW@/$now/g" "$D/event.json.in" >"$TMP/event.json"
 expect "create an Event" "event/wl1.17a1 created" k create -f "$TMP/event.json"
 expect_grep "get events: Event columns" '^[0-9a-z]+ +Normal +QuotaReserved +workload/wl1 +Quota reserved in ClusterQueue lab-cq' \
     k -n kueue-lab get events

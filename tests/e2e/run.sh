@@ -50,7 +50,24 @@ fi
 start_server tls || exit 1
 . "$E2E/authz.sh"
 
-# 3. Durability across kill -9.
+# 3. Events expire.
+note "# event expiry"
+start_server ttl --insecure-http --event-ttl 2s || exit 1
+k create -f "$SRC/tests/e2e/data/other-ns.yaml" >/dev/null 2>&1
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+sed "s/@UID@/u1/; s/@NOW@/$now/g; s/kueue-lab/other-team/g" "$E2E/data/event.json.in" >"$TMP/ev-ttl.json"
+expect "an Event is stored" "event/wl1.17a1 created" k create -f "$TMP/ev-ttl.json"
+i=0
+while [ $i -lt 100 ] && k -n other-team get ev wl1.17a1 >/dev/null 2>&1; do
+    i=$((i + 1))
+    sleep 0.1
+done
+if [ $i -ge 5 ] && [ $i -lt 100 ]; then pass "an Event goes once older than --event-ttl (${i}00 ms)"; else
+    fail "an Event goes once older than --event-ttl (waited ${i}00 ms)"
+fi
+stop_server "$PID"
+
+# 4. Durability across kill -9.
 . "$E2E/durability.sh"
 
 stop_servers
