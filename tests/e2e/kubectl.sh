@@ -55,17 +55,27 @@ expect "events by field selector" "workload/wl1" \
     k -n kueue-lab get ev --field-selector involvedObject.kind=Workload,type=Normal
 expect "events by field selector (no match)" "No resources found" \
     k -n kueue-lab get ev --field-selector type=Warning
-timeout 6 kubectl --kubeconfig "$KC" -n kueue-lab get kwl -w >"$TMP/watch.out" 2>&1 &
+timeout 30 kubectl --kubeconfig "$KC" -n kueue-lab get kwl -w >"$TMP/watch.out" 2>&1 &
 wpid=$!
-sleep 1.5
+i=0
+while [ $i -lt 100 ] && ! grep -q '^wl1 ' "$TMP/watch.out"; do # the initial list
+    i=$((i + 1))
+    sleep 0.1
+done
 expect "label" "workload.kueue.x-k8s.io/wl1 labeled" k -n kueue-lab label kwl wl1 env=prod
 expect "patch --type=merge" "workload.kueue.x-k8s.io/wl1 patched" \
     k -n kueue-lab patch kwl wl1 --type=merge -p '{"spec":{"priority":5}}'
 expect "patch --subresource=status" "workload.kueue.x-k8s.io/wl1 patched" \
     k -n kueue-lab patch kwl wl1 --subresource=status --type=merge \
     -p '{"status":{"admission":{"clusterQueue":"lab-cq","podSetAssignments":[{"name":"main","count":1}]},"conditions":[{"type":"Admitted","status":"True","reason":"Admitted","message":"The workload is admitted","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}'
-wait $wpid
-if [ "$(grep -c '^wl1 ' "$TMP/watch.out")" -ge 3 ] && grep -q '^wl1 .*lab-cq *True' "$TMP/watch.out"; then
+i=0
+while [ $i -lt 100 ] && ! grep -q '^wl1 .*lab-cq *True' "$TMP/watch.out"; do
+    i=$((i + 1))
+    sleep 0.1
+done
+kill $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+if [ "$(grep -c '^wl1 ' "$TMP/watch.out")" -ge 4 ] && grep -q '^wl1 .*lab-cq *True' "$TMP/watch.out"; then
     pass "get -w prints a row per change, ending admitted"
 else
     fail "get -w prints a row per change, ending admitted" "$(cat "$TMP/watch.out")"
