@@ -45,6 +45,8 @@ static void serve_usage(FILE *out)
         "  --executor local|none  run admitted Jobs locally (accepted; not yet connected)\n"
         "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
         "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
+        "  --watch-history N      changes kept for watches to resume from (default 100000);\n"
+        "                         a watch from an older version gets 410 Expired\n"
         "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
         "                         token over HTTP, so requests without one act as the admin\n"
         "  -v, --verbose          log every request\n"
@@ -128,7 +130,8 @@ struct serve_opts {
     const char *config;
     const char *controllers;
     const char *executor;
-    int64_t event_ttl_s; /* < 0: never */
+    int64_t event_ttl_s;  /* < 0: never */
+    size_t watch_history; /* 0: the store's default */
     bool insecure;
     bool verbose;
 };
@@ -162,6 +165,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"executor", required_argument, NULL, 'x'},
         {"insecure-http", no_argument, NULL, 'i'},
         {"event-ttl", required_argument, NULL, 't'},
+        {"watch-history", required_argument, NULL, 'w'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -196,6 +200,18 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         case 'i':
             o->insecure = true;
             break;
+        case 'w': {
+            char *end;
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno || *end || v < 1 || v > 100000000) {
+                fprintf(stderr, "cueue serve: --watch-history must be 1-100000000, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->watch_history = (size_t)v;
+            break;
+        }
         case 't':
             o->event_ttl_s = parse_duration(optarg);
             if (o->event_ttl_s == -2) {
@@ -304,7 +320,7 @@ int cli_serve(int argc, char **argv)
     snprintf(kc_default, sizeof(kc_default), "%s/kubeconfig", o.data_dir);
     const char *kc_path = o.kubeconfig ? o.kubeconfig : kc_default;
 
-    struct store_options so = {.path = db};
+    struct store_options so = {.path = db, .watch_log_max = o.watch_history};
     struct store *st = NULL;
     if (store_open(&so, &st, &e)) {
         srv_tls_release(&tls);
