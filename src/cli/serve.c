@@ -355,7 +355,9 @@ int cli_serve(int argc, char **argv)
         goto out_store;
     }
     char url[300];
-    snprintf(url, sizeof(url), "%s://%s:%d", o.insecure ? "http" : "https", host, srv_port(s));
+    /* A wildcard address is reached on loopback (in the certificate). */
+    const char *url_host = strcmp(host, "0.0.0.0") ? host : "127.0.0.1";
+    snprintf(url, sizeof(url), "%s://%s:%d", o.insecure ? "http" : "https", url_host, srv_port(s));
     if (publish(&o, url, o.insecure ? NULL : tls.ca_pem, token, kc_path, &e)) {
         rc = fail(&e);
         goto out_srv;
