@@ -52,13 +52,14 @@ def main():
     check("create a cluster-scoped object", rf["metadata"]["name"] == "py-flavor"
           and rf["metadata"]["resourceVersion"] and rf["metadata"]["uid"], json.dumps(rf))
 
-    # A watch from now on, in a thread, bounded by timeout_seconds.
+    # A watch from the list's version, in a thread, bounded by timeout_seconds.
     seen = []
+    rv0 = co.list_namespaced_custom_object(G, V, NS, "workloads")["metadata"]["resourceVersion"]
 
     def watcher():
         w = watch.Watch()
         for ev in w.stream(co.list_namespaced_custom_object, G, V, NS, "workloads",
-                           timeout_seconds=6):
+                           resource_version=rv0, timeout_seconds=6):
             seen.append((ev["type"], ev["object"]["metadata"]["name"],
                          ev["object"]["metadata"]["resourceVersion"]))
     t = threading.Thread(target=watcher)
@@ -128,6 +129,11 @@ def main():
         co.list_namespaced_custom_object, G, V, NS, "workloads", resource_version=str(last),
         timeout_seconds=2)]
     check("watch resumed from a resourceVersion", later == [("ADDED", "later")], str(later))
+    w = watch.Watch()
+    initial = [(ev["type"], ev["object"]["metadata"]["name"]) for ev in w.stream(
+        co.list_namespaced_custom_object, G, V, NS, "workloads", timeout_seconds=1)]
+    check("watch without a version starts with the current objects as ADDED",
+          initial == [("ADDED", "later")], str(initial))
 
     for n in ("dc1", "dc2"):
         co.create_namespaced_custom_object(G, V, NS, "workloads", dict(

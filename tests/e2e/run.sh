@@ -72,11 +72,11 @@ note "# watch history"
 start_server hist --insecure-http --watch-history 10 || exit 1
 RF="$URL/apis/kueue.x-k8s.io/v1beta2/resourceflavors"
 i=0
-while [ $i -lt 300 ]; do
+while [ $i -lt 400 ]; do # one commit each: the store compacts every 256 commits
     i=$((i + 1))
     printf 'url = "%s"\noutput = "/dev/null"\n' "$RF" >>"$TMP/urls.cfg"
 done
-timeout 60 curl -s --parallel --parallel-max 8 -X POST -H 'Content-Type: application/json' \
+timeout 60 curl -s --parallel --parallel-max 1 -X POST -H 'Content-Type: application/json' \
     --data-binary '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ResourceFlavor","metadata":{"generateName":"f-"}}' \
     -K "$TMP/urls.cfg" >/dev/null 2>&1
 expect "a watch from a compacted version: one ERROR event with 410 Expired" \
