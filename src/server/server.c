@@ -179,6 +179,9 @@ static int dispatch(struct srv_req *q)
     int ret = srv_handle_discovery(q, &handled);
     if (handled)
         return ret;
+    ret = srv_handle_review(q, &handled);
+    if (handled)
+        return ret;
 
     struct srv_route rt;
     srv_route_parse(p, &rt);

@@ -144,6 +144,9 @@ int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
 
+/* review.c: SelfSubjectAccessReview and SelfSubjectReview (kubectl auth). */
+int srv_handle_review(struct srv_req *q, bool *handled);
+
 /* janitor.c: the Event expiry thread. */
 int srv_janitor_start(struct srv *s);
 void srv_janitor_stop(struct srv *s); /* sets stopping */
