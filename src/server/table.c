@@ -151,6 +151,16 @@ static const struct column ev_cols[] = {
     {"Name", COL_STRING, NULL, 1, name_desc},
     END_COL};
 
+static const struct column pc_cols[] = {
+    NAME_COL,
+    {"Value", COL_INTEGER, NULL, 0, "Value of this priority class."},
+    {"Global-Default", COL_STRING, NULL, 0, "Global default of this priority class."},
+    {"Age", COL_STRING, NULL, 0,
+     "CreationTimestamp is a timestamp representing the server time when this object was "
+     "created."},
+    {"PreemptionPolicy", COL_STRING, NULL, 0, "Preemption policy of this priority class."},
+    END_COL};
+
 static const struct column lease_cols[] = {
     NAME_COL,
     {"Holder", COL_STRING, NULL, 0, "The holder of the lease."},
@@ -512,7 +522,20 @@ static void compute_lease(const json_t *o, json_t *row, int64_t now)
     json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
 }
 
+static void compute_pc(const json_t *o, json_t *row, int64_t now)
+{
+    add_str(row, str_at(o, "metadata.name"));
+    const json_t *v = get_path(o, "value");
+    json_array_append_new(row, json_is_integer(v) ? json_integer(json_integer_value(v))
+                                                  : json_integer(0));
+    add_str(row, json_is_true(get_path(o, "globalDefault")) ? "true" : "false");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    const char *p = str_at(o, "preemptionPolicy");
+    add_str(row, p ? p : "PreemptLowerPriority");
+}
+
 static const struct printer printers[] = {
+    {"priorityclasses.scheduling.k8s.io", pc_cols, compute_pc},
     {"clusterqueues.kueue.x-k8s.io", cq_cols, NULL},
     {"localqueues.kueue.x-k8s.io", lq_cols, NULL},
     {"workloads.kueue.x-k8s.io", wl_cols, NULL},

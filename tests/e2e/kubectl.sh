@@ -139,6 +139,10 @@ expect_exact "the unknown field is not stored" "" \
 expect "namespace must exist" 'namespaces "nons" not found' \
     k -n nons create -f "$D/plain-job.yaml"
 
+expect "apply a PriorityClass" "priorityclass.scheduling.k8s.io/high created" \
+    k apply -f "$D/priorityclass.yaml"
+expect_grep "get pc: PriorityClass columns" '^high +1000 +false +[0-9a-z]+ +PreemptLowerPriority$' k get pc
+
 # Jobs, finalizers, deletion.
 expect "apply a Job" "job.batch/admitted-job created" k apply -f "$D/admitted-job.yaml"
 expect "get jobs -o wide: Job columns" "COMPLETIONS   DURATION   AGE   CONTAINERS" \
