@@ -4,5 +4,7 @@
 #define CUEUE_CLI_CLI_H
 
 int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
+int cli_serve(int argc, char **argv); /* serve.c */
+int cli_token(int argc, char **argv); /* token.c */
 
 #endif
