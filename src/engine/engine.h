@@ -49,6 +49,12 @@ struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t no
 void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char *name,
                 int64_t now_ms);
 
+/* A ResourceClaimTemplate (resource.k8s.io), reduced to its device
+ * requests: n DeviceClass names with their device counts. Used for DRA
+ * quota (deviceClassMappings). Copied. */
+void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
+                            const char *const *classes, const int64_t *counts);
+
 /* Fast path for the benchmark: a pending workload without an API object.
  * Each pod set gives per-pod requests in resource names. */
 struct eng_simple_ps {
@@ -147,7 +153,7 @@ const char *eng_wl_namespace(const struct eng_wl *wl);
 const char *eng_wl_name(const struct eng_wl *wl);
 bool eng_wl_is_admitted(const struct eng_wl *wl);     /* holds a quota reservation */
 /* The workload's current admission (when admitted), filled into *out with
- * arrays borrowed until the workload next changes. false when not admitted. */
+ * arrays borrowed until the next call. false when not admitted. */
 bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admission *out);
 /* The last pending status written (reason NULL if never evaluated). */
 void eng_wl_pending(const struct eng_wl *wl, const char **reason, const char **message,

@@ -285,7 +285,7 @@ struct eng_wl {
     uint64_t scan_cycle;
     uint64_t scan_gen;
     /* pending status as last written */
-    const char *reason;  /* static; NULL = no QuotaReserved condition yet */
+    const char *reason;  /* static or in mem; NULL = no QuotaReserved condition yet */
     char *message;       /* owned (malloc) */
     bool inadmissible;
     bool status_dirty;
@@ -293,6 +293,8 @@ struct eng_wl {
     int admitted_cond;   /* ENG_ADMITTED_* of the last admission */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
     bool evicted;        /* Evicted=True and still holding quota */
+    uint64_t pend_cycle; /* cycle in which a pending decision was recorded */
+    size_t pend_idx;
 };
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -308,6 +310,15 @@ struct eng_ns {
     char *name;
     struct arena mem;
     struct api_kvs labels;
+};
+
+/* A ResourceClaimTemplate, reduced to what DRA quota needs: device
+ * requests by DeviceClass. */
+struct eng_claim_tpl {
+    char *key; /* "ns/name" */
+    size_t n;
+    char **classes;
+    int64_t *counts;
 };
 
 struct eng_check {
@@ -342,11 +353,13 @@ struct eng {
     struct map lqs;            /* "ns/name" -> struct eng_lq */
     struct map nss;            /* name -> struct eng_ns */
     struct map wl_by_key;      /* "ns/name" -> struct eng_wl */
+    struct map claim_tpls;     /* "ns/name" -> struct eng_claim_tpl */
     struct eng_wl **wls;       /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
     bool tree_dirty;           /* structure or quotas changed: recompute */
     bool queues_dirty;         /* unqueued workloads may now have a queue */
+    bool requeue_all;          /* an event that requeues every inadmissible list */
     int pods_res;              /* resource id of "pods" */
 
     /* the cycle */
@@ -358,7 +371,22 @@ struct eng {
     bool in_cycle;
     struct eng_decisions dec;
     size_t cap_adm, cap_pre, cap_pend;
+    /* eng_wl_admission's answer */
+    struct eng_ps_admission *scratch_ps;
+    size_t cap_scratch_ps;
+    struct eng_res_usage *scratch_usage;
+    size_t cap_scratch_usage;
 };
+
+/* ---- engine.c / cycle.c ------------------------------------------------------ */
+
+/* The CQ record of a name, created (not existing) if unknown. */
+struct eng_cq *eng__cq_record(struct eng *eng, const char *name);
+/* Write a pending status and record it among the cycle's decisions. */
+void eng__set_pending(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg,
+                      bool inadm);
+/* Bring derived state up to date: tree, CQ activity, queues. */
+void eng__refresh(struct eng *eng);
 
 /* ---- ids ------------------------------------------------------------------- */
 
@@ -412,6 +440,11 @@ void pq_release(struct pq *q);
 void pq_requeue_tree(struct eng *eng, struct eng_cq *cq);
 void pq_requeue_cq(struct eng *eng, struct eng_cq *cq);
 
+bool eng__ns_matches(const struct eng *eng, const struct eng_cq *cq, const char *ns);
+/* BestEffortFIFO NoFit shape memory: the failed reason, or NULL. */
+const char *eng__nofit_shape(const struct eng_cq *cq, uint64_t shape);
+void eng__add_nofit_shape(struct eng_cq *cq, uint64_t shape, const char *reason);
+
 /* Queue a pending workload where it belongs (§5.1), or leave it unqueued. */
 void eng__queue_wl(struct eng *eng, struct eng_wl *wl);
 void eng__unqueue_wl(struct eng *eng, struct eng_wl *wl);
@@ -425,6 +458,10 @@ void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
 void wl_detach_admitted(struct eng *eng, struct eng_wl *wl);
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm);
 uint64_t wl_shape(const struct eng_wl *wl);
+/* Fill a fresh record from a Workload view (requests per §2, priority,
+ * timestamps, checks, an admission it holds). Sets wl->invalid with a
+ * message when the requests cannot be computed. */
+void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *w);
 /* Total of req scaled from the pod set's count to n (§2 scaling). */
 int64_t wl_scaled(const struct eng_ps *ps, int64_t total, int32_t n);
 
