@@ -3,5 +3,7 @@
 #ifndef CUEUE_CLI_CLI_H
 #define CUEUE_CLI_CLI_H
 
+int cli_schedule(int argc, char **argv);
+
 
 #endif

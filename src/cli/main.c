@@ -20,6 +20,7 @@ static int cmd_version(int argc, char **argv)
 
 static const struct command commands[] = {
     {"version", cmd_version, "print the version"},
+    {"schedule", cli_schedule, "run the admission engine offline on files"},
 };
 
 static void usage(FILE *out)

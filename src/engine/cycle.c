@@ -507,10 +507,12 @@ static void requeue(struct eng *eng, struct entry *e)
                (cq->q.requeue_events != cq->cycle_popped || scan_unfinished(wl));
     if (cq->preemptor == wl && e->rq != RQ_PENDING_PREEMPTION)
         cq->preemptor = NULL;
-    if (heap)
+    if (heap) {
         pq_push(cq, wl);
-    else
+    } else {
         pq_push_inadm(cq, wl);
+        eng->dec.changed = true; /* the queue moved on */
+    }
     eng__set_pending(eng, wl, e->reason, e->message, !heap);
     if (!heap && cq->strategy == API_BEST_EFFORT_FIFO &&
         (e->rq == RQ_NOFIT || e->rq == RQ_NO_CANDIDATES))

@@ -370,7 +370,8 @@ static void apply_cohort(struct eng *eng, const struct api_cohort *v)
 
 static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
 {
-    struct eng_flavor *f = eng->flavors[eng__flavor_id(eng, v->meta.name)];
+    int fid = eng__flavor_id(eng, v->meta.name); /* may move eng->flavors */
+    struct eng_flavor *f = eng->flavors[fid];
     arena_release(&f->mem);
     f->exists = true;
     f->labels.n = v->node_labels.n;
@@ -832,6 +833,11 @@ const char *eng_wl_name(const struct eng_wl *wl)
 bool eng_wl_is_admitted(const struct eng_wl *wl)
 {
     return wl->state == WL_ADMITTED;
+}
+
+bool eng_wl_inadmissible(const struct eng_wl *wl)
+{
+    return wl->where == WLQ_INADM;
 }
 
 const char *eng_wl_cluster_queue(const struct eng_wl *wl)

@@ -158,6 +158,8 @@ bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admis
 /* The last pending status written (reason NULL if never evaluated). */
 void eng_wl_pending(const struct eng_wl *wl, const char **reason, const char **message,
                     bool *inadmissible);
+/* Whether it sits in its ClusterQueue's inadmissible list. */
+bool eng_wl_inadmissible(const struct eng_wl *wl);
 /* The ClusterQueue it is queued in or admitted by, NULL if none. */
 const char *eng_wl_cluster_queue(const struct eng_wl *wl);
 /* Per-pod-set totals (status.resourceRequests): for pod set i, its name and
