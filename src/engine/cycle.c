@@ -460,6 +460,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;
     wl_attach_admitted(eng, e->cq, wl);
+    wl->admit_ms = eng->now_ms;
     wl->evicted = false;
     wl->reason = NULL;
     free(wl->message);

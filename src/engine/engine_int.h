@@ -264,6 +264,8 @@ struct eng_wl {
     int64_t created_ms;
     int64_t ts_ms;     /* queue-order timestamp (§5.2) */
     int64_t requeue_at; /* backoff end, 0 = none */
+    int64_t admit_ms;   /* admission time: QuotaReserved=True lastTransitionTime, or when
+                         * the engine admitted it (preemption.md §0) */
     enum eng_wl_state state;
     bool invalid;      /* requests cannot be computed: message in pending */
     const char *invalid_reason;

@@ -434,6 +434,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     } else if (reserved) {
         load_admission(eng, wl, w->admission);
         wl->state = WL_ADMITTED;
+        wl->admit_ms = (qr && qr->last_transition_time) ? qr->last_transition_time : eng->now_ms;
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
     } else {
         wl->state = WL_PENDING;
