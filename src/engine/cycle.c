@@ -88,7 +88,7 @@ static void scan_check(struct eng *eng, struct eng_wl *wl, struct eng_cq *cq)
 {
     if (!wl->scan_valid)
         return;
-    if (wl->scan_cycle + 1 < eng->cycle_no && cq->alloc_gen > wl->scan_gen)
+    if (wl->scan_cycle + 1 < eng->cycle_no && cq_alloc_gen(eng, cq) > wl->scan_gen)
         wl->scan_valid = false;
 }
 
@@ -110,7 +110,7 @@ static void scan_record(struct eng *eng, struct eng_wl *wl, struct eng_cq *cq,
     }
     wl->scan_valid = true;
     wl->scan_cycle = eng->cycle_no;
-    wl->scan_gen = cq->alloc_gen;
+    wl->scan_gen = cq_alloc_gen(eng, cq);
 }
 
 static bool scan_unfinished(const struct eng_wl *wl)

@@ -116,11 +116,13 @@ void eng_free(struct eng *eng)
         return;
     for (size_t i = 0; i < eng->n_wls; i++) {
         free(eng->wls[i]->message);
+        free(eng->wls[i]->blob);
         arena_release(&eng->wls[i]->mem);
         free(eng->wls[i]);
     }
     while (eng->free_wls) {
         struct eng_wl *n = eng->free_wls->next_free;
+        free(eng->free_wls->blob);
         arena_release(&eng->free_wls->mem);
         free(eng->free_wls);
         eng->free_wls = n;
@@ -242,8 +244,7 @@ static void config_changed(struct eng *eng)
     eng->tree_dirty = true;
     eng->queues_dirty = true;
     eng->requeue_all = true;
-    for (size_t i = 0; i < eng->cq_names.n; i++)
-        eng->cqs[i]->alloc_gen++;
+    eng->cfg_gen++;
 }
 
 /* Quotas of a node from resource groups; usage is kept. */
@@ -479,7 +480,7 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
         release_quota(eng, old);
         wl_free(eng, old);
     }
-    struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name);
+    struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name, 0);
     wl_load_api(eng, wl, v);
     if (wl->state == WL_ADMITTED) {
         const char *cqn = v->admission->cluster_queue ? v->admission->cluster_queue : "";
@@ -635,23 +636,29 @@ static void sort_reqs_by_name(const struct eng *eng, struct eng_req *r, size_t n
 struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, int64_t now_ms)
 {
     eng->now_ms = now_ms;
-    struct eng_wl *wl = wl_alloc(eng, w->ns, w->name);
+    size_t size = sizeof(struct eng_ps) * (w->n_ps + 1) + strlen(w->queue_name) + 64;
+    for (size_t i = 0; i < w->n_ps; i++)
+        size += sizeof(struct eng_req) * (w->ps[i].n_res + 1) +
+                sizeof(int16_t) * (w->ps[i].n_res + 2) +
+                sizeof(struct eng_asg_item) * (w->ps[i].n_res + 1) +
+                (w->ps[i].name ? strlen(w->ps[i].name) : 4) + 80;
+    struct eng_wl *wl = wl_alloc(eng, w->ns, w->name, size);
     size_t n = strlen(w->ns) + strlen(w->queue_name) + 2;
-    wl->lq_key = arena_alloc(&wl->mem, n);
+    wl->lq_key = wl_mem(wl, n);
     snprintf(wl->lq_key, n, "%s/%s", w->ns, w->queue_name);
     wl->priority = w->priority;
     wl->created_ms = wl->ts_ms = w->created_ms;
     wl->n_ps = w->n_ps;
-    wl->ps = ARENA_ARRAY(&wl->mem, struct eng_ps, w->n_ps + 1);
+    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_ps + 1);
     for (size_t i = 0; i < w->n_ps; i++) {
         const struct eng_simple_ps *s = &w->ps[i];
         struct eng_ps *ps = &wl->ps[i];
-        ps->name = arena_strdup(&wl->mem, s->name ? s->name : "main");
+        ps->name = wl_strdup(wl, s->name ? s->name : "main");
         ps->count = s->count;
         ps->min_count = s->min_count;
         ps->n_req = s->n_res;
-        ps->req = ARENA_ARRAY(&wl->mem, struct eng_req, s->n_res + 1);
-        ps->tried = ARENA_ARRAY(&wl->mem, int16_t, s->n_res + 2);
+        ps->req = WL_ARRAY(wl, struct eng_req, s->n_res + 1);
+        ps->tried = WL_ARRAY(wl, int16_t, s->n_res + 2);
         for (size_t k = 0; k < s->n_res; k++) {
             ps->req[k].res = eng__res_id(eng, s->res_names[k]);
             ps->req[k].v = sat_mul(i64_max(0, s->res_values[k]), s->count);
@@ -660,7 +667,7 @@ struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, in
             ps->tried[k] = -1;
         sort_reqs_by_name(eng, ps->req, ps->n_req);
         ps->adm.cap = s->n_res + 1;
-        ps->adm.items = ARENA_ARRAY(&wl->mem, struct eng_asg_item, ps->adm.cap);
+        ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
     }
     wl->shape = wl_shape(wl);
     wl->state = WL_PENDING;

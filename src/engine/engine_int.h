@@ -189,7 +189,7 @@ struct eng_cq {
     bool active;               /* §5.6 */
     const char *inactive_reason; /* static */
     char *inactive_message;    /* owned */
-    uint64_t alloc_gen;        /* §4.7 allocatable generation */
+    uint64_t alloc_gen;        /* §4.7 allocatable generation (plus eng->cfg_gen) */
     struct pq q;
     struct eng_wl *preemptor;  /* BestEffortFIFO sticky preemptor (§5.2) */
     struct eng_wl **admitted;  /* workloads holding quota here (candidates) */
@@ -254,7 +254,9 @@ enum eng_wl_state {
 enum eng_wl_where { WLQ_NONE = 0, WLQ_HEAP, WLQ_INADM };
 
 struct eng_wl {
-    struct arena mem;  /* every string and array below */
+    struct arena mem;  /* every string and array below (or blob, see wl_mem) */
+    char *blob;        /* one exact-size block for the fast path; owned */
+    size_t blob_cap, blob_used;
     struct eng_wl *next_free;
     uint32_t idx;      /* index in eng->wls */
     char *key;         /* "namespace/name" */
@@ -362,6 +364,7 @@ struct eng {
     bool tree_dirty;           /* structure or quotas changed: recompute */
     bool queues_dirty;         /* unqueued workloads may now have a queue */
     bool requeue_all;          /* an event that requeues every inadmissible list */
+    uint64_t cfg_gen;          /* bumped by every quota definition change */
     int pods_res;              /* resource id of "pods" */
 
     /* the cycle */
@@ -453,7 +456,16 @@ void eng__unqueue_wl(struct eng *eng, struct eng_wl *wl);
 
 /* ---- workload records (workload.c), §2 ------------------------------------ */
 
-struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name);
+/* A record from the pool; blob_size > 0 asks for one block of that many
+ * bytes for everything the record holds (the benchmark's fast path, which
+ * knows the size), 0 for an arena. */
+struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_t blob_size);
+/* Zeroed memory owned by the record. */
+void *wl_mem(struct eng_wl *wl, size_t n);
+char *wl_strdup(struct eng_wl *wl, const char *s);
+#define WL_ARRAY(wl, type, n) ((type *)wl_mem((wl), sizeof(type) * (n)))
+/* The allocatable generation of cq as §4.7 compares it. */
+uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq);
 void wl_free(struct eng *eng, struct eng_wl *wl);
 /* Usage bookkeeping of admitted workloads in their CQ. */
 void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
