@@ -426,6 +426,22 @@ static bool cond_true(json_t *obj, const char *type)
     return s && !strcmp(s, "True");
 }
 
+/* An active Evicted/Preempted/... condition is set False with reason
+ * QuotaReserved and "Previously: <message>" (Kueue SetQuotaReservation). */
+static void clear_condition(struct run *r, json_t *obj, const char *type, bool with_gen)
+{
+    if (!cond_true(obj, type))
+        return;
+    const char *old = jstr(api_status_condition(obj, type), "message");
+    struct sb m = SB_INIT;
+    sb_addf(&m, "Previously: %s", old ? old : "");
+    if (with_gen)
+        api_status_set_condition(obj, type, "False", "QuotaReserved", sb_str(&m), r->now);
+    else
+        api_status_set_condition_nogen(obj, type, "False", "QuotaReserved", sb_str(&m), r->now);
+    sb_release(&m);
+}
+
 static void on_admitted(struct run *r, const struct eng_admitted *a)
 {
     struct doc *d = doc_of(r, a->wl);
@@ -437,12 +453,9 @@ static void on_admitted(struct run *r, const struct eng_admitted *a)
     snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", cq ? cq : "");
     write_admission(r, d->json, a->wl);
     api_status_set_condition(d->json, "QuotaReserved", "True", "QuotaReserved", msg, r->now);
-    if (cond_true(d->json, "Evicted"))
-        api_status_set_condition(d->json, "Evicted", "False", "QuotaReserved",
-                                 "Previously: evicted", r->now);
-    if (cond_true(d->json, "Preempted"))
-        api_status_set_condition_nogen(d->json, "Preempted", "False", "QuotaReserved",
-                                       "Previously: preempted", r->now);
+    clear_condition(r, d->json, "Evicted", true);
+    clear_condition(r, d->json, "Preempted", false);
+    clear_condition(r, d->json, "BlockedOnPreemptionGates", false);
     if (a->admitted == ENG_ADMITTED_TRUE)
         api_status_set_condition(d->json, "Admitted", "True", "Admitted",
                                  "The workload is admitted", r->now);

@@ -379,6 +379,10 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     wl->created_ms = w->meta.creation_timestamp;
     wl->ts_ms = queue_ts(eng, w);
     wl->requeue_at = w->has_requeue_state ? w->requeue_state.requeue_at : 0;
+    /* Requeued=False: the backoff runs until a controller flips it (§5.1). */
+    const struct api_condition *rq = api_condition_find(&w->conditions, "Requeued");
+    if (rq && rq->status && !strcmp(rq->status, "False"))
+        wl->requeue_at = INT64_MAX;
 
     wl->n_ps = w->n_pod_sets;
     wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
