@@ -504,6 +504,23 @@ static void on_preempted(struct run *r, const struct eng_preempted *p, bool rele
     }
 }
 
+static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release)
+{
+    struct doc *d = doc_of(r, ev->wl);
+    if (d)
+        api_status_set_condition(d->json, "Evicted", "True", ev->reason, ev->message, r->now);
+    if (!release)
+        return;
+    eng_wl_release(r->eng, ev->wl, r->now);
+    if (d) {
+        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message,
+                                 r->now);
+        api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
+                                 "The workload has no reservation", r->now);
+        api_status_set_admission(d->json, NULL);
+    }
+}
+
 static int run_cycles(struct run *r, long cycles)
 {
     int ran = 0;
@@ -511,7 +528,7 @@ static int run_cycles(struct run *r, long cycles)
     long limit = until_idle ? MAX_IDLE_CYCLES : cycles;
     for (long c = 0; c < limit; c++) {
         const struct eng_decisions *dec = eng_cycle(r->eng, r->now);
-        if (until_idle && !dec->n_heads)
+        if (until_idle && !dec->n_heads && !dec->n_evicted)
             break;
         ran++;
         for (size_t i = 0; i < dec->n_admitted; i++)
@@ -528,6 +545,15 @@ static int run_cycles(struct run *r, long cycles)
         for (size_t i = 0; i < n_pre; i++)
             on_preempted(r, &pre[i], until_idle);
         free(pre);
+        size_t n_ev = dec->n_evicted;
+        struct eng_evicted *ev = NULL;
+        if (n_ev) {
+            ev = xmalloc(n_ev * sizeof(*ev));
+            memcpy(ev, dec->evicted, n_ev * sizeof(*ev));
+        }
+        for (size_t i = 0; i < n_ev; i++)
+            on_evicted(r, &ev[i], until_idle);
+        free(ev);
         if (until_idle && !changed)
             break;
     }

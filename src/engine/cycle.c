@@ -468,6 +468,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
     wl->inadmissible = false;
     scan_clear(wl);
     wl->admitted_cond = admitted_cond(eng, e->cq, wl);
+    wl->admitted_true = wl->admitted_cond == ENG_ADMITTED_TRUE;
     XGROW(eng->dec.admitted, eng->cap_adm, eng->dec.n_admitted + 1);
     struct eng_admitted *d = &eng->dec.admitted[eng->dec.n_admitted++];
     d->wl = wl;
@@ -528,6 +529,45 @@ static void requeue(struct eng *eng, struct entry *e)
         bypass_equivalent(eng, cq, wl->shape, e->reason);
 }
 
+/* ---- stopped queues (§5.5) ------------------------------------------------------------ */
+
+static void evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg)
+{
+    wl->evicted = true;
+    XGROW(eng->dec.evicted, eng->cap_evi, eng->dec.n_evicted + 1);
+    struct eng_evicted *d = &eng->dec.evicted[eng->dec.n_evicted++];
+    d->wl = wl;
+    d->reason = reason;
+    d->message = msg;
+    eng->dec.changed = true;
+}
+
+/* HoldAndDrain evicts what a stopped queue admitted; both stop policies
+ * take back reservations not yet Admitted. */
+static void drain_stopped(struct eng *eng)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        if (!cq->exists || !cq->n_admitted)
+            continue;
+        for (size_t k = 0; k < cq->n_admitted; k++) {
+            struct eng_wl *wl = cq->admitted[k];
+            if (wl->evicted)
+                continue;
+            if (cq->stop == API_STOP_HOLD_AND_DRAIN ||
+                (cq->stop == API_STOP_HOLD && !wl->admitted_true)) {
+                evict(eng, wl, "ClusterQueueStopped", "The ClusterQueue is stopped");
+                continue;
+            }
+            const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
+            if (lq && lq->exists &&
+                (lq->stop == API_STOP_HOLD_AND_DRAIN ||
+                 (lq->stop == API_STOP_HOLD && !wl->admitted_true)))
+                evict(eng, wl, "LocalQueueStopped", "The LocalQueue is stopped");
+        }
+    }
+}
+
 /* ---- the cycle ------------------------------------------------------------------------------ */
 
 
@@ -536,10 +576,13 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng->now_ms = now_ms;
     eng->cycle_no++;
     eng->dec.n_admitted = eng->dec.n_preempted = eng->dec.n_pending = 0;
+    eng->dec.n_evicted = 0;
     eng->dec.n_heads = 0;
     eng->dec.changed = false;
     arena_reset(&eng->cycle_mem);
     eng__refresh(eng);
+    if (eng->any_stopped)
+        drain_stopped(eng);
 
     /* 1. Heads. */
     size_t n_cqs = eng->cq_names.n, n = 0;

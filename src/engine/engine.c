@@ -180,6 +180,7 @@ void eng_free(struct eng *eng)
     free(eng->dec.admitted);
     free(eng->dec.preempted);
     free(eng->dec.pending);
+    free(eng->dec.evicted);
     free(eng->scratch_ps);
     free(eng->scratch_usage);
     arena_release(&eng->cycle_mem);
@@ -690,9 +691,11 @@ void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
     release_quota(eng, wl);
     wl->state = WL_PENDING;
     wl->evicted = false;
+    wl->admitted_true = false;
     wl->where = WLQ_NONE;
     wl->cq = NULL;
     eng__queue_wl(eng, wl);
+    eng->queues_dirty = true; /* its new queue may be stopped or inactive */
 }
 
 void eng_wl_delete(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
@@ -798,6 +801,16 @@ void eng__refresh(struct eng *eng)
         coh_recompute(eng);
     if (!eng->queues_dirty && !eng->requeue_all)
         return;
+    eng->any_stopped = false;
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        if (eng->cqs[i]->exists && eng->cqs[i]->stop != API_STOP_NONE)
+            eng->any_stopped = true;
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (!eng->any_stopped && map_next(&eng->lqs, &it, &k, &v))
+        if (((struct eng_lq *)v)->exists && ((struct eng_lq *)v)->stop != API_STOP_NONE)
+            eng->any_stopped = true;
     for (size_t i = 0; i < eng->cq_names.n; i++)
         if (eng->cqs[i]->exists)
             cq_activity(eng, eng->cqs[i]);

@@ -295,6 +295,7 @@ struct eng_wl {
     bool status_dirty;
     /* admission result */
     int admitted_cond;   /* ENG_ADMITTED_* of the last admission */
+    bool admitted_true;  /* Admitted=True (not only a quota reservation) */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
     bool evicted;        /* Evicted=True and still holding quota */
     uint64_t pend_cycle; /* cycle in which a pending decision was recorded */
@@ -365,6 +366,7 @@ struct eng {
     bool queues_dirty;         /* unqueued workloads may now have a queue */
     bool requeue_all;          /* an event that requeues every inadmissible list */
     uint64_t cfg_gen;          /* bumped by every quota definition change */
+    bool any_stopped;          /* some CQ or LocalQueue has a stop policy */
     int pods_res;              /* resource id of "pods" */
 
     /* the cycle */
@@ -375,7 +377,7 @@ struct eng {
     size_t n_undo, cap_undo;
     bool in_cycle;
     struct eng_decisions dec;
-    size_t cap_adm, cap_pre, cap_pend;
+    size_t cap_adm, cap_pre, cap_pend, cap_evi;
     /* eng_wl_admission's answer */
     struct eng_ps_admission *scratch_ps;
     size_t cap_scratch_ps;

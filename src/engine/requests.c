@@ -440,6 +440,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->state = WL_ADMITTED;
         wl->admit_ms = (qr && qr->last_transition_time) ? qr->last_transition_time : eng->now_ms;
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
+        wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
     } else {
         wl->state = WL_PENDING;
     }
