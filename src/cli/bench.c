@@ -160,18 +160,21 @@ int cli_bench(int argc, char **argv)
 {
     bool micro = false;
     int only_cqs = 0, pending = 8;
+    bool only_admissions = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--micro")) {
             micro = true;
+        } else if (!strcmp(argv[i], "--admissions")) {
+            only_admissions = true;
         } else if (!strcmp(argv[i], "--cqs") && i + 1 < argc) {
             only_cqs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--pending") && i + 1 < argc) {
             pending = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: cueue bench --micro [--cqs N [--pending P]]\n\n"
+            printf("usage: cueue bench --micro [--admissions | --cqs N [--pending P]]\n\n"
                    "Measure the admission engine alone: admissions per second and the cost\n"
-                   "of one cycle (--cqs: only the cycle cost for N ClusterQueues with P\n"
-                   "pending workloads each).\n");
+                   "of one cycle (--admissions: only the first; --cqs: only the cycle cost\n"
+                   "for N ClusterQueues with P pending workloads each).\n");
             return 0;
         } else {
             fprintf(stderr, "cueue bench: unknown option '%s'\n", argv[i]);
@@ -187,6 +190,8 @@ int cli_bench(int argc, char **argv)
         return 0;
     }
     int rc = admissions();
+    if (only_admissions)
+        return rc;
     static const int sizes[] = {1, 10, 100, 1000, 10000};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         cycle_cost(sizes[i], 8);

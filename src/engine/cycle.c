@@ -585,8 +585,14 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
         drain_stopped(eng);
 
     /* 1. Heads. */
-    size_t n_cqs = eng->cq_names.n, n = 0;
-    struct entry *es = cyc_alloc(eng, (n_cqs + 1) * sizeof(*es));
+    size_t n_cqs = eng->cq_names.n, n = 0, n_heads = 0;
+    for (size_t i = 0; i < n_cqs; i++) {
+        const struct eng_cq *cq = eng->cqs[i];
+        n_heads += cq->exists && cq->active && cq->q.n;
+    }
+    if (!n_heads)
+        return &eng->dec;
+    struct entry *es = cyc_alloc(eng, n_heads * sizeof(*es));
     for (size_t i = 0; i < n_cqs; i++) {
         struct eng_cq *cq = eng->cqs[i];
         if (!cq->exists || !cq->active || !cq->q.n)
