@@ -232,6 +232,30 @@ static int entry_cmp(const void *pa, const void *pb)
     return strcmp(a->wl->key, b->wl->key);
 }
 
+/* The order entries are processed in. Classical ordering sorts once; fair
+ * sharing (§6.2, Kueue fair_sharing_iterator.go) produces entries one at a
+ * time from the cohort trees' dominant resource shares, recomputed after
+ * each entry, and plugs in here. */
+struct order {
+    struct entry *es;
+    size_t n, next;
+};
+
+static void order_init(struct eng *eng, struct order *o, struct entry *es, size_t n)
+{
+    (void)eng;
+    o->es = es;
+    o->n = n;
+    o->next = 0;
+    qsort(es, n, sizeof(*es), entry_cmp);
+}
+
+static struct entry *order_next(struct eng *eng, struct order *o)
+{
+    (void)eng;
+    return o->next < o->n ? &o->es[o->next++] : NULL;
+}
+
 /* ---- processing (§6.3) ------------------------------------------------------------------ */
 
 struct victims {
@@ -622,12 +646,14 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
             es[nn++] = es[i];
             es[i] = t;
         }
-    qsort(es, nn, sizeof(*es), entry_cmp);
+    struct order ord;
+    order_init(eng, &ord, es, nn);
 
-    /* 5. Process. */
+    /* 5. Process, one entry at a time in that order. */
     struct victims v = {0};
-    for (size_t i = 0; i < nn; i++)
-        process(eng, &es[i], &v);
+    struct entry *e;
+    while ((e = order_next(eng, &ord)))
+        process(eng, e, &v);
     free(v.wl);
 
     /* Drop the snapshot's changes, then charge the admissions for real. */

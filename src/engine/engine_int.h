@@ -376,6 +376,7 @@ struct eng {
     struct undo_rec *undo;
     size_t n_undo, cap_undo;
     bool in_cycle;
+    unsigned marks_outside; /* open snap_marks taken outside a cycle */
     struct eng_decisions dec;
     size_t cap_adm, cap_pre, cap_pend, cap_evi;
     /* eng_wl_admission's answer */
@@ -418,9 +419,10 @@ void snap_remove_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v);
 /* Add / remove all of an admitted (or assigned) workload's usage. */
 void snap_add_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
 void snap_remove_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
-/* Undo log: a mark, and rolling back to it. Outside a cycle nothing is
- * logged (marks are 0 and rollback does nothing). */
-size_t snap_mark(const struct eng *eng);
+/* Undo log: a mark, and rolling back to it (marks nest). A cycle logs
+ * everything; outside a cycle logging is on between a mark and its
+ * rollback, so a simulation (preemption oracle, tests) can always undo. */
+size_t snap_mark(struct eng *eng);
 void snap_rollback(struct eng *eng, size_t mark);
 /* Set one usage slot, logging the old value while a cycle runs. */
 void snap_set(struct eng *eng, int64_t *slot, int64_t v);

@@ -143,6 +143,30 @@ static void test_snap_rollback_restores(void **state)
     fx_release(&f);
 }
 
+static void test_snap_mark_outside_cycle(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(4), -1, -1};
+    fx_cq(&f, "a", "org", &q, 1);
+    eng__refresh(f.eng);
+    int fr = fr_default(&f);
+    struct eng_cq *a = cq_of(&f, "a");
+    snap_add_usage(f.eng, &a->node, fr, CPU(1)); /* not logged: no mark */
+    size_t m1 = snap_mark(f.eng);
+    snap_add_usage(f.eng, &a->node, fr, CPU(2));
+    size_t m2 = snap_mark(f.eng);
+    snap_remove_usage(f.eng, &a->node, fr, CPU(3));
+    assert_int_equal(a->node.usage[fr], 0);
+    snap_rollback(f.eng, m2);
+    assert_int_equal(a->node.usage[fr], CPU(3));
+    snap_rollback(f.eng, m1);
+    assert_int_equal(a->node.usage[fr], CPU(1));
+    assert_int_equal(f.eng->marks_outside, 0);
+    fx_release(&f);
+}
+
 static void test_coh_cycle_marks_cyclic(void **state)
 {
     struct fx f;
@@ -167,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_coh_lending_limit),
         cmocka_unit_test(test_coh_hierarchy),
         cmocka_unit_test(test_snap_rollback_restores),
+        cmocka_unit_test(test_snap_mark_outside_cycle),
         cmocka_unit_test(test_coh_cycle_marks_cyclic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
