@@ -435,11 +435,22 @@ static void apply_ns(struct eng *eng, const struct api_namespace *v)
         map_put(&eng->nss, ns->name, ns);
     }
     arena_release(&ns->mem);
-    ns->labels.n = v->meta.labels.n;
+    ns->labels.n = 0;
     ns->labels.items = ARENA_ARRAY(&ns->mem, struct api_kv, v->meta.labels.n + 1);
+    bool has_name = false;
     for (size_t i = 0; i < v->meta.labels.n; i++) {
-        ns->labels.items[i].key = adup(&ns->mem, v->meta.labels.items[i].key);
-        ns->labels.items[i].value = adup(&ns->mem, v->meta.labels.items[i].value);
+        struct api_kv *kv = &ns->labels.items[ns->labels.n++];
+        kv->key = adup(&ns->mem, v->meta.labels.items[i].key);
+        kv->value = adup(&ns->mem, v->meta.labels.items[i].value);
+        if (!strcmp(kv->key, "kubernetes.io/metadata.name")) {
+            kv->value = adup(&ns->mem, v->meta.name); /* the API server enforces it */
+            has_name = true;
+        }
+    }
+    if (!has_name) {
+        struct api_kv *kv = &ns->labels.items[ns->labels.n++];
+        kv->key = "kubernetes.io/metadata.name";
+        kv->value = adup(&ns->mem, v->meta.name);
     }
     eng->queues_dirty = true;
     eng->requeue_all = true;
