@@ -477,6 +477,20 @@ static void release_quota(struct eng *eng, struct eng_wl *wl)
         pq_requeue_tree(eng, cq);
 }
 
+/* A digest of the quota a workload holds, to tell a status-only update
+ * from one that changes the reservation. */
+static uint64_t usage_hash(const struct eng_wl *wl)
+{
+    uint64_t h = 0; /* a sum: the order of the items does not matter */
+    for (size_t p = 0; p < wl->n_ps; p++)
+        for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
+            const struct eng_asg_item *it = &wl->ps[p].adm.items[k];
+            uint64_t x = ((uint64_t)(it->fr + 2) * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)it->v;
+            h += x * 1099511628211ULL + (p + 1) * 0xBF58476D1CE4E5B9ULL;
+        }
+    return h;
+}
+
 static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
 {
     const char *ns = v->meta.namespace_ ? v->meta.namespace_ : "default";
@@ -485,20 +499,37 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     struct eng_wl *old = map_get(&eng->wl_by_key, key);
     bool keep_inadm = false;
     uint64_t old_shape = 0;
+    struct eng_cq *old_cq = NULL;
+    uint64_t old_usage = 0;
     if (old) {
         keep_inadm = old->where == WLQ_INADM;
         old_shape = old->shape;
         eng__unqueue_wl(eng, old);
-        release_quota(eng, old);
+        if (old->state == WL_ADMITTED) {
+            old_cq = old->cq;
+            old_usage = usage_hash(old);
+            wl_detach_admitted(eng, old);
+        }
+        for (size_t i = 0; i < eng->cq_names.n; i++)
+            if (eng->cqs[i]->preemptor == old)
+                eng->cqs[i]->preemptor = NULL;
         wl_free(eng, old);
     }
     struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name, 0);
     wl_load_api(eng, wl, v);
+    bool same_quota = false;
     if (wl->state == WL_ADMITTED) {
         const char *cqn = v->admission->cluster_queue ? v->admission->cluster_queue : "";
         struct eng_cq *cq = eng__cq_record(eng, cqn);
         wl_attach_admitted(eng, cq, wl);
-    } else if (wl->state == WL_PENDING) {
+        same_quota = cq == old_cq && usage_hash(wl) == old_usage;
+    }
+    /* Quota released (or moved) by the update: inadmissible workloads of
+     * the tree get another chance (§5.4); a status update that keeps the
+     * same reservation is not such an event. */
+    if (old_cq && !same_quota && old_cq->exists)
+        pq_requeue_tree(eng, old_cq);
+    if (wl->state == WL_PENDING) {
         if (keep_inadm && old_shape == wl->shape && !wl->invalid) {
             /* An update that changes nothing relevant leaves it where it was. */
             const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
