@@ -55,6 +55,14 @@ static void record_pending(struct eng *eng, struct eng_wl *wl)
 {
     if (!wl->status_dirty)
         return;
+    if (!eng->recording) {
+        if (!wl->in_carry) {
+            XGROW(eng->carry, eng->cap_carry, eng->n_carry + 1);
+            eng->carry[eng->n_carry++] = wl;
+            wl->in_carry = true;
+        }
+        return;
+    }
     wl->status_dirty = false;
     eng->dec.changed = true;
     if (wl->pend_cycle == eng->cycle_no && wl->pend_idx < eng->dec.n_pending &&
@@ -603,6 +611,12 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng->dec.n_evicted = 0;
     eng->dec.n_heads = 0;
     eng->dec.changed = false;
+    eng->recording = true;
+    for (size_t i = 0; i < eng->n_carry; i++) {
+        eng->carry[i]->in_carry = false;
+        record_pending(eng, eng->carry[i]);
+    }
+    eng->n_carry = 0;
     arena_reset(&eng->cycle_mem);
     eng__refresh(eng);
     if (eng->any_stopped)
@@ -614,8 +628,10 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
         const struct eng_cq *cq = eng->cqs[i];
         n_heads += cq->exists && cq->active && cq->q.n;
     }
-    if (!n_heads)
+    if (!n_heads) {
+        eng->recording = false;
         return &eng->dec;
+    }
     struct entry *es = cyc_alloc(eng, n_heads * sizeof(*es));
     for (size_t i = 0; i < n_cqs; i++) {
         struct eng_cq *cq = eng->cqs[i];
@@ -627,8 +643,6 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
         e->cq = cq;
     }
     eng->dec.n_heads = n;
-    if (!n)
-        return &eng->dec;
 
     /* 2. Snapshot: from here on every usage change is logged. */
     eng->in_cycle = true;
@@ -667,5 +681,6 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     for (size_t i = 0; i < n; i++)
         if (!es[i].admitted)
             requeue(eng, &es[i]);
+    eng->recording = false;
     return &eng->dec;
 }

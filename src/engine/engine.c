@@ -181,6 +181,7 @@ void eng_free(struct eng *eng)
     free(eng->dec.preempted);
     free(eng->dec.pending);
     free(eng->dec.evicted);
+    free(eng->carry);
     free(eng->scratch_ps);
     free(eng->scratch_usage);
     arena_release(&eng->cycle_mem);

@@ -298,6 +298,7 @@ struct eng_wl {
     bool admitted_true;  /* Admitted=True (not only a quota reservation) */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
     bool evicted;        /* Evicted=True and still holding quota */
+    bool in_carry;       /* in eng->carry */
     uint64_t pend_cycle; /* cycle in which a pending decision was recorded */
     size_t pend_idx;
 };
@@ -376,7 +377,12 @@ struct eng {
     struct undo_rec *undo;
     size_t n_undo, cap_undo;
     bool in_cycle;
+    bool recording;         /* eng_cycle is filling dec */
     unsigned marks_outside; /* open snap_marks taken outside a cycle */
+    /* workloads whose status changed between cycles (a query refreshed):
+     * reported with the next cycle's decisions */
+    struct eng_wl **carry;
+    size_t n_carry, cap_carry;
     struct eng_decisions dec;
     size_t cap_adm, cap_pre, cap_pend, cap_evi;
     /* eng_wl_admission's answer */

@@ -78,6 +78,12 @@ struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_
 
 void wl_free(struct eng *eng, struct eng_wl *wl)
 {
+    if (wl->in_carry)
+        for (size_t i = 0; i < eng->n_carry; i++)
+            if (eng->carry[i] == wl) {
+                eng->carry[i] = eng->carry[--eng->n_carry];
+                break;
+            }
     map_del(&eng->wl_by_key, wl->key);
     /* Swap-remove from the dense list. */
     struct eng_wl *last = eng->wls[--eng->n_wls];
