@@ -256,7 +256,7 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
     if (!target) {
         wl->cq = NULL;
         if (wl->lq_key || wl->invalid)
-            wl_set_status(wl, reason, msg, true);
+            eng__set_pending(eng, wl, reason, msg, true);
         return;
     }
     if (wl->where != WLQ_NONE)
@@ -267,7 +267,7 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
     } else if (target->strategy == API_BEST_EFFORT_FIFO &&
                (shape_reason = eng__nofit_shape(target, wl->shape))) {
         pq_push_inadm(target, wl);
-        wl_set_status(wl, shape_reason, BYPASS_MSG, true);
+        eng__set_pending(eng, wl, shape_reason, BYPASS_MSG, true);
     } else {
         pq_push(target, wl);
     }
