@@ -408,13 +408,29 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
     return true;
 }
 
-static void admit(struct eng *eng, struct entry *e)
+static bool block_admission(const struct eng *eng)
 {
-    add_assignment_usage(eng, e->cq, &e->a);
-    e->admitted = true;
+    return eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
+           eng->cfg.wait_for_pods_ready_enable && eng->cfg.block_admission;
 }
 
-static void process(struct eng *eng, struct entry *e, struct victims *v)
+static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
+{
+    /* waitForPodsReady.blockAdmission (§6.4): Kueue waits here until every
+     * admitted workload has PodsReady=True; offline nothing gets ready, so
+     * the head stays pending and is retried. */
+    if (block_admission(eng) && (eng->n_not_ready || *n_admitted)) {
+        e->reason = "WaitingForPodsReady";
+        e->message = "waiting for all admitted workloads to be in PodsReady condition";
+        e->rq = RQ_FAILED_AFTER_NOMINATION;
+        return;
+    }
+    add_assignment_usage(eng, e->cq, &e->a);
+    e->admitted = true;
+    (*n_admitted)++;
+}
+
+static void process(struct eng *eng, struct entry *e, struct victims *v, size_t *n_admitted)
 {
     struct fa_assignment *a = &e->a;
     if (a->mode == FA_NOFIT) {
@@ -445,7 +461,7 @@ static void process(struct eng *eng, struct entry *e, struct victims *v)
         skip(e, "Workload no longer fits after processing another workload");
         return;
     }
-    admit(eng, e);
+    admit(eng, e, n_admitted);
 }
 
 /* ---- admission (§6.4) -------------------------------------------------------------------- */
@@ -666,8 +682,9 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     /* 5. Process, one entry at a time in that order. */
     struct victims v = {0};
     struct entry *e;
+    size_t n_admitted = 0;
     while ((e = order_next(eng, &ord)))
-        process(eng, e, &v);
+        process(eng, e, &v, &n_admitted);
     free(v.wl);
 
     /* Drop the snapshot's changes, then charge the admissions for real. */

@@ -296,6 +296,7 @@ struct eng_wl {
     /* admission result */
     int admitted_cond;   /* ENG_ADMITTED_* of the last admission */
     bool admitted_true;  /* Admitted=True (not only a quota reservation) */
+    bool pods_ready;     /* PodsReady=True */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
     bool evicted;        /* Evicted=True and still holding quota */
     bool in_carry;       /* in eng->carry */
@@ -368,6 +369,7 @@ struct eng {
     bool requeue_all;          /* an event that requeues every inadmissible list */
     uint64_t cfg_gen;          /* bumped by every quota definition change */
     bool any_stopped;          /* some CQ or LocalQueue has a stop policy */
+    size_t n_not_ready;        /* admitted workloads without PodsReady=True */
     int pods_res;              /* resource id of "pods" */
 
     /* the cycle */

@@ -441,6 +441,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->admit_ms = (qr && qr->last_transition_time) ? qr->last_transition_time : eng->now_ms;
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
         wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
+        wl->pods_ready = api_condition_is_true(&w->conditions, "PodsReady");
     } else {
         wl->state = WL_PENDING;
     }
