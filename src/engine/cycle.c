@@ -215,6 +215,12 @@ static void nominate(struct eng *eng, struct entry *e)
         e->rq = RQ_NAMESPACE_MISMATCH;
         return;
     }
+    if (wl->limits_msg) {
+        e->reason = "Misconfigured";
+        e->message = wl->limits_msg;
+        e->rq = RQ_GENERIC;
+        return;
+    }
     scan_check(eng, wl, e->cq);
     fa_assign(eng, e->cq, wl, NULL, true, &e->a);
     if (!acceptable(eng, e, &e->a, &e->targets, &e->n_targets))

@@ -270,6 +270,7 @@ struct eng_wl {
                          * the engine admitted it (preemption.md §0) */
     enum eng_wl_state state;
     bool invalid;      /* requests cannot be computed: message in pending */
+    const char *limits_msg; /* "resources validation failed: ..." (§2), or NULL */
     const char *invalid_reason;
     struct eng_ps *ps;
     size_t n_ps;
