@@ -233,7 +233,8 @@ static void nominate(struct eng *eng, struct entry *e)
 
 static int entry_cmp(const void *pa, const void *pb)
 {
-    const struct entry *a = pa, *b = pb;
+    const struct entry *a = *(const struct entry *const *)pa;
+    const struct entry *b = *(const struct entry *const *)pb;
     if (a->a.borrowing != b->a.borrowing)
         return a->a.borrowing < b->a.borrowing ? -1 : 1;
     if (a->wl->priority != b->wl->priority)
@@ -251,23 +252,24 @@ static int entry_cmp(const void *pa, const void *pb)
  * time from the cohort trees' dominant resource shares, recomputed after
  * each entry, and plugs in here. */
 struct order {
-    struct entry *es;
+    struct entry **es; /* cycle arena */
     size_t n, next;
 };
 
 static void order_init(struct eng *eng, struct order *o, struct entry *es, size_t n)
 {
-    (void)eng;
-    o->es = es;
+    o->es = cyc_alloc(eng, (n + 1) * sizeof(*o->es));
+    for (size_t i = 0; i < n; i++)
+        o->es[i] = &es[i];
     o->n = n;
     o->next = 0;
-    qsort(es, n, sizeof(*es), entry_cmp);
+    qsort(o->es, n, sizeof(*o->es), entry_cmp);
 }
 
 static struct entry *order_next(struct eng *eng, struct order *o)
 {
     (void)eng;
-    return o->next < o->n ? &o->es[o->next++] : NULL;
+    return o->next < o->n ? o->es[o->next++] : NULL;
 }
 
 /* ---- processing (§6.3) ------------------------------------------------------------------ */
