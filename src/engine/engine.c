@@ -241,12 +241,43 @@ static int check_record(struct eng *eng, const char *name)
     return id;
 }
 
+/* Quota definitions changed: recompute the tree, look at the queues again.
+ * Which inadmissible lists get requeued (§5.4) is decided by the caller:
+ * flag_cq / flag_flavor / flag_check / cohort flags, or requeue_all. */
 static void config_changed(struct eng *eng)
 {
     eng->tree_dirty = true;
     eng->queues_dirty = true;
-    eng->requeue_all = true;
     eng->cfg_gen++;
+}
+
+static void flag_cq(struct eng *eng, struct eng_cq *cq)
+{
+    cq->requeue_flag = true;
+    eng->requeue_some = true;
+}
+
+/* Every ClusterQueue using flavor fid. */
+static void flag_flavor(struct eng *eng, int fid)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        for (size_t g = 0; cq->exists && g < cq->n_groups; g++)
+            for (size_t f = 0; f < cq->groups[g].n_flavors; f++)
+                if (cq->groups[g].flavors[f] == fid)
+                    flag_cq(eng, cq);
+    }
+}
+
+/* Every ClusterQueue using admission check id. */
+static void flag_check(struct eng *eng, int id)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        for (size_t c = 0; cq->exists && c < cq->n_checks; c++)
+            if (cq->checks[c].check == id)
+                flag_cq(eng, cq);
+    }
 }
 
 /* Quotas of a node from resource groups; usage is kept. */
@@ -355,6 +386,7 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     if (cq->strategy != API_BEST_EFFORT_FIFO)
         cq->preemptor = NULL;
     config_changed(eng);
+    flag_cq(eng, cq);
 }
 
 static void apply_cohort(struct eng *eng, const struct api_cohort *v)
@@ -369,6 +401,8 @@ static void apply_cohort(struct eng *eng, const struct api_cohort *v)
     c->fs_weight_milli = v->fair_sharing.weight.milli;
     node_quotas(eng, &c->node, v->resource_groups, v->n_resource_groups);
     config_changed(eng);
+    c->requeue_flag = true;
+    eng->requeue_some = true;
 }
 
 static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
@@ -405,6 +439,7 @@ static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
     }
     f->has_topology = v->topology_name != NULL;
     config_changed(eng);
+    flag_flavor(eng, fid);
 }
 
 static void apply_lq(struct eng *eng, const struct api_local_queue *v)
@@ -422,8 +457,7 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
     lq->cq_name = xstrdup(v->cluster_queue ? v->cluster_queue : "");
     lq->stop = v->stop_policy;
     lq->exists = true;
-    eng->queues_dirty = true;
-    eng->requeue_all = true;
+    eng->queues_dirty = true; /* its workloads are queued (or leave) at refresh */
 }
 
 static void apply_ns(struct eng *eng, const struct api_namespace *v)
@@ -464,6 +498,7 @@ static void apply_check(struct eng *eng, const struct api_admission_check *v)
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
     eng->checks[id].active = !c || !c->status || strcmp(c->status, "False");
     config_changed(eng);
+    flag_check(eng, id);
 }
 
 /* ---- workloads ------------------------------------------------------------------------ */
@@ -619,6 +654,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
                 pq_remove(cq, cq->q.inadm[0]);
             cq->exists = false;
             config_changed(eng);
+            eng->requeue_all = true;
         }
         break;
     case API_KIND_COHORT:
@@ -629,6 +665,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
             c->parent_name = NULL;
             node_quotas(eng, &c->node, NULL, 0);
             config_changed(eng);
+            eng->requeue_all = true;
         }
         break;
     case API_KIND_RESOURCE_FLAVOR:
@@ -636,6 +673,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
         if (id >= 0) {
             eng->flavors[id]->exists = false;
             config_changed(eng);
+            flag_flavor(eng, id);
         }
         break;
     case API_KIND_LOCAL_QUEUE: {
@@ -650,6 +688,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
         if (id >= 0) {
             eng->checks[id].exists = false;
             config_changed(eng);
+            flag_check(eng, id);
         }
         break;
     case API_KIND_WORKLOAD: {
@@ -843,7 +882,7 @@ void eng__refresh(struct eng *eng)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
-    if (!eng->queues_dirty && !eng->requeue_all)
+    if (!eng->queues_dirty && !eng->requeue_all && !eng->requeue_some)
         return;
     eng->any_stopped = false;
     for (size_t i = 0; i < eng->cq_names.n; i++)
@@ -864,10 +903,28 @@ void eng__refresh(struct eng *eng)
             if (wl->state == WL_PENDING)
                 eng__queue_wl(eng, wl);
         }
-    if (eng->requeue_all)
+    if (eng->requeue_all) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists)
                 pq_requeue_cq(eng, eng->cqs[i]);
+    } else if (eng->requeue_some) {
+        for (size_t i = 0; i < eng->cq_names.n; i++)
+            if (eng->cqs[i]->exists && eng->cqs[i]->requeue_flag)
+                pq_requeue_tree(eng, eng->cqs[i]);
+        for (size_t i = 0; i < eng->cohort_names.n; i++) {
+            if (!eng->cohorts[i]->requeue_flag)
+                continue;
+            struct eng_node *root = coh_root(&eng->cohorts[i]->node);
+            for (size_t j = 0; j < eng->cq_names.n; j++) /* the CQs of that tree */
+                if (eng->cqs[j]->exists && coh_root(&eng->cqs[j]->node) == root)
+                    pq_requeue_cq(eng, eng->cqs[j]);
+        }
+    }
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        eng->cqs[i]->requeue_flag = false;
+    for (size_t i = 0; i < eng->cohort_names.n; i++)
+        eng->cohorts[i]->requeue_flag = false;
+    eng->requeue_some = false;
     for (size_t i = 0; i < eng->cq_names.n; i++) {
         struct eng_cq *cq = eng->cqs[i];
         if (cq->exists && !cq->active)

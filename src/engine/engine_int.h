@@ -195,6 +195,7 @@ struct eng_cq {
     struct eng_wl **admitted;  /* workloads holding quota here (candidates) */
     size_t n_admitted, cap_admitted;
     uint64_t cycle_popped;     /* requeue_events when the head was popped */
+    bool requeue_flag;         /* an event hit it: requeue its tree at refresh (§5.4) */
 };
 
 struct eng_cohort {
@@ -206,6 +207,7 @@ struct eng_cohort {
     char *parent_name;    /* in mem */
     int64_t fs_weight_milli;
     uint64_t refs;        /* scratch */
+    bool requeue_flag;    /* created/updated: requeue its root tree at refresh */
 };
 
 /* ---- workloads ------------------------------------------------------------ */
@@ -368,6 +370,7 @@ struct eng {
     bool tree_dirty;           /* structure or quotas changed: recompute */
     bool queues_dirty;         /* unqueued workloads may now have a queue */
     bool requeue_all;          /* an event that requeues every inadmissible list */
+    bool requeue_some;         /* some CQ or cohort has requeue_flag */
     uint64_t cfg_gen;          /* bumped by every quota definition change */
     bool any_stopped;          /* some CQ or LocalQueue has a stop policy */
     size_t n_not_ready;        /* admitted workloads without PodsReady=True */
