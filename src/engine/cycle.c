@@ -549,7 +549,7 @@ static void bypass_equivalent(struct eng *eng, struct eng_cq *cq, uint64_t shape
     eng__add_nofit_shape(cq, shape, reason);
     size_t i = 0;
     while (i < cq->q.n) {
-        struct eng_wl *w = cq->q.heap[i];
+        struct eng_wl *w = cq->q.heap[i].wl;
         if (w->shape != shape || w == cq->preemptor) {
             i++;
             continue;

@@ -873,7 +873,7 @@ static void suspend_queued(struct eng *eng, struct eng_cq *cq)
     else
         snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
     for (size_t i = 0; i < cq->q.n; i++)
-        eng__set_pending(eng, cq->q.heap[i], "Suspended", msg, false);
+        eng__set_pending(eng, cq->q.heap[i].wl, "Suspended", msg, false);
     for (size_t i = 0; i < cq->q.n_inadm; i++)
         eng__set_pending(eng, cq->q.inadm[i], "Suspended", msg, true);
 }
@@ -1093,7 +1093,7 @@ size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap
     struct eng_cq *cq = eng->cqs[i];
     size_t n = 0;
     for (size_t k = 0; k < cq->q.n && n < cap; k++)
-        out[n++] = cq->q.heap[k];
+        out[n++] = cq->q.heap[k].wl;
     for (size_t k = 0; k < cq->q.n_inadm && n < cap; k++)
         out[n++] = cq->q.inadm[k];
     struct eng_wl **tmp = xmalloc((n + 1) * sizeof(*tmp));

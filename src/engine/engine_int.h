@@ -146,9 +146,17 @@ struct eng_rgroup {
     int *fr;      /* fr[f * n_res + r] */
 };
 
+/* A heap slot: the ordering keys next to the workload, so sifting compares
+ * without touching the workload records (they are far apart in memory). */
+struct pq_item {
+    int64_t ts;       /* wl->ts_ms */
+    int32_t priority; /* wl->priority */
+    struct eng_wl *wl;
+};
+
 /* A pending queue (Kueue pkg/cache/queue/cluster_queue.go). */
 struct pq {
-    struct eng_wl **heap; /* binary heap, top = next head (§5.2) */
+    struct pq_item *heap; /* binary heap, top = next head (§5.2) */
     size_t n, cap;
     struct eng_wl **inadm; /* the inadmissible list, unordered */
     size_t n_inadm, cap_inadm;
