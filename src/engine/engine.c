@@ -12,7 +12,6 @@
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
 
-
 /* ---- configuration copy --------------------------------------------------------- */
 
 static const char *adup(struct arena *a, const char *s)
@@ -45,8 +44,7 @@ static void copy_config(struct eng *eng, const struct api_configuration *c)
     eng->cfg = *c;
     eng->has_cfg = true;
     copy_strings(a, &eng->cfg.exclude_resource_prefixes, &c->exclude_resource_prefixes);
-    eng->cfg.transformations =
-        ARENA_ARRAY(a, struct api_transformation, c->n_transformations + 1);
+    eng->cfg.transformations = ARENA_ARRAY(a, struct api_transformation, c->n_transformations + 1);
     for (size_t i = 0; i < c->n_transformations; i++) {
         const struct api_transformation *s = &c->transformations[i];
         struct api_transformation *d = &eng->cfg.transformations[i];
@@ -297,9 +295,8 @@ static void node_quotas(struct eng *eng, struct eng_node *n, const struct api_re
                 const struct api_resource_quota *q = &fq->resources[r];
                 int res = eng__res_id(eng, q->name);
                 int fr = eng__fr_id(eng, fid, res); /* may grow n's arrays */
-                n->nominal[fr] = q->nominal_saturated
-                                     ? ENG_UNLIMITED
-                                     : q_resource_value(q->name, q->nominal_quota);
+                n->nominal[fr] = q->nominal_saturated ? ENG_UNLIMITED
+                                                      : q_resource_value(q->name, q->nominal_quota);
                 if (q->has_borrowing_limit)
                     n->bl[fr] = q_resource_value(q->name, q->borrowing_limit);
                 if (q->has_lending_limit)
@@ -308,8 +305,7 @@ static void node_quotas(struct eng *eng, struct eng_node *n, const struct api_re
         }
 }
 
-static struct api_label_selector *copy_selector(struct arena *a,
-                                                const struct api_label_selector *s)
+static struct api_label_selector *copy_selector(struct arena *a, const struct api_label_selector *s)
 {
     if (!s)
         return NULL;
@@ -335,8 +331,8 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     struct eng_cq *cq = eng__cq_record(eng, v->meta.name);
     arena_release(&cq->mem);
     cq->exists = true;
-    cq->cohort_name = v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name)
-                                                         : NULL;
+    cq->cohort_name =
+        v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name) : NULL;
     if (cq->cohort_name)
         cohort_record(eng, cq->cohort_name);
     cq->ns_selector = copy_selector(&cq->mem, v->namespace_selector);
@@ -1027,8 +1023,8 @@ size_t eng_wl_n_pod_sets(const struct eng_wl *wl)
     return wl->n_ps;
 }
 
-const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i,
-                           size_t *n_res, const char **res_names, int64_t *values, size_t cap)
+const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i, size_t *n_res,
+                           const char **res_names, int64_t *values, size_t cap)
 {
     const struct eng_ps *ps = &wl->ps[i];
     *n_res = ps->n_req;

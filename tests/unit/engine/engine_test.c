@@ -10,7 +10,7 @@
 #include "engine/engine_int.h"
 #include "fixture.h"
 
-#define CPU(n) ((int64_t)(n) * 1000)
+#define CPU(n) ((int64_t)(n)*1000)
 
 static void test_eng_cycle_update_of_own_cq_requeues(void **state)
 {
@@ -88,8 +88,8 @@ static void test_eng_cq_pending_order_and_activity(void **state)
     size_t i = (size_t)eng_cq_find(f.eng, "a");
     assert_false(eng_cq_active(f.eng, i, &reason, &message));
     assert_string_equal(reason, "FlavorNotFound");
-    assert_string_equal(message,
-                        "Can't admit new workloads: references missing ResourceFlavor(s): default.");
+    assert_string_equal(
+        message, "Can't admit new workloads: references missing ResourceFlavor(s): default.");
     struct eng_wl *out[4];
     assert_int_equal(eng_cq_pending(f.eng, i, out, 4), 3);
     assert_ptr_equal(out[0], w2);
