@@ -488,9 +488,23 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     flag_cq(eng, cq);
 }
 
+static uint64_t cohort_digest(const struct api_cohort *v)
+{
+    struct digest d = {1469598103934665603ULL};
+    dg_str(&d, v->parent_name);
+    dg_i64(&d, v->fair_sharing.weight.milli);
+    dg_groups(&d, v->resource_groups, v->n_resource_groups);
+    return d.h;
+}
+
 static void apply_cohort(struct eng *eng, const struct api_cohort *v)
 {
+    uint64_t digest = cohort_digest(v);
+    int known = names_find(&eng->cohort_names, v->meta.name);
+    if (known >= 0 && eng->cohorts[known]->exists && eng->cohorts[known]->spec_digest == digest)
+        return; /* a status update */
     struct eng_cohort *c = cohort_record(eng, v->meta.name);
+    c->spec_digest = digest;
     arena_release(&c->mem);
     c->exists = true;
     c->parent_name =
@@ -595,9 +609,12 @@ static void apply_ns(struct eng *eng, const struct api_namespace *v)
 static void apply_check(struct eng *eng, const struct api_admission_check *v)
 {
     int id = check_record(eng, v->meta.name);
-    eng->checks[id].exists = true;
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
-    eng->checks[id].active = !c || !c->status || strcmp(c->status, "False");
+    bool active = !c || !c->status || strcmp(c->status, "False");
+    if (eng->checks[id].exists && eng->checks[id].active == active)
+        return; /* nothing the engine reads changed */
+    eng->checks[id].exists = true;
+    eng->checks[id].active = active;
     config_changed(eng);
     flag_check(eng, id);
 }

@@ -215,8 +215,9 @@ struct eng_cohort {
     struct arena mem;
     char *parent_name; /* in mem */
     int64_t fs_weight_milli;
-    uint64_t refs;     /* scratch */
-    bool requeue_flag; /* created/updated: requeue its root tree at refresh */
+    uint64_t refs;        /* scratch */
+    bool requeue_flag;    /* created/updated: requeue its root tree at refresh */
+    uint64_t spec_digest; /* of the spec last applied */
 };
 
 /* ---- workloads ------------------------------------------------------------ */
