@@ -15,6 +15,7 @@
 
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
+#include "engine/fairshare.h" /* fair-sharing head order */
 #include "engine/preempt.h"
 
 void *cyc_alloc(struct eng *eng, size_t n)
@@ -452,6 +453,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;
     wl_attach_admitted(eng, e->cq, wl);
+    wl->adm_ms = eng->now_ms; /* preemption candidate ordering */
     wl->evicted = false;
     wl->reason = NULL;
     free(wl->message);
@@ -564,12 +566,29 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
             es[nn++] = es[i];
             es[i] = t;
         }
-    qsort(es, nn, sizeof(*es), entry_cmp);
-
-    /* 5. Process. */
     struct victims v = {0};
-    for (size_t i = 0; i < nn; i++)
-        process(eng, &es[i], &v);
+    if (fs_enabled(eng)) {
+        /* 4-5 with fair sharing: the tournament pops one head at a time,
+         * on the snapshot as changed by the heads before it
+         * (preemption.md §5.3). */
+        struct fs_head *fh = cyc_alloc(eng, (nn + 1) * sizeof(*fh));
+        for (size_t i = 0; i < nn; i++) {
+            fh[i].cq = es[i].cq;
+            fh[i].wl = es[i].wl;
+            fh[i].a = &es[i].a;
+            fh[i].done = false;
+        }
+        long k;
+        while ((k = fs_pick_head(eng, fh, nn)) >= 0) {
+            fh[k].done = true;
+            process(eng, &es[k], &v);
+        }
+    } else {
+        qsort(es, nn, sizeof(*es), entry_cmp);
+        /* 5. Process. */
+        for (size_t i = 0; i < nn; i++)
+            process(eng, &es[i], &v);
+    }
     free(v.wl);
 
     /* Drop the snapshot's changes, then charge the admissions for real. */

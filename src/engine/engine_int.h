@@ -295,6 +295,9 @@ struct eng_wl {
     bool evicted;        /* Evicted=True and still holding quota */
     uint64_t pend_cycle; /* cycle in which a pending decision was recorded */
     size_t pend_idx;
+    /* preemption (preempt.c, fairshare.c) */
+    int64_t adm_ms;      /* admission time: QuotaReserved=True lastTransitionTime */
+    const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
 };
 
 /* ---- the engine ------------------------------------------------------------ */
