@@ -521,6 +521,24 @@ static int run_cycles(struct run *r, long cycles)
     return ran;
 }
 
+/* Statuses the engine set outside cycles (missing LocalQueue, stopped
+ * queues, ...) are written too, as Kueue's workload controller writes them. */
+static void write_remaining(struct run *r)
+{
+    for (size_t i = 0; i < r->n_docs; i++) {
+        struct doc *d = &r->docs[i];
+        if (!d->wl || eng_wl_is_admitted(d->wl))
+            continue;
+        struct eng_pending p = {.wl = d->wl};
+        eng_wl_pending(d->wl, &p.reason, &p.message, &p.inadmissible);
+        json_t *c = api_status_condition(d->json, "QuotaReserved");
+        const char *st = c ? jstr(c, "status") : NULL;
+        if (!p.reason || (st && !strcmp(st, "True")))
+            continue;
+        on_pending(r, &p);
+    }
+}
+
 /* ---- output ---------------------------------------------------------------------------------- */
 
 static json_t *pending_entry(const struct eng_wl *wl)
@@ -699,6 +717,7 @@ int cli_schedule(int argc, char **argv)
     if (rc)
         goto out;
     int ran = run_cycles(&r, cycles);
+    write_remaining(&r);
     json_t *out = result(&r, ran);
     struct sb sb = SB_INIT;
     if (!strcmp(fmt, "yaml")) {

@@ -188,6 +188,14 @@ static void partial_admission(struct eng *eng, struct entry *e)
 static void nominate(struct eng *eng, struct entry *e)
 {
     struct eng_wl *wl = e->wl;
+    if (e->cq->node.cyclic) {
+        char msg[600];
+        snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", e->cq->name);
+        e->reason = "Suspended";
+        e->message = cyc_strdup(eng, msg);
+        e->rq = RQ_GENERIC;
+        return;
+    }
     if (wl->checks_failed) {
         e->reason = "PendingEvaluation";
         e->message = "The workload has failed admission checks";
@@ -539,7 +547,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     struct entry *es = cyc_alloc(eng, (n_cqs + 1) * sizeof(*es));
     for (size_t i = 0; i < n_cqs; i++) {
         struct eng_cq *cq = eng->cqs[i];
-        if (!cq->exists || !cq->active || cq->node.cyclic || !cq->q.n)
+        if (!cq->exists || !cq->active || !cq->q.n)
             continue;
         cq->cycle_popped = cq->q.requeue_events;
         struct entry *e = &es[n++];

@@ -806,7 +806,7 @@ void eng__refresh(struct eng *eng)
                 pq_requeue_cq(eng, eng->cqs[i]);
     for (size_t i = 0; i < eng->cq_names.n; i++) {
         struct eng_cq *cq = eng->cqs[i];
-        if (cq->exists && (!cq->active || cq->node.cyclic))
+        if (cq->exists && !cq->active)
             suspend_queued(eng, cq);
     }
     eng->queues_dirty = false;
