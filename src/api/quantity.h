@@ -54,6 +54,13 @@ struct q_quantity {
 CU_MUST_CHECK int q_parse(const char *s, struct q_quantity *out, struct err *e);
 /* q_parse for a value that must be exact: saturation is ERR_RANGE. */
 CU_MUST_CHECK int q_parse_amount(const char *s, q_amount *out, struct err *e);
+/* (Both accept e == NULL when the caller only needs the code.) */
+
+/* Whether Kubernetes serializes a quantity parsed from s as s itself.
+ * ParseQuantity keeps the input text when it already looks canonical, so the
+ * API server echoes "+1k", "01", "1E3", "1e+3" verbatim, while "1000m" comes
+ * back as q_format's "1". False for a string q_parse rejects. */
+bool q_keeps_input(const char *s);
 
 /* Canonical text, as Kubernetes' Quantity.String(): "1500m", "1Gi", "512Mi",
  * "1", "1k". Writes at most len bytes including the NUL; returns the length
