@@ -462,6 +462,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
         e->cq->preemptor = NULL;
     wl_attach_admitted(eng, e->cq, wl);
     wl->adm_ms = eng->now_ms; /* preemption candidate ordering */
+    fs_afs_charge(eng, e->cq, wl); /* admission fair sharing entry penalty */
     wl->evicted = false;
     wl->reason = NULL;
     free(wl->message);
@@ -541,6 +542,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng->dec.changed = false;
     arena_reset(&eng->cycle_mem);
     eng__refresh(eng);
+    fs_afs_refresh(eng, now_ms); /* admission fair sharing: sample, reorder */
 
     /* 1. Heads. */
     size_t n_cqs = eng->cq_names.n, n = 0;

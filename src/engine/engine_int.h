@@ -195,6 +195,8 @@ struct eng_cq {
     struct eng_wl **admitted;  /* workloads holding quota here (candidates) */
     size_t n_admitted, cap_admitted;
     uint64_t cycle_popped;     /* requeue_events when the head was popped */
+    enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
+    bool afs;                  /* admission fair sharing orders this queue */
 };
 
 struct eng_cohort {
@@ -298,6 +300,8 @@ struct eng_wl {
     /* preemption (preempt.c, fairshare.c) */
     int64_t adm_ms;      /* admission time: QuotaReserved=True lastTransitionTime */
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
+    double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
+                          * fs_afs_refresh for queue order in AFS CQs */
 };
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -307,6 +311,12 @@ struct eng_lq {
     char *cq_name;
     enum api_stop_policy stop;
     bool exists;
+    /* admission fair sharing (fairshare.c), preemption.md §7 */
+    int64_t fs_weight_milli;
+    double *afs_consumed; /* by resource id, afs_n entries (owned) */
+    double *afs_penalty;  /* entry penalties not yet folded in (owned) */
+    size_t afs_n;
+    int64_t afs_last_ms;  /* last sample; 0 = not sampled yet */
 };
 
 struct eng_ns {

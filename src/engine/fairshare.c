@@ -206,8 +206,8 @@ static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
         int cmp = fs_compare(s, best_cq_share);
         if (cmp > 0 ||
             (cmp == 0 && best_cq &&
-             pre__cand_cmp(&f->g[d->id].c[f->g[d->id].pos],
-                           &f->g[best_cq->id].c[f->g[best_cq->id].pos]) < 0)) {
+             pre__cand_cmp_noafs(&f->g[d->id].c[f->g[d->id].pos],
+                                 &f->g[best_cq->id].c[f->g[best_cq->id].pos]) < 0)) {
             best_cq = d;
             best_cq_share = s;
         }
@@ -330,8 +330,7 @@ static void add_cq_candidates(const struct pre_ctx *x, struct eng_cq *d, enum pr
         if (!pre__uses_p(x, wl) || !pre__allowed(pol, x->w, wl))
             continue;
         XGROW(*c, *cap, *n + 1);
-        struct pre_cand pc = {wl, NULL, own ? PRE_V_WITHIN_CQ : PRE_V_HIERARCHICAL, own, NULL};
-        (*c)[(*n)++] = pc;
+        (*c)[(*n)++] = pre__cand(x, wl, NULL, own ? PRE_V_WITHIN_CQ : PRE_V_HIERARCHICAL, own);
     }
 }
 
@@ -635,4 +634,172 @@ bool eng_cohort_weighted_share(struct eng *eng, const char *name, int64_t *out)
         return false;
     *out = fs_weighted_share_status(fs_drs(eng, &eng->cohorts[id]->node));
     return true;
+}
+
+/* ---- admission fair sharing, §7 ------------------------------------------------------------ */
+
+bool fs_afs_active(const struct eng *eng, const struct eng_cq *cq)
+{
+    return cq && eng->has_cfg && eng->cfg.has_admission_fair_sharing &&
+           cq->admission_mode == API_ADMISSION_MODE_USAGE_BASED;
+}
+
+static int64_t afs_interval_ms(const struct eng *eng)
+{
+    return eng->cfg.usage_sampling_interval_ms > 0 ? eng->cfg.usage_sampling_interval_ms
+                                                    : 5 * 60 * 1000;
+}
+
+/* 1 - 0.5^(elapsed / halfLife); 0 when the half-life is 0. */
+static double afs_alpha(int64_t elapsed_ms, int64_t half_life_ms)
+{
+    if (half_life_ms <= 0 || elapsed_ms <= 0)
+        return 0;
+    return 1.0 - pow(0.5, (double)elapsed_ms / (double)half_life_ms);
+}
+
+/* A quantity in the units AFS sums: cores for cpu, base units otherwise. */
+static double afs_units(const struct eng *eng, int res, int64_t v)
+{
+    if (!strcmp(eng->res_names.names[res], "cpu"))
+        return (double)v / 1000.0;
+    return (double)v;
+}
+
+static double afs_res_weight(const struct eng *eng, int res)
+{
+    const char *name = eng->res_names.names[res];
+    for (size_t i = 0; i < eng->cfg.n_resource_weights; i++)
+        if (!strcmp(eng->cfg.resource_weights[i].name, name))
+            return (double)eng->cfg.resource_weights[i].weight_milli / 1000.0;
+    return 1.0;
+}
+
+static void afs_grow(const struct eng *eng, struct eng_lq *lq)
+{
+    size_t n = eng->res_names.n;
+    if (lq->afs_n >= n)
+        return;
+    lq->afs_consumed = xrealloc(lq->afs_consumed, n * sizeof(double));
+    lq->afs_penalty = xrealloc(lq->afs_penalty, n * sizeof(double));
+    for (size_t r = lq->afs_n; r < n; r++)
+        lq->afs_consumed[r] = lq->afs_penalty[r] = 0;
+    lq->afs_n = n;
+}
+
+double fs_afs_lq_usage(const struct eng *eng, const char *lq_key)
+{
+    const struct eng_lq *lq = lq_key ? map_get(&eng->lqs, lq_key) : NULL;
+    if (!lq)
+        return 0;
+    if (lq->fs_weight_milli <= 0)
+        return INFINITY;
+    double sum = 0;
+    for (size_t r = 0; r < lq->afs_n; r++)
+        sum += afs_res_weight(eng, (int)r) * (lq->afs_consumed[r] + lq->afs_penalty[r]);
+    return sum / ((double)lq->fs_weight_milli / 1000.0);
+}
+
+static struct eng_cq *lq_cq(const struct eng *eng, const struct eng_lq *lq)
+{
+    int id = names_find(&eng->cq_names, lq->cq_name);
+    return id >= 0 && eng->cqs[id]->exists ? eng->cqs[id] : NULL;
+}
+
+/* Fold the LocalQueue's admitted usage into its decayed consumption. */
+static void afs_sample(struct eng *eng, struct eng_lq *lq, struct eng_cq *cq, int64_t now_ms)
+{
+    afs_grow(eng, lq);
+    if (!lq->afs_last_ms) {
+        lq->afs_last_ms = now_ms;
+        return;
+    }
+    int64_t elapsed = now_ms - lq->afs_last_ms;
+    if (elapsed < afs_interval_ms(eng))
+        return;
+    int64_t half = eng->cfg.usage_half_life_time_ms;
+    double alpha = afs_alpha(elapsed, half);
+    for (size_t r = 0; r < lq->afs_n; r++) {
+        double now_r = 0;
+        for (size_t i = 0; i < cq->n_admitted; i++) {
+            const struct eng_wl *wl = cq->admitted[i];
+            if (!wl->lq_key || strcmp(wl->lq_key, lq->key))
+                continue;
+            for (size_t p = 0; p < wl->n_ps; p++)
+                for (size_t k = 0; k < wl->ps[p].adm.n; k++)
+                    if ((size_t)wl->ps[p].adm.items[k].res == r)
+                        now_r += afs_units(eng, (int)r, wl->ps[p].adm.items[k].v);
+        }
+        if (half <= 0)
+            lq->afs_consumed[r] = 0; /* a zero half-life keeps no history */
+        else
+            lq->afs_consumed[r] = lq->afs_consumed[r] * (1 - alpha) + now_r * alpha;
+        lq->afs_penalty[r] = 0;
+    }
+    lq->afs_last_ms = now_ms;
+}
+
+void fs_afs_charge(struct eng *eng, const struct eng_cq *cq, const struct eng_wl *wl)
+{
+    if (!fs_afs_active(eng, cq) || !wl->lq_key)
+        return;
+    struct eng_lq *lq = map_get(&eng->lqs, wl->lq_key);
+    if (!lq)
+        return;
+    afs_grow(eng, lq);
+    double alpha = afs_alpha(afs_interval_ms(eng), eng->cfg.usage_half_life_time_ms);
+    for (size_t p = 0; p < wl->n_ps; p++)
+        for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
+            const struct eng_asg_item *it = &wl->ps[p].adm.items[k];
+            if ((size_t)it->res < lq->afs_n)
+                lq->afs_penalty[it->res] += afs_units(eng, it->res, it->v) * alpha;
+        }
+}
+
+/* Recompute the usage of every pending workload of cq and rebuild its heap
+ * (the order depends on values that changed outside the heap). */
+static void afs_reorder(struct eng *eng, struct eng_cq *cq)
+{
+    struct pq *q = &cq->q;
+    for (size_t i = 0; i < q->n_inadm; i++)
+        q->inadm[i]->afs_usage = fs_afs_lq_usage(eng, q->inadm[i]->lq_key);
+    size_t n = q->n;
+    if (!n)
+        return;
+    struct eng_wl **items = xmalloc(n * sizeof(*items));
+    memcpy(items, q->heap, n * sizeof(*items));
+    q->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        items[i]->afs_usage = fs_afs_lq_usage(eng, items[i]->lq_key);
+        pq_push(cq, items[i]);
+    }
+    free(items);
+}
+
+void fs_afs_refresh(struct eng *eng, int64_t now_ms)
+{
+    bool any = false;
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        bool on = cq->exists && fs_afs_active(eng, cq);
+        if (cq->afs != on) {
+            cq->afs = on;
+            afs_reorder(eng, cq); /* the order itself changed */
+        }
+        any = any || on;
+    }
+    if (!any)
+        return;
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(&eng->lqs, &it, &k, &v)) {
+        struct eng_lq *lq = v;
+        struct eng_cq *cq = lq_cq(eng, lq);
+        if (cq && cq->afs)
+            afs_sample(eng, lq, cq, now_ms);
+    }
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        if (eng->cqs[i]->afs)
+            afs_reorder(eng, eng->cqs[i]);
 }

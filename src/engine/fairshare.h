@@ -50,8 +50,14 @@ struct pre_cand {
     struct eng_node *lca; /* classical: the ancestor it was reached from */
     enum pre_variant variant;
     bool own;             /* in the preemptor's CQ */
+    bool has_afs;         /* its CQ uses admission fair sharing: afs is set */
+    double afs;           /* its LocalQueue's usage (§7) */
     const char *reason;   /* static, set when chosen */
 };
+
+/* A candidate record for wl (§4.2 needs its LocalQueue usage under AFS). */
+struct pre_cand pre__cand(const struct pre_ctx *x, struct eng_wl *wl, struct eng_node *lca,
+                          enum pre_variant v, bool own);
 
 /* A preemption policy, the four values of §1.2. */
 enum pre_policy { PRE_POL_NEVER = 0, PRE_POL_LOWER, PRE_POL_LOWER_OR_NEWER_EQUAL, PRE_POL_ANY };
@@ -64,8 +70,11 @@ bool pre__allowed(enum pre_policy pol, const struct eng_wl *w, const struct eng_
 bool pre__uses_p(const struct pre_ctx *x, const struct eng_wl *wl);
 /* Is node n within its subtree quota in every fr of P? */
 bool pre__within_nominal_p(const struct pre_ctx *x, const struct eng_node *n);
-/* §4.2 CandidatesOrdering as a qsort comparator over struct pre_cand. */
+/* §4.2 CandidatesOrdering as a qsort comparator over struct pre_cand;
+ * the _noafs form leaves out the admission-fair-sharing criterion (§6.3
+ * tie-break). */
 int pre__cand_cmp(const void *a, const void *b);
+int pre__cand_cmp_noafs(const void *a, const void *b);
 /* §4.5 fits(allowBorrowing) on the current snapshot. */
 bool pre__fits(const struct pre_ctx *x, bool allow_borrowing);
 /* §4.5 fill-back over t[0..n) whose usage is removed from the snapshot;
@@ -97,6 +106,22 @@ bool fs_enabled(const struct eng *eng);
 /* Target search under fair sharing; writes up to the returned count of
  * chosen candidates (reasons set) to *out (cycle arena). */
 size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out);
+
+/* ---- admission fair sharing (§7) ---------------------------------------------------- */
+
+/* Is admission fair sharing on for cq (config section and the CQ's
+ * UsageBasedAdmissionFairSharing mode)? */
+bool fs_afs_active(const struct eng *eng, const struct eng_cq *cq);
+/* Usage value of a LocalQueue ("ns/name"): weighted consumed usage plus
+ * entry penalties over the LocalQueue weight, +Inf when that weight is 0.
+ * 0 for an unknown LocalQueue. */
+double fs_afs_lq_usage(const struct eng *eng, const char *lq_key);
+/* At the start of a cycle: sample the LocalQueues whose sampling interval
+ * has passed, then reorder the queues of AFS ClusterQueues by usage. */
+void fs_afs_refresh(struct eng *eng, int64_t now_ms);
+/* A workload of an AFS ClusterQueue got its quota reservation: charge its
+ * LocalQueue the entry penalty. */
+void fs_afs_charge(struct eng *eng, const struct eng_cq *cq, const struct eng_wl *wl);
 
 /* ---- the head tournament (§5.3) ---------------------------------------------------- */
 

@@ -109,14 +109,34 @@ bool pre__within_nominal_p(const struct pre_ctx *x, const struct eng_node *n)
 
 /* ---- ordering, §4.2 ---------------------------------------------------------------------- */
 
-int pre__cand_cmp(const void *pa, const void *pb)
+struct pre_cand pre__cand(const struct pre_ctx *x, struct eng_wl *wl, struct eng_node *lca,
+                          enum pre_variant v, bool own)
 {
-    const struct pre_cand *ca = pa, *cb = pb;
+    struct pre_cand c = {wl, lca, v, own, false, 0, NULL};
+    if (wl->lq_key && fs_afs_active(x->eng, wl->cq)) {
+        c.has_afs = true;
+        c.afs = fs_afs_lq_usage(x->eng, wl->lq_key);
+    }
+    return c;
+}
+
+/* spec.queueName of a workload: its LocalQueue key without the namespace. */
+static const char *queue_name(const struct eng_wl *wl)
+{
+    const char *s = strchr(wl->lq_key, '/');
+    return s ? s + 1 : wl->lq_key;
+}
+
+static int cand_cmp(const struct pre_cand *ca, const struct pre_cand *cb, bool afs)
+{
     const struct eng_wl *a = ca->wl, *b = cb->wl;
     if (a->evicted != b->evicted)
         return a->evicted ? -1 : 1;
     if (ca->own != cb->own)
         return ca->own ? 1 : -1;
+    if (afs && ca->has_afs && cb->has_afs && a->cq == b->cq && ca->afs != cb->afs &&
+        strcmp(queue_name(a), queue_name(b)))
+        return ca->afs > cb->afs ? -1 : 1;
     if (a->priority != b->priority)
         return a->priority < b->priority ? -1 : 1;
     if (a->adm_ms != b->adm_ms)
@@ -125,6 +145,16 @@ int pre__cand_cmp(const void *pa, const void *pb)
     if (c)
         return c;
     return strcmp(a->key, b->key);
+}
+
+int pre__cand_cmp(const void *a, const void *b)
+{
+    return cand_cmp(a, b, true);
+}
+
+int pre__cand_cmp_noafs(const void *a, const void *b)
+{
+    return cand_cmp(a, b, false);
 }
 
 /* ---- fit and fill-back, §4.5 ----------------------------------------------------------------- */
@@ -226,8 +256,7 @@ static void collect(struct classical *cl, struct eng_node *node, const struct en
             enum pre_variant v = classify(x, c, false, advantage);
             if (v == PRE_V_NEVER)
                 continue;
-            struct pre_cand pc = {c, lca, v, false, NULL};
-            clist_add(advantage ? &cl->hier : &cl->prio, pc);
+            clist_add(advantage ? &cl->hier : &cl->prio, pre__cand(x, c, lca, v, false));
         }
     }
 }
@@ -254,8 +283,7 @@ static void classical_candidates(struct classical *cl)
         for (size_t j = 0; j < q->n_admitted; j++) {
             struct eng_wl *c = q->admitted[j];
             if (classify(x, c, true, false) == PRE_V_WITHIN_CQ) {
-                struct pre_cand pc = {c, NULL, PRE_V_WITHIN_CQ, true, NULL};
-                clist_add(&cl->own, pc);
+                clist_add(&cl->own, pre__cand(x, c, NULL, PRE_V_WITHIN_CQ, true));
             }
         }
     if (!q->node.parent || pre__reclaim_policy(q) == PRE_POL_NEVER)

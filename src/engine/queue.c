@@ -11,6 +11,9 @@
 
 bool pq_before(const struct eng_cq *cq, const struct eng_wl *a, const struct eng_wl *b)
 {
+    /* Admission fair sharing: lower LocalQueue usage first (fairshare.c). */
+    if (cq->afs && a->afs_usage != b->afs_usage)
+        return a->afs_usage < b->afs_usage;
     if (cq->strategy == API_BEST_EFFORT_FIFO && cq->preemptor) {
         if (a == cq->preemptor)
             return b != a;
