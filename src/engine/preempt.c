@@ -338,12 +338,12 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
     *out = NULL;
     if (!total)
         goto out_free;
-    qsort(cl.hier.c, cl.hier.n, sizeof(struct pre_cand), pre__cand_cmp);
-    qsort(cl.prio.c, cl.prio.n, sizeof(struct pre_cand), pre__cand_cmp);
-    qsort(cl.own.c, cl.own.n, sizeof(struct pre_cand), pre__cand_cmp);
+    const struct clist *lists[3] = {&cl.hier, &cl.prio, &cl.own};
+    for (int l = 0; l < 3; l++)
+        if (lists[l]->n > 1)
+            qsort(lists[l]->c, lists[l]->n, sizeof(struct pre_cand), pre__cand_cmp);
     struct pre_cand *all = cyc_alloc(x->eng, total * sizeof(*all));
     size_t k = 0;
-    const struct clist *lists[3] = {&cl.hier, &cl.prio, &cl.own};
     for (int pass = 0; pass < 2; pass++)
         for (int l = 0; l < 3; l++)
             for (size_t i = 0; i < lists[l]->n; i++)
