@@ -497,11 +497,11 @@ struct api_configuration {
     struct api_resource_weight *resource_weights;
     size_t n_resource_weights;
 
-    bool has_wait_for_pods_ready;
+    bool has_wait_for_pods_ready; /* always true after dflt_object (Kueue defaults it) */
     bool wait_for_pods_ready_enable; /* waitForPodsReady.enable (v1beta2: present = on) */
-    int64_t pods_ready_timeout_ms;   /* default 5m */
+    int64_t pods_ready_timeout_ms;   /* default 30m (Kueue v1beta2) */
     bool block_admission;
-    int64_t recovery_timeout_ms; /* 0 = unset */
+    int64_t recovery_timeout_ms; /* default = timeout; "0s" = off */
     const char *requeuing_timestamp; /* Eviction (default) or Creation */
     bool has_backoff_limit_count;
     int32_t backoff_limit_count;
@@ -558,5 +558,31 @@ bool api_condition_is_true(const struct api_conditions *c, const char *type);
 /* Does the selector select these labels? A NULL selector selects nothing;
  * an empty one selects everything. */
 bool api_selector_matches(const struct api_label_selector *sel, const struct api_kvs *labels);
+
+/* ---- helpers added for the engine and the validators -------------------------- */
+
+/* Does one node selector requirement hold for these node labels? Operators
+ * In, NotIn, Exists, DoesNotExist as for labels, and Gt, Lt, which compare the
+ * label value and the single requirement value as integers (a label that is
+ * absent or not an integer fails both). An unknown operator never matches. */
+bool api_node_requirement_matches(const struct api_requirement *r, const struct api_kvs *labels);
+/* All of a term's matchExpressions hold (matchFields are ignored: they name
+ * node fields, not labels). A term with no expressions matches nothing, as
+ * Kubernetes' nodeaffinity does. */
+bool api_node_term_matches(const struct api_node_selector_term *t, const struct api_kvs *labels);
+/* Does the toleration tolerate the taint (Kubernetes' ToleratesTaint)? An
+ * empty effect matches every effect; operator Exists matches any value, and
+ * with an empty key every taint; Equal (or empty) needs key and value equal. */
+bool api_toleration_tolerates(const struct api_toleration *t, const struct api_taint *taint);
+
+/* Parse a Go time.Duration text ("5m", "1h30m", "300ms", "0s", "1.5h") into
+ * milliseconds. Returns 0, or ERR_INVALID for anything else (a bare number
+ * other than 0 included). Sub-millisecond parts are truncated. */
+CU_MUST_CHECK int api_duration_parse(const char *s, int64_t *ms);
+
+/* Name the object a document describes in e (err_set_object): the kind
+ * field, metadata.namespace and metadata.name as written; a document with no
+ * name is named by its kind alone ("Configuration"). */
+void api_doc_err_object(const json_t *doc, struct err *e);
 
 #endif

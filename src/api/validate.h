@@ -9,6 +9,8 @@
 #ifndef CUEUE_API_VALIDATE_H
 #define CUEUE_API_VALIDATE_H
 
+#include <jansson.h>
+
 #include "base/compiler.h"
 
 struct api_object;
@@ -23,5 +25,15 @@ CU_MUST_CHECK int val_object(const struct api_object *o, struct err *e);
  * queueName while quota is reserved). */
 CU_MUST_CHECK int val_object_update(const struct api_object *old, const struct api_object *o,
                                     struct err *e);
+
+/* Strict field validation of a document of a kind cueue models, as the API
+ * server's strict decoding does it: every field the kind's schema does not
+ * know is a cause `unknown field "spec.resourceGroups[0].flavors[0].
+ * resources[0].nominalQuote"` (no field path of its own; the path is in the
+ * message). Pod templates, label and annotation maps, status and the
+ * Configuration sections cueue does not read accept any content. A kind
+ * cueue does not model passes. Returns 0, or ERR_INVALID with e naming the
+ * object. */
+CU_MUST_CHECK int val_unknown_fields(const json_t *doc, struct err *e);
 
 #endif

@@ -426,6 +426,22 @@ static bool cond_true(json_t *obj, const char *type)
     return s && !strcmp(s, "True");
 }
 
+/* An active Evicted/Preempted/... condition is set False with reason
+ * QuotaReserved and "Previously: <message>" (Kueue SetQuotaReservation). */
+static void clear_condition(struct run *r, json_t *obj, const char *type, bool with_gen)
+{
+    if (!cond_true(obj, type))
+        return;
+    const char *old = jstr(api_status_condition(obj, type), "message");
+    struct sb m = SB_INIT;
+    sb_addf(&m, "Previously: %s", old ? old : "");
+    if (with_gen)
+        api_status_set_condition(obj, type, "False", "QuotaReserved", sb_str(&m), r->now);
+    else
+        api_status_set_condition_nogen(obj, type, "False", "QuotaReserved", sb_str(&m), r->now);
+    sb_release(&m);
+}
+
 static void on_admitted(struct run *r, const struct eng_admitted *a)
 {
     struct doc *d = doc_of(r, a->wl);
@@ -437,12 +453,9 @@ static void on_admitted(struct run *r, const struct eng_admitted *a)
     snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", cq ? cq : "");
     write_admission(r, d->json, a->wl);
     api_status_set_condition(d->json, "QuotaReserved", "True", "QuotaReserved", msg, r->now);
-    if (cond_true(d->json, "Evicted"))
-        api_status_set_condition(d->json, "Evicted", "False", "QuotaReserved",
-                                 "Previously: evicted", r->now);
-    if (cond_true(d->json, "Preempted"))
-        api_status_set_condition_nogen(d->json, "Preempted", "False", "QuotaReserved",
-                                       "Previously: preempted", r->now);
+    clear_condition(r, d->json, "Evicted", true);
+    clear_condition(r, d->json, "Preempted", false);
+    clear_condition(r, d->json, "BlockedOnPreemptionGates", false);
     if (a->admitted == ENG_ADMITTED_TRUE)
         api_status_set_condition(d->json, "Admitted", "True", "Admitted",
                                  "The workload is admitted", r->now);
@@ -491,6 +504,23 @@ static void on_preempted(struct run *r, const struct eng_preempted *p, bool rele
     }
 }
 
+static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release)
+{
+    struct doc *d = doc_of(r, ev->wl);
+    if (d)
+        api_status_set_condition(d->json, "Evicted", "True", ev->reason, ev->message, r->now);
+    if (!release)
+        return;
+    eng_wl_release(r->eng, ev->wl, r->now);
+    if (d) {
+        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message,
+                                 r->now);
+        api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
+                                 "The workload has no reservation", r->now);
+        api_status_set_admission(d->json, NULL);
+    }
+}
+
 static int run_cycles(struct run *r, long cycles)
 {
     int ran = 0;
@@ -498,7 +528,7 @@ static int run_cycles(struct run *r, long cycles)
     long limit = until_idle ? MAX_IDLE_CYCLES : cycles;
     for (long c = 0; c < limit; c++) {
         const struct eng_decisions *dec = eng_cycle(r->eng, r->now);
-        if (until_idle && !dec->n_heads)
+        if (until_idle && !dec->n_heads && !dec->n_evicted)
             break;
         ran++;
         for (size_t i = 0; i < dec->n_admitted; i++)
@@ -515,6 +545,15 @@ static int run_cycles(struct run *r, long cycles)
         for (size_t i = 0; i < n_pre; i++)
             on_preempted(r, &pre[i], until_idle);
         free(pre);
+        size_t n_ev = dec->n_evicted;
+        struct eng_evicted *ev = NULL;
+        if (n_ev) {
+            ev = xmalloc(n_ev * sizeof(*ev));
+            memcpy(ev, dec->evicted, n_ev * sizeof(*ev));
+        }
+        for (size_t i = 0; i < n_ev; i++)
+            on_evicted(r, &ev[i], until_idle);
+        free(ev);
         if (until_idle && !changed)
             break;
     }

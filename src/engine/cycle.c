@@ -56,6 +56,14 @@ static void record_pending(struct eng *eng, struct eng_wl *wl)
 {
     if (!wl->status_dirty)
         return;
+    if (!eng->recording) {
+        if (!wl->in_carry) {
+            XGROW(eng->carry, eng->cap_carry, eng->n_carry + 1);
+            eng->carry[eng->n_carry++] = wl;
+            wl->in_carry = true;
+        }
+        return;
+    }
     wl->status_dirty = false;
     eng->dec.changed = true;
     if (wl->pend_cycle == eng->cycle_no && wl->pend_idx < eng->dec.n_pending &&
@@ -89,7 +97,7 @@ static void scan_check(struct eng *eng, struct eng_wl *wl, struct eng_cq *cq)
 {
     if (!wl->scan_valid)
         return;
-    if (wl->scan_cycle + 1 < eng->cycle_no && cq->alloc_gen > wl->scan_gen)
+    if (wl->scan_cycle + 1 < eng->cycle_no && cq_alloc_gen(eng, cq) > wl->scan_gen)
         wl->scan_valid = false;
 }
 
@@ -111,7 +119,7 @@ static void scan_record(struct eng *eng, struct eng_wl *wl, struct eng_cq *cq,
     }
     wl->scan_valid = true;
     wl->scan_cycle = eng->cycle_no;
-    wl->scan_gen = cq->alloc_gen;
+    wl->scan_gen = cq_alloc_gen(eng, cq);
 }
 
 static bool scan_unfinished(const struct eng_wl *wl)
@@ -231,6 +239,48 @@ static int entry_cmp(const void *pa, const void *pb)
     if (c)
         return c;
     return strcmp(a->wl->key, b->wl->key);
+}
+
+/* The order entries are processed in. Classical ordering sorts once; fair
+ * sharing (§6.2, Kueue fair_sharing_iterator.go) produces entries one at a
+ * time from the cohort trees' dominant resource shares, recomputed after
+ * each entry, and plugs in here. */
+struct order {
+    struct entry *es;
+    size_t n, next;
+    struct fs_head *fh; /* fair sharing: the tournament's heads (fairshare.c), else NULL */
+};
+
+static void order_init(struct eng *eng, struct order *o, struct entry *es, size_t n)
+{
+    o->es = es;
+    o->n = n;
+    o->next = 0;
+    o->fh = NULL;
+    if (fs_enabled(eng)) {
+        o->fh = cyc_alloc(eng, (n + 1) * sizeof(*o->fh));
+        for (size_t i = 0; i < n; i++) {
+            o->fh[i].cq = es[i].cq;
+            o->fh[i].wl = es[i].wl;
+            o->fh[i].a = &es[i].a;
+            o->fh[i].done = false;
+        }
+        return;
+    }
+    qsort(es, n, sizeof(*es), entry_cmp);
+}
+
+static struct entry *order_next(struct eng *eng, struct order *o)
+{
+    if (o->fh) {
+        /* preemption.md §5.3: one head at a time, on the current snapshot. */
+        long k = fs_pick_head(eng, o->fh, o->n);
+        if (k < 0)
+            return NULL;
+        o->fh[k].done = true;
+        return &o->es[k];
+    }
+    return o->next < o->n ? &o->es[o->next++] : NULL;
 }
 
 /* ---- processing (§6.3) ------------------------------------------------------------------ */
@@ -461,7 +511,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;
     wl_attach_admitted(eng, e->cq, wl);
-    wl->adm_ms = eng->now_ms; /* preemption candidate ordering */
+    wl->admit_ms = eng->now_ms;
     fs_afs_charge(eng, e->cq, wl); /* admission fair sharing entry penalty */
     wl->evicted = false;
     wl->reason = NULL;
@@ -470,6 +520,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
     wl->inadmissible = false;
     scan_clear(wl);
     wl->admitted_cond = admitted_cond(eng, e->cq, wl);
+    wl->admitted_true = wl->admitted_cond == ENG_ADMITTED_TRUE;
     XGROW(eng->dec.admitted, eng->cap_adm, eng->dec.n_admitted + 1);
     struct eng_admitted *d = &eng->dec.admitted[eng->dec.n_admitted++];
     d->wl = wl;
@@ -530,6 +581,45 @@ static void requeue(struct eng *eng, struct entry *e)
         bypass_equivalent(eng, cq, wl->shape, e->reason);
 }
 
+/* ---- stopped queues (§5.5) ------------------------------------------------------------ */
+
+static void evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg)
+{
+    wl->evicted = true;
+    XGROW(eng->dec.evicted, eng->cap_evi, eng->dec.n_evicted + 1);
+    struct eng_evicted *d = &eng->dec.evicted[eng->dec.n_evicted++];
+    d->wl = wl;
+    d->reason = reason;
+    d->message = msg;
+    eng->dec.changed = true;
+}
+
+/* HoldAndDrain evicts what a stopped queue admitted; both stop policies
+ * take back reservations not yet Admitted. */
+static void drain_stopped(struct eng *eng)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        if (!cq->exists || !cq->n_admitted)
+            continue;
+        for (size_t k = 0; k < cq->n_admitted; k++) {
+            struct eng_wl *wl = cq->admitted[k];
+            if (wl->evicted)
+                continue;
+            if (cq->stop == API_STOP_HOLD_AND_DRAIN ||
+                (cq->stop == API_STOP_HOLD && !wl->admitted_true)) {
+                evict(eng, wl, "ClusterQueueStopped", "The ClusterQueue is stopped");
+                continue;
+            }
+            const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
+            if (lq && lq->exists &&
+                (lq->stop == API_STOP_HOLD_AND_DRAIN ||
+                 (lq->stop == API_STOP_HOLD && !wl->admitted_true)))
+                evict(eng, wl, "LocalQueueStopped", "The LocalQueue is stopped");
+        }
+    }
+}
+
 /* ---- the cycle ------------------------------------------------------------------------------ */
 
 
@@ -538,15 +628,32 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng->now_ms = now_ms;
     eng->cycle_no++;
     eng->dec.n_admitted = eng->dec.n_preempted = eng->dec.n_pending = 0;
+    eng->dec.n_evicted = 0;
     eng->dec.n_heads = 0;
     eng->dec.changed = false;
+    eng->recording = true;
+    for (size_t i = 0; i < eng->n_carry; i++) {
+        eng->carry[i]->in_carry = false;
+        record_pending(eng, eng->carry[i]);
+    }
+    eng->n_carry = 0;
     arena_reset(&eng->cycle_mem);
     eng__refresh(eng);
+    if (eng->any_stopped)
+        drain_stopped(eng);
     fs_afs_refresh(eng, now_ms); /* admission fair sharing: sample, reorder */
 
     /* 1. Heads. */
-    size_t n_cqs = eng->cq_names.n, n = 0;
-    struct entry *es = cyc_alloc(eng, (n_cqs + 1) * sizeof(*es));
+    size_t n_cqs = eng->cq_names.n, n = 0, n_heads = 0;
+    for (size_t i = 0; i < n_cqs; i++) {
+        const struct eng_cq *cq = eng->cqs[i];
+        n_heads += cq->exists && cq->active && cq->q.n;
+    }
+    if (!n_heads) {
+        eng->recording = false;
+        return &eng->dec;
+    }
+    struct entry *es = cyc_alloc(eng, n_heads * sizeof(*es));
     for (size_t i = 0; i < n_cqs; i++) {
         struct eng_cq *cq = eng->cqs[i];
         if (!cq->exists || !cq->active || !cq->q.n)
@@ -557,8 +664,6 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
         e->cq = cq;
     }
     eng->dec.n_heads = n;
-    if (!n)
-        return &eng->dec;
 
     /* 2. Snapshot: from here on every usage change is logged. */
     eng->in_cycle = true;
@@ -576,29 +681,14 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
             es[nn++] = es[i];
             es[i] = t;
         }
+    struct order ord;
+    order_init(eng, &ord, es, nn);
+
+    /* 5. Process, one entry at a time in that order. */
     struct victims v = {0};
-    if (fs_enabled(eng)) {
-        /* 4-5 with fair sharing: the tournament pops one head at a time,
-         * on the snapshot as changed by the heads before it
-         * (preemption.md §5.3). */
-        struct fs_head *fh = cyc_alloc(eng, (nn + 1) * sizeof(*fh));
-        for (size_t i = 0; i < nn; i++) {
-            fh[i].cq = es[i].cq;
-            fh[i].wl = es[i].wl;
-            fh[i].a = &es[i].a;
-            fh[i].done = false;
-        }
-        long k;
-        while ((k = fs_pick_head(eng, fh, nn)) >= 0) {
-            fh[k].done = true;
-            process(eng, &es[k], &v);
-        }
-    } else {
-        qsort(es, nn, sizeof(*es), entry_cmp);
-        /* 5. Process. */
-        for (size_t i = 0; i < nn; i++)
-            process(eng, &es[i], &v);
-    }
+    struct entry *e;
+    while ((e = order_next(eng, &ord)))
+        process(eng, e, &v);
     free(v.wl);
 
     /* Drop the snapshot's changes, then charge the admissions for real. */
@@ -612,5 +702,6 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     for (size_t i = 0; i < n; i++)
         if (!es[i].admitted)
             requeue(eng, &es[i]);
+    eng->recording = false;
     return &eng->dec;
 }

@@ -116,11 +116,13 @@ void eng_free(struct eng *eng)
         return;
     for (size_t i = 0; i < eng->n_wls; i++) {
         free(eng->wls[i]->message);
+        free(eng->wls[i]->blob);
         arena_release(&eng->wls[i]->mem);
         free(eng->wls[i]);
     }
     while (eng->free_wls) {
         struct eng_wl *n = eng->free_wls->next_free;
+        free(eng->free_wls->blob);
         arena_release(&eng->free_wls->mem);
         free(eng->free_wls);
         eng->free_wls = n;
@@ -180,6 +182,8 @@ void eng_free(struct eng *eng)
     free(eng->dec.admitted);
     free(eng->dec.preempted);
     free(eng->dec.pending);
+    free(eng->dec.evicted);
+    free(eng->carry);
     free(eng->scratch_ps);
     free(eng->scratch_usage);
     arena_release(&eng->cycle_mem);
@@ -244,8 +248,7 @@ static void config_changed(struct eng *eng)
     eng->tree_dirty = true;
     eng->queues_dirty = true;
     eng->requeue_all = true;
-    for (size_t i = 0; i < eng->cq_names.n; i++)
-        eng->cqs[i]->alloc_gen++;
+    eng->cfg_gen++;
 }
 
 /* Quotas of a node from resource groups; usage is kept. */
@@ -437,11 +440,22 @@ static void apply_ns(struct eng *eng, const struct api_namespace *v)
         map_put(&eng->nss, ns->name, ns);
     }
     arena_release(&ns->mem);
-    ns->labels.n = v->meta.labels.n;
+    ns->labels.n = 0;
     ns->labels.items = ARENA_ARRAY(&ns->mem, struct api_kv, v->meta.labels.n + 1);
+    bool has_name = false;
     for (size_t i = 0; i < v->meta.labels.n; i++) {
-        ns->labels.items[i].key = adup(&ns->mem, v->meta.labels.items[i].key);
-        ns->labels.items[i].value = adup(&ns->mem, v->meta.labels.items[i].value);
+        struct api_kv *kv = &ns->labels.items[ns->labels.n++];
+        kv->key = adup(&ns->mem, v->meta.labels.items[i].key);
+        kv->value = adup(&ns->mem, v->meta.labels.items[i].value);
+        if (!strcmp(kv->key, "kubernetes.io/metadata.name")) {
+            kv->value = adup(&ns->mem, v->meta.name); /* the API server enforces it */
+            has_name = true;
+        }
+    }
+    if (!has_name) {
+        struct api_kv *kv = &ns->labels.items[ns->labels.n++];
+        kv->key = "kubernetes.io/metadata.name";
+        kv->value = adup(&ns->mem, v->meta.name);
     }
     eng->queues_dirty = true;
     eng->requeue_all = true;
@@ -468,6 +482,20 @@ static void release_quota(struct eng *eng, struct eng_wl *wl)
         pq_requeue_tree(eng, cq);
 }
 
+/* A digest of the quota a workload holds, to tell a status-only update
+ * from one that changes the reservation. */
+static uint64_t usage_hash(const struct eng_wl *wl)
+{
+    uint64_t h = 0; /* a sum: the order of the items does not matter */
+    for (size_t p = 0; p < wl->n_ps; p++)
+        for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
+            const struct eng_asg_item *it = &wl->ps[p].adm.items[k];
+            uint64_t x = ((uint64_t)(it->fr + 2) * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)it->v;
+            h += x * 1099511628211ULL + (p + 1) * 0xBF58476D1CE4E5B9ULL;
+        }
+    return h;
+}
+
 static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
 {
     const char *ns = v->meta.namespace_ ? v->meta.namespace_ : "default";
@@ -476,20 +504,37 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     struct eng_wl *old = map_get(&eng->wl_by_key, key);
     bool keep_inadm = false;
     uint64_t old_shape = 0;
+    struct eng_cq *old_cq = NULL;
+    uint64_t old_usage = 0;
     if (old) {
         keep_inadm = old->where == WLQ_INADM;
         old_shape = old->shape;
         eng__unqueue_wl(eng, old);
-        release_quota(eng, old);
+        if (old->state == WL_ADMITTED) {
+            old_cq = old->cq;
+            old_usage = usage_hash(old);
+            wl_detach_admitted(eng, old);
+        }
+        for (size_t i = 0; i < eng->cq_names.n; i++)
+            if (eng->cqs[i]->preemptor == old)
+                eng->cqs[i]->preemptor = NULL;
         wl_free(eng, old);
     }
-    struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name);
+    struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name, 0);
     wl_load_api(eng, wl, v);
+    bool same_quota = false;
     if (wl->state == WL_ADMITTED) {
         const char *cqn = v->admission->cluster_queue ? v->admission->cluster_queue : "";
         struct eng_cq *cq = eng__cq_record(eng, cqn);
         wl_attach_admitted(eng, cq, wl);
-    } else if (wl->state == WL_PENDING) {
+        same_quota = cq == old_cq && usage_hash(wl) == old_usage;
+    }
+    /* Quota released (or moved) by the update: inadmissible workloads of
+     * the tree get another chance (§5.4); a status update that keeps the
+     * same reservation is not such an event. */
+    if (old_cq && !same_quota && old_cq->exists)
+        pq_requeue_tree(eng, old_cq);
+    if (wl->state == WL_PENDING) {
         if (keep_inadm && old_shape == wl->shape && !wl->invalid) {
             /* An update that changes nothing relevant leaves it where it was. */
             const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
@@ -639,23 +684,29 @@ static void sort_reqs_by_name(const struct eng *eng, struct eng_req *r, size_t n
 struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, int64_t now_ms)
 {
     eng->now_ms = now_ms;
-    struct eng_wl *wl = wl_alloc(eng, w->ns, w->name);
+    size_t size = sizeof(struct eng_ps) * (w->n_ps + 1) + strlen(w->queue_name) + 64;
+    for (size_t i = 0; i < w->n_ps; i++)
+        size += sizeof(struct eng_req) * (w->ps[i].n_res + 1) +
+                sizeof(int16_t) * (w->ps[i].n_res + 2) +
+                sizeof(struct eng_asg_item) * (w->ps[i].n_res + 1) +
+                (w->ps[i].name ? strlen(w->ps[i].name) : 4) + 80;
+    struct eng_wl *wl = wl_alloc(eng, w->ns, w->name, size);
     size_t n = strlen(w->ns) + strlen(w->queue_name) + 2;
-    wl->lq_key = arena_alloc(&wl->mem, n);
+    wl->lq_key = wl_mem(wl, n);
     snprintf(wl->lq_key, n, "%s/%s", w->ns, w->queue_name);
     wl->priority = w->priority;
     wl->created_ms = wl->ts_ms = w->created_ms;
     wl->n_ps = w->n_ps;
-    wl->ps = ARENA_ARRAY(&wl->mem, struct eng_ps, w->n_ps + 1);
+    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_ps + 1);
     for (size_t i = 0; i < w->n_ps; i++) {
         const struct eng_simple_ps *s = &w->ps[i];
         struct eng_ps *ps = &wl->ps[i];
-        ps->name = arena_strdup(&wl->mem, s->name ? s->name : "main");
+        ps->name = wl_strdup(wl, s->name ? s->name : "main");
         ps->count = s->count;
         ps->min_count = s->min_count;
         ps->n_req = s->n_res;
-        ps->req = ARENA_ARRAY(&wl->mem, struct eng_req, s->n_res + 1);
-        ps->tried = ARENA_ARRAY(&wl->mem, int16_t, s->n_res + 2);
+        ps->req = WL_ARRAY(wl, struct eng_req, s->n_res + 1);
+        ps->tried = WL_ARRAY(wl, int16_t, s->n_res + 2);
         for (size_t k = 0; k < s->n_res; k++) {
             ps->req[k].res = eng__res_id(eng, s->res_names[k]);
             ps->req[k].v = sat_mul(i64_max(0, s->res_values[k]), s->count);
@@ -664,7 +715,7 @@ struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, in
             ps->tried[k] = -1;
         sort_reqs_by_name(eng, ps->req, ps->n_req);
         ps->adm.cap = s->n_res + 1;
-        ps->adm.items = ARENA_ARRAY(&wl->mem, struct eng_asg_item, ps->adm.cap);
+        ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
     }
     wl->shape = wl_shape(wl);
     wl->state = WL_PENDING;
@@ -687,9 +738,11 @@ void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
     release_quota(eng, wl);
     wl->state = WL_PENDING;
     wl->evicted = false;
+    wl->admitted_true = false;
     wl->where = WLQ_NONE;
     wl->cq = NULL;
     eng__queue_wl(eng, wl);
+    eng->queues_dirty = true; /* its new queue may be stopped or inactive */
 }
 
 void eng_wl_delete(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
@@ -795,6 +848,16 @@ void eng__refresh(struct eng *eng)
         coh_recompute(eng);
     if (!eng->queues_dirty && !eng->requeue_all)
         return;
+    eng->any_stopped = false;
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        if (eng->cqs[i]->exists && eng->cqs[i]->stop != API_STOP_NONE)
+            eng->any_stopped = true;
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (!eng->any_stopped && map_next(&eng->lqs, &it, &k, &v))
+        if (((struct eng_lq *)v)->exists && ((struct eng_lq *)v)->stop != API_STOP_NONE)
+            eng->any_stopped = true;
     for (size_t i = 0; i < eng->cq_names.n; i++)
         if (eng->cqs[i]->exists)
             cq_activity(eng, eng->cqs[i]);

@@ -123,6 +123,15 @@ struct eng_preempted {
     const char *message; /* Evicted / Preempted condition message */
 };
 
+/* An admitted workload evicted for a reason other than preemption (a
+ * stopped queue, §5.5); like a preemption target it keeps its quota until
+ * eng_wl_release. */
+struct eng_evicted {
+    struct eng_wl *wl;
+    const char *reason;  /* Evicted condition reason: ClusterQueueStopped, LocalQueueStopped */
+    const char *message; /* "The ClusterQueue is stopped", ... */
+};
+
 struct eng_pending {
     struct eng_wl *wl;
     const char *reason;  /* QuotaReserved=False reason */
@@ -137,6 +146,8 @@ struct eng_decisions {
     size_t n_admitted;
     struct eng_preempted *preempted;
     size_t n_preempted;
+    struct eng_evicted *evicted;
+    size_t n_evicted;
     struct eng_pending *pending; /* status changes of workloads left pending */
     size_t n_pending;
     size_t n_heads;  /* heads taken this cycle */

@@ -189,7 +189,7 @@ struct eng_cq {
     bool active;               /* §5.6 */
     const char *inactive_reason; /* static */
     char *inactive_message;    /* owned */
-    uint64_t alloc_gen;        /* §4.7 allocatable generation */
+    uint64_t alloc_gen;        /* §4.7 allocatable generation (plus eng->cfg_gen) */
     struct pq q;
     struct eng_wl *preemptor;  /* BestEffortFIFO sticky preemptor (§5.2) */
     struct eng_wl **admitted;  /* workloads holding quota here (candidates) */
@@ -256,7 +256,9 @@ enum eng_wl_state {
 enum eng_wl_where { WLQ_NONE = 0, WLQ_HEAP, WLQ_INADM };
 
 struct eng_wl {
-    struct arena mem;  /* every string and array below */
+    struct arena mem;  /* every string and array below (or blob, see wl_mem) */
+    char *blob;        /* one exact-size block for the fast path; owned */
+    size_t blob_cap, blob_used;
     struct eng_wl *next_free;
     uint32_t idx;      /* index in eng->wls */
     char *key;         /* "namespace/name" */
@@ -266,6 +268,8 @@ struct eng_wl {
     int64_t created_ms;
     int64_t ts_ms;     /* queue-order timestamp (§5.2) */
     int64_t requeue_at; /* backoff end, 0 = none */
+    int64_t admit_ms;   /* admission time: QuotaReserved=True lastTransitionTime, or when
+                         * the engine admitted it (preemption.md §0) */
     enum eng_wl_state state;
     bool invalid;      /* requests cannot be computed: message in pending */
     const char *invalid_reason;
@@ -293,12 +297,13 @@ struct eng_wl {
     bool status_dirty;
     /* admission result */
     int admitted_cond;   /* ENG_ADMITTED_* of the last admission */
+    bool admitted_true;  /* Admitted=True (not only a quota reservation) */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
     bool evicted;        /* Evicted=True and still holding quota */
+    bool in_carry;       /* in eng->carry */
     uint64_t pend_cycle; /* cycle in which a pending decision was recorded */
     size_t pend_idx;
     /* preemption (preempt.c, fairshare.c) */
-    int64_t adm_ms;      /* admission time: QuotaReserved=True lastTransitionTime */
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
     double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
                           * fs_afs_refresh for queue order in AFS CQs */
@@ -373,6 +378,8 @@ struct eng {
     bool tree_dirty;           /* structure or quotas changed: recompute */
     bool queues_dirty;         /* unqueued workloads may now have a queue */
     bool requeue_all;          /* an event that requeues every inadmissible list */
+    uint64_t cfg_gen;          /* bumped by every quota definition change */
+    bool any_stopped;          /* some CQ or LocalQueue has a stop policy */
     int pods_res;              /* resource id of "pods" */
 
     /* the cycle */
@@ -382,8 +389,14 @@ struct eng {
     struct undo_rec *undo;
     size_t n_undo, cap_undo;
     bool in_cycle;
+    bool recording;         /* eng_cycle is filling dec */
+    unsigned marks_outside; /* open snap_marks taken outside a cycle */
+    /* workloads whose status changed between cycles (a query refreshed):
+     * reported with the next cycle's decisions */
+    struct eng_wl **carry;
+    size_t n_carry, cap_carry;
     struct eng_decisions dec;
-    size_t cap_adm, cap_pre, cap_pend;
+    size_t cap_adm, cap_pre, cap_pend, cap_evi;
     /* eng_wl_admission's answer */
     struct eng_ps_admission *scratch_ps;
     size_t cap_scratch_ps;
@@ -424,9 +437,10 @@ void snap_remove_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v);
 /* Add / remove all of an admitted (or assigned) workload's usage. */
 void snap_add_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
 void snap_remove_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
-/* Undo log: a mark, and rolling back to it. Outside a cycle nothing is
- * logged (marks are 0 and rollback does nothing). */
-size_t snap_mark(const struct eng *eng);
+/* Undo log: a mark, and rolling back to it (marks nest). A cycle logs
+ * everything; outside a cycle logging is on between a mark and its
+ * rollback, so a simulation (preemption oracle, tests) can always undo. */
+size_t snap_mark(struct eng *eng);
 void snap_rollback(struct eng *eng, size_t mark);
 /* Set one usage slot, logging the old value while a cycle runs. */
 void snap_set(struct eng *eng, int64_t *slot, int64_t v);
@@ -464,7 +478,16 @@ void eng__unqueue_wl(struct eng *eng, struct eng_wl *wl);
 
 /* ---- workload records (workload.c), §2 ------------------------------------ */
 
-struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name);
+/* A record from the pool; blob_size > 0 asks for one block of that many
+ * bytes for everything the record holds (the benchmark's fast path, which
+ * knows the size), 0 for an arena. */
+struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_t blob_size);
+/* Zeroed memory owned by the record. */
+void *wl_mem(struct eng_wl *wl, size_t n);
+char *wl_strdup(struct eng_wl *wl, const char *s);
+#define WL_ARRAY(wl, type, n) ((type *)wl_mem((wl), sizeof(type) * (n)))
+/* The allocatable generation of cq as §4.7 compares it. */
+uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq);
 void wl_free(struct eng *eng, struct eng_wl *wl);
 /* Usage bookkeeping of admitted workloads in their CQ. */
 void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);

@@ -139,8 +139,8 @@ static int cand_cmp(const struct pre_cand *ca, const struct pre_cand *cb, bool a
         return ca->afs > cb->afs ? -1 : 1;
     if (a->priority != b->priority)
         return a->priority < b->priority ? -1 : 1;
-    if (a->adm_ms != b->adm_ms)
-        return a->adm_ms > b->adm_ms ? -1 : 1;
+    if (a->admit_ms != b->admit_ms)
+        return a->admit_ms > b->admit_ms ? -1 : 1;
     int c = strcmp(a->uid, b->uid);
     if (c)
         return c;

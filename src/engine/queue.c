@@ -140,16 +140,20 @@ void pq_release(struct pq *q)
     memset(q, 0, sizeof(*q));
 }
 
-static const struct api_kvs *ns_labels(const struct eng *eng, const char *ns)
-{
-    static const struct api_kvs none = {NULL, 0};
-    const struct eng_ns *n = map_get(&eng->nss, ns);
-    return n ? &n->labels : &none;
-}
+#define NS_NAME_LABEL "kubernetes.io/metadata.name"
 
+/* A Namespace's labels always include kubernetes.io/metadata.name (the API
+ * server sets it); a namespace the input does not define has only that. */
 bool eng__ns_matches(const struct eng *eng, const struct eng_cq *cq, const char *ns)
 {
-    return api_selector_matches(cq->ns_selector, ns_labels(eng, ns));
+    if (!cq->ns_selector)
+        return false;
+    const struct eng_ns *n = map_get(&eng->nss, ns);
+    if (n)
+        return api_selector_matches(cq->ns_selector, &n->labels);
+    struct api_kv kv = {NS_NAME_LABEL, ns};
+    struct api_kvs labels = {&kv, 1};
+    return api_selector_matches(cq->ns_selector, &labels);
 }
 
 void pq_requeue_cq(struct eng *eng, struct eng_cq *cq)
@@ -255,7 +259,7 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
     if (!target) {
         wl->cq = NULL;
         if (wl->lq_key || wl->invalid)
-            wl_set_status(wl, reason, msg, true);
+            eng__set_pending(eng, wl, reason, msg, true);
         return;
     }
     if (wl->where != WLQ_NONE)
@@ -266,7 +270,7 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
     } else if (target->strategy == API_BEST_EFFORT_FIFO &&
                (shape_reason = eng__nofit_shape(target, wl->shape))) {
         pq_push_inadm(target, wl);
-        wl_set_status(wl, shape_reason, BYPASS_MSG, true);
+        eng__set_pending(eng, wl, shape_reason, BYPASS_MSG, true);
     } else {
         pq_push(target, wl);
     }

@@ -317,7 +317,7 @@ struct eng_node *coh_root(struct eng_node *n)
 
 void snap_set(struct eng *eng, int64_t *slot, int64_t v)
 {
-    if (eng->in_cycle) {
+    if (eng->in_cycle || eng->marks_outside) {
         XGROW(eng->undo, eng->cap_undo, eng->n_undo + 1);
         eng->undo[eng->n_undo].slot = slot;
         eng->undo[eng->n_undo].old = *slot;
@@ -326,8 +326,10 @@ void snap_set(struct eng *eng, int64_t *slot, int64_t v)
     *slot = v;
 }
 
-size_t snap_mark(const struct eng *eng)
+size_t snap_mark(struct eng *eng)
 {
+    if (!eng->in_cycle)
+        eng->marks_outside++;
     return eng->n_undo;
 }
 
@@ -337,6 +339,8 @@ void snap_rollback(struct eng *eng, size_t mark)
         eng->n_undo--;
         *eng->undo[eng->n_undo].slot = eng->undo[eng->n_undo].old;
     }
+    if (!eng->in_cycle && eng->marks_outside)
+        eng->marks_outside--;
 }
 
 int64_t coh_local_available(const struct eng_node *n, int fr)

@@ -273,13 +273,13 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
 
 static const char *mdup(struct eng_wl *wl, const char *s)
 {
-    return s ? arena_strdup(&wl->mem, s) : NULL;
+    return s ? wl_strdup(wl, s) : NULL;
 }
 
 static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struct api_pod_spec *sp)
 {
     dst->n_tols = sp->n_tolerations;
-    dst->tols = ARENA_ARRAY(&wl->mem, struct eng_toleration, sp->n_tolerations + 1);
+    dst->tols = WL_ARRAY(wl, struct eng_toleration, sp->n_tolerations + 1);
     for (size_t i = 0; i < sp->n_tolerations; i++) {
         const struct api_toleration *t = &sp->tolerations[i];
         dst->tols[i].key = mdup(wl, t->key ? t->key : "");
@@ -288,27 +288,27 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
         dst->tols[i].effect = mdup(wl, t->effect ? t->effect : "");
     }
     dst->node_selector.n = sp->node_selector.n;
-    dst->node_selector.items = ARENA_ARRAY(&wl->mem, struct api_kv, sp->node_selector.n + 1);
+    dst->node_selector.items = WL_ARRAY(wl, struct api_kv, sp->node_selector.n + 1);
     for (size_t i = 0; i < sp->node_selector.n; i++) {
         dst->node_selector.items[i].key = mdup(wl, sp->node_selector.items[i].key);
         dst->node_selector.items[i].value = mdup(wl, sp->node_selector.items[i].value);
     }
     dst->has_affinity = sp->has_required_affinity;
     dst->n_terms = sp->n_affinity_terms;
-    dst->terms = ARENA_ARRAY(&wl->mem, struct api_node_selector_term, sp->n_affinity_terms + 1);
+    dst->terms = WL_ARRAY(wl, struct api_node_selector_term, sp->n_affinity_terms + 1);
     for (size_t i = 0; i < sp->n_affinity_terms; i++) {
         const struct api_node_selector_term *t = &sp->affinity_terms[i];
         struct api_node_selector_term *d = &dst->terms[i];
         d->n_match_expressions = t->n_match_expressions;
         d->match_expressions =
-            ARENA_ARRAY(&wl->mem, struct api_requirement, t->n_match_expressions + 1);
+            WL_ARRAY(wl, struct api_requirement, t->n_match_expressions + 1);
         for (size_t k = 0; k < t->n_match_expressions; k++) {
             const struct api_requirement *r = &t->match_expressions[k];
             struct api_requirement *q = &d->match_expressions[k];
             q->key = mdup(wl, r->key);
             q->op = mdup(wl, r->op);
             q->values.n = r->values.n;
-            q->values.items = ARENA_ARRAY(&wl->mem, const char *, r->values.n + 1);
+            q->values.items = WL_ARRAY(wl, const char *, r->values.n + 1);
             for (size_t v = 0; v < r->values.n; v++)
                 q->values.items[v] = mdup(wl, r->values.items[v]);
         }
@@ -351,7 +351,7 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
             continue;
         ps->adm.count = psa->has_count ? psa->count : ps->count;
         ps->adm.cap = psa->resource_usage.n + 1;
-        ps->adm.items = ARENA_ARRAY(&wl->mem, struct eng_asg_item, ps->adm.cap);
+        ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
         ps->adm.n = 0;
         for (size_t k = 0; k < psa->resource_usage.n; k++) {
             const struct api_resource *r = &psa->resource_usage.items[k];
@@ -372,7 +372,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->uid = mdup(wl, w->meta.uid);
     if (w->queue_name && *w->queue_name) {
         size_t n = strlen(ns) + strlen(w->queue_name) + 2;
-        wl->lq_key = arena_alloc(&wl->mem, n);
+        wl->lq_key = wl_mem(wl, n);
         snprintf(wl->lq_key, n, "%s/%s", ns, w->queue_name);
     }
     wl->priority = w->has_priority ? w->priority : 0;
@@ -381,9 +381,13 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     wl->created_ms = w->meta.creation_timestamp;
     wl->ts_ms = queue_ts(eng, w);
     wl->requeue_at = w->has_requeue_state ? w->requeue_state.requeue_at : 0;
+    /* Requeued=False: the backoff runs until a controller flips it (§5.1). */
+    const struct api_condition *rq = api_condition_find(&w->conditions, "Requeued");
+    if (rq && rq->status && !strcmp(rq->status, "False"))
+        wl->requeue_at = INT64_MAX;
 
     wl->n_ps = w->n_pod_sets;
-    wl->ps = ARENA_ARRAY(&wl->mem, struct eng_ps, w->n_pod_sets + 1);
+    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
     struct rl reqs = {0};
     for (size_t i = 0; i < w->n_pod_sets; i++) {
         const struct api_pod_set *aps = &w->pod_sets[i];
@@ -396,8 +400,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, &reqs))
             rl_reset(&reqs);
         ps->n_req = reqs.n;
-        ps->req = ARENA_ARRAY(&wl->mem, struct eng_req, reqs.n + 1);
-        ps->tried = ARENA_ARRAY(&wl->mem, int16_t, reqs.n + 2);
+        ps->req = WL_ARRAY(wl, struct eng_req, reqs.n + 1);
+        ps->tried = WL_ARRAY(wl, int16_t, reqs.n + 2);
         for (size_t k = 0; k < reqs.n; k++) {
             ps->req[k].res = reqs.res[k];
             ps->req[k].v = sat_mul(i64_max(0, reqs.v[k]), ps->count);
@@ -406,14 +410,14 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
             ps->tried[k] = -1;
         sort_reqs(eng, ps->req, ps->n_req);
         ps->adm.cap = ps->n_req + 1;
-        ps->adm.items = ARENA_ARRAY(&wl->mem, struct eng_asg_item, ps->adm.cap);
+        ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
     }
     rl_release(&reqs);
     wl->shape = wl_shape(wl);
 
     wl->n_checks = w->n_admission_checks;
-    wl->check_names = ARENA_ARRAY(&wl->mem, const char *, w->n_admission_checks + 1);
-    wl->check_states = ARENA_ARRAY(&wl->mem, const char *, w->n_admission_checks + 1);
+    wl->check_names = WL_ARRAY(wl, const char *, w->n_admission_checks + 1);
+    wl->check_states = WL_ARRAY(wl, const char *, w->n_admission_checks + 1);
     for (size_t i = 0; i < w->n_admission_checks; i++) {
         const struct api_admission_check_state *s = &w->admission_checks[i];
         wl->check_names[i] = mdup(wl, s->name ? s->name : "");
@@ -436,8 +440,9 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     } else if (reserved) {
         load_admission(eng, wl, w->admission);
         wl->state = WL_ADMITTED;
+        wl->admit_ms = (qr && qr->last_transition_time) ? qr->last_transition_time : eng->now_ms;
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
-        wl->adm_ms = qr ? qr->last_transition_time : 0; /* preemption ordering */
+        wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
     } else {
         wl->state = WL_PENDING;
     }

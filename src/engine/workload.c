@@ -14,24 +14,59 @@
 
 /* ---- the pool ------------------------------------------------------------------ */
 
-struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name)
+void *wl_mem(struct eng_wl *wl, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (wl->blob && wl->blob_used + n <= wl->blob_cap) {
+        void *p = wl->blob + wl->blob_used;
+        wl->blob_used += n;
+        return p;
+    }
+    return arena_alloc(&wl->mem, n);
+}
+
+char *wl_strdup(struct eng_wl *wl, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = wl_mem(wl, n);
+    memcpy(d, s, n);
+    return d;
+}
+
+struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_t blob_size)
 {
     struct eng_wl *wl = eng->free_wls;
     if (wl) {
         eng->free_wls = wl->next_free;
         struct arena keep = wl->mem;
+        char *blob = wl->blob;
+        size_t cap = wl->blob_cap;
         memset(wl, 0, sizeof(*wl));
         wl->mem = keep;
+        wl->blob = blob;
+        wl->blob_cap = cap;
     } else {
         wl = xcalloc(1, sizeof(*wl));
         arena_init(&wl->mem);
     }
+    if (blob_size) {
+        blob_size += strlen(ns) * 2 + strlen(name) + 64;
+        if (wl->blob_cap < blob_size) {
+            free(wl->blob);
+            wl->blob = xmalloc(blob_size);
+            wl->blob_cap = blob_size;
+        }
+        memset(wl->blob, 0, blob_size);
+        wl->blob_used = 0;
+    } else {
+        wl->blob_used = wl->blob_cap; /* keep the block for a later fast-path record */
+    }
     size_t nl = strlen(ns), ml = strlen(name);
-    wl->key = arena_alloc(&wl->mem, nl + ml + 2);
+    wl->key = wl_mem(wl, nl + ml + 2);
     memcpy(wl->key, ns, nl);
     wl->key[nl] = '/';
     memcpy(wl->key + nl + 1, name, ml + 1);
-    wl->ns = arena_strndup(&wl->mem, ns, nl);
+    wl->ns = wl_strdup(wl, ns);
     wl->name = wl->key + nl + 1;
     wl->uid = wl->key;
     XGROW(eng->wls, eng->cap_wls, eng->n_wls + 1);
@@ -43,6 +78,12 @@ struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name)
 
 void wl_free(struct eng *eng, struct eng_wl *wl)
 {
+    if (wl->in_carry)
+        for (size_t i = 0; i < eng->n_carry; i++)
+            if (eng->carry[i] == wl) {
+                eng->carry[i] = eng->carry[--eng->n_carry];
+                break;
+            }
     map_del(&eng->wl_by_key, wl->key);
     /* Swap-remove from the dense list. */
     struct eng_wl *last = eng->wls[--eng->n_wls];
@@ -50,7 +91,8 @@ void wl_free(struct eng *eng, struct eng_wl *wl)
     last->idx = wl->idx;
     free(wl->message);
     wl->message = NULL;
-    arena_reset(&wl->mem);
+    if (wl->mem.head)
+        arena_reset(&wl->mem);
     wl->next_free = eng->free_wls;
     eng->free_wls = wl;
 }
@@ -82,6 +124,11 @@ void wl_detach_admitted(struct eng *eng, struct eng_wl *wl)
     wl->state = WL_PENDING;
     wl->evicted = false;
     cq->alloc_gen++;
+}
+
+uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq)
+{
+    return cq->alloc_gen + eng->cfg_gen;
 }
 
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm)

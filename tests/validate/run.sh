@@ -1,0 +1,87 @@
+#!/bin/sh
+# The `cueue validate` suite: every cases/NAME.yaml is validated and its
+# standard output and exit status are compared with cases/NAME.out and
+# cases/NAME.rc. Then: several -f at once, -f - (standard input), --help.
+# Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+dir="$src/tests/validate/cases"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+failed=0
+total=0
+
+check() { # name, expected rc file or value, expected out file, actual rc
+    name=$1 want_rc=$2 want_out=$3 got_rc=$4
+    total=$((total + 1))
+    if [ "$got_rc" != "$want_rc" ]; then
+        echo "FAIL $name: exit status $got_rc, want $want_rc"
+        sed 's/^/  stderr: /' "$tmp/err"
+        failed=$((failed + 1))
+        return
+    fi
+    if ! diff -u "$want_out" "$tmp/out" >"$tmp/diff"; then
+        echo "FAIL $name: output differs"
+        cat "$tmp/diff"
+        failed=$((failed + 1))
+        return
+    fi
+    echo "ok   $name"
+}
+
+for f in "$dir"/*.yaml; do
+    name=$(basename "$f" .yaml)
+    "$bin" validate -f "$f" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "$name" "$(cat "$dir/$name.rc")" "$dir/$name.out" "$rc"
+done
+
+# A parse error names the file, the line and the column on standard error.
+"$bin" validate -f "$dir/broken.yaml" >"$tmp/out" 2>"$tmp/err"
+total=$((total + 1))
+if grep -q 'broken.yaml:[0-9][0-9]*:[0-9][0-9]*' "$tmp/err"; then
+    echo "ok   broken.yaml message"
+else
+    echo "FAIL broken.yaml message: $(cat "$tmp/err")"
+    failed=$((failed + 1))
+fi
+
+# Several files: outputs in order; the worst status wins.
+"$bin" validate -f "$dir/good-quota-lab-queues.yaml" -f "$dir/bad-unknown-field.yaml" \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$dir/good-quota-lab-queues.out" "$dir/bad-unknown-field.out" >"$tmp/want"
+check "two files" 1 "$tmp/want" "$rc"
+
+"$bin" validate -f "$dir/good-all-kinds.yaml" -f "$dir/broken.yaml" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "good file then broken file" 2 "$dir/good-all-kinds.out" "$rc"
+
+# Standard input.
+"$bin" validate -f - <"$dir/bad-workload.yaml" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "stdin" 1 "$dir/bad-workload.out" "$rc"
+
+# Usage.
+"$bin" validate --help >"$tmp/out" 2>"$tmp/err"
+rc=$?
+total=$((total + 1))
+if [ $rc -eq 0 ] && grep -q 'usage: cueue validate -f FILE' "$tmp/out"; then
+    echo "ok   --help"
+else
+    echo "FAIL --help (status $rc)"
+    failed=$((failed + 1))
+fi
+"$bin" validate >"$tmp/out" 2>"$tmp/err"
+rc=$?
+total=$((total + 1))
+if [ $rc -eq 2 ]; then
+    echo "ok   no file is a usage error"
+else
+    echo "FAIL no file: status $rc"
+    failed=$((failed + 1))
+fi
+
+echo "$((total - failed))/$total passed"
+[ "$failed" -eq 0 ]
