@@ -31,7 +31,7 @@ asan: deps
 
 fuzz: deps
 	@cmake -S . -B $(FUZZ_BUILD) -DCUEUE_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
 	@./scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 run: build
