@@ -135,7 +135,21 @@ struct fsp {
     bool *cq_pruned; /* by cq id */
     bool *co_pruned; /* by cohort id */
     struct eng_node *root;
+    /* DRS of each CQ, by cq id. A CQ's share depends only on its own usage
+     * (what its parent could lend does not depend on usage), so it stays
+     * valid until a workload of that CQ is removed. */
+    struct fs_share *cq_share;
+    bool *cq_share_ok;
 };
+
+static struct fs_share cq_drs(struct fsp *f, const struct eng_cq *d)
+{
+    if (!f->cq_share_ok[d->id]) {
+        f->cq_share[d->id] = fs_drs(f->x->eng, &d->node);
+        f->cq_share_ok[d->id] = true;
+    }
+    return f->cq_share[d->id];
+}
 
 static bool grp_empty(const struct fsp *f, const struct eng_cq *cq)
 {
@@ -151,24 +165,14 @@ static bool is_ancestor(const struct eng_node *a, const struct eng_node *n)
     return false;
 }
 
-static int name_cmp(const void *a, const void *b)
+/* Does child a of a cohort come before child b in cueue's fixed order for
+ * ties Kueue leaves to map order: child cohorts first, then ClusterQueues,
+ * each by ascending name (§5.3, §6.3)? */
+static bool child_before(const struct eng_node *a, const struct eng_node *b)
 {
-    const struct eng_node *x = *(const struct eng_node *const *)a;
-    const struct eng_node *y = *(const struct eng_node *const *)b;
-    return strcmp(node_name(x), node_name(y));
-}
-
-/* Child cohorts of k in ascending name order, into a malloc'd array. */
-static size_t child_cohorts(const struct eng_node *k, struct eng_node ***out)
-{
-    size_t n = 0;
-    struct eng_node **l = xmalloc((k->n_children + 1) * sizeof(*l));
-    for (size_t i = 0; i < k->n_children; i++)
-        if (k->children[i]->is_cohort)
-            l[n++] = k->children[i];
-    qsort(l, n, sizeof(*l), name_cmp);
-    *out = l;
-    return n;
+    if (a->is_cohort != b->is_cohort)
+        return a->is_cohort;
+    return strcmp(node_name(a), node_name(b)) < 0;
 }
 
 static void set_pruned(struct fsp *f, struct eng_node *n)
@@ -198,8 +202,12 @@ static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
         if (c->is_cohort || pruned(f, c))
             continue;
         struct eng_cq *d = (struct eng_cq *)c;
-        struct fs_share s = fs_drs(eng, c);
-        if ((d != x->q && !s.borrowing) || grp_empty(f, d)) {
+        if (grp_empty(f, d)) {
+            set_pruned(f, c);
+            continue;
+        }
+        struct fs_share s = cq_drs(f, d);
+        if (d != x->q && !s.borrowing) {
             set_pruned(f, c);
             continue;
         }
@@ -212,25 +220,25 @@ static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
             best_cq_share = s;
         }
     }
-    struct eng_node **cos;
-    size_t n_cos = child_cohorts(k, &cos);
+    /* Child cohorts: the highest share; on a tie Kueue keeps the last one
+     * visited (>=), which in ascending name order is the greatest name. */
     struct eng_node *best_co = NULL;
     struct fs_share best_co_share = fs_neg;
-    for (size_t i = 0; i < n_cos; i++) {
-        struct eng_node *c = cos[i];
-        if (pruned(f, c))
+    for (size_t i = 0; i < k->n_children; i++) {
+        struct eng_node *c = k->children[i];
+        if (!c->is_cohort || pruned(f, c))
             continue;
         struct fs_share s = fs_drs(eng, c);
         if (!s.borrowing && !is_ancestor(c, &x->q->node)) {
             set_pruned(f, c);
             continue;
         }
-        if (fs_compare(s, best_co_share) >= 0) {
+        int cmp = fs_compare(s, best_co_share);
+        if (cmp > 0 || (cmp == 0 && best_co && strcmp(node_name(c), node_name(best_co)) > 0)) {
             best_co = c;
             best_co_share = s;
         }
     }
-    free(cos);
     if (!best_co && !best_cq) {
         set_pruned(f, k);
         return NULL;
@@ -291,10 +299,12 @@ static struct fs_share target_new(const struct pre_ctx *x, const struct eng_node
     return s;
 }
 
-static void take(const struct pre_ctx *x, struct pre_cand *t, size_t *nt, struct pre_cand c,
+static void take(struct fsp *f, struct pre_cand *t, size_t *nt, struct pre_cand c,
                  const char *reason)
 {
+    const struct pre_ctx *x = f->x;
     snap_remove_wl(x->eng, c.wl->cq, c.wl);
+    f->cq_share_ok[c.wl->cq->id] = false;
     c.reason = reason;
     t[(*nt)++] = c;
 }
@@ -377,13 +387,13 @@ static bool first_loop(struct fsp *f, struct pre_cand *t, size_t *nt, struct pre
     while ((tq = next_cq(f))) {
         struct grp *g = &f->g[tq->id];
         if (tq == q) {
-            take(x, t, nt, g->c[g->pos++], "InClusterQueue");
+            take(f, t, nt, g->c[g->pos++], "InClusterQueue");
             if (fits_fs(x))
                 return true;
             continue;
         }
         if (within) {
-            take(x, t, nt, g->c[g->pos++], "InCohortReclamation");
+            take(f, t, nt, g->c[g->pos++], "InCohortReclamation");
             if (fits_fs(x))
                 return true;
             continue;
@@ -405,7 +415,7 @@ static bool first_loop(struct fsp *f, struct pre_cand *t, size_t *nt, struct pre
             else
                 pass = fs_compare(p_new, t_old) < 0;
             if (pass) {
-                take(x, t, nt, c, "InCohortFairSharing");
+                take(f, t, nt, c, "InCohortFairSharing");
                 if (fits_fs(x))
                     return true;
                 break;
@@ -431,7 +441,7 @@ static bool second_loop(struct fsp *f, struct pre_cand *t, size_t *nt, struct pr
         struct fs_share p_new = fs_drs(x->eng, aq), t_old = fs_drs(x->eng, at);
         struct pre_cand c = g->c[g->pos++];
         if (fs_compare(p_new, t_old) < 0) {
-            take(x, t, nt, c, "InCohortFairSharing");
+            take(f, t, nt, c, "InCohortFairSharing");
             if (fits_fs(x))
                 return true;
         }
@@ -457,10 +467,13 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
     }
     qsort(c, n, sizeof(*c), pre__cand_cmp);
 
-    struct fsp f = {x, NULL, NULL, NULL, coh_root(&q->node)};
+    struct fsp f = {x, NULL, NULL, NULL, coh_root(&q->node), NULL, NULL};
     f.g = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(*f.g));
     f.cq_pruned = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(bool));
     f.co_pruned = cyc_alloc(eng, (eng->cohort_names.n + 1) * sizeof(bool));
+    f.cq_share = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(*f.cq_share));
+    f.cq_share_ok = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(bool));
+    memset(f.cq_share_ok, 0, (eng->cq_names.n + 1) * sizeof(bool));
     group(&f, c, n);
 
     size_t mark = snap_mark(eng);
@@ -529,29 +542,20 @@ static bool t_less(const struct tourn *t, long a, long b, const struct eng_node 
 
 static long tournament(const struct tourn *t, const struct eng_node *k)
 {
+    /* The first best in child order (cohorts, then CQs, by name) wins. */
     long best = -1;
-    struct eng_node **cos;
-    size_t n_cos = child_cohorts(k, &cos);
-    for (size_t i = 0; i < n_cos; i++) {
-        long w = tournament(t, cos[i]);
-        if (w >= 0 && (best < 0 || t_less(t, w, best, k)))
-            best = w;
-    }
-    free(cos);
-    size_t n_cqs = 0;
-    struct eng_node **cqs = xmalloc((k->n_children + 1) * sizeof(*cqs));
+    const struct eng_node *best_child = NULL;
     for (size_t i = 0; i < k->n_children; i++) {
         const struct eng_node *c = k->children[i];
-        if (!c->is_cohort && t->head_of_cq[((const struct eng_cq *)c)->id] >= 0)
-            cqs[n_cqs++] = k->children[i];
-    }
-    qsort(cqs, n_cqs, sizeof(*cqs), name_cmp);
-    for (size_t i = 0; i < n_cqs; i++) {
-        long w = t->head_of_cq[((struct eng_cq *)cqs[i])->id];
-        if (best < 0 || t_less(t, w, best, k))
+        long w = c->is_cohort ? tournament(t, c) : t->head_of_cq[((const struct eng_cq *)c)->id];
+        if (w < 0)
+            continue;
+        if (best < 0 || t_less(t, w, best, k) ||
+            (!t_less(t, best, w, k) && child_before(c, best_child))) {
             best = w;
+            best_child = c;
+        }
     }
-    free(cqs);
     return best;
 }
 
