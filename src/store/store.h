@@ -22,7 +22,9 @@
  *   with a bound.
  *
  * Thread safety: every function may be called from any thread. Writers are
- * serialised; readers and watchers never block writers for long. A watcher
+ * serialised (and group-committed: concurrent writes share one transaction
+ * and one WAL write, and none returns before that commit); readers and
+ * watchers never block writers for long. A watcher
  * that falls too far behind is cut off (its next call returns ERR_GONE)
  * rather than buffering without bound.
  *
@@ -54,7 +56,7 @@ struct store_resource {
     const char *kind;     /* "ClusterQueue" */
     const char *key;      /* "clusterqueues.kueue.x-k8s.io" (plural.group, or plural) */
     bool namespaced;
-    bool has_status;      /* has a status subresource */
+    bool has_status;                /* has a status subresource */
     const char *const *short_names; /* NULL-terminated, may be NULL */
     const char *const *categories;  /* NULL-terminated, may be NULL */
 };
@@ -70,13 +72,17 @@ const struct store_resource *store_resource_by_kind(const char *api_version, con
 struct store_options {
     const char *path;         /* the database file; created when missing */
     size_t watch_log_max;     /* events kept for watches (0 = default 100000) */
-    size_t watcher_queue_max; /* events a watcher may lag before it is cut off (0 = default) */
+    size_t watcher_queue_max; /* events a watcher may lag before it is cut off (0 = 10000) */
+    /* Durability. false (default): an acknowledged write survives a crash of
+     * the process (kill -9), as SQLite's WAL with synchronous=NORMAL gives.
+     * true: synchronous=FULL, it also survives power loss (an fsync per
+     * commit). */
+    bool sync_full;
 };
 
 /* Open (or create) the store. Returns 0 and *out (free with store_close), or
  * ERR_IO with the reason. */
-CU_MUST_CHECK int store_open(const struct store_options *opts, struct store **out,
-                             struct err *e);
+CU_MUST_CHECK int store_open(const struct store_options *opts, struct store **out, struct err *e);
 /* Close: wakes and ends every open watch; no call may be in flight. */
 void store_close(struct store *s);
 
@@ -85,8 +91,8 @@ uint64_t store_current_rv(struct store *s);
 
 /* Options of a write. */
 struct store_write_opts {
-    bool dry_run;          /* validate and compute, store nothing, emit no event */
-    bool status;           /* the status subresource */
+    bool dry_run; /* validate and compute, store nothing, emit no event */
+    bool status;  /* the status subresource */
     const char *field_manager;
 };
 
@@ -96,21 +102,27 @@ CU_MUST_CHECK int store_get(struct store *s, const struct store_resource *r, con
 
 struct store_list_opts {
     const char *label_selector; /* Kubernetes label selector text, or NULL */
-    const char *field_selector; /* metadata.name= / metadata.namespace= (and !=), or NULL */
+    const char *field_selector; /* metadata.name, metadata.namespace (=, ==, !=; Events and
+                                 * Pods: also the fields of spec/apiserver.md 4.2), or NULL */
     size_t limit;               /* 0 = all */
     const char *continue_token; /* from a previous page, or NULL */
+    bool raw;                   /* fill raw (JSON text) instead of items */
 };
 
 struct store_list {
-    json_t **items; /* owned references, sorted by namespace then name */
+    json_t **items; /* owned references, sorted by namespace then name; NULL when raw */
+    char **raw;     /* with opts.raw: each item as compact JSON text (owned, free) */
     size_t n;
     uint64_t resource_version; /* the list's consistent version */
     char *continue_token;      /* owned; NULL on the last page */
     int64_t remaining;         /* items after this page when paginated, else -1 */
 };
 
-/* List a resource in one namespace (ns non-NULL) or in all. A bad selector is
- * ERR_INVALID; an expired continue token is ERR_GONE. */
+/* List a resource in one namespace (ns non-NULL) or in all. A bad selector or
+ * continue token is ERR_PARSE (400 BadRequest: "field label not supported:
+ * <field>" for an unknown field); an expired continue token is ERR_GONE.
+ * Continued pages are served from the current state, after the token's key;
+ * the list's resource_version stays the first page's. */
 CU_MUST_CHECK int store_list(struct store *s, const struct store_resource *r, const char *ns,
                              const struct store_list_opts *opts, struct store_list *out,
                              struct err *e);
@@ -119,13 +131,25 @@ void store_list_release(struct store_list *l);
 /* Create obj (borrowed; not changed) in namespace ns (NULL for cluster-scoped;
  * must agree with metadata.namespace when both are set). *out is the stored
  * object (owned). Errors: ERR_INVALID (with causes), ERR_EXISTS, ERR_NOT_FOUND
- * (namespace missing), ERR_FORBIDDEN (namespace terminating). */
+ * (namespace missing), ERR_FORBIDDEN (namespace terminating), ERR_PARSE (not
+ * an object; namespace in the body differs from ns). Messages are worded as
+ * the API server's: `workloads.kueue.x-k8s.io "wl" already exists`,
+ * `namespaces "x" not found`. Server-set metadata in obj is ignored; status
+ * is dropped for kinds with a status subresource. A Job labelled
+ * kueue.x-k8s.io/queue-name is stored suspended (Kueue's Job webhook). */
 CU_MUST_CHECK int store_create(struct store *s, const struct store_resource *r, const char *ns,
-                               const json_t *obj, const struct store_write_opts *opts,
-                               json_t **out, struct err *e);
+                               const json_t *obj, const struct store_write_opts *opts, json_t **out,
+                               struct err *e);
 
 /* Replace an object (PUT semantics) with obj (borrowed). When obj carries a
- * metadata.resourceVersion it must be current (else ERR_CONFLICT). */
+ * metadata.resourceVersion it must be current (else ERR_CONFLICT); Kueue
+ * kinds require one (ERR_INVALID "must be specified for an update"). A name
+ * or namespace in obj that differs from the request is ERR_PARSE. With
+ * opts->status only status changes (ERR_NOT_FOUND for a kind without the
+ * subresource); without it, status and server-set metadata are kept from
+ * storage. An update that changes nothing returns the stored object with
+ * its old resourceVersion and emits no event. An update that empties the
+ * finalizers of an object being deleted removes it (a DELETED event). */
 CU_MUST_CHECK int store_update(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, const json_t *obj,
                                const struct store_write_opts *opts, json_t **out, struct err *e);
@@ -133,7 +157,10 @@ CU_MUST_CHECK int store_update(struct store *s, const struct store_resource *r, 
 /* Read-modify-write under the store's write lock: fn gets the current object
  * (owned by the store during the call) and returns a new one (owned by the
  * caller of fn, passed back to the store) or sets an error. Used for PATCH and
- * by controllers; conflicts cannot happen. */
+ * by controllers; conflicts cannot happen. Writes are group-committed, so fn
+ * may run on another thread than the caller's (which waits meanwhile); fn
+ * must not call the store. Otherwise as store_update (resourceVersion in the
+ * returned object is ignored). */
 typedef json_t *(*store_mutate_fn)(const json_t *current, void *arg, struct err *e);
 CU_MUST_CHECK int store_mutate(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, store_mutate_fn fn, void *arg,
@@ -148,10 +175,16 @@ struct store_delete_opts {
 
 /* Delete: with finalizers, set deletionTimestamp and return the object
  * (*deleted = false); without, remove it (*deleted = true). *out (owned, may
- * be NULL) is the object as last stored. ERR_NOT_FOUND when absent. */
+ * be NULL) is the object as last stored. ERR_NOT_FOUND when absent;
+ * ERR_CONFLICT when a precondition fails. Dependents (ownerReferences) are
+ * deleted in the same transaction (Background: after the owner; Foreground:
+ * before it, and dependents kept by finalizers keep the owner, with the
+ * foregroundDeletion finalizer, until they go) or lose the reference
+ * (Orphan). A Namespace turns Terminating, everything in it is
+ * deleted, and it goes when empty (*deleted tells whether it went already). */
 CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, const char *ns,
-                               const char *name, const struct store_delete_opts *opts,
-                               json_t **out, bool *deleted, struct err *e);
+                               const char *name, const struct store_delete_opts *opts, json_t **out,
+                               bool *deleted, struct err *e);
 
 /* ---- watch ---------------------------------------------------------------- */
 
@@ -167,20 +200,35 @@ struct store_event {
 struct store_watch_opts {
     const char *label_selector;
     const char *field_selector;
-    uint64_t since; /* deliver events after this version; 0 = from now */
-    bool send_initial_events; /* first ADDED for every current object, then a bookmark */
+    uint64_t since;           /* deliver events after this version; 0 = from now */
+    bool send_initial_events; /* first ADDED for every current object, then a bookmark
+                               * whose metadata.annotations has
+                               * "k8s.io/initial-events-end": "true" */
+    int bookmark_ms;          /* > 0: a BOOKMARK with the newest version after this long
+                               * without an event (delivered by store_watch_next) */
 };
 
 /* Open a watch on one resource (r non-NULL), in one namespace or all.
- * ERR_GONE when since is older than the log keeps. */
-CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r,
-                                   const char *ns, const struct store_watch_opts *opts,
-                                   struct store_watch **out, struct err *e);
+ * Selectors filter events as they filter lists; a live change that moves an
+ * object out of (into) the selection is delivered as DELETED (ADDED).
+ * ERR_GONE ("too old resource version: <since> (<current>)") when since is
+ * older than the log keeps; ERR_PARSE for a bad selector. */
+CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r, const char *ns,
+                                   const struct store_watch_opts *opts, struct store_watch **out,
+                                   struct err *e);
 /* Wait up to timeout_ms (-1 = forever) for the next event. Returns 0 with *ev
  * filled, ERR_NOT_FOUND on timeout (ev untouched), ERR_GONE when the watcher
  * was cut off or the store closed. */
 CU_MUST_CHECK int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ev,
                                    struct err *e);
 void store_watch_close(struct store_watch *w);
+
+/* ---- maintenance ------------------------------------------------------------------ */
+
+/* Delete every object whose owners (metadata.ownerReferences uids) are all
+ * absent, as the garbage collector of a cluster does (objects with another
+ * owner present only lose the dangling reference). Returns the number of
+ * changes made (>= 0) or a negative ERR_*. Run by store_open. */
+CU_MUST_CHECK int store_gc_orphans(struct store *s, struct err *e);
 
 #endif

@@ -1,0 +1,96 @@
+/* resources.c -- the table of resources the store keeps.
+ *
+ * Names, short names, scope and subresources follow Kueue's v1beta2 CRD
+ * markers (apis/kueue/v1beta2, the *_types.go files) and Kubernetes for the built-in
+ * kinds (spec/apiserver.md section 2.4). Kueue's CRDs declare no categories;
+ * Pods and Jobs are in `all`, as on a real API server. */
+#include <string.h>
+
+#include "store/store.h"
+
+static const char *const sn_ns[] = {"ns", NULL};
+static const char *const sn_po[] = {"po", NULL};
+static const char *const sn_ev[] = {"ev", NULL};
+static const char *const sn_rf[] = {"flavor", "flavors", "rf", NULL};
+static const char *const sn_co[] = {"co", NULL};
+static const char *const sn_cq[] = {"cq", NULL};
+static const char *const sn_lq[] = {"queue", "queues", "lq", NULL};
+static const char *const sn_wl[] = {"kwl", "kueueworkload", "kueueworkloads", NULL};
+static const char *const sn_wpc[] = {"wpc", NULL};
+static const char *const sn_ac[] = {"ac", NULL};
+static const char *const sn_pc[] = {"pc", NULL};
+static const char *const sn_topo[] = {"topo", NULL};
+static const char *const cat_all[] = {"all", NULL};
+
+#define KUEUE "kueue.x-k8s.io"
+
+static const struct store_resource resources[] = {
+    {"", "v1", "namespaces", "namespace", "Namespace", "namespaces", false, true, sn_ns, NULL},
+    {"", "v1", "pods", "pod", "Pod", "pods", true, true, sn_po, cat_all},
+    {"", "v1", "events", "event", "Event", "events", true, false, sn_ev, NULL},
+    {"batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all},
+    {"coordination.k8s.io", "v1", "leases", "lease", "Lease", "leases.coordination.k8s.io", true,
+     false, NULL, NULL},
+    {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
+     "priorityclasses.scheduling.k8s.io", false, false, sn_pc, NULL},
+    {KUEUE, "v1beta2", "resourceflavors", "resourceflavor", "ResourceFlavor",
+     "resourceflavors." KUEUE, false, false, sn_rf, NULL},
+    {KUEUE, "v1beta2", "cohorts", "cohort", "Cohort", "cohorts." KUEUE, false, true, sn_co, NULL},
+    {KUEUE, "v1beta2", "clusterqueues", "clusterqueue", "ClusterQueue", "clusterqueues." KUEUE,
+     false, true, sn_cq, NULL},
+    {KUEUE, "v1beta2", "localqueues", "localqueue", "LocalQueue", "localqueues." KUEUE, true, true,
+     sn_lq, NULL},
+    {KUEUE, "v1beta2", "workloads", "workload", "Workload", "workloads." KUEUE, true, true, sn_wl,
+     NULL},
+    {KUEUE, "v1beta2", "workloadpriorityclasses", "workloadpriorityclass", "WorkloadPriorityClass",
+     "workloadpriorityclasses." KUEUE, false, false, sn_wpc, NULL},
+    {KUEUE, "v1beta2", "admissionchecks", "admissioncheck", "AdmissionCheck",
+     "admissionchecks." KUEUE, false, true, sn_ac, NULL},
+    {KUEUE, "v1beta2", "topologies", "topology", "Topology", "topologies." KUEUE, false, false,
+     sn_topo, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, false, false, NULL, NULL},
+};
+
+const struct store_resource *store_resources(void)
+{
+    return resources;
+}
+
+const struct store_resource *store_resource_find(const char *key)
+{
+    if (!key)
+        return NULL;
+    for (const struct store_resource *r = resources; r->plural; r++)
+        if (!strcmp(r->key, key))
+            return r;
+    return NULL;
+}
+
+const struct store_resource *store_resource_by_path(const char *group, const char *plural)
+{
+    if (!plural)
+        return NULL;
+    if (!group)
+        group = "";
+    for (const struct store_resource *r = resources; r->plural; r++)
+        if (!strcmp(r->group, group) && !strcmp(r->plural, plural))
+            return r;
+    return NULL;
+}
+
+const struct store_resource *store_resource_by_kind(const char *api_version, const char *kind)
+{
+    if (!api_version || !kind)
+        return NULL;
+    for (const struct store_resource *r = resources; r->plural; r++) {
+        if (strcmp(r->kind, kind))
+            continue;
+        size_t gl = strlen(r->group);
+        if (gl == 0 && !strcmp(api_version, r->version))
+            return r;
+        if (gl && !strncmp(api_version, r->group, gl) && api_version[gl] == '/' &&
+            !strcmp(api_version + gl + 1, r->version))
+            return r;
+    }
+    return NULL;
+}

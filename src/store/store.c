@@ -1,0 +1,2206 @@
+/* store.c -- the durable object store: SQLite schema, reads and writes.
+ *
+ * Layout. One database file in WAL mode with four tables:
+ *   meta(k, v)                         "rv" (newest version), "compacted"
+ *   objects(res, ns, name, uid, rv, doc) the current state, doc = JSON text
+ *   owners(owner_uid, res, ns, name)   ownerReferences, for garbage collection
+ *   events(rv, type, res, ns, doc)     the watch log, newest watch_log_max kept
+ * ns is "" for cluster-scoped objects. Every change takes the next version,
+ * so the log holds one row per version; a watch from version X needs every
+ * row after X, hence ERR_GONE when X is below "compacted".
+ *
+ * Durability. A write returns only after its transaction has committed.
+ * With WAL and synchronous=NORMAL the commit has been written (write(2)) to
+ * the WAL file before COMMIT returns, so it is in the kernel's page cache
+ * and survives the death of the process (kill -9); it may be lost on power
+ * failure. synchronous=FULL (store_options.sync_full) adds an fsync of the
+ * WAL per commit and survives power loss too.
+ *
+ * Concurrency. Writers are serialised by one mutex around one connection;
+ * each call is one transaction (garbage collection of owned objects and
+ * namespace deletion run inside the transaction of the delete that causes
+ * them, so they are atomic with it). Readers use a pool of connections and
+ * never wait for writers (WAL readers see the last commit). After commit,
+ * the writer hands the changes to the watch hub (watch.c), which never
+ * blocks: each watcher's queue is bounded and a lagging watcher is cut off. */
+#include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "base/time.h"
+#include "base/xalloc.h"
+#include "store/store.h"
+#include "store/store_int.h"
+
+#define DEFAULT_WATCH_LOG_MAX 100000
+#define DEFAULT_WATCHER_QUEUE_MAX 10000
+#define COMPACT_EVERY 256
+#define MAX_GC_DEPTH 64
+
+struct store {
+    char *path;
+    size_t watch_log_max;
+    bool sync_full;
+
+    pthread_mutex_t wlock; /* serialises writers; guards w, next_rv, pending */
+    struct store__conn w;
+    uint64_t next_rv; /* the last version handed out in the open transaction */
+    unsigned since_compact;
+    struct store__change *pending; /* changes of the open transaction */
+    size_t npending, cap_pending;
+
+    _Atomic uint64_t rv;        /* newest committed version */
+    _Atomic uint64_t compacted; /* log rows at or below this version are gone */
+
+    pthread_mutex_t pool_lock;
+    struct store__conn **pool; /* idle read connections */
+    size_t npool, cap_pool;
+
+    /* Group commit: writers queue their operation; one of them (the
+     * leader) runs every queued operation in one transaction. */
+    pthread_mutex_t qlock;
+    pthread_cond_t qcond;
+    struct wop *qhead, *qtail;
+    bool leader;
+
+    const char *emptying_ns; /* the namespace empty_namespace is deleting, or NULL */
+
+    struct store__hub *hub;
+    store__admit_fn admit;
+};
+
+/* One write operation, run by whichever thread leads the batch it is in. */
+struct wop {
+    int (*run)(struct store *s, struct wop *op); /* inside the transaction */
+    struct err *e;                               /* the caller's */
+    int rc;
+    bool discard; /* succeeded but keeps nothing (dry run, no change) */
+    bool done;
+    struct wop *next;
+};
+
+#define MAX_BATCH 128
+
+static const char *const SQL[ST_COUNT] = {
+    [ST_GET] = "SELECT doc, rv FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
+    [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
+                   "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
+    [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
+    [ST_EVENT] = "INSERT INTO events(rv, type, res, ns, doc) VALUES(?1,?2,?3,?4,?5)",
+    [ST_OWNERS_DEL] = "DELETE FROM owners WHERE res=?1 AND ns=?2 AND name=?3",
+    [ST_OWNERS_ADD] = "INSERT OR IGNORE INTO owners(owner_uid, res, ns, name) VALUES(?1,?2,?3,?4)",
+    [ST_DEPENDENTS] = "SELECT res, ns, name FROM owners WHERE owner_uid=?1",
+    [ST_UID_EXISTS] = "SELECT 1 FROM objects WHERE uid=?1 LIMIT 1",
+    [ST_META_GET] = "SELECT v FROM meta WHERE k=?1",
+    [ST_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) ON CONFLICT(k) DO UPDATE SET v=?2",
+    [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
+};
+
+static const char SCHEMA[] =
+    "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
+    " uid TEXT NOT NULL, rv INTEGER NOT NULL, doc TEXT NOT NULL, UNIQUE(res, ns, name));"
+    "CREATE INDEX IF NOT EXISTS objects_uid ON objects(uid);"
+    "CREATE TABLE IF NOT EXISTS owners(owner_uid TEXT NOT NULL, res TEXT NOT NULL,"
+    " ns TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY(owner_uid, res, ns, name));"
+    "CREATE INDEX IF NOT EXISTS owners_dep ON owners(res, ns, name);"
+    "CREATE TABLE IF NOT EXISTS events(rv INTEGER PRIMARY KEY, type INTEGER NOT NULL,"
+    " res TEXT NOT NULL, ns TEXT NOT NULL, doc TEXT NOT NULL);";
+
+static const char *const INITIAL_NAMESPACES[] = {"default", "kube-system", "kube-public",
+                                                 "kube-node-lease", NULL};
+
+/* ---- connections ------------------------------------------------------------ */
+
+static int db_err(struct err *e, sqlite3 *db, const char *what)
+{
+    return err_set(e, ERR_IO, "store: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, struct err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        err_set(e, ERR_IO, "store: %s: %s", sql, msg ? msg : "error");
+        sqlite3_free(msg);
+        return ERR_IO;
+    }
+    return 0;
+}
+
+static int conn_open(struct store *s, struct store__conn *c, bool writer, struct err *e)
+{
+    memset(c, 0, sizeof(*c));
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(s->path, &c->db, flags, NULL) != SQLITE_OK) {
+        int rc = db_err(e, c->db, s->path);
+        sqlite3_close(c->db);
+        c->db = NULL;
+        return rc;
+    }
+    sqlite3_busy_timeout(c->db, 10000);
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; PRAGMA cache_size=%d;"
+             "PRAGMA temp_store=MEMORY;",
+             s->sync_full ? "FULL" : "NORMAL", writer ? -16000 : -4000);
+    int rc = exec_sql(c->db, sql, e);
+    if (rc) {
+        sqlite3_close(c->db);
+        c->db = NULL;
+    }
+    return rc;
+}
+
+static void conn_close(struct store__conn *c)
+{
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(c->st[i]);
+    sqlite3_close(c->db);
+    memset(c, 0, sizeof(*c));
+}
+
+sqlite3_stmt *store__stmt(struct store__conn *c, enum store__stmt id)
+{
+    if (!c->st[id]) {
+        if (sqlite3_prepare_v3(c->db, SQL[id], -1, SQLITE_PREPARE_PERSISTENT, &c->st[id], NULL) !=
+            SQLITE_OK) {
+            /* The SQL is constant: failing to prepare it is a bug. */
+            fprintf(stderr, "store: prepare %s: %s\n", SQL[id], sqlite3_errmsg(c->db));
+            abort();
+        }
+    }
+    sqlite3_reset(c->st[id]);
+    sqlite3_clear_bindings(c->st[id]);
+    return c->st[id];
+}
+
+struct store__conn *store__conn_get(struct store *s, struct err *e)
+{
+    pthread_mutex_lock(&s->pool_lock);
+    struct store__conn *c = s->npool ? s->pool[--s->npool] : NULL;
+    pthread_mutex_unlock(&s->pool_lock);
+    if (c)
+        return c;
+    c = xmalloc(sizeof(*c));
+    if (conn_open(s, c, false, e)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void store__conn_put(struct store *s, struct store__conn *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&s->pool_lock);
+    XGROW(s->pool, s->cap_pool, s->npool + 1);
+    s->pool[s->npool++] = c;
+    pthread_mutex_unlock(&s->pool_lock);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_STATIC);
+}
+
+static int64_t meta_get(struct store__conn *c, const char *k)
+{
+    sqlite3_stmt *st = store__stmt(c, ST_META_GET);
+    bind_text(st, 1, k);
+    int64_t v = 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return v;
+}
+
+static int meta_set(struct store__conn *c, const char *k, int64_t v, struct err *e)
+{
+    sqlite3_stmt *st = store__stmt(c, ST_META_SET);
+    bind_text(st, 1, k);
+    sqlite3_bind_int64(st, 2, v);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(e, c->db, "meta");
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* ---- small JSON helpers ------------------------------------------------------- */
+
+const char *store__meta_str(const json_t *obj, const char *field)
+{
+    json_t *v = json_object_get(json_object_get(obj, "metadata"), field);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static json_t *meta_of(json_t *obj)
+{
+    json_t *m = json_object_get(obj, "metadata");
+    if (!json_is_object(m)) {
+        m = json_object();
+        json_object_set_new(obj, "metadata", m);
+    }
+    return m;
+}
+
+static char *dump(const json_t *obj)
+{
+    return json_dumps(obj, JSON_COMPACT);
+}
+
+static json_t *load_text(const char *text)
+{
+    return json_loads(text, JSON_DISABLE_EOF_CHECK, NULL);
+}
+
+static const char *group_version(const struct store_resource *r, char *buf, size_t n)
+{
+    if (!*r->group)
+        return r->version;
+    snprintf(buf, n, "%s/%s", r->group, r->version);
+    return buf;
+}
+
+static void set_rv(json_t *obj, uint64_t rv)
+{
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rv);
+    json_object_set_new(meta_of(obj), "resourceVersion", json_string(buf));
+}
+
+static bool has_deletion(const json_t *obj)
+{
+    return store__meta_str(obj, "deletionTimestamp") != NULL;
+}
+
+static size_t n_finalizers(const json_t *obj)
+{
+    json_t *f = json_object_get(json_object_get(obj, "metadata"), "finalizers");
+    return json_is_array(f) ? json_array_size(f) : 0;
+}
+
+static void now_rfc3339(char buf[TM_RFC3339_LEN])
+{
+    tm_format_rfc3339(tm_now_ms(), buf);
+}
+
+/* The resource as Kubernetes names it in messages: "workloads.kueue.x-k8s.io",
+ * "namespaces". */
+static const char *res_name(const struct store_resource *r)
+{
+    return r->key;
+}
+
+static void random_bytes(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n) {
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            /* No entropy source at all: fall back to a weak one rather than
+             * refuse to name objects. */
+            for (size_t i = 0; i < n; i++)
+                p[i] = (unsigned char)rand();
+            return;
+        }
+        p += got;
+        n -= (size_t)got;
+    }
+}
+
+static void new_uid(char out[37])
+{
+    unsigned char b[16];
+    random_bytes(b, sizeof(b));
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+/* generateName's suffix: 5 characters from the alphabet Kubernetes uses
+ * (k8s.io/apimachinery/pkg/util/rand: no vowels, no confusable digits). */
+static void name_suffix(char out[6])
+{
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    unsigned char b[5];
+    random_bytes(b, sizeof(b));
+    for (int i = 0; i < 5; i++)
+        out[i] = alphabet[b[i] % (sizeof(alphabet) - 1)];
+    out[5] = '\0';
+}
+
+/* ---- name checks ------------------------------------------------------------------ */
+
+static bool dns_label_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 63)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && !(c == '-' && i > 0 && i + 1 < n))
+            return false;
+    }
+    return true;
+}
+
+static bool dns_subdomain_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 253)
+        return false;
+    const char *p = s;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (!dns_label_ok(p, len))
+            return false;
+        if (!dot)
+            return true;
+        p = dot + 1;
+    }
+}
+
+/* Kubernetes' generic metadata.name check (ValidateObjectMeta). */
+static int check_name(const struct store_resource *r, const char *name, struct err *e)
+{
+    bool label = !strcmp(r->key, "namespaces");
+    if (label ? dns_label_ok(name, strlen(name)) : dns_subdomain_ok(name))
+        return 0;
+    size_t mark = err_push_field(e, "metadata");
+    err_push_field(e, "name");
+    if (label)
+        err_field(e, ERR_INVALID,
+                  "Invalid value: \"%s\": a lowercase RFC 1123 label must consist of lower case "
+                  "alphanumeric characters or '-', and must start and end with an alphanumeric "
+                  "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+                  name);
+    else
+        err_field(e, ERR_INVALID,
+                  "Invalid value: \"%s\": a lowercase RFC 1123 subdomain must consist of lower "
+                  "case alphanumeric characters, '-' or '.', and must start and end with an "
+                  "alphanumeric character (e.g. 'example.com', regex used for validation is "
+                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                  name);
+    err_restore(e, mark);
+    return ERR_INVALID;
+}
+
+/* ---- the write transaction ---------------------------------------------------------- */
+
+static int tx_begin(struct store *s, struct err *e)
+{
+    s->npending = 0;
+    return exec_sql(s->w.db, "BEGIN IMMEDIATE", e);
+}
+
+static void pending_release(struct store *s)
+{
+    for (size_t i = 0; i < s->npending; i++) {
+        store__evrec_unref(s->pending[i].ev);
+        json_decref(s->pending[i].obj);
+        json_decref(s->pending[i].prev);
+    }
+    s->npending = 0;
+}
+
+static void tx_rollback(struct store *s)
+{
+    struct err ignored;
+    err_init(&ignored);
+    (void)exec_sql(s->w.db, "ROLLBACK", &ignored);
+    s->next_rv = atomic_load(&s->rv);
+    pending_release(s);
+}
+
+/* Drop the oldest log rows beyond watch_log_max, every COMPACT_EVERY commits. */
+static int maybe_compact(struct store *s, struct err *e)
+{
+    if (++s->since_compact < COMPACT_EVERY || s->next_rv <= s->watch_log_max)
+        return 0;
+    s->since_compact = 0;
+    uint64_t upto = s->next_rv - s->watch_log_max;
+    if (upto <= atomic_load(&s->compacted))
+        return 0;
+    char sql[96];
+    snprintf(sql, sizeof(sql), "DELETE FROM events WHERE rv <= %llu", (unsigned long long)upto);
+    int rc = exec_sql(s->w.db, sql, e);
+    if (!rc)
+        rc = meta_set(&s->w, "compacted", (int64_t)upto, e);
+    if (!rc)
+        atomic_store(&s->compacted, upto);
+    return rc;
+}
+
+/* Commit, then publish the transaction's changes. On failure everything is
+ * rolled back. */
+static int tx_commit(struct store *s, struct err *e)
+{
+    int rc = 0;
+    if (s->next_rv != atomic_load(&s->rv)) {
+        rc = meta_set(&s->w, "rv", (int64_t)s->next_rv, e);
+        if (!rc)
+            rc = maybe_compact(s, e);
+    }
+    if (!rc)
+        rc = exec_sql(s->w.db, "COMMIT", e);
+    if (rc) {
+        tx_rollback(s);
+        return rc;
+    }
+    atomic_store(&s->rv, s->next_rv);
+    if (s->npending)
+        store__hub_publish(s->hub, s->pending, s->npending, s->next_rv);
+    s->npending = 0;
+    return 0;
+}
+
+static void pending_add(struct store *s, enum store_event_type type, const struct store_resource *r,
+                        uint64_t rv, const char *text, json_t *obj, const json_t *prev)
+{
+    XGROW(s->pending, s->cap_pending, s->npending + 1);
+    struct store__change *c = &s->pending[s->npending++];
+    c->ev = store__evrec_new(type, r, rv, text);
+    c->obj = json_incref(obj);
+    c->prev = prev ? json_incref((json_t *)prev) : NULL;
+    c->ns = store__meta_str(obj, "namespace");
+}
+
+static void pending_truncate(struct store *s, size_t mark)
+{
+    for (size_t i = mark; i < s->npending; i++) {
+        store__evrec_unref(s->pending[i].ev);
+        json_decref(s->pending[i].obj);
+        json_decref(s->pending[i].prev);
+    }
+    s->npending = mark;
+}
+
+/* Run op inside the open transaction, undoing exactly its own changes when
+ * it fails or keeps nothing (a savepoint per operation). */
+static void op_exec(struct store *s, struct wop *op, bool alone)
+{
+    uint64_t rv_mark = s->next_rv;
+    size_t pending_mark = s->npending;
+    struct err ignored;
+    err_init(&ignored);
+    if (!alone && exec_sql(s->w.db, "SAVEPOINT op", op->e)) {
+        op->rc = ERR_IO;
+        return;
+    }
+    op->rc = op->run(s, op);
+    if (alone)
+        return;
+    if (op->rc || op->discard) {
+        (void)exec_sql(s->w.db, "ROLLBACK TO op", &ignored);
+        s->next_rv = rv_mark;
+        pending_truncate(s, pending_mark);
+    }
+    (void)exec_sql(s->w.db, "RELEASE op", &ignored);
+}
+
+/* Run a batch of operations in one transaction and commit once: the
+ * commit's write to the WAL is shared, and no operation is acknowledged
+ * before it. */
+static void run_batch(struct store *s, struct wop *batch)
+{
+    struct err be;
+    err_init(&be);
+    pthread_mutex_lock(&s->wlock);
+    int rc = tx_begin(s, &be);
+    bool alone = batch->next == NULL, keep = false;
+    for (struct wop *op = batch; op && !rc; op = op->next) {
+        op_exec(s, op, alone);
+        if (!op->rc && !op->discard)
+            keep = true;
+    }
+    if (!rc && keep)
+        rc = tx_commit(s, &be);
+    else if (!rc)
+        tx_rollback(s);
+    for (struct wop *op = batch; op && rc; op = op->next)
+        if (!op->rc && !op->discard)
+            op->rc = err_set(op->e, rc, "%s", be.message);
+    pthread_mutex_unlock(&s->wlock);
+}
+
+/* Queue op and wait until a leader (maybe this thread) has run and
+ * committed it. Returns op->rc. */
+static int run_write(struct store *s, struct wop *op)
+{
+    op->rc = 0;
+    op->discard = false;
+    op->done = false;
+    op->next = NULL;
+    pthread_mutex_lock(&s->qlock);
+    if (s->qtail)
+        s->qtail->next = op;
+    else
+        s->qhead = op;
+    s->qtail = op;
+    while (!op->done) {
+        if (s->leader) {
+            pthread_cond_wait(&s->qcond, &s->qlock);
+            continue;
+        }
+        s->leader = true;
+        struct wop *batch = s->qhead, *last = batch;
+        for (int n = 1; n < MAX_BATCH && last->next; n++)
+            last = last->next;
+        s->qhead = last->next;
+        if (!s->qhead)
+            s->qtail = NULL;
+        last->next = NULL;
+        pthread_mutex_unlock(&s->qlock);
+        run_batch(s, batch);
+        pthread_mutex_lock(&s->qlock);
+        for (struct wop *w = batch, *next; w; w = next) {
+            next = w->next;
+            w->done = true;
+        }
+        s->leader = false;
+        pthread_cond_broadcast(&s->qcond);
+    }
+    pthread_mutex_unlock(&s->qlock);
+    return op->rc;
+}
+
+static int step_done(struct store *s, sqlite3_stmt *st, const char *what, struct err *e)
+{
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(e, s->w.db, what);
+    sqlite3_reset(st);
+    return rc;
+}
+
+static int log_event(struct store *s, enum store_event_type type, const struct store_resource *r,
+                     const char *ns, uint64_t rv, const char *text, struct err *e)
+{
+    sqlite3_stmt *st = store__stmt(&s->w, ST_EVENT);
+    sqlite3_bind_int64(st, 1, (int64_t)rv);
+    sqlite3_bind_int(st, 2, (int)type);
+    bind_text(st, 3, r->key);
+    bind_text(st, 4, ns);
+    bind_text(st, 5, text);
+    return step_done(s, st, "log", e);
+}
+
+static int owners_set(struct store *s, const struct store_resource *r, const char *ns,
+                      const char *name, const json_t *obj, struct err *e)
+{
+    sqlite3_stmt *st = store__stmt(&s->w, ST_OWNERS_DEL);
+    bind_text(st, 1, r->key);
+    bind_text(st, 2, ns);
+    bind_text(st, 3, name);
+    int rc = step_done(s, st, "owners", e);
+    json_t *refs =
+        obj ? json_object_get(json_object_get(obj, "metadata"), "ownerReferences") : NULL;
+    size_t i;
+    json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        json_t *uid = json_object_get(ref, "uid");
+        if (rc || !json_is_string(uid))
+            continue;
+        st = store__stmt(&s->w, ST_OWNERS_ADD);
+        bind_text(st, 1, json_string_value(uid));
+        bind_text(st, 2, r->key);
+        bind_text(st, 3, ns);
+        bind_text(st, 4, name);
+        rc = step_done(s, st, "owners", e);
+    }
+    return rc;
+}
+
+/* Store obj (changed: takes the next resourceVersion) and log the change. */
+static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
+                   enum store_event_type type, bool owners_changed, const json_t *prev,
+                   struct err *e)
+{
+    const char *ns = r->namespaced ? store__meta_str(obj, "namespace") : "";
+    const char *name = store__meta_str(obj, "name");
+    uint64_t rv = ++s->next_rv;
+    set_rv(obj, rv);
+    char *text = dump(obj);
+    sqlite3_stmt *st = store__stmt(&s->w, ST_UPSERT);
+    bind_text(st, 1, r->key);
+    bind_text(st, 2, ns);
+    bind_text(st, 3, name);
+    bind_text(st, 4, store__meta_str(obj, "uid"));
+    sqlite3_bind_int64(st, 5, (int64_t)rv);
+    bind_text(st, 6, text);
+    int rc = step_done(s, st, "write", e);
+    if (!rc && owners_changed)
+        rc = owners_set(s, r, ns, name, obj, e);
+    if (!rc)
+        rc = log_event(s, type, r, ns, rv, text, e);
+    if (!rc)
+        pending_add(s, type, r, rv, text, obj, prev);
+    free(text);
+    return rc;
+}
+
+/* Load (res, ns, name) on the write connection; *out owned or NULL. */
+static int w_load(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                  json_t **out, struct err *e)
+{
+    *out = NULL;
+    sqlite3_stmt *st = store__stmt(&s->w, ST_GET);
+    bind_text(st, 1, r->key);
+    bind_text(st, 2, r->namespaced ? ns : "");
+    bind_text(st, 3, name);
+    int step = sqlite3_step(st);
+    int rc = 0;
+    if (step == SQLITE_ROW) {
+        *out = load_text((const char *)sqlite3_column_text(st, 0));
+        if (!*out)
+            rc = err_set(e, ERR_INTERNAL, "store: stored %s \"%s\" is not JSON", r->key, name);
+    } else if (step != SQLITE_DONE) {
+        rc = db_err(e, s->w.db, "read");
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+static int not_found(struct err *e, const struct store_resource *r, const char *name)
+{
+    return err_set(e, ERR_NOT_FOUND, "%s \"%s\" not found", res_name(r), name);
+}
+
+/* ---- removal, garbage collection, namespaces -------------------------------------- */
+
+#define FOREGROUND "foregroundDeletion"
+
+/* metadata.finalizers of obj, created empty when absent (borrowed). */
+static json_t *finalizers_of(json_t *obj)
+{
+    json_t *m = meta_of(obj);
+    json_t *f = json_object_get(m, "finalizers");
+    if (!json_is_array(f)) {
+        f = json_array();
+        json_object_set_new(m, "finalizers", f);
+    }
+    return f;
+}
+
+static bool str_in_array(const json_t *arr, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        if (json_is_string(v) && !strcmp(json_string_value(v), s))
+            return true;
+    }
+    return false;
+}
+
+static void drop_finalizer(json_t *obj, const char *name)
+{
+    json_t *f = finalizers_of(obj);
+    for (size_t i = 0; i < json_array_size(f);) {
+        json_t *v = json_array_get(f, i);
+        if (json_is_string(v) && !strcmp(json_string_value(v), name))
+            json_array_remove(f, i);
+        else
+            i++;
+    }
+    if (json_array_size(f) == 0)
+        json_object_del(meta_of(obj), "finalizers");
+}
+
+static int do_delete(struct store *s, const struct store_resource *r, json_t *cur,
+                     const char *policy, int depth, bool *deleted, struct err *e);
+
+static bool uid_exists(struct store *s, const char *uid)
+{
+    sqlite3_stmt *st = store__stmt(&s->w, ST_UID_EXISTS);
+    bind_text(st, 1, uid);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return found;
+}
+
+struct key3 {
+    const struct store_resource *r;
+    char *ns;
+    char *name;
+};
+
+static void keys_release(struct key3 *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(k[i].ns);
+        free(k[i].name);
+    }
+    free(k);
+}
+
+/* The dependents of owner uid, as keys (owned array). */
+static struct key3 *dependents_of(struct store *s, const char *uid, size_t *n)
+{
+    struct key3 *keys = NULL;
+    size_t cap = 0;
+    *n = 0;
+    sqlite3_stmt *st = store__stmt(&s->w, ST_DEPENDENTS);
+    bind_text(st, 1, uid);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const struct store_resource *r =
+            store_resource_find((const char *)sqlite3_column_text(st, 0));
+        if (!r)
+            continue;
+        XGROW(keys, cap, *n + 1);
+        keys[*n].r = r;
+        keys[*n].ns = xstrdup((const char *)sqlite3_column_text(st, 1));
+        keys[*n].name = xstrdup((const char *)sqlite3_column_text(st, 2));
+        (*n)++;
+    }
+    sqlite3_reset(st);
+    return keys;
+}
+
+/* Remove the ownerReferences to uid from dep (changed); true if any was. */
+static bool drop_owner_ref(json_t *dep, const char *uid)
+{
+    json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
+    bool changed = false;
+    for (size_t i = 0; i < json_array_size(refs);) {
+        json_t *u = json_object_get(json_array_get(refs, i), "uid");
+        if (json_is_string(u) && !strcmp(json_string_value(u), uid)) {
+            json_array_remove(refs, i);
+            changed = true;
+        } else {
+            i++;
+        }
+    }
+    if (changed && json_array_size(refs) == 0)
+        json_object_del(json_object_get(dep, "metadata"), "ownerReferences");
+    return changed;
+}
+
+/* After the owner uid is gone (or orphaning when orphan is true): delete its
+ * dependents that have no other owner present, and drop the dangling
+ * reference from the others. */
+static int collect_dependents(struct store *s, const char *uid, bool orphan, int depth,
+                              struct err *e)
+{
+    size_t n;
+    struct key3 *keys = dependents_of(s, uid, &n);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_t *dep;
+        rc = w_load(s, keys[i].r, keys[i].ns, keys[i].name, &dep, e);
+        if (rc || !dep)
+            continue;
+        bool other_owner = false;
+        json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
+        size_t j;
+        json_t *ref;
+        json_array_foreach(refs, j, ref)
+        {
+            json_t *u = json_object_get(ref, "uid");
+            if (json_is_string(u) && strcmp(json_string_value(u), uid) &&
+                uid_exists(s, json_string_value(u)))
+                other_owner = true;
+        }
+        if (orphan || other_owner) {
+            if (drop_owner_ref(dep, uid))
+                rc = obj_put(s, keys[i].r, dep, STORE_MODIFIED, true, NULL, e);
+        } else {
+            bool gone;
+            rc = do_delete(s, keys[i].r, dep, "Background", depth + 1, &gone, e);
+        }
+        json_decref(dep);
+    }
+    keys_release(keys, n);
+    return rc;
+}
+
+static int finish_namespace(struct store *s, const char *ns, int depth, struct err *e);
+static int release_foreground_owners(struct store *s, const json_t *dep, int depth, struct err *e);
+
+/* Remove cur for good: DELETED event, then its dependents and, for the last
+ * object of a terminating namespace, the namespace. */
+static int obj_remove(struct store *s, const struct store_resource *r, json_t *cur, int depth,
+                      struct err *e)
+{
+    const char *ns = r->namespaced ? store__meta_str(cur, "namespace") : "";
+    const char *name = store__meta_str(cur, "name");
+    uint64_t rv = ++s->next_rv;
+    set_rv(cur, rv);
+    sqlite3_stmt *st = store__stmt(&s->w, ST_DELETE);
+    bind_text(st, 1, r->key);
+    bind_text(st, 2, ns);
+    bind_text(st, 3, name);
+    int rc = step_done(s, st, "delete", e);
+    if (!rc)
+        rc = owners_set(s, r, ns, name, NULL, e);
+    if (!rc) {
+        char *text = dump(cur);
+        rc = log_event(s, STORE_DELETED, r, ns, rv, text, e);
+        if (!rc)
+            pending_add(s, STORE_DELETED, r, rv, text, cur, NULL);
+        free(text);
+    }
+    const char *uid = store__meta_str(cur, "uid");
+    if (!rc && uid && depth < MAX_GC_DEPTH)
+        rc = collect_dependents(s, uid, false, depth, e);
+    if (!rc && depth < MAX_GC_DEPTH)
+        rc = release_foreground_owners(s, cur, depth, e);
+    /* While a namespace is being emptied, it is finished once at the end. */
+    if (!rc && r->namespaced && ns && *ns && !(s->emptying_ns && !strcmp(ns, s->emptying_ns)))
+        rc = finish_namespace(s, ns, depth, e);
+    return rc;
+}
+
+/* Owners of dep in foreground deletion whose last dependent dep was: drop
+ * their foregroundDeletion finalizer, removing them when none is left. */
+static int release_foreground_owners(struct store *s, const json_t *dep, int depth, struct err *e)
+{
+    json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
+    size_t i;
+    json_t *ref;
+    int rc = 0;
+    json_array_foreach(refs, i, ref)
+    {
+        json_t *u = json_object_get(ref, "uid");
+        if (rc || !json_is_string(u))
+            continue;
+        const struct store_resource * or = NULL;
+        char *ons = NULL, *oname = NULL;
+        sqlite3_stmt *st = store__stmt(&s->w, ST_BY_UID);
+        bind_text(st, 1, json_string_value(u));
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            or = store_resource_find((const char *)sqlite3_column_text(st, 0));
+            ons = xstrdup((const char *)sqlite3_column_text(st, 1));
+            oname = xstrdup((const char *)sqlite3_column_text(st, 2));
+        }
+        sqlite3_reset(st);
+        json_t *owner = NULL;
+        if (or)
+            rc = w_load(s, or, ons, oname, &owner, e);
+        size_t n = 1;
+        if (!rc && owner && has_deletion(owner) && str_in_array(finalizers_of(owner), FOREGROUND)) {
+            struct key3 *left = dependents_of(s, json_string_value(u), &n);
+            keys_release(left, n);
+        }
+        if (!rc && owner && n == 0) {
+            drop_finalizer(owner, FOREGROUND);
+            if (n_finalizers(owner) == 0)
+                rc = obj_remove(s, or, owner, depth + 1, e);
+            else
+                rc = obj_put(s, or, owner, STORE_MODIFIED, false, NULL, e);
+        }
+        json_decref(owner);
+        free(ons);
+        free(oname);
+    }
+    return rc;
+}
+
+/* Delete every object of namespace ns (which is terminating). */
+static int empty_namespace(struct store *s, const char *ns, int depth, struct err *e)
+{
+    int rc = 0;
+    const char *outer = s->emptying_ns;
+    s->emptying_ns = ns;
+    for (const struct store_resource *r = store_resources(); r->plural && !rc; r++) {
+        if (!r->namespaced)
+            continue;
+        /* Collect first: deleting while stepping a query on the same
+         * connection would disturb it. */
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(s->w.db, "SELECT name FROM objects WHERE res=?1 AND ns=?2", -1, &st,
+                               NULL) != SQLITE_OK) {
+            rc = db_err(e, s->w.db, "namespace contents");
+            break;
+        }
+        bind_text(st, 1, r->key);
+        bind_text(st, 2, ns);
+        json_t *names = json_array();
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_array_append_new(names, json_string((const char *)sqlite3_column_text(st, 0)));
+        sqlite3_finalize(st);
+        size_t i;
+        json_t *nm;
+        json_array_foreach(names, i, nm)
+        {
+            json_t *cur;
+            /* An earlier deletion (garbage collection) may have removed it. */
+            rc = w_load(s, r, ns, json_string_value(nm), &cur, e);
+            if (rc)
+                break;
+            if (!cur)
+                continue;
+            bool gone;
+            rc = do_delete(s, r, cur, "Background", depth + 1, &gone, e);
+            json_decref(cur);
+            if (rc)
+                break;
+        }
+        json_decref(names);
+    }
+    s->emptying_ns = outer;
+    return rc;
+}
+
+/* Does namespace ns hold no object? One index probe per namespaced resource. */
+static bool namespace_is_empty(struct store *s, const char *ns)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->w.db, "SELECT 1 FROM objects WHERE res=?1 AND ns=?2 LIMIT 1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return false;
+    bool empty = true;
+    for (const struct store_resource *r = store_resources(); r->plural && empty; r++) {
+        if (!r->namespaced)
+            continue;
+        sqlite3_reset(st);
+        bind_text(st, 1, r->key);
+        bind_text(st, 2, ns);
+        empty = sqlite3_step(st) != SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return empty;
+}
+
+/* When ns is terminating and now empty, remove it. */
+static int finish_namespace(struct store *s, const char *ns, int depth, struct err *e)
+{
+    const struct store_resource *nsr = store_resource_find("namespaces");
+    json_t *nso;
+    int rc = w_load(s, nsr, "", ns, &nso, e);
+    if (rc || !nso)
+        return rc;
+    if (has_deletion(nso) && n_finalizers(nso) == 0 && namespace_is_empty(s, ns))
+        rc = obj_remove(s, nsr, nso, depth + 1, e);
+    json_decref(nso);
+    return rc;
+}
+
+/* Mark cur as being deleted (deletionTimestamp; a namespace turns
+ * Terminating). Changes cur. */
+static int mark_deleting(struct store *s, const struct store_resource *r, json_t *cur,
+                         struct err *e)
+{
+    char now[TM_RFC3339_LEN];
+    now_rfc3339(now);
+    json_t *m = meta_of(cur);
+    json_object_set_new(m, "deletionTimestamp", json_string(now));
+    json_object_set_new(m, "deletionGracePeriodSeconds", json_integer(0));
+    if (!strcmp(r->key, "namespaces")) {
+        json_t *status = json_object_get(cur, "status");
+        if (!json_is_object(status)) {
+            status = json_object();
+            json_object_set_new(cur, "status", status);
+        }
+        json_object_set_new(status, "phase", json_string("Terminating"));
+    }
+    return obj_put(s, r, cur, STORE_MODIFIED, false, NULL, e);
+}
+
+/* Delete cur (owned by the caller, changed to its last stored state):
+ * finalizers keep it (marked); else remove it. Namespaces are emptied first. */
+static int do_delete(struct store *s, const struct store_resource *r, json_t *cur,
+                     const char *policy, int depth, bool *deleted, struct err *e)
+{
+    *deleted = false;
+    bool is_ns = !strcmp(r->key, "namespaces");
+    bool orphan = policy && !strcmp(policy, "Orphan");
+    int rc = 0;
+    if (!has_deletion(cur) && (is_ns || n_finalizers(cur) > 0))
+        rc = mark_deleting(s, r, cur, e);
+    else if (has_deletion(cur) && !is_ns)
+        return 0; /* already being deleted: nothing changes */
+    if (rc)
+        return rc;
+    if (is_ns) {
+        const char *name = store__meta_str(cur, "name");
+        rc = empty_namespace(s, name, depth, e);
+        if (!rc)
+            rc = finish_namespace(s, name, depth, e);
+        if (rc)
+            return rc;
+        json_t *now;
+        rc = w_load(s, r, "", name, &now, e);
+        if (rc)
+            return rc;
+        *deleted = now == NULL;
+        if (now) {
+            json_object_clear(cur);
+            json_object_update(cur, now);
+            json_decref(now);
+        }
+        return 0;
+    }
+    if (n_finalizers(cur) > 0)
+        return 0;
+    const char *uid = store__meta_str(cur, "uid");
+    if (orphan && uid) {
+        rc = collect_dependents(s, uid, true, depth, e);
+        if (rc)
+            return rc;
+    }
+    if (policy && !strcmp(policy, "Foreground") && uid && depth < MAX_GC_DEPTH) {
+        /* Dependents go first; those that stay (finalizers) keep the owner,
+         * marked foregroundDeletion, until the last of them is removed. */
+        rc = collect_dependents(s, uid, false, depth, e);
+        size_t n;
+        struct key3 *left = dependents_of(s, uid, &n);
+        keys_release(left, n);
+        if (rc || n > 0) {
+            if (!rc) {
+                json_array_append_new(finalizers_of(cur), json_string(FOREGROUND));
+                rc = mark_deleting(s, r, cur, e);
+            }
+            return rc;
+        }
+    }
+    rc = obj_remove(s, r, cur, depth, e);
+    if (!rc)
+        *deleted = true;
+    return rc;
+}
+
+/* ---- open / close -------------------------------------------------------------------- */
+
+static int bootstrap_namespaces(struct store *s, struct err *e)
+{
+    const struct store_resource *nsr = store_resource_find("namespaces");
+    for (const char *const *n = INITIAL_NAMESPACES; *n; n++) {
+        json_t *cur;
+        int rc = w_load(s, nsr, "", *n, &cur, e);
+        if (rc)
+            return rc;
+        if (cur) {
+            json_decref(cur);
+            continue;
+        }
+        json_t *obj = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
+                                "metadata", "name", *n);
+        json_t *out = NULL;
+        struct store_write_opts wo = {0};
+        rc = store_create(s, nsr, NULL, obj, &wo, &out, e);
+        json_decref(obj);
+        json_decref(out);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int store_open(const struct store_options *opts, struct store **out, struct err *e)
+{
+    struct store *s = xcalloc(1, sizeof(*s));
+    s->path = xstrdup(opts->path);
+    s->watch_log_max = opts->watch_log_max ? opts->watch_log_max : DEFAULT_WATCH_LOG_MAX;
+    s->sync_full = opts->sync_full;
+    s->admit = store__admit_api;
+    pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->pool_lock, NULL);
+    pthread_mutex_init(&s->qlock, NULL);
+    pthread_cond_init(&s->qcond, NULL);
+    s->hub = store__hub_new(opts->watcher_queue_max ? opts->watcher_queue_max
+                                                    : DEFAULT_WATCHER_QUEUE_MAX);
+    int rc = conn_open(s, &s->w, true, e);
+    if (!rc)
+        rc = exec_sql(s->w.db, SCHEMA, e);
+    if (rc) {
+        store_close(s);
+        return rc;
+    }
+    atomic_store(&s->rv, (uint64_t)meta_get(&s->w, "rv"));
+    atomic_store(&s->compacted, (uint64_t)meta_get(&s->w, "compacted"));
+    s->next_rv = atomic_load(&s->rv);
+    rc = bootstrap_namespaces(s, e);
+    if (rc >= 0) {
+        int n = store_gc_orphans(s, e);
+        rc = n < 0 ? n : 0;
+    }
+    if (rc) {
+        store_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    store__hub_close(s->hub);
+    for (size_t i = 0; i < s->npool; i++) {
+        conn_close(s->pool[i]);
+        free(s->pool[i]);
+    }
+    free(s->pool);
+    if (s->w.db)
+        conn_close(&s->w);
+    free(s->pending);
+    pthread_mutex_destroy(&s->wlock);
+    pthread_mutex_destroy(&s->pool_lock);
+    pthread_mutex_destroy(&s->qlock);
+    pthread_cond_destroy(&s->qcond);
+    free(s->path);
+    free(s);
+}
+
+uint64_t store_current_rv(struct store *s)
+{
+    return atomic_load(&s->rv);
+}
+
+uint64_t store__compacted_rv(struct store *s)
+{
+    return atomic_load(&s->compacted);
+}
+
+struct store__hub *store__hub(struct store *s)
+{
+    return s->hub;
+}
+
+void store__set_admit(struct store *s, store__admit_fn fn)
+{
+    s->admit = fn ? fn : store__admit_api;
+}
+
+/* ---- reads ----------------------------------------------------------------------------- */
+
+int store_get(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+              json_t **out, struct err *e)
+{
+    *out = NULL;
+    struct store__conn *c = store__conn_get(s, e);
+    if (!c)
+        return ERR_IO;
+    sqlite3_stmt *st = store__stmt(c, ST_GET);
+    bind_text(st, 1, r->key);
+    bind_text(st, 2, r->namespaced ? ns : "");
+    bind_text(st, 3, name);
+    int step = sqlite3_step(st);
+    int rc = 0;
+    if (step == SQLITE_ROW) {
+        *out = load_text((const char *)sqlite3_column_text(st, 0));
+        if (!*out)
+            rc = err_set(e, ERR_INTERNAL, "store: stored %s \"%s\" is not JSON", r->key, name);
+    } else if (step == SQLITE_DONE) {
+        rc = not_found(e, r, name);
+    } else {
+        rc = db_err(e, c->db, "read");
+    }
+    sqlite3_reset(st);
+    store__conn_put(s, c);
+    return rc;
+}
+
+/* ---- continue tokens: base64url("<rv>\n<ns>\n<name>") ----------------------------------- */
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static char *b64_encode(const char *in, size_t n)
+{
+    struct sb out = SB_INIT;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)in[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned char)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)in[i + 2];
+        sb_addch(&out, B64[(v >> 18) & 63]);
+        sb_addch(&out, B64[(v >> 12) & 63]);
+        if (i + 1 < n)
+            sb_addch(&out, B64[(v >> 6) & 63]);
+        if (i + 2 < n)
+            sb_addch(&out, B64[v & 63]);
+    }
+    return sb_take(&out);
+}
+
+/* Decode; NULL when in is not base64url. */
+static char *b64_decode(const char *in)
+{
+    struct sb out = SB_INIT;
+    unsigned v = 0;
+    int bits = 0;
+    for (const char *p = in; *p; p++) {
+        const char *at = strchr(B64, *p);
+        if (!at || *p == '\0') {
+            sb_release(&out);
+            return NULL;
+        }
+        v = (v << 6) | (unsigned)(at - B64);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            sb_addch(&out, (char)((v >> bits) & 0xff));
+        }
+    }
+    if (!out.buf)
+        return xstrdup("");
+    return sb_take(&out);
+}
+
+static char *token_make(uint64_t rv, const char *ns, const char *name)
+{
+    struct sb raw = SB_INIT;
+    sb_addf(&raw, "%llu\n%s\n%s", (unsigned long long)rv, ns, name);
+    char *tok = b64_encode(raw.buf, raw.len);
+    sb_release(&raw);
+    return tok;
+}
+
+static int token_parse(const char *tok, uint64_t *rv, char **ns, char **name, struct err *e)
+{
+    char *raw = b64_decode(tok);
+    char *nl1 = raw ? strchr(raw, '\n') : NULL;
+    char *nl2 = nl1 ? strchr(nl1 + 1, '\n') : NULL;
+    if (!nl2) {
+        free(raw);
+        return err_set(e, ERR_PARSE, "continue key is not valid: invalid continue token");
+    }
+    *nl1 = *nl2 = '\0';
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(raw, &end, 10);
+    if (errno || *end || end == raw) {
+        free(raw);
+        return err_set(e, ERR_PARSE, "continue key is not valid: invalid continue token");
+    }
+    *rv = v;
+    *ns = xstrdup(nl1 + 1);
+    *name = xstrdup(nl2 + 1);
+    free(raw);
+    return 0;
+}
+
+/* ---- list --------------------------------------------------------------------------------- */
+
+struct list_query {
+    struct store__selector labels, fields;
+    bool filtering;
+};
+
+struct parse_job {
+    char **texts;
+    json_t **items;
+    size_t from, to;
+};
+
+static void *parse_range(void *arg)
+{
+    struct parse_job *j = arg;
+    for (size_t i = j->from; i < j->to; i++) {
+        j->items[i] = load_text(j->texts[i]);
+        free(j->texts[i]);
+        j->texts[i] = NULL;
+    }
+    return NULL;
+}
+
+/* Turn out->raw into out->items. Parsing dominates a large list (jansson
+ * builds a hash table per object), so it is split over the cores. */
+static void parse_all(struct store_list *out)
+{
+    size_t n = out->n;
+    out->items = xcalloc(n ? n : 1, sizeof(*out->items));
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t k = n >= 4096 && cpus > 1 ? (size_t)(cpus > 4 ? 4 : cpus) : 1;
+    struct parse_job jobs[4];
+    pthread_t th[4];
+    bool started[4] = {false};
+    for (size_t i = 0; i < k; i++) {
+        jobs[i] = (struct parse_job){out->raw, out->items, n * i / k, n * (i + 1) / k};
+        if (i > 0)
+            started[i] = pthread_create(&th[i], NULL, parse_range, &jobs[i]) == 0;
+    }
+    parse_range(&jobs[0]);
+    for (size_t i = 1; i < k; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            parse_range(&jobs[i]);
+    }
+    free(out->raw);
+    out->raw = NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out->items[i])
+            out->items[kept++] = out->items[i];
+    out->n = kept;
+}
+
+static int list_scan(struct store *s, struct store__conn *c, const struct store_resource *r,
+                     const char *ns, const struct store_list_opts *o, struct list_query *q,
+                     const char *after_ns, const char *after_name, struct store_list *out,
+                     struct err *e)
+{
+    struct sb sql = SB_INIT;
+    sb_adds(&sql, "SELECT ns, name, doc FROM objects WHERE res=?1");
+    if (ns)
+        sb_adds(&sql, " AND ns=?2");
+    if (after_name)
+        sb_adds(&sql, " AND (ns, name) > (?3, ?4)");
+    sb_adds(&sql, " ORDER BY ns, name");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c->db, sql.buf, -1, &st, NULL) != SQLITE_OK) {
+        sb_release(&sql);
+        return db_err(e, c->db, "list");
+    }
+    sb_release(&sql);
+    bind_text(st, 1, r->key);
+    if (ns)
+        bind_text(st, 2, ns);
+    if (after_name) {
+        bind_text(st, 3, after_ns);
+        bind_text(st, 4, after_name);
+    }
+    size_t cap = 0;
+    char *last_ns = NULL, *last_name = NULL;
+    bool more = false;
+    /* Unfiltered lists parse after the scan, on several threads. */
+    bool defer = !o->raw && !q->filtering;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 2);
+        json_t *obj = NULL;
+        if (q->filtering && !store__selector_may_match_text(&q->labels, &q->fields, text))
+            continue;
+        if (q->filtering) {
+            obj = load_text(text);
+            if (!obj)
+                continue;
+            if (!store__label_selector_matches(&q->labels, obj) ||
+                !store__field_selector_matches(&q->fields, obj)) {
+                json_decref(obj);
+                continue;
+            }
+        }
+        if (o->limit && out->n == o->limit) {
+            more = true;
+            json_decref(obj);
+            break;
+        }
+        if (o->raw || defer) {
+            XGROW(out->raw, cap, out->n + 1);
+            out->raw[out->n++] = xstrdup(text);
+            json_decref(obj);
+        } else {
+            XGROW(out->items, cap, out->n + 1);
+            out->items[out->n++] = obj;
+        }
+        if (o->limit) {
+            free(last_ns);
+            free(last_name);
+            last_ns = xstrdup((const char *)sqlite3_column_text(st, 0));
+            last_name = xstrdup((const char *)sqlite3_column_text(st, 1));
+        }
+    }
+    sqlite3_finalize(st);
+    int rc = 0;
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = db_err(e, c->db, "list");
+    if (defer)
+        parse_all(out);
+    if (!rc && more) {
+        out->continue_token = token_make(out->resource_version, last_ns, last_name);
+        if (!q->filtering) {
+            /* Items after the last returned one (Kubernetes reports this only
+             * when no selector filters the list). */
+            const char *cnt = ns ? "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2 AND "
+                                   "(ns, name) > (?3, ?4)"
+                                 : "SELECT count(*) FROM objects WHERE res=?1 AND "
+                                   "(ns, name) > (?3, ?4)";
+            if (sqlite3_prepare_v2(c->db, cnt, -1, &st, NULL) == SQLITE_OK) {
+                bind_text(st, 1, r->key);
+                if (ns)
+                    bind_text(st, 2, ns);
+                bind_text(st, 3, last_ns);
+                bind_text(st, 4, last_name);
+                if (sqlite3_step(st) == SQLITE_ROW)
+                    out->remaining = sqlite3_column_int64(st, 0);
+                sqlite3_finalize(st);
+            }
+        }
+    }
+    free(last_ns);
+    free(last_name);
+    return rc;
+}
+
+int store_list(struct store *s, const struct store_resource *r, const char *ns,
+               const struct store_list_opts *opts, struct store_list *out, struct err *e)
+{
+    static const struct store_list_opts none = {0};
+    const struct store_list_opts *o = opts ? opts : &none;
+    memset(out, 0, sizeof(*out));
+    out->remaining = -1;
+    if (!r->namespaced || (ns && !*ns))
+        ns = NULL;
+    struct list_query q = {0};
+    int rc = store__label_selector_parse(o->label_selector, &q.labels, e);
+    if (rc)
+        return rc;
+    rc = store__field_selector_parse(r, o->field_selector, &q.fields, e);
+    if (rc) {
+        store__selector_release(&q.labels);
+        return rc;
+    }
+    q.filtering = q.labels.n || q.fields.n;
+    uint64_t token_rv = 0;
+    char *after_ns = NULL, *after_name = NULL;
+    if (o->continue_token && *o->continue_token) {
+        rc = token_parse(o->continue_token, &token_rv, &after_ns, &after_name, e);
+        if (!rc && token_rv < store__compacted_rv(s))
+            rc = err_set(e, ERR_GONE,
+                         "The provided continue parameter is too old to display a consistent "
+                         "list result. You can start a new list without the continue parameter.");
+    }
+    struct store__conn *c = NULL;
+    if (!rc) {
+        c = store__conn_get(s, e);
+        if (!c)
+            rc = ERR_IO;
+    }
+    if (!rc)
+        rc = exec_sql(c->db, "BEGIN", e);
+    if (!rc) {
+        /* The version read in the same transaction as the rows: the list is
+         * exactly the state at that version. */
+        out->resource_version = token_rv ? token_rv : (uint64_t)meta_get(c, "rv");
+        rc = list_scan(s, c, r, ns, o, &q, after_ns, after_name, out, e);
+        struct err ignored;
+        err_init(&ignored);
+        (void)exec_sql(c->db, "COMMIT", &ignored);
+    }
+    store__conn_put(s, c);
+    free(after_ns);
+    free(after_name);
+    store__selector_release(&q.labels);
+    store__selector_release(&q.fields);
+    if (rc)
+        store_list_release(out);
+    return rc;
+}
+
+void store_list_release(struct store_list *l)
+{
+    bool big = l->n >= 10000;
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->items)
+            json_decref(l->items[i]);
+        if (l->raw)
+            free(l->raw[i]);
+    }
+    free(l->items);
+    free(l->raw);
+    free(l->continue_token);
+    memset(l, 0, sizeof(*l));
+    l->remaining = -1;
+#ifdef __GLIBC__
+    /* A large list of parsed objects is hundreds of megabytes of small
+     * blocks; give them back to the system instead of keeping the peak. */
+    if (big)
+        malloc_trim(0);
+#endif
+}
+
+/* ---- create ------------------------------------------------------------------------------ */
+
+static const char *const SERVER_SET_META[] = {"uid",
+                                              "resourceVersion",
+                                              "creationTimestamp",
+                                              "deletionTimestamp",
+                                              "deletionGracePeriodSeconds",
+                                              "generation",
+                                              "selfLink",
+                                              "managedFields",
+                                              NULL};
+
+/* Namespace defaults of the API server: the name label, the kubernetes
+ * finalizer in spec, phase Active. */
+static void default_namespace(json_t *doc, const char *name)
+{
+    json_t *m = meta_of(doc);
+    json_t *labels = json_object_get(m, "labels");
+    if (!json_is_object(labels)) {
+        labels = json_object();
+        json_object_set_new(m, "labels", labels);
+    }
+    json_object_set_new(labels, "kubernetes.io/metadata.name", json_string(name));
+    json_t *spec = json_object_get(doc, "spec");
+    if (!json_is_object(spec)) {
+        spec = json_object();
+        json_object_set_new(doc, "spec", spec);
+    }
+    if (!json_object_get(spec, "finalizers"))
+        json_object_set_new(spec, "finalizers", json_pack("[s]", "kubernetes"));
+    json_object_set_new(doc, "status", json_pack("{s:s}", "phase", "Active"));
+}
+
+static json_t *obj_child(json_t *parent, const char *key)
+{
+    json_t *c = json_object_get(parent, key);
+    if (!json_is_object(c)) {
+        c = json_object();
+        json_object_set_new(parent, key, c);
+    }
+    return c;
+}
+
+/* Job defaults of the API server that need the uid (the controller-uid
+ * selector and template labels), and Kueue's Job webhook: a Job with a queue
+ * name is created suspended (spec/lifecycle.md section 2.2). */
+static void default_job(json_t *doc, const char *uid, const char *name)
+{
+    json_t *spec = obj_child(doc, "spec");
+    json_t *labels = json_object_get(meta_of(doc), "labels");
+    json_t *queue = json_object_get(labels, "kueue.x-k8s.io/queue-name");
+    if (json_is_string(queue) && *json_string_value(queue))
+        json_object_set_new(spec, "suspend", json_true());
+    else if (!json_object_get(spec, "suspend"))
+        json_object_set_new(spec, "suspend", json_false());
+    if (!json_is_true(json_object_get(spec, "manualSelector"))) {
+        json_t *sel = obj_child(spec, "selector");
+        json_t *ml = obj_child(sel, "matchLabels");
+        json_object_set_new(ml, "batch.kubernetes.io/controller-uid", json_string(uid));
+        json_t *tl = obj_child(obj_child(obj_child(spec, "template"), "metadata"), "labels");
+        json_object_set_new(tl, "batch.kubernetes.io/controller-uid", json_string(uid));
+        json_object_set_new(tl, "batch.kubernetes.io/job-name", json_string(name));
+        json_object_set_new(tl, "controller-uid", json_string(uid));
+        json_object_set_new(tl, "job-name", json_string(name));
+    }
+    if (!json_object_get(spec, "backoffLimit"))
+        json_object_set_new(spec, "backoffLimit", json_integer(6));
+    if (!json_object_get(spec, "completionMode"))
+        json_object_set_new(spec, "completionMode", json_string("NonIndexed"));
+    if (!json_object_get(spec, "podReplacementPolicy"))
+        json_object_set_new(spec, "podReplacementPolicy", json_string("TerminatingOrFailed"));
+}
+
+/* Check the namespace a new object goes into (under the write lock). */
+static int check_namespace(struct store *s, const struct store_resource *r, const char *ns,
+                           const char *name, struct err *e)
+{
+    const struct store_resource *nsr = store_resource_find("namespaces");
+    json_t *nso;
+    int rc = w_load(s, nsr, "", ns, &nso, e);
+    if (rc)
+        return rc;
+    if (!nso)
+        return err_set(e, ERR_NOT_FOUND, "namespaces \"%s\" not found", ns);
+    bool terminating = has_deletion(nso);
+    json_decref(nso);
+    if (terminating)
+        return err_set(e, ERR_FORBIDDEN,
+                       "%s \"%s\" is forbidden: unable to create new content in namespace %s "
+                       "because it is being terminated",
+                       res_name(r), name, ns);
+    return 0;
+}
+
+/* Build the document to store from a create request (everything that needs
+ * no lock). *out owned. */
+static int prepare_create(struct store *s, const struct store_resource *r, const char *ns,
+                          const json_t *obj, json_t **out, struct err *e)
+{
+    *out = NULL;
+    if (!json_is_object(obj))
+        return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
+    if (r->namespaced && (!ns || !*ns))
+        ns = store__meta_str(obj, "namespace");
+    if (r->namespaced && (!ns || !*ns))
+        return err_set(e, ERR_PARSE, "a namespace is required for %s", res_name(r));
+    json_t *doc = json_deep_copy(obj);
+    char gv[128];
+    json_object_set_new(doc, "apiVersion", json_string(group_version(r, gv, sizeof(gv))));
+    json_object_set_new(doc, "kind", json_string(r->kind));
+    json_t *m = meta_of(doc);
+    const char *body_ns = store__meta_str(doc, "namespace");
+    if (r->namespaced) {
+        if (body_ns && *body_ns && strcmp(body_ns, ns)) {
+            json_decref(doc);
+            return err_set(e, ERR_PARSE,
+                           "the namespace of the provided object does not match "
+                           "the namespace sent on the request");
+        }
+        json_object_set_new(m, "namespace", json_string(ns));
+    } else {
+        json_object_del(m, "namespace");
+    }
+    for (const char *const *f = SERVER_SET_META; *f; f++)
+        json_object_del(m, *f);
+    if (r->has_status)
+        json_object_del(doc, "status");
+    const char *name = store__meta_str(doc, "name");
+    const char *gen = store__meta_str(doc, "generateName");
+    if ((!name || !*name) && gen && *gen) {
+        char suffix[6];
+        name_suffix(suffix);
+        struct sb nb = SB_INIT;
+        sb_addf(&nb, "%s%s", gen, suffix);
+        json_object_set_new(m, "name", json_string(nb.buf));
+        sb_release(&nb);
+    } else if (!name || !*name) {
+        json_decref(doc);
+        size_t mark = err_push_field(e, "metadata");
+        err_push_field(e, "name");
+        err_field(e, ERR_INVALID, "Required value: name or generateName is required");
+        err_restore(e, mark);
+        return ERR_INVALID;
+    }
+    name = store__meta_str(doc, "name");
+    err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
+    int rc = check_name(r, name, e);
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    char uid[37], now[TM_RFC3339_LEN];
+    new_uid(uid);
+    now_rfc3339(now);
+    json_object_set_new(m, "uid", json_string(uid));
+    json_object_set_new(m, "creationTimestamp", json_string(now));
+    json_object_set_new(m, "generation", json_integer(1));
+    if (!strcmp(r->key, "namespaces"))
+        default_namespace(doc, name);
+    else if (!strcmp(r->key, "jobs.batch"))
+        default_job(doc, uid, name);
+    rc = s->admit(r, doc, NULL, e);
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    *out = doc;
+    return 0;
+}
+
+/* Give doc a fresh generateName suffix after a collision. */
+static void regenerate_name(json_t *doc)
+{
+    const char *gen = store__meta_str(doc, "generateName");
+    char suffix[6];
+    name_suffix(suffix);
+    struct sb nb = SB_INIT;
+    sb_addf(&nb, "%s%s", gen, suffix);
+    json_object_set_new(meta_of(doc), "name", json_string(nb.buf));
+    sb_release(&nb);
+    if (json_is_object(json_object_get(doc, "spec")) &&
+        !strcmp(json_string_value(json_object_get(doc, "kind")), "Job")) {
+        /* The Job's template labels carry its name. */
+        json_t *tl = json_object_get(
+            json_object_get(json_object_get(json_object_get(doc, "spec"), "template"), "metadata"),
+            "labels");
+        if (json_is_object(tl) && json_object_get(tl, "job-name")) {
+            json_object_set(tl, "job-name", json_object_get(meta_of(doc), "name"));
+            json_object_set(tl, "batch.kubernetes.io/job-name",
+                            json_object_get(meta_of(doc), "name"));
+        }
+    }
+}
+
+struct create_op {
+    struct wop base;
+    const struct store_resource *r;
+    const char *ns; /* "" for cluster-scoped */
+    json_t *doc;    /* the object to store (the caller's) */
+    bool generated, dry_run;
+};
+
+static int create_run(struct store *s, struct wop *op)
+{
+    struct create_op *c = (struct create_op *)op;
+    struct err *e = op->e;
+    int rc = 0;
+    if (c->r->namespaced)
+        rc = check_namespace(s, c->r, c->ns, store__meta_str(c->doc, "name"), e);
+    for (int attempt = 0; !rc; attempt++) {
+        json_t *cur;
+        rc = w_load(s, c->r, c->ns, store__meta_str(c->doc, "name"), &cur, e);
+        if (rc || !cur)
+            break;
+        json_decref(cur);
+        if (!c->generated || attempt >= 8)
+            return err_set(e, ERR_EXISTS, "%s \"%s\" already exists", res_name(c->r),
+                           store__meta_str(c->doc, "name"));
+        regenerate_name(c->doc);
+    }
+    if (rc)
+        return rc;
+    if (c->dry_run) {
+        op->discard = true;
+        return 0;
+    }
+    return obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
+}
+
+int store_create(struct store *s, const struct store_resource *r, const char *ns, const json_t *obj,
+                 const struct store_write_opts *opts, json_t **out, struct err *e)
+{
+    *out = NULL;
+    json_t *doc;
+    int rc = prepare_create(s, r, ns, obj, &doc, e);
+    if (rc)
+        return rc;
+    struct create_op c = {
+        .base = {.run = create_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? store__meta_str(doc, "namespace") : "",
+        .doc = doc,
+        .generated = !store__meta_str(obj, "name") || !*store__meta_str(obj, "name"),
+        .dry_run = opts && opts->dry_run,
+    };
+    rc = run_write(s, &c.base);
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    *out = doc;
+    return 0;
+}
+
+/* ---- update -------------------------------------------------------------------------------- */
+
+/* Does anything outside metadata and status differ? */
+static bool spec_changed(const json_t *a, const json_t *b)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)a, k, v)
+    {
+        if (!strcmp(k, "metadata") || !strcmp(k, "status") || !strcmp(k, "apiVersion") ||
+            !strcmp(k, "kind"))
+            continue;
+        if (!json_equal(v, json_object_get(b, k)))
+            return true;
+    }
+    json_object_foreach((json_t *)b, k, v)
+    {
+        if (!strcmp(k, "metadata") || !strcmp(k, "status") || !strcmp(k, "apiVersion") ||
+            !strcmp(k, "kind"))
+            continue;
+        if (!json_object_get(a, k))
+            return true;
+    }
+    return false;
+}
+
+/* Once deletionTimestamp is set, no finalizer may be added. */
+static int check_finalizers(const json_t *cur, const json_t *next, struct err *e)
+{
+    if (!has_deletion(cur))
+        return 0;
+    json_t *of = json_object_get(json_object_get(cur, "metadata"), "finalizers");
+    json_t *nf = json_object_get(json_object_get(next, "metadata"), "finalizers");
+    struct sb added = SB_INIT;
+    size_t i;
+    json_t *v;
+    json_array_foreach(nf, i, v)
+    {
+        if (json_is_string(v) && !str_in_array(of, json_string_value(v)))
+            sb_addf(&added, "%s\"%s\"", added.len ? ", " : "", json_string_value(v));
+    }
+    if (!added.len)
+        return 0;
+    size_t mark = err_push_field(e, "metadata");
+    err_push_field(e, "finalizers");
+    err_field(e, ERR_INVALID,
+              "Forbidden: no new finalizers can be added if the object is being deleted, found "
+              "new finalizers []string{%s}",
+              added.buf);
+    err_restore(e, mark);
+    sb_release(&added);
+    return ERR_INVALID;
+}
+
+/* Build the object to store from the current one and the request's next
+ * (owned; consumed). *out owned. */
+static json_t *merge_update(const struct store_resource *r, const json_t *cur, json_t *next,
+                            bool status)
+{
+    if (status) {
+        json_t *res = json_deep_copy(cur);
+        json_t *st = json_object_get(next, "status");
+        if (st)
+            json_object_set(res, "status", st);
+        else
+            json_object_del(res, "status");
+        json_decref(next);
+        return res;
+    }
+    char gv[128];
+    json_object_set_new(next, "apiVersion", json_string(group_version(r, gv, sizeof(gv))));
+    json_object_set_new(next, "kind", json_string(r->kind));
+    json_t *m = meta_of(next);
+    json_t *cm = json_object_get(cur, "metadata");
+    static const char *const keep[] = {"name",
+                                       "namespace",
+                                       "uid",
+                                       "creationTimestamp",
+                                       "deletionTimestamp",
+                                       "deletionGracePeriodSeconds",
+                                       "generation",
+                                       "managedFields",
+                                       NULL};
+    for (const char *const *f = keep; *f; f++) {
+        json_t *v = json_object_get(cm, *f);
+        if (v)
+            json_object_set(m, *f, v);
+        else
+            json_object_del(m, *f);
+    }
+    json_object_del(m, "selfLink");
+    if (!strcmp(r->key, "namespaces")) {
+        json_t *labels = json_object_get(m, "labels");
+        if (!json_is_object(labels)) {
+            labels = json_object();
+            json_object_set_new(m, "labels", labels);
+        }
+        json_object_set(labels, "kubernetes.io/metadata.name", json_object_get(m, "name"));
+    }
+    if (r->has_status) {
+        json_t *st = json_object_get(cur, "status");
+        if (st)
+            json_object_set(next, "status", st);
+        else
+            json_object_del(next, "status");
+    }
+    return next;
+}
+
+/* The common tail of update and mutate, under the write lock in an open
+ * transaction: cur is the stored object (borrowed), next the requested one
+ * (owned, consumed). */
+static int apply_update(struct store *s, const struct store_resource *r, const json_t *cur,
+                        json_t *next, const struct store_write_opts *o, json_t **out, bool *wrote,
+                        struct err *e)
+{
+    *wrote = false;
+    if (o->status && !r->has_status) {
+        json_decref(next);
+        return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
+    }
+    json_t *res = merge_update(r, cur, next, o->status);
+    int rc = check_finalizers(cur, res, e);
+    if (!rc)
+        rc = s->admit(r, res, cur, e);
+    if (rc) {
+        json_decref(res);
+        return rc;
+    }
+    json_t *cm = json_object_get(cur, "metadata");
+    json_object_set(meta_of(res), "resourceVersion", json_object_get(cm, "resourceVersion"));
+    if (!o->status && spec_changed(cur, res)) {
+        json_int_t g = json_integer_value(json_object_get(cm, "generation"));
+        json_object_set_new(meta_of(res), "generation", json_integer(g + 1));
+    }
+    if (json_equal(res, (json_t *)cur)) {
+        /* Nothing changes: no new version, no event (controllers that write
+         * the same status again rely on it). */
+        json_decref(res);
+        *out = json_deep_copy(cur);
+        return 0;
+    }
+    if (o->dry_run) {
+        *out = res;
+        return 0;
+    }
+    bool owners_changed = !json_equal(json_object_get(cm, "ownerReferences"),
+                                      json_object_get(meta_of(res), "ownerReferences"));
+    if (has_deletion(res) && n_finalizers(res) == 0)
+        rc = obj_remove(s, r, res, 0, e);
+    else
+        rc = obj_put(s, r, res, STORE_MODIFIED, owners_changed, cur, e);
+    if (rc) {
+        json_decref(res);
+        return rc;
+    }
+    *wrote = true;
+    *out = res;
+    return 0;
+}
+
+struct update_op {
+    struct wop base;
+    const struct store_resource *r;
+    const char *ns; /* "" for cluster-scoped */
+    const char *name;
+    const json_t *obj;   /* update: the new object (borrowed) */
+    const char *want_rv; /* update: the precondition, or NULL */
+    store_mutate_fn fn;  /* mutate: the change */
+    void *arg;
+    const struct store_write_opts *o;
+    json_t *out;
+};
+
+/* The requested object from a mutation (owned), or NULL with e set. */
+static json_t *mutated(struct update_op *u, const json_t *cur, struct err *e)
+{
+    json_t *next = u->fn(cur, u->arg, e);
+    if (!next) {
+        if (!e->code)
+            err_set(e, ERR_INTERNAL, "mutation returned nothing");
+        return NULL;
+    }
+    const char *nn = store__meta_str(next, "name");
+    const char *nns = store__meta_str(next, "namespace");
+    if (!json_is_object(next))
+        err_set(e, ERR_PARSE, "the patched object is not a JSON object");
+    else if (nn && strcmp(nn, u->name))
+        err_set(e, ERR_PARSE, "the name of the object (%s) does not match the name on the URL (%s)",
+                nn, u->name);
+    else if (u->r->namespaced && nns && *nns && strcmp(nns, u->ns))
+        err_set(e, ERR_PARSE,
+                "the namespace of the provided object does not match the "
+                "namespace sent on the request");
+    else
+        return next;
+    json_decref(next);
+    return NULL;
+}
+
+static int update_run(struct store *s, struct wop *op)
+{
+    struct update_op *u = (struct update_op *)op;
+    struct err *e = op->e;
+    json_t *cur;
+    int rc = w_load(s, u->r, u->ns, u->name, &cur, e);
+    if (rc)
+        return rc;
+    if (!cur)
+        return not_found(e, u->r, u->name);
+    json_t *next = NULL;
+    if (u->want_rv && strcmp(u->want_rv, store__meta_str(cur, "resourceVersion")))
+        rc = err_set(e, ERR_CONFLICT,
+                     "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
+                     "please apply your changes to the latest version and try again",
+                     res_name(u->r), u->name);
+    else if (u->fn)
+        rc = (next = mutated(u, cur, e)) ? 0 : e->code;
+    else
+        next = json_deep_copy(u->obj);
+    bool wrote = false;
+    if (!rc)
+        rc = apply_update(s, u->r, cur, next, u->o, &u->out, &wrote, e);
+    json_decref(cur);
+    if (!rc && !wrote)
+        op->discard = true;
+    return rc;
+}
+
+static bool rv_required(const struct store_resource *r)
+{
+    return !strcmp(r->group, "kueue.x-k8s.io");
+}
+
+int store_update(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                 const json_t *obj, const struct store_write_opts *opts, json_t **out,
+                 struct err *e)
+{
+    static const struct store_write_opts none = {0};
+    *out = NULL;
+    err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
+    if (!json_is_object(obj))
+        return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
+    const char *body_name = store__meta_str(obj, "name");
+    if (body_name && strcmp(body_name, name))
+        return err_set(e, ERR_PARSE,
+                       "the name of the object (%s) does not match the name on the URL (%s)",
+                       body_name, name);
+    const char *body_ns = store__meta_str(obj, "namespace");
+    if (r->namespaced && body_ns && *body_ns && strcmp(body_ns, ns))
+        return err_set(e, ERR_PARSE,
+                       "the namespace of the provided object does not match the "
+                       "namespace sent on the request");
+    const char *want_rv = store__meta_str(obj, "resourceVersion");
+    if ((!want_rv || !*want_rv) && rv_required(r)) {
+        size_t mark = err_push_field(e, "metadata");
+        err_push_field(e, "resourceVersion");
+        err_field(e, ERR_INVALID, "Invalid value: 0x0: must be specified for an update");
+        err_restore(e, mark);
+        return ERR_INVALID;
+    }
+    struct update_op u = {
+        .base = {.run = update_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .name = name,
+        .obj = obj,
+        .want_rv = want_rv && *want_rv ? want_rv : NULL,
+        .o = opts ? opts : &none,
+    };
+    int rc = run_write(s, &u.base);
+    if (rc) {
+        json_decref(u.out);
+        return rc;
+    }
+    *out = u.out;
+    return 0;
+}
+
+int store_mutate(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                 store_mutate_fn fn, void *arg, const struct store_write_opts *opts, json_t **out,
+                 struct err *e)
+{
+    static const struct store_write_opts none = {0};
+    *out = NULL;
+    err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
+    struct update_op u = {
+        .base = {.run = update_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .name = name,
+        .fn = fn,
+        .arg = arg,
+        .o = opts ? opts : &none,
+    };
+    int rc = run_write(s, &u.base);
+    if (rc) {
+        json_decref(u.out);
+        return rc;
+    }
+    *out = u.out;
+    return 0;
+}
+
+/* ---- delete -----------------------------------------------------------------------------------
+ */
+
+struct delete_op {
+    struct wop base;
+    const struct store_resource *r;
+    const char *ns; /* "" for cluster-scoped */
+    const char *name;
+    const struct store_delete_opts *o;
+    const char *policy;
+    json_t *cur; /* the object as last stored */
+    bool deleted;
+};
+
+static int delete_run(struct store *s, struct wop *op)
+{
+    struct delete_op *d = (struct delete_op *)op;
+    struct err *e = op->e;
+    const struct store_delete_opts *o = d->o;
+    int rc = w_load(s, d->r, d->ns, d->name, &d->cur, e);
+    if (rc)
+        return rc;
+    if (!d->cur)
+        return not_found(e, d->r, d->name);
+    const char *uid = store__meta_str(d->cur, "uid");
+    const char *rv = store__meta_str(d->cur, "resourceVersion");
+    if (o->precondition_uid && strcmp(o->precondition_uid, uid ? uid : ""))
+        return err_set(e, ERR_CONFLICT,
+                       "Operation cannot be fulfilled on %s \"%s\": Precondition failed: UID in "
+                       "precondition: %s, UID in object meta: %s",
+                       res_name(d->r), d->name, o->precondition_uid, uid ? uid : "");
+    if (o->precondition_resource_version && strcmp(o->precondition_resource_version, rv ? rv : ""))
+        return err_set(e, ERR_CONFLICT,
+                       "Operation cannot be fulfilled on %s \"%s\": Precondition failed: "
+                       "ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
+                       res_name(d->r), d->name, o->precondition_resource_version, rv ? rv : "");
+    if (o->dry_run) {
+        d->deleted = n_finalizers(d->cur) == 0 && strcmp(d->r->key, "namespaces");
+        op->discard = true;
+        return 0;
+    }
+    char before[24];
+    snprintf(before, sizeof(before), "%s", rv ? rv : "");
+    rc = do_delete(s, d->r, d->cur, d->policy, 0, &d->deleted, e);
+    if (!rc && !strcmp(before, store__meta_str(d->cur, "resourceVersion")))
+        op->discard = true; /* already being deleted: nothing changed */
+    return rc;
+}
+
+int store_delete(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                 const struct store_delete_opts *opts, json_t **out, bool *deleted, struct err *e)
+{
+    static const struct store_delete_opts none = {0};
+    const struct store_delete_opts *o = opts ? opts : &none;
+    if (out)
+        *out = NULL;
+    *deleted = false;
+    err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
+    const char *policy = o->propagation_policy ? o->propagation_policy : "Background";
+    if (strcmp(policy, "Background") && strcmp(policy, "Foreground") && strcmp(policy, "Orphan"))
+        return err_set(e, ERR_INVALID,
+                       "propagationPolicy: Unsupported value: \"%s\": supported values: "
+                       "\"Foreground\", \"Background\", \"Orphan\"",
+                       policy);
+    struct delete_op d = {
+        .base = {.run = delete_run, .e = e},
+        .r = r,
+        .ns = r->namespaced ? ns : "",
+        .name = name,
+        .o = o,
+        .policy = policy,
+    };
+    int rc = run_write(s, &d.base);
+    if (!rc)
+        *deleted = d.deleted;
+    if (rc || !out) {
+        json_decref(d.cur);
+        return rc;
+    }
+    *out = d.cur;
+    return 0;
+}
+
+/* ---- orphans --------------------------------------------------------------------------------- */
+
+int store_gc_orphans(struct store *s, struct err *e)
+{
+    pthread_mutex_lock(&s->wlock);
+    int rc = tx_begin(s, e);
+    int deleted = 0;
+    /* Owner uids that no object has: their dependents are orphans unless
+     * another owner of theirs exists (collect_dependents checks). */
+    json_t *uids = json_array();
+    if (!rc) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(s->w.db,
+                               "SELECT DISTINCT owner_uid FROM owners WHERE owner_uid NOT IN "
+                               "(SELECT uid FROM objects)",
+                               -1, &st, NULL) != SQLITE_OK) {
+            rc = db_err(e, s->w.db, "orphans");
+        } else {
+            while (sqlite3_step(st) == SQLITE_ROW)
+                json_array_append_new(uids, json_string((const char *)sqlite3_column_text(st, 0)));
+            sqlite3_finalize(st);
+        }
+    }
+    size_t i;
+    json_t *u;
+    uint64_t before = s->next_rv;
+    json_array_foreach(uids, i, u)
+    {
+        if (rc)
+            break;
+        rc = collect_dependents(s, json_string_value(u), false, 0, e);
+    }
+    json_decref(uids);
+    deleted = (int)(s->next_rv - before);
+    if (!rc)
+        rc = tx_commit(s, e);
+    else
+        tx_rollback(s);
+    pthread_mutex_unlock(&s->wlock);
+    return rc ? rc : deleted;
+}

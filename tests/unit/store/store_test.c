@@ -1,0 +1,1064 @@
+/* Unit tests for the store: CRUD, generateName, conflicts, the status split,
+ * generation, finalizers, garbage collection, namespace deletion, selectors,
+ * pagination, admission, restart. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "store/store.h"
+#include "store/store_int.h"
+#include "store_test_util.h"
+
+static const struct store_resource *R(const char *key)
+{
+    const struct store_resource *r = store_resource_find(key);
+    assert_non_null(r);
+    return r;
+}
+
+#define WL "workloads.kueue.x-k8s.io"
+#define CQ "clusterqueues.kueue.x-k8s.io"
+
+static json_t *parse(const char *text)
+{
+    json_error_t je;
+    json_t *v = json_loads(text, 0, &je);
+    if (!v)
+        fail_msg("bad test JSON: %s: %s", je.text, text);
+    return v;
+}
+
+#define TEMPLATE                                                                                   \
+    "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}],"             \
+    "\"restartPolicy\":\"Never\"}}"
+
+/* A valid batch/v1 Job. */
+static json_t *job_doc(const char *name)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "{\"metadata\":{\"name\":\"%s\"},\"spec\":{" TEMPLATE "}}", name);
+    return parse(buf);
+}
+
+static json_t *workload(const char *name, const char *labels)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\","
+             "\"metadata\":{\"name\":\"%s\",\"labels\":%s},"
+             "\"spec\":{\"queueName\":\"lq\",\"podSets\":[{\"name\":\"main\",\"count\":1}]}}",
+             name, labels ? labels : "{}");
+    return parse(buf);
+}
+
+/* Create and return the stored object (owned). */
+static json_t *create(struct store *s, const char *res, const char *ns, json_t *obj)
+{
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = store_create(s, R(res), ns, obj, NULL, &out, &e);
+    if (rc)
+        fail_msg("create: %d %s", rc, e.message);
+    json_decref(obj);
+    return out;
+}
+
+static const char *mstr(const json_t *o, const char *f)
+{
+    return store__meta_str(o, f);
+}
+
+static json_int_t generation(const json_t *o)
+{
+    return json_integer_value(json_object_get(json_object_get(o, "metadata"), "generation"));
+}
+
+static uint64_t rv_of(const json_t *o)
+{
+    return strtoull(mstr(o, "resourceVersion"), NULL, 10);
+}
+
+static bool exists_any(struct store *s, const char *res, const char *ns, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    json_t *o = NULL;
+    int rc = store_get(s, R(res), ns, name, &o, &e);
+    json_decref(o);
+    return rc == 0;
+}
+
+static void create_ns(struct store *s, const char *name)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "{\"metadata\":{\"name\":\"%s\"}}", name);
+    json_decref(create(s, "namespaces", NULL, parse(buf)));
+}
+
+/* ---- CRUD ------------------------------------------------------------------------ */
+
+static void test_store_create_sets_server_fields(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    uint64_t before = store_current_rv(t->s);
+    json_t *in = workload("wl1", NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "uid", json_string("forged"));
+    json_object_set_new(in, "status", parse("{\"admission\":{\"clusterQueue\":\"cq\"}}"));
+    json_t *out = create(t->s, WL, "default", in);
+    assert_string_equal(mstr(out, "name"), "wl1");
+    assert_string_equal(mstr(out, "namespace"), "default");
+    const char *uid = mstr(out, "uid");
+    assert_int_equal(strlen(uid), 36);
+    assert_string_not_equal(uid, "forged");
+    assert_int_equal(uid[14], '4'); /* UUID version 4 */
+    assert_int_equal(generation(out), 1);
+    assert_non_null(mstr(out, "creationTimestamp"));
+    assert_int_equal(strlen(mstr(out, "creationTimestamp")), 20);
+    assert_int_equal(rv_of(out), before + 1);
+    assert_int_equal(store_current_rv(t->s), before + 1);
+    /* Workloads have a status subresource: status in a create is dropped. */
+    assert_null(json_object_get(out, "status"));
+
+    struct err e;
+    err_init(&e);
+    json_t *got;
+    assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &got, &e), 0);
+    assert_true(json_equal(got, out));
+    json_decref(got);
+    json_decref(out);
+
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "default", "nope", &got, &e), ERR_NOT_FOUND);
+    assert_string_equal(e.message, "workloads.kueue.x-k8s.io \"nope\" not found");
+    tstore_free(t);
+}
+
+static void test_store_create_exists(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_decref(create(t->s, WL, "default", workload("wl1", NULL)));
+    struct err e;
+    err_init(&e);
+    json_t *in = workload("wl1", NULL), *out = NULL;
+    assert_int_equal(store_create(t->s, R(WL), "default", in, NULL, &out, &e), ERR_EXISTS);
+    assert_string_equal(e.message, "workloads.kueue.x-k8s.io \"wl1\" already exists");
+    assert_null(out);
+    json_decref(in);
+    tstore_free(t);
+}
+
+static void test_store_create_namespace_rules(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct err e;
+    json_t *out = NULL, *in = workload("wl1", NULL);
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "nons", in, NULL, &out, &e), ERR_NOT_FOUND);
+    assert_string_equal(e.message, "namespaces \"nons\" not found");
+    /* The initial namespaces exist from the start. */
+    for (const char *const *n = (const char *const[]){"default", "kube-system", "kube-public",
+                                                      "kube-node-lease", NULL};
+         *n; n++) {
+        json_t *ns;
+        err_init(&e);
+        assert_int_equal(store_get(t->s, R("namespaces"), NULL, *n, &ns, &e), 0);
+        json_t *labels = json_object_get(json_object_get(ns, "metadata"), "labels");
+        assert_string_equal(
+            json_string_value(json_object_get(labels, "kubernetes.io/metadata.name")), *n);
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(ns, "status"), "phase")), "Active");
+        json_decref(ns);
+    }
+    /* A body naming another namespace is a bad request. */
+    json_object_set_new(json_object_get(in, "metadata"), "namespace", json_string("other"));
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "default", in, NULL, &out, &e), ERR_PARSE);
+    assert_string_equal(e.message, "the namespace of the provided object does not match the "
+                                   "namespace sent on the request");
+    /* Without a namespace argument, the body's is used. */
+    json_object_set_new(json_object_get(in, "metadata"), "namespace", json_string("kube-system"));
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), NULL, in, NULL, &out, &e), 0);
+    assert_string_equal(mstr(out, "namespace"), "kube-system");
+    json_decref(out);
+    json_decref(in);
+    tstore_free(t);
+}
+
+static void test_store_create_generate_name(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *seen = json_object();
+    for (int i = 0; i < 50; i++) {
+        json_t *in = parse("{\"metadata\":{\"generateName\":\"gen-\"},"
+                           "\"spec\":{\"podSets\":[{\"name\":\"main\",\"count\":1}]}}");
+        json_t *out = create(t->s, WL, "default", in);
+        const char *name = mstr(out, "name");
+        assert_int_equal(strlen(name), 9);
+        assert_memory_equal(name, "gen-", 4);
+        for (int k = 4; k < 9; k++)
+            assert_non_null(strchr("bcdfghjklmnpqrstvwxz2456789", name[k]));
+        assert_null(json_object_get(seen, name));
+        json_object_set_new(seen, name, json_true());
+        json_decref(out);
+    }
+    json_decref(seen);
+    struct err e;
+    err_init(&e);
+    json_t *in = parse("{\"metadata\":{}}"), *out = NULL;
+    assert_int_equal(store_create(t->s, R(WL), "default", in, NULL, &out, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "metadata.name");
+    assert_string_equal(e.causes[0].message, "Required value: name or generateName is required");
+    json_decref(in);
+    tstore_free(t);
+}
+
+static void test_store_create_invalid_name(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct err e;
+    err_init(&e);
+    json_t *in = workload("Bad_Name", NULL), *out = NULL;
+    uint64_t before = store_current_rv(t->s);
+    assert_int_equal(store_create(t->s, R(WL), "default", in, NULL, &out, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "metadata.name");
+    assert_non_null(
+        strstr(e.causes[0].message, "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
+    assert_int_equal(store_current_rv(t->s), before);
+    json_decref(in);
+    tstore_free(t);
+}
+
+static void test_store_dry_run_stores_nothing(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    uint64_t before = store_current_rv(t->s);
+    struct err e;
+    err_init(&e);
+    struct store_write_opts wo = {.dry_run = true};
+    json_t *in = workload("wl1", NULL), *out = NULL;
+    assert_int_equal(store_create(t->s, R(WL), "default", in, &wo, &out, &e), 0);
+    assert_string_equal(mstr(out, "name"), "wl1");
+    json_decref(out);
+    json_decref(in);
+    assert_int_equal(store_current_rv(t->s), before);
+    json_t *got;
+    assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &got, &e), ERR_NOT_FOUND);
+    tstore_free(t);
+}
+
+/* ---- update ----------------------------------------------------------------------- */
+
+static void test_store_update_conflict(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *v1 = create(t->s, WL, "default", workload("wl1", NULL));
+    json_t *edit = json_deep_copy(v1);
+    json_object_set_new(json_object_get(edit, "spec"), "queueName", json_string("lq2"));
+    struct err e;
+    err_init(&e);
+    json_t *v2 = NULL;
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v2, &e), 0);
+    assert_true(rv_of(v2) > rv_of(v1));
+    assert_int_equal(generation(v2), 2);
+    /* Writing again with the old version is a conflict. */
+    err_init(&e);
+    json_t *v3 = NULL;
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v3, &e),
+                     ERR_CONFLICT);
+    assert_string_equal(e.message,
+                        "Operation cannot be fulfilled on workloads.kueue.x-k8s.io \"wl1\": the "
+                        "object has been modified; please apply your changes to the latest "
+                        "version and try again");
+    assert_null(v3);
+    /* Kueue kinds need a resourceVersion on update. */
+    json_object_del(json_object_get(edit, "metadata"), "resourceVersion");
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v3, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "metadata.resourceVersion");
+    assert_string_equal(e.causes[0].message, "Invalid value: 0x0: must be specified for an update");
+    /* A different name in the body is a bad request; a missing object 404. */
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "other", v2, NULL, &v3, &e), ERR_PARSE);
+    json_object_set_new(json_object_get(edit, "metadata"), "name", json_string("gone"));
+    json_object_set_new(json_object_get(edit, "metadata"), "resourceVersion", json_string("1"));
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "gone", edit, NULL, &v3, &e),
+                     ERR_NOT_FOUND);
+    json_decref(edit);
+    json_decref(v1);
+    json_decref(v2);
+    tstore_free(t);
+}
+
+static void test_store_update_builtin_unconditional(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *lease =
+        create(t->s, "leases.coordination.k8s.io", "default",
+               parse("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"holderIdentity\":\"a\"}}"));
+    json_t *edit = parse("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"holderIdentity\":\"b\"}}");
+    struct err e;
+    err_init(&e);
+    json_t *out;
+    assert_int_equal(
+        store_update(t->s, R("leases.coordination.k8s.io"), "default", "l", edit, NULL, &out, &e),
+        0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(out, "spec"), "holderIdentity")), "b");
+    /* Server-set fields come from storage. */
+    assert_string_equal(mstr(out, "uid"), mstr(lease, "uid"));
+    assert_string_equal(mstr(out, "creationTimestamp"), mstr(lease, "creationTimestamp"));
+    json_decref(out);
+    json_decref(edit);
+    json_decref(lease);
+    tstore_free(t);
+}
+
+static void test_store_update_status_split(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *v1 = create(t->s, WL, "default", workload("wl1", "{\"a\":\"1\"}"));
+    struct err e;
+    /* A status write changes only status; generation stays. */
+    json_t *st = json_deep_copy(v1);
+    json_object_set_new(st, "status", parse("{\"admission\":{\"clusterQueue\":\"cq\"}}"));
+    json_object_set_new(json_object_get(st, "spec"), "queueName", json_string("ignored"));
+    json_object_set_new(json_object_get(json_object_get(st, "metadata"), "labels"), "a",
+                        json_string("ignored"));
+    struct store_write_opts so = {.status = true};
+    json_t *v2;
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", st, &so, &v2, &e), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(v2, "spec"), "queueName")), "lq");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(v2, "metadata"), "labels"), "a")),
+                        "1");
+    assert_non_null(json_object_get(v2, "status"));
+    assert_int_equal(generation(v2), 1);
+    assert_true(rv_of(v2) > rv_of(v1));
+    /* A main write keeps the stored status whatever the body says; a label
+     * change does not bump generation. */
+    json_t *main = json_deep_copy(v2);
+    json_object_del(main, "status");
+    json_object_set_new(json_object_get(json_object_get(main, "metadata"), "labels"), "b",
+                        json_string("2"));
+    json_t *v3;
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", main, NULL, &v3, &e), 0);
+    assert_true(json_equal(json_object_get(v3, "status"), json_object_get(v2, "status")));
+    assert_int_equal(generation(v3), 1);
+    /* Writing the same object again is a no-op: same version, no event. */
+    uint64_t now = store_current_rv(t->s);
+    json_t *v4;
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", v3, NULL, &v4, &e), 0);
+    assert_int_equal(rv_of(v4), rv_of(v3));
+    assert_int_equal(store_current_rv(t->s), now);
+    /* A status write on a kind without the subresource is 404. */
+    json_t *rf = create(t->s, "resourceflavors.kueue.x-k8s.io", NULL,
+                        parse("{\"metadata\":{\"name\":\"rf\"},\"status\":{\"x\":1}}"));
+    assert_non_null(json_object_get(rf, "status")); /* kept: no status subresource */
+    json_t *v5;
+    err_init(&e);
+    assert_int_equal(
+        store_update(t->s, R("resourceflavors.kueue.x-k8s.io"), NULL, "rf", rf, &so, &v5, &e),
+        ERR_NOT_FOUND);
+    json_decref(rf);
+    json_decref(v1);
+    json_decref(v2);
+    json_decref(v3);
+    json_decref(v4);
+    json_decref(st);
+    json_decref(main);
+    tstore_free(t);
+}
+
+static json_t *set_suspend(const json_t *cur, void *arg, struct err *e)
+{
+    json_t *n = json_deep_copy(cur);
+    json_object_set_new(json_object_get(n, "spec"), "suspend", json_boolean(arg != NULL));
+    return n;
+}
+
+static json_t *fail_mutation(const json_t *cur, void *arg, struct err *e)
+{
+    err_set(e, ERR_INVALID, "no");
+    return NULL;
+}
+
+static void test_store_job_webhook_and_mutate(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default",
+                         parse("{\"metadata\":{\"name\":\"j\",\"labels\":{\"kueue.x-k8s.io/"
+                               "queue-name\":\"lq\"}},\"spec\":{\"suspend\":false," TEMPLATE "}}"));
+    json_t *spec = json_object_get(job, "spec");
+    assert_true(json_is_true(json_object_get(spec, "suspend")));
+    json_t *ml = json_object_get(json_object_get(spec, "selector"), "matchLabels");
+    assert_string_equal(
+        json_string_value(json_object_get(ml, "batch.kubernetes.io/controller-uid")),
+        mstr(job, "uid"));
+    json_t *plain = create(t->s, "jobs.batch", "default", job_doc("p"));
+    assert_true(json_is_false(json_object_get(json_object_get(plain, "spec"), "suspend")));
+    json_decref(plain);
+
+    struct err e;
+    err_init(&e);
+    json_t *out;
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_suspend, NULL, NULL, &out, &e), 0);
+    assert_true(json_is_false(json_object_get(json_object_get(out, "spec"), "suspend")));
+    assert_int_equal(generation(out), 2);
+    json_decref(out);
+    err_init(&e);
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", fail_mutation, NULL, NULL, &out, &e),
+        ERR_INVALID);
+    assert_null(out);
+    json_decref(job);
+    tstore_free(t);
+}
+
+/* ---- admission hook ------------------------------------------------------------------- */
+
+static int fake_admit(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e)
+{
+    json_t *spec = json_object_get(doc, "spec");
+    if (!json_object_get(spec, "queueingStrategy"))
+        json_object_set_new(spec, "queueingStrategy", json_string("BestEffortFIFO"));
+    if (!strcmp(json_string_value(json_object_get(spec, "queueingStrategy")), "Random")) {
+        size_t m = err_push_field(e, "spec");
+        err_push_field(e, "queueingStrategy");
+        err_field(e, ERR_INVALID, "Unsupported value: \"Random\"");
+        err_restore(e, m);
+        return ERR_INVALID;
+    }
+    return 0;
+}
+
+static void test_store_admission_hook(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    store__set_admit(t->s, fake_admit);
+    json_t *cq = create(t->s, CQ, NULL, parse("{\"metadata\":{\"name\":\"cq\"},\"spec\":{}}"));
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(cq, "spec"), "queueingStrategy")),
+        "BestEffortFIFO");
+    assert_null(mstr(cq, "namespace"));
+    uint64_t before = store_current_rv(t->s);
+    struct err e;
+    err_init(&e);
+    json_t *bad =
+        parse("{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"queueingStrategy\":\"Random\"}}");
+    json_t *out = NULL;
+    assert_int_equal(store_create(t->s, R(CQ), NULL, bad, NULL, &out, &e), ERR_INVALID);
+    assert_int_equal(e.ncauses, 1);
+    assert_string_equal(e.causes[0].field, "spec.queueingStrategy");
+    assert_int_equal(store_current_rv(t->s), before);
+    json_t *got;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(CQ), NULL, "bad", &got, &e), ERR_NOT_FOUND);
+    /* And on update: nothing changes. */
+    json_t *edit = json_deep_copy(cq);
+    json_object_set_new(json_object_get(edit, "spec"), "queueingStrategy", json_string("Random"));
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(CQ), NULL, "cq", edit, NULL, &out, &e), ERR_INVALID);
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(CQ), NULL, "cq", &got, &e), 0);
+    assert_true(json_equal(got, cq));
+    json_decref(got);
+    json_decref(edit);
+    json_decref(bad);
+    json_decref(cq);
+    tstore_free(t);
+}
+
+/* The api layer's defaulting and validation run on every write. */
+static void test_store_api_validation(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *cq =
+        create(t->s, CQ, NULL,
+               parse("{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\","
+                     "\"metadata\":{\"name\":\"cq\"},\"spec\":{}}"));
+    json_t *spec = json_object_get(cq, "spec");
+    assert_string_equal(json_string_value(json_object_get(spec, "queueingStrategy")),
+                        "BestEffortFIFO");
+    uint64_t before = store_current_rv(t->s);
+    json_t *bad =
+        parse("{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\","
+              "\"metadata\":{\"name\":\"bad\"},\"spec\":{\"queueingStrategy\":\"Random\"}}");
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    assert_int_equal(store_create(t->s, R(CQ), NULL, bad, NULL, &out, &e), ERR_INVALID);
+    assert_null(out);
+    assert_true(e.ncauses >= 1);
+    assert_string_equal(e.causes[0].field, "spec.queueingStrategy");
+    assert_int_equal(store_current_rv(t->s), before);
+    assert_false(exists_any(t->s, CQ, NULL, "bad"));
+    /* Immutable on update: a LocalQueue's clusterQueue. */
+    json_t *lq =
+        create(t->s, "localqueues.kueue.x-k8s.io", "default",
+               parse("{\"metadata\":{\"name\":\"lq\"},\"spec\":{\"clusterQueue\":\"cq\"}}"));
+    json_t *edit = json_deep_copy(lq);
+    json_object_set_new(json_object_get(edit, "spec"), "clusterQueue", json_string("other"));
+    err_init(&e);
+    assert_int_equal(
+        store_update(t->s, R("localqueues.kueue.x-k8s.io"), "default", "lq", edit, NULL, &out, &e),
+        ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.clusterQueue");
+    json_decref(edit);
+    json_decref(lq);
+    json_decref(bad);
+    json_decref(cq);
+    tstore_free(t);
+}
+
+/* ---- delete, finalizers, GC, namespaces ------------------------------------------------- */
+
+static void test_store_delete_plain(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_decref(create(t->s, WL, "default", workload("wl1", NULL)));
+    struct err e;
+    err_init(&e);
+    json_t *out;
+    bool deleted;
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", NULL, &out, &deleted, &e), 0);
+    assert_true(deleted);
+    assert_int_equal(rv_of(out), store_current_rv(t->s));
+    json_decref(out);
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", NULL, &out, &deleted, &e),
+                     ERR_NOT_FOUND);
+    tstore_free(t);
+}
+
+static void test_store_delete_preconditions(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_decref(create(t->s, WL, "default", workload("wl1", NULL)));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    struct store_delete_opts o = {.precondition_uid = "nope"};
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", &o, NULL, &deleted, &e),
+                     ERR_CONFLICT);
+    assert_non_null(strstr(e.message, "Precondition failed: UID in precondition: nope"));
+    o = (struct store_delete_opts){.precondition_resource_version = "1"};
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", &o, NULL, &deleted, &e),
+                     ERR_CONFLICT);
+    tstore_free(t);
+}
+
+static void test_store_finalizers(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *in = workload("wl1", NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers",
+                        parse("[\"kueue.x-k8s.io/resource-in-use\"]"));
+    json_t *v1 = create(t->s, WL, "default", in);
+    struct err e;
+    err_init(&e);
+    json_t *out;
+    bool deleted;
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", NULL, &out, &deleted, &e), 0);
+    assert_false(deleted);
+    assert_non_null(mstr(out, "deletionTimestamp"));
+    /* A second delete changes nothing. */
+    json_t *again;
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R(WL), "default", "wl1", NULL, &again, &deleted, &e), 0);
+    assert_false(deleted);
+    assert_int_equal(rv_of(again), rv_of(out));
+    json_decref(again);
+    /* No new finalizer may be added now. */
+    json_t *edit = json_deep_copy(out);
+    json_array_append_new(json_object_get(json_object_get(edit, "metadata"), "finalizers"),
+                          json_string("x/y"));
+    json_t *v;
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "metadata.finalizers");
+    assert_string_equal(e.causes[0].message,
+                        "Forbidden: no new finalizers can be added if the object is being "
+                        "deleted, found new finalizers []string{\"x/y\"}");
+    json_decref(edit);
+    /* Emptying the finalizers removes the object. */
+    edit = json_deep_copy(out);
+    json_object_set_new(json_object_get(edit, "metadata"), "finalizers", json_array());
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "wl1", edit, NULL, &v, &e), 0);
+    json_t *got;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &got, &e), ERR_NOT_FOUND);
+    json_decref(v);
+    json_decref(edit);
+    json_decref(out);
+    json_decref(v1);
+    tstore_free(t);
+}
+
+static json_t *owned(const char *res_kind, const char *name, const json_t *owner,
+                     const json_t *owner2)
+{
+    char buf[1024];
+    /* Workloads need pod sets; pods are stored as given. */
+    bool wl = !strcmp(res_kind, "wl");
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"name\":\"%s\",\"ownerReferences\":[]},\"spec\":{%s}}", name,
+             wl ? "\"podSets\":[{\"name\":\"main\",\"count\":1," TEMPLATE "}]" : "");
+    json_t *o = parse(buf);
+    json_t *refs = json_object_get(json_object_get(o, "metadata"), "ownerReferences");
+    const json_t *owners[2] = {owner, owner2};
+    for (int i = 0; i < 2; i++) {
+        if (!owners[i])
+            continue;
+        json_array_append_new(
+            refs, json_pack("{s:s,s:s,s:s,s:s,s:b}", "apiVersion",
+                            json_string_value(json_object_get(owners[i], "apiVersion")), "kind",
+                            json_string_value(json_object_get(owners[i], "kind")), "name",
+                            mstr(owners[i], "name"), "uid", mstr(owners[i], "uid"), "controller",
+                            i == 0));
+    }
+    return o;
+}
+
+static bool exists(struct store *s, const char *res, const char *ns, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    json_t *o = NULL;
+    int rc = store_get(s, R(res), ns, name, &o, &e);
+    json_decref(o);
+    return rc == 0;
+}
+
+static void test_store_gc_owned_objects(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *other = create(t->s, "jobs.batch", "default", job_doc("other"));
+    json_t *wl = create(t->s, WL, "default", owned("wl", "job-j", job, NULL));
+    json_decref(create(t->s, "pods", "default", owned("pod", "p1", job, NULL)));
+    /* Owned by the workload: collected transitively. */
+    json_decref(create(t->s, "pods", "default", owned("pod", "p2", wl, NULL)));
+    /* Two owners, one stays: kept, with the dangling reference dropped. */
+    json_decref(create(t->s, "pods", "default", owned("pod", "p3", job, other)));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", NULL, NULL, &deleted, &e),
+                     0);
+    assert_true(deleted);
+    assert_false(exists(t->s, WL, "default", "job-j"));
+    assert_false(exists(t->s, "pods", "default", "p1"));
+    assert_false(exists(t->s, "pods", "default", "p2"));
+    json_t *p3;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "default", "p3", &p3, &e), 0);
+    json_t *refs = json_object_get(json_object_get(p3, "metadata"), "ownerReferences");
+    assert_int_equal(json_array_size(refs), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(refs, 0), "uid")),
+                        mstr(other, "uid"));
+    json_decref(p3);
+
+    /* Orphan: the owner goes, dependents stay without the reference. */
+    json_decref(create(t->s, "pods", "default", owned("pod", "p4", other, NULL)));
+    struct store_delete_opts o = {.propagation_policy = "Orphan"};
+    err_init(&e);
+    assert_int_equal(
+        store_delete(t->s, R("jobs.batch"), "default", "other", &o, NULL, &deleted, &e), 0);
+    json_t *p4;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "default", "p4", &p4, &e), 0);
+    assert_null(json_object_get(json_object_get(p4, "metadata"), "ownerReferences"));
+    json_decref(p4);
+    json_decref(job);
+    json_decref(other);
+    json_decref(wl);
+    tstore_free(t);
+}
+
+static void test_store_gc_foreground(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *in = owned("wl", "job-j", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    json_decref(create(t->s, WL, "default", in));
+    json_decref(create(t->s, "pods", "default", owned("pod", "p1", job, NULL)));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    json_t *out;
+    struct store_delete_opts o = {.propagation_policy = "Foreground"};
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", &o, &out, &deleted, &e),
+                     0);
+    /* The pod went; the held workload keeps the job, marked foregroundDeletion. */
+    assert_false(deleted);
+    assert_false(exists(t->s, "pods", "default", "p1"));
+    assert_non_null(mstr(out, "deletionTimestamp"));
+    json_t *fin = json_object_get(json_object_get(out, "metadata"), "finalizers");
+    assert_string_equal(json_string_value(json_array_get(fin, 0)), "foregroundDeletion");
+    json_decref(out);
+    json_t *wl;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "default", "job-j", &wl, &e), 0);
+    assert_non_null(mstr(wl, "deletionTimestamp"));
+    /* Its last dependent gone, the job goes too. */
+    json_object_del(json_object_get(wl, "metadata"), "finalizers");
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "default", "job-j", wl, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(wl);
+    assert_false(exists(t->s, WL, "default", "job-j"));
+    assert_false(exists(t->s, "jobs.batch", "default", "j"));
+    json_decref(job);
+    tstore_free(t);
+}
+
+static void test_store_gc_orphans_sweep(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *fake = parse("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
+                         "\"ghost\",\"uid\":\"00000000-0000-4000-8000-000000000000\"}}");
+    json_decref(create(t->s, "pods", "default", owned("pod", "orphan", fake, NULL)));
+    json_decref(fake);
+    struct err e;
+    err_init(&e);
+    int n = store_gc_orphans(t->s, &e);
+    assert_int_equal(n, 1);
+    assert_false(exists(t->s, "pods", "default", "orphan"));
+    tstore_free(t);
+}
+
+static void test_store_namespace_deletion(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    create_ns(t->s, "team-a");
+    json_decref(create(t->s, WL, "team-a", workload("wl1", NULL)));
+    json_decref(
+        create(t->s, "localqueues.kueue.x-k8s.io", "team-a",
+               parse("{\"metadata\":{\"name\":\"lq\"},\"spec\":{\"clusterQueue\":\"cq\"}}")));
+    json_t *held = workload("held", NULL);
+    json_object_set_new(json_object_get(held, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    json_t *heldo = create(t->s, WL, "team-a", held);
+    json_decref(create(t->s, WL, "default", workload("elsewhere", NULL)));
+
+    struct err e;
+    err_init(&e);
+    json_t *out;
+    bool deleted;
+    assert_int_equal(store_delete(t->s, R("namespaces"), NULL, "team-a", NULL, &out, &deleted, &e),
+                     0);
+    /* The held workload keeps the namespace, Terminating. */
+    assert_false(deleted);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(out, "status"), "phase")),
+                        "Terminating");
+    json_decref(out);
+    assert_false(exists(t->s, WL, "team-a", "wl1"));
+    assert_false(exists(t->s, "localqueues.kueue.x-k8s.io", "team-a", "lq"));
+    assert_true(exists(t->s, WL, "team-a", "held"));
+    assert_true(exists(t->s, WL, "default", "elsewhere"));
+    /* No new content in a terminating namespace. */
+    json_t *in = workload("late", NULL);
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "team-a", in, NULL, &out, &e), ERR_FORBIDDEN);
+    assert_string_equal(e.message, "workloads.kueue.x-k8s.io \"late\" is forbidden: unable to "
+                                   "create new content in namespace team-a because it is being "
+                                   "terminated");
+    json_decref(in);
+    /* Removing the last finalizer removes the object and then the namespace. */
+    json_t *got;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "team-a", "held", &got, &e), 0);
+    json_object_set_new(json_object_get(got, "metadata"), "finalizers", json_array());
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R(WL), "team-a", "held", got, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(got);
+    assert_false(exists(t->s, "namespaces", NULL, "team-a"));
+    json_decref(heldo);
+
+    /* An empty namespace goes at once. */
+    create_ns(t->s, "empty");
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R("namespaces"), NULL, "empty", NULL, NULL, &deleted, &e),
+                     0);
+    assert_true(deleted);
+    assert_false(exists(t->s, "namespaces", NULL, "empty"));
+    tstore_free(t);
+}
+
+/* ---- list ---------------------------------------------------------------------------------- */
+
+static void list_names(struct store *s, const char *ns, const char *lsel, const char *fsel,
+                       const char *want)
+{
+    struct err e;
+    err_init(&e);
+    struct store_list_opts o = {.label_selector = lsel, .field_selector = fsel};
+    struct store_list l;
+    int rc = store_list(s, R(WL), ns, &o, &l, &e);
+    if (rc)
+        fail_msg("list %s/%s: %s", lsel ? lsel : "", fsel ? fsel : "", e.message);
+    char got[1024] = "";
+    for (size_t i = 0; i < l.n; i++) {
+        strcat(got, i ? "," : "");
+        strcat(got, mstr(l.items[i], "name"));
+    }
+    assert_string_equal(got, want);
+    store_list_release(&l);
+}
+
+static void test_store_list_selectors(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    create_ns(t->s, "b");
+    json_decref(create(t->s, WL, "default", workload("w1", "{\"env\":\"prod\",\"tier\":\"1\"}")));
+    json_decref(create(t->s, WL, "default", workload("w2", "{\"env\":\"dev\"}")));
+    json_decref(create(t->s, WL, "b", workload("w3", "{\"env\":\"prod\",\"foo\":\"x\"}")));
+    json_decref(create(t->s, WL, "default", workload("w0", "{}")));
+    list_names(t->s, NULL, NULL, NULL, "w3,w0,w1,w2");
+    list_names(t->s, "default", NULL, NULL, "w0,w1,w2");
+    list_names(t->s, NULL, "env=prod", NULL, "w3,w1");
+    list_names(t->s, NULL, "env==prod", NULL, "w3,w1");
+    list_names(t->s, NULL, "env!=prod", NULL, "w0,w2");
+    list_names(t->s, NULL, "env in (dev, prod),tier", NULL, "w1");
+    list_names(t->s, NULL, "env notin (prod)", NULL, "w0,w2");
+    list_names(t->s, NULL, "!foo", NULL, "w0,w1,w2");
+    list_names(t->s, NULL, "foo", NULL, "w3");
+    list_names(t->s, NULL, "tier>0", NULL, "w1");
+    list_names(t->s, NULL, NULL, "metadata.name=w2", "w2");
+    list_names(t->s, NULL, NULL, "metadata.namespace==b", "w3");
+    list_names(t->s, NULL, "env=prod", "metadata.namespace!=b", "w1");
+
+    struct err e;
+    struct store_list l;
+    err_init(&e);
+    struct store_list_opts bad = {.label_selector = "env in (a"};
+    assert_int_equal(store_list(t->s, R(WL), NULL, &bad, &l, &e), ERR_PARSE);
+    err_init(&e);
+    bad = (struct store_list_opts){.field_selector = "spec.queueName=lq"};
+    assert_int_equal(store_list(t->s, R(WL), NULL, &bad, &l, &e), ERR_PARSE);
+    assert_string_equal(e.message, "field label not supported: spec.queueName");
+    tstore_free(t);
+}
+
+static void test_store_list_pagination(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    char name[16];
+    for (int i = 0; i < 25; i++) {
+        snprintf(name, sizeof(name), "w%02d", i);
+        json_decref(create(t->s, WL, "default", workload(name, i % 2 ? "{\"odd\":\"y\"}" : "{}")));
+    }
+    uint64_t rv = store_current_rv(t->s);
+    struct err e;
+    char *tok = NULL;
+    int seen = 0, pages = 0;
+    do {
+        struct store_list_opts o = {.limit = 10, .continue_token = tok};
+        struct store_list l;
+        err_init(&e);
+        assert_int_equal(store_list(t->s, R(WL), "default", &o, &l, &e), 0);
+        assert_int_equal(l.resource_version, rv);
+        for (size_t i = 0; i < l.n; i++) {
+            snprintf(name, sizeof(name), "w%02d", seen++);
+            assert_string_equal(mstr(l.items[i], "name"), name);
+        }
+        if (pages == 0)
+            assert_int_equal(l.remaining, 15);
+        free(tok);
+        tok = l.continue_token ? strdup(l.continue_token) : NULL;
+        pages++;
+        /* A write between pages does not change the list's version. */
+        if (pages == 1)
+            json_decref(create(t->s, "pods", "default", parse("{\"metadata\":{\"name\":\"x\"}}")));
+        store_list_release(&l);
+    } while (tok);
+    assert_int_equal(seen, 25);
+    assert_int_equal(pages, 3);
+
+    /* Filtered pages hold exactly limit matches. */
+    struct store_list_opts o = {.limit = 5, .label_selector = "odd"};
+    struct store_list l;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, &o, &l, &e), 0);
+    assert_int_equal(l.n, 5);
+    assert_string_equal(mstr(l.items[4], "name"), "w09");
+    assert_non_null(l.continue_token);
+    assert_int_equal(l.remaining, -1);
+    o.continue_token = l.continue_token;
+    o.limit = 10;
+    struct store_list l2;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, &o, &l2, &e), 0);
+    assert_int_equal(l2.n, 7); /* w11 ... w23 */
+    assert_string_equal(mstr(l2.items[0], "name"), "w11");
+    assert_null(l2.continue_token);
+    store_list_release(&l2);
+    store_list_release(&l);
+
+    /* Raw items, and a garbage token. */
+    o = (struct store_list_opts){.raw = true};
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", &o, &l, &e), 0);
+    assert_int_equal(l.n, 25);
+    assert_null(l.items);
+    assert_non_null(strstr(l.raw[0], "\"w00\""));
+    store_list_release(&l);
+    o = (struct store_list_opts){.continue_token = "!!!"};
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", &o, &l, &e), ERR_PARSE);
+    tstore_free(t);
+}
+
+static void test_store_list_continue_expired(void **state)
+{
+    struct tstore *t = tstore_new(300, 0);
+    char name[16];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof(name), "w%d", i);
+        json_decref(create(t->s, WL, "default", workload(name, NULL)));
+    }
+    struct store_list_opts o = {.limit = 1};
+    struct store_list l;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, &o, &l, &e), 0);
+    char *tok = strdup(l.continue_token);
+    store_list_release(&l);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "p%d", i);
+        json_t *p = parse("{\"metadata\":{}}");
+        json_object_set_new(json_object_get(p, "metadata"), "name", json_string(name));
+        json_decref(create(t->s, "pods", "default", p));
+    }
+    o.continue_token = tok;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, &o, &l, &e), ERR_GONE);
+    free(tok);
+    tstore_free(t);
+}
+
+/* ---- restart -----------------------------------------------------------------------------------
+ */
+
+static void test_store_restart_keeps_everything(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    char name[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof(name), "w%d", i);
+        json_decref(create(t->s, WL, "default", workload(name, NULL)));
+    }
+    struct err e;
+    bool deleted;
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R(WL), "default", "w3", NULL, NULL, &deleted, &e), 0);
+    uint64_t rv = store_current_rv(t->s);
+    tstore_reopen(t, 0, 0);
+    assert_int_equal(store_current_rv(t->s), rv);
+    json_t *out = create(t->s, WL, "default", workload("after", NULL));
+    assert_int_equal(rv_of(out), rv + 1);
+    json_decref(out);
+    struct store_list l;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", NULL, &l, &e), 0);
+    assert_int_equal(l.n, 20);
+    store_list_release(&l);
+    tstore_free(t);
+}
+
+static void test_store_open_errors(void **state)
+{
+    struct store *s = NULL;
+    struct err e;
+    err_init(&e);
+    struct store_options o = {.path = "/nonexistent-dir/x/cueue.db"};
+    assert_int_equal(store_open(&o, &s, &e), ERR_IO);
+    assert_null(s);
+    assert_non_null(strstr(e.message, "/nonexistent-dir/x/cueue.db"));
+    /* A file that is not a database. */
+    struct tstore *t = tstore_new(0, 0);
+    store_close(t->s);
+    t->s = NULL;
+    char junk[160];
+    snprintf(junk, sizeof(junk), "%s/junk.db", t->dir);
+    FILE *f = fopen(junk, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 200; i++)
+        fputs("this is not an SQLite database file\n", f);
+    fclose(f);
+    o.path = junk;
+    err_init(&e);
+    assert_int_equal(store_open(&o, &s, &e), ERR_IO);
+    assert_null(s);
+    tstore_free(t);
+}
+
+static void test_store_resources_table(void **state)
+{
+    const struct store_resource *r = store_resource_by_path("kueue.x-k8s.io", "localqueues");
+    assert_non_null(r);
+    assert_true(r->namespaced);
+    assert_true(r->has_status);
+    assert_string_equal(r->short_names[2], "lq");
+    assert_ptr_equal(store_resource_by_kind("kueue.x-k8s.io/v1beta2", "Workload"), R(WL));
+    assert_ptr_equal(store_resource_by_kind("batch/v1", "Job"), R("jobs.batch"));
+    assert_ptr_equal(store_resource_by_kind("v1", "Namespace"), R("namespaces"));
+    assert_null(store_resource_by_kind("kueue.x-k8s.io/v1beta1", "Workload"));
+    assert_false(R("resourceflavors.kueue.x-k8s.io")->has_status);
+    assert_false(R("topologies.kueue.x-k8s.io")->has_status);
+    assert_false(R("workloadpriorityclasses.kueue.x-k8s.io")->has_status);
+    assert_string_equal(R("pods")->categories[0], "all");
+    assert_string_equal(R("jobs.batch")->categories[0], "all");
+    assert_null(R(CQ)->categories);
+    assert_null(store_resource_by_path("", "jobs"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_store_resources_table),
+        cmocka_unit_test(test_store_open_errors),
+        cmocka_unit_test(test_store_create_sets_server_fields),
+        cmocka_unit_test(test_store_create_exists),
+        cmocka_unit_test(test_store_create_namespace_rules),
+        cmocka_unit_test(test_store_create_generate_name),
+        cmocka_unit_test(test_store_create_invalid_name),
+        cmocka_unit_test(test_store_dry_run_stores_nothing),
+        cmocka_unit_test(test_store_update_conflict),
+        cmocka_unit_test(test_store_update_builtin_unconditional),
+        cmocka_unit_test(test_store_update_status_split),
+        cmocka_unit_test(test_store_job_webhook_and_mutate),
+        cmocka_unit_test(test_store_admission_hook),
+        cmocka_unit_test(test_store_api_validation),
+        cmocka_unit_test(test_store_delete_plain),
+        cmocka_unit_test(test_store_delete_preconditions),
+        cmocka_unit_test(test_store_finalizers),
+        cmocka_unit_test(test_store_gc_owned_objects),
+        cmocka_unit_test(test_store_gc_foreground),
+        cmocka_unit_test(test_store_gc_orphans_sweep),
+        cmocka_unit_test(test_store_namespace_deletion),
+        cmocka_unit_test(test_store_list_selectors),
+        cmocka_unit_test(test_store_list_pagination),
+        cmocka_unit_test(test_store_list_continue_expired),
+        cmocka_unit_test(test_store_restart_keeps_everything),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
