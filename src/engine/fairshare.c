@@ -140,7 +140,35 @@ struct fsp {
      * valid until a workload of that CQ is removed. */
     struct fs_share *cq_share;
     bool *cq_share_ok;
+    /* Per cohort (by id), its child CQs that hold candidates, as a heap
+     * ordered as §6.3 picks them: highest share first, ties to the CQ whose
+     * first remaining candidate sorts first. Between two calls only the
+     * CQ returned last can change (its share, its first candidate), so it
+     * is the only one re-sifted. */
+    struct cqheap *heaps;
+    size_t *hpos;        /* by cq id: index in its parent's heap */
+    struct eng_cq *last; /* the CQ the previous call returned */
+    struct pre_cand *store; /* the groups' candidates (owned) */
 };
+
+struct cqheap {
+    struct eng_cq **h;     /* owned */
+    size_t n;
+    struct eng_node **co;  /* the cohort's child cohorts (owned) */
+    size_t n_co;
+    bool built;
+};
+
+static void heaps_release(struct fsp *f)
+{
+    size_t n = f->x->eng->cohort_names.n + 1;
+    for (size_t i = 0; i < n; i++) {
+        free(f->heaps[i].h);
+        free(f->heaps[i].co);
+    }
+    memset(f->heaps, 0, n * sizeof(*f->heaps));
+    f->last = NULL;
+}
 
 static struct fs_share cq_drs(struct fsp *f, const struct eng_cq *d)
 {
@@ -190,6 +218,100 @@ static bool pruned(const struct fsp *f, const struct eng_node *n)
     return f->cq_pruned[((const struct eng_cq *)n)->id];
 }
 
+static struct fs_share cq_drs(struct fsp *f, const struct eng_cq *d);
+
+/* Does CQ a come before CQ b in the choice of §6.3? */
+static bool cq_before(struct fsp *f, const struct eng_cq *a, const struct eng_cq *b)
+{
+    /* A CQ out of candidates rises to the top, where it is pruned. */
+    if (grp_empty(f, a) || grp_empty(f, b))
+        return grp_empty(f, a) && !grp_empty(f, b);
+    int cmp = fs_compare(cq_drs(f, a), cq_drs(f, b));
+    if (cmp)
+        return cmp > 0;
+    return pre__cand_cmp_noafs(&f->g[a->id].c[f->g[a->id].pos],
+                               &f->g[b->id].c[f->g[b->id].pos]) < 0;
+}
+
+static void heap_place(struct fsp *f, struct cqheap *hp, size_t i, struct eng_cq *d)
+{
+    hp->h[i] = d;
+    f->hpos[d->id] = i;
+}
+
+static void heap_up(struct fsp *f, struct cqheap *hp, size_t i)
+{
+    struct eng_cq *d = hp->h[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!cq_before(f, d, hp->h[p]))
+            break;
+        heap_place(f, hp, i, hp->h[p]);
+        i = p;
+    }
+    heap_place(f, hp, i, d);
+}
+
+static void heap_down(struct fsp *f, struct cqheap *hp, size_t i)
+{
+    struct eng_cq *d = hp->h[i];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        struct eng_cq *best = d;
+        if (l < hp->n && cq_before(f, hp->h[l], best)) {
+            m = l;
+            best = hp->h[l];
+        }
+        if (r < hp->n && cq_before(f, hp->h[r], best)) {
+            m = r;
+            best = hp->h[r];
+        }
+        if (m == i)
+            break;
+        heap_place(f, hp, i, best);
+        i = m;
+    }
+    heap_place(f, hp, i, d);
+}
+
+static void heap_pop(struct fsp *f, struct cqheap *hp)
+{
+    if (--hp->n > 0) {
+        heap_place(f, hp, 0, hp->h[hp->n]);
+        heap_down(f, hp, 0);
+    }
+}
+
+static struct cqheap *cq_heap(struct fsp *f, const struct eng_node *k)
+{
+    struct cqheap *hp = &f->heaps[((const struct eng_cohort *)k)->id];
+    if (hp->built)
+        return hp;
+    hp->built = true;
+    hp->n = 0;
+    hp->n_co = 0;
+    hp->h = xmalloc((k->n_children + 1) * sizeof(*hp->h));
+    hp->co = xmalloc((k->n_children + 1) * sizeof(*hp->co));
+    for (size_t i = 0; i < k->n_children; i++) {
+        struct eng_node *c = k->children[i];
+        if (c->is_cohort) {
+            hp->co[hp->n_co++] = c;
+            continue;
+        }
+        if (pruned(f, c))
+            continue;
+        struct eng_cq *d = (struct eng_cq *)c;
+        if (grp_empty(f, d)) {
+            set_pruned(f, c); /* no candidates: never chosen */
+            continue;
+        }
+        heap_place(f, hp, hp->n++, d);
+    }
+    for (size_t i = hp->n / 2; i-- > 0;)
+        heap_down(f, hp, i);
+    return hp;
+}
+
 /* §6.3 nextTarget(K): a CQ, or NULL when it only pruned. */
 static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
 {
@@ -197,36 +319,25 @@ static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
     struct eng *eng = x->eng;
     struct eng_cq *best_cq = NULL;
     struct fs_share best_cq_share = fs_neg;
-    for (size_t i = 0; i < k->n_children; i++) {
-        struct eng_node *c = k->children[i];
-        if (c->is_cohort || pruned(f, c))
-            continue;
-        struct eng_cq *d = (struct eng_cq *)c;
-        if (grp_empty(f, d)) {
-            set_pruned(f, c);
-            continue;
-        }
-        struct fs_share s = cq_drs(f, d);
-        if (d != x->q && !s.borrowing) {
-            set_pruned(f, c);
+    struct cqheap *hp = cq_heap(f, k);
+    while (hp->n) {
+        struct eng_cq *d = hp->h[0];
+        if (grp_empty(f, d) || (d != x->q && !cq_drs(f, d).borrowing)) {
+            set_pruned(f, &d->node);
+            heap_pop(f, hp);
             continue;
         }
-        int cmp = fs_compare(s, best_cq_share);
-        if (cmp > 0 ||
-            (cmp == 0 && best_cq &&
-             pre__cand_cmp_noafs(&f->g[d->id].c[f->g[d->id].pos],
-                                 &f->g[best_cq->id].c[f->g[best_cq->id].pos]) < 0)) {
-            best_cq = d;
-            best_cq_share = s;
-        }
+        best_cq = d;
+        best_cq_share = cq_drs(f, d);
+        break;
     }
     /* Child cohorts: the highest share; on a tie Kueue keeps the last one
      * visited (>=), which in ascending name order is the greatest name. */
     struct eng_node *best_co = NULL;
     struct fs_share best_co_share = fs_neg;
-    for (size_t i = 0; i < k->n_children; i++) {
-        struct eng_node *c = k->children[i];
-        if (!c->is_cohort || pruned(f, c))
+    for (size_t i = 0; i < hp->n_co; i++) {
+        struct eng_node *c = hp->co[i];
+        if (pruned(f, c))
             continue;
         struct fs_share s = fs_drs(eng, c);
         if (!s.borrowing && !is_ancestor(c, &x->q->node)) {
@@ -255,10 +366,23 @@ static struct eng_cq *next_cq(struct fsp *f)
     struct eng_cq *q = f->x->q;
     if (!q->node.parent)
         return grp_empty(f, q) ? NULL : q;
+    struct eng_cq *last = f->last;
+    f->last = NULL;
+    if (last && last->node.parent) {
+        /* Only the CQ chosen last changed since: put it back in order. */
+        struct cqheap *hp = &f->heaps[((struct eng_cohort *)last->node.parent)->id];
+        size_t i = f->hpos[last->id];
+        if (hp->built && i < hp->n && hp->h[i] == last) {
+            heap_up(f, hp, i);
+            heap_down(f, hp, f->hpos[last->id]);
+        }
+    }
     while (!pruned(f, f->root)) {
         struct eng_cq *t = next_target(f, f->root);
-        if (t)
+        if (t) {
+            f->last = t;
             return t;
+        }
     }
     return NULL;
 }
@@ -317,10 +441,13 @@ static void group(struct fsp *f, struct pre_cand *c, size_t n)
     memset(f->g, 0, n_cqs * sizeof(*f->g));
     memset(f->cq_pruned, 0, n_cqs * sizeof(bool));
     memset(f->co_pruned, 0, (eng->cohort_names.n + 1) * sizeof(bool));
+    heaps_release(f);
+    f->last = NULL;
     for (size_t i = 0; i < n; i++)
         f->g[c[i].wl->cq->id].n++;
     size_t off = 0;
-    struct pre_cand *store = cyc_alloc(eng, (n + 1) * sizeof(*store));
+    free(f->store);
+    struct pre_cand *store = f->store = xmalloc((n + 1) * sizeof(*store));
     for (size_t q = 0; q < n_cqs; q++) {
         f->g[q].c = store + off;
         off += f->g[q].n;
@@ -467,20 +594,24 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
     }
     qsort(c, n, sizeof(*c), pre__cand_cmp);
 
-    struct fsp f = {x, NULL, NULL, NULL, coh_root(&q->node), NULL, NULL};
-    f.g = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(*f.g));
-    f.cq_pruned = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(bool));
-    f.co_pruned = cyc_alloc(eng, (eng->cohort_names.n + 1) * sizeof(bool));
-    f.cq_share = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(*f.cq_share));
-    f.cq_share_ok = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(bool));
-    memset(f.cq_share_ok, 0, (eng->cq_names.n + 1) * sizeof(bool));
+    /* Per-search state is malloc'd and freed here: a cycle runs a search per
+     * head (twice), and the cycle arena would keep every copy. */
+    size_t n_cqs = eng->cq_names.n + 1, n_cos = eng->cohort_names.n + 1;
+    struct fsp f = {x, NULL, NULL, NULL, coh_root(&q->node), NULL, NULL, NULL, NULL, NULL, NULL};
+    f.g = xcalloc(n_cqs, sizeof(*f.g));
+    f.cq_pruned = xcalloc(n_cqs, sizeof(bool));
+    f.co_pruned = xcalloc(n_cos, sizeof(bool));
+    f.cq_share = xcalloc(n_cqs, sizeof(*f.cq_share));
+    f.cq_share_ok = xcalloc(n_cqs, sizeof(bool));
+    f.heaps = xcalloc(n_cos, sizeof(*f.heaps));
+    f.hpos = xcalloc(n_cqs, sizeof(*f.hpos));
     group(&f, c, n);
 
     size_t mark = snap_mark(eng);
     for (size_t i = 0; i < x->n_u; i++)
         snap_add_usage(eng, &q->node, x->u_fr[i], x->u_v[i]);
     struct pre_cand *t = cyc_alloc(eng, n * sizeof(*t));
-    struct pre_cand *retry = cyc_alloc(eng, n * sizeof(*retry));
+    struct pre_cand *retry = xmalloc(n * sizeof(*retry));
     size_t nt = 0, nr = 0, n_strat;
     bool fit = first_loop(&f, t, &nt, retry, &nr);
     strategy(eng, 0, &n_strat);
@@ -494,6 +625,16 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
         *out = t;
     }
     snap_rollback(eng, mark);
+    heaps_release(&f);
+    free(f.g);
+    free(f.cq_pruned);
+    free(f.co_pruned);
+    free(f.cq_share);
+    free(f.cq_share_ok);
+    free(f.heaps);
+    free(f.hpos);
+    free(f.store);
+    free(retry);
     free(c);
     return n_out;
 }
