@@ -7,10 +7,15 @@
  * target.go, least_common_ancestor.go); spec/preemption.md §5, §6.
  *
  * Shares are float64 as in Kueue (they are compared, never summed into
- * quota); every quantity behind them stays int64. Shares are recomputed on
- * the snapshot as modified by trial removals, so nothing is cached between
- * steps: the same CQ may be chosen several times in a row. Ties Kueue
- * leaves to Go map order are broken by name (§5.3, §6.3). */
+ * quota); every quantity behind them stays int64. Shares follow the
+ * snapshot as trial removals change it, so the same CQ may be chosen
+ * several times in a row. Within one target search a ClusterQueue's share
+ * is cached until one of its workloads is removed: what a parent could lend
+ * does not depend on usage, so nothing else moves it. Ties Kueue leaves to
+ * Go map order are broken by name (§5.3, §6.3).
+ *
+ * Admission fair sharing (§7) lives here too: LocalQueue usage, its decay
+ * and entry penalties, and the queue order of AFS ClusterQueues. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
