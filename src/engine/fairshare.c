@@ -136,7 +136,7 @@ struct grp {
 
 struct fsp {
     const struct pre_ctx *x;
-    struct grp *g;  /* by cq id */
+    struct grp *g;   /* by cq id */
     bool *cq_pruned; /* by cq id */
     bool *co_pruned; /* by cohort id */
     struct eng_node *root;
@@ -151,15 +151,15 @@ struct fsp {
      * CQ returned last can change (its share, its first candidate), so it
      * is the only one re-sifted. */
     struct cqheap *heaps;
-    size_t *hpos;        /* by cq id: index in its parent's heap */
-    struct eng_cq *last; /* the CQ the previous call returned */
+    size_t *hpos;           /* by cq id: index in its parent's heap */
+    struct eng_cq *last;    /* the CQ the previous call returned */
     struct pre_cand *store; /* the groups' candidates (owned) */
 };
 
 struct cqheap {
-    struct eng_cq **h;     /* owned */
+    struct eng_cq **h; /* owned */
     size_t n;
-    struct eng_node **co;  /* the cohort's child cohorts (owned) */
+    struct eng_node **co; /* the cohort's child cohorts (owned) */
     size_t n_co;
     bool built;
 };
@@ -234,8 +234,8 @@ static bool cq_before(struct fsp *f, const struct eng_cq *a, const struct eng_cq
     int cmp = fs_compare(cq_drs(f, a), cq_drs(f, b));
     if (cmp)
         return cmp > 0;
-    return pre__cand_cmp_noafs(&f->g[a->id].c[f->g[a->id].pos],
-                               &f->g[b->id].c[f->g[b->id].pos]) < 0;
+    return pre__cand_cmp_noafs(&f->g[a->id].c[f->g[a->id].pos], &f->g[b->id].c[f->g[b->id].pos]) <
+           0;
 }
 
 static void heap_place(struct fsp *f, struct cqheap *hp, size_t i, struct eng_cq *d)
@@ -615,7 +615,7 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
     size_t mark = snap_mark(eng);
     for (size_t i = 0; i < x->n_u; i++)
         snap_add_usage(eng, &q->node, x->u_fr[i], x->u_v[i]);
-    struct pre_cand *t = cyc_alloc(eng, n * sizeof(*t));
+    struct pre_cand *t = xmalloc(n * sizeof(*t));
     struct pre_cand *retry = xmalloc(n * sizeof(*retry));
     size_t nt = 0, nr = 0, n_strat;
     bool fit = first_loop(&f, t, &nt, retry, &nr);
@@ -627,8 +627,11 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
         for (size_t i = 0; i < x->n_u; i++)
             snap_remove_usage(eng, &q->node, x->u_fr[i], x->u_v[i]);
         n_out = pre__fill_back(x, t, nt);
-        *out = t;
     }
+    if (n_out)
+        *out = t;
+    else
+        free(t);
     snap_rollback(eng, mark);
     heaps_release(&f);
     free(f.g);
@@ -656,7 +659,7 @@ struct rec {
 struct tourn {
     struct eng *eng;
     struct fs_head *h;
-    long *head_of_cq; /* by cq id: head index or -1 */
+    long *head_of_cq;  /* by cq id: head index or -1 */
     struct rec **recs; /* per head: path records, CQ first; NULL when not in the tree */
     size_t *n_recs;
 };
@@ -797,7 +800,7 @@ bool fs_afs_active(const struct eng *eng, const struct eng_cq *cq)
 static int64_t afs_interval_ms(const struct eng *eng)
 {
     return eng->cfg.usage_sampling_interval_ms > 0 ? eng->cfg.usage_sampling_interval_ms
-                                                    : 5 * 60 * 1000;
+                                                   : 5 * 60 * 1000;
 }
 
 /* 1 - 0.5^(elapsed / halfLife); 0 when the half-life is 0. */

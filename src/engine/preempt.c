@@ -77,8 +77,7 @@ bool pre__allowed(enum pre_policy pol, const struct eng_wl *w, const struct eng_
     case PRE_POL_LOWER:
         return c->priority < w->priority;
     case PRE_POL_LOWER_OR_NEWER_EQUAL:
-        return c->priority < w->priority ||
-               (c->priority == w->priority && w->ts_ms < c->ts_ms);
+        return c->priority < w->priority || (c->priority == w->priority && w->ts_ms < c->ts_ms);
     case PRE_POL_ANY:
         return true;
     default:
@@ -342,7 +341,7 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
     for (int l = 0; l < 3; l++)
         if (lists[l]->n > 1)
             qsort(lists[l]->c, lists[l]->n, sizeof(struct pre_cand), pre__cand_cmp);
-    struct pre_cand *all = cyc_alloc(x->eng, total * sizeof(*all));
+    struct pre_cand *all = xmalloc(total * sizeof(*all));
     size_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int l = 0; l < 3; l++)
@@ -372,7 +371,7 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
         n_att = 2;
     }
 
-    struct pre_cand *t = cyc_alloc(x->eng, total * sizeof(*t));
+    struct pre_cand *t = xmalloc(total * sizeof(*t));
     for (size_t at = 0; at < n_att && !n_out; at++) {
         bool ab = attempts[at];
         size_t mark = snap_mark(x->eng), nt = 0;
@@ -391,6 +390,9 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
         }
         snap_rollback(x->eng, mark);
     }
+    if (!n_out)
+        free(t);
+    free(all);
 out_free:
     free(cl.hier.c);
     free(cl.prio.c);
@@ -442,6 +444,8 @@ static const char *message(struct eng *eng, const struct eng_cq *q, const struct
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+/* The target search of the configured algorithm. *out is malloc'd when the
+ * result is not 0 (free it), NULL otherwise. */
 static size_t search(const struct pre_ctx *x, struct pre_cand **out)
 {
     if (fs_enabled(x->eng))
@@ -480,6 +484,7 @@ enum fa_pmode pre_oracle(struct eng *eng, struct eng_cq *cq, const struct eng_wl
         bool may_reclaim;
         *level = coh_borrow_level(&cq->node, fr, val, &may_reclaim);
     }
+    free(t);
     sim_end(eng, s);
     return mode;
 }
@@ -491,9 +496,15 @@ size_t pre_targets(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
     if (!a->n_preempt_fr)
         return 0;
     struct sim s = sim_begin(eng);
-    struct pre_ctx x = {eng,      cq,       wl,         a->preempt_fr,
-                        a->n_preempt_fr, p_mask(eng, a->preempt_fr, a->n_preempt_fr),
-                        a->usage_fr, a->usage_v, a->n_usage};
+    struct pre_ctx x = {eng,
+                        cq,
+                        wl,
+                        a->preempt_fr,
+                        a->n_preempt_fr,
+                        p_mask(eng, a->preempt_fr, a->n_preempt_fr),
+                        a->usage_fr,
+                        a->usage_v,
+                        a->n_usage};
     struct pre_cand *t = NULL;
     size_t n = search(&x, &t);
     sim_end(eng, s);
@@ -505,6 +516,7 @@ size_t pre_targets(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
         r[i].reason = t[i].reason;
         r[i].message = message(eng, cq, wl, t[i].wl, t[i].reason);
     }
+    free(t);
     *out = r;
     return n;
 }

@@ -193,8 +193,8 @@ static bool reclaim_allows(const struct api_preemption *pol, const struct eng_wl
 }
 
 /* Does the preemptor (cpu v in q) fit with every target but `keep` gone? */
-static bool fits_without(struct world *w, struct eng_cq *q, int64_t v, struct eng_wl **t,
-                         size_t n, size_t keep, bool nominal_rule)
+static bool fits_without(struct world *w, struct eng_cq *q, int64_t v, struct eng_wl **t, size_t n,
+                         size_t keep, bool nominal_rule)
 {
     struct eng *eng = w->eng;
     for (size_t i = 0; i < n; i++)
