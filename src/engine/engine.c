@@ -12,7 +12,6 @@
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
 
-
 /* ---- configuration copy --------------------------------------------------------- */
 
 static const char *adup(struct arena *a, const char *s)
@@ -45,8 +44,7 @@ static void copy_config(struct eng *eng, const struct api_configuration *c)
     eng->cfg = *c;
     eng->has_cfg = true;
     copy_strings(a, &eng->cfg.exclude_resource_prefixes, &c->exclude_resource_prefixes);
-    eng->cfg.transformations =
-        ARENA_ARRAY(a, struct api_transformation, c->n_transformations + 1);
+    eng->cfg.transformations = ARENA_ARRAY(a, struct api_transformation, c->n_transformations + 1);
     for (size_t i = 0; i < c->n_transformations; i++) {
         const struct api_transformation *s = &c->transformations[i];
         struct api_transformation *d = &eng->cfg.transformations[i];
@@ -243,12 +241,43 @@ static int check_record(struct eng *eng, const char *name)
     return id;
 }
 
+/* Quota definitions changed: recompute the tree, look at the queues again.
+ * Which inadmissible lists get requeued (§5.4) is decided by the caller:
+ * flag_cq / flag_flavor / flag_check / cohort flags, or requeue_all. */
 static void config_changed(struct eng *eng)
 {
     eng->tree_dirty = true;
     eng->queues_dirty = true;
-    eng->requeue_all = true;
     eng->cfg_gen++;
+}
+
+static void flag_cq(struct eng *eng, struct eng_cq *cq)
+{
+    cq->requeue_flag = true;
+    eng->requeue_some = true;
+}
+
+/* Every ClusterQueue using flavor fid. */
+static void flag_flavor(struct eng *eng, int fid)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        for (size_t g = 0; cq->exists && g < cq->n_groups; g++)
+            for (size_t f = 0; f < cq->groups[g].n_flavors; f++)
+                if (cq->groups[g].flavors[f] == fid)
+                    flag_cq(eng, cq);
+    }
+}
+
+/* Every ClusterQueue using admission check id. */
+static void flag_check(struct eng *eng, int id)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        for (size_t c = 0; cq->exists && c < cq->n_checks; c++)
+            if (cq->checks[c].check == id)
+                flag_cq(eng, cq);
+    }
 }
 
 /* Quotas of a node from resource groups; usage is kept. */
@@ -268,9 +297,8 @@ static void node_quotas(struct eng *eng, struct eng_node *n, const struct api_re
                 const struct api_resource_quota *q = &fq->resources[r];
                 int res = eng__res_id(eng, q->name);
                 int fr = eng__fr_id(eng, fid, res); /* may grow n's arrays */
-                n->nominal[fr] = q->nominal_saturated
-                                     ? ENG_UNLIMITED
-                                     : q_resource_value(q->name, q->nominal_quota);
+                n->nominal[fr] = q->nominal_saturated ? ENG_UNLIMITED
+                                                      : q_resource_value(q->name, q->nominal_quota);
                 if (q->has_borrowing_limit)
                     n->bl[fr] = q_resource_value(q->name, q->borrowing_limit);
                 if (q->has_lending_limit)
@@ -279,8 +307,7 @@ static void node_quotas(struct eng *eng, struct eng_node *n, const struct api_re
         }
 }
 
-static struct api_label_selector *copy_selector(struct arena *a,
-                                                const struct api_label_selector *s)
+static struct api_label_selector *copy_selector(struct arena *a, const struct api_label_selector *s)
 {
     if (!s)
         return NULL;
@@ -306,8 +333,8 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     struct eng_cq *cq = eng__cq_record(eng, v->meta.name);
     arena_release(&cq->mem);
     cq->exists = true;
-    cq->cohort_name = v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name)
-                                                         : NULL;
+    cq->cohort_name =
+        v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name) : NULL;
     if (cq->cohort_name)
         cohort_record(eng, cq->cohort_name);
     cq->ns_selector = copy_selector(&cq->mem, v->namespace_selector);
@@ -358,6 +385,7 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     if (cq->strategy != API_BEST_EFFORT_FIFO)
         cq->preemptor = NULL;
     config_changed(eng);
+    flag_cq(eng, cq);
 }
 
 static void apply_cohort(struct eng *eng, const struct api_cohort *v)
@@ -372,6 +400,8 @@ static void apply_cohort(struct eng *eng, const struct api_cohort *v)
     c->fs_weight_milli = v->fair_sharing.weight.milli;
     node_quotas(eng, &c->node, v->resource_groups, v->n_resource_groups);
     config_changed(eng);
+    c->requeue_flag = true;
+    eng->requeue_some = true;
 }
 
 static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
@@ -408,6 +438,7 @@ static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
     }
     f->has_topology = v->topology_name != NULL;
     config_changed(eng);
+    flag_flavor(eng, fid);
 }
 
 static void apply_lq(struct eng *eng, const struct api_local_queue *v)
@@ -426,8 +457,7 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
     lq->stop = v->stop_policy;
     lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing */
     lq->exists = true;
-    eng->queues_dirty = true;
-    eng->requeue_all = true;
+    eng->queues_dirty = true; /* its workloads are queued (or leave) at refresh */
 }
 
 static void apply_ns(struct eng *eng, const struct api_namespace *v)
@@ -468,6 +498,7 @@ static void apply_check(struct eng *eng, const struct api_admission_check *v)
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
     eng->checks[id].active = !c || !c->status || strcmp(c->status, "False");
     config_changed(eng);
+    flag_check(eng, id);
 }
 
 /* ---- workloads ------------------------------------------------------------------------ */
@@ -623,6 +654,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
                 pq_remove(cq, cq->q.inadm[0]);
             cq->exists = false;
             config_changed(eng);
+            eng->requeue_all = true;
         }
         break;
     case API_KIND_COHORT:
@@ -633,6 +665,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
             c->parent_name = NULL;
             node_quotas(eng, &c->node, NULL, 0);
             config_changed(eng);
+            eng->requeue_all = true;
         }
         break;
     case API_KIND_RESOURCE_FLAVOR:
@@ -640,6 +673,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
         if (id >= 0) {
             eng->flavors[id]->exists = false;
             config_changed(eng);
+            flag_flavor(eng, id);
         }
         break;
     case API_KIND_LOCAL_QUEUE: {
@@ -654,6 +688,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
         if (id >= 0) {
             eng->checks[id].exists = false;
             config_changed(eng);
+            flag_check(eng, id);
         }
         break;
     case API_KIND_WORKLOAD: {
@@ -838,7 +873,7 @@ static void suspend_queued(struct eng *eng, struct eng_cq *cq)
     else
         snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
     for (size_t i = 0; i < cq->q.n; i++)
-        eng__set_pending(eng, cq->q.heap[i], "Suspended", msg, false);
+        eng__set_pending(eng, cq->q.heap[i].wl, "Suspended", msg, false);
     for (size_t i = 0; i < cq->q.n_inadm; i++)
         eng__set_pending(eng, cq->q.inadm[i], "Suspended", msg, true);
 }
@@ -847,7 +882,7 @@ void eng__refresh(struct eng *eng)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
-    if (!eng->queues_dirty && !eng->requeue_all)
+    if (!eng->queues_dirty && !eng->requeue_all && !eng->requeue_some)
         return;
     eng->any_stopped = false;
     for (size_t i = 0; i < eng->cq_names.n; i++)
@@ -868,10 +903,28 @@ void eng__refresh(struct eng *eng)
             if (wl->state == WL_PENDING)
                 eng__queue_wl(eng, wl);
         }
-    if (eng->requeue_all)
+    if (eng->requeue_all) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists)
                 pq_requeue_cq(eng, eng->cqs[i]);
+    } else if (eng->requeue_some) {
+        for (size_t i = 0; i < eng->cq_names.n; i++)
+            if (eng->cqs[i]->exists && eng->cqs[i]->requeue_flag)
+                pq_requeue_tree(eng, eng->cqs[i]);
+        for (size_t i = 0; i < eng->cohort_names.n; i++) {
+            if (!eng->cohorts[i]->requeue_flag)
+                continue;
+            struct eng_node *root = coh_root(&eng->cohorts[i]->node);
+            for (size_t j = 0; j < eng->cq_names.n; j++) /* the CQs of that tree */
+                if (eng->cqs[j]->exists && coh_root(&eng->cqs[j]->node) == root)
+                    pq_requeue_cq(eng, eng->cqs[j]);
+        }
+    }
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        eng->cqs[i]->requeue_flag = false;
+    for (size_t i = 0; i < eng->cohort_names.n; i++)
+        eng->cohorts[i]->requeue_flag = false;
+    eng->requeue_some = false;
     for (size_t i = 0; i < eng->cq_names.n; i++) {
         struct eng_cq *cq = eng->cqs[i];
         if (cq->exists && !cq->active)
@@ -974,8 +1027,8 @@ size_t eng_wl_n_pod_sets(const struct eng_wl *wl)
     return wl->n_ps;
 }
 
-const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i,
-                           size_t *n_res, const char **res_names, int64_t *values, size_t cap)
+const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i, size_t *n_res,
+                           const char **res_names, int64_t *values, size_t cap)
 {
     const struct eng_ps *ps = &wl->ps[i];
     *n_res = ps->n_req;
@@ -1040,7 +1093,7 @@ size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap
     struct eng_cq *cq = eng->cqs[i];
     size_t n = 0;
     for (size_t k = 0; k < cq->q.n && n < cap; k++)
-        out[n++] = cq->q.heap[k];
+        out[n++] = cq->q.heap[k].wl;
     for (size_t k = 0; k < cq->q.n_inadm && n < cap; k++)
         out[n++] = cq->q.inadm[k];
     struct eng_wl **tmp = xmalloc((n + 1) * sizeof(*tmp));

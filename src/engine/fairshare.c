@@ -920,7 +920,8 @@ static void afs_reorder(struct eng *eng, struct eng_cq *cq)
     if (!n)
         return;
     struct eng_wl **items = xmalloc(n * sizeof(*items));
-    memcpy(items, q->heap, n * sizeof(*items));
+    for (size_t i = 0; i < n; i++)
+        items[i] = q->heap[i].wl;
     q->n = 0;
     for (size_t i = 0; i < n; i++) {
         items[i]->afs_usage = fs_afs_lq_usage(eng, items[i]->lq_key);
