@@ -247,7 +247,7 @@ static int check_record(struct eng *eng, const char *name)
 static void config_changed(struct eng *eng)
 {
     eng->tree_dirty = true;
-    eng->queues_dirty = true;
+    eng->activity_dirty = true;
     eng->cfg_gen++;
 }
 
@@ -328,10 +328,113 @@ static struct api_label_selector *copy_selector(struct arena *a, const struct ap
     return d;
 }
 
+/* FNV-1a over what the engine reads of a ClusterQueue spec. */
+struct digest {
+    uint64_t h;
+};
+
+static void dg_bytes(struct digest *d, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        d->h = (d->h ^ b[i]) * 1099511628211ULL;
+}
+
+static void dg_str(struct digest *d, const char *s)
+{
+    if (s)
+        dg_bytes(d, s, strlen(s) + 1);
+    else
+        dg_bytes(d, "\xff", 1);
+}
+
+static void dg_i64(struct digest *d, int64_t v)
+{
+    dg_bytes(d, &v, sizeof(v));
+}
+
+static void dg_strings(struct digest *d, const struct api_strings *s)
+{
+    dg_i64(d, (int64_t)s->n);
+    for (size_t i = 0; i < s->n; i++)
+        dg_str(d, s->items[i]);
+}
+
+static void dg_selector(struct digest *d, const struct api_label_selector *sel)
+{
+    dg_i64(d, sel ? 1 : 0);
+    if (!sel)
+        return;
+    dg_i64(d, (int64_t)sel->match_labels.n);
+    for (size_t i = 0; i < sel->match_labels.n; i++) {
+        dg_str(d, sel->match_labels.items[i].key);
+        dg_str(d, sel->match_labels.items[i].value);
+    }
+    dg_i64(d, (int64_t)sel->n_match_expressions);
+    for (size_t i = 0; i < sel->n_match_expressions; i++) {
+        dg_str(d, sel->match_expressions[i].key);
+        dg_str(d, sel->match_expressions[i].op);
+        dg_strings(d, &sel->match_expressions[i].values);
+    }
+}
+
+static void dg_groups(struct digest *d, const struct api_resource_group *rg, size_t n)
+{
+    dg_i64(d, (int64_t)n);
+    for (size_t g = 0; g < n; g++) {
+        dg_strings(d, &rg[g].covered_resources);
+        dg_i64(d, (int64_t)rg[g].n_flavors);
+        for (size_t f = 0; f < rg[g].n_flavors; f++) {
+            dg_str(d, rg[g].flavors[f].name);
+            dg_i64(d, (int64_t)rg[g].flavors[f].n_resources);
+            for (size_t r = 0; r < rg[g].flavors[f].n_resources; r++) {
+                const struct api_resource_quota *q = &rg[g].flavors[f].resources[r];
+                dg_str(d, q->name);
+                dg_i64(d, q->nominal_saturated ? INT64_MAX : q->nominal_quota.milli);
+                dg_i64(d, q->has_borrowing_limit ? q->borrowing_limit.milli : -1);
+                dg_i64(d, q->has_lending_limit ? q->lending_limit.milli : -1);
+            }
+        }
+    }
+}
+
+static uint64_t cq_digest(const struct api_cluster_queue *v)
+{
+    struct digest d = {1469598103934665603ULL};
+    dg_str(&d, v->cohort_name);
+    dg_selector(&d, v->namespace_selector);
+    dg_i64(&d, v->queueing_strategy);
+    dg_i64(&d, v->preemption.within_cluster_queue);
+    dg_i64(&d, v->preemption.reclaim_within_cohort);
+    dg_i64(&d, v->preemption.borrow_policy);
+    dg_i64(&d, v->preemption.has_max_priority_threshold ? v->preemption.max_priority_threshold
+                                                        : INT64_MIN);
+    dg_i64(&d, v->flavor_fungibility.when_can_borrow);
+    dg_i64(&d, v->flavor_fungibility.when_can_preempt);
+    dg_i64(&d, v->flavor_fungibility.preference);
+    dg_i64(&d, v->stop_policy);
+    dg_i64(&d, v->fair_sharing.weight.milli);
+    dg_i64(&d, v->admission_mode);
+    dg_groups(&d, v->resource_groups, v->n_resource_groups);
+    dg_i64(&d, (int64_t)v->n_admission_checks);
+    for (size_t i = 0; i < v->n_admission_checks; i++) {
+        dg_str(&d, v->admission_checks[i].name);
+        dg_strings(&d, &v->admission_checks[i].on_flavors);
+    }
+    return d.h;
+}
+
 static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
 {
+    uint64_t digest = cq_digest(v);
+    int known = names_find(&eng->cq_names, v->meta.name);
+    if (known >= 0 && eng->cqs[known]->exists && eng->cqs[known]->spec_digest == digest)
+        return; /* a status update: the spec is unchanged, so no event (§5.4) */
     struct eng_cq *cq = eng__cq_record(eng, v->meta.name);
+    cq->spec_digest = digest;
     arena_release(&cq->mem);
+    if (!cq->exists)
+        eng->queues_dirty = true; /* LocalQueues may point at it already */
     cq->exists = true;
     cq->cohort_name =
         v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name) : NULL;
@@ -388,9 +491,23 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     flag_cq(eng, cq);
 }
 
+static uint64_t cohort_digest(const struct api_cohort *v)
+{
+    struct digest d = {1469598103934665603ULL};
+    dg_str(&d, v->parent_name);
+    dg_i64(&d, v->fair_sharing.weight.milli);
+    dg_groups(&d, v->resource_groups, v->n_resource_groups);
+    return d.h;
+}
+
 static void apply_cohort(struct eng *eng, const struct api_cohort *v)
 {
+    uint64_t digest = cohort_digest(v);
+    int known = names_find(&eng->cohort_names, v->meta.name);
+    if (known >= 0 && eng->cohorts[known]->exists && eng->cohorts[known]->spec_digest == digest)
+        return; /* a status update */
     struct eng_cohort *c = cohort_record(eng, v->meta.name);
+    c->spec_digest = digest;
     arena_release(&c->mem);
     c->exists = true;
     c->parent_name =
@@ -452,10 +569,13 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
         lq->key = xstrdup(key);
         map_put(&eng->lqs, key, lq);
     }
+    const char *cqn = v->cluster_queue ? v->cluster_queue : "";
+    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing, read per cycle */
+    if (lq->exists && lq->cq_name && !strcmp(lq->cq_name, cqn) && lq->stop == v->stop_policy)
+        return; /* a status update: nothing the queues depend on changed */
     free(lq->cq_name);
-    lq->cq_name = xstrdup(v->cluster_queue ? v->cluster_queue : "");
+    lq->cq_name = xstrdup(cqn);
     lq->stop = v->stop_policy;
-    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing */
     lq->exists = true;
     eng->queues_dirty = true; /* its workloads are queued (or leave) at refresh */
 }
@@ -487,16 +607,18 @@ static void apply_ns(struct eng *eng, const struct api_namespace *v)
         kv->key = "kubernetes.io/metadata.name";
         kv->value = adup(&ns->mem, v->meta.name);
     }
-    eng->queues_dirty = true;
     eng->requeue_all = true;
 }
 
 static void apply_check(struct eng *eng, const struct api_admission_check *v)
 {
     int id = check_record(eng, v->meta.name);
-    eng->checks[id].exists = true;
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
-    eng->checks[id].active = !c || !c->status || strcmp(c->status, "False");
+    bool active = !c || !c->status || strcmp(c->status, "False");
+    if (eng->checks[id].exists && eng->checks[id].active == active)
+        return; /* nothing the engine reads changed */
+    eng->checks[id].exists = true;
+    eng->checks[id].active = active;
     config_changed(eng);
     flag_check(eng, id);
 }
@@ -654,6 +776,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
                 pq_remove(cq, cq->q.inadm[0]);
             cq->exists = false;
             config_changed(eng);
+            eng->queues_dirty = true;
             eng->requeue_all = true;
         }
         break;
@@ -778,7 +901,7 @@ void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
     wl->where = WLQ_NONE;
     wl->cq = NULL;
     eng__queue_wl(eng, wl);
-    eng->queues_dirty = true; /* its new queue may be stopped or inactive */
+    eng->activity_dirty = true; /* its queue may be stopped or inactive */
 }
 
 void eng_wl_delete(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
@@ -882,8 +1005,9 @@ void eng__refresh(struct eng *eng)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
-    if (!eng->queues_dirty && !eng->requeue_all && !eng->requeue_some)
+    if (!eng->queues_dirty && !eng->activity_dirty && !eng->requeue_all && !eng->requeue_some)
         return;
+    bool statuses = eng->queues_dirty || eng->activity_dirty;
     eng->any_stopped = false;
     for (size_t i = 0; i < eng->cq_names.n; i++)
         if (eng->cqs[i]->exists && eng->cqs[i]->stop != API_STOP_NONE)
@@ -925,12 +1049,13 @@ void eng__refresh(struct eng *eng)
     for (size_t i = 0; i < eng->cohort_names.n; i++)
         eng->cohorts[i]->requeue_flag = false;
     eng->requeue_some = false;
-    for (size_t i = 0; i < eng->cq_names.n; i++) {
+    for (size_t i = 0; statuses && i < eng->cq_names.n; i++) {
         struct eng_cq *cq = eng->cqs[i];
         if (cq->exists && !cq->active)
             suspend_queued(eng, cq);
     }
     eng->queues_dirty = false;
+    eng->activity_dirty = false;
     eng->requeue_all = false;
 }
 

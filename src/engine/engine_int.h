@@ -204,6 +204,7 @@ struct eng_cq {
     size_t n_admitted, cap_admitted;
     uint64_t cycle_popped; /* requeue_events when the head was popped */
     bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
+    uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
     enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
     bool afs; /* admission fair sharing orders this queue (fairshare.c) */
 };
@@ -216,8 +217,9 @@ struct eng_cohort {
     struct arena mem;
     char *parent_name; /* in mem */
     int64_t fs_weight_milli;
-    uint64_t refs;     /* scratch */
-    bool requeue_flag; /* created/updated: requeue its root tree at refresh */
+    uint64_t refs;        /* scratch */
+    bool requeue_flag;    /* created/updated: requeue its root tree at refresh */
+    uint64_t spec_digest; /* of the spec last applied */
 };
 
 /* ---- workloads ------------------------------------------------------------ */
@@ -387,14 +389,15 @@ struct eng {
     struct eng_wl **wls;   /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
-    bool tree_dirty;    /* structure or quotas changed: recompute */
-    bool queues_dirty;  /* unqueued workloads may now have a queue */
-    bool requeue_all;   /* an event that requeues every inadmissible list */
-    bool requeue_some;  /* some CQ or cohort has requeue_flag */
-    uint64_t cfg_gen;   /* bumped by every quota definition change */
-    bool any_stopped;   /* some CQ or LocalQueue has a stop policy */
-    size_t n_not_ready; /* admitted workloads without PodsReady=True */
-    int pods_res;       /* resource id of "pods" */
+    bool tree_dirty;     /* structure or quotas changed: recompute */
+    bool queues_dirty;   /* queue membership may have changed (LocalQueues, new CQs) */
+    bool activity_dirty; /* CQ activity or stop policies may have changed */
+    bool requeue_all;    /* an event that requeues every inadmissible list */
+    bool requeue_some;   /* some CQ or cohort has requeue_flag */
+    uint64_t cfg_gen;    /* bumped by every quota definition change */
+    bool any_stopped;    /* some CQ or LocalQueue has a stop policy */
+    size_t n_not_ready;  /* admitted workloads without PodsReady=True */
+    int pods_res;        /* resource id of "pods" */
 
     /* the cycle */
     uint64_t cycle_no;

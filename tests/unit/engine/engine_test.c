@@ -29,12 +29,17 @@ static void test_eng_cycle_update_of_own_cq_requeues(void **state)
     assert_string_equal(d->pending[0].reason, "ExceedsMaxQuota");
     assert_true(eng_wl_inadmissible(w));
     /* An unrelated ClusterQueue changes: w stays where it is. */
-    fx_cq(&f, "b", NULL, &q2, 1);
+    struct fx_quota q4 = {"default", CPU(4), -1, -1};
+    fx_cq(&f, "b", NULL, &q4, 1);
     d = eng_cycle(f.eng, 20);
     assert_int_equal(d->n_heads, 0);
     assert_true(eng_wl_inadmissible(w));
+    /* Its own ClusterQueue applied again unchanged (a status update): no event. */
+    fx_cq(&f, "a", NULL, &q2, 1);
+    d = eng_cycle(f.eng, 25);
+    assert_int_equal(d->n_heads, 0);
+    assert_true(eng_wl_inadmissible(w));
     /* Its own ClusterQueue grows: back to the heap, admitted. */
-    struct fx_quota q4 = {"default", CPU(4), -1, -1};
     fx_cq(&f, "a", NULL, &q4, 1);
     d = eng_cycle(f.eng, 30);
     assert_int_equal(d->n_admitted, 1);
