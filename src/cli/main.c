@@ -21,10 +21,10 @@ static int cmd_version(int argc, char **argv)
 static const struct command commands[] = {
     {"version", cmd_version, "print the version"},
     {"validate", cli_validate, "check YAML/JSON files as the API server and Kueue would"},
-    {"serve", cli_serve, "run the Kubernetes-compatible API server"},
-    {"token", cli_token, "issue a tenant token for the API server"},
     {"schedule", cli_schedule, "run the admission engine offline on files"},
     {"bench", cli_bench, "measure the admission engine (--micro)"},
+    {"serve", cli_serve, "run the Kubernetes-compatible API server"},
+    {"token", cli_token, "issue a tenant token for the API server"},
 };
 
 static void usage(FILE *out)

@@ -15,6 +15,7 @@
 
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
+#include "engine/fairshare.h" /* fair-sharing head order */
 #include "engine/preempt.h"
 
 void *cyc_alloc(struct eng *eng, size_t n)
@@ -253,6 +254,7 @@ static int entry_cmp(const void *pa, const void *pb)
 struct order {
     struct entry **es; /* cycle arena */
     size_t n, next;
+    struct fs_head *fh; /* fair sharing: the tournament's heads (fairshare.c), else NULL */
 };
 
 static void order_init(struct eng *eng, struct order *o, struct entry *es, size_t n)
@@ -262,12 +264,30 @@ static void order_init(struct eng *eng, struct order *o, struct entry *es, size_
         o->es[i] = &es[i];
     o->n = n;
     o->next = 0;
+    o->fh = NULL;
+    if (fs_enabled(eng)) {
+        o->fh = cyc_alloc(eng, (n + 1) * sizeof(*o->fh));
+        for (size_t i = 0; i < n; i++) {
+            o->fh[i].cq = es[i].cq;
+            o->fh[i].wl = es[i].wl;
+            o->fh[i].a = &es[i].a;
+            o->fh[i].done = false;
+        }
+        return;
+    }
     qsort(o->es, n, sizeof(*o->es), entry_cmp);
 }
 
 static struct entry *order_next(struct eng *eng, struct order *o)
 {
-    (void)eng;
+    if (o->fh) {
+        /* preemption.md §5.3: one head at a time, on the current snapshot. */
+        long k = fs_pick_head(eng, o->fh, o->n);
+        if (k < 0)
+            return NULL;
+        o->fh[k].done = true;
+        return o->es[k];
+    }
     return o->next < o->n ? o->es[o->next++] : NULL;
 }
 
@@ -515,6 +535,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
         e->cq->preemptor = NULL;
     wl_attach_admitted(eng, e->cq, wl);
     wl->admit_ms = eng->now_ms;
+    fs_afs_charge(eng, e->cq, wl); /* admission fair sharing entry penalty */
     wl->evicted = false;
     wl->reason = NULL;
     free(wl->message);
@@ -642,6 +663,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng__refresh(eng);
     if (eng->any_stopped)
         drain_stopped(eng);
+    fs_afs_refresh(eng, now_ms); /* admission fair sharing: sample, reorder */
 
     /* 1. Heads. */
     size_t n_cqs = eng->cq_names.n, n = 0, n_heads = 0;

@@ -143,6 +143,8 @@ void eng_free(struct eng *eng)
         struct eng_lq *lq = v;
         free(lq->key);
         free(lq->cq_name);
+        free(lq->afs_consumed);
+        free(lq->afs_penalty);
         free(lq);
     }
     map_release(&eng->lqs);
@@ -444,6 +446,7 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     cq->fungibility = v->flavor_fungibility;
     cq->stop = v->stop_policy;
     cq->fs_weight_milli = v->fair_sharing.weight.milli;
+    cq->admission_mode = v->admission_mode;
     node_quotas(eng, &cq->node, v->resource_groups, v->n_resource_groups);
     cq->n_groups = v->n_resource_groups;
     cq->groups = ARENA_ARRAY(&cq->mem, struct eng_rgroup, v->n_resource_groups + 1);
@@ -567,6 +570,7 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
         map_put(&eng->lqs, key, lq);
     }
     const char *cqn = v->cluster_queue ? v->cluster_queue : "";
+    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing, read per cycle */
     if (lq->exists && lq->cq_name && !strcmp(lq->cq_name, cqn) && lq->stop == v->stop_policy)
         return; /* a status update: nothing the queues depend on changed */
     free(lq->cq_name);

@@ -201,6 +201,12 @@ size_t eng_cq_n_pending(const struct eng *eng, size_t i);
 int64_t eng_cq_usage(struct eng *eng, size_t i, const char *flavor, const char *resource);
 int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char *resource);
 
+/* Fair sharing (preemption.md §5.2): status.fairSharing.weightedShare of CQ
+ * i, or of a cohort by name (false when unknown): ceil of the weighted
+ * dominant resource share, INT64_MAX when it is +Inf. */
+int64_t eng_cq_weighted_share(struct eng *eng, size_t i);
+bool eng_cohort_weighted_share(struct eng *eng, const char *name, int64_t *out);
+
 /* Every workload the engine knows, by index 0..eng_n_wls-1. */
 size_t eng_n_wls(const struct eng *eng);
 struct eng_wl *eng_wl_at(const struct eng *eng, size_t i);

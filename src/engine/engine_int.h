@@ -205,6 +205,8 @@ struct eng_cq {
     uint64_t cycle_popped; /* requeue_events when the head was popped */
     bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
     uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
+    enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
+    bool afs; /* admission fair sharing orders this queue (fairshare.c) */
 };
 
 struct eng_cohort {
@@ -315,6 +317,10 @@ struct eng_wl {
     bool in_carry;         /* in eng->carry */
     uint64_t pend_cycle;   /* cycle in which a pending decision was recorded */
     size_t pend_idx;
+    /* preemption (preempt.c, fairshare.c) */
+    const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
+    double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
+                          * fs_afs_refresh for queue order in AFS CQs */
 };
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -324,6 +330,12 @@ struct eng_lq {
     char *cq_name;
     enum api_stop_policy stop;
     bool exists;
+    /* admission fair sharing (fairshare.c), preemption.md §7 */
+    int64_t fs_weight_milli;
+    double *afs_consumed; /* by resource id, afs_n entries (owned) */
+    double *afs_penalty;  /* entry penalties not yet folded in (owned) */
+    size_t afs_n;
+    int64_t afs_last_ms;  /* last sample; 0 = not sampled yet */
 };
 
 struct eng_ns {

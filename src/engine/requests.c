@@ -432,6 +432,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         snprintf(wl->lq_key, n, "%s/%s", ns, w->queue_name);
     }
     wl->priority = w->has_priority ? w->priority : 0;
+    const char *job_uid = api_kvs_get(&w->meta.labels, "kueue.x-k8s.io/job-uid");
+    wl->job_uid = job_uid && *job_uid ? mdup(wl, job_uid) : NULL; /* preemption message */
     wl->created_ms = w->meta.creation_timestamp;
     wl->ts_ms = queue_ts(eng, w);
     wl->requeue_at = w->has_requeue_state ? w->requeue_state.requeue_at : 0;
