@@ -71,15 +71,19 @@ static const char *meta_str(const json_t *doc, const char *k)
     return jstr(json_object_get(doc, "metadata"), k);
 }
 
+/* "cueue schedule: FILE: document N: Kind/[ns/]name: path: message" (the
+ * object is named in e, see decode_doc). */
 static int bad_input(const char *file, size_t index, const json_t *doc, const struct err *e)
 {
     struct sb sb = SB_INIT;
     err_format(e, &sb);
-    const char *kind = jstr(doc, "kind");
-    const char *name = meta_str(doc, "name");
-    const char *ns = meta_str(doc, "namespace");
-    fprintf(stderr, "cueue schedule: %s: document %zu (%s/%s%s%s): %s\n", file, index,
-            kind ? kind : "?", ns ? ns : "", ns ? "/" : "", name ? name : "?", sb_str(&sb));
+    if (e->object[0]) {
+        fprintf(stderr, "cueue schedule: %s: document %zu: %s\n", file, index, sb_str(&sb));
+    } else {
+        const char *kind = jstr(doc, "kind"), *name = meta_str(doc, "name");
+        fprintf(stderr, "cueue schedule: %s: document %zu: %s/%s: %s\n", file, index,
+                kind ? kind : "?", name ? name : "?", sb_str(&sb));
+    }
     sb_release(&sb);
     return 2;
 }

@@ -739,6 +739,7 @@ void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
     wl->state = WL_PENDING;
     wl->evicted = false;
     wl->admitted_true = false;
+    wl->pods_ready = false;
     wl->where = WLQ_NONE;
     wl->cq = NULL;
     eng__queue_wl(eng, wl);

@@ -272,6 +272,7 @@ struct eng_wl {
                          * the engine admitted it (preemption.md §0) */
     enum eng_wl_state state;
     bool invalid;      /* requests cannot be computed: message in pending */
+    const char *limits_msg; /* "resources validation failed: ..." (§2), or NULL */
     const char *invalid_reason;
     struct eng_ps *ps;
     size_t n_ps;
@@ -298,6 +299,7 @@ struct eng_wl {
     /* admission result */
     int admitted_cond;   /* ENG_ADMITTED_* of the last admission */
     bool admitted_true;  /* Admitted=True (not only a quota reservation) */
+    bool pods_ready;     /* PodsReady=True */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
     bool evicted;        /* Evicted=True and still holding quota */
     bool in_carry;       /* in eng->carry */
@@ -380,6 +382,7 @@ struct eng {
     bool requeue_all;          /* an event that requeues every inadmissible list */
     uint64_t cfg_gen;          /* bumped by every quota definition change */
     bool any_stopped;          /* some CQ or LocalQueue has a stop policy */
+    size_t n_not_ready;        /* admitted workloads without PodsReady=True */
     int pods_res;              /* resource id of "pods" */
 
     /* the cycle */
