@@ -32,7 +32,7 @@
 struct doc {
     const char *file;
     size_t index;
-    json_t *json;          /* borrowed from the stream, or owned (Job workloads) */
+    json_t *json; /* borrowed from the stream, or owned (Job workloads) */
     bool owned;
     struct api_object *obj; /* NULL for ResourceClaimTemplates and skipped kinds */
     struct eng_wl *wl;      /* for Workloads */
@@ -51,6 +51,7 @@ struct run {
     /* results */
     json_t *admitted;
     json_t *preempted;
+    json_t *evicted; /* evictions other than preemption (stopped queues) */
 };
 
 static void usage(FILE *out)
@@ -125,7 +126,8 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         json_object_set_new(ref, "kind", json_string("WorkloadPriorityClass"));
         json_object_set_new(ref, "name", json_string(wpc));
         json_object_set_new(spec, "priorityClassRef", ref);
-        json_object_set_new(spec, "priority", json_integer(json_integer_value(json_object_get(d, "value"))));
+        json_object_set_new(spec, "priority",
+                            json_integer(json_integer_value(json_object_get(d, "value"))));
         return;
     }
     const char *pcn = jstr(json_object_get(tpl, "spec"), "priorityClassName");
@@ -135,7 +137,8 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         for (size_t i = 0; i < r->n_docs; i++) {
             const json_t *x = r->docs[i].json;
             const char *k = jstr(x, "kind");
-            if (!k || strcmp(k, "PriorityClass") || !json_is_true(json_object_get(x, "globalDefault")))
+            if (!k || strcmp(k, "PriorityClass") ||
+                !json_is_true(json_object_get(x, "globalDefault")))
                 continue;
             if (!pc || json_integer_value(json_object_get(x, "value")) <
                            json_integer_value(json_object_get(pc, "value")))
@@ -148,7 +151,8 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         json_object_set_new(ref, "kind", json_string("PriorityClass"));
         json_object_set_new(ref, "name", json_string(meta_str(pc, "name")));
         json_object_set_new(spec, "priorityClassRef", ref);
-        json_object_set_new(spec, "priority", json_integer(json_integer_value(json_object_get(pc, "value"))));
+        json_object_set_new(spec, "priority",
+                            json_integer(json_integer_value(json_object_get(pc, "value"))));
         return;
     }
     json_object_set_new(spec, "priority", json_integer(0));
@@ -210,8 +214,8 @@ static json_t *job_to_workload(const struct run *r, const json_t *job)
     json_t *ps = json_object();
     json_object_set_new(ps, "name", json_string("main"));
     json_object_set_new(ps, "count", json_integer(par));
-    const char *minp = jstr(json_object_get(meta, "annotations"),
-                            "kueue.x-k8s.io/job-min-parallelism");
+    const char *minp =
+        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/job-min-parallelism");
     if (minp)
         json_object_set_new(ps, "minCount", json_integer(strtoll(minp, NULL, 10)));
     json_t *t = tpl ? json_deep_copy(tpl) : json_object();
@@ -287,8 +291,7 @@ static void claim_template(struct run *r, const json_t *doc)
         k++;
     }
     const char *ns = meta_str(doc, "namespace");
-    eng_set_claim_template(r->eng, ns ? ns : "default", meta_str(doc, "name"), k, classes,
-                           counts);
+    eng_set_claim_template(r->eng, ns ? ns : "default", meta_str(doc, "name"), k, classes, counts);
     free(classes);
     free(counts);
 }
@@ -492,8 +495,8 @@ static void on_preempted(struct run *r, const struct eng_preempted *p, bool rele
     const char *msg = p->message ? p->message : "";
     if (d) {
         api_status_set_condition(d->json, "Evicted", "True", "Preempted", msg, r->now);
-        api_status_set_condition_nogen(d->json, "Preempted", "True",
-                                       p->reason ? p->reason : "", msg, r->now);
+        api_status_set_condition_nogen(d->json, "Preempted", "True", p->reason ? p->reason : "",
+                                       msg, r->now);
     }
     if (!release)
         return;
@@ -510,6 +513,10 @@ static void on_preempted(struct run *r, const struct eng_preempted *p, bool rele
 
 static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release)
 {
+    json_t *o = json_object();
+    json_object_set_new(o, "workload", json_string(eng_wl_key(ev->wl)));
+    json_object_set_new(o, "reason", json_string(ev->reason));
+    json_array_append_new(r->evicted, o);
     struct doc *d = doc_of(r, ev->wl);
     if (d)
         api_status_set_condition(d->json, "Evicted", "True", ev->reason, ev->message, r->now);
@@ -517,8 +524,7 @@ static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release
         return;
     eng_wl_release(r->eng, ev->wl, r->now);
     if (d) {
-        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message,
-                                 r->now);
+        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message, r->now);
         api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
                                  "The workload has no reservation", r->now);
         api_status_set_admission(d->json, NULL);
@@ -603,6 +609,7 @@ static json_t *result(struct run *r, int cycles)
     json_object_set_new(out, "cycles", json_integer(cycles));
     json_object_set(out, "admitted", r->admitted);
     json_object_set(out, "preempted", r->preempted);
+    json_object_set(out, "evicted", r->evicted);
     json_t *asg = json_object();
     for (size_t i = 0; i < r->n_docs; i++) {
         struct doc *d = &r->docs[i];
@@ -648,8 +655,14 @@ static void print_text(const json_t *out)
         printf("admitted  %s in %s\n", json_string_value(v), a ? jstr(a, "clusterQueue") : "?");
     }
     json_array_foreach(json_object_get(out, "preempted"), i, v)
+    {
         printf("preempted %s by %s (%s)\n", jstr(v, "workload"), jstr(v, "preemptor"),
                jstr(v, "reason"));
+    }
+    json_array_foreach(json_object_get(out, "evicted"), i, v)
+    {
+        printf("evicted   %s (%s)\n", jstr(v, "workload"), jstr(v, "reason"));
+    }
     const char *cq;
     json_t *arr;
     json_object_foreach(json_object_get(out, "pending"), cq, arr)
@@ -677,6 +690,7 @@ static void release(struct run *r)
     eng_free(r->eng);
     json_decref(r->admitted);
     json_decref(r->preempted);
+    json_decref(r->evicted);
 }
 
 int cli_schedule(int argc, char **argv)
@@ -744,6 +758,7 @@ int cli_schedule(int argc, char **argv)
     r.n_streams = n_files;
     r.admitted = json_array();
     r.preempted = json_array();
+    r.evicted = json_array();
     for (size_t i = 0; i < n_files; i++) {
         struct err e;
         err_init(&e);

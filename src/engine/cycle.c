@@ -167,9 +167,8 @@ static void partial_admission(struct eng *eng, struct entry *e)
         int64_t h = i + (j - i) / 2;
         for (size_t p = 0; p < wl->n_ps; p++) {
             const struct eng_ps *ps = &wl->ps[p];
-            int64_t delta = (ps->min_count > 0 && ps->min_count < ps->count)
-                                ? ps->count - ps->min_count
-                                : 0;
+            int64_t delta =
+                (ps->min_count > 0 && ps->min_count < ps->count) ? ps->count - ps->min_count : 0;
             counts[p] = (int32_t)(ps->count - (delta * h) / D);
         }
         struct fa_assignment a;
@@ -321,8 +320,7 @@ static bool usage_fits(struct eng *eng, struct entry *e, const struct victims *v
     return ok;
 }
 
-static void add_assignment_usage(struct eng *eng, struct eng_cq *cq,
-                                 const struct fa_assignment *a)
+static void add_assignment_usage(struct eng *eng, struct eng_cq *cq, const struct fa_assignment *a)
 {
     for (size_t i = 0; i < a->n_usage; i++)
         snap_add_usage(eng, &cq->node, a->usage_fr[i], a->usage_v[i]);
@@ -570,7 +568,7 @@ static void bypass_equivalent(struct eng *eng, struct eng_cq *cq, uint64_t shape
     eng__add_nofit_shape(cq, shape, reason);
     size_t i = 0;
     while (i < cq->q.n) {
-        struct eng_wl *w = cq->q.heap[i];
+        struct eng_wl *w = cq->q.heap[i].wl;
         if (w->shape != shape || w == cq->preemptor) {
             i++;
             continue;
@@ -646,7 +644,6 @@ static void drain_stopped(struct eng *eng)
 }
 
 /* ---- the cycle ------------------------------------------------------------------------------ */
-
 
 const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
 {

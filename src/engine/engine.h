@@ -138,9 +138,9 @@ struct eng_evicted {
 
 struct eng_pending {
     struct eng_wl *wl;
-    const char *reason;  /* QuotaReserved=False reason */
+    const char *reason; /* QuotaReserved=False reason */
     const char *message;
-    bool inadmissible;   /* in the inadmissible list */
+    bool inadmissible; /* in the inadmissible list */
 };
 
 /* What one cycle decided; every pointer is borrowed until the next
@@ -154,8 +154,8 @@ struct eng_decisions {
     size_t n_evicted;
     struct eng_pending *pending; /* status changes of workloads left pending */
     size_t n_pending;
-    size_t n_heads;  /* heads taken this cycle */
-    bool changed;    /* anything admitted, preempted, moved or re-worded */
+    size_t n_heads; /* heads taken this cycle */
+    bool changed;   /* anything admitted, preempted, moved or re-worded */
 };
 
 /* Run one scheduling cycle at now_ms (spec/admission.md §6). Evictions by
@@ -166,10 +166,10 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms);
 
 /* ---- queries ------------------------------------------------------------------- */
 
-const char *eng_wl_key(const struct eng_wl *wl);      /* "namespace/name" */
+const char *eng_wl_key(const struct eng_wl *wl); /* "namespace/name" */
 const char *eng_wl_namespace(const struct eng_wl *wl);
 const char *eng_wl_name(const struct eng_wl *wl);
-bool eng_wl_is_admitted(const struct eng_wl *wl);     /* holds a quota reservation */
+bool eng_wl_is_admitted(const struct eng_wl *wl); /* holds a quota reservation */
 /* The workload's current admission (when admitted), filled into *out with
  * arrays borrowed until the next call. false when not admitted. */
 bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admission *out);
@@ -183,8 +183,8 @@ const char *eng_wl_cluster_queue(const struct eng_wl *wl);
 /* Per-pod-set totals (status.resourceRequests): for pod set i, its name and
  * (resource, value) pairs in resource-name order. */
 size_t eng_wl_n_pod_sets(const struct eng_wl *wl);
-const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i,
-                           size_t *n_res, const char **res_names, int64_t *values, size_t cap);
+const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i, size_t *n_res,
+                           const char **res_names, int64_t *values, size_t cap);
 
 /* ClusterQueues, by index 0..eng_n_cqs-1 (deleted ones are skipped: name
  * NULL). */

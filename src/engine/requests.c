@@ -86,8 +86,7 @@ static bool has_prefix(const struct api_strings *p, const char *name)
     return false;
 }
 
-static const struct api_transformation *find_transformation(const struct eng *eng,
-                                                            const char *res)
+static const struct api_transformation *find_transformation(const struct eng *eng, const char *res)
 {
     if (!eng->has_cfg)
         return NULL;
@@ -249,8 +248,7 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
             if (!strcmp(sp->pod_requests.items[k].name, r->name))
                 has_req = true;
         if (!has_req)
-            *rl_slot(reqs, eng__res_id(eng, r->name), true) =
-                q_resource_value(r->name, r->amount);
+            *rl_slot(reqs, eng__res_id(eng, r->name), true) = q_resource_value(r->name, r->amount);
     }
     rl_release(&c);
     rl_release(&side);
@@ -300,8 +298,7 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
         const struct api_node_selector_term *t = &sp->affinity_terms[i];
         struct api_node_selector_term *d = &dst->terms[i];
         d->n_match_expressions = t->n_match_expressions;
-        d->match_expressions =
-            WL_ARRAY(wl, struct api_requirement, t->n_match_expressions + 1);
+        d->match_expressions = WL_ARRAY(wl, struct api_requirement, t->n_match_expressions + 1);
         for (size_t k = 0; k < t->n_match_expressions; k++) {
             const struct api_requirement *r = &t->match_expressions[k];
             struct api_requirement *q = &d->match_expressions[k];
@@ -353,7 +350,8 @@ static void check_limits(struct eng_wl *wl, const struct api_workload *w)
     for (size_t i = 0; i < w->n_pod_sets; i++) {
         const struct api_pod_spec *sp = &w->pod_sets[i].template_.spec;
         for (size_t j = 0; j < sp->n_init_containers; j++) {
-            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.initContainers[%zu]", i, j);
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.initContainers[%zu]", i,
+                     j);
             greater_keys(&sp->init_containers[j].requests, &sp->init_containers[j].limits, path,
                          &errs, &n);
         }
@@ -386,9 +384,9 @@ static int64_t queue_ts(const struct eng *eng, const struct api_workload *w)
 {
     const struct api_condition *ev = api_condition_find(&w->conditions, "Evicted");
     if (ev && ev->status && !strcmp(ev->status, "True") && ev->reason) {
-        bool eviction_ts = eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
-                           (!eng->cfg.requeuing_timestamp ||
-                            !strcmp(eng->cfg.requeuing_timestamp, "Eviction"));
+        bool eviction_ts =
+            eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
+            (!eng->cfg.requeuing_timestamp || !strcmp(eng->cfg.requeuing_timestamp, "Eviction"));
         if (eviction_ts && !strcmp(ev->reason, "PodsReadyTimeout"))
             return ev->last_transition_time;
         if (!strcmp(ev->reason, "AdmissionCheck"))
