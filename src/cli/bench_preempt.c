@@ -71,8 +71,8 @@ static void add_cq(struct eng *eng, struct arena *mem, const char *name, const c
     apply(eng, API_KIND_LOCAL_QUEUE, lq);
 }
 
-static struct eng_wl *add_wl(struct eng *eng, const char *name, const char *queue,
-                             int32_t prio, int64_t millicores, int64_t created)
+static struct eng_wl *add_wl(struct eng *eng, const char *name, const char *queue, int32_t prio,
+                             int64_t millicores, int64_t created)
 {
     static const char *const res[] = {"cpu"};
     struct eng_simple_ps ps = {"main", 1, 0, 1, res, &millicores};

@@ -570,12 +570,12 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
         map_put(&eng->lqs, key, lq);
     }
     const char *cqn = v->cluster_queue ? v->cluster_queue : "";
+    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing, read per cycle */
     if (lq->exists && lq->cq_name && !strcmp(lq->cq_name, cqn) && lq->stop == v->stop_policy)
         return; /* a status update: nothing the queues depend on changed */
     free(lq->cq_name);
     lq->cq_name = xstrdup(cqn);
     lq->stop = v->stop_policy;
-    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing */
     lq->exists = true;
     eng->queues_dirty = true; /* its workloads are queued (or leave) at refresh */
 }

@@ -206,7 +206,7 @@ struct eng_cq {
     bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
     uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
     enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
-    bool afs;              /* admission fair sharing orders this queue */
+    bool afs; /* admission fair sharing orders this queue (fairshare.c) */
 };
 
 struct eng_cohort {

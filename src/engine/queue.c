@@ -39,6 +39,8 @@ static void heap_set(struct pq *q, size_t i, struct pq_item it)
 /* pq_before on slots: keys first, the records only to break ties. */
 static bool item_before(const struct eng_cq *cq, const struct pq_item *a, const struct pq_item *b)
 {
+    if (cq->afs) /* admission fair sharing orders first (pq_before) */
+        return pq_before(cq, a->wl, b->wl);
     if (cq->preemptor && cq->strategy == API_BEST_EFFORT_FIFO &&
         (a->wl == cq->preemptor || b->wl == cq->preemptor))
         return pq_before(cq, a->wl, b->wl);
