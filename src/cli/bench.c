@@ -90,7 +90,7 @@ static void build_with(struct setup *s, int n_cqs, int n_cohorts, int64_t cpu_pe
         g->flavors->name = "default";
         g->flavors->n_resources = 2;
         g->flavors->resources = ARENA_ARRAY(&s->mem, struct api_resource_quota, 2);
-        int64_t cpu = !skew ? cpu_per_cq
+        int64_t cpu = !skew     ? cpu_per_cq
                       : (i % 2) ? cpu_per_cq + cpu_per_cq / 5
                                 : cpu_per_cq - cpu_per_cq / 5;
         g->flavors->resources[0].name = "cpu";
@@ -118,8 +118,8 @@ static void build(struct setup *s, int n_cqs, int n_cohorts, int64_t cpu_per_cq)
 
 /* per_cq pending 1-cpu workloads in each CQ, names from prefix, priority
  * prio (or 0..2 in turn when prio < 0). */
-static void add_workloads_prio(struct setup *s, int n_cqs, int per_cq, const char *prefix,
-                               int prio, int64_t created)
+static void add_workloads_prio(struct setup *s, int n_cqs, int per_cq, const char *prefix, int prio,
+                               int64_t created)
 {
     static const char *const res[] = {"cpu", "memory"};
     int64_t vals[2] = {1000, 4LL * 1024 * 1024 * 1024};
@@ -130,8 +130,8 @@ static void add_workloads_prio(struct setup *s, int n_cqs, int per_cq, const cha
         for (int i = 0; i < n_cqs; i++) {
             snprintf(name, sizeof(name), "%s%d", prefix, k++);
             snprintf(queue, sizeof(queue), "cq%d", i);
-            struct eng_simple_wl w = {"bench", name, queue, (int32_t)(prio < 0 ? k % 3 : prio),
-                                      created + k, 1, &ps};
+            struct eng_simple_wl w = {"bench",     name, queue, (int32_t)(prio < 0 ? k % 3 : prio),
+                                      created + k, 1,    &ps};
             eng_add_simple(s->eng, &w, created);
         }
 }
@@ -186,8 +186,7 @@ static int admissions(void)
 /* ---- admissions per second, by number of ClusterQueues ------------------------------ */
 
 enum micro_mode { MICRO_PLAIN = 0, MICRO_PREEMPT, MICRO_FAIR };
-static const char *const micro_mode_names[] = {"no preemption", "with preemption",
-                                               "fair sharing"};
+static const char *const micro_mode_names[] = {"no preemption", "with preemption", "fair sharing"};
 static const char *const micro_row_names[] = {"plain", "preempt", "fair"};
 
 #define MICRO_WORKLOADS 50000
@@ -274,8 +273,9 @@ static int micro_row(int n_cqs, int mode_i)
     printf("%-16s %6d %7d %8ld %8ld %8ld %9.3f %12.0f %9.1f%s\n", micro_mode_names[mode], n_cqs,
            n_cohorts, admitted, preempted, cycles, dt, dt > 0 ? (double)admitted / dt : 0.0,
            (double)peak_rss_kib() / 1024.0,
-           spent ? "  (time budget spent: partial)"
-                 : admitted < expect ? "  (NOT all admitted)" : "");
+           spent               ? "  (time budget spent: partial)"
+           : admitted < expect ? "  (NOT all admitted)"
+                               : "");
     release(&s);
     return admitted >= expect || spent ? 0 : 1;
 }

@@ -95,7 +95,8 @@ static void warn_unknown(const json_t *obj, const char *const *known, struct err
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)obj, k, v) {
+    json_object_foreach((json_t *)obj, k, v)
+    {
         bool ok = false;
         for (size_t i = 0; known[i]; i++)
             ok |= !strcmp(known[i], k);
@@ -139,8 +140,7 @@ static int get_int(const json_t *obj, const char *key, int64_t min, const int64_
     else if (!json_is_integer(v))
         rc = err_field(e, ERR_INVALID, "Invalid value: must be an integer");
     else if (json_integer_value(v) < min)
-        rc = err_field(e, ERR_INVALID,
-                       "Invalid value: %lld: must be greater than or equal to %lld",
+        rc = err_field(e, ERR_INVALID, "Invalid value: %lld: must be greater than or equal to %lld",
                        (long long)json_integer_value(v), (long long)min);
     else
         *out = json_integer_value(v);
@@ -150,8 +150,8 @@ static int get_int(const json_t *obj, const char *key, int64_t min, const int64_
 
 /* A cpu amount in milli-units: an integer (cores, as Kueue's generator
  * reads it) or a quantity string ("500m"). *present false when absent. */
-static int get_cpu(const json_t *obj, const char *key, bool required, bool *present,
-                   int64_t *out, struct err *e)
+static int get_cpu(const json_t *obj, const char *key, bool required, bool *present, int64_t *out,
+                   struct err *e)
 {
     json_t *v = json_object_get(obj, key);
     size_t mark = err_push_field(e, key);
@@ -266,10 +266,10 @@ static int read_policy(const json_t *o, const char *key, const char *const *name
 static int read_queue_set(struct bench_config *c, const json_t *o, struct bc_queue_set *q,
                           struct err *e)
 {
-    static const char *const known[] = {"className",     "count",
-                                        "nominalQuota",  "borrowingLimit",
+    static const char *const known[] = {"className",           "count",
+                                        "nominalQuota",        "borrowingLimit",
                                         "reclaimWithinCohort", "withinClusterQueue",
-                                        "workloadsSets", NULL};
+                                        "workloadsSets",       NULL};
     static const char *const reclaim[] = {"Never", "LowerPriority", "Any", NULL};
     static const char *const within[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority",
                                          NULL};
@@ -338,8 +338,10 @@ static int check_size(const struct bench_config *c, struct err *e)
                 per += q->sets[k].count * (int64_t)q->sets[k].n_tmpl;
             cqs += n;
             if (cqs > BENCH_MAX_CQS || (n && per > BENCH_MAX_WORKLOADS / n))
-                return err_set(e, ERR_INVALID, "config too large: more than %d ClusterQueues "
-                               "or %d workloads", BENCH_MAX_CQS, BENCH_MAX_WORKLOADS);
+                return err_set(e, ERR_INVALID,
+                               "config too large: more than %d ClusterQueues "
+                               "or %d workloads",
+                               BENCH_MAX_CQS, BENCH_MAX_WORKLOADS);
             wls += n * per;
             if (wls > BENCH_MAX_WORKLOADS)
                 return err_set(e, ERR_INVALID, "config too large: more than %d workloads",
@@ -418,7 +420,7 @@ struct sim_wl {
     const struct bc_wl_tmpl *tmpl;
     size_t cq;
     int64_t created_ms, admitted_ms, finished_ms;
-    uint32_t gen;     /* bumped at each stop: a finish event of an older run is stale */
+    uint32_t gen; /* bumped at each stop: a finish event of an older run is stale */
     uint32_t evictions;
     bool running;
 };
@@ -716,8 +718,7 @@ static void sim_schedule(struct sim *s)
             wl->running = true;
             wl->admitted_ms = s->now;
             s->admissions++;
-            heap_push(s, s->now + wl->tmpl->runtime_ms, EV_FINISH, (size_t)(wl - s->wls),
-                      wl->gen);
+            heap_push(s, s->now + wl->tmpl->runtime_ms, EV_FINISH, (size_t)(wl - s->wls), wl->gen);
         }
         if (!d->n_heads || !d->changed)
             break;
@@ -789,9 +790,9 @@ static json_t *sim_report(const struct sim *s, const struct bench_config *c, con
                 used += s->cqs[i].used_milli_ms;
                 n++;
             }
-        double pct = nominal && s->wall_ms ? 100.0 * (double)used / ((double)nominal *
-                                                                     (double)s->wall_ms)
-                                           : 0.0;
+        double pct = nominal && s->wall_ms
+                         ? 100.0 * (double)used / ((double)nominal * (double)s->wall_ms)
+                         : 0.0;
         json_t *o = json_object();
         json_object_set_new(o, "count", json_integer(n));
         json_object_set_new(o, "usagePercent", json_real(round_to(pct, 0.1)));
@@ -834,9 +835,9 @@ static json_t *sim_report(const struct sim *s, const struct bench_config *c, con
     json_t *en = json_object();
     json_object_set_new(en, "cycles", json_integer(s->cycles));
     json_object_set_new(en, "cpuSeconds", json_real(round_to(cpu, 0.001)));
-    json_object_set_new(en, "admissionsPerSecond",
-                        json_integer(cpu > 0 ? (json_int_t)llround((double)s->admissions / cpu)
-                                             : 0));
+    json_object_set_new(
+        en, "admissionsPerSecond",
+        json_integer(cpu > 0 ? (json_int_t)llround((double)s->admissions / cpu) : 0));
     json_object_set_new(en, "peakRssBytes", json_integer(peak_rss_bytes()));
     json_object_set_new(r, "engine", en);
     return r;
@@ -856,15 +857,17 @@ static void print_text(const json_t *r)
     const char *k;
     json_t *v;
     printf("%-16s %6s %10s %14s\n", "ClusterQueues", "count", "usage %", "nominal cpu");
-    json_object_foreach(json_object_get(r, "clusterQueueClasses"), k, v) {
+    json_object_foreach(json_object_get(r, "clusterQueueClasses"), k, v)
+    {
         printf("%-16s %6lld %10.1f %14.1f\n", k,
                (long long)json_integer_value(json_object_get(v, "count")),
                json_real_value(json_object_get(v, "usagePercent")),
                (double)json_integer_value(json_object_get(v, "nominalQuotaMilli")) / 1000.0);
     }
-    printf("\n%-16s %8s %18s %18s %10s\n", "workloads", "count", "avg to admission", "avg to finish",
-           "evictions");
-    json_object_foreach(json_object_get(r, "workloadClasses"), k, v) {
+    printf("\n%-16s %8s %18s %18s %10s\n", "workloads", "count", "avg to admission",
+           "avg to finish", "evictions");
+    json_object_foreach(json_object_get(r, "workloadClasses"), k, v)
+    {
         printf("%-16s %8lld %16.1f s %16.1f s %10lld\n", k,
                (long long)json_integer_value(json_object_get(v, "count")),
                (double)json_integer_value(json_object_get(v, "averageTimeToAdmissionMs")) / 1000.0,
