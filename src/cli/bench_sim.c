@@ -701,10 +701,22 @@ static void sim_evict(struct sim *s, struct eng_wl *h)
     eng_wl_release(s->eng, h, s->now);
 }
 
+/* A bound on cycles at one instant: far above what any config needs (one
+ * head per ClusterQueue per cycle), it only keeps an engine that kept
+ * reporting changes from hanging the run. */
+#define SIM_MAX_CYCLES_PER_INSTANT 1000000L
+
 /* Cycles at this instant until the engine has nothing more to do. */
 static void sim_schedule(struct sim *s)
 {
-    for (;;) {
+    for (long n = 0;; n++) {
+        if (n == SIM_MAX_CYCLES_PER_INSTANT) {
+            fprintf(stderr,
+                    "cueue bench: warning: %ld cycles at t=%lld ms still change something; "
+                    "moving on\n",
+                    n, (long long)s->now);
+            break;
+        }
         const struct eng_decisions *d = eng_cycle(s->eng, s->now);
         s->cycles++;
         for (size_t i = 0; i < d->n_preempted; i++)
@@ -764,9 +776,11 @@ static long peak_rss_bytes(void)
     return ru.ru_maxrss * 1024L; /* Linux: kilobytes */
 }
 
-static double round_to(double v, double unit)
+/* v rounded to `per` parts of one (10: one decimal): dividing last gives
+ * the double nearest the decimal, which prints short. */
+static double round_to(double v, double per)
 {
-    return round(v / unit) * unit;
+    return round(v * per) / per;
 }
 
 static json_t *sim_report(const struct sim *s, const struct bench_config *c, const char *name,
@@ -795,7 +809,7 @@ static json_t *sim_report(const struct sim *s, const struct bench_config *c, con
                          : 0.0;
         json_t *o = json_object();
         json_object_set_new(o, "count", json_integer(n));
-        json_object_set_new(o, "usagePercent", json_real(round_to(pct, 0.1)));
+        json_object_set_new(o, "usagePercent", json_real(round_to(pct, 10)));
         json_object_set_new(o, "nominalQuotaMilli", json_integer(nominal));
         json_object_set_new(o, "cpuUsedMilliMs", json_integer(used));
         json_object_set_new(cqc, c->cq_cls[k], o);
@@ -834,7 +848,7 @@ static json_t *sim_report(const struct sim *s, const struct bench_config *c, con
     json_object_set_new(r, "workloadClasses", wlc);
     json_t *en = json_object();
     json_object_set_new(en, "cycles", json_integer(s->cycles));
-    json_object_set_new(en, "cpuSeconds", json_real(round_to(cpu, 0.001)));
+    json_object_set_new(en, "cpuSeconds", json_real(round_to(cpu, 1000)));
     json_object_set_new(
         en, "admissionsPerSecond",
         json_integer(cpu > 0 ? (json_int_t)llround((double)s->admissions / cpu) : 0));

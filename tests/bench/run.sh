@@ -4,7 +4,8 @@
 # contract present, every workload admitted at least once and finished,
 # admissions = workloads + evictions, usage within bounds, the same report
 # twice). Timing is never asserted. Then: YAML and text output, a bad
-# config, an ignored `tas` key, an unknown mode, one micro-benchmark row.
+# config, an ignored `tas` key, a workload that never fits, an unknown
+# mode, one micro-benchmark row.
 # Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -163,7 +164,43 @@ else
     cat "$tmp/err"
 fi
 
-# 7. Unknown mode and output format.
+# 7. A workload that can never fit does not hang the run: the run ends when
+#    nothing more can happen, the report says what finished, exit status 1.
+cat >"$tmp/never.yaml" <<'EOF'
+cohorts:
+- className: cohort
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 2
+    nominalQuota: 4
+    borrowingLimit: 2
+    workloadsSets:
+    - count: 3
+      creationIntervalMs: 10
+      workloads:
+      - className: fits
+        runtimeMs: 20
+        request: 1
+      - className: huge
+        runtimeMs: 20
+        request: 20
+EOF
+"$bin" bench --config "$tmp/never.yaml" -o json >"$tmp/never.json" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && "$py" -c '
+import json, sys
+r = json.load(open(sys.argv[1])); w = r["workloadClasses"]
+ok = (r["workloads"] == 12 and r["finished"] == 6 and w["fits"]["finished"] == 6
+      and w["huge"]["admitted"] == 0 and r["clusterQueueClasses"]["cq"]["usagePercent"] == 21.4)
+sys.exit(0 if ok else 1)' "$tmp/never.json" && grep -q "6 of 12 workloads finished" "$tmp/err"; then
+    pass
+else
+    fail "never-fitting workload: exit $rc"
+    cat "$tmp/never.json" "$tmp/err"
+fi
+
+# 8. Unknown mode and output format.
 if "$bin" bench --config "$smoke" --mode sometime >/dev/null 2>&1; then
     fail "unknown mode accepted"
 else pass; fi
@@ -171,7 +208,7 @@ if "$bin" bench --config "$smoke" -o xml >/dev/null 2>&1; then
     fail "unknown output accepted"
 else pass; fi
 
-# 8. One micro-benchmark row runs (no timing asserted).
+# 9. One micro-benchmark row runs (no timing asserted).
 if "$bin" bench --micro --cqs 10 --pending 4 2>&1 | grep -q "^cycle: *10 ClusterQueues"; then
     pass
 else fail "micro row"; fi
