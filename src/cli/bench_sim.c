@@ -10,6 +10,7 @@
  * everything is deterministic (ties broken by event sequence number), so
  * the same config gives the same report. */
 #include "cli/bench_sim.h"
+#include "cli/bench_int.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -31,50 +32,6 @@
 #include "engine/engine.h"
 
 /* ---- the config ------------------------------------------------------------------------ */
-
-struct bc_wl_tmpl {
-    const char *cls;
-    size_t cls_idx; /* in bench_config.wl_cls */
-    int64_t runtime_ms;
-    int32_t priority;
-    int64_t request_milli; /* cpu per workload (one pod) */
-};
-
-struct bc_wl_set {
-    int64_t count;
-    int64_t interval_ms;
-    size_t n_tmpl;
-    struct bc_wl_tmpl *tmpl;
-};
-
-struct bc_queue_set {
-    const char *cls;
-    size_t cls_idx; /* in bench_config.cq_cls */
-    int64_t count;
-    int64_t nominal_milli;
-    bool has_borrowing_limit;
-    int64_t borrowing_limit_milli;
-    enum api_reclaim_policy reclaim;
-    enum api_within_cq_policy within;
-    size_t n_sets;
-    struct bc_wl_set *sets;
-};
-
-struct bc_cohort {
-    const char *cls;
-    int64_t count;
-    size_t n_qs;
-    struct bc_queue_set *qs;
-};
-
-struct bench_config {
-    struct arena mem;
-    size_t n_cohorts;
-    struct bc_cohort *cohorts;
-    /* Class names in order of first appearance. */
-    const char **wl_cls, **cq_cls;
-    size_t n_wl_cls, n_cq_cls;
-};
 
 static size_t class_index(struct bench_config *c, const char ***names, size_t *n, const char *s)
 {
@@ -398,14 +355,6 @@ void bench_config_free(struct bench_config *c)
 
 /* ---- the simulation ---------------------------------------------------------------------- */
 
-/* One ClusterQueue and what the recorder sums for it. */
-struct sim_cq {
-    const char *name; /* also its namespace and LocalQueue */
-    size_t cls_idx;
-    int64_t nominal_milli;
-    int64_t used_milli_ms; /* cpu in use x time, summed at each stop */
-};
-
 /* One workloadsSet of one queue: a stream of creations. */
 struct sim_stream {
     size_t cq;
@@ -413,16 +362,6 @@ struct sim_stream {
     const struct bc_wl_set *set;
     int64_t round;
     size_t tmpl;
-};
-
-struct sim_wl {
-    struct eng_wl *h;
-    const struct bc_wl_tmpl *tmpl;
-    size_t cq;
-    int64_t created_ms, admitted_ms, finished_ms;
-    uint32_t gen; /* bumped at each stop: a finish event of an older run is stale */
-    uint32_t evictions;
-    bool running;
 };
 
 enum { EV_CREATE = 0, EV_FINISH = 1 };
@@ -438,11 +377,11 @@ struct sim_event {
 struct sim {
     struct eng *eng;
     struct arena mem;
-    struct sim_cq *cqs;
+    struct bench_cq_rec *cqs;
     size_t n_cqs;
     struct sim_stream *streams;
     size_t n_streams;
-    struct sim_wl *wls;
+    struct bench_wl_rec *wls;
     size_t n_wls, cap_wls;
     /* eng_wl handle -> index in wls: open addressing, linear probing. */
     struct eng_wl **slot_key;
@@ -534,7 +473,7 @@ static void slot_put(struct sim *s, struct eng_wl *h, size_t v)
     s->slot_val[j] = v;
 }
 
-static struct sim_wl *slot_get(struct sim *s, const struct eng_wl *h)
+static struct bench_wl_rec *slot_get(struct sim *s, const struct eng_wl *h)
 {
     if (!s->slot_cap)
         return NULL;
@@ -626,7 +565,7 @@ static void sim_build(struct sim *s, const struct bench_config *c)
                     lq->cluster_queue = name;
                     lq->fair_sharing.weight.milli = 1000;
                     apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
-                    struct sim_cq *sc = &s->cqs[s->n_cqs];
+                    struct bench_cq_rec *sc = &s->cqs[s->n_cqs];
                     sc->name = name;
                     sc->cls_idx = q->cls_idx;
                     sc->nominal_milli = q->nominal_milli;
@@ -653,7 +592,7 @@ static void sim_create(struct sim *s, size_t stream_idx)
 {
     struct sim_stream *st = &s->streams[stream_idx];
     const struct bc_wl_tmpl *t = &st->set->tmpl[st->tmpl];
-    const struct sim_cq *cq = &s->cqs[st->cq];
+    const struct bench_cq_rec *cq = &s->cqs[st->cq];
     char name[512];
     snprintf(name, sizeof(name), "%s-%zu-%lld-%zu", t->cls, st->set_idx, (long long)st->round,
              st->tmpl);
@@ -661,7 +600,7 @@ static void sim_create(struct sim *s, size_t stream_idx)
     struct eng_simple_ps ps = {"main", 1, 0, 1, res, &t->request_milli};
     struct eng_simple_wl w = {cq->name, name, cq->name, t->priority, s->now, 1, &ps};
     XGROW(s->wls, s->cap_wls, s->n_wls + 1);
-    struct sim_wl *wl = &s->wls[s->n_wls];
+    struct bench_wl_rec *wl = &s->wls[s->n_wls];
     memset(wl, 0, sizeof(*wl));
     wl->h = eng_add_simple(s->eng, &w, s->now);
     wl->tmpl = t;
@@ -680,7 +619,7 @@ static void sim_create(struct sim *s, size_t stream_idx)
 
 /* A running workload stops (finished or evicted): its cpu x time goes to
  * its ClusterQueue. */
-static void sim_stop(struct sim *s, struct sim_wl *wl)
+static void sim_stop(struct sim *s, struct bench_wl_rec *wl)
 {
     s->cqs[wl->cq].used_milli_ms += wl->tmpl->request_milli * (s->now - wl->admitted_ms);
     wl->running = false;
@@ -689,7 +628,7 @@ static void sim_stop(struct sim *s, struct sim_wl *wl)
 
 static void sim_evict(struct sim *s, struct eng_wl *h)
 {
-    struct sim_wl *wl = slot_get(s, h);
+    struct bench_wl_rec *wl = slot_get(s, h);
     if (!wl)
         return;
     if (wl->running)
@@ -724,7 +663,7 @@ static void sim_schedule(struct sim *s)
         for (size_t i = 0; i < d->n_evicted; i++)
             sim_evict(s, d->evicted[i].wl);
         for (size_t i = 0; i < d->n_admitted; i++) {
-            struct sim_wl *wl = slot_get(s, d->admitted[i].wl);
+            struct bench_wl_rec *wl = slot_get(s, d->admitted[i].wl);
             if (!wl || wl->running)
                 continue;
             wl->running = true;
@@ -747,7 +686,7 @@ static void sim_run(struct sim *s)
                 sim_create(s, ev.idx);
                 continue;
             }
-            struct sim_wl *wl = &s->wls[ev.idx];
+            struct bench_wl_rec *wl = &s->wls[ev.idx];
             if (!wl->running || wl->gen != ev.gen)
                 continue; /* evicted since: that run never ends */
             sim_stop(s, wl);
@@ -760,170 +699,31 @@ static void sim_run(struct sim *s)
     }
 }
 
-/* ---- the report -------------------------------------------------------------------------- */
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long peak_rss_bytes(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss * 1024L; /* Linux: kilobytes */
-}
-
-/* v rounded to `per` parts of one (10: one decimal): dividing last gives
- * the double nearest the decimal, which prints short. */
-static double round_to(double v, double per)
-{
-    return round(v * per) / per;
-}
-
-static json_t *sim_report(const struct sim *s, const struct bench_config *c, const char *name,
-                          double cpu)
-{
-    json_t *r = json_object();
-    json_object_set_new(r, "config", json_string(name));
-    json_object_set_new(r, "mode", json_string("virtual"));
-    json_object_set_new(r, "wallMs", json_integer(s->wall_ms));
-    json_object_set_new(r, "workloads", json_integer((json_int_t)s->n_wls));
-    json_object_set_new(r, "admissions", json_integer(s->admissions));
-    json_object_set_new(r, "evictions", json_integer(s->evictions));
-    json_object_set_new(r, "finished", json_integer(s->finished));
-    json_t *cqc = json_object();
-    for (size_t k = 0; k < c->n_cq_cls; k++) {
-        int64_t nominal = 0, used = 0;
-        long n = 0;
-        for (size_t i = 0; i < s->n_cqs; i++)
-            if (s->cqs[i].cls_idx == k) {
-                nominal += s->cqs[i].nominal_milli;
-                used += s->cqs[i].used_milli_ms;
-                n++;
-            }
-        double pct = nominal && s->wall_ms
-                         ? 100.0 * (double)used / ((double)nominal * (double)s->wall_ms)
-                         : 0.0;
-        json_t *o = json_object();
-        json_object_set_new(o, "count", json_integer(n));
-        json_object_set_new(o, "usagePercent", json_real(round_to(pct, 10)));
-        json_object_set_new(o, "nominalQuotaMilli", json_integer(nominal));
-        json_object_set_new(o, "cpuUsedMilliMs", json_integer(used));
-        json_object_set_new(cqc, c->cq_cls[k], o);
-    }
-    json_object_set_new(r, "clusterQueueClasses", cqc);
-    json_t *wlc = json_object();
-    for (size_t k = 0; k < c->n_wl_cls; k++) {
-        long n = 0, admitted = 0, finished = 0, ev = 0;
-        double to_admit = 0, to_finish = 0;
-        for (size_t i = 0; i < s->n_wls; i++) {
-            const struct sim_wl *w = &s->wls[i];
-            if (w->tmpl->cls_idx != k)
-                continue;
-            n++;
-            ev += w->evictions;
-            if (w->admitted_ms >= 0) {
-                admitted++;
-                to_admit += (double)(w->admitted_ms - w->created_ms);
-            }
-            if (w->finished_ms >= 0) {
-                finished++;
-                to_finish += (double)(w->finished_ms - w->created_ms);
-            }
-        }
-        json_t *o = json_object();
-        json_object_set_new(o, "count", json_integer(n));
-        json_object_set_new(o, "averageTimeToAdmissionMs",
-                            json_integer(admitted ? (json_int_t)llround(to_admit / admitted) : 0));
-        json_object_set_new(o, "averageTimeToFinishMs",
-                            json_integer(finished ? (json_int_t)llround(to_finish / finished) : 0));
-        json_object_set_new(o, "totalEvictions", json_integer(ev));
-        json_object_set_new(o, "admitted", json_integer(admitted));
-        json_object_set_new(o, "finished", json_integer(finished));
-        json_object_set_new(wlc, c->wl_cls[k], o);
-    }
-    json_object_set_new(r, "workloadClasses", wlc);
-    json_t *en = json_object();
-    json_object_set_new(en, "cycles", json_integer(s->cycles));
-    json_object_set_new(en, "cpuSeconds", json_real(round_to(cpu, 1000)));
-    json_object_set_new(
-        en, "admissionsPerSecond",
-        json_integer(cpu > 0 ? (json_int_t)llround((double)s->admissions / cpu) : 0));
-    json_object_set_new(en, "peakRssBytes", json_integer(peak_rss_bytes()));
-    json_object_set_new(r, "engine", en);
-    return r;
-}
-
-static void print_text(const json_t *r)
-{
-    printf("config %s, mode %s: %lld workloads, %lld admissions, %lld evictions, %lld finished, "
-           "wall %.1f s (virtual)\n\n",
-           json_string_value(json_object_get(r, "config")),
-           json_string_value(json_object_get(r, "mode")),
-           (long long)json_integer_value(json_object_get(r, "workloads")),
-           (long long)json_integer_value(json_object_get(r, "admissions")),
-           (long long)json_integer_value(json_object_get(r, "evictions")),
-           (long long)json_integer_value(json_object_get(r, "finished")),
-           (double)json_integer_value(json_object_get(r, "wallMs")) / 1000.0);
-    const char *k;
-    json_t *v;
-    printf("%-16s %6s %10s %14s\n", "ClusterQueues", "count", "usage %", "nominal cpu");
-    json_object_foreach(json_object_get(r, "clusterQueueClasses"), k, v)
-    {
-        printf("%-16s %6lld %10.1f %14.1f\n", k,
-               (long long)json_integer_value(json_object_get(v, "count")),
-               json_real_value(json_object_get(v, "usagePercent")),
-               (double)json_integer_value(json_object_get(v, "nominalQuotaMilli")) / 1000.0);
-    }
-    printf("\n%-16s %8s %18s %18s %10s\n", "workloads", "count", "avg to admission",
-           "avg to finish", "evictions");
-    json_object_foreach(json_object_get(r, "workloadClasses"), k, v)
-    {
-        printf("%-16s %8lld %16.1f s %16.1f s %10lld\n", k,
-               (long long)json_integer_value(json_object_get(v, "count")),
-               (double)json_integer_value(json_object_get(v, "averageTimeToAdmissionMs")) / 1000.0,
-               (double)json_integer_value(json_object_get(v, "averageTimeToFinishMs")) / 1000.0,
-               (long long)json_integer_value(json_object_get(v, "totalEvictions")));
-    }
-    json_t *en = json_object_get(r, "engine");
-    printf("\nengine: %lld cycles, %.3f s CPU, %lld admissions/s, peak RSS %.1f MiB\n",
-           (long long)json_integer_value(json_object_get(en, "cycles")),
-           json_real_value(json_object_get(en, "cpuSeconds")),
-           (long long)json_integer_value(json_object_get(en, "admissionsPerSecond")),
-           (double)json_integer_value(json_object_get(en, "peakRssBytes")) / 1048576.0);
-}
-
 int bench_sim_run(const struct bench_config *c, const char *name, enum bench_output out)
 {
-    double cpu0 = cpu_seconds();
+    double cpu0 = bench_cpu_seconds();
     struct sim s;
     memset(&s, 0, sizeof(s));
     arena_init(&s.mem);
     s.eng = eng_new(NULL);
     sim_build(&s, c);
     sim_run(&s);
-    double cpu = cpu_seconds() - cpu0;
-    json_t *r = sim_report(&s, c, name, cpu);
-    if (out == BENCH_OUT_TEXT) {
-        print_text(r);
-    } else {
-        struct sb sb = SB_INIT;
-        if (out == BENCH_OUT_JSON)
-            codec_write_json(r, true, &sb);
-        else
-            codec_write_yaml(r, &sb);
-        fputs(sb_str(&sb), stdout);
-        if (sb.len && sb_str(&sb)[sb.len - 1] != '\n')
-            putchar('\n');
-        sb_release(&sb);
-    }
+    struct bench_result res = {"virtual",
+                               s.cqs,
+                               s.n_cqs,
+                               s.wls,
+                               s.n_wls,
+                               s.wall_ms,
+                               s.admissions,
+                               s.evictions,
+                               s.finished,
+                               s.cycles,
+                               bench_cpu_seconds() - cpu0,
+                               bench_peak_rss()};
+    bench_report_print(c, name, &res, out);
     int rc = s.finished == (long)s.n_wls ? 0 : 1;
     if (rc)
         fprintf(stderr, "cueue bench: %ld of %zu workloads finished\n", s.finished, s.n_wls);
-    json_decref(r);
     eng_free(s.eng);
     arena_release(&s.mem);
     free(s.cqs);
