@@ -26,6 +26,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "cli/bench_preempt.h" /* --preemption */
+#include "cli/bench_rt.h"      /* --mode realtime */
 #include "cli/bench_sim.h"     /* --config */
 #include "cli/cli.h"
 #include "engine/engine.h"
@@ -358,13 +359,18 @@ static int cycle_cost_row(int n_cqs, int per_cq)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: cueue bench --config FILE [--mode virtual] [-o text|json|yaml]\n"
+            "usage: cueue bench --config FILE [--mode virtual|realtime] [-o text|json|yaml]\n"
+            "                   [--kubeconfig FILE | --server-binary PATH] [--clients N]\n"
+            "                   [--timeout SECONDS]\n"
             "       cueue bench --micro [--admissions | --table | --row plain|preempt|fair M |\n"
             "                            --preemption | --cqs N [--pending P]]\n"
             "\n"
             "--config runs Kueue's scheduler scalability test (its generator config format)\n"
-            "in virtual time over the engine and reports queue usage and waiting times\n"
-            "(spec/bench.md). --mode realtime is not available yet.\n"
+            "and reports queue usage and waiting times (spec/bench.md): in virtual time over\n"
+            "the engine, or in real time against `cueue serve` (started from --server-binary,\n"
+            "default this binary, on a free port; or an existing plain-HTTP server named by\n"
+            "--kubeconfig) with N client threads creating Workloads on schedule and as many\n"
+            "marking them Finished (default 4; --timeout: give up, default 900 s).\n"
             "\n"
             "--micro measures the admission engine alone: admissions per second for 50,000\n"
             "pending workloads over 1 to 10,000 ClusterQueues (without preemption, with\n"
@@ -375,7 +381,8 @@ static void usage(FILE *out)
             "target search and the fair-sharing cycle).\n");
 }
 
-static int run_config(const char *path, const char *mode, const char *output)
+static int run_config(const char *path, const char *mode, const char *output,
+                      const struct bench_rt_options *rt)
 {
     enum bench_output out;
     if (!strcmp(output, "text"))
@@ -388,11 +395,8 @@ static int run_config(const char *path, const char *mode, const char *output)
         fprintf(stderr, "cueue bench: unknown output format '%s' (text, json or yaml)\n", output);
         return 2;
     }
-    if (!strcmp(mode, "realtime")) {
-        fprintf(stderr, "cueue bench: --mode realtime is not available yet\n");
-        return 2;
-    }
-    if (strcmp(mode, "virtual")) {
+    bool realtime = !strcmp(mode, "realtime");
+    if (!realtime && strcmp(mode, "virtual")) {
         fprintf(stderr, "cueue bench: unknown mode '%s' (virtual or realtime)\n", mode);
         return 2;
     }
@@ -407,7 +411,8 @@ static int run_config(const char *path, const char *mode, const char *output)
         return 2;
     }
     const char *base = strrchr(path, '/');
-    int rc = bench_sim_run(c, base ? base + 1 : path, out);
+    int rc = realtime ? bench_rt_run(c, base ? base + 1 : path, out, rt)
+                      : bench_sim_run(c, base ? base + 1 : path, out);
     bench_config_free(c);
     return rc;
 }
@@ -419,6 +424,7 @@ int cli_bench(int argc, char **argv)
     bool only_admissions = false;
     bool only_preemption = false;
     const char *config = NULL, *mode = "virtual", *output = "text";
+    struct bench_rt_options rt = {NULL, "/proc/self/exe", 4, 900};
     bool only_table = false;
     const char *row_mode = NULL;
     int row_cqs = 0;
@@ -440,6 +446,14 @@ int cli_bench(int argc, char **argv)
             row_cqs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
             config = argv[++i];
+        } else if (!strcmp(argv[i], "--kubeconfig") && i + 1 < argc) {
+            rt.kubeconfig = argv[++i];
+        } else if (!strcmp(argv[i], "--server-binary") && i + 1 < argc) {
+            rt.server_binary = argv[++i];
+        } else if (!strcmp(argv[i], "--clients") && i + 1 < argc) {
+            rt.clients = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            rt.timeout_s = atol(argv[++i]);
         } else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
             mode = argv[++i];
         } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
@@ -458,7 +472,7 @@ int cli_bench(int argc, char **argv)
         return 2;
     }
     if (config)
-        return run_config(config, mode, output);
+        return run_config(config, mode, output, &rt);
     if (!micro) {
         usage(stderr);
         return 2;
