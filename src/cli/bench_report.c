@@ -139,8 +139,12 @@ static void print_text(const json_t *r)
                (long long)json_integer_value(json_object_get(v, "totalEvictions")));
     }
     json_t *en = json_object_get(r, "engine");
-    printf("\nengine: %lld cycles, %.3f s CPU, %lld admissions/s, peak RSS %.1f MiB\n",
-           (long long)json_integer_value(json_object_get(en, "cycles")),
+    long long cycles = (long long)json_integer_value(json_object_get(en, "cycles"));
+    if (cycles >= 0)
+        printf("\nengine: %lld cycles, ", cycles);
+    else
+        printf("\nserver process: ");
+    printf("%.3f s CPU, %lld admissions/s, peak RSS %.1f MiB\n",
            json_real_value(json_object_get(en, "cpuSeconds")),
            (long long)json_integer_value(json_object_get(en, "admissionsPerSecond")),
            (double)json_integer_value(json_object_get(en, "peakRssBytes")) / 1048576.0);
