@@ -217,10 +217,12 @@ if "$bin" bench --config "$smoke" -o xml >/dev/null 2>&1; then
     fail "unknown output accepted"
 else pass; fi
 
-# 9. Real time, when this cueue (or $CUEUE_BENCH_SERVER) has `serve`: the
-#    smoke config against a fresh server, the same checks.
+# 9. Real time, when this cueue (or $CUEUE_BENCH_SERVER) has a `serve` with
+#    its controllers (one that admits Workloads): the smoke config against a
+#    fresh server, the same checks.
 server=${CUEUE_BENCH_SERVER:-$bin}
-if "$server" serve --help >/dev/null 2>&1; then
+if "$server" serve --help >"$tmp/serve-help" 2>&1 && grep -q -- "--controllers" "$tmp/serve-help" &&
+    ! grep -q "controllers are not" "$tmp/serve-help"; then
     if "$bin" bench --config "$smoke" --mode realtime --server-binary "$server" --timeout 120 \
         -o json >"$tmp/rt.json" 2>"$tmp/err" &&
         "$py" "$tmp/check.py" "$tmp/rt.json" "$smoke" realtime; then
@@ -230,7 +232,7 @@ if "$server" serve --help >/dev/null 2>&1; then
         sed 's/^/  stderr: /' "$tmp/err"
     fi
 else
-    echo "note: no 'serve' in $server: realtime mode not run"
+    echo "note: $server serve has no controllers: realtime mode not run"
 fi
 
 # 10. One micro-benchmark row runs (no timing asserted).
