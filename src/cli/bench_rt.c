@@ -798,7 +798,13 @@ int bench_rt_run(const struct bench_config *cfg, const char *name, enum bench_ou
         for (;;) {
             sleep_ms(20);
             pthread_mutex_lock(&r.mu);
-            bool done = r.finished + r.errors >= (long)r.n_wls || now_rel(&r) > deadline;
+            /* A server without controllers accepts Workloads and never
+             * admits one: say so rather than wait for the timeout. */
+            bool idle = !r.admissions && now_rel(&r) > 30000;
+            if (idle)
+                fprintf(stderr, "cueue bench: the server admitted nothing in 30 s: does it run "
+                                "its controllers?\n");
+            bool done = idle || r.finished + r.errors >= (long)r.n_wls || now_rel(&r) > deadline;
             if (done)
                 r.stop = true;
             pthread_cond_broadcast(&r.cv);
