@@ -104,8 +104,9 @@ for name, v in cc.items():
     pct = 100.0 * v["cpuUsedMilliMs"] / (v["nominalQuotaMilli"] * r["wallMs"])
     if not 0 < v["usagePercent"] <= 100 or abs(pct - v["usagePercent"]) > 0.051:
         errs.append("%s: usagePercent %r, computed %.2f" % (name, v["usagePercent"], pct))
-# Every workload ran its full runtime once (runs cut by preemption add more).
-if used < work:
+# Every workload ran its full runtime once (runs cut by preemption add more;
+# in real time a run may end as it is evicted, hence the margin there).
+if used < (work if mode == "virtual" else 0.95 * work):
     errs.append("cpu used %d below the work of the config %d" % (used, work))
 e = r["engine"]
 if (e["cycles"] <= 0 and mode == "virtual") or e["peakRssBytes"] <= 0 or e["cpuSeconds"] < 0:
