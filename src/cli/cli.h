@@ -4,5 +4,7 @@
 #define CUEUE_CLI_CLI_H
 
 int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
+int cli_schedule(int argc, char **argv);
+int cli_bench(int argc, char **argv);
 
 #endif

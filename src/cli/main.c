@@ -21,6 +21,8 @@ static int cmd_version(int argc, char **argv)
 static const struct command commands[] = {
     {"version", cmd_version, "print the version"},
     {"validate", cli_validate, "check YAML/JSON files as the API server and Kueue would"},
+    {"schedule", cli_schedule, "run the admission engine offline on files"},
+    {"bench", cli_bench, "measure the admission engine (--micro)"},
 };
 
 static void usage(FILE *out)

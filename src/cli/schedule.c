@@ -1,0 +1,778 @@
+/* schedule.c -- `cueue schedule`: run the admission engine offline on a
+ * state given as files and print what it decided.
+ *
+ * The contract is spec/scenarios.md: input kinds, cycles, the output
+ * object, exit status 2 on bad input with nothing on stdout. Jobs are
+ * turned into Workloads as Kueue's Job integration does
+ * (spec/lifecycle.md §2.3). Workload statuses are written with the same
+ * status writers the controllers use (api/status.h). */
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/codec.h"
+#include "api/defaults.h"
+#include "api/objects.h"
+#include "api/quantity.h"
+#include "api/status.h"
+#include "api/validate.h"
+#include "base/err.h"
+#include "base/map.h"
+#include "base/strbuf.h"
+#include "base/time.h"
+#include "base/xalloc.h"
+#include "cli/cli.h"
+#include "engine/engine.h"
+
+#define MAX_IDLE_CYCLES 1000000
+
+/* One input document, decoded. */
+struct doc {
+    const char *file;
+    size_t index;
+    json_t *json;          /* borrowed from the stream, or owned (Job workloads) */
+    bool owned;
+    struct api_object *obj; /* NULL for ResourceClaimTemplates and skipped kinds */
+    struct eng_wl *wl;      /* for Workloads */
+    bool is_claim_tpl;
+};
+
+struct run {
+    struct codec_stream *streams;
+    size_t n_streams;
+    const char **files;
+    struct doc *docs;
+    size_t n_docs, cap_docs;
+    struct eng *eng;
+    struct map by_key; /* workload key -> index + 1 in docs */
+    int64_t now;
+    /* results */
+    json_t *admitted;
+    json_t *preempted;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: cueue schedule -f FILE [-f FILE ...] [--cycles N] [--now RFC3339] "
+                 "[-o json|yaml|text]\n\n"
+                 "Run the admission engine on the objects in FILEs ('-' = standard input)\n"
+                 "and print what it decided. --cycles 0 (the default) runs until idle.\n");
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static const char *meta_str(const json_t *doc, const char *k)
+{
+    return jstr(json_object_get(doc, "metadata"), k);
+}
+
+static int bad_input(const char *file, size_t index, const json_t *doc, const struct err *e)
+{
+    struct sb sb = SB_INIT;
+    err_format(e, &sb);
+    const char *kind = jstr(doc, "kind");
+    const char *name = meta_str(doc, "name");
+    const char *ns = meta_str(doc, "namespace");
+    fprintf(stderr, "cueue schedule: %s: document %zu (%s/%s%s%s): %s\n", file, index,
+            kind ? kind : "?", ns ? ns : "", ns ? "/" : "", name ? name : "?", sb_str(&sb));
+    sb_release(&sb);
+    return 2;
+}
+
+/* ---- Jobs ------------------------------------------------------------------------------- */
+
+static const json_t *find_doc(const struct run *r, const char *kind, const char *name)
+{
+    for (size_t i = 0; i < r->n_docs; i++) {
+        const json_t *d = r->docs[i].json;
+        const char *k = jstr(d, "kind"), *n = meta_str(d, "name");
+        if (k && n && !strcmp(k, kind) && !strcmp(n, name))
+            return d;
+    }
+    return NULL;
+}
+
+static void job_workload_name(const char *job, const char *uid, char *out, size_t len)
+{
+    char in[1024];
+    int n = snprintf(in, sizeof(in), "Job\nbatch\n%s\n%s", job, uid ? uid : "");
+    unsigned char dig[20];
+    gnutls_hash_fast(GNUTLS_DIG_SHA1, in, (size_t)n, dig);
+    char prefix[256];
+    snprintf(prefix, sizeof(prefix), "job-%s", job);
+    prefix[247] = 0;
+    snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
+}
+
+/* The priority of a job's workload (spec/admission.md §1.6). */
+static void job_priority(const struct run *r, const json_t *job, const json_t *tpl, json_t *spec)
+{
+    const char *wpc = jstr(json_object_get(json_object_get(job, "metadata"), "labels"),
+                           "kueue.x-k8s.io/priority-class");
+    const json_t *d;
+    if (wpc && (d = find_doc(r, "WorkloadPriorityClass", wpc))) {
+        json_t *ref = json_object();
+        json_object_set_new(ref, "group", json_string("kueue.x-k8s.io"));
+        json_object_set_new(ref, "kind", json_string("WorkloadPriorityClass"));
+        json_object_set_new(ref, "name", json_string(wpc));
+        json_object_set_new(spec, "priorityClassRef", ref);
+        json_object_set_new(spec, "priority", json_integer(json_integer_value(json_object_get(d, "value"))));
+        return;
+    }
+    const char *pcn = jstr(json_object_get(tpl, "spec"), "priorityClassName");
+    const json_t *pc = pcn ? find_doc(r, "PriorityClass", pcn) : NULL;
+    if (!pc) {
+        /* The lowest-valued globalDefault PriorityClass. */
+        for (size_t i = 0; i < r->n_docs; i++) {
+            const json_t *x = r->docs[i].json;
+            const char *k = jstr(x, "kind");
+            if (!k || strcmp(k, "PriorityClass") || !json_is_true(json_object_get(x, "globalDefault")))
+                continue;
+            if (!pc || json_integer_value(json_object_get(x, "value")) <
+                           json_integer_value(json_object_get(pc, "value")))
+                pc = x;
+        }
+    }
+    if (pc) {
+        json_t *ref = json_object();
+        json_object_set_new(ref, "group", json_string("scheduling.k8s.io"));
+        json_object_set_new(ref, "kind", json_string("PriorityClass"));
+        json_object_set_new(ref, "name", json_string(meta_str(pc, "name")));
+        json_object_set_new(spec, "priorityClassRef", ref);
+        json_object_set_new(spec, "priority", json_integer(json_integer_value(json_object_get(pc, "value"))));
+        return;
+    }
+    json_object_set_new(spec, "priority", json_integer(0));
+}
+
+/* Build the Workload of a Job (lifecycle.md §2.3); NULL when the Job has
+ * no queue-name label (not managed). */
+static json_t *job_to_workload(const struct run *r, const json_t *job)
+{
+    const json_t *meta = json_object_get(job, "metadata");
+    const char *queue = jstr(json_object_get(meta, "labels"), "kueue.x-k8s.io/queue-name");
+    if (!queue)
+        return NULL;
+    const char *name = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *uid = jstr(meta, "uid");
+    const json_t *jspec = json_object_get(job, "spec");
+    char wname[300];
+    job_workload_name(name ? name : "", uid, wname, sizeof(wname));
+
+    json_t *wl = json_object();
+    json_object_set_new(wl, "apiVersion", json_string(API_VERSION_KUEUE));
+    json_object_set_new(wl, "kind", json_string("Workload"));
+    json_t *wm = json_object();
+    json_object_set_new(wm, "name", json_string(wname));
+    json_object_set_new(wm, "namespace", json_string(ns ? ns : "default"));
+    const json_t *cts = json_object_get(meta, "creationTimestamp");
+    if (json_is_string(cts))
+        json_object_set_new(wm, "creationTimestamp", json_deep_copy(cts));
+    if (uid && *uid) {
+        json_t *labels = json_object();
+        json_object_set_new(labels, "kueue.x-k8s.io/job-uid", json_string(uid));
+        json_object_set_new(wm, "labels", labels);
+    }
+    json_t *fin = json_array();
+    json_array_append_new(fin, json_string("kueue.x-k8s.io/resource-in-use"));
+    json_object_set_new(wm, "finalizers", fin);
+    json_t *owner = json_object();
+    json_object_set_new(owner, "apiVersion", json_string("batch/v1"));
+    json_object_set_new(owner, "kind", json_string("Job"));
+    json_object_set_new(owner, "name", json_string(name ? name : ""));
+    json_object_set_new(owner, "uid", json_string(uid ? uid : ""));
+    json_object_set_new(owner, "controller", json_true());
+    json_object_set_new(owner, "blockOwnerDeletion", json_true());
+    json_t *owners = json_array();
+    json_array_append_new(owners, owner);
+    json_object_set_new(wm, "ownerReferences", owners);
+    json_object_set_new(wl, "metadata", wm);
+
+    json_t *spec = json_object();
+    json_object_set_new(spec, "queueName", json_string(queue));
+    const json_t *tpl = json_object_get(jspec, "template");
+    job_priority(r, job, tpl, spec);
+    json_object_set_new(spec, "active", json_true());
+    json_int_t par = 1;
+    if (json_is_integer(json_object_get(jspec, "parallelism")))
+        par = json_integer_value(json_object_get(jspec, "parallelism"));
+    const json_t *comp = json_object_get(jspec, "completions");
+    if (json_is_integer(comp) && json_integer_value(comp) < par)
+        par = json_integer_value(comp);
+    json_t *ps = json_object();
+    json_object_set_new(ps, "name", json_string("main"));
+    json_object_set_new(ps, "count", json_integer(par));
+    const char *minp = jstr(json_object_get(meta, "annotations"),
+                            "kueue.x-k8s.io/job-min-parallelism");
+    if (minp)
+        json_object_set_new(ps, "minCount", json_integer(strtoll(minp, NULL, 10)));
+    json_t *t = tpl ? json_deep_copy(tpl) : json_object();
+    json_t *tl = json_object_get(json_object_get(t, "metadata"), "labels");
+    if (json_is_object(tl)) {
+        json_object_del(tl, "job-name");
+        json_object_del(tl, "controller-uid");
+        json_object_del(tl, "batch.kubernetes.io/controller-uid");
+        json_object_del(tl, "batch.kubernetes.io/job-name");
+    }
+    json_object_set_new(ps, "template", t);
+    json_t *pss = json_array();
+    json_array_append_new(pss, ps);
+    json_object_set_new(spec, "podSets", pss);
+    json_object_set_new(wl, "spec", spec);
+    return wl;
+}
+
+/* ---- input ---------------------------------------------------------------------------------- */
+
+static struct doc *add_doc(struct run *r, const char *file, size_t index, json_t *json, bool owned)
+{
+    XGROW(r->docs, r->cap_docs, r->n_docs + 1);
+    struct doc *d = &r->docs[r->n_docs++];
+    memset(d, 0, sizeof(*d));
+    d->file = file;
+    d->index = index;
+    d->json = json;
+    d->owned = owned;
+    return d;
+}
+
+static bool is_claim_template(const json_t *doc)
+{
+    const char *av = jstr(doc, "apiVersion"), *k = jstr(doc, "kind");
+    return av && k && !strncmp(av, "resource.k8s.io/", 16) && !strcmp(k, "ResourceClaimTemplate");
+}
+
+static int decode_doc(struct doc *d)
+{
+    struct err e;
+    err_init(&e);
+    const char *kind = jstr(d->json, "kind");
+    err_set_object(&e, kind ? kind : "", meta_str(d->json, "namespace"),
+                   meta_str(d->json, "name") ? meta_str(d->json, "name") : "");
+    dflt_object(d->json);
+    if (api_object_decode(d->json, &d->obj, &e))
+        return bad_input(d->file, d->index, d->json, &e);
+    if (val_object(d->obj, &e))
+        return bad_input(d->file, d->index, d->json, &e);
+    return 0;
+}
+
+static void claim_template(struct run *r, const json_t *doc)
+{
+    const json_t *reqs = json_object_get(
+        json_object_get(json_object_get(json_object_get(doc, "spec"), "spec"), "devices"),
+        "requests");
+    size_t n = json_array_size(reqs);
+    const char **classes = xcalloc(n + 1, sizeof(*classes));
+    int64_t *counts = xcalloc(n + 1, sizeof(*counts));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *rq = json_array_get(reqs, i);
+        const json_t *ex = json_object_get(rq, "exactly");
+        const json_t *src = ex ? ex : rq;
+        const char *cls = jstr(src, "deviceClassName");
+        if (!cls)
+            continue;
+        const json_t *cnt = json_object_get(src, "count");
+        classes[k] = cls;
+        counts[k] = json_is_integer(cnt) ? json_integer_value(cnt) : 1;
+        k++;
+    }
+    const char *ns = meta_str(doc, "namespace");
+    eng_set_claim_template(r->eng, ns ? ns : "default", meta_str(doc, "name"), k, classes,
+                           counts);
+    free(classes);
+    free(counts);
+}
+
+static int load(struct run *r)
+{
+    /* Pass 1: decode and validate every document (Jobs later, they need
+     * the priority classes). */
+    size_t n_cfg = 0;
+    for (size_t s = 0; s < r->n_streams; s++)
+        for (size_t i = 0; i < r->streams[s].n; i++) {
+            json_t *j = r->streams[s].docs[i].obj;
+            struct doc *d = add_doc(r, r->files[s], r->streams[s].docs[i].index, j, false);
+            if (is_claim_template(j)) {
+                d->is_claim_tpl = true;
+                continue;
+            }
+            int rc = decode_doc(d);
+            if (rc)
+                return rc;
+            if (d->obj->kind == API_KIND_CONFIGURATION && ++n_cfg > 1) {
+                struct err e;
+                err_init(&e);
+                err_set(&e, ERR_INVALID, "at most one Configuration may be given");
+                return bad_input(d->file, d->index, d->json, &e);
+            }
+        }
+    size_t n_input = r->n_docs;
+    for (size_t i = 0; i < n_input; i++) {
+        if (!r->docs[i].obj || r->docs[i].obj->kind != API_KIND_JOB)
+            continue;
+        json_t *wl = job_to_workload(r, r->docs[i].json);
+        if (!wl)
+            continue;
+        struct doc *d = add_doc(r, r->docs[i].file, r->docs[i].index, wl, true);
+        int rc = decode_doc(d);
+        if (rc)
+            return rc;
+    }
+    /* The engine, with the configuration. */
+    struct eng_options opt = {0};
+    for (size_t i = 0; i < r->n_docs; i++)
+        if (r->docs[i].obj && r->docs[i].obj->kind == API_KIND_CONFIGURATION)
+            opt.config = r->docs[i].obj->u.config;
+    r->eng = eng_new(&opt);
+    /* Pass 2: cluster objects first, then workloads in input order. */
+    for (size_t i = 0; i < r->n_docs; i++) {
+        struct doc *d = &r->docs[i];
+        if (d->is_claim_tpl)
+            claim_template(r, d->json);
+        else if (d->obj->kind != API_KIND_WORKLOAD)
+            eng_apply(r->eng, d->obj, r->now);
+    }
+    for (size_t i = 0; i < r->n_docs; i++) {
+        struct doc *d = &r->docs[i];
+        if (d->obj && d->obj->kind == API_KIND_WORKLOAD) {
+            d->wl = eng_apply(r->eng, d->obj, r->now);
+            map_put(&r->by_key, eng_wl_key(d->wl), (void *)(uintptr_t)(i + 1));
+        }
+    }
+    return 0;
+}
+
+/* ---- status ---------------------------------------------------------------------------------- */
+
+static struct doc *doc_of(struct run *r, const struct eng_wl *wl)
+{
+    void *v = map_get(&r->by_key, eng_wl_key(wl));
+    return v ? &r->docs[(uintptr_t)v - 1] : NULL;
+}
+
+static void write_admission(struct run *r, json_t *obj, const struct eng_wl *wl)
+{
+    struct eng_admission a;
+    if (!eng_wl_admission(r->eng, wl, &a)) {
+        api_status_set_admission(obj, NULL);
+        return;
+    }
+    struct api_admission v = {0};
+    v.cluster_queue = a.cluster_queue;
+    v.n_pod_set_assignments = a.n_ps;
+    v.pod_set_assignments = xcalloc(a.n_ps + 1, sizeof(*v.pod_set_assignments));
+    for (size_t p = 0; p < a.n_ps; p++) {
+        struct api_pod_set_assignment *d = &v.pod_set_assignments[p];
+        const struct eng_ps_admission *s = &a.ps[p];
+        d->name = s->name;
+        d->has_count = true;
+        d->count = s->count;
+        d->flavors.items = xcalloc(s->n + 1, sizeof(struct api_kv));
+        d->resource_usage.items = xcalloc(s->n + 1, sizeof(struct api_resource));
+        for (size_t k = 0; k < s->n; k++) {
+            if (s->usage[k].flavor) {
+                d->flavors.items[d->flavors.n].key = s->usage[k].resource;
+                d->flavors.items[d->flavors.n].value = s->usage[k].flavor;
+                d->flavors.n++;
+            }
+            d->resource_usage.items[k].name = s->usage[k].resource;
+            d->resource_usage.items[k].amount =
+                q_from_resource_value(s->usage[k].resource, s->usage[k].value);
+        }
+        d->resource_usage.n = s->n;
+    }
+    api_status_set_admission(obj, &v);
+    for (size_t p = 0; p < a.n_ps; p++) {
+        free(v.pod_set_assignments[p].flavors.items);
+        free(v.pod_set_assignments[p].resource_usage.items);
+    }
+    free(v.pod_set_assignments);
+}
+
+static void write_requests(struct run *r, json_t *obj, const struct eng_wl *wl)
+{
+    size_t n = eng_wl_n_pod_sets(wl);
+    struct api_status_requests *ps = xcalloc(n + 1, sizeof(*ps));
+    for (size_t i = 0; i < n; i++) {
+        size_t nr = 0;
+        const char *names[64];
+        int64_t vals[64];
+        ps[i].name = eng_wl_pod_set(r->eng, wl, i, &nr, names, vals, 64);
+        if (nr > 64)
+            nr = 64;
+        ps[i].resources.items = xcalloc(nr + 1, sizeof(struct api_resource));
+        ps[i].resources.n = nr;
+        for (size_t k = 0; k < nr; k++) {
+            ps[i].resources.items[k].name = names[k];
+            ps[i].resources.items[k].amount = q_from_resource_value(names[k], vals[k]);
+        }
+    }
+    api_status_set_resource_requests(obj, ps, n);
+    for (size_t i = 0; i < n; i++)
+        free(ps[i].resources.items);
+    free(ps);
+}
+
+static bool cond_true(json_t *obj, const char *type)
+{
+    json_t *c = api_status_condition(obj, type);
+    const char *s = c ? jstr(c, "status") : NULL;
+    return s && !strcmp(s, "True");
+}
+
+/* An active Evicted/Preempted/... condition is set False with reason
+ * QuotaReserved and "Previously: <message>" (Kueue SetQuotaReservation). */
+static void clear_condition(struct run *r, json_t *obj, const char *type, bool with_gen)
+{
+    if (!cond_true(obj, type))
+        return;
+    const char *old = jstr(api_status_condition(obj, type), "message");
+    struct sb m = SB_INIT;
+    sb_addf(&m, "Previously: %s", old ? old : "");
+    if (with_gen)
+        api_status_set_condition(obj, type, "False", "QuotaReserved", sb_str(&m), r->now);
+    else
+        api_status_set_condition_nogen(obj, type, "False", "QuotaReserved", sb_str(&m), r->now);
+    sb_release(&m);
+}
+
+static void on_admitted(struct run *r, const struct eng_admitted *a)
+{
+    struct doc *d = doc_of(r, a->wl);
+    json_array_append_new(r->admitted, json_string(eng_wl_key(a->wl)));
+    if (!d)
+        return;
+    char msg[600];
+    const char *cq = eng_wl_cluster_queue(a->wl);
+    snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", cq ? cq : "");
+    write_admission(r, d->json, a->wl);
+    api_status_set_condition(d->json, "QuotaReserved", "True", "QuotaReserved", msg, r->now);
+    clear_condition(r, d->json, "Evicted", true);
+    clear_condition(r, d->json, "Preempted", false);
+    clear_condition(r, d->json, "BlockedOnPreemptionGates", false);
+    if (a->admitted == ENG_ADMITTED_TRUE)
+        api_status_set_condition(d->json, "Admitted", "True", "Admitted",
+                                 "The workload is admitted", r->now);
+    else if (a->admitted == ENG_ADMITTED_FALSE)
+        api_status_set_condition(d->json, "Admitted", "False", "UnsatisfiedAdmissionChecks",
+                                 "The workload has not all checks ready", r->now);
+}
+
+static void on_pending(struct run *r, const struct eng_pending *p)
+{
+    struct doc *d = doc_of(r, p->wl);
+    if (!d || !p->reason)
+        return;
+    api_status_set_condition(d->json, "QuotaReserved", "False", p->reason,
+                             p->message ? p->message : "", r->now);
+    api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
+                             "The workload has no reservation", r->now);
+    api_status_set_admission(d->json, NULL);
+    write_requests(r, d->json, p->wl);
+}
+
+static void on_preempted(struct run *r, const struct eng_preempted *p, bool release)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "workload", json_string(eng_wl_key(p->target)));
+    json_object_set_new(o, "preemptor", json_string(eng_wl_key(p->preemptor)));
+    json_object_set_new(o, "reason", json_string(p->reason ? p->reason : ""));
+    json_array_append_new(r->preempted, o);
+    struct doc *d = doc_of(r, p->target);
+    const char *msg = p->message ? p->message : "";
+    if (d) {
+        api_status_set_condition(d->json, "Evicted", "True", "Preempted", msg, r->now);
+        api_status_set_condition_nogen(d->json, "Preempted", "True",
+                                       p->reason ? p->reason : "", msg, r->now);
+    }
+    if (!release)
+        return;
+    eng_wl_release(r->eng, p->target, r->now);
+    if (d) {
+        api_status_set_condition(d->json, "Requeued", "True", "Preempted", msg, r->now);
+        api_status_set_condition(d->json, "QuotaReserved", "False", "PendingEvaluation", msg,
+                                 r->now);
+        api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
+                                 "The workload has no reservation", r->now);
+        api_status_set_admission(d->json, NULL);
+    }
+}
+
+static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release)
+{
+    struct doc *d = doc_of(r, ev->wl);
+    if (d)
+        api_status_set_condition(d->json, "Evicted", "True", ev->reason, ev->message, r->now);
+    if (!release)
+        return;
+    eng_wl_release(r->eng, ev->wl, r->now);
+    if (d) {
+        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message,
+                                 r->now);
+        api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
+                                 "The workload has no reservation", r->now);
+        api_status_set_admission(d->json, NULL);
+    }
+}
+
+static int run_cycles(struct run *r, long cycles)
+{
+    int ran = 0;
+    bool until_idle = cycles == 0;
+    long limit = until_idle ? MAX_IDLE_CYCLES : cycles;
+    for (long c = 0; c < limit; c++) {
+        const struct eng_decisions *dec = eng_cycle(r->eng, r->now);
+        if (until_idle && !dec->n_heads && !dec->n_evicted)
+            break;
+        ran++;
+        for (size_t i = 0; i < dec->n_admitted; i++)
+            on_admitted(r, &dec->admitted[i]);
+        for (size_t i = 0; i < dec->n_pending; i++)
+            on_pending(r, &dec->pending[i]);
+        bool changed = dec->changed;
+        size_t n_pre = dec->n_preempted;
+        struct eng_preempted *pre = NULL;
+        if (n_pre) {
+            pre = xmalloc(n_pre * sizeof(*pre));
+            memcpy(pre, dec->preempted, n_pre * sizeof(*pre));
+        }
+        for (size_t i = 0; i < n_pre; i++)
+            on_preempted(r, &pre[i], until_idle);
+        free(pre);
+        size_t n_ev = dec->n_evicted;
+        struct eng_evicted *ev = NULL;
+        if (n_ev) {
+            ev = xmalloc(n_ev * sizeof(*ev));
+            memcpy(ev, dec->evicted, n_ev * sizeof(*ev));
+        }
+        for (size_t i = 0; i < n_ev; i++)
+            on_evicted(r, &ev[i], until_idle);
+        free(ev);
+        if (until_idle && !changed)
+            break;
+    }
+    return ran;
+}
+
+/* Statuses the engine set outside cycles (missing LocalQueue, stopped
+ * queues, ...) are written too, as Kueue's workload controller writes them. */
+static void write_remaining(struct run *r)
+{
+    for (size_t i = 0; i < r->n_docs; i++) {
+        struct doc *d = &r->docs[i];
+        if (!d->wl || eng_wl_is_admitted(d->wl))
+            continue;
+        struct eng_pending p = {.wl = d->wl};
+        eng_wl_pending(d->wl, &p.reason, &p.message, &p.inadmissible);
+        json_t *c = api_status_condition(d->json, "QuotaReserved");
+        const char *st = c ? jstr(c, "status") : NULL;
+        if (!p.reason || (st && !strcmp(st, "True")))
+            continue;
+        on_pending(r, &p);
+    }
+}
+
+/* ---- output ---------------------------------------------------------------------------------- */
+
+static json_t *pending_entry(const struct eng_wl *wl)
+{
+    const char *reason, *message;
+    bool inadm;
+    eng_wl_pending(wl, &reason, &message, &inadm);
+    json_t *o = json_object();
+    json_object_set_new(o, "workload", json_string(eng_wl_key(wl)));
+    json_object_set_new(o, "inadmissible", json_boolean(eng_wl_inadmissible(wl)));
+    json_object_set_new(o, "reason", json_string(reason ? reason : ""));
+    json_object_set_new(o, "message", json_string(message ? message : ""));
+    return o;
+}
+
+static json_t *result(struct run *r, int cycles)
+{
+    json_t *out = json_object();
+    json_object_set_new(out, "cycles", json_integer(cycles));
+    json_object_set(out, "admitted", r->admitted);
+    json_object_set(out, "preempted", r->preempted);
+    json_t *asg = json_object();
+    for (size_t i = 0; i < r->n_docs; i++) {
+        struct doc *d = &r->docs[i];
+        if (!d->wl || !eng_wl_is_admitted(d->wl))
+            continue;
+        json_t *a = json_object_get(json_object_get(d->json, "status"), "admission");
+        if (a)
+            json_object_set(asg, eng_wl_key(d->wl), a);
+    }
+    json_object_set_new(out, "assignments", asg);
+    json_t *pend = json_object();
+    size_t n_cqs = eng_n_cqs(r->eng);
+    for (size_t i = 0; i < n_cqs; i++) {
+        const char *name = eng_cq_name(r->eng, i);
+        if (!name)
+            continue;
+        size_t n = eng_cq_n_pending(r->eng, i);
+        struct eng_wl **wls = xcalloc(n + 1, sizeof(*wls));
+        n = eng_cq_pending(r->eng, i, wls, n);
+        json_t *arr = json_array();
+        for (size_t k = 0; k < n; k++)
+            json_array_append_new(arr, pending_entry(wls[k]));
+        free(wls);
+        json_object_set_new(pend, name, arr);
+    }
+    json_object_set_new(out, "pending", pend);
+    json_t *wls = json_array();
+    for (size_t i = 0; i < r->n_docs; i++)
+        if (r->docs[i].obj && r->docs[i].obj->kind == API_KIND_WORKLOAD)
+            json_array_append(wls, r->docs[i].json);
+    json_object_set_new(out, "workloads", wls);
+    return out;
+}
+
+static void print_text(const json_t *out)
+{
+    printf("cycles: %lld\n", (long long)json_integer_value(json_object_get(out, "cycles")));
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(out, "admitted"), i, v)
+    {
+        json_t *a = json_object_get(json_object_get(out, "assignments"), json_string_value(v));
+        printf("admitted  %s in %s\n", json_string_value(v), a ? jstr(a, "clusterQueue") : "?");
+    }
+    json_array_foreach(json_object_get(out, "preempted"), i, v)
+        printf("preempted %s by %s (%s)\n", jstr(v, "workload"), jstr(v, "preemptor"),
+               jstr(v, "reason"));
+    const char *cq;
+    json_t *arr;
+    json_object_foreach(json_object_get(out, "pending"), cq, arr)
+    {
+        json_array_foreach(arr, i, v)
+            printf("pending   %s in %s%s: %s: %s\n", jstr(v, "workload"), cq,
+                   json_is_true(json_object_get(v, "inadmissible")) ? " (inadmissible)" : "",
+                   jstr(v, "reason"), jstr(v, "message"));
+    }
+}
+
+static void release(struct run *r)
+{
+    for (size_t i = 0; i < r->n_docs; i++) {
+        api_object_free(r->docs[i].obj);
+        if (r->docs[i].owned)
+            json_decref(r->docs[i].json);
+    }
+    free(r->docs);
+    map_release(&r->by_key);
+    for (size_t s = 0; s < r->n_streams; s++)
+        codec_stream_release(&r->streams[s]);
+    free(r->streams);
+    free(r->files);
+    eng_free(r->eng);
+    json_decref(r->admitted);
+    json_decref(r->preempted);
+}
+
+int cli_schedule(int argc, char **argv)
+{
+    struct run r = {0};
+    long cycles = 0;
+    const char *now = NULL, *fmt = "json";
+    int rc = 0;
+    size_t n_files = 0;
+    const char **files = xcalloc((size_t)argc + 1, sizeof(*files));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            free(files);
+            return 0;
+        } else if ((!strcmp(a, "-f") || !strcmp(a, "--filename")) && val) {
+            files[n_files++] = val;
+            i++;
+        } else if (!strcmp(a, "--cycles") && val) {
+            char *end;
+            cycles = strtol(val, &end, 10);
+            if (*end || cycles < 0) {
+                fprintf(stderr, "cueue schedule: --cycles must be a number >= 0, got '%s'\n", val);
+                free(files);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--now") && val) {
+            now = val;
+            i++;
+        } else if (!strcmp(a, "-o") && val) {
+            fmt = val;
+            i++;
+        } else {
+            fprintf(stderr, "cueue schedule: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            free(files);
+            return 2;
+        }
+    }
+    if (!n_files) {
+        usage(stderr);
+        free(files);
+        return 2;
+    }
+    if (strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "text")) {
+        fprintf(stderr, "cueue schedule: -o must be json, yaml or text, got '%s'\n", fmt);
+        free(files);
+        return 2;
+    }
+    r.now = tm_now_ms();
+    if (now) {
+        struct err e;
+        err_init(&e);
+        if (tm_parse_rfc3339(now, &r.now, &e)) {
+            fprintf(stderr, "cueue schedule: --now: %s\n", e.message);
+            free(files);
+            return 2;
+        }
+    }
+    r.files = files;
+    r.streams = xcalloc(n_files + 1, sizeof(*r.streams));
+    r.n_streams = n_files;
+    r.admitted = json_array();
+    r.preempted = json_array();
+    for (size_t i = 0; i < n_files; i++) {
+        struct err e;
+        err_init(&e);
+        if (codec_read_file(files[i], &r.streams[i], &e)) {
+            struct sb sb = SB_INIT;
+            err_format(&e, &sb);
+            fprintf(stderr, "cueue schedule: %s: %s\n", files[i], sb_str(&sb));
+            sb_release(&sb);
+            rc = 2;
+            goto out;
+        }
+    }
+    rc = load(&r);
+    if (rc)
+        goto out;
+    int ran = run_cycles(&r, cycles);
+    write_remaining(&r);
+    json_t *out = result(&r, ran);
+    struct sb sb = SB_INIT;
+    if (!strcmp(fmt, "yaml")) {
+        codec_write_yaml(out, &sb);
+        fputs(sb_str(&sb), stdout);
+    } else if (!strcmp(fmt, "text")) {
+        print_text(out);
+    } else {
+        codec_write_json(out, true, &sb);
+        fputs(sb_str(&sb), stdout);
+        if (!sb.len || sb.buf[sb.len - 1] != '\n')
+            fputc('\n', stdout);
+    }
+    sb_release(&sb);
+    json_decref(out);
+out:
+    release(&r);
+    return rc;
+}

@@ -1,0 +1,207 @@
+/* engine.h -- the admission engine: events in, one scheduling cycle at a
+ * time, decisions out.
+ *
+ * Mirrors Kueue's scheduler and its caches (pkg/cache, pkg/scheduler);
+ * the rules are spec/admission.md, preemption in spec/preemption.md.
+ *
+ * The engine does no I/O, reads no clock and has no global state: callers
+ * feed it objects as they change (eng_apply / eng_delete), time as now_ms,
+ * and run cycles (eng_cycle). `cueue schedule`, `cueue bench` and the
+ * controllers drive it the same way. Everything it is fed is copied (names
+ * are interned); views passed in are borrowed for the call only.
+ *
+ * Workload handles (struct eng_wl *) are owned by the engine and stay valid
+ * until the workload is deleted (eng_delete / eng_wl_delete). */
+#ifndef CUEUE_ENGINE_ENGINE_H
+#define CUEUE_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/objects.h"
+#include "base/compiler.h"
+
+struct eng;
+struct eng_wl;
+struct err;
+
+struct eng_options {
+    /* Configuration (config.kueue.x-k8s.io/v1beta2), NULL for defaults;
+     * borrowed for eng_new only. */
+    const struct api_configuration *config;
+};
+
+/* A new engine; free with eng_free. */
+struct eng *eng_new(const struct eng_options *opt);
+void eng_free(struct eng *eng);
+
+/* ---- events ---------------------------------------------------------------- */
+
+/* Add or update an object of any kind the engine uses (Namespace,
+ * ResourceFlavor, Cohort, ClusterQueue, LocalQueue, AdmissionCheck,
+ * Workload); other kinds are ignored. A Workload that holds a quota
+ * reservation (status.admission and QuotaReserved=True) is charged to its
+ * ClusterQueue; a pending one is queued (§5.1); a finished or inactive one
+ * takes no part. Returns the workload handle for a Workload, else NULL. */
+struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t now_ms);
+/* Forget an object. A deleted Workload releases its quota. */
+void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char *name,
+                int64_t now_ms);
+
+/* A ResourceClaimTemplate (resource.k8s.io), reduced to its device
+ * requests: n DeviceClass names with their device counts. Used for DRA
+ * quota (deviceClassMappings). Copied. */
+void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
+                            const char *const *classes, const int64_t *counts);
+
+/* Fast path for the benchmark: a pending workload without an API object.
+ * Each pod set gives per-pod requests in resource names. */
+struct eng_simple_ps {
+    const char *name;
+    int32_t count;
+    int32_t min_count; /* 0 = none */
+    size_t n_res;
+    const char *const *res_names;
+    const int64_t *res_values; /* per pod, in Kueue units (millicores for cpu) */
+};
+struct eng_simple_wl {
+    const char *ns, *name, *queue_name;
+    int32_t priority;
+    int64_t created_ms;
+    size_t n_ps;
+    const struct eng_simple_ps *ps;
+};
+struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, int64_t now_ms);
+
+/* A workload that finished (or was deleted, or deactivated): releases its
+ * quota (if any), leaves its queue, and triggers the inadmissible requeue of
+ * its cohort tree (§5.4). The record stays until eng_wl_delete. */
+void eng_wl_finish(struct eng *eng, struct eng_wl *wl, int64_t now_ms);
+/* An admitted workload that was evicted (preempted, ...) and whose pods are
+ * gone: releases its quota and queues it again as pending. */
+void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms);
+/* Forget a workload entirely (releasing quota first). */
+void eng_wl_delete(struct eng *eng, struct eng_wl *wl, int64_t now_ms);
+struct eng_wl *eng_wl_find(const struct eng *eng, const char *ns, const char *name);
+
+/* ---- the cycle --------------------------------------------------------------- */
+
+enum eng_admitted_cond {
+    ENG_ADMITTED_UNCHANGED = 0, /* a required admission check is not listed yet */
+    ENG_ADMITTED_TRUE,          /* Admitted=True at once */
+    ENG_ADMITTED_FALSE,         /* Admitted=False, UnsatisfiedAdmissionChecks */
+};
+
+/* status.admission of a workload, read-only. */
+struct eng_res_usage {
+    const char *resource;
+    const char *flavor; /* NULL: no flavor (resource not covered) */
+    int64_t value;      /* Kueue units (millicores for cpu) */
+};
+struct eng_ps_admission {
+    const char *name;
+    int32_t count;
+    size_t n;
+    struct eng_res_usage *usage; /* in resource-name order */
+};
+struct eng_admission {
+    const char *cluster_queue;
+    size_t n_ps;
+    struct eng_ps_admission *ps;
+};
+
+struct eng_admitted {
+    struct eng_wl *wl;
+    enum eng_admitted_cond admitted;
+};
+
+struct eng_preempted {
+    struct eng_wl *target;
+    struct eng_wl *preemptor;
+    const char *reason;  /* InClusterQueue, InCohortReclamation, ... */
+    const char *message; /* Evicted / Preempted condition message */
+};
+
+/* An admitted workload evicted for a reason other than preemption (a
+ * stopped queue, §5.5); like a preemption target it keeps its quota until
+ * eng_wl_release. */
+struct eng_evicted {
+    struct eng_wl *wl;
+    const char *reason;  /* Evicted condition reason: ClusterQueueStopped, LocalQueueStopped */
+    const char *message; /* "The ClusterQueue is stopped", ... */
+};
+
+struct eng_pending {
+    struct eng_wl *wl;
+    const char *reason;  /* QuotaReserved=False reason */
+    const char *message;
+    bool inadmissible;   /* in the inadmissible list */
+};
+
+/* What one cycle decided; every pointer is borrowed until the next
+ * eng_cycle or eng_free. */
+struct eng_decisions {
+    struct eng_admitted *admitted;
+    size_t n_admitted;
+    struct eng_preempted *preempted;
+    size_t n_preempted;
+    struct eng_evicted *evicted;
+    size_t n_evicted;
+    struct eng_pending *pending; /* status changes of workloads left pending */
+    size_t n_pending;
+    size_t n_heads;  /* heads taken this cycle */
+    bool changed;    /* anything admitted, preempted, moved or re-worded */
+};
+
+/* Run one scheduling cycle at now_ms (spec/admission.md §6). */
+const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms);
+
+/* ---- queries ------------------------------------------------------------------- */
+
+const char *eng_wl_key(const struct eng_wl *wl);      /* "namespace/name" */
+const char *eng_wl_namespace(const struct eng_wl *wl);
+const char *eng_wl_name(const struct eng_wl *wl);
+bool eng_wl_is_admitted(const struct eng_wl *wl);     /* holds a quota reservation */
+/* The workload's current admission (when admitted), filled into *out with
+ * arrays borrowed until the next call. false when not admitted. */
+bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admission *out);
+/* The last pending status written (reason NULL if never evaluated). */
+void eng_wl_pending(const struct eng_wl *wl, const char **reason, const char **message,
+                    bool *inadmissible);
+/* Whether it sits in its ClusterQueue's inadmissible list. */
+bool eng_wl_inadmissible(const struct eng_wl *wl);
+/* The ClusterQueue it is queued in or admitted by, NULL if none. */
+const char *eng_wl_cluster_queue(const struct eng_wl *wl);
+/* Per-pod-set totals (status.resourceRequests): for pod set i, its name and
+ * (resource, value) pairs in resource-name order. */
+size_t eng_wl_n_pod_sets(const struct eng_wl *wl);
+const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i,
+                           size_t *n_res, const char **res_names, int64_t *values, size_t cap);
+
+/* ClusterQueues, by index 0..eng_n_cqs-1 (deleted ones are skipped: name
+ * NULL). */
+size_t eng_n_cqs(const struct eng *eng);
+const char *eng_cq_name(const struct eng *eng, size_t i);
+int eng_cq_find(const struct eng *eng, const char *name); /* index or -1 */
+/* §5.6: active, and Kueue's reason and message for the Active condition. */
+bool eng_cq_active(struct eng *eng, size_t i, const char **reason, const char **message);
+/* Pending workloads of CQ i in queue order (active heap and inadmissible
+ * list merged in §5.2 order). Writes up to cap handles; returns the count. */
+size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap);
+size_t eng_cq_n_pending(const struct eng *eng, size_t i);
+/* Usage of CQ i in (flavor, resource), Kueue units; its nominal quota. */
+int64_t eng_cq_usage(struct eng *eng, size_t i, const char *flavor, const char *resource);
+int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char *resource);
+
+/* Fair sharing (preemption.md §5.2): status.fairSharing.weightedShare of CQ
+ * i, or of a cohort by name (false when unknown): ceil of the weighted
+ * dominant resource share, INT64_MAX when it is +Inf. */
+int64_t eng_cq_weighted_share(struct eng *eng, size_t i);
+bool eng_cohort_weighted_share(struct eng *eng, const char *name, int64_t *out);
+
+/* Every workload the engine knows, by index 0..eng_n_wls-1. */
+size_t eng_n_wls(const struct eng *eng);
+struct eng_wl *eng_wl_at(const struct eng *eng, size_t i);
+
+#endif

@@ -1,0 +1,510 @@
+/* preempt.c -- preemption target search: the oracle used by flavor
+ * assignment, classical preemption, and what both algorithms share.
+ *
+ * Mirrors Kueue pkg/scheduler/preemption (preemption.go, policy.go,
+ * preemption_oracle.go), classical/candidate_generator.go,
+ * classical/hierarchical_preemption.go and common/ordering.go;
+ * spec/preemption.md §1, §2.1, §3, §4, §8.1. Fair sharing (§6) is in
+ * fairshare.c.
+ *
+ * Every search runs on the cycle's snapshot: trial removals go through the
+ * undo log (snap_mark / snap_rollback), so a search costs only the nodes it
+ * touches and always hands the snapshot back unchanged. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "engine/fairshare.h"
+#include "engine/preempt.h"
+
+/* ---- the undo log outside a cycle ----------------------------------------------- */
+
+/* Searches normally run inside a cycle, where the undo log is on. When
+ * called outside one (tests, queries) turn it on for the duration. */
+struct sim {
+    bool was_in_cycle;
+    size_t mark;
+};
+
+static struct sim sim_begin(struct eng *eng)
+{
+    struct sim s = {eng->in_cycle, 0};
+    if (!eng->in_cycle) {
+        eng->in_cycle = true;
+        eng->n_undo = 0;
+    }
+    s.mark = snap_mark(eng);
+    return s;
+}
+
+static void sim_end(struct eng *eng, struct sim s)
+{
+    snap_rollback(eng, s.mark);
+    eng->in_cycle = s.was_in_cycle;
+}
+
+/* ---- policies, §1.2 ------------------------------------------------------------------ */
+
+enum pre_policy pre__within_policy(const struct eng_cq *q)
+{
+    switch (q->preemption.within_cluster_queue) {
+    case API_WITHIN_LOWER_PRIORITY:
+        return PRE_POL_LOWER;
+    case API_WITHIN_LOWER_OR_NEWER_EQUAL_PRIORITY:
+        return PRE_POL_LOWER_OR_NEWER_EQUAL;
+    default:
+        return PRE_POL_NEVER;
+    }
+}
+
+enum pre_policy pre__reclaim_policy(const struct eng_cq *q)
+{
+    switch (q->preemption.reclaim_within_cohort) {
+    case API_RECLAIM_LOWER_PRIORITY:
+        return PRE_POL_LOWER;
+    case API_RECLAIM_ANY:
+        return PRE_POL_ANY;
+    default:
+        return PRE_POL_NEVER;
+    }
+}
+
+bool pre__allowed(enum pre_policy pol, const struct eng_wl *w, const struct eng_wl *c)
+{
+    switch (pol) {
+    case PRE_POL_LOWER:
+        return c->priority < w->priority;
+    case PRE_POL_LOWER_OR_NEWER_EQUAL:
+        return c->priority < w->priority ||
+               (c->priority == w->priority && w->ts_ms < c->ts_ms);
+    case PRE_POL_ANY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool pre__uses_p(const struct pre_ctx *x, const struct eng_wl *wl)
+{
+    for (size_t p = 0; p < wl->n_ps; p++)
+        for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
+            int fr = wl->ps[p].adm.items[k].fr;
+            if (fr >= 0 && x->in_p[fr])
+                return true;
+        }
+    return false;
+}
+
+bool pre__within_nominal_p(const struct pre_ctx *x, const struct eng_node *n)
+{
+    for (size_t i = 0; i < x->n_p; i++) {
+        int fr = x->p_fr[i];
+        if (n->subtree[fr] < n->usage[fr])
+            return false;
+    }
+    return true;
+}
+
+/* ---- ordering, §4.2 ---------------------------------------------------------------------- */
+
+struct pre_cand pre__cand(const struct pre_ctx *x, struct eng_wl *wl, struct eng_node *lca,
+                          enum pre_variant v, bool own)
+{
+    struct pre_cand c = {wl, lca, v, own, false, 0, NULL};
+    if (wl->lq_key && fs_afs_active(x->eng, wl->cq)) {
+        c.has_afs = true;
+        c.afs = fs_afs_lq_usage(x->eng, wl->lq_key);
+    }
+    return c;
+}
+
+/* spec.queueName of a workload: its LocalQueue key without the namespace. */
+static const char *queue_name(const struct eng_wl *wl)
+{
+    const char *s = strchr(wl->lq_key, '/');
+    return s ? s + 1 : wl->lq_key;
+}
+
+static int cand_cmp(const struct pre_cand *ca, const struct pre_cand *cb, bool afs)
+{
+    const struct eng_wl *a = ca->wl, *b = cb->wl;
+    if (a->evicted != b->evicted)
+        return a->evicted ? -1 : 1;
+    if (ca->own != cb->own)
+        return ca->own ? 1 : -1;
+    if (afs && ca->has_afs && cb->has_afs && a->cq == b->cq && ca->afs != cb->afs &&
+        strcmp(queue_name(a), queue_name(b)))
+        return ca->afs > cb->afs ? -1 : 1;
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->admit_ms != b->admit_ms)
+        return a->admit_ms > b->admit_ms ? -1 : 1;
+    int c = strcmp(a->uid, b->uid);
+    if (c)
+        return c;
+    return strcmp(a->key, b->key);
+}
+
+int pre__cand_cmp(const void *a, const void *b)
+{
+    return cand_cmp(a, b, true);
+}
+
+int pre__cand_cmp_noafs(const void *a, const void *b)
+{
+    return cand_cmp(a, b, false);
+}
+
+/* ---- fit and fill-back, §4.5 ----------------------------------------------------------------- */
+
+bool pre__fits(const struct pre_ctx *x, bool allow_borrowing)
+{
+    const struct eng_node *q = &x->q->node;
+    for (size_t i = 0; i < x->n_u; i++) {
+        int fr = x->u_fr[i];
+        int64_t v = x->u_v[i];
+        if (!allow_borrowing && sat_add(q->usage[fr], v) > q->nominal[fr])
+            return false;
+        if (v > coh_available(q, fr))
+            return false;
+    }
+    return true;
+}
+
+/* Fill-back that keeps the attempt's borrowing rule (classical runs it
+ * with the attempt's allowBorrowing). */
+static size_t fill_back_attempt(const struct pre_ctx *x, struct pre_cand *t, size_t n,
+                                bool allow_borrowing)
+{
+    if (n < 2)
+        return n;
+    for (size_t i = n - 1; i-- > 0;) {
+        struct eng_wl *wl = t[i].wl;
+        snap_add_wl(x->eng, wl->cq, wl);
+        if (pre__fits(x, allow_borrowing))
+            t[i] = t[--n];
+        else
+            snap_remove_wl(x->eng, wl->cq, wl);
+    }
+    return n;
+}
+
+size_t pre__fill_back(const struct pre_ctx *x, struct pre_cand *t, size_t n)
+{
+    return fill_back_attempt(x, t, n, true);
+}
+
+/* ---- classical candidates, §4.1 ------------------------------------------------------------- */
+
+struct clist {
+    struct pre_cand *c;
+    size_t n, cap;
+};
+
+static void clist_add(struct clist *l, struct pre_cand c)
+{
+    XGROW(l->c, l->cap, l->n + 1);
+    l->c[l->n++] = c;
+}
+
+struct classical {
+    const struct pre_ctx *x;
+    struct clist hier, prio, own;
+};
+
+static enum pre_variant classify(const struct pre_ctx *x, const struct eng_wl *c, bool own,
+                                 bool advantage)
+{
+    if (!pre__uses_p(x, c))
+        return PRE_V_NEVER;
+    enum pre_policy pol = own ? pre__within_policy(x->q) : pre__reclaim_policy(x->q);
+    if (!pre__allowed(pol, x->w, c))
+        return PRE_V_NEVER;
+    if (own)
+        return PRE_V_WITHIN_CQ;
+    if (advantage)
+        return PRE_V_HIERARCHICAL;
+    const struct api_preemption *p = &x->q->preemption;
+    if (p->borrow_policy == API_BORROW_NEVER)
+        return PRE_V_RECLAIM_WITHOUT_BORROWING;
+    if (c->priority >= x->w->priority ||
+        (p->has_max_priority_threshold && c->priority > p->max_priority_threshold))
+        return PRE_V_RECLAIM_WITHOUT_BORROWING;
+    return PRE_V_RECLAIM_WHILE_BORROWING;
+}
+
+static void collect(struct classical *cl, struct eng_node *node, const struct eng_node *skip,
+                    struct eng_node *lca, bool advantage)
+{
+    const struct pre_ctx *x = cl->x;
+    for (size_t i = 0; i < node->n_children; i++) {
+        struct eng_node *k = node->children[i];
+        if (k == skip)
+            continue;
+        if (k->is_cohort) {
+            if (!pre__within_nominal_p(x, k))
+                collect(cl, k, skip, lca, advantage);
+            continue;
+        }
+        struct eng_cq *d = (struct eng_cq *)k;
+        if (d == x->q || pre__within_nominal_p(x, k))
+            continue;
+        for (size_t j = 0; j < d->n_admitted; j++) {
+            struct eng_wl *c = d->admitted[j];
+            enum pre_variant v = classify(x, c, false, advantage);
+            if (v == PRE_V_NEVER)
+                continue;
+            clist_add(advantage ? &cl->hier : &cl->prio, pre__cand(x, c, lca, v, false));
+        }
+    }
+}
+
+/* QuantitiesFitInQuota(n, rem): updates rem in place to what is passed to
+ * the parent; returns fits. */
+static bool fit_in_quota(const struct pre_ctx *x, const struct eng_node *n, int64_t *rem)
+{
+    bool fits = true;
+    for (size_t i = 0; i < x->n_u; i++) {
+        int fr = x->u_fr[i];
+        if (n->subtree[fr] < sat_add(n->usage[fr], rem[i]))
+            fits = false;
+        rem[i] = i64_max(0, sat_sub(rem[i], coh_local_available(n, fr)));
+    }
+    return fits;
+}
+
+static void classical_candidates(struct classical *cl)
+{
+    const struct pre_ctx *x = cl->x;
+    struct eng_cq *q = x->q;
+    if (pre__within_policy(q) != PRE_POL_NEVER)
+        for (size_t j = 0; j < q->n_admitted; j++) {
+            struct eng_wl *c = q->admitted[j];
+            if (classify(x, c, true, false) == PRE_V_WITHIN_CQ) {
+                clist_add(&cl->own, pre__cand(x, c, NULL, PRE_V_WITHIN_CQ, true));
+            }
+        }
+    if (!q->node.parent || pre__reclaim_policy(q) == PRE_POL_NEVER)
+        return;
+    int64_t *rem = cyc_alloc(x->eng, (x->n_u + 1) * sizeof(*rem));
+    memcpy(rem, x->u_v, x->n_u * sizeof(*rem));
+    bool advantage = fit_in_quota(x, &q->node, rem);
+    const struct eng_node *prev = &q->node;
+    for (struct eng_node *a = q->node.parent; a; a = a->parent) {
+        collect(cl, a, prev, a, advantage);
+        if (fit_in_quota(x, a, rem))
+            advantage = true;
+        prev = a;
+    }
+}
+
+/* §4.3 */
+static bool valid(const struct pre_ctx *x, const struct pre_cand *c, bool allow_borrowing)
+{
+    if (c->own)
+        return true;
+    if (allow_borrowing && c->variant == PRE_V_RECLAIM_WITHOUT_BORROWING)
+        return false;
+    const struct eng_node *n = &c->wl->cq->node;
+    if (pre__within_nominal_p(x, n))
+        return false;
+    for (const struct eng_node *a = n->parent; a && a != c->lca; a = a->parent)
+        if (pre__within_nominal_p(x, a))
+            return false;
+    return true;
+}
+
+static const char *variant_reason(enum pre_variant v)
+{
+    switch (v) {
+    case PRE_V_WITHIN_CQ:
+        return "InClusterQueue";
+    case PRE_V_RECLAIM_WHILE_BORROWING:
+        return "InCohortReclaimWhileBorrowing";
+    default:
+        return "InCohortReclamation";
+    }
+}
+
+/* §4.4, §4.5: the greedy search over the concatenated candidates. */
+static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
+{
+    struct classical cl = {x, {0}, {0}, {0}};
+    classical_candidates(&cl);
+    size_t total = cl.hier.n + cl.prio.n + cl.own.n;
+    size_t n_out = 0;
+    *out = NULL;
+    if (!total)
+        goto out_free;
+    const struct clist *lists[3] = {&cl.hier, &cl.prio, &cl.own};
+    for (int l = 0; l < 3; l++)
+        if (lists[l]->n > 1)
+            qsort(lists[l]->c, lists[l]->n, sizeof(struct pre_cand), pre__cand_cmp);
+    struct pre_cand *all = cyc_alloc(x->eng, total * sizeof(*all));
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int l = 0; l < 3; l++)
+            for (size_t i = 0; i < lists[l]->n; i++)
+                if (lists[l]->c[i].wl->evicted == (pass == 0))
+                    all[k++] = lists[l]->c[i];
+
+    bool no_other = cl.hier.n == 0 && cl.prio.n == 0;
+    bool no_hier = cl.hier.n == 0;
+    bool forbidden = x->q->preemption.borrow_policy == API_BORROW_NEVER;
+    bool under = true;
+    for (size_t i = 0; i < x->n_p; i++)
+        if (x->q->node.usage[x->p_fr[i]] >= x->q->node.nominal[x->p_fr[i]])
+            under = false;
+    bool attempts[2];
+    size_t n_att;
+    if (no_other || (forbidden && !under)) {
+        attempts[0] = true;
+        n_att = 1;
+    } else if (forbidden && no_hier) {
+        attempts[0] = false;
+        attempts[1] = true;
+        n_att = 2;
+    } else {
+        attempts[0] = true;
+        attempts[1] = false;
+        n_att = 2;
+    }
+
+    struct pre_cand *t = cyc_alloc(x->eng, total * sizeof(*t));
+    for (size_t at = 0; at < n_att && !n_out; at++) {
+        bool ab = attempts[at];
+        size_t mark = snap_mark(x->eng), nt = 0;
+        for (size_t i = 0; i < total; i++) {
+            if (!valid(x, &all[i], ab))
+                continue;
+            snap_remove_wl(x->eng, all[i].wl->cq, all[i].wl);
+            t[nt] = all[i];
+            t[nt].reason = variant_reason(all[i].variant);
+            nt++;
+            if (pre__fits(x, ab)) {
+                n_out = fill_back_attempt(x, t, nt, ab);
+                *out = t;
+                break;
+            }
+        }
+        snap_rollback(x->eng, mark);
+    }
+out_free:
+    free(cl.hier.c);
+    free(cl.prio.c);
+    free(cl.own.c);
+    return n_out;
+}
+
+/* ---- messages, §8.1 ------------------------------------------------------------------------ */
+
+static void node_path(const struct eng *eng, const struct eng_node *n, struct sb *sb)
+{
+    if (n->parent)
+        node_path(eng, n->parent, sb);
+    sb_addch(sb, '/');
+    if (n->is_cohort)
+        sb_adds(sb, ((const struct eng_cohort *)n)->name);
+    else
+        sb_adds(sb, ((const struct eng_cq *)n)->name);
+}
+
+static const char *human_reason(const char *reason)
+{
+    if (!strcmp(reason, "InClusterQueue"))
+        return "prioritization in the ClusterQueue";
+    if (!strcmp(reason, "InCohortReclamation"))
+        return "reclamation within the cohort";
+    if (!strcmp(reason, "InCohortFairSharing"))
+        return "Fair Sharing within the cohort";
+    if (!strcmp(reason, "InCohortReclaimWhileBorrowing"))
+        return "reclamation within the cohort while borrowing";
+    return "UNKNOWN";
+}
+
+static const char *message(struct eng *eng, const struct eng_cq *q, const struct eng_wl *w,
+                           const struct eng_wl *target, const char *reason)
+{
+    struct sb sb = SB_INIT;
+    sb_addf(&sb, "Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s",
+            w->uid == w->key ? "UNKNOWN" : w->uid, w->job_uid ? w->job_uid : "UNKNOWN",
+            human_reason(reason));
+    sb_adds(&sb, "; preemptor path: ");
+    node_path(eng, &q->node, &sb);
+    sb_adds(&sb, "; preemptee path: ");
+    node_path(eng, &target->cq->node, &sb);
+    const char *m = cyc_strdup(eng, sb_str(&sb));
+    sb_release(&sb);
+    return m;
+}
+
+/* ---- entry points ---------------------------------------------------------------------------- */
+
+static size_t search(const struct pre_ctx *x, struct pre_cand **out)
+{
+    if (fs_enabled(x->eng))
+        return fs_targets(x, out);
+    return classical_targets(x, out);
+}
+
+static bool *p_mask(struct eng *eng, const int *p, size_t n)
+{
+    bool *m = cyc_alloc(eng, (eng->n_fr + 1) * sizeof(*m));
+    memset(m, 0, (eng->n_fr + 1) * sizeof(*m));
+    for (size_t i = 0; i < n; i++)
+        m[p[i]] = true;
+    return m;
+}
+
+enum fa_pmode pre_oracle(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, int fr,
+                         int64_t val, int *level)
+{
+    struct sim s = sim_begin(eng);
+    int *pf = cyc_alloc(eng, sizeof(int));
+    int64_t *pv = cyc_alloc(eng, sizeof(int64_t));
+    *pf = fr;
+    *pv = val;
+    struct pre_ctx x = {eng, cq, wl, pf, 1, p_mask(eng, pf, 1), pf, pv, 1};
+    struct pre_cand *t = NULL;
+    size_t n = search(&x, &t);
+    enum fa_pmode mode = FA_P_NO_CANDIDATES;
+    if (n) {
+        mode = FA_P_RECLAIM;
+        for (size_t i = 0; i < n; i++) {
+            if (t[i].wl->cq == cq)
+                mode = FA_P_PREEMPT;
+            snap_remove_wl(eng, t[i].wl->cq, t[i].wl);
+        }
+        bool may_reclaim;
+        *level = coh_borrow_level(&cq->node, fr, val, &may_reclaim);
+    }
+    sim_end(eng, s);
+    return mode;
+}
+
+size_t pre_targets(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                   const struct fa_assignment *a, struct pre_target **out)
+{
+    *out = NULL;
+    if (!a->n_preempt_fr)
+        return 0;
+    struct sim s = sim_begin(eng);
+    struct pre_ctx x = {eng,      cq,       wl,         a->preempt_fr,
+                        a->n_preempt_fr, p_mask(eng, a->preempt_fr, a->n_preempt_fr),
+                        a->usage_fr, a->usage_v, a->n_usage};
+    struct pre_cand *t = NULL;
+    size_t n = search(&x, &t);
+    sim_end(eng, s);
+    if (!n)
+        return 0;
+    struct pre_target *r = cyc_alloc(eng, n * sizeof(*r));
+    for (size_t i = 0; i < n; i++) {
+        r[i].wl = t[i].wl;
+        r[i].reason = t[i].reason;
+        r[i].message = message(eng, cq, wl, t[i].wl, t[i].reason);
+    }
+    *out = r;
+    return n;
+}

@@ -1,0 +1,277 @@
+/* queue.c -- pending workloads: one active heap and one inadmissible list
+ * per ClusterQueue.
+ *
+ * Mirrors Kueue pkg/cache/queue (cluster_queue.go, manager.go);
+ * spec/admission.md §5. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "engine/engine_int.h"
+
+bool pq_before(const struct eng_cq *cq, const struct eng_wl *a, const struct eng_wl *b)
+{
+    /* Admission fair sharing: lower LocalQueue usage first (fairshare.c). */
+    if (cq->afs && a->afs_usage != b->afs_usage)
+        return a->afs_usage < b->afs_usage;
+    if (cq->strategy == API_BEST_EFFORT_FIFO && cq->preemptor) {
+        if (a == cq->preemptor)
+            return b != a;
+        if (b == cq->preemptor)
+            return false;
+    }
+    if (a->priority != b->priority)
+        return a->priority > b->priority;
+    if (a->ts_ms != b->ts_ms)
+        return a->ts_ms < b->ts_ms;
+    int c = strcmp(a->uid, b->uid);
+    if (c)
+        return c < 0;
+    return strcmp(a->key, b->key) < 0;
+}
+
+static void heap_set(struct pq *q, size_t i, struct eng_wl *wl)
+{
+    q->heap[i] = wl;
+    wl->qpos = i;
+}
+
+static void sift_up(struct eng_cq *cq, size_t i)
+{
+    struct pq *q = &cq->q;
+    struct eng_wl *x = q->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!pq_before(cq, x, q->heap[p]))
+            break;
+        heap_set(q, i, q->heap[p]);
+        i = p;
+    }
+    heap_set(q, i, x);
+}
+
+static void sift_down(struct eng_cq *cq, size_t i)
+{
+    struct pq *q = &cq->q;
+    struct eng_wl *x = q->heap[i];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        struct eng_wl *best = x;
+        if (l < q->n && pq_before(cq, q->heap[l], best)) {
+            m = l;
+            best = q->heap[l];
+        }
+        if (r < q->n && pq_before(cq, q->heap[r], best)) {
+            m = r;
+            best = q->heap[r];
+        }
+        if (m == i)
+            break;
+        heap_set(q, i, best);
+        i = m;
+    }
+    heap_set(q, i, x);
+}
+
+void pq_push(struct eng_cq *cq, struct eng_wl *wl)
+{
+    struct pq *q = &cq->q;
+    XGROW(q->heap, q->cap, q->n + 1);
+    heap_set(q, q->n++, wl);
+    wl->where = WLQ_HEAP;
+    wl->cq = cq;
+    sift_up(cq, q->n - 1);
+}
+
+struct eng_wl *pq_pop(struct eng_cq *cq)
+{
+    struct pq *q = &cq->q;
+    if (!q->n)
+        return NULL;
+    struct eng_wl *top = q->heap[0];
+    q->n--;
+    if (q->n) {
+        heap_set(q, 0, q->heap[q->n]);
+        sift_down(cq, 0);
+    }
+    top->where = WLQ_NONE;
+    return top;
+}
+
+void pq_push_inadm(struct eng_cq *cq, struct eng_wl *wl)
+{
+    struct pq *q = &cq->q;
+    XGROW(q->inadm, q->cap_inadm, q->n_inadm + 1);
+    wl->qpos = q->n_inadm;
+    q->inadm[q->n_inadm++] = wl;
+    wl->where = WLQ_INADM;
+    wl->cq = cq;
+}
+
+void pq_remove(struct eng_cq *cq, struct eng_wl *wl)
+{
+    struct pq *q = &cq->q;
+    if (wl->where == WLQ_HEAP) {
+        size_t i = wl->qpos;
+        q->n--;
+        if (i != q->n) {
+            struct eng_wl *m = q->heap[q->n];
+            heap_set(q, i, m);
+            sift_down(cq, i);
+            sift_up(cq, m->qpos);
+        }
+    } else if (wl->where == WLQ_INADM) {
+        size_t i = wl->qpos;
+        struct eng_wl *last = q->inadm[--q->n_inadm];
+        q->inadm[i] = last;
+        last->qpos = i;
+    }
+    wl->where = WLQ_NONE;
+    if (cq->preemptor == wl)
+        cq->preemptor = NULL;
+}
+
+void pq_release(struct pq *q)
+{
+    free(q->heap);
+    free(q->inadm);
+    free(q->nofit_shapes);
+    free(q->nofit_reasons);
+    memset(q, 0, sizeof(*q));
+}
+
+#define NS_NAME_LABEL "kubernetes.io/metadata.name"
+
+/* A Namespace's labels always include kubernetes.io/metadata.name (the API
+ * server sets it); a namespace the input does not define has only that. */
+bool eng__ns_matches(const struct eng *eng, const struct eng_cq *cq, const char *ns)
+{
+    if (!cq->ns_selector)
+        return false;
+    const struct eng_ns *n = map_get(&eng->nss, ns);
+    if (n)
+        return api_selector_matches(cq->ns_selector, &n->labels);
+    struct api_kv kv = {NS_NAME_LABEL, ns};
+    struct api_kvs labels = {&kv, 1};
+    return api_selector_matches(cq->ns_selector, &labels);
+}
+
+void pq_requeue_cq(struct eng *eng, struct eng_cq *cq)
+{
+    struct pq *q = &cq->q;
+    q->n_shapes = 0;
+    q->requeue_events++;
+    size_t i = 0;
+    while (i < q->n_inadm) {
+        struct eng_wl *wl = q->inadm[i];
+        bool backoff = wl->requeue_at > eng->now_ms;
+        if (backoff || !eng__ns_matches(eng, cq, wl->ns)) {
+            i++;
+            continue;
+        }
+        pq_remove(cq, wl);
+        wl->inadmissible = false;
+        pq_push(cq, wl);
+    }
+}
+
+static void requeue_node(struct eng *eng, struct eng_node *n)
+{
+    if (!n->is_cohort) {
+        pq_requeue_cq(eng, (struct eng_cq *)n);
+        return;
+    }
+    for (size_t i = 0; i < n->n_children; i++)
+        requeue_node(eng, n->children[i]);
+}
+
+void pq_requeue_tree(struct eng *eng, struct eng_cq *cq)
+{
+    if (eng->tree_dirty)
+        coh_recompute(eng);
+    requeue_node(eng, coh_root(&cq->node));
+}
+
+/* Shape memory (BestEffortFIFO, §5.3). */
+const char *eng__nofit_shape(const struct eng_cq *cq, uint64_t shape)
+{
+    for (size_t i = 0; i < cq->q.n_shapes; i++)
+        if (cq->q.nofit_shapes[i] == shape)
+            return cq->q.nofit_reasons[i];
+    return NULL;
+}
+
+void eng__add_nofit_shape(struct eng_cq *cq, uint64_t shape, const char *reason)
+{
+    struct pq *q = &cq->q;
+    if (eng__nofit_shape(cq, shape))
+        return;
+    size_t c2 = q->cap_shapes;
+    XGROW(q->nofit_shapes, q->cap_shapes, q->n_shapes + 1);
+    XGROW(q->nofit_reasons, c2, q->n_shapes + 1);
+    q->nofit_shapes[q->n_shapes] = shape;
+    q->nofit_reasons[q->n_shapes] = reason;
+    q->n_shapes++;
+}
+
+void eng__unqueue_wl(struct eng *eng, struct eng_wl *wl)
+{
+    (void)eng;
+    if (wl->where != WLQ_NONE && wl->cq)
+        pq_remove(wl->cq, wl);
+    if (wl->state != WL_ADMITTED)
+        wl->cq = NULL;
+}
+
+#define BYPASS_MSG "Bypassed scheduling evaluation because an equivalent workload recently failed"
+
+void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
+{
+    if (wl->state != WL_PENDING) {
+        eng__unqueue_wl(eng, wl);
+        return;
+    }
+    struct eng_cq *target = NULL;
+    char msg[600];
+    const char *reason = NULL;
+    const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
+    const char *lqname = wl->lq_key ? strchr(wl->lq_key, '/') + 1 : "";
+    if (wl->invalid) {
+        reason = wl->invalid_reason;
+        snprintf(msg, sizeof(msg), "%s", wl->message ? wl->message : "");
+    } else if (!lq || !lq->exists) {
+        reason = "Misconfigured";
+        snprintf(msg, sizeof(msg), "LocalQueue %s doesn't exist", lqname);
+    } else if (lq->stop != API_STOP_NONE) {
+        reason = "Suspended";
+        snprintf(msg, sizeof(msg), "LocalQueue %s is stopped", lqname);
+    } else {
+        int id = names_find(&eng->cq_names, lq->cq_name);
+        if (id < 0 || !eng->cqs[id]->exists) {
+            reason = "Misconfigured";
+            snprintf(msg, sizeof(msg), "ClusterQueue %s doesn't exist", lq->cq_name);
+        } else {
+            target = eng->cqs[id];
+        }
+    }
+    if (wl->cq && wl->where != WLQ_NONE && wl->cq != target)
+        pq_remove(wl->cq, wl);
+    if (!target) {
+        wl->cq = NULL;
+        if (wl->lq_key || wl->invalid)
+            eng__set_pending(eng, wl, reason, msg, true);
+        return;
+    }
+    if (wl->where != WLQ_NONE)
+        return; /* already queued here */
+    const char *shape_reason = NULL;
+    if (wl->requeue_at > eng->now_ms) {
+        pq_push_inadm(target, wl);
+    } else if (target->strategy == API_BEST_EFFORT_FIFO &&
+               (shape_reason = eng__nofit_shape(target, wl->shape))) {
+        pq_push_inadm(target, wl);
+        eng__set_pending(eng, wl, shape_reason, BYPASS_MSG, true);
+    } else {
+        pq_push(target, wl);
+    }
+}

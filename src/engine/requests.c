@@ -1,0 +1,449 @@
+/* requests.c -- a Workload view turned into an engine record: per-pod-set
+ * requests, priority, queue-order timestamp, admission checks and the
+ * quota it already holds.
+ *
+ * Mirrors Kueue pkg/workload/workload.go (totalRequestsFromPodSets),
+ * pkg/workload/resources.go (AdjustResources), pkg/resources
+ * (transformations, excluded prefixes), pkg/dra (deviceClassMappings) and
+ * Kubernetes' resource helpers (PodRequests); spec/admission.md §2. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/quantity.h"
+#include "base/xalloc.h"
+#include "engine/engine_int.h"
+
+/* A small resource list: resource id -> value. */
+struct rl {
+    int *res;
+    int64_t *v;
+    size_t n, cap, cap2;
+};
+
+static int64_t *rl_slot(struct rl *l, int res, bool create)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->res[i] == res)
+            return &l->v[i];
+    if (!create)
+        return NULL;
+    XGROW(l->res, l->cap, l->n + 1);
+    XGROW(l->v, l->cap2, l->n + 1);
+    l->res[l->n] = res;
+    l->v[l->n] = 0;
+    return &l->v[l->n++];
+}
+
+static void rl_add(struct rl *l, int res, int64_t v)
+{
+    int64_t *s = rl_slot(l, res, true);
+    *s = sat_add(*s, v);
+}
+
+static void rl_max(struct rl *l, int res, int64_t v)
+{
+    int64_t *s = rl_slot(l, res, false);
+    if (!s)
+        rl_add(l, res, v);
+    else if (v > *s)
+        *s = v;
+}
+
+static void rl_release(struct rl *l)
+{
+    free(l->res);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+static void rl_reset(struct rl *l)
+{
+    l->n = 0;
+}
+
+/* Requests of one container, limits standing in for missing requests. */
+static void container_reqs(struct eng *eng, const struct api_container *c, struct rl *out)
+{
+    rl_reset(out);
+    for (size_t i = 0; i < c->requests.n; i++) {
+        const struct api_resource *r = &c->requests.items[i];
+        rl_add(out, eng__res_id(eng, r->name), q_resource_value(r->name, r->amount));
+    }
+    for (size_t i = 0; i < c->limits.n; i++) {
+        const struct api_resource *r = &c->limits.items[i];
+        int id = eng__res_id(eng, r->name);
+        if (!rl_slot(out, id, false))
+            rl_add(out, id, q_resource_value(r->name, r->amount));
+    }
+}
+
+static bool has_prefix(const struct api_strings *p, const char *name)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (!strncmp(name, p->items[i], strlen(p->items[i])))
+            return true;
+    return false;
+}
+
+static const struct api_transformation *find_transformation(const struct eng *eng,
+                                                            const char *res)
+{
+    if (!eng->has_cfg)
+        return NULL;
+    for (size_t i = 0; i < eng->cfg.n_transformations; i++)
+        if (!strcmp(eng->cfg.transformations[i].input, res))
+            return &eng->cfg.transformations[i];
+    return NULL;
+}
+
+static void apply_transformations(struct eng *eng, struct rl *reqs)
+{
+    if (!eng->has_cfg || !eng->cfg.n_transformations)
+        return;
+    struct rl out = {0}, gen = {0};
+    for (size_t i = 0; i < reqs->n; i++) {
+        const char *name = eng->res_names.names[reqs->res[i]];
+        const struct api_transformation *t = find_transformation(eng, name);
+        if (!t) {
+            rl_add(&out, reqs->res[i], reqs->v[i]);
+            continue;
+        }
+        int64_t base = reqs->v[i];
+        if (t->multiply_by) {
+            int m = names_find(&eng->res_names, t->multiply_by);
+            int64_t *mv = m >= 0 ? rl_slot(reqs, m, false) : NULL;
+            if (mv)
+                base = sat_mul(base, *mv);
+        }
+        for (size_t k = 0; k < t->outputs.n; k++) {
+            const struct api_resource *o = &t->outputs.items[k];
+            /* The factor is a quantity; exact when it is whole. */
+            int64_t f = o->amount.milli;
+            int64_t v = (f % 1000 == 0) ? sat_mul(base, f / 1000) : sat_mul(base, f) / 1000;
+            rl_add(&gen, eng__res_id(eng, o->name), v);
+        }
+        if (!t->strategy || strcmp(t->strategy, "Replace"))
+            rl_add(&out, reqs->res[i], reqs->v[i]);
+    }
+    for (size_t i = 0; i < gen.n; i++)
+        rl_add(&out, gen.res[i], i64_max(0, gen.v[i]));
+    rl_reset(reqs);
+    for (size_t i = 0; i < out.n; i++)
+        rl_add(reqs, out.res[i], out.v[i]);
+    rl_release(&out);
+    rl_release(&gen);
+}
+
+static const char *dra_mapping(const struct eng *eng, const char *cls)
+{
+    if (!eng->has_cfg)
+        return NULL;
+    for (size_t i = 0; i < eng->cfg.n_device_class_mappings; i++) {
+        const struct api_device_class_mapping *m = &eng->cfg.device_class_mappings[i];
+        for (size_t k = 0; k < m->device_class_names.n; k++)
+            if (!strcmp(m->device_class_names.items[k], cls))
+                return m->name;
+    }
+    return NULL;
+}
+
+/* DRA: device requests of the pod's claim templates, counted per mapped
+ * resource. Returns false with a message when a class is not mapped. */
+static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
+                    const char *psname, const struct api_pod_spec *spec, struct rl *reqs)
+{
+    for (size_t j = 0; j < spec->n_resource_claims; j++) {
+        const struct api_pod_resource_claim *c = &spec->resource_claims[j];
+        if (!c->resource_claim_template_name)
+            continue;
+        char key[512];
+        snprintf(key, sizeof(key), "%s/%s", ns, c->resource_claim_template_name);
+        const struct eng_claim_tpl *t = map_get(&eng->claim_tpls, key);
+        if (!t)
+            continue;
+        for (size_t k = 0; k < t->n; k++) {
+            const char *res = dra_mapping(eng, t->classes[k]);
+            if (!res) {
+                char msg[1024];
+                snprintf(msg, sizeof(msg),
+                         "spec.podSets[%zu].template.spec.resourceClaims[%zu]."
+                         "resourceClaimTemplateName: Not found: \"DeviceClass %s is not mapped "
+                         "in DRA configuration for podset %s\"",
+                         psi, j, t->classes[k], psname);
+                wl->invalid = true;
+                wl->invalid_reason = "Misconfigured";
+                free(wl->message);
+                wl->message = xstrdup(msg);
+                return false;
+            }
+            rl_add(reqs, eng__res_id(eng, res), t->counts[k]);
+        }
+    }
+    return true;
+}
+
+static const char *res_name(const struct eng *eng, int id)
+{
+    return eng->res_names.names[id];
+}
+
+static void sort_reqs(const struct eng *eng, struct eng_req *r, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct eng_req x = r[i];
+        size_t j = i;
+        while (j > 0 && strcmp(res_name(eng, r[j - 1].res), res_name(eng, x.res)) > 0) {
+            r[j] = r[j - 1];
+            j--;
+        }
+        r[j] = x;
+    }
+}
+
+/* Requests per pod for one pod set (§2 steps 1-5). */
+static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
+                         const struct api_pod_set *ps, struct rl *reqs)
+{
+    const struct api_pod_spec *sp = &ps->template_.spec;
+    struct rl c = {0}, side = {0}, init = {0};
+    rl_reset(reqs);
+    for (size_t i = 0; i < sp->n_containers; i++) {
+        container_reqs(eng, &sp->containers[i], &c);
+        for (size_t k = 0; k < c.n; k++)
+            rl_add(reqs, c.res[k], c.v[k]);
+    }
+    for (size_t i = 0; i < sp->n_init_containers; i++) {
+        const struct api_container *ic = &sp->init_containers[i];
+        container_reqs(eng, ic, &c);
+        bool sidecar = ic->restart_policy && !strcmp(ic->restart_policy, "Always");
+        if (sidecar) {
+            for (size_t k = 0; k < c.n; k++)
+                rl_add(&side, c.res[k], c.v[k]);
+            for (size_t k = 0; k < side.n; k++)
+                rl_max(&init, side.res[k], side.v[k]);
+        } else {
+            for (size_t k = 0; k < side.n; k++)
+                rl_add(&c, side.res[k], side.v[k]);
+            for (size_t k = 0; k < c.n; k++)
+                rl_max(&init, c.res[k], c.v[k]);
+        }
+    }
+    for (size_t k = 0; k < side.n; k++)
+        rl_add(reqs, side.res[k], side.v[k]);
+    for (size_t k = 0; k < init.n; k++)
+        rl_max(reqs, init.res[k], init.v[k]);
+    for (size_t i = 0; i < sp->overhead.n; i++) {
+        const struct api_resource *r = &sp->overhead.items[i];
+        rl_add(reqs, eng__res_id(eng, r->name), q_resource_value(r->name, r->amount));
+    }
+    /* Pod-level resources override what they name (limits as requests). */
+    for (size_t i = 0; i < sp->pod_requests.n; i++) {
+        const struct api_resource *r = &sp->pod_requests.items[i];
+        *rl_slot(reqs, eng__res_id(eng, r->name), true) = q_resource_value(r->name, r->amount);
+    }
+    for (size_t i = 0; i < sp->pod_limits.n; i++) {
+        const struct api_resource *r = &sp->pod_limits.items[i];
+        bool has_req = false;
+        for (size_t k = 0; k < sp->pod_requests.n; k++)
+            if (!strcmp(sp->pod_requests.items[k].name, r->name))
+                has_req = true;
+        if (!has_req)
+            *rl_slot(reqs, eng__res_id(eng, r->name), true) =
+                q_resource_value(r->name, r->amount);
+    }
+    rl_release(&c);
+    rl_release(&side);
+    rl_release(&init);
+    /* Excluded prefixes. */
+    if (eng->has_cfg && eng->cfg.exclude_resource_prefixes.n) {
+        size_t w = 0;
+        for (size_t i = 0; i < reqs->n; i++) {
+            if (has_prefix(&eng->cfg.exclude_resource_prefixes, res_name(eng, reqs->res[i])))
+                continue;
+            reqs->res[w] = reqs->res[i];
+            reqs->v[w] = reqs->v[i];
+            w++;
+        }
+        reqs->n = w;
+    }
+    apply_transformations(eng, reqs);
+    return add_dra(eng, wl, ns, psi, ps->name, sp, reqs);
+}
+
+static const char *mdup(struct eng_wl *wl, const char *s)
+{
+    return s ? wl_strdup(wl, s) : NULL;
+}
+
+static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struct api_pod_spec *sp)
+{
+    dst->n_tols = sp->n_tolerations;
+    dst->tols = WL_ARRAY(wl, struct eng_toleration, sp->n_tolerations + 1);
+    for (size_t i = 0; i < sp->n_tolerations; i++) {
+        const struct api_toleration *t = &sp->tolerations[i];
+        dst->tols[i].key = mdup(wl, t->key ? t->key : "");
+        dst->tols[i].op = mdup(wl, t->op ? t->op : "");
+        dst->tols[i].value = mdup(wl, t->value ? t->value : "");
+        dst->tols[i].effect = mdup(wl, t->effect ? t->effect : "");
+    }
+    dst->node_selector.n = sp->node_selector.n;
+    dst->node_selector.items = WL_ARRAY(wl, struct api_kv, sp->node_selector.n + 1);
+    for (size_t i = 0; i < sp->node_selector.n; i++) {
+        dst->node_selector.items[i].key = mdup(wl, sp->node_selector.items[i].key);
+        dst->node_selector.items[i].value = mdup(wl, sp->node_selector.items[i].value);
+    }
+    dst->has_affinity = sp->has_required_affinity;
+    dst->n_terms = sp->n_affinity_terms;
+    dst->terms = WL_ARRAY(wl, struct api_node_selector_term, sp->n_affinity_terms + 1);
+    for (size_t i = 0; i < sp->n_affinity_terms; i++) {
+        const struct api_node_selector_term *t = &sp->affinity_terms[i];
+        struct api_node_selector_term *d = &dst->terms[i];
+        d->n_match_expressions = t->n_match_expressions;
+        d->match_expressions =
+            WL_ARRAY(wl, struct api_requirement, t->n_match_expressions + 1);
+        for (size_t k = 0; k < t->n_match_expressions; k++) {
+            const struct api_requirement *r = &t->match_expressions[k];
+            struct api_requirement *q = &d->match_expressions[k];
+            q->key = mdup(wl, r->key);
+            q->op = mdup(wl, r->op);
+            q->values.n = r->values.n;
+            q->values.items = WL_ARRAY(wl, const char *, r->values.n + 1);
+            for (size_t v = 0; v < r->values.n; v++)
+                q->values.items[v] = mdup(wl, r->values.items[v]);
+        }
+        d->n_match_fields = t->n_match_fields; /* ignored by matching; kept for emptiness */
+    }
+}
+
+static int32_t reclaimable(const struct api_workload *w, const char *ps)
+{
+    for (size_t i = 0; i < w->n_reclaimable_pods; i++)
+        if (!strcmp(w->reclaimable_pods[i].name, ps))
+            return w->reclaimable_pods[i].count;
+    return 0;
+}
+
+static int64_t queue_ts(const struct eng *eng, const struct api_workload *w)
+{
+    const struct api_condition *ev = api_condition_find(&w->conditions, "Evicted");
+    if (ev && ev->status && !strcmp(ev->status, "True") && ev->reason) {
+        bool eviction_ts = eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
+                           (!eng->cfg.requeuing_timestamp ||
+                            !strcmp(eng->cfg.requeuing_timestamp, "Eviction"));
+        if (eviction_ts && !strcmp(ev->reason, "PodsReadyTimeout"))
+            return ev->last_transition_time;
+        if (!strcmp(ev->reason, "AdmissionCheck"))
+            return ev->last_transition_time;
+    }
+    return w->meta.creation_timestamp;
+}
+
+static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_admission *a)
+{
+    for (size_t i = 0; i < a->n_pod_set_assignments; i++) {
+        const struct api_pod_set_assignment *psa = &a->pod_set_assignments[i];
+        struct eng_ps *ps = NULL;
+        for (size_t k = 0; k < wl->n_ps; k++)
+            if (!strcmp(wl->ps[k].name, psa->name))
+                ps = &wl->ps[k];
+        if (!ps)
+            continue;
+        ps->adm.count = psa->has_count ? psa->count : ps->count;
+        ps->adm.cap = psa->resource_usage.n + 1;
+        ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
+        ps->adm.n = 0;
+        for (size_t k = 0; k < psa->resource_usage.n; k++) {
+            const struct api_resource *r = &psa->resource_usage.items[k];
+            struct eng_asg_item *it = &ps->adm.items[ps->adm.n++];
+            it->res = eng__res_id(eng, r->name);
+            it->v = q_resource_value(r->name, r->amount);
+            const char *fl = api_kvs_get(&psa->flavors, r->name);
+            it->flavor = fl ? eng__flavor_id(eng, fl) : -1;
+            it->fr = fl ? eng__fr_id(eng, it->flavor, it->res) : -1;
+        }
+    }
+}
+
+void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *w)
+{
+    const char *ns = w->meta.namespace_ ? w->meta.namespace_ : "default";
+    if (w->meta.uid && *w->meta.uid)
+        wl->uid = mdup(wl, w->meta.uid);
+    if (w->queue_name && *w->queue_name) {
+        size_t n = strlen(ns) + strlen(w->queue_name) + 2;
+        wl->lq_key = wl_mem(wl, n);
+        snprintf(wl->lq_key, n, "%s/%s", ns, w->queue_name);
+    }
+    wl->priority = w->has_priority ? w->priority : 0;
+    const char *job_uid = api_kvs_get(&w->meta.labels, "kueue.x-k8s.io/job-uid");
+    wl->job_uid = job_uid && *job_uid ? mdup(wl, job_uid) : NULL; /* preemption message */
+    wl->created_ms = w->meta.creation_timestamp;
+    wl->ts_ms = queue_ts(eng, w);
+    wl->requeue_at = w->has_requeue_state ? w->requeue_state.requeue_at : 0;
+    /* Requeued=False: the backoff runs until a controller flips it (§5.1). */
+    const struct api_condition *rq = api_condition_find(&w->conditions, "Requeued");
+    if (rq && rq->status && !strcmp(rq->status, "False"))
+        wl->requeue_at = INT64_MAX;
+
+    wl->n_ps = w->n_pod_sets;
+    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
+    struct rl reqs = {0};
+    for (size_t i = 0; i < w->n_pod_sets; i++) {
+        const struct api_pod_set *aps = &w->pod_sets[i];
+        struct eng_ps *ps = &wl->ps[i];
+        ps->name = mdup(wl, aps->name ? aps->name : "main");
+        int32_t eff = aps->count - reclaimable(w, ps->name);
+        ps->count = eff < 0 ? 0 : eff;
+        ps->min_count = aps->has_min_count ? aps->min_count : 0;
+        copy_pod_matching(wl, ps, &aps->template_.spec);
+        if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, &reqs))
+            rl_reset(&reqs);
+        ps->n_req = reqs.n;
+        ps->req = WL_ARRAY(wl, struct eng_req, reqs.n + 1);
+        ps->tried = WL_ARRAY(wl, int16_t, reqs.n + 2);
+        for (size_t k = 0; k < reqs.n; k++) {
+            ps->req[k].res = reqs.res[k];
+            ps->req[k].v = sat_mul(i64_max(0, reqs.v[k]), ps->count);
+        }
+        for (size_t k = 0; k < reqs.n + 2; k++)
+            ps->tried[k] = -1;
+        sort_reqs(eng, ps->req, ps->n_req);
+        ps->adm.cap = ps->n_req + 1;
+        ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
+    }
+    rl_release(&reqs);
+    wl->shape = wl_shape(wl);
+
+    wl->n_checks = w->n_admission_checks;
+    wl->check_names = WL_ARRAY(wl, const char *, w->n_admission_checks + 1);
+    wl->check_states = WL_ARRAY(wl, const char *, w->n_admission_checks + 1);
+    for (size_t i = 0; i < w->n_admission_checks; i++) {
+        const struct api_admission_check_state *s = &w->admission_checks[i];
+        wl->check_names[i] = mdup(wl, s->name ? s->name : "");
+        wl->check_states[i] = mdup(wl, s->state ? s->state : "Pending");
+        if (!strcmp(wl->check_states[i], "Rejected") || !strcmp(wl->check_states[i], "Retry"))
+            wl->checks_failed = true;
+    }
+
+    const struct api_condition *qr = api_condition_find(&w->conditions, "QuotaReserved");
+    if (!wl->invalid && qr && qr->status && !strcmp(qr->status, "False") && qr->reason) {
+        wl->reason = mdup(wl, qr->reason);
+        wl->message = xstrdup(qr->message ? qr->message : "");
+    }
+    bool finished = api_condition_is_true(&w->conditions, "Finished");
+    bool reserved = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");
+    bool on_hold = qr && qr->status && !strcmp(qr->status, "False") && qr->reason &&
+                   !strcmp(qr->reason, "OnHold");
+    if (finished || !w->active || on_hold) {
+        wl->state = WL_DONE;
+    } else if (reserved) {
+        load_admission(eng, wl, w->admission);
+        wl->state = WL_ADMITTED;
+        wl->admit_ms = (qr && qr->last_transition_time) ? qr->last_transition_time : eng->now_ms;
+        wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
+        wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
+    } else {
+        wl->state = WL_PENDING;
+    }
+}

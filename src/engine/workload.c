@@ -1,0 +1,183 @@
+/* workload.c -- workload records: the pool, per-pod-set requests, the
+ * admission a workload holds, its scheduling shape.
+ *
+ * Mirrors Kueue pkg/workload (workload.go totalRequestsFromPodSets,
+ * resources.go AdjustResources) and Kubernetes' PodRequests
+ * (component-helpers); spec/admission.md §2. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/quantity.h"
+#include "base/xalloc.h"
+#include "engine/engine_int.h"
+
+/* ---- the pool ------------------------------------------------------------------ */
+
+void *wl_mem(struct eng_wl *wl, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (wl->blob && wl->blob_used + n <= wl->blob_cap) {
+        void *p = wl->blob + wl->blob_used;
+        wl->blob_used += n;
+        return p;
+    }
+    return arena_alloc(&wl->mem, n);
+}
+
+char *wl_strdup(struct eng_wl *wl, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = wl_mem(wl, n);
+    memcpy(d, s, n);
+    return d;
+}
+
+struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_t blob_size)
+{
+    struct eng_wl *wl = eng->free_wls;
+    if (wl) {
+        eng->free_wls = wl->next_free;
+        struct arena keep = wl->mem;
+        char *blob = wl->blob;
+        size_t cap = wl->blob_cap;
+        memset(wl, 0, sizeof(*wl));
+        wl->mem = keep;
+        wl->blob = blob;
+        wl->blob_cap = cap;
+    } else {
+        wl = xcalloc(1, sizeof(*wl));
+        arena_init(&wl->mem);
+    }
+    if (blob_size) {
+        blob_size += strlen(ns) * 2 + strlen(name) + 64;
+        if (wl->blob_cap < blob_size) {
+            free(wl->blob);
+            wl->blob = xmalloc(blob_size);
+            wl->blob_cap = blob_size;
+        }
+        memset(wl->blob, 0, blob_size);
+        wl->blob_used = 0;
+    } else {
+        wl->blob_used = wl->blob_cap; /* keep the block for a later fast-path record */
+    }
+    size_t nl = strlen(ns), ml = strlen(name);
+    wl->key = wl_mem(wl, nl + ml + 2);
+    memcpy(wl->key, ns, nl);
+    wl->key[nl] = '/';
+    memcpy(wl->key + nl + 1, name, ml + 1);
+    wl->ns = wl_strdup(wl, ns);
+    wl->name = wl->key + nl + 1;
+    wl->uid = wl->key;
+    XGROW(eng->wls, eng->cap_wls, eng->n_wls + 1);
+    wl->idx = (uint32_t)eng->n_wls;
+    eng->wls[eng->n_wls++] = wl;
+    map_put(&eng->wl_by_key, wl->key, wl);
+    return wl;
+}
+
+void wl_free(struct eng *eng, struct eng_wl *wl)
+{
+    if (wl->in_carry)
+        for (size_t i = 0; i < eng->n_carry; i++)
+            if (eng->carry[i] == wl) {
+                eng->carry[i] = eng->carry[--eng->n_carry];
+                break;
+            }
+    map_del(&eng->wl_by_key, wl->key);
+    /* Swap-remove from the dense list. */
+    struct eng_wl *last = eng->wls[--eng->n_wls];
+    eng->wls[wl->idx] = last;
+    last->idx = wl->idx;
+    free(wl->message);
+    wl->message = NULL;
+    if (wl->mem.head)
+        arena_reset(&wl->mem);
+    wl->next_free = eng->free_wls;
+    eng->free_wls = wl;
+}
+
+/* ---- admitted bookkeeping ------------------------------------------------------ */
+
+void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl)
+{
+    XGROW(cq->admitted, cq->cap_admitted, cq->n_admitted + 1);
+    wl->adm_pos = cq->n_admitted;
+    cq->admitted[cq->n_admitted++] = wl;
+    wl->cq = cq;
+    wl->state = WL_ADMITTED;
+    if (!eng->tree_dirty)
+        snap_add_wl(eng, cq, wl);
+}
+
+void wl_detach_admitted(struct eng *eng, struct eng_wl *wl)
+{
+    struct eng_cq *cq = wl->cq;
+    if (!cq || wl->state != WL_ADMITTED)
+        return;
+    if (!eng->tree_dirty)
+        snap_remove_wl(eng, cq, wl);
+    struct eng_wl *last = cq->admitted[--cq->n_admitted];
+    cq->admitted[wl->adm_pos] = last;
+    last->adm_pos = wl->adm_pos;
+    wl->cq = NULL;
+    wl->state = WL_PENDING;
+    wl->evicted = false;
+    cq->alloc_gen++;
+}
+
+uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq)
+{
+    return cq->alloc_gen + eng->cfg_gen;
+}
+
+void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm)
+{
+    bool same = wl->reason && reason && !strcmp(wl->reason, reason) &&
+                wl->inadmissible == inadm && wl->message && !strcmp(wl->message, message);
+    if (same)
+        return;
+    wl->reason = reason;
+    wl->inadmissible = inadm;
+    if (!wl->message || strcmp(wl->message, message)) {
+        free(wl->message);
+        wl->message = xstrdup(message);
+    }
+    wl->status_dirty = true;
+}
+
+uint64_t wl_shape(const struct eng_wl *wl)
+{
+    uint64_t h = 1469598103934665603ULL;
+#define MIX(x)                                                                                     \
+    do {                                                                                           \
+        h ^= (uint64_t)(x);                                                                        \
+        h *= 1099511628211ULL;                                                                     \
+    } while (0)
+    MIX(wl->priority);
+    MIX(wl->n_ps);
+    for (size_t i = 0; i < wl->n_ps; i++) {
+        const struct eng_ps *ps = &wl->ps[i];
+        MIX(ps->count);
+        MIX(ps->min_count);
+        MIX(map_hash(ps->name, strlen(ps->name)));
+        for (size_t k = 0; k < ps->n_req; k++) {
+            MIX(ps->req[k].res);
+            MIX(ps->req[k].v);
+        }
+        MIX(ps->n_tols);
+        MIX(ps->node_selector.n);
+        MIX(ps->n_terms);
+    }
+#undef MIX
+    return h;
+}
+
+int64_t wl_scaled(const struct eng_ps *ps, int64_t total, int32_t n)
+{
+    if (n == ps->count)
+        return total;
+    if (ps->count <= 0)
+        return 0;
+    return sat_mul(total / ps->count, n);
+}

@@ -1,0 +1,134 @@
+/* Unit tests for the Workload status writers (src/api/status.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/status.h"
+
+#define T1 1735725600000LL /* 2025-01-01T10:00:00Z */
+#define T2 (T1 + 60000)
+
+static json_t *workload(int64_t generation)
+{
+    json_t *w = json_object();
+    json_t *m = json_object();
+    json_object_set_new(m, "name", json_string("w"));
+    if (generation)
+        json_object_set_new(m, "generation", json_integer(generation));
+    json_object_set_new(w, "metadata", m);
+    return w;
+}
+
+static const char *field(json_t *c, const char *k)
+{
+    return json_string_value(json_object_get(c, k));
+}
+
+static void test_api_status_set_condition_new(void **state)
+{
+    json_t *w = workload(3);
+    assert_true(api_status_set_condition(w, "QuotaReserved", "False", "WaitingForQuota", "m1", T1));
+    json_t *c = api_status_condition(w, "QuotaReserved");
+    assert_non_null(c);
+    assert_string_equal(field(c, "status"), "False");
+    assert_string_equal(field(c, "reason"), "WaitingForQuota");
+    assert_string_equal(field(c, "message"), "m1");
+    assert_string_equal(field(c, "lastTransitionTime"), "2025-01-01T10:00:00Z");
+    assert_int_equal(json_integer_value(json_object_get(c, "observedGeneration")), 3);
+    json_decref(w);
+}
+
+static void test_api_status_set_condition_keeps_time_when_status_same(void **state)
+{
+    json_t *w = workload(0);
+    api_status_set_condition(w, "QuotaReserved", "False", "WaitingForQuota", "m1", T1);
+    assert_false(api_status_set_condition(w, "QuotaReserved", "False", "WaitingForQuota", "m1", T2));
+    assert_true(api_status_set_condition(w, "QuotaReserved", "False", "NoMatchingFlavor", "m2", T2));
+    json_t *c = api_status_condition(w, "QuotaReserved");
+    assert_string_equal(field(c, "lastTransitionTime"), "2025-01-01T10:00:00Z");
+    assert_string_equal(field(c, "reason"), "NoMatchingFlavor");
+    assert_null(json_object_get(c, "observedGeneration"));
+    assert_true(api_status_set_condition(w, "QuotaReserved", "True", "QuotaReserved", "ok", T2));
+    c = api_status_condition(w, "QuotaReserved");
+    assert_string_equal(field(c, "lastTransitionTime"), "2025-01-01T10:01:00Z");
+    assert_int_equal(json_array_size(json_object_get(json_object_get(w, "status"), "conditions")), 1);
+    json_decref(w);
+}
+
+static void test_api_status_set_condition_truncates(void **state)
+{
+    json_t *w = workload(1);
+    size_t n = API_STATUS_MAX_MESSAGE + 100;
+    char *msg = malloc(n + 1);
+    memset(msg, 'x', n);
+    msg[n] = 0;
+    api_status_set_condition(w, "QuotaReserved", "False", "Pending", msg, T1);
+    const char *got = field(api_status_condition(w, "QuotaReserved"), "message");
+    assert_int_equal(strlen(got), API_STATUS_MAX_MESSAGE);
+    assert_string_equal(got + API_STATUS_MAX_MESSAGE - 4, " ...");
+    free(msg);
+    json_decref(w);
+}
+
+static void test_api_status_set_admission_and_clear(void **state)
+{
+    json_t *w = workload(1);
+    struct api_kv fl[1] = {{"cpu", "default"}};
+    struct api_resource ru[2] = {{"cpu", {1500}}, {"memory", {(int64_t)1024 * 1024 * 1024 * 1000}}};
+    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 2}, true, 3};
+    struct api_admission a = {"q", &psa, 1};
+    api_status_set_admission(w, &a);
+    json_t *adm = json_object_get(json_object_get(w, "status"), "admission");
+    assert_string_equal(field(adm, "clusterQueue"), "q");
+    json_t *p = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
+    assert_string_equal(field(json_object_get(p, "flavors"), "cpu"), "default");
+    assert_string_equal(field(json_object_get(p, "resourceUsage"), "cpu"), "1500m");
+    assert_string_equal(field(json_object_get(p, "resourceUsage"), "memory"), "1Gi");
+    assert_int_equal(json_integer_value(json_object_get(p, "count")), 3);
+    api_status_set_admission(w, NULL);
+    assert_null(json_object_get(json_object_get(w, "status"), "admission"));
+    json_decref(w);
+}
+
+static void test_api_status_set_resource_requests(void **state)
+{
+    json_t *w = workload(1);
+    struct api_resource r[1] = {{"cpu", {4000}}};
+    struct api_status_requests ps = {"main", {r, 1}};
+    api_status_set_resource_requests(w, &ps, 1);
+    json_t *rr = json_object_get(json_object_get(w, "status"), "resourceRequests");
+    assert_int_equal(json_array_size(rr), 1);
+    assert_string_equal(field(json_object_get(json_array_get(rr, 0), "resources"), "cpu"), "4");
+    api_status_set_resource_requests(w, NULL, 0);
+    assert_null(json_object_get(json_object_get(w, "status"), "resourceRequests"));
+    json_decref(w);
+}
+
+static void test_api_status_requeue_state(void **state)
+{
+    json_t *w = workload(1);
+    api_status_set_requeue_state(w, 2, T2);
+    json_t *rs = json_object_get(json_object_get(w, "status"), "requeueState");
+    assert_int_equal(json_integer_value(json_object_get(rs, "count")), 2);
+    assert_string_equal(field(rs, "requeueAt"), "2025-01-01T10:01:00Z");
+    api_status_clear_requeue_state(w);
+    assert_null(json_object_get(json_object_get(w, "status"), "requeueState"));
+    json_decref(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_api_status_set_condition_new),
+        cmocka_unit_test(test_api_status_set_condition_keeps_time_when_status_same),
+        cmocka_unit_test(test_api_status_set_condition_truncates),
+        cmocka_unit_test(test_api_status_set_admission_and_clear),
+        cmocka_unit_test(test_api_status_set_resource_requests),
+        cmocka_unit_test(test_api_status_requeue_state),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
