@@ -1,0 +1,504 @@
+/* informer.c -- list, watch and cache one resource. See informer.h.
+ *
+ * Mirrors client-go tools/cache: the reflector (list then watch, resume from
+ * the last resourceVersion, relist on 410, backoff on failure) runs on a
+ * thread; the DeltaFIFO is reduced to a locked list of deltas handed to the
+ * loop thread, which owns the indexer (the cache) and calls the handlers. */
+#include "controller/informer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/log.h"
+#include "base/map.h"
+#include "base/time.h"
+#include "base/xalloc.h"
+#include "controller/api_client.h"
+
+enum delta_kind { DELTA_REPLACE, DELTA_EVENT };
+
+struct delta {
+    enum delta_kind kind;
+    enum ac_event_type type; /* DELTA_EVENT */
+    json_t *obj;             /* owned: the object, or the list's items for DELTA_REPLACE */
+};
+
+struct inf {
+    struct ac_client *client;         /* borrowed */
+    const struct store_resource *res; /* borrowed */
+    char *ns, *label_selector, *field_selector;
+    size_t page_size;
+    int watch_timeout_s;
+    int64_t backoff_initial_ms, backoff_max_ms;
+    struct inf_handlers h;
+
+    int pipe_rd, pipe_wr; /* the wakeup: one byte per batch */
+
+    /* Shared between the reader and the loop, under mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t cond; /* signalled on stop, so backoff sleeps end */
+    bool stop;
+    struct delta *deltas;
+    size_t ndeltas, capdeltas;
+    struct inf_stats stats;
+    char rv[128];
+
+    pthread_t thread;
+    bool running;
+
+    /* Loop thread only. */
+    struct map cache; /* key -> owned json_t */
+    bool synced;
+};
+
+static char *dup_opt(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
+                    const struct inf_opts *opts, const struct inf_handlers *h)
+{
+    struct inf *inf = xcalloc(1, sizeof(*inf));
+    struct inf_opts o = {0};
+    if (opts)
+        o = *opts;
+    inf->client = client;
+    inf->res = r;
+    inf->ns = dup_opt(o.ns);
+    inf->label_selector = dup_opt(o.label_selector);
+    inf->field_selector = dup_opt(o.field_selector);
+    inf->page_size = o.page_size ? o.page_size : 500;
+    inf->watch_timeout_s = o.watch_timeout_s > 0 ? o.watch_timeout_s : 300;
+    inf->backoff_initial_ms = o.backoff_initial_ms > 0 ? o.backoff_initial_ms : 800;
+    inf->backoff_max_ms = o.backoff_max_ms > 0 ? o.backoff_max_ms : 30000;
+    if (h)
+        inf->h = *h;
+    int fds[2];
+    if (pipe(fds))
+        abort(); /* out of descriptors: nothing sensible to do */
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    inf->pipe_rd = fds[0];
+    inf->pipe_wr = fds[1];
+    pthread_mutex_init(&inf->mu, NULL);
+    pthread_cond_init(&inf->cond, NULL);
+    map_init(&inf->cache);
+    return inf;
+}
+
+/* ---- reader thread ---------------------------------------------------------- */
+
+/* Hand a delta (obj reference stolen) to the loop. */
+static void hand_over(struct inf *inf, enum delta_kind kind, enum ac_event_type type, json_t *obj,
+                      const char *rv)
+{
+    pthread_mutex_lock(&inf->mu);
+    XGROW(inf->deltas, inf->capdeltas, inf->ndeltas + 1);
+    inf->deltas[inf->ndeltas++] = (struct delta){kind, type, obj};
+    if (rv && *rv)
+        snprintf(inf->rv, sizeof(inf->rv), "%s", rv);
+    bool first = inf->ndeltas == 1;
+    pthread_mutex_unlock(&inf->mu);
+    if (first) {
+        /* A full pipe already means "wake up": EAGAIN is fine. */
+        ssize_t n = write(inf->pipe_wr, "x", 1);
+        (void)n;
+    }
+}
+
+static bool stopping(struct inf *inf)
+{
+    pthread_mutex_lock(&inf->mu);
+    bool s = inf->stop;
+    pthread_mutex_unlock(&inf->mu);
+    return s;
+}
+
+/* Sleep ms unless stopped first. Returns true when stopping. */
+static bool sleep_or_stop(struct inf *inf, int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&inf->mu);
+    while (!inf->stop) {
+        if (pthread_cond_timedwait(&inf->cond, &inf->mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    bool s = inf->stop;
+    pthread_mutex_unlock(&inf->mu);
+    return s;
+}
+
+/* Back off after a failure: initial, doubling, capped. */
+static bool back_off(struct inf *inf, int64_t *delay, const struct err *e)
+{
+    *delay = *delay ? *delay * 2 : inf->backoff_initial_ms;
+    if (*delay > inf->backoff_max_ms)
+        *delay = inf->backoff_max_ms;
+    pthread_mutex_lock(&inf->mu);
+    inf->stats.failures++;
+    inf->stats.last_backoff_ms = *delay;
+    pthread_mutex_unlock(&inf->mu);
+    log_warn("informer %s: %s; retrying in %lld ms", inf->res->plural, e->message,
+             (long long)*delay);
+    return sleep_or_stop(inf, *delay);
+}
+
+/* List every page. On success hands over a REPLACE and sets rv. */
+static int list_all(struct inf *inf, char **rv, struct err *e)
+{
+    json_t *items = json_array();
+    char *cont = NULL;
+    bool paged = true;
+    int rc;
+    for (;;) {
+        struct ac_list_opts lo = {inf->label_selector, inf->field_selector,
+                                  paged ? inf->page_size : 0, cont};
+        struct ac_list page;
+        rc = ac_list(inf->client, inf->res, inf->ns, &lo, &page, e);
+        if (rc == ERR_GONE && cont) {
+            /* The continue token expired mid-list: start over in one piece. */
+            free(cont);
+            cont = NULL;
+            json_array_clear(items);
+            paged = false;
+            err_init(e);
+            continue;
+        }
+        if (rc)
+            break;
+        json_array_extend(items, page.items);
+        free(cont);
+        cont = page.continue_token;
+        page.continue_token = NULL;
+        if (!cont) {
+            free(*rv);
+            *rv = page.resource_version;
+            page.resource_version = NULL;
+            ac_list_release(&page);
+            break;
+        }
+        ac_list_release(&page);
+    }
+    free(cont);
+    if (rc) {
+        json_decref(items);
+        return rc;
+    }
+    pthread_mutex_lock(&inf->mu);
+    inf->stats.lists++;
+    pthread_mutex_unlock(&inf->mu);
+    hand_over(inf, DELTA_REPLACE, AC_ADDED, items, *rv);
+    return 0;
+}
+
+/* Read one watch to its end. Returns ERR_GONE (relist), ERR_IO (reopen),
+ * or 0 when stopping. *events counts what it delivered. */
+static int read_watch(struct inf *inf, struct ac_watch *w, char **rv, size_t *events, struct err *e)
+{
+    for (;;) {
+        if (stopping(inf))
+            return 0;
+        struct ac_event ev = {0};
+        err_init(e);
+        int rc = ac_watch_next(w, 200, &ev, e);
+        if (rc == ERR_NOT_FOUND)
+            continue; /* nothing yet: look at the stop flag again */
+        if (rc)
+            return rc;
+        (*events)++;
+        const char *v = ac_meta_str(ev.object, "resourceVersion");
+        if (v && *v) {
+            free(*rv);
+            *rv = xstrdup(v);
+        }
+        if (ev.type == AC_BOOKMARK) {
+            /* Only the version moves; remember it for the next resume. */
+            pthread_mutex_lock(&inf->mu);
+            snprintf(inf->rv, sizeof(inf->rv), "%s", *rv);
+            pthread_mutex_unlock(&inf->mu);
+            json_decref(ev.object);
+            continue;
+        }
+        hand_over(inf, DELTA_EVENT, ev.type, ev.object, *rv);
+    }
+}
+
+static void *reader(void *arg)
+{
+    struct inf *inf = arg;
+    char *rv = NULL;
+    bool need_list = true;
+    bool fresh = false; /* rv comes from a list just made, not from events */
+    int64_t delay = 0;
+    struct err e;
+    while (!stopping(inf)) {
+        err_init(&e);
+        if (need_list) {
+            if (list_all(inf, &rv, &e)) {
+                if (back_off(inf, &delay, &e))
+                    break;
+                continue;
+            }
+            need_list = false;
+            fresh = true;
+        }
+        struct ac_watch_opts wo = {inf->label_selector, inf->field_selector, rv,
+                                   inf->watch_timeout_s};
+        struct ac_watch *w = NULL;
+        int rc = ac_watch_open(inf->client, inf->res, inf->ns, &wo, &w, &e);
+        if (rc == ERR_GONE) {
+            pthread_mutex_lock(&inf->mu);
+            inf->stats.gone++;
+            pthread_mutex_unlock(&inf->mu);
+            need_list = true;
+            /* Refusing the version its own list just gave: do not spin. */
+            if (fresh && back_off(inf, &delay, &e))
+                break;
+            continue;
+        }
+        if (rc) {
+            if (back_off(inf, &delay, &e))
+                break;
+            continue;
+        }
+        pthread_mutex_lock(&inf->mu);
+        inf->stats.watches++;
+        pthread_mutex_unlock(&inf->mu);
+        size_t events = 0;
+        int64_t opened = tm_monotonic_ms();
+        rc = read_watch(inf, w, &rv, &events, &e);
+        ac_watch_close(w);
+        /* As client-go's reflector: a watch that closes within a second
+         * having said nothing is a failure; any other was healthy. */
+        bool healthy = events || tm_monotonic_ms() - opened >= 1000;
+        if (healthy)
+            delay = 0;
+        if (rc == ERR_GONE) {
+            pthread_mutex_lock(&inf->mu);
+            inf->stats.gone++;
+            pthread_mutex_unlock(&inf->mu);
+            need_list = true;
+            if (fresh && !healthy && back_off(inf, &delay, &e))
+                break;
+        } else if (rc && !healthy) {
+            if (back_off(inf, &delay, &e))
+                break;
+        }
+        if (events)
+            fresh = false;
+    }
+    free(rv);
+    return NULL;
+}
+
+int inf_start(struct inf *inf, struct err *e)
+{
+    if (inf->running)
+        return 0;
+    inf->stop = false;
+    if (pthread_create(&inf->thread, NULL, reader, inf))
+        return err_set(e, ERR_INTERNAL, "cannot start the informer thread for %s",
+                       inf->res->plural);
+    inf->running = true;
+    return 0;
+}
+
+void inf_stop(struct inf *inf)
+{
+    if (!inf->running)
+        return;
+    pthread_mutex_lock(&inf->mu);
+    inf->stop = true;
+    pthread_cond_broadcast(&inf->cond);
+    pthread_mutex_unlock(&inf->mu);
+    pthread_join(inf->thread, NULL);
+    inf->running = false;
+}
+
+/* ---- loop thread ------------------------------------------------------------ */
+
+static void cache_put(struct inf *inf, const char *key, json_t *obj, size_t *calls)
+{
+    json_t *old = map_put(&inf->cache, key, obj);
+    if (old) {
+        if (inf->h.on_update)
+            inf->h.on_update(inf->h.arg, old, obj);
+        json_decref(old);
+    } else if (inf->h.on_add) {
+        inf->h.on_add(inf->h.arg, obj);
+    }
+    (*calls)++;
+}
+
+static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
+{
+    char *key = ac_object_key(d->obj);
+    if (d->type == AC_DELETED) {
+        json_t *old = map_del(&inf->cache, key);
+        if (old) {
+            if (inf->h.on_delete)
+                inf->h.on_delete(inf->h.arg, d->obj);
+            (*calls)++;
+            json_decref(old);
+        }
+        json_decref(d->obj);
+    } else {
+        cache_put(inf, key, d->obj, calls);
+    }
+    free(key);
+}
+
+/* A fresh list: what is new is added, what changed is updated, and what is
+ * gone was deleted while we were not watching. */
+static void apply_replace(struct inf *inf, json_t *items, size_t *calls)
+{
+    struct map fresh = MAP_INIT;
+    size_t i;
+    json_t *obj;
+    json_array_foreach(items, i, obj)
+    {
+        char *key = ac_object_key(obj);
+        map_put(&fresh, key, obj);
+        free(key);
+    }
+    /* Deletions first, collected so the cache is not changed mid-walk. */
+    size_t it = 0, ngone = 0, capgone = 0;
+    char **gone = NULL;
+    const char *k;
+    void *v;
+    while (map_next(&inf->cache, &it, &k, &v)) {
+        if (!map_has(&fresh, k)) {
+            XGROW(gone, capgone, ngone + 1);
+            gone[ngone++] = xstrdup(k);
+        }
+    }
+    for (size_t g = 0; g < ngone; g++) {
+        json_t *old = map_del(&inf->cache, gone[g]);
+        if (inf->h.on_delete)
+            inf->h.on_delete(inf->h.arg, old);
+        (*calls)++;
+        json_decref(old);
+        free(gone[g]);
+    }
+    free(gone);
+    json_array_foreach(items, i, obj)
+    {
+        char *key = ac_object_key(obj);
+        json_t *old = map_get(&inf->cache, key);
+        const char *orv = old ? ac_meta_str(old, "resourceVersion") : NULL;
+        const char *nrv = ac_meta_str(obj, "resourceVersion");
+        /* Unchanged objects are not news: skip them. */
+        if (!old || !orv || !nrv || strcmp(orv, nrv))
+            cache_put(inf, key, json_incref(obj), calls);
+        free(key);
+    }
+    map_release(&fresh);
+    json_decref(items);
+}
+
+size_t inf_dispatch(struct inf *inf)
+{
+    char drain[64];
+    while (read(inf->pipe_rd, drain, sizeof(drain)) > 0)
+        ;
+    pthread_mutex_lock(&inf->mu);
+    struct delta *ds = inf->deltas;
+    size_t n = inf->ndeltas;
+    inf->deltas = NULL;
+    inf->ndeltas = inf->capdeltas = 0;
+    pthread_mutex_unlock(&inf->mu);
+    size_t calls = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ds[i].kind == DELTA_REPLACE) {
+            apply_replace(inf, ds[i].obj, &calls);
+            inf->synced = true;
+        } else {
+            apply_event(inf, &ds[i], &calls);
+        }
+    }
+    free(ds);
+    return calls;
+}
+
+int inf_fd(const struct inf *inf)
+{
+    return inf->pipe_rd;
+}
+
+bool inf_has_synced(const struct inf *inf)
+{
+    return inf->synced;
+}
+
+const json_t *inf_get(const struct inf *inf, const char *ns, const char *name)
+{
+    char *key = ac_key(ns, name);
+    const json_t *o = map_get(&inf->cache, key);
+    free(key);
+    return o;
+}
+
+size_t inf_len(const struct inf *inf)
+{
+    return inf->cache.len;
+}
+
+bool inf_next(const struct inf *inf, size_t *it, const json_t **obj)
+{
+    const char *k;
+    void *v;
+    if (!map_next(&inf->cache, it, &k, &v))
+        return false;
+    *obj = v;
+    return true;
+}
+
+void inf_stats(struct inf *inf, struct inf_stats *out, char *rv_buf, size_t rv_len)
+{
+    pthread_mutex_lock(&inf->mu);
+    *out = inf->stats;
+    if (rv_buf && rv_len)
+        snprintf(rv_buf, rv_len, "%s", inf->rv);
+    pthread_mutex_unlock(&inf->mu);
+}
+
+void inf_free(struct inf *inf)
+{
+    if (!inf)
+        return;
+    inf_stop(inf);
+    for (size_t i = 0; i < inf->ndeltas; i++)
+        json_decref(inf->deltas[i].obj);
+    free(inf->deltas);
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(&inf->cache, &it, &k, &v))
+        json_decref(v);
+    map_release(&inf->cache);
+    close(inf->pipe_rd);
+    close(inf->pipe_wr);
+    pthread_mutex_destroy(&inf->mu);
+    pthread_cond_destroy(&inf->cond);
+    free(inf->ns);
+    free(inf->label_selector);
+    free(inf->field_selector);
+    free(inf);
+}

@@ -1,0 +1,88 @@
+/* informer.h -- a local, always-current copy of one resource.
+ *
+ * As client-go's informers: list the resource, then watch it from the
+ * list's resourceVersion, keeping a cache (by "namespace/name") and calling
+ * add/update/delete handlers for every change. The watch resumes from the
+ * last version seen (bookmarks included) when it ends; a 410 Gone (the
+ * version was compacted away) makes it list again, and the difference with
+ * the cache is delivered as adds, updates and deletes; when the server goes
+ * away the informer retries with exponential backoff up to a cap.
+ *
+ * Threads: the network reads run on the informer's own thread, but the
+ * cache and the handlers belong to the caller's event-loop thread. The
+ * reader hands changes over through a locked queue and wakes the loop by
+ * making inf_fd readable; the loop then calls inf_dispatch, which applies
+ * them to the cache and runs the handlers. Nothing else touches the cache,
+ * so handlers and inf_get need no locks. */
+#ifndef CUEUE_CONTROLLER_INFORMER_H
+#define CUEUE_CONTROLLER_INFORMER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+struct ac_client;
+struct err;
+struct inf;
+struct store_resource;
+
+/* Objects are borrowed for the call: a handler that keeps one increfs it. */
+struct inf_handlers {
+    void (*on_add)(void *arg, const json_t *obj);
+    void (*on_update)(void *arg, const json_t *old_obj, const json_t *new_obj);
+    void (*on_delete)(void *arg, const json_t *obj); /* the last state known */
+    void *arg;
+};
+
+struct inf_opts {
+    const char *ns;             /* one namespace, or NULL for all */
+    const char *label_selector; /* or NULL */
+    const char *field_selector; /* or NULL */
+    size_t page_size;           /* list page size; 0 = 500 */
+    int watch_timeout_s;        /* each watch asks the server to end it after this; 0 = 300 */
+    int64_t backoff_initial_ms; /* first retry after a failure; 0 = 800 */
+    int64_t backoff_max_ms;     /* cap; 0 = 30000 */
+};
+
+/* Counters, for logs and tests. */
+struct inf_stats {
+    unsigned lists;    /* successful lists (the first one included) */
+    unsigned watches;  /* watches opened */
+    unsigned gone;     /* 410 Gone seen (each leads to a list) */
+    unsigned failures; /* failed lists or watch opens (each followed by backoff) */
+    int64_t last_backoff_ms;
+};
+
+/* Make an informer; nothing runs until inf_start. client and r are
+ * borrowed (they must outlive the informer); opts and handlers copied
+ * (strings included). Free with inf_free. */
+struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
+                    const struct inf_opts *opts, const struct inf_handlers *h);
+/* Start the reader thread. ERR_INTERNAL when it cannot be started. */
+CU_MUST_CHECK int inf_start(struct inf *inf, struct err *e);
+/* Stop the reader thread and wait for it; the cache stays readable. */
+void inf_stop(struct inf *inf);
+/* Stop (if running) and free everything. NULL is a no-op. */
+void inf_free(struct inf *inf);
+
+/* A descriptor that becomes readable when inf_dispatch has work. */
+int inf_fd(const struct inf *inf);
+/* Apply what the reader has seen to the cache and run the handlers, on the
+ * calling thread. Returns the number of handler calls made. */
+size_t inf_dispatch(struct inf *inf);
+/* Whether the first list has been dispatched. */
+bool inf_has_synced(const struct inf *inf);
+
+/* The cached object (borrowed until the next inf_dispatch), or NULL. */
+const json_t *inf_get(const struct inf *inf, const char *ns, const char *name);
+size_t inf_len(const struct inf *inf);
+/* Walk the cache: `size_t it = 0; const json_t *o; while (inf_next(inf, &it, &o))`. */
+bool inf_next(const struct inf *inf, size_t *it, const json_t **obj);
+
+/* The last resourceVersion the reader saw (copy into buf), and counters. */
+void inf_stats(struct inf *inf, struct inf_stats *out, char *rv_buf, size_t rv_len);
+
+#endif

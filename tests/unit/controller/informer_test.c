@@ -1,0 +1,293 @@
+/* Unit tests for the informer over a fake api_client: list then watch,
+ * relist on 410 Gone, reconnect with capped backoff, resume from the last
+ * version (bookmarks included), events handed to the loop thread. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "base/strbuf.h"
+#include "controller/informer.h"
+#include "fake_ac.h"
+
+static const struct store_resource wl_res = {
+    .group = "kueue.x-k8s.io",
+    .version = "v1beta2",
+    .plural = "workloads",
+    .kind = "Workload",
+    .key = "workloads.kueue.x-k8s.io",
+    .namespaced = true,
+};
+
+struct seen {
+    struct sb log; /* "add:ns/a update:ns/a delete:ns/b " */
+    pthread_t loop_thread;
+    bool wrong_thread;
+};
+
+static void note(struct seen *s, const char *what, const json_t *obj)
+{
+    char *key = ac_object_key(obj);
+    sb_addf(&s->log, "%s:%s ", what, key);
+    free(key);
+    if (!pthread_equal(pthread_self(), s->loop_thread))
+        s->wrong_thread = true;
+}
+
+static void on_add(void *arg, const json_t *obj)
+{
+    note(arg, "add", obj);
+}
+
+static void on_update(void *arg, const json_t *old_obj, const json_t *new_obj)
+{
+    note(arg, "update", new_obj);
+    /* The old object is the cached state before the change. */
+    if (!strcmp(ac_meta_str(old_obj, "resourceVersion"), ac_meta_str(new_obj, "resourceVersion")))
+        ((struct seen *)arg)->wrong_thread = true;
+}
+
+static void on_delete(void *arg, const json_t *obj)
+{
+    note(arg, "delete", obj);
+}
+
+static json_t *wl(const char *ns, const char *name, int prio)
+{
+    return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i}}", "apiVersion", "kueue.x-k8s.io/v1beta2",
+                     "kind", "Workload", "metadata", "name", name, "namespace", ns, "spec",
+                     "priority", prio);
+}
+
+static void put(struct fake *f, const char *ns, const char *name, int prio)
+{
+    struct err e;
+    err_init(&e);
+    json_t *o = wl(ns, name, prio);
+    json_t *cur = NULL;
+    if (!ac_get(&f->base, &wl_res, ns, name, &cur, &e)) {
+        json_object_set(o, "metadata", json_object_get(cur, "metadata"));
+        assert_int_equal(ac_update(&f->base, &wl_res, ns, name, o, NULL, &e), 0);
+        json_decref(cur);
+    } else {
+        assert_int_equal(ac_create(&f->base, &wl_res, ns, o, NULL, &e), 0);
+    }
+    json_decref(o);
+}
+
+static void del(struct fake *f, const char *ns, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    assert_int_equal(ac_delete(&f->base, &wl_res, ns, name, NULL, NULL, &e), 0);
+}
+
+/* Run the loop: wait on the informer's descriptor and dispatch, until the
+ * log contains want (or 5 s pass). */
+static void loop_until(struct inf *inf, struct seen *s, const char *want)
+{
+    int64_t end = tm_monotonic_ms() + 5000;
+    while (!strstr(sb_str(&s->log), want)) {
+        if (tm_monotonic_ms() > end)
+            fail_msg("waited for '%s', saw '%s'", want, sb_str(&s->log));
+        struct pollfd p = {inf_fd(inf), POLLIN, 0};
+        poll(&p, 1, 50);
+        inf_dispatch(inf);
+    }
+}
+
+static struct inf *start(struct fake *f, struct seen *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->loop_thread = pthread_self();
+    struct inf_handlers h = {on_add, on_update, on_delete, s};
+    struct inf_opts o = {.backoff_initial_ms = 20, .backoff_max_ms = 80, .page_size = 2};
+    struct inf *inf = inf_new(&f->base, &wl_res, &o, &h);
+    struct err e;
+    err_init(&e);
+    assert_int_equal(inf_start(inf, &e), 0);
+    return inf;
+}
+
+static void test_inf_list_then_watch(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    put(f, "ns", "b", 1);
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    assert_false(inf_has_synced(inf));
+    loop_until(inf, &s, "add:ns/b");
+    assert_true(inf_has_synced(inf));
+    assert_int_equal(inf_len(inf), 2);
+    put(f, "ns", "c", 1);
+    put(f, "ns", "a", 5);
+    del(f, "ns", "b");
+    loop_until(inf, &s, "delete:ns/b");
+    assert_non_null(strstr(sb_str(&s.log), "add:ns/c update:ns/a delete:ns/b"));
+    const json_t *a = inf_get(inf, "ns", "a");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "spec"), "priority")),
+                     5);
+    assert_null(inf_get(inf, "ns", "b"));
+    assert_false(s.wrong_thread);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+/* Changes lost to compaction come back by relisting: the informer reports
+ * what it missed as adds, updates and deletes. */
+static void test_inf_relist_on_gone(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    put(f, "ns", "b", 1);
+    put(f, "ns", "keep", 1);
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    loop_until(inf, &s, "add:ns/keep");
+
+    /* Changes the watch never sees: made, then compacted away. */
+    fake_set_quiet(f, true);
+    put(f, "ns", "d", 1);
+    put(f, "ns", "a", 9);
+    del(f, "ns", "b");
+    fake_set_quiet(f, false);
+    fake_compact(f);
+    fake_cut_watches(f, ERR_GONE);
+
+    sb_reset(&s.log);
+    loop_until(inf, &s, "delete:ns/b");
+    loop_until(inf, &s, "add:ns/d");
+    loop_until(inf, &s, "update:ns/a");
+    assert_null(strstr(sb_str(&s.log), "ns/keep")); /* unchanged: no news */
+    struct inf_stats st;
+    char rv[64];
+    inf_stats(inf, &st, rv, sizeof(rv));
+    assert_int_equal(st.lists, 2);
+    assert_true(st.gone >= 1);
+    assert_int_equal(inf_len(inf), 3);
+
+    /* A watch refused at open with 410 (reconnecting from a compacted
+     * version) relists as well. */
+    fake_set_quiet(f, true);
+    put(f, "ns", "e", 1);
+    fake_set_quiet(f, false);
+    fake_compact(f);
+    fake_cut_watches(f, ERR_IO);
+    loop_until(inf, &s, "add:ns/e");
+    inf_stats(inf, &st, rv, sizeof(rv));
+    assert_int_equal(st.lists, 3);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+/* The server goes away: retries back off exponentially up to the cap, and
+ * when it returns the watch resumes from the last version without a list. */
+static void test_inf_reconnect_with_backoff(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    loop_until(inf, &s, "add:ns/a");
+    put(f, "ns", "b", 1);
+    loop_until(inf, &s, "add:ns/b");
+
+    fake_set_down(f, true);
+    fake_cut_watches(f, ERR_IO);
+    struct inf_stats st;
+    char rv[64];
+    int64_t end = tm_monotonic_ms() + 5000;
+    do {
+        usleep(20000);
+        inf_stats(inf, &st, rv, sizeof(rv));
+    } while (st.failures < 5 && tm_monotonic_ms() < end);
+    assert_true(st.failures >= 5);
+    assert_int_equal(st.last_backoff_ms, 80); /* 20, 40, 80, 80, ...: capped */
+
+    pthread_mutex_lock(&f->mu);
+    f->down = false;
+    /* Written while the informer is disconnected; the log still has it. */
+    pthread_mutex_unlock(&f->mu);
+    put(f, "ns", "c", 1);
+    loop_until(inf, &s, "add:ns/c");
+    inf_stats(inf, &st, rv, sizeof(rv));
+    assert_int_equal(st.lists, 1); /* resumed, not relisted */
+    pthread_mutex_lock(&f->mu);
+    assert_string_equal(f->last_watch_rv, "2"); /* after b (rv 2): no gap, no repeat */
+    pthread_mutex_unlock(&f->mu);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+/* A bookmark moves the resume point even though no object changed. */
+static void test_inf_resume_from_bookmark(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    loop_until(inf, &s, "add:ns/a");
+    fake_bookmark(f); /* rv 2 */
+    struct inf_stats st;
+    char rv[64] = "";
+    int64_t end = tm_monotonic_ms() + 5000;
+    while (strcmp(rv, "2") && tm_monotonic_ms() < end) {
+        usleep(10000);
+        inf_stats(inf, &st, rv, sizeof(rv));
+    }
+    assert_string_equal(rv, "2");
+    fake_cut_watches(f, ERR_IO);
+    put(f, "ns", "b", 1); /* rv 3 */
+    loop_until(inf, &s, "add:ns/b");
+    pthread_mutex_lock(&f->mu);
+    assert_string_equal(f->last_watch_rv, "2");
+    pthread_mutex_unlock(&f->mu);
+    assert_int_equal(inf_dispatch(inf), 0);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+/* A server that refuses the very version its list returned must not make
+ * the informer list in a tight loop: it backs off. */
+static void test_inf_gone_after_fresh_list_backs_off(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    pthread_mutex_lock(&f->mu);
+    f->compacted = UINT64_MAX; /* every watch is too old */
+    pthread_mutex_unlock(&f->mu);
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    loop_until(inf, &s, "add:ns/a");
+    usleep(400000);
+    inf_stop(inf);
+    struct inf_stats st;
+    inf_stats(inf, &st, NULL, 0);
+    assert_true(st.gone >= 2);
+    assert_true(st.failures >= 2);
+    assert_true(st.lists <= 10); /* 20, 40, 80, 80 ms ...: a handful, not thousands */
+    assert_int_equal(st.last_backoff_ms, 80);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inf_list_then_watch),
+        cmocka_unit_test(test_inf_relist_on_gone),
+        cmocka_unit_test(test_inf_reconnect_with_backoff),
+        cmocka_unit_test(test_inf_resume_from_bookmark),
+        cmocka_unit_test(test_inf_gone_after_fresh_list_backs_off),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
