@@ -6,5 +6,7 @@
 int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
 int cli_schedule(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_serve(int argc, char **argv); /* serve.c */
+int cli_token(int argc, char **argv); /* token.c */
 
 #endif

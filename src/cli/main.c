@@ -23,6 +23,8 @@ static const struct command commands[] = {
     {"validate", cli_validate, "check YAML/JSON files as the API server and Kueue would"},
     {"schedule", cli_schedule, "run the admission engine offline on files"},
     {"bench", cli_bench, "measure the admission engine (--micro)"},
+    {"serve", cli_serve, "run the Kubernetes-compatible API server"},
+    {"token", cli_token, "issue a tenant token for the API server"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,917 @@
+/* resource.c -- CRUD on resource paths: list, get, create, update, patch,
+ * delete, deletecollection, the status subresource, and the visibility API
+ * (spec/apiserver.md §3, §4, §7, §8, §11).
+ *
+ * Handlers translate HTTP into store calls and store results back into the
+ * shapes clients expect; object semantics (versions, defaults, validation,
+ * finalizers) are the store's. Authorization is checked here, per verb,
+ * before anything is read. */
+#include "server/srv_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/codec.h"
+#include "base/err.h"
+#include "base/time.h"
+#include "base/xalloc.h"
+
+static const char *const table_type = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+static void gv_string(const struct store_resource *r, char *buf, size_t len)
+{
+    if (*r->group)
+        snprintf(buf, len, "%s/%s", r->group, r->version);
+    else
+        snprintf(buf, len, "%s", r->version);
+}
+
+/* A custom resource on a real cluster (no strategic merge patch there). */
+static bool is_custom(const struct store_resource *r)
+{
+    return strstr(r->group, "x-k8s.io") != NULL;
+}
+
+static int reply_forbidden(struct srv_req *q, const char *verb, const struct store_resource *r,
+                           const char *ns, const char *name, const char *sub)
+{
+    char qual[160], msg[1024], res[160];
+    srv_qualified(r, qual, sizeof(qual));
+    snprintf(res, sizeof(res), "%s%s%s", r->plural, sub ? "/" : "", sub ? sub : "");
+    char scope[320];
+    if (ns && *ns)
+        snprintf(scope, sizeof(scope), "in the namespace \"%s\"", ns);
+    else
+        snprintf(scope, sizeof(scope), "at the cluster scope");
+    if (name && *name)
+        snprintf(msg, sizeof(msg),
+                 "%s \"%s\" is forbidden: User \"%s\" cannot %s resource \"%s\" in API group "
+                 "\"%s\" %s",
+                 qual, name, q->user.name, verb, res, r->group, scope);
+    else
+        snprintf(msg, sizeof(msg),
+                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" %s",
+                 qual, q->user.name, verb, res, r->group, scope);
+    json_t *d = srv_details(r, name);
+    int ret = srv_reply_status(q, 403, "Forbidden", msg, d);
+    json_decref(d);
+    return ret;
+}
+
+static int reply_method(struct srv_req *q)
+{
+    return srv_reply_status(q, 405, "MethodNotAllowed",
+                            "the server does not allow this method on the requested resource",
+                            NULL);
+}
+
+static int reply_bad(struct srv_req *q, const char *fmt, ...) CU_PRINTF(2, 3);
+static int reply_bad(struct srv_req *q, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return srv_reply_status(q, 400, "BadRequest", msg, NULL);
+}
+
+/* ---- request decoding --------------------------------------------------- */
+
+int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e)
+{
+    if (q->body.len == 0)
+        return err_set(e, ERR_PARSE, "the request body is empty");
+    size_t i = 0;
+    while (i < q->body.len && strchr(" \t\r\n", q->body.buf[i]))
+        i++;
+    if (i < q->body.len && q->body.buf[i] == '{')
+        yaml = false; /* JSON is YAML; the JSON reader is faster */
+    struct err pe;
+    err_init(&pe);
+    int rc = yaml ? codec_parse_yaml(q->body.buf, q->body.len, out, &pe)
+                  : codec_parse_json(q->body.buf, q->body.len, out, &pe);
+    if (rc)
+        return err_set(e, rc == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_PARSE,
+                       "error decoding the request body as %s: %s", yaml ? "YAML" : "JSON",
+                       pe.message);
+    return 0;
+}
+
+/* The media type of a header value, without parameters, lower-cased. */
+static void media_type(const char *h, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (h)
+        while (h[n] && h[n] != ';' && n + 1 < len) {
+            buf[n] = (char)(h[n] >= 'A' && h[n] <= 'Z' ? h[n] + 32 : h[n]);
+            n++;
+        }
+    while (n && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+}
+
+static bool is_yaml_type(const char *mt)
+{
+    return !strcmp(mt, "application/yaml") || !strcmp(mt, "application/x-yaml") ||
+           !strcmp(mt, "text/yaml");
+}
+
+/* The object body of a POST or PUT: JSON or YAML, a JSON object. Replies and
+ * returns false on failure. */
+static bool read_object(struct srv_req *q, const struct store_resource *r, json_t **out,
+                        int *ret)
+{
+    char mt[128];
+    media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
+    bool yaml = is_yaml_type(mt);
+    if (*mt && strcmp(mt, "application/json") && !yaml) {
+        *ret = srv_reply_status(
+            q, 415, "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json, application/yaml",
+            NULL);
+        return false;
+    }
+    struct err e;
+    err_init(&e);
+    json_t *v = NULL;
+    if (srv_body_parse(q, yaml, &v, &e)) {
+        *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+        return false;
+    }
+    if (!json_is_object(v)) {
+        json_decref(v);
+        *ret = reply_bad(q, "the request body must be a JSON object (a %s)", r->kind);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* apiVersion and kind of a body must name this resource; absent ones are
+ * filled in. Replies and returns false on a mismatch. */
+static bool check_type(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
+{
+    char gv[160];
+    gv_string(r, gv, sizeof(gv));
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    if (av && *av && strcmp(av, gv)) {
+        *ret = reply_bad(q,
+                         "the API version in the data (%s) does not match the expected API "
+                         "version (%s)",
+                         av, gv);
+        return false;
+    }
+    if (kind && *kind && strcmp(kind, r->kind)) {
+        *ret = reply_bad(q, "the kind in the data (%s) does not match the expected kind (%s)",
+                         kind, r->kind);
+        return false;
+    }
+    json_object_set_new(obj, "apiVersion", json_string(gv));
+    json_object_set_new(obj, "kind", json_string(r->kind));
+    return true;
+}
+
+static json_t *meta_of(json_t *obj)
+{
+    json_t *m = json_object_get(obj, "metadata");
+    if (!json_is_object(m)) {
+        m = json_object();
+        json_object_set_new(obj, "metadata", m);
+    }
+    return m;
+}
+
+static const char *meta_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+}
+
+/* A name that could escape its path segment is refused before the store
+ * sees it: 422 as Kubernetes' path-segment name check answers. */
+static bool check_name(struct srv_req *q, const struct store_resource *r, const char *name,
+                       int *ret)
+{
+    const char *why = NULL;
+    if (!strcmp(name, ".") || !strcmp(name, ".."))
+        why = "may not be '.' or '..'";
+    else if (strchr(name, '/'))
+        why = "may not contain '/'";
+    else if (strchr(name, '%'))
+        why = "may not contain '%'";
+    if (!why)
+        return true;
+    struct err e;
+    err_init(&e);
+    size_t m = err_push_field(&e, "metadata");
+    err_push_field(&e, "name");
+    err_field(&e, ERR_INVALID, "Invalid value: \"%s\": %s", name, why);
+    err_restore(&e, m);
+    *ret = srv_reply_err(q, ERR_INVALID, &e, r, NULL, name, "create");
+    return false;
+}
+
+/* Namespace in the body vs the URL (spec §3). */
+static bool check_namespace(struct srv_req *q, const struct srv_route *rt, json_t *obj, int *ret)
+{
+    json_t *meta = meta_of(obj);
+    if (!rt->res->namespaced) {
+        json_object_del(meta, "namespace");
+        return true;
+    }
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    if (ns && *ns && strcmp(ns, rt->ns)) {
+        *ret = reply_bad(q, "the namespace of the provided object does not match the namespace "
+                            "sent on the request");
+        return false;
+    }
+    json_object_set_new(meta, "namespace", json_string(rt->ns));
+    return true;
+}
+
+/* dryRun: only "All" exists. Returns -1 after replying on a bad value. */
+static int dry_run(struct srv_req *q, int *ret)
+{
+    const char *v = srv_query(q, "dryRun");
+    if (!v || !*v)
+        return 0;
+    if (!strcmp(v, "All"))
+        return 1;
+    char msg[300];
+    snprintf(msg, sizeof(msg), "Unsupported value: \"%.200s\": supported values: \"All\"", v);
+    *ret = srv_reply_status(q, 400, "BadRequest", msg, NULL);
+    return -1;
+}
+
+static bool parse_size(const char *s, size_t *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno || v < 0)
+        return false;
+    *out = (size_t)v;
+    return true;
+}
+
+/* ---- reads -------------------------------------------------------------- */
+
+static void ensure_type(const struct store_resource *r, json_t *obj)
+{
+    char gv[160];
+    if (!json_object_get(obj, "apiVersion") || !json_object_get(obj, "kind")) {
+        gv_string(r, gv, sizeof(gv));
+        json_object_set_new(obj, "apiVersion", json_string(gv));
+        json_object_set_new(obj, "kind", json_string(r->kind));
+    }
+}
+
+static int include_object(struct srv_req *q)
+{
+    const char *v = srv_query(q, "includeObject");
+    if (v && !strcmp(v, "None"))
+        return 0;
+    if (v && !strcmp(v, "Object"))
+        return 2;
+    return 1;
+}
+
+static int reply_object(struct srv_req *q, const struct store_resource *r, json_t *obj,
+                        unsigned code)
+{
+    ensure_type(r, obj);
+    if (srv_accept_table(srv_header(q, "Accept"))) {
+        struct srv_table_opts o = {true, include_object(q), tm_now_ms()};
+        json_t *t = srv_table(r, &obj, 1, &o);
+        const char *rv = meta_str(obj, "resourceVersion");
+        json_object_set_new(t, "metadata", json_pack("{s:s}", "resourceVersion", rv ? rv : ""));
+        int ret = srv_reply_json(q, code, t, table_type);
+        json_decref(t);
+        return ret;
+    }
+    return srv_reply_json(q, code, obj, NULL);
+}
+
+static int do_get(struct srv_req *q, const struct srv_route *rt)
+{
+    struct err e;
+    err_init(&e);
+    json_t *obj = NULL;
+    const char *ns = rt->res->namespaced ? rt->ns : NULL;
+    int rc = store_get(q->srv->store, rt->res, ns, rt->name, &obj, &e);
+    if (rc)
+        return srv_reply_err(q, rc, &e, rt->res, ns, rt->name, "get");
+    int ret = reply_object(q, rt->res, obj, 200);
+    json_decref(obj);
+    return ret;
+}
+
+static int do_list(struct srv_req *q, const struct srv_route *rt)
+{
+    const struct store_resource *r = rt->res;
+    const char *ls = srv_query(q, "labelSelector");
+    const char *fs = srv_query(q, "fieldSelector");
+    bool table = srv_accept_table(srv_header(q, "Accept"));
+    if (srv_parse_bool(srv_query(q, "watch")))
+        return srv_handle_watch(q, rt, ls, fs, table);
+
+    struct err e;
+    err_init(&e);
+    struct srv_fsel sel;
+    if (srv_fsel_parse(fs, r, &sel, &e))
+        return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    struct store_list_opts lo = {0};
+    lo.label_selector = ls && *ls ? ls : NULL;
+    lo.field_selector = sel.store_can && fs && *fs ? fs : NULL;
+    const char *limit = srv_query(q, "limit");
+    if (limit && *limit && !parse_size(limit, &lo.limit))
+        return reply_bad(q, "invalid limit: %s", limit);
+    const char *cont = srv_query(q, "continue");
+    lo.continue_token = cont && *cont ? cont : NULL;
+
+    struct store_list l = {0};
+    const char *ns = rt->ns[0] ? rt->ns : NULL;
+    int rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
+    if (rc == ERR_INVALID)
+        return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    if (rc)
+        return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
+
+    /* Field selectors the store does not evaluate are applied here; a page
+     * may then be shorter than the limit, which clients accept. */
+    size_t kept = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        if (srv_fsel_match(&sel, l.items[i])) {
+            ensure_type(r, l.items[i]);
+            l.items[kept++] = l.items[i];
+        } else {
+            json_decref(l.items[i]);
+        }
+    }
+    l.n = kept;
+
+    char rv[32];
+    snprintf(rv, sizeof(rv), "%llu", (unsigned long long)l.resource_version);
+    json_t *meta = json_pack("{s:s}", "resourceVersion", rv);
+    if (l.continue_token) {
+        json_object_set_new(meta, "continue", json_string(l.continue_token));
+        if (l.remaining >= 0)
+            json_object_set_new(meta, "remainingItemCount", json_integer(l.remaining));
+    }
+    json_t *body;
+    const char *type = NULL;
+    if (table) {
+        struct srv_table_opts o = {true, include_object(q), tm_now_ms()};
+        body = srv_table(r, l.items, l.n, &o);
+        json_object_set_new(body, "metadata", meta);
+        type = table_type;
+    } else {
+        char gv[160], kind[160];
+        gv_string(r, gv, sizeof(gv));
+        snprintf(kind, sizeof(kind), "%sList", r->kind);
+        json_t *items = json_array();
+        for (size_t i = 0; i < l.n; i++)
+            json_array_append(items, l.items[i]);
+        body = json_pack("{s:s,s:s,s:o,s:o}", "kind", kind, "apiVersion", gv, "metadata", meta,
+                         "items", items);
+    }
+    store_list_release(&l);
+    int ret = srv_reply_json(q, 200, body, type);
+    json_decref(body);
+    return ret;
+}
+
+/* ---- writes ------------------------------------------------------------- */
+
+static int do_create(struct srv_req *q, const struct srv_route *rt)
+{
+    const struct store_resource *r = rt->res;
+    int ret = 0;
+    if (r->namespaced && !rt->ns[0])
+        return reply_method(q);
+    int dry = dry_run(q, &ret);
+    if (dry < 0)
+        return ret;
+    json_t *obj = NULL;
+    if (!read_object(q, r, &obj, &ret))
+        return ret;
+    const char *name = NULL;
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+        goto out;
+    name = meta_str(obj, "name");
+    if (name && !check_name(q, r, name, &ret))
+        goto out;
+    struct store_write_opts wo = {.dry_run = dry == 1,
+                                  .field_manager = srv_query(q, "fieldManager")};
+    struct err e;
+    err_init(&e);
+    json_t *stored = NULL;
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    int rc = store_create(q->srv->store, r, ns, obj, &wo, &stored, &e);
+    if (rc) {
+        ret = srv_reply_err(q, rc, &e, r, ns, name, "create");
+        goto out;
+    }
+    ret = reply_object(q, r, stored, 201);
+    json_decref(stored);
+out:
+    json_decref(obj);
+    return ret;
+}
+
+/* Custom resources refuse an update without a resourceVersion (spec §7.2). */
+static bool check_update_rv(struct srv_req *q, const struct store_resource *r, json_t *obj,
+                            const char *name, int *ret)
+{
+    const char *rv = meta_str(obj, "resourceVersion");
+    if (!is_custom(r) || (rv && *rv))
+        return true;
+    struct err e;
+    err_init(&e);
+    size_t m = err_push_field(&e, "metadata");
+    err_push_field(&e, "resourceVersion");
+    err_field(&e, ERR_INVALID, "Invalid value: 0x0: must be specified for an update");
+    err_restore(&e, m);
+    *ret = srv_reply_err(q, ERR_INVALID, &e, r, NULL, name, "update");
+    return false;
+}
+
+static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
+{
+    const struct store_resource *r = rt->res;
+    int ret = 0;
+    int dry = dry_run(q, &ret);
+    if (dry < 0)
+        return ret;
+    json_t *obj = NULL;
+    if (!read_object(q, r, &obj, &ret))
+        return ret;
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+        goto out;
+    const char *name = meta_str(obj, "name");
+    if (name && *name && strcmp(name, rt->name)) {
+        ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
+                        name, rt->name);
+        goto out;
+    }
+    json_object_set_new(meta_of(obj), "name", json_string(rt->name));
+    if (!check_update_rv(q, r, obj, rt->name, &ret))
+        goto out;
+    struct store_write_opts wo = {.dry_run = dry == 1,
+                                  .status = status,
+                                  .field_manager = srv_query(q, "fieldManager")};
+    struct err e;
+    err_init(&e);
+    json_t *stored = NULL;
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    int rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
+    if (rc) {
+        ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "update");
+        goto out;
+    }
+    ret = reply_object(q, r, stored, 200);
+    json_decref(stored);
+out:
+    json_decref(obj);
+    return ret;
+}
+
+struct patch_arg {
+    enum srv_patch_type type;
+    const json_t *patch;
+    const struct store_resource *res;
+};
+
+/* Runs under the store's write lock: the patch applies to the latest state. */
+static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
+{
+    struct patch_arg *a = argp;
+    if (a->type != PATCH_JSON) {
+        const char *want = json_string_value(
+            json_object_get(json_object_get(a->patch, "metadata"), "resourceVersion"));
+        const char *have = json_string_value(
+            json_object_get(json_object_get(cur, "metadata"), "resourceVersion"));
+        if (want && *want && (!have || strcmp(want, have))) {
+            err_set(e, ERR_CONFLICT, "the object has been modified");
+            return NULL;
+        }
+    }
+    json_t *out = srv_patch_apply(a->type, cur, a->patch, e);
+    if (!out)
+        return NULL;
+    if (!json_is_object(out)) {
+        json_decref(out);
+        err_set(e, ERR_INVALID, "the patched object is not a JSON object");
+        return NULL;
+    }
+    /* Identity stays as stored whatever the patch says. */
+    json_t *meta = meta_of(out);
+    const json_t *cmeta = json_object_get(cur, "metadata");
+    static const char *const keep[] = {"name", "namespace", "uid", "creationTimestamp"};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
+        json_t *v = json_object_get(cmeta, keep[i]);
+        if (v)
+            json_object_set(meta, keep[i], v);
+        else
+            json_object_del(meta, keep[i]);
+    }
+    json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
+    json_object_set(out, "kind", json_object_get(cur, "kind"));
+    return out;
+}
+
+static int patch_type_of(struct srv_req *q, const struct store_resource *r,
+                         enum srv_patch_type *t)
+{
+    char mt[128];
+    media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
+    const char *accepted = "application/json-patch+json, application/merge-patch+json, "
+                           "application/apply-patch+yaml";
+    if (!strcmp(mt, "application/merge-patch+json"))
+        *t = PATCH_MERGE;
+    else if (!strcmp(mt, "application/json-patch+json"))
+        *t = PATCH_JSON;
+    else if (!strcmp(mt, "application/apply-patch+yaml"))
+        *t = PATCH_APPLY;
+    else if (!strcmp(mt, "application/strategic-merge-patch+json") && !is_custom(r))
+        *t = PATCH_STRATEGIC;
+    else {
+        char msg[400];
+        snprintf(msg, sizeof(msg),
+                 "the body of the request was in an unknown format - accepted media types "
+                 "include: %s%s",
+                 accepted, is_custom(r) ? "" : ", application/strategic-merge-patch+json");
+        return srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
+    }
+    return -1;
+}
+
+static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *patch,
+                        const struct store_write_opts *wo)
+{
+    const struct store_resource *r = rt->res;
+    int ret = 0;
+    json_t *obj = json_deep_copy(patch);
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+        goto out;
+    const char *name = meta_str(obj, "name");
+    if (name && *name && strcmp(name, rt->name)) {
+        ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
+                        name, rt->name);
+        goto out;
+    }
+    json_object_set_new(meta_of(obj), "name", json_string(rt->name));
+    struct err e;
+    err_init(&e);
+    json_t *stored = NULL;
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    int rc = store_create(q->srv->store, r, ns, obj, wo, &stored, &e);
+    if (rc == ERR_EXISTS) {
+        ret = -2; /* raced with another create: patch instead */
+        goto out;
+    }
+    if (rc) {
+        ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "create");
+        goto out;
+    }
+    ret = reply_object(q, r, stored, 201);
+    json_decref(stored);
+out:
+    json_decref(obj);
+    return ret;
+}
+
+static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
+{
+    const struct store_resource *r = rt->res;
+    enum srv_patch_type type = PATCH_MERGE;
+    int ret = patch_type_of(q, r, &type);
+    if (ret != -1)
+        return ret;
+    int dry = dry_run(q, &ret);
+    if (dry < 0)
+        return ret;
+    const char *manager = srv_query(q, "fieldManager");
+    if (type == PATCH_APPLY && (!manager || !*manager)) {
+        struct err e;
+        err_init(&e);
+        err_push_field(&e, "fieldManager");
+        err_field(&e, ERR_INVALID, "Required value: is required for apply patch");
+        struct store_resource po = {.group = "meta.k8s.io", .kind = "PatchOptions",
+                                    .plural = "patchoptions"};
+        return srv_reply_err(q, ERR_INVALID, &e, &po, NULL, "", "patch");
+    }
+    struct err e;
+    err_init(&e);
+    json_t *patch = NULL;
+    if (srv_body_parse(q, type == PATCH_APPLY, &patch, &e))
+        return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    if (type == PATCH_JSON && !json_is_array(patch)) {
+        json_decref(patch);
+        return reply_bad(q, "a JSON patch must be a JSON array of operations");
+    }
+    if (type != PATCH_JSON && !json_is_object(patch)) {
+        json_decref(patch);
+        return reply_bad(q, "the patch must be a JSON object (for a list of operations use "
+                            "Content-Type: application/json-patch+json)");
+    }
+    struct store_write_opts wo = {.dry_run = dry == 1, .status = status,
+                                  .field_manager = manager};
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    struct patch_arg arg = {type, patch, r};
+    json_t *stored = NULL;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        err_init(&e);
+        int rc = store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo, &stored,
+                              &e);
+        if (rc == ERR_NOT_FOUND && type == PATCH_APPLY && !status) {
+            ret = apply_create(q, rt, patch, &wo);
+            if (ret == -2)
+                continue;
+            goto out;
+        }
+        if (rc == ERR_INVALID && e.ncauses == 0 && type == PATCH_JSON) {
+            /* A failing operation: kubectl prints "The request is invalid". */
+            ret = srv_reply_status(q, 422, "Invalid", e.message, NULL);
+            goto out;
+        }
+        if (rc) {
+            ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "patch");
+            goto out;
+        }
+        ret = reply_object(q, r, stored, 200);
+        json_decref(stored);
+        goto out;
+    }
+    ret = srv_reply_status(q, 500, "InternalError", "apply kept racing with creates", NULL);
+out:
+    json_decref(patch);
+    return ret;
+}
+
+/* DeleteOptions from the body (kubectl) or the query (Python client). */
+struct delete_req {
+    struct store_delete_opts o;
+    json_t *body;
+};
+
+static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
+{
+    memset(d, 0, sizeof(*d));
+    int dry = dry_run(q, ret);
+    if (dry < 0)
+        return false;
+    d->o.dry_run = dry == 1;
+    d->o.propagation_policy = srv_query(q, "propagationPolicy");
+    if (q->body.len) {
+        struct err e;
+        err_init(&e);
+        if (srv_body_parse(q, false, &d->body, &e)) {
+            *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+            return false;
+        }
+        if (!json_is_object(d->body)) {
+            *ret = reply_bad(q, "DeleteOptions must be a JSON object");
+            return false;
+        }
+        const char *pp = json_string_value(json_object_get(d->body, "propagationPolicy"));
+        if (pp)
+            d->o.propagation_policy = pp;
+        json_t *pre = json_object_get(d->body, "preconditions");
+        d->o.precondition_uid = json_string_value(json_object_get(pre, "uid"));
+        d->o.precondition_resource_version =
+            json_string_value(json_object_get(pre, "resourceVersion"));
+        json_t *dr = json_object_get(d->body, "dryRun");
+        size_t i;
+        json_t *v;
+        json_array_foreach(dr, i, v)
+        {
+            if (json_is_string(v) && !strcmp(json_string_value(v), "All"))
+                d->o.dry_run = true;
+            else {
+                *ret = reply_bad(q, "Unsupported value: dryRun: supported values: \"All\"");
+                return false;
+            }
+        }
+    }
+    const char *pp = d->o.propagation_policy;
+    if (pp && strcmp(pp, "Background") && strcmp(pp, "Foreground") && strcmp(pp, "Orphan")) {
+        *ret = reply_bad(q,
+                         "Unsupported value: \"%s\": supported values: \"Foreground\", "
+                         "\"Background\", \"Orphan\"",
+                         pp);
+        return false;
+    }
+    return true;
+}
+
+static int do_delete(struct srv_req *q, const struct srv_route *rt)
+{
+    const struct store_resource *r = rt->res;
+    struct delete_req d;
+    int ret = 0;
+    if (!read_delete_opts(q, &d, &ret)) {
+        json_decref(d.body);
+        return ret;
+    }
+    struct err e;
+    err_init(&e);
+    json_t *last = NULL;
+    bool deleted = false;
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    int rc = store_delete(q->srv->store, r, ns, rt->name, &d.o, &last, &deleted, &e);
+    if (rc) {
+        ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "delete");
+    } else if (!deleted || !strcmp(r->key, "namespaces") || !strcmp(r->key, "pods")) {
+        /* Kept by finalizers (or a kind that answers with the object). */
+        ret = last ? reply_object(q, r, last, 200)
+                   : srv_reply_status(q, 200, NULL, NULL, NULL);
+    } else {
+        json_t *det = srv_details(r, rt->name);
+        const char *uid = last ? meta_str(last, "uid") : NULL;
+        if (uid)
+            json_object_set_new(det, "uid", json_string(uid));
+        json_t *st = srv_status_new(200, NULL, NULL, det);
+        ret = srv_reply_json(q, 200, st, NULL);
+        json_decref(st);
+        json_decref(det);
+    }
+    json_decref(last);
+    json_decref(d.body);
+    return ret;
+}
+
+static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
+{
+    const struct store_resource *r = rt->res;
+    struct delete_req d;
+    int ret = 0;
+    if (!read_delete_opts(q, &d, &ret)) {
+        json_decref(d.body);
+        return ret;
+    }
+    struct err e;
+    err_init(&e);
+    const char *fs = srv_query(q, "fieldSelector");
+    struct srv_fsel sel;
+    if (srv_fsel_parse(fs, r, &sel, &e)) {
+        json_decref(d.body);
+        return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    }
+    struct store_list_opts lo = {0};
+    const char *ls = srv_query(q, "labelSelector");
+    lo.label_selector = ls && *ls ? ls : NULL;
+    struct store_list l = {0};
+    const char *ns = rt->ns[0] ? rt->ns : NULL;
+    int rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
+    if (rc) {
+        json_decref(d.body);
+        if (rc == ERR_INVALID)
+            return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+        return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
+    }
+    json_t *items = json_array();
+    for (size_t i = 0; i < l.n; i++) {
+        if (!srv_fsel_match(&sel, l.items[i]))
+            continue;
+        const char *name = meta_str(l.items[i], "name");
+        const char *ons = meta_str(l.items[i], "namespace");
+        json_t *last = NULL;
+        bool deleted = false;
+        err_init(&e);
+        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &d.o, &last,
+                          &deleted, &e) &&
+            last) {
+            ensure_type(r, last);
+            json_array_append_new(items, last);
+        }
+    }
+    store_list_release(&l);
+    char gv[160], kind[160], rv[32];
+    gv_string(r, gv, sizeof(gv));
+    snprintf(kind, sizeof(kind), "%sList", r->kind);
+    snprintf(rv, sizeof(rv), "%llu", (unsigned long long)store_current_rv(q->srv->store));
+    json_t *body = json_pack("{s:s,s:s,s:{s:s},s:o}", "kind", kind, "apiVersion", gv,
+                             "metadata", "resourceVersion", rv, "items", items);
+    ret = srv_reply_json(q, 200, body, NULL);
+    json_decref(body);
+    json_decref(d.body);
+    return ret;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+static const char *verb_of(const char *method, const struct srv_route *rt, bool watch)
+{
+    bool coll = rt->kind == RT_COLLECTION;
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+        return coll ? (watch ? "watch" : "list") : "get";
+    if (!strcmp(method, "POST"))
+        return coll ? "create" : NULL;
+    if (!strcmp(method, "PUT"))
+        return coll ? NULL : "update";
+    if (!strcmp(method, "PATCH"))
+        return coll ? NULL : "patch";
+    if (!strcmp(method, "DELETE"))
+        return coll ? "deletecollection" : (rt->kind == RT_STATUS ? NULL : "delete");
+    return NULL;
+}
+
+int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
+{
+    bool watch = srv_parse_bool(srv_query(q, "watch"));
+    const char *verb = verb_of(q->method, rt, watch);
+    if (!verb)
+        return reply_method(q);
+    const char *ns = rt->ns[0] ? rt->ns : NULL;
+    const char *sub = rt->kind == RT_STATUS ? "status" : NULL;
+    if (!srv_authorize(&q->user, verb, rt->res, rt->res->namespaced ? ns : NULL, sub))
+        return reply_forbidden(q, verb, rt->res, ns, rt->name, sub);
+
+    const char *m = q->method;
+    if (rt->kind == RT_COLLECTION) {
+        if (!strcmp(m, "POST"))
+            return do_create(q, rt);
+        if (!strcmp(m, "DELETE"))
+            return do_delete_collection(q, rt);
+        return do_list(q, rt);
+    }
+    bool status = rt->kind == RT_STATUS;
+    if (!strcmp(m, "GET") || !strcmp(m, "HEAD"))
+        return do_get(q, rt);
+    if (!strcmp(m, "PUT"))
+        return do_update(q, rt, status);
+    if (!strcmp(m, "PATCH"))
+        return do_patch(q, rt, status);
+    return do_delete(q, rt);
+}
+
+/* ---- visibility --------------------------------------------------------- */
+
+int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
+{
+    if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))
+        return reply_method(q);
+    bool cq = rt->kind == RT_PENDING_CQ;
+    const struct store_resource *r =
+        store_resource_find(cq ? "clusterqueues.kueue.x-k8s.io" : "localqueues.kueue.x-k8s.io");
+    struct store_resource vis = {.group = "visibility.kueue.x-k8s.io",
+                                 .plural = cq ? "clusterqueues" : "localqueues",
+                                 .kind = cq ? "ClusterQueue" : "LocalQueue",
+                                 .namespaced = !cq};
+    if (!q->user.admin && !cq) {
+        bool ok = false;
+        for (size_t i = 0; i < q->user.nns; i++)
+            ok |= !strcmp(q->user.ns[i], rt->ns);
+        if (!ok)
+            return reply_forbidden(q, "get", &vis, rt->ns, rt->name, "pendingworkloads");
+    }
+    size_t offset = 0, limit = 1000;
+    const char *v = srv_query(q, "offset");
+    if (v && !parse_size(v, &offset))
+        return reply_bad(q, "invalid offset: %s", v);
+    v = srv_query(q, "limit");
+    if (v && !parse_size(v, &limit))
+        return reply_bad(q, "invalid limit: %s", v);
+
+    json_t *items = NULL;
+    if (q->srv->pending)
+        items = q->srv->pending(q->srv->pending_arg, cq ? "clusterqueue" : "localqueue",
+                                cq ? NULL : rt->ns, rt->name, offset, limit);
+    if (!items) {
+        /* No engine answer: the queue must at least exist in the store. */
+        struct err e;
+        err_init(&e);
+        json_t *obj = NULL;
+        int rc = r ? store_get(q->srv->store, r, cq ? NULL : rt->ns, rt->name, &obj, &e)
+                   : ERR_NOT_FOUND;
+        json_decref(obj);
+        if (rc) {
+            char msg[400];
+            snprintf(msg, sizeof(msg), "%s.visibility.kueue.x-k8s.io \"%s\" not found",
+                     cq ? "clusterqueue" : "localqueue", rt->name);
+            json_t *d = json_pack("{s:s,s:s,s:s}", "name", rt->name, "group",
+                                  "visibility.kueue.x-k8s.io", "kind",
+                                  cq ? "clusterqueue" : "localqueue");
+            int ret = srv_reply_status(q, 404, "NotFound", msg, d);
+            json_decref(d);
+            return ret;
+        }
+        items = json_array();
+    }
+    json_t *body = json_pack("{s:s,s:s,s:{s:n},s:o}", "kind", "PendingWorkloadsSummary",
+                             "apiVersion", "visibility.kueue.x-k8s.io/v1beta2", "metadata",
+                             "creationTimestamp", "items", items);
+    int ret = srv_reply_json(q, 200, body, NULL);
+    json_decref(body);
+    return ret;
+}

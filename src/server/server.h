@@ -1,0 +1,62 @@
+/* server.h -- `cueue serve`'s Kubernetes-compatible HTTP API over the store.
+ *
+ * The server speaks enough of the Kubernetes API (discovery, OpenAPI v3 as
+ * kubectl needs it, CRUD, watch, patch types, server-side apply, Table
+ * output, Status errors) for the unmodified kubectl and client libraries to
+ * use it as they use a real kube-apiserver (spec/apiserver.md). It owns no
+ * object semantics: every read and write goes to the store (store/store.h),
+ * which defaults, validates and versions objects.
+ *
+ * Threading: libmicrohttpd runs one thread per connection, so a watch that
+ * blocks waiting for events holds only its own thread. The HTTP threads touch
+ * the store and the server's own tables only. */
+#ifndef CUEUE_SERVER_SERVER_H
+#define CUEUE_SERVER_SERVER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+struct err;
+struct store;
+struct srv;
+
+/* Pending workloads of a queue for the visibility API (spec §11). kind is
+ * "clusterqueue" or "localqueue"; ns is NULL for a ClusterQueue. Returns a
+ * new JSON array of PendingWorkload items (owned by the caller) starting at
+ * offset, at most limit long, or NULL when the queue is unknown to the
+ * engine. Called from HTTP threads. */
+typedef json_t *(*srv_pending_fn)(void *arg, const char *kind, const char *ns, const char *name,
+                                  size_t offset, size_t limit);
+
+struct srv_options {
+    const char *host;       /* IPv4 address to bind, e.g. "127.0.0.1" */
+    int port;               /* 0 = any free port (see srv_port) */
+    bool tls;               /* serve HTTPS with cert_pem/key_pem */
+    const char *cert_pem;   /* serving certificate chain (PEM), when tls */
+    const char *key_pem;    /* its private key (PEM), when tls */
+    const char *admin_token;  /* bearer token allowed everything; required */
+    const char *tokens_path;  /* tenant tokens file (see auth), or NULL */
+    /* A request without a token acts as the admin. For plain HTTP on
+     * loopback only: kubectl never sends a bearer token over plain HTTP. A
+     * token that is sent is still checked (401 when unknown). */
+    bool anonymous_admin;
+    size_t max_body;          /* request body cap in bytes; 0 = 3 MiB */
+    struct store *store;      /* borrowed; must outlive the server */
+    srv_pending_fn pending;   /* visibility source, or NULL (empty lists) */
+    void *pending_arg;
+};
+
+/* Start serving in background threads. Returns 0 and *out (stop with
+ * srv_stop), or ERR_IO (address in use, TLS setup failed) with the reason. */
+CU_MUST_CHECK int srv_start(const struct srv_options *o, struct srv **out, struct err *e);
+/* The port actually bound (useful with port 0). */
+int srv_port(const struct srv *s);
+/* Stop: end every watch stream, close connections, join the threads and free
+ * the server. The store stays open. srv_stop(NULL) is a no-op. */
+void srv_stop(struct srv *s);
+
+#endif

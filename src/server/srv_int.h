@@ -1,0 +1,197 @@
+/* srv_int.h -- declarations shared by the files of the server module. */
+#ifndef CUEUE_SERVER_SRV_INT_H
+#define CUEUE_SERVER_SRV_INT_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/compiler.h"
+#include "base/strbuf.h"
+#include "server/server.h"
+#include "store/store.h"
+
+struct MHD_Connection;
+struct MHD_Daemon;
+
+#define SRV_MAX_NAMESPACES 16
+
+/* Who is calling: the admin, or a tenant bound to namespaces. */
+struct srv_user {
+    char name[128];
+    bool admin;
+    size_t nns;
+    char ns[SRV_MAX_NAMESPACES][64];
+};
+
+/* The tenant tokens file, re-read when it changes. */
+struct srv_auth {
+    pthread_mutex_t lock;
+    char *admin_token;
+    char *path; /* NULL: no tenants */
+    int64_t mtime_ns;
+    off_t size;
+    char **tokens; /* parallel arrays, n long */
+    struct srv_user *users;
+    size_t n;
+};
+
+struct srv {
+    struct MHD_Daemon *daemon;
+    struct store *store;
+    struct srv_auth auth;
+    size_t max_body;
+    int port;
+    bool anonymous_admin;
+    _Atomic int stopping; /* set by srv_stop; watches end within a second */
+    srv_pending_fn pending;
+    void *pending_arg;
+    /* Discovery documents, built once at start (owned). */
+    char *disc_core;     /* aggregated /api */
+    char *disc_groups;   /* aggregated /apis */
+    char *legacy_api;    /* APIVersions */
+    char *legacy_apis;   /* APIGroupList */
+    json_t *legacy_gv;   /* "group/version" -> APIResourceList */
+    json_t *openapi;     /* "api/v1" | "apis/G/V" -> OpenAPI v3 document */
+    char *openapi_index; /* /openapi/v3 */
+};
+
+/* A parsed request path. */
+enum srv_route_kind {
+    RT_NONE,       /* unknown: 404 */
+    RT_BAD_NAME,   /* a name segment "." or "..": 400 */
+    RT_GV,         /* /api/v1 or /apis/G/V: APIResourceList */
+    RT_GROUP,      /* /apis/G: APIGroup */
+    RT_COLLECTION, /* .../R */
+    RT_OBJECT,     /* .../R/N */
+    RT_STATUS,     /* .../R/N/status */
+    RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
+    RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
+};
+
+struct srv_route {
+    enum srv_route_kind kind;
+    const struct store_resource *res;
+    char group[64];
+    char version[32];
+    char ns[256];   /* empty: none */
+    char name[256]; /* empty: none */
+    char bad[256];  /* for RT_BAD_NAME: the offending segment */
+};
+
+/* Parse an (already unescaped) path. */
+void srv_route_parse(const char *path, struct srv_route *rt);
+
+/* One request as it is being received and answered. */
+struct srv_req {
+    struct srv *srv;
+    struct MHD_Connection *conn;
+    const char *method;
+    const char *path;
+    struct sb body;
+    bool too_large;
+    struct srv_user user;
+};
+
+/* Query and header access (borrowed, NULL when absent). */
+const char *srv_query(struct srv_req *q, const char *key);
+const char *srv_header(struct srv_req *q, const char *key);
+/* strconv.ParseBool's true values. */
+bool srv_parse_bool(const char *s);
+
+/* Replies; each returns an MHD_Result. Bodies are copied. */
+int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
+              size_t len);
+int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char *content_type);
+/* A Status failure. details may be NULL (no details) and is borrowed. */
+int srv_reply_status(struct srv_req *q, unsigned code, const char *reason, const char *message,
+                     const json_t *details);
+/* A store error about resource res (may be NULL) and object name (may be
+ * NULL) mapped onto Kubernetes' Status (spec §9). op is "create", "update",
+ * "get", "delete", "patch" (decides how ERR_NOT_FOUND on create reads). */
+int srv_reply_err(struct srv_req *q, int rc, const struct err *e,
+                  const struct store_resource *res, const char *ns, const char *name,
+                  const char *op);
+int srv_reply_not_found_path(struct srv_req *q);
+
+/* "clusterqueues.kueue.x-k8s.io" or "namespaces" for the core group. */
+void srv_qualified(const struct store_resource *r, char *buf, size_t len);
+/* {"name":..,"group":..,"kind":plural} (owned). */
+json_t *srv_details(const struct store_resource *r, const char *name);
+/* The Status object (owned). */
+json_t *srv_status_new(unsigned code, const char *reason, const char *message,
+                       const json_t *details);
+
+/* discovery.c */
+void srv_discovery_build(struct srv *s);
+void srv_discovery_free(struct srv *s);
+int srv_handle_discovery(struct srv_req *q, bool *handled);
+/* Visibility group resources (not kept by the store). */
+bool srv_is_visibility_group(const char *group);
+
+/* resource.c: everything under a resource path. */
+int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
+int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
+
+/* watch.c */
+int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *label_selector,
+                     const char *field_selector, bool table);
+
+/* table.c */
+struct srv_table_opts {
+    bool columns;         /* include columnDefinitions */
+    int include_object;   /* 0 None, 1 Metadata (default), 2 Object */
+    int64_t now_ms;
+};
+/* A Table of items (borrowed). Returns an owned Table without metadata
+ * (the caller adds resourceVersion/continue). */
+json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n,
+                  const struct srv_table_opts *o);
+/* Does the Accept header ask for a meta.k8s.io Table? */
+bool srv_accept_table(const char *accept);
+/* Age as kubectl prints it ("5s", "3m20s", "2d"). */
+void srv_human_duration(int64_t ms, char *buf, size_t len);
+/* Evaluate the small JSONPath forms of CRD printer columns. Borrowed. */
+const json_t *srv_jsonpath(const json_t *obj, const char *path);
+
+/* select.c: field selectors, evaluated by the server. */
+#define SRV_MAX_TERMS 16
+struct srv_fsel {
+    size_t n;
+    struct {
+        char field[64];
+        char value[256];
+        bool neq;
+    } t[SRV_MAX_TERMS];
+    bool store_can; /* only metadata.name / metadata.namespace */
+};
+/* Parse; ERR_INVALID with Kubernetes' message on a bad or unsupported field. */
+CU_MUST_CHECK int srv_fsel_parse(const char *text, const struct store_resource *r,
+                                 struct srv_fsel *out, struct err *e);
+bool srv_fsel_match(const struct srv_fsel *f, const json_t *obj);
+
+/* patch.c */
+enum srv_patch_type { PATCH_MERGE, PATCH_JSON, PATCH_STRATEGIC, PATCH_APPLY };
+/* Apply patch to a copy of doc. Returns the new document (owned) or NULL
+ * with ERR_INVALID/ERR_PARSE in e. */
+json_t *srv_patch_apply(enum srv_patch_type type, const json_t *doc, const json_t *patch,
+                        struct err *e);
+
+/* auth.c */
+void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path);
+void srv_auth_release(struct srv_auth *a);
+/* Find the caller by "Authorization: Bearer ..." (NULL header = anonymous). */
+bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out);
+/* May u do verb on resource r (NULL for non-resource paths) in ns (NULL:
+ * cluster scope), subresource sub (NULL or "status")? */
+bool srv_authorize(const struct srv_user *u, const char *verb, const struct store_resource *r,
+                   const char *ns, const char *sub);
+
+/* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
+ * caps on size and depth, duplicate keys refused). ERR_PARSE/ERR_TOO_LARGE. */
+CU_MUST_CHECK int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e);
+
+#endif

@@ -1,0 +1,576 @@
+/* table.c -- server-side printing: meta.k8s.io/v1 Table (spec §4.3, §5).
+ *
+ * kubectl's `get` asks for a Table and prints the cells it is given; without
+ * one it shows only NAME and AGE. Kueue kinds get their CRDs'
+ * additionalPrinterColumns (evaluated with the two JSONPath forms those
+ * columns use); built-in kinds get the columns kube-apiserver prints. Dates
+ * are sent already humanised, as the real CRD printer does. */
+#include "server/srv_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/time.h"
+
+enum col_type { COL_STRING, COL_INTEGER, COL_DATE };
+
+struct column {
+    const char *name;
+    enum col_type type;
+    const char *path; /* JSONPath, or NULL for a computed cell */
+    int priority;
+    const char *description;
+};
+
+struct printer {
+    const char *key; /* store resource key */
+    const struct column *cols;
+    /* Computed cells (built-in kinds): fills row[i] for every column. */
+    void (*compute)(const json_t *obj, json_t *row, int64_t now_ms);
+};
+
+static const char name_desc[] =
+    "Name must be unique within a namespace. Is required when creating resources, although some "
+    "resources may allow a client to request the generation of an appropriate name "
+    "automatically. Name is primarily intended for creation idempotence and configuration "
+    "definition. Cannot be updated.";
+
+#define NAME_COL {"Name", COL_STRING, ".metadata.name", 0, name_desc}
+#define AGE_COL(d) {"Age", COL_DATE, ".metadata.creationTimestamp", 0, d}
+#define END_COL {NULL, COL_STRING, NULL, 0, NULL}
+
+static const struct column cq_cols[] = {
+    NAME_COL,
+    {"Cohort", COL_STRING, ".spec.cohortName", 0, "Cohort that this ClusterQueue belongs to"},
+    {"Strategy", COL_STRING, ".spec.queueingStrategy", 1,
+     "The queueing strategy used to prioritize workloads"},
+    {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
+     "Number of pending workloads"},
+    {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 1,
+     "Number of admitted workloads that haven't finished yet"},
+    END_COL};
+
+static const struct column lq_cols[] = {
+    NAME_COL,
+    {"ClusterQueue", COL_STRING, ".spec.clusterQueue", 0,
+     "Backing ClusterQueue"},
+    {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
+     "Number of pending workloads"},
+    {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 0,
+     "Number of admitted workloads that haven't finished yet."},
+    END_COL};
+
+static const struct column wl_cols[] = {
+    NAME_COL,
+    {"Queue", COL_STRING, ".spec.queueName", 0, "Name of the queue this workload was submitted to"},
+    {"Reserved in", COL_STRING, ".status.admission.clusterQueue", 0,
+     "Name of the ClusterQueue where the workload is reserving quota"},
+    {"Admitted", COL_STRING, ".status.conditions[?(@.type=='Admitted')].status", 0,
+     "Admission status"},
+    {"Finished", COL_STRING, ".status.conditions[?(@.type=='Finished')].status", 0,
+     "Workload finished"},
+    AGE_COL("Time this workload was created"),
+    END_COL};
+
+static const struct column wpc_cols[] = {
+    NAME_COL,
+    {"Value", COL_INTEGER, ".value", 0,
+     "Value of workloadPriorityClass's Priority"},
+    END_COL};
+
+static const struct column age_cols[] = {
+    NAME_COL,
+    AGE_COL("CreationTimestamp is a timestamp representing the server time when this object was "
+            "created."),
+    END_COL};
+
+static const struct column ns_cols[] = {
+    NAME_COL,
+    {"Status", COL_STRING, NULL, 0, "The status of the namespace"},
+    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
+                                 "when this object was created."},
+    END_COL};
+
+static const struct column job_cols[] = {
+    NAME_COL,
+    {"Status", COL_STRING, NULL, 0, "Status of the job."},
+    {"Completions", COL_STRING, NULL, 0, "The completion status of the job."},
+    {"Duration", COL_STRING, NULL, 0, "Time required to complete the job."},
+    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
+                                 "when this object was created."},
+    {"Containers", COL_STRING, NULL, 1, "Names of each container in the template."},
+    {"Images", COL_STRING, NULL, 1, "Images referenced by each container in the template."},
+    {"Selector", COL_STRING, NULL, 1, "Selector of the job."},
+    END_COL};
+
+static const struct column pod_cols[] = {
+    NAME_COL,
+    {"Ready", COL_STRING, NULL, 0, "The aggregate readiness state of this pod for accepting "
+                                   "traffic."},
+    {"Status", COL_STRING, NULL, 0, "The aggregate status of the containers in this pod."},
+    {"Restarts", COL_STRING, NULL, 0, "The number of times the containers in this pod have been "
+                                      "restarted and when the last container in this pod has "
+                                      "restarted."},
+    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
+                                 "when this object was created."},
+    {"IP", COL_STRING, NULL, 1, "IP address allocated to the pod."},
+    {"Node", COL_STRING, NULL, 1, "Name of the node this pod is bound to."},
+    {"Nominated Node", COL_STRING, NULL, 1, "Name of the node this pod is nominated to."},
+    {"Readiness Gates", COL_STRING, NULL, 1, "Pod readiness gates."},
+    END_COL};
+
+static const struct column ev_cols[] = {
+    {"Last Seen", COL_STRING, NULL, 0, "Time when last event occurred"},
+    {"Type", COL_STRING, NULL, 0, "Type of this event (Normal, Warning), new types could be "
+                                  "added in the future."},
+    {"Reason", COL_STRING, NULL, 0, "The reason this event is generated."},
+    {"Object", COL_STRING, NULL, 0, "The object that this event is about."},
+    {"Subobject", COL_STRING, NULL, 1, "The subobject that this event is about."},
+    {"Source", COL_STRING, NULL, 1, "The component reporting this event."},
+    {"Message", COL_STRING, NULL, 0, "A human-readable description of the status of this "
+                                     "operation."},
+    {"First Seen", COL_STRING, NULL, 1, "Time when first event occurred"},
+    {"Count", COL_STRING, NULL, 1, "The number of times this event has occurred."},
+    {"Name", COL_STRING, NULL, 1, name_desc},
+    END_COL};
+
+static const struct column lease_cols[] = {
+    NAME_COL,
+    {"Holder", COL_STRING, NULL, 0, "The holder of the lease."},
+    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
+                                 "when this object was created."},
+    END_COL};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+void srv_human_duration(int64_t ms, char *buf, size_t len)
+{
+    int64_t sec = ms / 1000;
+    if (ms < 0 && sec < -1) {
+        snprintf(buf, len, "<invalid>");
+        return;
+    }
+    if (sec < 0)
+        sec = 0;
+    if (sec < 120) {
+        snprintf(buf, len, "%" PRId64 "s", sec);
+        return;
+    }
+    int64_t min = sec / 60;
+    if (min < 10) {
+        if (sec % 60)
+            snprintf(buf, len, "%" PRId64 "m%" PRId64 "s", min, sec % 60);
+        else
+            snprintf(buf, len, "%" PRId64 "m", min);
+        return;
+    }
+    if (min < 180) {
+        snprintf(buf, len, "%" PRId64 "m", min);
+        return;
+    }
+    int64_t h = sec / 3600;
+    if (h < 8) {
+        if (min % 60)
+            snprintf(buf, len, "%" PRId64 "h%" PRId64 "m", h, min % 60);
+        else
+            snprintf(buf, len, "%" PRId64 "h", h);
+        return;
+    }
+    if (h < 48) {
+        snprintf(buf, len, "%" PRId64 "h", h);
+        return;
+    }
+    if (h < 24 * 8) {
+        if (h % 24)
+            snprintf(buf, len, "%" PRId64 "d%" PRId64 "h", h / 24, h % 24);
+        else
+            snprintf(buf, len, "%" PRId64 "d", h / 24);
+        return;
+    }
+    if (h < 24 * 365 * 2) {
+        snprintf(buf, len, "%" PRId64 "d", h / 24);
+        return;
+    }
+    if (h < 24 * 365 * 8) {
+        int64_t dy = (h / 24) % 365;
+        if (dy)
+            snprintf(buf, len, "%" PRId64 "y%" PRId64 "d", h / 24 / 365, dy);
+        else
+            snprintf(buf, len, "%" PRId64 "y", h / 24 / 365);
+        return;
+    }
+    snprintf(buf, len, "%" PRId64 "y", h / 24 / 365);
+}
+
+/* "5m" since the RFC 3339 time s; "<unknown>" when absent, "<invalid>" when
+ * unparsable. */
+static json_t *age_of(const char *s, int64_t now_ms, const char *absent)
+{
+    char buf[32];
+    if (!s || !*s)
+        return json_string(absent);
+    int64_t t;
+    struct err e;
+    err_init(&e);
+    if (tm_parse_rfc3339(s, &t, &e))
+        return json_string("<invalid>");
+    srv_human_duration(now_ms - t, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+static const json_t *get_path(const json_t *obj, const char *dotted)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", dotted);
+    const json_t *cur = obj;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save))
+        cur = json_object_get(cur, t);
+    return cur;
+}
+
+static const char *str_at(const json_t *obj, const char *dotted)
+{
+    return json_string_value(get_path(obj, dotted));
+}
+
+const json_t *srv_jsonpath(const json_t *obj, const char *path)
+{
+    /* .a.b.c or .a.list[?(@.key=='value')].field */
+    const char *f = strstr(path, "[?(@.");
+    if (!f)
+        return get_path(obj, path[0] == '.' ? path + 1 : path);
+    char head[128], key[64], value[128];
+    size_t hl = (size_t)(f - path);
+    if (hl >= sizeof(head))
+        return NULL;
+    memcpy(head, path, hl);
+    head[hl] = '\0';
+    const char *k = f + 5;
+    const char *eq = strstr(k, "==");
+    if (!eq || (size_t)(eq - k) >= sizeof(key))
+        return NULL;
+    memcpy(key, k, (size_t)(eq - k));
+    key[eq - k] = '\0';
+    const char *v = eq + 2;
+    char quote = *v;
+    if (quote != '\'' && quote != '"')
+        return NULL;
+    const char *vend = strchr(v + 1, quote);
+    if (!vend || (size_t)(vend - v - 1) >= sizeof(value))
+        return NULL;
+    memcpy(value, v + 1, (size_t)(vend - v - 1));
+    value[vend - v - 1] = '\0';
+    const char *rest = strstr(vend, ")]");
+    if (!rest)
+        return NULL;
+    rest += 2;
+    const json_t *list = get_path(obj, head[0] == '.' ? head + 1 : head);
+    size_t i;
+    const json_t *el;
+    json_array_foreach(list, i, el)
+    {
+        const char *ev = json_string_value(json_object_get(el, key));
+        if (ev && !strcmp(ev, value))
+            return *rest ? get_path(el, rest[0] == '.' ? rest + 1 : rest) : el;
+    }
+    return NULL;
+}
+
+/* A CRD column cell: typed as the column says, null when absent or mistyped. */
+static json_t *crd_cell(const struct column *c, const json_t *obj, int64_t now_ms)
+{
+    const json_t *v = srv_jsonpath(obj, c->path);
+    if (!v || json_is_null(v))
+        return json_null();
+    switch (c->type) {
+    case COL_INTEGER:
+        if (json_is_integer(v))
+            return json_integer(json_integer_value(v));
+        if (json_is_real(v))
+            return json_integer((json_int_t)json_real_value(v));
+        return json_null();
+    case COL_DATE:
+        return json_is_string(v) ? age_of(json_string_value(v), now_ms, "<unknown>")
+                                 : json_null();
+    case COL_STRING:
+        break;
+    }
+    if (json_is_string(v))
+        return json_string(json_string_value(v));
+    if (json_is_integer(v)) {
+        char b[32];
+        snprintf(b, sizeof(b), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return json_string(b);
+    }
+    if (json_is_boolean(v))
+        return json_string(json_is_true(v) ? "true" : "false");
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_t *s = json_string(t ? t : "");
+    free(t);
+    return s;
+}
+
+/* ---- built-in kinds ----------------------------------------------------- */
+
+static void add_str(json_t *row, const char *s)
+{
+    json_array_append_new(row, json_string(s ? s : ""));
+}
+
+static void compute_ns(const json_t *o, json_t *row, int64_t now)
+{
+    add_str(row, str_at(o, "metadata.name"));
+    add_str(row, str_at(o, "status.phase"));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static bool has_condition(const json_t *o, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(get_path(o, "status.conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, type) && !strcmp(s, "True"))
+            return true;
+    }
+    return false;
+}
+
+static void join_containers(const json_t *o, const char *field, struct sb *out)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(get_path(o, "spec.template.spec.containers"), i, c)
+    {
+        if (i)
+            sb_addch(out, ',');
+        const char *v = json_string_value(json_object_get(c, field));
+        sb_adds(out, v ? v : "");
+    }
+}
+
+static void compute_job(const json_t *o, json_t *row, int64_t now)
+{
+    add_str(row, str_at(o, "metadata.name"));
+    const char *status = "Running";
+    if (has_condition(o, "Complete"))
+        status = "Complete";
+    else if (has_condition(o, "Failed"))
+        status = "Failed";
+    else if (has_condition(o, "FailureTarget"))
+        status = "FailureTarget";
+    else if (has_condition(o, "SuccessCriteriaMet"))
+        status = "SuccessCriteriaMet";
+    else if (json_is_true(get_path(o, "spec.suspend")))
+        status = "Suspended";
+    add_str(row, status);
+
+    char buf[128];
+    json_int_t succeeded = json_integer_value(get_path(o, "status.succeeded"));
+    const json_t *comp = get_path(o, "spec.completions");
+    const json_t *par = get_path(o, "spec.parallelism");
+    if (json_is_integer(comp))
+        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, succeeded,
+                 json_integer_value(comp));
+    else if (json_is_integer(par) && json_integer_value(par) > 1)
+        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/1 of %" JSON_INTEGER_FORMAT,
+                 succeeded, json_integer_value(par));
+    else
+        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/1", succeeded);
+    add_str(row, buf);
+
+    const char *start = str_at(o, "status.startTime");
+    const char *end = str_at(o, "status.completionTime");
+    int64_t ts, te = now;
+    struct err e;
+    err_init(&e);
+    if (start && !tm_parse_rfc3339(start, &ts, &e) &&
+        (!end || !tm_parse_rfc3339(end, &te, &e))) {
+        srv_human_duration(te - ts, buf, sizeof(buf));
+        add_str(row, buf);
+    } else {
+        add_str(row, "");
+    }
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+
+    struct sb s = SB_INIT;
+    join_containers(o, "name", &s);
+    add_str(row, sb_str(&s));
+    sb_reset(&s);
+    join_containers(o, "image", &s);
+    add_str(row, sb_str(&s));
+    sb_reset(&s);
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)get_path(o, "spec.selector.matchLabels"), k, v)
+    {
+        if (s.len)
+            sb_addch(&s, ',');
+        sb_addf(&s, "%s=%s", k, json_string_value(v) ? json_string_value(v) : "");
+    }
+    add_str(row, s.len ? sb_str(&s) : "<none>");
+    sb_release(&s);
+}
+
+static void compute_pod(const json_t *o, json_t *row, int64_t now)
+{
+    add_str(row, str_at(o, "metadata.name"));
+    size_t total = json_array_size(get_path(o, "spec.containers"));
+    size_t ready = 0;
+    json_int_t restarts = 0;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(get_path(o, "status.containerStatuses"), i, c)
+    {
+        if (json_is_true(json_object_get(c, "ready")))
+            ready++;
+        restarts += json_integer_value(json_object_get(c, "restartCount"));
+    }
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
+    add_str(row, buf);
+    const char *reason = str_at(o, "status.reason");
+    const char *phase = str_at(o, "status.phase");
+    if (str_at(o, "metadata.deletionTimestamp"))
+        add_str(row, "Terminating");
+    else
+        add_str(row, reason ? reason : phase ? phase : "Pending");
+    snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, restarts);
+    add_str(row, buf);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    const char *ip = str_at(o, "status.podIP");
+    add_str(row, ip ? ip : "<none>");
+    const char *node = str_at(o, "spec.nodeName");
+    add_str(row, node ? node : "<none>");
+    const char *nom = str_at(o, "status.nominatedNodeName");
+    add_str(row, nom ? nom : "<none>");
+    add_str(row, "<none>");
+}
+
+static void compute_event(const json_t *o, json_t *row, int64_t now)
+{
+    const char *last = str_at(o, "lastTimestamp");
+    const char *first = str_at(o, "firstTimestamp");
+    const char *et = str_at(o, "eventTime");
+    json_array_append_new(row, age_of(last ? last : et ? et : first, now, "<unknown>"));
+    add_str(row, str_at(o, "type"));
+    add_str(row, str_at(o, "reason"));
+    char obj[400], kind[128];
+    const char *k = str_at(o, "involvedObject.kind");
+    snprintf(kind, sizeof(kind), "%s", k ? k : "");
+    for (char *p = kind; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p + 32);
+    const char *n = str_at(o, "involvedObject.name");
+    snprintf(obj, sizeof(obj), "%s/%s", kind, n ? n : "");
+    add_str(row, obj);
+    add_str(row, str_at(o, "involvedObject.fieldPath"));
+    const char *src = str_at(o, "source.component");
+    if (!src)
+        src = str_at(o, "reportingComponent");
+    const char *host = str_at(o, "source.host");
+    char srcbuf[300];
+    if (host && *host)
+        snprintf(srcbuf, sizeof(srcbuf), "%s, %s", src ? src : "", host);
+    else
+        snprintf(srcbuf, sizeof(srcbuf), "%s", src ? src : "");
+    add_str(row, srcbuf);
+    add_str(row, str_at(o, "message"));
+    json_array_append_new(row, age_of(first ? first : et, now, "<unknown>"));
+    char cnt[32];
+    const json_t *count = get_path(o, "count");
+    snprintf(cnt, sizeof(cnt), "%" JSON_INTEGER_FORMAT,
+             json_is_integer(count) ? json_integer_value(count) : (json_int_t)1);
+    add_str(row, cnt);
+    add_str(row, str_at(o, "metadata.name"));
+}
+
+static void compute_lease(const json_t *o, json_t *row, int64_t now)
+{
+    add_str(row, str_at(o, "metadata.name"));
+    const char *h = str_at(o, "spec.holderIdentity");
+    add_str(row, h ? h : "<none>");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static const struct printer printers[] = {
+    {"clusterqueues.kueue.x-k8s.io", cq_cols, NULL},
+    {"localqueues.kueue.x-k8s.io", lq_cols, NULL},
+    {"workloads.kueue.x-k8s.io", wl_cols, NULL},
+    {"workloadpriorityclasses.kueue.x-k8s.io", wpc_cols, NULL},
+    {"namespaces", ns_cols, compute_ns},
+    {"jobs.batch", job_cols, compute_job},
+    {"pods", pod_cols, compute_pod},
+    {"events", ev_cols, compute_event},
+    {"leases.coordination.k8s.io", lease_cols, compute_lease},
+};
+
+static const struct printer *printer_for(const struct store_resource *r)
+{
+    static const struct printer fallback = {NULL, age_cols, NULL};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(printers); i++)
+        if (!strcmp(printers[i].key, r->key))
+            return &printers[i];
+    return &fallback;
+}
+
+static json_t *column_defs(const struct printer *p)
+{
+    json_t *defs = json_array();
+    for (const struct column *c = p->cols; c->name; c++) {
+        const char *type = c->type == COL_INTEGER ? "integer" : c->type == COL_DATE ? "date"
+                                                                                      : "string";
+        const char *format = c->path && !strcmp(c->path, ".metadata.name") ? "name" : "";
+        json_array_append_new(defs, json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", c->name, "type",
+                                              type, "format", format, "description",
+                                              c->description, "priority", c->priority));
+    }
+    return defs;
+}
+
+/* PartialObjectMetadata of obj: its metadata without managedFields. */
+static json_t *partial(const json_t *obj)
+{
+    json_t *meta = json_deep_copy(json_object_get(obj, "metadata"));
+    if (!meta)
+        meta = json_object();
+    json_object_del(meta, "managedFields");
+    return json_pack("{s:s,s:s,s:o}", "kind", "PartialObjectMetadata", "apiVersion",
+                     "meta.k8s.io/v1", "metadata", meta);
+}
+
+json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n,
+                  const struct srv_table_opts *o)
+{
+    const struct printer *p = printer_for(r);
+    json_t *rows = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *cells = json_array();
+        if (p->compute) {
+            p->compute(items[i], cells, o->now_ms);
+        } else {
+            for (const struct column *c = p->cols; c->name; c++)
+                json_array_append_new(cells, crd_cell(c, items[i], o->now_ms));
+        }
+        json_t *row = json_pack("{s:o}", "cells", cells);
+        if (o->include_object == 1)
+            json_object_set_new(row, "object", partial(items[i]));
+        else if (o->include_object == 2)
+            json_object_set(row, "object", items[i]);
+        json_array_append_new(rows, row);
+    }
+    return json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
+                     "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows",
+                     rows);
+}
+
+bool srv_accept_table(const char *accept)
+{
+    return accept && strstr(accept, "as=Table") && strstr(accept, "g=meta.k8s.io");
+}

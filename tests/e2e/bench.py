@@ -1,0 +1,148 @@
+"""bench.py -- load figures for cueue serve over loopback HTTP (not run by ctest).
+
+usage: python3 bench.py URL SERVER_PID [N_OBJECTS] [N_WATCHERS]
+
+Measures creates/s with 1 and 16 clients (persistent HTTP/1.1 connections,
+one thread each), list latency with N objects (JSON, Table, paged), watch
+fan-out (N_WATCHERS streams, time until every stream saw every event), and
+the server's RSS. The client is Python: with 16 threads it can itself be the
+limit, so the 16-client figure is a lower bound for the server.
+"""
+import http.client
+import json
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+
+URL = sys.argv[1]
+PID = int(sys.argv[2])
+N = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
+W = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+u = urllib.parse.urlparse(URL)
+HOST, PORT = u.hostname, u.port
+G = "/apis/kueue.x-k8s.io/v1beta2"
+NS = "bench"
+
+
+def conn():
+    return http.client.HTTPConnection(HOST, PORT, timeout=60)
+
+
+def req(c, method, path, body=None, headers=None):
+    h = {"Content-Type": "application/json"}
+    h.update(headers or {})
+    c.request(method, path, body=json.dumps(body) if body is not None else None, headers=h)
+    r = c.getresponse()
+    data = r.read()
+    return r.status, data
+
+
+def rss_kib():
+    with open(f"/proc/{PID}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def wl(name):
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": name, "labels": {"bench": "yes"}},
+            "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1, "template": {
+                "spec": {"containers": [{"name": "c", "image": "busybox",
+                                         "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+
+
+def creates(clients, total, prefix):
+    per = total // clients
+    errors = []
+
+    def run(k):
+        c = conn()
+        for i in range(per):
+            st, data = req(c, "POST", f"{G}/namespaces/{NS}/workloads", wl(f"{prefix}-{k}-{i}"))
+            if st != 201:
+                errors.append((st, data[:200]))
+        c.close()
+    ts = [threading.Thread(target=run, args=(k,)) for k in range(clients)]
+    t0 = time.monotonic()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    dt = time.monotonic() - t0
+    return per * clients / dt, errors
+
+
+def main():
+    c = conn()
+    req(c, "POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
+    print(f"rss at start: {rss_kib()} KiB")
+
+    for clients, total in ((1, 2000), (16, 8000)):
+        rate, errs = creates(clients, total, f"c{clients}")
+        print(f"creates/s with {clients:2d} client(s): {rate:8.0f}  ({total} creates, "
+              f"{len(errs)} errors)")
+
+    have = 10000
+    if N > have:
+        rate, _ = creates(16, N - have, "fill")
+    st, data = req(c, "GET", f"{G}/namespaces/{NS}/workloads?limit=1")
+    print(f"objects: {N}, rss: {rss_kib()} KiB")
+
+    for label, path, hdr in (
+            ("list all (JSON)", f"{G}/namespaces/{NS}/workloads", {}),
+            ("list limit=500 (JSON)", f"{G}/namespaces/{NS}/workloads?limit=500", {}),
+            ("list limit=500 (Table)", f"{G}/namespaces/{NS}/workloads?limit=500",
+             {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}),
+            ("list by labelSelector, all", f"{G}/workloads?labelSelector=bench%3Dyes", {}),
+            ("list fieldSelector name=", f"{G}/namespaces/{NS}/workloads?fieldSelector="
+             f"metadata.name%3Dc1-0-5", {})):
+        times = []
+        for _ in range(5):
+            t0 = time.monotonic()
+            st, data = req(c, "GET", path, headers=hdr)
+            times.append(time.monotonic() - t0)
+        assert st == 200, (st, data[:200])
+        times.sort()
+        print(f"{label:28s} median {times[2]*1000:8.1f} ms  ({len(data)/1e6:.1f} MB)")
+
+    # Watch fan-out: W raw streams from now, then 200 creates.
+    st, data = req(c, "GET", f"{G}/namespaces/{NS}/workloads?limit=1")
+    rv = json.loads(data)["metadata"]["resourceVersion"]
+    K = 200
+    done = []
+    lock = threading.Lock()
+
+    def watcher():
+        s = socket.create_connection((HOST, PORT), timeout=60)
+        s.sendall(f"GET {G}/namespaces/{NS}/workloads?watch=true&resourceVersion={rv}"
+                  f"&timeoutSeconds=60 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        buf = b""
+        while buf.count(b'"type":"ADDED"') < K:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+        with lock:
+            done.append(time.monotonic())
+        s.close()
+    ws = [threading.Thread(target=watcher) for _ in range(W)]
+    for t in ws:
+        t.start()
+    time.sleep(1)
+    t0 = time.monotonic()
+    for i in range(K):
+        req(c, "POST", f"{G}/namespaces/{NS}/workloads", wl(f"w-{i}"))
+    t1 = time.monotonic()
+    for t in ws:
+        t.join()
+    print(f"watch fan-out: {W} watchers x {K} events: writes took {(t1-t0)*1000:.0f} ms, "
+          f"last watcher done {(max(done)-t0)*1000:.0f} ms after the first write "
+          f"({len(done)} of {W} complete)")
+    print(f"rss at end: {rss_kib()} KiB")
+
+
+main()

@@ -1,0 +1,228 @@
+/* route_test.c -- REST path parsing, field selectors, tables, authorization
+ * (server/route.c, select.c, table.c, auth.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "server/srv_int.h"
+
+static void test_route_core_namespace_ambiguity(void **state)
+{
+    struct srv_route rt;
+    srv_route_parse("/api/v1/namespaces/team-a", &rt);
+    assert_int_equal(rt.kind, RT_OBJECT);
+    assert_string_equal(rt.res->plural, "namespaces");
+    assert_string_equal(rt.name, "team-a");
+    assert_string_equal(rt.ns, "");
+
+    srv_route_parse("/api/v1/namespaces/team-a/status", &rt);
+    assert_int_equal(rt.kind, RT_STATUS);
+    assert_string_equal(rt.res->plural, "namespaces");
+
+    srv_route_parse("/api/v1/namespaces/team-a/events", &rt);
+    assert_int_equal(rt.kind, RT_COLLECTION);
+    assert_string_equal(rt.res->plural, "events");
+    assert_string_equal(rt.ns, "team-a");
+
+    srv_route_parse("/api/v1/namespaces/team-a/pods/p1/status", &rt);
+    assert_int_equal(rt.kind, RT_STATUS);
+    assert_string_equal(rt.name, "p1");
+}
+
+static void test_route_groups(void **state)
+{
+    struct srv_route rt;
+    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/clusterqueues", &rt);
+    assert_int_equal(rt.kind, RT_COLLECTION);
+    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/workloads", &rt);
+    assert_int_equal(rt.kind, RT_COLLECTION); /* all namespaces */
+    assert_string_equal(rt.ns, "");
+    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/status", &rt);
+    assert_int_equal(rt.kind, RT_STATUS);
+    assert_string_equal(rt.ns, "a");
+    assert_string_equal(rt.name, "w");
+    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2", &rt);
+    assert_int_equal(rt.kind, RT_GV);
+    srv_route_parse("/apis/batch", &rt);
+    assert_int_equal(rt.kind, RT_GROUP);
+}
+
+static void test_route_not_found(void **state)
+{
+    static const char *const bad[] = {
+        "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",           /* other version */
+        "/apis/kueue.x-k8s.io/v1beta2/workloads/w",             /* namespaced, no namespace */
+        "/apis/kueue.x-k8s.io/v1beta2/namespaces/a/clusterqueues", /* cluster-scoped in ns */
+        "/apis/kueue.x-k8s.io/v1beta2/resourceflavors/f/status",  /* no status subresource */
+        "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/c/scale",
+        "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/",
+        "/apis//v1/x",
+        "/apis/kueue.x-k8s.io/v1beta2/widgets",
+        "/healthz/x",
+        "relative/path",
+    };
+    for (size_t i = 0; i < CU_ARRAY_SIZE(bad); i++) {
+        struct srv_route rt;
+        srv_route_parse(bad[i], &rt);
+        if (rt.kind != RT_NONE)
+            fail_msg("%s parsed as %d", bad[i], rt.kind);
+    }
+}
+
+static void test_route_bad_names_and_visibility(void **state)
+{
+    struct srv_route rt;
+    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/clusterqueues/..", &rt);
+    assert_int_equal(rt.kind, RT_BAD_NAME);
+    assert_string_equal(rt.bad, "..");
+    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/namespaces/./localqueues", &rt);
+    assert_int_equal(rt.kind, RT_BAD_NAME);
+    srv_route_parse("/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/pendingworkloads",
+                    &rt);
+    assert_int_equal(rt.kind, RT_PENDING_CQ);
+    assert_string_equal(rt.name, "cq");
+    srv_route_parse(
+        "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/lq/pendingworkloads",
+        &rt);
+    assert_int_equal(rt.kind, RT_PENDING_LQ);
+    assert_string_equal(rt.ns, "a");
+    srv_route_parse("/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq", &rt);
+    assert_int_equal(rt.kind, RT_NONE);
+}
+
+static void test_fsel(void **state)
+{
+    const struct store_resource *ev = store_resource_find("events");
+    const struct store_resource *cq = store_resource_find("clusterqueues.kueue.x-k8s.io");
+    struct srv_fsel f;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(srv_fsel_parse("involvedObject.kind=Workload,involvedObject.namespace=,"
+                                    "type!=Warning,source==kueue",
+                                    ev, &f, &e),
+                     0);
+    assert_false(f.store_can);
+    json_t *o = json_loads("{\"involvedObject\":{\"kind\":\"Workload\"},\"type\":\"Normal\","
+                           "\"source\":{\"component\":\"kueue\"}}",
+                           0, NULL);
+    assert_true(srv_fsel_match(&f, o));
+    json_object_set_new(o, "type", json_string("Warning"));
+    assert_false(srv_fsel_match(&f, o));
+    json_decref(o);
+
+    assert_int_equal(srv_fsel_parse("metadata.name=x", cq, &f, &e), 0);
+    assert_true(f.store_can);
+    assert_int_equal(srv_fsel_parse("spec.cohortName=x", cq, &f, &e), ERR_INVALID);
+    assert_string_equal(e.message, "field label not supported: spec.cohortName");
+    err_init(&e);
+    assert_int_equal(srv_fsel_parse("justaword", cq, &f, &e), ERR_INVALID);
+}
+
+static void test_human_duration(void **state)
+{
+    static const struct {
+        int64_t ms;
+        const char *want;
+    } cases[] = {
+        {-5000, "<invalid>"}, {-900, "0s"},          {0, "0s"},
+        {119000, "119s"},     {120000, "2m"},        {150000, "2m30s"},
+        {700000, "11m"},      {3 * 3600000, "3h"},   {3 * 3600000 + 60000, "3h1m"},
+        {47 * 3600000LL, "47h"}, {50 * 3600000LL, "2d2h"}, {9 * 86400000LL, "9d"},
+        {800 * 86400000LL, "2y70d"}, {3650 * 86400000LL, "10y"},
+    };
+    for (size_t i = 0; i < CU_ARRAY_SIZE(cases); i++) {
+        char buf[32];
+        srv_human_duration(cases[i].ms, buf, sizeof(buf));
+        assert_string_equal(buf, cases[i].want);
+    }
+}
+
+static void test_table_workload(void **state)
+{
+    const struct store_resource *wl = store_resource_find("workloads.kueue.x-k8s.io");
+    json_t *o = json_loads(
+        "{\"metadata\":{\"name\":\"wl1\",\"namespace\":\"a\",\"creationTimestamp\":"
+        "\"2026-01-01T00:00:00Z\",\"managedFields\":[{}]},\"spec\":{\"queueName\":\"lq\"},"
+        "\"status\":{\"admission\":{\"clusterQueue\":\"cq\"},\"conditions\":[{\"type\":"
+        "\"QuotaReserved\",\"status\":\"True\"},{\"type\":\"Admitted\",\"status\":\"True\"}]}}",
+        0, NULL);
+    assert_non_null(o);
+    struct srv_table_opts opts = {true, 1, 1767225600000LL + 5000}; /* 5 s later */
+    json_t *t = srv_table(wl, &o, 1, &opts);
+    json_t *cells = json_object_get(json_array_get(json_object_get(t, "rows"), 0), "cells");
+    char *s = json_dumps(cells, JSON_COMPACT);
+    assert_string_equal(s, "[\"wl1\",\"lq\",\"cq\",\"True\",null,\"5s\"]");
+    free(s);
+    json_t *obj = json_object_get(json_array_get(json_object_get(t, "rows"), 0), "object");
+    assert_string_equal(json_string_value(json_object_get(obj, "kind")), "PartialObjectMetadata");
+    assert_null(json_object_get(json_object_get(obj, "metadata"), "managedFields"));
+    assert_int_equal(json_array_size(json_object_get(t, "columnDefinitions")), 6);
+    json_decref(t);
+    json_decref(o);
+}
+
+static void test_table_cq_types(void **state)
+{
+    const struct store_resource *cq = store_resource_find("clusterqueues.kueue.x-k8s.io");
+    /* A string at an integer column is null; an integer at a string column is text. */
+    json_t *o = json_loads("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"cohortName\":7},"
+                           "\"status\":{\"pendingWorkloads\":\"x\",\"admittedWorkloads\":2}}",
+                           0, NULL);
+    struct srv_table_opts opts = {false, 0, 0};
+    json_t *t = srv_table(cq, &o, 1, &opts);
+    json_t *row = json_array_get(json_object_get(t, "rows"), 0);
+    char *s = json_dumps(json_object_get(row, "cells"), JSON_COMPACT);
+    assert_string_equal(s, "[\"c\",\"7\",null,null,2]");
+    free(s);
+    assert_null(json_object_get(row, "object"));
+    assert_int_equal(json_array_size(json_object_get(t, "columnDefinitions")), 0);
+    json_decref(t);
+    json_decref(o);
+}
+
+static void test_authorize_tenant(void **state)
+{
+    struct srv_user u = {.name = "tenant-a", .admin = false, .nns = 1};
+    strcpy(u.ns[0], "a");
+    const struct store_resource *cq = store_resource_find("clusterqueues.kueue.x-k8s.io");
+    const struct store_resource *wl = store_resource_find("workloads.kueue.x-k8s.io");
+    const struct store_resource *job = store_resource_find("jobs.batch");
+    const struct store_resource *lease = store_resource_find("leases.coordination.k8s.io");
+    assert_true(srv_authorize(&u, "get", cq, NULL, NULL));
+    assert_true(srv_authorize(&u, "watch", cq, NULL, NULL));
+    assert_false(srv_authorize(&u, "create", cq, NULL, NULL));
+    assert_false(srv_authorize(&u, "patch", cq, NULL, "status"));
+    assert_true(srv_authorize(&u, "create", job, "a", NULL));
+    assert_true(srv_authorize(&u, "delete", job, "a", NULL));
+    assert_false(srv_authorize(&u, "create", job, "b", NULL));
+    assert_false(srv_authorize(&u, "list", job, NULL, NULL));
+    assert_false(srv_authorize(&u, "update", job, "a", "status"));
+    assert_true(srv_authorize(&u, "list", wl, "a", NULL));
+    assert_false(srv_authorize(&u, "patch", wl, "a", "status"));
+    assert_false(srv_authorize(&u, "create", wl, "a", NULL));
+    assert_false(srv_authorize(&u, "get", lease, "a", NULL));
+    struct srv_user admin = {.name = "admin", .admin = true};
+    assert_true(srv_authorize(&admin, "deletecollection", wl, NULL, NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_route_core_namespace_ambiguity),
+        cmocka_unit_test(test_route_groups),
+        cmocka_unit_test(test_route_not_found),
+        cmocka_unit_test(test_route_bad_names_and_visibility),
+        cmocka_unit_test(test_fsel),
+        cmocka_unit_test(test_human_duration),
+        cmocka_unit_test(test_table_workload),
+        cmocka_unit_test(test_table_cq_types),
+        cmocka_unit_test(test_authorize_tenant),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
