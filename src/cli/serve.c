@@ -21,6 +21,8 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "controller/api_client.h"
+#include "controller/ctl.h"
 #include "server/server.h"
 #include "server/setup.h"
 #include "store/store.h"
@@ -39,9 +41,9 @@ static void serve_usage(FILE *out)
             "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
             "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
             "  --config FILE          cueue configuration (read by the controllers)\n"
-            "  --controllers all|none in-process controllers (accepted; the controllers are not\n"
-            "                         part of this build yet, so nothing is reconciled)\n"
-            "  --executor local|none  run admitted Jobs locally (accepted; not yet connected)\n"
+            "  --controllers all|none in-process controllers (default all; none = only the API)\n"
+            "  --executor local|none  run admitted Jobs' commands as local processes (default\n"
+            "                         local; output under DIR/pods)\n"
             "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
             "                         token over HTTP, so requests without one act as the admin\n"
             "  -v, --verbose          log every request\n"
@@ -311,13 +313,28 @@ int cli_serve(int argc, char **argv)
         goto out_srv;
     }
     log_info("serving the Kubernetes API at %s (kubeconfig: %s)", url, kc_path);
-    if (!strcmp(o.controllers, "all") || !strcmp(o.executor, "local"))
-        log_info("controllers and executor are not part of this build: objects are stored and "
-                 "served, not reconciled");
+
+    /* The in-process controllers (controller/ctl.h), over the store. */
+    struct ac_client *ac = NULL;
+    struct ctl *ctl = NULL;
+    if (!strcmp(o.controllers, "all")) {
+        ac = ac_store_new(st);
+        struct ctl_options co = {.client = ac,
+                                 .config_path = o.config,
+                                 .executor = !strcmp(o.executor, "local"),
+                                 .data_dir = o.data_dir};
+        if (ctl_start(&co, &ctl, &e)) {
+            rc = fail(&e);
+            ac_free(ac);
+            goto out_srv;
+        }
+    }
 
     int sig = 0;
     sigwait(&set, &sig);
     log_info("signal %d: shutting down", sig);
+    ctl_stop(ctl);
+    ac_free(ac);
 out_srv:
     srv_stop(s);
 out_store:
