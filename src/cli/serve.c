@@ -272,6 +272,8 @@ int cli_serve(int argc, char **argv)
     snprintf(tokens, sizeof(tokens), "%s/tokens", o.data_dir);
     snprintf(kc_default, sizeof(kc_default), "%s/kubeconfig", o.data_dir);
     const char *kc_path = o.kubeconfig ? o.kubeconfig : kc_default;
+    char podlogs[4096];
+    snprintf(podlogs, sizeof(podlogs), "%s/pods", o.data_dir);
 
     struct store_options so = {.path = db};
     struct store *st = NULL;
@@ -299,6 +301,7 @@ int cli_serve(int argc, char **argv)
         .tokens_path = tokens,
         .anonymous_admin = o.insecure,
         .store = st,
+        .pod_log_dir = podlogs,
     };
     struct srv *s = NULL;
     int rc = 0;

@@ -161,6 +161,8 @@ static int dispatch(struct srv_req *q)
     case RT_PENDING_CQ:
     case RT_PENDING_LQ:
         return srv_handle_pending(q, &rt);
+    case RT_POD_LOG:
+        return srv_handle_pod_log(q, &rt);
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
@@ -261,6 +263,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->pending = o->pending;
     s->anonymous_admin = o->anonymous_admin;
     s->pending_arg = o->pending_arg;
+    s->pod_log_dir = o->pod_log_dir ? xstrdup(o->pod_log_dir) : NULL;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
     srv_discovery_build(s);
 
@@ -307,5 +310,6 @@ void srv_stop(struct srv *s)
     MHD_stop_daemon(s->daemon);
     srv_discovery_free(s);
     srv_auth_release(&s->auth);
+    free(s->pod_log_dir);
     free(s);
 }

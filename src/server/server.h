@@ -48,6 +48,7 @@ struct srv_options {
     struct store *store;      /* borrowed; must outlive the server */
     srv_pending_fn pending;   /* visibility source, or NULL (empty lists) */
     void *pending_arg;
+    const char *pod_log_dir;  /* where the local executor keeps pod output, or NULL */
 };
 
 /* Start serving in background threads. Returns 0 and *out (stop with

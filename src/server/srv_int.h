@@ -49,6 +49,7 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
+    char *pod_log_dir; /* local executor output, or NULL (podlog.c) */
     /* Discovery documents, built once at start (owned). */
     char *disc_core;     /* aggregated /api */
     char *disc_groups;   /* aggregated /apis */
@@ -68,6 +69,7 @@ enum srv_route_kind {
     RT_COLLECTION, /* .../R */
     RT_OBJECT,     /* .../R/N */
     RT_STATUS,     /* .../R/N/status */
+    RT_POD_LOG,    /* /api/v1/namespaces/NS/pods/N/log (podlog.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
 };
@@ -95,6 +97,9 @@ struct srv_req {
     bool too_large;
     struct srv_user user;
 };
+
+/* GET .../pods/N/log from the local executor's files (podlog.c). */
+int srv_handle_pod_log(struct srv_req *q, const struct srv_route *rt);
 
 /* Query and header access (borrowed, NULL when absent). */
 const char *srv_query(struct srv_req *q, const char *key);
