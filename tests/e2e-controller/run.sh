@@ -132,10 +132,10 @@ stop_server "$PID"
 
 # 3. Preemption of a running Job by a higher-priority one.
 start_server preempt || exit 1
-sh "$HERE/preempt.sh"
+. "$HERE/preempt.sh"
 
 # 4. Restart safety.
-sh "$HERE/restart.sh"
+. "$HERE/restart.sh"
 
 check_server_logs
 note "controller e2e: $PASS passed, $FAIL failed"
