@@ -38,7 +38,7 @@ run: build
 	@./scripts/run.sh $(BUILD)/cueue
 
 demo: build
-	@./scripts/run.sh $(BUILD)/cueue
+	@./scripts/demo.sh $(BUILD)/cueue
 
 bench: build
 	@$(BUILD)/cueue bench --micro

@@ -911,11 +911,12 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
         if (!suspended) {
             const json_t *ev = cond(wl, "Evicted");
             job_suspend_write(c, job, wl, jstr(ev, "message") ? jstr(ev, "message") : "");
-            job = ctl_get(c, CK_JOB, ns, name) ? ctl_get(c, CK_JOB, ns, name) : job;
-            if (c->exec)
-                exec_job(c->exec, ns, name, job);
+            const json_t *now_job = ctl_get(c, CK_JOB, ns, name);
+            if (c->exec && now_job)
+                exec_job(c->exec, ns, name, now_job);
         }
-        if (job_active(c, job) == 0)
+        const json_t *cur_job = ctl_get(c, CK_JOB, ns, name);
+        if (job_active(c, cur_job ? cur_job : job) == 0)
             release_quota(c, wl);
         goto exec_wl;
     }
