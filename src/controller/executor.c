@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,7 +505,7 @@ void exec_job(struct exec *x, const char *ns, const char *name, const json_t *jo
     while ((json_int_t)j->n < target) {
         char pod[320];
         static const char alnum[] = "bcdfghjklmnpqrstvwxz2456789";
-        unsigned r = (unsigned)(tm_now_ms() * 2654435761u) ^ (++x->seq * 40503u) ^ (unsigned)getpid();
+        unsigned r = (unsigned)((uint64_t)tm_now_ms() * 2654435761u) ^ (++x->seq * 40503u) ^ (unsigned)getpid();
         char sfx[6];
         for (int k = 0; k < 5; k++) {
             sfx[k] = alnum[r % (sizeof(alnum) - 1)];

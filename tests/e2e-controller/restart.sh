@@ -2,7 +2,7 @@
 # being admitted, restart it on the same data, and check the accounting:
 # each CQ's reported usage is the sum of its reserved workloads' usage, no
 # more than its quota is reserved, every Job has exactly one Workload.
-start_server restart --executor none || return 1
+start_server restart --controllers all --executor none || return 1
 RPID=$PID
 {
     cat <<'YAML'
@@ -61,7 +61,7 @@ kill -9 "$RPID"
 wait "$RPID" 2>/dev/null
 wait "$APPLY" 2>/dev/null
 before=$(k get jobs -n rs -o name 2>/dev/null | wc -l)
-start_server restart --executor none || return 1
+start_server restart --controllers all --executor none || return 1
 # Every Job kubectl created before or after the kill is there; re-apply the
 # ones the kill interrupted.
 k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1

@@ -111,7 +111,7 @@ walkthrough() {
 }
 
 # 1. In-process controllers and executor.
-start_server inproc || exit 1
+start_server inproc --controllers all --executor local || exit 1
 LOGS=1
 walkthrough "in-process"
 stop_server "$PID"
@@ -131,7 +131,7 @@ stop_server "$CPID"
 stop_server "$PID"
 
 # 3. Preemption of a running Job by a higher-priority one.
-start_server preempt || exit 1
+start_server preempt --controllers all --executor local || exit 1
 . "$HERE/preempt.sh"
 
 # 4. Restart safety.
