@@ -25,10 +25,12 @@
 static const char MSG_FORMAT[] = "quantities must match the regular expression "
                                  "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 static const char MSG_SUFFIX[] = "unable to parse quantity's suffix";
+static const char MSG_NUMERIC[] = "unable to parse numeric part of quantity";
 
 /* The pieces of a quantity string, as Kubernetes' scanner splits it. */
 struct scan {
     bool neg;
+    bool digits;     /* the number part has at least one digit */
     const char *num; /* integer digits after leading zeros; may be empty */
     size_t num_len;
     const char *den; /* digits after the point; may be empty */
@@ -56,8 +58,10 @@ static bool scan_quantity(const char *s, struct scan *sc)
     } else if (s[i] == '+') {
         i++;
     }
-    while (s[i] == '0')
+    while (s[i] == '0') {
+        sc->digits = true;
         i++;
+    }
     if (s[i] == '\0') {
         sc->num = sc->den = sc->suf = s + i;
         return true;
@@ -74,6 +78,7 @@ static bool scan_quantity(const char *s, struct scan *sc)
             i++;
         sc->den_len = (size_t)(s + i - sc->den);
     }
+    sc->digits |= sc->num_len > 0 || sc->den_len > 0;
     sc->suf = s + i;
     while (s[i] != '\0' && strchr("eEinumkKMGTP", s[i]))
         i++;
@@ -161,6 +166,16 @@ static bool interpret_suffix(const char *s, size_t n, struct suffix *out)
         return true;
     }
     return false;
+}
+
+/* Kubernetes takes a slow path for a scale below nano or a binary suffix of
+ * Pi and up, and that path cannot read a number without digits: "Pi", ".Ei",
+ * "e-10" are ErrNumeric there, while "Ki", ".", "e3" read as zero. */
+static bool numeric_fails(const struct scan *sc, const struct suffix *suf)
+{
+    if (sc->digits)
+        return false;
+    return suf->base == 10 ? suf->exp < -9 : suf->exp >= 50;
 }
 
 /* The digit string T = num ++ den, indexed across both parts. */
@@ -292,6 +307,8 @@ int q_parse(const char *s, struct q_quantity *out, struct err *e)
         return fail(e, MSG_FORMAT);
     if (!interpret_suffix(sc.suf, sc.suf_len, &suf))
         return fail(e, MSG_SUFFIX);
+    if (numeric_fails(&sc, &suf))
+        return fail(e, MSG_NUMERIC);
 
     struct q_quantity q = {Q_ZERO, suf.format, false};
     struct digits d;
@@ -337,7 +354,8 @@ bool q_keeps_input(const char *s)
 {
     struct scan sc;
     struct suffix suf;
-    if (!s || !*s || !scan_quantity(s, &sc) || !interpret_suffix(sc.suf, sc.suf_len, &suf))
+    if (!s || !*s || !scan_quantity(s, &sc) || !interpret_suffix(sc.suf, sc.suf_len, &suf) ||
+        numeric_fails(&sc, &suf))
         return false;
     if (strcmp(s, "0") == 0)
         return true;

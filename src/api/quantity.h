@@ -49,8 +49,10 @@ struct q_quantity {
 /* Parse any form Kubernetes accepts ("500m", "2", "1Gi", "1e3", "+1.5", ".5",
  * "-2Ki"). Returns 0, or ERR_INVALID with *out untouched and the reason in e,
  * worded as Kubernetes words it: "quantities must match the regular expression
- * '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'". Too-large values are not an
- * error: they saturate and set out->saturated. */
+ * '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" (also for ""), "unable to
+ * parse quantity's suffix" ("1e", "1ki") or "unable to parse numeric part of
+ * quantity" ("Pi"). Too-large values are not an error: they saturate and set
+ * out->saturated. */
 CU_MUST_CHECK int q_parse(const char *s, struct q_quantity *out, struct err *e);
 /* q_parse for a value that must be exact: saturation is ERR_RANGE. */
 CU_MUST_CHECK int q_parse_amount(const char *s, q_amount *out, struct err *e);
@@ -77,7 +79,9 @@ q_amount q_min(q_amount a, q_amount b);
 
 /* Kueue's resource units (Kueue pkg/resources/requests.go ResourceValue):
  * millicores for "cpu", whole base units (rounded up) for every other
- * resource. The engine does all quota arithmetic in these units. */
+ * resource. The engine does all quota arithmetic in these units.
+ * Q_UNLIMITED and Q_MIN stay INT64_MAX and INT64_MIN in any unit; a negative
+ * value rounds away from zero as well (-1500m of memory is -2). */
 int64_t q_resource_value(const char *resource, q_amount a);
 /* Back from resource units to an amount (saturating). */
 q_amount q_from_resource_value(const char *resource, int64_t v);

@@ -107,8 +107,8 @@ static bool set_condition(json_t *obj, const char *type, const char *status, con
     return changed;
 }
 
-bool api_status_set_condition(json_t *obj, const char *type, const char *status,
-                              const char *reason, const char *message, int64_t now_ms)
+bool api_status_set_condition(json_t *obj, const char *type, const char *status, const char *reason,
+                              const char *message, int64_t now_ms)
 {
     return set_condition(obj, type, status, reason, message, now_ms, true);
 }
@@ -147,9 +147,9 @@ void api_status_set_admission(json_t *obj, const struct api_admission *a)
         json_object_set_new(o, "flavors", fl);
         json_t *ru = json_object();
         for (size_t k = 0; k < p->resource_usage.n; k++)
-            json_object_set_new(ru, p->resource_usage.items[k].name,
-                                quantity(p->resource_usage.items[k].name,
-                                         p->resource_usage.items[k].amount));
+            json_object_set_new(
+                ru, p->resource_usage.items[k].name,
+                quantity(p->resource_usage.items[k].name, p->resource_usage.items[k].amount));
         json_object_set_new(o, "resourceUsage", ru);
         if (p->has_count)
             json_object_set_new(o, "count", json_integer(p->count));
@@ -159,8 +159,7 @@ void api_status_set_admission(json_t *obj, const struct api_admission *a)
     json_object_set_new(st, "admission", adm);
 }
 
-void api_status_set_resource_requests(json_t *obj, const struct api_status_requests *ps,
-                                      size_t n)
+void api_status_set_resource_requests(json_t *obj, const struct api_status_requests *ps, size_t n)
 {
     json_t *st = status_obj(obj);
     if (!n) {
@@ -173,9 +172,9 @@ void api_status_set_resource_requests(json_t *obj, const struct api_status_reque
         json_object_set_new(o, "name", json_string(ps[i].name));
         json_t *r = json_object();
         for (size_t k = 0; k < ps[i].resources.n; k++)
-            json_object_set_new(r, ps[i].resources.items[k].name,
-                                quantity(ps[i].resources.items[k].name,
-                                         ps[i].resources.items[k].amount));
+            json_object_set_new(
+                r, ps[i].resources.items[k].name,
+                quantity(ps[i].resources.items[k].name, ps[i].resources.items[k].amount));
         json_object_set_new(o, "resources", r);
         json_array_append_new(arr, o);
     }

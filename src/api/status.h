@@ -28,8 +28,8 @@
  * the condition is new; observedGeneration is metadata.generation (left
  * out when 0); the message is truncated. Creates status and conditions
  * when missing. Returns true when anything changed. */
-bool api_status_set_condition(json_t *obj, const char *type, const char *status,
-                              const char *reason, const char *message, int64_t now_ms);
+bool api_status_set_condition(json_t *obj, const char *type, const char *status, const char *reason,
+                              const char *message, int64_t now_ms);
 /* Set observedGeneration or not: a Preempted-style condition carries none.
  * Same as api_status_set_condition otherwise. */
 bool api_status_set_condition_nogen(json_t *obj, const char *type, const char *status,
@@ -48,8 +48,7 @@ struct api_status_requests {
     struct api_resources resources; /* in the order to write */
 };
 /* Set status.resourceRequests (n = 0 removes it). */
-void api_status_set_resource_requests(json_t *obj, const struct api_status_requests *ps,
-                                      size_t n);
+void api_status_set_resource_requests(json_t *obj, const struct api_status_requests *ps, size_t n);
 
 /* Set status.requeueState {count, requeueAt} (requeue_at_ms 0 leaves
  * requeueAt out); api_status_clear_requeue_state removes it. */

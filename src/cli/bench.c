@@ -16,6 +16,7 @@
 
 #include "api/objects.h"
 #include "base/arena.h"
+#include "cli/bench_preempt.h" /* --preemption */
 #include "cli/cli.h"
 #include "engine/engine.h"
 
@@ -161,9 +162,12 @@ int cli_bench(int argc, char **argv)
     bool micro = false;
     int only_cqs = 0, pending = 8;
     bool only_admissions = false;
+    bool only_preemption = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--micro")) {
             micro = true;
+        } else if (!strcmp(argv[i], "--preemption")) {
+            only_preemption = true;
         } else if (!strcmp(argv[i], "--admissions")) {
             only_admissions = true;
         } else if (!strcmp(argv[i], "--cqs") && i + 1 < argc) {
@@ -171,10 +175,12 @@ int cli_bench(int argc, char **argv)
         } else if (!strcmp(argv[i], "--pending") && i + 1 < argc) {
             pending = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: cueue bench --micro [--admissions | --cqs N [--pending P]]\n\n"
+            printf("usage: cueue bench --micro [--admissions | --preemption | --cqs N "
+                   "[--pending P]]\n\n"
                    "Measure the admission engine alone: admissions per second and the cost\n"
                    "of one cycle (--admissions: only the first; --cqs: only the cycle cost\n"
-                   "for N ClusterQueues with P pending workloads each).\n");
+                   "for N ClusterQueues with P pending workloads each; --preemption: only\n"
+                   "the preemption target search and the fair-sharing cycle).\n");
             return 0;
         } else {
             fprintf(stderr, "cueue bench: unknown option '%s'\n", argv[i]);
@@ -185,6 +191,8 @@ int cli_bench(int argc, char **argv)
         fprintf(stderr, "cueue bench: only --micro is available yet\n");
         return 2;
     }
+    if (only_preemption)
+        return cli_bench_preemption();
     if (only_cqs > 0) {
         cycle_cost(only_cqs, pending < 2 ? 2 : pending);
         return 0;
@@ -196,5 +204,7 @@ int cli_bench(int argc, char **argv)
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         cycle_cost(sizes[i], 8);
     cycle_cost(1000, 64);
+    if (cli_bench_preemption())
+        rc = 1;
     return rc;
 }

@@ -32,7 +32,7 @@
 struct doc {
     const char *file;
     size_t index;
-    json_t *json;          /* borrowed from the stream, or owned (Job workloads) */
+    json_t *json; /* borrowed from the stream, or owned (Job workloads) */
     bool owned;
     struct api_object *obj; /* NULL for ResourceClaimTemplates and skipped kinds */
     struct eng_wl *wl;      /* for Workloads */
@@ -71,15 +71,19 @@ static const char *meta_str(const json_t *doc, const char *k)
     return jstr(json_object_get(doc, "metadata"), k);
 }
 
+/* "cueue schedule: FILE: document N: Kind/[ns/]name: path: message" (the
+ * object is named in e, see decode_doc). */
 static int bad_input(const char *file, size_t index, const json_t *doc, const struct err *e)
 {
     struct sb sb = SB_INIT;
     err_format(e, &sb);
-    const char *kind = jstr(doc, "kind");
-    const char *name = meta_str(doc, "name");
-    const char *ns = meta_str(doc, "namespace");
-    fprintf(stderr, "cueue schedule: %s: document %zu (%s/%s%s%s): %s\n", file, index,
-            kind ? kind : "?", ns ? ns : "", ns ? "/" : "", name ? name : "?", sb_str(&sb));
+    if (e->object[0]) {
+        fprintf(stderr, "cueue schedule: %s: document %zu: %s\n", file, index, sb_str(&sb));
+    } else {
+        const char *kind = jstr(doc, "kind"), *name = meta_str(doc, "name");
+        fprintf(stderr, "cueue schedule: %s: document %zu: %s/%s: %s\n", file, index,
+                kind ? kind : "?", name ? name : "?", sb_str(&sb));
+    }
     sb_release(&sb);
     return 2;
 }
@@ -121,7 +125,8 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         json_object_set_new(ref, "kind", json_string("WorkloadPriorityClass"));
         json_object_set_new(ref, "name", json_string(wpc));
         json_object_set_new(spec, "priorityClassRef", ref);
-        json_object_set_new(spec, "priority", json_integer(json_integer_value(json_object_get(d, "value"))));
+        json_object_set_new(spec, "priority",
+                            json_integer(json_integer_value(json_object_get(d, "value"))));
         return;
     }
     const char *pcn = jstr(json_object_get(tpl, "spec"), "priorityClassName");
@@ -131,7 +136,8 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         for (size_t i = 0; i < r->n_docs; i++) {
             const json_t *x = r->docs[i].json;
             const char *k = jstr(x, "kind");
-            if (!k || strcmp(k, "PriorityClass") || !json_is_true(json_object_get(x, "globalDefault")))
+            if (!k || strcmp(k, "PriorityClass") ||
+                !json_is_true(json_object_get(x, "globalDefault")))
                 continue;
             if (!pc || json_integer_value(json_object_get(x, "value")) <
                            json_integer_value(json_object_get(pc, "value")))
@@ -144,7 +150,8 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         json_object_set_new(ref, "kind", json_string("PriorityClass"));
         json_object_set_new(ref, "name", json_string(meta_str(pc, "name")));
         json_object_set_new(spec, "priorityClassRef", ref);
-        json_object_set_new(spec, "priority", json_integer(json_integer_value(json_object_get(pc, "value"))));
+        json_object_set_new(spec, "priority",
+                            json_integer(json_integer_value(json_object_get(pc, "value"))));
         return;
     }
     json_object_set_new(spec, "priority", json_integer(0));
@@ -206,8 +213,8 @@ static json_t *job_to_workload(const struct run *r, const json_t *job)
     json_t *ps = json_object();
     json_object_set_new(ps, "name", json_string("main"));
     json_object_set_new(ps, "count", json_integer(par));
-    const char *minp = jstr(json_object_get(meta, "annotations"),
-                            "kueue.x-k8s.io/job-min-parallelism");
+    const char *minp =
+        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/job-min-parallelism");
     if (minp)
         json_object_set_new(ps, "minCount", json_integer(strtoll(minp, NULL, 10)));
     json_t *t = tpl ? json_deep_copy(tpl) : json_object();
@@ -283,8 +290,7 @@ static void claim_template(struct run *r, const json_t *doc)
         k++;
     }
     const char *ns = meta_str(doc, "namespace");
-    eng_set_claim_template(r->eng, ns ? ns : "default", meta_str(doc, "name"), k, classes,
-                           counts);
+    eng_set_claim_template(r->eng, ns ? ns : "default", meta_str(doc, "name"), k, classes, counts);
     free(classes);
     free(counts);
 }
@@ -488,8 +494,8 @@ static void on_preempted(struct run *r, const struct eng_preempted *p, bool rele
     const char *msg = p->message ? p->message : "";
     if (d) {
         api_status_set_condition(d->json, "Evicted", "True", "Preempted", msg, r->now);
-        api_status_set_condition_nogen(d->json, "Preempted", "True",
-                                       p->reason ? p->reason : "", msg, r->now);
+        api_status_set_condition_nogen(d->json, "Preempted", "True", p->reason ? p->reason : "",
+                                       msg, r->now);
     }
     if (!release)
         return;
@@ -513,8 +519,7 @@ static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release
         return;
     eng_wl_release(r->eng, ev->wl, r->now);
     if (d) {
-        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message,
-                                 r->now);
+        api_status_set_condition(d->json, "QuotaReserved", "False", "Pending", ev->message, r->now);
         api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
                                  "The workload has no reservation", r->now);
         api_status_set_admission(d->json, NULL);
@@ -643,9 +648,8 @@ static void print_text(const json_t *out)
         json_t *a = json_object_get(json_object_get(out, "assignments"), json_string_value(v));
         printf("admitted  %s in %s\n", json_string_value(v), a ? jstr(a, "clusterQueue") : "?");
     }
-    json_array_foreach(json_object_get(out, "preempted"), i, v)
-        printf("preempted %s by %s (%s)\n", jstr(v, "workload"), jstr(v, "preemptor"),
-               jstr(v, "reason"));
+    json_array_foreach(json_object_get(out, "preempted"), i, v) printf(
+        "preempted %s by %s (%s)\n", jstr(v, "workload"), jstr(v, "preemptor"), jstr(v, "reason"));
     const char *cq;
     json_t *arr;
     json_object_foreach(json_object_get(out, "pending"), cq, arr)

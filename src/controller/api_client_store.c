@@ -16,6 +16,10 @@
 #include "controller/api_client.h"
 #include "store/store.h"
 
+/* Bookmarks after this long without an event, as API servers send about
+ * once a minute, so a quiet watch still advances its resume point. */
+#define STORE_BOOKMARK_MS 60000
+
 struct store_client {
     struct ac_client base;
     struct store *s; /* borrowed */
@@ -88,7 +92,7 @@ static int parse_rv(const char *s, uint64_t *out, struct err *e)
 static int sc_watch_open(struct ac_client *c, const struct store_resource *r, const char *ns,
                          const struct ac_watch_opts *opts, struct ac_watch **out, struct err *e)
 {
-    struct store_watch_opts so = {0};
+    struct store_watch_opts so = {.bookmark_ms = STORE_BOOKMARK_MS};
     int timeout_s = 0;
     if (opts) {
         so.label_selector = opts->label_selector;

@@ -5,7 +5,8 @@
  * add/update/delete handlers for every change. The watch resumes from the
  * last version seen (bookmarks included) when it ends; a 410 Gone (the
  * version was compacted away) makes it list again, and the difference with
- * the cache is delivered as adds, updates and deletes; when the server goes
+ * the cache is delivered as adds, updates and deletes (objects whose
+ * resourceVersion did not change are not reported); when the server goes
  * away the informer retries with exponential backoff up to a cap.
  *
  * Threads: the network reads run on the informer's own thread, but the

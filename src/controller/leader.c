@@ -15,18 +15,9 @@
 #include "base/xalloc.h"
 #include "controller/api_client.h"
 
-static const struct store_resource lease_resource = {
-    .group = "coordination.k8s.io",
-    .version = "v1",
-    .plural = "leases",
-    .singular = "lease",
-    .kind = "Lease",
-    .key = "leases.coordination.k8s.io",
-    .namespaced = true,
-};
-
 struct le {
-    struct ac_client *client; /* borrowed */
+    struct ac_client *client;           /* borrowed */
+    const struct store_resource *lease; /* the store's table entry for Leases */
     char *ns, *name, *identity;
     int64_t lease_ms, renew_deadline_ms, retry_ms;
     void (*on_started)(void *arg);
@@ -61,8 +52,12 @@ int le_new(struct ac_client *client, const struct le_config *cfg, struct le **ou
                        "leader election: retry period (%lld ms) must be less than the renew "
                        "deadline (%lld ms)",
                        (long long)retry, (long long)deadline);
+    const struct store_resource *lease_res = store_resource_find("leases.coordination.k8s.io");
+    if (!lease_res)
+        return err_set(e, ERR_INTERNAL, "leader election: no Lease resource in the table");
     struct le *le = xcalloc(1, sizeof(*le));
     le->client = client;
+    le->lease = lease_res;
     le->ns = xstrdup(cfg->ns);
     le->name = xstrdup(cfg->name);
     le->identity = xstrdup(cfg->identity);
@@ -123,7 +118,7 @@ static enum attempt try_acquire_or_renew(struct le *le, int64_t now_ms)
     struct err e;
     err_init(&e);
     json_t *lease = NULL;
-    int rc = ac_get(le->client, &lease_resource, le->ns, le->name, &lease, &e);
+    int rc = ac_get(le->client, le->lease, le->ns, le->name, &lease, &e);
     int64_t dur_s = (le->lease_ms + 999) / 1000;
     if (rc == ERR_NOT_FOUND) {
         json_t *spec = new_spec(le, le->identity, dur_s, now_ms, NULL, 0);
@@ -131,7 +126,7 @@ static enum attempt try_acquire_or_renew(struct le *le, int64_t now_ms)
                                 "coordination.k8s.io/v1", "kind", "Lease", "metadata", "name",
                                 le->name, "namespace", le->ns, "spec", spec);
         err_init(&e);
-        rc = ac_create(le->client, &lease_resource, le->ns, obj, NULL, &e);
+        rc = ac_create(le->client, le->lease, le->ns, obj, NULL, &e);
         json_decref(obj);
         if (!rc)
             observe(le, spec, now_ms);
@@ -165,7 +160,7 @@ static enum attempt try_acquire_or_renew(struct le *le, int64_t now_ms)
                         : new_spec(le, le->identity, dur_s, now_ms, NULL, transitions + 1);
     json_object_set_new(lease, "spec", next);
     err_init(&e);
-    rc = ac_update(le->client, &lease_resource, le->ns, le->name, lease, NULL, &e);
+    rc = ac_update(le->client, le->lease, le->ns, le->name, lease, NULL, &e);
     if (!rc)
         observe(le, next, now_ms);
     json_decref(lease);
@@ -212,7 +207,7 @@ int le_release(struct le *le, int64_t now_ms, struct err *e)
     if (!le->leader)
         return 0;
     json_t *lease = NULL;
-    int rc = ac_get(le->client, &lease_resource, le->ns, le->name, &lease, e);
+    int rc = ac_get(le->client, le->lease, le->ns, le->name, &lease, e);
     if (rc)
         goto out_stop;
     json_t *spec = json_object_get(lease, "spec");
@@ -223,7 +218,7 @@ int le_release(struct le *le, int64_t now_ms, struct err *e)
     /* As client-go: no holder, a one-second lease, so anyone may take it now. */
     json_t *next = new_spec(le, "", 1, now_ms, NULL, transitions);
     json_object_set_new(lease, "spec", next);
-    rc = ac_update(le->client, &lease_resource, le->ns, le->name, lease, NULL, e);
+    rc = ac_update(le->client, le->lease, le->ns, le->name, lease, NULL, e);
     if (!rc)
         observe(le, next, now_ms);
 out_free:

@@ -167,9 +167,8 @@ static void partial_admission(struct eng *eng, struct entry *e)
         int64_t h = i + (j - i) / 2;
         for (size_t p = 0; p < wl->n_ps; p++) {
             const struct eng_ps *ps = &wl->ps[p];
-            int64_t delta = (ps->min_count > 0 && ps->min_count < ps->count)
-                                ? ps->count - ps->min_count
-                                : 0;
+            int64_t delta =
+                (ps->min_count > 0 && ps->min_count < ps->count) ? ps->count - ps->min_count : 0;
             counts[p] = (int32_t)(ps->count - (delta * h) / D);
         }
         struct fa_assignment a;
@@ -216,6 +215,12 @@ static void nominate(struct eng *eng, struct entry *e)
         e->rq = RQ_NAMESPACE_MISMATCH;
         return;
     }
+    if (wl->limits_msg) {
+        e->reason = "Misconfigured";
+        e->message = wl->limits_msg;
+        e->rq = RQ_GENERIC;
+        return;
+    }
     scan_check(eng, wl, e->cq);
     fa_assign(eng, e->cq, wl, NULL, true, &e->a);
     if (!acceptable(eng, e, &e->a, &e->targets, &e->n_targets))
@@ -228,7 +233,8 @@ static void nominate(struct eng *eng, struct entry *e)
 
 static int entry_cmp(const void *pa, const void *pb)
 {
-    const struct entry *a = pa, *b = pb;
+    const struct entry *a = *(const struct entry *const *)pa;
+    const struct entry *b = *(const struct entry *const *)pb;
     if (a->a.borrowing != b->a.borrowing)
         return a->a.borrowing < b->a.borrowing ? -1 : 1;
     if (a->wl->priority != b->wl->priority)
@@ -246,14 +252,16 @@ static int entry_cmp(const void *pa, const void *pb)
  * time from the cohort trees' dominant resource shares, recomputed after
  * each entry, and plugs in here. */
 struct order {
-    struct entry *es;
+    struct entry **es; /* cycle arena */
     size_t n, next;
     struct fs_head *fh; /* fair sharing: the tournament's heads (fairshare.c), else NULL */
 };
 
 static void order_init(struct eng *eng, struct order *o, struct entry *es, size_t n)
 {
-    o->es = es;
+    o->es = cyc_alloc(eng, (n + 1) * sizeof(*o->es));
+    for (size_t i = 0; i < n; i++)
+        o->es[i] = &es[i];
     o->n = n;
     o->next = 0;
     o->fh = NULL;
@@ -267,7 +275,7 @@ static void order_init(struct eng *eng, struct order *o, struct entry *es, size_
         }
         return;
     }
-    qsort(es, n, sizeof(*es), entry_cmp);
+    qsort(o->es, n, sizeof(*o->es), entry_cmp);
 }
 
 static struct entry *order_next(struct eng *eng, struct order *o)
@@ -278,9 +286,9 @@ static struct entry *order_next(struct eng *eng, struct order *o)
         if (k < 0)
             return NULL;
         o->fh[k].done = true;
-        return &o->es[k];
+        return o->es[k];
     }
-    return o->next < o->n ? &o->es[o->next++] : NULL;
+    return o->next < o->n ? o->es[o->next++] : NULL;
 }
 
 /* ---- processing (§6.3) ------------------------------------------------------------------ */
@@ -312,8 +320,7 @@ static bool usage_fits(struct eng *eng, struct entry *e, const struct victims *v
     return ok;
 }
 
-static void add_assignment_usage(struct eng *eng, struct eng_cq *cq,
-                                 const struct fa_assignment *a)
+static void add_assignment_usage(struct eng *eng, struct eng_cq *cq, const struct fa_assignment *a)
 {
     for (size_t i = 0; i < a->n_usage; i++)
         snap_add_usage(eng, &cq->node, a->usage_fr[i], a->usage_v[i]);
@@ -427,13 +434,29 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
     return true;
 }
 
-static void admit(struct eng *eng, struct entry *e)
+static bool block_admission(const struct eng *eng)
 {
-    add_assignment_usage(eng, e->cq, &e->a);
-    e->admitted = true;
+    return eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
+           eng->cfg.wait_for_pods_ready_enable && eng->cfg.block_admission;
 }
 
-static void process(struct eng *eng, struct entry *e, struct victims *v)
+static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
+{
+    /* waitForPodsReady.blockAdmission (§6.4): Kueue waits here until every
+     * admitted workload has PodsReady=True; offline nothing gets ready, so
+     * the head stays pending and is retried. */
+    if (block_admission(eng) && (eng->n_not_ready || *n_admitted)) {
+        e->reason = "WaitingForPodsReady";
+        e->message = "waiting for all admitted workloads to be in PodsReady condition";
+        e->rq = RQ_FAILED_AFTER_NOMINATION;
+        return;
+    }
+    add_assignment_usage(eng, e->cq, &e->a);
+    e->admitted = true;
+    (*n_admitted)++;
+}
+
+static void process(struct eng *eng, struct entry *e, struct victims *v, size_t *n_admitted)
 {
     struct fa_assignment *a = &e->a;
     if (a->mode == FA_NOFIT) {
@@ -464,7 +487,7 @@ static void process(struct eng *eng, struct entry *e, struct victims *v)
         skip(e, "Workload no longer fits after processing another workload");
         return;
     }
-    admit(eng, e);
+    admit(eng, e, n_admitted);
 }
 
 /* ---- admission (§6.4) -------------------------------------------------------------------- */
@@ -545,7 +568,7 @@ static void bypass_equivalent(struct eng *eng, struct eng_cq *cq, uint64_t shape
     eng__add_nofit_shape(cq, shape, reason);
     size_t i = 0;
     while (i < cq->q.n) {
-        struct eng_wl *w = cq->q.heap[i];
+        struct eng_wl *w = cq->q.heap[i].wl;
         if (w->shape != shape || w == cq->preemptor) {
             i++;
             continue;
@@ -622,7 +645,6 @@ static void drain_stopped(struct eng *eng)
 
 /* ---- the cycle ------------------------------------------------------------------------------ */
 
-
 const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
 {
     eng->now_ms = now_ms;
@@ -687,8 +709,9 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     /* 5. Process, one entry at a time in that order. */
     struct victims v = {0};
     struct entry *e;
+    size_t n_admitted = 0;
     while ((e = order_next(eng, &ord)))
-        process(eng, e, &v);
+        process(eng, e, &v, &n_admitted);
     free(v.wl);
 
     /* Drop the snapshot's changes, then charge the admissions for real. */

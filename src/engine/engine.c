@@ -12,7 +12,6 @@
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
 
-
 /* ---- configuration copy --------------------------------------------------------- */
 
 static const char *adup(struct arena *a, const char *s)
@@ -45,8 +44,7 @@ static void copy_config(struct eng *eng, const struct api_configuration *c)
     eng->cfg = *c;
     eng->has_cfg = true;
     copy_strings(a, &eng->cfg.exclude_resource_prefixes, &c->exclude_resource_prefixes);
-    eng->cfg.transformations =
-        ARENA_ARRAY(a, struct api_transformation, c->n_transformations + 1);
+    eng->cfg.transformations = ARENA_ARRAY(a, struct api_transformation, c->n_transformations + 1);
     for (size_t i = 0; i < c->n_transformations; i++) {
         const struct api_transformation *s = &c->transformations[i];
         struct api_transformation *d = &eng->cfg.transformations[i];
@@ -243,12 +241,43 @@ static int check_record(struct eng *eng, const char *name)
     return id;
 }
 
+/* Quota definitions changed: recompute the tree, look at the queues again.
+ * Which inadmissible lists get requeued (§5.4) is decided by the caller:
+ * flag_cq / flag_flavor / flag_check / cohort flags, or requeue_all. */
 static void config_changed(struct eng *eng)
 {
     eng->tree_dirty = true;
-    eng->queues_dirty = true;
-    eng->requeue_all = true;
+    eng->activity_dirty = true;
     eng->cfg_gen++;
+}
+
+static void flag_cq(struct eng *eng, struct eng_cq *cq)
+{
+    cq->requeue_flag = true;
+    eng->requeue_some = true;
+}
+
+/* Every ClusterQueue using flavor fid. */
+static void flag_flavor(struct eng *eng, int fid)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        for (size_t g = 0; cq->exists && g < cq->n_groups; g++)
+            for (size_t f = 0; f < cq->groups[g].n_flavors; f++)
+                if (cq->groups[g].flavors[f] == fid)
+                    flag_cq(eng, cq);
+    }
+}
+
+/* Every ClusterQueue using admission check id. */
+static void flag_check(struct eng *eng, int id)
+{
+    for (size_t i = 0; i < eng->cq_names.n; i++) {
+        struct eng_cq *cq = eng->cqs[i];
+        for (size_t c = 0; cq->exists && c < cq->n_checks; c++)
+            if (cq->checks[c].check == id)
+                flag_cq(eng, cq);
+    }
 }
 
 /* Quotas of a node from resource groups; usage is kept. */
@@ -268,9 +297,8 @@ static void node_quotas(struct eng *eng, struct eng_node *n, const struct api_re
                 const struct api_resource_quota *q = &fq->resources[r];
                 int res = eng__res_id(eng, q->name);
                 int fr = eng__fr_id(eng, fid, res); /* may grow n's arrays */
-                n->nominal[fr] = q->nominal_saturated
-                                     ? ENG_UNLIMITED
-                                     : q_resource_value(q->name, q->nominal_quota);
+                n->nominal[fr] = q->nominal_saturated ? ENG_UNLIMITED
+                                                      : q_resource_value(q->name, q->nominal_quota);
                 if (q->has_borrowing_limit)
                     n->bl[fr] = q_resource_value(q->name, q->borrowing_limit);
                 if (q->has_lending_limit)
@@ -279,8 +307,7 @@ static void node_quotas(struct eng *eng, struct eng_node *n, const struct api_re
         }
 }
 
-static struct api_label_selector *copy_selector(struct arena *a,
-                                                const struct api_label_selector *s)
+static struct api_label_selector *copy_selector(struct arena *a, const struct api_label_selector *s)
 {
     if (!s)
         return NULL;
@@ -301,13 +328,116 @@ static struct api_label_selector *copy_selector(struct arena *a,
     return d;
 }
 
+/* FNV-1a over what the engine reads of a ClusterQueue spec. */
+struct digest {
+    uint64_t h;
+};
+
+static void dg_bytes(struct digest *d, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        d->h = (d->h ^ b[i]) * 1099511628211ULL;
+}
+
+static void dg_str(struct digest *d, const char *s)
+{
+    if (s)
+        dg_bytes(d, s, strlen(s) + 1);
+    else
+        dg_bytes(d, "\xff", 1);
+}
+
+static void dg_i64(struct digest *d, int64_t v)
+{
+    dg_bytes(d, &v, sizeof(v));
+}
+
+static void dg_strings(struct digest *d, const struct api_strings *s)
+{
+    dg_i64(d, (int64_t)s->n);
+    for (size_t i = 0; i < s->n; i++)
+        dg_str(d, s->items[i]);
+}
+
+static void dg_selector(struct digest *d, const struct api_label_selector *sel)
+{
+    dg_i64(d, sel ? 1 : 0);
+    if (!sel)
+        return;
+    dg_i64(d, (int64_t)sel->match_labels.n);
+    for (size_t i = 0; i < sel->match_labels.n; i++) {
+        dg_str(d, sel->match_labels.items[i].key);
+        dg_str(d, sel->match_labels.items[i].value);
+    }
+    dg_i64(d, (int64_t)sel->n_match_expressions);
+    for (size_t i = 0; i < sel->n_match_expressions; i++) {
+        dg_str(d, sel->match_expressions[i].key);
+        dg_str(d, sel->match_expressions[i].op);
+        dg_strings(d, &sel->match_expressions[i].values);
+    }
+}
+
+static void dg_groups(struct digest *d, const struct api_resource_group *rg, size_t n)
+{
+    dg_i64(d, (int64_t)n);
+    for (size_t g = 0; g < n; g++) {
+        dg_strings(d, &rg[g].covered_resources);
+        dg_i64(d, (int64_t)rg[g].n_flavors);
+        for (size_t f = 0; f < rg[g].n_flavors; f++) {
+            dg_str(d, rg[g].flavors[f].name);
+            dg_i64(d, (int64_t)rg[g].flavors[f].n_resources);
+            for (size_t r = 0; r < rg[g].flavors[f].n_resources; r++) {
+                const struct api_resource_quota *q = &rg[g].flavors[f].resources[r];
+                dg_str(d, q->name);
+                dg_i64(d, q->nominal_saturated ? INT64_MAX : q->nominal_quota.milli);
+                dg_i64(d, q->has_borrowing_limit ? q->borrowing_limit.milli : -1);
+                dg_i64(d, q->has_lending_limit ? q->lending_limit.milli : -1);
+            }
+        }
+    }
+}
+
+static uint64_t cq_digest(const struct api_cluster_queue *v)
+{
+    struct digest d = {1469598103934665603ULL};
+    dg_str(&d, v->cohort_name);
+    dg_selector(&d, v->namespace_selector);
+    dg_i64(&d, v->queueing_strategy);
+    dg_i64(&d, v->preemption.within_cluster_queue);
+    dg_i64(&d, v->preemption.reclaim_within_cohort);
+    dg_i64(&d, v->preemption.borrow_policy);
+    dg_i64(&d, v->preemption.has_max_priority_threshold ? v->preemption.max_priority_threshold
+                                                        : INT64_MIN);
+    dg_i64(&d, v->flavor_fungibility.when_can_borrow);
+    dg_i64(&d, v->flavor_fungibility.when_can_preempt);
+    dg_i64(&d, v->flavor_fungibility.preference);
+    dg_i64(&d, v->stop_policy);
+    dg_i64(&d, v->fair_sharing.weight.milli);
+    dg_i64(&d, v->admission_mode);
+    dg_groups(&d, v->resource_groups, v->n_resource_groups);
+    dg_i64(&d, (int64_t)v->n_admission_checks);
+    for (size_t i = 0; i < v->n_admission_checks; i++) {
+        dg_str(&d, v->admission_checks[i].name);
+        dg_strings(&d, &v->admission_checks[i].on_flavors);
+    }
+    return d.h;
+}
+
 static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
 {
+    uint64_t digest = cq_digest(v);
+    int known = names_find(&eng->cq_names, v->meta.name);
+    if (known >= 0 && eng->cqs[known]->exists && eng->cqs[known]->spec_digest == digest)
+        return; /* a status update: the spec is unchanged, so no event (§5.4) */
     struct eng_cq *cq = eng__cq_record(eng, v->meta.name);
+    cq->spec_digest = digest;
     arena_release(&cq->mem);
+    if (!cq->exists)
+        eng->queues_dirty = true; /* LocalQueues may point at it already */
     cq->exists = true;
-    cq->cohort_name = v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name)
-                                                         : NULL;
+    cq->cohort_name =
+        v->cohort_name && *v->cohort_name ? arena_strdup(&cq->mem, v->cohort_name) : NULL;
     if (cq->cohort_name)
         cohort_record(eng, cq->cohort_name);
     cq->ns_selector = copy_selector(&cq->mem, v->namespace_selector);
@@ -358,11 +488,26 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     if (cq->strategy != API_BEST_EFFORT_FIFO)
         cq->preemptor = NULL;
     config_changed(eng);
+    flag_cq(eng, cq);
+}
+
+static uint64_t cohort_digest(const struct api_cohort *v)
+{
+    struct digest d = {1469598103934665603ULL};
+    dg_str(&d, v->parent_name);
+    dg_i64(&d, v->fair_sharing.weight.milli);
+    dg_groups(&d, v->resource_groups, v->n_resource_groups);
+    return d.h;
 }
 
 static void apply_cohort(struct eng *eng, const struct api_cohort *v)
 {
+    uint64_t digest = cohort_digest(v);
+    int known = names_find(&eng->cohort_names, v->meta.name);
+    if (known >= 0 && eng->cohorts[known]->exists && eng->cohorts[known]->spec_digest == digest)
+        return; /* a status update */
     struct eng_cohort *c = cohort_record(eng, v->meta.name);
+    c->spec_digest = digest;
     arena_release(&c->mem);
     c->exists = true;
     c->parent_name =
@@ -372,6 +517,8 @@ static void apply_cohort(struct eng *eng, const struct api_cohort *v)
     c->fs_weight_milli = v->fair_sharing.weight.milli;
     node_quotas(eng, &c->node, v->resource_groups, v->n_resource_groups);
     config_changed(eng);
+    c->requeue_flag = true;
+    eng->requeue_some = true;
 }
 
 static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
@@ -408,6 +555,7 @@ static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
     }
     f->has_topology = v->topology_name != NULL;
     config_changed(eng);
+    flag_flavor(eng, fid);
 }
 
 static void apply_lq(struct eng *eng, const struct api_local_queue *v)
@@ -421,13 +569,15 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
         lq->key = xstrdup(key);
         map_put(&eng->lqs, key, lq);
     }
+    const char *cqn = v->cluster_queue ? v->cluster_queue : "";
+    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing, read per cycle */
+    if (lq->exists && lq->cq_name && !strcmp(lq->cq_name, cqn) && lq->stop == v->stop_policy)
+        return; /* a status update: nothing the queues depend on changed */
     free(lq->cq_name);
-    lq->cq_name = xstrdup(v->cluster_queue ? v->cluster_queue : "");
+    lq->cq_name = xstrdup(cqn);
     lq->stop = v->stop_policy;
-    lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing */
     lq->exists = true;
-    eng->queues_dirty = true;
-    eng->requeue_all = true;
+    eng->queues_dirty = true; /* its workloads are queued (or leave) at refresh */
 }
 
 static void apply_ns(struct eng *eng, const struct api_namespace *v)
@@ -457,17 +607,20 @@ static void apply_ns(struct eng *eng, const struct api_namespace *v)
         kv->key = "kubernetes.io/metadata.name";
         kv->value = adup(&ns->mem, v->meta.name);
     }
-    eng->queues_dirty = true;
     eng->requeue_all = true;
 }
 
 static void apply_check(struct eng *eng, const struct api_admission_check *v)
 {
     int id = check_record(eng, v->meta.name);
-    eng->checks[id].exists = true;
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
-    eng->checks[id].active = !c || !c->status || strcmp(c->status, "False");
+    bool active = !c || !c->status || strcmp(c->status, "False");
+    if (eng->checks[id].exists && eng->checks[id].active == active)
+        return; /* nothing the engine reads changed */
+    eng->checks[id].exists = true;
+    eng->checks[id].active = active;
     config_changed(eng);
+    flag_check(eng, id);
 }
 
 /* ---- workloads ------------------------------------------------------------------------ */
@@ -623,6 +776,8 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
                 pq_remove(cq, cq->q.inadm[0]);
             cq->exists = false;
             config_changed(eng);
+            eng->queues_dirty = true;
+            eng->requeue_all = true;
         }
         break;
     case API_KIND_COHORT:
@@ -633,6 +788,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
             c->parent_name = NULL;
             node_quotas(eng, &c->node, NULL, 0);
             config_changed(eng);
+            eng->requeue_all = true;
         }
         break;
     case API_KIND_RESOURCE_FLAVOR:
@@ -640,6 +796,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
         if (id >= 0) {
             eng->flavors[id]->exists = false;
             config_changed(eng);
+            flag_flavor(eng, id);
         }
         break;
     case API_KIND_LOCAL_QUEUE: {
@@ -654,6 +811,7 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
         if (id >= 0) {
             eng->checks[id].exists = false;
             config_changed(eng);
+            flag_check(eng, id);
         }
         break;
     case API_KIND_WORKLOAD: {
@@ -739,10 +897,11 @@ void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
     wl->state = WL_PENDING;
     wl->evicted = false;
     wl->admitted_true = false;
+    wl->pods_ready = false;
     wl->where = WLQ_NONE;
     wl->cq = NULL;
     eng__queue_wl(eng, wl);
-    eng->queues_dirty = true; /* its new queue may be stopped or inactive */
+    eng->activity_dirty = true; /* its queue may be stopped or inactive */
 }
 
 void eng_wl_delete(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
@@ -837,7 +996,7 @@ static void suspend_queued(struct eng *eng, struct eng_cq *cq)
     else
         snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
     for (size_t i = 0; i < cq->q.n; i++)
-        eng__set_pending(eng, cq->q.heap[i], "Suspended", msg, false);
+        eng__set_pending(eng, cq->q.heap[i].wl, "Suspended", msg, false);
     for (size_t i = 0; i < cq->q.n_inadm; i++)
         eng__set_pending(eng, cq->q.inadm[i], "Suspended", msg, true);
 }
@@ -846,8 +1005,9 @@ void eng__refresh(struct eng *eng)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
-    if (!eng->queues_dirty && !eng->requeue_all)
+    if (!eng->queues_dirty && !eng->activity_dirty && !eng->requeue_all && !eng->requeue_some)
         return;
+    bool statuses = eng->queues_dirty || eng->activity_dirty;
     eng->any_stopped = false;
     for (size_t i = 0; i < eng->cq_names.n; i++)
         if (eng->cqs[i]->exists && eng->cqs[i]->stop != API_STOP_NONE)
@@ -867,16 +1027,35 @@ void eng__refresh(struct eng *eng)
             if (wl->state == WL_PENDING)
                 eng__queue_wl(eng, wl);
         }
-    if (eng->requeue_all)
+    if (eng->requeue_all) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists)
                 pq_requeue_cq(eng, eng->cqs[i]);
-    for (size_t i = 0; i < eng->cq_names.n; i++) {
+    } else if (eng->requeue_some) {
+        for (size_t i = 0; i < eng->cq_names.n; i++)
+            if (eng->cqs[i]->exists && eng->cqs[i]->requeue_flag)
+                pq_requeue_tree(eng, eng->cqs[i]);
+        for (size_t i = 0; i < eng->cohort_names.n; i++) {
+            if (!eng->cohorts[i]->requeue_flag)
+                continue;
+            struct eng_node *root = coh_root(&eng->cohorts[i]->node);
+            for (size_t j = 0; j < eng->cq_names.n; j++) /* the CQs of that tree */
+                if (eng->cqs[j]->exists && coh_root(&eng->cqs[j]->node) == root)
+                    pq_requeue_cq(eng, eng->cqs[j]);
+        }
+    }
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        eng->cqs[i]->requeue_flag = false;
+    for (size_t i = 0; i < eng->cohort_names.n; i++)
+        eng->cohorts[i]->requeue_flag = false;
+    eng->requeue_some = false;
+    for (size_t i = 0; statuses && i < eng->cq_names.n; i++) {
         struct eng_cq *cq = eng->cqs[i];
         if (cq->exists && !cq->active)
             suspend_queued(eng, cq);
     }
     eng->queues_dirty = false;
+    eng->activity_dirty = false;
     eng->requeue_all = false;
 }
 
@@ -973,8 +1152,8 @@ size_t eng_wl_n_pod_sets(const struct eng_wl *wl)
     return wl->n_ps;
 }
 
-const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i,
-                           size_t *n_res, const char **res_names, int64_t *values, size_t cap)
+const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i, size_t *n_res,
+                           const char **res_names, int64_t *values, size_t cap)
 {
     const struct eng_ps *ps = &wl->ps[i];
     *n_res = ps->n_req;
@@ -1039,7 +1218,7 @@ size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap
     struct eng_cq *cq = eng->cqs[i];
     size_t n = 0;
     for (size_t k = 0; k < cq->q.n && n < cap; k++)
-        out[n++] = cq->q.heap[k];
+        out[n++] = cq->q.heap[k].wl;
     for (size_t k = 0; k < cq->q.n_inadm && n < cap; k++)
         out[n++] = cq->q.inadm[k];
     struct eng_wl **tmp = xmalloc((n + 1) * sizeof(*tmp));

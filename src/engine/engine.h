@@ -43,7 +43,10 @@ void eng_free(struct eng *eng);
  * Workload); other kinds are ignored. A Workload that holds a quota
  * reservation (status.admission and QuotaReserved=True) is charged to its
  * ClusterQueue; a pending one is queued (§5.1); a finished or inactive one
- * takes no part. Returns the workload handle for a Workload, else NULL. */
+ * takes no part. An update replaces the workload's record (the handle
+ * changes; flavor-scan memory restarts); an update that keeps the same
+ * reservation is not a requeue event (§5.4), one that releases it is.
+ * Returns the workload handle for a Workload, else NULL. */
 struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t now_ms);
 /* Forget an object. A deleted Workload releases its quota. */
 void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char *name,
@@ -55,8 +58,9 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
                             const char *const *classes, const int64_t *counts);
 
-/* Fast path for the benchmark: a pending workload without an API object.
- * Each pod set gives per-pod requests in resource names. */
+/* Fast path for the benchmark: a pending workload without an API object,
+ * whose namespace/name the engine does not know yet. Each pod set gives
+ * per-pod requests in resource names. */
 struct eng_simple_ps {
     const char *name;
     int32_t count;
@@ -134,9 +138,9 @@ struct eng_evicted {
 
 struct eng_pending {
     struct eng_wl *wl;
-    const char *reason;  /* QuotaReserved=False reason */
+    const char *reason; /* QuotaReserved=False reason */
     const char *message;
-    bool inadmissible;   /* in the inadmissible list */
+    bool inadmissible; /* in the inadmissible list */
 };
 
 /* What one cycle decided; every pointer is borrowed until the next
@@ -150,19 +154,22 @@ struct eng_decisions {
     size_t n_evicted;
     struct eng_pending *pending; /* status changes of workloads left pending */
     size_t n_pending;
-    size_t n_heads;  /* heads taken this cycle */
-    bool changed;    /* anything admitted, preempted, moved or re-worded */
+    size_t n_heads; /* heads taken this cycle */
+    bool changed;   /* anything admitted, preempted, moved or re-worded */
 };
 
-/* Run one scheduling cycle at now_ms (spec/admission.md §6). */
+/* Run one scheduling cycle at now_ms (spec/admission.md §6). Evictions by
+ * stopped queues (§5.5) come first; pending status changes noticed between
+ * cycles (a query that refreshed derived state) are reported with this
+ * cycle's. n_heads is 0 when no ClusterQueue had a head. */
 const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms);
 
 /* ---- queries ------------------------------------------------------------------- */
 
-const char *eng_wl_key(const struct eng_wl *wl);      /* "namespace/name" */
+const char *eng_wl_key(const struct eng_wl *wl); /* "namespace/name" */
 const char *eng_wl_namespace(const struct eng_wl *wl);
 const char *eng_wl_name(const struct eng_wl *wl);
-bool eng_wl_is_admitted(const struct eng_wl *wl);     /* holds a quota reservation */
+bool eng_wl_is_admitted(const struct eng_wl *wl); /* holds a quota reservation */
 /* The workload's current admission (when admitted), filled into *out with
  * arrays borrowed until the next call. false when not admitted. */
 bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admission *out);
@@ -176,8 +183,8 @@ const char *eng_wl_cluster_queue(const struct eng_wl *wl);
 /* Per-pod-set totals (status.resourceRequests): for pod set i, its name and
  * (resource, value) pairs in resource-name order. */
 size_t eng_wl_n_pod_sets(const struct eng_wl *wl);
-const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i,
-                           size_t *n_res, const char **res_names, int64_t *values, size_t cap);
+const char *eng_wl_pod_set(const struct eng *eng, const struct eng_wl *wl, size_t i, size_t *n_res,
+                           const char **res_names, int64_t *values, size_t cap);
 
 /* ClusterQueues, by index 0..eng_n_cqs-1 (deleted ones are skipped: name
  * NULL). */

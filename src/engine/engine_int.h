@@ -91,7 +91,7 @@ struct eng_names {
     size_t n, cap;
 };
 
-int names_intern(struct eng_names *t, const char *name); /* adds if absent */
+int names_intern(struct eng_names *t, const char *name);     /* adds if absent */
 int names_find(const struct eng_names *t, const char *name); /* -1 if absent */
 void names_release(struct eng_names *t);
 
@@ -107,8 +107,8 @@ struct eng_taint {
 
 struct eng_flavor {
     int id;
-    bool exists;       /* a ResourceFlavor object of this name is known */
-    struct arena mem;  /* the copies below */
+    bool exists;      /* a ResourceFlavor object of this name is known */
+    struct arena mem; /* the copies below */
     struct api_kvs labels;
     struct eng_taint *taints; /* NoSchedule and NoExecute only, in order */
     size_t n_taints;
@@ -124,42 +124,50 @@ struct eng_flavor {
  * limits. */
 struct eng_node {
     bool is_cohort;
-    struct eng_node *parent; /* NULL at a root (and for nodes of a cyclic chain) */
+    struct eng_node *parent;    /* NULL at a root (and for nodes of a cyclic chain) */
     struct eng_node **children; /* cohorts only */
     size_t n_children, cap_children;
-    int height;                 /* cohorts: §3.4 height; CQs 0 */
-    bool cyclic;                /* in, or under, a parentName cycle */
+    int height;  /* cohorts: §3.4 height; CQs 0 */
+    bool cyclic; /* in, or under, a parentName cycle */
     int64_t *nominal;
-    int64_t *bl;        /* ENG_NOLIMIT when unset */
-    int64_t *ll;        /* ENG_NOLIMIT when unset */
-    int64_t *subtree;   /* SubtreeQuota */
-    int64_t *localq;    /* localQuota */
-    int64_t *usage;     /* Usage */
+    int64_t *bl;      /* ENG_NOLIMIT when unset */
+    int64_t *ll;      /* ENG_NOLIMIT when unset */
+    int64_t *subtree; /* SubtreeQuota */
+    int64_t *localq;  /* localQuota */
+    int64_t *usage;   /* Usage */
 };
 
 /* A resource group of a ClusterQueue: fr ids laid out flavor-major. */
 struct eng_rgroup {
-    int *res;     /* resource ids, coveredResources order */
+    int *res; /* resource ids, coveredResources order */
     size_t n_res;
     int *flavors; /* flavor ids, in order */
     size_t n_flavors;
-    int *fr;      /* fr[f * n_res + r] */
+    int *fr; /* fr[f * n_res + r] */
+};
+
+/* A heap slot: the ordering keys next to the workload, so sifting compares
+ * without touching the workload records (they are far apart in memory). */
+struct pq_item {
+    int64_t ts;       /* wl->ts_ms */
+    int32_t priority; /* wl->priority */
+    struct eng_wl *wl;
 };
 
 /* A pending queue (Kueue pkg/cache/queue/cluster_queue.go). */
 struct pq {
-    struct eng_wl **heap; /* binary heap, top = next head (§5.2) */
+    struct pq_item *heap; /* binary heap, top = next head (§5.2) */
     size_t n, cap;
     struct eng_wl **inadm; /* the inadmissible list, unordered */
     size_t n_inadm, cap_inadm;
-    uint64_t *nofit_shapes; /* BestEffortFIFO: shapes that failed NoFit (§5.3) */
+    uint64_t *nofit_shapes;     /* BestEffortFIFO: shapes that failed NoFit (§5.3) */
     const char **nofit_reasons; /* the failed workload's reason, per shape */
     size_t n_shapes, cap_shapes;
-    uint64_t requeue_events;    /* bumped by each inadmissible-requeue event */
+    uint64_t requeue_events; /* bumped by each inadmissible-requeue event */
 };
 
 struct eng_ac_ref {
-    int check; /* index into eng->checks names */
+    int check;       /* index into eng->checks names */
     int *on_flavors; /* flavor ids; none = every flavor */
     size_t n_on_flavors;
 };
@@ -167,10 +175,10 @@ struct eng_ac_ref {
 struct eng_cq {
     struct eng_node node; /* first: a cq is a node */
     int id;
-    char *name;           /* owner: eng->cq_names */
-    struct arena mem;     /* spec copies, replaced on update */
+    char *name;       /* owner: eng->cq_names */
+    struct arena mem; /* spec copies, replaced on update */
     bool exists;
-    char *cohort_name;    /* in mem; NULL = none */
+    char *cohort_name;                      /* in mem; NULL = none */
     struct api_label_selector *ns_selector; /* in mem; NULL selects nothing */
     enum api_queueing_strategy strategy;
     struct api_preemption preemption;
@@ -186,28 +194,32 @@ struct eng_cq {
     size_t n_checks;
     int64_t fs_weight_milli;
     /* derived */
-    bool active;               /* §5.6 */
+    bool active;                 /* §5.6 */
     const char *inactive_reason; /* static */
-    char *inactive_message;    /* owned */
-    uint64_t alloc_gen;        /* §4.7 allocatable generation (plus eng->cfg_gen) */
+    char *inactive_message;      /* owned */
+    uint64_t alloc_gen;          /* §4.7 allocatable generation (plus eng->cfg_gen) */
     struct pq q;
-    struct eng_wl *preemptor;  /* BestEffortFIFO sticky preemptor (§5.2) */
-    struct eng_wl **admitted;  /* workloads holding quota here (candidates) */
+    struct eng_wl *preemptor; /* BestEffortFIFO sticky preemptor (§5.2) */
+    struct eng_wl **admitted; /* workloads holding quota here (candidates) */
     size_t n_admitted, cap_admitted;
-    uint64_t cycle_popped;     /* requeue_events when the head was popped */
+    uint64_t cycle_popped; /* requeue_events when the head was popped */
+    bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
+    uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
     enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
-    bool afs;                  /* admission fair sharing orders this queue */
+    bool afs; /* admission fair sharing orders this queue (fairshare.c) */
 };
 
 struct eng_cohort {
     struct eng_node node; /* first */
     int id;
     char *name;
-    bool exists;          /* a Cohort object (else implicit) */
+    bool exists; /* a Cohort object (else implicit) */
     struct arena mem;
-    char *parent_name;    /* in mem */
+    char *parent_name; /* in mem */
     int64_t fs_weight_milli;
     uint64_t refs;        /* scratch */
+    bool requeue_flag;    /* created/updated: requeue its root tree at refresh */
+    uint64_t spec_digest; /* of the spec last applied */
 };
 
 /* ---- workloads ------------------------------------------------------------ */
@@ -232,12 +244,12 @@ struct eng_psa {
 };
 
 struct eng_ps {
-    const char *name; /* in the workload's arena */
-    int32_t count;    /* effective count (count - reclaimable) */
-    int32_t min_count; /* 0 = no minCount */
+    const char *name;    /* in the workload's arena */
+    int32_t count;       /* effective count (count - reclaimable) */
+    int32_t min_count;   /* 0 = no minCount */
     struct eng_req *req; /* sorted by resource name */
     size_t n_req;
-    int16_t *tried;      /* §4.7 per req index: last flavor index, -1 = none */
+    int16_t *tried; /* §4.7 per req index: last flavor index, -1 = none */
     struct eng_toleration *tols;
     size_t n_tols;
     struct api_kvs node_selector;
@@ -256,52 +268,54 @@ enum eng_wl_state {
 enum eng_wl_where { WLQ_NONE = 0, WLQ_HEAP, WLQ_INADM };
 
 struct eng_wl {
-    struct arena mem;  /* every string and array below (or blob, see wl_mem) */
-    char *blob;        /* one exact-size block for the fast path; owned */
+    struct arena mem; /* every string and array below (or blob, see wl_mem) */
+    char *blob;       /* one exact-size block for the fast path; owned */
     size_t blob_cap, blob_used;
     struct eng_wl *next_free;
-    uint32_t idx;      /* index in eng->wls */
-    char *key;         /* "namespace/name" */
+    uint32_t idx;                /* index in eng->wls */
+    char *key;                   /* "namespace/name" */
     const char *ns, *name, *uid; /* uid: the key when absent */
-    char *lq_key;      /* "namespace/queueName"; NULL when no queue */
+    char *lq_key;                /* "namespace/queueName"; NULL when no queue */
     int32_t priority;
     int64_t created_ms;
-    int64_t ts_ms;     /* queue-order timestamp (§5.2) */
+    int64_t ts_ms;      /* queue-order timestamp (§5.2) */
     int64_t requeue_at; /* backoff end, 0 = none */
     int64_t admit_ms;   /* admission time: QuotaReserved=True lastTransitionTime, or when
                          * the engine admitted it (preemption.md §0) */
     enum eng_wl_state state;
-    bool invalid;      /* requests cannot be computed: message in pending */
+    bool invalid;           /* requests cannot be computed: message in pending */
+    const char *limits_msg; /* "resources validation failed: ..." (§2), or NULL */
     const char *invalid_reason;
     struct eng_ps *ps;
     size_t n_ps;
-    uint64_t shape;    /* §5.3 equivalence hash */
+    uint64_t shape; /* §5.3 equivalence hash */
     /* checks listed in status.admissionChecks */
     const char **check_names;
     const char **check_states;
     size_t n_checks;
     bool checks_failed; /* a Rejected/Retry check: not nominated (§6.1 3a) */
     /* queue position */
-    struct eng_cq *cq;  /* queued in / admitted by; NULL when unqueued */
+    struct eng_cq *cq; /* queued in / admitted by; NULL when unqueued */
     enum eng_wl_where where;
     size_t qpos;
-    size_t adm_pos;     /* index in cq->admitted while admitted */
+    size_t adm_pos; /* index in cq->admitted while admitted */
     /* scan memory (§4.7) */
     bool scan_valid;
     uint64_t scan_cycle;
     uint64_t scan_gen;
     /* pending status as last written */
-    const char *reason;  /* static or in mem; NULL = no QuotaReserved condition yet */
-    char *message;       /* owned (malloc) */
+    const char *reason; /* static or in mem; NULL = no QuotaReserved condition yet */
+    char *message;      /* owned (malloc) */
     bool inadmissible;
     bool status_dirty;
     /* admission result */
-    int admitted_cond;   /* ENG_ADMITTED_* of the last admission */
-    bool admitted_true;  /* Admitted=True (not only a quota reservation) */
+    int admitted_cond;     /* ENG_ADMITTED_* of the last admission */
+    bool admitted_true;    /* Admitted=True (not only a quota reservation) */
+    bool pods_ready;       /* PodsReady=True */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
-    bool evicted;        /* Evicted=True and still holding quota */
-    bool in_carry;       /* in eng->carry */
-    uint64_t pend_cycle; /* cycle in which a pending decision was recorded */
+    bool evicted;          /* Evicted=True and still holding quota */
+    bool in_carry;         /* in eng->carry */
+    uint64_t pend_cycle;   /* cycle in which a pending decision was recorded */
     size_t pend_idx;
     /* preemption (preempt.c, fairshare.c) */
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
@@ -312,7 +326,7 @@ struct eng_wl {
 /* ---- the engine ------------------------------------------------------------ */
 
 struct eng_lq {
-    char *key;      /* "ns/name" */
+    char *key; /* "ns/name" */
     char *cq_name;
     enum api_stop_policy stop;
     bool exists;
@@ -351,7 +365,7 @@ struct undo_rec {
 
 struct eng {
     struct eng_options opt;
-    struct arena cfg_mem; /* copies of configuration data */
+    struct arena cfg_mem;         /* copies of configuration data */
     struct api_configuration cfg; /* the parts kept (strings in cfg_mem) */
     bool has_cfg;
 
@@ -362,25 +376,28 @@ struct eng {
     struct map fr_map;
     int *fr_flavor, *fr_res; /* by fr id */
     size_t n_fr, fr_cap;
-    struct eng_cq **cqs;       /* by cq id (NULL never; !exists when deleted) */
+    struct eng_cq **cqs; /* by cq id (NULL never; !exists when deleted) */
     size_t cap_cqs;
     struct eng_cohort **cohorts;
     size_t cap_cohorts;
-    struct eng_check *checks;  /* by check id */
+    struct eng_check *checks; /* by check id */
     size_t cap_checks;
-    struct map lqs;            /* "ns/name" -> struct eng_lq */
-    struct map nss;            /* name -> struct eng_ns */
-    struct map wl_by_key;      /* "ns/name" -> struct eng_wl */
-    struct map claim_tpls;     /* "ns/name" -> struct eng_claim_tpl */
-    struct eng_wl **wls;       /* every live workload record */
+    struct map lqs;        /* "ns/name" -> struct eng_lq */
+    struct map nss;        /* name -> struct eng_ns */
+    struct map wl_by_key;  /* "ns/name" -> struct eng_wl */
+    struct map claim_tpls; /* "ns/name" -> struct eng_claim_tpl */
+    struct eng_wl **wls;   /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
-    bool tree_dirty;           /* structure or quotas changed: recompute */
-    bool queues_dirty;         /* unqueued workloads may now have a queue */
-    bool requeue_all;          /* an event that requeues every inadmissible list */
-    uint64_t cfg_gen;          /* bumped by every quota definition change */
-    bool any_stopped;          /* some CQ or LocalQueue has a stop policy */
-    int pods_res;              /* resource id of "pods" */
+    bool tree_dirty;     /* structure or quotas changed: recompute */
+    bool queues_dirty;   /* queue membership may have changed (LocalQueues, new CQs) */
+    bool activity_dirty; /* CQ activity or stop policies may have changed */
+    bool requeue_all;    /* an event that requeues every inadmissible list */
+    bool requeue_some;   /* some CQ or cohort has requeue_flag */
+    uint64_t cfg_gen;    /* bumped by every quota definition change */
+    bool any_stopped;    /* some CQ or LocalQueue has a stop policy */
+    size_t n_not_ready;  /* admitted workloads without PodsReady=True */
+    int pods_res;        /* resource id of "pods" */
 
     /* the cycle */
     uint64_t cycle_no;
@@ -418,7 +435,7 @@ void eng__refresh(struct eng *eng);
 
 int eng__flavor_id(struct eng *eng, const char *name); /* interns, creates the record */
 int eng__res_id(struct eng *eng, const char *name);
-int eng__fr_id(struct eng *eng, int flavor, int res);  /* interns, grows node arrays */
+int eng__fr_id(struct eng *eng, int flavor, int res);         /* interns, grows node arrays */
 int eng__fr_find(const struct eng *eng, int flavor, int res); /* -1 if absent */
 
 /* ---- quota tree (quota.c), spec/admission.md §3 ------------------------ */
@@ -528,7 +545,7 @@ struct fa_ps {
     enum fa_mode mode;
     struct eng_asg_item *items; /* requests incl. pods, with their flavors */
     size_t n_items;
-    char **reasons;             /* cycle arena */
+    char **reasons; /* cycle arena */
     size_t n_reasons, cap_reasons;
     enum fa_reason fail_reason; /* when NoFit */
     int16_t *tried;             /* per req index of the pod set (not pods) */
@@ -537,9 +554,9 @@ struct fa_ps {
 /* One flavor-assignment result (Kueue flavorassigner.Assignment). */
 struct fa_assignment {
     struct fa_ps *ps;
-    size_t n_ps;          /* pod sets evaluated (stops at the first NoFit) */
-    enum fa_mode mode;    /* representative mode */
-    int borrowing;        /* max level over the chosen frs */
+    size_t n_ps;       /* pod sets evaluated (stops at the first NoFit) */
+    enum fa_mode mode; /* representative mode */
+    int borrowing;     /* max level over the chosen frs */
     enum fa_reason fail_reason;
     /* usage per fr of the whole assignment, for the snapshot */
     int *usage_fr;

@@ -7,10 +7,15 @@
  * target.go, least_common_ancestor.go); spec/preemption.md §5, §6.
  *
  * Shares are float64 as in Kueue (they are compared, never summed into
- * quota); every quantity behind them stays int64. Shares are recomputed on
- * the snapshot as modified by trial removals, so nothing is cached between
- * steps: the same CQ may be chosen several times in a row. Ties Kueue
- * leaves to Go map order are broken by name (§5.3, §6.3). */
+ * quota); every quantity behind them stays int64. Shares follow the
+ * snapshot as trial removals change it, so the same CQ may be chosen
+ * several times in a row. Within one target search a ClusterQueue's share
+ * is cached until one of its workloads is removed: what a parent could lend
+ * does not depend on usage, so nothing else moves it. Ties Kueue leaves to
+ * Go map order are broken by name (§5.3, §6.3).
+ *
+ * Admission fair sharing (§7) lives here too: LocalQueue usage, its decay
+ * and entry penalties, and the queue order of AFS ClusterQueues. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,11 +136,53 @@ struct grp {
 
 struct fsp {
     const struct pre_ctx *x;
-    struct grp *g;  /* by cq id */
+    struct grp *g;   /* by cq id */
     bool *cq_pruned; /* by cq id */
     bool *co_pruned; /* by cohort id */
     struct eng_node *root;
+    /* DRS of each CQ, by cq id. A CQ's share depends only on its own usage
+     * (what its parent could lend does not depend on usage), so it stays
+     * valid until a workload of that CQ is removed. */
+    struct fs_share *cq_share;
+    bool *cq_share_ok;
+    /* Per cohort (by id), its child CQs that hold candidates, as a heap
+     * ordered as §6.3 picks them: highest share first, ties to the CQ whose
+     * first remaining candidate sorts first. Between two calls only the
+     * CQ returned last can change (its share, its first candidate), so it
+     * is the only one re-sifted. */
+    struct cqheap *heaps;
+    size_t *hpos;           /* by cq id: index in its parent's heap */
+    struct eng_cq *last;    /* the CQ the previous call returned */
+    struct pre_cand *store; /* the groups' candidates (owned) */
 };
+
+struct cqheap {
+    struct eng_cq **h; /* owned */
+    size_t n;
+    struct eng_node **co; /* the cohort's child cohorts (owned) */
+    size_t n_co;
+    bool built;
+};
+
+static void heaps_release(struct fsp *f)
+{
+    size_t n = f->x->eng->cohort_names.n + 1;
+    for (size_t i = 0; i < n; i++) {
+        free(f->heaps[i].h);
+        free(f->heaps[i].co);
+    }
+    memset(f->heaps, 0, n * sizeof(*f->heaps));
+    f->last = NULL;
+}
+
+static struct fs_share cq_drs(struct fsp *f, const struct eng_cq *d)
+{
+    if (!f->cq_share_ok[d->id]) {
+        f->cq_share[d->id] = fs_drs(f->x->eng, &d->node);
+        f->cq_share_ok[d->id] = true;
+    }
+    return f->cq_share[d->id];
+}
 
 static bool grp_empty(const struct fsp *f, const struct eng_cq *cq)
 {
@@ -151,24 +198,14 @@ static bool is_ancestor(const struct eng_node *a, const struct eng_node *n)
     return false;
 }
 
-static int name_cmp(const void *a, const void *b)
+/* Does child a of a cohort come before child b in cueue's fixed order for
+ * ties Kueue leaves to map order: child cohorts first, then ClusterQueues,
+ * each by ascending name (§5.3, §6.3)? */
+static bool child_before(const struct eng_node *a, const struct eng_node *b)
 {
-    const struct eng_node *x = *(const struct eng_node *const *)a;
-    const struct eng_node *y = *(const struct eng_node *const *)b;
-    return strcmp(node_name(x), node_name(y));
-}
-
-/* Child cohorts of k in ascending name order, into a malloc'd array. */
-static size_t child_cohorts(const struct eng_node *k, struct eng_node ***out)
-{
-    size_t n = 0;
-    struct eng_node **l = xmalloc((k->n_children + 1) * sizeof(*l));
-    for (size_t i = 0; i < k->n_children; i++)
-        if (k->children[i]->is_cohort)
-            l[n++] = k->children[i];
-    qsort(l, n, sizeof(*l), name_cmp);
-    *out = l;
-    return n;
+    if (a->is_cohort != b->is_cohort)
+        return a->is_cohort;
+    return strcmp(node_name(a), node_name(b)) < 0;
 }
 
 static void set_pruned(struct fsp *f, struct eng_node *n)
@@ -186,6 +223,100 @@ static bool pruned(const struct fsp *f, const struct eng_node *n)
     return f->cq_pruned[((const struct eng_cq *)n)->id];
 }
 
+static struct fs_share cq_drs(struct fsp *f, const struct eng_cq *d);
+
+/* Does CQ a come before CQ b in the choice of §6.3? */
+static bool cq_before(struct fsp *f, const struct eng_cq *a, const struct eng_cq *b)
+{
+    /* A CQ out of candidates rises to the top, where it is pruned. */
+    if (grp_empty(f, a) || grp_empty(f, b))
+        return grp_empty(f, a) && !grp_empty(f, b);
+    int cmp = fs_compare(cq_drs(f, a), cq_drs(f, b));
+    if (cmp)
+        return cmp > 0;
+    return pre__cand_cmp_noafs(&f->g[a->id].c[f->g[a->id].pos], &f->g[b->id].c[f->g[b->id].pos]) <
+           0;
+}
+
+static void heap_place(struct fsp *f, struct cqheap *hp, size_t i, struct eng_cq *d)
+{
+    hp->h[i] = d;
+    f->hpos[d->id] = i;
+}
+
+static void heap_up(struct fsp *f, struct cqheap *hp, size_t i)
+{
+    struct eng_cq *d = hp->h[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!cq_before(f, d, hp->h[p]))
+            break;
+        heap_place(f, hp, i, hp->h[p]);
+        i = p;
+    }
+    heap_place(f, hp, i, d);
+}
+
+static void heap_down(struct fsp *f, struct cqheap *hp, size_t i)
+{
+    struct eng_cq *d = hp->h[i];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        struct eng_cq *best = d;
+        if (l < hp->n && cq_before(f, hp->h[l], best)) {
+            m = l;
+            best = hp->h[l];
+        }
+        if (r < hp->n && cq_before(f, hp->h[r], best)) {
+            m = r;
+            best = hp->h[r];
+        }
+        if (m == i)
+            break;
+        heap_place(f, hp, i, best);
+        i = m;
+    }
+    heap_place(f, hp, i, d);
+}
+
+static void heap_pop(struct fsp *f, struct cqheap *hp)
+{
+    if (--hp->n > 0) {
+        heap_place(f, hp, 0, hp->h[hp->n]);
+        heap_down(f, hp, 0);
+    }
+}
+
+static struct cqheap *cq_heap(struct fsp *f, const struct eng_node *k)
+{
+    struct cqheap *hp = &f->heaps[((const struct eng_cohort *)k)->id];
+    if (hp->built)
+        return hp;
+    hp->built = true;
+    hp->n = 0;
+    hp->n_co = 0;
+    hp->h = xmalloc((k->n_children + 1) * sizeof(*hp->h));
+    hp->co = xmalloc((k->n_children + 1) * sizeof(*hp->co));
+    for (size_t i = 0; i < k->n_children; i++) {
+        struct eng_node *c = k->children[i];
+        if (c->is_cohort) {
+            hp->co[hp->n_co++] = c;
+            continue;
+        }
+        if (pruned(f, c))
+            continue;
+        struct eng_cq *d = (struct eng_cq *)c;
+        if (grp_empty(f, d)) {
+            set_pruned(f, c); /* no candidates: never chosen */
+            continue;
+        }
+        heap_place(f, hp, hp->n++, d);
+    }
+    for (size_t i = hp->n / 2; i-- > 0;)
+        heap_down(f, hp, i);
+    return hp;
+}
+
 /* §6.3 nextTarget(K): a CQ, or NULL when it only pruned. */
 static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
 {
@@ -193,31 +324,24 @@ static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
     struct eng *eng = x->eng;
     struct eng_cq *best_cq = NULL;
     struct fs_share best_cq_share = fs_neg;
-    for (size_t i = 0; i < k->n_children; i++) {
-        struct eng_node *c = k->children[i];
-        if (c->is_cohort || pruned(f, c))
-            continue;
-        struct eng_cq *d = (struct eng_cq *)c;
-        struct fs_share s = fs_drs(eng, c);
-        if ((d != x->q && !s.borrowing) || grp_empty(f, d)) {
-            set_pruned(f, c);
+    struct cqheap *hp = cq_heap(f, k);
+    while (hp->n) {
+        struct eng_cq *d = hp->h[0];
+        if (grp_empty(f, d) || (d != x->q && !cq_drs(f, d).borrowing)) {
+            set_pruned(f, &d->node);
+            heap_pop(f, hp);
             continue;
         }
-        int cmp = fs_compare(s, best_cq_share);
-        if (cmp > 0 ||
-            (cmp == 0 && best_cq &&
-             pre__cand_cmp_noafs(&f->g[d->id].c[f->g[d->id].pos],
-                                 &f->g[best_cq->id].c[f->g[best_cq->id].pos]) < 0)) {
-            best_cq = d;
-            best_cq_share = s;
-        }
+        best_cq = d;
+        best_cq_share = cq_drs(f, d);
+        break;
     }
-    struct eng_node **cos;
-    size_t n_cos = child_cohorts(k, &cos);
+    /* Child cohorts: the highest share; on a tie Kueue keeps the last one
+     * visited (>=), which in ascending name order is the greatest name. */
     struct eng_node *best_co = NULL;
     struct fs_share best_co_share = fs_neg;
-    for (size_t i = 0; i < n_cos; i++) {
-        struct eng_node *c = cos[i];
+    for (size_t i = 0; i < hp->n_co; i++) {
+        struct eng_node *c = hp->co[i];
         if (pruned(f, c))
             continue;
         struct fs_share s = fs_drs(eng, c);
@@ -225,12 +349,12 @@ static struct eng_cq *next_target(struct fsp *f, struct eng_node *k)
             set_pruned(f, c);
             continue;
         }
-        if (fs_compare(s, best_co_share) >= 0) {
+        int cmp = fs_compare(s, best_co_share);
+        if (cmp > 0 || (cmp == 0 && best_co && strcmp(node_name(c), node_name(best_co)) > 0)) {
             best_co = c;
             best_co_share = s;
         }
     }
-    free(cos);
     if (!best_co && !best_cq) {
         set_pruned(f, k);
         return NULL;
@@ -247,10 +371,23 @@ static struct eng_cq *next_cq(struct fsp *f)
     struct eng_cq *q = f->x->q;
     if (!q->node.parent)
         return grp_empty(f, q) ? NULL : q;
+    struct eng_cq *last = f->last;
+    f->last = NULL;
+    if (last && last->node.parent) {
+        /* Only the CQ chosen last changed since: put it back in order. */
+        struct cqheap *hp = &f->heaps[((struct eng_cohort *)last->node.parent)->id];
+        size_t i = f->hpos[last->id];
+        if (hp->built && i < hp->n && hp->h[i] == last) {
+            heap_up(f, hp, i);
+            heap_down(f, hp, f->hpos[last->id]);
+        }
+    }
     while (!pruned(f, f->root)) {
         struct eng_cq *t = next_target(f, f->root);
-        if (t)
+        if (t) {
+            f->last = t;
             return t;
+        }
     }
     return NULL;
 }
@@ -291,10 +428,12 @@ static struct fs_share target_new(const struct pre_ctx *x, const struct eng_node
     return s;
 }
 
-static void take(const struct pre_ctx *x, struct pre_cand *t, size_t *nt, struct pre_cand c,
+static void take(struct fsp *f, struct pre_cand *t, size_t *nt, struct pre_cand c,
                  const char *reason)
 {
+    const struct pre_ctx *x = f->x;
     snap_remove_wl(x->eng, c.wl->cq, c.wl);
+    f->cq_share_ok[c.wl->cq->id] = false;
     c.reason = reason;
     t[(*nt)++] = c;
 }
@@ -307,10 +446,13 @@ static void group(struct fsp *f, struct pre_cand *c, size_t n)
     memset(f->g, 0, n_cqs * sizeof(*f->g));
     memset(f->cq_pruned, 0, n_cqs * sizeof(bool));
     memset(f->co_pruned, 0, (eng->cohort_names.n + 1) * sizeof(bool));
+    heaps_release(f);
+    f->last = NULL;
     for (size_t i = 0; i < n; i++)
         f->g[c[i].wl->cq->id].n++;
     size_t off = 0;
-    struct pre_cand *store = cyc_alloc(eng, (n + 1) * sizeof(*store));
+    free(f->store);
+    struct pre_cand *store = f->store = xmalloc((n + 1) * sizeof(*store));
     for (size_t q = 0; q < n_cqs; q++) {
         f->g[q].c = store + off;
         off += f->g[q].n;
@@ -377,13 +519,13 @@ static bool first_loop(struct fsp *f, struct pre_cand *t, size_t *nt, struct pre
     while ((tq = next_cq(f))) {
         struct grp *g = &f->g[tq->id];
         if (tq == q) {
-            take(x, t, nt, g->c[g->pos++], "InClusterQueue");
+            take(f, t, nt, g->c[g->pos++], "InClusterQueue");
             if (fits_fs(x))
                 return true;
             continue;
         }
         if (within) {
-            take(x, t, nt, g->c[g->pos++], "InCohortReclamation");
+            take(f, t, nt, g->c[g->pos++], "InCohortReclamation");
             if (fits_fs(x))
                 return true;
             continue;
@@ -405,7 +547,7 @@ static bool first_loop(struct fsp *f, struct pre_cand *t, size_t *nt, struct pre
             else
                 pass = fs_compare(p_new, t_old) < 0;
             if (pass) {
-                take(x, t, nt, c, "InCohortFairSharing");
+                take(f, t, nt, c, "InCohortFairSharing");
                 if (fits_fs(x))
                     return true;
                 break;
@@ -431,7 +573,7 @@ static bool second_loop(struct fsp *f, struct pre_cand *t, size_t *nt, struct pr
         struct fs_share p_new = fs_drs(x->eng, aq), t_old = fs_drs(x->eng, at);
         struct pre_cand c = g->c[g->pos++];
         if (fs_compare(p_new, t_old) < 0) {
-            take(x, t, nt, c, "InCohortFairSharing");
+            take(f, t, nt, c, "InCohortFairSharing");
             if (fits_fs(x))
                 return true;
         }
@@ -457,17 +599,24 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
     }
     qsort(c, n, sizeof(*c), pre__cand_cmp);
 
-    struct fsp f = {x, NULL, NULL, NULL, coh_root(&q->node)};
-    f.g = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(*f.g));
-    f.cq_pruned = cyc_alloc(eng, (eng->cq_names.n + 1) * sizeof(bool));
-    f.co_pruned = cyc_alloc(eng, (eng->cohort_names.n + 1) * sizeof(bool));
+    /* Per-search state is malloc'd and freed here: a cycle runs a search per
+     * head (twice), and the cycle arena would keep every copy. */
+    size_t n_cqs = eng->cq_names.n + 1, n_cos = eng->cohort_names.n + 1;
+    struct fsp f = {x, NULL, NULL, NULL, coh_root(&q->node), NULL, NULL, NULL, NULL, NULL, NULL};
+    f.g = xcalloc(n_cqs, sizeof(*f.g));
+    f.cq_pruned = xcalloc(n_cqs, sizeof(bool));
+    f.co_pruned = xcalloc(n_cos, sizeof(bool));
+    f.cq_share = xcalloc(n_cqs, sizeof(*f.cq_share));
+    f.cq_share_ok = xcalloc(n_cqs, sizeof(bool));
+    f.heaps = xcalloc(n_cos, sizeof(*f.heaps));
+    f.hpos = xcalloc(n_cqs, sizeof(*f.hpos));
     group(&f, c, n);
 
     size_t mark = snap_mark(eng);
     for (size_t i = 0; i < x->n_u; i++)
         snap_add_usage(eng, &q->node, x->u_fr[i], x->u_v[i]);
-    struct pre_cand *t = cyc_alloc(eng, n * sizeof(*t));
-    struct pre_cand *retry = cyc_alloc(eng, n * sizeof(*retry));
+    struct pre_cand *t = xmalloc(n * sizeof(*t));
+    struct pre_cand *retry = xmalloc(n * sizeof(*retry));
     size_t nt = 0, nr = 0, n_strat;
     bool fit = first_loop(&f, t, &nt, retry, &nr);
     strategy(eng, 0, &n_strat);
@@ -478,9 +627,22 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
         for (size_t i = 0; i < x->n_u; i++)
             snap_remove_usage(eng, &q->node, x->u_fr[i], x->u_v[i]);
         n_out = pre__fill_back(x, t, nt);
-        *out = t;
     }
+    if (n_out)
+        *out = t;
+    else
+        free(t);
     snap_rollback(eng, mark);
+    heaps_release(&f);
+    free(f.g);
+    free(f.cq_pruned);
+    free(f.co_pruned);
+    free(f.cq_share);
+    free(f.cq_share_ok);
+    free(f.heaps);
+    free(f.hpos);
+    free(f.store);
+    free(retry);
     free(c);
     return n_out;
 }
@@ -497,7 +659,7 @@ struct rec {
 struct tourn {
     struct eng *eng;
     struct fs_head *h;
-    long *head_of_cq; /* by cq id: head index or -1 */
+    long *head_of_cq;  /* by cq id: head index or -1 */
     struct rec **recs; /* per head: path records, CQ first; NULL when not in the tree */
     size_t *n_recs;
 };
@@ -529,29 +691,20 @@ static bool t_less(const struct tourn *t, long a, long b, const struct eng_node 
 
 static long tournament(const struct tourn *t, const struct eng_node *k)
 {
+    /* The first best in child order (cohorts, then CQs, by name) wins. */
     long best = -1;
-    struct eng_node **cos;
-    size_t n_cos = child_cohorts(k, &cos);
-    for (size_t i = 0; i < n_cos; i++) {
-        long w = tournament(t, cos[i]);
-        if (w >= 0 && (best < 0 || t_less(t, w, best, k)))
-            best = w;
-    }
-    free(cos);
-    size_t n_cqs = 0;
-    struct eng_node **cqs = xmalloc((k->n_children + 1) * sizeof(*cqs));
+    const struct eng_node *best_child = NULL;
     for (size_t i = 0; i < k->n_children; i++) {
         const struct eng_node *c = k->children[i];
-        if (!c->is_cohort && t->head_of_cq[((const struct eng_cq *)c)->id] >= 0)
-            cqs[n_cqs++] = k->children[i];
-    }
-    qsort(cqs, n_cqs, sizeof(*cqs), name_cmp);
-    for (size_t i = 0; i < n_cqs; i++) {
-        long w = t->head_of_cq[((struct eng_cq *)cqs[i])->id];
-        if (best < 0 || t_less(t, w, best, k))
+        long w = c->is_cohort ? tournament(t, c) : t->head_of_cq[((const struct eng_cq *)c)->id];
+        if (w < 0)
+            continue;
+        if (best < 0 || t_less(t, w, best, k) ||
+            (!t_less(t, best, w, k) && child_before(c, best_child))) {
             best = w;
+            best_child = c;
+        }
     }
-    free(cqs);
     return best;
 }
 
@@ -647,7 +800,7 @@ bool fs_afs_active(const struct eng *eng, const struct eng_cq *cq)
 static int64_t afs_interval_ms(const struct eng *eng)
 {
     return eng->cfg.usage_sampling_interval_ms > 0 ? eng->cfg.usage_sampling_interval_ms
-                                                    : 5 * 60 * 1000;
+                                                   : 5 * 60 * 1000;
 }
 
 /* 1 - 0.5^(elapsed / halfLife); 0 when the half-life is 0. */
@@ -767,7 +920,8 @@ static void afs_reorder(struct eng *eng, struct eng_cq *cq)
     if (!n)
         return;
     struct eng_wl **items = xmalloc(n * sizeof(*items));
-    memcpy(items, q->heap, n * sizeof(*items));
+    for (size_t i = 0; i < n; i++)
+        items[i] = q->heap[i].wl;
     q->n = 0;
     for (size_t i = 0; i < n; i++) {
         items[i]->afs_usage = fs_afs_lq_usage(eng, items[i]->lq_key);

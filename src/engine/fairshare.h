@@ -30,7 +30,7 @@ struct pre_ctx {
     const struct eng_wl *w;
     const int *p_fr; /* P */
     size_t n_p;
-    bool *in_p; /* by fr id, cycle arena */
+    bool *in_p;      /* by fr id, cycle arena */
     const int *u_fr; /* U */
     const int64_t *u_v;
     size_t n_u;
@@ -49,10 +49,10 @@ struct pre_cand {
     struct eng_wl *wl;
     struct eng_node *lca; /* classical: the ancestor it was reached from */
     enum pre_variant variant;
-    bool own;             /* in the preemptor's CQ */
-    bool has_afs;         /* its CQ uses admission fair sharing: afs is set */
-    double afs;           /* its LocalQueue's usage (§7) */
-    const char *reason;   /* static, set when chosen */
+    bool own;           /* in the preemptor's CQ */
+    bool has_afs;       /* its CQ uses admission fair sharing: afs is set */
+    double afs;         /* its LocalQueue's usage (§7) */
+    const char *reason; /* static, set when chosen */
 };
 
 /* A candidate record for wl (§4.2 needs its LocalQueue usage under AFS). */
@@ -89,7 +89,7 @@ struct fs_share {
     double unweighted; /* per mille */
     bool borrowing;    /* some fr has Usage > SubtreeQuota */
     bool zero_weight;
-    bool neg;          /* the NEG sentinel: below every real share */
+    bool neg; /* the NEG sentinel: below every real share */
 };
 
 /* DRS of a node on the current snapshot. */
@@ -103,8 +103,8 @@ bool fs_enabled(const struct eng *eng);
 
 /* ---- fair-sharing preemption (§6) ------------------------------------------------ */
 
-/* Target search under fair sharing; writes up to the returned count of
- * chosen candidates (reasons set) to *out (cycle arena). */
+/* Target search under fair sharing: the chosen candidates (reasons set)
+ * in *out, malloc'd when the count returned is not 0 (free it), else NULL. */
 size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out);
 
 /* ---- admission fair sharing (§7) ---------------------------------------------------- */

@@ -77,8 +77,7 @@ bool pre__allowed(enum pre_policy pol, const struct eng_wl *w, const struct eng_
     case PRE_POL_LOWER:
         return c->priority < w->priority;
     case PRE_POL_LOWER_OR_NEWER_EQUAL:
-        return c->priority < w->priority ||
-               (c->priority == w->priority && w->ts_ms < c->ts_ms);
+        return c->priority < w->priority || (c->priority == w->priority && w->ts_ms < c->ts_ms);
     case PRE_POL_ANY:
         return true;
     default:
@@ -328,6 +327,78 @@ static const char *variant_reason(enum pre_variant v)
     }
 }
 
+/* The concatenated candidate order of §4.2 (evicted then the rest; within
+ * each, hierarchy, priority and own-CQ candidates, each sorted), produced
+ * lazily: each part is a binary min-heap, and only as many candidates as
+ * the greedy search reaches are ordered (typically a few out of
+ * thousands). What has been produced is kept in seq, so a second attempt
+ * replays it before producing more. */
+struct lazy {
+    struct pre_cand *part[6];
+    size_t n[6];
+    int cur;
+    struct pre_cand *seq; /* owned */
+    size_t n_seq;
+};
+
+static void ch_down(struct pre_cand *c, size_t n, size_t i)
+{
+    struct pre_cand x = c[i];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const struct pre_cand *best = &x;
+        if (l < n && pre__cand_cmp(&c[l], best) < 0) {
+            m = l;
+            best = &c[l];
+        }
+        if (r < n && pre__cand_cmp(&c[r], best) < 0) {
+            m = r;
+            best = &c[r];
+        }
+        if (m == i)
+            break;
+        c[i] = *best;
+        i = m;
+    }
+    c[i] = x;
+}
+
+/* Split list l into its evicted and other candidates, as heaps. */
+static void lazy_add(struct lazy *z, struct clist *l, int slot)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->c[i].wl->evicted) {
+            struct pre_cand t = l->c[k];
+            l->c[k++] = l->c[i];
+            l->c[i] = t;
+        }
+    z->part[slot] = l->c;
+    z->n[slot] = k;
+    z->part[slot + 3] = l->c + k;
+    z->n[slot + 3] = l->n - k;
+    for (int p = slot; p <= slot + 3; p += 3)
+        for (size_t i = z->n[p] / 2; i-- > 0;)
+            ch_down(z->part[p], z->n[p], i);
+}
+
+/* The idx-th candidate in order, or NULL past the end. */
+static const struct pre_cand *lazy_get(struct lazy *z, size_t idx)
+{
+    while (idx >= z->n_seq) {
+        while (z->cur < 6 && !z->n[z->cur])
+            z->cur++;
+        if (z->cur == 6)
+            return NULL;
+        struct pre_cand *h = z->part[z->cur];
+        z->seq[z->n_seq++] = h[0];
+        h[0] = h[--z->n[z->cur]];
+        if (z->n[z->cur])
+            ch_down(h, z->n[z->cur], 0);
+    }
+    return &z->seq[idx];
+}
+
 /* §4.4, §4.5: the greedy search over the concatenated candidates. */
 static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
 {
@@ -338,17 +409,10 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
     *out = NULL;
     if (!total)
         goto out_free;
-    const struct clist *lists[3] = {&cl.hier, &cl.prio, &cl.own};
-    for (int l = 0; l < 3; l++)
-        if (lists[l]->n > 1)
-            qsort(lists[l]->c, lists[l]->n, sizeof(struct pre_cand), pre__cand_cmp);
-    struct pre_cand *all = cyc_alloc(x->eng, total * sizeof(*all));
-    size_t k = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int l = 0; l < 3; l++)
-            for (size_t i = 0; i < lists[l]->n; i++)
-                if (lists[l]->c[i].wl->evicted == (pass == 0))
-                    all[k++] = lists[l]->c[i];
+    struct lazy z = {{NULL}, {0}, 0, xmalloc(total * sizeof(struct pre_cand)), 0};
+    lazy_add(&z, &cl.hier, 0);
+    lazy_add(&z, &cl.prio, 1);
+    lazy_add(&z, &cl.own, 2);
 
     bool no_other = cl.hier.n == 0 && cl.prio.n == 0;
     bool no_hier = cl.hier.n == 0;
@@ -372,16 +436,17 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
         n_att = 2;
     }
 
-    struct pre_cand *t = cyc_alloc(x->eng, total * sizeof(*t));
+    struct pre_cand *t = xmalloc(total * sizeof(*t));
     for (size_t at = 0; at < n_att && !n_out; at++) {
         bool ab = attempts[at];
         size_t mark = snap_mark(x->eng), nt = 0;
-        for (size_t i = 0; i < total; i++) {
-            if (!valid(x, &all[i], ab))
+        const struct pre_cand *c;
+        for (size_t i = 0; (c = lazy_get(&z, i)); i++) {
+            if (!valid(x, c, ab))
                 continue;
-            snap_remove_wl(x->eng, all[i].wl->cq, all[i].wl);
-            t[nt] = all[i];
-            t[nt].reason = variant_reason(all[i].variant);
+            snap_remove_wl(x->eng, c->wl->cq, c->wl);
+            t[nt] = *c;
+            t[nt].reason = variant_reason(c->variant);
             nt++;
             if (pre__fits(x, ab)) {
                 n_out = fill_back_attempt(x, t, nt, ab);
@@ -391,6 +456,9 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
         }
         snap_rollback(x->eng, mark);
     }
+    if (!n_out)
+        free(t);
+    free(z.seq);
 out_free:
     free(cl.hier.c);
     free(cl.prio.c);
@@ -442,6 +510,8 @@ static const char *message(struct eng *eng, const struct eng_cq *q, const struct
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+/* The target search of the configured algorithm. *out is malloc'd when the
+ * result is not 0 (free it), NULL otherwise. */
 static size_t search(const struct pre_ctx *x, struct pre_cand **out)
 {
     if (fs_enabled(x->eng))
@@ -480,6 +550,7 @@ enum fa_pmode pre_oracle(struct eng *eng, struct eng_cq *cq, const struct eng_wl
         bool may_reclaim;
         *level = coh_borrow_level(&cq->node, fr, val, &may_reclaim);
     }
+    free(t);
     sim_end(eng, s);
     return mode;
 }
@@ -491,9 +562,15 @@ size_t pre_targets(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
     if (!a->n_preempt_fr)
         return 0;
     struct sim s = sim_begin(eng);
-    struct pre_ctx x = {eng,      cq,       wl,         a->preempt_fr,
-                        a->n_preempt_fr, p_mask(eng, a->preempt_fr, a->n_preempt_fr),
-                        a->usage_fr, a->usage_v, a->n_usage};
+    struct pre_ctx x = {eng,
+                        cq,
+                        wl,
+                        a->preempt_fr,
+                        a->n_preempt_fr,
+                        p_mask(eng, a->preempt_fr, a->n_preempt_fr),
+                        a->usage_fr,
+                        a->usage_v,
+                        a->n_usage};
     struct pre_cand *t = NULL;
     size_t n = search(&x, &t);
     sim_end(eng, s);
@@ -505,6 +582,7 @@ size_t pre_targets(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
         r[i].reason = t[i].reason;
         r[i].message = message(eng, cq, wl, t[i].wl, t[i].reason);
     }
+    free(t);
     *out = r;
     return n;
 }

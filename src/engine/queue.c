@@ -30,19 +30,34 @@ bool pq_before(const struct eng_cq *cq, const struct eng_wl *a, const struct eng
     return strcmp(a->key, b->key) < 0;
 }
 
-static void heap_set(struct pq *q, size_t i, struct eng_wl *wl)
+static void heap_set(struct pq *q, size_t i, struct pq_item it)
 {
-    q->heap[i] = wl;
-    wl->qpos = i;
+    q->heap[i] = it;
+    it.wl->qpos = i;
+}
+
+/* pq_before on slots: keys first, the records only to break ties. */
+static bool item_before(const struct eng_cq *cq, const struct pq_item *a, const struct pq_item *b)
+{
+    if (cq->afs) /* admission fair sharing orders first (pq_before) */
+        return pq_before(cq, a->wl, b->wl);
+    if (cq->preemptor && cq->strategy == API_BEST_EFFORT_FIFO &&
+        (a->wl == cq->preemptor || b->wl == cq->preemptor))
+        return pq_before(cq, a->wl, b->wl);
+    if (a->priority != b->priority)
+        return a->priority > b->priority;
+    if (a->ts != b->ts)
+        return a->ts < b->ts;
+    return pq_before(cq, a->wl, b->wl);
 }
 
 static void sift_up(struct eng_cq *cq, size_t i)
 {
     struct pq *q = &cq->q;
-    struct eng_wl *x = q->heap[i];
+    struct pq_item x = q->heap[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!pq_before(cq, x, q->heap[p]))
+        if (!item_before(cq, &x, &q->heap[p]))
             break;
         heap_set(q, i, q->heap[p]);
         i = p;
@@ -53,21 +68,21 @@ static void sift_up(struct eng_cq *cq, size_t i)
 static void sift_down(struct eng_cq *cq, size_t i)
 {
     struct pq *q = &cq->q;
-    struct eng_wl *x = q->heap[i];
+    struct pq_item x = q->heap[i];
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        struct eng_wl *best = x;
-        if (l < q->n && pq_before(cq, q->heap[l], best)) {
+        const struct pq_item *best = &x;
+        if (l < q->n && item_before(cq, &q->heap[l], best)) {
             m = l;
-            best = q->heap[l];
+            best = &q->heap[l];
         }
-        if (r < q->n && pq_before(cq, q->heap[r], best)) {
+        if (r < q->n && item_before(cq, &q->heap[r], best)) {
             m = r;
-            best = q->heap[r];
+            best = &q->heap[r];
         }
         if (m == i)
             break;
-        heap_set(q, i, best);
+        heap_set(q, i, *best);
         i = m;
     }
     heap_set(q, i, x);
@@ -77,7 +92,8 @@ void pq_push(struct eng_cq *cq, struct eng_wl *wl)
 {
     struct pq *q = &cq->q;
     XGROW(q->heap, q->cap, q->n + 1);
-    heap_set(q, q->n++, wl);
+    struct pq_item it = {wl->ts_ms, wl->priority, wl};
+    heap_set(q, q->n++, it);
     wl->where = WLQ_HEAP;
     wl->cq = cq;
     sift_up(cq, q->n - 1);
@@ -88,7 +104,7 @@ struct eng_wl *pq_pop(struct eng_cq *cq)
     struct pq *q = &cq->q;
     if (!q->n)
         return NULL;
-    struct eng_wl *top = q->heap[0];
+    struct eng_wl *top = q->heap[0].wl;
     q->n--;
     if (q->n) {
         heap_set(q, 0, q->heap[q->n]);
@@ -115,8 +131,8 @@ void pq_remove(struct eng_cq *cq, struct eng_wl *wl)
         size_t i = wl->qpos;
         q->n--;
         if (i != q->n) {
-            struct eng_wl *m = q->heap[q->n];
-            heap_set(q, i, m);
+            struct eng_wl *m = q->heap[q->n].wl;
+            heap_set(q, i, q->heap[q->n]);
             sift_down(cq, i);
             sift_up(cq, m->qpos);
         }

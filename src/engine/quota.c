@@ -119,51 +119,60 @@ int eng__fr_id(struct eng *eng, int flavor, int res)
 
 /* ---- nodes -------------------------------------------------------------------- */
 
-static int64_t *arr_new(size_t cap, int64_t fill)
+/* The six per-fr arrays of a node live in one block, laid out by how the
+ * hot paths read them (usage, localq, subtree, bl first), so a quota walk
+ * up the tree touches few cache lines. */
+enum { NODE_ARRAYS = 6 };
+
+static void node_layout(struct eng_node *n, int64_t *block, size_t cap)
 {
-    int64_t *a = xmalloc((cap ? cap : 1) * sizeof(*a));
-    for (size_t i = 0; i < cap; i++)
-        a[i] = fill;
-    return a;
+    n->usage = block;
+    n->localq = block + cap;
+    n->subtree = block + 2 * cap;
+    n->bl = block + 3 * cap;
+    n->ll = block + 4 * cap;
+    n->nominal = block + 5 * cap;
 }
 
-static void arr_grow(int64_t **a, size_t old, size_t cap, int64_t fill)
+static void node_fill(struct eng_node *n, size_t from, size_t to)
 {
-    *a = xrealloc(*a, (cap ? cap : 1) * sizeof(**a));
-    for (size_t i = old; i < cap; i++)
-        (*a)[i] = fill;
+    for (size_t i = from; i < to; i++) {
+        n->usage[i] = n->localq[i] = n->subtree[i] = n->nominal[i] = 0;
+        n->bl[i] = n->ll[i] = ENG_NOLIMIT;
+    }
 }
 
 void node_init(struct eng *eng, struct eng_node *n, bool is_cohort)
 {
     memset(n, 0, sizeof(*n));
     n->is_cohort = is_cohort;
-    n->nominal = arr_new(eng->fr_cap, 0);
-    n->bl = arr_new(eng->fr_cap, ENG_NOLIMIT);
-    n->ll = arr_new(eng->fr_cap, ENG_NOLIMIT);
-    n->subtree = arr_new(eng->fr_cap, 0);
-    n->localq = arr_new(eng->fr_cap, 0);
-    n->usage = arr_new(eng->fr_cap, 0);
+    size_t cap = eng->fr_cap ? eng->fr_cap : 1;
+    node_layout(n, xmalloc(NODE_ARRAYS * cap * sizeof(int64_t)), cap);
+    node_fill(n, 0, cap);
 }
 
 void node_grow(struct eng_node *n, size_t old_cap, size_t new_cap)
 {
-    arr_grow(&n->nominal, old_cap, new_cap, 0);
-    arr_grow(&n->bl, old_cap, new_cap, ENG_NOLIMIT);
-    arr_grow(&n->ll, old_cap, new_cap, ENG_NOLIMIT);
-    arr_grow(&n->subtree, old_cap, new_cap, 0);
-    arr_grow(&n->localq, old_cap, new_cap, 0);
-    arr_grow(&n->usage, old_cap, new_cap, 0);
+    int64_t *block = xmalloc(NODE_ARRAYS * new_cap * sizeof(int64_t));
+    struct eng_node fresh = *n;
+    node_layout(&fresh, block, new_cap);
+    size_t keep = old_cap < new_cap ? old_cap : new_cap;
+    if (!old_cap)
+        keep = 0;
+    memcpy(fresh.usage, n->usage, keep * sizeof(int64_t));
+    memcpy(fresh.localq, n->localq, keep * sizeof(int64_t));
+    memcpy(fresh.subtree, n->subtree, keep * sizeof(int64_t));
+    memcpy(fresh.bl, n->bl, keep * sizeof(int64_t));
+    memcpy(fresh.ll, n->ll, keep * sizeof(int64_t));
+    memcpy(fresh.nominal, n->nominal, keep * sizeof(int64_t));
+    node_fill(&fresh, keep, new_cap);
+    free(n->usage);
+    *n = fresh;
 }
 
 void node_release(struct eng_node *n)
 {
-    free(n->nominal);
-    free(n->bl);
-    free(n->ll);
-    free(n->subtree);
-    free(n->localq);
-    free(n->usage);
+    free(n->usage); /* the block */
     free(n->children);
     memset(n, 0, sizeof(*n));
 }

@@ -86,8 +86,7 @@ static bool has_prefix(const struct api_strings *p, const char *name)
     return false;
 }
 
-static const struct api_transformation *find_transformation(const struct eng *eng,
-                                                            const char *res)
+static const struct api_transformation *find_transformation(const struct eng *eng, const char *res)
 {
     if (!eng->has_cfg)
         return NULL;
@@ -249,8 +248,7 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
             if (!strcmp(sp->pod_requests.items[k].name, r->name))
                 has_req = true;
         if (!has_req)
-            *rl_slot(reqs, eng__res_id(eng, r->name), true) =
-                q_resource_value(r->name, r->amount);
+            *rl_slot(reqs, eng__res_id(eng, r->name), true) = q_resource_value(r->name, r->amount);
     }
     rl_release(&c);
     rl_release(&side);
@@ -300,8 +298,7 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
         const struct api_node_selector_term *t = &sp->affinity_terms[i];
         struct api_node_selector_term *d = &dst->terms[i];
         d->n_match_expressions = t->n_match_expressions;
-        d->match_expressions =
-            WL_ARRAY(wl, struct api_requirement, t->n_match_expressions + 1);
+        d->match_expressions = WL_ARRAY(wl, struct api_requirement, t->n_match_expressions + 1);
         for (size_t k = 0; k < t->n_match_expressions; k++) {
             const struct api_requirement *r = &t->match_expressions[k];
             struct api_requirement *q = &d->match_expressions[k];
@@ -316,6 +313,65 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
     }
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Resources whose request exceeds its limit, as Kueue's field error
+ * renders them: `PATH: Invalid value: ["cpu","memory"]: requests must not
+ * exceed its limits`. */
+static void greater_keys(const struct api_resources *req, const struct api_resources *lim,
+                         const char *path, struct sb *errs, size_t *n_errs)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < req->n && n < 64; i++)
+        for (size_t k = 0; k < lim->n; k++)
+            if (!strcmp(req->items[i].name, lim->items[k].name) &&
+                q_cmp(req->items[i].amount, lim->items[k].amount) > 0)
+                names[n++] = req->items[i].name;
+    if (!n)
+        return;
+    qsort(names, n, sizeof(*names), cmp_cstr);
+    if ((*n_errs)++)
+        sb_adds(errs, ", ");
+    sb_addf(errs, "%s: Invalid value: [", path);
+    for (size_t i = 0; i < n; i++)
+        sb_addf(errs, "%s\"%s\"", i ? "," : "", names[i]);
+    sb_adds(errs, "]: requests must not exceed its limits");
+}
+
+static void check_limits(struct eng_wl *wl, const struct api_workload *w)
+{
+    struct sb errs = SB_INIT;
+    size_t n = 0;
+    char path[160];
+    for (size_t i = 0; i < w->n_pod_sets; i++) {
+        const struct api_pod_spec *sp = &w->pod_sets[i].template_.spec;
+        for (size_t j = 0; j < sp->n_init_containers; j++) {
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.initContainers[%zu]", i,
+                     j);
+            greater_keys(&sp->init_containers[j].requests, &sp->init_containers[j].limits, path,
+                         &errs, &n);
+        }
+        for (size_t j = 0; j < sp->n_containers; j++) {
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.containers[%zu]", i, j);
+            greater_keys(&sp->containers[j].requests, &sp->containers[j].limits, path, &errs, &n);
+        }
+        snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.resources", i);
+        greater_keys(&sp->pod_requests, &sp->pod_limits, path, &errs, &n);
+    }
+    if (n) {
+        struct sb m = SB_INIT;
+        sb_addf(&m, n > 1 ? "resources validation failed: [%s]" : "resources validation failed: %s",
+                sb_str(&errs));
+        wl->limits_msg = wl_strdup(wl, sb_str(&m));
+        sb_release(&m);
+    }
+    sb_release(&errs);
+}
+
 static int32_t reclaimable(const struct api_workload *w, const char *ps)
 {
     for (size_t i = 0; i < w->n_reclaimable_pods; i++)
@@ -328,9 +384,9 @@ static int64_t queue_ts(const struct eng *eng, const struct api_workload *w)
 {
     const struct api_condition *ev = api_condition_find(&w->conditions, "Evicted");
     if (ev && ev->status && !strcmp(ev->status, "True") && ev->reason) {
-        bool eviction_ts = eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
-                           (!eng->cfg.requeuing_timestamp ||
-                            !strcmp(eng->cfg.requeuing_timestamp, "Eviction"));
+        bool eviction_ts =
+            eng->has_cfg && eng->cfg.has_wait_for_pods_ready &&
+            (!eng->cfg.requeuing_timestamp || !strcmp(eng->cfg.requeuing_timestamp, "Eviction"));
         if (eviction_ts && !strcmp(ev->reason, "PodsReadyTimeout"))
             return ev->last_transition_time;
         if (!strcmp(ev->reason, "AdmissionCheck"))
@@ -414,6 +470,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     }
     rl_release(&reqs);
     wl->shape = wl_shape(wl);
+    check_limits(wl, w);
 
     wl->n_checks = w->n_admission_checks;
     wl->check_names = WL_ARRAY(wl, const char *, w->n_admission_checks + 1);
@@ -443,6 +500,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->admit_ms = (qr && qr->last_transition_time) ? qr->last_transition_time : eng->now_ms;
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
         wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
+        wl->pods_ready = api_condition_is_true(&w->conditions, "PodsReady");
     } else {
         wl->state = WL_PENDING;
     }

@@ -106,6 +106,8 @@ void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl)
     cq->admitted[cq->n_admitted++] = wl;
     wl->cq = cq;
     wl->state = WL_ADMITTED;
+    if (!wl->pods_ready)
+        eng->n_not_ready++;
     if (!eng->tree_dirty)
         snap_add_wl(eng, cq, wl);
 }
@@ -120,6 +122,8 @@ void wl_detach_admitted(struct eng *eng, struct eng_wl *wl)
     struct eng_wl *last = cq->admitted[--cq->n_admitted];
     cq->admitted[wl->adm_pos] = last;
     last->adm_pos = wl->adm_pos;
+    if (!wl->pods_ready && eng->n_not_ready)
+        eng->n_not_ready--;
     wl->cq = NULL;
     wl->state = WL_PENDING;
     wl->evicted = false;
@@ -133,8 +137,8 @@ uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq)
 
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm)
 {
-    bool same = wl->reason && reason && !strcmp(wl->reason, reason) &&
-                wl->inadmissible == inadm && wl->message && !strcmp(wl->message, message);
+    bool same = wl->reason && reason && !strcmp(wl->reason, reason) && wl->inadmissible == inadm &&
+                wl->message && !strcmp(wl->message, message);
     if (same)
         return;
     wl->reason = reason;

@@ -37,7 +37,8 @@ struct kc_client_opts {
 /* Make a client for cfg (copied: cfg may be released after). opts may be
  * NULL. Inline credentials (certificate-authority-data, client-*-data) are
  * written to private temporary files for the TLS library, removed by
- * ac_free. Returns 0 and *out, or ERR_IO. */
+ * ac_free. Returns 0 and *out, ERR_INVALID when cfg has no server, or
+ * ERR_IO when a credential file cannot be written. */
 CU_MUST_CHECK int kc_client_new(const struct kc_config *cfg, const struct kc_client_opts *opts,
                                 struct ac_client **out, struct err *e);
 

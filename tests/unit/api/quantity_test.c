@@ -28,6 +28,7 @@
     "quantities must match the regular expression "                                                \
     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 #define MSG_SUFFIX "unable to parse quantity's suffix"
+#define MSG_NUMERIC "unable to parse numeric part of quantity"
 
 struct parse_case {
     const char *in;
@@ -250,6 +251,26 @@ static const struct parse_case cases[] = {
     {"1e007", "10e6", NULL, "10e6", INT64_C(10000000000), false},
     {"2.5e-3", "2500e-6", NULL, NULL, INT64_C(3), false},
     {"1.0001", "1000100u", NULL, NULL, INT64_C(1001), false},
+    {"Ei", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"-Ei", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"+.Pi", NULL, MSG_NUMERIC, NULL, 0, false},
+    {".Pi", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"Pi", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"e-10", NULL, MSG_NUMERIC, NULL, 0, false},
+    {".e-10", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"E-014", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"E-2147483648", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"e4294967286", NULL, MSG_NUMERIC, NULL, 0, false},
+    {"e-9", "0", NULL, "0", INT64_C(0), false},
+    {"0Pi", "0", NULL, "0", INT64_C(0), false},
+    {"0.Ei", "0", NULL, "0", INT64_C(0), false},
+    {"0e-10", "0", NULL, "0", INT64_C(0), false},
+    {"Ti", "0", NULL, "0", INT64_C(0), false},
+    {".Ki", "0", NULL, "0", INT64_C(0), false},
+    {"-.Ki", "0", NULL, "0", INT64_C(0), false},
+    {"E-1", "0", NULL, "0", INT64_C(0), false},
+    {"E1", "0", NULL, "0", INT64_C(0), false},
+    {".e1", "0", NULL, "0", INT64_C(0), false},
     {"1.1.M", NULL, MSG_FORMAT, NULL, 0, false},
     {"1+1.0M", NULL, MSG_FORMAT, NULL, 0, false},
     {"0.1mi", NULL, MSG_SUFFIX, NULL, 0, false},

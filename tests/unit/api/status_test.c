@@ -46,8 +46,10 @@ static void test_api_status_set_condition_keeps_time_when_status_same(void **sta
 {
     json_t *w = workload(0);
     api_status_set_condition(w, "QuotaReserved", "False", "WaitingForQuota", "m1", T1);
-    assert_false(api_status_set_condition(w, "QuotaReserved", "False", "WaitingForQuota", "m1", T2));
-    assert_true(api_status_set_condition(w, "QuotaReserved", "False", "NoMatchingFlavor", "m2", T2));
+    assert_false(
+        api_status_set_condition(w, "QuotaReserved", "False", "WaitingForQuota", "m1", T2));
+    assert_true(
+        api_status_set_condition(w, "QuotaReserved", "False", "NoMatchingFlavor", "m2", T2));
     json_t *c = api_status_condition(w, "QuotaReserved");
     assert_string_equal(field(c, "lastTransitionTime"), "2025-01-01T10:00:00Z");
     assert_string_equal(field(c, "reason"), "NoMatchingFlavor");
@@ -55,7 +57,8 @@ static void test_api_status_set_condition_keeps_time_when_status_same(void **sta
     assert_true(api_status_set_condition(w, "QuotaReserved", "True", "QuotaReserved", "ok", T2));
     c = api_status_condition(w, "QuotaReserved");
     assert_string_equal(field(c, "lastTransitionTime"), "2025-01-01T10:01:00Z");
-    assert_int_equal(json_array_size(json_object_get(json_object_get(w, "status"), "conditions")), 1);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(w, "status"), "conditions")),
+                     1);
     json_decref(w);
 }
 

@@ -78,9 +78,8 @@ static CU_UNUSED struct api_resource_group *fx_group(struct fx *f, const struct 
 }
 
 /* A ClusterQueue admitting from every namespace with one cpu group. */
-static CU_UNUSED struct api_cluster_queue *fx_cq_view(struct fx *f, const char *name,
-                                                      const char *cohort,
-                                                      const struct fx_quota *q, size_t n)
+static CU_UNUSED struct api_cluster_queue *
+fx_cq_view(struct fx *f, const char *name, const char *cohort, const struct fx_quota *q, size_t n)
 {
     struct api_cluster_queue *cq = ARENA_NEW(&f->mem, struct api_cluster_queue);
     cq->meta.name = name;

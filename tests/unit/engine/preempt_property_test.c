@@ -1,8 +1,9 @@
 /* preempt_property_test.c -- randomized properties of preemption
  * (spec/preemption.md), with fixed seeds and a bounded number of steps.
  *
- * Each run builds a cohort of 2-4 ClusterQueues with random quotas,
- * policies and (half of the runs) fair sharing with random weights, then
+ * Each run builds a cohort of 2-4 ClusterQueues (in a quarter of the runs
+ * split over two sub-cohorts) with random quotas, policies and (half of
+ * the runs, flat) fair sharing with random weights, then
  * offers one pending workload at a time and runs a cycle. Keeping a single
  * head per cycle makes the cycle's snapshot equal to the state seen before
  * it, so every target can be checked against that state:
@@ -96,6 +97,20 @@ static void build(struct world *w, uint64_t seed)
     memset(&rf, 0, sizeof(rf));
     rf.meta.name = "default";
     apply(w->eng, API_KIND_RESOURCE_FLAVOR, &rf);
+    /* Every fourth run (classical) puts the CQs in two sub-cohorts of the
+     * pool, so that reclaiming crosses cohort levels. */
+    bool tree = seed % 4 == 1;
+    if (tree) {
+        static const char *subs[] = {"left", "right"};
+        for (int i = 0; i < 2; i++) {
+            struct api_cohort co;
+            memset(&co, 0, sizeof(co));
+            co.meta.name = subs[i];
+            co.parent_name = "pool";
+            co.fair_sharing.weight.milli = 1000;
+            apply(w->eng, API_KIND_COHORT, &co);
+        }
+    }
     w->n_cqs = 2 + (int)rnd(3);
     static const char *names[] = {"cq0", "cq1", "cq2", "cq3"};
     static const char *lqs[] = {"lq0", "lq1", "lq2", "lq3"};
@@ -118,7 +133,7 @@ static void build(struct world *w, uint64_t seed)
         struct api_cluster_queue cq;
         memset(&cq, 0, sizeof(cq));
         cq.meta.name = names[i];
-        cq.cohort_name = "pool";
+        cq.cohort_name = tree ? (i % 2 ? "right" : "left") : "pool";
         cq.namespace_selector = &all;
         cq.resource_groups = &rg;
         cq.n_resource_groups = 1;
@@ -178,8 +193,8 @@ static bool reclaim_allows(const struct api_preemption *pol, const struct eng_wl
 }
 
 /* Does the preemptor (cpu v in q) fit with every target but `keep` gone? */
-static bool fits_without(struct world *w, struct eng_cq *q, int64_t v, struct eng_wl **t,
-                         size_t n, size_t keep, bool nominal_rule)
+static bool fits_without(struct world *w, struct eng_cq *q, int64_t v, struct eng_wl **t, size_t n,
+                         size_t keep, bool nominal_rule)
 {
     struct eng *eng = w->eng;
     for (size_t i = 0; i < n; i++)

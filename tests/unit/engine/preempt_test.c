@@ -49,20 +49,20 @@ static struct eng *load(const char *yaml, int64_t now_ms)
 }
 
 #define RF "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"
-#define CQ(name, extra, quota)                                                                 \
-    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " name       \
-    "}\nspec:\n  namespaceSelector: {}\n" extra "  resourceGroups:\n  - coveredResources: "      \
-    "[cpu]\n    flavors: [{name: default, resources: [{name: cpu, nominalQuota: " quota "}]}]\n" \
-    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq-" name     \
+#define CQ(name, extra, quota)                                                                     \
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " name          \
+    "}\nspec:\n  namespaceSelector: {}\n" extra "  resourceGroups:\n  - coveredResources: "        \
+    "[cpu]\n    flavors: [{name: default, resources: [{name: cpu, nominalQuota: " quota "}]}]\n"   \
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq-" name         \
     ", namespace: ns}\nspec: {clusterQueue: " name "}\n"
-#define ADMQ(name, lq, cq, prio, cpu, t)                                                      \
-    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: " name          \
-    ", namespace: ns, uid: u-" name "}\nspec:\n  queueName: " lq "\n  priority: " prio         \
-    "\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, "            \
-    "resources: {requests: {cpu: \"" cpu "\"}}}]}}}]\nstatus:\n  admission:\n    "              \
-    "clusterQueue: " cq "\n    podSetAssignments: [{name: main, count: 1, flavors: {cpu: "     \
-    "default}, resourceUsage: {cpu: \"" cpu "\"}}]\n  conditions:\n  - {type: QuotaReserved, " \
-    "status: \"True\", reason: QuotaReserved, message: \"\", lastTransitionTime: "             \
+#define ADMQ(name, lq, cq, prio, cpu, t)                                                           \
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: " name              \
+    ", namespace: ns, uid: u-" name "}\nspec:\n  queueName: " lq "\n  priority: " prio             \
+    "\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, "               \
+    "resources: {requests: {cpu: \"" cpu "\"}}}]}}}]\nstatus:\n  admission:\n    "                 \
+    "clusterQueue: " cq "\n    podSetAssignments: [{name: main, count: 1, flavors: {cpu: "         \
+    "default}, resourceUsage: {cpu: \"" cpu "\"}}]\n  conditions:\n  - {type: QuotaReserved, "     \
+    "status: \"True\", reason: QuotaReserved, message: \"\", lastTransitionTime: "                 \
     "\"2025-01-01T" t ":00Z\"}\n"
 #define ADM(name, cq, prio, cpu, t) ADMQ(name, "lq-" cq, cq, prio, cpu, t)
 
@@ -91,12 +91,13 @@ static struct eng_wl *pending(struct eng *eng, const char *name, const char *lq,
 
 /* ---- the oracle (§2.1 step 4) ------------------------------------------------------- */
 
-static const char *cohort_yaml = RF CQ("alpha", "  cohortName: research\n  preemption: "
-                                                 "{reclaimWithinCohort: Any, withinClusterQueue: "
-                                                 "LowerPriority}\n",
-                                       "6") CQ("beta", "  cohortName: research\n", "6")
-    ADM("b1", "beta", "0", "4", "09:00") ADM("b2", "beta", "0", "4", "09:10")
-        ADM("a0", "alpha", "0", "2", "08:00");
+static const char *cohort_yaml =
+    RF CQ("alpha",
+          "  cohortName: research\n  preemption: "
+          "{reclaimWithinCohort: Any, withinClusterQueue: "
+          "LowerPriority}\n",
+          "6") CQ("beta", "  cohortName: research\n", "6") ADM("b1", "beta", "0", "4", "09:00")
+        ADM("b2", "beta", "0", "4", "09:10") ADM("a0", "alpha", "0", "2", "08:00");
 
 static void test_pre_oracle_modes(void **state)
 {

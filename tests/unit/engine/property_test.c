@@ -45,9 +45,8 @@ static void check_limits(struct eng *eng)
 {
     for (size_t fr = 0; fr < eng->n_fr; fr++) {
         for (size_t i = 0; i < eng->cq_names.n + eng->cohort_names.n; i++) {
-            struct eng_node *n = i < eng->cq_names.n
-                                     ? &eng->cqs[i]->node
-                                     : &eng->cohorts[i - eng->cq_names.n]->node;
+            struct eng_node *n =
+                i < eng->cq_names.n ? &eng->cqs[i]->node : &eng->cohorts[i - eng->cq_names.n]->node;
             if (!n->parent)
                 assert_true(n->usage[fr] <= n->subtree[fr]);
             if (n->bl[fr] != ENG_NOLIMIT)
@@ -111,10 +110,10 @@ static void run_seed(uint64_t seed)
     for (int c = 0; c < n_cohorts; c++) {
         snprintf(names[c], sizeof(names[c]), "coh%d", c);
         const char *parent = c > 0 && rnd(&r, 2) ? names[rnd(&r, (uint32_t)c)] : NULL;
-        struct fx_quota q[2] = {
-            {"f0", (int64_t)rnd(&r, 4) * 1000, parent && rnd(&r, 3) == 0 ? (int64_t)rnd(&r, 4) * 1000 : -1,
-             parent && rnd(&r, 3) == 0 ? (int64_t)rnd(&r, 6) * 1000 : -1},
-            {"f1", (int64_t)rnd(&r, 4) * 1000, -1, -1}};
+        struct fx_quota q[2] = {{"f0", (int64_t)rnd(&r, 4) * 1000,
+                                 parent && rnd(&r, 3) == 0 ? (int64_t)rnd(&r, 4) * 1000 : -1,
+                                 parent && rnd(&r, 3) == 0 ? (int64_t)rnd(&r, 6) * 1000 : -1},
+                                {"f1", (int64_t)rnd(&r, 4) * 1000, -1, -1}};
         fx_cohort(&f, names[c], parent, q, 2);
     }
     for (int i = 0; i < n_cqs; i++) {

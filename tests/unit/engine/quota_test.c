@@ -10,7 +10,7 @@
 #include "engine/engine_int.h"
 #include "fixture.h"
 
-#define CPU(n) ((int64_t)(n) * 1000)
+#define CPU(n) ((int64_t)(n)*1000)
 
 static struct eng_cq *cq_of(struct fx *f, const char *name)
 {

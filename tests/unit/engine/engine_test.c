@@ -1,0 +1,124 @@
+/* Unit tests of the engine's events (src/engine/engine.c, queue.c): which
+ * events move inadmissible workloads back (spec/admission.md §5.4), and
+ * what eng_cycle reports. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "engine/engine_int.h"
+#include "fixture.h"
+
+#define CPU(n) ((int64_t)(n)*1000)
+
+static void test_eng_cycle_update_of_own_cq_requeues(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_cq(&f, "b", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct eng_wl *w = fx_wl(&f, "w", "a", CPU(3), 0, 1);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_heads, 1);
+    assert_int_equal(d->n_admitted, 0);
+    assert_int_equal(d->n_pending, 1);
+    assert_string_equal(d->pending[0].reason, "ExceedsMaxQuota");
+    assert_true(eng_wl_inadmissible(w));
+    /* An unrelated ClusterQueue changes: w stays where it is. */
+    struct fx_quota q4 = {"default", CPU(4), -1, -1};
+    fx_cq(&f, "b", NULL, &q4, 1);
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_heads, 0);
+    assert_true(eng_wl_inadmissible(w));
+    /* Its own ClusterQueue applied again unchanged (a status update): no event. */
+    fx_cq(&f, "a", NULL, &q2, 1);
+    d = eng_cycle(f.eng, 25);
+    assert_int_equal(d->n_heads, 0);
+    assert_true(eng_wl_inadmissible(w));
+    /* Its own ClusterQueue grows: back to the heap, admitted. */
+    fx_cq(&f, "a", NULL, &q4, 1);
+    d = eng_cycle(f.eng, 30);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w);
+    assert_true(eng_wl_is_admitted(w));
+    assert_int_equal(eng_cq_usage(f.eng, (size_t)eng_cq_find(f.eng, "a"), "default", "cpu"),
+                     CPU(3));
+    fx_release(&f);
+}
+
+static void test_eng_wl_finish_requeues_cohort(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", "org", &q, 1);
+    fx_cq(&f, "b", "org", &q, 1);
+    fx_lq(&f, "a");
+    fx_lq(&f, "b");
+    struct eng_wl *w1 = fx_wl(&f, "w1", "a", CPU(4), 0, 1);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_admitted, 1);
+    struct eng_wl *w2 = fx_wl(&f, "w2", "b", CPU(1), 0, 2);
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 0);
+    assert_string_equal(d->pending[0].reason, "WaitingForQuota");
+    assert_true(eng_wl_inadmissible(w2));
+    d = eng_cycle(f.eng, 30);
+    assert_int_equal(d->n_heads, 0);
+    /* w1 in the other CQ of the cohort finishes: w2 gets another try. */
+    eng_wl_finish(f.eng, w1, 40);
+    assert_false(eng_wl_inadmissible(w2));
+    d = eng_cycle(f.eng, 50);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w2);
+    fx_release(&f);
+}
+
+static void test_eng_cq_pending_order_and_activity(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    struct fx_quota q = {"default", CPU(1), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1); /* flavor "default" does not exist yet */
+    fx_lq(&f, "a");
+    struct eng_wl *w1 = fx_wl(&f, "w1", "a", CPU(1), 0, 5);
+    struct eng_wl *w2 = fx_wl(&f, "w2", "a", CPU(1), 5, 9);
+    struct eng_wl *w3 = fx_wl(&f, "w3", "a", CPU(1), 0, 1);
+    const char *reason, *message;
+    size_t i = (size_t)eng_cq_find(f.eng, "a");
+    assert_false(eng_cq_active(f.eng, i, &reason, &message));
+    assert_string_equal(reason, "FlavorNotFound");
+    assert_string_equal(
+        message, "Can't admit new workloads: references missing ResourceFlavor(s): default.");
+    struct eng_wl *out[4];
+    assert_int_equal(eng_cq_pending(f.eng, i, out, 4), 3);
+    assert_ptr_equal(out[0], w2);
+    assert_ptr_equal(out[1], w3);
+    assert_ptr_equal(out[2], w1);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_heads, 0);
+    assert_int_equal(d->n_pending, 3); /* Suspended, found before the cycle */
+    assert_string_equal(d->pending[0].reason, "Suspended");
+    fx_flavor(&f, "default");
+    assert_true(eng_cq_active(f.eng, i, &reason, &message));
+    assert_string_equal(reason, "Ready");
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w2);
+    fx_release(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eng_cycle_update_of_own_cq_requeues),
+        cmocka_unit_test(test_eng_wl_finish_requeues_cohort),
+        cmocka_unit_test(test_eng_cq_pending_order_and_activity),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
