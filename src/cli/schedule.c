@@ -51,6 +51,7 @@ struct run {
     /* results */
     json_t *admitted;
     json_t *preempted;
+    json_t *evicted; /* evictions other than preemption (stopped queues) */
 };
 
 static void usage(FILE *out)
@@ -512,6 +513,10 @@ static void on_preempted(struct run *r, const struct eng_preempted *p, bool rele
 
 static void on_evicted(struct run *r, const struct eng_evicted *ev, bool release)
 {
+    json_t *o = json_object();
+    json_object_set_new(o, "workload", json_string(eng_wl_key(ev->wl)));
+    json_object_set_new(o, "reason", json_string(ev->reason));
+    json_array_append_new(r->evicted, o);
     struct doc *d = doc_of(r, ev->wl);
     if (d)
         api_status_set_condition(d->json, "Evicted", "True", ev->reason, ev->message, r->now);
@@ -604,6 +609,7 @@ static json_t *result(struct run *r, int cycles)
     json_object_set_new(out, "cycles", json_integer(cycles));
     json_object_set(out, "admitted", r->admitted);
     json_object_set(out, "preempted", r->preempted);
+    json_object_set(out, "evicted", r->evicted);
     json_t *asg = json_object();
     for (size_t i = 0; i < r->n_docs; i++) {
         struct doc *d = &r->docs[i];
@@ -648,8 +654,15 @@ static void print_text(const json_t *out)
         json_t *a = json_object_get(json_object_get(out, "assignments"), json_string_value(v));
         printf("admitted  %s in %s\n", json_string_value(v), a ? jstr(a, "clusterQueue") : "?");
     }
-    json_array_foreach(json_object_get(out, "preempted"), i, v) printf(
-        "preempted %s by %s (%s)\n", jstr(v, "workload"), jstr(v, "preemptor"), jstr(v, "reason"));
+    json_array_foreach(json_object_get(out, "preempted"), i, v)
+    {
+        printf("preempted %s by %s (%s)\n", jstr(v, "workload"), jstr(v, "preemptor"),
+               jstr(v, "reason"));
+    }
+    json_array_foreach(json_object_get(out, "evicted"), i, v)
+    {
+        printf("evicted   %s (%s)\n", jstr(v, "workload"), jstr(v, "reason"));
+    }
     const char *cq;
     json_t *arr;
     json_object_foreach(json_object_get(out, "pending"), cq, arr)
@@ -677,6 +690,7 @@ static void release(struct run *r)
     eng_free(r->eng);
     json_decref(r->admitted);
     json_decref(r->preempted);
+    json_decref(r->evicted);
 }
 
 int cli_schedule(int argc, char **argv)
@@ -744,6 +758,7 @@ int cli_schedule(int argc, char **argv)
     r.n_streams = n_files;
     r.admitted = json_array();
     r.preempted = json_array();
+    r.evicted = json_array();
     for (size_t i = 0; i < n_files; i++) {
         struct err e;
         err_init(&e);
