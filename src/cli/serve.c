@@ -29,25 +29,30 @@
 
 static void serve_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cueue serve [options]\n"
-            "\n"
-            "Run the Kubernetes-compatible API server over a durable store, for kubectl and\n"
-            "client libraries.\n"
-            "\n"
-            "options:\n"
-            "  --listen ADDR:PORT     address to listen on (default 127.0.0.1:6443; port 0 picks\n"
-            "                         a free one, see the kubeconfig)\n"
-            "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
-            "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
-            "  --config FILE          cueue configuration (read by the controllers)\n"
-            "  --controllers all|none in-process controllers (default all; none = only the API)\n"
-            "  --executor local|none  run admitted Jobs' commands as local processes (default\n"
-            "                         local; output under DIR/pods)\n"
-            "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
-            "                         token over HTTP, so requests without one act as the admin\n"
-            "  -v, --verbose          log every request\n"
-            "  -h, --help             show this help\n");
+    fprintf(
+        out,
+        "usage: cueue serve [options]\n"
+        "\n"
+        "Run the Kubernetes-compatible API server over a durable store, for kubectl and\n"
+        "client libraries.\n"
+        "\n"
+        "options:\n"
+        "  --listen ADDR:PORT     address to listen on (default 127.0.0.1:6443; port 0 picks\n"
+        "                         a free one, see the kubeconfig)\n"
+        "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
+        "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
+        "  --config FILE          cueue configuration (read by the controllers)\n"
+        "  --controllers all|none in-process controllers (default all; none = only the API)\n"
+        "  --executor local|none  run admitted Jobs' commands as local processes (default\n"
+        "                         local; output under DIR/pods)\n"
+        "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
+        "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
+        "  --watch-history N      changes kept for watches to resume from (default 100000);\n"
+        "                         a watch from an older version gets 410 Expired\n"
+        "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
+        "                         token over HTTP, so requests without one act as the admin\n"
+        "  -v, --verbose          log every request\n"
+        "  -h, --help             show this help\n");
 }
 
 /* "127.0.0.1:6443" -> host and port; "localhost" is 127.0.0.1. */
@@ -127,9 +132,29 @@ struct serve_opts {
     const char *config;
     const char *controllers;
     const char *executor;
+    int64_t event_ttl_s;  /* < 0: never */
+    size_t watch_history; /* 0: the store's default */
     bool insecure;
     bool verbose;
 };
+
+/* "90", "90s", "10m", "2h" -> seconds; 0 -> -1 (never). -2 when malformed. */
+static int64_t parse_duration(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0 || v > 100LL * 365 * 86400)
+        return -2;
+    int64_t mul = 1;
+    if (!strcmp(end, "m"))
+        mul = 60;
+    else if (!strcmp(end, "h"))
+        mul = 3600;
+    else if (*end && strcmp(end, "s"))
+        return -2;
+    return v == 0 ? -1 : v * mul;
+}
 
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
@@ -141,12 +166,17 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"controllers", required_argument, NULL, 'C'},
         {"executor", required_argument, NULL, 'x'},
         {"insecure-http", no_argument, NULL, 'i'},
+        {"event-ttl", required_argument, NULL, 't'},
+        {"watch-history", required_argument, NULL, 'w'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct serve_opts){"127.0.0.1:6443", "./cueue-data", NULL, NULL, "all", "local",
-                             false, false};
+    *o = (struct serve_opts){.listen = "127.0.0.1:6443",
+                             .data_dir = "./cueue-data",
+                             .controllers = "all",
+                             .executor = "local",
+                             .event_ttl_s = 3600};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -172,6 +202,27 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         case 'i':
             o->insecure = true;
             break;
+        case 'w': {
+            char *end;
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno || *end || v < 1 || v > 100000000) {
+                fprintf(stderr, "cueue serve: --watch-history must be 1-100000000, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->watch_history = (size_t)v;
+            break;
+        }
+        case 't':
+            o->event_ttl_s = parse_duration(optarg);
+            if (o->event_ttl_s == -2) {
+                fprintf(stderr,
+                        "cueue serve: --event-ttl must be a duration (30s, 10m, 1h), got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'v':
             o->verbose = true;
             break;
@@ -193,13 +244,11 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         return 2;
     }
     if (strcmp(o->executor, "local") && strcmp(o->executor, "none")) {
-        fprintf(stderr, "cueue serve: --executor must be local or none, got '%s'\n",
-                o->executor);
+        fprintf(stderr, "cueue serve: --executor must be local or none, got '%s'\n", o->executor);
         return 2;
     }
     if (o->config && access(o->config, R_OK)) {
-        fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config,
-                strerror(errno));
+        fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config, strerror(errno));
         return 2;
     }
     return 0;
@@ -275,7 +324,7 @@ int cli_serve(int argc, char **argv)
     char podlogs[4096];
     snprintf(podlogs, sizeof(podlogs), "%s/pods", o.data_dir);
 
-    struct store_options so = {.path = db};
+    struct store_options so = {.path = db, .watch_log_max = o.watch_history};
     struct store *st = NULL;
     if (store_open(&so, &st, &e)) {
         srv_tls_release(&tls);
@@ -300,6 +349,7 @@ int cli_serve(int argc, char **argv)
         .admin_token = token,
         .tokens_path = tokens,
         .anonymous_admin = o.insecure,
+        .event_ttl_s = o.event_ttl_s,
         .store = st,
         .pod_log_dir = podlogs,
     };
@@ -310,7 +360,9 @@ int cli_serve(int argc, char **argv)
         goto out_store;
     }
     char url[300];
-    snprintf(url, sizeof(url), "%s://%s:%d", o.insecure ? "http" : "https", host, srv_port(s));
+    /* A wildcard address is reached on loopback (in the certificate). */
+    const char *url_host = strcmp(host, "0.0.0.0") ? host : "127.0.0.1";
+    snprintf(url, sizeof(url), "%s://%s:%d", o.insecure ? "http" : "https", url_host, srv_port(s));
     if (publish(&o, url, o.insecure ? NULL : tls.ca_pem, token, kc_path, &e)) {
         rc = fail(&e);
         goto out_srv;

@@ -118,8 +118,7 @@ int cli_token(int argc, char **argv)
     char *url = NULL, *ca = NULL, *old = NULL;
     snprintf(path, sizeof(path), "%s/endpoint", dir);
     if (srv_read_file(path, &url, &e)) {
-        fprintf(stderr, "cueue token: no server has run with --data-dir %s (%s)\n", dir,
-                e.message);
+        fprintf(stderr, "cueue token: no server has run with --data-dir %s (%s)\n", dir, e.message);
         rc = 1;
         goto out;
     }
@@ -156,6 +155,12 @@ int cli_token(int argc, char **argv)
         token_fail(&e);
         goto out_free;
     }
+    if (!ca)
+        fprintf(stderr,
+                "cueue token: warning: %s is plain HTTP, over which kubectl sends no token, and a\n"
+                "request without one acts as the admin there; serve HTTPS (no --insecure-http)\n"
+                "for tenant isolation with kubectl\n",
+                url);
     struct sb kc = SB_INIT;
     srv_kubeconfig(url, ca, user, token, first, &kc);
     fputs(sb_str(&kc), stdout);

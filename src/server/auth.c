@@ -143,8 +143,8 @@ bool srv_authorize(const struct srv_user *u, const char *verb, const struct stor
 {
     static const char *const reads[] = {"get", "list", "watch", NULL};
     static const char *const job_verbs[] = {"create", "delete", "get", "list", "watch", NULL};
-    static const char *const readable[] = {"localqueues.kueue.x-k8s.io",
-                                           "workloads.kueue.x-k8s.io", "events", "pods", NULL};
+    static const char *const readable[] = {"localqueues.kueue.x-k8s.io", "workloads.kueue.x-k8s.io",
+                                           "events", "pods", NULL};
     if (u->admin)
         return true;
     if (!r)

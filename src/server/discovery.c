@@ -78,8 +78,8 @@ static json_t *strings(const char *const *v)
 
 static json_t *verbs_all(void)
 {
-    static const char *const v[] = {"create", "delete", "deletecollection", "get", "list",
-                                    "patch",  "update", "watch",            NULL};
+    static const char *const v[] = {
+        "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch", NULL};
     return strings(v);
 }
 
@@ -149,19 +149,19 @@ static json_t *legacy_resources(const struct gv *g)
                                                   "kind", names[i][2], "verbs", json_array()));
             char sub[64];
             snprintf(sub, sizeof(sub), "%s/pendingworkloads", names[i][0]);
-            json_array_append_new(list, json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", sub,
-                                                  "singularName", "", "namespaced", i, "kind",
-                                                  "PendingWorkloadsSummary", "verbs",
-                                                  strings(get)));
+            json_array_append_new(list,
+                                  json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", sub, "singularName",
+                                            "", "namespaced", i, "kind", "PendingWorkloadsSummary",
+                                            "verbs", strings(get)));
         }
         return list;
     }
     for (const struct store_resource *r = store_resources(); r->plural; r++) {
         if (strcmp(r->group, g->group) || strcmp(r->version, g->version))
             continue;
-        json_t *o = json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", r->plural, "singularName",
-                              r->singular, "namespaced", r->namespaced, "kind", r->kind, "verbs",
-                              verbs_all());
+        json_t *o =
+            json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", r->plural, "singularName", r->singular,
+                      "namespaced", r->namespaced, "kind", r->kind, "verbs", verbs_all());
         if (r->short_names && r->short_names[0])
             json_object_set_new(o, "shortNames", strings(r->short_names));
         if (r->categories && r->categories[0])
@@ -171,9 +171,8 @@ static json_t *legacy_resources(const struct gv *g)
             char sub[128];
             snprintf(sub, sizeof(sub), "%s/status", r->plural);
             json_array_append_new(list, json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", sub,
-                                                  "singularName", "", "namespaced",
-                                                  r->namespaced, "kind", r->kind, "verbs",
-                                                  verbs_status()));
+                                                  "singularName", "", "namespaced", r->namespaced,
+                                                  "kind", r->kind, "verbs", verbs_status()));
         }
     }
     return list;
@@ -203,22 +202,19 @@ static json_t *openapi_doc(const struct gv *g)
         else
             snprintf(prefix, sizeof(prefix), "/api/%s", r->version);
         if (r->namespaced)
-            snprintf(path, sizeof(path), "%s/namespaces/{namespace}/%s/{name}", prefix,
-                     r->plural);
+            snprintf(path, sizeof(path), "%s/namespaces/{namespace}/%s/{name}", prefix, r->plural);
         else
             snprintf(path, sizeof(path), "%s/%s/{name}", prefix, r->plural);
         snprintf(op, sizeof(op), "patch%s", r->kind);
-        json_t *param = json_pack("{s:s,s:s,s:{s:s,s:b}}", "name", "fieldValidation", "in",
-                                  "query", "schema", "type", "string", "uniqueItems", 1);
-        json_t *patch = json_pack("{s:s,s:o,s:[o],s:{}}", "operationId", op,
-                                  "x-kubernetes-group-version-kind",
-                                  kind_ref(r->group, r->version, r->kind), "parameters", param,
-                                  "responses");
+        json_t *param = json_pack("{s:s,s:s,s:{s:s,s:b}}", "name", "fieldValidation", "in", "query",
+                                  "schema", "type", "string", "uniqueItems", 1);
+        json_t *patch =
+            json_pack("{s:s,s:o,s:[o],s:{}}", "operationId", op, "x-kubernetes-group-version-kind",
+                      kind_ref(r->group, r->version, r->kind), "parameters", param, "responses");
         json_object_set_new(paths, path, json_pack("{s:o}", "patch", patch));
     }
     return json_pack("{s:s,s:{s:s,s:s},s:o,s:{s:{}}}", "openapi", "3.0.0", "info", "title",
-                     "Kubernetes", "version", "v1.32.0", "paths", paths, "components",
-                     "schemas");
+                     "Kubernetes", "version", "v1.32.0", "paths", paths, "components", "schemas");
 }
 
 static char *dump(json_t *v)
@@ -248,20 +244,20 @@ void srv_discovery_build(struct srv *s)
         if (srv_is_visibility_group(g->group)) {
             json_array_append_new(resources, aggregated_visibility("clusterqueues", "clusterqueue",
                                                                    "ClusterQueue", false));
-            json_array_append_new(resources, aggregated_visibility("localqueues", "localqueue",
-                                                                   "LocalQueue", true));
+            json_array_append_new(
+                resources, aggregated_visibility("localqueues", "localqueue", "LocalQueue", true));
         } else {
             for (const struct store_resource *r = store_resources(); r->plural; r++)
                 if (!strcmp(r->group, g->group) && !strcmp(r->version, g->version))
                     json_array_append_new(resources, aggregated_resource(r));
         }
-        json_t *item = json_pack("{s:{s:s,s:n},s:[{s:s,s:s,s:o}]}", "metadata", "name",
-                                 g->group, "creationTimestamp", "versions", "version",
-                                 g->version, "freshness", "Current", "resources", resources);
+        json_t *item = json_pack("{s:{s:s,s:n},s:[{s:s,s:s,s:o}]}", "metadata", "name", g->group,
+                                 "creationTimestamp", "versions", "version", g->version,
+                                 "freshness", "Current", "resources", resources);
         json_array_append_new(*g->group ? group_items : core_items, item);
 
-        json_t *rl = json_pack("{s:s,s:s,s:s,s:o}", "kind", "APIResourceList", "apiVersion",
-                               "v1", "groupVersion", gvbuf, "resources", legacy_resources(g));
+        json_t *rl = json_pack("{s:s,s:s,s:s,s:o}", "kind", "APIResourceList", "apiVersion", "v1",
+                               "groupVersion", gvbuf, "resources", legacy_resources(g));
         json_object_set_new(s->legacy_gv, gvbuf, rl);
 
         if (*g->group) {
@@ -286,12 +282,12 @@ void srv_discovery_build(struct srv *s)
         json_object_set_new(s->openapi, key, doc);
         json_object_set_new(index, key, json_pack("{s:s}", "serverRelativeURL", url));
     }
-    s->disc_core = dump(json_pack("{s:s,s:s,s:{},s:o}", "kind", "APIGroupDiscoveryList",
-                                  "apiVersion", "apidiscovery.k8s.io/v2", "metadata", "items",
-                                  core_items));
-    s->disc_groups = dump(json_pack("{s:s,s:s,s:{},s:o}", "kind", "APIGroupDiscoveryList",
-                                    "apiVersion", "apidiscovery.k8s.io/v2", "metadata", "items",
-                                    group_items));
+    s->disc_core =
+        dump(json_pack("{s:s,s:s,s:{},s:o}", "kind", "APIGroupDiscoveryList", "apiVersion",
+                       "apidiscovery.k8s.io/v2", "metadata", "items", core_items));
+    s->disc_groups =
+        dump(json_pack("{s:s,s:s,s:{},s:o}", "kind", "APIGroupDiscoveryList", "apiVersion",
+                       "apidiscovery.k8s.io/v2", "metadata", "items", group_items));
     s->legacy_api = NULL; /* depends on the port; built per request */
     s->legacy_apis = dump(json_pack("{s:s,s:s,s:o}", "kind", "APIGroupList", "apiVersion", "v1",
                                     "groups", legacy_groups));
@@ -339,9 +335,9 @@ static int reply_api(struct srv_req *q)
         return reply_text(q, q->srv->disc_core, discovery_aggregated_type);
     char addr[64];
     snprintf(addr, sizeof(addr), "127.0.0.1:%d", q->srv->port);
-    json_t *v = json_pack("{s:s,s:[s],s:[{s:s,s:s}]}", "kind", "APIVersions", "versions", "v1",
-                          "serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0",
-                          "serverAddress", addr);
+    json_t *v =
+        json_pack("{s:s,s:[s],s:[{s:s,s:s}]}", "kind", "APIVersions", "versions", "v1",
+                  "serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0", "serverAddress", addr);
     int ret = srv_reply_json(q, 200, v, NULL);
     json_decref(v);
     return ret;

@@ -147,8 +147,8 @@ static int op_add(json_t *doc, const char *path, json_t *value, struct err *e)
     json_t *parent;
     char last[512];
     if (!resolve_parent(doc, path, &parent, last, sizeof(last)))
-        return err_set(e, ERR_INVALID,
-                       "add operation does not apply: doc is missing path: \"%s\"", path);
+        return err_set(e, ERR_INVALID, "add operation does not apply: doc is missing path: \"%s\"",
+                       path);
     if (json_is_object(parent)) {
         json_object_set_new(parent, last, json_deep_copy(value));
         return 0;
@@ -268,13 +268,20 @@ static const char *merge_key(const char *field)
         const char *field;
         const char *key;
     } keys[] = {
-        {"containers", "name"},        {"initContainers", "name"},
-        {"ephemeralContainers", "name"}, {"env", "name"},
-        {"volumes", "name"},           {"imagePullSecrets", "name"},
-        {"resourceClaims", "name"},    {"volumeMounts", "mountPath"},
-        {"volumeDevices", "devicePath"}, {"ports", "containerPort"},
-        {"conditions", "type"},        {"ownerReferences", "uid"},
-        {"hostAliases", "ip"},         {"topologySpreadConstraints", "topologyKey"},
+        {"containers", "name"},
+        {"initContainers", "name"},
+        {"ephemeralContainers", "name"},
+        {"env", "name"},
+        {"volumes", "name"},
+        {"imagePullSecrets", "name"},
+        {"resourceClaims", "name"},
+        {"volumeMounts", "mountPath"},
+        {"volumeDevices", "devicePath"},
+        {"ports", "containerPort"},
+        {"conditions", "type"},
+        {"ownerReferences", "uid"},
+        {"hostAliases", "ip"},
+        {"topologySpreadConstraints", "topologyKey"},
         {"finalizers", ""},
     };
     for (size_t i = 0; i < CU_ARRAY_SIZE(keys); i++)
@@ -359,8 +366,7 @@ static json_t *merge_list(json_t *target, const json_t *patch, const char *key)
         if (at == (size_t)-1)
             json_array_append_new(target, strip_directives(el));
         else
-            json_array_set_new(target, at,
-                               strategic(json_incref(json_array_get(target, at)), el));
+            json_array_set_new(target, at, strategic(json_incref(json_array_get(target, at)), el));
     }
     return target;
 }

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "api/codec.h"
+#include "api/validate.h"
 #include "base/err.h"
 #include "base/time.h"
 #include "base/xalloc.h"
@@ -124,8 +125,7 @@ static bool is_yaml_type(const char *mt)
 
 /* The object body of a POST or PUT: JSON or YAML, a JSON object. Replies and
  * returns false on failure. */
-static bool read_object(struct srv_req *q, const struct store_resource *r, json_t **out,
-                        int *ret)
+static bool read_object(struct srv_req *q, const struct store_resource *r, json_t **out, int *ret)
 {
     char mt[128];
     media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
@@ -170,8 +170,8 @@ static bool check_type(struct srv_req *q, const struct store_resource *r, json_t
         return false;
     }
     if (kind && *kind && strcmp(kind, r->kind)) {
-        *ret = reply_bad(q, "the kind in the data (%s) does not match the expected kind (%s)",
-                         kind, r->kind);
+        *ret = reply_bad(q, "the kind in the data (%s) does not match the expected kind (%s)", kind,
+                         r->kind);
         return false;
     }
     json_object_set_new(obj, "apiVersion", json_string(gv));
@@ -263,6 +263,106 @@ static bool parse_size(const char *s, size_t *out)
     return true;
 }
 
+/* ---- field validation (spec §7.7) -------------------------------------- */
+
+enum field_mode { FV_STRICT, FV_WARN, FV_IGNORE };
+
+/* The fieldValidation parameter; -1 after replying to a bad value. */
+static int field_mode(struct srv_req *q, int *ret)
+{
+    const char *v = srv_query(q, "fieldValidation");
+    if (!v || !*v || !strcmp(v, "Warn"))
+        return FV_WARN;
+    if (!strcmp(v, "Strict"))
+        return FV_STRICT;
+    if (!strcmp(v, "Ignore"))
+        return FV_IGNORE;
+    char msg[300];
+    snprintf(msg, sizeof(msg),
+             "fieldValidation: Unsupported value: \"%.100s\": supported values: \"Ignore\", "
+             "\"Warn\", \"Strict\"",
+             v);
+    *ret = srv_reply_status(q, 400, "BadRequest", msg, NULL);
+    return -1;
+}
+
+/* Remove the field at a path such as spec.resourceGroups[0].flavors[0].foo. */
+static void prune(json_t *doc, const char *path)
+{
+    char buf[512];
+    if (strlen(path) >= sizeof(buf))
+        return;
+    memcpy(buf, path, strlen(path) + 1);
+    json_t *cur = doc;
+    char *p = buf;
+    while (p && *p && cur) {
+        char *dot = strchr(p, '.');
+        if (dot)
+            *dot = '\0';
+        char *br = strchr(p, '[');
+        if (!dot && !br) {
+            json_object_del(cur, p);
+            return;
+        }
+        if (br)
+            *br = '\0';
+        cur = json_object_get(cur, p);
+        while (br && cur) {
+            cur = json_array_get(cur, strtoul(br + 1, NULL, 10));
+            br = strchr(br + 1, '[');
+        }
+        p = dot ? dot + 1 : NULL;
+    }
+}
+
+/* Unknown fields of doc: ERR_PARSE with the strict-decoding message, or
+ * dropped (with a warning under Warn). Unknown fields are never stored. */
+static int check_fields(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
+                        struct err *out)
+{
+    for (int round = 0; round < 8; round++) {
+        struct err e;
+        err_init(&e);
+        if (!val_unknown_fields(doc, &e))
+            return 0;
+        if (mode == FV_STRICT) {
+            struct sb msg = SB_INIT;
+            sb_addf(&msg, "%s in version \"%s\" cannot be handled as a %s: strict decoding error: ",
+                    r->kind, r->version, r->kind);
+            for (unsigned i = 0; i < e.ncauses; i++)
+                sb_addf(&msg, "%s%s", i ? ", " : "", e.causes[i].message);
+            err_set(out, ERR_PARSE, "%s", sb_str(&msg));
+            sb_release(&msg);
+            return ERR_PARSE;
+        }
+        for (unsigned i = 0; i < e.ncauses; i++) {
+            const char *m = e.causes[i].message;
+            const char *a = strchr(m, '"');
+            const char *b = a ? strrchr(m, '"') : NULL;
+            if (mode == FV_WARN)
+                srv_warn(q, m);
+            if (a && b > a + 1) {
+                char path[512];
+                snprintf(path, sizeof(path), "%.*s", (int)(b - a - 1), a + 1);
+                prune(doc, path);
+            }
+        }
+    }
+    return 0;
+}
+
+/* check_fields for handlers: replies on failure and returns false. */
+static bool fields_ok(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
+                      int *ret)
+{
+    struct err e;
+    err_init(&e);
+    if (!check_fields(q, r, mode, doc, &e))
+        return true;
+    *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    return false;
+}
+
 /* ---- reads -------------------------------------------------------------- */
 
 static void ensure_type(const struct store_resource *r, json_t *obj)
@@ -315,6 +415,68 @@ static int do_get(struct srv_req *q, const struct srv_route *rt)
     return ret;
 }
 
+/* A List whose items are the store's JSON texts, joined as they are. */
+static int reply_raw_list(struct srv_req *q, const struct store_resource *r, json_t *meta,
+                          const struct store_list *l)
+{
+    char gv[160], head[512];
+    gv_string(r, gv, sizeof(gv));
+    char *mtext = json_dumps(meta, JSON_COMPACT);
+    int hl = snprintf(head, sizeof(head),
+                      "{\"kind\":\"%sList\",\"apiVersion\":\"%s\",\"metadata\":%s,\"items\":[",
+                      r->kind, gv, mtext);
+    free(mtext);
+    if (hl < 0 || (size_t)hl >= sizeof(head))
+        return srv_reply_status(q, 500, "InternalError", "list header too long", NULL);
+    size_t total = (size_t)hl + 3;
+    for (size_t i = 0; i < l->n; i++)
+        total += strlen(l->raw[i]) + 1;
+    char *buf = xmalloc(total);
+    size_t off = (size_t)hl;
+    memcpy(buf, head, off);
+    for (size_t i = 0; i < l->n; i++) {
+        if (i)
+            buf[off++] = ',';
+        size_t n = strlen(l->raw[i]);
+        memcpy(buf + off, l->raw[i], n);
+        off += n;
+    }
+    memcpy(buf + off, "]}", 2);
+    off += 2;
+    return srv_reply_take(q, 200, "application/json", buf, off);
+}
+
+/* `fieldSelector=metadata.name=N` in one namespace (what `kubectl wait` and
+ * `kubectl delete` send while waiting) names at most one object: a get,
+ * not a scan. */
+static bool names_one(const struct srv_fsel *sel, const struct store_list_opts *lo,
+                      const struct store_resource *r, const char *ns)
+{
+    return sel->n == 1 && !sel->t[0].neq && !strcmp(sel->t[0].field, "metadata.name") &&
+           !lo->label_selector && !lo->continue_token && (ns || !r->namespaced);
+}
+
+static int list_one(struct srv_req *q, const struct store_resource *r, const char *ns,
+                    const char *name, struct store_list *l, struct err *e)
+{
+    /* The version is read first: a watch from it may replay a change the
+     * get already shows, but cannot miss one. */
+    uint64_t rv = store_current_rv(q->srv->store);
+    json_t *obj = NULL;
+    memset(l, 0, sizeof(*l));
+    l->remaining = -1;
+    l->resource_version = rv;
+    int rc = store_get(q->srv->store, r, r->namespaced ? ns : NULL, name, &obj, e);
+    if (rc == ERR_NOT_FOUND)
+        return 0;
+    if (rc)
+        return rc;
+    l->items = xmalloc(sizeof(*l->items));
+    l->items[0] = obj;
+    l->n = 1;
+    return 0;
+}
+
 static int do_list(struct srv_req *q, const struct srv_route *rt)
 {
     const struct store_resource *r = rt->res;
@@ -338,13 +500,38 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     const char *cont = srv_query(q, "continue");
     lo.continue_token = cont && *cont ? cont : NULL;
 
+    /* A plain list the store filters alone is written from the stored JSON
+     * text: no parse and re-encode of every item. */
+    lo.raw = !table && sel.store_can;
     struct store_list l = {0};
     const char *ns = rt->ns[0] ? rt->ns : NULL;
-    int rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
-    if (rc == ERR_INVALID)
+    int rc;
+    if (names_one(&sel, &lo, r, ns)) {
+        lo.raw = false;
+        rc = list_one(q, r, ns, sel.t[0].value, &l, &e);
+    } else {
+        rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
+    }
+    if (rc == ERR_INVALID || rc == ERR_PARSE)
         return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
     if (rc)
         return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
+
+    char rv[32];
+    snprintf(rv, sizeof(rv), "%llu", (unsigned long long)l.resource_version);
+    json_t *meta = json_pack("{s:s}", "resourceVersion", rv);
+    if (l.continue_token) {
+        json_object_set_new(meta, "continue", json_string(l.continue_token));
+        if (l.remaining >= 0)
+            json_object_set_new(meta, "remainingItemCount", json_integer(l.remaining));
+    }
+    int ret;
+    if (lo.raw) {
+        ret = reply_raw_list(q, r, meta, &l);
+        json_decref(meta);
+        store_list_release(&l);
+        return ret;
+    }
 
     /* Field selectors the store does not evaluate are applied here; a page
      * may then be shorter than the limit, which clients accept. */
@@ -359,14 +546,6 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     }
     l.n = kept;
 
-    char rv[32];
-    snprintf(rv, sizeof(rv), "%llu", (unsigned long long)l.resource_version);
-    json_t *meta = json_pack("{s:s}", "resourceVersion", rv);
-    if (l.continue_token) {
-        json_object_set_new(meta, "continue", json_string(l.continue_token));
-        if (l.remaining >= 0)
-            json_object_set_new(meta, "remainingItemCount", json_integer(l.remaining));
-    }
     json_t *body;
     const char *type = NULL;
     if (table) {
@@ -385,7 +564,7 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
                          "items", items);
     }
     store_list_release(&l);
-    int ret = srv_reply_json(q, 200, body, type);
+    ret = srv_reply_json(q, 200, body, type);
     json_decref(body);
     return ret;
 }
@@ -401,11 +580,15 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     int dry = dry_run(q, &ret);
     if (dry < 0)
         return ret;
+    int mode = field_mode(q, &ret);
+    if (mode < 0)
+        return ret;
     json_t *obj = NULL;
     if (!read_object(q, r, &obj, &ret))
         return ret;
     const char *name = NULL;
-    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
+        !fields_ok(q, r, mode, obj, &ret))
         goto out;
     name = meta_str(obj, "name");
     if (name && !check_name(q, r, name, &ret))
@@ -452,10 +635,14 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     int dry = dry_run(q, &ret);
     if (dry < 0)
         return ret;
+    int mode = field_mode(q, &ret);
+    if (mode < 0)
+        return ret;
     json_t *obj = NULL;
     if (!read_object(q, r, &obj, &ret))
         return ret;
-    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
+        !fields_ok(q, r, mode, obj, &ret))
         goto out;
     const char *name = meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
@@ -466,9 +653,8 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     json_object_set_new(meta_of(obj), "name", json_string(rt->name));
     if (!check_update_rv(q, r, obj, rt->name, &ret))
         goto out;
-    struct store_write_opts wo = {.dry_run = dry == 1,
-                                  .status = status,
-                                  .field_manager = srv_query(q, "fieldManager")};
+    struct store_write_opts wo = {
+        .dry_run = dry == 1, .status = status, .field_manager = srv_query(q, "fieldManager")};
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
@@ -489,6 +675,8 @@ struct patch_arg {
     enum srv_patch_type type;
     const json_t *patch;
     const struct store_resource *res;
+    struct srv_req *q;
+    int mode; /* enum field_mode */
 };
 
 /* Runs under the store's write lock: the patch applies to the latest state. */
@@ -498,8 +686,8 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     if (a->type != PATCH_JSON) {
         const char *want = json_string_value(
             json_object_get(json_object_get(a->patch, "metadata"), "resourceVersion"));
-        const char *have = json_string_value(
-            json_object_get(json_object_get(cur, "metadata"), "resourceVersion"));
+        const char *have =
+            json_string_value(json_object_get(json_object_get(cur, "metadata"), "resourceVersion"));
         if (want && *want && (!have || strcmp(want, have))) {
             err_set(e, ERR_CONFLICT, "the object has been modified");
             return NULL;
@@ -526,11 +714,14 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     }
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
+    if (check_fields(a->q, a->res, a->mode, out, e)) {
+        json_decref(out);
+        return NULL;
+    }
     return out;
 }
 
-static int patch_type_of(struct srv_req *q, const struct store_resource *r,
-                         enum srv_patch_type *t)
+static int patch_type_of(struct srv_req *q, const struct store_resource *r, enum srv_patch_type *t)
 {
     char mt[128];
     media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
@@ -556,12 +747,13 @@ static int patch_type_of(struct srv_req *q, const struct store_resource *r,
 }
 
 static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *patch,
-                        const struct store_write_opts *wo)
+                        const struct store_write_opts *wo, int mode)
 {
     const struct store_resource *r = rt->res;
     int ret = 0;
     json_t *obj = json_deep_copy(patch);
-    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret))
+    if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
+        !fields_ok(q, r, mode, obj, &ret))
         goto out;
     const char *name = meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
@@ -606,8 +798,8 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
         err_init(&e);
         err_push_field(&e, "fieldManager");
         err_field(&e, ERR_INVALID, "Required value: is required for apply patch");
-        struct store_resource po = {.group = "meta.k8s.io", .kind = "PatchOptions",
-                                    .plural = "patchoptions"};
+        struct store_resource po = {
+            .group = "meta.k8s.io", .kind = "PatchOptions", .plural = "patchoptions"};
         return srv_reply_err(q, ERR_INVALID, &e, &po, NULL, "", "patch");
     }
     struct err e;
@@ -624,17 +816,20 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
         return reply_bad(q, "the patch must be a JSON object (for a list of operations use "
                             "Content-Type: application/json-patch+json)");
     }
-    struct store_write_opts wo = {.dry_run = dry == 1, .status = status,
-                                  .field_manager = manager};
+    struct store_write_opts wo = {.dry_run = dry == 1, .status = status, .field_manager = manager};
     const char *ns = r->namespaced ? rt->ns : NULL;
-    struct patch_arg arg = {type, patch, r};
+    int mode = field_mode(q, &ret);
+    if (mode < 0) {
+        json_decref(patch);
+        return ret;
+    }
+    struct patch_arg arg = {type, patch, r, q, mode};
     json_t *stored = NULL;
     for (int attempt = 0; attempt < 3; attempt++) {
         err_init(&e);
-        int rc = store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo, &stored,
-                              &e);
+        int rc = store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo, &stored, &e);
         if (rc == ERR_NOT_FOUND && type == PATCH_APPLY && !status) {
-            ret = apply_create(q, rt, patch, &wo);
+            ret = apply_create(q, rt, patch, &wo, mode);
             if (ret == -2)
                 continue;
             goto out;
@@ -733,8 +928,7 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
         ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "delete");
     } else if (!deleted || !strcmp(r->key, "namespaces") || !strcmp(r->key, "pods")) {
         /* Kept by finalizers (or a kind that answers with the object). */
-        ret = last ? reply_object(q, r, last, 200)
-                   : srv_reply_status(q, 200, NULL, NULL, NULL);
+        ret = last ? reply_object(q, r, last, 200) : srv_reply_status(q, 200, NULL, NULL, NULL);
     } else {
         json_t *det = srv_details(r, rt->name);
         const char *uid = last ? meta_str(last, "uid") : NULL;
@@ -788,8 +982,8 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
         json_t *last = NULL;
         bool deleted = false;
         err_init(&e);
-        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &d.o, &last,
-                          &deleted, &e) &&
+        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &d.o, &last, &deleted,
+                          &e) &&
             last) {
             ensure_type(r, last);
             json_array_append_new(items, last);
@@ -800,8 +994,8 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     gv_string(r, gv, sizeof(gv));
     snprintf(kind, sizeof(kind), "%sList", r->kind);
     snprintf(rv, sizeof(rv), "%llu", (unsigned long long)store_current_rv(q->srv->store));
-    json_t *body = json_pack("{s:s,s:s,s:{s:s},s:o}", "kind", kind, "apiVersion", gv,
-                             "metadata", "resourceVersion", rv, "items", items);
+    json_t *body = json_pack("{s:s,s:s,s:{s:s},s:o}", "kind", kind, "apiVersion", gv, "metadata",
+                             "resourceVersion", rv, "items", items);
     ret = srv_reply_json(q, 200, body, NULL);
     json_decref(body);
     json_decref(d.body);
@@ -892,16 +1086,16 @@ int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
         struct err e;
         err_init(&e);
         json_t *obj = NULL;
-        int rc = r ? store_get(q->srv->store, r, cq ? NULL : rt->ns, rt->name, &obj, &e)
-                   : ERR_NOT_FOUND;
+        int rc =
+            r ? store_get(q->srv->store, r, cq ? NULL : rt->ns, rt->name, &obj, &e) : ERR_NOT_FOUND;
         json_decref(obj);
         if (rc) {
             char msg[400];
             snprintf(msg, sizeof(msg), "%s.visibility.kueue.x-k8s.io \"%s\" not found",
                      cq ? "clusterqueue" : "localqueue", rt->name);
-            json_t *d = json_pack("{s:s,s:s,s:s}", "name", rt->name, "group",
-                                  "visibility.kueue.x-k8s.io", "kind",
-                                  cq ? "clusterqueue" : "localqueue");
+            json_t *d =
+                json_pack("{s:s,s:s,s:s}", "name", rt->name, "group", "visibility.kueue.x-k8s.io",
+                          "kind", cq ? "clusterqueue" : "localqueue");
             int ret = srv_reply_status(q, 404, "NotFound", msg, d);
             json_decref(d);
             return ret;

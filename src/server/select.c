@@ -1,9 +1,10 @@
 /* select.c -- field selectors (spec/apiserver.md §4.2).
  *
- * The store evaluates metadata.name and metadata.namespace itself; the other
- * fields Kubernetes supports per kind (involvedObject.* of Events, which
- * `kubectl describe` uses, spec.nodeName and status.phase of Pods, ...) are
- * evaluated here, on lists and on watch events alike. */
+ * The server checks every selector (so an unsupported field is refused with
+ * Kubernetes' message whatever the kind) and evaluates the ones the store
+ * does not (status.phase of Namespaces, status.successful of Jobs), on lists
+ * and on watch events alike; the store evaluates metadata.* and the Event
+ * (involvedObject.*, which `kubectl describe` uses) and Pod fields. */
 #include "server/srv_int.h"
 
 #include <stdio.h>
@@ -128,7 +129,9 @@ int srv_fsel_parse(const char *text, const struct store_resource *r, struct srv_
         const struct field_alias *a = find_alias(r, field);
         if (!a)
             return err_set(e, ERR_INVALID, "field label not supported: %s", field);
-        if (strcmp(field, "metadata.name") && strcmp(field, "metadata.namespace"))
+        /* The store evaluates metadata.* for every kind and the Event and
+         * Pod fields; the others are evaluated here. */
+        if (strncmp(field, "metadata.", 9) && strcmp(r->key, "events") && strcmp(r->key, "pods"))
             out->store_can = false;
         snprintf(out->t[out->n].field, sizeof(out->t[out->n].field), "%s", a->path);
         snprintf(out->t[out->n].value, sizeof(out->t[out->n].value), "%s", value);

@@ -45,6 +45,33 @@ bool srv_parse_bool(const char *s)
     return false;
 }
 
+void srv_warn(struct srv_req *q, const char *text)
+{
+    for (size_t off = 0; off < q->warnings.len; off += strlen(q->warnings.buf + off) + 1)
+        if (!strcmp(q->warnings.buf + off, text))
+            return;
+    sb_add(&q->warnings, text, strlen(text) + 1);
+}
+
+/* Headers every non-streaming answer carries. */
+static void add_headers(struct srv_req *q, struct MHD_Response *resp, const char *content_type)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    for (size_t off = 0; off < q->warnings.len; off += strlen(q->warnings.buf + off) + 1) {
+        struct sb h = SB_INIT;
+        sb_adds(&h, "299 - \"");
+        for (const char *p = q->warnings.buf + off; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                sb_addch(&h, '\\');
+            sb_addch(&h, *p);
+        }
+        sb_addch(&h, '"');
+        MHD_add_response_header(resp, "Warning", sb_str(&h));
+        sb_release(&h);
+    }
+}
+
 int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
               size_t len)
 {
@@ -52,8 +79,21 @@ int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const 
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    add_headers(q, resp, content_type);
+    int ret = MHD_queue_response(q->conn, code, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, char *body,
+                   size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    add_headers(q, resp, content_type);
     int ret = MHD_queue_response(q->conn, code, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -65,15 +105,12 @@ int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char
     if (!text)
         return srv_reply_status(q, 500, "InternalError", "cannot encode the response", NULL);
     size_t len = strlen(text);
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(text);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            content_type ? content_type : "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    add_headers(q, resp, content_type ? content_type : "application/json");
     int ret = MHD_queue_response(q->conn, code, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -142,6 +179,9 @@ static int dispatch(struct srv_req *q)
     int ret = srv_handle_discovery(q, &handled);
     if (handled)
         return ret;
+    ret = srv_handle_review(q, &handled);
+    if (handled)
+        return ret;
 
     struct srv_route rt;
     srv_route_parse(p, &rt);
@@ -172,9 +212,8 @@ static int dispatch(struct srv_req *q)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     struct srv *s = cls;
     struct srv_req *q = *con_cls;
@@ -185,8 +224,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         q->method = method;
         q->path = url;
         *con_cls = q;
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > s->max_body)
             q->too_large = true;
         return MHD_YES;
@@ -225,6 +264,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!q)
         return;
     sb_release(&q->body);
+    sb_release(&q->warnings);
     free(q);
     *con_cls = NULL;
 }
@@ -250,8 +290,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)o->port);
     if (inet_pton(AF_INET, o->host, &sa.sin_addr) != 1)
-        return err_set(e, ERR_INVALID, "listen address must be an IPv4 address, got '%s'",
-                       o->host);
+        return err_set(e, ERR_INVALID, "listen address must be an IPv4 address, got '%s'", o->host);
     if (!o->admin_token || !*o->admin_token)
         return err_set(e, ERR_INVALID, "an admin token is required");
     if (o->tls && !MHD_is_feature_supported(MHD_FEATURE_TLS))
@@ -262,6 +301,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->max_body = o->max_body ? o->max_body : SRV_DEFAULT_MAX_BODY;
     s->pending = o->pending;
     s->anonymous_admin = o->anonymous_admin;
+    s->event_ttl_s = o->event_ttl_s ? o->event_ttl_s : 3600;
     s->pending_arg = o->pending_arg;
     s->pod_log_dir = o->pod_log_dir ? xstrdup(o->pod_log_dir) : NULL;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
@@ -274,16 +314,16 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     if (o->tls)
         s->daemon = MHD_start_daemon(
             flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_HTTPS_MEM_KEY, o->key_pem,
-            MHD_OPTION_HTTPS_MEM_CERT, o->cert_pem, MHD_OPTION_CONNECTION_LIMIT, (unsigned)4000,
-            MHD_OPTION_END);
-    else
-        s->daemon = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-            s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_HTTPS_MEM_KEY,
+            o->key_pem, MHD_OPTION_HTTPS_MEM_CERT, o->cert_pem, MHD_OPTION_CONNECTION_LIMIT,
             (unsigned)4000, MHD_OPTION_END);
+    else
+        s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+                                     (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
+                                     on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S,
+                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned)4000, MHD_OPTION_END);
     if (!s->daemon) {
         srv_discovery_free(s);
         srv_auth_release(&s->auth);
@@ -293,6 +333,8 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     s->port = di ? di->port : o->port;
+    if (s->event_ttl_s > 0 && srv_janitor_start(s))
+        log_warn("cannot start the event expiry thread: events will not expire");
     *out = s;
     return 0;
 }
@@ -306,6 +348,7 @@ void srv_stop(struct srv *s)
 {
     if (!s)
         return;
+    srv_janitor_stop(s);
     s->stopping = 1;
     MHD_stop_daemon(s->daemon);
     srv_discovery_free(s);

@@ -33,20 +33,21 @@ typedef json_t *(*srv_pending_fn)(void *arg, const char *kind, const char *ns, c
                                   size_t offset, size_t limit);
 
 struct srv_options {
-    const char *host;       /* IPv4 address to bind, e.g. "127.0.0.1" */
-    int port;               /* 0 = any free port (see srv_port) */
-    bool tls;               /* serve HTTPS with cert_pem/key_pem */
-    const char *cert_pem;   /* serving certificate chain (PEM), when tls */
-    const char *key_pem;    /* its private key (PEM), when tls */
-    const char *admin_token;  /* bearer token allowed everything; required */
-    const char *tokens_path;  /* tenant tokens file (see auth), or NULL */
+    const char *host;        /* IPv4 address to bind, e.g. "127.0.0.1" */
+    int port;                /* 0 = any free port (see srv_port) */
+    bool tls;                /* serve HTTPS with cert_pem/key_pem */
+    const char *cert_pem;    /* serving certificate chain (PEM), when tls */
+    const char *key_pem;     /* its private key (PEM), when tls */
+    const char *admin_token; /* bearer token allowed everything; required */
+    const char *tokens_path; /* tenant tokens file (see auth), or NULL */
     /* A request without a token acts as the admin. For plain HTTP on
      * loopback only: kubectl never sends a bearer token over plain HTTP. A
      * token that is sent is still checked (401 when unknown). */
     bool anonymous_admin;
-    size_t max_body;          /* request body cap in bytes; 0 = 3 MiB */
-    struct store *store;      /* borrowed; must outlive the server */
-    srv_pending_fn pending;   /* visibility source, or NULL (empty lists) */
+    size_t max_body;        /* request body cap in bytes; 0 = 3 MiB */
+    struct store *store;    /* borrowed; must outlive the server */
+    int64_t event_ttl_s;    /* Events older than this are deleted; 0 = 3600, < 0 = never */
+    srv_pending_fn pending; /* visibility source, or NULL (empty lists) */
     void *pending_arg;
     const char *pod_log_dir;  /* where the local executor keeps pod output, or NULL */
 };

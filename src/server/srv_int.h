@@ -50,6 +50,12 @@ struct srv {
     srv_pending_fn pending;
     void *pending_arg;
     char *pod_log_dir; /* local executor output, or NULL (podlog.c) */
+    /* Event expiry (janitor.c). */
+    int64_t event_ttl_s;
+    pthread_t janitor;
+    pthread_mutex_t janitor_lock;
+    pthread_cond_t janitor_cond;
+    bool janitor_running;
     /* Discovery documents, built once at start (owned). */
     char *disc_core;     /* aggregated /api */
     char *disc_groups;   /* aggregated /apis */
@@ -96,10 +102,14 @@ struct srv_req {
     struct sb body;
     bool too_large;
     struct srv_user user;
+    struct sb warnings; /* Warning header values, NUL-separated */
 };
 
 /* GET .../pods/N/log from the local executor's files (podlog.c). */
 int srv_handle_pod_log(struct srv_req *q, const struct srv_route *rt);
+
+/* Queue a `Warning: 299 - "<text>"` response header (deduplicated). */
+void srv_warn(struct srv_req *q, const char *text);
 
 /* Query and header access (borrowed, NULL when absent). */
 const char *srv_query(struct srv_req *q, const char *key);
@@ -110,6 +120,9 @@ bool srv_parse_bool(const char *s);
 /* Replies; each returns an MHD_Result. Bodies are copied. */
 int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
               size_t len);
+/* As srv_reply, taking ownership of body (malloc'd). */
+int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, char *body,
+                   size_t len);
 int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char *content_type);
 /* A Status failure. details may be NULL (no details) and is borrowed. */
 int srv_reply_status(struct srv_req *q, unsigned code, const char *reason, const char *message,
@@ -117,9 +130,8 @@ int srv_reply_status(struct srv_req *q, unsigned code, const char *reason, const
 /* A store error about resource res (may be NULL) and object name (may be
  * NULL) mapped onto Kubernetes' Status (spec §9). op is "create", "update",
  * "get", "delete", "patch" (decides how ERR_NOT_FOUND on create reads). */
-int srv_reply_err(struct srv_req *q, int rc, const struct err *e,
-                  const struct store_resource *res, const char *ns, const char *name,
-                  const char *op);
+int srv_reply_err(struct srv_req *q, int rc, const struct err *e, const struct store_resource *res,
+                  const char *ns, const char *name, const char *op);
 int srv_reply_not_found_path(struct srv_req *q);
 
 /* "clusterqueues.kueue.x-k8s.io" or "namespaces" for the core group. */
@@ -137,6 +149,13 @@ int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
 
+/* review.c: SelfSubjectAccessReview and SelfSubjectReview (kubectl auth). */
+int srv_handle_review(struct srv_req *q, bool *handled);
+
+/* janitor.c: the Event expiry thread. */
+int srv_janitor_start(struct srv *s);
+void srv_janitor_stop(struct srv *s); /* sets stopping */
+
 /* resource.c: everything under a resource path. */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
@@ -147,8 +166,8 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
 
 /* table.c */
 struct srv_table_opts {
-    bool columns;         /* include columnDefinitions */
-    int include_object;   /* 0 None, 1 Metadata (default), 2 Object */
+    bool columns;       /* include columnDefinitions */
+    int include_object; /* 0 None, 1 Metadata (default), 2 Object */
     int64_t now_ms;
 };
 /* A Table of items (borrowed). Returns an owned Table without metadata
@@ -171,7 +190,7 @@ struct srv_fsel {
         char value[256];
         bool neq;
     } t[SRV_MAX_TERMS];
-    bool store_can; /* only metadata.name / metadata.namespace */
+    bool store_can; /* the store evaluates every term */
 };
 /* Parse; ERR_INVALID with Kubernetes' message on a bad or unsupported field. */
 CU_MUST_CHECK int srv_fsel_parse(const char *text, const struct store_resource *r,

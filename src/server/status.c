@@ -37,14 +37,10 @@ static const char *cause_reason(const char *msg)
         const char *prefix;
         const char *reason;
     } map[] = {
-        {"Required value", "FieldValueRequired"},
-        {"Unsupported value", "FieldValueNotSupported"},
-        {"Duplicate value", "FieldValueDuplicate"},
-        {"Forbidden", "FieldValueForbidden"},
-        {"Too long", "FieldValueTooLong"},
-        {"Too many", "FieldValueTooMany"},
-        {"Must have at most", "FieldValueTooMany"},
-        {"Not found", "FieldValueNotFound"},
+        {"Required value", "FieldValueRequired"},   {"Unsupported value", "FieldValueNotSupported"},
+        {"Duplicate value", "FieldValueDuplicate"}, {"Forbidden", "FieldValueForbidden"},
+        {"Too long", "FieldValueTooLong"},          {"Too many", "FieldValueTooMany"},
+        {"Must have at most", "FieldValueTooMany"}, {"Not found", "FieldValueNotFound"},
         {"Internal error", "InternalError"},
     };
     for (size_t i = 0; i < CU_ARRAY_SIZE(map); i++)
@@ -77,9 +73,8 @@ static int reply_invalid(struct srv_req *q, const struct err *e, const struct st
         if (c->field[0])
             sb_addf(&msg, "%s: ", c->field);
         sb_adds(&msg, c->message);
-        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason",
-                                                cause_reason(c->message), "message", c->message,
-                                                "field", c->field));
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", cause_reason(c->message),
+                                                "message", c->message, "field", c->field));
     }
     if (n > 1)
         sb_addch(&msg, ']');
@@ -103,9 +98,8 @@ static int reply_invalid(struct srv_req *q, const struct err *e, const struct st
     return ret;
 }
 
-int srv_reply_err(struct srv_req *q, int rc, const struct err *e,
-                  const struct store_resource *r, const char *ns, const char *name,
-                  const char *op)
+int srv_reply_err(struct srv_req *q, int rc, const struct err *e, const struct store_resource *r,
+                  const char *ns, const char *name, const char *op)
 {
     char qual[160] = "";
     char msg[1400];
@@ -163,9 +157,9 @@ int srv_reply_err(struct srv_req *q, int rc, const struct err *e,
         ret = srv_reply_status(q, 403, "Forbidden", msg, d);
         break;
     case ERR_GONE:
-        ret = srv_reply_status(q, 410, "Expired",
-                               e->message[0] ? e->message : "the resource version is too old",
-                               NULL);
+        ret =
+            srv_reply_status(q, 410, "Expired",
+                             e->message[0] ? e->message : "the resource version is too old", NULL);
         break;
     case ERR_PARSE:
     case ERR_UNSUPPORTED:

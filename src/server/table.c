@@ -38,9 +38,18 @@ static const char name_desc[] =
     "automatically. Name is primarily intended for creation idempotence and configuration "
     "definition. Cannot be updated.";
 
-#define NAME_COL {"Name", COL_STRING, ".metadata.name", 0, name_desc}
-#define AGE_COL(d) {"Age", COL_DATE, ".metadata.creationTimestamp", 0, d}
-#define END_COL {NULL, COL_STRING, NULL, 0, NULL}
+#define NAME_COL                                                                                   \
+    {                                                                                              \
+        "Name", COL_STRING, ".metadata.name", 0, name_desc                                         \
+    }
+#define AGE_COL(d)                                                                                 \
+    {                                                                                              \
+        "Age", COL_DATE, ".metadata.creationTimestamp", 0, d                                       \
+    }
+#define END_COL                                                                                    \
+    {                                                                                              \
+        NULL, COL_STRING, NULL, 0, NULL                                                            \
+    }
 
 static const struct column cq_cols[] = {
     NAME_COL,
@@ -55,8 +64,7 @@ static const struct column cq_cols[] = {
 
 static const struct column lq_cols[] = {
     NAME_COL,
-    {"ClusterQueue", COL_STRING, ".spec.clusterQueue", 0,
-     "Backing ClusterQueue"},
+    {"ClusterQueue", COL_STRING, ".spec.clusterQueue", 0, "Backing ClusterQueue"},
     {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
      "Number of pending workloads"},
     {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 0,
@@ -77,8 +85,7 @@ static const struct column wl_cols[] = {
 
 static const struct column wpc_cols[] = {
     NAME_COL,
-    {"Value", COL_INTEGER, ".value", 0,
-     "Value of workloadPriorityClass's Priority"},
+    {"Value", COL_INTEGER, ".value", 0, "Value of workloadPriorityClass's Priority"},
     END_COL};
 
 static const struct column age_cols[] = {
@@ -90,8 +97,9 @@ static const struct column age_cols[] = {
 static const struct column ns_cols[] = {
     NAME_COL,
     {"Status", COL_STRING, NULL, 0, "The status of the namespace"},
-    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
-                                 "when this object was created."},
+    {"Age", COL_STRING, NULL, 0,
+     "CreationTimestamp is a timestamp representing the server time "
+     "when this object was created."},
     END_COL};
 
 static const struct column job_cols[] = {
@@ -99,8 +107,9 @@ static const struct column job_cols[] = {
     {"Status", COL_STRING, NULL, 0, "Status of the job."},
     {"Completions", COL_STRING, NULL, 0, "The completion status of the job."},
     {"Duration", COL_STRING, NULL, 0, "Time required to complete the job."},
-    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
-                                 "when this object was created."},
+    {"Age", COL_STRING, NULL, 0,
+     "CreationTimestamp is a timestamp representing the server time "
+     "when this object was created."},
     {"Containers", COL_STRING, NULL, 1, "Names of each container in the template."},
     {"Images", COL_STRING, NULL, 1, "Images referenced by each container in the template."},
     {"Selector", COL_STRING, NULL, 1, "Selector of the job."},
@@ -108,14 +117,17 @@ static const struct column job_cols[] = {
 
 static const struct column pod_cols[] = {
     NAME_COL,
-    {"Ready", COL_STRING, NULL, 0, "The aggregate readiness state of this pod for accepting "
-                                   "traffic."},
+    {"Ready", COL_STRING, NULL, 0,
+     "The aggregate readiness state of this pod for accepting "
+     "traffic."},
     {"Status", COL_STRING, NULL, 0, "The aggregate status of the containers in this pod."},
-    {"Restarts", COL_STRING, NULL, 0, "The number of times the containers in this pod have been "
-                                      "restarted and when the last container in this pod has "
-                                      "restarted."},
-    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
-                                 "when this object was created."},
+    {"Restarts", COL_STRING, NULL, 0,
+     "The number of times the containers in this pod have been "
+     "restarted and when the last container in this pod has "
+     "restarted."},
+    {"Age", COL_STRING, NULL, 0,
+     "CreationTimestamp is a timestamp representing the server time "
+     "when this object was created."},
     {"IP", COL_STRING, NULL, 1, "IP address allocated to the pod."},
     {"Node", COL_STRING, NULL, 1, "Name of the node this pod is bound to."},
     {"Nominated Node", COL_STRING, NULL, 1, "Name of the node this pod is nominated to."},
@@ -124,24 +136,37 @@ static const struct column pod_cols[] = {
 
 static const struct column ev_cols[] = {
     {"Last Seen", COL_STRING, NULL, 0, "Time when last event occurred"},
-    {"Type", COL_STRING, NULL, 0, "Type of this event (Normal, Warning), new types could be "
-                                  "added in the future."},
+    {"Type", COL_STRING, NULL, 0,
+     "Type of this event (Normal, Warning), new types could be "
+     "added in the future."},
     {"Reason", COL_STRING, NULL, 0, "The reason this event is generated."},
     {"Object", COL_STRING, NULL, 0, "The object that this event is about."},
     {"Subobject", COL_STRING, NULL, 1, "The subobject that this event is about."},
     {"Source", COL_STRING, NULL, 1, "The component reporting this event."},
-    {"Message", COL_STRING, NULL, 0, "A human-readable description of the status of this "
-                                     "operation."},
+    {"Message", COL_STRING, NULL, 0,
+     "A human-readable description of the status of this "
+     "operation."},
     {"First Seen", COL_STRING, NULL, 1, "Time when first event occurred"},
     {"Count", COL_STRING, NULL, 1, "The number of times this event has occurred."},
     {"Name", COL_STRING, NULL, 1, name_desc},
     END_COL};
 
+static const struct column pc_cols[] = {
+    NAME_COL,
+    {"Value", COL_INTEGER, NULL, 0, "Value of this priority class."},
+    {"Global-Default", COL_STRING, NULL, 0, "Global default of this priority class."},
+    {"Age", COL_STRING, NULL, 0,
+     "CreationTimestamp is a timestamp representing the server time when this object was "
+     "created."},
+    {"PreemptionPolicy", COL_STRING, NULL, 0, "Preemption policy of this priority class."},
+    END_COL};
+
 static const struct column lease_cols[] = {
     NAME_COL,
     {"Holder", COL_STRING, NULL, 0, "The holder of the lease."},
-    {"Age", COL_STRING, NULL, 0, "CreationTimestamp is a timestamp representing the server time "
-                                 "when this object was created."},
+    {"Age", COL_STRING, NULL, 0,
+     "CreationTimestamp is a timestamp representing the server time "
+     "when this object was created."},
     END_COL};
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -294,8 +319,7 @@ static json_t *crd_cell(const struct column *c, const json_t *obj, int64_t now_m
             return json_integer((json_int_t)json_real_value(v));
         return json_null();
     case COL_DATE:
-        return json_is_string(v) ? age_of(json_string_value(v), now_ms, "<unknown>")
-                                 : json_null();
+        return json_is_string(v) ? age_of(json_string_value(v), now_ms, "<unknown>") : json_null();
     case COL_STRING:
         break;
     }
@@ -379,8 +403,8 @@ static void compute_job(const json_t *o, json_t *row, int64_t now)
         snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, succeeded,
                  json_integer_value(comp));
     else if (json_is_integer(par) && json_integer_value(par) > 1)
-        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/1 of %" JSON_INTEGER_FORMAT,
-                 succeeded, json_integer_value(par));
+        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/1 of %" JSON_INTEGER_FORMAT, succeeded,
+                 json_integer_value(par));
     else
         snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/1", succeeded);
     add_str(row, buf);
@@ -390,8 +414,7 @@ static void compute_job(const json_t *o, json_t *row, int64_t now)
     int64_t ts, te = now;
     struct err e;
     err_init(&e);
-    if (start && !tm_parse_rfc3339(start, &ts, &e) &&
-        (!end || !tm_parse_rfc3339(end, &te, &e))) {
+    if (start && !tm_parse_rfc3339(start, &ts, &e) && (!end || !tm_parse_rfc3339(end, &te, &e))) {
         srv_human_duration(te - ts, buf, sizeof(buf));
         add_str(row, buf);
     } else {
@@ -499,7 +522,20 @@ static void compute_lease(const json_t *o, json_t *row, int64_t now)
     json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
 }
 
+static void compute_pc(const json_t *o, json_t *row, int64_t now)
+{
+    add_str(row, str_at(o, "metadata.name"));
+    const json_t *v = get_path(o, "value");
+    json_array_append_new(row, json_is_integer(v) ? json_integer(json_integer_value(v))
+                                                  : json_integer(0));
+    add_str(row, json_is_true(get_path(o, "globalDefault")) ? "true" : "false");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    const char *p = str_at(o, "preemptionPolicy");
+    add_str(row, p ? p : "PreemptLowerPriority");
+}
+
 static const struct printer printers[] = {
+    {"priorityclasses.scheduling.k8s.io", pc_cols, compute_pc},
     {"clusterqueues.kueue.x-k8s.io", cq_cols, NULL},
     {"localqueues.kueue.x-k8s.io", lq_cols, NULL},
     {"workloads.kueue.x-k8s.io", wl_cols, NULL},
@@ -524,12 +560,13 @@ static json_t *column_defs(const struct printer *p)
 {
     json_t *defs = json_array();
     for (const struct column *c = p->cols; c->name; c++) {
-        const char *type = c->type == COL_INTEGER ? "integer" : c->type == COL_DATE ? "date"
-                                                                                      : "string";
+        const char *type = c->type == COL_INTEGER ? "integer"
+                           : c->type == COL_DATE  ? "date"
+                                                  : "string";
         const char *format = c->path && !strcmp(c->path, ".metadata.name") ? "name" : "";
         json_array_append_new(defs, json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", c->name, "type",
-                                              type, "format", format, "description",
-                                              c->description, "priority", c->priority));
+                                              type, "format", format, "description", c->description,
+                                              "priority", c->priority));
     }
     return defs;
 }
@@ -566,8 +603,7 @@ json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n
         json_array_append_new(rows, row);
     }
     return json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
-                     "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows",
-                     rows);
+                     "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows", rows);
 }
 
 bool srv_accept_table(const char *accept)

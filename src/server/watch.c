@@ -73,8 +73,8 @@ static void emit_bookmark(struct watch *wt, uint64_t rv)
     else
         snprintf(gv, sizeof(gv), "%s", wt->res->version);
     snprintf(rvs, sizeof(rvs), "%llu", (unsigned long long)rv);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", wt->res->kind, "apiVersion", gv,
-                          "metadata", "resourceVersion", rvs);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", wt->res->kind, "apiVersion", gv, "metadata",
+                          "resourceVersion", rvs);
     emit(wt, "BOOKMARK", o);
     json_decref(o);
 }
@@ -249,8 +249,8 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
 
     struct store_watch_opts wo = {0};
     wo.label_selector = label_selector && *label_selector ? label_selector : NULL;
-    wo.field_selector = wt->sel.store_can && field_selector && *field_selector ? field_selector
-                                                                               : NULL;
+    wo.field_selector =
+        wt->sel.store_can && field_selector && *field_selector ? field_selector : NULL;
     wo.since = since;
     wo.send_initial_events = since == 0; /* absent or "0": current state first */
     const char *ns = rt->ns[0] ? rt->ns : NULL;

@@ -22,6 +22,13 @@ else
     fail "token create prints a kubeconfig" "$(cat "$TENANT")"
 fi
 t() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$TENANT" "$@"; }
+expect "auth whoami names the tenant" "tenant-kueue-lab" t auth whoami
+expect_exact "auth can-i: a tenant may create Jobs in its namespace" "yes" \
+    t auth can-i create jobs -n kueue-lab
+expect_grep "auth can-i: not in another namespace" '^no' t auth can-i create jobs -n other-team
+expect_grep "auth can-i: no status writes" '^no' \
+    t auth can-i patch workloads -n kueue-lab --subresource=status
+expect_exact "auth can-i: the admin may do everything" "yes" k auth can-i delete clusterqueues
 expect "tenant reads cluster-scoped objects" "lab-cq" t get cq
 expect "403 is worded as Kubernetes words it" \
     'clusterqueues.kueue.x-k8s.io "lab-cq" is forbidden: User "tenant-kueue-lab" cannot patch resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope' \

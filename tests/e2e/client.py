@@ -52,13 +52,14 @@ def main():
     check("create a cluster-scoped object", rf["metadata"]["name"] == "py-flavor"
           and rf["metadata"]["resourceVersion"] and rf["metadata"]["uid"], json.dumps(rf))
 
-    # A watch from now on, in a thread, bounded by timeout_seconds.
+    # A watch from the list's version, in a thread, bounded by timeout_seconds.
     seen = []
+    rv0 = co.list_namespaced_custom_object(G, V, NS, "workloads")["metadata"]["resourceVersion"]
 
     def watcher():
         w = watch.Watch()
         for ev in w.stream(co.list_namespaced_custom_object, G, V, NS, "workloads",
-                           timeout_seconds=6):
+                           resource_version=rv0, timeout_seconds=6):
             seen.append((ev["type"], ev["object"]["metadata"]["name"],
                          ev["object"]["metadata"]["resourceVersion"]))
     t = threading.Thread(target=watcher)
@@ -78,6 +79,9 @@ def main():
     lst = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="team=py")
     check("list with a label selector", [i["metadata"]["name"] for i in lst["items"]] == [name],
           json.dumps(lst)[:500])
+    check("list items carry apiVersion and kind",
+          all(i.get("kind") == "Workload" and i.get("apiVersion") == f"{G}/{V}"
+              for i in lst["items"]), json.dumps(lst)[:500])
     lst = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="team=other")
     check("list: empty items is []", lst["items"] == [] and lst["kind"] == "WorkloadList")
     lst = co.list_namespaced_custom_object(G, V, NS, "workloads",
@@ -125,6 +129,11 @@ def main():
         co.list_namespaced_custom_object, G, V, NS, "workloads", resource_version=str(last),
         timeout_seconds=2)]
     check("watch resumed from a resourceVersion", later == [("ADDED", "later")], str(later))
+    w = watch.Watch()
+    initial = [(ev["type"], ev["object"]["metadata"]["name"]) for ev in w.stream(
+        co.list_namespaced_custom_object, G, V, NS, "workloads", timeout_seconds=1)]
+    check("watch without a version starts with the current objects as ADDED",
+          initial == [("ADDED", "later")], str(initial))
 
     for n in ("dc1", "dc2"):
         co.create_namespaced_custom_object(G, V, NS, "workloads", dict(
@@ -135,6 +144,18 @@ def main():
     check("deletecollection by label selector",
           sorted(i["metadata"]["name"] for i in res["items"]) == ["dc1", "dc2"]
           and left["items"] == [], json.dumps(res)[:300])
+
+    for n in ("p1", "p2", "p3"):
+        co.create_namespaced_custom_object(G, V, NS, "workloads", dict(
+            wl, metadata={"name": n, "labels": {"page": "yes"}}))
+    p1 = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="page=yes",
+                                          limit=2)
+    p2 = co.list_namespaced_custom_object(G, V, NS, "workloads", label_selector="page=yes",
+                                          limit=2, _continue=p1["metadata"].get("continue"))
+    check("limit and continue page through a list in name order",
+          [i["metadata"]["name"] for i in p1["items"] + p2["items"]] == ["p1", "p2", "p3"]
+          and p1["metadata"].get("continue") and not p2["metadata"].get("continue"),
+          json.dumps([p1["metadata"], p2["metadata"]]))
 
     job = {"apiVersion": "batch/v1", "kind": "Job",
            "metadata": {"name": "py-job", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},

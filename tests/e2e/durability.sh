@@ -5,7 +5,7 @@
 note "# durability across kill -9"
 start_server dur --insecure-http || return 1
 RF="$URL/apis/kueue.x-k8s.io/v1beta2/resourceflavors"
-rv0=$(curl -s "$RF" | sed -n 's/.*"resourceVersion":"\([0-9]*\)".*/\1/p' | head -1)
+rv0=$(curl -s -m 10 "$RF" | sed -n 's/.*"resourceVersion":"\([0-9]*\)".*/\1/p' | head -1)
 
 # Four clients create flavors until the server dies under them.
 writer() {
@@ -35,7 +35,7 @@ rv_before=$rv0
 
 start_server dur --insecure-http || return 1
 RF="$URL/apis/kueue.x-k8s.io/v1beta2/resourceflavors"
-curl -s "$RF" >"$TMP/after.json"
+curl -s -m 30 "$RF" >"$TMP/after.json"
 $PY -c '
 import json, sys
 lst = json.load(open(sys.argv[1]))
@@ -55,7 +55,7 @@ fi
 listrv=$(sed -n 's/^listrv \([0-9]*\).*/\1/p' "$TMP/dur.out")
 
 # New writes get versions above everything before the crash.
-new=$(curl -s -X POST -H 'Content-Type: application/json' \
+new=$(curl -s -m 10 -X POST -H 'Content-Type: application/json' \
     --data-binary '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ResourceFlavor","metadata":{"name":"after-crash"}}' "$RF" |
     sed -n 's/.*"resourceVersion":"\([0-9]*\)".*/\1/p')
 if [ -n "$new" ] && [ -n "$listrv" ] && [ "$new" -gt "$listrv" ]; then

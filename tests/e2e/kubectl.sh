@@ -42,7 +42,8 @@ expect "describe ns (defaulted label)" "kubernetes.io/metadata.name=kueue-lab" k
 # A workload, then a watch that sees label, spec and status changes.
 expect "create a workload" "workload.kueue.x-k8s.io/wl1 created" k create -f "$D/workload.yaml"
 uid=$(k -n kueue-lab get kwl wl1 -o 'jsonpath={.metadata.uid}' 2>/dev/null)
-sed "s/@UID@/$uid/" "$D/event.json.in" >"$TMP/event.json"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+sed "s/@UID@/$uid/; s/@NOW@/$now/g" "$D/event.json.in" >"$TMP/event.json"
 expect "create an Event" "event/wl1.17a1 created" k create -f "$TMP/event.json"
 expect_grep "get events: Event columns" '^[0-9a-z]+ +Normal +QuotaReserved +workload/wl1 +Quota reserved in ClusterQueue lab-cq' \
     k -n kueue-lab get events
@@ -54,17 +55,27 @@ expect "events by field selector" "workload/wl1" \
     k -n kueue-lab get ev --field-selector involvedObject.kind=Workload,type=Normal
 expect "events by field selector (no match)" "No resources found" \
     k -n kueue-lab get ev --field-selector type=Warning
-timeout 6 kubectl --kubeconfig "$KC" -n kueue-lab get kwl -w >"$TMP/watch.out" 2>&1 &
+timeout 30 kubectl --kubeconfig "$KC" -n kueue-lab get kwl -w >"$TMP/watch.out" 2>&1 &
 wpid=$!
-sleep 1.5
+i=0
+while [ $i -lt 100 ] && ! grep -q '^wl1 ' "$TMP/watch.out"; do # the initial list
+    i=$((i + 1))
+    sleep 0.1
+done
 expect "label" "workload.kueue.x-k8s.io/wl1 labeled" k -n kueue-lab label kwl wl1 env=prod
 expect "patch --type=merge" "workload.kueue.x-k8s.io/wl1 patched" \
     k -n kueue-lab patch kwl wl1 --type=merge -p '{"spec":{"priority":5}}'
 expect "patch --subresource=status" "workload.kueue.x-k8s.io/wl1 patched" \
     k -n kueue-lab patch kwl wl1 --subresource=status --type=merge \
     -p '{"status":{"admission":{"clusterQueue":"lab-cq","podSetAssignments":[{"name":"main","count":1}]},"conditions":[{"type":"Admitted","status":"True","reason":"Admitted","message":"The workload is admitted","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}'
-wait $wpid
-if [ "$(grep -c '^wl1 ' "$TMP/watch.out")" -ge 3 ] && grep -q '^wl1 .*lab-cq *True' "$TMP/watch.out"; then
+i=0
+while [ $i -lt 100 ] && ! grep -q '^wl1 .*lab-cq *True' "$TMP/watch.out"; do
+    i=$((i + 1))
+    sleep 0.1
+done
+kill $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+if [ "$(grep -c '^wl1 ' "$TMP/watch.out")" -ge 4 ] && grep -q '^wl1 .*lab-cq *True' "$TMP/watch.out"; then
     pass "get -w prints a row per change, ending admitted"
 else
     fail "get -w prints a row per change, ending admitted" "$(cat "$TMP/watch.out")"
@@ -116,8 +127,21 @@ expect "Invalid names the field and the rule" \
     k apply -f "$D/bad-cq.yaml"
 expect "Invalid on a patch" 'The Workload "wl1" is invalid: spec.podSets[0].count' \
     k -n kueue-lab patch kwl wl1 --type=json -p '[{"op":"replace","path":"/spec/podSets/0/count","value":-1}]'
+expect "strict field validation refuses a typo" \
+    'Error from server (BadRequest): error when creating "'"$D"'/typo-cq.yaml": ClusterQueue in version "v1beta2" cannot be handled as a ClusterQueue: strict decoding error: unknown field "spec.resourceGroups[0].flavors[0].resources[0].nominalQuote"' \
+    k apply -f "$D/typo-cq.yaml"
+expect "server-side apply is strict too" 'strict decoding error: unknown field' \
+    k apply --server-side -f "$D/typo-cq.yaml"
+expect "an unknown field in a patch is dropped with a warning" 'Warning: unknown field "spec.bogus"' \
+    k -n kueue-lab patch lq lab-queue --type=merge -p '{"spec":{"bogus":1}}'
+expect_exact "the unknown field is not stored" "" \
+    k -n kueue-lab get lq lab-queue -o 'jsonpath={.spec.bogus}'
 expect "namespace must exist" 'namespaces "nons" not found' \
     k -n nons create -f "$D/plain-job.yaml"
+
+expect "apply a PriorityClass" "priorityclass.scheduling.k8s.io/high created" \
+    k apply -f "$D/priorityclass.yaml"
+expect_grep "get pc: PriorityClass columns" '^high +1000 +false +[0-9a-z]+ +PreemptLowerPriority$' k get pc
 
 # Jobs, finalizers, deletion.
 expect "apply a Job" "job.batch/admitted-job created" k apply -f "$D/admitted-job.yaml"

@@ -50,7 +50,58 @@ fi
 start_server tls || exit 1
 . "$E2E/authz.sh"
 
-# 3. Durability across kill -9.
+# 3. Events expire.
+note "# event expiry"
+start_server ttl --insecure-http --event-ttl 2s || exit 1
+k create -f "$SRC/tests/e2e/data/other-ns.yaml" >/dev/null 2>&1
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+sed "s/@UID@/u1/; s/@NOW@/$now/g; s/kueue-lab/other-team/g" "$E2E/data/event.json.in" >"$TMP/ev-ttl.json"
+expect "an Event is stored" "event/wl1.17a1 created" k create -f "$TMP/ev-ttl.json"
+i=0
+while [ $i -lt 100 ] && k -n other-team get ev wl1.17a1 >/dev/null 2>&1; do
+    i=$((i + 1))
+    sleep 0.1
+done
+if [ $i -ge 5 ] && [ $i -lt 100 ]; then pass "an Event goes once older than --event-ttl (${i}00 ms)"; else
+    fail "an Event goes once older than --event-ttl (waited ${i}00 ms)"
+fi
+stop_server "$PID"
+
+# 4. Watches from compacted versions get 410 Expired.
+note "# watch history"
+start_server hist --insecure-http --watch-history 10 || exit 1
+RF="$URL/apis/kueue.x-k8s.io/v1beta2/resourceflavors"
+i=0
+while [ $i -lt 400 ]; do # one commit each: the store compacts every 256 commits
+    i=$((i + 1))
+    printf 'url = "%s"\noutput = "/dev/null"\n' "$RF" >>"$TMP/urls.cfg"
+done
+timeout 60 curl -s --parallel --parallel-max 1 -X POST -H 'Content-Type: application/json' \
+    --data-binary '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ResourceFlavor","metadata":{"generateName":"f-"}}' \
+    -K "$TMP/urls.cfg" >/dev/null 2>&1
+expect "a watch from a compacted version: one ERROR event with 410 Expired" \
+    '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (' \
+    timeout 10 curl -s -N "$RF?watch=true&resourceVersion=1&timeoutSeconds=5"
+expect "410 carries reason Expired and code 410" '"reason":"Expired","code":410}}' \
+    timeout 10 curl -s -N "$RF?watch=true&resourceVersion=1&timeoutSeconds=5"
+expect_status "a list at an old version is served, not 410" 200 "$RF?resourceVersion=1&limit=1"
+if $PY -c 'import kubernetes' 2>/dev/null; then
+    expect "the Python client raises ApiException(410)" "410 Expired" timeout 30 $PY -c '
+import sys
+from kubernetes import client, config, watch
+config.load_kube_config(config_file=sys.argv[1])
+co = client.CustomObjectsApi()
+try:
+    for ev in watch.Watch().stream(co.list_cluster_custom_object, "kueue.x-k8s.io", "v1beta2",
+                                   "resourceflavors", resource_version="1", timeout_seconds=5):
+        print(ev["type"])
+except client.exceptions.ApiException as e:
+    print(e.status, e.reason)
+' "$KC"
+fi
+stop_server "$PID"
+
+# 5. Durability across kill -9.
 . "$E2E/durability.sh"
 
 stop_servers

@@ -99,12 +99,13 @@ static void test_patch_strategic_merge_keys(void **state)
           "\"value\":\"1\"},{\"name\":\"F\",\"value\":\"2\"}]},{\"name\":\"b\",\"image\":\"z\"},"
           "{\"name\":\"c\",\"image\":\"w\"}]}}");
     /* $patch: delete removes an element by key; finalizers are a set. */
-    check(PATCH_STRATEGIC,
-          "{\"metadata\":{\"finalizers\":[\"a\"]},\"spec\":{\"volumes\":[{\"name\":\"v\"},"
-          "{\"name\":\"w\"}]}}",
-          "{\"metadata\":{\"finalizers\":[\"b\",\"a\"]},\"spec\":{\"volumes\":[{\"name\":\"v\","
-          "\"$patch\":\"delete\"}]}}",
-          "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]},\"spec\":{\"volumes\":[{\"name\":\"w\"}]}}");
+    check(
+        PATCH_STRATEGIC,
+        "{\"metadata\":{\"finalizers\":[\"a\"]},\"spec\":{\"volumes\":[{\"name\":\"v\"},"
+        "{\"name\":\"w\"}]}}",
+        "{\"metadata\":{\"finalizers\":[\"b\",\"a\"]},\"spec\":{\"volumes\":[{\"name\":\"v\","
+        "\"$patch\":\"delete\"}]}}",
+        "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]},\"spec\":{\"volumes\":[{\"name\":\"w\"}]}}");
     /* A list without a merge key is replaced; null deletes. */
     check(PATCH_STRATEGIC, "{\"spec\":{\"args\":[\"1\",\"2\"],\"x\":1}}",
           "{\"spec\":{\"args\":[\"3\"],\"x\":null}}", "{\"spec\":{\"args\":[\"3\"]}}");
