@@ -418,7 +418,18 @@ static json_t *requests_json(struct ctl *c, const struct eng_wl *wl)
     return rr;
 }
 
-enum wl_op_kind { OP_ADMIT, OP_PENDING, OP_PREEMPT, OP_EVICT, OP_RELEASE, OP_FINISH, OP_REQUEUED };
+enum wl_op_kind {
+    OP_ADMIT,
+    OP_PENDING,
+    OP_PREEMPT,
+    OP_EVICT,
+    OP_RELEASE,
+    OP_FINISH,
+    OP_REQUEUED,
+    OP_CHECKS,
+    OP_ADMITTED,
+    OP_PODS_READY
+};
 
 struct wl_op {
     enum wl_op_kind kind;
@@ -428,9 +439,40 @@ struct wl_op {
     const char *cq;
     const char *reason, *preempt_reason;
     const char *message;
-    const char *requeued_status;
+    const char *requeued_status; /* also PodsReady's status */
+    json_t *checks;              /* OP_CHECKS: the new status.admissionChecks */
+    bool set_requeue;            /* OP_EVICT: write requeueState */
+    int32_t requeue_count;
+    int64_t requeue_at_ms;
     int64_t now;
 };
+
+/* Eviction resets every check that is not Pending (lifecycle.md 1.3). */
+static void reset_checks(json_t *obj, int64_t now)
+{
+    size_t i;
+    json_t *ck;
+    char ts[TM_RFC3339_LEN];
+    tm_format_rfc3339(now, ts);
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "admissionChecks"), i, ck)
+    {
+        const char *st = jstr(ck, "state");
+        if (!st || !strcmp(st, "Pending"))
+            continue;
+        struct sb m = SB_INIT;
+        sb_addf(&m, "Reset to Pending after eviction. Previously: %s", st);
+        bool retry = !strcmp(st, "Retry");
+        json_object_set_new(ck, "state", json_string("Pending"));
+        json_object_set_new(ck, "message", json_string(sb_str(&m)));
+        json_object_set_new(ck, "lastTransitionTime", json_string(ts));
+        if (retry)
+            json_object_set_new(ck, "retryCount",
+                                json_integer(json_integer_value(json_object_get(ck, "retryCount")) + 1));
+        else
+            json_object_del(ck, "retryCount");
+        sb_release(&m);
+    }
+}
 
 static void flip_previously(json_t *obj, const char *type, bool with_gen, int64_t now)
 {
@@ -487,12 +529,45 @@ static int wl_mutate(json_t *obj, void *arg, struct err *e)
         }
         break;
     case OP_PREEMPT:
+        reset_checks(obj, op->now);
         api_status_set_condition(obj, "Evicted", "True", "Preempted", op->message, op->now);
         api_status_set_condition_nogen(obj, "Preempted", "True", op->preempt_reason,
                                        op->message, op->now);
         break;
     case OP_EVICT:
+        reset_checks(obj, op->now);
         api_status_set_condition(obj, "Evicted", "True", op->reason, op->message, op->now);
+        if (op->set_requeue) {
+            json_int_t at = op->requeue_at_ms;
+            const char *old = jstr(json_object_get(json_object_get(obj, "status"), "requeueState"),
+                                   "requeueAt");
+            int64_t old_ms = 0;
+            struct err pe;
+            err_init(&pe);
+            if (old && !tm_parse_rfc3339(old, &old_ms, &pe) && old_ms > at)
+                at = old_ms; /* requeueAt only moves forward */
+            api_status_set_requeue_state(obj, op->requeue_count, at);
+        }
+        break;
+    case OP_CHECKS:
+        if (!json_is_object(json_object_get(obj, "status")))
+            json_object_set_new(obj, "status", json_object());
+        if (json_array_size(op->checks))
+            json_object_set(json_object_get(obj, "status"), "admissionChecks", op->checks);
+        else
+            json_object_del(json_object_get(obj, "status"), "admissionChecks");
+        break;
+    case OP_ADMITTED:
+        if (op->admitted == ENG_ADMITTED_TRUE)
+            api_status_set_condition(obj, "Admitted", "True", "Admitted",
+                                     "The workload is admitted", op->now);
+        else
+            api_status_set_condition(obj, "Admitted", "False", "UnsatisfiedAdmissionChecks",
+                                     "The workload has not all checks ready", op->now);
+        break;
+    case OP_PODS_READY:
+        api_status_set_condition(obj, "PodsReady", op->requeued_status, op->reason, op->message,
+                                 op->now);
         break;
     case OP_RELEASE:
         api_status_set_condition(obj, "Requeued", op->requeued_status, op->reason, op->message,
@@ -860,6 +935,8 @@ static void release_quota(struct ctl *c, const json_t *wl)
     free(m);
 }
 
+static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl);
+
 static void reconcile_job(struct ctl *c, const char *ns, const char *name)
 {
     const json_t *job = ctl_get(c, CK_JOB, ns, name);
@@ -907,6 +984,7 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
         }
         goto exec_wl;
     }
+    sync_pods_ready(c, job, wl);
     if (cond_is(wl, "Evicted", "True") && cond_is(wl, "QuotaReserved", "True")) {
         if (!suspended) {
             const json_t *ev = cond(wl, "Evicted");
@@ -981,6 +1059,375 @@ exec:
     json_decref((json_t *)job);
 }
 
+
+/* ---- waitForPodsReady (lifecycle.md §4) and admission checks (§1.5) ------------------ */
+
+struct wfpr {
+    bool on;
+    int64_t timeout_ms, recovery_ms;
+    bool has_limit;
+    int32_t limit, base_s, max_s;
+};
+
+static struct wfpr wfpr_of(const struct ctl *c)
+{
+    /* v1beta2 defaults the block when absent: on, 30 minutes. */
+    struct wfpr w = {true, 30 * 60 * 1000, 30 * 60 * 1000, false, 0, 60, 3600};
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    if (cfg && cfg->has_wait_for_pods_ready) {
+        w.on = cfg->wait_for_pods_ready_enable;
+        if (cfg->pods_ready_timeout_ms > 0)
+            w.timeout_ms = cfg->pods_ready_timeout_ms;
+        w.recovery_ms = cfg->recovery_timeout_ms;
+        w.has_limit = cfg->has_backoff_limit_count;
+        w.limit = cfg->backoff_limit_count;
+        if (cfg->backoff_base_seconds > 0)
+            w.base_s = cfg->backoff_base_seconds;
+        if (cfg->backoff_max_seconds > 0)
+            w.max_s = cfg->backoff_max_seconds;
+    }
+    return w;
+}
+
+static int64_t cond_time(const json_t *o, const char *type)
+{
+    const json_t *cd = cond(o, type);
+    const char *t = cd ? jstr(cd, "lastTransitionTime") : NULL;
+    int64_t ms = 0;
+    struct err e;
+    err_init(&e);
+    if (!t || tm_parse_rfc3339(t, &ms, &e))
+        return 0;
+    return ms;
+}
+
+/* The Job's PodsReady condition (§1.3, §2.11), written when it changes. */
+static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    if (!wfpr_of(c).on)
+        return;
+    const json_t *spec = json_object_get(job, "spec"), *st = json_object_get(job, "status");
+    json_int_t par = json_is_integer(json_object_get(spec, "parallelism"))
+                         ? json_integer_value(json_object_get(spec, "parallelism"))
+                         : 1;
+    const json_t *comp = json_object_get(spec, "completions");
+    if (json_is_integer(comp) && json_integer_value(comp) < par)
+        par = json_integer_value(comp);
+    json_int_t ready = json_integer_value(json_object_get(st, "ready")) +
+                       json_integer_value(json_object_get(st, "succeeded"));
+    bool admitted = cond_is(wl, "Admitted", "True");
+    bool all = admitted && ready >= par;
+    const json_t *pr = cond(wl, "PodsReady");
+    const char *prev = pr ? jstr(pr, "reason") : NULL;
+    bool was_true = pr && jstr(pr, "status") && !strcmp(jstr(pr, "status"), "True");
+    const char *status, *reason, *message;
+    if (all) {
+        status = "True";
+        reason = was_true ? prev
+                 : (prev && (!strcmp(prev, "WaitForRecovery") || !strcmp(prev, "Recovered")))
+                     ? "Recovered"
+                     : "Started";
+        message = "All pods reached readiness and the workload is running";
+    } else if (admitted && (was_true || (prev && !strcmp(prev, "WaitForRecovery")))) {
+        status = "False";
+        reason = "WaitForRecovery";
+        message = "At least one pod has failed, waiting for recovery";
+    } else {
+        status = "False";
+        reason = "WaitForStart";
+        message = "Not all pods are ready or succeeded";
+    }
+    if (pr && jstr(pr, "status") && !strcmp(jstr(pr, "status"), status) && prev &&
+        reason && !strcmp(prev, reason))
+        return;
+    struct wl_op op = {.kind = OP_PODS_READY, .requeued_status = status,
+                       .reason = reason ? reason : "Started", .message = message,
+                       .now = tm_now_ms()};
+    write_status(c, CK_WL, mstr(wl, "namespace"), mstr(wl, "name"), wl_mutate, &op);
+}
+
+/* Evict an admitted workload whose pods were not ready in time. Returns
+ * true when it wrote. */
+static bool pods_ready_timeout(struct ctl *c, const json_t *wl, int64_t now)
+{
+    struct wfpr w = wfpr_of(c);
+    if (!w.on || !cond_is(wl, "Admitted", "True") || cond_is(wl, "Evicted", "True"))
+        return false;
+    const json_t *pr = cond(wl, "PodsReady");
+    const char *reason = pr ? jstr(pr, "reason") : NULL;
+    int64_t deadline;
+    if (pr && jstr(pr, "status") && !strcmp(jstr(pr, "status"), "True"))
+        return false;
+    if (reason && !strcmp(reason, "WaitForRecovery")) {
+        if (w.recovery_ms <= 0)
+            return false;
+        deadline = cond_time(wl, "PodsReady") + w.recovery_ms;
+    } else {
+        deadline = cond_time(wl, "Admitted") + w.timeout_ms;
+    }
+    if (now < deadline)
+        return false;
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    int32_t count = (int32_t)json_integer_value(
+                        json_object_get(json_object_get(json_object_get(wl, "status"), "requeueState"), "count")) +
+                    1;
+    if (w.has_limit && count > w.limit) {
+        json_t *patch = json_pack("{s:{s:b}}", "spec", "active", 0);
+        struct err e;
+        err_init(&e);
+        json_t *out = NULL;
+        if (!ac_patch(c->ac, c->res[CK_WL].r, ns, name, AC_PATCH_MERGE, patch, false, &out, &e))
+            ctl_observe(c, CK_WL, out);
+        json_decref(out);
+        json_decref(patch);
+        struct wl_op op = {.kind = OP_EVICT, .reason = "DeactivatedDueToRequeuingLimitExceeded",
+                           .message = "The workload is deactivated due to exceeding the maximum "
+                                      "number of re-queuing retries",
+                           .now = now};
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
+            ctl_event(c, wl, "Normal", "EvictedDueToDeactivatedDueToRequeuingLimitExceeded",
+                      COMPONENT_WORKLOAD, "%s", op.message);
+        return true;
+    }
+    int64_t d = (int64_t)w.base_s;
+    for (int32_t i = 1; i < count && d < w.max_s; i++)
+        d *= 2;
+    if (d > w.max_s)
+        d = w.max_s;
+    char msg[700];
+    snprintf(msg, sizeof(msg), "Exceeded the PodsReady timeout %s/%s", ns, name);
+    struct wl_op op = {.kind = OP_EVICT, .reason = "PodsReadyTimeout", .message = msg,
+                       .set_requeue = true, .requeue_count = count,
+                       .requeue_at_ms = now + d * 1000, .now = now};
+    if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
+        ctl_event(c, wl, "Normal", "EvictedDueToPodsReadyTimeout", COMPONENT_WORKLOAD, "%s", msg);
+    return true;
+}
+
+static bool str_in(const json_t *arr, const char *s)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s))
+        return true;
+    return false;
+}
+
+static int check_cmp(const void *a, const void *b)
+{
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    return strcmp(jstr(x, "name") ? jstr(x, "name") : "", jstr(y, "name") ? jstr(y, "name") : "");
+}
+
+/* Add the checks the ClusterQueue requires as Pending, drop the others
+ * (§1.5). Returns true when it wrote. */
+static bool sync_checks(struct ctl *c, const json_t *wl, const json_t *cq, int64_t now)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    const json_t *rules = json_object_get(json_object_get(json_object_get(cq, "spec"),
+                                                          "admissionChecksStrategy"),
+                                          "admissionChecks");
+    /* The flavors in play: the admission's, or (without one) every flavor
+     * of the ClusterQueue, each of which a rule must cover. */
+    json_t *assigned = json_array(), *all = json_array();
+    size_t i, g, f;
+    const json_t *x, *rg, *fl;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
+    {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)json_object_get(x, "flavors"), k, v)
+            if (!str_in(assigned, json_string_value(v)))
+                json_array_append(assigned, v);
+    }
+    json_array_foreach(json_object_get(json_object_get(cq, "spec"), "resourceGroups"), g, rg)
+        json_array_foreach(json_object_get(rg, "flavors"), f, fl)
+            json_array_append(all, json_object_get(fl, "name"));
+    const json_t *cur = json_object_get(json_object_get(wl, "status"), "admissionChecks");
+    json_t *want = json_array();
+    json_array_foreach(rules, i, x)
+    {
+        const char *name = jstr(x, "name");
+        const json_t *on = json_object_get(x, "onFlavors");
+        if (!name)
+            continue;
+        bool applies = true;
+        if (json_array_size(on)) {
+            const json_t *v;
+            size_t k;
+            if (adm) {
+                applies = false;
+                json_array_foreach(assigned, k, v) applies |= str_in(on, json_string_value(v));
+            } else {
+                json_array_foreach(all, k, v) applies &= str_in(on, json_string_value(v));
+            }
+        }
+        if (!applies)
+            continue;
+        const json_t *have = NULL, *y;
+        size_t k;
+        json_array_foreach(cur, k, y) if (jstr(y, "name") && !strcmp(jstr(y, "name"), name)) have = y;
+        if (have) {
+            json_array_append_new(want, json_deep_copy(have));
+        } else {
+            char ts[TM_RFC3339_LEN];
+            tm_format_rfc3339(now, ts);
+            json_array_append_new(want, json_pack("{s:s,s:s,s:s,s:s}", "name", name, "state",
+                                                  "Pending", "message", "", "lastTransitionTime",
+                                                  ts));
+        }
+    }
+    size_t n = json_array_size(want);
+    json_t **v = xcalloc(n + 1, sizeof(*v));
+    for (i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(want, i));
+    qsort(v, n, sizeof(*v), check_cmp);
+    json_array_clear(want);
+    for (i = 0; i < n; i++)
+        json_array_append_new(want, v[i]);
+    free(v);
+    json_decref(assigned);
+    json_decref(all);
+    bool same = (cur ? json_equal(cur, want) : n == 0) || (!cur && !n);
+    if (same) {
+        json_decref(want);
+        return false;
+    }
+    struct wl_op op = {.kind = OP_CHECKS, .checks = want, .now = now};
+    write_status(c, CK_WL, mstr(wl, "namespace"), mstr(wl, "name"), wl_mutate, &op);
+    json_decref(want);
+    return true;
+}
+
+/* `"a" (msg); "b"` over the checks in a state, sorted by name. */
+static bool checks_in(const json_t *wl, const char *state, struct sb *out)
+{
+    size_t i, n = 0;
+    const json_t *x;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "admissionChecks"), i, x)
+    {
+        if (!jstr(x, "state") || strcmp(jstr(x, "state"), state))
+            continue;
+        if (n++)
+            sb_adds(out, "; ");
+        sb_addf(out, "\"%s\"", jstr(x, "name") ? jstr(x, "name") : "");
+        if (jstr(x, "message") && *jstr(x, "message"))
+            sb_addf(out, " (%s)", jstr(x, "message"));
+    }
+    return n > 0;
+}
+
+/* Admission-check gating of a reserving workload. Returns true when it
+ * wrote. */
+static bool gate_checks(struct ctl *c, const json_t *wl, int64_t now)
+{
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    const json_t *checks = json_object_get(json_object_get(wl, "status"), "admissionChecks");
+    struct sb list = SB_INIT;
+    size_t n_retry = 0, n_rej = 0, i;
+    const json_t *x;
+    json_array_foreach(checks, i, x)
+    {
+        const char *st = jstr(x, "state");
+        n_retry += st && !strcmp(st, "Retry");
+        n_rej += st && !strcmp(st, "Rejected");
+    }
+    if (n_rej) {
+        checks_in(wl, "Rejected", &list);
+        char msg[1200];
+        snprintf(msg, sizeof(msg), "AdmissionCheck%s in Rejected state: %s", n_rej > 1 ? "s" : "",
+                 sb_str(&list));
+        ctl_event(c, wl, "Warning", "AdmissionCheckRejected", COMPONENT_WORKLOAD,
+                  "Deactivated due to %s", msg);
+        json_t *patch = json_pack("{s:{s:b}}", "spec", "active", 0);
+        struct err e;
+        err_init(&e);
+        json_t *out = NULL;
+        if (!ac_patch(c->ac, c->res[CK_WL].r, ns, name, AC_PATCH_MERGE, patch, false, &out, &e))
+            ctl_observe(c, CK_WL, out);
+        json_decref(out);
+        json_decref(patch);
+        char emsg[1300];
+        snprintf(emsg, sizeof(emsg), "The workload is deactivated due to %s", msg);
+        struct wl_op op = {.kind = OP_EVICT, .reason = "DeactivatedDueToAdmissionCheck",
+                           .message = emsg, .now = now};
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
+            ctl_event(c, wl, "Normal", "EvictedDueToDeactivatedDueToAdmissionCheck",
+                      COMPONENT_WORKLOAD, "%s", emsg);
+        sb_release(&list);
+        return true;
+    }
+    if (n_retry) {
+        checks_in(wl, "Retry", &list);
+        char msg[1300];
+        if (n_retry > 1)
+            snprintf(msg, sizeof(msg), "AdmissionChecks in Retry state: %s", sb_str(&list));
+        else
+            snprintf(msg, sizeof(msg), "Evicted due to AdmissionCheck in Retry state: %s",
+                     sb_str(&list));
+        int64_t at = 0;
+        json_array_foreach(checks, i, x)
+        {
+            const json_t *ra = json_object_get(x, "requeueAfterSeconds");
+            if (!jstr(x, "state") || strcmp(jstr(x, "state"), "Retry") || !json_is_integer(ra))
+                continue;
+            int64_t t = 0;
+            struct err e;
+            err_init(&e);
+            if (jstr(x, "lastTransitionTime") && tm_parse_rfc3339(jstr(x, "lastTransitionTime"), &t, &e))
+                t = now;
+            t += json_integer_value(ra) * 1000;
+            if (t > at)
+                at = t;
+        }
+        int32_t count = (int32_t)json_integer_value(
+            json_object_get(json_object_get(json_object_get(wl, "status"), "requeueState"), "count"));
+        struct wl_op op = {.kind = OP_EVICT, .reason = "AdmissionCheck", .message = msg,
+                           .set_requeue = at != 0, .requeue_count = count,
+                           .requeue_at_ms = at, .now = now};
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
+            ctl_event(c, wl, "Normal", "EvictedDueToAdmissionCheck", COMPONENT_WORKLOAD, "%s", msg);
+        sb_release(&list);
+        return true;
+    }
+    sb_release(&list);
+    bool all_ready = true;
+    json_array_foreach(checks, i, x) all_ready &= jstr(x, "state") && !strcmp(jstr(x, "state"), "Ready");
+    bool admitted = cond_is(wl, "Admitted", "True");
+    if (all_ready && !admitted) {
+        struct wl_op op = {.kind = OP_ADMITTED, .admitted = ENG_ADMITTED_TRUE, .now = now};
+        int64_t since = cond_time(wl, "QuotaReserved");
+        const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+        char *cq = xstrdup(jstr(adm, "clusterQueue") ? jstr(adm, "clusterQueue") : "");
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
+            ctl_event(c, wl, "Normal", "Admitted", COMPONENT_WORKLOAD,
+                      "Admitted by ClusterQueue %s, wait time since reservation was %.0fs", cq,
+                      since ? (double)(now - since) / 1000.0 : 0.0);
+        free(cq);
+        return true;
+    }
+    if (!all_ready && (admitted || !cond(wl, "Admitted") ||
+                       strcmp(jstr(cond(wl, "Admitted"), "reason") ? jstr(cond(wl, "Admitted"), "reason") : "",
+                              "UnsatisfiedAdmissionChecks"))) {
+        struct wl_op op = {.kind = OP_ADMITTED, .admitted = ENG_ADMITTED_FALSE, .now = now};
+        write_status(c, CK_WL, ns, name, wl_mutate, &op);
+        return true;
+    }
+    return false;
+}
+
+static const json_t *wl_cq(struct ctl *c, const json_t *wl)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    const char *cqn = jstr(adm, "clusterQueue");
+    if (!cqn) {
+        const json_t *lq = ctl_get(c, CK_LQ, mstr(wl, "namespace"),
+                                   jstr(json_object_get(wl, "spec"), "queueName"));
+        cqn = lq ? jstr(json_object_get(lq, "spec"), "clusterQueue") : NULL;
+    }
+    return cqn ? ctl_get(c, CK_CQ, NULL, cqn) : NULL;
+}
+
 /* ---- the workload reconciler ------------------------------------------------------------- */
 
 static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
@@ -1022,6 +1469,16 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
     if (!job && cond_is(wl, "Evicted", "True") && cond_is(wl, "QuotaReserved", "True")) {
         release_quota(c, wl);
         return;
+    }
+    const json_t *cq = wl_cq(c, wl);
+    if (active && cq && sync_checks(c, wl, cq, now))
+        return;
+    if (active && cond_is(wl, "QuotaReserved", "True") && !cond_is(wl, "Evicted", "True")) {
+        if (json_array_size(json_object_get(json_object_get(wl, "status"), "admissionChecks")) &&
+            gate_checks(c, wl, now))
+            return;
+        if (pods_ready_timeout(c, wl, now))
+            return;
     }
     const json_t *rq = cond(wl, "Requeued");
     if (rq && jstr(rq, "status") && !strcmp(jstr(rq, "status"), "False") && jstr(rq, "reason")) {
@@ -1420,7 +1877,9 @@ static void periodic(struct ctl *c)
     void *val;
     while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
         const json_t *rq = cond(val, "Requeued");
-        if (rq && jstr(rq, "status") && !strcmp(jstr(rq, "status"), "False"))
+        if ((rq && jstr(rq, "status") && !strcmp(jstr(rq, "status"), "False")) ||
+            (cond_is(val, "QuotaReserved", "True") && !cond_is(val, "Finished", "True") &&
+             !cond_is(val, "PodsReady", "True")))
             ctl_enqueue(c, "W:", mstr(val, "namespace"), mstr(val, "name"));
     }
 }
