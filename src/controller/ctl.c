@@ -164,6 +164,19 @@ static void feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool 
     }
     json_t *copy = json_deep_copy(obj);
     dflt_object(copy);
+    if (k == CK_AC && !cond(copy, "Active")) {
+        /* No controller has reported on this check: as Kueue's cache, the
+         * check is not active until its controller says Active=True. */
+        json_t *st = json_object_get(copy, "status");
+        if (!json_is_object(st)) {
+            st = json_object();
+            json_object_set_new(copy, "status", st);
+        }
+        json_object_set_new(st, "conditions",
+                            json_pack("[{s:s,s:s,s:s,s:s}]", "type", "Active", "status", "False",
+                                      "reason", "Unknown", "message",
+                                      "no controller has reported on the admission check"));
+    }
     struct api_object *ao = NULL;
     struct err e;
     err_init(&e);
@@ -1428,6 +1441,20 @@ static const json_t *wl_cq(struct ctl *c, const json_t *wl)
     return cqn ? ctl_get(c, CK_CQ, NULL, cqn) : NULL;
 }
 
+/* Requeued flipped to True: the workload enters its queue afresh (the
+ * engine keeps a status-only update of a backed-off workload where it
+ * was, so it is given to the engine anew). */
+static void requeue_wl(struct ctl *c, const char *ns, const char *name, struct wl_op *op)
+{
+    if (write_status(c, CK_WL, ns, name, wl_mutate, op))
+        return;
+    const json_t *o = ctl_get(c, CK_WL, ns, name);
+    if (!o || cond_is(o, "QuotaReserved", "True"))
+        return;
+    eng_delete(c->eng, API_KIND_WORKLOAD, ns, name, tm_now_ms());
+    feed_engine(c, CK_WL, o, false);
+}
+
 /* ---- the workload reconciler ------------------------------------------------------------- */
 
 static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
@@ -1486,7 +1513,7 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
         if (active && !strncmp(r, "Deactivated", 11)) {
             struct wl_op op = {.kind = OP_REQUEUED, .reason = "Reactivated",
                                .message = "The workload was reactivated", .now = now};
-            write_status(c, CK_WL, ns, name, wl_mutate, &op);
+            requeue_wl(c, ns, name, &op);
         } else if (!strcmp(r, "PodsReadyTimeout") || !strcmp(r, "AdmissionCheck")) {
             const char *at = jstr(json_object_get(json_object_get(wl, "status"), "requeueState"),
                                   "requeueAt");
@@ -1498,7 +1525,7 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
             if (at_ms <= now) {
                 struct wl_op op = {.kind = OP_REQUEUED, .reason = "BackoffFinished",
                                    .message = "The workload backoff was finished", .now = now};
-                write_status(c, CK_WL, ns, name, wl_mutate, &op);
+                requeue_wl(c, ns, name, &op);
             }
             /* else: the periodic pass looks again */
         }

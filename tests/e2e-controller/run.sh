@@ -134,7 +134,10 @@ stop_server "$PID"
 start_server preempt --controllers all --executor local || exit 1
 . "$HERE/preempt.sh"
 
-# 4. Restart safety.
+# 4. Admission checks and waitForPodsReady.
+. "$HERE/checks.sh"
+
+# 5. Restart safety.
 . "$HERE/restart.sh"
 
 check_server_logs
