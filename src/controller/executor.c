@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -346,6 +347,63 @@ static void shell_quote(struct sb *sb, const char *s)
     sb_addch(sb, '\'');
 }
 
+
+/* The pod's process group leader, in the forked child: it runs the
+ * command as its own child and waits for it, passing its exit status on.
+ * When the server dies, even by SIGKILL, the kernel sends this process
+ * SIGTERM (PR_SET_PDEATHSIG) and it kills the whole group, so no command
+ * or descendant outlives the server. Only async-signal-safe calls: the
+ * server is multi-threaded. */
+static void on_parent_death(int sig)
+{
+    (void)sig;
+    kill(0, SIGKILL);
+    _exit(137);
+}
+
+CU_NORETURN static void child_main(pid_t parent, int fd, int devnull, const char *wd,
+                                   char *const argv[], char *const envp[])
+{
+    setpgid(0, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_parent_death;
+    sigaction(SIGTERM, &sa, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        on_parent_death(SIGTERM);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    pid_t cmd = fork();
+    if (cmd == 0) {
+        sa.sa_handler = SIG_DFL;
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGPIPE, &sa, NULL); /* the server ignores it; commands must not */
+        dup2(devnull, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+#ifdef SYS_close_range
+        syscall(SYS_close_range, 3U, ~0U, 0U);
+#else
+        for (int f = 3; f < 1024; f++)
+            close(f);
+#endif
+        if (wd && chdir(wd)) {
+            /* stay where we are: a missing directory is the image's business */
+        }
+        execve("/bin/sh", argv, envp);
+        _exit(127);
+    }
+    if (cmd < 0)
+        _exit(127);
+    int st;
+    while (waitpid(cmd, &st, 0) < 0)
+        if (errno != EINTR)
+            _exit(127);
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 /* Start one pod's process; 0 and *pid, or -1. */
 static int spawn(struct exec *x, const json_t *job, const char *pod, pid_t *pid)
 {
@@ -397,24 +455,10 @@ static int spawn(struct exec *x, const json_t *job, const char *pod, pid_t *pid)
     const char *wd = jstr(ct, "workingDir");
     int rc = -1;
     if (fd >= 0 && devnull >= 0) {
+        pid_t parent = getpid();
         pid_t p = fork();
-        if (p == 0) {
-            setpgid(0, 0);
-            dup2(devnull, 0);
-            dup2(fd, 1);
-            dup2(fd, 2);
-#ifdef SYS_close_range
-            syscall(SYS_close_range, 3U, ~0U, 0U);
-#else
-            for (int f = 3; f < 1024; f++)
-                close(f);
-#endif
-            if (wd && chdir(wd)) {
-                /* stay where we are, as a missing directory is the image's problem */
-            }
-            execve("/bin/sh", argv, envp);
-            _exit(127);
-        }
+        if (p == 0)
+            child_main(parent, fd, devnull, wd, argv, envp);
         if (p > 0) {
             setpgid(p, p);
             *pid = p;

@@ -113,3 +113,35 @@ case "$out" in
 consistent*) pass "restart: accounting after kill -9 ($out; $before jobs stored at the kill)" ;;
 *) fail "restart: accounting after kill -9" "$out" ;;
 esac
+
+# kill -9 while Jobs run under the local executor: their processes die with
+# the server, and after the restart their Pods are marked Failed and the
+# Jobs run again.
+start_server restart-exec --controllers all --executor local || return 1
+XPID=$PID
+sed 's/sleep 30/sleep 30.3131/; s/name: admitted-job/name: crash-job/' "$SRC/examples/admitted-job.yaml" >"$TMP/crash-job.yaml"
+k apply -f "$SRC/examples/quota-lab-queues.yaml" >/dev/null
+wait_for "restart-exec: queue active" 10 '^True$' k get cq lab-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+k apply -f "$TMP/crash-job.yaml" >/dev/null
+wait_for "restart-exec: the job runs two pods" 15 '^2$' k -n kueue-lab get job crash-job -o jsonpath='{.status.active}'
+old=$(k -n kueue-lab get pods -l job-name=crash-job -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}')
+kill -9 "$XPID"
+wait "$XPID" 2>/dev/null
+sleep 0.5
+left=$(pgrep -f 'sleep 30.3131')
+if [ -z "$left" ]; then pass "restart-exec: no process outlives the killed server"; else
+    fail "restart-exec: no process outlives the killed server" "$left"
+    kill $left 2>/dev/null
+fi
+start_server restart-exec --controllers all --executor local || return 1
+p1=$(printf '%s\n' "$old" | head -1)
+wait_for "restart-exec: the old pods are marked Failed (ProcessLost)" 15 '^Failed ProcessLost$' \
+    k -n kueue-lab get pod "$p1" -o jsonpath='{.status.phase} {.status.reason}'
+wait_for "restart-exec: the job counts them failed and runs again" 15 '^2 2$' \
+    k -n kueue-lab get job crash-job -o jsonpath='{.status.failed} {.status.active}'
+expect_exact "restart-exec: still one admission for the job" "1" \
+    sh -c "kubectl --kubeconfig '$KC' -n kueue-lab get workloads -o name | wc -l | tr -d ' '"
+wait_for "restart-exec: ClusterQueue usage is the job's (1 cpu)" 10 '^1 1$' \
+    k get cq lab-cq -o jsonpath='{.status.reservingWorkloads} {.status.flavorsReservation[0].resources[0].total}'
+k -n kueue-lab delete job crash-job >/dev/null 2>&1
+stop_server "$PID"
