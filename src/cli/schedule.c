@@ -37,6 +37,7 @@ struct doc {
     struct api_object *obj; /* NULL for ResourceClaimTemplates and skipped kinds */
     struct eng_wl *wl;      /* for Workloads */
     bool is_claim_tpl;
+    bool superseded; /* a later document of the same Workload replaced it */
 };
 
 struct run {
@@ -349,7 +350,11 @@ static int load(struct run *r)
         struct doc *d = &r->docs[i];
         if (d->obj && d->obj->kind == API_KIND_WORKLOAD) {
             d->wl = eng_apply(r->eng, d->obj, r->now);
-            map_put(&r->by_key, eng_wl_key(d->wl), (void *)(uintptr_t)(i + 1));
+            void *prev = map_put(&r->by_key, eng_wl_key(d->wl), (void *)(uintptr_t)(i + 1));
+            if (prev) { /* the same Workload again: the later document wins, as an update */
+                r->docs[(uintptr_t)prev - 1].wl = NULL;
+                r->docs[(uintptr_t)prev - 1].superseded = true;
+            }
         }
     }
     return 0;
@@ -638,7 +643,7 @@ static json_t *result(struct run *r, int cycles)
     json_object_set_new(out, "pending", pend);
     json_t *wls = json_array();
     for (size_t i = 0; i < r->n_docs; i++)
-        if (r->docs[i].obj && r->docs[i].obj->kind == API_KIND_WORKLOAD)
+        if (r->docs[i].obj && r->docs[i].obj->kind == API_KIND_WORKLOAD && !r->docs[i].superseded)
             json_array_append(wls, r->docs[i].json);
     json_object_set_new(out, "workloads", wls);
     return out;
