@@ -51,14 +51,14 @@ void codec__format_float(double d, int bits, char *buf, size_t len);
 void codec__format_real(double d, char *buf, size_t len);
 
 /* The JSON value a resolved scalar becomes, as sigs.k8s.io/yaml's trip
- * through Go's encoding/json gives it: integral floats below 2^63 become
+ * through Go's encoding/json gives it: integral floats in int64's range become
  * integers, uint64 and larger floats become reals. Returns NULL for an
  * infinite or NaN float (JSON cannot hold it). str/len are the text for
  * CODEC__STR (NULL is returned for invalid UTF-8). Owned reference. */
 json_t *codec__scalar_json(const struct codec__scalar *sc, const char *str, size_t len);
 
-/* A JSON number as the tree holds it: a real that is integral and below
- * 2^63 in magnitude is replaced by the integer. Used on jansson's output so
+/* A JSON number as the tree holds it: a real that is integral and in
+ * int64's range is replaced by the integer. Used on jansson's output so
  * that "1.0" and "1e3" read as YAML's 1.0 and 1e3 do. Takes ownership of v
  * and returns an owned reference; walks containers. */
 json_t *codec__normalize(json_t *v);

@@ -338,6 +338,12 @@ void codec__format_real(double d, char *buf, size_t len)
 
 #define TWO63 9223372036854775808.0
 
+/* A float Go's JSON encoder writes as an integer that fits int64. */
+static bool int64_valued(double d)
+{
+    return d == trunc(d) && d >= -TWO63 && d < TWO63;
+}
+
 json_t *codec__scalar_json(const struct codec__scalar *sc, const char *str, size_t len)
 {
     switch (sc->kind) {
@@ -352,7 +358,7 @@ json_t *codec__scalar_json(const struct codec__scalar *sc, const char *str, size
     case CODEC__FLOAT:
         if (!isfinite(sc->d))
             return NULL;
-        if (sc->d == trunc(sc->d) && fabs(sc->d) < TWO63)
+        if (int64_valued(sc->d))
             return json_integer((json_int_t)sc->d);
         return json_real(sc->d);
     case CODEC__STR:
@@ -365,7 +371,7 @@ json_t *codec__normalize(json_t *v)
 {
     if (json_is_real(v)) {
         double d = json_real_value(v);
-        if (d == trunc(d) && fabs(d) < TWO63) {
+        if (int64_valued(d)) {
             json_decref(v);
             return json_integer((json_int_t)d);
         }

@@ -366,6 +366,8 @@ static void ch_down(struct pre_cand *c, size_t n, size_t i)
 /* Split list l into its evicted and other candidates, as heaps. */
 static void lazy_add(struct lazy *z, struct clist *l, int slot)
 {
+    if (!l->n)
+        return; /* parts stay empty (and l->c may be NULL) */
     size_t k = 0;
     for (size_t i = 0; i < l->n; i++)
         if (l->c[i].wl->evicted) {

@@ -117,6 +117,8 @@ static const struct scalar_case scalar_cases[] = {
     {"-9223372036854775808", "-9223372036854775808"},
     /* beyond int64: a real, as Go's JSON would carry it */
     {"9223372036854775808", "9223372036854775808.0"},
+    {"-9223372036854775808.0", "-9223372036854775808"},
+    {"-9223372036854775809", "-9223372036854775808"}, /* as a float, exactly -2^63 */
     {"18446744073709551616", "1.8446744073709552e19"},
     {"0x1FFFFFFFFFFFFFFFF", "\"0x1FFFFFFFFFFFFFFFF\""},
     /* floats: integral ones are integers once through JSON */
@@ -449,7 +451,7 @@ static void test_read_stream_json_big_integers(void **state)
             " \"c\": 9223372036854775807, \"d\": [\"99999999999999999999\", 1e2],\n"
             " \"e\": -9223372036854775808}",
             &s);
-    assert_json(s.docs[0].obj, "{\"a\":1.8446744073709552e19,\"b\":-9.2233720368547758e18,"
+    assert_json(s.docs[0].obj, "{\"a\":1.8446744073709552e19,\"b\":-9223372036854775808,"
                                "\"c\":9223372036854775807,\"d\":[\"99999999999999999999\",100],"
                                "\"e\":-9223372036854775808}");
     codec_stream_release(&s);
@@ -1034,7 +1036,7 @@ static json_t *random_real(void)
     if (rnd() % 2)
         d = -d;
     /* integral reals below 2^63 read back as integers, as in Kubernetes */
-    if (d > -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d)
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d)
         d = (double)(rnd() % 1000) + 0.5;
     return json_real(d);
 }
