@@ -1160,8 +1160,10 @@ static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
 }
 
 /* Evict an admitted workload whose pods were not ready in time. Returns
- * true when it wrote. */
-static bool pods_ready_timeout(struct ctl *c, const json_t *wl, int64_t now)
+ * true when it wrote. ns and name must not come from wl: a write replaces
+ * the cached object wl points into. */
+static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, const char *name,
+                               int64_t now)
 {
     struct wfpr w = wfpr_of(c);
     if (!w.on || !cond_is(wl, "Admitted", "True") || cond_is(wl, "Evicted", "True"))
@@ -1180,7 +1182,6 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, int64_t now)
     }
     if (now < deadline)
         return false;
-    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
     int32_t count = (int32_t)json_integer_value(
                         json_object_get(json_object_get(json_object_get(wl, "status"), "requeueState"), "count")) +
                     1;
@@ -1331,10 +1332,10 @@ static bool checks_in(const json_t *wl, const char *state, struct sb *out)
 }
 
 /* Admission-check gating of a reserving workload. Returns true when it
- * wrote. */
-static bool gate_checks(struct ctl *c, const json_t *wl, int64_t now)
+ * wrote. ns and name as for pods_ready_timeout. */
+static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const char *name,
+                        int64_t now)
 {
-    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
     const json_t *checks = json_object_get(json_object_get(wl, "status"), "admissionChecks");
     struct sb list = SB_INIT;
     size_t n_retry = 0, n_rej = 0, i;
@@ -1502,9 +1503,9 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
         return;
     if (active && cond_is(wl, "QuotaReserved", "True") && !cond_is(wl, "Evicted", "True")) {
         if (json_array_size(json_object_get(json_object_get(wl, "status"), "admissionChecks")) &&
-            gate_checks(c, wl, now))
+            gate_checks(c, wl, ns, name, now))
             return;
-        if (pods_ready_timeout(c, wl, now))
+        if (pods_ready_timeout(c, wl, ns, name, now))
             return;
     }
     const json_t *rq = cond(wl, "Requeued");
