@@ -19,25 +19,24 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cueue controller [options]\n"
-            "\n"
-            "Run Kueue's controllers (admission, workloads, batch/v1 Jobs, queue status)\n"
-            "against a Kubernetes API server.\n"
-            "\n"
-            "options:\n"
-            "  --kubeconfig FILE      the server and credentials (default: in-cluster, then\n"
-            "                         $KUBECONFIG, then ~/.kube/config)\n"
-            "  --context NAME         kubeconfig context (default: current-context)\n"
-            "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
-            "  --leader-elect         reconcile only while holding the Lease\n"
-            "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
-            "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
-            "  --executor local|none  run admitted Jobs' commands as local processes\n"
-            "                         (default none: a cluster's kubelets run them)\n"
-            "  --data-dir DIR         where the local executor keeps pod output (default .)\n"
-            "  -v, --verbose          debug logging\n"
-            "  -h, --help             show this help\n");
+    fprintf(out, "usage: cueue controller [options]\n"
+                 "\n"
+                 "Run Kueue's controllers (admission, workloads, batch/v1 Jobs, queue status)\n"
+                 "against a Kubernetes API server.\n"
+                 "\n"
+                 "options:\n"
+                 "  --kubeconfig FILE      the server and credentials (default: in-cluster, then\n"
+                 "                         $KUBECONFIG, then ~/.kube/config)\n"
+                 "  --context NAME         kubeconfig context (default: current-context)\n"
+                 "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
+                 "  --leader-elect         reconcile only while holding the Lease\n"
+                 "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
+                 "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
+                 "  --executor local|none  run admitted Jobs' commands as local processes\n"
+                 "                         (default none: a cluster's kubelets run them)\n"
+                 "  --data-dir DIR         where the local executor keeps pod output (default .)\n"
+                 "  -v, --verbose          debug logging\n"
+                 "  -h, --help             show this help\n");
 }
 
 static int fail(const struct err *e)
@@ -107,8 +106,7 @@ int cli_controller(int argc, char **argv)
         return 2;
     }
     if (strcmp(executor, "local") && strcmp(executor, "none")) {
-        fprintf(stderr, "cueue controller: --executor must be local or none, got '%s'\n",
-                executor);
+        fprintf(stderr, "cueue controller: --executor must be local or none, got '%s'\n", executor);
         return 2;
     }
     log_set_level(verbose ? LOG_DEBUG : LOG_INFO);

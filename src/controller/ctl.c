@@ -54,11 +54,11 @@ static const char *const res_keys[CK_N] = {
 };
 
 static const enum api_kind engine_kind[CK_N] = {
-    [CK_NS] = API_KIND_NAMESPACE,          [CK_RF] = API_KIND_RESOURCE_FLAVOR,
-    [CK_COHORT] = API_KIND_COHORT,         [CK_AC] = API_KIND_ADMISSION_CHECK,
-    [CK_CQ] = API_KIND_CLUSTER_QUEUE,      [CK_LQ] = API_KIND_LOCAL_QUEUE,
-    [CK_WPC] = API_KIND_UNKNOWN,           [CK_PC] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,           [CK_JOB] = API_KIND_UNKNOWN,
+    [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
+    [CK_COHORT] = API_KIND_COHORT,    [CK_AC] = API_KIND_ADMISSION_CHECK,
+    [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
+    [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
+    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
 };
 
 /* ---- small JSON helpers ------------------------------------------------------ */
@@ -83,9 +83,8 @@ static json_t *cond(const json_t *o, const char *type)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), i, c)
-        if (jstr(c, "type") && !strcmp(jstr(c, "type"), type))
-            return c;
+    json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), i,
+                       c) if (jstr(c, "type") && !strcmp(jstr(c, "type"), type)) return c;
     return NULL;
 }
 
@@ -99,9 +98,8 @@ static bool has_finalizer(const json_t *o, const char *f)
 {
     size_t i;
     json_t *v;
-    json_array_foreach(json_object_get(json_object_get(o, "metadata"), "finalizers"), i, v)
-        if (json_string_value(v) && !strcmp(json_string_value(v), f))
-            return true;
+    json_array_foreach(json_object_get(json_object_get(o, "metadata"), "finalizers"), i,
+                       v) if (json_string_value(v) && !strcmp(json_string_value(v), f)) return true;
     return false;
 }
 
@@ -115,10 +113,9 @@ static const json_t *controller_owner(const json_t *o, const char *kind)
 {
     size_t i;
     json_t *r;
-    json_array_foreach(json_object_get(json_object_get(o, "metadata"), "ownerReferences"), i, r)
-        if (json_is_true(json_object_get(r, "controller")) && jstr(r, "kind") &&
-            !strcmp(jstr(r, "kind"), kind))
-            return r;
+    json_array_foreach(json_object_get(json_object_get(o, "metadata"), "ownerReferences"), i,
+                       r) if (json_is_true(json_object_get(r, "controller")) && jstr(r, "kind") &&
+                              !strcmp(jstr(r, "kind"), kind)) return r;
     return NULL;
 }
 
@@ -327,7 +324,8 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
     json_object_set_new(m, "namespace", json_string(ns ? ns : "default"));
     json_object_set_new(ev, "metadata", m);
     json_t *io = json_object();
-    json_object_set_new(io, "apiVersion", json_string(jstr(obj, "apiVersion") ? jstr(obj, "apiVersion") : ""));
+    json_object_set_new(io, "apiVersion",
+                        json_string(jstr(obj, "apiVersion") ? jstr(obj, "apiVersion") : ""));
     json_object_set_new(io, "kind", json_string(jstr(obj, "kind") ? jstr(obj, "kind") : ""));
     json_object_set_new(io, "name", json_string(name ? name : ""));
     if (ns)
@@ -446,8 +444,8 @@ enum wl_op_kind {
 
 struct wl_op {
     enum wl_op_kind kind;
-    json_t *admission;  /* OP_ADMIT */
-    json_t *requests;   /* OP_PENDING */
+    json_t *admission; /* OP_ADMIT */
+    json_t *requests;  /* OP_PENDING */
     enum eng_admitted_cond admitted;
     const char *cq;
     const char *reason, *preempt_reason;
@@ -479,8 +477,9 @@ static void reset_checks(json_t *obj, int64_t now)
         json_object_set_new(ck, "message", json_string(sb_str(&m)));
         json_object_set_new(ck, "lastTransitionTime", json_string(ts));
         if (retry)
-            json_object_set_new(ck, "retryCount",
-                                json_integer(json_integer_value(json_object_get(ck, "retryCount")) + 1));
+            json_object_set_new(
+                ck, "retryCount",
+                json_integer(json_integer_value(json_object_get(ck, "retryCount")) + 1));
         else
             json_object_del(ck, "retryCount");
         sb_release(&m);
@@ -544,16 +543,16 @@ static int wl_mutate(json_t *obj, void *arg, struct err *e)
     case OP_PREEMPT:
         reset_checks(obj, op->now);
         api_status_set_condition(obj, "Evicted", "True", "Preempted", op->message, op->now);
-        api_status_set_condition_nogen(obj, "Preempted", "True", op->preempt_reason,
-                                       op->message, op->now);
+        api_status_set_condition_nogen(obj, "Preempted", "True", op->preempt_reason, op->message,
+                                       op->now);
         break;
     case OP_EVICT:
         reset_checks(obj, op->now);
         api_status_set_condition(obj, "Evicted", "True", op->reason, op->message, op->now);
         if (op->set_requeue) {
             json_int_t at = op->requeue_at_ms;
-            const char *old = jstr(json_object_get(json_object_get(obj, "status"), "requeueState"),
-                                   "requeueAt");
+            const char *old =
+                jstr(json_object_get(json_object_get(obj, "status"), "requeueState"), "requeueAt");
             int64_t old_ms = 0;
             struct err pe;
             err_init(&pe);
@@ -663,13 +662,17 @@ static void decide_pending(struct ctl *c, struct eng_wl *wl, const char *reason,
     bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
                 jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
     json_t *rr = requests_json(c, wl);
-    bool same_rr = json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"));
+    bool same_rr =
+        json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"));
     if (same && same_rr) {
         json_decref(rr);
         return;
     }
-    struct wl_op op = {.kind = OP_PENDING, .requests = rr, .reason = reason,
-                       .message = message ? message : "", .now = now};
+    struct wl_op op = {.kind = OP_PENDING,
+                       .requests = rr,
+                       .reason = reason,
+                       .message = message ? message : "",
+                       .now = now};
     char *r = xstrdup(reason), *m = xstrdup(message ? message : "");
     if (!write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), wl_mutate, &op) && !same &&
         (o = wl_obj(c, wl)))
@@ -783,8 +786,8 @@ static void run_cycles(struct ctl *c)
             json_is_false(json_object_get(json_object_get(o, "spec"), "active")))
             continue;
         const json_t *qr = cond(o, "QuotaReserved");
-        if (qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) && jstr(qr, "message") &&
-            message && !strcmp(jstr(qr, "message"), message))
+        if (qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
+            jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message))
             continue;
         decide_pending(c, wl, reason, message, tm_now_ms());
     }
@@ -926,7 +929,8 @@ static int workload_spec_fn(json_t *obj, void *arg, struct err *e)
     const json_t *built = arg;
     json_t *spec = json_object_get(obj, "spec");
     json_object_set(spec, "podSets", json_object_get(json_object_get(built, "spec"), "podSets"));
-    json_object_set(spec, "queueName", json_object_get(json_object_get(built, "spec"), "queueName"));
+    json_object_set(spec, "queueName",
+                    json_object_get(json_object_get(built, "spec"), "queueName"));
     return 0;
 }
 
@@ -1055,8 +1059,7 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
             struct err e;
             err_init(&e);
             json_t *out = NULL;
-            if (!ac_patch(c->ac, c->res[CK_WL].r, ns, wname, AC_PATCH_MERGE, patch, true, &out,
-                          &e))
+            if (!ac_patch(c->ac, c->res[CK_WL].r, ns, wname, AC_PATCH_MERGE, patch, true, &out, &e))
                 ctl_observe(c, CK_WL, out);
             json_decref(out);
             json_decref(patch);
@@ -1071,7 +1074,6 @@ exec:
     }
     json_decref((json_t *)job);
 }
-
 
 /* ---- waitForPodsReady (lifecycle.md §4) and admission checks (§1.5) ------------------ */
 
@@ -1150,11 +1152,13 @@ static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
         reason = "WaitForStart";
         message = "Not all pods are ready or succeeded";
     }
-    if (pr && jstr(pr, "status") && !strcmp(jstr(pr, "status"), status) && prev &&
-        reason && !strcmp(prev, reason))
+    if (pr && jstr(pr, "status") && !strcmp(jstr(pr, "status"), status) && prev && reason &&
+        !strcmp(prev, reason))
         return;
-    struct wl_op op = {.kind = OP_PODS_READY, .requeued_status = status,
-                       .reason = reason ? reason : "Started", .message = message,
+    struct wl_op op = {.kind = OP_PODS_READY,
+                       .requeued_status = status,
+                       .reason = reason ? reason : "Started",
+                       .message = message,
                        .now = tm_now_ms()};
     write_status(c, CK_WL, mstr(wl, "namespace"), mstr(wl, "name"), wl_mutate, &op);
 }
@@ -1182,8 +1186,8 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
     }
     if (now < deadline)
         return false;
-    int32_t count = (int32_t)json_integer_value(
-                        json_object_get(json_object_get(json_object_get(wl, "status"), "requeueState"), "count")) +
+    int32_t count = (int32_t)json_integer_value(json_object_get(
+                        json_object_get(json_object_get(wl, "status"), "requeueState"), "count")) +
                     1;
     if (w.has_limit && count > w.limit) {
         json_t *patch = json_pack("{s:{s:b}}", "spec", "active", 0);
@@ -1194,7 +1198,8 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
             ctl_observe(c, CK_WL, out);
         json_decref(out);
         json_decref(patch);
-        struct wl_op op = {.kind = OP_EVICT, .reason = "DeactivatedDueToRequeuingLimitExceeded",
+        struct wl_op op = {.kind = OP_EVICT,
+                           .reason = "DeactivatedDueToRequeuingLimitExceeded",
                            .message = "The workload is deactivated due to exceeding the maximum "
                                       "number of re-queuing retries",
                            .now = now};
@@ -1210,9 +1215,13 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
         d = w.max_s;
     char msg[700];
     snprintf(msg, sizeof(msg), "Exceeded the PodsReady timeout %s/%s", ns, name);
-    struct wl_op op = {.kind = OP_EVICT, .reason = "PodsReadyTimeout", .message = msg,
-                       .set_requeue = true, .requeue_count = count,
-                       .requeue_at_ms = now + d * 1000, .now = now};
+    struct wl_op op = {.kind = OP_EVICT,
+                       .reason = "PodsReadyTimeout",
+                       .message = msg,
+                       .set_requeue = true,
+                       .requeue_count = count,
+                       .requeue_at_ms = now + d * 1000,
+                       .now = now};
     if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
         ctl_event(c, wl, "Normal", "EvictedDueToPodsReadyTimeout", COMPONENT_WORKLOAD, "%s", msg);
     return true;
@@ -1222,8 +1231,8 @@ static bool str_in(const json_t *arr, const char *s)
 {
     size_t i;
     const json_t *v;
-    json_array_foreach(arr, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s))
-        return true;
+    json_array_foreach(arr, i,
+                       v) if (json_string_value(v) && !strcmp(json_string_value(v), s)) return true;
     return false;
 }
 
@@ -1238,9 +1247,8 @@ static int check_cmp(const void *a, const void *b)
 static bool sync_checks(struct ctl *c, const json_t *wl, const json_t *cq, int64_t now)
 {
     const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
-    const json_t *rules = json_object_get(json_object_get(json_object_get(cq, "spec"),
-                                                          "admissionChecksStrategy"),
-                                          "admissionChecks");
+    const json_t *rules = json_object_get(
+        json_object_get(json_object_get(cq, "spec"), "admissionChecksStrategy"), "admissionChecks");
     /* The flavors in play: the admission's, or (without one) every flavor
      * of the ClusterQueue, each of which a rule must cover. */
     json_t *assigned = json_array(), *all = json_array();
@@ -1250,9 +1258,9 @@ static bool sync_checks(struct ctl *c, const json_t *wl, const json_t *cq, int64
     {
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)json_object_get(x, "flavors"), k, v)
-            if (!str_in(assigned, json_string_value(v)))
-                json_array_append(assigned, v);
+        json_object_foreach((json_t *)json_object_get(x, "flavors"), k,
+                            v) if (!str_in(assigned, json_string_value(v)))
+            json_array_append(assigned, v);
     }
     json_array_foreach(json_object_get(json_object_get(cq, "spec"), "resourceGroups"), g, rg)
         json_array_foreach(json_object_get(rg, "flavors"), f, fl)
@@ -1280,15 +1288,16 @@ static bool sync_checks(struct ctl *c, const json_t *wl, const json_t *cq, int64
             continue;
         const json_t *have = NULL, *y;
         size_t k;
-        json_array_foreach(cur, k, y) if (jstr(y, "name") && !strcmp(jstr(y, "name"), name)) have = y;
+        json_array_foreach(cur, k, y) if (jstr(y, "name") && !strcmp(jstr(y, "name"), name)) have =
+            y;
         if (have) {
             json_array_append_new(want, json_deep_copy(have));
         } else {
             char ts[TM_RFC3339_LEN];
             tm_format_rfc3339(now, ts);
-            json_array_append_new(want, json_pack("{s:s,s:s,s:s,s:s}", "name", name, "state",
-                                                  "Pending", "message", "", "lastTransitionTime",
-                                                  ts));
+            json_array_append_new(want,
+                                  json_pack("{s:s,s:s,s:s,s:s}", "name", name, "state", "Pending",
+                                            "message", "", "lastTransitionTime", ts));
         }
     }
     size_t n = json_array_size(want);
@@ -1363,8 +1372,10 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
         json_decref(patch);
         char emsg[1300];
         snprintf(emsg, sizeof(emsg), "The workload is deactivated due to %s", msg);
-        struct wl_op op = {.kind = OP_EVICT, .reason = "DeactivatedDueToAdmissionCheck",
-                           .message = emsg, .now = now};
+        struct wl_op op = {.kind = OP_EVICT,
+                           .reason = "DeactivatedDueToAdmissionCheck",
+                           .message = emsg,
+                           .now = now};
         if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
             ctl_event(c, wl, "Normal", "EvictedDueToDeactivatedDueToAdmissionCheck",
                       COMPONENT_WORKLOAD, "%s", emsg);
@@ -1388,17 +1399,22 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
             int64_t t = 0;
             struct err e;
             err_init(&e);
-            if (jstr(x, "lastTransitionTime") && tm_parse_rfc3339(jstr(x, "lastTransitionTime"), &t, &e))
+            if (jstr(x, "lastTransitionTime") &&
+                tm_parse_rfc3339(jstr(x, "lastTransitionTime"), &t, &e))
                 t = now;
             t += json_integer_value(ra) * 1000;
             if (t > at)
                 at = t;
         }
-        int32_t count = (int32_t)json_integer_value(
-            json_object_get(json_object_get(json_object_get(wl, "status"), "requeueState"), "count"));
-        struct wl_op op = {.kind = OP_EVICT, .reason = "AdmissionCheck", .message = msg,
-                           .set_requeue = at != 0, .requeue_count = count,
-                           .requeue_at_ms = at, .now = now};
+        int32_t count = (int32_t)json_integer_value(json_object_get(
+            json_object_get(json_object_get(wl, "status"), "requeueState"), "count"));
+        struct wl_op op = {.kind = OP_EVICT,
+                           .reason = "AdmissionCheck",
+                           .message = msg,
+                           .set_requeue = at != 0,
+                           .requeue_count = count,
+                           .requeue_at_ms = at,
+                           .now = now};
         if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
             ctl_event(c, wl, "Normal", "EvictedDueToAdmissionCheck", COMPONENT_WORKLOAD, "%s", msg);
         sb_release(&list);
@@ -1406,7 +1422,8 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
     }
     sb_release(&list);
     bool all_ready = true;
-    json_array_foreach(checks, i, x) all_ready &= jstr(x, "state") && !strcmp(jstr(x, "state"), "Ready");
+    json_array_foreach(checks, i, x) all_ready &=
+        jstr(x, "state") && !strcmp(jstr(x, "state"), "Ready");
     bool admitted = cond_is(wl, "Admitted", "True");
     if (all_ready && !admitted) {
         struct wl_op op = {.kind = OP_ADMITTED, .admitted = ENG_ADMITTED_TRUE, .now = now};
@@ -1420,9 +1437,10 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
         free(cq);
         return true;
     }
-    if (!all_ready && (admitted || !cond(wl, "Admitted") ||
-                       strcmp(jstr(cond(wl, "Admitted"), "reason") ? jstr(cond(wl, "Admitted"), "reason") : "",
-                              "UnsatisfiedAdmissionChecks"))) {
+    if (!all_ready &&
+        (admitted || !cond(wl, "Admitted") ||
+         strcmp(jstr(cond(wl, "Admitted"), "reason") ? jstr(cond(wl, "Admitted"), "reason") : "",
+                "UnsatisfiedAdmissionChecks"))) {
         struct wl_op op = {.kind = OP_ADMITTED, .admitted = ENG_ADMITTED_FALSE, .now = now};
         write_status(c, CK_WL, ns, name, wl_mutate, &op);
         return true;
@@ -1464,8 +1482,8 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
     if (!wl)
         return;
     const json_t *owner = controller_owner(wl, "Job");
-    const json_t *job = owner && jstr(owner, "name") ? ctl_get(c, CK_JOB, ns, jstr(owner, "name"))
-                                                     : NULL;
+    const json_t *job =
+        owner && jstr(owner, "name") ? ctl_get(c, CK_JOB, ns, jstr(owner, "name")) : NULL;
     if (job && owner && jstr(owner, "uid") && mstr(job, "uid") &&
         strcmp(jstr(owner, "uid"), mstr(job, "uid")))
         job = NULL;
@@ -1483,10 +1501,11 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
     bool active = !json_is_false(json_object_get(json_object_get(wl, "spec"), "active"));
     /* Deactivation (§1.8): evict an admitted workload. */
     if (!active && cond_is(wl, "QuotaReserved", "True") && !cond_is(wl, "Evicted", "True")) {
-        struct wl_op op = {.kind = OP_EVICT, .reason = "Deactivated",
-                           .message = "The workload is deactivated", .now = now};
-        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) &&
-            (wl = ctl_get(c, CK_WL, ns, name)))
+        struct wl_op op = {.kind = OP_EVICT,
+                           .reason = "Deactivated",
+                           .message = "The workload is deactivated",
+                           .now = now};
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
             ctl_event(c, wl, "Normal", "EvictedDueToDeactivated", COMPONENT_WORKLOAD,
                       "The workload is deactivated");
         if (!job && (wl = ctl_get(c, CK_WL, ns, name)))
@@ -1512,20 +1531,24 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
     if (rq && jstr(rq, "status") && !strcmp(jstr(rq, "status"), "False") && jstr(rq, "reason")) {
         const char *r = jstr(rq, "reason");
         if (active && !strncmp(r, "Deactivated", 11)) {
-            struct wl_op op = {.kind = OP_REQUEUED, .reason = "Reactivated",
-                               .message = "The workload was reactivated", .now = now};
+            struct wl_op op = {.kind = OP_REQUEUED,
+                               .reason = "Reactivated",
+                               .message = "The workload was reactivated",
+                               .now = now};
             requeue_wl(c, ns, name, &op);
         } else if (!strcmp(r, "PodsReadyTimeout") || !strcmp(r, "AdmissionCheck")) {
-            const char *at = jstr(json_object_get(json_object_get(wl, "status"), "requeueState"),
-                                  "requeueAt");
+            const char *at =
+                jstr(json_object_get(json_object_get(wl, "status"), "requeueState"), "requeueAt");
             int64_t at_ms = 0;
             struct err e;
             err_init(&e);
             if (at && tm_parse_rfc3339(at, &at_ms, &e))
                 at_ms = 0;
             if (at_ms <= now) {
-                struct wl_op op = {.kind = OP_REQUEUED, .reason = "BackoffFinished",
-                                   .message = "The workload backoff was finished", .now = now};
+                struct wl_op op = {.kind = OP_REQUEUED,
+                                   .reason = "BackoffFinished",
+                                   .message = "The workload backoff was finished",
+                                   .now = now};
                 requeue_wl(c, ns, name, &op);
             }
             /* else: the periodic pass looks again */
@@ -1607,8 +1630,8 @@ static json_t *flavors_json(const json_t *cq_spec, struct map *m, struct ctl *c,
                 json_object_set_new(e, "name", json_string(rname));
                 json_object_set_new(e, "total", json_string(buf));
                 if (borrowed) {
-                    int64_t nominal = cqi >= 0 ? eng_cq_nominal(c->eng, (size_t)cqi, fname, rname)
-                                               : 0;
+                    int64_t nominal =
+                        cqi >= 0 ? eng_cq_nominal(c->eng, (size_t)cqi, fname, rname) : 0;
                     int64_t b = total > nominal ? total - nominal : 0;
                     q_format_resource(rname, b, buf, sizeof(buf));
                     json_object_set_new(e, "borrowed", json_string(buf));
@@ -1825,8 +1848,8 @@ static void reconcile_rf(struct ctl *c, const char *name)
         size_t g, f;
         const json_t *rg, *fl;
         json_array_foreach(json_object_get(json_object_get(val, "spec"), "resourceGroups"), g, rg)
-            json_array_foreach(json_object_get(rg, "flavors"), f, fl) if (
-                jstr(fl, "name") && !strcmp(jstr(fl, "name"), name)) return;
+            json_array_foreach(json_object_get(rg, "flavors"), f,
+                               fl) if (jstr(fl, "name") && !strcmp(jstr(fl, "name"), name)) return;
     }
     remove_finalizer(c, CK_RF, rf);
 }
@@ -1959,8 +1982,8 @@ static void *loop(void *arg)
             if (!all)
                 continue;
             rebuild_engine(c);
-            log_info("controller: caches synced, %zu workloads, %zu jobs",
-                     c->res[CK_WL].cache.len, c->res[CK_JOB].cache.len);
+            log_info("controller: caches synced, %zu workloads, %zu jobs", c->res[CK_WL].cache.len,
+                     c->res[CK_JOB].cache.len);
         }
         if (c->exec)
             exec_reap(c->exec);
@@ -2043,8 +2066,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     if (o->leader_elect) {
         char ident[300], host[256] = "cueue";
         gethostname(host, sizeof(host) - 1);
-        snprintf(ident, sizeof(ident), "%s_%d_%lld", host, (int)getpid(),
-                 (long long)tm_now_ms());
+        snprintf(ident, sizeof(ident), "%s_%d_%lld", host, (int)getpid(), (long long)tm_now_ms());
         struct le_config lc = {.ns = o->lease_namespace ? o->lease_namespace : "kube-system",
                                .name = "c1f6bfd2.kueue.x-k8s.io",
                                .identity = ident};

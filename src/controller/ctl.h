@@ -20,11 +20,11 @@ struct err;
 struct ctl;
 
 struct ctl_options {
-    struct ac_client *client;   /* borrowed; must outlive the controllers */
-    const char *config_path;    /* Configuration (config.kueue.x-k8s.io/v1beta2) or NULL */
-    bool executor;              /* run unsuspended Jobs locally */
-    const char *data_dir;       /* where the executor keeps pod output (DIR/pods) */
-    bool leader_elect;          /* reconcile only while holding the Lease */
+    struct ac_client *client;    /* borrowed; must outlive the controllers */
+    const char *config_path;     /* Configuration (config.kueue.x-k8s.io/v1beta2) or NULL */
+    bool executor;               /* run unsuspended Jobs locally */
+    const char *data_dir;        /* where the executor keeps pod output (DIR/pods) */
+    bool leader_elect;           /* reconcile only while holding the Lease */
     const char *lease_namespace; /* for leader election; NULL = "kube-system" */
 };
 

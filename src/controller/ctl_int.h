@@ -17,19 +17,7 @@ struct inf;
 struct le;
 struct wq;
 
-enum ctl_kind {
-    CK_NS,
-    CK_RF,
-    CK_COHORT,
-    CK_AC,
-    CK_CQ,
-    CK_LQ,
-    CK_WPC,
-    CK_PC,
-    CK_WL,
-    CK_JOB,
-    CK_N
-};
+enum ctl_kind { CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ, CK_LQ, CK_WPC, CK_PC, CK_WL, CK_JOB, CK_N };
 
 /* One watched resource: its informer and the newest state known, from the
  * informer or from our own writes (whichever has the higher
@@ -48,13 +36,13 @@ struct ctl {
     struct ctl_res res[CK_N];
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
-    struct wq *q;              /* "J:ns/name" jobs, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
+    struct wq *q; /* "J:ns/name" jobs, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct exec *exec;
     struct le *le;
     bool leading;
-    bool synced;        /* every informer listed, engine rebuilt */
-    bool cycle_dirty;   /* run a scheduling cycle */
-    bool status_dirty;  /* recompute queue status */
+    bool synced;       /* every informer listed, engine rebuilt */
+    bool cycle_dirty;  /* run a scheduling cycle */
+    bool status_dirty; /* recompute queue status */
     int64_t next_cycle_ms, next_status_ms;
     pthread_t thread;
     bool started;

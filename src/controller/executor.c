@@ -49,7 +49,7 @@ struct xjob {
 
 struct exec {
     struct ctl *c;
-    char *dir; /* DIR/pods */
+    char *dir;       /* DIR/pods */
     struct map jobs; /* "ns/name" -> struct xjob * */
     unsigned seq;
 };
@@ -148,7 +148,7 @@ int exec_active(struct exec *x, const char *ns, const char *name)
 
 struct jstatus_arg {
     struct xjob *j;
-    const char *finish;  /* "Complete", "Failed" or NULL */
+    const char *finish; /* "Complete", "Failed" or NULL */
     const char *freason, *fmessage;
     int64_t now;
 };
@@ -206,8 +206,8 @@ static int jstatus_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-static void write_job_status(struct exec *x, struct xjob *j, const char *finish,
-                             const char *reason, const char *msg)
+static void write_job_status(struct exec *x, struct xjob *j, const char *finish, const char *reason,
+                             const char *msg)
 {
     struct jstatus_arg a = {j, finish, reason, msg, tm_now_ms()};
     struct err e;
@@ -347,7 +347,6 @@ static void shell_quote(struct sb *sb, const char *s)
     sb_addch(sb, '\'');
 }
 
-
 /* The pod's process group leader, in the forked child: it runs the
  * command as its own child and waits for it, passing its exit status on.
  * When the server dies, even by SIGKILL, the kernel sends this process
@@ -407,8 +406,8 @@ CU_NORETURN static void child_main(pid_t parent, int fd, int devnull, const char
 /* Start one pod's process; 0 and *pid, or -1. */
 static int spawn(struct exec *x, const json_t *job, const char *pod, pid_t *pid)
 {
-    const json_t *spec = json_object_get(json_object_get(json_object_get(job, "spec"), "template"),
-                                         "spec");
+    const json_t *spec =
+        json_object_get(json_object_get(json_object_get(job, "spec"), "template"), "spec");
     const json_t *ct = json_array_get(json_object_get(spec, "containers"), 0);
     struct sb cmd = SB_INIT;
     sb_adds(&cmd, "exec");
@@ -545,11 +544,16 @@ void exec_job(struct exec *x, const char *ns, const char *name, const json_t *jo
     if (j->failed > int_or(spec, "backoffLimit", DEFAULT_BACKOFF_LIMIT))
         target = 0;
     bool changed = false;
-    const char *cname = jstr(json_array_get(json_object_get(json_object_get(json_object_get(spec, "template"), "spec"), "containers"), 0), "name");
+    const char *cname = jstr(
+        json_array_get(json_object_get(json_object_get(json_object_get(spec, "template"), "spec"),
+                                       "containers"),
+                       0),
+        "name");
     while ((json_int_t)j->n < target) {
         char pod[320];
         static const char alnum[] = "bcdfghjklmnpqrstvwxz2456789";
-        unsigned r = (unsigned)((uint64_t)tm_now_ms() * 2654435761u) ^ (++x->seq * 40503u) ^ (unsigned)getpid();
+        unsigned r = (unsigned)((uint64_t)tm_now_ms() * 2654435761u) ^ (++x->seq * 40503u) ^
+                     (unsigned)getpid();
         char sfx[6];
         for (int k = 0; k < 5; k++) {
             sfx[k] = alnum[r % (sizeof(alnum) - 1)];
@@ -568,7 +572,8 @@ void exec_job(struct exec *x, const char *ns, const char *name, const json_t *jo
         }
         pid_t pid;
         if (spawn(x, job, pod, &pid)) {
-            struct pstatus_arg a = {"Failed", cname, 127, "StartError", "cannot start the process", 0};
+            struct pstatus_arg a = {"Failed", cname, 127, "StartError", "cannot start the process",
+                                    0};
             pod_status(x, ns, pod, &a);
             j->failed++;
             changed = true;
@@ -627,12 +632,12 @@ void exec_reap(struct exec *x)
                 int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 const json_t *job = ctl_get(x->c, CK_JOB, j->ns, j->name);
                 const char *cname = jstr(
-                    json_array_get(json_object_get(json_object_get(json_object_get(json_object_get(
-                                                                       job, "spec"),
-                                                                   "template"),
-                                                                   "spec"),
-                                                   "containers"),
-                                   0),
+                    json_array_get(
+                        json_object_get(
+                            json_object_get(
+                                json_object_get(json_object_get(job, "spec"), "template"), "spec"),
+                            "containers"),
+                        0),
                     "name");
                 struct pstatus_arg a = {code ? "Failed" : "Succeeded", cname, code, NULL, NULL, 0};
                 pod_status(x, j->ns, j->procs[i].pod, &a);
@@ -669,13 +674,12 @@ void exec_recover(struct exec *x)
             continue;
         const json_t *owner = NULL, *r;
         size_t k;
-        json_array_foreach(json_object_get(json_object_get(p, "metadata"), "ownerReferences"), k, r)
-            if (jstr(r, "kind") && !strcmp(jstr(r, "kind"), "Job"))
-                owner = r;
+        json_array_foreach(json_object_get(json_object_get(p, "metadata"), "ownerReferences"), k,
+                           r) if (jstr(r, "kind") && !strcmp(jstr(r, "kind"), "Job")) owner = r;
         if (!owner || !jstr(owner, "name"))
             continue;
-        struct pstatus_arg a = {"Failed", NULL, 137, "ProcessLost",
-                                "the process ended with the previous server", 0};
+        struct pstatus_arg a = {
+            "Failed", NULL, 137, "ProcessLost", "the process ended with the previous server", 0};
         pod_status(x, mstr(p, "namespace"), mstr(p, "name"), &a);
         char *key = ac_key(mstr(p, "namespace"), jstr(owner, "name"));
         uintptr_t n = (uintptr_t)map_get(&lost, key);
@@ -695,7 +699,8 @@ void exec_recover(struct exec *x)
         if (job) {
             struct xjob *j = find_job(x, ns, slash + 1, true);
             j->succeeded = (int)int_or(json_object_get(job, "status"), "succeeded", 0);
-            j->failed = (int)int_or(json_object_get(job, "status"), "failed", 0) + (int)(uintptr_t)v;
+            j->failed =
+                (int)int_or(json_object_get(job, "status"), "failed", 0) + (int)(uintptr_t)v;
             j->loaded = true;
             if (mstr(job, "uid"))
                 j->uid = xstrdup(mstr(job, "uid"));

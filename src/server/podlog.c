@@ -16,7 +16,9 @@
 int srv_handle_pod_log(struct srv_req *q, const struct srv_route *rt)
 {
     if (strcmp(q->method, "GET"))
-        return srv_reply_status(q, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource", NULL);
+        return srv_reply_status(q, 405, "MethodNotAllowed",
+                                "the server does not allow this method on the requested resource",
+                                NULL);
     if (!srv_authorize(&q->user, "get", rt->res, rt->ns, "log")) {
         char msg[700];
         snprintf(msg, sizeof(msg),

@@ -218,7 +218,7 @@ bool job_workload_matches(const json_t *wl, const json_t *built)
     bool eq = pa && pb && same(json_object_get(pa, "count"), json_object_get(pb, "count")) &&
               same(json_object_get(pa, "minCount"), json_object_get(pb, "minCount"));
     static const char *const fields[] = {"containers", "initContainers", "nodeSelector",
-                                         "affinity", "tolerations", NULL};
+                                         "affinity",   "tolerations",    NULL};
     const json_t *sa = json_object_get(json_object_get(pa, "template"), "spec");
     const json_t *sb = json_object_get(json_object_get(pb, "template"), "spec");
     for (size_t i = 0; eq && fields[i]; i++)
@@ -270,9 +270,8 @@ json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, voi
     const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
     const json_t *psa = NULL, *x;
     size_t i;
-    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
-        if (jstr(x, "name") && !strcmp(jstr(x, "name"), "main"))
-            psa = x;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i,
+                       x) if (jstr(x, "name") && !strcmp(jstr(x, "name"), "main")) psa = x;
     if (!psa)
         psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
     /* Every distinct flavor of the assignment, in resource order. */
@@ -322,8 +321,7 @@ json_t *job_stop(const json_t *job, const json_t *wl)
     json_t *j = json_deep_copy(job);
     json_t *spec = obj_child(j, "spec");
     json_object_set_new(spec, "suspend", json_true());
-    const json_t *ps =
-        json_array_get(json_object_get(json_object_get(wl, "spec"), "podSets"), 0);
+    const json_t *ps = json_array_get(json_object_get(json_object_get(wl, "spec"), "podSets"), 0);
     const json_t *stored = json_object_get(ps, "template");
     if (!stored)
         return j;

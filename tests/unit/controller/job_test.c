@@ -52,7 +52,8 @@ static const json_t *lookup(void *arg, const char *kind, const char *name, size_
 {
     for (size_t k = 0, n = 0; k < 4 && classes[k]; k++) {
         const char *ck = json_string_value(json_object_get(classes[k], "kind"));
-        const char *cn = json_string_value(json_object_get(json_object_get(classes[k], "metadata"), "name"));
+        const char *cn =
+            json_string_value(json_object_get(json_object_get(classes[k], "metadata"), "name"));
         if (strcmp(ck, kind))
             continue;
         if (name ? !strcmp(cn, name) : n++ == i)
@@ -61,13 +62,14 @@ static const json_t *lookup(void *arg, const char *kind, const char *name, size_
     return NULL;
 }
 
-#define JOB \
-    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"sample\"," \
+#define JOB                                                                                        \
+    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"sample\","             \
     "\"namespace\":\"ns1\",\"uid\":\"uid-1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"%s}," \
-    "\"annotations\":{%s}},\"spec\":{\"parallelism\":5,\"completions\":3,\"suspend\":true," \
-    "\"template\":{\"metadata\":{\"labels\":{\"job-name\":\"sample\",\"app\":\"a\"," \
-    "\"batch.kubernetes.io/controller-uid\":\"uid-1\"}},\"spec\":{%s\"restartPolicy\":\"Never\"," \
-    "\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}}}"
+    "\"annotations\":{%s}},\"spec\":{\"parallelism\":5,\"completions\":3,\"suspend\":true,"        \
+    "\"template\":{\"metadata\":{\"labels\":{\"job-name\":\"sample\",\"app\":\"a\","               \
+    "\"batch.kubernetes.io/controller-uid\":\"uid-1\"}},\"spec\":{%s\"restartPolicy\":\"Never\","  \
+    "\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}" \
+    "}]}}}}"
 
 static json_t *job(const char *labels, const char *ann, const char *podspec)
 {
@@ -87,11 +89,13 @@ static void test_build_workload_shape(void **state)
     assert_string_equal(path_str(wl, "metadata", "name", NULL), "job-sample-4502e");
     assert_string_equal(path_str(wl, "metadata", "namespace", NULL), "ns1");
     assert_string_equal(path_str(wl, "metadata", "labels", "kueue.x-k8s.io/job-uid"), "uid-1");
-    const json_t *own = json_array_get(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), 0);
+    const json_t *own =
+        json_array_get(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), 0);
     assert_string_equal(json_string_value(json_object_get(own, "kind")), "Job");
     assert_string_equal(json_string_value(json_object_get(own, "uid")), "uid-1");
     assert_true(json_is_true(json_object_get(own, "controller")));
-    assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(wl, "metadata"), "finalizers"), 0)),
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(json_object_get(wl, "metadata"), "finalizers"), 0)),
                         "kueue.x-k8s.io/resource-in-use");
     const json_t *spec = json_object_get(wl, "spec");
     assert_string_equal(json_string_value(json_object_get(spec, "queueName")), "lq");
@@ -101,7 +105,8 @@ static void test_build_workload_shape(void **state)
     assert_string_equal(json_string_value(json_object_get(ps, "name")), "main");
     assert_int_equal(json_integer_value(json_object_get(ps, "count")), 3); /* min(5, 3) */
     assert_int_equal(json_integer_value(json_object_get(ps, "minCount")), 2);
-    const json_t *labels = json_object_get(json_object_get(json_object_get(ps, "template"), "metadata"), "labels");
+    const json_t *labels =
+        json_object_get(json_object_get(json_object_get(ps, "template"), "metadata"), "labels");
     assert_null(json_object_get(labels, "job-name"));
     assert_null(json_object_get(labels, "batch.kubernetes.io/controller-uid"));
     assert_string_equal(json_string_value(json_object_get(labels, "app")), "a");
@@ -113,10 +118,14 @@ static void test_build_workload_shape(void **state)
 static void test_build_workload_priority(void **state)
 {
     memset(classes, 0, sizeof(classes));
-    json_t *wpc = parse("{\"kind\":\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"high\"},\"value\":1000}");
-    json_t *pc = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"pod-pc\"},\"value\":50}");
-    json_t *d1 = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"d1\"},\"value\":7,\"globalDefault\":true}");
-    json_t *d2 = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"d2\"},\"value\":3,\"globalDefault\":true}");
+    json_t *wpc = parse(
+        "{\"kind\":\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"high\"},\"value\":1000}");
+    json_t *pc =
+        parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"pod-pc\"},\"value\":50}");
+    json_t *d1 = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"d1\"},\"value\":7,"
+                       "\"globalDefault\":true}");
+    json_t *d2 = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"d2\"},\"value\":3,"
+                       "\"globalDefault\":true}");
     struct err e;
     json_t *wl;
     /* The label names a WorkloadPriorityClass that does not exist. */
@@ -164,7 +173,8 @@ static void test_build_workload_priority(void **state)
 
 static void test_unmanaged_job(void **state)
 {
-    json_t *j = parse("{\"kind\":\"Job\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\"},\"spec\":{}}");
+    json_t *j =
+        parse("{\"kind\":\"Job\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\"},\"spec\":{}}");
     assert_null(job_queue_name(j));
     json_t *wl;
     struct err e;
@@ -182,15 +192,18 @@ static const json_t *flavor(void *arg, const char *name)
 static void test_start_and_stop(void **state)
 {
     memset(classes, 0, sizeof(classes));
-    flavor_obj = parse("{\"metadata\":{\"name\":\"spot\"},\"spec\":{\"nodeLabels\":{\"tier\":\"spot\"},"
-                       "\"tolerations\":[{\"key\":\"spot\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}}");
+    flavor_obj = parse(
+        "{\"metadata\":{\"name\":\"spot\"},\"spec\":{\"nodeLabels\":{\"tier\":\"spot\"},"
+        "\"tolerations\":[{\"key\":\"spot\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}}");
     json_t *j = job("", "\"kueue.x-k8s.io/job-min-parallelism\":\"1\"", "");
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
     assert_int_equal(job_build_workload(j, NULL, NULL, &wl, &e), 0);
-    json_object_set_new(wl, "status", parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
-                                            "[{\"name\":\"main\",\"count\":2,\"flavors\":{\"cpu\":\"spot\"}}]}}"));
+    json_object_set_new(
+        wl, "status",
+        parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+              "[{\"name\":\"main\",\"count\":2,\"flavors\":{\"cpu\":\"spot\"}}]}}"));
     json_t *started = job_start(j, wl, flavor, NULL);
     const json_t *sspec = json_object_get(started, "spec");
     assert_true(json_is_false(json_object_get(sspec, "suspend")));
@@ -198,7 +211,9 @@ static void test_start_and_stop(void **state)
     const json_t *pod = json_object_get(json_object_get(sspec, "template"), "spec");
     assert_string_equal(path_str(pod, "nodeSelector", "tier", NULL), "spot");
     assert_int_equal(json_array_size(json_object_get(pod, "tolerations")), 1);
-    assert_string_equal(path_str(json_object_get(sspec, "template"), "metadata", "labels", "kueue.x-k8s.io/podset"), "main");
+    assert_string_equal(
+        path_str(json_object_get(sspec, "template"), "metadata", "labels", "kueue.x-k8s.io/podset"),
+        "main");
     /* Stopping restores the template and parallelism, keeps job-name. */
     json_t *stopped = job_stop(started, wl);
     const json_t *tspec = json_object_get(stopped, "spec");
@@ -218,8 +233,9 @@ static void test_start_and_stop(void **state)
 
 static void test_reclaimable_and_finished(void **state)
 {
-    json_t *j = parse("{\"spec\":{\"parallelism\":4,\"completions\":6},\"status\":{\"succeeded\":3,"
-                      "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"message\":\"done\"}]}}");
+    json_t *j = parse(
+        "{\"spec\":{\"parallelism\":4,\"completions\":6},\"status\":{\"succeeded\":3,"
+        "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"message\":\"done\"}]}}");
     assert_int_equal(job_reclaimable(j), 1); /* remaining 3 < parallelism 4 */
     const char *t, *m;
     assert_true(job_finished(j, &t, &m));
