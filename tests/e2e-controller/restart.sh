@@ -60,8 +60,8 @@ wait_for "restart: admissions under way" 30 '[1-9]' \
 kill -9 "$RPID"
 wait "$RPID" 2>/dev/null
 wait "$APPLY" 2>/dev/null
-before=$(k get jobs -n rs -o name 2>/dev/null | wc -l)
 start_server restart --controllers all --executor none || return 1
+before=$(k get jobs -n rs -o name 2>/dev/null | wc -l)
 # Every Job kubectl created before or after the kill is there; re-apply the
 # ones the kill interrupted.
 k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1
@@ -110,7 +110,7 @@ print("; ".join(problems) if problems else "consistent: %d reserved, %dm cpu, %d
 PY
 )
 case "$out" in
-consistent*) pass "restart: accounting after kill -9 ($out; $before jobs stored at the kill)" ;;
+consistent*) pass "restart: accounting after kill -9 ($out; $before jobs were stored at the kill)" ;;
 *) fail "restart: accounting after kill -9" "$out" ;;
 esac
 
