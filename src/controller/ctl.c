@@ -214,6 +214,19 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *obj, bool delete
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
         break;
+    case CK_WPC: {
+        /* A class's value is reflected in the Workloads of Jobs naming it. */
+        size_t it = 0;
+        const char *key;
+        void *val;
+        while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
+            const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
+                                 JOB_PRIORITY_LABEL);
+            if (l && name && !strcmp(l, name))
+                ctl_enqueue(c, "J:", mstr(val, "namespace"), mstr(val, "name"));
+        }
+        break;
+    }
     default:
         break;
     }
@@ -952,6 +965,48 @@ static void release_quota(struct ctl *c, const json_t *wl)
     free(m);
 }
 
+struct priority_arg {
+    json_t *ref;
+    json_int_t value;
+};
+
+static int priority_fn(json_t *obj, void *arg, struct err *e)
+{
+    struct priority_arg *pa = arg;
+    json_t *spec = json_object_get(obj, "spec");
+    json_object_set(spec, "priorityClassRef", pa->ref);
+    json_object_set_new(spec, "priority", json_integer(pa->value));
+    return 0;
+}
+
+/* lifecycle.md §2.8: a WorkloadPriorityClass named by the Job's label (a
+ * new label, or a new value of the class) is written to its Workload. */
+static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, const char *ns,
+                          const char *wname)
+{
+    const char *cls = jstr(json_object_get(json_object_get(job, "metadata"), "labels"),
+                           JOB_PRIORITY_LABEL);
+    const json_t *wpc = cls ? ctl_get(c, CK_WPC, NULL, cls) : NULL;
+    if (!wpc)
+        return;
+    const json_t *spec = json_object_get(wl, "spec");
+    const json_t *ref = json_object_get(spec, "priorityClassRef");
+    json_int_t value = json_integer_value(json_object_get(wpc, "value"));
+    bool same_ref = ref && jstr(ref, "kind") && !strcmp(jstr(ref, "kind"), "WorkloadPriorityClass") &&
+                    jstr(ref, "name") && !strcmp(jstr(ref, "name"), cls);
+    if (same_ref && json_integer_value(json_object_get(spec, "priority")) == value)
+        return;
+    if (!ref && cond_is(wl, "QuotaReserved", "True"))
+        return; /* a workload that reserved quota without a ref never gets one */
+    struct priority_arg pa = {json_pack("{s:s,s:s,s:s}", "group", "kueue.x-k8s.io", "kind",
+                                        "WorkloadPriorityClass", "name", cls),
+                              value};
+    if (!write_object(c, CK_WL, ns, wname, priority_fn, &pa))
+        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+                  "Updated workload priority class: %s/%s", ns, wname);
+    json_decref(pa.ref);
+}
+
 static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl);
 
 static void reconcile_job(struct ctl *c, const char *ns, const char *name)
@@ -1002,6 +1057,7 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
         goto exec_wl;
     }
     sync_pods_ready(c, job, wl);
+    sync_priority(c, job, wl, ns, wname);
     if (cond_is(wl, "Evicted", "True") && cond_is(wl, "QuotaReserved", "True")) {
         if (!suspended) {
             const json_t *ev = cond(wl, "Evicted");

@@ -101,4 +101,12 @@ expect_grep "preemption: the low job's pods ran with their env" 'low-started' \
     sh -c "cat '$DATA'/pods/pre_low-*.log"
 expect_grep "preemption: events Preempted on the victim workload" 'Preempted.*InClusterQueue|Preempted.*prioritization in the ClusterQueue' \
     k -n pre get events
+sed 's/name: low$/name: relabel/' "$TMP/pre-low.yaml" | k apply -f - >/dev/null
+wait_for "priority: a workload with the low class" 15 '^relabel 10$' \
+    k -n pre get workloads -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{" "}{.spec.priority}{"\n"}{end}'
+expect "priority: relabel the job" "labeled" k -n pre label job relabel kueue.x-k8s.io/priority-class=high --overwrite
+wait_for "priority: the workload follows the label (1000, ref high)" 15 '^relabel 1000 high$' \
+    k -n pre get workloads -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{" "}{.spec.priority}{" "}{.spec.priorityClassRef.name}{"\n"}{end}'
+expect_grep "priority: event UpdatedWorkload on the job" 'UpdatedWorkload.*Updated workload priority class' \
+    k -n pre get events --field-selector involvedObject.name=relabel
 expect "preemption: clean-up" "deleted" k delete namespace pre --timeout=30s
