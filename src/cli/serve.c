@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
+#include "controller/metrics.h"
 #include "server/server.h"
 #include "server/setup.h"
 #include "store/store.h"
@@ -281,6 +282,11 @@ static int publish(const struct serve_opts *o, const char *url, const char *ca_p
     return rc;
 }
 
+static char *serve_metrics(void *arg)
+{
+    return mreg_render(arg);
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct serve_opts o;
@@ -353,6 +359,12 @@ int cli_serve(int argc, char **argv)
         .store = st,
         .pod_log_dir = podlogs,
     };
+    /* The controllers' metrics, served at /metrics. */
+    struct mreg *metrics = !strcmp(o.controllers, "all") ? mreg_new() : NULL;
+    if (metrics) {
+        sopts.metrics = serve_metrics;
+        sopts.metrics_arg = metrics;
+    }
     struct srv *s = NULL;
     int rc = 0;
     if (srv_start(&sopts, &s, &e)) {
@@ -377,7 +389,8 @@ int cli_serve(int argc, char **argv)
         struct ctl_options co = {.client = ac,
                                  .config_path = o.config,
                                  .executor = !strcmp(o.executor, "local"),
-                                 .data_dir = o.data_dir};
+                                 .data_dir = o.data_dir,
+                                 .metrics = metrics};
         if (ctl_start(&co, &ctl, &e)) {
             rc = fail(&e);
             ac_free(ac);
@@ -392,6 +405,7 @@ int cli_serve(int argc, char **argv)
     ac_free(ac);
 out_srv:
     srv_stop(s);
+    mreg_free(metrics);
 out_store:
     store_close(st);
     srv_tls_release(&tls);

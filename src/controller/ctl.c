@@ -30,6 +30,7 @@
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
 #include "controller/leader.h"
+#include "controller/metrics.h"
 #include "controller/workqueue.h"
 #include "engine/engine.h"
 
@@ -125,6 +126,66 @@ static void log_err(const char *what, const struct err *e)
     err_format(e, &sb);
     log_warn("controller: %s: %s", what, sb_str(&sb));
     sb_release(&sb);
+}
+
+/* ---- metrics (observability.md §1) ------------------------------------------------ */
+
+static const char *role(const struct ctl *c)
+{
+    return c->le ? (c->leading ? "leader" : "follower") : "standalone";
+}
+
+/* labels: pairs of (name, value), NULL-terminated; replica_role appended. */
+static char *labels_of(const struct ctl *c, const char *const *kv)
+{
+    struct sb sb = SB_INIT;
+    for (size_t i = 0; kv && kv[i]; i += 2) {
+        char *v = mreg_escape(kv[i + 1] ? kv[i + 1] : "");
+        sb_addf(&sb, "%s%s=\"%s\"", sb.len ? "," : "", kv[i], v);
+        free(v);
+    }
+    sb_addf(&sb, "%sreplica_role=\"%s\"", sb.len ? "," : "", role(c));
+    return sb_take(&sb);
+}
+
+static void count(struct ctl *c, const char *name, const char *const *kv)
+{
+    if (!c->metrics)
+        return;
+    char *l = labels_of(c, kv);
+    mreg_counter_add(c->metrics, name, l, 1);
+    free(l);
+}
+
+static void gauge(struct ctl *c, const char *name, const char *const *kv, double v)
+{
+    if (!c->metrics)
+        return;
+    char *l = labels_of(c, kv);
+    mreg_gauge_set(c->metrics, name, l, v);
+    free(l);
+}
+
+static const char *priority_class(const json_t *wl)
+{
+    const char *p = jstr(json_object_get(json_object_get(wl, "spec"), "priorityClassRef"), "name");
+    return p ? p : "";
+}
+
+/* kueue_evicted_workloads_total for an Evicted reason as written. */
+static void count_eviction(struct ctl *c, const json_t *wl, const char *reason, const char *cause)
+{
+    const char *cq =
+        jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
+    const char *base = reason;
+    if (!strncmp(reason, "DeactivatedDueTo", 16)) {
+        base = "Deactivated";
+        cause = reason + 16;
+    }
+    const char *kv[] = {
+        "cluster_queue",    cq ? cq : "",     "reason",           base, "underlying_cause",
+        cause ? cause : "", "priority_class", priority_class(wl), NULL};
+    count(c, "kueue_evicted_workloads_total", kv);
 }
 
 /* ---- cache ------------------------------------------------------------------------ */
@@ -653,6 +714,10 @@ static void decide_admitted(struct ctl *c, struct eng_wl *wl, enum eng_admitted_
     if (write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), wl_mutate, &op)) {
         resync_wl(c, wl);
     } else if ((o = wl_obj(c, wl))) {
+        const char *kv[] = {"cluster_queue", cq, "priority_class", priority_class(o), NULL};
+        count(c, "kueue_quota_reserved_workloads_total", kv);
+        if (adm == ENG_ADMITTED_TRUE)
+            count(c, "kueue_admitted_workloads_total", kv);
         double wait = (double)(now - queued) / 1000.0;
         ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
                   "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
@@ -708,7 +773,11 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
     if (!write_status(c, CK_WL, eng_wl_namespace(p->target), eng_wl_name(p->target), wl_mutate,
                       &op)) {
         o = wl_obj(c, p->target);
+        const char *pcq = eng_wl_cluster_queue(p->preemptor);
+        const char *kv[] = {"preempting_cluster_queue", pcq ? pcq : "", "reason", reason, NULL};
+        count(c, "kueue_preempted_workloads_total", kv);
         if (o) {
+            count_eviction(c, o, "Preempted", "");
             ctl_event(c, o, "Normal", "Preempted", COMPONENT_ADMISSION, "%s", msg);
             ctl_event(c, o, "Normal", "EvictedDueToPreempted", COMPONENT_WORKLOAD, "%s", msg);
         }
@@ -740,7 +809,7 @@ static void decide_evicted(struct ctl *c, const struct eng_evicted *ev, int64_t 
     char *reason = xstrdup(ev->reason ? ev->reason : "");
     struct wl_op op = {.kind = OP_EVICT, .reason = reason, .message = msg, .now = now};
     if (!write_status(c, CK_WL, eng_wl_namespace(ev->wl), eng_wl_name(ev->wl), wl_mutate, &op) &&
-        (o = wl_obj(c, ev->wl)))
+        (o = wl_obj(c, ev->wl)) && (count_eviction(c, o, reason, ""), true))
         ctl_event(c, o, "Normal", reason_buf(reason), COMPONENT_WORKLOAD, "%s", msg);
     free(msg);
     free(reason);
@@ -753,6 +822,10 @@ static void run_cycles(struct ctl *c)
         c->cycle_dirty = false;
         const struct eng_decisions *d = eng_cycle(c->eng, now);
         bool changed = d->changed;
+        if (d->n_heads) {
+            const char *kv[] = {"result", d->n_admitted ? "success" : "inadmissible", NULL};
+            count(c, "kueue_admission_attempts_total", kv);
+        }
         size_t na = d->n_admitted, np = d->n_pending, npr = d->n_preempted, nev = d->n_evicted;
         struct eng_admitted *adm = na ? xmalloc(na * sizeof(*adm)) : NULL;
         struct eng_pending *pen = np ? xmalloc(np * sizeof(*pen)) : NULL;
@@ -984,16 +1057,17 @@ static int priority_fn(json_t *obj, void *arg, struct err *e)
 static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, const char *ns,
                           const char *wname)
 {
-    const char *cls = jstr(json_object_get(json_object_get(job, "metadata"), "labels"),
-                           JOB_PRIORITY_LABEL);
+    const char *cls =
+        jstr(json_object_get(json_object_get(job, "metadata"), "labels"), JOB_PRIORITY_LABEL);
     const json_t *wpc = cls ? ctl_get(c, CK_WPC, NULL, cls) : NULL;
     if (!wpc)
         return;
     const json_t *spec = json_object_get(wl, "spec");
     const json_t *ref = json_object_get(spec, "priorityClassRef");
     json_int_t value = json_integer_value(json_object_get(wpc, "value"));
-    bool same_ref = ref && jstr(ref, "kind") && !strcmp(jstr(ref, "kind"), "WorkloadPriorityClass") &&
-                    jstr(ref, "name") && !strcmp(jstr(ref, "name"), cls);
+    bool same_ref = ref && jstr(ref, "kind") &&
+                    !strcmp(jstr(ref, "kind"), "WorkloadPriorityClass") && jstr(ref, "name") &&
+                    !strcmp(jstr(ref, "name"), cls);
     if (same_ref && json_integer_value(json_object_get(spec, "priority")) == value)
         return;
     if (!ref && cond_is(wl, "QuotaReserved", "True"))
@@ -1051,6 +1125,12 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
                            .message = fmsg,
                            .now = tm_now_ms()};
         if (!write_status(c, CK_WL, ns, wname, wl_mutate, &op)) {
+            const json_t *fw = ctl_get(c, CK_WL, ns, wname);
+            const char *fcq =
+                jstr(json_object_get(json_object_get(fw, "status"), "admission"), "clusterQueue");
+            const char *kv[] = {"cluster_queue", fcq ? fcq : "", "priority_class",
+                                fw ? priority_class(fw) : "", NULL};
+            count(c, "kueue_finished_workloads_total", kv);
             ctl_event(c, job, "Normal", "FinishedWorkload", COMPONENT_JOB,
                       "Workload '%s/%s' is declared finished", ns, wname);
         }
@@ -1129,6 +1209,19 @@ exec:
         exec_job(c->exec, ns, name, j);
     }
     json_decref((json_t *)job);
+}
+
+/* After an eviction was written: the event and the metric. */
+static void evicted_event(struct ctl *c, const char *ns, const char *name, const char *reason,
+                          const char *cause, const char *msg)
+{
+    const json_t *wl = ctl_get(c, CK_WL, ns, name);
+    if (!wl)
+        return;
+    count_eviction(c, wl, reason, cause);
+    char r[160];
+    snprintf(r, sizeof(r), "EvictedDueTo%s", reason);
+    ctl_event(c, wl, "Normal", r, COMPONENT_WORKLOAD, "%s", msg);
 }
 
 /* ---- waitForPodsReady (lifecycle.md §4) and admission checks (§1.5) ------------------ */
@@ -1259,9 +1352,8 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
                            .message = "The workload is deactivated due to exceeding the maximum "
                                       "number of re-queuing retries",
                            .now = now};
-        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
-            ctl_event(c, wl, "Normal", "EvictedDueToDeactivatedDueToRequeuingLimitExceeded",
-                      COMPONENT_WORKLOAD, "%s", op.message);
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op))
+            evicted_event(c, ns, name, "DeactivatedDueToRequeuingLimitExceeded", "", op.message);
         return true;
     }
     int64_t d = (int64_t)w.base_s;
@@ -1269,6 +1361,9 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
         d *= 2;
     if (d > w.max_s)
         d = w.max_s;
+    /* A literal: wl (and reason in it) is replaced by the write. */
+    const char *cause =
+        reason && !strcmp(reason, "WaitForRecovery") ? "WaitForRecovery" : "WaitForStart";
     char msg[700];
     snprintf(msg, sizeof(msg), "Exceeded the PodsReady timeout %s/%s", ns, name);
     struct wl_op op = {.kind = OP_EVICT,
@@ -1278,8 +1373,8 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
                        .requeue_count = count,
                        .requeue_at_ms = now + d * 1000,
                        .now = now};
-    if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
-        ctl_event(c, wl, "Normal", "EvictedDueToPodsReadyTimeout", COMPONENT_WORKLOAD, "%s", msg);
+    if (!write_status(c, CK_WL, ns, name, wl_mutate, &op))
+        evicted_event(c, ns, name, "PodsReadyTimeout", cause, msg);
     return true;
 }
 
@@ -1432,9 +1527,8 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
                            .reason = "DeactivatedDueToAdmissionCheck",
                            .message = emsg,
                            .now = now};
-        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
-            ctl_event(c, wl, "Normal", "EvictedDueToDeactivatedDueToAdmissionCheck",
-                      COMPONENT_WORKLOAD, "%s", emsg);
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op))
+            evicted_event(c, ns, name, "DeactivatedDueToAdmissionCheck", "", emsg);
         sb_release(&list);
         return true;
     }
@@ -1471,8 +1565,8 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
                            .requeue_count = count,
                            .requeue_at_ms = at,
                            .now = now};
-        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
-            ctl_event(c, wl, "Normal", "EvictedDueToAdmissionCheck", COMPONENT_WORKLOAD, "%s", msg);
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op))
+            evicted_event(c, ns, name, "AdmissionCheck", "", msg);
         sb_release(&list);
         return true;
     }
@@ -1486,7 +1580,12 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
         int64_t since = cond_time(wl, "QuotaReserved");
         const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
         char *cq = xstrdup(jstr(adm, "clusterQueue") ? jstr(adm, "clusterQueue") : "");
-        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) &&
+            (wl = ctl_get(c, CK_WL, ns, name)) &&
+            (count(c, "kueue_admitted_workloads_total",
+                   (const char *const[]){"cluster_queue", cq, "priority_class", priority_class(wl),
+                                         NULL}),
+             true))
             ctl_event(c, wl, "Normal", "Admitted", COMPONENT_WORKLOAD,
                       "Admitted by ClusterQueue %s, wait time since reservation was %.0fs", cq,
                       since ? (double)(now - since) / 1000.0 : 0.0);
@@ -1561,9 +1660,8 @@ static void reconcile_workload(struct ctl *c, const char *ns, const char *name)
                            .reason = "Deactivated",
                            .message = "The workload is deactivated",
                            .now = now};
-        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op) && (wl = ctl_get(c, CK_WL, ns, name)))
-            ctl_event(c, wl, "Normal", "EvictedDueToDeactivated", COMPONENT_WORKLOAD,
-                      "The workload is deactivated");
+        if (!write_status(c, CK_WL, ns, name, wl_mutate, &op))
+            evicted_event(c, ns, name, "Deactivated", "", "The workload is deactivated");
         if (!job && (wl = ctl_get(c, CK_WL, ns, name)))
             release_quota(c, wl);
         return;
@@ -1745,6 +1843,17 @@ static const char *wl_lq(struct ctl *c, const struct eng_wl *wl)
 static void queue_status(struct ctl *c)
 {
     int64_t now = tm_now_ms();
+    if (c->metrics) {
+        mreg_gauges_begin(c->metrics);
+        {
+            char bi[300];
+            snprintf(bi, sizeof(bi),
+                     "git_version=\"%s\",git_commit=\"\",build_date=\"\",go_version=\"\","
+                     "compiler=\"cc\",platform=\"linux\"",
+                     "cueue");
+            mreg_gauge_set(c->metrics, "kueue_build_info", bi, 1);
+        }
+    }
     size_t n_cq = eng_n_cqs(c->eng);
     size_t n_wl = eng_n_wls(c->eng);
     /* ClusterQueues. */
@@ -1789,6 +1898,27 @@ static void queue_status(struct ctl *c)
         qa.cstatus = active ? "True" : "False";
         qa.creason = active ? "Ready" : (reason ? reason : "Unknown");
         qa.cmessage = active ? "Can admit new workloads" : (message ? message : "");
+        if (c->metrics) {
+            size_t np = eng_cq_n_pending(c->eng, (size_t)cqi);
+            struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
+            np = eng_cq_pending(c->eng, (size_t)cqi, pw, np);
+            size_t inadm = 0;
+            for (size_t k = 0; k < np; k++)
+                inadm += eng_wl_inadmissible(pw[k]);
+            free(pw);
+            const char *kva[] = {"cluster_queue", name, "status", "active", NULL};
+            const char *kvi[] = {"cluster_queue", name, "status", "inadmissible", NULL};
+            const char *kv[] = {"cluster_queue", name, NULL};
+            gauge(c, "kueue_pending_workloads", kva, (double)(np - inadm));
+            gauge(c, "kueue_pending_workloads", kvi, (double)inadm);
+            gauge(c, "kueue_reserving_active_workloads", kv, (double)reserving);
+            gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
+            static const char *const sts[] = {"pending", "active", "terminated"};
+            for (int k = 0; k < 3; k++) {
+                const char *kvs[] = {"cluster_queue", name, "status", sts[k], NULL};
+                gauge(c, "kueue_cluster_queue_status", kvs, k == 1 ? active : k == 0 ? !active : 0);
+            }
+        }
         if (status_differs(cq, &qa))
             write_status(c, CK_CQ, NULL, name, qstatus_fn, &qa);
         json_decref(qa.fields);
@@ -1807,7 +1937,7 @@ static void queue_status(struct ctl *c)
         const json_t *cq = cqn ? ctl_get(c, CK_CQ, NULL, cqn) : NULL;
         int cqi = cqn ? eng_cq_find(c->eng, cqn) : -1;
         struct map resv = MAP_INIT, used = MAP_INIT;
-        json_int_t pending = 0, reserving = 0, admitted = 0;
+        json_int_t pending = 0, reserving = 0, admitted = 0, inadm = 0;
         for (size_t i = 0; i < n_wl; i++) {
             struct eng_wl *wl = eng_wl_at(c->eng, i);
             if (!wl || strcmp(eng_wl_namespace(wl), ns))
@@ -1826,6 +1956,7 @@ static void queue_status(struct ctl *c)
             } else if (eng_wl_cluster_queue(wl) && o && !cond_is(o, "Finished", "True") &&
                        !json_is_false(json_object_get(json_object_get(o, "spec"), "active"))) {
                 pending++;
+                inadm += eng_wl_inadmissible(wl);
             }
         }
         struct qstatus_arg qa = {.fields = json_object(), .now = now};
@@ -1854,12 +1985,26 @@ static void queue_status(struct ctl *c)
             qa.creason = "Ready";
             qa.cmessage = "Can submit new workloads to localQueue";
         }
+        if (c->metrics) {
+            const char *kv[] = {"name", name, "namespace", ns, NULL};
+            const char *kva[] = {"name", name, "namespace", ns, "status", "active", NULL};
+            const char *kvi[] = {"name", name, "namespace", ns, "status", "inadmissible", NULL};
+            gauge(c, "kueue_local_queue_pending_workloads", kva,
+                  stopped ? 0 : (double)(pending - inadm));
+            gauge(c, "kueue_local_queue_pending_workloads", kvi, stopped ? 0 : (double)inadm);
+            gauge(c, "kueue_local_queue_reserving_active_workloads", kv, (double)reserving);
+            gauge(c, "kueue_local_queue_admitted_active_workloads", kv, (double)admitted);
+            const char *kvs[] = {"name", name, "namespace", ns, "active", qa.cstatus, NULL};
+            gauge(c, "kueue_local_queue_status", kvs, 1);
+        }
         if (status_differs(lq, &qa))
             write_status(c, CK_LQ, ns, name, qstatus_fn, &qa);
         json_decref(qa.fields);
         fr_free(&resv);
         fr_free(&used);
     }
+    if (c->metrics)
+        mreg_gauges_end(c->metrics);
     c->next_status_ms = tm_monotonic_ms() + STATUS_INTERVAL_MS;
 }
 
@@ -2088,6 +2233,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
 {
     struct ctl *c = xcalloc(1, sizeof(*c));
     c->ac = o->client;
+    c->metrics = o->metrics;
     if (o->config_path) {
         int rc = load_config(o->config_path, &c->config, e);
         if (rc) {

@@ -16,6 +16,7 @@
 #include "base/compiler.h"
 
 struct ac_client;
+struct mreg;
 struct err;
 struct ctl;
 
@@ -26,6 +27,7 @@ struct ctl_options {
     const char *data_dir;        /* where the executor keeps pod output (DIR/pods) */
     bool leader_elect;           /* reconcile only while holding the Lease */
     const char *lease_namespace; /* for leader election; NULL = "kube-system" */
+    struct mreg *metrics;        /* Prometheus metrics (borrowed), or NULL */
 };
 
 /* Start the controllers' thread. ERR_INVALID for an unreadable or invalid

@@ -49,6 +49,7 @@ struct ctl {
     int wake[2];
     volatile int stop;
     unsigned event_seq;
+    struct mreg *metrics; /* or NULL */
 };
 
 /* The newest known object (borrowed), or NULL. */

@@ -174,6 +174,12 @@ static int dispatch(struct srv_req *q)
     const char *p = q->path;
     if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
         return reply_health(q);
+    if (!strcmp(p, "/metrics") && q->srv->metrics) {
+        char *text = q->srv->metrics(q->srv->metrics_arg);
+        int rc = srv_reply(q, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
+        free(text);
+        return rc;
+    }
 
     bool handled = false;
     int ret = srv_handle_discovery(q, &handled);
@@ -304,6 +310,8 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->event_ttl_s = o->event_ttl_s ? o->event_ttl_s : 3600;
     s->pending_arg = o->pending_arg;
     s->pod_log_dir = o->pod_log_dir ? xstrdup(o->pod_log_dir) : NULL;
+    s->metrics = o->metrics;
+    s->metrics_arg = o->metrics_arg;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
     srv_discovery_build(s);
 

@@ -50,6 +50,9 @@ struct srv_options {
     srv_pending_fn pending; /* visibility source, or NULL (empty lists) */
     void *pending_arg;
     const char *pod_log_dir;  /* where the local executor keeps pod output, or NULL */
+    /* GET /metrics: the Prometheus text (owned by the caller), or NULL. */
+    char *(*metrics)(void *arg);
+    void *metrics_arg;
 };
 
 /* Start serving in background threads. Returns 0 and *out (stop with

@@ -50,6 +50,8 @@ struct srv {
     srv_pending_fn pending;
     void *pending_arg;
     char *pod_log_dir; /* local executor output, or NULL (podlog.c) */
+    char *(*metrics)(void *arg); /* GET /metrics, or NULL */
+    void *metrics_arg;
     /* Event expiry (janitor.c). */
     int64_t event_ttl_s;
     pthread_t janitor;

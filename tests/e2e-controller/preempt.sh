@@ -109,4 +109,8 @@ wait_for "priority: the workload follows the label (1000, ref high)" 15 '^relabe
     k -n pre get workloads -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{" "}{.spec.priority}{" "}{.spec.priorityClassRef.name}{"\n"}{end}'
 expect_grep "priority: event UpdatedWorkload on the job" 'UpdatedWorkload.*Updated workload priority class' \
     k -n pre get events --field-selector involvedObject.name=relabel
+expect_grep "preemption: metrics: one preemption by pre-cq, in the ClusterQueue" '^kueue_preempted_workloads_total\{preempting_cluster_queue="pre-cq",reason="InClusterQueue",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
+expect_grep "preemption: metrics: the eviction counted with reason Preempted" '^kueue_evicted_workloads_total\{cluster_queue="pre-cq",reason="Preempted",underlying_cause="",priority_class="low",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
 expect "preemption: clean-up" "deleted" k delete namespace pre --timeout=30s

@@ -98,6 +98,12 @@ walkthrough() {
     wait_for "$tag: over-quota workload pending with Kueue's message" 15 \
         "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor lab-default, previously considered podsets requests \\(0\\) \\+ current podset request \\(6\\) > maximum capacity \\(4\\)" \
         k -n kueue-lab get workloads -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="QuotaReserved")].message}{"\n"}{end}'
+    if [ -n "$METRICS" ]; then
+        expect_grep "$tag: metrics: one admission counted in lab-cq" '^kueue_admitted_workloads_total\{cluster_queue="lab-cq",priority_class="",replica_role="standalone"\} 1$' \
+            k get --raw /metrics
+        wait_for "$tag: metrics: the over-quota workload is pending, inadmissible" 10 '^kueue_pending_workloads\{cluster_queue="lab-cq",status="inadmissible",replica_role="standalone"\} 1$' \
+            k get --raw /metrics
+    fi
     expect_exact "$tag: over-quota job stays suspended" "true" k -n kueue-lab get job over-quota-job -o jsonpath='{.spec.suspend}'
     expect_exact "$tag: no pod for the over-quota job" "" k -n kueue-lab get pods -l job-name=over-quota-job -o name
     wait_for "$tag: ClusterQueue counts one pending" 10 '^1$' k get clusterqueue lab-cq -o jsonpath='{.status.pendingWorkloads}'
@@ -113,6 +119,7 @@ walkthrough() {
 # 1. In-process controllers and executor.
 start_server inproc --controllers all --executor local || exit 1
 LOGS=1
+METRICS=1
 walkthrough "in-process"
 stop_server "$PID"
 
@@ -124,6 +131,7 @@ CTL_PIDS="$CTL_PIDS $!"
 CPID=$!
 k create namespace default >/dev/null 2>&1
 LOGS=1
+METRICS=
 walkthrough "over HTTP"
 expect_grep "over HTTP: the controller holds the Lease" '^.+$' \
     k -n default get lease c1f6bfd2.kueue.x-k8s.io -o jsonpath='{.spec.holderIdentity}'
