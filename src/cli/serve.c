@@ -24,6 +24,7 @@
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/metrics.h"
+#include "controller/visibility.h"
 #include "server/server.h"
 #include "server/setup.h"
 #include "store/store.h"
@@ -365,6 +366,12 @@ int cli_serve(int argc, char **argv)
         sopts.metrics = serve_metrics;
         sopts.metrics_arg = metrics;
     }
+    /* The visibility API answers from the controllers' snapshot. */
+    struct vis *vis = !strcmp(o.controllers, "all") ? vis_new() : NULL;
+    if (vis) {
+        sopts.pending = vis_pending;
+        sopts.pending_arg = vis;
+    }
     struct srv *s = NULL;
     int rc = 0;
     if (srv_start(&sopts, &s, &e)) {
@@ -390,7 +397,8 @@ int cli_serve(int argc, char **argv)
                                  .config_path = o.config,
                                  .executor = !strcmp(o.executor, "local"),
                                  .data_dir = o.data_dir,
-                                 .metrics = metrics};
+                                 .metrics = metrics,
+                                 .visibility = vis};
         if (ctl_start(&co, &ctl, &e)) {
             rc = fail(&e);
             ac_free(ac);
@@ -406,6 +414,7 @@ int cli_serve(int argc, char **argv)
 out_srv:
     srv_stop(s);
     mreg_free(metrics);
+    vis_free(vis);
 out_store:
     store_close(st);
     srv_tls_release(&tls);

@@ -31,6 +31,7 @@
 #include "controller/jobs/job.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
+#include "controller/visibility.h"
 #include "controller/workqueue.h"
 #include "engine/engine.h"
 
@@ -1840,9 +1841,63 @@ static const char *wl_lq(struct ctl *c, const struct eng_wl *wl)
     return o ? jstr(json_object_get(o, "spec"), "queueName") : NULL;
 }
 
+/* The pending list of CQ i as PendingWorkload items (observability §2),
+ * with "_ns" kept for the LocalQueue filter. */
+static json_t *pending_items(struct ctl *c, size_t cqi)
+{
+    size_t np = eng_cq_n_pending(c->eng, cqi);
+    struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
+    np = eng_cq_pending(c->eng, cqi, pw, np);
+    json_t *items = json_array();
+    struct map per_lq = MAP_INIT; /* "ns/lq" -> count so far */
+    for (size_t k = 0; k < np; k++) {
+        const json_t *o = wl_obj(c, pw[k]);
+        if (!o)
+            continue;
+        const char *ns = mstr(o, "namespace"), *lq = jstr(json_object_get(o, "spec"), "queueName");
+        char *key = ac_key(ns, lq ? lq : "");
+        uintptr_t pos = (uintptr_t)map_get(&per_lq, key);
+        map_put(&per_lq, key, (void *)(pos + 1));
+        free(key);
+        json_t *meta = json_object();
+        json_object_set_new(meta, "name", json_string(mstr(o, "name")));
+        json_object_set_new(meta, "namespace", json_string(ns ? ns : ""));
+        if (mstr(o, "creationTimestamp"))
+            json_object_set_new(meta, "creationTimestamp",
+                                json_string(mstr(o, "creationTimestamp")));
+        json_t *owners = json_array();
+        size_t i;
+        const json_t *r;
+        json_array_foreach(json_object_get(json_object_get(o, "metadata"), "ownerReferences"), i, r)
+            json_array_append_new(owners,
+                                  json_pack("{s:s,s:s,s:s,s:s}", "apiVersion",
+                                            jstr(r, "apiVersion") ? jstr(r, "apiVersion") : "",
+                                            "kind", jstr(r, "kind") ? jstr(r, "kind") : "", "name",
+                                            jstr(r, "name") ? jstr(r, "name") : "", "uid",
+                                            jstr(r, "uid") ? jstr(r, "uid") : ""));
+        json_object_set_new(meta, "ownerReferences", owners);
+        json_t *it = json_object();
+        json_object_set_new(it, "metadata", meta);
+        json_object_set_new(it, "priority",
+                            json_integer(json_integer_value(
+                                json_object_get(json_object_get(o, "spec"), "priority"))));
+        json_object_set_new(it, "localQueueName", json_string(lq ? lq : ""));
+        json_object_set_new(it, "positionInClusterQueue",
+                            json_integer((json_int_t)json_array_size(items)));
+        json_object_set_new(it, "positionInLocalQueue", json_integer((json_int_t)pos));
+        json_object_set_new(it, "_ns", json_string(ns ? ns : ""));
+        json_array_append_new(items, it);
+    }
+    map_release(&per_lq);
+    free(pw);
+    return items;
+}
+
 static void queue_status(struct ctl *c)
 {
     int64_t now = tm_now_ms();
+    if (c->vis)
+        vis_begin(c->vis);
     if (c->metrics) {
         mreg_gauges_begin(c->metrics);
         {
@@ -1919,6 +1974,8 @@ static void queue_status(struct ctl *c)
                 gauge(c, "kueue_cluster_queue_status", kvs, k == 1 ? active : k == 0 ? !active : 0);
             }
         }
+        if (c->vis)
+            vis_put(c->vis, name, pending_items(c, (size_t)cqi));
         if (status_differs(cq, &qa))
             write_status(c, CK_CQ, NULL, name, qstatus_fn, &qa);
         json_decref(qa.fields);
@@ -1997,6 +2054,8 @@ static void queue_status(struct ctl *c)
             const char *kvs[] = {"name", name, "namespace", ns, "active", qa.cstatus, NULL};
             gauge(c, "kueue_local_queue_status", kvs, 1);
         }
+        if (c->vis && cqn)
+            vis_lq(c->vis, ns, name, cqn);
         if (status_differs(lq, &qa))
             write_status(c, CK_LQ, ns, name, qstatus_fn, &qa);
         json_decref(qa.fields);
@@ -2005,6 +2064,8 @@ static void queue_status(struct ctl *c)
     }
     if (c->metrics)
         mreg_gauges_end(c->metrics);
+    if (c->vis)
+        vis_end(c->vis);
     c->next_status_ms = tm_monotonic_ms() + STATUS_INTERVAL_MS;
 }
 
@@ -2234,6 +2295,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     struct ctl *c = xcalloc(1, sizeof(*c));
     c->ac = o->client;
     c->metrics = o->metrics;
+    c->vis = o->visibility;
     if (o->config_path) {
         int rc = load_config(o->config_path, &c->config, e);
         if (rc) {

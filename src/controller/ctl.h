@@ -17,6 +17,7 @@
 
 struct ac_client;
 struct mreg;
+struct vis;
 struct err;
 struct ctl;
 
@@ -28,6 +29,7 @@ struct ctl_options {
     bool leader_elect;           /* reconcile only while holding the Lease */
     const char *lease_namespace; /* for leader election; NULL = "kube-system" */
     struct mreg *metrics;        /* Prometheus metrics (borrowed), or NULL */
+    struct vis *visibility;      /* pending-workloads snapshot (borrowed), or NULL */
 };
 
 /* Start the controllers' thread. ERR_INVALID for an unreadable or invalid

@@ -50,6 +50,7 @@ struct ctl {
     volatile int stop;
     unsigned event_seq;
     struct mreg *metrics; /* or NULL */
+    struct vis *vis;      /* or NULL */
 };
 
 /* The newest known object (borrowed), or NULL. */

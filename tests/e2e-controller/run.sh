@@ -101,6 +101,10 @@ walkthrough() {
     if [ -n "$METRICS" ]; then
         expect_grep "$tag: metrics: one admission counted in lab-cq" '^kueue_admitted_workloads_total\{cluster_queue="lab-cq",priority_class="",replica_role="standalone"\} 1$' \
             k get --raw /metrics
+        wait_for "$tag: visibility: the ClusterQueue's pending list names the over-quota workload" 10 '"name":"job-over-quota-job-[0-9a-f]{5}".*"localQueueName":"lab-queue","positionInClusterQueue":0,"positionInLocalQueue":0' \
+            k get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/lab-cq/pendingworkloads
+        expect_grep "$tag: visibility: the LocalQueue's pending list too" '"kind":"PendingWorkloadsSummary".*"name":"job-over-quota-job-' \
+            k get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/kueue-lab/localqueues/lab-queue/pendingworkloads
         wait_for "$tag: metrics: the over-quota workload is pending, inadmissible" 10 '^kueue_pending_workloads\{cluster_queue="lab-cq",status="inadmissible",replica_role="standalone"\} 1$' \
             k get --raw /metrics
     fi
