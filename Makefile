@@ -38,7 +38,7 @@ run: build
 	@./scripts/run.sh $(BUILD)/cueue
 
 demo: build
-	@./scripts/run.sh $(BUILD)/cueue
+	@./scripts/demo.sh $(BUILD)/cueue
 
 # Kueue's scalability test in virtual time (baseline, large-scale), then the
 # engine micro-benchmarks. Figures and how to read them: bench/README.md.

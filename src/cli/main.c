@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"bench", cli_bench, "Kueue's scalability test; engine micro-benchmarks"},
     {"serve", cli_serve, "run the Kubernetes-compatible API server"},
     {"token", cli_token, "issue a tenant token for the API server"},
+    {"controller", cli_controller, "run the controllers against a Kubernetes API server"},
 };
 
 static void usage(FILE *out)
