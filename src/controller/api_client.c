@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/patch.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -79,31 +80,13 @@ int ac_update_status_retry(struct ac_client *c, const struct store_resource *r, 
     return update_retry(c, r, ns, name, true, fn, arg, out, e);
 }
 
-/* ---- merge patch (RFC 7386) ---------------------------------------------- */
-
-static json_t *merge(const json_t *target, const json_t *patch)
-{
-    if (!json_is_object(patch))
-        return json_deep_copy(patch);
-    json_t *res = json_is_object(target) ? json_deep_copy(target) : json_object();
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)patch, k, v)
-    {
-        if (json_is_null(v)) {
-            json_object_del(res, k);
-            continue;
-        }
-        json_object_set_new(res, k, merge(json_object_get(res, k), v));
-    }
-    return res;
-}
+/* ---- patches ------------------------------------------------------------- */
 
 int ac_merge_patch_apply(const json_t *doc, const json_t *patch, json_t **out, struct err *e)
 {
     if (!json_is_object(patch))
         return err_set(e, ERR_INVALID, "merge patch must be a JSON object");
-    *out = merge(doc, patch);
+    *out = api_merge_patch(doc, patch);
     return 0;
 }
 

@@ -17,36 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/patch.h"
 #include "base/err.h"
-
-/* ---- merge patch -------------------------------------------------------- */
-
-/* Merge patch into target (an owned reference, may be NULL); returns the
- * result (owned). */
-static json_t *merge(json_t *target, const json_t *patch)
-{
-    if (!json_is_object(patch)) {
-        json_decref(target);
-        return json_deep_copy(patch);
-    }
-    if (!json_is_object(target)) {
-        json_decref(target);
-        target = json_object();
-    }
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)patch, k, v)
-    {
-        if (json_is_null(v)) {
-            json_object_del(target, k);
-            continue;
-        }
-        json_t *cur = json_object_get(target, k);
-        json_t *next = merge(cur ? json_incref(cur) : NULL, v);
-        json_object_set_new(target, k, next);
-    }
-    return target;
-}
 
 /* ---- JSON patch --------------------------------------------------------- */
 
@@ -451,21 +423,21 @@ static json_t *strategic(json_t *target, const json_t *patch)
 json_t *srv_patch_apply(enum srv_patch_type type, const json_t *doc, const json_t *patch,
                         struct err *e)
 {
-    json_t *copy = json_deep_copy(doc);
+    json_t *copy;
     switch (type) {
     case PATCH_MERGE:
     case PATCH_APPLY:
-        return merge(copy, patch);
+        return api_merge_patch(doc, patch);
     case PATCH_STRATEGIC:
-        return strategic(copy, patch);
+        return strategic(json_deep_copy(doc), patch);
     case PATCH_JSON:
+        copy = json_deep_copy(doc);
         if (json_patch(copy, patch, e)) {
             json_decref(copy);
             return NULL;
         }
         return copy;
     }
-    json_decref(copy);
     err_set(e, ERR_INTERNAL, "unknown patch type");
     return NULL;
 }
