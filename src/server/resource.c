@@ -452,8 +452,9 @@ static int reply_raw_list(struct srv_req *q, const struct store_resource *r, jso
 static bool names_one(const struct srv_fsel *sel, const struct store_list_opts *lo,
                       const struct store_resource *r, const char *ns)
 {
-    return sel->n == 1 && !sel->t[0].neq && !strcmp(sel->t[0].field, "metadata.name") &&
-           !lo->label_selector && !lo->continue_token && (ns || !r->namespaced);
+    return sel->sel.n == 1 && sel->sel.reqs[0].op == SEL_EQ &&
+           !strcmp(sel->sel.reqs[0].key, "metadata.name") && !lo->label_selector &&
+           !lo->continue_token && (ns || !r->namespaced);
 }
 
 static int list_one(struct srv_req *q, const struct store_resource *r, const char *ns,
@@ -495,8 +496,10 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     lo.label_selector = ls && *ls ? ls : NULL;
     lo.field_selector = sel.store_can && fs && *fs ? fs : NULL;
     const char *limit = srv_query(q, "limit");
-    if (limit && *limit && !parse_size(limit, &lo.limit))
+    if (limit && *limit && !parse_size(limit, &lo.limit)) {
+        srv_fsel_release(&sel);
         return reply_bad(q, "invalid limit: %s", limit);
+    }
     const char *cont = srv_query(q, "continue");
     lo.continue_token = cont && *cont ? cont : NULL;
 
@@ -508,14 +511,16 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     int rc;
     if (names_one(&sel, &lo, r, ns)) {
         lo.raw = false;
-        rc = list_one(q, r, ns, sel.t[0].value, &l, &e);
+        rc = list_one(q, r, ns, sel.sel.reqs[0].values[0], &l, &e);
     } else {
         rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
     }
-    if (rc == ERR_INVALID || rc == ERR_PARSE)
-        return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
-    if (rc)
+    if (rc) {
+        srv_fsel_release(&sel);
+        if (rc == ERR_INVALID || rc == ERR_PARSE)
+            return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
         return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
+    }
 
     char rv[32];
     snprintf(rv, sizeof(rv), "%llu", (unsigned long long)l.resource_version);
@@ -527,6 +532,7 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     }
     int ret;
     if (lo.raw) {
+        srv_fsel_release(&sel);
         ret = reply_raw_list(q, r, meta, &l);
         json_decref(meta);
         store_list_release(&l);
@@ -545,6 +551,7 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
         }
     }
     l.n = kept;
+    srv_fsel_release(&sel);
 
     json_t *body;
     const char *type = NULL;
@@ -968,6 +975,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     const char *ns = rt->ns[0] ? rt->ns : NULL;
     int rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
     if (rc) {
+        srv_fsel_release(&sel);
         json_decref(d.body);
         if (rc == ERR_INVALID)
             return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
@@ -989,6 +997,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
             json_array_append_new(items, last);
         }
     }
+    srv_fsel_release(&sel);
     store_list_release(&l);
     char gv[160], kind[160], rv[32];
     gv_string(r, gv, sizeof(gv));

@@ -1294,7 +1294,7 @@ static int token_parse(const char *tok, uint64_t *rv, char **ns, char **name, st
 /* ---- list --------------------------------------------------------------------------------- */
 
 struct list_query {
-    struct store__selector labels, fields;
+    struct sel_selector labels, fields;
     bool filtering;
 };
 
@@ -1381,14 +1381,13 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 2);
         json_t *obj = NULL;
-        if (q->filtering && !store__selector_may_match_text(&q->labels, &q->fields, text))
+        if (q->filtering && !sel_may_match_text(&q->labels, &q->fields, text))
             continue;
         if (q->filtering) {
             obj = load_text(text);
             if (!obj)
                 continue;
-            if (!store__label_selector_matches(&q->labels, obj) ||
-                !store__field_selector_matches(&q->fields, obj)) {
+            if (!sel_label_matches(&q->labels, obj) || !sel_field_matches(&q->fields, obj)) {
                 json_decref(obj);
                 continue;
             }
@@ -1455,12 +1454,12 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     if (!r->namespaced || (ns && !*ns))
         ns = NULL;
     struct list_query q = {0};
-    int rc = store__label_selector_parse(o->label_selector, &q.labels, e);
+    int rc = sel_label_parse(o->label_selector, &q.labels, e);
     if (rc)
         return rc;
-    rc = store__field_selector_parse(r, o->field_selector, &q.fields, e);
+    rc = sel_field_parse(r->key, o->field_selector, &q.fields, e);
     if (rc) {
-        store__selector_release(&q.labels);
+        sel_release(&q.labels);
         return rc;
     }
     q.filtering = q.labels.n || q.fields.n;
@@ -1493,8 +1492,8 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     store__conn_put(s, c);
     free(after_ns);
     free(after_name);
-    store__selector_release(&q.labels);
-    store__selector_release(&q.fields);
+    sel_release(&q.labels);
+    sel_release(&q.fields);
     if (rc)
         store_list_release(out);
     return rc;
