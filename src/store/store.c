@@ -2009,11 +2009,30 @@ static bool rv_required(const struct store_resource *r)
     return !strcmp(r->group, "kueue.x-k8s.io");
 }
 
+/* Run an update or a mutate: u names the object and what to write; the
+ * rest is filled in here. */
+static int run_update(struct store *s, const struct store_resource *r, const char *ns,
+                      struct update_op *u, const struct store_write_opts *opts, json_t **out,
+                      struct err *e)
+{
+    static const struct store_write_opts none = {0};
+    u->base = (struct wop){.run = update_run, .e = e};
+    u->r = r;
+    u->ns = r->namespaced ? ns : "";
+    u->o = opts ? opts : &none;
+    int rc = run_write(s, &u->base);
+    if (rc) {
+        json_decref(u->out);
+        return rc;
+    }
+    *out = u->out;
+    return 0;
+}
+
 int store_update(struct store *s, const struct store_resource *r, const char *ns, const char *name,
                  const json_t *obj, const struct store_write_opts *opts, json_t **out,
                  struct err *e)
 {
-    static const struct store_write_opts none = {0};
     *out = NULL;
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     if (!json_is_object(obj))
@@ -2037,46 +2056,21 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
         return ERR_INVALID;
     }
     struct update_op u = {
-        .base = {.run = update_run, .e = e},
-        .r = r,
-        .ns = r->namespaced ? ns : "",
         .name = name,
         .obj = obj,
         .want_rv = want_rv && *want_rv ? want_rv : NULL,
-        .o = opts ? opts : &none,
     };
-    int rc = run_write(s, &u.base);
-    if (rc) {
-        json_decref(u.out);
-        return rc;
-    }
-    *out = u.out;
-    return 0;
+    return run_update(s, r, ns, &u, opts, out, e);
 }
 
 int store_mutate(struct store *s, const struct store_resource *r, const char *ns, const char *name,
                  store_mutate_fn fn, void *arg, const struct store_write_opts *opts, json_t **out,
                  struct err *e)
 {
-    static const struct store_write_opts none = {0};
     *out = NULL;
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
-    struct update_op u = {
-        .base = {.run = update_run, .e = e},
-        .r = r,
-        .ns = r->namespaced ? ns : "",
-        .name = name,
-        .fn = fn,
-        .arg = arg,
-        .o = opts ? opts : &none,
-    };
-    int rc = run_write(s, &u.base);
-    if (rc) {
-        json_decref(u.out);
-        return rc;
-    }
-    *out = u.out;
-    return 0;
+    struct update_op u = {.name = name, .fn = fn, .arg = arg};
+    return run_update(s, r, ns, &u, opts, out, e);
 }
 
 /* ---- delete -----------------------------------------------------------------------------------
