@@ -866,12 +866,13 @@ struct delete_req {
     json_t *body;
 };
 
+/* On failure the reply is sent (its result in *ret) and d holds nothing. */
 static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
 {
     memset(d, 0, sizeof(*d));
     int dry = dry_run(q, ret);
     if (dry < 0)
-        return false;
+        goto bad;
     d->o.dry_run = dry == 1;
     d->o.propagation_policy = srv_query(q, "propagationPolicy");
     if (q->body.len) {
@@ -879,11 +880,11 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
         err_init(&e);
         if (srv_body_parse(q, false, &d->body, &e)) {
             *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
-            return false;
+            goto bad;
         }
         if (!json_is_object(d->body)) {
             *ret = reply_bad(q, "DeleteOptions must be a JSON object");
-            return false;
+            goto bad;
         }
         const char *pp = json_string_value(json_object_get(d->body, "propagationPolicy"));
         if (pp)
@@ -901,7 +902,7 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
                 d->o.dry_run = true;
             else {
                 *ret = reply_bad(q, "Unsupported value: dryRun: supported values: \"All\"");
-                return false;
+                goto bad;
             }
         }
     }
@@ -911,9 +912,13 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
                          "Unsupported value: \"%s\": supported values: \"Foreground\", "
                          "\"Background\", \"Orphan\"",
                          pp);
-        return false;
+        goto bad;
     }
     return true;
+bad:
+    json_decref(d->body);
+    d->body = NULL;
+    return false;
 }
 
 static int do_delete(struct srv_req *q, const struct srv_route *rt)
@@ -921,10 +926,8 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
     const struct store_resource *r = rt->res;
     struct delete_req d;
     int ret = 0;
-    if (!read_delete_opts(q, &d, &ret)) {
-        json_decref(d.body);
+    if (!read_delete_opts(q, &d, &ret))
         return ret;
-    }
     struct err e;
     err_init(&e);
     json_t *last = NULL;
@@ -956,10 +959,8 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     const struct store_resource *r = rt->res;
     struct delete_req d;
     int ret = 0;
-    if (!read_delete_opts(q, &d, &ret)) {
-        json_decref(d.body);
+    if (!read_delete_opts(q, &d, &ret))
         return ret;
-    }
     struct err e;
     err_init(&e);
     const char *fs = srv_query(q, "fieldSelector");
