@@ -238,8 +238,7 @@ static const json_t *d_arr(struct dec *d, const json_t *p, const char *key)
     return v;
 }
 
-/* Quantity text of an int-or-string value into buf; false for other types. */
-static bool quantity_text(const json_t *v, char *buf, size_t len)
+bool api_quantity_text(const json_t *v, char *buf, size_t len)
 {
     if (json_is_string(v))
         snprintf(buf, len, "%s", json_string_value(v));
@@ -256,7 +255,7 @@ static bool quantity_text(const json_t *v, char *buf, size_t len)
 static bool qty_value(struct dec *d, const json_t *v, q_amount *out, bool *saturated)
 {
     char text[128];
-    if (!quantity_text(v, text, sizeof(text))) {
+    if (!api_quantity_text(v, text, sizeof(text))) {
         type_err(d, v, "string");
         return false;
     }

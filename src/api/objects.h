@@ -555,6 +555,9 @@ enum api_kind api_doc_kind(const json_t *doc);
 const char *api_kvs_get(const struct api_kvs *kvs, const char *key); /* NULL when absent */
 const struct api_condition *api_condition_find(const struct api_conditions *c, const char *type);
 bool api_condition_is_true(const struct api_conditions *c, const char *type);
+/* The text of a quantity as written in a document (a string as it is, a
+ * number in decimal) into buf; false for a value of another type. */
+bool api_quantity_text(const json_t *v, char *buf, size_t len);
 /* Does the selector select these labels? A NULL selector selects nothing;
  * an empty one selects everything. */
 bool api_selector_matches(const struct api_label_selector *sel, const struct api_kvs *labels);
