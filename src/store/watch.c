@@ -395,19 +395,6 @@ static int fill_event(struct store_watch *w, struct store__evrec *rec, struct st
     return 0;
 }
 
-static struct timespec deadline_after(int ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ev, struct err *e)
 {
     if (w->ipre < w->npre) {
@@ -429,7 +416,7 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         if (wait_ms < 0 || due < wait_ms)
             wait_ms = (int)due;
     }
-    struct timespec deadline = deadline_after(wait_ms < 0 ? 0 : wait_ms);
+    struct timespec deadline = tm_deadline(CLOCK_MONOTONIC, wait_ms < 0 ? 0 : wait_ms);
     pthread_mutex_lock(&h->mu);
     for (;;) {
         if (w->gone) {
