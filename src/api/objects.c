@@ -73,6 +73,21 @@ enum api_kind api_doc_kind(const json_t *doc)
                            json_string_value(json_object_get(doc, "kind")));
 }
 
+const char *api_doc_meta_str(const json_t *doc, const char *field)
+{
+    return json_string_value(json_object_get(json_object_get(doc, "metadata"), field));
+}
+
+json_t *api_doc_meta(json_t *doc)
+{
+    json_t *m = json_object_get(doc, "metadata");
+    if (!json_is_object(m)) {
+        m = json_object();
+        json_object_set_new(doc, "metadata", m);
+    }
+    return m;
+}
+
 void api_doc_err_object(const json_t *doc, struct err *e)
 {
     const char *kind = json_string_value(json_object_get(doc, "kind"));

@@ -550,6 +550,11 @@ void api_object_free(struct api_object *o);
 
 /* The kind of a document from its apiVersion and kind fields. */
 enum api_kind api_doc_kind(const json_t *doc);
+/* metadata.<field> of a document when it is a string, else NULL (borrowed). */
+const char *api_doc_meta_str(const json_t *doc, const char *field);
+/* The metadata object of a document (borrowed), made empty when missing or
+ * not an object. */
+json_t *api_doc_meta(json_t *doc);
 
 /* Small accessors used everywhere. */
 const char *api_kvs_get(const struct api_kvs *kvs, const char *key); /* NULL when absent */

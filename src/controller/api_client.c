@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/objects.h"
 #include "api/patch.h"
 #include "base/err.h"
 #include "base/strbuf.h"
@@ -22,8 +23,7 @@ void ac_list_release(struct ac_list *l)
 
 const char *ac_meta_str(const json_t *obj, const char *field)
 {
-    json_t *meta = json_object_get(obj, "metadata");
-    return json_string_value(json_object_get(meta, field));
+    return api_doc_meta_str(obj, field);
 }
 
 char *ac_key(const char *ns, const char *name)

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "api/codec.h"
+#include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
 #include "base/time.h"
@@ -179,21 +180,6 @@ static bool check_type(struct srv_req *q, const struct store_resource *r, json_t
     return true;
 }
 
-static json_t *meta_of(json_t *obj)
-{
-    json_t *m = json_object_get(obj, "metadata");
-    if (!json_is_object(m)) {
-        m = json_object();
-        json_object_set_new(obj, "metadata", m);
-    }
-    return m;
-}
-
-static const char *meta_str(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
-}
-
 /* A name that could escape its path segment is refused before the store
  * sees it: 422 as Kubernetes' path-segment name check answers. */
 static bool check_name(struct srv_req *q, const struct store_resource *r, const char *name,
@@ -221,7 +207,7 @@ static bool check_name(struct srv_req *q, const struct store_resource *r, const 
 /* Namespace in the body vs the URL (spec §3). */
 static bool check_namespace(struct srv_req *q, const struct srv_route *rt, json_t *obj, int *ret)
 {
-    json_t *meta = meta_of(obj);
+    json_t *meta = api_doc_meta(obj);
     if (!rt->res->namespaced) {
         json_object_del(meta, "namespace");
         return true;
@@ -392,7 +378,7 @@ static int reply_object(struct srv_req *q, const struct store_resource *r, json_
     if (srv_accept_table(srv_header(q, "Accept"))) {
         struct srv_table_opts o = {true, include_object(q), tm_now_ms()};
         json_t *t = srv_table(r, &obj, 1, &o);
-        const char *rv = meta_str(obj, "resourceVersion");
+        const char *rv = api_doc_meta_str(obj, "resourceVersion");
         json_object_set_new(t, "metadata", json_pack("{s:s}", "resourceVersion", rv ? rv : ""));
         int ret = srv_reply_json(q, code, t, table_type);
         json_decref(t);
@@ -597,7 +583,7 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
-    name = meta_str(obj, "name");
+    name = api_doc_meta_str(obj, "name");
     if (name && !check_name(q, r, name, &ret))
         goto out;
     struct store_write_opts wo = {.dry_run = dry == 1,
@@ -622,7 +608,7 @@ out:
 static bool check_update_rv(struct srv_req *q, const struct store_resource *r, json_t *obj,
                             const char *name, int *ret)
 {
-    const char *rv = meta_str(obj, "resourceVersion");
+    const char *rv = api_doc_meta_str(obj, "resourceVersion");
     if (!is_custom(r) || (rv && *rv))
         return true;
     struct err e;
@@ -651,13 +637,13 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
-    const char *name = meta_str(obj, "name");
+    const char *name = api_doc_meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
         ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
                         name, rt->name);
         goto out;
     }
-    json_object_set_new(meta_of(obj), "name", json_string(rt->name));
+    json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
     if (!check_update_rv(q, r, obj, rt->name, &ret))
         goto out;
     struct store_write_opts wo = {
@@ -709,7 +695,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         return NULL;
     }
     /* Identity stays as stored whatever the patch says. */
-    json_t *meta = meta_of(out);
+    json_t *meta = api_doc_meta(out);
     const json_t *cmeta = json_object_get(cur, "metadata");
     static const char *const keep[] = {"name", "namespace", "uid", "creationTimestamp"};
     for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
@@ -762,13 +748,13 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
-    const char *name = meta_str(obj, "name");
+    const char *name = api_doc_meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
         ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
                         name, rt->name);
         goto out;
     }
-    json_object_set_new(meta_of(obj), "name", json_string(rt->name));
+    json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
@@ -941,7 +927,7 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
         ret = last ? reply_object(q, r, last, 200) : srv_reply_status(q, 200, NULL, NULL, NULL);
     } else {
         json_t *det = srv_details(r, rt->name);
-        const char *uid = last ? meta_str(last, "uid") : NULL;
+        const char *uid = last ? api_doc_meta_str(last, "uid") : NULL;
         if (uid)
             json_object_set_new(det, "uid", json_string(uid));
         json_t *st = srv_status_new(200, NULL, NULL, det);
@@ -986,8 +972,8 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     for (size_t i = 0; i < l.n; i++) {
         if (!srv_fsel_match(&sel, l.items[i]))
             continue;
-        const char *name = meta_str(l.items[i], "name");
-        const char *ons = meta_str(l.items[i], "namespace");
+        const char *name = api_doc_meta_str(l.items[i], "name");
+        const char *ons = api_doc_meta_str(l.items[i], "namespace");
         json_t *last = NULL;
         bool deleted = false;
         err_init(&e);

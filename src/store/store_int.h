@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/objects.h"
 #include "api/selector.h"
 #include "base/compiler.h"
 #include "store/store.h"
@@ -97,10 +98,5 @@ void store__hub_close(struct store__hub *h);
 /* Read the store's committed and compacted versions. */
 uint64_t store__compacted_rv(struct store *s);
 struct store__hub *store__hub(struct store *s);
-
-/* ---- helpers ---------------------------------------------------------------------- */
-
-/* A string field of metadata, or NULL. */
-const char *store__meta_str(const json_t *obj, const char *field);
 
 #endif
