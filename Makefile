@@ -38,9 +38,15 @@ run: build
 	@./scripts/run.sh $(BUILD)/cueue
 
 demo: build
-	@./scripts/run.sh $(BUILD)/cueue
+	@./scripts/demo.sh $(BUILD)/cueue
 
+# Kueue's scalability test in virtual time (baseline, large-scale), then the
+# engine micro-benchmarks. Figures and how to read them: bench/README.md.
 bench: build
+	@$(BUILD)/cueue bench --config bench/configs/baseline.yaml --mode virtual
+	@echo
+	@$(BUILD)/cueue bench --config bench/configs/large-scale.yaml --mode virtual
+	@echo
 	@$(BUILD)/cueue bench --micro
 
 fmt:

@@ -8,5 +8,6 @@ int cli_schedule(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_serve(int argc, char **argv); /* serve.c */
 int cli_token(int argc, char **argv); /* token.c */
+int cli_controller(int argc, char **argv); /* controller.c */
 
 #endif

@@ -22,9 +22,10 @@ static const struct command commands[] = {
     {"version", cmd_version, "print the version"},
     {"validate", cli_validate, "check YAML/JSON files as the API server and Kueue would"},
     {"schedule", cli_schedule, "run the admission engine offline on files"},
-    {"bench", cli_bench, "measure the admission engine (--micro)"},
+    {"bench", cli_bench, "Kueue's scalability test; engine micro-benchmarks"},
     {"serve", cli_serve, "run the Kubernetes-compatible API server"},
     {"token", cli_token, "issue a tenant token for the API server"},
+    {"controller", cli_controller, "run the controllers against a Kubernetes API server"},
 };
 
 static void usage(FILE *out)

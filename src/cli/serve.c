@@ -21,6 +21,10 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "controller/api_client.h"
+#include "controller/ctl.h"
+#include "controller/metrics.h"
+#include "controller/visibility.h"
 #include "server/server.h"
 #include "server/setup.h"
 #include "store/store.h"
@@ -40,9 +44,9 @@ static void serve_usage(FILE *out)
         "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
         "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
         "  --config FILE          cueue configuration (read by the controllers)\n"
-        "  --controllers all|none in-process controllers (accepted; the controllers are not\n"
-        "                         part of this build yet, so nothing is reconciled)\n"
-        "  --executor local|none  run admitted Jobs locally (accepted; not yet connected)\n"
+        "  --controllers all|none in-process controllers (default all; none = only the API)\n"
+        "  --executor local|none  run admitted Jobs' commands as local processes (default\n"
+        "                         local; output under DIR/pods)\n"
         "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
         "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
         "  --watch-history N      changes kept for watches to resume from (default 100000);\n"
@@ -279,6 +283,11 @@ static int publish(const struct serve_opts *o, const char *url, const char *ca_p
     return rc;
 }
 
+static char *serve_metrics(void *arg)
+{
+    return mreg_render(arg);
+}
+
 int cli_serve(int argc, char **argv)
 {
     struct serve_opts o;
@@ -319,6 +328,8 @@ int cli_serve(int argc, char **argv)
     snprintf(tokens, sizeof(tokens), "%s/tokens", o.data_dir);
     snprintf(kc_default, sizeof(kc_default), "%s/kubeconfig", o.data_dir);
     const char *kc_path = o.kubeconfig ? o.kubeconfig : kc_default;
+    char podlogs[4096];
+    snprintf(podlogs, sizeof(podlogs), "%s/pods", o.data_dir);
 
     struct store_options so = {.path = db, .watch_log_max = o.watch_history};
     struct store *st = NULL;
@@ -347,7 +358,20 @@ int cli_serve(int argc, char **argv)
         .anonymous_admin = o.insecure,
         .event_ttl_s = o.event_ttl_s,
         .store = st,
+        .pod_log_dir = podlogs,
     };
+    /* The controllers' metrics, served at /metrics. */
+    struct mreg *metrics = !strcmp(o.controllers, "all") ? mreg_new() : NULL;
+    if (metrics) {
+        sopts.metrics = serve_metrics;
+        sopts.metrics_arg = metrics;
+    }
+    /* The visibility API answers from the controllers' snapshot. */
+    struct vis *vis = !strcmp(o.controllers, "all") ? vis_new() : NULL;
+    if (vis) {
+        sopts.pending = vis_pending;
+        sopts.pending_arg = vis;
+    }
     struct srv *s = NULL;
     int rc = 0;
     if (srv_start(&sopts, &s, &e)) {
@@ -363,15 +387,34 @@ int cli_serve(int argc, char **argv)
         goto out_srv;
     }
     log_info("serving the Kubernetes API at %s (kubeconfig: %s)", url, kc_path);
-    if (!strcmp(o.controllers, "all") || !strcmp(o.executor, "local"))
-        log_info("controllers and executor are not part of this build: objects are stored and "
-                 "served, not reconciled");
+
+    /* The in-process controllers (controller/ctl.h), over the store. */
+    struct ac_client *ac = NULL;
+    struct ctl *ctl = NULL;
+    if (!strcmp(o.controllers, "all")) {
+        ac = ac_store_new(st);
+        struct ctl_options co = {.client = ac,
+                                 .config_path = o.config,
+                                 .executor = !strcmp(o.executor, "local"),
+                                 .data_dir = o.data_dir,
+                                 .metrics = metrics,
+                                 .visibility = vis};
+        if (ctl_start(&co, &ctl, &e)) {
+            rc = fail(&e);
+            ac_free(ac);
+            goto out_srv;
+        }
+    }
 
     int sig = 0;
     sigwait(&set, &sig);
     log_info("signal %d: shutting down", sig);
+    ctl_stop(ctl);
+    ac_free(ac);
 out_srv:
     srv_stop(s);
+    mreg_free(metrics);
+    vis_free(vis);
 out_store:
     store_close(st);
     srv_tls_release(&tls);

@@ -88,6 +88,10 @@ static void parse_rest(char **seg, int n, struct srv_route *rt)
         rt->kind = RT_OBJECT;
         return;
     }
+    if (left == 3 && !strcmp(seg[i + 2], "log") && !strcmp(r->key, "pods")) {
+        rt->kind = RT_POD_LOG;
+        return;
+    }
     if (left == 3 && !strcmp(seg[i + 2], "status") && r->has_status) {
         rt->kind = RT_STATUS;
         return;

@@ -174,6 +174,12 @@ static int dispatch(struct srv_req *q)
     const char *p = q->path;
     if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
         return reply_health(q);
+    if (!strcmp(p, "/metrics") && q->srv->metrics) {
+        char *text = q->srv->metrics(q->srv->metrics_arg);
+        int rc = srv_reply(q, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
+        free(text);
+        return rc;
+    }
 
     bool handled = false;
     int ret = srv_handle_discovery(q, &handled);
@@ -201,6 +207,8 @@ static int dispatch(struct srv_req *q)
     case RT_PENDING_CQ:
     case RT_PENDING_LQ:
         return srv_handle_pending(q, &rt);
+    case RT_POD_LOG:
+        return srv_handle_pod_log(q, &rt);
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
@@ -301,6 +309,9 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->anonymous_admin = o->anonymous_admin;
     s->event_ttl_s = o->event_ttl_s ? o->event_ttl_s : 3600;
     s->pending_arg = o->pending_arg;
+    s->pod_log_dir = o->pod_log_dir ? xstrdup(o->pod_log_dir) : NULL;
+    s->metrics = o->metrics;
+    s->metrics_arg = o->metrics_arg;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
     srv_discovery_build(s);
 
@@ -350,5 +361,6 @@ void srv_stop(struct srv *s)
     MHD_stop_daemon(s->daemon);
     srv_discovery_free(s);
     srv_auth_release(&s->auth);
+    free(s->pod_log_dir);
     free(s);
 }

@@ -50,6 +50,9 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
+    char *pod_log_dir; /* local executor output, or NULL (podlog.c) */
+    char *(*metrics)(void *arg); /* GET /metrics, or NULL */
+    void *metrics_arg;
     /* Event expiry (janitor.c). */
     int64_t event_ttl_s;
     pthread_t janitor;
@@ -75,6 +78,7 @@ enum srv_route_kind {
     RT_COLLECTION, /* .../R */
     RT_OBJECT,     /* .../R/N */
     RT_STATUS,     /* .../R/N/status */
+    RT_POD_LOG,    /* /api/v1/namespaces/NS/pods/N/log (podlog.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
 };
@@ -103,6 +107,9 @@ struct srv_req {
     struct srv_user user;
     struct sb warnings; /* Warning header values, NUL-separated */
 };
+
+/* GET .../pods/N/log from the local executor's files (podlog.c). */
+int srv_handle_pod_log(struct srv_req *q, const struct srv_route *rt);
 
 /* Queue a `Warning: 299 - "<text>"` response header (deduplicated). */
 void srv_warn(struct srv_req *q, const char *text);

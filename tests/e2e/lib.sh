@@ -18,13 +18,15 @@ fail() {
 
 # start_server NAME [serve options...]: start `cueue serve` on a free port with
 # data dir $TMP/NAME, wait (bounded) for its kubeconfig; sets KC, URL, PID, DATA.
+# The API is tested alone (--controllers none --executor none) unless the
+# options given say otherwise (the last occurrence of an option wins).
 start_server() {
     name=$1
     shift
     DATA="$TMP/$name"
     mkdir -p "$DATA"
     rm -f "$DATA/kubeconfig"
-    "$CUEUE" serve --listen 127.0.0.1:0 --data-dir "$DATA" "$@" >>"$DATA/serve.log" 2>&1 &
+    "$CUEUE" serve --listen 127.0.0.1:0 --data-dir "$DATA" --controllers none --executor none "$@" >>"$DATA/serve.log" 2>&1 &
     PID=$!
     SERVER_PIDS="$SERVER_PIDS $PID"
     i=0

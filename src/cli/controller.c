@@ -1,0 +1,152 @@
+/* controller.c -- `cueue controller`: the controllers against any
+ * Kubernetes API server, over HTTP (src/kube), as Kueue's controller
+ * manager runs. The same code as `cueue serve`'s in-process controllers,
+ * behind the other api_client transport. */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "cli/cli.h"
+#include "controller/api_client.h"
+#include "controller/ctl.h"
+#include "kube/client.h"
+#include "kube/kubeconfig.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: cueue controller [options]\n"
+                 "\n"
+                 "Run Kueue's controllers (admission, workloads, batch/v1 Jobs, queue status)\n"
+                 "against a Kubernetes API server.\n"
+                 "\n"
+                 "options:\n"
+                 "  --kubeconfig FILE      the server and credentials (default: in-cluster, then\n"
+                 "                         $KUBECONFIG, then ~/.kube/config)\n"
+                 "  --context NAME         kubeconfig context (default: current-context)\n"
+                 "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
+                 "  --leader-elect         reconcile only while holding the Lease\n"
+                 "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
+                 "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
+                 "  --executor local|none  run admitted Jobs' commands as local processes\n"
+                 "                         (default none: a cluster's kubelets run them)\n"
+                 "  --data-dir DIR         where the local executor keeps pod output (default .)\n"
+                 "  -v, --verbose          debug logging\n"
+                 "  -h, --help             show this help\n");
+}
+
+static int fail(const struct err *e)
+{
+    struct sb sb = SB_INIT;
+    err_format(e, &sb);
+    fprintf(stderr, "cueue controller: %s\n", sb_str(&sb));
+    sb_release(&sb);
+    return 1;
+}
+
+int cli_controller(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"kubeconfig", required_argument, NULL, 'k'},
+        {"context", required_argument, NULL, 'c'},
+        {"config", required_argument, NULL, 'C'},
+        {"leader-elect", no_argument, NULL, 'l'},
+        {"lease-namespace", required_argument, NULL, 'n'},
+        {"executor", required_argument, NULL, 'x'},
+        {"data-dir", required_argument, NULL, 'd'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
+    const char *data_dir = ".", *lease_ns = NULL;
+    bool leader = false, verbose = false;
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'k':
+            kubeconfig = optarg;
+            break;
+        case 'c':
+            context = optarg;
+            break;
+        case 'C':
+            config = optarg;
+            break;
+        case 'l':
+            leader = true;
+            break;
+        case 'n':
+            lease_ns = optarg;
+            break;
+        case 'x':
+            executor = optarg;
+            break;
+        case 'd':
+            data_dir = optarg;
+            break;
+        case 'v':
+            verbose = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cueue controller: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (strcmp(executor, "local") && strcmp(executor, "none")) {
+        fprintf(stderr, "cueue controller: --executor must be local or none, got '%s'\n", executor);
+        return 2;
+    }
+    log_set_level(verbose ? LOG_DEBUG : LOG_INFO);
+    struct err e;
+    err_init(&e);
+    struct kc_config cfg = {0};
+    if (kc_config_resolve(kubeconfig, context, NULL, &cfg, &e))
+        return fail(&e);
+    struct ac_client *ac = NULL;
+    struct kc_client_opts ko = {.user_agent = "cueue-controller"};
+    int rc = kc_client_new(&cfg, &ko, &ac, &e);
+    char server[512];
+    snprintf(server, sizeof(server), "%s", cfg.server ? cfg.server : "?");
+    kc_config_release(&cfg);
+    if (rc)
+        return fail(&e);
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct ctl_options co = {.client = ac,
+                             .config_path = config,
+                             .executor = !strcmp(executor, "local"),
+                             .data_dir = data_dir,
+                             .leader_elect = leader,
+                             .lease_namespace = lease_ns};
+    struct ctl *ctl = NULL;
+    if (ctl_start(&co, &ctl, &e)) {
+        ac_free(ac);
+        return fail(&e);
+    }
+    log_info("controllers running against %s", server);
+    int sig = 0;
+    sigwait(&set, &sig);
+    log_info("signal %d: shutting down", sig);
+    ctl_stop(ctl);
+    ac_free(ac);
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* job.h -- the batch/v1 Job integration: the Workload Kueue makes for a
+ * Job, and the changes Kueue makes to a Job when it starts or stops it.
+ *
+ * Pure functions over JSON trees (spec/lifecycle.md §2.3, §2.5, §2.6,
+ * §2.8); the reconciler that calls them is in ctl.c. Nothing here talks
+ * to the API. */
+#ifndef CUEUE_CONTROLLER_JOBS_JOB_H
+#define CUEUE_CONTROLLER_JOBS_JOB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct err;
+
+#define JOB_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define JOB_PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
+#define JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
+#define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
+#define JOB_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
+
+/* Looks up a cluster-scoped object: kind is "WorkloadPriorityClass" or
+ * "PriorityClass"; name NULL asks for every PriorityClass in turn (index
+ * i = 0, 1, ... until NULL) so the global default can be found. Returns a
+ * borrowed object or NULL. */
+typedef const json_t *(*job_lookup_fn)(void *arg, const char *kind, const char *name, size_t i);
+
+/* Kueue's GetWorkloadNameForOwnerWithGVK for a batch/v1 Job: "job-<name>"
+ * cut to 247 bytes, "-", and the first 5 hex digits of
+ * sha1("Job\nbatch\n<name>\n<uid>"). out needs 254 bytes. */
+void job_workload_name(const char *job_name, const char *uid, char *out, size_t len);
+
+/* The queue-name label, or NULL when the Job is not managed. */
+const char *job_queue_name(const json_t *job);
+
+/* Build the Workload of a managed Job (owned, in *out). ERR_NOT_FOUND when
+ * the priority class it names does not exist (e names it, as Kueue's
+ * `WorkloadPriorityClass "<name>" not found`); ERR_INVALID when the Job is
+ * not managed. */
+int job_build_workload(const json_t *job, job_lookup_fn lookup, void *arg, json_t **out,
+                       struct err *e);
+
+/* Does the stored Workload still describe the Job (pod set counts and
+ * template)? built is job_build_workload's result. */
+bool job_workload_matches(const json_t *wl, const json_t *built);
+
+/* Complete=True or Failed=True: true with the condition's type and message. */
+bool job_finished(const json_t *job, const char **type, const char **message);
+
+/* The Job as Kueue starts it for an admission (lifecycle.md §2.5): a copy
+ * of job with spec.suspend false, the flavors' nodeLabels merged into the
+ * template's nodeSelector and their tolerations appended, the podset label
+ * and workload annotation, and spec.parallelism set to the admitted count
+ * when the Job allows partial admission. flavor_of(i) returns the
+ * ResourceFlavor (borrowed, or NULL) named in the admission. */
+typedef const json_t *(*job_flavor_fn)(void *arg, const char *name);
+json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, void *arg);
+
+/* The Job as Kueue stops it (§2.6): suspended, the template restored from
+ * the Workload's pod set (job-controller labels kept), parallelism back to
+ * the pod set count under partial admission. */
+json_t *job_stop(const json_t *job, const json_t *wl);
+
+/* Reclaimable pods of pod set main (§1.11); 0 when none. */
+int job_reclaimable(const json_t *job);
+
+#endif

@@ -1,0 +1,245 @@
+#!/bin/sh
+# The `cueue bench` suite: runs bench/configs/smoke.yaml in virtual time and
+# checks the report's shape and its bookkeeping (every field of the
+# contract present, every workload admitted at least once and finished,
+# admissions = workloads + evictions, usage within bounds, the same report
+# twice). Timing is never asserted. Then: YAML and text output, a bad
+# config, an ignored `tas` key, a workload that never fits, an unknown
+# mode, the smoke config in real time (when `serve` exists), one
+# micro-benchmark row.
+# Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+smoke="$src/bench/configs/smoke.yaml"
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+failed=0
+total=0
+
+pass() { total=$((total + 1)); }
+fail() { total=$((total + 1)); failed=$((failed + 1)); echo "FAIL $*"; }
+
+# The shape and bookkeeping of a report: check.py REPORT CONFIG MODE.
+cat >"$tmp/check.py" <<'EOF'
+import json, sys, yaml
+r = json.load(open(sys.argv[1]))
+cfg = yaml.safe_load(open(sys.argv[2]))
+errs = []
+def need(obj, keys, where):
+    for k in keys:
+        if k not in obj:
+            errs.append("missing %s%s" % (where, k))
+need(r, ["config", "mode", "wallMs", "workloads", "admissions", "evictions",
+         "clusterQueueClasses", "workloadClasses", "engine"], "")
+if errs:
+    print("\n".join(errs)); sys.exit(1)
+need(r["engine"], ["cycles", "cpuSeconds", "admissionsPerSecond", "peakRssBytes"], "engine.")
+mode = sys.argv[3]
+if r["config"] != "smoke.yaml" or r["mode"] != mode:
+    errs.append("config/mode: %r %r" % (r["config"], r["mode"]))
+
+# What the generator must have made, from the config itself.
+want_wl, want_cls, nominal, work, last = 0, {}, {}, 0, 0
+for c in cfg["cohorts"]:
+    for q in c["queuesSets"]:
+        n = c["count"] * q["count"]
+        nominal[q["className"]] = nominal.get(q["className"], 0) + n * q["nominalQuota"] * 1000
+        for s in q["workloadsSets"]:
+            for i, t in enumerate(s["workloads"]):
+                k = n * s["count"]
+                want_wl += k
+                want_cls[t["className"]] = want_cls.get(t["className"], 0) + k
+                work += k * t["request"] * 1000 * t["runtimeMs"]
+                created = s["count"] * len(s["workloads"]) * s["creationIntervalMs"]
+                last = max(last, created + t["runtimeMs"])
+if r["workloads"] != want_wl:
+    errs.append("workloads %d, want %d" % (r["workloads"], want_wl))
+if r.get("finished") != r["workloads"]:
+    errs.append("finished %r != workloads %d" % (r.get("finished"), r["workloads"]))
+# Every eviction is followed by a new admission; in real time a run that
+# ends just as it is evicted is finished without one.
+adm_ok = (r["admissions"] == r["workloads"] + r["evictions"] if mode == "virtual" else
+          r["workloads"] <= r["admissions"] <= r["workloads"] + r["evictions"])
+if not adm_ok:
+    errs.append("admissions %d, workloads %d, evictions %d"
+                % (r["admissions"], r["workloads"], r["evictions"]))
+if r["wallMs"] < last:
+    errs.append("wallMs %d before the last creation + runtime %d" % (r["wallMs"], last))
+
+wc = r["workloadClasses"]
+if set(wc) != set(want_cls):
+    errs.append("workload classes %s, want %s" % (sorted(wc), sorted(want_cls)))
+ev = 0
+for name, v in wc.items():
+    need(v, ["count", "averageTimeToAdmissionMs", "averageTimeToFinishMs", "totalEvictions"],
+         "workloadClasses.%s." % name)
+    if errs:
+        break
+    ev += v["totalEvictions"]
+    if v["count"] != want_cls.get(name):
+        errs.append("%s: count %d, want %r" % (name, v["count"], want_cls.get(name)))
+    if v.get("admitted") != v["count"] or v.get("finished") != v["count"]:
+        errs.append("%s: admitted %r finished %r of %d"
+                    % (name, v.get("admitted"), v.get("finished"), v["count"]))
+    if not 0 <= v["averageTimeToAdmissionMs"] < v["averageTimeToFinishMs"] <= r["wallMs"]:
+        errs.append("%s: times %d / %d" % (name, v["averageTimeToAdmissionMs"],
+                                          v["averageTimeToFinishMs"]))
+if ev != r["evictions"]:
+    errs.append("class evictions sum to %d, report says %d" % (ev, r["evictions"]))
+
+cc = r["clusterQueueClasses"]
+if set(cc) != set(nominal):
+    errs.append("ClusterQueue classes %s, want %s" % (sorted(cc), sorted(nominal)))
+used = 0
+for name, v in cc.items():
+    need(v, ["usagePercent", "nominalQuotaMilli", "cpuUsedMilliMs"],
+         "clusterQueueClasses.%s." % name)
+    if errs:
+        break
+    used += v["cpuUsedMilliMs"]
+    if v["nominalQuotaMilli"] != nominal.get(name):
+        errs.append("%s: nominal %d, want %r" % (name, v["nominalQuotaMilli"], nominal.get(name)))
+    pct = 100.0 * v["cpuUsedMilliMs"] / (v["nominalQuotaMilli"] * r["wallMs"])
+    if not 0 < v["usagePercent"] <= 100 or abs(pct - v["usagePercent"]) > 0.051:
+        errs.append("%s: usagePercent %r, computed %.2f" % (name, v["usagePercent"], pct))
+# Every workload ran its full runtime once (runs cut by preemption add more;
+# in real time a run may end as it is evicted, hence the margin there).
+if used < (work if mode == "virtual" else 0.95 * work):
+    errs.append("cpu used %d below the work of the config %d" % (used, work))
+e = r["engine"]
+if (e["cycles"] <= 0 and mode == "virtual") or e["peakRssBytes"] <= 0 or e["cpuSeconds"] < 0:
+    errs.append("engine figures %r" % e)
+if errs:
+    print("\n".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+
+# 1. The report of the smoke config, as JSON.
+if "$bin" bench --config "$smoke" --mode virtual -o json >"$tmp/a.json" 2>"$tmp/err"; then
+    pass
+else
+    fail "smoke run: exit status $?"
+    sed 's/^/  stderr: /' "$tmp/err"
+fi
+if "$py" "$tmp/check.py" "$tmp/a.json" "$smoke" virtual; then pass; else fail "smoke report"; fi
+
+# 2. Deterministic: the same report again (engine timings aside).
+"$bin" bench --config "$smoke" -o json >"$tmp/b.json" 2>/dev/null
+strip() { grep -v -e cpuSeconds -e admissionsPerSecond -e peakRssBytes "$1"; }
+if [ "$(strip "$tmp/a.json")" = "$(strip "$tmp/b.json")" ]; then pass; else
+    fail "two runs of the smoke config differ"
+    diff "$tmp/a.json" "$tmp/b.json" | head -20
+fi
+
+# 3. YAML says what JSON says.
+"$bin" bench --config "$smoke" -o yaml >"$tmp/a.yaml" 2>/dev/null
+if "$py" -c '
+import json, sys, yaml
+a = json.load(open(sys.argv[1])); b = yaml.safe_load(open(sys.argv[2]))
+a.pop("engine"); b.pop("engine")
+sys.exit(0 if a == b else 1)' "$tmp/a.json" "$tmp/a.yaml"; then pass; else
+    fail "yaml report differs from json"
+fi
+
+# 4. Text: a table with every class.
+"$bin" bench --config "$smoke" >"$tmp/a.txt" 2>/dev/null
+if grep -q "usage %" "$tmp/a.txt" && grep -q "^small " "$tmp/a.txt" &&
+    grep -q "^large " "$tmp/a.txt" && grep -q "^engine: " "$tmp/a.txt"; then pass; else
+    fail "text report"
+    cat "$tmp/a.txt"
+fi
+
+# 5. A config missing a field is refused with its path; nothing runs.
+sed 's/^\( *\)runtimeMs: 250/\1runtimeMs: -1/' "$smoke" >"$tmp/bad.yaml"
+"$bin" bench --config "$tmp/bad.yaml" -o json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && [ ! -s "$tmp/out" ] &&
+    grep -q 'cohorts\[0\].queuesSets\[0\].workloadsSets\[1\].workloads\[0\].runtimeMs' "$tmp/err"; then
+    pass
+else
+    fail "bad config: exit $rc"
+    cat "$tmp/err"
+fi
+
+# 6. `tas` keys are ignored with a warning, and the run is the same.
+sed 's/^\( *\)count: 3$/\1count: 3\n\1tas: true/' "$smoke" >"$tmp/tas.yaml"
+"$bin" bench --config "$tmp/tas.yaml" -o json >"$tmp/tas.json" 2>"$tmp/err"
+if grep -q "ignoring cohorts\[0\].queuesSets\[0\].tas" "$tmp/err" &&
+    [ "$(strip "$tmp/tas.json" | grep -v '"config"')" = "$(strip "$tmp/a.json" | grep -v '"config"')" ]; then
+    pass
+else
+    fail "tas key"
+    cat "$tmp/err"
+fi
+
+# 7. A workload that can never fit does not hang the run: the run ends when
+#    nothing more can happen, the report says what finished, exit status 1.
+cat >"$tmp/never.yaml" <<'EOF'
+cohorts:
+- className: cohort
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 2
+    nominalQuota: 4
+    borrowingLimit: 2
+    workloadsSets:
+    - count: 3
+      creationIntervalMs: 10
+      workloads:
+      - className: fits
+        runtimeMs: 20
+        request: 1
+      - className: huge
+        runtimeMs: 20
+        request: 20
+EOF
+"$bin" bench --config "$tmp/never.yaml" -o json >"$tmp/never.json" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && "$py" -c '
+import json, sys
+r = json.load(open(sys.argv[1])); w = r["workloadClasses"]
+ok = (r["workloads"] == 12 and r["finished"] == 6 and w["fits"]["finished"] == 6
+      and w["huge"]["admitted"] == 0 and r["clusterQueueClasses"]["cq"]["usagePercent"] == 21.4)
+sys.exit(0 if ok else 1)' "$tmp/never.json" && grep -q "6 of 12 workloads finished" "$tmp/err"; then
+    pass
+else
+    fail "never-fitting workload: exit $rc"
+    cat "$tmp/never.json" "$tmp/err"
+fi
+
+# 8. Unknown mode and output format.
+if "$bin" bench --config "$smoke" --mode sometime >/dev/null 2>&1; then
+    fail "unknown mode accepted"
+else pass; fi
+if "$bin" bench --config "$smoke" -o xml >/dev/null 2>&1; then
+    fail "unknown output accepted"
+else pass; fi
+
+# 9. Real time, when this cueue (or $CUEUE_BENCH_SERVER) has a `serve` with
+#    its controllers (one that admits Workloads): the smoke config against a
+#    fresh server, the same checks.
+server=${CUEUE_BENCH_SERVER:-$bin}
+if "$server" serve --help >"$tmp/serve-help" 2>&1 && grep -q -- "--controllers" "$tmp/serve-help" &&
+    ! grep -q "controllers are not" "$tmp/serve-help"; then
+    if "$bin" bench --config "$smoke" --mode realtime --server-binary "$server" --timeout 120 \
+        -o json >"$tmp/rt.json" 2>"$tmp/err" &&
+        "$py" "$tmp/check.py" "$tmp/rt.json" "$smoke" realtime; then
+        pass
+    else
+        fail "realtime smoke run"
+        sed 's/^/  stderr: /' "$tmp/err"
+    fi
+else
+    echo "note: $server serve has no controllers: realtime mode not run"
+fi
+
+# 10. One micro-benchmark row runs (no timing asserted).
+if "$bin" bench --micro --cqs 10 --pending 4 2>&1 | grep -q "^cycle: *10 ClusterQueues"; then
+    pass
+else fail "micro row"; fi
+
+echo "bench: $((total - failed))/$total passed"
+[ $failed = 0 ]

@@ -1,0 +1,147 @@
+# restart.sh -- sourced by run.sh: kill -9 the server while 200 Jobs are
+# being admitted, restart it on the same data, and check the accounting:
+# each CQ's reported usage is the sum of its reserved workloads' usage, no
+# more than its quota is reserved, every Job has exactly one Workload.
+start_server restart --controllers all --executor none || return 1
+RPID=$PID
+{
+    cat <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: rs}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: rs-default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: rs-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: rs-default
+      resources: [{name: cpu, nominalQuota: "100"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: rs-q, namespace: rs}
+spec: {clusterQueue: rs-cq}
+YAML
+} >"$TMP/rs.yaml"
+: >"$TMP/rs-jobs.yaml"
+i=0
+while [ $i -lt 200 ]; do
+    cat >>"$TMP/rs-jobs.yaml" <<YAML
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j$i
+  namespace: rs
+  labels: {kueue.x-k8s.io/queue-name: rs-q}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: w, image: busybox, command: ["true"], resources: {requests: {cpu: "1"}}}
+YAML
+    i=$((i + 1))
+done
+expect "restart: queues" "created" k apply -f "$TMP/rs.yaml"
+k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1 &
+APPLY=$!
+# Kill once admission is under way.
+wait_for "restart: admissions under way" 30 '[1-9]' \
+    k get cq rs-cq -o jsonpath='{.status.reservingWorkloads}'
+kill -9 "$RPID"
+wait "$RPID" 2>/dev/null
+wait "$APPLY" 2>/dev/null
+start_server restart --controllers all --executor none || return 1
+before=$(k get jobs -n rs -o name 2>/dev/null | wc -l)
+# Every Job kubectl created before or after the kill is there; re-apply the
+# ones the kill interrupted.
+k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1
+wait_for "restart: 100 workloads reserved after the restart" 60 '^100$' \
+    k get cq rs-cq -o jsonpath='{.status.reservingWorkloads}'
+wait_for "restart: 100 pending" 30 '^100$' k get cq rs-cq -o jsonpath='{.status.pendingWorkloads}'
+k get workloads -n rs -o json >"$TMP/rs-wl.json"
+k get jobs -n rs -o json >"$TMP/rs-jobs.json"
+k get cq rs-cq -o json >"$TMP/rs-cq.json"
+out=$(/usr/bin/python3 - "$TMP" <<'PY'
+import json, sys
+d = sys.argv[1]
+wls = json.load(open(d + "/rs-wl.json"))["items"]
+jobs = json.load(open(d + "/rs-jobs.json"))["items"]
+cq = json.load(open(d + "/rs-cq.json"))
+def cond(o, t):
+    for c in o.get("status", {}).get("conditions", []):
+        if c["type"] == t:
+            return c["status"]
+    return None
+def milli(q):
+    return int(q[:-1]) if q.endswith("m") else int(q) * 1000
+reserved = [w for w in wls if cond(w, "QuotaReserved") == "True"]
+used = sum(milli(p["resourceUsage"]["cpu"]) for w in reserved
+           for p in w["status"]["admission"]["podSetAssignments"])
+rep = milli(cq["status"]["flavorsReservation"][0]["resources"][0]["total"])
+owners = {}
+for w in wls:
+    for r in w["metadata"].get("ownerReferences", []):
+        owners.setdefault(r["uid"], []).append(w["metadata"]["name"])
+problems = []
+if used != rep: problems.append("usage %d != reported %d" % (used, rep))
+if used > 100000: problems.append("over quota: %d" % used)
+if len(jobs) != 200: problems.append("%d jobs" % len(jobs))
+for j in jobs:
+    n = len(owners.get(j["metadata"]["uid"], []))
+    if n != 1: problems.append("job %s has %d workloads" % (j["metadata"]["name"], n))
+    running = j["spec"].get("suspend") is False
+    w = [x for x in wls if x["metadata"]["name"] in owners.get(j["metadata"]["uid"], [])]
+    if running and (not w or cond(w[0], "Admitted") != "True"):
+        problems.append("job %s runs without admission" % j["metadata"]["name"])
+for w in wls:
+    if w.get("status", {}).get("admission") and cond(w, "QuotaReserved") != "True":
+        problems.append("%s has an admission without a reservation" % w["metadata"]["name"])
+print("; ".join(problems) if problems else "consistent: %d reserved, %dm cpu, %d workloads" % (len(reserved), used, len(wls)))
+PY
+)
+case "$out" in
+consistent*) pass "restart: accounting after kill -9 ($out; $before jobs were stored at the kill)" ;;
+*) fail "restart: accounting after kill -9" "$out" ;;
+esac
+
+# kill -9 while Jobs run under the local executor: their processes die with
+# the server, and after the restart their Pods are marked Failed and the
+# Jobs run again.
+start_server restart-exec --controllers all --executor local || return 1
+XPID=$PID
+sed 's/sleep 30/sleep 30.3131/; s/name: admitted-job/name: crash-job/' "$SRC/examples/admitted-job.yaml" >"$TMP/crash-job.yaml"
+k apply -f "$SRC/examples/quota-lab-queues.yaml" >/dev/null
+wait_for "restart-exec: queue active" 10 '^True$' k get cq lab-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+k apply -f "$TMP/crash-job.yaml" >/dev/null
+wait_for "restart-exec: the job runs two pods" 15 '^2$' k -n kueue-lab get job crash-job -o jsonpath='{.status.active}'
+old=$(k -n kueue-lab get pods -l job-name=crash-job -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}')
+kill -9 "$XPID"
+wait "$XPID" 2>/dev/null
+sleep 0.5
+left=$(pgrep -f 'sleep 30.3131')
+if [ -z "$left" ]; then pass "restart-exec: no process outlives the killed server"; else
+    fail "restart-exec: no process outlives the killed server" "$left"
+    kill $left 2>/dev/null
+fi
+start_server restart-exec --controllers all --executor local || return 1
+p1=$(printf '%s\n' "$old" | head -1)
+wait_for "restart-exec: the old pods are marked Failed (ProcessLost)" 15 '^Failed ProcessLost$' \
+    k -n kueue-lab get pod "$p1" -o jsonpath='{.status.phase} {.status.reason}'
+wait_for "restart-exec: the job counts them failed and runs again" 15 '^2 2$' \
+    k -n kueue-lab get job crash-job -o jsonpath='{.status.failed} {.status.active}'
+expect_exact "restart-exec: still one admission for the job" "1" \
+    sh -c "kubectl --kubeconfig '$KC' -n kueue-lab get workloads -o name | wc -l | tr -d ' '"
+wait_for "restart-exec: ClusterQueue usage is the job's (1 cpu)" 10 '^1 1$' \
+    k get cq lab-cq -o jsonpath='{.status.reservingWorkloads} {.status.flavorsReservation[0].resources[0].total}'
+k -n kueue-lab delete job crash-job >/dev/null 2>&1
+stop_server "$PID"

@@ -1,0 +1,262 @@
+/* Unit tests for the batch/v1 Job integration's pure parts: the Workload
+ * built for a Job (name hash, pod set, priority), starting and stopping. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "controller/jobs/job.h"
+
+static json_t *parse(const char *s)
+{
+    json_error_t je;
+    json_t *j = json_loads(s, 0, &je);
+    assert_non_null(j);
+    return j;
+}
+
+static const char *path_str(const json_t *o, const char *a, const char *b, const char *c)
+{
+    const json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    if (c)
+        v = json_object_get(v, c);
+    return json_string_value(v);
+}
+
+/* Expected values from sha1("Job\nbatch\n<name>\n<uid>")[:5], computed
+ * independently (Python's hashlib). */
+static void test_workload_name_hash(void **state)
+{
+    char out[300];
+    job_workload_name("admitted-job", "487e8f92-6dcf-4eae-9e33-cd397395515b", out, sizeof(out));
+    assert_string_equal(out, "job-admitted-job-08830");
+    job_workload_name("j", "", out, sizeof(out));
+    assert_string_equal(out, "job-j-68c25");
+    char longname[301];
+    memset(longname, 'x', 300);
+    longname[300] = '\0';
+    job_workload_name(longname, "u1", out, sizeof(out));
+    assert_int_equal(strlen(out), 253); /* 247-byte prefix, '-', 5 hex digits */
+    assert_string_equal(out + 247, "-e1de5");
+    assert_memory_equal(out, "job-xxx", 7);
+}
+
+static const json_t *classes[4];
+
+static const json_t *lookup(void *arg, const char *kind, const char *name, size_t i)
+{
+    for (size_t k = 0, n = 0; k < 4 && classes[k]; k++) {
+        const char *ck = json_string_value(json_object_get(classes[k], "kind"));
+        const char *cn =
+            json_string_value(json_object_get(json_object_get(classes[k], "metadata"), "name"));
+        if (strcmp(ck, kind))
+            continue;
+        if (name ? !strcmp(cn, name) : n++ == i)
+            return classes[k];
+    }
+    return NULL;
+}
+
+#define JOB                                                                                        \
+    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"sample\","             \
+    "\"namespace\":\"ns1\",\"uid\":\"uid-1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"%s}," \
+    "\"annotations\":{%s}},\"spec\":{\"parallelism\":5,\"completions\":3,\"suspend\":true,"        \
+    "\"template\":{\"metadata\":{\"labels\":{\"job-name\":\"sample\",\"app\":\"a\","               \
+    "\"batch.kubernetes.io/controller-uid\":\"uid-1\"}},\"spec\":{%s\"restartPolicy\":\"Never\","  \
+    "\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}" \
+    "}]}}}}"
+
+static json_t *job(const char *labels, const char *ann, const char *podspec)
+{
+    char buf[4096];
+    snprintf(buf, sizeof(buf), JOB, labels, ann, podspec);
+    return parse(buf);
+}
+
+static void test_build_workload_shape(void **state)
+{
+    memset(classes, 0, sizeof(classes));
+    json_t *j = job("", "\"kueue.x-k8s.io/job-min-parallelism\":\"2\"", "");
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
+    assert_string_equal(path_str(wl, "metadata", "name", NULL), "job-sample-4502e");
+    assert_string_equal(path_str(wl, "metadata", "namespace", NULL), "ns1");
+    assert_string_equal(path_str(wl, "metadata", "labels", "kueue.x-k8s.io/job-uid"), "uid-1");
+    const json_t *own =
+        json_array_get(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), 0);
+    assert_string_equal(json_string_value(json_object_get(own, "kind")), "Job");
+    assert_string_equal(json_string_value(json_object_get(own, "uid")), "uid-1");
+    assert_true(json_is_true(json_object_get(own, "controller")));
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(json_object_get(wl, "metadata"), "finalizers"), 0)),
+                        "kueue.x-k8s.io/resource-in-use");
+    const json_t *spec = json_object_get(wl, "spec");
+    assert_string_equal(json_string_value(json_object_get(spec, "queueName")), "lq");
+    assert_int_equal(json_integer_value(json_object_get(spec, "priority")), 0);
+    assert_null(json_object_get(spec, "priorityClassRef"));
+    const json_t *ps = json_array_get(json_object_get(spec, "podSets"), 0);
+    assert_string_equal(json_string_value(json_object_get(ps, "name")), "main");
+    assert_int_equal(json_integer_value(json_object_get(ps, "count")), 3); /* min(5, 3) */
+    assert_int_equal(json_integer_value(json_object_get(ps, "minCount")), 2);
+    const json_t *labels =
+        json_object_get(json_object_get(json_object_get(ps, "template"), "metadata"), "labels");
+    assert_null(json_object_get(labels, "job-name"));
+    assert_null(json_object_get(labels, "batch.kubernetes.io/controller-uid"));
+    assert_string_equal(json_string_value(json_object_get(labels, "app")), "a");
+    assert_true(job_workload_matches(wl, wl));
+    json_decref(wl);
+    json_decref(j);
+}
+
+static void test_build_workload_priority(void **state)
+{
+    memset(classes, 0, sizeof(classes));
+    json_t *wpc = parse(
+        "{\"kind\":\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"high\"},\"value\":1000}");
+    json_t *pc =
+        parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"pod-pc\"},\"value\":50}");
+    json_t *d1 = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"d1\"},\"value\":7,"
+                       "\"globalDefault\":true}");
+    json_t *d2 = parse("{\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"d2\"},\"value\":3,"
+                       "\"globalDefault\":true}");
+    struct err e;
+    json_t *wl;
+    /* The label names a WorkloadPriorityClass that does not exist. */
+    json_t *j = job(",\"kueue.x-k8s.io/priority-class\":\"high\"", "", "");
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), ERR_NOT_FOUND);
+    assert_string_equal(e.message, "WorkloadPriorityClass \"high\" not found");
+    assert_null(wl);
+    classes[0] = wpc;
+    classes[1] = pc;
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
+    const json_t *spec = json_object_get(wl, "spec");
+    assert_int_equal(json_integer_value(json_object_get(spec, "priority")), 1000);
+    assert_string_equal(path_str(spec, "priorityClassRef", "kind", NULL), "WorkloadPriorityClass");
+    assert_string_equal(path_str(spec, "priorityClassRef", "group", NULL), "kueue.x-k8s.io");
+    json_decref(wl);
+    json_decref(j);
+    /* The pod template's priorityClassName. */
+    j = job("", "", "\"priorityClassName\":\"pod-pc\",");
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
+    spec = json_object_get(wl, "spec");
+    assert_int_equal(json_integer_value(json_object_get(spec, "priority")), 50);
+    assert_string_equal(path_str(spec, "priorityClassRef", "group", NULL), "scheduling.k8s.io");
+    json_decref(wl);
+    json_decref(j);
+    /* Neither: the lowest-valued global default. */
+    classes[2] = d1;
+    classes[3] = d2;
+    j = job("", "", "");
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
+    spec = json_object_get(wl, "spec");
+    assert_int_equal(json_integer_value(json_object_get(spec, "priority")), 3);
+    assert_string_equal(path_str(spec, "priorityClassRef", "name", NULL), "d2");
+    json_decref(wl);
+    json_decref(j);
+    json_decref(wpc);
+    json_decref(pc);
+    json_decref(d1);
+    json_decref(d2);
+    memset(classes, 0, sizeof(classes));
+}
+
+static void test_unmanaged_job(void **state)
+{
+    json_t *j =
+        parse("{\"kind\":\"Job\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\"},\"spec\":{}}");
+    assert_null(job_queue_name(j));
+    json_t *wl;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), ERR_INVALID);
+    json_decref(j);
+}
+
+static json_t *flavor_obj;
+static const json_t *flavor(void *arg, const char *name)
+{
+    return strcmp(name, "spot") ? NULL : flavor_obj;
+}
+
+static void test_start_and_stop(void **state)
+{
+    memset(classes, 0, sizeof(classes));
+    flavor_obj = parse(
+        "{\"metadata\":{\"name\":\"spot\"},\"spec\":{\"nodeLabels\":{\"tier\":\"spot\"},"
+        "\"tolerations\":[{\"key\":\"spot\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}}");
+    json_t *j = job("", "\"kueue.x-k8s.io/job-min-parallelism\":\"1\"", "");
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, NULL, NULL, &wl, &e), 0);
+    json_object_set_new(
+        wl, "status",
+        parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+              "[{\"name\":\"main\",\"count\":2,\"flavors\":{\"cpu\":\"spot\"}}]}}"));
+    json_t *started = job_start(j, wl, flavor, NULL);
+    const json_t *sspec = json_object_get(started, "spec");
+    assert_true(json_is_false(json_object_get(sspec, "suspend")));
+    assert_int_equal(json_integer_value(json_object_get(sspec, "parallelism")), 2); /* partial */
+    const json_t *pod = json_object_get(json_object_get(sspec, "template"), "spec");
+    assert_string_equal(path_str(pod, "nodeSelector", "tier", NULL), "spot");
+    assert_int_equal(json_array_size(json_object_get(pod, "tolerations")), 1);
+    assert_string_equal(
+        path_str(json_object_get(sspec, "template"), "metadata", "labels", "kueue.x-k8s.io/podset"),
+        "main");
+    /* Stopping restores the template and parallelism, keeps job-name. */
+    json_t *stopped = job_stop(started, wl);
+    const json_t *tspec = json_object_get(stopped, "spec");
+    assert_true(json_is_true(json_object_get(tspec, "suspend")));
+    assert_int_equal(json_integer_value(json_object_get(tspec, "parallelism")), 3);
+    const json_t *tpl = json_object_get(tspec, "template");
+    assert_null(json_object_get(json_object_get(tpl, "spec"), "nodeSelector"));
+    assert_null(json_object_get(json_object_get(tpl, "spec"), "tolerations"));
+    assert_null(path_str(tpl, "metadata", "labels", "kueue.x-k8s.io/podset"));
+    assert_string_equal(path_str(tpl, "metadata", "labels", "job-name"), "sample");
+    json_decref(stopped);
+    json_decref(started);
+    json_decref(wl);
+    json_decref(j);
+    json_decref(flavor_obj);
+}
+
+static void test_reclaimable_and_finished(void **state)
+{
+    json_t *j = parse(
+        "{\"spec\":{\"parallelism\":4,\"completions\":6},\"status\":{\"succeeded\":3,"
+        "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"message\":\"done\"}]}}");
+    assert_int_equal(job_reclaimable(j), 1); /* remaining 3 < parallelism 4 */
+    const char *t, *m;
+    assert_true(job_finished(j, &t, &m));
+    assert_string_equal(t, "Complete");
+    assert_string_equal(m, "done");
+    json_decref(j);
+    j = parse("{\"spec\":{\"parallelism\":4,\"completions\":8},\"status\":{\"succeeded\":3}}");
+    assert_int_equal(job_reclaimable(j), 0);
+    assert_false(job_finished(j, NULL, NULL));
+    json_decref(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_workload_name_hash),
+        cmocka_unit_test(test_build_workload_shape),
+        cmocka_unit_test(test_build_workload_priority),
+        cmocka_unit_test(test_unmanaged_job),
+        cmocka_unit_test(test_start_and_stop),
+        cmocka_unit_test(test_reclaimable_and_finished),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
