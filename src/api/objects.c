@@ -73,6 +73,21 @@ enum api_kind api_doc_kind(const json_t *doc)
                            json_string_value(json_object_get(doc, "kind")));
 }
 
+const char *api_doc_meta_str(const json_t *doc, const char *field)
+{
+    return json_string_value(json_object_get(json_object_get(doc, "metadata"), field));
+}
+
+json_t *api_doc_meta(json_t *doc)
+{
+    json_t *m = json_object_get(doc, "metadata");
+    if (!json_is_object(m)) {
+        m = json_object();
+        json_object_set_new(doc, "metadata", m);
+    }
+    return m;
+}
+
 void api_doc_err_object(const json_t *doc, struct err *e)
 {
     const char *kind = json_string_value(json_object_get(doc, "kind"));
@@ -238,8 +253,7 @@ static const json_t *d_arr(struct dec *d, const json_t *p, const char *key)
     return v;
 }
 
-/* Quantity text of an int-or-string value into buf; false for other types. */
-static bool quantity_text(const json_t *v, char *buf, size_t len)
+bool api_quantity_text(const json_t *v, char *buf, size_t len)
 {
     if (json_is_string(v))
         snprintf(buf, len, "%s", json_string_value(v));
@@ -256,7 +270,7 @@ static bool quantity_text(const json_t *v, char *buf, size_t len)
 static bool qty_value(struct dec *d, const json_t *v, q_amount *out, bool *saturated)
 {
     char text[128];
-    if (!quantity_text(v, text, sizeof(text))) {
+    if (!api_quantity_text(v, text, sizeof(text))) {
         type_err(d, v, "string");
         return false;
     }

@@ -550,11 +550,19 @@ void api_object_free(struct api_object *o);
 
 /* The kind of a document from its apiVersion and kind fields. */
 enum api_kind api_doc_kind(const json_t *doc);
+/* metadata.<field> of a document when it is a string, else NULL (borrowed). */
+const char *api_doc_meta_str(const json_t *doc, const char *field);
+/* The metadata object of a document (borrowed), made empty when missing or
+ * not an object. */
+json_t *api_doc_meta(json_t *doc);
 
 /* Small accessors used everywhere. */
 const char *api_kvs_get(const struct api_kvs *kvs, const char *key); /* NULL when absent */
 const struct api_condition *api_condition_find(const struct api_conditions *c, const char *type);
 bool api_condition_is_true(const struct api_conditions *c, const char *type);
+/* The text of a quantity as written in a document (a string as it is, a
+ * number in decimal) into buf; false for a value of another type. */
+bool api_quantity_text(const json_t *v, char *buf, size_t len);
 /* Does the selector select these labels? A NULL selector selects nothing;
  * an empty one selects everything. */
 bool api_selector_matches(const struct api_label_selector *sel, const struct api_kvs *labels);

@@ -372,13 +372,7 @@ static const json_t *jget(const json_t *o, const char *key)
 /* The quantity as written in the document (for messages). */
 static void qty_text(const json_t *v, char *buf, size_t len)
 {
-    if (json_is_string(v))
-        snprintf(buf, len, "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, len, "%.15g", json_real_value(v));
-    else
+    if (!api_quantity_text(v, buf, len))
         snprintf(buf, len, "?");
 }
 

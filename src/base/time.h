@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "base/compiler.h"
 
@@ -23,5 +24,8 @@ void tm_format_rfc3339(int64_t ms, char buf[TM_RFC3339_LEN]);
 void tm_format_rfc3339_micro(int64_t ms, char buf[TM_RFC3339_LEN]);
 int64_t tm_now_ms(void);       /* CLOCK_REALTIME */
 int64_t tm_monotonic_ms(void); /* CLOCK_MONOTONIC, for intervals */
+/* The moment ms milliseconds from now on clock (CLOCK_REALTIME or
+ * CLOCK_MONOTONIC), as pthread_cond_timedwait takes it. */
+struct timespec tm_deadline(clockid_t clock, int64_t ms);
 
 #endif

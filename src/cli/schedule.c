@@ -68,11 +68,6 @@ static const char *jstr(const json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-static const char *meta_str(const json_t *doc, const char *k)
-{
-    return jstr(json_object_get(doc, "metadata"), k);
-}
-
 /* "cueue schedule: FILE: document N: Kind/[ns/]name: path: message" (the
  * object is named in e, see decode_doc). */
 static int bad_input(const char *file, size_t index, const json_t *doc, const struct err *e)
@@ -82,7 +77,7 @@ static int bad_input(const char *file, size_t index, const json_t *doc, const st
     if (e->object[0]) {
         fprintf(stderr, "cueue schedule: %s: document %zu: %s\n", file, index, sb_str(&sb));
     } else {
-        const char *kind = jstr(doc, "kind"), *name = meta_str(doc, "name");
+        const char *kind = jstr(doc, "kind"), *name = api_doc_meta_str(doc, "name");
         fprintf(stderr, "cueue schedule: %s: document %zu: %s/%s: %s\n", file, index,
                 kind ? kind : "?", name ? name : "?", sb_str(&sb));
     }
@@ -96,7 +91,7 @@ static const json_t *find_doc(const struct run *r, const char *kind, const char 
 {
     for (size_t i = 0; i < r->n_docs; i++) {
         const json_t *d = r->docs[i].json;
-        const char *k = jstr(d, "kind"), *n = meta_str(d, "name");
+        const char *k = jstr(d, "kind"), *n = api_doc_meta_str(d, "name");
         if (k && n && !strcmp(k, kind) && !strcmp(n, name))
             return d;
     }
@@ -150,7 +145,7 @@ static void job_priority(const struct run *r, const json_t *job, const json_t *t
         json_t *ref = json_object();
         json_object_set_new(ref, "group", json_string("scheduling.k8s.io"));
         json_object_set_new(ref, "kind", json_string("PriorityClass"));
-        json_object_set_new(ref, "name", json_string(meta_str(pc, "name")));
+        json_object_set_new(ref, "name", json_string(api_doc_meta_str(pc, "name")));
         json_object_set_new(spec, "priorityClassRef", ref);
         json_object_set_new(spec, "priority",
                             json_integer(json_integer_value(json_object_get(pc, "value"))));
@@ -260,8 +255,8 @@ static int decode_doc(struct doc *d)
     struct err e;
     err_init(&e);
     const char *kind = jstr(d->json, "kind");
-    err_set_object(&e, kind ? kind : "", meta_str(d->json, "namespace"),
-                   meta_str(d->json, "name") ? meta_str(d->json, "name") : "");
+    err_set_object(&e, kind ? kind : "", api_doc_meta_str(d->json, "namespace"),
+                   api_doc_meta_str(d->json, "name") ? api_doc_meta_str(d->json, "name") : "");
     dflt_object(d->json);
     if (api_object_decode(d->json, &d->obj, &e))
         return bad_input(d->file, d->index, d->json, &e);
@@ -291,8 +286,9 @@ static void claim_template(struct run *r, const json_t *doc)
         counts[k] = json_is_integer(cnt) ? json_integer_value(cnt) : 1;
         k++;
     }
-    const char *ns = meta_str(doc, "namespace");
-    eng_set_claim_template(r->eng, ns ? ns : "default", meta_str(doc, "name"), k, classes, counts);
+    const char *ns = api_doc_meta_str(doc, "namespace");
+    eng_set_claim_template(r->eng, ns ? ns : "default", api_doc_meta_str(doc, "name"), k, classes,
+                           counts);
     free(classes);
     free(counts);
 }

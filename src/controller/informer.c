@@ -127,14 +127,7 @@ static bool stopping(struct inf *inf)
 /* Sleep ms unless stopped first. Returns true when stopping. */
 static bool sleep_or_stop(struct inf *inf, int64_t ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    struct timespec ts = tm_deadline(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&inf->mu);
     while (!inf->stop) {
         if (pthread_cond_timedwait(&inf->cond, &inf->mu, &ts) == ETIMEDOUT)

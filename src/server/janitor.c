@@ -75,14 +75,7 @@ static void *janitor_main(void *arg)
         every = 200;
     pthread_mutex_lock(&s->janitor_lock);
     while (!s->stopping) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += every / 1000;
-        ts.tv_nsec += (every % 1000) * 1000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
+        struct timespec ts = tm_deadline(CLOCK_MONOTONIC, every);
         int rc = pthread_cond_timedwait(&s->janitor_cond, &s->janitor_lock, &ts);
         if (s->stopping)
             break;

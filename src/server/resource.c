@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "api/codec.h"
+#include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
 #include "base/time.h"
@@ -179,21 +180,6 @@ static bool check_type(struct srv_req *q, const struct store_resource *r, json_t
     return true;
 }
 
-static json_t *meta_of(json_t *obj)
-{
-    json_t *m = json_object_get(obj, "metadata");
-    if (!json_is_object(m)) {
-        m = json_object();
-        json_object_set_new(obj, "metadata", m);
-    }
-    return m;
-}
-
-static const char *meta_str(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
-}
-
 /* A name that could escape its path segment is refused before the store
  * sees it: 422 as Kubernetes' path-segment name check answers. */
 static bool check_name(struct srv_req *q, const struct store_resource *r, const char *name,
@@ -221,7 +207,7 @@ static bool check_name(struct srv_req *q, const struct store_resource *r, const 
 /* Namespace in the body vs the URL (spec §3). */
 static bool check_namespace(struct srv_req *q, const struct srv_route *rt, json_t *obj, int *ret)
 {
-    json_t *meta = meta_of(obj);
+    json_t *meta = api_doc_meta(obj);
     if (!rt->res->namespaced) {
         json_object_del(meta, "namespace");
         return true;
@@ -392,7 +378,7 @@ static int reply_object(struct srv_req *q, const struct store_resource *r, json_
     if (srv_accept_table(srv_header(q, "Accept"))) {
         struct srv_table_opts o = {true, include_object(q), tm_now_ms()};
         json_t *t = srv_table(r, &obj, 1, &o);
-        const char *rv = meta_str(obj, "resourceVersion");
+        const char *rv = api_doc_meta_str(obj, "resourceVersion");
         json_object_set_new(t, "metadata", json_pack("{s:s}", "resourceVersion", rv ? rv : ""));
         int ret = srv_reply_json(q, code, t, table_type);
         json_decref(t);
@@ -452,8 +438,9 @@ static int reply_raw_list(struct srv_req *q, const struct store_resource *r, jso
 static bool names_one(const struct srv_fsel *sel, const struct store_list_opts *lo,
                       const struct store_resource *r, const char *ns)
 {
-    return sel->n == 1 && !sel->t[0].neq && !strcmp(sel->t[0].field, "metadata.name") &&
-           !lo->label_selector && !lo->continue_token && (ns || !r->namespaced);
+    return sel->sel.n == 1 && sel->sel.reqs[0].op == SEL_EQ &&
+           !strcmp(sel->sel.reqs[0].key, "metadata.name") && !lo->label_selector &&
+           !lo->continue_token && (ns || !r->namespaced);
 }
 
 static int list_one(struct srv_req *q, const struct store_resource *r, const char *ns,
@@ -495,8 +482,10 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     lo.label_selector = ls && *ls ? ls : NULL;
     lo.field_selector = sel.store_can && fs && *fs ? fs : NULL;
     const char *limit = srv_query(q, "limit");
-    if (limit && *limit && !parse_size(limit, &lo.limit))
+    if (limit && *limit && !parse_size(limit, &lo.limit)) {
+        srv_fsel_release(&sel);
         return reply_bad(q, "invalid limit: %s", limit);
+    }
     const char *cont = srv_query(q, "continue");
     lo.continue_token = cont && *cont ? cont : NULL;
 
@@ -508,14 +497,16 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     int rc;
     if (names_one(&sel, &lo, r, ns)) {
         lo.raw = false;
-        rc = list_one(q, r, ns, sel.t[0].value, &l, &e);
+        rc = list_one(q, r, ns, sel.sel.reqs[0].values[0], &l, &e);
     } else {
         rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
     }
-    if (rc == ERR_INVALID || rc == ERR_PARSE)
-        return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
-    if (rc)
+    if (rc) {
+        srv_fsel_release(&sel);
+        if (rc == ERR_INVALID || rc == ERR_PARSE)
+            return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
         return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
+    }
 
     char rv[32];
     snprintf(rv, sizeof(rv), "%llu", (unsigned long long)l.resource_version);
@@ -527,6 +518,7 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     }
     int ret;
     if (lo.raw) {
+        srv_fsel_release(&sel);
         ret = reply_raw_list(q, r, meta, &l);
         json_decref(meta);
         store_list_release(&l);
@@ -545,6 +537,7 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
         }
     }
     l.n = kept;
+    srv_fsel_release(&sel);
 
     json_t *body;
     const char *type = NULL;
@@ -590,7 +583,7 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
-    name = meta_str(obj, "name");
+    name = api_doc_meta_str(obj, "name");
     if (name && !check_name(q, r, name, &ret))
         goto out;
     struct store_write_opts wo = {.dry_run = dry == 1,
@@ -615,7 +608,7 @@ out:
 static bool check_update_rv(struct srv_req *q, const struct store_resource *r, json_t *obj,
                             const char *name, int *ret)
 {
-    const char *rv = meta_str(obj, "resourceVersion");
+    const char *rv = api_doc_meta_str(obj, "resourceVersion");
     if (!is_custom(r) || (rv && *rv))
         return true;
     struct err e;
@@ -644,13 +637,13 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
-    const char *name = meta_str(obj, "name");
+    const char *name = api_doc_meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
         ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
                         name, rt->name);
         goto out;
     }
-    json_object_set_new(meta_of(obj), "name", json_string(rt->name));
+    json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
     if (!check_update_rv(q, r, obj, rt->name, &ret))
         goto out;
     struct store_write_opts wo = {
@@ -702,7 +695,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         return NULL;
     }
     /* Identity stays as stored whatever the patch says. */
-    json_t *meta = meta_of(out);
+    json_t *meta = api_doc_meta(out);
     const json_t *cmeta = json_object_get(cur, "metadata");
     static const char *const keep[] = {"name", "namespace", "uid", "creationTimestamp"};
     for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
@@ -755,13 +748,13 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
-    const char *name = meta_str(obj, "name");
+    const char *name = api_doc_meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
         ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
                         name, rt->name);
         goto out;
     }
-    json_object_set_new(meta_of(obj), "name", json_string(rt->name));
+    json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
@@ -859,12 +852,13 @@ struct delete_req {
     json_t *body;
 };
 
+/* On failure the reply is sent (its result in *ret) and d holds nothing. */
 static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
 {
     memset(d, 0, sizeof(*d));
     int dry = dry_run(q, ret);
     if (dry < 0)
-        return false;
+        goto bad;
     d->o.dry_run = dry == 1;
     d->o.propagation_policy = srv_query(q, "propagationPolicy");
     if (q->body.len) {
@@ -872,11 +866,11 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
         err_init(&e);
         if (srv_body_parse(q, false, &d->body, &e)) {
             *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
-            return false;
+            goto bad;
         }
         if (!json_is_object(d->body)) {
             *ret = reply_bad(q, "DeleteOptions must be a JSON object");
-            return false;
+            goto bad;
         }
         const char *pp = json_string_value(json_object_get(d->body, "propagationPolicy"));
         if (pp)
@@ -894,7 +888,7 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
                 d->o.dry_run = true;
             else {
                 *ret = reply_bad(q, "Unsupported value: dryRun: supported values: \"All\"");
-                return false;
+                goto bad;
             }
         }
     }
@@ -904,9 +898,13 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
                          "Unsupported value: \"%s\": supported values: \"Foreground\", "
                          "\"Background\", \"Orphan\"",
                          pp);
-        return false;
+        goto bad;
     }
     return true;
+bad:
+    json_decref(d->body);
+    d->body = NULL;
+    return false;
 }
 
 static int do_delete(struct srv_req *q, const struct srv_route *rt)
@@ -914,10 +912,8 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
     const struct store_resource *r = rt->res;
     struct delete_req d;
     int ret = 0;
-    if (!read_delete_opts(q, &d, &ret)) {
-        json_decref(d.body);
+    if (!read_delete_opts(q, &d, &ret))
         return ret;
-    }
     struct err e;
     err_init(&e);
     json_t *last = NULL;
@@ -931,7 +927,7 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
         ret = last ? reply_object(q, r, last, 200) : srv_reply_status(q, 200, NULL, NULL, NULL);
     } else {
         json_t *det = srv_details(r, rt->name);
-        const char *uid = last ? meta_str(last, "uid") : NULL;
+        const char *uid = last ? api_doc_meta_str(last, "uid") : NULL;
         if (uid)
             json_object_set_new(det, "uid", json_string(uid));
         json_t *st = srv_status_new(200, NULL, NULL, det);
@@ -949,10 +945,8 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     const struct store_resource *r = rt->res;
     struct delete_req d;
     int ret = 0;
-    if (!read_delete_opts(q, &d, &ret)) {
-        json_decref(d.body);
+    if (!read_delete_opts(q, &d, &ret))
         return ret;
-    }
     struct err e;
     err_init(&e);
     const char *fs = srv_query(q, "fieldSelector");
@@ -968,6 +962,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     const char *ns = rt->ns[0] ? rt->ns : NULL;
     int rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
     if (rc) {
+        srv_fsel_release(&sel);
         json_decref(d.body);
         if (rc == ERR_INVALID)
             return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
@@ -977,8 +972,8 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     for (size_t i = 0; i < l.n; i++) {
         if (!srv_fsel_match(&sel, l.items[i]))
             continue;
-        const char *name = meta_str(l.items[i], "name");
-        const char *ons = meta_str(l.items[i], "namespace");
+        const char *name = api_doc_meta_str(l.items[i], "name");
+        const char *ons = api_doc_meta_str(l.items[i], "namespace");
         json_t *last = NULL;
         bool deleted = false;
         err_init(&e);
@@ -989,6 +984,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
             json_array_append_new(items, last);
         }
     }
+    srv_fsel_release(&sel);
     store_list_release(&l);
     char gv[160], kind[160], rv[32];
     gv_string(r, gv, sizeof(gv));

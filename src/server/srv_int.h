@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "api/selector.h"
 #include "base/compiler.h"
 #include "base/strbuf.h"
 #include "server/server.h"
@@ -184,20 +185,16 @@ void srv_human_duration(int64_t ms, char *buf, size_t len);
 const json_t *srv_jsonpath(const json_t *obj, const char *path);
 
 /* select.c: field selectors, evaluated by the server. */
-#define SRV_MAX_TERMS 16
 struct srv_fsel {
-    size_t n;
-    struct {
-        char field[64];
-        char value[256];
-        bool neq;
-    } t[SRV_MAX_TERMS];
-    bool store_can; /* the store evaluates every term */
+    struct sel_selector sel; /* owned: srv_fsel_release */
+    bool store_can;          /* the store evaluates every term */
 };
-/* Parse; ERR_INVALID with Kubernetes' message on a bad or unsupported field. */
+/* Parse (api/selector.h's sel_field_parse for r); ERR_INVALID with
+ * Kubernetes' message on a bad or unsupported field (out left empty). */
 CU_MUST_CHECK int srv_fsel_parse(const char *text, const struct store_resource *r,
                                  struct srv_fsel *out, struct err *e);
 bool srv_fsel_match(const struct srv_fsel *f, const json_t *obj);
+void srv_fsel_release(struct srv_fsel *f);
 
 /* patch.c */
 enum srv_patch_type { PATCH_MERGE, PATCH_JSON, PATCH_STRATEGIC, PATCH_APPLY };

@@ -18,7 +18,9 @@ void srv_qualified(const struct store_resource *r, char *buf, size_t len)
         snprintf(buf, len, "%s", r->plural);
 }
 
-json_t *srv_details(const struct store_resource *r, const char *name)
+/* StatusDetails: kind is the resource's plural in most answers, its Kind
+ * in an Invalid one, as Kubernetes writes them. */
+static json_t *details(const struct store_resource *r, const char *name, bool kind)
 {
     json_t *d = json_object();
     if (name && *name)
@@ -26,8 +28,13 @@ json_t *srv_details(const struct store_resource *r, const char *name)
     if (r && *r->group)
         json_object_set_new(d, "group", json_string(r->group));
     if (r)
-        json_object_set_new(d, "kind", json_string(r->plural));
+        json_object_set_new(d, "kind", json_string(kind ? r->kind : r->plural));
     return d;
+}
+
+json_t *srv_details(const struct store_resource *r, const char *name)
+{
+    return details(r, name, false);
 }
 
 /* The Kubernetes cause reason of a field error, from its message's wording. */
@@ -84,13 +91,7 @@ static int reply_invalid(struct srv_req *q, const struct err *e, const struct st
         json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", "FieldValueInvalid",
                                                 "message", e->message, "field", e->path));
     }
-    json_t *d = json_object();
-    if (name && *name)
-        json_object_set_new(d, "name", json_string(name));
-    if (r && *r->group)
-        json_object_set_new(d, "group", json_string(r->group));
-    if (r)
-        json_object_set_new(d, "kind", json_string(r->kind));
+    json_t *d = details(r, name, true);
     json_object_set_new(d, "causes", causes);
     int ret = srv_reply_status(q, 422, "Invalid", sb_str(&msg), d);
     json_decref(d);

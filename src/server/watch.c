@@ -195,6 +195,7 @@ static void watch_free(void *cls)
     struct watch *wt = cls;
     if (wt->w)
         store_watch_close(wt->w);
+    srv_fsel_release(&wt->sel);
     sb_release(&wt->out);
     free(wt);
 }

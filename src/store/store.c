@@ -239,22 +239,6 @@ static int meta_set(struct store__conn *c, const char *k, int64_t v, struct err 
 
 /* ---- small JSON helpers ------------------------------------------------------- */
 
-const char *store__meta_str(const json_t *obj, const char *field)
-{
-    json_t *v = json_object_get(json_object_get(obj, "metadata"), field);
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static json_t *meta_of(json_t *obj)
-{
-    json_t *m = json_object_get(obj, "metadata");
-    if (!json_is_object(m)) {
-        m = json_object();
-        json_object_set_new(obj, "metadata", m);
-    }
-    return m;
-}
-
 static char *dump(const json_t *obj)
 {
     return json_dumps(obj, JSON_COMPACT);
@@ -277,12 +261,12 @@ static void set_rv(json_t *obj, uint64_t rv)
 {
     char buf[24];
     snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rv);
-    json_object_set_new(meta_of(obj), "resourceVersion", json_string(buf));
+    json_object_set_new(api_doc_meta(obj), "resourceVersion", json_string(buf));
 }
 
 static bool has_deletion(const json_t *obj)
 {
-    return store__meta_str(obj, "deletionTimestamp") != NULL;
+    return api_doc_meta_str(obj, "deletionTimestamp") != NULL;
 }
 
 static size_t n_finalizers(const json_t *obj)
@@ -480,7 +464,7 @@ static void pending_add(struct store *s, enum store_event_type type, const struc
     c->ev = store__evrec_new(type, r, rv, text);
     c->obj = json_incref(obj);
     c->prev = prev ? json_incref((json_t *)prev) : NULL;
-    c->ns = store__meta_str(obj, "namespace");
+    c->ns = api_doc_meta_str(obj, "namespace");
 }
 
 static void pending_truncate(struct store *s, size_t mark)
@@ -633,8 +617,8 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
                    enum store_event_type type, bool owners_changed, const json_t *prev,
                    struct err *e)
 {
-    const char *ns = r->namespaced ? store__meta_str(obj, "namespace") : "";
-    const char *name = store__meta_str(obj, "name");
+    const char *ns = r->namespaced ? api_doc_meta_str(obj, "namespace") : "";
+    const char *name = api_doc_meta_str(obj, "name");
     uint64_t rv = ++s->next_rv;
     set_rv(obj, rv);
     char *text = dump(obj);
@@ -642,7 +626,7 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     bind_text(st, 1, r->key);
     bind_text(st, 2, ns);
     bind_text(st, 3, name);
-    bind_text(st, 4, store__meta_str(obj, "uid"));
+    bind_text(st, 4, api_doc_meta_str(obj, "uid"));
     sqlite3_bind_int64(st, 5, (int64_t)rv);
     bind_text(st, 6, text);
     int rc = step_done(s, st, "write", e);
@@ -690,7 +674,7 @@ static int not_found(struct err *e, const struct store_resource *r, const char *
 /* metadata.finalizers of obj, created empty when absent (borrowed). */
 static json_t *finalizers_of(json_t *obj)
 {
-    json_t *m = meta_of(obj);
+    json_t *m = api_doc_meta(obj);
     json_t *f = json_object_get(m, "finalizers");
     if (!json_is_array(f)) {
         f = json_array();
@@ -722,7 +706,7 @@ static void drop_finalizer(json_t *obj, const char *name)
             i++;
     }
     if (json_array_size(f) == 0)
-        json_object_del(meta_of(obj), "finalizers");
+        json_object_del(api_doc_meta(obj), "finalizers");
 }
 
 static int do_delete(struct store *s, const struct store_resource *r, json_t *cur,
@@ -840,8 +824,8 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
 static int obj_remove(struct store *s, const struct store_resource *r, json_t *cur, int depth,
                       struct err *e)
 {
-    const char *ns = r->namespaced ? store__meta_str(cur, "namespace") : "";
-    const char *name = store__meta_str(cur, "name");
+    const char *ns = r->namespaced ? api_doc_meta_str(cur, "namespace") : "";
+    const char *name = api_doc_meta_str(cur, "name");
     uint64_t rv = ++s->next_rv;
     set_rv(cur, rv);
     sqlite3_stmt *st = store__stmt(&s->w, ST_DELETE);
@@ -858,7 +842,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
             pending_add(s, STORE_DELETED, r, rv, text, cur, NULL);
         free(text);
     }
-    const char *uid = store__meta_str(cur, "uid");
+    const char *uid = api_doc_meta_str(cur, "uid");
     if (!rc && uid && depth < MAX_GC_DEPTH)
         rc = collect_dependents(s, uid, false, depth, e);
     if (!rc && depth < MAX_GC_DEPTH)
@@ -1001,7 +985,7 @@ static int mark_deleting(struct store *s, const struct store_resource *r, json_t
 {
     char now[TM_RFC3339_LEN];
     now_rfc3339(now);
-    json_t *m = meta_of(cur);
+    json_t *m = api_doc_meta(cur);
     json_object_set_new(m, "deletionTimestamp", json_string(now));
     json_object_set_new(m, "deletionGracePeriodSeconds", json_integer(0));
     if (!strcmp(r->key, "namespaces")) {
@@ -1031,7 +1015,7 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
     if (rc)
         return rc;
     if (is_ns) {
-        const char *name = store__meta_str(cur, "name");
+        const char *name = api_doc_meta_str(cur, "name");
         rc = empty_namespace(s, name, depth, e);
         if (!rc)
             rc = finish_namespace(s, name, depth, e);
@@ -1051,7 +1035,7 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
     }
     if (n_finalizers(cur) > 0)
         return 0;
-    const char *uid = store__meta_str(cur, "uid");
+    const char *uid = api_doc_meta_str(cur, "uid");
     if (orphan && uid) {
         rc = collect_dependents(s, uid, true, depth, e);
         if (rc)
@@ -1294,7 +1278,7 @@ static int token_parse(const char *tok, uint64_t *rv, char **ns, char **name, st
 /* ---- list --------------------------------------------------------------------------------- */
 
 struct list_query {
-    struct store__selector labels, fields;
+    struct sel_selector labels, fields;
     bool filtering;
 };
 
@@ -1381,14 +1365,13 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 2);
         json_t *obj = NULL;
-        if (q->filtering && !store__selector_may_match_text(&q->labels, &q->fields, text))
+        if (q->filtering && !sel_may_match_text(&q->labels, &q->fields, text))
             continue;
         if (q->filtering) {
             obj = load_text(text);
             if (!obj)
                 continue;
-            if (!store__label_selector_matches(&q->labels, obj) ||
-                !store__field_selector_matches(&q->fields, obj)) {
+            if (!sel_label_matches(&q->labels, obj) || !sel_field_matches(&q->fields, obj)) {
                 json_decref(obj);
                 continue;
             }
@@ -1455,12 +1438,12 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     if (!r->namespaced || (ns && !*ns))
         ns = NULL;
     struct list_query q = {0};
-    int rc = store__label_selector_parse(o->label_selector, &q.labels, e);
+    int rc = sel_label_parse(o->label_selector, &q.labels, e);
     if (rc)
         return rc;
-    rc = store__field_selector_parse(r, o->field_selector, &q.fields, e);
+    rc = sel_field_parse(r->key, o->field_selector, &q.fields, e);
     if (rc) {
-        store__selector_release(&q.labels);
+        sel_release(&q.labels);
         return rc;
     }
     q.filtering = q.labels.n || q.fields.n;
@@ -1493,8 +1476,8 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     store__conn_put(s, c);
     free(after_ns);
     free(after_name);
-    store__selector_release(&q.labels);
-    store__selector_release(&q.fields);
+    sel_release(&q.labels);
+    sel_release(&q.fields);
     if (rc)
         store_list_release(out);
     return rc;
@@ -1538,7 +1521,7 @@ static const char *const SERVER_SET_META[] = {"uid",
  * finalizer in spec, phase Active. */
 static void default_namespace(json_t *doc, const char *name)
 {
-    json_t *m = meta_of(doc);
+    json_t *m = api_doc_meta(doc);
     json_t *labels = json_object_get(m, "labels");
     if (!json_is_object(labels)) {
         labels = json_object();
@@ -1571,7 +1554,7 @@ static json_t *obj_child(json_t *parent, const char *key)
 static void default_job(json_t *doc, const char *uid, const char *name)
 {
     json_t *spec = obj_child(doc, "spec");
-    json_t *labels = json_object_get(meta_of(doc), "labels");
+    json_t *labels = json_object_get(api_doc_meta(doc), "labels");
     json_t *queue = json_object_get(labels, "kueue.x-k8s.io/queue-name");
     if (json_is_string(queue) && *json_string_value(queue))
         json_object_set_new(spec, "suspend", json_true());
@@ -1625,15 +1608,15 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
     if (!json_is_object(obj))
         return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
     if (r->namespaced && (!ns || !*ns))
-        ns = store__meta_str(obj, "namespace");
+        ns = api_doc_meta_str(obj, "namespace");
     if (r->namespaced && (!ns || !*ns))
         return err_set(e, ERR_PARSE, "a namespace is required for %s", res_name(r));
     json_t *doc = json_deep_copy(obj);
     char gv[128];
     json_object_set_new(doc, "apiVersion", json_string(group_version(r, gv, sizeof(gv))));
     json_object_set_new(doc, "kind", json_string(r->kind));
-    json_t *m = meta_of(doc);
-    const char *body_ns = store__meta_str(doc, "namespace");
+    json_t *m = api_doc_meta(doc);
+    const char *body_ns = api_doc_meta_str(doc, "namespace");
     if (r->namespaced) {
         if (body_ns && *body_ns && strcmp(body_ns, ns)) {
             json_decref(doc);
@@ -1649,8 +1632,8 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         json_object_del(m, *f);
     if (r->has_status)
         json_object_del(doc, "status");
-    const char *name = store__meta_str(doc, "name");
-    const char *gen = store__meta_str(doc, "generateName");
+    const char *name = api_doc_meta_str(doc, "name");
+    const char *gen = api_doc_meta_str(doc, "generateName");
     if ((!name || !*name) && gen && *gen) {
         char suffix[6];
         name_suffix(suffix);
@@ -1666,7 +1649,7 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         err_restore(e, mark);
         return ERR_INVALID;
     }
-    name = store__meta_str(doc, "name");
+    name = api_doc_meta_str(doc, "name");
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     int rc = check_name(r, name, e);
     if (rc) {
@@ -1695,12 +1678,12 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
 /* Give doc a fresh generateName suffix after a collision. */
 static void regenerate_name(json_t *doc)
 {
-    const char *gen = store__meta_str(doc, "generateName");
+    const char *gen = api_doc_meta_str(doc, "generateName");
     char suffix[6];
     name_suffix(suffix);
     struct sb nb = SB_INIT;
     sb_addf(&nb, "%s%s", gen, suffix);
-    json_object_set_new(meta_of(doc), "name", json_string(nb.buf));
+    json_object_set_new(api_doc_meta(doc), "name", json_string(nb.buf));
     sb_release(&nb);
     if (json_is_object(json_object_get(doc, "spec")) &&
         !strcmp(json_string_value(json_object_get(doc, "kind")), "Job")) {
@@ -1709,9 +1692,9 @@ static void regenerate_name(json_t *doc)
             json_object_get(json_object_get(json_object_get(doc, "spec"), "template"), "metadata"),
             "labels");
         if (json_is_object(tl) && json_object_get(tl, "job-name")) {
-            json_object_set(tl, "job-name", json_object_get(meta_of(doc), "name"));
+            json_object_set(tl, "job-name", json_object_get(api_doc_meta(doc), "name"));
             json_object_set(tl, "batch.kubernetes.io/job-name",
-                            json_object_get(meta_of(doc), "name"));
+                            json_object_get(api_doc_meta(doc), "name"));
         }
     }
 }
@@ -1730,16 +1713,16 @@ static int create_run(struct store *s, struct wop *op)
     struct err *e = op->e;
     int rc = 0;
     if (c->r->namespaced)
-        rc = check_namespace(s, c->r, c->ns, store__meta_str(c->doc, "name"), e);
+        rc = check_namespace(s, c->r, c->ns, api_doc_meta_str(c->doc, "name"), e);
     for (int attempt = 0; !rc; attempt++) {
         json_t *cur;
-        rc = w_load(s, c->r, c->ns, store__meta_str(c->doc, "name"), &cur, e);
+        rc = w_load(s, c->r, c->ns, api_doc_meta_str(c->doc, "name"), &cur, e);
         if (rc || !cur)
             break;
         json_decref(cur);
         if (!c->generated || attempt >= 8)
             return err_set(e, ERR_EXISTS, "%s \"%s\" already exists", res_name(c->r),
-                           store__meta_str(c->doc, "name"));
+                           api_doc_meta_str(c->doc, "name"));
         regenerate_name(c->doc);
     }
     if (rc)
@@ -1762,9 +1745,9 @@ int store_create(struct store *s, const struct store_resource *r, const char *ns
     struct create_op c = {
         .base = {.run = create_run, .e = e},
         .r = r,
-        .ns = r->namespaced ? store__meta_str(doc, "namespace") : "",
+        .ns = r->namespaced ? api_doc_meta_str(doc, "namespace") : "",
         .doc = doc,
-        .generated = !store__meta_str(obj, "name") || !*store__meta_str(obj, "name"),
+        .generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name"),
         .dry_run = opts && opts->dry_run,
     };
     rc = run_write(s, &c.base);
@@ -1848,7 +1831,7 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
     char gv[128];
     json_object_set_new(next, "apiVersion", json_string(group_version(r, gv, sizeof(gv))));
     json_object_set_new(next, "kind", json_string(r->kind));
-    json_t *m = meta_of(next);
+    json_t *m = api_doc_meta(next);
     json_t *cm = json_object_get(cur, "metadata");
     static const char *const keep[] = {"name",
                                        "namespace",
@@ -1906,10 +1889,10 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         return rc;
     }
     json_t *cm = json_object_get(cur, "metadata");
-    json_object_set(meta_of(res), "resourceVersion", json_object_get(cm, "resourceVersion"));
+    json_object_set(api_doc_meta(res), "resourceVersion", json_object_get(cm, "resourceVersion"));
     if (!o->status && spec_changed(cur, res)) {
         json_int_t g = json_integer_value(json_object_get(cm, "generation"));
-        json_object_set_new(meta_of(res), "generation", json_integer(g + 1));
+        json_object_set_new(api_doc_meta(res), "generation", json_integer(g + 1));
     }
     if (json_equal(res, (json_t *)cur)) {
         /* Nothing changes: no new version, no event (controllers that write
@@ -1923,7 +1906,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         return 0;
     }
     bool owners_changed = !json_equal(json_object_get(cm, "ownerReferences"),
-                                      json_object_get(meta_of(res), "ownerReferences"));
+                                      json_object_get(api_doc_meta(res), "ownerReferences"));
     if (has_deletion(res) && n_finalizers(res) == 0)
         rc = obj_remove(s, r, res, 0, e);
     else
@@ -1959,8 +1942,8 @@ static json_t *mutated(struct update_op *u, const json_t *cur, struct err *e)
             err_set(e, ERR_INTERNAL, "mutation returned nothing");
         return NULL;
     }
-    const char *nn = store__meta_str(next, "name");
-    const char *nns = store__meta_str(next, "namespace");
+    const char *nn = api_doc_meta_str(next, "name");
+    const char *nns = api_doc_meta_str(next, "namespace");
     if (!json_is_object(next))
         err_set(e, ERR_PARSE, "the patched object is not a JSON object");
     else if (nn && strcmp(nn, u->name))
@@ -1987,7 +1970,7 @@ static int update_run(struct store *s, struct wop *op)
     if (!cur)
         return not_found(e, u->r, u->name);
     json_t *next = NULL;
-    if (u->want_rv && strcmp(u->want_rv, store__meta_str(cur, "resourceVersion")))
+    if (u->want_rv && strcmp(u->want_rv, api_doc_meta_str(cur, "resourceVersion")))
         rc = err_set(e, ERR_CONFLICT,
                      "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
                      "please apply your changes to the latest version and try again",
@@ -2010,26 +1993,45 @@ static bool rv_required(const struct store_resource *r)
     return !strcmp(r->group, "kueue.x-k8s.io");
 }
 
+/* Run an update or a mutate: u names the object and what to write; the
+ * rest is filled in here. */
+static int run_update(struct store *s, const struct store_resource *r, const char *ns,
+                      struct update_op *u, const struct store_write_opts *opts, json_t **out,
+                      struct err *e)
+{
+    static const struct store_write_opts none = {0};
+    u->base = (struct wop){.run = update_run, .e = e};
+    u->r = r;
+    u->ns = r->namespaced ? ns : "";
+    u->o = opts ? opts : &none;
+    int rc = run_write(s, &u->base);
+    if (rc) {
+        json_decref(u->out);
+        return rc;
+    }
+    *out = u->out;
+    return 0;
+}
+
 int store_update(struct store *s, const struct store_resource *r, const char *ns, const char *name,
                  const json_t *obj, const struct store_write_opts *opts, json_t **out,
                  struct err *e)
 {
-    static const struct store_write_opts none = {0};
     *out = NULL;
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     if (!json_is_object(obj))
         return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
-    const char *body_name = store__meta_str(obj, "name");
+    const char *body_name = api_doc_meta_str(obj, "name");
     if (body_name && strcmp(body_name, name))
         return err_set(e, ERR_PARSE,
                        "the name of the object (%s) does not match the name on the URL (%s)",
                        body_name, name);
-    const char *body_ns = store__meta_str(obj, "namespace");
+    const char *body_ns = api_doc_meta_str(obj, "namespace");
     if (r->namespaced && body_ns && *body_ns && strcmp(body_ns, ns))
         return err_set(e, ERR_PARSE,
                        "the namespace of the provided object does not match the "
                        "namespace sent on the request");
-    const char *want_rv = store__meta_str(obj, "resourceVersion");
+    const char *want_rv = api_doc_meta_str(obj, "resourceVersion");
     if ((!want_rv || !*want_rv) && rv_required(r)) {
         size_t mark = err_push_field(e, "metadata");
         err_push_field(e, "resourceVersion");
@@ -2038,46 +2040,21 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
         return ERR_INVALID;
     }
     struct update_op u = {
-        .base = {.run = update_run, .e = e},
-        .r = r,
-        .ns = r->namespaced ? ns : "",
         .name = name,
         .obj = obj,
         .want_rv = want_rv && *want_rv ? want_rv : NULL,
-        .o = opts ? opts : &none,
     };
-    int rc = run_write(s, &u.base);
-    if (rc) {
-        json_decref(u.out);
-        return rc;
-    }
-    *out = u.out;
-    return 0;
+    return run_update(s, r, ns, &u, opts, out, e);
 }
 
 int store_mutate(struct store *s, const struct store_resource *r, const char *ns, const char *name,
                  store_mutate_fn fn, void *arg, const struct store_write_opts *opts, json_t **out,
                  struct err *e)
 {
-    static const struct store_write_opts none = {0};
     *out = NULL;
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
-    struct update_op u = {
-        .base = {.run = update_run, .e = e},
-        .r = r,
-        .ns = r->namespaced ? ns : "",
-        .name = name,
-        .fn = fn,
-        .arg = arg,
-        .o = opts ? opts : &none,
-    };
-    int rc = run_write(s, &u.base);
-    if (rc) {
-        json_decref(u.out);
-        return rc;
-    }
-    *out = u.out;
-    return 0;
+    struct update_op u = {.name = name, .fn = fn, .arg = arg};
+    return run_update(s, r, ns, &u, opts, out, e);
 }
 
 /* ---- delete -----------------------------------------------------------------------------------
@@ -2104,8 +2081,8 @@ static int delete_run(struct store *s, struct wop *op)
         return rc;
     if (!d->cur)
         return not_found(e, d->r, d->name);
-    const char *uid = store__meta_str(d->cur, "uid");
-    const char *rv = store__meta_str(d->cur, "resourceVersion");
+    const char *uid = api_doc_meta_str(d->cur, "uid");
+    const char *rv = api_doc_meta_str(d->cur, "resourceVersion");
     if (o->precondition_uid && strcmp(o->precondition_uid, uid ? uid : ""))
         return err_set(e, ERR_CONFLICT,
                        "Operation cannot be fulfilled on %s \"%s\": Precondition failed: UID in "
@@ -2124,7 +2101,7 @@ static int delete_run(struct store *s, struct wop *op)
     char before[24];
     snprintf(before, sizeof(before), "%s", rv ? rv : "");
     rc = do_delete(s, d->r, d->cur, d->policy, 0, &d->deleted, e);
-    if (!rc && !strcmp(before, store__meta_str(d->cur, "resourceVersion")))
+    if (!rc && !strcmp(before, api_doc_meta_str(d->cur, "resourceVersion")))
         op->discard = true; /* already being deleted: nothing changed */
     return rc;
 }

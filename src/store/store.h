@@ -102,8 +102,7 @@ CU_MUST_CHECK int store_get(struct store *s, const struct store_resource *r, con
 
 struct store_list_opts {
     const char *label_selector; /* Kubernetes label selector text, or NULL */
-    const char *field_selector; /* metadata.name, metadata.namespace (=, ==, !=; Events and
-                                 * Pods: also the fields of spec/apiserver.md 4.2), or NULL */
+    const char *field_selector; /* the fields sel_field_parse takes (api/selector.h), or NULL */
     size_t limit;               /* 0 = all */
     const char *continue_token; /* from a previous page, or NULL */
     bool raw;                   /* fill raw (JSON text) instead of items */

@@ -9,54 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/objects.h"
+#include "api/selector.h"
 #include "base/compiler.h"
 #include "store/store.h"
 
 struct err;
-
-/* ---- selectors (selector.c) ------------------------------------------------ */
-
-enum store__sel_op {
-    SEL_EQ,         /* a=b, a==b */
-    SEL_NEQ,        /* a!=b */
-    SEL_IN,         /* a in (x,y) */
-    SEL_NOTIN,      /* a notin (x,y) */
-    SEL_EXISTS,     /* a */
-    SEL_NOT_EXISTS, /* !a */
-    SEL_GT,         /* a>1 */
-    SEL_LT,         /* a<1 */
-};
-
-struct store__req {
-    char *key;
-    enum store__sel_op op;
-    char **values;
-    size_t n_values;
-};
-
-/* A parsed label or field selector: every requirement must hold. */
-struct store__selector {
-    struct store__req *reqs;
-    size_t n;
-};
-
-/* Parse a label selector (Kubernetes syntax). NULL or "" selects everything.
- * Returns 0, or ERR_PARSE with the reason in e (out left empty). */
-CU_MUST_CHECK int store__label_selector_parse(const char *text, struct store__selector *out,
-                                              struct err *e);
-/* Parse a field selector for resource r: `field=value`, `field==value`,
- * `field!=value`, comma-separated. An unsupported field is ERR_PARSE
- * "field label not supported: <field>". */
-CU_MUST_CHECK int store__field_selector_parse(const struct store_resource *r, const char *text,
-                                              struct store__selector *out, struct err *e);
-void store__selector_release(struct store__selector *sel);
-bool store__label_selector_matches(const struct store__selector *sel, const json_t *obj);
-bool store__field_selector_matches(const struct store__selector *sel, const json_t *obj);
-/* A quick test on an object's JSON text before parsing it: false when the
- * selectors cannot match (a required key or value is absent from the text);
- * true means "parse and check". */
-bool store__selector_may_match_text(const struct store__selector *labels,
-                                    const struct store__selector *fields, const char *json);
 
 /* ---- admission hook (admit.c) ----------------------------------------------- */
 
@@ -140,10 +98,5 @@ void store__hub_close(struct store__hub *h);
 /* Read the store's committed and compacted versions. */
 uint64_t store__compacted_rv(struct store *s);
 struct store__hub *store__hub(struct store *s);
-
-/* ---- helpers ---------------------------------------------------------------------- */
-
-/* A string field of metadata, or NULL. */
-const char *store__meta_str(const json_t *obj, const char *field);
 
 #endif

@@ -45,7 +45,7 @@ struct store_watch {
     struct store_watch *prev, *next;
     const struct store_resource *r;
     char *ns; /* NULL = all namespaces */
-    struct store__selector labels, fields;
+    struct sel_selector labels, fields;
     int bookmark_ms;
 
     /* Delivered first, read only by the receiver: initial objects or the
@@ -136,8 +136,7 @@ void store__hub_close(struct store__hub *h)
 
 static bool sel_matches(const struct store_watch *w, const json_t *obj)
 {
-    return store__label_selector_matches(&w->labels, obj) &&
-           store__field_selector_matches(&w->fields, obj);
+    return sel_label_matches(&w->labels, obj) && sel_field_matches(&w->fields, obj);
 }
 
 /* The event w gets for c (a new reference), or NULL. As the API server
@@ -206,11 +205,10 @@ static bool text_matches(struct store_watch *w, const char *text)
 {
     if (w->labels.n == 0 && w->fields.n == 0)
         return true;
-    if (!store__selector_may_match_text(&w->labels, &w->fields, text))
+    if (!sel_may_match_text(&w->labels, &w->fields, text))
         return false;
     json_t *obj = json_loads(text, JSON_DISABLE_EOF_CHECK, NULL);
-    bool ok = obj && store__label_selector_matches(&w->labels, obj) &&
-              store__field_selector_matches(&w->fields, obj);
+    bool ok = obj && sel_label_matches(&w->labels, obj) && sel_field_matches(&w->fields, obj);
     json_decref(obj);
     return ok;
 }
@@ -289,8 +287,8 @@ static void watch_free(struct store_watch *w)
     free(w->pre);
     free(w->q);
     free(w->ns);
-    store__selector_release(&w->labels);
-    store__selector_release(&w->fields);
+    sel_release(&w->labels);
+    sel_release(&w->fields);
     pthread_cond_destroy(&w->cond);
     free(w);
 }
@@ -321,9 +319,9 @@ int store_watch_open(struct store *s, const struct store_resource *r, const char
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&w->cond, &ca);
     pthread_condattr_destroy(&ca);
-    int rc = store__label_selector_parse(o->label_selector, &w->labels, e);
+    int rc = sel_label_parse(o->label_selector, &w->labels, e);
     if (!rc)
-        rc = store__field_selector_parse(r, o->field_selector, &w->fields, e);
+        rc = sel_field_parse(r->key, o->field_selector, &w->fields, e);
     if (rc) {
         watch_free(w);
         return rc;
@@ -397,19 +395,6 @@ static int fill_event(struct store_watch *w, struct store__evrec *rec, struct st
     return 0;
 }
 
-static struct timespec deadline_after(int ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ev, struct err *e)
 {
     if (w->ipre < w->npre) {
@@ -431,7 +416,7 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         if (wait_ms < 0 || due < wait_ms)
             wait_ms = (int)due;
     }
-    struct timespec deadline = deadline_after(wait_ms < 0 ? 0 : wait_ms);
+    struct timespec deadline = tm_deadline(CLOCK_MONOTONIC, wait_ms < 0 ? 0 : wait_ms);
     pthread_mutex_lock(&h->mu);
     for (;;) {
         if (w->gone) {

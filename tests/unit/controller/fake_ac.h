@@ -176,14 +176,7 @@ static int fake_watch_next(struct ac_watch *aw, int timeout_ms, struct ac_event 
 {
     struct fake_watch *w = (struct fake_watch *)aw;
     struct fake *f = w->f;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    struct timespec ts = tm_deadline(CLOCK_REALTIME, timeout_ms);
     pthread_mutex_lock(&f->mu);
     int rc = ERR_NOT_FOUND;
     for (;;) {

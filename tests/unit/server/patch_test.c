@@ -71,6 +71,10 @@ static void test_patch_json_ops(void **state)
           "{\"op\":\"copy\",\"from\":\"/y\",\"path\":\"/z\"},{\"op\":\"test\",\"path\":\"/z\","
           "\"value\":1}]",
           "{\"metadata\":{\"finalizers\":[\"a\",\"b\"],\"a/b\":1,\"m~n\":2},\"y\":1,\"z\":1}");
+    /* "test" may name the whole document; nothing else may. */
+    check(PATCH_JSON, "{\"a\":1}", "[{\"op\":\"test\",\"path\":\"\",\"value\":{\"a\":1}}]",
+          "{\"a\":1}");
+    check(PATCH_JSON, "{\"a\":1}", "[{\"op\":\"replace\",\"path\":\"\",\"value\":{}}]", NULL);
 }
 
 static void test_patch_json_failures(void **state)

@@ -115,6 +115,7 @@ static void test_fsel(void **state)
     json_object_set_new(o, "type", json_string("Warning"));
     assert_false(srv_fsel_match(&f, o));
     json_decref(o);
+    srv_fsel_release(&f);
 
     const struct store_resource *ns = store_resource_find("namespaces");
     assert_int_equal(srv_fsel_parse("status.phase=Active", ns, &f, &e), 0);
@@ -122,9 +123,11 @@ static void test_fsel(void **state)
     json_t *n = json_loads("{\"status\":{\"phase\":\"Active\"}}", 0, NULL);
     assert_true(srv_fsel_match(&f, n));
     json_decref(n);
+    srv_fsel_release(&f);
 
     assert_int_equal(srv_fsel_parse("metadata.name=x", cq, &f, &e), 0);
     assert_true(f.store_can);
+    srv_fsel_release(&f);
     assert_int_equal(srv_fsel_parse("spec.cohortName=x", cq, &f, &e), ERR_INVALID);
     assert_string_equal(e.message, "field label not supported: spec.cohortName");
     err_init(&e);

@@ -52,7 +52,7 @@ static int create_one(struct store *s, const char *name, uint64_t *rv)
     json_t *in = workload(name), *out = NULL;
     int rc = store_create(s, wl_res(), "default", in, NULL, &out, &e);
     if (!rc && rv)
-        *rv = strtoull(store__meta_str(out, "resourceVersion"), NULL, 10);
+        *rv = strtoull(api_doc_meta_str(out, "resourceVersion"), NULL, 10);
     json_decref(in);
     json_decref(out);
     return rc;

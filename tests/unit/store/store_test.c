@@ -73,7 +73,7 @@ static json_t *create(struct store *s, const char *res, const char *ns, json_t *
 
 static const char *mstr(const json_t *o, const char *f)
 {
-    return store__meta_str(o, f);
+    return api_doc_meta_str(o, f);
 }
 
 static json_int_t generation(const json_t *o)

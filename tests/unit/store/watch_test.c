@@ -47,7 +47,7 @@ static uint64_t create_wl(struct store *s, const char *ns, const char *name, con
     int rc = store_create(s, R(WL), ns, in, NULL, &out, &e);
     if (rc)
         fail_msg("create %s: %s", name, e.message);
-    uint64_t rv = strtoull(store__meta_str(out, "resourceVersion"), NULL, 10);
+    uint64_t rv = strtoull(api_doc_meta_str(out, "resourceVersion"), NULL, 10);
     json_decref(in);
     json_decref(out);
     return rv;
@@ -63,14 +63,14 @@ static enum store_event_type next_event(struct store_watch *w, char *name, size_
     int rc = store_watch_next(w, 1000, &ev, &e);
     if (rc)
         fail_msg("watch_next: %d %s", rc, e.message);
-    const char *nm = store__meta_str(ev.object, "name");
+    const char *nm = api_doc_meta_str(ev.object, "name");
     if (name)
         snprintf(name, n, "%s", nm ? nm : "");
     if (rv)
         *rv = ev.resource_version;
     /* The object carries the version of the change. */
     if (ev.type != STORE_BOOKMARK)
-        assert_int_equal(strtoull(store__meta_str(ev.object, "resourceVersion"), NULL, 10),
+        assert_int_equal(strtoull(api_doc_meta_str(ev.object, "resourceVersion"), NULL, 10),
                          ev.resource_version);
     enum store_event_type type = ev.type;
     json_decref(ev.object);
@@ -419,7 +419,7 @@ static void replay(struct store_watch *w, json_t *state)
     struct err e;
     err_init(&e);
     while (store_watch_next(w, 200, &ev, &e) == 0) {
-        const char *name = store__meta_str(ev.object, "name");
+        const char *name = api_doc_meta_str(ev.object, "name");
         if (ev.type == STORE_DELETED)
             json_object_del(state, name);
         else if (ev.type != STORE_BOOKMARK)
@@ -448,8 +448,8 @@ static void test_watch_replay_matches_list(void **state)
     assert_int_equal(store_list(t->s, R(WL), NULL, NULL, &l, &e), 0);
     for (size_t i = 0; i < l.n; i++)
         json_object_set_new(
-            base, store__meta_str(l.items[i], "name"),
-            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"), NULL, 10)));
+            base, api_doc_meta_str(l.items[i], "name"),
+            json_integer(strtoll(api_doc_meta_str(l.items[i], "resourceVersion"), NULL, 10)));
     store_list_release(&l);
     pthread_t th[4];
     struct churner c[4];
@@ -472,8 +472,8 @@ static void test_watch_replay_matches_list(void **state)
     assert_int_equal(store_list(t->s, R(WL), NULL, NULL, &l, &e), 0);
     for (size_t i = 0; i < l.n; i++)
         json_object_set_new(
-            want, store__meta_str(l.items[i], "name"),
-            json_integer(strtoll(store__meta_str(l.items[i], "resourceVersion"), NULL, 10)));
+            want, api_doc_meta_str(l.items[i], "name"),
+            json_integer(strtoll(api_doc_meta_str(l.items[i], "resourceVersion"), NULL, 10)));
     store_list_release(&l);
     assert_true(json_equal(a, want));
     assert_true(json_equal(b, want));

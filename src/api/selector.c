@@ -6,14 +6,16 @@
  * `k notin (a,b)`, `k`, `!k`, `k>n` or `k<n`. Field selectors take `f=v`,
  * `f==v` and `f!=v` on the fields the API server supports for the resource
  * (spec/apiserver.md section 4.2); an empty value matches an absent field. */
+#include "api/selector.h"
+
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "base/xalloc.h"
-#include "store/store_int.h"
 
 #define MAX_SELECTOR_LEN 8192
 
@@ -70,7 +72,7 @@ static bool valid_label_value(const char *v)
     return true;
 }
 
-static void req_release(struct store__req *r)
+static void req_release(struct sel_req *r)
 {
     free(r->key);
     for (size_t i = 0; i < r->n_values; i++)
@@ -78,7 +80,7 @@ static void req_release(struct store__req *r)
     free(r->values);
 }
 
-void store__selector_release(struct store__selector *sel)
+void sel_release(struct sel_selector *sel)
 {
     for (size_t i = 0; i < sel->n; i++)
         req_release(&sel->reqs[i]);
@@ -87,13 +89,13 @@ void store__selector_release(struct store__selector *sel)
     sel->n = 0;
 }
 
-static void req_add_value(struct store__req *r, char *v)
+static void req_add_value(struct sel_req *r, char *v)
 {
     r->values = xrealloc(r->values, (r->n_values + 1) * sizeof(*r->values));
     r->values[r->n_values++] = v;
 }
 
-static void sel_push(struct store__selector *sel, struct store__req *r)
+static void sel_push(struct sel_selector *sel, struct sel_req *r)
 {
     sel->reqs = xrealloc(sel->reqs, (sel->n + 1) * sizeof(*sel->reqs));
     sel->reqs[sel->n++] = *r;
@@ -110,7 +112,7 @@ static bool is_integer(const char *v)
 }
 
 /* Parse one requirement at lx into r. Returns 0 or ERR_PARSE. */
-static int parse_label_req(struct lexer *lx, const char *text, struct store__req *r, struct err *e)
+static int parse_label_req(struct lexer *lx, const char *text, struct sel_req *r, struct err *e)
 {
     skip_ws(lx);
     if (lx->s[lx->i] == '!') {
@@ -197,7 +199,7 @@ static int parse_label_req(struct lexer *lx, const char *text, struct store__req
     return 0;
 }
 
-int store__label_selector_parse(const char *text, struct store__selector *out, struct err *e)
+int sel_label_parse(const char *text, struct sel_selector *out, struct err *e)
 {
     out->reqs = NULL;
     out->n = 0;
@@ -210,11 +212,11 @@ int store__label_selector_parse(const char *text, struct store__selector *out, s
     if (text[lx.i] == '\0')
         return 0;
     for (;;) {
-        struct store__req r = {0};
+        struct sel_req r = {0};
         int rc = parse_label_req(&lx, text, &r, e);
         if (rc) {
             req_release(&r);
-            store__selector_release(out);
+            sel_release(out);
             return rc;
         }
         sel_push(out, &r);
@@ -224,7 +226,7 @@ int store__label_selector_parse(const char *text, struct store__selector *out, s
         if (text[lx.i] != ',') {
             err_set(e, ERR_PARSE, "found '%s', expected: ',' or 'end of string' in selector '%s'",
                     text + lx.i, text);
-            store__selector_release(out);
+            sel_release(out);
             return ERR_PARSE;
         }
         lx.i++;
@@ -255,19 +257,41 @@ static const struct field_alias event_fields[] = {
 
 static const struct field_alias pod_fields[] = {
     {"spec.nodeName", "spec.nodeName"},
+    {"spec.schedulerName", "spec.schedulerName"},
+    {"spec.serviceAccountName", "spec.serviceAccountName"},
+    {"status.phase", "status.phase"},
+    {"status.podIP", "status.podIP"},
+    {NULL, NULL},
+};
+
+static const struct field_alias namespace_fields[] = {
     {"status.phase", "status.phase"},
     {NULL, NULL},
 };
 
-static const char *field_path(const struct store_resource *r, const char *label)
+static const struct field_alias job_fields[] = {
+    {"status.successful", "status.succeeded"},
+    {NULL, NULL},
+};
+
+static const struct {
+    const char *resource;
+    const struct field_alias *fields;
+} resource_fields[] = {
+    {"events", event_fields},
+    {"pods", pod_fields},
+    {"namespaces", namespace_fields},
+    {"jobs.batch", job_fields},
+};
+
+static const char *field_path(const char *resource, const char *label)
 {
     if (!strcmp(label, "metadata.name") || !strcmp(label, "metadata.namespace"))
         return label;
     const struct field_alias *t = NULL;
-    if (r && !strcmp(r->key, "events"))
-        t = event_fields;
-    else if (r && !strcmp(r->key, "pods"))
-        t = pod_fields;
+    for (size_t i = 0; resource && i < CU_ARRAY_SIZE(resource_fields); i++)
+        if (!strcmp(resource_fields[i].resource, resource))
+            t = resource_fields[i].fields;
     for (; t && t->label; t++)
         if (!strcmp(t->label, label))
             return t->path;
@@ -301,29 +325,35 @@ static char *trim(char *s)
     return s;
 }
 
-static int parse_field_term(const struct store_resource *r, char *term, struct store__req *req,
+/* The first operator in a term, scanning left to right as apimachinery
+ * does; NULL when there is none. *len gets its length. */
+static char *field_op(char *term, size_t *len)
+{
+    for (char *p = term; *p; p++) {
+        if ((p[0] == '!' || p[0] == '=') && p[1] == '=') {
+            *len = 2;
+            return p;
+        }
+        if (p[0] == '=') {
+            *len = 1;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static int parse_field_term(const char *resource, const char *text, char *term, struct sel_req *req,
                             struct err *e)
 {
-    char *op = strpbrk(term, "!=");
-    if (!op)
-        return err_set(e, ERR_PARSE, "invalid selector: '%s'; can't understand '%s'", term, term);
     size_t oplen;
-    if (op[0] == '!' && op[1] == '=') {
-        req->op = SEL_NEQ;
-        oplen = 2;
-    } else if (op[0] == '=' && op[1] == '=') {
-        req->op = SEL_EQ;
-        oplen = 2;
-    } else if (op[0] == '=') {
-        req->op = SEL_EQ;
-        oplen = 1;
-    } else {
-        return err_set(e, ERR_PARSE, "invalid selector: '%s'; can't understand '%s'", term, term);
-    }
+    char *op = field_op(term, &oplen);
+    if (!op)
+        return err_set(e, ERR_PARSE, "invalid selector: '%s'; can't understand '%s'", text, term);
+    req->op = op[0] == '!' ? SEL_NEQ : SEL_EQ;
     char *value = op + oplen;
     *op = '\0';
     char *label = trim(term);
-    const char *path = field_path(r, label);
+    const char *path = field_path(resource, label);
     if (!path)
         return err_set(e, ERR_PARSE, "field label not supported: %s", label);
     req->key = xstrdup(path);
@@ -331,8 +361,7 @@ static int parse_field_term(const struct store_resource *r, char *term, struct s
     return 0;
 }
 
-int store__field_selector_parse(const struct store_resource *r, const char *text,
-                                struct store__selector *out, struct err *e)
+int sel_field_parse(const char *resource, const char *text, struct sel_selector *out, struct err *e)
 {
     out->reqs = NULL;
     out->n = 0;
@@ -347,12 +376,12 @@ int store__field_selector_parse(const struct store_resource *r, const char *text
         return 0;
     for (;;) {
         char *term = read_field_term(&p);
-        struct store__req req = {0};
-        int rc = parse_field_term(r, term, &req, e);
+        struct sel_req req = {0};
+        int rc = parse_field_term(resource, text, term, &req, e);
         free(term);
         if (rc) {
             req_release(&req);
-            store__selector_release(out);
+            sel_release(out);
             return rc;
         }
         sel_push(out, &req);
@@ -364,7 +393,7 @@ int store__field_selector_parse(const struct store_resource *r, const char *text
 
 /* ---- matching ---------------------------------------------------------------- */
 
-static bool in_values(const struct store__req *r, const char *v)
+static bool in_values(const struct sel_req *r, const char *v)
 {
     for (size_t i = 0; i < r->n_values; i++)
         if (!strcmp(r->values[i], v))
@@ -372,7 +401,7 @@ static bool in_values(const struct store__req *r, const char *v)
     return false;
 }
 
-static bool label_req_matches(const struct store__req *r, const json_t *labels)
+static bool label_req_matches(const struct sel_req *r, const json_t *labels)
 {
     json_t *jv = labels ? json_object_get(labels, r->key) : NULL;
     const char *v = json_is_string(jv) ? json_string_value(jv) : NULL;
@@ -400,7 +429,7 @@ static bool label_req_matches(const struct store__req *r, const json_t *labels)
     return false;
 }
 
-bool store__label_selector_matches(const struct store__selector *sel, const json_t *obj)
+bool sel_label_matches(const struct sel_selector *sel, const json_t *obj)
 {
     if (sel->n == 0)
         return true;
@@ -411,8 +440,10 @@ bool store__label_selector_matches(const struct store__selector *sel, const json
     return true;
 }
 
-/* The string at a dotted path, or "" when absent or not a string. */
-static const char *path_value(const json_t *obj, const char *path)
+/* The text of the field at a dotted path into buf: a string as it is, an
+ * integer in decimal, a boolean as "true" or "false"; "" when absent or of
+ * another type. */
+static const char *path_value(const json_t *obj, const char *path, char *buf, size_t len)
 {
     char seg[128];
     const json_t *cur = obj;
@@ -427,14 +458,23 @@ static const char *path_value(const json_t *obj, const char *path)
         cur = json_object_get(cur, seg);
         p = dot ? dot + 1 : p + n;
     }
-    return json_is_string(cur) ? json_string_value(cur) : "";
+    if (json_is_string(cur))
+        return json_string_value(cur);
+    if (json_is_integer(cur)) {
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(cur));
+        return buf;
+    }
+    if (json_is_boolean(cur))
+        return json_is_true(cur) ? "true" : "false";
+    return "";
 }
 
-bool store__field_selector_matches(const struct store__selector *sel, const json_t *obj)
+bool sel_field_matches(const struct sel_selector *sel, const json_t *obj)
 {
     for (size_t i = 0; i < sel->n; i++) {
-        const struct store__req *r = &sel->reqs[i];
-        bool eq = !strcmp(path_value(obj, r->key), r->values[0]);
+        const struct sel_req *r = &sel->reqs[i];
+        char buf[32];
+        bool eq = !strcmp(path_value(obj, r->key, buf, sizeof(buf)), r->values[0]);
         if (eq != (r->op == SEL_EQ))
             return false;
     }
@@ -461,11 +501,11 @@ static bool plain_ascii(const char *s)
     return true;
 }
 
-bool store__selector_may_match_text(const struct store__selector *labels,
-                                    const struct store__selector *fields, const char *json)
+bool sel_may_match_text(const struct sel_selector *labels, const struct sel_selector *fields,
+                        const char *json)
 {
     for (size_t i = 0; labels && i < labels->n; i++) {
-        const struct store__req *r = &labels->reqs[i];
+        const struct sel_req *r = &labels->reqs[i];
         if (r->op == SEL_EQ || r->op == SEL_IN || r->op == SEL_EXISTS || r->op == SEL_GT ||
             r->op == SEL_LT)
             if (!has_quoted(json, r->key))
@@ -474,9 +514,11 @@ bool store__selector_may_match_text(const struct store__selector *labels,
             return false;
     }
     for (size_t i = 0; fields && i < fields->n; i++) {
-        const struct store__req *r = &fields->reqs[i];
-        if (r->op == SEL_EQ && *r->values[0] && !strpbrk(r->values[0], "\"\\") &&
-            plain_ascii(r->values[0]) && !has_quoted(json, r->values[0]))
+        const struct sel_req *r = &fields->reqs[i];
+        /* A value that could be a number or a boolean may stand unquoted. */
+        const char *v = r->values[0];
+        if (r->op == SEL_EQ && *v && !is_integer(v) && strcmp(v, "true") && strcmp(v, "false") &&
+            !strpbrk(v, "\"\\") && plain_ascii(v) && !has_quoted(json, v))
             return false;
     }
     return true;

@@ -1,4 +1,4 @@
-/* Unit tests for label and field selectors (src/store/selector.c). */
+/* Unit tests for label and field selectors (src/api/selector.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +7,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "api/selector.h"
 #include "base/err.h"
-#include "store/store.h"
-#include "store/store_int.h"
 
 static json_t *with_labels(const char *labels)
 {
@@ -23,20 +22,20 @@ static json_t *with_labels(const char *labels)
 /* Does selector text select an object with these labels? */
 static bool selects(const char *sel, const char *labels)
 {
-    struct store__selector s;
+    struct sel_selector s;
     struct err e;
     err_init(&e);
-    if (store__label_selector_parse(sel, &s, &e))
+    if (sel_label_parse(sel, &s, &e))
         fail_msg("parse '%s': %s", sel, e.message);
     json_t *o = with_labels(labels);
-    bool m = store__label_selector_matches(&s, o);
+    bool m = sel_label_matches(&s, o);
     char *text = json_dumps(o, JSON_COMPACT);
     /* The text pre-check never rules out a real match. */
     if (m)
-        assert_true(store__selector_may_match_text(&s, NULL, text));
+        assert_true(sel_may_match_text(&s, NULL, text));
     free(text);
     json_decref(o);
-    store__selector_release(&s);
+    sel_release(&s);
     return m;
 }
 
@@ -69,10 +68,10 @@ static void test_label_selector_operators(void **state)
 
 static void expect_label_error(const char *sel)
 {
-    struct store__selector s;
+    struct sel_selector s;
     struct err e;
     err_init(&e);
-    assert_int_equal(store__label_selector_parse(sel, &s, &e), ERR_PARSE);
+    assert_int_equal(sel_label_parse(sel, &s, &e), ERR_PARSE);
     assert_null(s.reqs);
     assert_true(e.message[0] != '\0');
 }
@@ -92,20 +91,20 @@ static void test_label_selector_errors(void **state)
 
 static bool field_selects(const char *key, const char *sel, const char *obj)
 {
-    struct store__selector s;
+    struct sel_selector s;
     struct err e;
     err_init(&e);
-    if (store__field_selector_parse(store_resource_find(key), sel, &s, &e))
+    if (sel_field_parse(key, sel, &s, &e))
         fail_msg("parse '%s': %s", sel, e.message);
     json_t *o = json_loads(obj, 0, NULL);
     assert_non_null(o);
-    bool m = store__field_selector_matches(&s, o);
+    bool m = sel_field_matches(&s, o);
     char *text = json_dumps(o, JSON_COMPACT);
     if (m)
-        assert_true(store__selector_may_match_text(NULL, &s, text));
+        assert_true(sel_may_match_text(NULL, &s, text));
     free(text);
     json_decref(o);
-    store__selector_release(&s);
+    sel_release(&s);
     return m;
 }
 
@@ -128,22 +127,39 @@ static void test_field_selector(void **state)
     /* Escaped commas belong to the value. */
     assert_true(field_selects("events", "reason=a\\,b",
                               "{\"metadata\":{\"name\":\"e\"},\"reason\":\"a,b\"}"));
-    struct store__selector s;
+    struct sel_selector s;
     struct err e;
     err_init(&e);
-    assert_int_equal(
-        store__field_selector_parse(store_resource_find(wls), "spec.queueName=lq", &s, &e),
-        ERR_PARSE);
+    assert_int_equal(sel_field_parse(wls, "spec.queueName=lq", &s, &e), ERR_PARSE);
     assert_string_equal(e.message, "field label not supported: spec.queueName");
     err_init(&e);
-    assert_int_equal(store__field_selector_parse(store_resource_find(wls), "metadata.name", &s, &e),
-                     ERR_PARSE);
+    assert_int_equal(sel_field_parse(wls, "metadata.name", &s, &e), ERR_PARSE);
     err_init(&e);
-    assert_int_equal(store__field_selector_parse(store_resource_find("pods"),
-                                                 "status.phase=Running,spec.nodeName=", &s, &e),
-                     0);
+    assert_int_equal(sel_field_parse("pods", "status.phase=Running,spec.nodeName=", &s, &e), 0);
     assert_int_equal(s.n, 2);
-    store__selector_release(&s);
+    sel_release(&s);
+}
+
+/* The fields only the API server evaluated before: Namespace phase, and a
+ * Job's integer status.succeeded compared as text. */
+static void test_field_selector_server_fields(void **state)
+{
+    assert_true(field_selects("namespaces", "status.phase=Active",
+                              "{\"metadata\":{\"name\":\"a\"},\"status\":{\"phase\":\"Active\"}}"));
+    const char *job = "{\"metadata\":{\"name\":\"j\"},\"status\":{\"succeeded\":1}}";
+    assert_true(field_selects("jobs.batch", "status.successful=1", job));
+    assert_false(field_selects("jobs.batch", "status.successful=0", job));
+    assert_true(field_selects("jobs.batch", "status.successful!=0", job));
+    struct sel_selector s;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(sel_field_parse("namespaces", "metadata.name=a,justaword", &s, &e), ERR_PARSE);
+    assert_string_equal(
+        e.message, "invalid selector: 'metadata.name=a,justaword'; can't understand 'justaword'");
+    assert_int_equal(s.n, 0);
+    err_init(&e);
+    assert_int_equal(sel_field_parse("jobs.batch", "status.phase=x", &s, &e), ERR_PARSE);
+    assert_string_equal(e.message, "field label not supported: status.phase");
 }
 
 int main(void)
@@ -152,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_label_selector_operators),
         cmocka_unit_test(test_label_selector_errors),
         cmocka_unit_test(test_field_selector),
+        cmocka_unit_test(test_field_selector_server_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
