@@ -6,8 +6,6 @@
  * turned into Workloads as Kueue's Job integration does
  * (spec/lifecycle.md §2.3). Workload statuses are written with the same
  * status writers the controllers use (api/status.h). */
-#include <gnutls/crypto.h>
-#include <gnutls/gnutls.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +22,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "controller/jobs/job.h"
 #include "engine/engine.h"
 
 #define MAX_IDLE_CYCLES 1000000
@@ -98,136 +97,38 @@ static const json_t *find_doc(const struct run *r, const char *kind, const char 
     return NULL;
 }
 
-static void job_workload_name(const char *job, const char *uid, char *out, size_t len)
+/* job_lookup_fn over the input documents: a named object of kind, or with
+ * name NULL the i-th PriorityClass. */
+static const json_t *lookup_doc(void *arg, const char *kind, const char *name, size_t i)
 {
-    char in[1024];
-    int n = snprintf(in, sizeof(in), "Job\nbatch\n%s\n%s", job, uid ? uid : "");
-    unsigned char dig[20];
-    gnutls_hash_fast(GNUTLS_DIG_SHA1, in, (size_t)n, dig);
-    char prefix[256];
-    snprintf(prefix, sizeof(prefix), "job-%s", job);
-    prefix[247] = 0;
-    snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
+    const struct run *r = arg;
+    if (name)
+        return find_doc(r, kind, name);
+    for (size_t k = 0; k < r->n_docs; k++) {
+        const char *dk = jstr(r->docs[k].json, "kind");
+        if (dk && !strcmp(dk, kind) && i-- == 0)
+            return r->docs[k].json;
+    }
+    return NULL;
 }
 
-/* The priority of a job's workload (spec/admission.md §1.6). */
-static void job_priority(const struct run *r, const json_t *job, const json_t *tpl, json_t *spec)
+/* The Workload the Job integration makes for a managed Job (*out NULL
+ * when the Job has no queue-name label). The Workload takes the Job's
+ * creationTimestamp: here the input stands in for the API server, and
+ * the Workload is created when its Job is. */
+static int job_to_workload(struct run *r, const json_t *job, json_t **out, struct err *e)
 {
-    const char *wpc = jstr(json_object_get(json_object_get(job, "metadata"), "labels"),
-                           "kueue.x-k8s.io/priority-class");
-    const json_t *d;
-    if (wpc && (d = find_doc(r, "WorkloadPriorityClass", wpc))) {
-        json_t *ref = json_object();
-        json_object_set_new(ref, "group", json_string("kueue.x-k8s.io"));
-        json_object_set_new(ref, "kind", json_string("WorkloadPriorityClass"));
-        json_object_set_new(ref, "name", json_string(wpc));
-        json_object_set_new(spec, "priorityClassRef", ref);
-        json_object_set_new(spec, "priority",
-                            json_integer(json_integer_value(json_object_get(d, "value"))));
-        return;
-    }
-    const char *pcn = jstr(json_object_get(tpl, "spec"), "priorityClassName");
-    const json_t *pc = pcn ? find_doc(r, "PriorityClass", pcn) : NULL;
-    if (!pc) {
-        /* The lowest-valued globalDefault PriorityClass. */
-        for (size_t i = 0; i < r->n_docs; i++) {
-            const json_t *x = r->docs[i].json;
-            const char *k = jstr(x, "kind");
-            if (!k || strcmp(k, "PriorityClass") ||
-                !json_is_true(json_object_get(x, "globalDefault")))
-                continue;
-            if (!pc || json_integer_value(json_object_get(x, "value")) <
-                           json_integer_value(json_object_get(pc, "value")))
-                pc = x;
-        }
-    }
-    if (pc) {
-        json_t *ref = json_object();
-        json_object_set_new(ref, "group", json_string("scheduling.k8s.io"));
-        json_object_set_new(ref, "kind", json_string("PriorityClass"));
-        json_object_set_new(ref, "name", json_string(api_doc_meta_str(pc, "name")));
-        json_object_set_new(spec, "priorityClassRef", ref);
-        json_object_set_new(spec, "priority",
-                            json_integer(json_integer_value(json_object_get(pc, "value"))));
-        return;
-    }
-    json_object_set_new(spec, "priority", json_integer(0));
-}
-
-/* Build the Workload of a Job (lifecycle.md §2.3); NULL when the Job has
- * no queue-name label (not managed). */
-static json_t *job_to_workload(const struct run *r, const json_t *job)
-{
-    const json_t *meta = json_object_get(job, "metadata");
-    const char *queue = jstr(json_object_get(meta, "labels"), "kueue.x-k8s.io/queue-name");
-    if (!queue)
-        return NULL;
-    const char *name = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *uid = jstr(meta, "uid");
-    const json_t *jspec = json_object_get(job, "spec");
-    char wname[300];
-    job_workload_name(name ? name : "", uid, wname, sizeof(wname));
-
-    json_t *wl = json_object();
-    json_object_set_new(wl, "apiVersion", json_string(API_VERSION_KUEUE));
-    json_object_set_new(wl, "kind", json_string("Workload"));
-    json_t *wm = json_object();
-    json_object_set_new(wm, "name", json_string(wname));
-    json_object_set_new(wm, "namespace", json_string(ns ? ns : "default"));
-    const json_t *cts = json_object_get(meta, "creationTimestamp");
+    *out = NULL;
+    if (!job_queue_name(job))
+        return 0;
+    int rc = job_build_workload(job, lookup_doc, r, out, e);
+    if (rc)
+        return rc;
+    const json_t *cts = json_object_get(json_object_get(job, "metadata"), "creationTimestamp");
     if (json_is_string(cts))
-        json_object_set_new(wm, "creationTimestamp", json_deep_copy(cts));
-    if (uid && *uid) {
-        json_t *labels = json_object();
-        json_object_set_new(labels, "kueue.x-k8s.io/job-uid", json_string(uid));
-        json_object_set_new(wm, "labels", labels);
-    }
-    json_t *fin = json_array();
-    json_array_append_new(fin, json_string("kueue.x-k8s.io/resource-in-use"));
-    json_object_set_new(wm, "finalizers", fin);
-    json_t *owner = json_object();
-    json_object_set_new(owner, "apiVersion", json_string("batch/v1"));
-    json_object_set_new(owner, "kind", json_string("Job"));
-    json_object_set_new(owner, "name", json_string(name ? name : ""));
-    json_object_set_new(owner, "uid", json_string(uid ? uid : ""));
-    json_object_set_new(owner, "controller", json_true());
-    json_object_set_new(owner, "blockOwnerDeletion", json_true());
-    json_t *owners = json_array();
-    json_array_append_new(owners, owner);
-    json_object_set_new(wm, "ownerReferences", owners);
-    json_object_set_new(wl, "metadata", wm);
-
-    json_t *spec = json_object();
-    json_object_set_new(spec, "queueName", json_string(queue));
-    const json_t *tpl = json_object_get(jspec, "template");
-    job_priority(r, job, tpl, spec);
-    json_object_set_new(spec, "active", json_true());
-    json_int_t par = 1;
-    if (json_is_integer(json_object_get(jspec, "parallelism")))
-        par = json_integer_value(json_object_get(jspec, "parallelism"));
-    const json_t *comp = json_object_get(jspec, "completions");
-    if (json_is_integer(comp) && json_integer_value(comp) < par)
-        par = json_integer_value(comp);
-    json_t *ps = json_object();
-    json_object_set_new(ps, "name", json_string("main"));
-    json_object_set_new(ps, "count", json_integer(par));
-    const char *minp =
-        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/job-min-parallelism");
-    if (minp)
-        json_object_set_new(ps, "minCount", json_integer(strtoll(minp, NULL, 10)));
-    json_t *t = tpl ? json_deep_copy(tpl) : json_object();
-    json_t *tl = json_object_get(json_object_get(t, "metadata"), "labels");
-    if (json_is_object(tl)) {
-        json_object_del(tl, "job-name");
-        json_object_del(tl, "controller-uid");
-        json_object_del(tl, "batch.kubernetes.io/controller-uid");
-        json_object_del(tl, "batch.kubernetes.io/job-name");
-    }
-    json_object_set_new(ps, "template", t);
-    json_t *pss = json_array();
-    json_array_append_new(pss, ps);
-    json_object_set_new(spec, "podSets", pss);
-    json_object_set_new(wl, "spec", spec);
-    return wl;
+        json_object_set_new(json_object_get(*out, "metadata"), "creationTimestamp",
+                            json_deep_copy(cts));
+    return 0;
 }
 
 /* ---- input ---------------------------------------------------------------------------------- */
@@ -320,7 +221,11 @@ static int load(struct run *r)
     for (size_t i = 0; i < n_input; i++) {
         if (!r->docs[i].obj || r->docs[i].obj->kind != API_KIND_JOB)
             continue;
-        json_t *wl = job_to_workload(r, r->docs[i].json);
+        json_t *wl;
+        struct err e;
+        err_init(&e);
+        if (job_to_workload(r, r->docs[i].json, &wl, &e))
+            return bad_input(r->docs[i].file, r->docs[i].index, r->docs[i].json, &e);
         if (!wl)
             continue;
         struct doc *d = add_doc(r, r->docs[i].file, r->docs[i].index, wl, true);
