@@ -22,6 +22,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "controller/admission.h"
 #include "controller/jobs/job.h"
 #include "engine/engine.h"
 
@@ -269,44 +270,6 @@ static struct doc *doc_of(struct run *r, const struct eng_wl *wl)
     return v ? &r->docs[(uintptr_t)v - 1] : NULL;
 }
 
-static void write_admission(struct run *r, json_t *obj, const struct eng_wl *wl)
-{
-    struct eng_admission a;
-    if (!eng_wl_admission(r->eng, wl, &a)) {
-        api_status_set_admission(obj, NULL);
-        return;
-    }
-    struct api_admission v = {0};
-    v.cluster_queue = a.cluster_queue;
-    v.n_pod_set_assignments = a.n_ps;
-    v.pod_set_assignments = xcalloc(a.n_ps + 1, sizeof(*v.pod_set_assignments));
-    for (size_t p = 0; p < a.n_ps; p++) {
-        struct api_pod_set_assignment *d = &v.pod_set_assignments[p];
-        const struct eng_ps_admission *s = &a.ps[p];
-        d->name = s->name;
-        d->has_count = true;
-        d->count = s->count;
-        d->flavors.items = xcalloc(s->n + 1, sizeof(struct api_kv));
-        d->resource_usage.items = xcalloc(s->n + 1, sizeof(struct api_resource));
-        for (size_t k = 0; k < s->n; k++) {
-            if (s->usage[k].flavor) {
-                d->flavors.items[d->flavors.n].key = s->usage[k].resource;
-                d->flavors.items[d->flavors.n].value = s->usage[k].flavor;
-                d->flavors.n++;
-            }
-            d->resource_usage.items[k].name = s->usage[k].resource;
-            d->resource_usage.items[k].amount =
-                q_from_resource_value(s->usage[k].resource, s->usage[k].value);
-        }
-        d->resource_usage.n = s->n;
-    }
-    api_status_set_admission(obj, &v);
-    for (size_t p = 0; p < a.n_ps; p++) {
-        free(v.pod_set_assignments[p].flavors.items);
-        free(v.pod_set_assignments[p].resource_usage.items);
-    }
-    free(v.pod_set_assignments);
-}
 
 static void write_requests(struct run *r, json_t *obj, const struct eng_wl *wl)
 {
@@ -364,7 +327,7 @@ static void on_admitted(struct run *r, const struct eng_admitted *a)
     char msg[600];
     const char *cq = eng_wl_cluster_queue(a->wl);
     snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", cq ? cq : "");
-    write_admission(r, d->json, a->wl);
+    ctl_admission_write(r->eng, a->wl, d->json);
     api_status_set_condition(d->json, "QuotaReserved", "True", "QuotaReserved", msg, r->now);
     clear_condition(r, d->json, "Evicted", true);
     clear_condition(r, d->json, "Preempted", false);

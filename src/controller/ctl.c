@@ -26,6 +26,7 @@
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "base/xalloc.h"
+#include "controller/admission.h"
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
@@ -436,40 +437,8 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
 /* The engine's admission of wl as status.admission JSON (owned), or NULL. */
 static json_t *admission_json(struct ctl *c, const struct eng_wl *wl)
 {
-    struct eng_admission a;
-    if (!eng_wl_admission(c->eng, wl, &a))
-        return NULL;
-    struct api_admission v = {0};
-    v.cluster_queue = a.cluster_queue;
-    v.n_pod_set_assignments = a.n_ps;
-    v.pod_set_assignments = xcalloc(a.n_ps + 1, sizeof(*v.pod_set_assignments));
-    for (size_t p = 0; p < a.n_ps; p++) {
-        struct api_pod_set_assignment *d = &v.pod_set_assignments[p];
-        const struct eng_ps_admission *s = &a.ps[p];
-        d->name = s->name;
-        d->has_count = true;
-        d->count = s->count;
-        d->flavors.items = xcalloc(s->n + 1, sizeof(struct api_kv));
-        d->resource_usage.items = xcalloc(s->n + 1, sizeof(struct api_resource));
-        for (size_t k = 0; k < s->n; k++) {
-            if (s->usage[k].flavor) {
-                d->flavors.items[d->flavors.n].key = s->usage[k].resource;
-                d->flavors.items[d->flavors.n].value = s->usage[k].flavor;
-                d->flavors.n++;
-            }
-            d->resource_usage.items[k].name = s->usage[k].resource;
-            d->resource_usage.items[k].amount =
-                q_from_resource_value(s->usage[k].resource, s->usage[k].value);
-        }
-        d->resource_usage.n = s->n;
-    }
     json_t *scratch = json_object();
-    api_status_set_admission(scratch, &v);
-    for (size_t p = 0; p < a.n_ps; p++) {
-        free(v.pod_set_assignments[p].flavors.items);
-        free(v.pod_set_assignments[p].resource_usage.items);
-    }
-    free(v.pod_set_assignments);
+    ctl_admission_write(c->eng, wl, scratch);
     json_t *adm = json_incref(json_object_get(json_object_get(scratch, "status"), "admission"));
     json_decref(scratch);
     return adm;

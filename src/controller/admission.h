@@ -1,0 +1,17 @@
+/* admission.h -- the engine's admission of a workload as Kueue's
+ * status.admission, for the controller and for `cueue schedule`. */
+#ifndef CUEUE_CONTROLLER_ADMISSION_H
+#define CUEUE_CONTROLLER_ADMISSION_H
+
+#include <jansson.h>
+
+struct eng;
+struct eng_wl;
+
+/* Set status.admission of obj (a Workload) to the engine's admission of
+ * wl: the ClusterQueue, and per pod set its count, the flavor of each
+ * resource and the usage. Removes status.admission when the engine holds
+ * no admission for wl. */
+void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);
+
+#endif
