@@ -5,6 +5,7 @@
 set -u
 cueue=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/wait_kubeconfig.sh"
 if ! command -v kubectl >/dev/null 2>&1; then
     echo "make demo needs kubectl" >&2
     exit 1
@@ -16,15 +17,10 @@ mkdir -p "$HOME"
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
-i=0
-while [ ! -s "$dir/data/kubeconfig" ]; do
-    i=$((i + 1))
-    if [ $i -gt 200 ] || ! kill -0 $pid 2>/dev/null; then
-        cat "$dir/serve.log" >&2
-        exit 1
-    fi
-    sleep 0.05
-done
+if ! wait_kubeconfig "$dir/data/kubeconfig" $pid; then
+    cat "$dir/serve.log" >&2
+    exit 1
+fi
 export KUBECONFIG="$dir/data/kubeconfig"
 k() { timeout 60 kubectl "$@"; }
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }

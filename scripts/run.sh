@@ -7,6 +7,7 @@
 set -eu
 cueue=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/wait_kubeconfig.sh"
 data=${CUEUE_DATA:-./cueue-data}
 listen=${CUEUE_LISTEN:-127.0.0.1:6443}
 mkdir -p "$data"
@@ -14,15 +15,10 @@ rm -f "$data/kubeconfig"
 "$cueue" serve --listen "$listen" --data-dir "$data" &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; exit 0' INT TERM
-i=0
-while [ ! -s "$data/kubeconfig" ]; do
-    i=$((i + 1))
-    if [ $i -gt 200 ] || ! kill -0 $pid 2>/dev/null; then
-        echo "cueue serve did not start (is $listen in use? set CUEUE_LISTEN)" >&2
-        exit 1
-    fi
-    sleep 0.05
-done
+if ! wait_kubeconfig "$data/kubeconfig" $pid; then
+    echo "cueue serve did not start (is $listen in use? set CUEUE_LISTEN)" >&2
+    exit 1
+fi
 kc=$(cd "$data" && pwd)/kubeconfig
 if command -v kubectl >/dev/null 2>&1; then
     kubectl --kubeconfig "$kc" apply -f "$top/examples/quota-lab-queues.yaml"

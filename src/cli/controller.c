@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "cli/daemon.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "kube/client.h"
@@ -41,11 +42,7 @@ static void usage(FILE *out)
 
 static int fail(const struct err *e)
 {
-    struct sb sb = SB_INIT;
-    err_format(e, &sb);
-    fprintf(stderr, "cueue controller: %s\n", sb_str(&sb));
-    sb_release(&sb);
-    return 1;
+    return cli_fail("controller", e);
 }
 
 int cli_controller(int argc, char **argv)
@@ -105,10 +102,8 @@ int cli_controller(int argc, char **argv)
         fprintf(stderr, "cueue controller: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    if (strcmp(executor, "local") && strcmp(executor, "none")) {
-        fprintf(stderr, "cueue controller: --executor must be local or none, got '%s'\n", executor);
+    if (!cli_executor_ok("controller", executor))
         return 2;
-    }
     log_set_level(verbose ? LOG_DEBUG : LOG_INFO);
     struct err e;
     err_init(&e);
@@ -125,11 +120,7 @@ int cli_controller(int argc, char **argv)
         return fail(&e);
 
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_signals_block(&set);
 
     struct ctl_options co = {.client = ac,
                              .config_path = config,
@@ -143,9 +134,7 @@ int cli_controller(int argc, char **argv)
         return fail(&e);
     }
     log_info("controllers running against %s", server);
-    int sig = 0;
-    sigwait(&set, &sig);
-    log_info("signal %d: shutting down", sig);
+    cli_signals_wait(&set);
     ctl_stop(ctl);
     ac_free(ac);
     return 0;

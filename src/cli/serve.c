@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "cli/daemon.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/metrics.h"
@@ -245,10 +246,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                 o->controllers);
         return 2;
     }
-    if (strcmp(o->executor, "local") && strcmp(o->executor, "none")) {
-        fprintf(stderr, "cueue serve: --executor must be local or none, got '%s'\n", o->executor);
+    if (!cli_executor_ok("serve", o->executor))
         return 2;
-    }
     if (o->config && access(o->config, R_OK)) {
         fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config, strerror(errno));
         return 2;
@@ -258,11 +257,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
 
 static int fail(const struct err *e)
 {
-    struct sb sb = SB_INIT;
-    err_format(e, &sb);
-    fprintf(stderr, "cueue serve: %s\n", sb_str(&sb));
-    sb_release(&sb);
-    return 1;
+    return cli_fail("serve", e);
 }
 
 /* Write DIR/endpoint and the kubeconfig, now that the server answers. */
@@ -341,11 +336,7 @@ int cli_serve(int argc, char **argv)
     /* Signals are taken synchronously by this thread; the server threads
      * inherit the blocked mask. */
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_signals_block(&set);
 
     struct srv_options sopts = {
         .host = host,
@@ -406,9 +397,7 @@ int cli_serve(int argc, char **argv)
         }
     }
 
-    int sig = 0;
-    sigwait(&set, &sig);
-    log_info("signal %d: shutting down", sig);
+    cli_signals_wait(&set);
     ctl_stop(ctl);
     ac_free(ac);
 out_srv:

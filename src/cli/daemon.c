@@ -1,0 +1,43 @@
+/* daemon.c -- shared start-up and shutdown of the long-running commands. */
+#include "cli/daemon.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+
+int cli_fail(const char *cmd, const struct err *e)
+{
+    struct sb sb = SB_INIT;
+    err_format(e, &sb);
+    fprintf(stderr, "cueue %s: %s\n", cmd, sb_str(&sb));
+    sb_release(&sb);
+    return 1;
+}
+
+bool cli_executor_ok(const char *cmd, const char *executor)
+{
+    if (!strcmp(executor, "local") || !strcmp(executor, "none"))
+        return true;
+    fprintf(stderr, "cueue %s: --executor must be local or none, got '%s'\n", cmd, executor);
+    return false;
+}
+
+void cli_signals_block(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+void cli_signals_wait(const sigset_t *set)
+{
+    int sig = 0;
+    sigwait(set, &sig);
+    log_info("signal %d: shutting down", sig);
+}

@@ -1,0 +1,26 @@
+/* daemon.h -- what `cueue serve` and `cueue controller` share when they
+ * start and stop as long-running processes. */
+#ifndef CUEUE_CLI_DAEMON_H
+#define CUEUE_CLI_DAEMON_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+struct err;
+
+/* Print "cueue CMD: <e>" to stderr; returns 1 (the exit status). */
+int cli_fail(const char *cmd, const struct err *e);
+
+/* --executor must be "local" or "none": true when it is, else a message
+ * naming CMD and the value on stderr. */
+bool cli_executor_ok(const char *cmd, const char *executor);
+
+/* Block SIGINT and SIGTERM in the calling thread (threads started later
+ * inherit the mask; the signals are taken with cli_signals_wait) and
+ * ignore SIGPIPE. set receives the blocked set. */
+void cli_signals_block(sigset_t *set);
+
+/* Wait for a signal of set and log that the process shuts down. */
+void cli_signals_wait(const sigset_t *set);
+
+#endif
