@@ -12,6 +12,7 @@
 
 #include "api/objects.h"
 #include "base/arena.h"
+#include "cli/eng_objects.h"
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 
@@ -36,15 +37,6 @@ static uint8_t next(struct prog *g)
 static const char *const cq_names[N_CQS] = {"a", "b", "c", "d", "e", "f"};
 static const char *const cohort_names[N_COHORTS] = {"r", "s", "t", "u"};
 static const char *const flavors[2] = {"f0", "f1"};
-
-static void apply(struct eng *eng, enum api_kind kind, void *view)
-{
-    struct api_object o;
-    memset(&o, 0, sizeof(o));
-    o.kind = kind;
-    o.u.meta = view;
-    eng_apply(eng, &o, 0);
-}
 
 static struct api_resource_group *group(struct arena *a, struct prog *g)
 {
@@ -118,14 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 2; i++) {
         struct api_resource_flavor *rf = ARENA_NEW(&a, struct api_resource_flavor);
         rf->meta.name = flavors[i];
-        apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
+        cli_eng_apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
     }
     for (int i = 0; i < N_CQS; i++) {
         struct api_local_queue *lq = ARENA_NEW(&a, struct api_local_queue);
         lq->meta.name = cq_names[i];
         lq->meta.namespace_ = "ns";
         lq->cluster_queue = cq_names[i];
-        apply(eng, API_KIND_LOCAL_QUEUE, lq);
+        cli_eng_apply(eng, API_KIND_LOCAL_QUEUE, lq);
     }
     int64_t now = 0, serial = 0;
     while (g.n) {
@@ -153,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (q->has_lending_limit && q->lending_limit.milli > q->nominal_quota.milli)
                     q->lending_limit = q->nominal_quota;
             }
-            apply(eng, API_KIND_CLUSTER_QUEUE, cq);
+            cli_eng_apply(eng, API_KIND_CLUSTER_QUEUE, cq);
             break;
         }
         case 2: { /* a Cohort */
@@ -165,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 c->resource_groups = group(&a, &g);
                 c->n_resource_groups = 1;
             }
-            apply(eng, API_KIND_COHORT, c);
+            cli_eng_apply(eng, API_KIND_COHORT, c);
             break;
         }
         case 3:

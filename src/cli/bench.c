@@ -29,6 +29,7 @@
 #include "cli/bench_rt.h"      /* --mode realtime */
 #include "cli/bench_sim.h"     /* --config */
 #include "cli/cli.h"
+#include "cli/eng_objects.h"
 #include "engine/engine.h"
 
 /* CPU time of this thread: on a shared machine, wall time also counts the
@@ -52,15 +53,6 @@ struct setup {
     struct eng *eng;
 };
 
-static void apply(struct eng *eng, enum api_kind kind, void *view)
-{
-    struct api_object o;
-    memset(&o, 0, sizeof(o));
-    o.kind = kind;
-    o.u.meta = view;
-    eng_apply(eng, &o, 0);
-}
-
 /* n_cqs ClusterQueues (cpu and memory in one flavor) in n_cohorts
  * cohorts, a LocalQueue each. With skew, half the CQs have 20 % less
  * nominal quota than cpu_per_cq and borrow from the other half, which have
@@ -70,9 +62,7 @@ static void build_with(struct setup *s, int n_cqs, int n_cohorts, int64_t cpu_pe
 {
     arena_init(&s->mem);
     s->eng = eng_new(opt);
-    struct api_resource_flavor *rf = ARENA_NEW(&s->mem, struct api_resource_flavor);
-    rf->meta.name = "default";
-    apply(s->eng, API_KIND_RESOURCE_FLAVOR, rf);
+    cli_eng_flavor(s->eng, &s->mem, "default");
     for (int i = 0; i < n_cqs; i++) {
         char *name = arena_alloc(&s->mem, 32), *coh = arena_alloc(&s->mem, 32);
         snprintf(name, 32, "cq%d", i);
@@ -81,34 +71,22 @@ static void build_with(struct setup *s, int n_cqs, int n_cohorts, int64_t cpu_pe
         cq->meta.name = name;
         cq->cohort_name = n_cohorts > 0 ? coh : NULL;
         cq->namespace_selector = ARENA_NEW(&s->mem, struct api_label_selector);
-        struct api_resource_group *g = ARENA_NEW(&s->mem, struct api_resource_group);
-        g->covered_resources.n = 2;
-        g->covered_resources.items = ARENA_ARRAY(&s->mem, const char *, 2);
-        g->covered_resources.items[0] = "cpu";
-        g->covered_resources.items[1] = "memory";
-        g->n_flavors = 1;
-        g->flavors = ARENA_NEW(&s->mem, struct api_flavor_quotas);
-        g->flavors->name = "default";
-        g->flavors->n_resources = 2;
-        g->flavors->resources = ARENA_ARRAY(&s->mem, struct api_resource_quota, 2);
         int64_t cpu = !skew     ? cpu_per_cq
                       : (i % 2) ? cpu_per_cq + cpu_per_cq / 5
                                 : cpu_per_cq - cpu_per_cq / 5;
-        g->flavors->resources[0].name = "cpu";
-        g->flavors->resources[0].nominal_quota.milli = cpu * 1000;
-        g->flavors->resources[1].name = "memory";
-        g->flavors->resources[1].nominal_quota.milli = cpu * 4 * 1024 * 1024 * 1024000LL;
-        cq->resource_groups = g;
+        static const char *const res[] = {"cpu", "memory"};
+        const int64_t quota[] = {cpu * 1000, cpu * 4 * 1024 * 1024 * 1024000LL};
+        cq->resource_groups = cli_resource_group(&s->mem, "default", 2, res, quota);
         cq->n_resource_groups = 1;
         cq->fair_sharing.weight.milli = 1000;
         if (pol)
             cq->preemption = *pol;
-        apply(s->eng, API_KIND_CLUSTER_QUEUE, cq);
+        cli_eng_apply(s->eng, API_KIND_CLUSTER_QUEUE, cq);
         struct api_local_queue *lq = ARENA_NEW(&s->mem, struct api_local_queue);
         lq->meta.name = name;
         lq->meta.namespace_ = "bench";
         lq->cluster_queue = name;
-        apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
+        cli_eng_apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
     }
 }
 
@@ -139,18 +117,7 @@ static void add_workloads_prio(struct setup *s, int n_cqs, int per_cq, const cha
 
 static void add_workloads(struct setup *s, int n_cqs, int per_cq)
 {
-    static const char *const res[] = {"cpu", "memory"};
-    int64_t vals[2] = {1000, 4LL * 1024 * 1024 * 1024};
-    struct eng_simple_ps ps = {"main", 1, 0, 2, res, vals};
-    char name[32], queue[16];
-    int k = 0;
-    for (int j = 0; j < per_cq; j++)
-        for (int i = 0; i < n_cqs; i++) {
-            snprintf(name, sizeof(name), "wl%d", k++);
-            snprintf(queue, sizeof(queue), "cq%d", i);
-            struct eng_simple_wl w = {"bench", name, queue, (int32_t)(k % 3), k, 1, &ps};
-            eng_add_simple(s->eng, &w, 0);
-        }
+    add_workloads_prio(s, n_cqs, per_cq, "wl", -1, 0);
 }
 
 static void release(struct setup *s)

@@ -20,6 +20,7 @@
 #include "api/objects.h"
 #include "base/arena.h"
 #include "cli/bench_preempt.h"
+#include "cli/eng_objects.h"
 #include "engine/engine.h"
 
 static double now_s(void)
@@ -27,15 +28,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void apply(struct eng *eng, enum api_kind kind, void *view)
-{
-    struct api_object o;
-    memset(&o, 0, sizeof(o));
-    o.kind = kind;
-    o.u.meta = view;
-    eng_apply(eng, &o, 0);
 }
 
 /* A ClusterQueue with cpu quota in flavor "default" and its LocalQueue. */
@@ -46,29 +38,20 @@ static void add_cq(struct eng *eng, struct arena *mem, const char *name, const c
     cq->meta.name = arena_strdup(mem, name);
     cq->cohort_name = cohort ? arena_strdup(mem, cohort) : NULL;
     cq->namespace_selector = ARENA_NEW(mem, struct api_label_selector);
-    struct api_resource_group *g = ARENA_NEW(mem, struct api_resource_group);
-    g->covered_resources.n = 1;
-    g->covered_resources.items = ARENA_ARRAY(mem, const char *, 1);
-    g->covered_resources.items[0] = "cpu";
-    g->n_flavors = 1;
-    g->flavors = ARENA_NEW(mem, struct api_flavor_quotas);
-    g->flavors->name = "default";
-    g->flavors->n_resources = 1;
-    g->flavors->resources = ARENA_NEW(mem, struct api_resource_quota);
-    g->flavors->resources->name = "cpu";
-    g->flavors->resources->nominal_quota.milli = cores * 1000;
-    cq->resource_groups = g;
+    static const char *const res[] = {"cpu"};
+    const int64_t quota = cores * 1000;
+    cq->resource_groups = cli_resource_group(mem, "default", 1, res, &quota);
     cq->n_resource_groups = 1;
     if (pol)
         cq->preemption = *pol;
     cq->fair_sharing.weight.milli = 1000;
-    apply(eng, API_KIND_CLUSTER_QUEUE, cq);
+    cli_eng_apply(eng, API_KIND_CLUSTER_QUEUE, cq);
     struct api_local_queue *lq = ARENA_NEW(mem, struct api_local_queue);
     lq->meta.name = cq->meta.name;
     lq->meta.namespace_ = "bench";
     lq->cluster_queue = cq->meta.name;
     lq->fair_sharing.weight.milli = 1000;
-    apply(eng, API_KIND_LOCAL_QUEUE, lq);
+    cli_eng_apply(eng, API_KIND_LOCAL_QUEUE, lq);
 }
 
 static struct eng_wl *add_wl(struct eng *eng, const char *name, const char *queue, int32_t prio,
@@ -97,9 +80,7 @@ static double search_cost(int n, bool within)
     struct arena mem;
     arena_init(&mem);
     struct eng *eng = eng_new(NULL);
-    struct api_resource_flavor *rf = ARENA_NEW(&mem, struct api_resource_flavor);
-    rf->meta.name = "default";
-    apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
+    cli_eng_flavor(eng, &mem, "default");
     struct api_preemption pol;
     memset(&pol, 0, sizeof(pol));
     pol.reclaim_within_cohort = API_RECLAIM_ANY;
@@ -146,9 +127,7 @@ static double fair_cycle_cost(int n_cqs, int n_cohorts, int per_cq, size_t *head
     cfg.has_fair_sharing = true;
     struct eng_options opt = {&cfg};
     struct eng *eng = eng_new(&opt);
-    struct api_resource_flavor *rf = ARENA_NEW(&mem, struct api_resource_flavor);
-    rf->meta.name = "default";
-    apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
+    cli_eng_flavor(eng, &mem, "default");
     struct api_preemption pol;
     memset(&pol, 0, sizeof(pol));
     pol.reclaim_within_cohort = API_RECLAIM_ANY;

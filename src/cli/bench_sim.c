@@ -29,6 +29,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "cli/eng_objects.h"
 #include "engine/engine.h"
 
 /* ---- the config ------------------------------------------------------------------------ */
@@ -486,15 +487,6 @@ static struct bench_wl_rec *slot_get(struct sim *s, const struct eng_wl *h)
     return NULL;
 }
 
-static void apply(struct eng *eng, enum api_kind kind, void *view)
-{
-    struct api_object o;
-    memset(&o, 0, sizeof(o));
-    o.kind = kind;
-    o.u.meta = view;
-    eng_apply(eng, &o, 0);
-}
-
 static char *fmt(struct arena *mem, const char *f, ...) CU_PRINTF(2, 3);
 static char *fmt(struct arena *mem, const char *f, ...)
 {
@@ -513,9 +505,7 @@ static char *fmt(struct arena *mem, const char *f, ...)
 static void sim_build(struct sim *s, const struct bench_config *c)
 {
     struct arena *mem = &s->mem;
-    struct api_resource_flavor *rf = ARENA_NEW(mem, struct api_resource_flavor);
-    rf->meta.name = "default-flavor";
-    apply(s->eng, API_KIND_RESOURCE_FLAVOR, rf);
+    cli_eng_flavor(s->eng, mem, "default-flavor");
     size_t n_cqs = 0, n_streams = 0;
     for (size_t i = 0; i < c->n_cohorts; i++)
         for (size_t j = 0; j < c->cohorts[i].n_qs; j++) {
@@ -535,22 +525,14 @@ static void sim_build(struct sim *s, const struct bench_config *c)
                     char *name = fmt(mem, "%s-%zu-%lld-%s", q->cls, j, (long long)qi, cohort);
                     struct api_namespace *ns = ARENA_NEW(mem, struct api_namespace);
                     ns->meta.name = name;
-                    apply(s->eng, API_KIND_NAMESPACE, ns);
+                    cli_eng_apply(s->eng, API_KIND_NAMESPACE, ns);
                     struct api_cluster_queue *cq = ARENA_NEW(mem, struct api_cluster_queue);
                     cq->meta.name = name;
                     cq->cohort_name = cohort;
                     cq->namespace_selector = ARENA_NEW(mem, struct api_label_selector);
-                    struct api_resource_group *g = ARENA_NEW(mem, struct api_resource_group);
-                    g->covered_resources.n = 1;
-                    g->covered_resources.items = ARENA_ARRAY(mem, const char *, 1);
-                    g->covered_resources.items[0] = "cpu";
-                    g->n_flavors = 1;
-                    g->flavors = ARENA_NEW(mem, struct api_flavor_quotas);
-                    g->flavors->name = "default-flavor";
-                    g->flavors->n_resources = 1;
-                    g->flavors->resources = ARENA_NEW(mem, struct api_resource_quota);
-                    g->flavors->resources->name = "cpu";
-                    g->flavors->resources->nominal_quota.milli = q->nominal_milli;
+                    static const char *const res[] = {"cpu"};
+                    struct api_resource_group *g =
+                        cli_resource_group(mem, "default-flavor", 1, res, &q->nominal_milli);
                     g->flavors->resources->has_borrowing_limit = q->has_borrowing_limit;
                     g->flavors->resources->borrowing_limit.milli = q->borrowing_limit_milli;
                     cq->resource_groups = g;
@@ -558,13 +540,13 @@ static void sim_build(struct sim *s, const struct bench_config *c)
                     cq->preemption.reclaim_within_cohort = q->reclaim;
                     cq->preemption.within_cluster_queue = q->within;
                     cq->fair_sharing.weight.milli = 1000;
-                    apply(s->eng, API_KIND_CLUSTER_QUEUE, cq);
+                    cli_eng_apply(s->eng, API_KIND_CLUSTER_QUEUE, cq);
                     struct api_local_queue *lq = ARENA_NEW(mem, struct api_local_queue);
                     lq->meta.name = name;
                     lq->meta.namespace_ = name;
                     lq->cluster_queue = name;
                     lq->fair_sharing.weight.milli = 1000;
-                    apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
+                    cli_eng_apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
                     struct bench_cq_rec *sc = &s->cqs[s->n_cqs];
                     sc->name = name;
                     sc->cls_idx = q->cls_idx;

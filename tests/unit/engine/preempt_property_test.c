@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "cli/eng_objects.h"
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "engine/fairshare.h"
@@ -55,15 +56,6 @@ struct world {
     size_t n_strat;
     enum api_fs_strategy strat[2];
 };
-
-static void apply(struct eng *eng, enum api_kind kind, void *view)
-{
-    struct api_object o;
-    memset(&o, 0, sizeof(o));
-    o.kind = kind;
-    o.u.meta = view;
-    eng_apply(eng, &o, 0);
-}
 
 static void build(struct world *w, uint64_t seed)
 {
@@ -96,7 +88,7 @@ static void build(struct world *w, uint64_t seed)
     struct api_resource_flavor rf;
     memset(&rf, 0, sizeof(rf));
     rf.meta.name = "default";
-    apply(w->eng, API_KIND_RESOURCE_FLAVOR, &rf);
+    cli_eng_apply(w->eng, API_KIND_RESOURCE_FLAVOR, &rf);
     /* Every fourth run (classical) puts the CQs in two sub-cohorts of the
      * pool, so that reclaiming crosses cohort levels. */
     bool tree = seed % 4 == 1;
@@ -108,7 +100,7 @@ static void build(struct world *w, uint64_t seed)
             co.meta.name = subs[i];
             co.parent_name = "pool";
             co.fair_sharing.weight.milli = 1000;
-            apply(w->eng, API_KIND_COHORT, &co);
+            cli_eng_apply(w->eng, API_KIND_COHORT, &co);
         }
     }
     w->n_cqs = 2 + (int)rnd(3);
@@ -148,14 +140,14 @@ static void build(struct world *w, uint64_t seed)
         }
         cq.fair_sharing.weight.milli = w->fs ? weights[rnd(4)] : 1000;
         w->pol[i] = cq.preemption;
-        apply(w->eng, API_KIND_CLUSTER_QUEUE, &cq);
+        cli_eng_apply(w->eng, API_KIND_CLUSTER_QUEUE, &cq);
         struct api_local_queue lq;
         memset(&lq, 0, sizeof(lq));
         lq.meta.name = lqs[i];
         lq.meta.namespace_ = "ns";
         lq.cluster_queue = names[i];
         lq.fair_sharing.weight.milli = 1000;
-        apply(w->eng, API_KIND_LOCAL_QUEUE, &lq);
+        cli_eng_apply(w->eng, API_KIND_LOCAL_QUEUE, &lq);
     }
     eng__refresh(w->eng);
     w->fr = eng__fr_find(w->eng, names_find(&w->eng->flavor_names, "default"),
