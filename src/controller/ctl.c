@@ -338,17 +338,19 @@ static void on_delete(void *arg, const json_t *obj)
 
 /* ---- writes ---------------------------------------------------------------------- */
 
-/* Replace the status of obj through fn; the stored result is observed. */
-static int write_status(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
-                        ac_mutate_fn fn, void *arg)
+/* Replace obj, or with status its status subresource, through fn; the
+ * stored result is observed. */
+static int write_through(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
+                         ac_mutate_fn fn, void *arg, bool status)
 {
     struct err e;
     err_init(&e);
     json_t *out = NULL;
-    int rc = ac_update_status_retry(c->ac, c->res[k].r, ns, name, fn, arg, &out, &e);
+    int rc = status ? ac_update_status_retry(c->ac, c->res[k].r, ns, name, fn, arg, &out, &e)
+                    : ac_update_retry(c->ac, c->res[k].r, ns, name, fn, arg, &out, &e);
     if (rc) {
         if (rc != ERR_NOT_FOUND)
-            log_err("status update", &e);
+            log_err(status ? "status update" : "update", &e);
         return rc;
     }
     ctl_observe(c, k, out);
@@ -356,21 +358,16 @@ static int write_status(struct ctl *c, enum ctl_kind k, const char *ns, const ch
     return 0;
 }
 
+static int write_status(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
+                        ac_mutate_fn fn, void *arg)
+{
+    return write_through(c, k, ns, name, fn, arg, true);
+}
+
 static int write_object(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
                         ac_mutate_fn fn, void *arg)
 {
-    struct err e;
-    err_init(&e);
-    json_t *out = NULL;
-    int rc = ac_update_retry(c->ac, c->res[k].r, ns, name, fn, arg, &out, &e);
-    if (rc) {
-        if (rc != ERR_NOT_FOUND)
-            log_err("update", &e);
-        return rc;
-    }
-    ctl_observe(c, k, out);
-    json_decref(out);
-    return 0;
+    return write_through(c, k, ns, name, fn, arg, false);
 }
 
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
