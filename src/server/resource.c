@@ -19,6 +19,7 @@
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "base/xalloc.h"
 
@@ -669,7 +670,8 @@ struct patch_arg {
     const json_t *patch;
     const struct store_resource *res;
     struct srv_req *q;
-    int mode; /* enum field_mode */
+    int mode;         /* enum field_mode */
+    bool json_failed; /* a JSON patch operation did not apply */
 };
 
 /* Runs under the store's write lock: the patch applies to the latest state. */
@@ -687,8 +689,10 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         }
     }
     json_t *out = srv_patch_apply(a->type, cur, a->patch, e);
-    if (!out)
+    if (!out) {
+        a->json_failed = a->type == PATCH_JSON;
         return NULL;
+    }
     if (!json_is_object(out)) {
         json_decref(out);
         err_set(e, ERR_INVALID, "the patched object is not a JSON object");
@@ -816,7 +820,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
         json_decref(patch);
         return ret;
     }
-    struct patch_arg arg = {type, patch, r, q, mode};
+    struct patch_arg arg = {type, patch, r, q, mode, false};
     json_t *stored = NULL;
     for (int attempt = 0; attempt < 3; attempt++) {
         err_init(&e);
@@ -827,9 +831,17 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
                 continue;
             goto out;
         }
-        if (rc == ERR_INVALID && e.ncauses == 0 && type == PATCH_JSON) {
-            /* A failing operation: kubectl prints "The request is invalid". */
-            ret = srv_reply_status(q, 422, "Invalid", e.message, NULL);
+        if (rc && arg.json_failed) {
+            /* Kubernetes answers any operation that does not apply (a
+             * missing path, a failed test) with its generic 422: the
+             * jsonpatch library's own text is not sent, details are
+             * empty. The reason stays in the debug log. */
+            log_debug("server: json patch of %s: %s", rt->name, e.message);
+            json_t *d = json_object();
+            ret = srv_reply_status(q, 422, "Invalid",
+                                   "the server rejected our request due to an error in our request",
+                                   d);
+            json_decref(d);
             goto out;
         }
         if (rc) {

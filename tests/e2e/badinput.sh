@@ -58,4 +58,12 @@ expect_status "PUT on a collection: 405" 405 -X PUT -H "$J" --data-binary '{}' "
 expect_status "a failing JSON patch test: 422" 422 -X PATCH \
     -H 'Content-Type: application/json-patch+json' \
     --data-binary '[{"op":"test","path":"/spec/cohortName","value":"nope"}]' "$CQS/lab-cq"
+expect "a failing JSON patch: Kubernetes' generic message, empty details" \
+    '"message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{}' \
+    cat "$TMP/curl.out"
+expect_status "removing a missing path: 422" 422 -X PATCH \
+    -H 'Content-Type: application/json-patch+json' \
+    --data-binary '[{"op":"remove","path":"/spec/nope"}]' "$CQS/lab-cq"
+expect "removing a missing path: the same message" \
+    '"message":"the server rejected our request due to an error in our request"' cat "$TMP/curl.out"
 expect_status "the server is still up" 200 "$URL/healthz"
