@@ -270,7 +270,6 @@ static struct doc *doc_of(struct run *r, const struct eng_wl *wl)
     return v ? &r->docs[(uintptr_t)v - 1] : NULL;
 }
 
-
 static void write_requests(struct run *r, json_t *obj, const struct eng_wl *wl)
 {
     size_t n = eng_wl_n_pod_sets(wl);
