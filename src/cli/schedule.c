@@ -270,30 +270,6 @@ static struct doc *doc_of(struct run *r, const struct eng_wl *wl)
     return v ? &r->docs[(uintptr_t)v - 1] : NULL;
 }
 
-static void write_requests(struct run *r, json_t *obj, const struct eng_wl *wl)
-{
-    size_t n = eng_wl_n_pod_sets(wl);
-    struct api_status_requests *ps = xcalloc(n + 1, sizeof(*ps));
-    for (size_t i = 0; i < n; i++) {
-        size_t nr = 0;
-        const char *names[64];
-        int64_t vals[64];
-        ps[i].name = eng_wl_pod_set(r->eng, wl, i, &nr, names, vals, 64);
-        if (nr > 64)
-            nr = 64;
-        ps[i].resources.items = xcalloc(nr + 1, sizeof(struct api_resource));
-        ps[i].resources.n = nr;
-        for (size_t k = 0; k < nr; k++) {
-            ps[i].resources.items[k].name = names[k];
-            ps[i].resources.items[k].amount = q_from_resource_value(names[k], vals[k]);
-        }
-    }
-    api_status_set_resource_requests(obj, ps, n);
-    for (size_t i = 0; i < n; i++)
-        free(ps[i].resources.items);
-    free(ps);
-}
-
 static bool cond_true(json_t *obj, const char *type)
 {
     json_t *c = api_status_condition(obj, type);
@@ -349,7 +325,7 @@ static void on_pending(struct run *r, const struct eng_pending *p)
     api_status_set_condition(d->json, "Admitted", "False", "NoReservation",
                              "The workload has no reservation", r->now);
     api_status_set_admission(d->json, NULL);
-    write_requests(r, d->json, p->wl);
+    ctl_requests_write(r->eng, p->wl, d->json);
 }
 
 static void on_preempted(struct run *r, const struct eng_preempted *p, bool release)

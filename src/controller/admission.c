@@ -1,4 +1,5 @@
-/* admission.c -- engine admission to status.admission (see admission.h). */
+/* admission.c -- engine admission and requests to Workload status (see
+ * admission.h). */
 #include "controller/admission.h"
 
 #include <stdlib.h>
@@ -46,4 +47,28 @@ void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj)
         free(v.pod_set_assignments[p].resource_usage.items);
     }
     free(v.pod_set_assignments);
+}
+
+void ctl_requests_write(struct eng *eng, const struct eng_wl *wl, json_t *obj)
+{
+    size_t n = eng_wl_n_pod_sets(wl);
+    struct api_status_requests *ps = xcalloc(n + 1, sizeof(*ps));
+    for (size_t i = 0; i < n; i++) {
+        size_t nr = 0;
+        const char *names[64];
+        int64_t vals[64];
+        ps[i].name = eng_wl_pod_set(eng, wl, i, &nr, names, vals, 64);
+        if (nr > 64)
+            nr = 64;
+        ps[i].resources.items = xcalloc(nr + 1, sizeof(struct api_resource));
+        ps[i].resources.n = nr;
+        for (size_t k = 0; k < nr; k++) {
+            ps[i].resources.items[k].name = names[k];
+            ps[i].resources.items[k].amount = q_from_resource_value(names[k], vals[k]);
+        }
+    }
+    api_status_set_resource_requests(obj, ps, n);
+    for (size_t i = 0; i < n; i++)
+        free(ps[i].resources.items);
+    free(ps);
 }

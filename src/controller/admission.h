@@ -1,5 +1,6 @@
-/* admission.h -- the engine's admission of a workload as Kueue's
- * status.admission, for the controller and for `cueue schedule`. */
+/* admission.h -- the engine's view of a workload as Kueue's Workload
+ * status (status.admission, status.resourceRequests), for the controller
+ * and for `cueue schedule`. */
 #ifndef CUEUE_CONTROLLER_ADMISSION_H
 #define CUEUE_CONTROLLER_ADMISSION_H
 
@@ -13,5 +14,9 @@ struct eng_wl;
  * resource and the usage. Removes status.admission when the engine holds
  * no admission for wl. */
 void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);
+
+/* Set status.resourceRequests of obj to the engine's totals for wl, per pod
+ * set (at most 64 resources each). */
+void ctl_requests_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);
 
 #endif

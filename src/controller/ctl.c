@@ -443,29 +443,10 @@ static json_t *admission_json(struct ctl *c, const struct eng_wl *wl)
 
 static json_t *requests_json(struct ctl *c, const struct eng_wl *wl)
 {
-    size_t n = eng_wl_n_pod_sets(wl);
-    struct api_status_requests *ps = xcalloc(n + 1, sizeof(*ps));
-    for (size_t i = 0; i < n; i++) {
-        size_t nr = 0;
-        const char *names[64];
-        int64_t vals[64];
-        ps[i].name = eng_wl_pod_set(c->eng, wl, i, &nr, names, vals, 64);
-        if (nr > 64)
-            nr = 64;
-        ps[i].resources.items = xcalloc(nr + 1, sizeof(struct api_resource));
-        ps[i].resources.n = nr;
-        for (size_t k = 0; k < nr; k++) {
-            ps[i].resources.items[k].name = names[k];
-            ps[i].resources.items[k].amount = q_from_resource_value(names[k], vals[k]);
-        }
-    }
     json_t *scratch = json_object();
-    api_status_set_resource_requests(scratch, ps, n);
-    for (size_t i = 0; i < n; i++)
-        free(ps[i].resources.items);
-    free(ps);
-    json_t *rr = json_object_get(json_object_get(scratch, "status"), "resourceRequests");
-    json_incref(rr);
+    ctl_requests_write(c->eng, wl, scratch);
+    json_t *rr =
+        json_incref(json_object_get(json_object_get(scratch, "status"), "resourceRequests"));
     json_decref(scratch);
     return rr;
 }
