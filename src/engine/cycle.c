@@ -247,6 +247,13 @@ static int entry_cmp(const void *pa, const void *pb)
     return strcmp(a->wl->key, b->wl->key);
 }
 
+static int entry_name_cmp(const void *pa, const void *pb)
+{
+    const struct entry *a = *(const struct entry *const *)pa;
+    const struct entry *b = *(const struct entry *const *)pb;
+    return strcmp(a->cq->name, b->cq->name);
+}
+
 /* The order entries are processed in. Classical ordering sorts once; fair
  * sharing (§6.2, Kueue fair_sharing_iterator.go) produces entries one at a
  * time from the cohort trees' dominant resource shares, recomputed after
@@ -266,11 +273,14 @@ static void order_init(struct eng *eng, struct order *o, struct entry *es, size_
     o->next = 0;
     o->fh = NULL;
     if (fs_enabled(eng)) {
+        /* fs_pick_head takes the heads in ClusterQueue name order. */
+        qsort(o->es, n, sizeof(*o->es), entry_name_cmp);
         o->fh = cyc_alloc(eng, (n + 1) * sizeof(*o->fh));
+        memset(o->fh, 0, (n + 1) * sizeof(*o->fh));
         for (size_t i = 0; i < n; i++) {
-            o->fh[i].cq = es[i].cq;
-            o->fh[i].wl = es[i].wl;
-            o->fh[i].a = &es[i].a;
+            o->fh[i].cq = o->es[i]->cq;
+            o->fh[i].wl = o->es[i]->wl;
+            o->fh[i].a = &o->es[i]->a;
             o->fh[i].done = false;
         }
         return;
