@@ -597,7 +597,16 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
         free(c);
         return 0;
     }
-    qsort(c, n, sizeof(*c), pre__cand_cmp);
+    /* Without admission fair sharing the candidate order is a strict total
+     * order (it ends on the unique key), so sorting each CQ's group alone
+     * gives the groups exactly the order of one sort of all candidates;
+     * the groups are small, the whole list is not. With it, comparisons
+     * across LocalQueues differ, so the whole list is sorted as before. */
+    bool any_afs = false;
+    for (size_t i = 0; i < n && !any_afs; i++)
+        any_afs = c[i].has_afs;
+    if (any_afs)
+        qsort(c, n, sizeof(*c), pre__cand_cmp);
 
     /* Per-search state is malloc'd and freed here: a cycle runs a search per
      * head (twice), and the cycle arena would keep every copy. */
@@ -611,6 +620,10 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
     f.heaps = xcalloc(n_cos, sizeof(*f.heaps));
     f.hpos = xcalloc(n_cqs, sizeof(*f.hpos));
     group(&f, c, n);
+    if (!any_afs)
+        for (size_t i = 0; i + 1 < n_cqs; i++)
+            if (f.g[i].n > 1)
+                qsort(f.g[i].c, f.g[i].n, sizeof(*f.g[i].c), pre__cand_cmp);
 
     size_t mark = snap_mark(eng);
     for (size_t i = 0; i < x->n_u; i++)
