@@ -161,7 +161,7 @@ struct api_node_selector_term {
 
 struct api_toleration {
     const char *key;
-    const char *op;     /* "Equal" (also when empty) or "Exists" */
+    const char *op; /* "Equal" (also when empty) or "Exists" */
     const char *value;
     const char *effect; /* "" = every effect */
     bool has_toleration_seconds;
@@ -306,7 +306,7 @@ struct api_fair_sharing {
 
 struct api_cluster_queue {
     struct api_meta meta;
-    const char *cohort_name; /* NULL = no cohort */
+    const char *cohort_name;                       /* NULL = no cohort */
     struct api_label_selector *namespace_selector; /* NULL = selects no namespace */
     enum api_queueing_strategy queueing_strategy;
     struct api_resource_group *resource_groups;
@@ -482,7 +482,7 @@ struct api_resource_weight { /* admissionFairSharing.resourceWeights: kept as mi
 };
 
 struct api_configuration {
-    struct api_meta meta; /* mostly empty: a Configuration is a file, not an object */
+    struct api_meta meta;   /* mostly empty: a Configuration is a file, not an object */
     const char *namespace_; /* default kueue-system */
     bool manage_jobs_without_queue_name;
     struct api_strings frameworks; /* integrations.frameworks */
@@ -497,11 +497,11 @@ struct api_configuration {
     struct api_resource_weight *resource_weights;
     size_t n_resource_weights;
 
-    bool has_wait_for_pods_ready; /* always true after dflt_object (Kueue defaults it) */
+    bool has_wait_for_pods_ready;    /* always true after dflt_object (Kueue defaults it) */
     bool wait_for_pods_ready_enable; /* waitForPodsReady.enable (v1beta2: present = on) */
     int64_t pods_ready_timeout_ms;   /* default 30m (Kueue v1beta2) */
     bool block_admission;
-    int64_t recovery_timeout_ms; /* default = timeout; "0s" = off */
+    int64_t recovery_timeout_ms;     /* default = timeout; "0s" = off */
     const char *requeuing_timestamp; /* Eviction (default) or Creation */
     bool has_backoff_limit_count;
     int32_t backoff_limit_count;

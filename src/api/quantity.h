@@ -30,7 +30,7 @@ typedef struct {
 #define Q_MIN ((q_amount){INT64_MIN})
 #define Q_ZERO ((q_amount){0})
 #define Q_MILLI(v) ((q_amount){(v)})
-#define Q_UNITS(v) ((q_amount){(int64_t)(v) * 1000})
+#define Q_UNITS(v) ((q_amount){(int64_t)(v)*1000})
 
 /* The suffix family a quantity was written in; formatting keeps it. */
 enum q_format {

@@ -16,7 +16,10 @@ struct arena {
     size_t total; /* bytes handed out, for accounting */
 };
 
-#define ARENA_INIT {NULL, 0}
+#define ARENA_INIT                                                                                 \
+    {                                                                                              \
+        NULL, 0                                                                                    \
+    }
 
 void arena_init(struct arena *a);
 void arena_release(struct arena *a); /* frees everything */

@@ -45,9 +45,9 @@ struct err_cause {
 };
 
 struct err {
-    int code;          /* 0 while nothing failed */
-    char object[192];  /* Kind/name or Kind/namespace/name; may be empty */
-    char path[256];    /* the current field path while descending */
+    int code;         /* 0 while nothing failed */
+    char object[192]; /* Kind/name or Kind/namespace/name; may be empty */
+    char path[256];   /* the current field path while descending */
     size_t path_len;
     char message[1024]; /* the main message (the first cause's, for validation) */
     unsigned ncauses;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 struct map_slot {
-    char *key;   /* owned; NULL = empty; MAP_TOMBSTONE = deleted */
+    char *key; /* owned; NULL = empty; MAP_TOMBSTONE = deleted */
     uint64_t hash;
     void *value; /* borrowed */
 };
@@ -24,7 +24,10 @@ struct map {
     size_t used; /* live entries + tombstones */
 };
 
-#define MAP_INIT {NULL, 0, 0, 0}
+#define MAP_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 void map_init(struct map *m);
 void map_release(struct map *m); /* frees keys and slots, not values */

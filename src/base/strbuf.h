@@ -16,13 +16,16 @@ struct sb {
     size_t cap;
 };
 
-#define SB_INIT {NULL, 0, 0}
+#define SB_INIT                                                                                    \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void sb_init(struct sb *sb);
-void sb_release(struct sb *sb);   /* frees the bytes, leaves sb empty */
-void sb_reset(struct sb *sb);     /* length 0, keeps the allocation */
+void sb_release(struct sb *sb);          /* frees the bytes, leaves sb empty */
+void sb_reset(struct sb *sb);            /* length 0, keeps the allocation */
 const char *sb_str(const struct sb *sb); /* borrowed, valid until the next write */
-char *sb_take(struct sb *sb);     /* owned by the caller, free(); sb left empty */
+char *sb_take(struct sb *sb);            /* owned by the caller, free(); sb left empty */
 void sb_add(struct sb *sb, const void *data, size_t n);
 void sb_adds(struct sb *sb, const char *s);
 void sb_addch(struct sb *sb, char c);

@@ -6,8 +6,8 @@
 int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
 int cli_schedule(int argc, char **argv);
 int cli_bench(int argc, char **argv);
-int cli_serve(int argc, char **argv); /* serve.c */
-int cli_token(int argc, char **argv); /* token.c */
+int cli_serve(int argc, char **argv);      /* serve.c */
+int cli_token(int argc, char **argv);      /* token.c */
 int cli_controller(int argc, char **argv); /* controller.c */
 
 #endif

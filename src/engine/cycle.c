@@ -247,6 +247,13 @@ static int entry_cmp(const void *pa, const void *pb)
     return strcmp(a->wl->key, b->wl->key);
 }
 
+static int entry_name_cmp(const void *pa, const void *pb)
+{
+    const struct entry *a = *(const struct entry *const *)pa;
+    const struct entry *b = *(const struct entry *const *)pb;
+    return strcmp(a->cq->name, b->cq->name);
+}
+
 /* The order entries are processed in. Classical ordering sorts once; fair
  * sharing (§6.2, Kueue fair_sharing_iterator.go) produces entries one at a
  * time from the cohort trees' dominant resource shares, recomputed after
@@ -266,11 +273,14 @@ static void order_init(struct eng *eng, struct order *o, struct entry *es, size_
     o->next = 0;
     o->fh = NULL;
     if (fs_enabled(eng)) {
+        /* fs_pick_head takes the heads in ClusterQueue name order. */
+        qsort(o->es, n, sizeof(*o->es), entry_name_cmp);
         o->fh = cyc_alloc(eng, (n + 1) * sizeof(*o->fh));
+        memset(o->fh, 0, (n + 1) * sizeof(*o->fh));
         for (size_t i = 0; i < n; i++) {
-            o->fh[i].cq = es[i].cq;
-            o->fh[i].wl = es[i].wl;
-            o->fh[i].a = &es[i].a;
+            o->fh[i].cq = o->es[i]->cq;
+            o->fh[i].wl = o->es[i]->wl;
+            o->fh[i].a = &o->es[i]->a;
             o->fh[i].done = false;
         }
         return;
@@ -293,10 +303,31 @@ static struct entry *order_next(struct eng *eng, struct order *o)
 
 /* ---- processing (§6.3) ------------------------------------------------------------------ */
 
+/* The victims chosen so far in the cycle, in order, chained per cohort
+ * tree: removing a victim changes usage only on its ClusterQueue's path to
+ * its root, so a check in one tree needs only that tree's victims. */
 struct victims {
     struct eng_wl **wl;
-    size_t n, cap;
+    size_t *next; /* next victim in the same tree, or SIZE_MAX */
+    size_t n, cap, cap_next;
 };
+
+static void add_victim(struct eng *eng, struct victims *v, struct eng_wl *wl)
+{
+    XGROW(v->wl, v->cap, v->n + 1);
+    XGROW(v->next, v->cap_next, v->n + 1);
+    size_t i = v->n++;
+    v->wl[i] = wl;
+    v->next[i] = SIZE_MAX;
+    struct eng_node *r = coh_root(&wl->cq->node);
+    if (r->vic_cycle != eng->cycle_no) {
+        r->vic_cycle = eng->cycle_no;
+        r->vic_head = i;
+    } else {
+        v->next[r->vic_tail] = i;
+    }
+    r->vic_tail = i;
+}
 
 static void remove_victims(struct eng *eng, const struct victims *v)
 {
@@ -304,11 +335,24 @@ static void remove_victims(struct eng *eng, const struct victims *v)
         snap_remove_wl(eng, v->wl[i]->cq, v->wl[i]);
 }
 
+/* remove_victims restricted to the tree of root, in the same order. */
+static void remove_tree_victims(struct eng *eng, const struct victims *v,
+                                const struct eng_node *root)
+{
+    if (root->vic_cycle != eng->cycle_no)
+        return;
+    for (size_t i = root->vic_head; i != SIZE_MAX; i = v->next[i])
+        snap_remove_wl(eng, v->wl[i]->cq, v->wl[i]);
+}
+
+/* Whether the assignment fits once every victim of the cycle and the
+ * entry's own targets are gone (§6.3). Only e's tree is read, so only its
+ * victims are removed. */
 static bool usage_fits(struct eng *eng, struct entry *e, const struct victims *v,
                        const struct fa_assignment *a, const struct pre_target *t, size_t nt)
 {
     size_t mark = snap_mark(eng);
-    remove_victims(eng, v);
+    remove_tree_victims(eng, v, coh_root(&e->cq->node));
     for (size_t i = 0; i < nt; i++)
         if (t[i].wl->victim_cycle != eng->cycle_no)
             snap_remove_wl(eng, t[i].wl->cq, t[i].wl);
@@ -369,8 +413,7 @@ static void issue_preemptions(struct eng *eng, struct entry *e, struct victims *
     for (size_t i = 0; i < e->n_targets; i++) {
         struct pre_target *t = &e->targets[i];
         t->wl->victim_cycle = eng->cycle_no;
-        XGROW(v->wl, v->cap, v->n + 1);
-        v->wl[v->n++] = t->wl;
+        add_victim(eng, v, t->wl);
         ok++;
         if (t->wl->evicted)
             continue;
@@ -713,6 +756,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     while ((e = order_next(eng, &ord)))
         process(eng, e, &v, &n_admitted);
     free(v.wl);
+    free(v.next);
 
     /* Drop the snapshot's changes, then charge the admissions for real. */
     snap_rollback(eng, 0);

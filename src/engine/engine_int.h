@@ -135,6 +135,11 @@ struct eng_node {
     int64_t *subtree; /* SubtreeQuota */
     int64_t *localq;  /* localQuota */
     int64_t *usage;   /* Usage */
+    /* Roots only, during a cycle: the first and last victim chosen so far
+     * in this tree (indexes into the cycle's victim list), valid when
+     * vic_cycle is the cycle's number. */
+    uint64_t vic_cycle;
+    size_t vic_head, vic_tail;
 };
 
 /* A resource group of a ClusterQueue: fr ids laid out flavor-major. */

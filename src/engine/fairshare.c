@@ -597,7 +597,16 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
         free(c);
         return 0;
     }
-    qsort(c, n, sizeof(*c), pre__cand_cmp);
+    /* Without admission fair sharing the candidate order is a strict total
+     * order (it ends on the unique key), so sorting each CQ's group alone
+     * gives the groups exactly the order of one sort of all candidates;
+     * the groups are small, the whole list is not. With it, comparisons
+     * across LocalQueues differ, so the whole list is sorted as before. */
+    bool any_afs = false;
+    for (size_t i = 0; i < n && !any_afs; i++)
+        any_afs = c[i].has_afs;
+    if (any_afs)
+        qsort(c, n, sizeof(*c), pre__cand_cmp);
 
     /* Per-search state is malloc'd and freed here: a cycle runs a search per
      * head (twice), and the cycle arena would keep every copy. */
@@ -611,6 +620,10 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
     f.heaps = xcalloc(n_cos, sizeof(*f.heaps));
     f.hpos = xcalloc(n_cqs, sizeof(*f.hpos));
     group(&f, c, n);
+    if (!any_afs)
+        for (size_t i = 0; i + 1 < n_cqs; i++)
+            if (f.g[i].n > 1)
+                qsort(f.g[i].c, f.g[i].n, sizeof(*f.g[i].c), pre__cand_cmp);
 
     size_t mark = snap_mark(eng);
     for (size_t i = 0; i < x->n_u; i++)
@@ -650,7 +663,7 @@ size_t fs_targets(const struct pre_ctx *x, struct pre_cand **out)
 /* ---- the tournament, §5.3 ------------------------------------------------------------------ */
 
 /* The share recorded for a head at one level of its path. */
-struct rec {
+struct fs_rec {
     const struct eng_node *node; /* the child of the cohort the value is keyed by */
     struct fs_share s;
     bool borrowing_req; /* node borrows in an fr the head requests */
@@ -659,23 +672,22 @@ struct rec {
 struct tourn {
     struct eng *eng;
     struct fs_head *h;
-    long *head_of_cq;  /* by cq id: head index or -1 */
-    struct rec **recs; /* per head: path records, CQ first; NULL when not in the tree */
-    size_t *n_recs;
+    long *head_of_cq; /* by cq id: head index or -1 */
 };
 
-static const struct rec *rec_at(const struct tourn *t, long i, const struct eng_node *k)
+static const struct fs_rec *rec_at(const struct tourn *t, long i, const struct eng_node *k)
 {
-    for (size_t j = 0; j < t->n_recs[i]; j++)
-        if (t->recs[i][j].node->parent == k)
-            return &t->recs[i][j];
+    const struct fs_head *h = &t->h[i];
+    for (size_t j = 0; j < h->depth; j++)
+        if (h->recs[j].node->parent == k)
+            return &h->recs[j];
     return NULL;
 }
 
 /* less(a, b) at cohort k (§5.3 step 4). */
 static bool t_less(const struct tourn *t, long a, long b, const struct eng_node *k)
 {
-    const struct rec *ra = rec_at(t, a, k), *rb = rec_at(t, b, k);
+    const struct fs_rec *ra = rec_at(t, a, k), *rb = rec_at(t, b, k);
     if (ra && rb) {
         if (ra->borrowing_req != rb->borrowing_req)
             return !ra->borrowing_req;
@@ -708,21 +720,43 @@ static long tournament(const struct tourn *t, const struct eng_node *k)
     return best;
 }
 
-static void record_head(struct tourn *t, long i, const struct eng_node *root)
+/* Does the head's cache still hold? Its records are a function of the
+ * usage of its path's nodes (the rest fs_drs reads is fixed within a
+ * cycle), so they hold while that usage is what they were computed from. */
+static bool head_cached(const struct eng *eng, const struct fs_head *h)
+{
+    if (!h->recs)
+        return false;
+    size_t j = 0;
+    for (const struct eng_node *n = &h->cq->node; n != h->root; n = n->parent, j++)
+        if (memcmp(h->key + j * eng->n_fr, n->usage, eng->n_fr * sizeof(int64_t)))
+            return false;
+    return true;
+}
+
+static void record_head(struct tourn *t, long i)
 {
     struct eng *eng = t->eng;
     struct fs_head *h = &t->h[i];
-    size_t depth = 0;
-    for (const struct eng_node *n = &h->cq->node; n != root; n = n->parent)
-        depth++;
-    t->recs[i] = xmalloc((depth + 1) * sizeof(struct rec));
-    t->n_recs[i] = depth;
+    if (head_cached(eng, h))
+        return;
+    if (!h->recs) {
+        size_t depth = 0;
+        for (const struct eng_node *n = &h->cq->node; n != h->root; n = n->parent)
+            depth++;
+        h->depth = depth;
+        h->recs = cyc_alloc(eng, (depth + 1) * sizeof(struct fs_rec));
+        h->key = cyc_alloc(eng, (depth * eng->n_fr + 1) * sizeof(int64_t));
+    }
+    size_t j = 0;
+    for (const struct eng_node *n = &h->cq->node; n != h->root; n = n->parent, j++)
+        memcpy(h->key + j * eng->n_fr, n->usage, eng->n_fr * sizeof(int64_t));
     size_t mark = snap_mark(eng);
     for (size_t u = 0; u < h->a->n_usage; u++)
         snap_add_usage(eng, &h->cq->node, h->a->usage_fr[u], h->a->usage_v[u]);
-    size_t j = 0;
-    for (const struct eng_node *n = &h->cq->node; n != root; n = n->parent, j++) {
-        struct rec *r = &t->recs[i][j];
+    j = 0;
+    for (const struct eng_node *n = &h->cq->node; n != h->root; n = n->parent, j++) {
+        struct fs_rec *r = &h->recs[j];
         r->node = n;
         r->s = fs_drs(eng, n);
         r->borrowing_req = false;
@@ -737,34 +771,29 @@ static void record_head(struct tourn *t, long i, const struct eng_node *root)
 
 long fs_pick_head(struct eng *eng, struct fs_head *h, size_t n)
 {
+    /* The first not done in name order: h is sorted by name. */
     long first = -1;
-    for (size_t i = 0; i < n; i++) {
-        if (h[i].done)
-            continue;
-        if (first < 0 || strcmp(h[i].cq->name, h[first].cq->name) < 0)
+    for (size_t i = 0; i < n && first < 0; i++)
+        if (!h[i].done)
             first = (long)i;
-    }
     if (first < 0 || !h[first].cq->node.parent)
         return first;
-    const struct eng_node *root = coh_root(&h[first].cq->node);
-    struct tourn t = {eng, h, NULL, NULL, NULL};
+    for (size_t i = 0; i < n; i++)
+        if (!h[i].root)
+            h[i].root = coh_root(&h[i].cq->node);
+    const struct eng_node *root = h[first].root;
+    struct tourn t = {eng, h, NULL};
     size_t n_cqs = eng->cq_names.n;
     t.head_of_cq = xmalloc((n_cqs + 1) * sizeof(long));
     for (size_t i = 0; i < n_cqs; i++)
         t.head_of_cq[i] = -1;
-    t.recs = xcalloc(n + 1, sizeof(*t.recs));
-    t.n_recs = xcalloc(n + 1, sizeof(*t.n_recs));
     for (size_t i = 0; i < n; i++) {
-        if (h[i].done || coh_root(&h[i].cq->node) != root)
+        if (h[i].done || h[i].root != root)
             continue;
         t.head_of_cq[h[i].cq->id] = (long)i;
-        record_head(&t, (long)i, root);
+        record_head(&t, (long)i);
     }
     long w = tournament(&t, root);
-    for (size_t i = 0; i < n; i++)
-        free(t.recs[i]);
-    free(t.recs);
-    free(t.n_recs);
     free(t.head_of_cq);
     return w >= 0 ? w : first;
 }

@@ -125,15 +125,26 @@ void fs_afs_charge(struct eng *eng, const struct eng_cq *cq, const struct eng_wl
 
 /* ---- the head tournament (§5.3) ---------------------------------------------------- */
 
-/* One head offered to the tournament. */
+struct fs_rec;
+
+/* One head offered to the tournament. The caller sets cq, wl, a and done
+ * (false) and zeroes the rest; the rest is fs_pick_head's cache (cycle
+ * arena) of the head's shares, reused while the usage they were computed
+ * from is unchanged. */
 struct fs_head {
     struct eng_cq *cq;
     const struct eng_wl *wl;
     const struct fa_assignment *a;
     bool done; /* already popped */
+    const struct eng_node *root;
+    struct fs_rec *recs; /* per node of the path below root, CQ first */
+    int64_t *key;        /* usage of those nodes (every fr) the recs saw */
+    size_t depth;
 };
 
-/* Index of the next head to process, or -1 when every head is done. */
+/* Index of the next head to process, or -1 when every head is done. h is
+ * in ascending order of ClusterQueue name (one head per ClusterQueue);
+ * call it only within the cycle whose arena holds h. */
 long fs_pick_head(struct eng *eng, struct fs_head *h, size_t n);
 
 #endif

@@ -1,9 +1,12 @@
-# restart.sh -- sourced by run.sh: kill -9 the server while 200 Jobs are
-# being admitted, restart it on the same data, and check the accounting:
-# each CQ's reported usage is the sum of its reserved workloads' usage, no
-# more than its quota is reserved, every Job has exactly one Workload.
-start_server restart --controllers all --executor none || return 1
-RPID=$PID
+# restart.sh -- sourced by run.sh: kill -9 the server (in-process
+# controllers), and separately the controller of the cluster path, while 200
+# Jobs are being admitted; restart it on the same data, and check the
+# accounting: each CQ's reported usage is the sum of its reserved workloads'
+# usage, no more than its quota is reserved, every Job has exactly one
+# Workload.
+
+# rs_objects: write the queues and the 200 Jobs to $TMP/rs.yaml, rs-jobs.yaml.
+rs_objects() {
 {
     cat <<'YAML'
 apiVersion: v1
@@ -51,23 +54,19 @@ spec:
 YAML
     i=$((i + 1))
 done
-expect "restart: queues" "created" k apply -f "$TMP/rs.yaml"
-k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1 &
-APPLY=$!
-# Kill once admission is under way.
-wait_for "restart: admissions under way" 30 '[1-9]' \
-    k get cq rs-cq -o jsonpath='{.status.reservingWorkloads}'
-kill -9 "$RPID"
-wait "$RPID" 2>/dev/null
-wait "$APPLY" 2>/dev/null
-start_server restart --controllers all --executor none || return 1
+}
+
+# rs_check TAG: after a restart, every Job re-applied, 100 of 200 reserved,
+# and the accounting consistent.
+rs_check() {
+tag=$1
 before=$(k get jobs -n rs -o name 2>/dev/null | wc -l)
 # Every Job kubectl created before or after the kill is there; re-apply the
 # ones the kill interrupted.
 k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1
-wait_for "restart: 100 workloads reserved after the restart" 60 '^100$' \
+wait_for "$tag: 100 workloads reserved after the restart" 60 '^100$' \
     k get cq rs-cq -o jsonpath='{.status.reservingWorkloads}'
-wait_for "restart: 100 pending" 30 '^100$' k get cq rs-cq -o jsonpath='{.status.pendingWorkloads}'
+wait_for "$tag: 100 pending" 30 '^100$' k get cq rs-cq -o jsonpath='{.status.pendingWorkloads}'
 k get workloads -n rs -o json >"$TMP/rs-wl.json"
 k get jobs -n rs -o json >"$TMP/rs-jobs.json"
 k get cq rs-cq -o json >"$TMP/rs-cq.json"
@@ -110,9 +109,50 @@ print("; ".join(problems) if problems else "consistent: %d reserved, %dm cpu, %d
 PY
 )
 case "$out" in
-consistent*) pass "restart: accounting after kill -9 ($out; $before jobs were stored at the kill)" ;;
-*) fail "restart: accounting after kill -9" "$out" ;;
+consistent*) pass "$tag: accounting after kill -9 ($out; $before jobs were stored at the kill)" ;;
+*) fail "$tag: accounting after kill -9" "$out" ;;
 esac
+}
+
+rs_objects
+
+# The server, with its in-process controllers.
+start_server restart --controllers all --executor none || return 1
+RPID=$PID
+expect "restart: queues" "created" k apply -f "$TMP/rs.yaml"
+k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1 &
+APPLY=$!
+# Kill once admission is under way.
+wait_for "restart: admissions under way" 30 '[1-9]' \
+    k get cq rs-cq -o jsonpath='{.status.reservingWorkloads}'
+kill -9 "$RPID"
+wait "$RPID" 2>/dev/null
+wait "$APPLY" 2>/dev/null
+start_server restart --controllers all --executor none || return 1
+rs_check restart
+stop_server "$PID"
+
+# The controller of the cluster path, against an API-only server that stays up.
+start_server restart-ctl --controllers none || return 1
+expect "restart-ctl: queues" "created" k apply -f "$TMP/rs.yaml"
+"$CUEUE" controller --kubeconfig "$KC" --executor none --data-dir "$DATA" \
+    >>"$DATA/controller.log" 2>&1 &
+KPID=$!
+CTL_PIDS="$CTL_PIDS $KPID"
+k apply -f "$TMP/rs-jobs.yaml" >/dev/null 2>&1 &
+APPLY=$!
+wait_for "restart-ctl: admissions under way" 30 '[1-9]' \
+    k get cq rs-cq -o jsonpath='{.status.reservingWorkloads}'
+kill -9 "$KPID"
+wait "$KPID" 2>/dev/null
+wait "$APPLY" 2>/dev/null
+"$CUEUE" controller --kubeconfig "$KC" --executor none --data-dir "$DATA" \
+    >>"$DATA/controller.log" 2>&1 &
+KPID=$!
+CTL_PIDS="$CTL_PIDS $KPID"
+rs_check restart-ctl
+stop_server "$KPID"
+stop_server "$PID"
 
 # kill -9 while Jobs run under the local executor: their processes die with
 # the server, and after the restart their Pods are marked Failed and the
