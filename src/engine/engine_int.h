@@ -340,7 +340,7 @@ struct eng_lq {
     double *afs_consumed; /* by resource id, afs_n entries (owned) */
     double *afs_penalty;  /* entry penalties not yet folded in (owned) */
     size_t afs_n;
-    int64_t afs_last_ms;  /* last sample; 0 = not sampled yet */
+    int64_t afs_last_ms; /* last sample; 0 = not sampled yet */
 };
 
 struct eng_ns {

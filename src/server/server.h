@@ -49,7 +49,7 @@ struct srv_options {
     int64_t event_ttl_s;    /* Events older than this are deleted; 0 = 3600, < 0 = never */
     srv_pending_fn pending; /* visibility source, or NULL (empty lists) */
     void *pending_arg;
-    const char *pod_log_dir;  /* where the local executor keeps pod output, or NULL */
+    const char *pod_log_dir; /* where the local executor keeps pod output, or NULL */
     /* GET /metrics: the Prometheus text (owned by the caller), or NULL. */
     char *(*metrics)(void *arg);
     void *metrics_arg;

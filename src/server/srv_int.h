@@ -50,7 +50,7 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
-    char *pod_log_dir; /* local executor output, or NULL (podlog.c) */
+    char *pod_log_dir;           /* local executor output, or NULL (podlog.c) */
     char *(*metrics)(void *arg); /* GET /metrics, or NULL */
     void *metrics_arg;
     /* Event expiry (janitor.c). */

@@ -212,8 +212,8 @@ static void test_cached_picks_equal_fresh_picks(void **state)
             struct eng_wl *pending[MAX_CQS] = {0};
             for (int i = 0; i < n_cqs; i++) {
                 snprintf(name, sizeof(name), "p%d-%d", step, i);
-                pending[i] = add_wl(eng, name, i, (int32_t)rnd(3), 1000 * (1 + (int64_t)rnd(4)),
-                                    now);
+                pending[i] =
+                    add_wl(eng, name, i, (int32_t)rnd(3), 1000 * (1 + (int64_t)rnd(4)), now);
             }
             total += check_picks(eng, pending, n_cqs, fr);
             for (int i = 0; i < n_cqs; i++)
