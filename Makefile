@@ -17,8 +17,9 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Every test, then every test again under ASan + UBSan, then the fuzzers briefly.
-test: build
+# The format check, every test, then every test again under ASan + UBSan,
+# then the fuzzers briefly.
+test: build fmt-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
@@ -52,7 +53,7 @@ bench: build
 fmt:
 	@clang-format -i $$(git ls-files '*.c' '*.h')
 
-fmt-check:
+fmt-check: deps
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:
