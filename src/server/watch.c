@@ -22,6 +22,7 @@
 #define WATCH_TICK_MS 1000
 #define WATCH_MAX_MS (45LL * 60 * 1000) /* server-chosen end without timeoutSeconds */
 #define BOOKMARK_EVERY_MS (60LL * 1000)
+#define FILL_BATCH (64 * 1024) /* gather ready events up to this many bytes per write */
 
 struct watch {
     struct srv *srv;
@@ -63,6 +64,19 @@ static void emit(struct watch *wt, const char *type, json_t *obj)
     sb_addch(&wt->out, '\n');
     free(text);
     json_decref(ev);
+}
+
+/* An event whose object is the store's text, forwarded as it is: the
+ * stored document is compact JSON with kind and apiVersion, so with no
+ * Table and no selector left to the server there is nothing to change, and
+ * a busy stream costs a copy per watcher rather than a parse and a dump. */
+static void emit_text(struct watch *wt, const char *type, const char *text)
+{
+    sb_adds(&wt->out, "{\"type\":\"");
+    sb_adds(&wt->out, type);
+    sb_adds(&wt->out, "\",\"object\":");
+    sb_adds(&wt->out, text);
+    sb_adds(&wt->out, "}\n");
 }
 
 static void emit_bookmark(struct watch *wt, uint64_t rv)
@@ -131,26 +145,33 @@ static bool client_gone(int fd)
     return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
-/* Wait for something to send; false when the stream should end. */
+/* Wait for something to send, then take whatever else is ready (up to
+ * FILL_BATCH bytes) so a busy stream is written in large pieces rather than
+ * one event per write. False when the stream should end. */
 static bool fill(struct watch *wt)
 {
-    while (wt->out.len == 0) {
+    while (wt->out.len < FILL_BATCH) {
+        bool have = wt->out.len > 0;
         if (wt->ending || wt->srv->stopping)
-            return false;
+            return have && !wt->srv->stopping;
         int64_t now = tm_monotonic_ms();
         if (now >= wt->deadline)
-            return false;
+            return have;
         int64_t wait = wt->deadline - now;
         if (wait > WATCH_TICK_MS)
             wait = WATCH_TICK_MS;
         struct store_event ev;
         struct err e;
         err_init(&e);
-        int rc = store_watch_next(wt->w, (int)wait, &ev, &e);
+        int rc = store_watch_next(wt->w, have ? 0 : (int)wait, &ev, &e);
         if (rc == 0) {
             if (ev.resource_version > wt->last_rv)
                 wt->last_rv = ev.resource_version;
-            emit_event(wt, &ev);
+            if (ev.text)
+                emit_text(wt, type_name(ev.type), ev.text);
+            else
+                emit_event(wt, &ev);
+            free(ev.text);
             json_decref(ev.object);
             continue;
         }
@@ -160,6 +181,8 @@ static bool fill(struct watch *wt)
             emit_expired(wt, e.message[0] ? e.message : "the watch fell too far behind");
             continue;
         }
+        if (have)
+            return true; /* nothing more ready: send what there is */
         if (rc != ERR_NOT_FOUND)
             return false;
         if (client_gone(wt->fd))
@@ -253,6 +276,7 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
     wo.field_selector =
         wt->sel.store_can && field_selector && *field_selector ? field_selector : NULL;
     wo.since = since;
+    wo.raw = !table && wt->sel.store_can; /* nothing for the server to evaluate or reshape */
     wo.send_initial_events = since == 0; /* absent or "0": current state first */
     const char *ns = rt->ns[0] ? rt->ns : NULL;
     int rc = store_watch_open(s->store, rt->res, ns, &wo, &wt->w, &e);

@@ -192,8 +192,11 @@ enum store_event_type { STORE_ADDED, STORE_MODIFIED, STORE_DELETED, STORE_BOOKMA
 struct store_event {
     enum store_event_type type;
     const struct store_resource *resource;
-    json_t *object; /* owned by the receiver (json_decref); for BOOKMARK only metadata */
+    json_t *object; /* owned by the receiver (json_decref); for BOOKMARK only metadata;
+                     * NULL when text is set */
     uint64_t resource_version;
+    char *text; /* with opts.raw, for every type but BOOKMARK: the object as the
+                 * store's compact JSON text (owned, free) instead of object */
 };
 
 struct store_watch_opts {
@@ -205,6 +208,8 @@ struct store_watch_opts {
                                * "k8s.io/initial-events-end": "true" */
     int bookmark_ms;          /* > 0: a BOOKMARK with the newest version after this long
                                * without an event (delivered by store_watch_next) */
+    bool raw;                 /* deliver objects as text (store_event.text): a receiver
+                               * that only forwards them skips a parse per event */
 };
 
 /* Open a watch on one resource (r non-NULL), in one namespace or all.

@@ -47,6 +47,7 @@ struct store_watch {
     char *ns; /* NULL = all namespaces */
     struct sel_selector labels, fields;
     int bookmark_ms;
+    bool raw; /* deliver text, not parsed objects */
 
     /* Delivered first, read only by the receiver: initial objects or the
      * log's backlog, then (initial_bookmark) the end-of-initial bookmark. */
@@ -314,6 +315,7 @@ int store_watch_open(struct store *s, const struct store_resource *r, const char
     w->r = r;
     w->ns = r->namespaced && ns && *ns ? xstrdup(ns) : NULL;
     w->bookmark_ms = o->bookmark_ms;
+    w->raw = o->raw;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -368,6 +370,7 @@ static void fill_bookmark(struct store_watch *w, uint64_t rv, bool initial_end,
                           struct store_event *ev)
 {
     ev->type = STORE_BOOKMARK;
+    ev->text = NULL;
     ev->resource = w->r;
     ev->resource_version = rv;
     ev->object = bookmark_object(w->r, rv, initial_end);
@@ -379,8 +382,13 @@ static void fill_bookmark(struct store_watch *w, uint64_t rv, bool initial_end,
 static int fill_event(struct store_watch *w, struct store__evrec *rec, struct store_event *ev,
                       struct err *e)
 {
-    json_t *obj = json_loads(rec->text, JSON_DISABLE_EOF_CHECK, NULL);
-    if (!obj) {
+    json_t *obj = NULL;
+    ev->text = NULL;
+    if (w->raw && rec->text)
+        ev->text = xstrdup(rec->text);
+    else
+        obj = json_loads(rec->text, JSON_DISABLE_EOF_CHECK, NULL);
+    if (!obj && !ev->text) {
         store__evrec_unref(rec);
         return err_set(e, ERR_INTERNAL, "store: watch: stored object is not JSON");
     }

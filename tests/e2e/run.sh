@@ -91,6 +91,27 @@ expect "a watch from a compacted version: one ERROR event with 410 Expired" \
 expect "410 carries reason Expired and code 410" '"reason":"Expired","code":410}}' \
     timeout 10 curl -s -N "$RF?watch=true&resourceVersion=1&timeoutSeconds=5"
 expect_status "a list at an old version is served, not 410" 200 "$RF?resourceVersion=1&limit=1"
+RV=$(curl -s "$RF?limit=1" | $PY -c 'import json, sys; print(json.load(sys.stdin)["metadata"]["resourceVersion"])')
+timeout 10 curl -s -N "$RF?watch=true&resourceVersion=$RV&timeoutSeconds=3" >"$TMP/watch.out" &
+WPID=$!
+sleep 0.5
+curl -s -X POST -H 'Content-Type: application/json' -o /dev/null "$RF" \
+    --data-binary '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ResourceFlavor","metadata":{"name":"w1"}}'
+curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' -o /dev/null "$RF/w1" \
+    --data-binary '{"metadata":{"labels":{"a":"b"}}}'
+curl -s -X DELETE -o /dev/null "$RF/w1"
+wait "$WPID"
+expect_exact "a watch streams each change, one JSON event a line, with kind and apiVersion" \
+    "ADDED ResourceFlavor kueue.x-k8s.io/v1beta2 w1
+MODIFIED ResourceFlavor kueue.x-k8s.io/v1beta2 w1 b
+DELETED ResourceFlavor kueue.x-k8s.io/v1beta2 w1 b" $PY -c '
+import json, sys
+for line in open(sys.argv[1]):
+    ev = json.loads(line)
+    o = ev["object"]
+    print(ev["type"], o["kind"], o["apiVersion"], o["metadata"]["name"],
+          *o["metadata"].get("labels", {}).values())
+' "$TMP/watch.out"
 if $PY -c 'import kubernetes' 2>/dev/null; then
     expect "the Python client raises ApiException(410)" "410 Expired" timeout 30 $PY -c '
 import sys
