@@ -277,7 +277,7 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
         wt->sel.store_can && field_selector && *field_selector ? field_selector : NULL;
     wo.since = since;
     wo.raw = !table && wt->sel.store_can; /* nothing for the server to evaluate or reshape */
-    wo.send_initial_events = since == 0; /* absent or "0": current state first */
+    wo.send_initial_events = since == 0;  /* absent or "0": current state first */
     const char *ns = rt->ns[0] ? rt->ns : NULL;
     int rc = store_watch_open(s->store, rt->res, ns, &wo, &wt->w, &e);
     if (rc == ERR_GONE) {
