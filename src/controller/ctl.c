@@ -805,26 +805,6 @@ static void run_cycles(struct ctl *c)
             break;
         now = tm_now_ms();
     }
-    /* Statuses the engine decided outside cycles (a missing LocalQueue, a
-     * stopped queue, ...), as Kueue's workload controller writes them. */
-    size_t n = eng_n_wls(c->eng);
-    for (size_t i = 0; i < n; i++) {
-        struct eng_wl *wl = eng_wl_at(c->eng, i);
-        if (!wl || eng_wl_is_admitted(wl))
-            continue;
-        const char *reason, *message;
-        bool inadm;
-        eng_wl_pending(wl, &reason, &message, &inadm);
-        const json_t *o = wl_obj(c, wl);
-        if (!reason || !o || !json_object_get(json_object_get(o, "spec"), "active") ||
-            json_is_false(json_object_get(json_object_get(o, "spec"), "active")))
-            continue;
-        const json_t *qr = cond(o, "QuotaReserved");
-        if (qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
-            jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message))
-            continue;
-        decide_pending(c, wl, reason, message, tm_now_ms());
-    }
     c->next_cycle_ms = tm_monotonic_ms() + CYCLE_INTERVAL_MS;
 }
 
@@ -1782,12 +1762,6 @@ static bool status_differs(const json_t *obj, const struct qstatus_arg *qa)
            strcmp(jstr(ac, "message") ? jstr(ac, "message") : "", qa->cmessage);
 }
 
-static const char *wl_lq(struct ctl *c, const struct eng_wl *wl)
-{
-    const json_t *o = wl_obj(c, wl);
-    return o ? jstr(json_object_get(o, "spec"), "queueName") : NULL;
-}
-
 /* The pending list of CQ i as PendingWorkload items (observability §2),
  * with "_ns" kept for the LocalQueue filter. */
 static json_t *pending_items(struct ctl *c, size_t cqi)
@@ -1840,6 +1814,82 @@ static json_t *pending_items(struct ctl *c, size_t cqi)
     return items;
 }
 
+/* What the workloads of one ClusterQueue or LocalQueue add up to. */
+struct qagg {
+    json_int_t pending, reserving, admitted, inadmissible;
+    struct map resv, used; /* flavor/resource -> int64_t *, as fr_slot keeps them */
+};
+
+static struct qagg *qagg_of(struct map *aggs, const char *key)
+{
+    struct qagg *g = map_get(aggs, key);
+    if (!g) {
+        g = xcalloc(1, sizeof(*g));
+        map_put(aggs, key, g);
+    }
+    return g;
+}
+
+static void qaggs_free(struct map *aggs)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(aggs, &it, &k, &v)) {
+        struct qagg *g = v;
+        fr_free(&g->resv);
+        fr_free(&g->used);
+        free(g);
+    }
+    map_release(aggs);
+}
+
+/* Sum every workload into its ClusterQueue (by name) and its LocalQueue (by
+ * namespace/name) in one pass, so a status pass costs the number of
+ * workloads plus the number of queues, not their product. */
+static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq)
+{
+    size_t n_wl = eng_n_wls(c->eng);
+    for (size_t i = 0; i < n_wl; i++) {
+        struct eng_wl *wl = eng_wl_at(c->eng, i);
+        if (!wl)
+            continue;
+        /* Neither queued nor holding quota (finished, say): counts nowhere. */
+        const char *cqn = eng_wl_cluster_queue(wl);
+        bool reserved = eng_wl_is_admitted(wl);
+        if (!cqn && !reserved)
+            continue;
+        const json_t *o = wl_obj(c, wl);
+        bool admitted = reserved && o && cond_is(o, "Admitted", "True");
+        struct qagg *gc = reserved && cqn ? qagg_of(by_cq, cqn) : NULL;
+        const char *q = o ? jstr(json_object_get(o, "spec"), "queueName") : NULL;
+        struct qagg *gl = NULL;
+        if (q) {
+            char *key = ac_key(eng_wl_namespace(wl), q);
+            gl = qagg_of(by_lq, key);
+            free(key);
+        }
+        struct qagg *gs[2] = {gc, gl};
+        for (int k = 0; k < 2; k++) {
+            struct qagg *g = gs[k];
+            if (!g)
+                continue;
+            if (reserved) {
+                g->reserving++;
+                add_usage(c, &g->resv, wl);
+                if (admitted) {
+                    g->admitted++;
+                    add_usage(c, &g->used, wl);
+                }
+            } else if (g == gl && cqn && o && !cond_is(o, "Finished", "True") &&
+                       !json_is_false(json_object_get(json_object_get(o, "spec"), "active"))) {
+                g->pending++;
+                g->inadmissible += eng_wl_inadmissible(wl);
+            }
+        }
+    }
+}
+
 static void queue_status(struct ctl *c)
 {
     int64_t now = tm_now_ms();
@@ -1856,8 +1906,8 @@ static void queue_status(struct ctl *c)
             mreg_gauge_set(c->metrics, "kueue_build_info", bi, 1);
         }
     }
-    size_t n_cq = eng_n_cqs(c->eng);
-    size_t n_wl = eng_n_wls(c->eng);
+    struct map by_cq = MAP_INIT, by_lq = MAP_INIT;
+    queue_aggregates(c, &by_cq, &by_lq);
     /* ClusterQueues. */
     size_t it = 0;
     const char *key;
@@ -1868,24 +1918,8 @@ static void queue_status(struct ctl *c)
         int cqi = eng_cq_find(c->eng, name);
         if (cqi < 0 || being_deleted(cq))
             continue;
-        struct map resv = MAP_INIT, used = MAP_INIT;
-        json_int_t reserving = 0, admitted = 0;
-        for (size_t i = 0; i < n_wl; i++) {
-            struct eng_wl *wl = eng_wl_at(c->eng, i);
-            if (!wl || !eng_wl_is_admitted(wl) || !eng_wl_cluster_queue(wl) ||
-                strcmp(eng_wl_cluster_queue(wl), name))
-                continue;
-            reserving++;
-            add_usage(c, &resv, wl);
-            const json_t *o = wl_obj(c, wl);
-            if (o && cond_is(o, "Admitted", "True")) {
-                admitted++;
-                add_usage(c, &used, wl);
-            }
-        }
-        /* The engine's own usage is the reservation (it subtracts
-         * reclaimable pods); prefer it. */
-        (void)n_cq;
+        struct qagg *g = qagg_of(&by_cq, name);
+        json_int_t reserving = g->reserving, admitted = g->admitted;
         const char *reason = "", *message = "";
         bool active = eng_cq_active(c->eng, (size_t)cqi, &reason, &message);
         struct qstatus_arg qa = {.fields = json_object(), .now = now};
@@ -1895,8 +1929,8 @@ static void queue_status(struct ctl *c)
         json_object_set_new(qa.fields, "reservingWorkloads", json_integer(reserving));
         json_object_set_new(qa.fields, "admittedWorkloads", json_integer(admitted));
         json_object_set_new(qa.fields, "flavorsReservation",
-                            flavors_json(spec, &resv, c, cqi, true));
-        json_object_set_new(qa.fields, "flavorsUsage", flavors_json(spec, &used, c, cqi, true));
+                            flavors_json(spec, &g->resv, c, cqi, true));
+        json_object_set_new(qa.fields, "flavorsUsage", flavors_json(spec, &g->used, c, cqi, true));
         qa.cstatus = active ? "True" : "False";
         qa.creason = active ? "Ready" : (reason ? reason : "Unknown");
         qa.cmessage = active ? "Can admit new workloads" : (message ? message : "");
@@ -1926,8 +1960,6 @@ static void queue_status(struct ctl *c)
         if (status_differs(cq, &qa))
             write_status(c, CK_CQ, NULL, name, qstatus_fn, &qa);
         json_decref(qa.fields);
-        fr_free(&resv);
-        fr_free(&used);
     }
     /* LocalQueues. */
     it = 0;
@@ -1940,37 +1972,20 @@ static void queue_status(struct ctl *c)
         bool stopped = stop && strcmp(stop, "None");
         const json_t *cq = cqn ? ctl_get(c, CK_CQ, NULL, cqn) : NULL;
         int cqi = cqn ? eng_cq_find(c->eng, cqn) : -1;
-        struct map resv = MAP_INIT, used = MAP_INIT;
-        json_int_t pending = 0, reserving = 0, admitted = 0, inadm = 0;
-        for (size_t i = 0; i < n_wl; i++) {
-            struct eng_wl *wl = eng_wl_at(c->eng, i);
-            if (!wl || strcmp(eng_wl_namespace(wl), ns))
-                continue;
-            const char *q = wl_lq(c, wl);
-            if (!q || strcmp(q, name))
-                continue;
-            const json_t *o = wl_obj(c, wl);
-            if (eng_wl_is_admitted(wl)) {
-                reserving++;
-                add_usage(c, &resv, wl);
-                if (o && cond_is(o, "Admitted", "True")) {
-                    admitted++;
-                    add_usage(c, &used, wl);
-                }
-            } else if (eng_wl_cluster_queue(wl) && o && !cond_is(o, "Finished", "True") &&
-                       !json_is_false(json_object_get(json_object_get(o, "spec"), "active"))) {
-                pending++;
-                inadm += eng_wl_inadmissible(wl);
-            }
-        }
+        char *lqkey = ac_key(ns, name);
+        struct qagg *g = qagg_of(&by_lq, lqkey);
+        free(lqkey);
+        json_int_t pending = g->pending, reserving = g->reserving, admitted = g->admitted,
+                   inadm = g->inadmissible;
         struct qstatus_arg qa = {.fields = json_object(), .now = now};
         json_object_set_new(qa.fields, "pendingWorkloads", json_integer(stopped ? 0 : pending));
         json_object_set_new(qa.fields, "reservingWorkloads", json_integer(reserving));
         json_object_set_new(qa.fields, "admittedWorkloads", json_integer(admitted));
         const json_t *cspec = json_object_get(cq, "spec");
         json_object_set_new(qa.fields, "flavorsReservation",
-                            flavors_json(cspec, &resv, c, cqi, false));
-        json_object_set_new(qa.fields, "flavorsUsage", flavors_json(cspec, &used, c, cqi, false));
+                            flavors_json(cspec, &g->resv, c, cqi, false));
+        json_object_set_new(qa.fields, "flavorsUsage",
+                            flavors_json(cspec, &g->used, c, cqi, false));
         const char *r0, *m0;
         if (stopped) {
             qa.cstatus = "False";
@@ -2006,9 +2021,9 @@ static void queue_status(struct ctl *c)
         if (status_differs(lq, &qa))
             write_status(c, CK_LQ, ns, name, qstatus_fn, &qa);
         json_decref(qa.fields);
-        fr_free(&resv);
-        fr_free(&used);
     }
+    qaggs_free(&by_cq);
+    qaggs_free(&by_lq);
     if (c->metrics)
         mreg_gauges_end(c->metrics);
     if (c->vis)
