@@ -21,6 +21,13 @@ void arena_init(struct arena *a)
 {
     a->head = NULL;
     a->total = 0;
+    a->min_block = 0;
+}
+
+void arena_init_sized(struct arena *a, size_t first_block)
+{
+    arena_init(a);
+    a->min_block = (first_block + 63) & ~(size_t)63;
 }
 
 void arena_release(struct arena *a)
@@ -31,7 +38,7 @@ void arena_release(struct arena *a)
         free(b);
         b = next;
     }
-    arena_init(a);
+    arena_init_sized(a, a->min_block);
 }
 
 void arena_reset(struct arena *a)
@@ -59,7 +66,7 @@ void *arena_alloc(struct arena *a, size_t n)
         n = align;
     struct arena_block *b = a->head;
     if (!b || b->size - b->used < n) {
-        size_t size = b ? b->size * 2 : ARENA_MIN_BLOCK;
+        size_t size = b ? b->size * 2 : a->min_block ? a->min_block : ARENA_MIN_BLOCK;
         while (size < n)
             size *= 2;
         struct arena_block *nb = xcalloc(1, sizeof(*nb) + size);

@@ -318,16 +318,34 @@ static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
     react(c, k, obj, true);
 }
 
+/* An object from the informer. When our cache already holds the same
+ * version (the result of our own write, decoded separately), the informer's
+ * tree takes its place, so each object is held once rather than twice. Only
+ * from the informer's dispatch: no reconcile holds a borrowed pointer then. */
+static void observe_shared(struct ctl *c, enum ctl_kind k, const json_t *obj)
+{
+    char *key = ac_object_key(obj);
+    json_t *prev = map_get(&c->res[k].cache, key);
+    if (prev && prev != obj && rv_of(prev) == rv_of(obj) && rv_of(obj)) {
+        map_put(&c->res[k].cache, key, json_incref((json_t *)obj));
+        json_decref(prev);
+        free(key);
+        return;
+    }
+    free(key);
+    ctl_observe(c, k, obj);
+}
+
 static void on_add(void *arg, const json_t *obj)
 {
     struct ctl_res *r = arg;
-    ctl_observe(r->c, r->kind, obj);
+    observe_shared(r->c, r->kind, obj);
 }
 
 static void on_update(void *arg, const json_t *old_obj, const json_t *new_obj)
 {
     struct ctl_res *r = arg;
-    ctl_observe(r->c, r->kind, new_obj);
+    observe_shared(r->c, r->kind, new_obj);
 }
 
 static void on_delete(void *arg, const json_t *obj)

@@ -47,7 +47,7 @@ struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_
         wl->blob_cap = cap;
     } else {
         wl = xcalloc(1, sizeof(*wl));
-        arena_init(&wl->mem);
+        arena_init_sized(&wl->mem, 1024);
     }
     if (blob_size) {
         blob_size += strlen(ns) * 2 + strlen(name) + 64;
