@@ -295,18 +295,30 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *obj, bool delete
     }
 }
 
-void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj)
+/* Cache obj and react to it, unless the cache holds this version or a newer
+ * one. With share, an equal version held as another tree (the result of our
+ * own write, decoded separately) is replaced by obj without reacting, so each
+ * object is held once rather than twice; only the informer's dispatch may
+ * share, since no reconcile holds a borrowed cache pointer then. */
+static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool share)
 {
     char *key = ac_object_key(obj);
     json_t *prev = map_get(&c->res[k].cache, key);
-    if (prev && rv_of(prev) >= rv_of(obj)) {
+    bool same = prev && rv_of(prev) == rv_of(obj) && rv_of(obj);
+    if (prev && rv_of(prev) >= rv_of(obj) && !(share && same && prev != obj)) {
         free(key);
         return;
     }
     map_put(&c->res[k].cache, key, json_incref((json_t *)obj));
     json_decref(prev);
     free(key);
-    react(c, k, obj, false);
+    if (!(share && same))
+        react(c, k, obj, false);
+}
+
+void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj)
+{
+    observe(c, k, obj, false);
 }
 
 static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
@@ -318,34 +330,16 @@ static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
     react(c, k, obj, true);
 }
 
-/* An object from the informer. When our cache already holds the same
- * version (the result of our own write, decoded separately), the informer's
- * tree takes its place, so each object is held once rather than twice. Only
- * from the informer's dispatch: no reconcile holds a borrowed pointer then. */
-static void observe_shared(struct ctl *c, enum ctl_kind k, const json_t *obj)
-{
-    char *key = ac_object_key(obj);
-    json_t *prev = map_get(&c->res[k].cache, key);
-    if (prev && prev != obj && rv_of(prev) == rv_of(obj) && rv_of(obj)) {
-        map_put(&c->res[k].cache, key, json_incref((json_t *)obj));
-        json_decref(prev);
-        free(key);
-        return;
-    }
-    free(key);
-    ctl_observe(c, k, obj);
-}
-
 static void on_add(void *arg, const json_t *obj)
 {
     struct ctl_res *r = arg;
-    observe_shared(r->c, r->kind, obj);
+    observe(r->c, r->kind, obj, true);
 }
 
 static void on_update(void *arg, const json_t *old_obj, const json_t *new_obj)
 {
     struct ctl_res *r = arg;
-    observe_shared(r->c, r->kind, new_obj);
+    observe(r->c, r->kind, new_obj, true);
 }
 
 static void on_delete(void *arg, const json_t *obj)
