@@ -582,7 +582,7 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
         return ret;
     const char *name = NULL;
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
-        !fields_ok(q, r, mode, obj, &ret))
+        !fields_ok(q, r, mode, obj, &ret) || !srv_admit_create(q, r, obj, &ret))
         goto out;
     name = api_doc_meta_str(obj, "name");
     if (name && !check_name(q, r, name, &ret))
@@ -759,6 +759,8 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
         goto out;
     }
     json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
+    if (!srv_admit_create(q, r, obj, &ret))
+        goto out;
     struct err e;
     err_init(&e);
     json_t *stored = NULL;

@@ -163,6 +163,11 @@ void srv_janitor_stop(struct srv *s); /* sets stopping */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
+/* admit.c: Kueue's mutating admission on create (obj is the object to
+ * store). False when the object is refused: the reply is sent, its result
+ * in *ret. */
+bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret);
+
 /* watch.c */
 int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *label_selector,
                      const char *field_selector, bool table);

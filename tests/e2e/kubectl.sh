@@ -157,6 +157,11 @@ expect "get jobs -o wide: Job columns" "COMPLETIONS   DURATION   AGE   CONTAINER
 expect "get all lists Jobs" "job.batch/admitted-job" k -n kueue-lab get all
 expect "describe job (built-in describer)" "Parallelism:" k -n kueue-lab describe job admitted-job
 expect "delete a Job" 'job.batch "admitted-job" deleted' k delete -f "$D/admitted-job.yaml"
+sed 's/name: plain-job/name: queued-job/' "$D/plain-job.yaml" >"$TMP/queued-job.yaml"
+k -n kueue-lab create -f "$TMP/queued-job.yaml" >/dev/null 2>&1
+expect_exact "a Job naming a queue is suspended on create, as Kueue's webhook does" "true" \
+    k -n kueue-lab get job queued-job -o 'jsonpath={.spec.suspend}'
+k -n kueue-lab delete job queued-job >/dev/null 2>&1
 
 k -n kueue-lab patch kwl wl1 --type=merge -p '{"metadata":{"finalizers":["kueue.x-k8s.io/resource-in-use"]}}' >/dev/null 2>&1
 expect "delete with a finalizer keeps the object" 'workload.kueue.x-k8s.io "wl1" deleted' \
