@@ -25,6 +25,24 @@ wait_for() {
     done
 }
 
+# settle SECONDS EXTENDED_REGEX CMD...: set-up that must happen before the
+# next check; not a check itself (a failure is one).
+settle() {
+    ssecs=$1
+    sre=$2
+    shift 2
+    end=$(($(date +%s) + ssecs))
+    while :; do
+        out=$("$@" 2>&1)
+        if printf '%s\n' "$out" | grep -Eq -- "$sre"; then return 0; fi
+        if [ "$(date +%s)" -ge "$end" ]; then
+            fail "set-up: waited ${ssecs}s for /$sre/" "$out"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
 # job NAME [QUEUE [CPU [PARALLELISM [SLEEP [LABELS [ANNOTATIONS]]]]]]: a Job's
 # YAML (no namespace: kubectl -n gives it). QUEUE "-" means no queue-name
 # label; LABELS and ANNOTATIONS are "key: value" flow-map entries.
@@ -157,14 +175,11 @@ BOB=$TKC
 job a-run - 1 1 60 | kt "$ALICE" -n team-a create -f - >/dev/null
 expect_exact "a tenant's queue-less Job gets the namespace's default LocalQueue" "default" \
     kt "$ALICE" -n team-a get job a-run -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/queue-name}'
-wait_for "and is admitted in the default queue's ClusterQueue" 20 '^cq-a$' \
-    k -n team-a get workloads -o jsonpath='{.items[0].status.admission.clusterQueue}'
-wait_for "and runs" 20 '^false 1$' k -n team-a get job a-run -o jsonpath='{.spec.suspend} {.status.active}'
+wait_for "  ... is admitted in that queue's ClusterQueue, and runs" 20 '^cq-a false 1$' \
+    sh -c "kubectl --kubeconfig '$KC' -n team-a get workloads -o jsonpath='{.items[0].status.admission.clusterQueue} '; kubectl --kubeconfig '$KC' -n team-a get job a-run -o jsonpath='{.spec.suspend} {.status.active}'"
 job a-wait - 1 1 | kt "$ALICE" -n team-a create -f - >/dev/null
-wait_for "a second one waits for quota" 20 'insufficient (unused )?quota' \
-    k -n team-a get workload "$(wl_of team-a a-wait)" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].message}'
-expect_exact "  ... suspended, no pods" "true:" \
-    sh -c "kubectl --kubeconfig '$KC' -n team-a get job a-wait -o jsonpath='{.spec.suspend}:'; kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=a-wait -o name"
+wait_for "a second one waits for quota: pending, suspended, no pods" 20 '^insufficient (unused )?quota true:$' \
+    sh -c "kubectl --kubeconfig '$KC' -n team-a get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"a-wait\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}' | grep -Eo 'insufficient (unused )?quota' | tr '\\n' ' '; kubectl --kubeconfig '$KC' -n team-a get job a-wait -o jsonpath='{.spec.suspend}:'; kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=a-wait -o name"
 
 # 2. Where there is no default LocalQueue, a tenant's queue-less Job is
 # refused with the label to set (Kueue's recommended admission policy).
@@ -180,12 +195,11 @@ wait_for "the admin's queue-less Job runs unmanaged" 20 '^True$' \
 expect_exact "  ... without a Workload" "" k -n team-b get workloads -o name
 
 # 4. Bypasses through updates.
-job b-q lq-b 1 1 | kt "$BOB" -n team-b create -f - >/dev/null
 job b-hold lq-b 2 1 60 | k -n team-b create -f - >/dev/null # fills cq-b (admin)
-wait_for "admin's Job holds team-b's quota" 20 '^false$' k -n team-b get job b-hold -o jsonpath='{.spec.suspend}'
+settle 20 '^false$' k -n team-b get job b-hold -o jsonpath='{.spec.suspend}'
 job b-pend lq-b 1 1 | kt "$BOB" -n team-b create -f - >/dev/null
-wait_for "a tenant's Job waits for quota" 20 'insufficient (unused )?quota' \
-    k -n team-b get workload "$(wl_of team-b b-pend)" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].message}'
+settle 20 'insufficient (unused )?quota' \
+    sh -c "kubectl --kubeconfig '$KC' -n team-b get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"b-pend\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}'"
 expect "a tenant cannot unsuspend its pending Job" \
     'jobs.batch "b-pend" is forbidden: User "bob" cannot set spec.suspend to false: Kueue manages this Job' \
     kt "$BOB" -n team-b patch job b-pend --type=merge -p '{"spec":{"suspend":false}}'
@@ -194,7 +208,8 @@ expect "  ... nor with a strategic merge patch of the whole spec" 'cannot set sp
 kt "$BOB" -n team-b get job b-pend -o json | sed 's/"suspend": true/"suspend": false/' >"$TMP/b-pend.json"
 expect "  ... nor with a PUT (kubectl replace)" 'cannot set spec.suspend to false' \
     kt "$BOB" -n team-b replace -f "$TMP/b-pend.json"
-expect_exact "  ... it stays suspended without pods" "true:" \
+sleep 1
+expect_exact "  ... so it stays suspended, without pods (cueue serve's node agent starts none)" "true:" \
     sh -c "kubectl --kubeconfig '$KC' -n team-b get job b-pend -o jsonpath='{.spec.suspend}:'; kubectl --kubeconfig '$KC' -n team-b get pods -l job-name=b-pend -o name"
 expect "a tenant cannot remove the queue-name label (the Job would be unmanaged)" \
     "jobs.batch \"b-pend\" is forbidden: The label 'kueue.x-k8s.io/queue-name' is either missing" \
@@ -269,7 +284,7 @@ expect "a tenant cannot create a LocalQueue (pointing at another team's ClusterQ
 # admission check keeps it from starting): Kueue replaces the Workload, so
 # the Job never starts with more pods than were admitted.
 job b-checked checked 1 1 | sed 's/completions: 1/completions: 2/' | kt "$BOB" -n team-b create -f - >/dev/null
-wait_for "a Job's Workload reserves quota while a check is pending" 20 '^True False$' \
+settle 20 '^True False$' \
     k -n team-b get workload "$(wl_of team-b b-checked)" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status} {.status.conditions[?(@.type=="Admitted")].status}'
 old_uid=$(k -n team-b get workload "$(wl_of team-b b-checked)" -o jsonpath='{.metadata.uid}')
 expect "the tenant raises the suspended Job's parallelism (allowed while suspended)" "patched" \
@@ -338,8 +353,8 @@ expect_exact "  ... which is not admitted: the Job stays suspended, no pods" "tr
 expect "  ... nor can the tenant unsuspend it" 'cannot set spec.suspend to false' \
     kt "$CAROL" -n batch patch job c-noq --type=merge -p '{"spec":{"suspend":false}}'
 expect "  ... naming a queue" "labeled" kt "$CAROL" -n batch label job c-noq kueue.x-k8s.io/queue-name=lq
-wait_for "  ... moves its Workload to the queue, where it is admitted and runs" 20 '^True$' \
-    k -n batch get job c-noq -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+wait_for "  ... moves its Workload to the queue, where it is admitted and runs" 20 '^lq True True$' \
+    sh -c "kubectl --kubeconfig '$KC' -n batch get workloads -o jsonpath='{.items[0].spec.queueName} {.items[0].status.conditions[?(@.type==\"Admitted\")].status} '; kubectl --kubeconfig '$KC' -n batch get job c-noq -o jsonpath='{.status.conditions[?(@.type==\"Complete\")].status}'"
 create_as "$CAROL" ops "a tenant's Job in a namespace the selector leaves out is refused, even with a queue" \
     'jobs.batch "c-ops" is forbidden: namespace "ops" is not managed by Kueue (managedJobsNamespaceSelector does not select it)' \
     c-ops lq 1

@@ -3,21 +3,18 @@
 # after lib.sh).
 need kubectl curl
 
-# wait_for DESC SECONDS EXTENDED_REGEX CMD...: poll CMD until a line matches.
-wait_for() {
-    desc=$1
-    secs=$2
-    want=$3
-    shift 3
-    end=$(($(date +%s) + secs))
+# settle SECONDS EXTENDED_REGEX CMD...: set-up that must happen before the
+# next check; not a check itself (a failure is one).
+settle() {
+    ssecs=$1
+    sre=$2
+    shift 2
+    end=$(($(date +%s) + ssecs))
     while :; do
         out=$("$@" 2>&1)
-        if printf '%s\n' "$out" | grep -Eq -- "$want"; then
-            pass "$desc"
-            return 0
-        fi
+        if printf '%s\n' "$out" | grep -Eq -- "$sre"; then return 0; fi
         if [ "$(date +%s)" -ge "$end" ]; then
-            fail "$desc (wanted /$want/ within ${secs}s)" "$out"
+            fail "set-up: waited ${ssecs}s for /$sre/" "$out"
             return 1
         fi
         sleep 0.2
@@ -85,11 +82,11 @@ BOB=$TKC
 
 # One Job holds the whole ClusterQueue; both tenants' Jobs then wait in it.
 job hold 1 120 | kt "$ALICE" -n team-a create -f - >/dev/null
-wait_for "a Job holds the shared ClusterQueue" 20 '^false$' k -n team-a get job hold -o jsonpath='{.spec.suspend}'
+settle 20 '^false$' k -n team-a get job hold -o jsonpath='{.spec.suspend}'
 for n in a1 a2; do job "$n" 1 0 | kt "$ALICE" -n team-a create -f - >/dev/null; done
 for n in b1 b2; do job "$n" 1 0 | kt "$BOB" -n team-b create -f - >/dev/null; done
 V=/apis/visibility.kueue.x-k8s.io/v1beta2
-wait_for "the admin sees all four pending workloads of the ClusterQueue" 20 \
+settle 20 \
     '^team-a team-a team-b team-b$|^team-a team-b team-a team-b$|^team-b team-b team-a team-a$|^team-b team-a team-b team-a$|^team-a team-b team-b team-a$|^team-b team-a team-a team-b$' \
     sh -c "kubectl --kubeconfig '$KC' get --raw $V/clusterqueues/shared/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(i[\"metadata\"][\"namespace\"] for i in json.load(sys.stdin)[\"items\"]))'"
 
