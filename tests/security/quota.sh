@@ -205,6 +205,9 @@ expect "a tenant cannot unsuspend its pending Job" \
     kt "$BOB" -n team-b patch job b-pend --type=merge -p '{"spec":{"suspend":false}}'
 expect "  ... nor with a strategic merge patch of the whole spec" 'cannot set spec.suspend to false' \
     kt "$BOB" -n team-b patch job b-pend -p '{"spec":{"suspend":false,"parallelism":1}}'
+printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: b-pend}\nspec: {suspend: false}\n' >"$TMP/b-pend-ssa.yaml"
+expect "  ... nor with server-side apply" 'cannot set spec.suspend to false' \
+    kt "$BOB" -n team-b apply --server-side --force-conflicts -f "$TMP/b-pend-ssa.yaml"
 kt "$BOB" -n team-b get job b-pend -o json | sed 's/"suspend": true/"suspend": false/' >"$TMP/b-pend.json"
 expect "  ... nor with a PUT (kubectl replace)" 'cannot set spec.suspend to false' \
     kt "$BOB" -n team-b replace -f "$TMP/b-pend.json"
