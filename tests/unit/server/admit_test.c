@@ -143,8 +143,8 @@ static void test_create_tenant_policy(void **state)
     a = adm(&tenant, true, false, NULL);
     err_init(&e);
     j = job("q", false, 1);
-    json_t *c = json_array_get(at(at(at(j, "spec", "template"), "spec", NULL), "containers", NULL),
-                               0);
+    json_t *c =
+        json_array_get(at(at(at(j, "spec", "template"), "spec", NULL), "containers", NULL), 0);
     json_object_set_new(c, "resources", json_object());
     assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_FORBIDDEN);
     assert_string_equal(e.message,
@@ -177,8 +177,7 @@ static void test_create_kueue_annotations(void **state)
     set_label(j, "kueue.x-k8s.io/max-exec-time-seconds", "0");
     err_init(&e);
     assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field,
-                        "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]");
+    assert_string_equal(e.causes[0].field, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]");
     assert_string_equal(e.causes[0].message, "Invalid value: 0: should be greater than 0");
     assert_int_equal(e.ncauses, 1);
     json_decref(j);
@@ -281,8 +280,7 @@ static void test_update_template(void **state)
     json_t *old = job("a", true, 1), *nw = job("a", true, 1);
     /* Scheduling directives of a suspended Job may change. */
     json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
-    json_object_set_new(tpl_spec(nw), "affinity",
-                        json_pack("{s:{}}", "nodeAffinity"));
+    json_object_set_new(tpl_spec(nw), "affinity", json_pack("{s:{}}", "nodeAffinity"));
     json_object_set_new(at(at(nw, "spec", "template"), "metadata", NULL), "labels",
                         json_pack("{s:s}", "x", "y"));
     assert_int_equal(update(&tenant, false, old, nw, &e), 0);
