@@ -24,6 +24,7 @@
  * tenant: Kueue starts it once its Workload is admitted. The admin may run
  * unmanaged Jobs, and `cueue controller` (the admin) starts Jobs through
  * this server. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -130,13 +131,18 @@ static void immutable(struct err *e, const char *path, const char *key, const js
     field_err(e, path, key, "Invalid value: %s: field is immutable", v);
 }
 
+static void immutable_label(struct err *e, const char *key, const char *now)
+{
+    field_err(e, LABELS, key, "Invalid value: \"%s\": field is immutable", now ? now : "");
+}
+
 /* Go's strconv.Atoi, with its error text. */
 static bool go_atoi(const char *s, long long *out, char *why, size_t len)
 {
     char *end = NULL;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (!*s || *end || s[0] == ' ' || s[0] == '\t' || s[0] == '\n') {
+    if (!*s || *end || isspace((unsigned char)s[0])) {
         snprintf(why, len, "strconv.Atoi: parsing \"%s\": invalid syntax", s);
         return false;
     }
@@ -187,22 +193,16 @@ static void kueue_update(const struct srv_admit *a, const json_t *old, const jso
     bool was = suspended(old), is = suspended(job);
     const char *oq = meta_entry(old, "labels", JOB_QUEUE_LABEL);
     const char *nq = meta_entry(job, "labels", JOB_QUEUE_LABEL);
-    if (!is && !same_str(oq, nq)) {
-        const json_t *v = json_string(nq ? nq : "");
-        immutable(e, LABELS, JOB_QUEUE_LABEL, v);
-        json_decref((json_t *)v);
-    }
+    if (!is && !same_str(oq, nq))
+        immutable_label(e, JOB_QUEUE_LABEL, nq);
     if ((!nq || !*nq) && oq && *oq && a->default_lq)
         field_err(e, LABELS, JOB_QUEUE_LABEL,
                   "Invalid value: \"\": queue-name must not be empty in namespace with default "
                   "queue");
     const char *om = meta_entry(old, "labels", MAX_EXEC_LABEL);
     const char *nm = meta_entry(job, "labels", MAX_EXEC_LABEL);
-    if ((!is || !was) && !same_str(om, nm)) {
-        const json_t *v = json_string(nm ? nm : "");
-        immutable(e, LABELS, MAX_EXEC_LABEL, v);
-        json_decref((json_t *)v);
-    }
+    if ((!is || !was) && !same_str(om, nm))
+        immutable_label(e, MAX_EXEC_LABEL, nm);
     check_max_exec_time(e, job);
     const char *op = meta_entry(old, "labels", JOB_PRIORITY_LABEL);
     const char *np = meta_entry(job, "labels", JOB_PRIORITY_LABEL);
