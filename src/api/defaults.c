@@ -144,6 +144,11 @@ static void default_configuration(json_t *doc)
 {
     set_default(doc, "namespace", json_string("kueue-system"));
     set_default(doc, "manageJobsWithoutQueueName", json_false());
+    const char *ns = json_string_value(json_object_get(doc, "namespace"));
+    set_default(doc, "managedJobsNamespaceSelector",
+                json_pack("{s:[{s:s,s:s,s:[s,s]}]}", "matchExpressions", "key",
+                          "kubernetes.io/metadata.name", "operator", "NotIn", "values",
+                          "kube-system", ns ? ns : "kueue-system"));
 
     json_t *w = child(doc, "waitForPodsReady", true);
     if (w) {

@@ -1221,6 +1221,7 @@ static void dec_configuration(struct dec *d, const json_t *doc, struct api_confi
     if (!c->namespace_)
         c->namespace_ = "kueue-system";
     d_bool(d, doc, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
+    c->managed_jobs_namespace_selector = dec_selector(d, doc, "managedJobsNamespaceSelector");
     D_IN(d, doc, "integrations", in, c->frameworks = d_strs(d, in, "frameworks"));
     D_IN(d, doc, "fairSharing", fs, {
         c->has_fair_sharing = true;

@@ -485,6 +485,9 @@ struct api_configuration {
     struct api_meta meta;   /* mostly empty: a Configuration is a file, not an object */
     const char *namespace_; /* default kueue-system */
     bool manage_jobs_without_queue_name;
+    /* Jobs in namespaces it does not select are never Kueue's (defaulted to
+     * Kueue's: kubernetes.io/metadata.name NotIn [kube-system, namespace]). */
+    struct api_label_selector *managed_jobs_namespace_selector;
     struct api_strings frameworks; /* integrations.frameworks */
 
     bool has_fair_sharing;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -44,7 +45,8 @@ static void serve_usage(FILE *out)
         "                         a free one, see the kubeconfig)\n"
         "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
         "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
-        "  --config FILE          cueue configuration (read by the controllers)\n"
+        "  --config FILE          cueue configuration (read by the controllers and the\n"
+        "                         built-in admission of Jobs)\n"
         "  --controllers all|none in-process controllers (default all; none = only the API)\n"
         "  --executor local|none  run admitted Jobs' commands as local processes (default\n"
         "                         local; output under DIR/pods)\n"
@@ -365,6 +367,13 @@ int cli_serve(int argc, char **argv)
     }
     struct srv *s = NULL;
     int rc = 0;
+    /* The built-in admission applies Kueue's Job management settings. */
+    struct api_object *cfg = NULL;
+    if (ctl_config_load(o.config, &cfg, &e)) {
+        rc = fail(&e);
+        goto out_store;
+    }
+    sopts.config = cfg->u.config;
     if (srv_start(&sopts, &s, &e)) {
         rc = fail(&e);
         goto out_store;
@@ -405,6 +414,7 @@ out_srv:
     mreg_free(metrics);
     vis_free(vis);
 out_store:
+    api_object_free(cfg);
     store_close(st);
     srv_tls_release(&tls);
     return rc;

@@ -1023,6 +1023,43 @@ static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, co
 
 static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl);
 
+/* Does the Workload still describe the Job? A Job whose shape cannot be
+ * built (a missing priority class) is left as it is. */
+static bool workload_matches(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    json_t *built = NULL;
+    struct err e;
+    err_init(&e);
+    if (job_build_workload(job, lookup_class, c, &built, &e))
+        return true;
+    bool eq = job_workload_matches(wl, built);
+    json_decref(built);
+    return eq;
+}
+
+/* A suspended Job changed (parallelism, pod template) after its Workload
+ * reserved quota: Kueue deletes that Workload and creates one for the new
+ * shape (lifecycle.md §2.4 step 1), so the Job never starts with more than
+ * was admitted. Deletion goes through the finalizer path below. */
+static void delete_workload(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, name, NULL, &out, &e);
+    if (!rc && out && mstr(out, "deletionTimestamp"))
+        ctl_observe(c, CK_WL, out);
+    json_decref(out);
+    if (rc) {
+        if (rc != ERR_NOT_FOUND)
+            log_err("workload delete", &e);
+        return;
+    }
+    ctl_event(c, job, "Normal", "DeletedWorkload", COMPONENT_JOB,
+              "Deleted not matching Workload: %s/%s", ns, name);
+}
+
 static void reconcile_job(struct ctl *c, const char *ns, const char *name)
 {
     const json_t *job = ctl_get(c, CK_JOB, ns, name);
@@ -1034,7 +1071,8 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
     json_incref((json_t *)job);
     const char *queue = job_queue_name(job);
     bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
-    if (!queue || being_deleted(job))
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    if (!job_managed(job, ctl_get(c, CK_NS, NULL, ns), cfg) || being_deleted(job))
         goto exec;
     char wname[300];
     job_workload_name(name, mstr(job, "uid"), wname, sizeof(wname));
@@ -1092,7 +1130,9 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
         goto exec_wl;
     }
     if (suspended) {
-        if (cond_is(wl, "Admitted", "True")) {
+        if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, job, wl)) {
+            delete_workload(c, job, wl);
+        } else if (cond_is(wl, "Admitted", "True")) {
             json_t *started = job_start(job, wl, lookup_flavor, c);
             struct replace_arg ra = {started};
             if (!write_object(c, CK_JOB, ns, name, replace_spec, &ra)) {
@@ -1110,7 +1150,8 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
             err_init(&e);
             if (!job_build_workload(job, lookup_class, c, &built, &e)) {
                 const char *wq = jstr(json_object_get(wl, "spec"), "queueName");
-                if (!job_workload_matches(wl, built) || !wq || strcmp(wq, queue)) {
+                bool same_queue = wq && queue ? !strcmp(wq, queue) : !wq && !queue;
+                if (!job_workload_matches(wl, built) || !same_queue) {
                     if (!write_object(c, CK_WL, ns, wname, workload_spec_fn, built))
                         ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
                                   "Updated not matching Workload for suspended job: %s/%s", ns,
@@ -2241,20 +2282,26 @@ static void *loop(void *arg)
     return NULL;
 }
 
-static int load_config(const char *path, struct api_object **out, struct err *e)
+int ctl_config_load(const char *path, struct api_object **out, struct err *e)
 {
-    struct codec_stream s = {0};
-    int rc = codec_read_file(path, &s, e);
-    if (rc)
-        return rc;
-    if (s.n != 1) {
+    *out = NULL;
+    json_t *doc;
+    if (path) {
+        struct codec_stream s = {0};
+        int rc = codec_read_file(path, &s, e);
+        if (rc)
+            return rc;
+        if (s.n != 1) {
+            codec_stream_release(&s);
+            return err_set(e, ERR_INVALID, "%s: expected one Configuration document", path);
+        }
+        doc = json_incref(s.docs[0].obj);
         codec_stream_release(&s);
-        return err_set(e, ERR_INVALID, "%s: expected one Configuration document", path);
+    } else {
+        doc = json_pack("{s:s,s:s}", "apiVersion", API_VERSION_CONFIG, "kind", "Configuration");
     }
-    json_t *doc = json_incref(s.docs[0].obj);
-    codec_stream_release(&s);
     dflt_object(doc);
-    rc = api_object_decode(doc, out, e);
+    int rc = api_object_decode(doc, out, e);
     json_decref(doc);
     if (!rc && (*out)->kind != API_KIND_CONFIGURATION) {
         api_object_free(*out);
@@ -2271,7 +2318,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     c->metrics = o->metrics;
     c->vis = o->visibility;
     if (o->config_path) {
-        int rc = load_config(o->config_path, &c->config, e);
+        int rc = ctl_config_load(o->config_path, &c->config, e);
         if (rc) {
             free(c);
             return rc;

@@ -16,6 +16,7 @@
 #include "base/compiler.h"
 
 struct ac_client;
+struct api_object;
 struct mreg;
 struct vis;
 struct err;
@@ -31,6 +32,12 @@ struct ctl_options {
     struct mreg *metrics;        /* Prometheus metrics (borrowed), or NULL */
     struct vis *visibility;      /* pending-workloads snapshot (borrowed), or NULL */
 };
+
+/* Read a Configuration file (config.kueue.x-k8s.io/v1beta2), defaulted as
+ * Kueue defaults it; path NULL gives Kueue's default configuration. *out is
+ * owned (api_object_free). ERR_INVALID for a file that is not exactly one
+ * Configuration, or one that does not decode (e names the field). */
+CU_MUST_CHECK int ctl_config_load(const char *path, struct api_object **out, struct err *e);
 
 /* Start the controllers' thread. ERR_INVALID for an unreadable or invalid
  * configuration, ERR_INTERNAL when the thread cannot start. */

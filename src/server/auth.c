@@ -3,9 +3,16 @@
  * The admin token may do everything. Tenant tokens live in a text file, one
  * per line: `TOKEN USER NS[,NS...]`; the file is re-read when its size or
  * modification time changes, so `cueue token create` takes effect without a
- * restart. A tenant may create, delete, get, list and watch Jobs and read
- * LocalQueues, Workloads, Events and Pods in its namespaces, and read (only)
- * cluster-scoped objects; it never writes a status subresource. */
+ * restart.
+ *
+ * A tenant is a namespace user as Kueue's batch-user role makes one: in its
+ * namespaces it may create, get, list, watch, update, patch and delete Jobs,
+ * read LocalQueues, Workloads, Events and Pods, and read its LocalQueues'
+ * pending workloads; it may read (only) cluster-scoped objects; it never
+ * writes a status subresource, and it gets no ClusterQueue's pending
+ * workloads (other tenants' entries) and no non-resource path beyond
+ * discovery (so not /metrics). What a tenant may write into a Job is the
+ * built-in admission's business (admit.c). */
 #include "server/srv_int.h"
 
 #include <stdio.h>
@@ -142,15 +149,17 @@ bool srv_authorize(const struct srv_user *u, const char *verb, const struct stor
                    const char *ns, const char *sub)
 {
     static const char *const reads[] = {"get", "list", "watch", NULL};
-    static const char *const job_verbs[] = {"create", "delete", "get", "list", "watch", NULL};
+    static const char *const job_verbs[] = {"create", "delete", "get",   "list",
+                                            "watch",  "update", "patch", NULL};
     static const char *const readable[] = {"localqueues.kueue.x-k8s.io", "workloads.kueue.x-k8s.io",
                                            "events", "pods", NULL};
     if (u->admin)
         return true;
     if (!r)
         return true; /* discovery and the like */
+    bool pending = sub && !strcmp(sub, "pendingworkloads");
     if (!r->namespaced)
-        return in(verb, reads);
+        return !pending && in(verb, reads);
     if (!ns)
         return false; /* all namespaces: other tenants' objects */
     bool mine = false;
@@ -158,9 +167,25 @@ bool srv_authorize(const struct srv_user *u, const char *verb, const struct stor
         mine |= !strcmp(u->ns[i], ns);
     if (!mine)
         return false;
+    if (pending)
+        return !strcmp(verb, "get") && !strcmp(r->plural, "localqueues");
     if (sub)
         return in(verb, reads) && (in(r->key, readable) || !strcmp(r->key, "jobs.batch"));
     if (!strcmp(r->key, "jobs.batch"))
         return in(verb, job_verbs);
     return in(r->key, readable) && in(verb, reads);
+}
+
+bool srv_authorize_path(const struct srv_user *u, const char *verb, const char *path)
+{
+    (void)verb;
+    return u->admin || strcmp(path, "/metrics");
+}
+
+int srv_reply_forbidden_path(struct srv_req *q, const char *verb, const char *path)
+{
+    char msg[512];
+    snprintf(msg, sizeof(msg), "forbidden: User \"%s\" cannot %s path \"%s\"", q->user.name, verb,
+             path);
+    return srv_reply_status(q, 403, "Forbidden", msg, NULL);
 }

@@ -649,10 +649,12 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
         goto out;
     struct store_write_opts wo = {
         .dry_run = dry == 1, .status = status, .field_manager = srv_query(q, "fieldManager")};
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    struct srv_admit adm;
+    srv_admit_update_opts(q, r, ns, &adm, &wo);
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
-    const char *ns = r->namespaced ? rt->ns : NULL;
     int rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
     if (rc) {
         ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "update");
@@ -817,6 +819,8 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     struct store_write_opts wo = {.dry_run = dry == 1, .status = status, .field_manager = manager};
     const char *ns = r->namespaced ? rt->ns : NULL;
+    struct srv_admit adm;
+    srv_admit_update_opts(q, r, ns, &adm, &wo);
     int mode = field_mode(q, &ret);
     if (mode < 0) {
         json_decref(patch);
@@ -1072,13 +1076,8 @@ int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
                                  .plural = cq ? "clusterqueues" : "localqueues",
                                  .kind = cq ? "ClusterQueue" : "LocalQueue",
                                  .namespaced = !cq};
-    if (!q->user.admin && !cq) {
-        bool ok = false;
-        for (size_t i = 0; i < q->user.nns; i++)
-            ok |= !strcmp(q->user.ns[i], rt->ns);
-        if (!ok)
-            return reply_forbidden(q, "get", &vis, rt->ns, rt->name, "pendingworkloads");
-    }
+    if (!srv_authorize(&q->user, "get", &vis, cq ? NULL : rt->ns, "pendingworkloads"))
+        return reply_forbidden(q, "get", &vis, cq ? NULL : rt->ns, rt->name, "pendingworkloads");
     size_t offset = 0, limit = 1000;
     const char *v = srv_query(q, "offset");
     if (v && !parse_size(v, &offset))

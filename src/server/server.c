@@ -174,6 +174,8 @@ static int dispatch(struct srv_req *q)
     const char *p = q->path;
     if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
         return reply_health(q);
+    if (!strcmp(p, "/metrics") && !srv_authorize_path(&q->user, "get", p))
+        return srv_reply_forbidden_path(q, "get", p);
     if (!strcmp(p, "/metrics") && q->srv->metrics) {
         char *text = q->srv->metrics(q->srv->metrics_arg);
         int rc = srv_reply(q, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
@@ -312,6 +314,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->pod_log_dir = o->pod_log_dir ? xstrdup(o->pod_log_dir) : NULL;
     s->metrics = o->metrics;
     s->metrics_arg = o->metrics_arg;
+    s->config = o->config;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
     srv_discovery_build(s);
 

@@ -20,6 +20,7 @@
 
 #include "base/compiler.h"
 
+struct api_configuration;
 struct err;
 struct store;
 struct srv;
@@ -53,6 +54,10 @@ struct srv_options {
     /* GET /metrics: the Prometheus text (owned by the caller), or NULL. */
     char *(*metrics)(void *arg);
     void *metrics_arg;
+    /* Kueue's Job management settings (manageJobsWithoutQueueName,
+     * managedJobsNamespaceSelector) for the built-in admission; borrowed,
+     * must outlive the server. NULL: Kueue's default configuration. */
+    const struct api_configuration *config;
 };
 
 /* Start serving in background threads. Returns 0 and *out (stop with

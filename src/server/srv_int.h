@@ -17,6 +17,7 @@
 
 struct MHD_Connection;
 struct MHD_Daemon;
+struct api_configuration;
 
 #define SRV_MAX_NAMESPACES 16
 
@@ -50,8 +51,9 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
-    char *pod_log_dir;           /* local executor output, or NULL (podlog.c) */
-    char *(*metrics)(void *arg); /* GET /metrics, or NULL */
+    const struct api_configuration *config; /* borrowed (admit.c), or NULL */
+    char *pod_log_dir;                      /* local executor output, or NULL (podlog.c) */
+    char *(*metrics)(void *arg);            /* GET /metrics, or NULL */
     void *metrics_arg;
     /* Event expiry (janitor.c). */
     int64_t event_ttl_s;
@@ -163,10 +165,30 @@ void srv_janitor_stop(struct srv *s); /* sets stopping */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
-/* admit.c: Kueue's mutating admission on create (obj is the object to
- * store). False when the object is refused: the reply is sent, its result
- * in *ret. */
+/* admit.c: the built-in admission of Jobs (Kueue's Job webhook,
+ * Kubernetes' Job update validation, the tenants' policy). */
+struct srv_admit {
+    const struct srv_user *user;         /* borrowed: who writes */
+    const struct api_configuration *cfg; /* borrowed; NULL: Kueue's defaults */
+    bool ns_exists;                      /* the Job's namespace exists */
+    bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
+    bool default_lq;                     /* ... and holds a LocalQueue named "default" */
+};
+/* Default and check a Job being created (changed in place). Returns 0,
+ * ERR_INVALID with field causes, or ERR_FORBIDDEN (a tenant's Job that
+ * would run outside its quota) with the reason in e. */
+CU_MUST_CHECK int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e);
+/* Check an update of a Job (old as stored, job as it would be stored);
+ * results as srv_admit_job_create. */
+CU_MUST_CHECK int srv_admit_job_update(const struct srv_admit *a, const json_t *old,
+                                       const json_t *job, struct err *e);
+/* Admission on create (obj is the object to store, changed in place). False
+ * when the object is refused: the reply is sent, its result in *ret. */
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret);
+/* Admission of an update of r in ns: fills *a (which must live until the
+ * write returns) and sets wo's check, for the kinds admission judges. */
+void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
+                           struct srv_admit *a, struct store_write_opts *wo);
 
 /* watch.c */
 int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *label_selector,
@@ -214,9 +236,15 @@ void srv_auth_release(struct srv_auth *a);
 /* Find the caller by "Authorization: Bearer ..." (NULL header = anonymous). */
 bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out);
 /* May u do verb on resource r (NULL for non-resource paths) in ns (NULL:
- * cluster scope), subresource sub (NULL or "status")? */
+ * cluster scope), subresource sub (NULL, "status" or "pendingworkloads")? */
 bool srv_authorize(const struct srv_user *u, const char *verb, const struct store_resource *r,
                    const char *ns, const char *sub);
+/* May u do verb on a non-resource path (e.g. "/metrics")? Everyone
+ * authenticated may read discovery and OpenAPI; /metrics is the admin's. */
+bool srv_authorize_path(const struct srv_user *u, const char *verb, const char *path);
+/* 403 for a non-resource path, worded as kube-apiserver words it:
+ * `forbidden: User "u" cannot get path "/metrics"`. */
+int srv_reply_forbidden_path(struct srv_req *q, const char *verb, const char *path);
 
 /* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
  * caps on size and depth, duplicate keys refused). ERR_PARSE/ERR_TOO_LARGE. */

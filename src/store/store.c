@@ -1884,6 +1884,8 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     int rc = check_finalizers(cur, res, e);
     if (!rc)
         rc = s->admit(r, res, cur, e);
+    if (!rc && o->check)
+        rc = o->check(o->check_arg, r, res, cur, e);
     if (rc) {
         json_decref(res);
         return rc;

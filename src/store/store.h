@@ -89,11 +89,21 @@ void store_close(struct store *s);
 /* The newest resourceVersion committed. */
 uint64_t store_current_rv(struct store *s);
 
+/* A caller's last word on an update (an API server's validating
+ * admission): called under the write lock with the object as it will be
+ * stored (merged, defaulted and validated; borrowed) and the stored one
+ * (borrowed). Non-zero refuses the update with that code and the reason in
+ * e. It must not call the store. */
+typedef int (*store_check_fn)(void *arg, const struct store_resource *r, const json_t *next,
+                              const json_t *cur, struct err *e);
+
 /* Options of a write. */
 struct store_write_opts {
     bool dry_run; /* validate and compute, store nothing, emit no event */
     bool status;  /* the status subresource */
     const char *field_manager;
+    store_check_fn check; /* updates only; NULL: none */
+    void *check_arg;
 };
 
 /* Read one object. *out is owned (json_decref). ERR_NOT_FOUND when absent. */

@@ -145,13 +145,19 @@ expect_grep "get pc: PriorityClass columns" '^high +1000 +false +[0-9a-z]+ +Pree
 
 # Jobs, finalizers, deletion.
 expect "apply a Job" "job.batch/admitted-job created" k apply -f "$D/admitted-job.yaml"
-sed 's/parallelism: 2/parallelism: 1/; s|image: registry.k8s.io/busybox:1.36.1|image: busybox:1|' \
+# A suspended Job's parallelism and scheduling directives may change; its
+# containers may not (Kubernetes' Job update validation).
+sed 's/parallelism: 2/parallelism: 1/; s/      restartPolicy: Never/      restartPolicy: Never\n      nodeSelector: {disk: ssd}/' \
     "$D/admitted-job.yaml" >"$TMP/job2.yaml"
 expect "apply a changed Job (strategic merge patch)" "job.batch/admitted-job configured" \
     k apply -f "$TMP/job2.yaml"
-expect_exact "the Job's container merged by name" "1 busybox:1 worker" \
+expect_exact "the Job's template merged, its container kept" "1 ssd registry.k8s.io/busybox:1.36.1 worker" \
     k -n kueue-lab get job admitted-job \
-    -o 'jsonpath={.spec.parallelism} {.spec.template.spec.containers[*].image} {.spec.template.spec.containers[*].name}'
+    -o 'jsonpath={.spec.parallelism} {.spec.template.spec.nodeSelector.disk} {.spec.template.spec.containers[*].image} {.spec.template.spec.containers[*].name}'
+sed 's|image: registry.k8s.io/busybox:1.36.1|image: busybox:1|' "$TMP/job2.yaml" >"$TMP/job3.yaml"
+expect "a Job's containers are immutable" \
+    'The Job "admitted-job" is invalid: spec.template: Invalid value: "object": field is immutable' \
+    k apply -f "$TMP/job3.yaml"
 expect "get jobs -o wide: Job columns" "COMPLETIONS   DURATION   AGE   CONTAINERS" \
     k -n kueue-lab get jobs -o wide
 expect "get all lists Jobs" "job.batch/admitted-job" k -n kueue-lab get all

@@ -10,6 +10,7 @@
 #include "api/defaults.h"
 #include "api/objects.h"
 #include "base/err.h"
+#include "base/xalloc.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -44,6 +45,44 @@ const char *job_queue_name(const json_t *job)
 {
     const char *q = label(job, JOB_QUEUE_LABEL);
     return q && *q ? q : NULL;
+}
+
+/* Kueue's default managedJobsNamespaceSelector, for a missing configuration. */
+static const struct api_label_selector *default_ns_selector(void)
+{
+    static const char *vals[] = {"kube-system", "kueue-system"};
+    static struct api_requirement req = {"kubernetes.io/metadata.name", "NotIn", {vals, 2}};
+    static const struct api_label_selector sel = {{NULL, 0}, &req, 1};
+    return &sel;
+}
+
+bool job_namespace_managed(const json_t *ns, const struct api_configuration *cfg)
+{
+    if (!ns)
+        return false;
+    const struct api_label_selector *sel =
+        cfg ? cfg->managed_jobs_namespace_selector : default_ns_selector();
+    if (!sel)
+        return true; /* a nil selector restricts nothing */
+    const json_t *labels = json_object_get(json_object_get(ns, "metadata"), "labels");
+    struct api_kvs kvs = {xcalloc(json_object_size(labels) + 1, sizeof(struct api_kv)), 0};
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)labels, k, v)
+    {
+        if (json_is_string(v))
+            kvs.items[kvs.n++] = (struct api_kv){k, json_string_value(v)};
+    }
+    bool match = api_selector_matches(sel, &kvs);
+    free(kvs.items);
+    return match;
+}
+
+bool job_managed(const json_t *job, const json_t *ns, const struct api_configuration *cfg)
+{
+    if (!job_namespace_managed(ns, cfg))
+        return false;
+    return job_queue_name(job) || (cfg && cfg->manage_jobs_without_queue_name);
 }
 
 static json_t *priority_ref(const char *group, const char *kind, const char *name)
@@ -144,8 +183,6 @@ int job_build_workload(const json_t *job, job_lookup_fn lookup, void *arg, json_
 {
     *out = NULL;
     const char *queue = job_queue_name(job);
-    if (!queue)
-        return err_set(e, ERR_INVALID, "the Job has no %s label", JOB_QUEUE_LABEL);
     const json_t *meta = json_object_get(job, "metadata");
     const char *name = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *uid = jstr(meta, "uid");
     if (!name)
@@ -154,7 +191,8 @@ int job_build_workload(const json_t *job, job_lookup_fn lookup, void *arg, json_
     job_workload_name(name, uid, wname, sizeof(wname));
 
     json_t *spec = json_object();
-    json_object_set_new(spec, "queueName", json_string(queue));
+    if (queue) /* absent when managed without one: the Workload waits for a queue */
+        json_object_set_new(spec, "queueName", json_string(queue));
     const json_t *tpl = json_object_get(json_object_get(job, "spec"), "template");
     int rc = set_priority(job, tpl, lookup, arg, spec, e);
     if (rc) {

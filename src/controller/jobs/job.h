@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct api_configuration;
 struct err;
 
 #define JOB_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
@@ -30,13 +31,24 @@ typedef const json_t *(*job_lookup_fn)(void *arg, const char *kind, const char *
  * sha1("Job\nbatch\n<name>\n<uid>"). out needs 254 bytes. */
 void job_workload_name(const char *job_name, const char *uid, char *out, size_t len);
 
-/* The queue-name label, or NULL when the Job is not managed. */
+/* The queue-name label, or NULL when it is absent or empty. */
 const char *job_queue_name(const json_t *job);
 
-/* Build the Workload of a managed Job (owned, in *out). ERR_NOT_FOUND when
- * the priority class it names does not exist (e names it, as Kueue's
- * `WorkloadPriorityClass "<name>" not found`); ERR_INVALID when the Job is
- * not managed. */
+/* Does the Namespace ns (its object, borrowed; NULL when it does not
+ * exist) match managedJobsNamespaceSelector of cfg (NULL: Kueue's default
+ * configuration)? A Job elsewhere is never Kueue's, queue name or not
+ * (Kueue's jobframework reconciler). */
+bool job_namespace_managed(const json_t *ns, const struct api_configuration *cfg);
+
+/* Does Kueue manage the Job (lifecycle.md §2.1): its namespace is managed
+ * and it names a queue, or cfg sets manageJobsWithoutQueueName. */
+bool job_managed(const json_t *job, const json_t *ns, const struct api_configuration *cfg);
+
+/* Build the Workload of a managed Job (owned, in *out); without a
+ * queue-name label its spec.queueName is absent (manageJobsWithoutQueueName),
+ * so it waits until the Job names one. ERR_NOT_FOUND when the priority
+ * class it names does not exist (e names it, as Kueue's
+ * `WorkloadPriorityClass "<name>" not found`). */
 int job_build_workload(const json_t *job, job_lookup_fn lookup, void *arg, json_t **out,
                        struct err *e);
 

@@ -5,9 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "api/objects.h"
 #include "base/err.h"
+#include "controller/ctl.h"
 #include "controller/jobs/job.h"
 
 static json_t *parse(const char *s)
@@ -171,16 +175,71 @@ static void test_build_workload_priority(void **state)
     memset(classes, 0, sizeof(classes));
 }
 
+/* A Job without a queue name (managed under manageJobsWithoutQueueName)
+ * gets a Workload without spec.queueName: it waits until the Job names one. */
 static void test_unmanaged_job(void **state)
 {
-    json_t *j =
-        parse("{\"kind\":\"Job\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\"},\"spec\":{}}");
+    json_t *j = parse("{\"kind\":\"Job\",\"metadata\":{\"name\":\"x\",\"namespace\":\"n\","
+                      "\"uid\":\"u\"},\"spec\":{}}");
     assert_null(job_queue_name(j));
     json_t *wl;
     struct err e;
     err_init(&e);
-    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), ERR_INVALID);
+    assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
+    assert_null(json_object_get(json_object_get(wl, "spec"), "queueName"));
+    assert_string_equal(path_str(wl, "metadata", "namespace", NULL), "n");
+    json_decref(wl);
     json_decref(j);
+}
+
+/* Kueue's managedJobsNamespaceSelector and manageJobsWithoutQueueName. */
+static void test_managed(void **state)
+{
+    json_t *team = parse("{\"metadata\":{\"name\":\"team\",\"labels\":{"
+                         "\"kubernetes.io/metadata.name\":\"team\",\"tier\":\"batch\"}}}");
+    json_t *sys = parse("{\"metadata\":{\"name\":\"kube-system\",\"labels\":{"
+                        "\"kubernetes.io/metadata.name\":\"kube-system\"}}}");
+    json_t *kueue = parse("{\"metadata\":{\"name\":\"kueue-system\",\"labels\":{"
+                          "\"kubernetes.io/metadata.name\":\"kueue-system\"}}}");
+    json_t *queued = parse("{\"metadata\":{\"labels\":{\"kueue.x-k8s.io/queue-name\":\"q\"}}}");
+    json_t *plain = parse("{\"metadata\":{\"labels\":{\"kueue.x-k8s.io/queue-name\":\"\"}}}");
+    /* No configuration: Kueue's default selector leaves out kube-system and
+     * kueue-system; a missing namespace is never managed. */
+    assert_true(job_namespace_managed(team, NULL));
+    assert_false(job_namespace_managed(sys, NULL));
+    assert_false(job_namespace_managed(kueue, NULL));
+    assert_false(job_namespace_managed(NULL, NULL));
+    assert_true(job_managed(queued, team, NULL));
+    assert_false(job_managed(plain, team, NULL));
+    assert_false(job_managed(queued, sys, NULL));
+    /* The default configuration's selector follows its namespace. */
+    struct api_object *cfg = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(ctl_config_load(NULL, &cfg, &e), 0);
+    assert_false(job_namespace_managed(kueue, cfg->u.config));
+    assert_true(job_namespace_managed(team, cfg->u.config));
+    api_object_free(cfg);
+    /* A configuration that selects by label and manages queue-less Jobs. */
+    char path[] = "/tmp/cueue-cfg-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                       "manageJobsWithoutQueueName: true\n"
+                       "managedJobsNamespaceSelector: {matchLabels: {tier: batch}}\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    err_init(&e);
+    assert_int_equal(ctl_config_load(path, &cfg, &e), 0);
+    unlink(path);
+    assert_true(job_managed(plain, team, cfg->u.config));
+    assert_false(job_namespace_managed(sys, cfg->u.config));
+    api_object_free(cfg);
+    json_decref(team);
+    json_decref(sys);
+    json_decref(kueue);
+    json_decref(queued);
+    json_decref(plain);
 }
 
 static json_t *flavor_obj;
@@ -255,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_build_workload_shape),
         cmocka_unit_test(test_build_workload_priority),
         cmocka_unit_test(test_unmanaged_job),
+        cmocka_unit_test(test_managed),
         cmocka_unit_test(test_start_and_stop),
         cmocka_unit_test(test_reclaimable_and_finished),
     };

@@ -226,8 +226,29 @@ static void test_authorize_tenant(void **state)
     assert_false(srv_authorize(&u, "patch", wl, "a", "status"));
     assert_false(srv_authorize(&u, "create", wl, "a", NULL));
     assert_false(srv_authorize(&u, "get", lease, "a", NULL));
+    /* Kueue's batch-user role: Jobs may be updated and patched (the
+     * built-in admission judges what changes). */
+    assert_true(srv_authorize(&u, "update", job, "a", NULL));
+    assert_true(srv_authorize(&u, "patch", job, "a", NULL));
+    assert_false(srv_authorize(&u, "deletecollection", job, "a", NULL));
+    assert_false(srv_authorize(&u, "create", store_resource_find("pods"), "a", NULL));
+    /* Pending workloads: its LocalQueues', never a ClusterQueue's. */
+    struct store_resource vcq = {
+        .group = "visibility.kueue.x-k8s.io", .plural = "clusterqueues", .kind = "ClusterQueue"};
+    struct store_resource vlq = {.group = "visibility.kueue.x-k8s.io",
+                                 .plural = "localqueues",
+                                 .kind = "LocalQueue",
+                                 .namespaced = true};
+    assert_false(srv_authorize(&u, "get", &vcq, NULL, "pendingworkloads"));
+    assert_true(srv_authorize(&u, "get", &vlq, "a", "pendingworkloads"));
+    assert_false(srv_authorize(&u, "get", &vlq, "b", "pendingworkloads"));
+    /* Non-resource paths: discovery yes, /metrics only the admin. */
+    assert_true(srv_authorize_path(&u, "get", "/apis"));
+    assert_false(srv_authorize_path(&u, "get", "/metrics"));
     struct srv_user admin = {.name = "admin", .admin = true};
     assert_true(srv_authorize(&admin, "deletecollection", wl, NULL, NULL));
+    assert_true(srv_authorize(&admin, "get", &vcq, NULL, "pendingworkloads"));
+    assert_true(srv_authorize_path(&admin, "get", "/metrics"));
 }
 
 int main(void)

@@ -483,6 +483,89 @@ static void test_store_admission_hook(void **state)
     tstore_free(t);
 }
 
+/* A write's own check (store_write_opts.check) sees the object as it will
+ * be stored and the stored one, under the write lock; its refusal changes
+ * nothing, for an update and a mutation alike. */
+struct check_seen {
+    int calls;
+    bool had_status;       /* the merged object kept the stored status */
+    bool defaulted;        /* ... and was defaulted */
+    json_int_t old_active; /* status.active of the stored object */
+};
+
+static int refuse_parallelism(void *arg, const struct store_resource *r, const json_t *next,
+                              const json_t *cur, struct err *e)
+{
+    struct check_seen *c = arg;
+    c->calls++;
+    c->had_status = json_object_get(next, "status") != NULL;
+    c->defaulted = json_object_get(json_object_get(next, "spec"), "backoffLimit") != NULL;
+    c->old_active = json_integer_value(json_object_get(json_object_get(cur, "status"), "active"));
+    if (json_integer_value(json_object_get(json_object_get(next, "spec"), "parallelism")) > 1)
+        return err_set(e, ERR_FORBIDDEN, "no");
+    return 0;
+}
+
+static json_t *set_status_active(const json_t *cur, void *arg, struct err *e)
+{
+    json_t *o = json_deep_copy(cur);
+    json_object_set_new(o, "status", json_pack("{s:i}", "active", 1));
+    return o;
+}
+
+static json_t *set_parallelism(const json_t *cur, void *arg, struct err *e)
+{
+    json_t *o = json_deep_copy(cur);
+    json_object_set_new(json_object_get(o, "spec"), "parallelism", json_integer(*(int *)arg));
+    return o;
+}
+
+static void test_store_write_check(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL,
+                                  &(struct store_write_opts){.status = true}, &out, &e),
+                     0);
+    json_decref(out);
+    struct check_seen seen = {0};
+    struct store_write_opts wo = {.check = refuse_parallelism, .check_arg = &seen};
+    uint64_t before = store_current_rv(t->s);
+    json_t *edit = json_deep_copy(job);
+    json_object_set_new(json_object_get(edit, "spec"), "parallelism", json_integer(2));
+    json_object_del(json_object_get(edit, "spec"), "backoffLimit");
+    json_object_del(edit, "status");
+    json_object_del(json_object_get(edit, "metadata"), "resourceVersion");
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R("jobs.batch"), "default", "j", edit, &wo, &out, &e),
+                     ERR_FORBIDDEN);
+    assert_string_equal(e.message, "no");
+    assert_int_equal(seen.calls, 1);
+    assert_true(seen.had_status);
+    assert_true(seen.defaulted);
+    assert_int_equal(seen.old_active, 1);
+    int two = 2, one = 1;
+    err_init(&e);
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_parallelism, &two, &wo, &out, &e),
+        ERR_FORBIDDEN);
+    assert_int_equal(seen.calls, 2);
+    assert_int_equal(store_current_rv(t->s), before);
+    err_init(&e);
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_parallelism, &one, &wo, &out, &e),
+        0);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(out, "spec"), "parallelism")), 1);
+    json_decref(out);
+    json_decref(edit);
+    json_decref(job);
+    tstore_free(t);
+}
+
 /* The api layer's defaulting and validation run on every write. */
 static void test_store_api_validation(void **state)
 {
@@ -1047,6 +1130,7 @@ int main(void)
         cmocka_unit_test(test_store_update_status_split),
         cmocka_unit_test(test_store_job_webhook_and_mutate),
         cmocka_unit_test(test_store_admission_hook),
+        cmocka_unit_test(test_store_write_check),
         cmocka_unit_test(test_store_api_validation),
         cmocka_unit_test(test_store_delete_plain),
         cmocka_unit_test(test_store_delete_preconditions),

@@ -1,0 +1,112 @@
+# visibility.sh -- what a tenant learns of other tenants' work: pending
+# workloads through the visibility API, and /metrics (sourced by run.sh
+# after lib.sh).
+need kubectl curl
+
+# settle SECONDS EXTENDED_REGEX CMD...: set-up that must happen before the
+# next check; not a check itself (a failure is one).
+settle() {
+    ssecs=$1
+    sre=$2
+    shift 2
+    end=$(($(date +%s) + ssecs))
+    while :; do
+        out=$("$@" 2>&1)
+        if printf '%s\n' "$out" | grep -Eq -- "$sre"; then return 0; fi
+        if [ "$(date +%s)" -ge "$end" ]; then
+            fail "set-up: waited ${ssecs}s for /$sre/" "$out"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# job NAME CPU SLEEP: a Job for queue "lq".
+job() {
+    cat <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $1
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: w, image: busybox, command: ["sh", "-c", "sleep $3"], resources: {requests: {cpu: "$2"}}}
+YAML
+}
+
+start_server vis --controllers all --executor local || exit 1
+note "# visibility: pending workloads and /metrics across tenants"
+cat >"$TMP/objs.yaml" <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-b}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: shared}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{name: cpu, nominalQuota: "1"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: team-a}
+spec: {clusterQueue: shared}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: team-b}
+spec: {clusterQueue: shared}
+YAML
+k apply -f "$TMP/objs.yaml" >/dev/null
+tenant alice team-a
+ALICE=$TKC
+tenant bob team-b
+BOB=$TKC
+
+# One Job holds the whole ClusterQueue; both tenants' Jobs then wait in it.
+job hold 1 120 | kt "$ALICE" -n team-a create -f - >/dev/null
+settle 20 '^false$' k -n team-a get job hold -o jsonpath='{.spec.suspend}'
+for n in a1 a2; do job "$n" 1 0 | kt "$ALICE" -n team-a create -f - >/dev/null; done
+for n in b1 b2; do job "$n" 1 0 | kt "$BOB" -n team-b create -f - >/dev/null; done
+V=/apis/visibility.kueue.x-k8s.io/v1beta2
+settle 20 \
+    '^team-a team-a team-b team-b$|^team-a team-b team-a team-b$|^team-b team-b team-a team-a$|^team-b team-a team-b team-a$|^team-a team-b team-b team-a$|^team-b team-a team-a team-b$' \
+    sh -c "kubectl --kubeconfig '$KC' get --raw $V/clusterqueues/shared/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(i[\"metadata\"][\"namespace\"] for i in json.load(sys.stdin)[\"items\"]))'"
+
+expect "a tenant gets no ClusterQueue's pending workloads (Kueue's batch-user role has none)" \
+    'clusterqueues.visibility.kueue.x-k8s.io "shared" is forbidden: User "alice" cannot get resource "clusterqueues/pendingworkloads" in API group "visibility.kueue.x-k8s.io" at the cluster scope' \
+    kt "$ALICE" get --raw "$V/clusterqueues/shared/pendingworkloads"
+expect_exact "a tenant's LocalQueue view holds only its own workloads" "team-a/job-a1 team-a/job-a2" \
+    sh -c "kubectl --kubeconfig '$ALICE' get --raw $V/namespaces/team-a/localqueues/lq/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(sorted(i[\"metadata\"][\"namespace\"]+\"/\"+i[\"metadata\"][\"name\"][:len(\"job-a1\")] for i in json.load(sys.stdin)[\"items\"])))'"
+expect "a tenant cannot read another namespace's LocalQueue" \
+    'localqueues.visibility.kueue.x-k8s.io "lq" is forbidden: User "alice" cannot get resource "localqueues/pendingworkloads" in API group "visibility.kueue.x-k8s.io" in the namespace "team-b"' \
+    kt "$ALICE" get --raw "$V/namespaces/team-b/localqueues/lq/pendingworkloads"
+
+CA="$DATA/ca.crt"
+ATOK=$(sed -n 's/^ *token: *//p' "$ALICE" | head -1)
+expect_status "/metrics without a token: 401" 401 --cacert "$CA" "$URL/metrics"
+expect_grep "  ... as kube-apiserver words it" '"reason":"Unauthorized"' cat "$TMP/curl.out"
+expect_status "/metrics with a tenant's token: 403" 403 --cacert "$CA" -H "Authorization: Bearer $ATOK" "$URL/metrics"
+expect_grep "  ... as kube-apiserver words it" '"message":"forbidden: User \\"alice\\" cannot get path \\"/metrics\\"","reason":"Forbidden"' \
+    cat "$TMP/curl.out"
+expect "  ... and through kubectl" 'forbidden: User "alice" cannot get path "/metrics"' \
+    kt "$ALICE" get --raw /metrics
+expect_grep "/metrics with the admin token is served" '^kueue_pending_workloads\{cluster_queue="shared",status="' \
+    k get --raw /metrics

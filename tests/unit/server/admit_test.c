@@ -1,0 +1,361 @@
+/* admit_test.c -- the built-in admission of Jobs (server/admit.c): Kueue's
+ * defaulting and webhook rules, Kubernetes' Job update rules and the
+ * tenants' policy, on JSON Jobs without a server. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api/objects.h"
+#include "base/err.h"
+#include "server/srv_int.h"
+
+static const struct srv_user tenant = {.name = "alice", .admin = false};
+static const struct srv_user admin = {.name = "admin", .admin = true};
+
+/* A Job in namespace team-a: queue NULL for none, suspend as given. */
+static json_t *job(const char *queue, bool suspend, int parallelism)
+{
+    json_t *j = json_pack(
+        "{s:s,s:s,s:{s:s,s:s,s:{}},s:{s:b,s:i,s:i,s:{s:{s:{}},s:{s:[{s:s,s:s,s:{s:{s:s}}}]}}}}",
+        "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", "j", "namespace", "team-a",
+        "labels", "spec", "suspend", suspend, "parallelism", parallelism, "completions", 4,
+        "template", "metadata", "labels", "spec", "containers", "name", "w", "image", "busybox",
+        "resources", "requests", "cpu", "1");
+    if (queue)
+        json_object_set_new(json_object_get(json_object_get(j, "metadata"), "labels"),
+                            "kueue.x-k8s.io/queue-name", json_string(queue));
+    return j;
+}
+
+static json_t *at(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    return b ? json_object_get(v, b) : v;
+}
+
+static void set_label(json_t *j, const char *k, const char *v)
+{
+    json_t *l = at(j, "metadata", "labels");
+    if (v)
+        json_object_set_new(l, k, json_string(v));
+    else
+        json_object_del(l, k);
+}
+
+static void set_annotation(json_t *j, const char *k, const char *v)
+{
+    json_t *m = at(j, "metadata", NULL);
+    if (!json_object_get(m, "annotations"))
+        json_object_set_new(m, "annotations", json_object());
+    json_object_set_new(json_object_get(m, "annotations"), k, json_string(v));
+}
+
+static const char *queue_of(json_t *j)
+{
+    return json_string_value(at(at(j, "metadata", "labels"), "kueue.x-k8s.io/queue-name", NULL));
+}
+
+static bool is_suspended(json_t *j)
+{
+    return json_is_true(at(j, "spec", "suspend"));
+}
+
+static struct srv_admit adm(const struct srv_user *u, bool managed, bool default_lq,
+                            const struct api_configuration *cfg)
+{
+    return (struct srv_admit){u, cfg, true, managed, default_lq};
+}
+
+static void test_create_default_queue_and_suspend(void **state)
+{
+    struct err e;
+    err_init(&e);
+    struct srv_admit a = adm(&tenant, true, true, NULL);
+    json_t *j = job(NULL, false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), 0);
+    assert_string_equal(queue_of(j), "default");
+    assert_true(is_suspended(j));
+    json_decref(j);
+
+    /* A queue the Job names is kept; it is suspended. */
+    j = job("mine", false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), 0);
+    assert_string_equal(queue_of(j), "mine");
+    assert_true(is_suspended(j));
+    json_decref(j);
+
+    /* An unmanaged namespace gets no default, even with a "default" queue;
+     * the admin's Job there runs unsuspended. */
+    a = adm(&admin, false, true, NULL);
+    j = job(NULL, false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), 0);
+    assert_null(queue_of(j));
+    assert_false(is_suspended(j));
+    json_decref(j);
+}
+
+static void test_create_tenant_policy(void **state)
+{
+    struct err e;
+    err_init(&e);
+    struct srv_admit a = adm(&tenant, true, false, NULL);
+    json_t *j = job(NULL, false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_FORBIDDEN);
+    assert_string_equal(e.message,
+                        "The label 'kueue.x-k8s.io/queue-name' is either missing or does not "
+                        "have a value set: a Job of user \"alice\" must name a LocalQueue of "
+                        "namespace \"team-a\" (kubectl get localqueues -n team-a)");
+    json_decref(j);
+
+    /* The admin may run it unmanaged. */
+    a = adm(&admin, true, false, NULL);
+    err_init(&e);
+    j = job(NULL, false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), 0);
+    assert_false(is_suspended(j));
+    json_decref(j);
+
+    /* manageJobsWithoutQueueName: the tenant's Job is suspended and managed. */
+    struct api_configuration cfg = {.manage_jobs_without_queue_name = true};
+    a = adm(&tenant, true, false, &cfg);
+    err_init(&e);
+    j = job(NULL, false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), 0);
+    assert_null(queue_of(j));
+    assert_true(is_suspended(j));
+    json_decref(j);
+
+    /* A namespace the selector leaves out: refused even with a queue. */
+    a = adm(&tenant, false, false, &cfg);
+    err_init(&e);
+    j = job("q", false, 1);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_FORBIDDEN);
+    assert_non_null(strstr(e.message, "namespace \"team-a\" is not managed by Kueue"));
+    json_decref(j);
+
+    /* Containers must ask for resources; limits alone are enough. */
+    a = adm(&tenant, true, false, NULL);
+    err_init(&e);
+    j = job("q", false, 1);
+    json_t *c =
+        json_array_get(at(at(at(j, "spec", "template"), "spec", NULL), "containers", NULL), 0);
+    json_object_set_new(c, "resources", json_object());
+    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_FORBIDDEN);
+    assert_string_equal(e.message,
+                        "every container of a Job must specify resource requests or limits: "
+                        "spec.template.spec.containers[0] (\"w\") sets neither, so its usage "
+                        "would not count against the quota");
+    json_object_set_new(c, "resources", json_pack("{s:{s:s}}", "limits", "memory", "1Gi"));
+    err_init(&e);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), 0);
+    json_decref(j);
+}
+
+static void test_create_kueue_annotations(void **state)
+{
+    struct err e;
+    err_init(&e);
+    struct srv_admit a = adm(&admin, true, false, NULL);
+    json_t *j = job("q", false, 2);
+    set_annotation(j, "kueue.x-k8s.io/job-min-parallelism", "2");
+    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field,
+                        "metadata.annotations[kueue.x-k8s.io/job-min-parallelism]");
+    assert_string_equal(e.causes[0].message, "Invalid value: 2: should be between 0 and 1");
+    set_annotation(j, "kueue.x-k8s.io/job-min-parallelism", "x1");
+    err_init(&e);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: \"x1\": strconv.Atoi: parsing \"x1\": invalid syntax");
+    set_annotation(j, "kueue.x-k8s.io/job-min-parallelism", "1");
+    set_label(j, "kueue.x-k8s.io/max-exec-time-seconds", "0");
+    err_init(&e);
+    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]");
+    assert_string_equal(e.causes[0].message, "Invalid value: 0: should be greater than 0");
+    assert_int_equal(e.ncauses, 1);
+    json_decref(j);
+}
+
+/* Update old -> new as user u in a managed namespace; returns the code. */
+static int update(const struct srv_user *u, bool default_lq, const json_t *old, const json_t *nw,
+                  struct err *e)
+{
+    err_init(e);
+    struct srv_admit a = adm(u, true, default_lq, NULL);
+    return srv_admit_job_update(&a, old, nw, e);
+}
+
+static void test_update_queue_name(void **state)
+{
+    struct err e;
+    json_t *old = job("a", false, 1), *nw = job("b", false, 1);
+    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "metadata.labels[kueue.x-k8s.io/queue-name]");
+    assert_string_equal(e.causes[0].message, "Invalid value: \"b\": field is immutable");
+    json_decref(old);
+    json_decref(nw);
+    /* While suspended it may change. */
+    old = job("a", true, 1);
+    nw = job("b", true, 1);
+    assert_int_equal(update(&tenant, false, old, nw, &e), 0);
+    /* Removing it: Kueue's error where a default queue exists, else the
+     * tenant's policy (the Job would run unmanaged). */
+    set_label(nw, "kueue.x-k8s.io/queue-name", NULL);
+    assert_int_equal(update(&admin, true, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: \"\": queue-name must not be empty in namespace with "
+                        "default queue");
+    assert_int_equal(update(&admin, false, old, nw, &e), 0);
+    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_FORBIDDEN);
+    json_decref(old);
+    json_decref(nw);
+}
+
+static void test_update_unsuspend(void **state)
+{
+    struct err e;
+    json_t *old = job("a", true, 1), *nw = job("a", false, 1);
+    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_FORBIDDEN);
+    assert_string_equal(e.message, "User \"alice\" cannot set spec.suspend to false: Kueue "
+                                   "manages this Job and starts it once its Workload is admitted");
+    assert_int_equal(update(&admin, false, old, nw, &e), 0); /* cueue controller */
+    /* Suspending is anyone's right. */
+    assert_int_equal(update(&tenant, false, nw, old, &e), 0);
+    json_decref(old);
+    json_decref(nw);
+}
+
+static void test_update_parallelism_and_completions(void **state)
+{
+    struct err e;
+    json_t *old = job("a", false, 1), *nw = job("a", false, 3);
+    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.parallelism");
+    assert_string_equal(e.causes[0].message, "Forbidden: cannot change while the job is not "
+                                             "suspended: Kueue admitted 1 pods");
+    set_annotation(old, "kueue.x-k8s.io/job-min-parallelism", "1");
+    set_annotation(nw, "kueue.x-k8s.io/job-min-parallelism", "1");
+    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message, "Forbidden: cannot change when partial admission is "
+                                             "enabled and the job is not suspended");
+    /* Suspended before or after (the controllers' start and stop), or not
+     * Kueue's: Kubernetes' rules only. */
+    json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
+    assert_int_equal(update(&admin, false, old, nw, &e), 0);
+    json_t *plain_old = job(NULL, false, 1), *plain_new = job(NULL, false, 3);
+    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), 0);
+    /* Completions: immutable unless Indexed and in tandem with parallelism. */
+    json_object_set_new(at(plain_new, "spec", NULL), "completions", json_integer(5));
+    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.completions");
+    assert_string_equal(e.causes[0].message, "Invalid value: 5: field is immutable");
+    json_object_set_new(at(plain_old, "spec", NULL), "completionMode", json_string("Indexed"));
+    json_object_set_new(at(plain_new, "spec", NULL), "completionMode", json_string("Indexed"));
+    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: 5: can only be modified in tandem with spec.parallelism");
+    json_object_set_new(at(plain_new, "spec", NULL), "parallelism", json_integer(5));
+    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), 0);
+    json_decref(plain_old);
+    json_decref(plain_new);
+    json_decref(old);
+    json_decref(nw);
+}
+
+static json_t *tpl_spec(json_t *j)
+{
+    return at(at(j, "spec", "template"), "spec", NULL);
+}
+
+static void test_update_template(void **state)
+{
+    struct err e;
+    json_t *old = job("a", true, 1), *nw = job("a", true, 1);
+    /* Scheduling directives of a suspended Job may change. */
+    json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
+    json_object_set_new(tpl_spec(nw), "affinity", json_pack("{s:{}}", "nodeAffinity"));
+    json_object_set_new(at(at(nw, "spec", "template"), "metadata", NULL), "labels",
+                        json_pack("{s:s}", "x", "y"));
+    assert_int_equal(update(&tenant, false, old, nw, &e), 0);
+    /* Not its containers. */
+    json_object_set_new(json_array_get(json_object_get(tpl_spec(nw), "containers"), 0), "image",
+                        json_string("other"));
+    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.template");
+    assert_string_equal(e.causes[0].message, "Invalid value: \"object\": field is immutable");
+    json_decref(nw);
+    /* A running Job's directives are fixed too. */
+    json_object_set_new(at(old, "spec", NULL), "suspend", json_false());
+    nw = json_deep_copy(old);
+    json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
+    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.template");
+    json_decref(nw);
+    /* Other fixed fields. */
+    nw = json_deep_copy(old);
+    json_object_set_new(at(nw, "spec", NULL), "managedBy", json_string("example.com/other"));
+    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.managedBy");
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: \"example.com/other\": field is immutable");
+    json_decref(nw);
+    json_decref(old);
+}
+
+static void test_update_priority_class(void **state)
+{
+    struct err e;
+    json_t *old = job("a", false, 1), *nw = job("a", false, 1);
+    set_label(nw, "kueue.x-k8s.io/priority-class", "high");
+    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: \"high\": WorkloadPriorityClass cannot be added to a "
+                        "non-suspended workload");
+    /* Changed while running is Kueue's "allowed at any time once present". */
+    set_label(old, "kueue.x-k8s.io/priority-class", "low");
+    assert_int_equal(update(&tenant, false, old, nw, &e), 0);
+    set_label(nw, "kueue.x-k8s.io/priority-class", NULL);
+    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: \"\": WorkloadPriorityClass cannot be removed from a "
+                        "workload");
+    json_decref(old);
+    json_decref(nw);
+}
+
+static void test_update_max_exec_time(void **state)
+{
+    struct err e;
+    json_t *old = job("a", false, 1), *nw = job("a", false, 1);
+    set_label(nw, "kueue.x-k8s.io/max-exec-time-seconds", "60");
+    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].message, "Invalid value: \"60\": field is immutable");
+    json_object_set_new(at(old, "spec", NULL), "suspend", json_true());
+    json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
+    assert_int_equal(update(&admin, false, old, nw, &e), 0);
+    json_decref(old);
+    json_decref(nw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_default_queue_and_suspend),
+        cmocka_unit_test(test_create_tenant_policy),
+        cmocka_unit_test(test_create_kueue_annotations),
+        cmocka_unit_test(test_update_queue_name),
+        cmocka_unit_test(test_update_unsuspend),
+        cmocka_unit_test(test_update_parallelism_and_completions),
+        cmocka_unit_test(test_update_template),
+        cmocka_unit_test(test_update_priority_class),
+        cmocka_unit_test(test_update_max_exec_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
