@@ -670,9 +670,46 @@ struct patch_arg {
     const json_t *patch;
     const struct store_resource *res;
     struct srv_req *q;
-    int mode;         /* enum field_mode */
-    bool json_failed; /* a JSON patch operation did not apply */
+    int mode;    /* enum field_mode */
+    bool failed; /* the patch itself did not apply: e says why */
 };
+
+/* The identity of a patched object, as kube-apiserver's patch handler
+ * checks it: the namespace may be left out but not changed, the name may
+ * not change; uid and creationTimestamp stay as stored. */
+static int patch_identity(const json_t *cur, json_t *out, const struct store_resource *r,
+                          struct err *e)
+{
+    json_t *meta = api_doc_meta(out);
+    const json_t *cmeta = json_object_get(cur, "metadata");
+    const json_t *cns = json_object_get(cmeta, "namespace");
+    const json_t *ns = json_object_get(meta, "namespace");
+    if (!r->namespaced || !json_is_string(ns) || !json_string_length(ns))
+        ns = NULL;
+    if (ns && !json_equal(ns, cns))
+        return err_set(e, ERR_PARSE,
+                       "the namespace of the provided object does not match the "
+                       "namespace sent on the request");
+    const json_t *cname = json_object_get(cmeta, "name");
+    const json_t *name = json_object_get(meta, "name");
+    if (!json_equal(name, cname)) {
+        /* The message quotes what kube's checkName prints: the patched
+         * name as a string, "" when it is gone or not a string. */
+        const char *got = json_is_string(name) ? json_string_value(name) : "";
+        return err_set(e, ERR_PARSE,
+                       "the name of the object (%.200s) does not match the name on the URL (%s)",
+                       got, json_string_value(cname));
+    }
+    static const char *const keep[] = {"namespace", "uid", "creationTimestamp"};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
+        json_t *v = json_object_get(cmeta, keep[i]);
+        if (v)
+            json_object_set(meta, keep[i], v);
+        else
+            json_object_del(meta, keep[i]);
+    }
+    return 0;
+}
 
 /* Runs under the store's write lock: the patch applies to the latest state. */
 static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
@@ -688,9 +725,9 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
             return NULL;
         }
     }
-    json_t *out = srv_patch_apply(a->type, cur, a->patch, e);
+    json_t *out = srv_patch_apply(a->type, cur, a->patch, a->q->srv->max_body, e);
     if (!out) {
-        a->json_failed = a->type == PATCH_JSON;
+        a->failed = true;
         return NULL;
     }
     if (!json_is_object(out)) {
@@ -698,16 +735,9 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         err_set(e, ERR_INVALID, "the patched object is not a JSON object");
         return NULL;
     }
-    /* Identity stays as stored whatever the patch says. */
-    json_t *meta = api_doc_meta(out);
-    const json_t *cmeta = json_object_get(cur, "metadata");
-    static const char *const keep[] = {"name", "namespace", "uid", "creationTimestamp"};
-    for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
-        json_t *v = json_object_get(cmeta, keep[i]);
-        if (v)
-            json_object_set(meta, keep[i], v);
-        else
-            json_object_del(meta, keep[i]);
+    if (patch_identity(cur, out, a->res, e)) {
+        json_decref(out);
+        return NULL;
     }
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
@@ -716,6 +746,40 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         return NULL;
     }
     return out;
+}
+
+/* A patch that did not apply, answered as kube-apiserver answers it. */
+static int reply_patch_failed(struct srv_req *q, const struct srv_route *rt,
+                              enum srv_patch_type type, const struct err *e)
+{
+    char msg[1200];
+    switch (e->code) {
+    case ERR_TOO_LARGE:
+        snprintf(msg, sizeof(msg), "Request entity too large: %s", e->message);
+        return srv_reply_status(q, 413, "RequestEntityTooLarge", msg, NULL);
+    case ERR_PARSE:
+        return srv_reply_status(q, 400, "BadRequest", e->message, NULL);
+    case ERR_INTERNAL:
+        /* strategicpatch's plain errors: kube sends them as a Status with
+         * no reason, which kubectl prints as "Error from server: ...". */
+        return srv_reply_status(q, 500, NULL, e->message, NULL);
+    default:
+        break;
+    }
+    if (type == PATCH_JSON) {
+        /* Kubernetes answers any operation that does not apply (a missing
+         * path, a failed test, copies past the limit) with its generic
+         * 422: the jsonpatch library's own text is not sent, details are
+         * empty. The reason stays in the debug log. */
+        log_debug("server: json patch of %s: %s", rt->name, e->message);
+        json_t *d = json_object();
+        int ret = srv_reply_status(
+            q, 422, "Invalid", "the server rejected our request due to an error in our request", d);
+        json_decref(d);
+        return ret;
+    }
+    const struct store_resource *r = rt->res;
+    return srv_reply_err(q, e->code, e, r, r->namespaced ? rt->ns : NULL, rt->name, "patch");
 }
 
 static int patch_type_of(struct srv_req *q, const struct store_resource *r, enum srv_patch_type *t)
@@ -833,17 +897,8 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
                 continue;
             goto out;
         }
-        if (rc && arg.json_failed) {
-            /* Kubernetes answers any operation that does not apply (a
-             * missing path, a failed test) with its generic 422: the
-             * jsonpatch library's own text is not sent, details are
-             * empty. The reason stays in the debug log. */
-            log_debug("server: json patch of %s: %s", rt->name, e.message);
-            json_t *d = json_object();
-            ret = srv_reply_status(q, 422, "Invalid",
-                                   "the server rejected our request due to an error in our request",
-                                   d);
-            json_decref(d);
+        if (rc && arg.failed) {
+            ret = reply_patch_failed(q, rt, type, &e);
             goto out;
         }
         if (rc) {

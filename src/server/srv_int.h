@@ -203,10 +203,16 @@ void srv_fsel_release(struct srv_fsel *f);
 
 /* patch.c */
 enum srv_patch_type { PATCH_MERGE, PATCH_JSON, PATCH_STRATEGIC, PATCH_APPLY };
-/* Apply patch to a copy of doc. Returns the new document (owned) or NULL
- * with ERR_INVALID/ERR_PARSE in e. */
+/* Apply patch to a copy of doc; a result whose JSON is larger than
+ * max_bytes is refused, and JSON patch copies are bounded by it (0: no
+ * bound). Returns the new document (owned) or NULL with e set:
+ * ERR_TOO_LARGE (413) for a result or a JSON patch beyond the limits,
+ * ERR_INVALID for any JSON patch operation that fails (kube answers them
+ * all with one 422), ERR_PARSE (400) for a malformed strategic directive,
+ * ERR_INTERNAL for the strategic merge errors kube-apiserver answers with
+ * a bare 500 Status carrying strategicpatch's message. */
 json_t *srv_patch_apply(enum srv_patch_type type, const json_t *doc, const json_t *patch,
-                        struct err *e);
+                        size_t max_bytes, struct err *e);
 
 /* auth.c */
 void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path);
