@@ -17,6 +17,7 @@
 
 #include "api/codec.h"
 #include "api/objects.h"
+#include "api/protobuf.h"
 #include "api/validate.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -85,26 +86,6 @@ static int reply_bad(struct srv_req *q, const char *fmt, ...)
 
 /* ---- request decoding --------------------------------------------------- */
 
-int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e)
-{
-    if (q->body.len == 0)
-        return err_set(e, ERR_PARSE, "the request body is empty");
-    size_t i = 0;
-    while (i < q->body.len && strchr(" \t\r\n", q->body.buf[i]))
-        i++;
-    if (i < q->body.len && q->body.buf[i] == '{')
-        yaml = false; /* JSON is YAML; the JSON reader is faster */
-    struct err pe;
-    err_init(&pe);
-    int rc = yaml ? codec_parse_yaml(q->body.buf, q->body.len, out, &pe)
-                  : codec_parse_json(q->body.buf, q->body.len, out, &pe);
-    if (rc)
-        return err_set(e, rc == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_PARSE,
-                       "error decoding the request body as %s: %s", yaml ? "YAML" : "JSON",
-                       pe.message);
-    return 0;
-}
-
 /* The media type of a header value, without parameters, lower-cased. */
 static void media_type(const char *h, char *buf, size_t len)
 {
@@ -125,26 +106,97 @@ static bool is_yaml_type(const char *mt)
            !strcmp(mt, "text/yaml");
 }
 
-/* The object body of a POST or PUT: JSON or YAML, a JSON object. Replies and
- * returns false on failure. */
+/* A protobuf body (api/protobuf.h) as the JSON object the JSON path would
+ * get. The fields the decoder left out are unknown fields, treated as the
+ * JSON path treats them: refused under fieldValidation=Strict, else
+ * dropped, with a warning unless the request asked to Ignore them. */
+static int body_protobuf(struct srv_req *q, json_t **out, struct err *e)
+{
+    json_t *unknown = NULL;
+    int rc = pb_decode(q->body.buf, q->body.len, out, &unknown, e);
+    if (rc || !unknown)
+        return rc;
+    const char *fv = srv_query(q, "fieldValidation");
+    size_t i;
+    json_t *m;
+    if (fv && !strcmp(fv, "Strict")) {
+        const char *kind = json_string_value(json_object_get(*out, "kind"));
+        const char *av = json_string_value(json_object_get(*out, "apiVersion"));
+        const char *slash = strrchr(av, '/');
+        struct sb msg = SB_INIT;
+        sb_addf(&msg,
+                "%s in version \"%s\" cannot be handled as a %s: strict decoding error: ", kind,
+                slash ? slash + 1 : av, kind);
+        json_array_foreach(unknown, i, m)
+            sb_addf(&msg, "%s%s", i ? ", " : "", json_string_value(m));
+        rc = err_set(e, ERR_PARSE, "%s", sb_str(&msg));
+        sb_release(&msg);
+        json_decref(*out);
+        *out = NULL;
+    } else if (!fv || strcmp(fv, "Ignore")) {
+        json_array_foreach(unknown, i, m) srv_warn(q, json_string_value(m));
+    }
+    json_decref(unknown);
+    return rc;
+}
+
+int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e)
+{
+    if (q->body.len == 0)
+        return err_set(e, ERR_PARSE, "the request body is empty");
+    char mt[128];
+    media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
+    if (!strcmp(mt, PB_MEDIA_TYPE))
+        return body_protobuf(q, out, e);
+    size_t i = 0;
+    while (i < q->body.len && strchr(" \t\r\n", q->body.buf[i]))
+        i++;
+    if (i < q->body.len && q->body.buf[i] == '{')
+        yaml = false; /* JSON is YAML; the JSON reader is faster */
+    struct err pe;
+    err_init(&pe);
+    int rc = yaml ? codec_parse_yaml(q->body.buf, q->body.len, out, &pe)
+                  : codec_parse_json(q->body.buf, q->body.len, out, &pe);
+    if (rc)
+        return err_set(e, rc == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_PARSE,
+                       "error decoding the request body as %s: %s", yaml ? "YAML" : "JSON",
+                       pe.message);
+    return 0;
+}
+
+/* A body srv_body_parse refused, answered: 415 for a protobuf kind without
+ * a decoder, 400 otherwise. */
+static int reply_body_err(struct srv_req *q, int rc, const struct err *e)
+{
+    if (rc == ERR_UNSUPPORTED)
+        return srv_reply_status(q, 415, "UnsupportedMediaType", e->message, NULL);
+    return srv_reply_status(q, 400, "BadRequest", e->message, NULL);
+}
+
+/* The object body of a POST or PUT: JSON, YAML, or protobuf for the
+ * built-in kinds (custom resources have no protobuf form, as on a
+ * cluster); a JSON object. Replies and returns false on failure. */
 static bool read_object(struct srv_req *q, const struct store_resource *r, json_t **out, int *ret)
 {
     char mt[128];
     media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
     bool yaml = is_yaml_type(mt);
-    if (*mt && strcmp(mt, "application/json") && !yaml) {
-        *ret = srv_reply_status(
-            q, 415, "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: "
-            "application/json, application/yaml",
-            NULL);
+    bool pb = !strcmp(mt, PB_MEDIA_TYPE) && !is_custom(r);
+    if (*mt && strcmp(mt, "application/json") && !yaml && !pb) {
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "the body of the request was in an unknown format - accepted media types "
+                 "include: application/json, application/yaml%s",
+                 is_custom(r) ? "" : ", " PB_MEDIA_TYPE);
+        *ret = srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
         return false;
     }
     struct err e;
     err_init(&e);
     json_t *v = NULL;
-    if (srv_body_parse(q, yaml, &v, &e)) {
-        *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    int rc = srv_body_parse(q, yaml, &v, &e);
+    if (rc) {
+        *ret = reply_body_err(q, rc, &e);
         return false;
     }
     if (!json_is_object(v)) {
@@ -933,8 +985,9 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
     if (q->body.len) {
         struct err e;
         err_init(&e);
-        if (srv_body_parse(q, false, &d->body, &e)) {
-            *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+        int rc = srv_body_parse(q, false, &d->body, &e);
+        if (rc) {
+            *ret = reply_body_err(q, rc, &e);
             goto bad;
         }
         if (!json_is_object(d->body)) {
