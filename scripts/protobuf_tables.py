@@ -157,7 +157,7 @@ def main():
           " * Written by scripts/protobuf_tables.py from k8s.io/api and\n"
           " * k8s.io/apimachinery: field numbers from their generated.proto files,\n"
           " * JSON names, omitempty and pointers from the Go types' struct tags.\n"
-          " * Regenerate rather than edit. */")
+          " * Regenerate (then `make fmt`) rather than edit. */")
     print('#include "api/protobuf_int.h"\n')
     print('#include "base/compiler.h"\n')
     for msg in order:

@@ -459,8 +459,8 @@ int pb_decode(const void *data, size_t len, json_t **out, json_t **unknown, stru
              version, kind);
     if (env.b[3].n)
         return fail(&d, "content encodings are not supported");
-    if (env.b[4].n && (env.b[4].n != strlen(PB_MEDIA_TYPE) ||
-                       memcmp(env.b[4].p, PB_MEDIA_TYPE, env.b[4].n)))
+    if (env.b[4].n &&
+        (env.b[4].n != strlen(PB_MEDIA_TYPE) || memcmp(env.b[4].p, PB_MEDIA_TYPE, env.b[4].n)))
         return fail(&d, "the embedded object is not protobuf");
     const struct pb_top *top = find_kind(group, kind);
     if (!top || strcmp(version, "v1"))

@@ -287,8 +287,7 @@ static void test_pb_decode_pod(void **state)
     json_t *got = decode_ok(body.buf, body.len, &unknown);
     json_t *s = json_object_get(got, "spec");
     assert_json(json_object_get(json_object_get(got, "metadata"), "labels"), "{\"app\":\"x\"}");
-    assert_json(json_object_get(s, "volumes"),
-                "[{\"name\":\"scratch\",\"emptyDir\":{}}]");
+    assert_json(json_object_get(s, "volumes"), "[{\"name\":\"scratch\",\"emptyDir\":{}}]");
     assert_json(json_object_get(s, "terminationGracePeriodSeconds"), "-30");
     json_t *c0 = json_array_get(json_object_get(s, "containers"), 0);
     assert_json(json_object_get(c0, "resources"), "{\"limits\":{\"cpu\":\"500m\"}}");
@@ -395,8 +394,8 @@ static void test_pb_decode_keeps_nul(void **state)
     put_msg(&obj, 1, &meta);
     envelope(&body, "v1", "Namespace", &obj);
     json_t *got = decode_ok(body.buf, body.len, NULL);
-    json_t *v = json_object_get(json_object_get(json_object_get(got, "metadata"), "annotations"),
-                                "text");
+    json_t *v =
+        json_object_get(json_object_get(json_object_get(got, "metadata"), "annotations"), "text");
     assert_int_equal(json_string_length(v), 3);
     assert_memory_equal(json_string_value(v), "a\0b", 3);
     json_decref(got);
