@@ -36,7 +36,6 @@ static int reply_ssar(struct srv_req *q)
          * read, and every authenticated caller may read them. */
         const char *verb = json_string_value(json_object_get(nonres, "verb"));
         allowed = q->user.admin || (verb && !strcmp(verb, "get"));
-        reason = q->user.admin ? "the admin token may do everything" : "tenant rules";
     } else {
         const char *verb = json_string_value(json_object_get(attrs, "verb"));
         const char *group = json_string_value(json_object_get(attrs, "group"));
@@ -50,9 +49,12 @@ static int reply_ssar(struct srv_req *q)
         } else {
             allowed = srv_authorize(&q->user, verb, r, r->namespaced && ns && *ns ? ns : NULL,
                                     sub && *sub ? sub : NULL);
-            reason = q->user.admin ? "the admin token may do everything" : "tenant rules";
         }
     }
+    /* As RBAC answers: a reason for what is allowed, none for a refusal
+     * (kubectl prints a refusal's reason after its "no"). */
+    if (allowed)
+        reason = q->user.admin ? "the admin token may do everything" : "tenant rules";
     json_t *out =
         json_pack("{s:s,s:s,s:{s:n},s:O,s:{s:b,s:s}}", "kind", "SelfSubjectAccessReview",
                   "apiVersion", "authorization.k8s.io/v1", "metadata", "creationTimestamp", "spec",
