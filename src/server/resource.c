@@ -747,7 +747,8 @@ static int patch_identity(const json_t *cur, json_t *out, const struct store_res
     if (!json_equal(name, cname)) {
         /* The message quotes what kube's checkName prints: the patched
          * name as a string, "" when it is gone or not a string. */
-        const char *got = json_is_string(name) ? json_string_value(name) : "";
+        char shown[256];
+        const char *got = json_is_string(name) ? api_str_shown(name, shown, sizeof(shown)) : "";
         return err_set(e, ERR_PARSE,
                        "the name of the object (%.200s) does not match the name on the URL (%s)",
                        got, json_string_value(cname));
