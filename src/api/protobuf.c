@@ -37,7 +37,8 @@ struct rd {
 struct dec {
     struct err *e;
     json_t *unknown;
-    char what[512]; /* `Job in version "v1" cannot be handled as a Job` */
+    size_t nodes, max_nodes; /* JSON values made, and the bound on them */
+    char what[512];          /* `Job in version "v1" cannot be handled as a Job` */
     struct sb path;
 };
 
@@ -165,6 +166,18 @@ static json_t *time_json(uint64_t secs, uint64_t nanos, bool micro)
 
 static int dec_msg(struct dec *d, const struct pb_msg *m, struct rd r, json_t *obj);
 
+/* Count a JSON value about to be made. A byte of protobuf can stand for
+ * several JSON values (an empty message for an object with its defaults),
+ * so the values are bounded by the body's size: no more than JSON's own
+ * worst case of about one value per two bytes. */
+static int spend(struct dec *d)
+{
+    if (++d->nodes <= d->max_nodes)
+        return 0;
+    return err_set(d->e, ERR_TOO_LARGE, "%s: the decoded object has more than %zu values", d->what,
+                   d->max_nodes);
+}
+
 /* A value of a field that is not a plain scalar or message. */
 static int dec_special(struct dec *d, unsigned type, struct rd v, json_t **out)
 {
@@ -280,6 +293,8 @@ static json_t *zero_value(struct dec *d, const struct pb_field *f)
         return json_null();
     case PB_MSG:
     case PB_INLINE: {
+        if (spend(d))
+            return NULL;
         json_t *o = json_object();
         struct rd none = {NULL, 0};
         if (dec_msg(d, f->msg, none, o)) {
@@ -301,13 +316,15 @@ static int dec_value(struct dec *d, const struct pb_field *f, int wt, struct rd 
     unsigned type = f->type & PB_TYPE_MASK;
     bool rep = f->type & PB_REPEATED;
     json_t *val = NULL;
-    int rc = 0;
+    int rc = spend(d);
+    if (rc)
+        return rc;
     if (type == PB_INT32 || type == PB_INT64 || type == PB_BOOL) {
         if (wt == WT_LEN && rep) {
             /* A packed list of varints. */
             if (!*slot)
                 *slot = json_array();
-            while (v.n && !rc && !(rc = rd_varint(d, &v, &x)))
+            while (v.n && !rc && !(rc = spend(d)) && !(rc = rd_varint(d, &v, &x)))
                 json_array_append_new(*slot, type == PB_BOOL    ? json_boolean(x)
                                              : type == PB_INT32 ? json_integer((int32_t)x)
                                                                 : json_integer((json_int_t)x));
@@ -404,6 +421,10 @@ static int dec_msg(struct dec *d, const struct pb_msg *m, struct rd r, json_t *o
         }
         if (!v) {
             v = zero_value(d, f);
+            if (d->e->code) {
+                rc = d->e->code;
+                continue;
+            }
         } else if (!(f->type & (PB_PTR | PB_KEEP)) && is_zero(v) &&
                    ((f->type & PB_REPEATED) || (f->type & PB_TYPE_MASK) <= PB_BOOL ||
                     (f->type & PB_TYPE_MASK) >= PB_MAP_STRING)) {
@@ -434,7 +455,7 @@ static const struct pb_top *find_kind(const char *group, const char *kind)
 int pb_decode(const void *data, size_t len, json_t **out, json_t **unknown, struct err *e)
 {
     static const uint8_t magic[4] = {'k', '8', 's', 0};
-    struct dec d = {.e = e, .unknown = NULL, .path = SB_INIT};
+    struct dec d = {.e = e, .unknown = NULL, .max_nodes = len / 2 + 4096, .path = SB_INIT};
     snprintf(d.what, sizeof(d.what), "the object provided is unrecognized");
     if (len < 4 || memcmp(data, magic, 4))
         return fail(&d, "provided data does not appear to be a protobuf message, expected "

@@ -165,11 +165,13 @@ int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e)
 }
 
 /* A body srv_body_parse refused, answered: 415 for a protobuf kind without
- * a decoder, 400 otherwise. */
+ * a decoder, 413 for one beyond the caps, 400 otherwise. */
 static int reply_body_err(struct srv_req *q, int rc, const struct err *e)
 {
     if (rc == ERR_UNSUPPORTED)
         return srv_reply_status(q, 415, "UnsupportedMediaType", e->message, NULL);
+    if (rc == ERR_TOO_LARGE)
+        return srv_reply_status(q, 413, "RequestEntityTooLarge", e->message, NULL);
     return srv_reply_status(q, 400, "BadRequest", e->message, NULL);
 }
 

@@ -225,7 +225,11 @@ bool srv_authorize(const struct srv_user *u, const char *verb, const struct stor
                    const char *ns, const char *sub);
 
 /* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
- * caps on size and depth, duplicate keys refused). ERR_PARSE/ERR_TOO_LARGE. */
+ * caps on size and depth, duplicate keys refused), or, when its Content-Type
+ * is protobuf, with api/protobuf.h (unknown fields then follow the request's
+ * fieldValidation: refused under Strict, else dropped with a warning unless
+ * Ignore). ERR_PARSE/ERR_TOO_LARGE, and ERR_UNSUPPORTED for a protobuf kind
+ * without a decoder. */
 CU_MUST_CHECK int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e);
 
 #endif

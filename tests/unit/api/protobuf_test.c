@@ -379,6 +379,25 @@ static void test_pb_decode_refusals(void **state)
     sb_release(&body);
 }
 
+/* Empty messages stand for objects with defaults: a body of 100,000 empty
+ * containers would make far more JSON than its bytes allow. */
+static void test_pb_decode_bounded(void **state)
+{
+    struct sb spec = SB_INIT, obj = SB_INIT, body = SB_INIT;
+    for (int i = 0; i < 100000; i++)
+        put_bytes(&spec, 2, "", 0);
+    put_msg(&obj, 2, &spec);
+    envelope(&body, "v1", "Pod", &obj);
+    json_t *out = NULL, *unk = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(pb_decode(body.buf, body.len, &out, &unk, &e), ERR_TOO_LARGE);
+    assert_null(out);
+    assert_non_null(strstr(e.message, "Pod in version \"v1\" cannot be handled as a Pod: the "
+                                      "decoded object has more than"));
+    sb_release(&body);
+}
+
 /* A NUL inside a string travels as it is: what becomes of it is the JSON
  * path's business. */
 static void test_pb_decode_keeps_nul(void **state)
@@ -414,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_pb_decode_packed_varints),
         cmocka_unit_test(test_pb_decode_refusals),
         cmocka_unit_test(test_pb_decode_keeps_nul),
+        cmocka_unit_test(test_pb_decode_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
