@@ -92,9 +92,11 @@ timed "50,000 strategic deletes against 50,000 entries, in reverse order: 200" 1
     -X PATCH -H "$SP" --data-binary @"$TMP/deletes.json" "$JOBS/big"
 expect_exact "every entry is gone" "0" sh -c "curl -s '$JOBS/big' | '$PY' -c 'import json,sys; print(len(json.load(sys.stdin)[\"spec\"][\"template\"][\"spec\"][\"containers\"][0].get(\"env\", [])))'"
 
+# The bound is generous (about 60 MiB are needed, 400 under ASan, whose
+# quarantine keeps freed memory); the 20 doubling copies alone took 1.4 GiB.
 peak=$(hwm)
-if [ $((peak - base)) -lt 307200 ]; then pass "peak memory grew by $(((peak - base) / 1024)) MiB (bound 300)"; else
-    fail "peak memory grew by $(((peak - base) / 1024)) MiB (bound 300)"
+if [ $((peak - base)) -lt 921600 ]; then pass "peak memory grew by $(((peak - base) / 1024)) MiB (bound 900)"; else
+    fail "peak memory grew by $(((peak - base) / 1024)) MiB (bound 900)"
 fi
 
 note "# identity"
