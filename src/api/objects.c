@@ -157,9 +157,53 @@ static const json_t *member(const json_t *parent, const char *key)
     return json_is_null(v) ? NULL : v;
 }
 
+/* The length of s[0..n) with each NUL written \x00. */
+static size_t shown_len(const char *s, size_t n)
+{
+    size_t len = n;
+    for (const char *p = s; (p = memchr(p, '\0', n - (size_t)(p - s))) != NULL; p++)
+        len += 3;
+    return len;
+}
+
+/* s[0..n) with each NUL written \x00, NUL-terminated, into out. */
+static void shown_copy(const char *s, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i]) {
+            *out++ = s[i];
+        } else {
+            memcpy(out, "\\x00", 4);
+            out += 4;
+        }
+    }
+    *out = '\0';
+}
+
+const char *api_str_shown(const json_t *v, char *buf, size_t len)
+{
+    if (!json_is_string(v))
+        return NULL;
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (!memchr(s, '\0', n))
+        return s;
+    char *tmp = xmalloc(shown_len(s, n) + 1);
+    shown_copy(s, n, tmp);
+    snprintf(buf, len, "%s", tmp);
+    free(tmp);
+    return buf;
+}
+
 static const char *dup_str(struct dec *d, const json_t *v)
 {
-    return arena_strndup(d->a, json_string_value(v), json_string_length(v));
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (!memchr(s, '\0', n))
+        return arena_strndup(d->a, s, n);
+    char *out = arena_alloc(d->a, shown_len(s, n) + 1);
+    shown_copy(s, n, out);
+    return out;
 }
 
 /* The string at parent.key, copied, or NULL when absent or of another type. */

@@ -555,6 +555,14 @@ void api_object_free(struct api_object *o);
 enum api_kind api_doc_kind(const json_t *doc);
 /* metadata.<field> of a document when it is a string, else NULL (borrowed). */
 const char *api_doc_meta_str(const json_t *doc, const char *field);
+/* A JSON string as C code may read it. A string that holds a NUL would
+ * stop short as a C string ("a\0b" read as "a", a different name), so such
+ * a string is written into buf (len bytes, truncated) with each NUL as
+ * \x00, the way Go's %q prints it: every check on it then fails, as
+ * Kubernetes' checks fail on the NUL, and messages quote it as Kubernetes
+ * does. Typed views (api_object_decode) hold their strings so. Returns the
+ * string's own value, or buf; NULL for a value that is not a string. */
+const char *api_str_shown(const json_t *v, char *buf, size_t len);
 /* The metadata object of a document (borrowed), made empty when missing or
  * not an object. */
 json_t *api_doc_meta(json_t *doc);

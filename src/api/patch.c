@@ -1,7 +1,13 @@
-/* patch.c -- JSON merge patch (RFC 7386) and JSON patch (RFC 6902). */
+/* patch.c -- JSON merge patch (RFC 7386) and JSON patch (RFC 6902).
+ *
+ * Limits and their wording mirror kube-apiserver's patch handler
+ * (k8s.io/apiserver/pkg/endpoints/handlers/patch.go) and the JSON patch
+ * library it uses (evanphx/json-patch v4): a cap on the operations of one
+ * patch, and one on the JSON size of everything "copy" adds. */
 #include "api/patch.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +44,89 @@ static json_t *merge(json_t *target, const json_t *patch)
 json_t *api_merge_patch(const json_t *doc, const json_t *patch)
 {
     return merge(doc ? json_deep_copy(doc) : NULL, patch);
+}
+
+/* ---- sizes ---------------------------------------------------------------- */
+
+/* The encoded length of a JSON string: quotes, and escapes for '"', '\'
+ * and the control characters (two bytes for the short forms, six for
+ * \u00XX). */
+static size_t string_size(const char *s, size_t n)
+{
+    size_t len = n + 2;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+            len += 1;
+        else if (c < 0x20)
+            len += 5;
+    }
+    return len;
+}
+
+/* As jansson writes a real: "%.17g", ".0" added to an integral value, the
+ * exponent without '+' or leading zeros. */
+static size_t real_size(double d, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "%.17g", d);
+    char *e = strchr(buf, 'e');
+    if (!e)
+        return n + (strchr(buf, '.') ? 0 : 2);
+    const char *p = e + 1;
+    if (*p == '+' || *p == '-')
+        n -= *p++ == '+';
+    while (*p == '0' && p[1]) {
+        n--;
+        p++;
+    }
+    return n;
+}
+
+static size_t size_walk(const json_t *v, size_t cap, size_t acc)
+{
+    char buf[64];
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        acc += 2;
+        const char *k;
+        json_t *x;
+        bool first = true;
+        json_object_foreach((json_t *)v, k, x)
+        {
+            if (acc > cap)
+                return acc;
+            acc += string_size(k, strlen(k)) + 1 + !first;
+            first = false;
+            acc = size_walk(x, cap, acc);
+        }
+        return acc;
+    }
+    case JSON_ARRAY: {
+        acc += 2;
+        size_t n = json_array_size(v);
+        for (size_t i = 0; i < n && acc <= cap; i++)
+            acc = size_walk(json_array_get(v, i), cap, acc + (i > 0));
+        return acc;
+    }
+    case JSON_STRING:
+        return acc + string_size(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        return acc +
+               (size_t)snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    case JSON_REAL:
+        return acc + real_size(json_real_value(v), buf, sizeof(buf));
+    case JSON_TRUE:
+    case JSON_NULL:
+        return acc + 4;
+    case JSON_FALSE:
+        return acc + 5;
+    }
+    return acc;
+}
+
+size_t api_json_size(const json_t *v, size_t cap)
+{
+    return v ? size_walk(v, cap, 0) : 0;
 }
 
 /* ---- JSON patch (RFC 6902) ------------------------------------------------ */
@@ -189,7 +278,13 @@ static int ptr_add(json_t *root, const char *path, json_t *value, bool replace, 
     return rc;
 }
 
-static int patch_op(json_t *doc, const json_t *op, struct err *e)
+/* What the copies of one patch have added, against its bound. */
+struct copy_budget {
+    size_t used;
+    size_t max; /* 0: unbounded */
+};
+
+static int patch_op(json_t *doc, const json_t *op, struct copy_budget *b, struct err *e)
 {
     const char *name = json_string_value(json_object_get(op, "op"));
     const char *path = json_string_value(json_object_get(op, "path"));
@@ -226,6 +321,16 @@ static int patch_op(json_t *doc, const json_t *op, struct err *e)
             json_t *src = ptr_get(doc, from, e);
             if (!src)
                 return e->code;
+            /* Sized before it is copied, so a copy past the bound is
+             * never built. */
+            size_t cap = b->max ? b->max - b->used : (size_t)-1;
+            size_t sz = api_json_size(src, cap);
+            if (b->max && sz > cap)
+                return err_set(e, ERR_INVALID,
+                               "Unable to complete the copy, the accumulated size increase of "
+                               "copy is %zu, exceeding the limit %zu",
+                               b->used + sz, b->max);
+            b->used += sz;
             v = json_deep_copy(src);
         }
         return ptr_add(doc, path, v, false, e);
@@ -233,16 +338,22 @@ static int patch_op(json_t *doc, const json_t *op, struct err *e)
     return err_set(e, ERR_INVALID, "json patch operation '%s' is not supported", name);
 }
 
-int api_json_patch(const json_t *doc, const json_t *patch, json_t **out, struct err *e)
+int api_json_patch(const json_t *doc, const json_t *patch, size_t max_copy, json_t **out,
+                   struct err *e)
 {
     if (!json_is_array(patch))
         return err_set(e, ERR_INVALID, "json patch must be a JSON array");
+    if (json_array_size(patch) > API_JSON_PATCH_MAX_OPS)
+        return err_set(e, ERR_TOO_LARGE,
+                       "The allowed maximum operations in a JSON patch is %d, got %zu",
+                       API_JSON_PATCH_MAX_OPS, json_array_size(patch));
+    struct copy_budget b = {0, max_copy};
     json_t *res = json_deep_copy(doc);
     size_t i;
     json_t *op;
     json_array_foreach(patch, i, op)
     {
-        int rc = patch_op(res, op, e);
+        int rc = patch_op(res, op, &b, e);
         if (rc) {
             json_decref(res);
             return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/codec.h"
 #include "api/objects.h"
 #include "api/patch.h"
 #include "base/err.h"
@@ -91,5 +92,5 @@ int ac_merge_patch_apply(const json_t *doc, const json_t *patch, json_t **out, s
 
 int ac_json_patch_apply(const json_t *doc, const json_t *patch, json_t **out, struct err *e)
 {
-    return api_json_patch(doc, patch, out, e);
+    return api_json_patch(doc, patch, CODEC_MAX_DOC_BYTES, out, e);
 }

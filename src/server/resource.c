@@ -17,6 +17,7 @@
 
 #include "api/codec.h"
 #include "api/objects.h"
+#include "api/protobuf.h"
 #include "api/validate.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -85,26 +86,6 @@ static int reply_bad(struct srv_req *q, const char *fmt, ...)
 
 /* ---- request decoding --------------------------------------------------- */
 
-int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e)
-{
-    if (q->body.len == 0)
-        return err_set(e, ERR_PARSE, "the request body is empty");
-    size_t i = 0;
-    while (i < q->body.len && strchr(" \t\r\n", q->body.buf[i]))
-        i++;
-    if (i < q->body.len && q->body.buf[i] == '{')
-        yaml = false; /* JSON is YAML; the JSON reader is faster */
-    struct err pe;
-    err_init(&pe);
-    int rc = yaml ? codec_parse_yaml(q->body.buf, q->body.len, out, &pe)
-                  : codec_parse_json(q->body.buf, q->body.len, out, &pe);
-    if (rc)
-        return err_set(e, rc == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_PARSE,
-                       "error decoding the request body as %s: %s", yaml ? "YAML" : "JSON",
-                       pe.message);
-    return 0;
-}
-
 /* The media type of a header value, without parameters, lower-cased. */
 static void media_type(const char *h, char *buf, size_t len)
 {
@@ -125,26 +106,99 @@ static bool is_yaml_type(const char *mt)
            !strcmp(mt, "text/yaml");
 }
 
-/* The object body of a POST or PUT: JSON or YAML, a JSON object. Replies and
- * returns false on failure. */
+/* A protobuf body (api/protobuf.h) as the JSON object the JSON path would
+ * get. The fields the decoder left out are unknown fields, treated as the
+ * JSON path treats them: refused under fieldValidation=Strict, else
+ * dropped, with a warning unless the request asked to Ignore them. */
+static int body_protobuf(struct srv_req *q, json_t **out, struct err *e)
+{
+    json_t *unknown = NULL;
+    int rc = pb_decode(q->body.buf, q->body.len, out, &unknown, e);
+    if (rc || !unknown)
+        return rc;
+    const char *fv = srv_query(q, "fieldValidation");
+    size_t i;
+    json_t *m;
+    if (fv && !strcmp(fv, "Strict")) {
+        const char *kind = json_string_value(json_object_get(*out, "kind"));
+        const char *av = json_string_value(json_object_get(*out, "apiVersion"));
+        const char *slash = strrchr(av, '/');
+        struct sb msg = SB_INIT;
+        sb_addf(&msg,
+                "%s in version \"%s\" cannot be handled as a %s: strict decoding error: ", kind,
+                slash ? slash + 1 : av, kind);
+        json_array_foreach(unknown, i, m)
+            sb_addf(&msg, "%s%s", i ? ", " : "", json_string_value(m));
+        rc = err_set(e, ERR_PARSE, "%s", sb_str(&msg));
+        sb_release(&msg);
+        json_decref(*out);
+        *out = NULL;
+    } else if (!fv || strcmp(fv, "Ignore")) {
+        json_array_foreach(unknown, i, m) srv_warn(q, json_string_value(m));
+    }
+    json_decref(unknown);
+    return rc;
+}
+
+int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e)
+{
+    if (q->body.len == 0)
+        return err_set(e, ERR_PARSE, "the request body is empty");
+    char mt[128];
+    media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
+    if (!strcmp(mt, PB_MEDIA_TYPE))
+        return body_protobuf(q, out, e);
+    size_t i = 0;
+    while (i < q->body.len && strchr(" \t\r\n", q->body.buf[i]))
+        i++;
+    if (i < q->body.len && q->body.buf[i] == '{')
+        yaml = false; /* JSON is YAML; the JSON reader is faster */
+    struct err pe;
+    err_init(&pe);
+    int rc = yaml ? codec_parse_yaml(q->body.buf, q->body.len, out, &pe)
+                  : codec_parse_json(q->body.buf, q->body.len, out, &pe);
+    if (rc)
+        return err_set(e, rc == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_PARSE,
+                       "error decoding the request body as %s: %s", yaml ? "YAML" : "JSON",
+                       pe.message);
+    return 0;
+}
+
+/* A body srv_body_parse refused, answered: 415 for a protobuf kind without
+ * a decoder, 413 for one beyond the caps, 400 otherwise. */
+static int reply_body_err(struct srv_req *q, int rc, const struct err *e)
+{
+    if (rc == ERR_UNSUPPORTED)
+        return srv_reply_status(q, 415, "UnsupportedMediaType", e->message, NULL);
+    if (rc == ERR_TOO_LARGE)
+        return srv_reply_status(q, 413, "RequestEntityTooLarge", e->message, NULL);
+    return srv_reply_status(q, 400, "BadRequest", e->message, NULL);
+}
+
+/* The object body of a POST or PUT: JSON, YAML, or protobuf for the
+ * built-in kinds (custom resources have no protobuf form, as on a
+ * cluster); a JSON object. Replies and returns false on failure. */
 static bool read_object(struct srv_req *q, const struct store_resource *r, json_t **out, int *ret)
 {
     char mt[128];
     media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
     bool yaml = is_yaml_type(mt);
-    if (*mt && strcmp(mt, "application/json") && !yaml) {
-        *ret = srv_reply_status(
-            q, 415, "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: "
-            "application/json, application/yaml",
-            NULL);
+    bool pb = !strcmp(mt, PB_MEDIA_TYPE) && !is_custom(r);
+    if (*mt && strcmp(mt, "application/json") && !yaml && !pb) {
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "the body of the request was in an unknown format - accepted media types "
+                 "include: application/json, application/yaml%s",
+                 is_custom(r) ? "" : ", " PB_MEDIA_TYPE);
+        *ret = srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
         return false;
     }
     struct err e;
     err_init(&e);
     json_t *v = NULL;
-    if (srv_body_parse(q, yaml, &v, &e)) {
-        *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    int rc = srv_body_parse(q, yaml, &v, &e);
+    if (rc) {
+        *ret = reply_body_err(q, rc, &e);
         return false;
     }
     if (!json_is_object(v)) {
@@ -672,9 +726,47 @@ struct patch_arg {
     const json_t *patch;
     const struct store_resource *res;
     struct srv_req *q;
-    int mode;         /* enum field_mode */
-    bool json_failed; /* a JSON patch operation did not apply */
+    int mode;    /* enum field_mode */
+    bool failed; /* the patch itself did not apply: e says why */
 };
+
+/* The identity of a patched object, as kube-apiserver's patch handler
+ * checks it: the namespace may be left out but not changed, the name may
+ * not change; uid and creationTimestamp stay as stored. */
+static int patch_identity(const json_t *cur, json_t *out, const struct store_resource *r,
+                          struct err *e)
+{
+    json_t *meta = api_doc_meta(out);
+    const json_t *cmeta = json_object_get(cur, "metadata");
+    const json_t *cns = json_object_get(cmeta, "namespace");
+    const json_t *ns = json_object_get(meta, "namespace");
+    if (!r->namespaced || !json_is_string(ns) || !json_string_length(ns))
+        ns = NULL;
+    if (ns && !json_equal(ns, cns))
+        return err_set(e, ERR_PARSE,
+                       "the namespace of the provided object does not match the "
+                       "namespace sent on the request");
+    const json_t *cname = json_object_get(cmeta, "name");
+    const json_t *name = json_object_get(meta, "name");
+    if (!json_equal(name, cname)) {
+        /* The message quotes what kube's checkName prints: the patched
+         * name as a string, "" when it is gone or not a string. */
+        char shown[256];
+        const char *got = json_is_string(name) ? api_str_shown(name, shown, sizeof(shown)) : "";
+        return err_set(e, ERR_PARSE,
+                       "the name of the object (%.200s) does not match the name on the URL (%s)",
+                       got, json_string_value(cname));
+    }
+    static const char *const keep[] = {"namespace", "uid", "creationTimestamp"};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
+        json_t *v = json_object_get(cmeta, keep[i]);
+        if (v)
+            json_object_set(meta, keep[i], v);
+        else
+            json_object_del(meta, keep[i]);
+    }
+    return 0;
+}
 
 /* Runs under the store's write lock: the patch applies to the latest state. */
 static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
@@ -690,9 +782,9 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
             return NULL;
         }
     }
-    json_t *out = srv_patch_apply(a->type, cur, a->patch, e);
+    json_t *out = srv_patch_apply(a->type, cur, a->patch, a->q->srv->max_body, e);
     if (!out) {
-        a->json_failed = a->type == PATCH_JSON;
+        a->failed = true;
         return NULL;
     }
     if (!json_is_object(out)) {
@@ -700,16 +792,9 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         err_set(e, ERR_INVALID, "the patched object is not a JSON object");
         return NULL;
     }
-    /* Identity stays as stored whatever the patch says. */
-    json_t *meta = api_doc_meta(out);
-    const json_t *cmeta = json_object_get(cur, "metadata");
-    static const char *const keep[] = {"name", "namespace", "uid", "creationTimestamp"};
-    for (size_t i = 0; i < CU_ARRAY_SIZE(keep); i++) {
-        json_t *v = json_object_get(cmeta, keep[i]);
-        if (v)
-            json_object_set(meta, keep[i], v);
-        else
-            json_object_del(meta, keep[i]);
+    if (patch_identity(cur, out, a->res, e)) {
+        json_decref(out);
+        return NULL;
     }
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
@@ -718,6 +803,40 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         return NULL;
     }
     return out;
+}
+
+/* A patch that did not apply, answered as kube-apiserver answers it. */
+static int reply_patch_failed(struct srv_req *q, const struct srv_route *rt,
+                              enum srv_patch_type type, const struct err *e)
+{
+    char msg[1200];
+    switch (e->code) {
+    case ERR_TOO_LARGE:
+        snprintf(msg, sizeof(msg), "Request entity too large: %s", e->message);
+        return srv_reply_status(q, 413, "RequestEntityTooLarge", msg, NULL);
+    case ERR_PARSE:
+        return srv_reply_status(q, 400, "BadRequest", e->message, NULL);
+    case ERR_INTERNAL:
+        /* strategicpatch's plain errors: kube sends them as a Status with
+         * no reason, which kubectl prints as "Error from server: ...". */
+        return srv_reply_status(q, 500, NULL, e->message, NULL);
+    default:
+        break;
+    }
+    if (type == PATCH_JSON) {
+        /* Kubernetes answers any operation that does not apply (a missing
+         * path, a failed test, copies past the limit) with its generic
+         * 422: the jsonpatch library's own text is not sent, details are
+         * empty. The reason stays in the debug log. */
+        log_debug("server: json patch of %s: %s", rt->name, e->message);
+        json_t *d = json_object();
+        int ret = srv_reply_status(
+            q, 422, "Invalid", "the server rejected our request due to an error in our request", d);
+        json_decref(d);
+        return ret;
+    }
+    const struct store_resource *r = rt->res;
+    return srv_reply_err(q, e->code, e, r, r->namespaced ? rt->ns : NULL, rt->name, "patch");
 }
 
 static int patch_type_of(struct srv_req *q, const struct store_resource *r, enum srv_patch_type *t)
@@ -837,17 +956,8 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
                 continue;
             goto out;
         }
-        if (rc && arg.json_failed) {
-            /* Kubernetes answers any operation that does not apply (a
-             * missing path, a failed test) with its generic 422: the
-             * jsonpatch library's own text is not sent, details are
-             * empty. The reason stays in the debug log. */
-            log_debug("server: json patch of %s: %s", rt->name, e.message);
-            json_t *d = json_object();
-            ret = srv_reply_status(q, 422, "Invalid",
-                                   "the server rejected our request due to an error in our request",
-                                   d);
-            json_decref(d);
+        if (rc && arg.failed) {
+            ret = reply_patch_failed(q, rt, type, &e);
             goto out;
         }
         if (rc) {
@@ -882,8 +992,9 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
     if (q->body.len) {
         struct err e;
         err_init(&e);
-        if (srv_body_parse(q, false, &d->body, &e)) {
-            *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+        int rc = srv_body_parse(q, false, &d->body, &e);
+        if (rc) {
+            *ret = reply_body_err(q, rc, &e);
             goto bad;
         }
         if (!json_is_object(d->body)) {

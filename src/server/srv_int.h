@@ -225,10 +225,16 @@ void srv_fsel_release(struct srv_fsel *f);
 
 /* patch.c */
 enum srv_patch_type { PATCH_MERGE, PATCH_JSON, PATCH_STRATEGIC, PATCH_APPLY };
-/* Apply patch to a copy of doc. Returns the new document (owned) or NULL
- * with ERR_INVALID/ERR_PARSE in e. */
+/* Apply patch to a copy of doc; a result whose JSON is larger than
+ * max_bytes is refused, and JSON patch copies are bounded by it (0: no
+ * bound). Returns the new document (owned) or NULL with e set:
+ * ERR_TOO_LARGE (413) for a result or a JSON patch beyond the limits,
+ * ERR_INVALID for any JSON patch operation that fails (kube answers them
+ * all with one 422), ERR_PARSE (400) for a malformed strategic directive,
+ * ERR_INTERNAL for the strategic merge errors kube-apiserver answers with
+ * a bare 500 Status carrying strategicpatch's message. */
 json_t *srv_patch_apply(enum srv_patch_type type, const json_t *doc, const json_t *patch,
-                        struct err *e);
+                        size_t max_bytes, struct err *e);
 
 /* auth.c */
 void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path);
@@ -247,7 +253,11 @@ bool srv_authorize_path(const struct srv_user *u, const char *verb, const char *
 int srv_reply_forbidden_path(struct srv_req *q, const char *verb, const char *path);
 
 /* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
- * caps on size and depth, duplicate keys refused). ERR_PARSE/ERR_TOO_LARGE. */
+ * caps on size and depth, duplicate keys refused), or, when its Content-Type
+ * is protobuf, with api/protobuf.h (unknown fields then follow the request's
+ * fieldValidation: refused under Strict, else dropped with a warning unless
+ * Ignore). ERR_PARSE/ERR_TOO_LARGE, and ERR_UNSUPPORTED for a protobuf kind
+ * without a decoder. */
 CU_MUST_CHECK int srv_body_parse(struct srv_req *q, bool yaml, json_t **out, struct err *e);
 
 #endif

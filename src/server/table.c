@@ -324,7 +324,7 @@ static json_t *crd_cell(const struct column *c, const json_t *obj, int64_t now_m
         break;
     }
     if (json_is_string(v))
-        return json_string(json_string_value(v));
+        return json_stringn(json_string_value(v), json_string_length(v));
     if (json_is_integer(v)) {
         char b[32];
         snprintf(b, sizeof(b), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -345,10 +345,19 @@ static void add_str(json_t *row, const char *s)
     json_array_append_new(row, json_string(s ? s : ""));
 }
 
+/* The string at a dotted path as a cell, whole (a NUL inside included). */
+static void add_at(json_t *row, const json_t *o, const char *dotted)
+{
+    const json_t *v = get_path(o, dotted);
+    json_array_append_new(row, json_is_string(v)
+                                   ? json_stringn(json_string_value(v), json_string_length(v))
+                                   : json_string(""));
+}
+
 static void compute_ns(const json_t *o, json_t *row, int64_t now)
 {
-    add_str(row, str_at(o, "metadata.name"));
-    add_str(row, str_at(o, "status.phase"));
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "status.phase");
     json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
 }
 
@@ -381,7 +390,7 @@ static void join_containers(const json_t *o, const char *field, struct sb *out)
 
 static void compute_job(const json_t *o, json_t *row, int64_t now)
 {
-    add_str(row, str_at(o, "metadata.name"));
+    add_at(row, o, "metadata.name");
     const char *status = "Running";
     if (has_condition(o, "Complete"))
         status = "Complete";
@@ -443,7 +452,7 @@ static void compute_job(const json_t *o, json_t *row, int64_t now)
 
 static void compute_pod(const json_t *o, json_t *row, int64_t now)
 {
-    add_str(row, str_at(o, "metadata.name"));
+    add_at(row, o, "metadata.name");
     size_t total = json_array_size(get_path(o, "spec.containers"));
     size_t ready = 0;
     json_int_t restarts = 0;
@@ -482,8 +491,8 @@ static void compute_event(const json_t *o, json_t *row, int64_t now)
     const char *first = str_at(o, "firstTimestamp");
     const char *et = str_at(o, "eventTime");
     json_array_append_new(row, age_of(last ? last : et ? et : first, now, "<unknown>"));
-    add_str(row, str_at(o, "type"));
-    add_str(row, str_at(o, "reason"));
+    add_at(row, o, "type");
+    add_at(row, o, "reason");
     char obj[400], kind[128];
     const char *k = str_at(o, "involvedObject.kind");
     snprintf(kind, sizeof(kind), "%s", k ? k : "");
@@ -493,7 +502,7 @@ static void compute_event(const json_t *o, json_t *row, int64_t now)
     const char *n = str_at(o, "involvedObject.name");
     snprintf(obj, sizeof(obj), "%s/%s", kind, n ? n : "");
     add_str(row, obj);
-    add_str(row, str_at(o, "involvedObject.fieldPath"));
+    add_at(row, o, "involvedObject.fieldPath");
     const char *src = str_at(o, "source.component");
     if (!src)
         src = str_at(o, "reportingComponent");
@@ -504,19 +513,19 @@ static void compute_event(const json_t *o, json_t *row, int64_t now)
     else
         snprintf(srcbuf, sizeof(srcbuf), "%s", src ? src : "");
     add_str(row, srcbuf);
-    add_str(row, str_at(o, "message"));
+    add_at(row, o, "message");
     json_array_append_new(row, age_of(first ? first : et, now, "<unknown>"));
     char cnt[32];
     const json_t *count = get_path(o, "count");
     snprintf(cnt, sizeof(cnt), "%" JSON_INTEGER_FORMAT,
              json_is_integer(count) ? json_integer_value(count) : (json_int_t)1);
     add_str(row, cnt);
-    add_str(row, str_at(o, "metadata.name"));
+    add_at(row, o, "metadata.name");
 }
 
 static void compute_lease(const json_t *o, json_t *row, int64_t now)
 {
-    add_str(row, str_at(o, "metadata.name"));
+    add_at(row, o, "metadata.name");
     const char *h = str_at(o, "spec.holderIdentity");
     add_str(row, h ? h : "<none>");
     json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
@@ -524,7 +533,7 @@ static void compute_lease(const json_t *o, json_t *row, int64_t now)
 
 static void compute_pc(const json_t *o, json_t *row, int64_t now)
 {
-    add_str(row, str_at(o, "metadata.name"));
+    add_at(row, o, "metadata.name");
     const json_t *v = get_path(o, "value");
     json_array_append_new(row, json_is_integer(v) ? json_integer(json_integer_value(v))
                                                   : json_integer(0));

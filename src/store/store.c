@@ -246,7 +246,7 @@ static char *dump(const json_t *obj)
 
 static json_t *load_text(const char *text)
 {
-    return json_loads(text, JSON_DISABLE_EOF_CHECK, NULL);
+    return json_loads(text, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
 }
 
 static const char *group_version(const struct store_resource *r, char *buf, size_t n)
@@ -1649,7 +1649,9 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         err_restore(e, mark);
         return ERR_INVALID;
     }
-    name = api_doc_meta_str(doc, "name");
+    /* A NUL in the name is checked as it is, not as where it cuts. */
+    char shown[512];
+    name = api_str_shown(json_object_get(m, "name"), shown, sizeof(shown));
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     int rc = check_name(r, name, e);
     if (rc) {

@@ -208,7 +208,7 @@ static bool text_matches(struct store_watch *w, const char *text)
         return true;
     if (!sel_may_match_text(&w->labels, &w->fields, text))
         return false;
-    json_t *obj = json_loads(text, JSON_DISABLE_EOF_CHECK, NULL);
+    json_t *obj = json_loads(text, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
     bool ok = obj && sel_label_matches(&w->labels, obj) && sel_field_matches(&w->fields, obj);
     json_decref(obj);
     return ok;
@@ -387,7 +387,7 @@ static int fill_event(struct store_watch *w, struct store__evrec *rec, struct st
     if (w->raw && rec->text)
         ev->text = xstrdup(rec->text);
     else
-        obj = json_loads(rec->text, JSON_DISABLE_EOF_CHECK, NULL);
+        obj = json_loads(rec->text, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
     if (!obj && !ev->text) {
         store__evrec_unref(rec);
         return err_set(e, ERR_INTERNAL, "store: watch: stored object is not JSON");

@@ -451,6 +451,30 @@ static void test_doc_err_object(void **state)
     json_decref(doc);
 }
 
+/* A NUL never cuts a string short: views and api_str_shown write it as
+ * Go's %q does, so "lq\0x" can never be read as the queue "lq". */
+static void test_nul_shown(void **state)
+{
+    json_t *doc = json_loads("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{"
+                             "\"name\":\"a\\u0000b\",\"labels\":{\"k\":\"\\u0000\"}}}",
+                             JSON_ALLOW_NUL, NULL);
+    assert_non_null(doc);
+    struct err e;
+    err_init(&e);
+    struct api_object *o = NULL;
+    assert_int_equal(api_object_decode(doc, &o, &e), 0);
+    assert_string_equal(o->u.meta->name, "a\\x00b");
+    assert_string_equal(api_kvs_get(&o->u.meta->labels, "k"), "\\x00");
+    api_object_free(o);
+    char buf[8];
+    const json_t *name = json_object_get(json_object_get(doc, "metadata"), "name");
+    assert_string_equal(api_str_shown(name, buf, sizeof(buf)), "a\\x00b");
+    assert_ptr_equal(api_str_shown(json_object_get(doc, "kind"), buf, sizeof(buf)),
+                     json_string_value(json_object_get(doc, "kind")));
+    assert_null(api_str_shown(json_object_get(doc, "metadata"), buf, sizeof(buf)));
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_tolerations),
         cmocka_unit_test(test_duration_parse),
         cmocka_unit_test(test_doc_err_object),
+        cmocka_unit_test(test_nul_shown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
