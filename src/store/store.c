@@ -874,6 +874,24 @@ static bool drop_owner_ref(json_t *dep, const char *uid)
     return changed;
 }
 
+/* Forget that (r, ns, name) is owned by uid. */
+static int owner_row_drop(struct store *s, const char *uid, const struct store_resource *r,
+                          const char *ns, const char *name, struct err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->w.db,
+                           "DELETE FROM owners WHERE owner_uid=?1 AND res=?2 AND ns=?3 AND name=?4",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(e, s->w.db, "owners");
+    bind_text(st, 1, uid);
+    bind_text(st, 2, r->key);
+    bind_text(st, 3, ns);
+    bind_text(st, 4, name);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(e, s->w.db, "owners");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* After the owner uid is gone (or orphaning when orphan is true): delete its
  * dependents that have no other owner present, and drop the dangling
  * reference from the others. */
@@ -901,8 +919,11 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
                 other_owner = true;
         }
         if (orphan || other_owner) {
-            /* A stub is never written over the document it stands for. */
-            if (!stub && drop_owner_ref(dep, uid))
+            /* A stub is never written over the document it stands for: only
+             * its reference row goes, so that it is not collected later. */
+            if (stub)
+                rc = owner_row_drop(s, uid, keys[i].r, keys[i].ns, keys[i].name, e);
+            else if (drop_owner_ref(dep, uid))
                 rc = obj_put(s, keys[i].r, dep, STORE_MODIFIED, true, NULL, e);
         } else {
             bool gone;
