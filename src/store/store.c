@@ -1501,44 +1501,6 @@ static void parse_all(struct store_list *out)
     out->n = kept;
 }
 
-/* Is text (valid JSON by SQLite's json_valid) a JSON object in well-formed
- * UTF-8? Lists splice stored texts into their reply unparsed, so a text
- * that is not would make the whole list undecodable; SQLite checks the
- * syntax, not the encoding, which clients do check. */
-static bool json_object_text(const char *text)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    if (*p != '{')
-        return false;
-    while (*p) {
-        if (*p < 0x80) {
-            p++;
-            continue;
-        }
-        unsigned c, min;
-        int more;
-        if ((*p & 0xe0) == 0xc0) {
-            c = *p & 0x1fu, min = 0x80, more = 1;
-        } else if ((*p & 0xf0) == 0xe0) {
-            c = *p & 0x0fu, min = 0x800, more = 2;
-        } else if ((*p & 0xf8) == 0xf0) {
-            c = *p & 0x07u, min = 0x10000, more = 3;
-        } else {
-            return false;
-        }
-        for (p++; more > 0; more--, p++) {
-            if ((*p & 0xc0) != 0x80)
-                return false;
-            c = (c << 6) | (*p & 0x3fu);
-        }
-        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-            return false;
-    }
-    return true;
-}
-
 /* A list met a row whose document cannot be decoded (row: ns, name): it
  * is left out, and the operator told, at most once a minute per store so
  * that a client that lists in a loop does not flood the log. */
@@ -1562,7 +1524,7 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
                      struct err *e)
 {
     struct sb sql = SB_INIT;
-    sb_adds(&sql, "SELECT ns, name, doc, json_valid(doc) FROM objects WHERE res=?1");
+    sb_adds(&sql, "SELECT ns, name, doc FROM objects WHERE res=?1");
     if (ns)
         sb_adds(&sql, " AND ns=?2");
     if (after_name)
@@ -1590,7 +1552,7 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 2);
         json_t *obj = NULL;
-        if (sqlite3_column_int(st, 3) != 1 || !json_object_text(text)) {
+        if (!store__json_object_ok(text)) {
             left_out(s, r, st);
             continue;
         }

@@ -99,10 +99,10 @@ static char *stored_doc(struct tstore *t, const char *res, const char *ns, const
     sqlite3 *db;
     assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT doc FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT doc FROM objects WHERE res=?1 AND ns=?2 AND name=?3", -1,
+                           &st, NULL),
+        SQLITE_OK);
     sqlite3_bind_text(st, 1, res, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, ns, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
@@ -263,8 +263,8 @@ static void test_store_undecodable_namespace_deletion(void **state)
     err_init(&e);
     json_t *out = NULL;
     bool deleted = false;
-    assert_int_equal(
-        store_delete(t->s, R("namespaces"), NULL, "team", NULL, &out, &deleted, &e), 0);
+    assert_int_equal(store_delete(t->s, R("namespaces"), NULL, "team", NULL, &out, &deleted, &e),
+                     0);
     json_decref(out);
     assert_true(deleted);
     err_init(&e);
