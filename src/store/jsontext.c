@@ -166,9 +166,10 @@ bool store__json_object_ok(const char *text)
                 p++;
                 depth--;
                 want = AFTER;
-                continue;
+            } else {
+                want = VALUE;
             }
-            /* fall through */
+            continue;
         case VALUE:
             if (*p == '{' || *p == '[') {
                 if (depth == MAX_DEPTH)
@@ -191,9 +192,10 @@ bool store__json_object_ok(const char *text)
                 p++;
                 depth--;
                 want = AFTER;
-                continue;
+            } else {
+                want = KEY;
             }
-            /* fall through */
+            continue;
         case KEY:
             if (*p != '"' || !(p = scan_string(p)))
                 return false;
