@@ -1,29 +1,30 @@
 /* auth.c -- bearer tokens and the two roles (admin, tenant).
  *
- * The admin token may do everything. Tenant tokens live in a text file, one
- * per line: `TOKEN USER NS[,NS...]` (blank lines and lines starting with #
- * are skipped; CRLF line ends are accepted). A line is used whole or not at
- * all: a malformed one (other than three fields, a namespace that is empty,
- * longer than 63 characters or beyond the 16th) is skipped with a warning
- * naming the line. The file is read only when it is a regular file, never
- * through a symbolic link and never by waiting on a FIFO; a file that group
- * or others may write is not used at all (anyone could add a token to it),
- * and one they may read is used with a warning.
+ * The admin token may do everything. A tenant may create, delete, get, list
+ * and watch Jobs and read LocalQueues, Workloads, Events and Pods in its
+ * namespaces, and read (only) cluster-scoped objects; it never writes a
+ * status subresource.
+ *
+ * Tenant tokens live in a text file, one per line: `TOKEN USER NS[,NS...]`
+ * (blank lines and lines starting with # are skipped; CRLF line ends are
+ * accepted). A line is used whole or not at all: a malformed one (other
+ * than three fields, a namespace that is empty, longer than 63 characters
+ * or beyond the 16th) is skipped with a warning naming the line. The file
+ * is read only when it is a regular file, never through a symbolic link and
+ * never by waiting on a FIFO; a file that group or others may write is not
+ * used at all (anyone could add a token to it), and one they may read is
+ * used with a warning.
  *
  * The file is re-read when it changes, so that `cueue token create` and
  * revocations (deleting a line) take effect at the next request. A change
  * always moves the file's ctime, which no one can set back, so the file is
- * known unchanged when its inode, size, mtime and ctime are those last read
- * -- unless the ctime was less than CHANGE_SLACK_NS before that read: the
- * kernel's file clock ticks coarsely, so a second write in the same tick
- * would leave all four as they were. Such a fresh file is read on every
- * request and compared with what was parsed. A tenant may create, delete,
- * get, list and watch Jobs and read LocalQueues, Workloads, Events and Pods
- * in its namespaces, and read (only) cluster-scoped objects; it never writes
- * a status subresource. */
+ * known unchanged when its inode, size, mode, mtime and ctime are those last
+ * read -- unless the ctime was less than CHANGE_SLACK_NS before that read:
+ * file times tick coarsely (a jiffy, or a second on some file systems), so a
+ * second write in the same tick would leave them all as they were. Such a
+ * fresh file is read at every request and compared with what was parsed. */
 #include "server/srv_int.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
