@@ -1,6 +1,8 @@
 /* serve.c -- `cueue serve`: the embedded control plane's API server.
  *
- * Start-up order matters to clients: the store is opened and the listener
+ * Start-up order matters. The data dir is locked and made private first
+ * (server/setup.h), so that a second server exits before touching anything;
+ * the store is opened (and checked) before any key is made; the listener is
  * bound before the kubeconfig is written (temporary file + rename), so a
  * script that waits for the kubeconfig file can use it at once. SIGINT and
  * SIGTERM stop cleanly: watches end, connections close, the store closes. */
@@ -14,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/objects.h"
@@ -43,7 +44,8 @@ static void serve_usage(FILE *out)
         "options:\n"
         "  --listen ADDR:PORT     address to listen on (default 127.0.0.1:6443; port 0 picks\n"
         "                         a free one, see the kubeconfig)\n"
-        "  --data-dir DIR         store, certificates and tokens (default ./cueue-data)\n"
+        "  --data-dir DIR         store, certificates and tokens (default ./cueue-data); kept\n"
+        "                         private (0700) and locked: one server per directory\n"
         "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
         "  --config FILE          cueue configuration (read by the controllers and the\n"
         "                         built-in admission of Jobs)\n"
@@ -78,23 +80,6 @@ static int split_listen(const char *s, char *host, size_t hlen, int *port, struc
     if (!colon[1] || *end || p < 0 || p > 65535)
         return err_set(e, ERR_INVALID, "--listen port must be 0-65535, got '%s'", colon + 1);
     *port = (int)p;
-    return 0;
-}
-
-static int ensure_dir(const char *dir, struct err *e)
-{
-    char buf[4096];
-    snprintf(buf, sizeof(buf), "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0700) && errno != EEXIST)
-            return err_set(e, ERR_IO, "cannot create '%s': %s", buf, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(buf, 0700) && errno != EEXIST)
-        return err_set(e, ERR_IO, "cannot create '%s': %s", buf, strerror(errno));
     return 0;
 }
 
@@ -270,7 +255,7 @@ static int publish(const struct serve_opts *o, const char *url, const char *ca_p
     snprintf(path, sizeof(path), "%s/endpoint", o->data_dir);
     char line[320];
     snprintf(line, sizeof(line), "%s\n", url);
-    int rc = srv_write_file(path, line, strlen(line), 0644, e);
+    int rc = srv_write_file(path, line, strlen(line), 0600, e);
     if (rc)
         return rc;
     struct sb kc = SB_INIT;
@@ -310,14 +295,8 @@ int cli_serve(int argc, char **argv)
                 host);
         return 2;
     }
-    if (ensure_dir(o.data_dir, &e))
-        return fail(&e);
-
-    char token[128];
-    if (admin_token(o.data_dir, token, sizeof(token), &e))
-        return fail(&e);
-    struct srv_tls tls = {0};
-    if (!o.insecure && srv_tls_ensure(o.data_dir, host, &tls, &e))
+    struct srv_datadir dd;
+    if (srv_datadir_open(o.data_dir, &dd, &e))
         return fail(&e);
 
     char db[4096], tokens[4096], kc_default[4096];
@@ -328,10 +307,20 @@ int cli_serve(int argc, char **argv)
     char podlogs[4096];
     snprintf(podlogs, sizeof(podlogs), "%s/pods", o.data_dir);
 
+    /* The store before the keys: a first run killed in between leaves no
+     * keys beside an empty store, which the next start would refuse. */
     struct store_options so = {.path = db, .watch_log_max = o.watch_history};
     struct store *st = NULL;
     if (store_open(&so, &st, &e)) {
-        srv_tls_release(&tls);
+        srv_datadir_close(&dd);
+        return fail(&e);
+    }
+    char token[128];
+    struct srv_tls tls = {0};
+    if (admin_token(o.data_dir, token, sizeof(token), &e) ||
+        (!o.insecure && srv_tls_ensure(o.data_dir, host, &tls, &e))) {
+        store_close(st);
+        srv_datadir_close(&dd);
         return fail(&e);
     }
 
@@ -417,5 +406,6 @@ out_store:
     api_object_free(cfg);
     store_close(st);
     srv_tls_release(&tls);
+    srv_datadir_close(&dd);
     return rc;
 }

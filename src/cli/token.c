@@ -1,6 +1,7 @@
 /* token.c -- `cueue token create`: issue a tenant token bound to namespaces
- * and print a kubeconfig that uses it. Tokens are appended to DIR/tokens,
- * which a running server re-reads on its next request. */
+ * and print a kubeconfig that uses it. Tokens are appended to DIR/tokens
+ * (0600; concurrent appenders are serialised, server/setup.h), which a
+ * running server re-reads on its next request. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,7 @@ int cli_token(int argc, char **argv)
     struct err e;
     err_init(&e);
     char path[4096];
-    char *url = NULL, *ca = NULL, *old = NULL;
+    char *url = NULL, *ca = NULL;
     snprintf(path, sizeof(path), "%s/endpoint", dir);
     if (srv_read_file(path, &url, &e)) {
         fprintf(stderr, "cueue token: no server has run with --data-dir %s (%s)\n", dir, e.message);
@@ -136,21 +137,11 @@ int cli_token(int argc, char **argv)
         token_fail(&e);
         goto out_free;
     }
-    snprintf(path, sizeof(path), "%s/tokens", dir);
+    struct sb entry = SB_INIT;
+    sb_addf(&entry, "%s %s %s\n", token, user, sb_str(&nss));
     err_init(&e);
-    if (srv_read_file(path, &old, &e) && e.code != ERR_NOT_FOUND) {
-        token_fail(&e);
-        goto out_free;
-    }
-    struct sb all = SB_INIT;
-    if (old)
-        sb_adds(&all, old);
-    if (all.len && all.buf[all.len - 1] != '\n')
-        sb_addch(&all, '\n');
-    sb_addf(&all, "%s %s %s\n", token, user, sb_str(&nss));
-    err_init(&e);
-    int wrc = srv_write_file(path, all.buf, all.len, 0600, &e);
-    sb_release(&all);
+    int wrc = srv_tokens_append(dir, entry.buf, &e);
+    sb_release(&entry);
     if (wrc) {
         token_fail(&e);
         goto out_free;
@@ -169,7 +160,6 @@ int cli_token(int argc, char **argv)
 out_free:
     free(url);
     free(ca);
-    free(old);
 out:
     sb_release(&nss);
     return rc;

@@ -1,18 +1,32 @@
 /* auth.c -- bearer tokens and the two roles (admin, tenant).
  *
- * The admin token may do everything. Tenant tokens live in a text file, one
- * per line: `TOKEN USER NS[,NS...]`; the file is re-read when its size or
- * modification time changes, so `cueue token create` takes effect without a
- * restart.
+ * The admin token may do everything. A tenant is a namespace user as
+ * Kueue's batch-user role makes one: in its namespaces it may create, get,
+ * list, watch, update, patch and delete Jobs, read LocalQueues, Workloads,
+ * Events and Pods, and read its LocalQueues' pending workloads; it may read
+ * (only) cluster-scoped objects; it never writes a status subresource, and
+ * it gets no ClusterQueue's pending workloads (other tenants' entries) and
+ * no non-resource path beyond discovery (so not /metrics). What a tenant
+ * may write into a Job is the built-in admission's business (admit.c).
  *
- * A tenant is a namespace user as Kueue's batch-user role makes one: in its
- * namespaces it may create, get, list, watch, update, patch and delete Jobs,
- * read LocalQueues, Workloads, Events and Pods, and read its LocalQueues'
- * pending workloads; it may read (only) cluster-scoped objects; it never
- * writes a status subresource, and it gets no ClusterQueue's pending
- * workloads (other tenants' entries) and no non-resource path beyond
- * discovery (so not /metrics). What a tenant may write into a Job is the
- * built-in admission's business (admit.c). */
+ * Tenant tokens live in a text file, one per line: `TOKEN USER NS[,NS...]`
+ * (blank lines and lines starting with # are skipped; CRLF line ends are
+ * accepted). A line is used whole or not at all: a malformed one (other
+ * than three fields, a namespace that is empty, longer than 63 characters
+ * or beyond the 16th) is skipped with a warning naming the line. The file
+ * is read only when it is a regular file, never through a symbolic link and
+ * never by waiting on a FIFO; a file that group or others may write is not
+ * used at all (anyone could add a token to it), and one they may read is
+ * used with a warning.
+ *
+ * The file is re-read when it changes, so that `cueue token create` and
+ * revocations (deleting a line) take effect at the next request. A change
+ * always moves the file's ctime, which no one can set back, so the file is
+ * known unchanged when its inode, size, mode, mtime and ctime are those last
+ * read -- unless the ctime was less than CHANGE_SLACK_NS before that read:
+ * file times tick coarsely (a jiffy, or a second on some file systems), so a
+ * second write in the same tick would leave them all as they were. Such a
+ * fresh file is read at every request and compared with what was parsed. */
 #include "server/srv_int.h"
 
 #include <stdio.h>
@@ -20,9 +34,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "server/setup.h"
+
+#define CHANGE_SLACK_NS (2 * 1000000000LL)
 
 void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path)
 {
@@ -30,7 +50,6 @@ void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path
     pthread_mutex_init(&a->lock, NULL);
     a->admin_token = xstrdup(admin_token);
     a->path = path ? xstrdup(path) : NULL;
-    a->mtime_ns = -1;
 }
 
 static void drop_tenants(struct srv_auth *a)
@@ -44,9 +63,19 @@ static void drop_tenants(struct srv_auth *a)
     a->n = 0;
 }
 
-void srv_auth_release(struct srv_auth *a)
+/* Forget the file as read: the next request reads it again. */
+static void forget_file(struct srv_auth *a)
 {
     drop_tenants(a);
+    free(a->text);
+    a->text = NULL;
+    a->text_len = 0;
+    a->ino = 0;
+}
+
+void srv_auth_release(struct srv_auth *a)
+{
+    forget_file(a);
     free(a->admin_token);
     free(a->path);
     pthread_mutex_destroy(&a->lock);
@@ -62,24 +91,110 @@ static bool token_equal(const char *a, const char *b)
     return d == 0;
 }
 
-static void parse_line(struct srv_auth *a, char *line)
+/* Log a problem with the file once, not at every request. */
+static void problem(struct srv_auth *a, const char *msg)
 {
-    char *save = NULL;
-    char *tok = strtok_r(line, " \t\n", &save);
-    char *user = strtok_r(NULL, " \t\n", &save);
-    char *nss = strtok_r(NULL, " \t\n", &save);
-    if (!tok || !user || !nss || tok[0] == '#')
+    if (!strcmp(a->problem, msg))
         return;
+    snprintf(a->problem, sizeof(a->problem), "%s", msg);
+    log_error("auth: %s; its tenant tokens are not accepted", msg);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Split line (NUL-terminated, changed) into at most max blank-separated
+ * fields; returns how many there were (max + 1 when there were more). */
+static size_t split_fields(char *line, char **f, size_t max)
+{
+    size_t n = 0;
+    char *p = line;
+    for (;;) {
+        while (is_blank(*p))
+            p++;
+        if (!*p)
+            return n;
+        if (n == max)
+            return max + 1;
+        f[n++] = p;
+        while (*p && !is_blank(*p))
+            p++;
+        if (*p)
+            *p++ = '\0';
+    }
+}
+
+/* One line of the file (NUL-terminated, changed); lineno for warnings. */
+static void parse_line(struct srv_auth *a, char *line, size_t lineno)
+{
+    char *f[3];
+    size_t nf = split_fields(line, f, 3);
+    if (nf == 0 || f[0][0] == '#')
+        return;
+    const char *why = NULL;
+    struct srv_user u;
+    memset(&u, 0, sizeof(u));
+    if (nf != 3)
+        why = "expected TOKEN USER NAMESPACE[,NAMESPACE...]";
+    else if (strlen(f[1]) >= sizeof(u.name))
+        why = "the user name is longer than 127 characters";
+    for (char *ns = nf == 3 ? f[2] : NULL; ns && !why;) {
+        char *comma = strchr(ns, ',');
+        size_t len = comma ? (size_t)(comma - ns) : strlen(ns);
+        if (len == 0 || len >= sizeof(u.ns[0]))
+            why = "a namespace is empty or longer than 63 characters";
+        else if (u.nns == SRV_MAX_NAMESPACES)
+            why = "more than 16 namespaces";
+        else
+            memcpy(u.ns[u.nns++], ns, len); /* u is zeroed: terminated */
+        ns = comma ? comma + 1 : NULL;
+    }
+    if (why) {
+        log_warn("auth: '%s' line %zu: %s; line ignored", a->path, lineno, why);
+        return;
+    }
+    snprintf(u.name, sizeof(u.name), "%s", f[1]);
     a->tokens = xrealloc(a->tokens, (a->n + 1) * sizeof(*a->tokens));
     a->users = xrealloc(a->users, (a->n + 1) * sizeof(*a->users));
-    struct srv_user *u = &a->users[a->n];
-    memset(u, 0, sizeof(*u));
-    snprintf(u->name, sizeof(u->name), "%s", user);
-    char *s2 = NULL;
-    for (char *ns = strtok_r(nss, ",", &s2); ns && u->nns < SRV_MAX_NAMESPACES;
-         ns = strtok_r(NULL, ",", &s2))
-        snprintf(u->ns[u->nns++], sizeof(u->ns[0]), "%s", ns);
-    a->tokens[a->n++] = xstrdup(tok);
+    a->users[a->n] = u;
+    a->tokens[a->n++] = xstrdup(f[0]);
+}
+
+/* Replace the tenants with those of text (len bytes, NUL-terminated). */
+static void parse_tokens(struct srv_auth *a, const char *text, size_t len)
+{
+    drop_tenants(a);
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, text, len + 1);
+    size_t lineno = 0;
+    for (char *p = copy; p < copy + len;) {
+        char *nl = memchr(p, '\n', (size_t)(copy + len - p));
+        char *end = nl ? nl : copy + len;
+        *end = '\0';
+        lineno++;
+        if (strlen(p) == (size_t)(end - p))
+            parse_line(a, p, lineno);
+        else
+            log_warn("auth: '%s' line %zu: holds a NUL byte; line ignored", a->path, lineno);
+        p = end + 1;
+    }
+    free(copy);
+    log_debug("auth: %zu tenant tokens loaded", a->n);
+}
+
+static int64_t ns_of(struct timespec t)
+{
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Is the open file (st) the one last read, unchanged? */
+static bool unchanged(const struct srv_auth *a, const struct stat *st)
+{
+    return a->ino && st->st_ino == a->ino && st->st_dev == a->dev && st->st_size == a->size &&
+           st->st_mode == a->mode && ns_of(st->st_mtim) == a->mtime_ns &&
+           ns_of(st->st_ctim) == a->ctime_ns && a->ctime_ns < a->read_ns - CHANGE_SLACK_NS;
 }
 
 /* Re-read the tenants file if it changed. Called with the lock held. */
@@ -87,26 +202,56 @@ static void refresh(struct srv_auth *a)
 {
     if (!a->path)
         return;
+    struct err e;
+    err_init(&e);
     struct stat st;
-    if (stat(a->path, &st)) {
-        drop_tenants(a);
-        a->mtime_ns = -1;
+    int fd = srv_open_regular(a->path, &st, &e);
+    if (fd < 0) {
+        if (fd == ERR_NOT_FOUND)
+            a->problem[0] = '\0';
+        else
+            problem(a, e.message);
+        forget_file(a);
         return;
     }
-    int64_t m = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (m == a->mtime_ns && st.st_size == a->size)
+    if (unchanged(a, &st)) {
+        close(fd);
         return;
-    FILE *f = fopen(a->path, "r");
-    if (!f)
+    }
+    bool mode_changed = !a->ino || st.st_mode != a->mode;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        rc = err_set(&e, ERR_FORBIDDEN,
+                     "'%s' may be written by group or others (mode %04o): chmod 600 it", a->path,
+                     (unsigned)(st.st_mode & 07777));
+    else
+        rc = srv_read_fd(fd, a->path, &text, &len, &e);
+    close(fd);
+    if (rc) {
+        problem(a, e.message);
+        forget_file(a);
         return;
-    drop_tenants(a);
-    char line[2048];
-    while (fgets(line, sizeof(line), f))
-        parse_line(a, line);
-    fclose(f);
-    a->mtime_ns = m;
+    }
+    a->problem[0] = '\0';
+    if (mode_changed && (st.st_mode & (S_IRGRP | S_IROTH)))
+        log_warn("auth: '%s' may be read by group or others (mode %04o): chmod 600 it", a->path,
+                 (unsigned)(st.st_mode & 07777));
+    if (!a->text || len != a->text_len || memcmp(text, a->text, len))
+        parse_tokens(a, text, len);
+    free(a->text);
+    a->text = text;
+    a->text_len = len;
+    a->dev = st.st_dev;
+    a->ino = st.st_ino;
     a->size = st.st_size;
-    log_debug("auth: %zu tenant tokens loaded", a->n);
+    a->mode = st.st_mode;
+    a->mtime_ns = ns_of(st.st_mtim);
+    a->ctime_ns = ns_of(st.st_ctim);
+    a->read_ns = ns_of(now);
 }
 
 bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out)

@@ -29,14 +29,21 @@ struct srv_user {
     char ns[SRV_MAX_NAMESPACES][64];
 };
 
-/* The tenant tokens file, re-read when it changes. */
+/* The tenant tokens file, re-read when it changes (auth.c). */
 struct srv_auth {
     pthread_mutex_t lock;
     char *admin_token;
     char *path; /* NULL: no tenants */
-    int64_t mtime_ns;
+    /* The file as last read: identity, and when it was read. */
+    dev_t dev;
+    ino_t ino; /* 0: nothing read */
     off_t size;
-    char **tokens; /* parallel arrays, n long */
+    mode_t mode;
+    int64_t mtime_ns, ctime_ns, read_ns;
+    char *text; /* its content (owned), to tell a real change from a touch */
+    size_t text_len;
+    char problem[1024]; /* the last problem logged, so that it is logged once */
+    char **tokens;      /* parallel arrays, n long */
     struct srv_user *users;
     size_t n;
 };

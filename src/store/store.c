@@ -24,6 +24,7 @@
  * the writer hands the changes to the watch hub (watch.c), which never
  * blocks: each watcher's queue is bounded and a lagging watcher is cut off. */
 #include <errno.h>
+#include <fcntl.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/log.h"
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "base/xalloc.h"
@@ -74,7 +76,8 @@ struct store {
     struct wop *qhead, *qtail;
     bool leader;
 
-    const char *emptying_ns; /* the namespace empty_namespace is deleting, or NULL */
+    const char *emptying_ns;               /* the namespace empty_namespace is deleting, or NULL */
+    _Atomic int64_t undecodable_logged_ms; /* when a list last logged an undecodable row */
 
     struct store__hub *hub;
     store__admit_fn admit;
@@ -93,7 +96,7 @@ struct wop {
 #define MAX_BATCH 128
 
 static const char *const SQL[ST_COUNT] = {
-    [ST_GET] = "SELECT doc, rv FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
+    [ST_GET] = "SELECT doc, rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
                    "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
     [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
@@ -139,6 +142,25 @@ static int exec_sql(sqlite3 *db, const char *sql, struct err *e)
     return 0;
 }
 
+/* The message for a database SQLite finds damaged (what: its words), with
+ * the way out: a half-readable store would answer some requests and fail
+ * others, and writes could spread the damage, so it is not served. */
+static int damaged(struct err *e, const char *path, const char *what)
+{
+    return err_set(e, ERR_IO,
+                   "store '%s' is damaged (%s): refusing to serve it; stop every cueue using it, "
+                   "keep a copy of its directory, then restore a backup, or salvage what can be "
+                   "read with: sqlite3 '%s' .dump | sed '$s/^ROLLBACK; -- due to errors$/COMMIT;/' "
+                   "| sqlite3 '%s.salvaged' && mv '%s.salvaged' '%s' && rm -f '%s-wal' '%s-shm'",
+                   path, what, path, path, path, path, path, path);
+}
+
+static bool is_damage(sqlite3 *db)
+{
+    int code = db ? sqlite3_errcode(db) & 0xff : 0;
+    return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+}
+
 static int conn_open(struct store *s, struct store__conn *c, bool writer, struct err *e)
 {
     memset(c, 0, sizeof(*c));
@@ -157,6 +179,8 @@ static int conn_open(struct store *s, struct store__conn *c, bool writer, struct
              s->sync_full ? "FULL" : "NORMAL", writer ? -16000 : -4000);
     int rc = exec_sql(c->db, sql, e);
     if (rc) {
+        if (is_damage(c->db))
+            rc = damaged(e, s->path, sqlite3_errmsg(c->db));
         sqlite3_close(c->db);
         c->db = NULL;
     }
@@ -640,26 +664,98 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     return rc;
 }
 
-/* Load (res, ns, name) on the write connection; *out owned or NULL. */
-static int w_load(struct store *s, const struct store_resource *r, const char *ns, const char *name,
-                  json_t **out, struct err *e)
+/* The owner uids of (res, ns, name) as ownerReferences holding only the
+ * uid (NULL when none): what garbage collection reads of an object. */
+static json_t *owner_refs_of(struct store *s, const struct store_resource *r, const char *ns,
+                             const char *name)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->w.db,
+                           "SELECT owner_uid FROM owners WHERE res=?1 AND ns=?2 AND name=?3", -1,
+                           &st, NULL) != SQLITE_OK)
+        return NULL;
+    bind_text(st, 1, r->key);
+    bind_text(st, 2, ns);
+    bind_text(st, 3, name);
+    json_t *refs = NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (!refs)
+            refs = json_array();
+        json_array_append_new(refs,
+                              json_pack("{s:s}", "uid", (const char *)sqlite3_column_text(st, 0)));
+    }
+    sqlite3_finalize(st);
+    return refs;
+}
+
+/* The stand-in for a stored object whose document cannot be decoded
+ * (written by another tool, or damaged): its key, uid, version and owners,
+ * from the row's other columns, so that it can be deleted, alone, with its
+ * owner or with its namespace, like any other. Owned. */
+static json_t *undecodable_stub(struct store *s, const struct store_resource *r, const char *ns,
+                                const char *name, const char *uid, int64_t rv)
+{
+    char gv[128];
+    json_t *obj = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", group_version(r, gv, sizeof(gv)),
+                            "kind", r->kind, "metadata", "name", name);
+    json_t *m = api_doc_meta(obj);
+    if (r->namespaced)
+        json_object_set_new(m, "namespace", json_string(ns));
+    if (uid && *uid)
+        json_object_set_new(m, "uid", json_string(uid));
+    set_rv(obj, (uint64_t)rv);
+    json_t *refs = owner_refs_of(s, r, ns, name);
+    if (refs)
+        json_object_set_new(m, "ownerReferences", refs);
+    return obj;
+}
+
+/* Load (res, ns, name) on the write connection; *out owned or NULL. An
+ * undecodable document loads as its stub (undecodable_stub), with *stub
+ * set (stub may be NULL). */
+static int w_load_row(struct store *s, const struct store_resource *r, const char *ns,
+                      const char *name, json_t **out, bool *stub, struct err *e)
 {
     *out = NULL;
+    if (stub)
+        *stub = false;
+    ns = r->namespaced ? ns : "";
     sqlite3_stmt *st = store__stmt(&s->w, ST_GET);
     bind_text(st, 1, r->key);
-    bind_text(st, 2, r->namespaced ? ns : "");
+    bind_text(st, 2, ns);
     bind_text(st, 3, name);
     int step = sqlite3_step(st);
     int rc = 0;
     if (step == SQLITE_ROW) {
         *out = load_text((const char *)sqlite3_column_text(st, 0));
-        if (!*out)
-            rc = err_set(e, ERR_INTERNAL, "store: stored %s \"%s\" is not JSON", r->key, name);
+        if (!*out) {
+            char *uid = xstrdup((const char *)sqlite3_column_text(st, 2));
+            int64_t rv = sqlite3_column_int64(st, 1);
+            sqlite3_reset(st);
+            *out = undecodable_stub(s, r, ns, name, uid, rv);
+            free(uid);
+            if (stub)
+                *stub = true;
+        }
     } else if (step != SQLITE_DONE) {
         rc = db_err(e, s->w.db, "read");
     }
     sqlite3_reset(st);
     return rc;
+}
+
+static int w_load(struct store *s, const struct store_resource *r, const char *ns, const char *name,
+                  json_t **out, struct err *e)
+{
+    return w_load_row(s, r, ns, name, out, NULL, e);
+}
+
+static int undecodable(struct err *e, const struct store_resource *r, const char *name)
+{
+    return err_set(e, ERR_INTERNAL,
+                   "%s \"%s\" is stored but its document cannot be decoded; it can only be "
+                   "deleted",
+                   res_name(r), name);
 }
 
 static int not_found(struct err *e, const struct store_resource *r, const char *name)
@@ -778,6 +874,24 @@ static bool drop_owner_ref(json_t *dep, const char *uid)
     return changed;
 }
 
+/* Forget that (r, ns, name) is owned by uid. */
+static int owner_row_drop(struct store *s, const char *uid, const struct store_resource *r,
+                          const char *ns, const char *name, struct err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->w.db,
+                           "DELETE FROM owners WHERE owner_uid=?1 AND res=?2 AND ns=?3 AND name=?4",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(e, s->w.db, "owners");
+    bind_text(st, 1, uid);
+    bind_text(st, 2, r->key);
+    bind_text(st, 3, ns);
+    bind_text(st, 4, name);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(e, s->w.db, "owners");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* After the owner uid is gone (or orphaning when orphan is true): delete its
  * dependents that have no other owner present, and drop the dangling
  * reference from the others. */
@@ -789,7 +903,8 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         json_t *dep;
-        rc = w_load(s, keys[i].r, keys[i].ns, keys[i].name, &dep, e);
+        bool stub;
+        rc = w_load_row(s, keys[i].r, keys[i].ns, keys[i].name, &dep, &stub, e);
         if (rc || !dep)
             continue;
         bool other_owner = false;
@@ -804,7 +919,11 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
                 other_owner = true;
         }
         if (orphan || other_owner) {
-            if (drop_owner_ref(dep, uid))
+            /* A stub is never written over the document it stands for: only
+             * its reference row goes, so that it is not collected later. */
+            if (stub)
+                rc = owner_row_drop(s, uid, keys[i].r, keys[i].ns, keys[i].name, e);
+            else if (drop_owner_ref(dep, uid))
                 rc = obj_put(s, keys[i].r, dep, STORE_MODIFIED, true, NULL, e);
         } else {
             bool gone;
@@ -1089,6 +1208,53 @@ static int bootstrap_namespaces(struct store *s, struct err *e)
     return 0;
 }
 
+/* PRAGMA quick_check (every page and index entry is well-formed; O(size),
+ * not the full integrity_check's cross-checks). */
+static int check_store(struct store *s, struct err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->w.db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+        return is_damage(s->w.db) ? damaged(e, s->path, sqlite3_errmsg(s->w.db))
+                                  : db_err(e, s->w.db, "quick_check");
+    struct sb what = SB_INIT;
+    bool bad = false;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(st, 0);
+        if (!line || !strcmp(line, "ok"))
+            continue;
+        bad = true;
+        /* The first problem says enough; "*** in database main ***\n" heads it. */
+        if (!strncmp(line, "***", 3) && strchr(line, '\n'))
+            line = strchr(line, '\n') + 1;
+        if (!what.len)
+            sb_addf(&what, "quick_check: %.*s", (int)strcspn(line, "\n"), line);
+    }
+    bool damage = bad || is_damage(s->w.db);
+    if (step != SQLITE_DONE && !what.len)
+        sb_adds(&what, sqlite3_errmsg(s->w.db));
+    int rc = 0;
+    if (damage)
+        rc = damaged(e, s->path, what.len ? what.buf : "quick_check failed");
+    else if (step != SQLITE_DONE)
+        rc = db_err(e, s->w.db, "quick_check");
+    sqlite3_finalize(st);
+    sb_release(&what);
+    return rc;
+}
+
+/* Create the database file private when it is missing: SQLite would make
+ * it 0644 (less the umask), and gives its -wal and -shm the database's
+ * mode. An existing file is left as it is. */
+static int create_private(const char *path, struct err *e)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return err_set(e, ERR_IO, "store: cannot open '%s': %s", path, strerror(errno));
+    close(fd);
+    return 0;
+}
+
 int store_open(const struct store_options *opts, struct store **out, struct err *e)
 {
     struct store *s = xcalloc(1, sizeof(*s));
@@ -1102,7 +1268,11 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
     pthread_cond_init(&s->qcond, NULL);
     s->hub = store__hub_new(opts->watcher_queue_max ? opts->watcher_queue_max
                                                     : DEFAULT_WATCHER_QUEUE_MAX);
-    int rc = conn_open(s, &s->w, true, e);
+    int rc = create_private(s->path, e);
+    if (!rc)
+        rc = conn_open(s, &s->w, true, e);
+    if (!rc)
+        rc = check_store(s, e);
     if (!rc)
         rc = exec_sql(s->w.db, SCHEMA, e);
     if (rc) {
@@ -1184,7 +1354,7 @@ int store_get(struct store *s, const struct store_resource *r, const char *ns, c
     if (step == SQLITE_ROW) {
         *out = load_text((const char *)sqlite3_column_text(st, 0));
         if (!*out)
-            rc = err_set(e, ERR_INTERNAL, "store: stored %s \"%s\" is not JSON", r->key, name);
+            rc = undecodable(e, r, name);
     } else if (step == SQLITE_DONE) {
         rc = not_found(e, r, name);
     } else {
@@ -1331,6 +1501,23 @@ static void parse_all(struct store_list *out)
     out->n = kept;
 }
 
+/* A list met a row whose document cannot be decoded (row: ns, name): it
+ * is left out, and the operator told, at most once a minute per store so
+ * that a client that lists in a loop does not flood the log. */
+static void left_out(struct store *s, const struct store_resource *r, sqlite3_stmt *row)
+{
+    int64_t now = tm_now_ms(), last = atomic_load(&s->undecodable_logged_ms);
+    if (last && now - last < 60000)
+        return;
+    if (!atomic_compare_exchange_strong(&s->undecodable_logged_ms, &last, now))
+        return;
+    const char *ns = (const char *)sqlite3_column_text(row, 0);
+    log_warn("store: %s \"%s\"%s%s is stored but its document cannot be decoded: lists leave it "
+             "out; delete it (or its namespace) to remove it",
+             res_name(r), (const char *)sqlite3_column_text(row, 1), *ns ? " in namespace " : "",
+             ns);
+}
+
 static int list_scan(struct store *s, struct store__conn *c, const struct store_resource *r,
                      const char *ns, const struct store_list_opts *o, struct list_query *q,
                      const char *after_ns, const char *after_name, struct store_list *out,
@@ -1365,6 +1552,10 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 2);
         json_t *obj = NULL;
+        if (!store__json_object_ok(text)) {
+            left_out(s, r, st);
+            continue;
+        }
         if (q->filtering && !sel_may_match_text(&q->labels, &q->fields, text))
             continue;
         if (q->filtering) {
@@ -1968,11 +2159,16 @@ static int update_run(struct store *s, struct wop *op)
     struct update_op *u = (struct update_op *)op;
     struct err *e = op->e;
     json_t *cur;
-    int rc = w_load(s, u->r, u->ns, u->name, &cur, e);
+    bool stub;
+    int rc = w_load_row(s, u->r, u->ns, u->name, &cur, &stub, e);
     if (rc)
         return rc;
     if (!cur)
         return not_found(e, u->r, u->name);
+    if (stub) {
+        json_decref(cur);
+        return undecodable(e, u->r, u->name);
+    }
     json_t *next = NULL;
     if (u->want_rv && strcmp(u->want_rv, api_doc_meta_str(cur, "resourceVersion")))
         rc = err_set(e, ERR_CONFLICT,

@@ -31,6 +31,14 @@ int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *
  * store__admit_api. Call before any write. */
 void store__set_admit(struct store *s, store__admit_fn fn);
 
+/* ---- stored text (jsontext.c) --------------------------------------------------- */
+
+/* Is text (NUL-terminated) one JSON object (RFC 8259, nested at most 2048
+ * deep, nothing after it but blanks) in well-formed UTF-8? Stored documents
+ * go out as text, spliced unparsed into replies: a text that is not would
+ * make the whole reply undecodable. One pass, no allocation. */
+bool store__json_object_ok(const char *text);
+
 /* ---- connections (store.c) ----------------------------------------------------- */
 
 struct sqlite3;

@@ -1,0 +1,197 @@
+/* auth_test.c -- the tenant tokens file (server/auth.c): how its lines are
+ * parsed, which files are read at all, and that every change is seen. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/srv_int.h"
+
+struct fx {
+    char dir[64];
+    char path[96];
+    struct srv_auth a;
+};
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "/tmp/cueue-auth-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->path, sizeof(f->path), "%s/tokens", f->dir);
+    srv_auth_init(&f->a, "admin-secret", f->path);
+    *state = f;
+    /* A read that blocks (a FIFO) fails the test instead of hanging it. */
+    alarm(20);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    alarm(0);
+    srv_auth_release(&f->a);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+    if (system(cmd))
+        return -1;
+    free(f);
+    return 0;
+}
+
+/* Replace the file's content in place (same inode), mode 0600. */
+static void write_tokens(struct fx *f, const char *text, size_t len)
+{
+    FILE *fp = fopen(f->path, "w");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, len, fp), len);
+    fclose(fp);
+    assert_int_equal(chmod(f->path, 0600), 0);
+}
+
+/* The user of bearer token tok, or NULL when it is not accepted. */
+static const char *who(struct fx *f, const char *tok)
+{
+    static struct srv_user u;
+    char h[4096];
+    snprintf(h, sizeof(h), "Bearer %s", tok);
+    return srv_auth_lookup(&f->a, h, &u) ? u.name : NULL;
+}
+
+static void test_auth_tokens_lines(void **state)
+{
+    struct fx *f = *state;
+    struct sb t = SB_INIT;
+    sb_adds(&t, "# tenants\r\n\r\n");
+    sb_adds(&t, "tok-crlf alice team-a,team-b\r\n");
+    sb_adds(&t, "\ttok-tabs\tbob\tteam-a \n");
+    /* A comment longer than any line buffer whose tail reads as an entry. */
+    sb_adds(&t, "# ");
+    for (int i = 0; i < 5000; i++)
+        sb_addch(&t, 'x');
+    sb_adds(&t, " tok-tail mallory team-a\n");
+    /* A valid entry longer than any line buffer. */
+    sb_adds(&t, "tok-long");
+    for (int i = 0; i < 5000; i++)
+        sb_addch(&t, ' ');
+    sb_adds(&t, "carol team-a\n");
+    /* Malformed lines are skipped whole. */
+    sb_adds(&t, "tok-two dave\n");
+    sb_adds(&t, "tok-four erin team-a extra\n");
+    sb_adds(&t, "tok-gap frank team-a,,team-b\n");
+    sb_adds(&t, "tok-long-ns grace ");
+    for (int i = 0; i < 64; i++)
+        sb_addch(&t, 'n');
+    sb_adds(&t, "\ntok-many heidi ");
+    for (int i = 0; i < 17; i++)
+        sb_addf(&t, "%sns%d", i ? "," : "", i);
+    sb_adds(&t, "\ntok-nul ivan team");
+    sb_addch(&t, '\0');
+    sb_adds(&t, "-a\n");
+    sb_adds(&t, "tok-last judy team-c"); /* no final newline */
+    write_tokens(f, t.buf, t.len);
+    sb_release(&t);
+
+    struct srv_user u;
+    assert_true(srv_auth_lookup(&f->a, "Bearer tok-crlf", &u));
+    assert_string_equal(u.name, "alice");
+    assert_int_equal(u.nns, 2);
+    assert_string_equal(u.ns[0], "team-a");
+    assert_string_equal(u.ns[1], "team-b"); /* not "team-b\r" */
+    assert_string_equal(who(f, "tok-tabs"), "bob");
+    assert_null(who(f, "tok-tail"));
+    assert_string_equal(who(f, "tok-long"), "carol");
+    assert_null(who(f, "tok-two"));
+    assert_null(who(f, "tok-four"));
+    assert_null(who(f, "tok-gap"));
+    assert_null(who(f, "tok-long-ns"));
+    assert_null(who(f, "tok-many"));
+    assert_null(who(f, "tok-nul"));
+    assert_string_equal(who(f, "tok-last"), "judy");
+    assert_null(who(f, "#"));
+    assert_string_equal(who(f, "admin-secret"), "admin");
+}
+
+static void test_auth_tokens_not_regular(void **state)
+{
+    struct fx *f = *state;
+    char outside[128];
+    snprintf(outside, sizeof(outside), "%s/outside", f->dir);
+    FILE *fp = fopen(outside, "w");
+    fputs("tok-a alice team-a\n", fp);
+    fclose(fp);
+    assert_int_equal(symlink(outside, f->path), 0);
+    assert_null(who(f, "tok-a"));
+    unlink(f->path);
+    assert_int_equal(mkfifo(f->path, 0600), 0);
+    assert_null(who(f, "tok-a")); /* and returns: the alarm would fail it */
+    unlink(f->path);
+    assert_int_equal(mkdir(f->path, 0700), 0);
+    assert_null(who(f, "tok-a"));
+    rmdir(f->path);
+    assert_int_equal(rename(outside, f->path), 0);
+    assert_int_equal(chmod(f->path, 0600), 0);
+    assert_string_equal(who(f, "tok-a"), "alice");
+}
+
+static void test_auth_tokens_modes(void **state)
+{
+    struct fx *f = *state;
+    write_tokens(f, "tok-a alice team-a\n", 19);
+    assert_int_equal(chmod(f->path, 0644), 0);
+    assert_string_equal(who(f, "tok-a"), "alice"); /* readable by others: a warning */
+    assert_int_equal(chmod(f->path, 0620), 0);
+    assert_null(who(f, "tok-a")); /* writable by others: anyone could add a token */
+    assert_int_equal(chmod(f->path, 0602), 0);
+    assert_null(who(f, "tok-a"));
+    assert_int_equal(chmod(f->path, 0600), 0);
+    assert_string_equal(who(f, "tok-a"), "alice");
+}
+
+static void test_auth_tokens_changes(void **state)
+{
+    struct fx *f = *state;
+    write_tokens(f, "tok-aaaa alice team-a\n", 22);
+    /* Read long enough after the file's last change that from then on its
+     * identity and times alone tell whether it changed (auth.c). */
+    sleep(3);
+    assert_string_equal(who(f, "tok-aaaa"), "alice");
+    struct stat before;
+    assert_int_equal(stat(f->path, &before), 0);
+    write_tokens(f, "tok-bbbb alice team-a\n", 22);
+    struct timespec times[2] = {before.st_atim, before.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, f->path, times, 0), 0);
+    struct stat after;
+    assert_int_equal(stat(f->path, &after), 0);
+    assert_int_equal(after.st_size, before.st_size);
+    assert_int_equal(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    assert_int_equal(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    assert_null(who(f, "tok-aaaa"));
+    assert_string_equal(who(f, "tok-bbbb"), "alice");
+
+    /* Removed: every tenant token goes with it. */
+    unlink(f->path);
+    assert_null(who(f, "tok-bbbb"));
+    write_tokens(f, "tok-cccc carol team-a\n", 22);
+    assert_string_equal(who(f, "tok-cccc"), "carol");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_auth_tokens_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_auth_tokens_not_regular, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_auth_tokens_modes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_auth_tokens_changes, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
