@@ -1739,17 +1739,14 @@ static json_t *obj_child(json_t *parent, const char *key)
     return c;
 }
 
-/* Job defaults of the API server that need the uid (the controller-uid
- * selector and template labels), and Kueue's Job webhook: a Job with a queue
- * name is created suspended (spec/lifecycle.md section 2.2). */
+/* Job defaults of the API server, some of which need the uid (the
+ * controller-uid selector and template labels). */
 static void default_job(json_t *doc, const char *uid, const char *name)
 {
     json_t *spec = obj_child(doc, "spec");
-    json_t *labels = json_object_get(api_doc_meta(doc), "labels");
-    json_t *queue = json_object_get(labels, "kueue.x-k8s.io/queue-name");
-    if (json_is_string(queue) && *json_string_value(queue))
-        json_object_set_new(spec, "suspend", json_true());
-    else if (!json_object_get(spec, "suspend"))
+    /* Kubernetes' default; Kueue's suspension of the Jobs it manages is the
+     * server's admission (server/admit.c), which runs first. */
+    if (!json_object_get(spec, "suspend"))
         json_object_set_new(spec, "suspend", json_false());
     if (!json_is_true(json_object_get(spec, "manualSelector"))) {
         json_t *sel = obj_child(spec, "selector");

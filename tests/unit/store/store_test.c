@@ -396,12 +396,14 @@ static json_t *fail_mutation(const json_t *cur, void *arg, struct err *e)
     return NULL;
 }
 
-static void test_store_job_webhook_and_mutate(void **state)
+/* The store defaults as the API server does; suspending the Jobs Kueue
+ * manages is the server's admission, not the store's. */
+static void test_store_job_defaults_and_mutate(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
     json_t *job = create(t->s, "jobs.batch", "default",
                          parse("{\"metadata\":{\"name\":\"j\",\"labels\":{\"kueue.x-k8s.io/"
-                               "queue-name\":\"lq\"}},\"spec\":{\"suspend\":false," TEMPLATE "}}"));
+                               "queue-name\":\"lq\"}},\"spec\":{\"suspend\":true," TEMPLATE "}}"));
     json_t *spec = json_object_get(job, "spec");
     assert_true(json_is_true(json_object_get(spec, "suspend")));
     json_t *ml = json_object_get(json_object_get(spec, "selector"), "matchLabels");
@@ -1128,7 +1130,7 @@ int main(void)
         cmocka_unit_test(test_store_update_conflict),
         cmocka_unit_test(test_store_update_builtin_unconditional),
         cmocka_unit_test(test_store_update_status_split),
-        cmocka_unit_test(test_store_job_webhook_and_mutate),
+        cmocka_unit_test(test_store_job_defaults_and_mutate),
         cmocka_unit_test(test_store_admission_hook),
         cmocka_unit_test(test_store_write_check),
         cmocka_unit_test(test_store_api_validation),
