@@ -1,0 +1,63 @@
+/* sandbox_int.h -- what sandbox.c prepares and sandbox_child.c carries out
+ * (not a public API).
+ *
+ * The agent is multi-threaded, so after fork the child may only make
+ * async-signal-safe calls: everything the shim and the pod's first process
+ * need (every path, mount option, map line, candidate executable) is
+ * computed before the fork into a plan, and the child code only walks it
+ * with system calls. */
+#ifndef CUEUE_NODE_SANDBOX_INT_H
+#define CUEUE_NODE_SANDBOX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/compiler.h"
+#include "node/sandbox.h"
+
+enum sbx_op_kind {
+    SBX_OP_MKDIR,   /* mkdir dst (mode) */
+    SBX_OP_SYMLINK, /* symlink: dst points to src */
+    SBX_OP_FILE,    /* an empty file dst, to bind a file or device onto */
+    SBX_OP_MOUNT,   /* mount(src, dst, fstype, flags, data) */
+    SBX_OP_BIND_RO, /* bind src at dst with its submounts, all read-only, nosuid, nodev */
+    SBX_OP_BIND,    /* bind src at dst (a device node) */
+    SBX_OP_RDONLY,  /* make the mount at dst read-only (and nosuid, nodev) */
+};
+
+struct sbx_op {
+    enum sbx_op_kind kind;
+    const char *src, *dst, *fstype, *data;
+    unsigned long flags;
+    unsigned mode;
+};
+
+struct sbx_plan {
+    bool rootless;    /* the agent is not root: user namespace first */
+    bool private_net; /* a network namespace of its own (loopback only) */
+    pid_t agent_pid;  /* the shim checks that its parent is still this process */
+    const char *root; /* host directory the pod's root tmpfs is mounted on */
+    const struct sbx_op *ops;
+    size_t n_ops;
+    const char *hostname;
+    size_t hostname_len;
+    char *const *argv;
+    char *const *envp;
+    const char *const *exec_paths; /* the candidates for argv[0], in PATH order */
+    size_t n_exec;
+    const char *workdir;
+    uint32_t uid, gid; /* inside */
+    const char *uid_map, *gid_map;
+    const char *const *cgroup_procs; /* NULL-ended, or NULL */
+    int cap_last;                    /* /proc/sys/kernel/cap_last_cap */
+    int report_fd;                   /* write end of the report pipe */
+    int log_fd;
+    int devnull_fd;
+};
+
+/* The shim's body, in the child of fork; it never returns. */
+CU_NORETURN void sbx__shim(const struct sbx_plan *p);
+
+#endif
