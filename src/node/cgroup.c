@@ -93,8 +93,8 @@ static char *self_path(const char *self, const char *controller)
         const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
         if (c2) {
             size_t cl = (size_t)(c2 - c1 - 1);
-            bool hit = *controller ? has_word(c1 + 1, cl, controller)
-                                   : cl == 0 && !strncmp(line, "0:", 2);
+            bool hit =
+                *controller ? has_word(c1 + 1, cl, controller) : cl == 0 && !strncmp(line, "0:", 2);
             if (hit)
                 return xstrndup(c2 + 1, len - (size_t)(c2 + 1 - line));
         }
@@ -566,8 +566,8 @@ static int pod_limits_v1(int h, const char *dir, const struct cg_limits *l)
     return rc;
 }
 
-int cg_pod_create(struct cg_root *r, const char *id, const struct cg_limits *l,
-                  struct cg_pod **out, struct err *e)
+int cg_pod_create(struct cg_root *r, const char *id, const struct cg_limits *l, struct cg_pod **out,
+                  struct err *e)
 {
     *out = NULL;
     if (!r || r->mode == CG_NONE)

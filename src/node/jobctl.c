@@ -199,11 +199,11 @@ struct sync {
     struct jc *j;
     const char *ns, *name;
     char *key;
-    json_t *job;     /* a private copy: its status is what gets written */
-    json_t *status;  /* borrowed from job */
-    json_t *unc_s;   /* status.uncountedTerminatedPods.succeeded (borrowed) */
-    json_t *unc_f;   /* ... failed */
-    json_t **pods;   /* references held for the sync */
+    json_t *job;    /* a private copy: its status is what gets written */
+    json_t *status; /* borrowed from job */
+    json_t *unc_s;  /* status.uncountedTerminatedPods.succeeded (borrowed) */
+    json_t *unc_f;  /* ... failed */
+    json_t **pods;  /* references held for the sync */
     size_t n_pods;
     int64_t n_active, ready, terminating;
     int64_t succeeded, failed;
@@ -331,7 +331,8 @@ static void append_cond(json_t *status, const struct fin *f, int64_t now)
     json_array_append_new(arr_of(status, "conditions"), c);
 }
 
-/* ---- Pods ------------------------------------------------------------------------------------- */
+/* ---- Pods -------------------------------------------------------------------------------------
+ */
 
 static json_t *pod_from_template(const json_t *job)
 {
@@ -368,8 +369,8 @@ static json_t *pod_from_template(const json_t *job)
                        : json_object();
     /* No scheduler: the Pod is bound to this node as it is created. */
     json_object_set_new(spec, "nodeName", json_string(NODE_NAME));
-    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m,
-                     "spec", spec);
+    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m, "spec",
+                     spec);
 }
 
 static bool create_pod(struct sync *s)
@@ -549,8 +550,8 @@ static void manage(struct sync *s)
  * running Pods (restartPolicy OnFailure). */
 static bool past_restart_limit(const json_t *job, json_t **pods, size_t n, int64_t limit)
 {
-    const json_t *tspec = json_object_get(json_object_get(json_object_get(job, "spec"), "template"),
-                                          "spec");
+    const json_t *tspec =
+        json_object_get(json_object_get(json_object_get(job, "spec"), "template"), "spec");
     const char *rp = node__str(tspec, "restartPolicy");
     if (!rp || strcmp(rp, "OnFailure"))
         return false;
@@ -567,7 +568,8 @@ static bool past_restart_limit(const json_t *job, json_t **pods, size_t n, int64
     return limit == 0 ? restarts > 0 : restarts >= limit;
 }
 
-/* ---- writing the status ------------------------------------------------------------------------ */
+/* ---- writing the status ------------------------------------------------------------------------
+ */
 
 /* Write the status with the resourceVersion read; false when it could not
  * be (a conflict requeues the Job: a newer one is coming). */
@@ -584,8 +586,8 @@ static bool flush(struct sync *s)
         json_object_del(unc, "succeeded");
     if (!json_array_size(json_object_get(unc, "failed")))
         json_object_del(unc, "failed");
-    int rc = ac_update_status(n->ac, store_resource_find("jobs.batch"), s->ns, s->name, body,
-                              &out, &e);
+    int rc =
+        ac_update_status(n->ac, store_resource_find("jobs.batch"), s->ns, s->name, body, &out, &e);
     json_decref(body);
     if (rc) {
         if (rc != ERR_NOT_FOUND && rc != ERR_CONFLICT)
@@ -720,8 +722,7 @@ static void track(struct sync *s, bool needs_flush)
     json_decref(with_fin);
 }
 
-static void sync_job(struct jc *j, const char *ns, const char *name, const json_t *cur,
-                     char *key);
+static void sync_job(struct jc *j, const char *ns, const char *name, const json_t *cur, char *key);
 
 void jc_sync(struct jc *j, const char *ns, const char *name)
 {
@@ -734,8 +735,7 @@ void jc_sync(struct jc *j, const char *ns, const char *name)
 }
 
 /* One pass over a Job (cur, NULL when deleted); takes key. */
-static void sync_job(struct jc *j, const char *ns, const char *name, const json_t *cur,
-                     char *key)
+static void sync_job(struct jc *j, const char *ns, const char *name, const json_t *cur, char *key)
 {
     if (!cur) {
         free(map_del(&j->backoff, key));
@@ -746,8 +746,8 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
     const json_t *spec = json_object_get(cur, "spec");
     const char *managed = node__str(spec, "managedBy");
     const char *mode = node__str(spec, "completionMode");
-    if ((managed && strcmp(managed, MANAGED_BY_SELF)) ||
-        node__cond_true(cur, "Complete") || node__cond_true(cur, "Failed")) {
+    if ((managed && strcmp(managed, MANAGED_BY_SELF)) || node__cond_true(cur, "Complete") ||
+        node__cond_true(cur, "Failed")) {
         free(map_del(&j->backoff, key));
         free(key);
         return;
@@ -791,8 +791,8 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
         else if (failed(p) && !uid_in(s.unc_f, uid))
             new_f[n_new_f++] = p;
     }
-    s.succeeded = int_or(s.status, "succeeded", 0) + (int64_t)n_new_s +
-                  (int64_t)json_array_size(s.unc_s);
+    s.succeeded =
+        int_or(s.status, "succeeded", 0) + (int64_t)n_new_s + (int64_t)json_array_size(s.unc_s);
     s.failed = int_or(s.status, "failed", 0) + (int64_t)n_new_f + (int64_t)json_array_size(s.unc_f);
     bool suspended = json_is_true(json_object_get(spec, "suspend"));
     bool needs_flush = false;

@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 #define JC_TRACKING_FINALIZER "batch.kubernetes.io/job-tracking"
-#define JC_BACKOFF_BASE_MS 10000  /* the first replacement waits 10 s ... */
-#define JC_BACKOFF_MAX_MS 360000  /* ... doubling up to 6 minutes */
+#define JC_BACKOFF_BASE_MS 10000 /* the first replacement waits 10 s ... */
+#define JC_BACKOFF_MAX_MS 360000 /* ... doubling up to 6 minutes */
 #define JC_DEFAULT_BACKOFF_LIMIT 6
 
 struct node;

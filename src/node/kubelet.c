@@ -67,7 +67,7 @@ struct kpod {
     int64_t restarts;
     bool has_last;
     struct ending last; /* the previous container's end (lastState), or the final one */
-    int64_t restart_at;  /* KP_BACKOFF: monotonic ms */
+    int64_t restart_at; /* KP_BACKOFF: monotonic ms */
 };
 
 struct kl {
@@ -247,8 +247,8 @@ static json_t *terminated_json(const struct kpod *kp, const struct ending *end)
 
 static const char *qos_class(const struct ps_resources *r)
 {
-    bool any = r->cpu_limit >= 0 || r->cpu_request >= 0 || r->memory_limit >= 0 ||
-               r->memory_request >= 0;
+    bool any =
+        r->cpu_limit >= 0 || r->cpu_request >= 0 || r->memory_limit >= 0 || r->memory_request >= 0;
     if (!any)
         return "BestEffort";
     bool guaranteed = r->cpu_limit > 0 && r->memory_limit > 0 &&
@@ -438,8 +438,8 @@ static void fail_start(struct kl *k, struct kpod *kp, const char *msg);
 static void start_container(struct kl *k, struct kpod *kp)
 {
     char *path = log_path(k, kp->ns, kp->name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (kp->restarts ? 0 : O_TRUNC),
-                  0600);
+    int fd =
+        open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (kp->restarts ? 0 : O_TRUNC), 0600);
     if (fd < 0) {
         char msg[600];
         snprintf(msg, sizeof(msg), "cannot open the log %s: %s", path, strerror(errno));
@@ -556,8 +556,8 @@ static void fail_start(struct kl *k, struct kpod *kp, const char *msg)
 {
     struct ending end = {.exit_code = EXIT_START_ERROR, .reason = "StartError", .at = tm_now_ms()};
     snprintf(end.message, sizeof(end.message), "%s", msg);
-    node__event(k->n, node__get(k->n, NODE_PODS, kp->ns, kp->name), "Warning", "Failed",
-                COMPONENT, "Error: %s", msg);
+    node__event(k->n, node__get(k->n, NODE_PODS, kp->ns, kp->name), "Warning", "Failed", COMPONENT,
+                "Error: %s", msg);
     container_ended(k, kp, &end);
 }
 
@@ -572,8 +572,7 @@ static void reap(struct kl *k, struct kpod *kp)
     kp->fd = -1;
     if (kp->has_failure) {
         char msg[600];
-        sbx_failure_message(&kp->failure, kp->spec.argv[0], kp->spec.working_dir, msg,
-                            sizeof(msg));
+        sbx_failure_message(&kp->failure, kp->spec.argv[0], kp->spec.working_dir, msg, sizeof(msg));
         fail_start(k, kp, msg);
         return;
     }
@@ -676,12 +675,11 @@ static void mark_lost(struct kl *k, const json_t *pod)
     err_init(&e);
     if (ps_parse(pod, &tmp.spec, &e))
         tmp.spec.res = no_resources;
-    const json_t *cs = json_array_get(json_object_get(json_object_get(pod, "status"),
-                                                      "containerStatuses"),
-                                      0);
+    const json_t *cs =
+        json_array_get(json_object_get(json_object_get(pod, "status"), "containerStatuses"), 0);
     tmp.restarts = json_integer_value(json_object_get(cs, "restartCount"));
-    struct ending end = {.exit_code = EXIT_KILLED, .reason = "ContainerStatusUnknown",
-                         .at = tm_now_ms()};
+    struct ending end = {
+        .exit_code = EXIT_KILLED, .reason = "ContainerStatusUnknown", .at = tm_now_ms()};
     snprintf(end.message, sizeof(end.message), "%s", MSG_LOST);
     struct view v = {.phase = "Failed",
                      .state = "terminated",
@@ -697,8 +695,8 @@ static bool was_started(const json_t *pod)
     const char *ph = node__str(json_object_get(pod, "status"), "phase");
     if (ph && !strcmp(ph, "Running"))
         return true;
-    const json_t *cs = json_array_get(
-        json_object_get(json_object_get(pod, "status"), "containerStatuses"), 0);
+    const json_t *cs =
+        json_array_get(json_object_get(json_object_get(pod, "status"), "containerStatuses"), 0);
     return json_object_get(json_object_get(cs, "state"), "running") != NULL;
 }
 

@@ -293,9 +293,8 @@ int ps_parse(const json_t *pod, struct ps_pod *out, struct err *e)
     out->container = xstrdup(jstr(ct, "name") && *jstr(ct, "name") ? jstr(ct, "name") : "main");
     out->image = xstrdup(jstr(ct, "image") ? jstr(ct, "image") : "");
     const char *rp = jstr(spec, "restartPolicy");
-    out->restart_policy = xstrdup(rp && (!strcmp(rp, "Never") || !strcmp(rp, "OnFailure"))
-                                      ? rp
-                                      : "Always");
+    out->restart_policy =
+        xstrdup(rp && (!strcmp(rp, "Never") || !strcmp(rp, "OnFailure")) ? rp : "Always");
     struct env en = {0};
     int rc = read_env(pod, ct, &en, e);
     out->envp = en.v;

@@ -33,14 +33,14 @@ struct ps_resources {
 };
 
 struct ps_pod {
-    char *container;     /* the first container's name; "main" when it has none */
-    char *image;         /* as given, or "" */
-    char **argv;         /* command then args, NULL-terminated; ["true"] when both are empty */
+    char *container; /* the first container's name; "main" when it has none */
+    char *image;     /* as given, or "" */
+    char **argv;     /* command then args, NULL-terminated; ["true"] when both are empty */
     size_t argc;
-    char **envp;         /* "NAME=value", NULL-terminated; PATH and HOME added when absent */
+    char **envp; /* "NAME=value", NULL-terminated; PATH and HOME added when absent */
     size_t n_env;
-    char *working_dir;   /* absolute path inside the pod; PS_DEFAULT_DIR when not given */
-    int64_t uid, gid;    /* inside the pod: securityContext runAsUser/runAsGroup, else 0 */
+    char *working_dir;    /* absolute path inside the pod; PS_DEFAULT_DIR when not given */
+    int64_t uid, gid;     /* inside the pod: securityContext runAsUser/runAsGroup, else 0 */
     char *restart_policy; /* Never, OnFailure or Always (the default, as for a bare Pod) */
     struct ps_resources res;
 };

@@ -28,8 +28,8 @@
 
 /* The host's system directories a pod sees (read-only), in this order;
  * those missing are skipped, symbolic links are copied as links. */
-static const char *const system_dirs[] = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
-                                          "etc", "opt"};
+static const char *const system_dirs[] = {"usr",   "bin",    "sbin", "lib", "lib32",
+                                          "lib64", "libx32", "etc",  "opt"};
 
 /* Device nodes every pod has. */
 static const char *const base_devices[] = {"null", "zero", "full", "random", "urandom", "tty"};
@@ -175,10 +175,10 @@ static void op(struct plan_builder *b, enum sbx_op_kind kind, const char *src, c
                const char *fstype, unsigned long flags, const char *data, unsigned mode)
 {
     XGROW(b->ops, b->cap, b->n + 1);
-    b->ops[b->n++] = (struct sbx_op){kind,  src ? arena_strdup(&b->a, src) : NULL,
-                                     in_root(b, dst), fstype,
-                                     data ? arena_strdup(&b->a, data) : NULL,
-                                     flags, mode};
+    b->ops[b->n++] =
+        (struct sbx_op){kind,   src ? arena_strdup(&b->a, src) : NULL,   in_root(b, dst),
+                        fstype, data ? arena_strdup(&b->a, data) : NULL, flags,
+                        mode};
 }
 
 static void plan_dev(struct plan_builder *b, const struct sbx_spec *s)

@@ -35,7 +35,7 @@
 struct err;
 struct sbx_host;
 
-#define SBX_NOBODY 65534     /* the host identity of every pod when the agent is root */
+#define SBX_NOBODY 65534       /* the host identity of every pod when the agent is root */
 #define SBX_LOG_MAX (64 << 20) /* bytes of a pod's output kept; the rest is dropped */
 
 struct sbx_host_opts {
@@ -47,8 +47,7 @@ struct sbx_host_opts {
 /* Prepare what every pod's sandbox is built from (the host's system
  * directories, the identity pods get). ERR_IO when the state directory
  * cannot be used. Free with sbx_host_free. */
-CU_MUST_CHECK int sbx_host_new(const struct sbx_host_opts *o, struct sbx_host **out,
-                               struct err *e);
+CU_MUST_CHECK int sbx_host_new(const struct sbx_host_opts *o, struct sbx_host **out, struct err *e);
 void sbx_host_free(struct sbx_host *h);
 /* Whether the agent is not root (unprivileged user namespaces). */
 bool sbx_host_rootless(const struct sbx_host *h);
