@@ -286,12 +286,12 @@ static void *loop(void *arg)
     struct node *n = arg;
     struct pollfd *fds = xcalloc(MAX_POD_FDS + NODE_N + 1, sizeof(*fds));
     while (!n->stop) {
-        size_t nf = 0;
+        size_t nf = 0, n_pod_fds = 0;
         for (int k = 0; k < NODE_N; k++)
             fds[nf++] = (struct pollfd){inf_fd(n->res[k].inf), POLLIN, 0};
         fds[nf++] = (struct pollfd){n->wake[0], POLLIN, 0};
         if (n->synced)
-            nf += kl_fds(n->kl, fds + nf, MAX_POD_FDS);
+            nf += n_pod_fds = kl_fds(n->kl, fds + nf, MAX_POD_FDS);
         int64_t timeout = wq_next_delay_ms(n->q, tm_monotonic_ms());
         if (timeout < 0 || timeout > IDLE_WAIT_MS)
             timeout = IDLE_WAIT_MS;
@@ -301,6 +301,10 @@ static void *loop(void *arg)
             while (read(n->wake[0], b, sizeof(b)) > 0) {
             }
         }
+        /* The shims first: dispatching changes nothing of the kubelet's
+         * pods, so the descriptors still line up. */
+        if (n->synced)
+            kl_process(n->kl, fds + NODE_N + 1, n_pod_fds);
         for (int k = 0; k < NODE_N; k++)
             inf_dispatch(n->res[k].inf);
         if (!n->synced) {
@@ -308,7 +312,6 @@ static void *loop(void *arg)
                 continue;
             first_sync(n);
         }
-        kl_process(n->kl);
         process_queue(n);
     }
     free(fds);

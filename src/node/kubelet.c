@@ -80,10 +80,12 @@ struct kl {
     bool recovered;
 };
 
-int64_t kl_crash_backoff_ms(int64_t restarts)
+int64_t kl_crash_backoff_ms(int64_t restart)
 {
+    if (restart <= 1)
+        return 0;
     int64_t d = KL_CRASH_BACKOFF_BASE_MS;
-    for (int64_t i = 1; i < restarts && d < KL_CRASH_BACKOFF_MAX_MS; i++)
+    for (int64_t i = 2; i < restart && d < KL_CRASH_BACKOFF_MAX_MS; i++)
         d *= 2;
     return d < KL_CRASH_BACKOFF_MAX_MS ? d : KL_CRASH_BACKOFF_MAX_MS;
 }
@@ -536,10 +538,14 @@ static void container_ended(struct kl *k, struct kpod *kp, const struct ending *
     }
     kp->last = *end;
     kp->has_last = true;
-    kp->restarts++;
-    int64_t delay = kl_crash_backoff_ms(kp->restarts);
+    int64_t delay = kl_crash_backoff_ms(kp->restarts + 1);
     kp->state = KP_BACKOFF;
     kp->restart_at = tm_monotonic_ms() + delay;
+    if (!delay) {
+        kp->restarts++;
+        start_container(k, kp);
+        return;
+    }
     char msg[600];
     snprintf(msg, sizeof(msg), "back-off %llds restarting failed container=%s pod=%s_%s(%s)",
              (long long)(delay / 1000), kp->spec.container, kp->name, kp->ns, kp->uid);
@@ -758,6 +764,7 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
         } else if (deleting && kp->state == KP_BACKOFF) {
             finish(k, kp, &kp->last);
         } else if (kp->state == KP_BACKOFF && tm_monotonic_ms() >= kp->restart_at) {
+            kp->restarts++;
             start_container(k, kp);
         }
         free(key);
@@ -787,9 +794,9 @@ size_t kl_fds(struct kl *k, struct pollfd *fds, size_t max)
     return n;
 }
 
-void kl_process(struct kl *k)
+void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds)
 {
-    size_t it = 0;
+    size_t it = 0, i_fd = 0;
     const char *key;
     void *v;
     /* Read everything first: settling a pod writes, and a write's
@@ -799,6 +806,10 @@ void kl_process(struct kl *k)
     while (map_next(&k->pods, &it, &key, &v)) {
         struct kpod *kp = v;
         if (kp->fd < 0)
+            continue;
+        /* The map has not changed since kl_fds: same order. */
+        size_t i = i_fd++;
+        if (i < n_fds && fds[i].fd == kp->fd && !fds[i].revents)
             continue;
         struct sbx_report r;
         int rc;

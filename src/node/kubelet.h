@@ -8,12 +8,12 @@
  * Succeeded or Failed with the exit code and the reason (Completed, Error,
  * OOMKilled when the cgroup's OOM killer struck, exit 137; StartError, exit
  * 128, when the command or the working directory is missing).
- * restartPolicy OnFailure and Always restart the container in place after
- * the kubelet's crash back-off (10 s doubling to 5 min), counting
- * restartCount. Output goes to DIR/pods/<namespace>_<pod>.log, which the
- * API server's pods/log serves. A Pod being deleted is killed; a deleted
- * Pod's log goes. At start, Pods a previous agent left Running are marked
- * Failed (reason ProcessLost): their processes died with it. */
+ * restartPolicy OnFailure and Always restart the container in place, at
+ * once the first time, then after the kubelet's crash back-off (10 s
+ * doubling to 5 min, CrashLoopBackOff meanwhile), counting restartCount. Output goes to
+ * DIR/pods/<namespace>_<pod>.log, which the API server's pods/log serves. A Pod being deleted is
+ * killed; a deleted Pod's log goes. At start, Pods a previous agent left Running are marked Failed
+ * (reason ProcessLost): their processes died with it. */
 #ifndef CUEUE_NODE_KUBELET_H
 #define CUEUE_NODE_KUBELET_H
 
@@ -45,11 +45,13 @@ void kl_recover(struct kl *k);
 void kl_sync(struct kl *k, const char *ns, const char *name);
 /* The descriptors to wait on (one per running pod); at most max. */
 size_t kl_fds(struct kl *k, struct pollfd *fds, size_t max);
-/* Read what the pods' shims reported; reap and settle the pods that ended. */
-void kl_process(struct kl *k);
+/* Read what the pods' shims reported; reap and settle the pods that ended.
+ * fds are kl_fds' after poll (only those with events are read), with
+ * nothing done to the pods in between. */
+void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds);
 
-/* The kubelet's crash back-off before restart number `restarts` (1, 2, ...):
- * 10 s, 20 s, 40 s ... capped at 5 minutes. */
-int64_t kl_crash_backoff_ms(int64_t restarts);
+/* The kubelet's crash back-off before restart number `restart` (1, 2, ...):
+ * none for the first, then 10 s, 20 s, 40 s ... capped at 5 minutes. */
+int64_t kl_crash_backoff_ms(int64_t restart);
 
 #endif

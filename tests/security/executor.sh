@@ -291,3 +291,105 @@ if [ "$1" = 3 ] && [ "$2" -ge 9 ] && [ "$2" -le 30 ] && [ "$3" -ge 19 ] && [ "$3
 else
     fail "failed pods are replaced after 10 s, then 20 s" "pods and gaps: $gaps"
 fi
+
+# restartPolicy OnFailure: the container restarts in place (at once, then
+# after the kubelet's crash back-off); backoffLimit counts the restarts.
+kt "$TKC" apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: onfail
+  namespace: team-a
+  labels: {kueue.x-k8s.io/queue-name: q}
+spec:
+  backoffLimit: 2
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, "echo try; exit 1"], resources: {requests: {cpu: 100m}}}
+YAML
+until_match "OnFailure: the container restarts in place, then waits in CrashLoopBackOff" 30 \
+    '^1 CrashLoopBackOff Error 1$' \
+    sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=onfail -o jsonpath='{.items[0].status.containerStatuses[0].restartCount} {.items[0].status.containerStatuses[0].state.waiting.reason} {.items[0].status.containerStatuses[0].lastState.terminated.reason} {.items[0].status.containerStatuses[0].lastState.terminated.exitCode}'"
+until_match "OnFailure: restarts past backoffLimit fail the Job (BackoffLimitExceeded)" 40 \
+    '^True BackoffLimitExceeded$' \
+    k -n team-a get job onfail -o jsonpath='{.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason}'
+stop_servers
+
+# --- 4. The agent without the controllers, and over HTTP. ------------------------
+plain_job() { # plain_job NAME: a Job no queue manages, printing its name
+    cat <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, "echo ran-$1"]}
+YAML
+}
+start_server agent-only --controllers none --executor local || exit 1
+plain_job solo | k apply -f - >/dev/null
+until_match "serve --controllers none --executor local: a Job runs to Complete" 20 '^True$' \
+    k get job solo -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+expect_exact "... and its log is served" "ran-solo" sh -c "kubectl --kubeconfig '$KC' logs \$(kubectl --kubeconfig '$KC' get pods -l job-name=solo -o name)"
+stop_servers
+
+start_server api --controllers none --executor none || exit 1
+"$CUEUE" controller --kubeconfig "$KC" --executor local --data-dir "$TMP/made/by/agent" \
+    >"$TMP/controller.log" 2>&1 &
+SERVER_PIDS="$SERVER_PIDS $!"
+plain_job overhttp | k apply -f - >/dev/null
+until_match "cueue controller --executor local: a Job runs to Complete over HTTP" 30 '^True$' \
+    k get job overhttp -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+expect_exact "... and --data-dir was created for its log" "ran-overhttp" sh -c "cat '$TMP'/made/by/agent/pods/default_overhttp-*.log"
+stop_servers
+
+# --- 5. Not root: unprivileged user namespaces, with the isolation that is left. ----
+if setpriv --reuid=65534 --regid=65534 --clear-groups "$CUEUE" version >/dev/null 2>&1; then
+    RL=$(mktemp -d /tmp/cueue-rootless.XXXXXX)
+    chmod 755 "$RL"
+    chown 65534:65534 "$RL"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$CUEUE" serve --listen 127.0.0.1:0 \
+        --data-dir "$RL/data" --controllers none --executor local >"$TMP/rootless.log" 2>&1 &
+    RPID=$!
+    SERVER_PIDS="$SERVER_PIDS $RPID"
+    i=0
+    while [ ! -s "$RL/data/kubeconfig" ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+    KC="$RL/data/kubeconfig"
+    k apply -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: rootless, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: busybox
+        env: [{name: DATA, value: "$RL/data"}, {name: SERVER, value: "$RPID"}]
+        command:
+        - sh
+        - -c
+        - |
+          cat "\$DATA/admin-token" 2>/dev/null || echo DENIED read-admin-token
+          kill -0 "\$SERVER" 2>/dev/null || echo DENIED signal-server
+          ls /proc | grep -q "^\$SERVER\$" || echo DENIED see-server
+          id -u
+YAML
+    until_match "not root: a pod still runs to Complete" 20 '^True$' \
+        k get job rootless -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+    expect_exact "not root: its pod cannot read the data dir, see or signal the server (and is root only inside)" \
+        "DENIED read-admin-token DENIED signal-server DENIED see-server 0" \
+        sh -c "cat '$RL'/data/pods/default_rootless-*.log | tr '\n' ' ' | sed 's/ \$//'"
+    expect_grep "not root: the server warns once what isolation is lost" 'not running as root: pods run as this server.s own uid' cat "$TMP/rootless.log"
+    expect_grep "not root: the server says once that pods get no cgroup limits" 'no cgroups: pods run without cpu, memory and process limits' cat "$TMP/rootless.log"
+    stop_servers
+    rm -rf "$RL"
+else
+    note "SKIP: the binary cannot run as an unprivileged user here"
+fi

@@ -10,9 +10,9 @@
 
 static void test_jc_backoff_delay_ms(void **state)
 {
-    static const int64_t want[][2] = {{0, 0},         {1, 10000},   {2, 20000},  {3, 40000},
-                                      {4, 80000},     {5, 160000},  {6, 320000}, {7, 360000},
-                                      {100, 360000},  {-1, 0}};
+    static const int64_t want[][2] = {{0, 0},        {1, 10000},  {2, 20000},  {3, 40000},
+                                      {4, 80000},    {5, 160000}, {6, 320000}, {7, 360000},
+                                      {100, 360000}, {-1, 0}};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         assert_int_equal(jc_backoff_delay_ms(want[i][0]), want[i][1]);
 }

@@ -10,8 +10,8 @@
 
 static void test_kl_crash_backoff_ms(void **state)
 {
-    static const int64_t want[][2] = {{1, 10000},  {2, 20000},  {3, 40000},
-                                      {5, 160000}, {6, 300000}, {50, 300000}};
+    static const int64_t want[][2] = {{1, 0},      {2, 10000},  {3, 20000},  {4, 40000},
+                                      {6, 160000}, {7, 300000}, {50, 300000}};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         assert_int_equal(kl_crash_backoff_ms(want[i][0]), want[i][1]);
 }

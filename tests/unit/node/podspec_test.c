@@ -29,10 +29,11 @@ static const char *lookup(void *arg, const char *name)
 static void test_ps_expand_rules(void **state)
 {
     static const char *const cases[][2] = {
-        {"$(A)", "1"},          {"x$(A)y", "x1y"},     {"$(B)", "$(B)"},
-        {"$$(A)", "$(A)"},      {"$$", "$"},           {"$A", "$A"},
-        {"$(A", "$(A"},         {"a$", "a$"},          {"$(EMPTY)-", "-"},
-        {"$(A)$(A)$$$(A)", "11$1"},
+        {"$(A)", "1"},      {"x$(A)y", "x1y"},
+        {"$(B)", "$(B)"},   {"$$(A)", "$(A)"},
+        {"$$", "$"},        {"$A", "$A"},
+        {"$(A", "$(A"},     {"a$", "a$"},
+        {"$(EMPTY)-", "-"}, {"$(A)$(A)$$$(A)", "11$1"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *out = ps_expand(cases[i][0], lookup, NULL);
@@ -44,7 +45,8 @@ static void test_ps_expand_rules(void **state)
 static void test_ps_parse_command_env_defaults(void **state)
 {
     json_t *pod = parse(
-        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u1\",\"labels\":{\"l\":\"v\"}},"
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u1\",\"labels\":{\"l\":\"v\"}"
+        "},"
         "\"spec\":{\"restartPolicy\":\"Never\",\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\","
         "\"image\":\"img\",\"command\":[\"echo\",\"$(X)\"],\"args\":[\"$(Y)\",\"$(POD)\"],"
         "\"env\":[{\"name\":\"X\",\"value\":\"x\"},{\"name\":\"Y\",\"value\":\"$(X)-y\"},"
@@ -137,9 +139,10 @@ static void expect_invalid(const char *pod_json, const char *want)
 static void test_ps_parse_errors(void **state)
 {
     expect_invalid("{\"spec\":{}}", "spec.containers: Required value");
-    expect_invalid("{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"memory\":\"12x\"}}}]}}",
-                   "spec.containers[0].resources.limits[memory]: Invalid value: \"12x\": must be "
-                   "a non-negative quantity");
+    expect_invalid(
+        "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"memory\":\"12x\"}}}]}}",
+        "spec.containers[0].resources.limits[memory]: Invalid value: \"12x\": must be "
+        "a non-negative quantity");
     expect_invalid("{\"spec\":{\"containers\":[{\"workingDir\":\"rel\"}]}}",
                    "spec.containers[0].workingDir: Invalid value: \"rel\": must be an absolute "
                    "path");
