@@ -1,15 +1,18 @@
 /* sandbox.c -- the plan of a pod's sandbox, made before the fork, and
  * what the shim reports back (see sandbox.h; the child side is
  * sandbox_child.c). */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, memfd_create, posix_spawn_file_actions_addclosefrom_np */
 #include "node/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -295,6 +298,126 @@ static const char **exec_paths(struct plan_builder *b, const struct sbx_spec *s,
     return out;
 }
 
+/* ---- the plan as bytes -------------------------------------------------------------------- */
+
+static void put_int(struct sb *b, int64_t v)
+{
+    sb_add(b, &v, sizeof(v));
+}
+
+static void put_str(struct sb *b, const char *s)
+{
+    uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+    sb_add(b, &n, sizeof(n));
+    if (s)
+        sb_add(b, s, n);
+}
+
+static void put_strs(struct sb *b, const char *const *v, size_t n)
+{
+    put_int(b, (int64_t)n);
+    for (size_t i = 0; i < n; i++)
+        put_str(b, v[i]);
+}
+
+static size_t count(char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    return n;
+}
+
+void sbx__plan_write(const struct sbx_plan *p, struct sb *b)
+{
+    put_int(b, p->rootless);
+    put_int(b, p->private_net);
+    put_str(b, p->root);
+    put_int(b, (int64_t)p->n_ops);
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct sbx_op *op = &p->ops[i];
+        put_int(b, op->kind);
+        put_str(b, op->src);
+        put_str(b, op->dst);
+        put_str(b, op->fstype);
+        put_str(b, op->data);
+        put_int(b, (int64_t)op->flags);
+        put_int(b, op->mode);
+    }
+    put_str(b, p->hostname);
+    put_strs(b, (const char *const *)p->argv, count(p->argv));
+    put_strs(b, (const char *const *)p->envp, count(p->envp));
+    put_strs(b, p->exec_paths, p->n_exec);
+    put_str(b, p->workdir);
+    put_int(b, p->uid);
+    put_int(b, p->gid);
+    put_str(b, p->uid_map);
+    put_str(b, p->gid_map);
+    put_strs(b, p->cgroup_procs, p->n_cgroup_procs);
+    put_int(b, p->cap_last);
+}
+
+/* A memory file holding the plan, at offset 0; -1 with errno. */
+static int plan_file(const struct sbx_plan *p)
+{
+    struct sb b = SB_INIT;
+    sbx__plan_write(p, &b);
+    int fd = memfd_create("cueue-pod-plan", MFD_CLOEXEC);
+    if (fd >= 0 && (write(fd, b.buf, b.len) != (ssize_t)b.len || lseek(fd, 0, SEEK_SET))) {
+        int err = errno ? errno : EIO;
+        close(fd);
+        fd = -1;
+        errno = err;
+    }
+    sb_release(&b);
+    return fd;
+}
+
+/* Start the shim: this binary again, with the plan, the report pipe, the
+ * log and /dev/null on descriptors 3 to 6 and nothing else. posix_spawn
+ * does not copy the server's page tables, and exec drops its memory. */
+static int start_shim(int plan, int report, int log, int devnull, pid_t *pid)
+{
+    /* Sources above the targets, so that no dup2 overwrites a later source. */
+    int src[4] = {plan, report, log, devnull}, high[4] = {-1, -1, -1, -1};
+    int rc = 0;
+    for (int i = 0; i < 4 && !rc; i++)
+        if ((high[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 64)) < 0)
+            rc = errno;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    for (int i = 0; i < 4 && !rc; i++)
+        rc = posix_spawn_file_actions_adddup2(&fa, high[i], SBX_FD_PLAN + i);
+    if (!rc)
+        rc = posix_spawn_file_actions_addclosefrom_np(&fa, SBX_FD_NULL + 1);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    /* The shim starts with no signal blocked or ignored (the server blocks
+     * and ignores some), in a session of its own (no terminal's signals). */
+    if (!rc)
+        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                               POSIX_SPAWN_SETSID);
+    if (!rc)
+        rc = posix_spawnattr_setsigmask(&at, &none);
+    if (!rc)
+        rc = posix_spawnattr_setsigdefault(&at, &all);
+    char agent[24];
+    snprintf(agent, sizeof(agent), "%d", (int)getpid());
+    char *argv[] = {"cueue", SBX_SHIM_ARG, agent, NULL};
+    extern char **environ;
+    if (!rc)
+        rc = posix_spawn(pid, "/proc/self/exe", &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    for (int i = 0; i < 4; i++)
+        if (high[i] >= 0)
+            close(high[i]);
+    return rc;
+}
+
 int sbx_spawn(struct sbx_host *h, const struct sbx_spec *s, struct sbx_proc *out, struct err *e)
 {
     struct plan_builder b = {.root = h->root};
@@ -303,20 +426,18 @@ int sbx_spawn(struct sbx_host *h, const struct sbx_spec *s, struct sbx_proc *out
     struct sbx_plan p = {
         .rootless = h->rootless,
         .private_net = h->private_net,
-        .agent_pid = getpid(),
         .root = h->root,
         .ops = b.ops,
         .n_ops = b.n,
-        .hostname = s->hostname,
-        .hostname_len = strlen(s->hostname) > MAX_HOSTNAME ? MAX_HOSTNAME : strlen(s->hostname),
+        .hostname = arena_strndup(&b.a, s->hostname, MAX_HOSTNAME),
         .argv = s->argv,
         .envp = s->envp,
         .workdir = s->workdir,
         .uid = s->uid,
         .gid = s->gid,
         .cgroup_procs = s->cgroup_procs,
+        .n_cgroup_procs = count((char *const *)s->cgroup_procs),
         .cap_last = h->cap_last,
-        .log_fd = s->log_fd,
     };
     p.exec_paths = exec_paths(&b, s, &p.n_exec);
     char uid_map[64], gid_map[64];
@@ -325,29 +446,28 @@ int sbx_spawn(struct sbx_host *h, const struct sbx_spec *s, struct sbx_proc *out
     p.uid_map = uid_map;
     p.gid_map = gid_map;
     int rep[2] = {-1, -1};
+    int plan = plan_file(&p);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int rc = 0;
-    p.devnull_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (p.devnull_fd < 0 || pipe2(rep, O_CLOEXEC)) {
-        rc = err_set(e, ERR_IO, "cannot start pod %s: %s", s->hostname, strerror(errno));
-        goto out;
+    pid_t pid = 0;
+    int err = plan < 0 || devnull < 0 || pipe2(rep, O_CLOEXEC) ? errno : 0;
+    if (!err)
+        err = start_shim(plan, rep[1], s->log_fd, devnull, &pid);
+    if (err) {
+        rc = err_set(e, ERR_IO, "cannot start pod %s: %s", s->hostname, strerror(err));
+        if (rep[0] >= 0)
+            close(rep[0]);
+    } else {
+        fcntl(rep[0], F_SETFL, O_NONBLOCK);
+        out->pid = pid;
+        out->fd = rep[0];
     }
-    p.report_fd = rep[1];
-    pid_t pid = fork();
-    if (pid == 0)
-        sbx__shim(&p);
-    if (pid < 0) {
-        rc = err_set(e, ERR_IO, "cannot start pod %s: fork: %s", s->hostname, strerror(errno));
-        close(rep[0]);
-        goto out;
-    }
-    fcntl(rep[0], F_SETFL, O_NONBLOCK);
-    out->pid = pid;
-    out->fd = rep[0];
-out:
     if (rep[1] >= 0)
         close(rep[1]);
-    if (p.devnull_fd >= 0)
-        close(p.devnull_fd);
+    if (devnull >= 0)
+        close(devnull);
+    if (plan >= 0)
+        close(plan);
     free(b.ops);
     arena_release(&b.a);
     return rc;

@@ -14,14 +14,15 @@
  * map to an unprivileged host identity: nobody (65534) when the agent is
  * root, the agent's own uid otherwise (unprivileged user namespaces).
  *
- * Every pod has a shim: a process forked from the agent's thread that
- * stays outside the sandbox, puts the pod in its cgroup, copies its output
- * to the log (capped), and reports on a pipe: started (exec succeeded),
- * failed to start (and why), exited (and how). The shim dies with the
- * thread that forked it, even on kill -9 of the server (PR_SET_PDEATHSIG),
- * and the pod's first process dies with the shim; when that process ends
- * the kernel kills everything else in its PID namespace. So killing the
- * shim kills the pod. */
+ * Every pod has a shim: this same binary started afresh by the agent's
+ * thread (so that it holds no copy of the server's memory), which stays
+ * outside the sandbox, puts the pod in its cgroup, copies its output to
+ * the log (capped), and reports on a pipe: started (exec succeeded), failed
+ * to start (and why), exited (and how). The shim dies with the thread that
+ * started it, even on kill -9 of the server (PR_SET_PDEATHSIG), and the
+ * pod's first process dies with the shim; when that process ends the
+ * kernel kills everything else in its PID namespace. So killing the shim
+ * kills the pod. */
 #ifndef CUEUE_NODE_SANDBOX_H
 #define CUEUE_NODE_SANDBOX_H
 
@@ -103,5 +104,11 @@ int sbx_read(int fd, struct sbx_report *r);
  * ("exec: \"nosuch\": executable file not found in $PATH"). */
 void sbx_failure_message(const struct sbx_report *r, const char *argv0, const char *workdir,
                          char *buf, size_t len);
+
+/* The shim's entry point: `cueue SBX_SHIM_ARG <agent pid>`, run by
+ * sbx_spawn (cli/main.c dispatches to it), with the plan on descriptor 3.
+ * It does not return. */
+#define SBX_SHIM_ARG "__pod-shim"
+CU_NORETURN int sbx_shim_main(int argc, char **argv);
 
 #endif

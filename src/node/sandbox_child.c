@@ -1,9 +1,8 @@
 /* sandbox_child.c -- the shim and the pod's first process (see sandbox.h).
  *
- * Everything here runs in a child of fork() from a multi-threaded process:
- * only async-signal-safe calls (system calls and the string functions that
- * touch nothing but their arguments), no allocation, no stdio. The plan
- * (sandbox_int.h) holds every string it needs.
+ * The shim is this binary started afresh (sbx_shim_main): it reads the plan
+ * (sandbox_int.h) and from then on makes system calls only, so that the
+ * same code would also be safe in a child of a multi-threaded process.
  *
  * The shim (host namespaces, the agent's identity) clones the pod's first
  * process into its new namespaces, puts it in the pod's cgroups, writes its
@@ -22,6 +21,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -34,10 +34,9 @@
 
 #include "node/sandbox_int.h"
 
-/* The shim's descriptors once it has tidied up. */
-#define FD_REPORT 3
-#define FD_LOG 4
-#define FD_NULL 5
+#define FD_REPORT SBX_FD_REPORT
+#define FD_LOG SBX_FD_LOG
+#define FD_NULL SBX_FD_NULL
 /* The first process's line to the shim (close-on-exec: its end of file
  * tells the shim the command was executed). */
 #define FD_SYNC 3
@@ -193,7 +192,7 @@ static void build_root(const struct sbx_plan *p)
     }
     if (p->private_net)
         loopback_up();
-    if (sethostname(p->hostname, p->hostname_len))
+    if (sethostname(p->hostname, strlen(p->hostname)))
         fail(SBX_STAGE_SETUP, errno, "hostname");
     if (chdir(p->root) || syscall(SYS_pivot_root, ".", "."))
         fail(SBX_STAGE_SETUP, errno, "pivot_root");
@@ -330,32 +329,8 @@ CU_NORETURN static void shim_fail(pid_t child, const char *what)
     _exit(1);
 }
 
-static void shim_tidy(const struct sbx_plan *p)
+CU_NORETURN static void shim(const struct sbx_plan *p)
 {
-    setsid(); /* no terminal's signals */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof(dfl));
-    dfl.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP)
-            sigaction(sig, &dfl, NULL); /* the pod must not inherit ignored signals */
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    int r = fcntl(p->report_fd, F_DUPFD, 16), l = fcntl(p->log_fd, F_DUPFD, 16),
-        n = fcntl(p->devnull_fd, F_DUPFD, 16);
-    if (r < 0 || l < 0 || n < 0 || dup2(r, FD_REPORT) < 0 || dup2(l, FD_LOG) < 0 ||
-        dup2(n, FD_NULL) < 0)
-        _exit(1);
-    close_from(FD_NULL + 1);
-}
-
-void sbx__shim(const struct sbx_plan *p)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (getppid() != p->agent_pid)
-        _exit(1); /* the agent died before the line above */
-    shim_tidy(p);
     int out[2], sp[2];
     if (pipe2(out, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
         shim_fail(0, "pipes");
@@ -430,4 +405,135 @@ void sbx__shim(const struct sbx_plan *p)
     if (!failed)
         report(FD_REPORT, SBX_EXITED, 0, 0, st, NULL);
     _exit(0);
+}
+
+/* ---- reading the plan ------------------------------------------------------------------------ */
+
+struct reader {
+    const char *p, *end;
+    bool bad;
+};
+
+static int64_t get_int(struct reader *r)
+{
+    int64_t v = 0;
+    if (r->end - r->p < (ptrdiff_t)sizeof(v)) {
+        r->bad = true;
+        return 0;
+    }
+    memcpy(&v, r->p, sizeof(v));
+    r->p += sizeof(v);
+    return v;
+}
+
+/* A string of the plan, copied out (the shim keeps it to its end). */
+static char *get_str(struct reader *r)
+{
+    uint32_t n;
+    if (r->end - r->p < (ptrdiff_t)sizeof(n)) {
+        r->bad = true;
+        return NULL;
+    }
+    memcpy(&n, r->p, sizeof(n));
+    r->p += sizeof(n);
+    if (n == UINT32_MAX)
+        return NULL;
+    if (r->end - r->p < (ptrdiff_t)n) {
+        r->bad = true;
+        return NULL;
+    }
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        _exit(1);
+    memcpy(s, r->p, n);
+    s[n] = '\0';
+    r->p += n;
+    return s;
+}
+
+static char **get_strs(struct reader *r, size_t *n)
+{
+    int64_t c = get_int(r);
+    if (c < 0 || c > 1 << 20) {
+        r->bad = true;
+        c = 0;
+    }
+    char **v = calloc((size_t)c + 1, sizeof(*v));
+    if (!v)
+        _exit(1);
+    for (int64_t i = 0; i < c && !r->bad; i++)
+        v[i] = get_str(r);
+    if (n)
+        *n = (size_t)c;
+    return v;
+}
+
+static bool read_plan(const char *buf, size_t len, struct sbx_plan *p)
+{
+    struct reader r = {buf, buf + len, false};
+    memset(p, 0, sizeof(*p));
+    p->rootless = get_int(&r) != 0;
+    p->private_net = get_int(&r) != 0;
+    p->root = get_str(&r);
+    int64_t n_ops = get_int(&r);
+    if (n_ops < 0 || n_ops > 1 << 16)
+        return false;
+    struct sbx_op *ops = calloc((size_t)n_ops + 1, sizeof(*ops));
+    if (!ops)
+        _exit(1);
+    for (int64_t i = 0; i < n_ops && !r.bad; i++) {
+        ops[i].kind = (enum sbx_op_kind)get_int(&r);
+        ops[i].src = get_str(&r);
+        ops[i].dst = get_str(&r);
+        ops[i].fstype = get_str(&r);
+        ops[i].data = get_str(&r);
+        ops[i].flags = (unsigned long)get_int(&r);
+        ops[i].mode = (unsigned)get_int(&r);
+    }
+    p->ops = ops;
+    p->n_ops = (size_t)n_ops;
+    p->hostname = get_str(&r);
+    p->argv = get_strs(&r, NULL);
+    p->envp = get_strs(&r, NULL);
+    p->exec_paths = (const char *const *)get_strs(&r, &p->n_exec);
+    p->workdir = get_str(&r);
+    p->uid = (uint32_t)get_int(&r);
+    p->gid = (uint32_t)get_int(&r);
+    p->uid_map = get_str(&r);
+    p->gid_map = get_str(&r);
+    p->cgroup_procs = (const char *const *)get_strs(&r, &p->n_cgroup_procs);
+    p->cap_last = (int)get_int(&r);
+    for (size_t i = 0; i < p->n_ops && !r.bad; i++)
+        r.bad = !p->ops[i].dst;
+    return !r.bad && r.p == r.end && p->root && p->hostname && p->argv[0] && p->workdir &&
+           p->uid_map && p->gid_map;
+}
+
+int sbx_shim_main(int argc, char **argv)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    /* Started by the agent, whose pid it is given: if that is no longer
+     * the parent, the agent died before the line above. */
+    if (argc < 2 || getppid() != (pid_t)atol(argv[1]))
+        _exit(1);
+    close_from(SBX_FD_NULL + 1);
+    struct stat st;
+    if (fstat(SBX_FD_PLAN, &st) || st.st_size <= 0 || st.st_size > 64 << 20)
+        _exit(1);
+    char *buf = malloc((size_t)st.st_size);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(SBX_FD_PLAN, buf + got, (size_t)st.st_size - got);
+        if (n <= 0)
+            _exit(1);
+        got += (size_t)n;
+    }
+    close(SBX_FD_PLAN);
+    struct sbx_plan p;
+    if (!buf || !read_plan(buf, got, &p)) {
+        report(FD_REPORT, SBX_FAILED, SBX_STAGE_SETUP, EINVAL, 0, "the plan");
+        _exit(1);
+    }
+    free(buf);
+    shim(&p);
 }

@@ -1,11 +1,10 @@
 /* sandbox_int.h -- what sandbox.c prepares and sandbox_child.c carries out
  * (not a public API).
  *
- * The agent is multi-threaded, so after fork the child may only make
- * async-signal-safe calls: everything the shim and the pod's first process
- * need (every path, mount option, map line, candidate executable) is
- * computed before the fork into a plan, and the child code only walks it
- * with system calls. */
+ * Everything the shim and the pod's first process need (every path, mount
+ * option, map line, candidate executable) is computed by the agent into a
+ * plan, handed to the shim in a memory file, and walked by the child code
+ * with system calls only. */
 #ifndef CUEUE_NODE_SANDBOX_INT_H
 #define CUEUE_NODE_SANDBOX_INT_H
 
@@ -34,15 +33,19 @@ struct sbx_op {
     unsigned mode;
 };
 
+/* The shim's descriptors, as the agent hands them over. */
+#define SBX_FD_PLAN 3
+#define SBX_FD_REPORT 4
+#define SBX_FD_LOG 5
+#define SBX_FD_NULL 6
+
 struct sbx_plan {
     bool rootless;    /* the agent is not root: user namespace first */
     bool private_net; /* a network namespace of its own (loopback only) */
-    pid_t agent_pid;  /* the shim checks that its parent is still this process */
     const char *root; /* host directory the pod's root tmpfs is mounted on */
     const struct sbx_op *ops;
     size_t n_ops;
     const char *hostname;
-    size_t hostname_len;
     char *const *argv;
     char *const *envp;
     const char *const *exec_paths; /* the candidates for argv[0], in PATH order */
@@ -51,13 +54,14 @@ struct sbx_plan {
     uint32_t uid, gid; /* inside */
     const char *uid_map, *gid_map;
     const char *const *cgroup_procs; /* NULL-ended, or NULL */
-    int cap_last;                    /* /proc/sys/kernel/cap_last_cap */
-    int report_fd;                   /* write end of the report pipe */
-    int log_fd;
-    int devnull_fd;
+    size_t n_cgroup_procs;
+    int cap_last; /* /proc/sys/kernel/cap_last_cap */
 };
 
-/* The shim's body, in the child of fork; it never returns. */
-CU_NORETURN void sbx__shim(const struct sbx_plan *p);
+/* The plan as bytes (sandbox.c writes, sandbox_child.c reads): every field
+ * in order, integers as 8 host-order bytes, strings as a 4-byte length
+ * (0xffffffff for NULL) and their bytes, arrays as a count and items. */
+struct sb;
+void sbx__plan_write(const struct sbx_plan *p, struct sb *out);
 
 #endif

@@ -393,3 +393,6 @@ YAML
 else
     note "SKIP: the binary cannot run as an unprivileged user here"
 fi
+bad=$(grep -lE 'Sanitizer|runtime error:' "$TMP/controller.log" "$TMP/rootless.log" 2>/dev/null)
+if [ -z "$bad" ]; then pass "the controller's and the unprivileged server's logs are clean"; else
+    fail "the controller's and the unprivileged server's logs are clean" "$(cat $bad | head -40)"; fi
