@@ -429,7 +429,7 @@ int sbx_spawn(struct sbx_host *h, const struct sbx_spec *s, struct sbx_proc *out
         .root = h->root,
         .ops = b.ops,
         .n_ops = b.n,
-        .hostname = arena_strndup(&b.a, s->hostname, MAX_HOSTNAME),
+        .hostname = arena_strndup(&b.a, s->hostname, strnlen(s->hostname, MAX_HOSTNAME)),
         .argv = s->argv,
         .envp = s->envp,
         .workdir = s->workdir,
