@@ -4,6 +4,7 @@
  * a container runtime report for a one-container Pod. */
 #include "node/kubelet.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -706,9 +707,35 @@ static bool was_started(const json_t *pod)
     return json_object_get(json_object_get(cs, "state"), "running") != NULL;
 }
 
+/* Logs of Pods deleted while no agent ran. */
+static void drop_stale_logs(struct kl *k)
+{
+    DIR *d = opendir(k->n->pods_dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        char *sep = strchr(de->d_name, '_');
+        if (len < 5 || strcmp(de->d_name + len - 4, ".log") || !sep)
+            continue;
+        char *ns = xstrndup(de->d_name, (size_t)(sep - de->d_name));
+        char *name = xstrndup(sep + 1, len - 4 - (size_t)(sep + 1 - de->d_name));
+        if (!node__get(k->n, NODE_PODS, ns, name)) {
+            char *path = log_path(k, ns, name);
+            unlink(path);
+            free(path);
+        }
+        free(ns);
+        free(name);
+    }
+    closedir(d);
+}
+
 void kl_recover(struct kl *k)
 {
     k->recovered = true;
+    drop_stale_logs(k);
     size_t it = 0;
     const char *key;
     void *v;

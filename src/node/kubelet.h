@@ -39,7 +39,7 @@ CU_MUST_CHECK int kl_new(struct node *n, const struct node_options *o, struct kl
 /* Kill every pod, remove the cgroups, free. NULL is a no-op. */
 void kl_free(struct kl *k);
 /* Once the caches are filled: mark Pods left Running by a previous agent
- * Failed. */
+ * Failed, and remove the logs of Pods that no longer exist. */
 void kl_recover(struct kl *k);
 /* Bring one Pod's process in line with its object ("ns/name"). */
 void kl_sync(struct kl *k, const char *ns, const char *name);

@@ -331,11 +331,19 @@ spec:
       - {name: c, image: busybox, command: [sh, -c, "echo ran-$1"]}
 YAML
 }
+mkdir -p "$TMP/agent-only/pods"
+echo left-behind >"$TMP/agent-only/pods/default_gone-pod.log"
 start_server agent-only --controllers none --executor local || exit 1
 plain_job solo | k apply -f - >/dev/null
 until_match "serve --controllers none --executor local: a Job runs to Complete" 20 '^True$' \
     k get job solo -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
 expect_exact "... and its log is served" "ran-solo" sh -c "kubectl --kubeconfig '$KC' logs \$(kubectl --kubeconfig '$KC' get pods -l job-name=solo -o name)"
+if [ -e "$TMP/agent-only/pods/default_gone-pod.log" ]; then
+    fail "the log of a pod deleted while no agent ran is removed at start"; else
+    pass "the log of a pod deleted while no agent ran is removed at start"; fi
+k delete job solo >/dev/null 2>&1
+until_match "a deleted pod's log is removed" 15 '^gone$' \
+    sh -c "ls '$DATA'/pods/default_solo-*.log >/dev/null 2>&1 && echo present || echo gone"
 stop_servers
 
 start_server api --controllers none --executor none || exit 1
