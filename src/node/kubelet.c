@@ -25,6 +25,7 @@
 #include "node/cgroup.h"
 #include "node/gpu.h"
 #include "node/podspec.h"
+#include "node/podstatus.h"
 #include "node/sandbox.h"
 
 #define COMPONENT "kubelet"
@@ -220,77 +221,14 @@ void kl_free(struct kl *k)
 
 /* ---- status --------------------------------------------------------------------------------- */
 
-/* What the Pod's status is to say. */
+/* What the Pod's status is to say (the rest comes from the kpod). */
 struct view {
     const char *phase;
-    const char *state;                /* "waiting", "running" or "terminated" */
-    const char *reason, *message;     /* of a waiting or terminated state */
-    const struct ending *end;         /* terminated */
+    enum pst_state state;
+    const char *reason, *message;     /* PST_WAITING's */
+    const struct ending *end;         /* PST_TERMINATED's */
     const char *pod_reason, *pod_msg; /* status.reason and message, or NULL */
 };
-
-static void put_time(json_t *o, const char *k, int64_t ms)
-{
-    char ts[TM_RFC3339_LEN];
-    tm_format_rfc3339(ms, ts);
-    json_object_set_new(o, k, json_string(ts));
-}
-
-static json_t *terminated_json(const struct kpod *kp, const struct ending *end)
-{
-    json_t *t = json_object();
-    json_object_set_new(t, "exitCode", json_integer(end->exit_code));
-    json_object_set_new(t, "reason", json_string(end->reason));
-    if (end->message[0])
-        json_object_set_new(t, "message", json_string(end->message));
-    put_time(t, "startedAt", kp->started_ms ? kp->started_ms : end->at);
-    put_time(t, "finishedAt", end->at);
-    return t;
-}
-
-static const char *qos_class(const struct ps_resources *r)
-{
-    bool any =
-        r->cpu_limit >= 0 || r->cpu_request >= 0 || r->memory_limit >= 0 || r->memory_request >= 0;
-    if (!any)
-        return "BestEffort";
-    bool guaranteed = r->cpu_limit > 0 && r->memory_limit > 0 &&
-                      (r->cpu_request < 0 || r->cpu_request == r->cpu_limit) &&
-                      (r->memory_request < 0 || r->memory_request == r->memory_limit);
-    return guaranteed ? "Guaranteed" : "Burstable";
-}
-
-/* Set the condition's status, keeping its transition time when it stays. */
-static void put_cond(json_t *conds, const char *type, bool ok, const char *reason,
-                     const char *message, int64_t now)
-{
-    json_t *c = NULL;
-    size_t i;
-    json_t *x;
-    json_array_foreach(conds, i, x)
-    {
-        if (node__str(x, "type") && !strcmp(node__str(x, "type"), type))
-            c = x;
-    }
-    const char *st = ok ? "True" : "False";
-    if (!c) {
-        c = json_object();
-        json_object_set_new(c, "type", json_string(type));
-        json_array_append_new(conds, c);
-    }
-    if (!node__str(c, "status") || strcmp(node__str(c, "status"), st))
-        put_time(c, "lastTransitionTime", now);
-    json_object_set_new(c, "status", json_string(st));
-    json_object_set_new(c, "lastProbeTime", json_null());
-    if (reason)
-        json_object_set_new(c, "reason", json_string(reason));
-    else
-        json_object_del(c, "reason");
-    if (message)
-        json_object_set_new(c, "message", json_string(message));
-    else
-        json_object_del(c, "message");
-}
 
 struct status_arg {
     const struct kpod *kp;
@@ -298,73 +236,37 @@ struct status_arg {
     int64_t now;
 };
 
+static struct pst_end pst_end_of(const struct kpod *kp, const struct ending *end)
+{
+    return (struct pst_end){end->exit_code, end->reason, end->message,
+                            kp->started_ms ? kp->started_ms : end->at, end->at};
+}
+
 static int status_fn(json_t *obj, void *arg, struct err *e)
 {
     const struct status_arg *a = arg;
     const struct kpod *kp = a->kp;
     const struct view *v = a->v;
-    json_t *st = json_object_get(obj, "status");
-    if (!json_is_object(st)) {
-        st = json_object();
-        json_object_set_new(obj, "status", st);
-    }
-    json_object_set_new(st, "phase", json_string(v->phase));
-    json_object_set_new(st, "hostIP", json_string("127.0.0.1"));
-    json_object_set_new(st, "hostIPs", json_pack("[{s:s}]", "ip", "127.0.0.1"));
-    if (!node__str(st, "startTime"))
-        put_time(st, "startTime", kp->pod_start_ms ? kp->pod_start_ms : a->now);
-    json_object_set_new(st, "qosClass", json_string(qos_class(&kp->spec.res)));
-    if (v->pod_reason) {
-        json_object_set_new(st, "reason", json_string(v->pod_reason));
-        json_object_set_new(st, "message", json_string(v->pod_msg ? v->pod_msg : ""));
-    }
-    bool running = !strcmp(v->state, "running");
-    bool terminal = !strcmp(v->phase, "Succeeded") || !strcmp(v->phase, "Failed");
-    json_t *conds = json_object_get(st, "conditions");
-    if (!json_is_array(conds)) {
-        conds = json_array();
-        json_object_set_new(st, "conditions", conds);
-    }
-    char unready[300];
-    snprintf(unready, sizeof(unready), "containers with unready status: [%s]",
-             kp->spec.container ? kp->spec.container : "main");
-    const char *why = terminal ? "PodCompleted" : running ? NULL : "ContainersNotReady";
-    const char *what = terminal || running ? NULL : unready;
-    put_cond(conds, "PodReadyToStartContainers", !terminal, NULL, NULL, a->now);
-    put_cond(conds, "Initialized", true, NULL, NULL, a->now);
-    put_cond(conds, "Ready", running, why, what, a->now);
-    put_cond(conds, "ContainersReady", running, why, what, a->now);
-    put_cond(conds, "PodScheduled", true, NULL, NULL, a->now);
-    json_t *cs = json_object();
-    json_object_set_new(cs, "name", json_string(kp->spec.container ? kp->spec.container : "main"));
-    json_object_set_new(cs, "image", json_string(kp->spec.image ? kp->spec.image : ""));
-    json_object_set_new(cs, "imageID", json_string(""));
     char cid[128];
     snprintf(cid, sizeof(cid), "cueue://%s-%lld", kp->uid, (long long)kp->restarts);
-    json_object_set_new(cs, "containerID", json_string(cid));
-    json_object_set_new(cs, "ready", json_boolean(running));
-    json_object_set_new(cs, "started", json_boolean(running));
-    json_object_set_new(cs, "restartCount", json_integer(kp->restarts));
-    json_t *state = json_object();
-    if (running) {
-        json_t *r = json_object();
-        put_time(r, "startedAt", kp->started_ms ? kp->started_ms : a->now);
-        json_object_set_new(state, "running", r);
-    } else if (!strcmp(v->state, "terminated")) {
-        json_object_set_new(state, "terminated", terminated_json(kp, v->end));
-    } else {
-        json_t *w = json_object();
-        json_object_set_new(w, "reason", json_string(v->reason));
-        if (v->message)
-            json_object_set_new(w, "message", json_string(v->message));
-        json_object_set_new(state, "waiting", w);
-    }
-    json_object_set_new(cs, "state", state);
-    json_t *last = json_object();
-    if (kp->has_last && v->end != &kp->last)
-        json_object_set_new(last, "terminated", terminated_json(kp, &kp->last));
-    json_object_set_new(cs, "lastState", last);
-    json_object_set_new(st, "containerStatuses", json_pack("[o]", cs));
+    struct pst_end end = v->end ? pst_end_of(kp, v->end) : (struct pst_end){0};
+    struct pst_end last = kp->has_last ? pst_end_of(kp, &kp->last) : (struct pst_end){0};
+    struct pst_view pv = {.phase = v->phase,
+                          .state = v->state,
+                          .reason = v->reason,
+                          .message = v->message,
+                          .end = v->end ? &end : NULL,
+                          .last = kp->has_last && v->end != &kp->last ? &last : NULL,
+                          .pod_reason = v->pod_reason,
+                          .pod_message = v->pod_msg,
+                          .container = kp->spec.container,
+                          .image = kp->spec.image,
+                          .container_id = cid,
+                          .restarts = kp->restarts,
+                          .started_ms = kp->started_ms,
+                          .pod_start_ms = kp->pod_start_ms,
+                          .qos_class = pst_qos_class(&kp->spec.res)};
+    pst_apply(obj, &pv, a->now);
     return 0;
 }
 
@@ -517,7 +419,8 @@ static void finish(struct kl *k, struct kpod *kp, const struct ending *end)
     kp->has_last = true;
     release_resources(k, kp);
     bool ok = end->exit_code == 0 && strcmp(end->reason, "StartError");
-    struct view v = {.phase = ok ? "Succeeded" : "Failed", .state = "terminated", .end = &kp->last};
+    struct view v = {
+        .phase = ok ? "Succeeded" : "Failed", .state = PST_TERMINATED, .end = &kp->last};
     write_status(k, kp, &v);
 }
 
@@ -551,7 +454,7 @@ static void container_ended(struct kl *k, struct kpod *kp, const struct ending *
     snprintf(msg, sizeof(msg), "back-off %llds restarting failed container=%s pod=%s_%s(%s)",
              (long long)(delay / 1000), kp->spec.container, kp->name, kp->ns, kp->uid);
     struct view v = {.phase = "Running",
-                     .state = "waiting",
+                     .state = PST_WAITING,
                      .reason = "CrashLoopBackOff",
                      .message = msg,
                      .end = NULL};
@@ -620,7 +523,7 @@ static void write_failed_spec(struct kl *k, const json_t *pod, const struct err 
     snprintf(end.message, sizeof(end.message), "%s", sb_str(&sb));
     sb_release(&sb);
     node__event(k->n, pod, "Warning", "Failed", COMPONENT, "Error: %s", end.message);
-    struct view v = {.phase = "Failed", .state = "terminated", .end = &end};
+    struct view v = {.phase = "Failed", .state = PST_TERMINATED, .end = &end};
     write_status(k, &tmp, &v);
 }
 
@@ -650,7 +553,7 @@ static void admit(struct kl *k, const json_t *pod, const char *key)
             snprintf(msg, sizeof(msg), "waiting for %d %s: %d of %d free on node %s", want,
                      PS_GPU_RESOURCE, gpu_free_count(&k->gpus), k->gpus.n, NODE_NAME);
             struct view v = {.phase = "Pending",
-                             .state = "waiting",
+                             .state = PST_WAITING,
                              .reason = "ContainerCreating",
                              .message = msg};
             kp->pod_start_ms = tm_now_ms();
@@ -689,7 +592,7 @@ static void mark_lost(struct kl *k, const json_t *pod)
         .exit_code = EXIT_KILLED, .reason = "ContainerStatusUnknown", .at = tm_now_ms()};
     snprintf(end.message, sizeof(end.message), "%s", MSG_LOST);
     struct view v = {.phase = "Failed",
-                     .state = "terminated",
+                     .state = PST_TERMINATED,
                      .end = &end,
                      .pod_reason = "ProcessLost",
                      .pod_msg = "the pod's processes ended with the previous node agent"};
@@ -862,7 +765,7 @@ void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds)
             reap(k, kp);
         } else {
             kp->running_written = true;
-            struct view view = {.phase = "Running", .state = "running"};
+            struct view view = {.phase = "Running", .state = PST_RUNNING};
             write_status(k, kp, &view);
         }
     }
