@@ -19,6 +19,7 @@
 #include "base/xalloc.h"
 #include "controller/api_client.h"
 #include "node/agent_int.h"
+#include "node/jobstatus.h"
 
 #define COMPONENT "job-controller"
 #define MANAGED_BY_SELF "kubernetes.io/job-controller"
@@ -32,33 +33,11 @@
 #define REASON_COMPLETIONS "CompletionsReached"
 #define MSG_COMPLETIONS "Reached expected number of succeeded pods"
 
-struct backoff {
-    int64_t failures; /* in a row, since the last success */
-    int64_t last_ms;  /* when the last of them finished */
-};
-
 struct jc {
     struct node *n;
-    struct map backoff; /* "ns/name" -> struct backoff * */
+    struct map backoff; /* "ns/name" -> struct js_backoff * */
     struct map warned;  /* Jobs told once that they are not run here */
 };
-
-int64_t jc_backoff_delay_ms(int64_t failures)
-{
-    if (failures <= 0)
-        return 0;
-    int64_t d = JC_BACKOFF_BASE_MS;
-    for (int64_t i = 1; i < failures && d < JC_BACKOFF_MAX_MS; i++)
-        d *= 2;
-    return d < JC_BACKOFF_MAX_MS ? d : JC_BACKOFF_MAX_MS;
-}
-
-int64_t jc_backoff_remaining_ms(int64_t failures, int64_t last_ms, int64_t now_ms)
-{
-    int64_t d = jc_backoff_delay_ms(failures);
-    int64_t elapsed = now_ms - last_ms;
-    return d > elapsed ? d - elapsed : 0;
-}
 
 struct jc *jc_new(struct node *n)
 {
@@ -91,23 +70,13 @@ static int64_t int_or(const json_t *o, const char *k, int64_t d)
     return json_is_integer(v) ? json_integer_value(v) : d;
 }
 
-static int64_t time_of(const char *s)
-{
-    int64_t ms = 0;
-    struct err e;
-    err_init(&e);
-    if (!s || tm_parse_rfc3339(s, &ms, &e))
-        return 0;
-    return ms;
-}
-
 static bool has_tracking(const json_t *pod)
 {
     size_t i;
     const json_t *f;
     json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "finalizers"), i, f)
     {
-        if (json_string_value(f) && !strcmp(json_string_value(f), JC_TRACKING_FINALIZER))
+        if (json_string_value(f) && !strcmp(json_string_value(f), JS_TRACKING_FINALIZER))
             return true;
     }
     return false;
@@ -138,34 +107,6 @@ static bool failed(const json_t *pod)
 static bool active(const json_t *pod)
 {
     return !node__pod_terminal(pod) && !deleting(pod);
-}
-
-/* getFinishedTime: the last container's end, else when Ready turned
- * False, else the deletion, else the creation. */
-static int64_t finish_time(const json_t *pod)
-{
-    int64_t last = 0;
-    bool all = true;
-    size_t i;
-    const json_t *cs;
-    json_array_foreach(json_object_get(json_object_get(pod, "status"), "containerStatuses"), i, cs)
-    {
-        const json_t *t = json_object_get(json_object_get(cs, "state"), "terminated");
-        int64_t f = time_of(node__str(t, "finishedAt"));
-        if (!f)
-            all = false;
-        else if (f > last)
-            last = f;
-    }
-    if (all && last)
-        return last;
-    const json_t *ready = node__cond(pod, "Ready");
-    const char *rs = node__str(ready, "status");
-    if (rs && !strcmp(rs, "False") && time_of(node__str(ready, "lastTransitionTime")))
-        return time_of(node__str(ready, "lastTransitionTime"));
-    if (deleting(pod))
-        return time_of(node__meta(pod, "deletionTimestamp"));
-    return time_of(node__meta(pod, "creationTimestamp"));
 }
 
 static bool uid_in(const json_t *arr, const char *uid)
@@ -208,7 +149,7 @@ struct sync {
     int64_t n_active, ready, terminating;
     int64_t succeeded, failed;
     struct fin fin;
-    struct backoff backoff; /* the record once this sync's flush is written */
+    struct js_backoff backoff; /* the record once this sync's flush is written */
     int64_t now;
 };
 
@@ -253,130 +194,21 @@ static void release(struct sync *s)
     free(s->key);
 }
 
-/* newBackoffRecord: the failures in a row after this sync's new finished Pods. */
+/* The back-off record once this sync's newly finished Pods are counted. */
 static void next_backoff(struct sync *s, json_t **new_s, size_t ns, json_t **new_f, size_t nf)
 {
-    struct backoff *old = map_get(&s->j->backoff, s->key);
-    s->backoff = old ? *old : (struct backoff){0, 0};
-    int64_t last_s = 0, last_f = 0;
-    for (size_t i = 0; i < ns; i++)
-        if (finish_time(new_s[i]) > last_s)
-            last_s = finish_time(new_s[i]);
-    for (size_t i = 0; i < nf; i++)
-        if (finish_time(new_f[i]) > last_f)
-            last_f = finish_time(new_f[i]);
-    if (!ns) {
-        if (nf) {
-            s->backoff.failures += (int64_t)nf;
-            s->backoff.last_ms = last_f;
-        }
-        return;
-    }
-    s->backoff = (struct backoff){0, 0};
-    for (size_t i = 0; i < nf; i++) {
-        if (finish_time(new_f[i]) > last_s) {
-            s->backoff.failures++;
-            if (finish_time(new_f[i]) > s->backoff.last_ms)
-                s->backoff.last_ms = finish_time(new_f[i]);
-        }
-    }
-}
-
-static void set_cond(json_t *c, const char *type, const char *status, const char *reason,
-                     const char *message, int64_t now)
-{
-    char ts[TM_RFC3339_LEN];
-    tm_format_rfc3339(now, ts);
-    json_object_set_new(c, "type", json_string(type));
-    json_object_set_new(c, "status", json_string(status));
-    json_object_set_new(c, "reason", json_string(reason ? reason : ""));
-    json_object_set_new(c, "message", json_string(message ? message : ""));
-    json_object_set_new(c, "lastProbeTime", json_string(ts));
-    json_object_set_new(c, "lastTransitionTime", json_string(ts));
-}
-
-/* ensureJobConditionStatus: true when the list changed. A False
- * condition is never added, only set. */
-static bool ensure_cond(json_t *status, const char *type, const char *st, const char *reason,
-                        const char *message, int64_t now)
-{
-    json_t *conds = arr_of(status, "conditions");
-    size_t i;
-    json_t *c;
-    json_array_foreach(conds, i, c)
-    {
-        const char *t = node__str(c, "type");
-        if (!t || strcmp(t, type))
-            continue;
-        const char *cs = node__str(c, "status"), *cr = node__str(c, "reason"),
-                   *cm = node__str(c, "message");
-        if (cs && !strcmp(cs, st) && !strcmp(cr ? cr : "", reason ? reason : "") &&
-            !strcmp(cm ? cm : "", message ? message : ""))
-            return false;
-        set_cond(c, type, st, reason, message, now);
-        return true;
-    }
-    if (!strcmp(st, "False"))
-        return false;
-    c = json_object();
-    set_cond(c, type, st, reason, message, now);
-    json_array_append_new(conds, c);
-    return true;
-}
-
-static void append_cond(json_t *status, const struct fin *f, int64_t now)
-{
-    json_t *c = json_object();
-    set_cond(c, f->type, "True", f->reason, f->message, now);
-    json_array_append_new(arr_of(status, "conditions"), c);
+    struct js_backoff *old = map_get(&s->j->backoff, s->key);
+    s->backoff = old ? *old : (struct js_backoff){0, 0};
+    js_backoff_next(&s->backoff, new_s, ns, new_f, nf);
 }
 
 /* ---- Pods -------------------------------------------------------------------------------------
  */
 
-static json_t *pod_from_template(const json_t *job)
-{
-    const json_t *tpl = json_object_get(json_object_get(job, "spec"), "template");
-    const json_t *tm = json_object_get(tpl, "metadata");
-    const char *name = node__meta(job, "name"), *uid = node__meta(job, "uid");
-    json_t *m = json_object();
-    char gen[80];
-    snprintf(gen, sizeof(gen), "%.57s-", name);
-    json_object_set_new(m, "generateName", json_string(gen));
-    json_object_set_new(m, "namespace", json_string(node__meta(job, "namespace")));
-    json_t *labels = json_is_object(json_object_get(tm, "labels"))
-                         ? json_deep_copy(json_object_get(tm, "labels"))
-                         : json_object();
-    json_object_set_new(labels, "batch.kubernetes.io/controller-uid", json_string(uid));
-    json_object_set_new(labels, "batch.kubernetes.io/job-name", json_string(name));
-    json_object_set_new(labels, "controller-uid", json_string(uid));
-    json_object_set_new(labels, "job-name", json_string(name));
-    json_object_set_new(m, "labels", labels);
-    if (json_is_object(json_object_get(tm, "annotations")))
-        json_object_set_new(m, "annotations", json_deep_copy(json_object_get(tm, "annotations")));
-    json_t *fins = json_is_array(json_object_get(tm, "finalizers"))
-                       ? json_deep_copy(json_object_get(tm, "finalizers"))
-                       : json_array();
-    if (!uid_in(fins, JC_TRACKING_FINALIZER))
-        json_array_append_new(fins, json_string(JC_TRACKING_FINALIZER));
-    json_object_set_new(m, "finalizers", fins);
-    json_object_set_new(m, "ownerReferences",
-                        json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]", "apiVersion", "batch/v1", "kind",
-                                  "Job", "name", name, "uid", uid, "controller", 1,
-                                  "blockOwnerDeletion", 1));
-    json_t *spec = json_is_object(json_object_get(tpl, "spec"))
-                       ? json_deep_copy(json_object_get(tpl, "spec"))
-                       : json_object();
-    /* No scheduler: the Pod is bound to this node as it is created. */
-    json_object_set_new(spec, "nodeName", json_string(NODE_NAME));
-    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m, "spec",
-                     spec);
-}
-
 static bool create_pod(struct sync *s)
 {
     struct node *n = s->j->n;
-    json_t *pod = pod_from_template(s->job), *out = NULL;
+    json_t *pod = js_pod_from_template(s->job, NODE_NAME), *out = NULL;
     struct err e;
     err_init(&e);
     int rc = ac_create(n->ac, store_resource_find("pods"), s->ns, pod, &out, &e);
@@ -400,7 +232,7 @@ static int drop_tracking_fn(json_t *obj, void *arg, struct err *e)
     json_t *fins = json_object_get(meta, "finalizers");
     for (size_t i = json_array_size(fins); i-- > 0;) {
         const char *f = json_string_value(json_array_get(fins, i));
-        if (f && !strcmp(f, JC_TRACKING_FINALIZER))
+        if (f && !strcmp(f, JS_TRACKING_FINALIZER))
             json_array_remove(fins, i);
     }
     if (fins && !json_array_size(fins))
@@ -422,7 +254,7 @@ static bool drop_tracking(struct node *n, const json_t *pod)
     if (rc == ERR_NOT_FOUND)
         return true;
     if (rc) {
-        log_warn("pod %s/%s: cannot remove the %s finalizer: %s", ns, name, JC_TRACKING_FINALIZER,
+        log_warn("pod %s/%s: cannot remove the %s finalizer: %s", ns, name, JS_TRACKING_FINALIZER,
                  e.message);
         return false;
     }
@@ -482,8 +314,8 @@ static int removal_cmp(const void *a, const void *b)
         return rx - ry;
     if (pod_ready(x) != pod_ready(y))
         return (int)pod_ready(x) - (int)pod_ready(y);
-    int64_t cx = time_of(node__meta(x, "creationTimestamp")),
-            cy = time_of(node__meta(y, "creationTimestamp"));
+    int64_t cx = js_time_ms(node__meta(x, "creationTimestamp")),
+            cy = js_time_ms(node__meta(y, "creationTimestamp"));
     return (cy > cx) - (cy < cx);
 }
 
@@ -534,7 +366,7 @@ static void manage(struct sync *s)
     int64_t diff = want - s->n_active;
     if (diff <= 0)
         return;
-    int64_t wait = jc_backoff_remaining_ms(s->backoff.failures, s->backoff.last_ms, s->now);
+    int64_t wait = js_backoff_remaining_ms(s->backoff.failures, s->backoff.last_ms, s->now);
     if (wait > 0) {
         node__enqueue(s->j->n, "J:", s->ns, s->name, wait);
         return;
@@ -544,28 +376,6 @@ static void manage(struct sync *s)
             break;
         s->n_active++;
     }
-}
-
-/* The Job is past its backoffLimit counting container restarts of its
- * running Pods (restartPolicy OnFailure). */
-static bool past_restart_limit(const json_t *job, json_t **pods, size_t n, int64_t limit)
-{
-    const json_t *tspec =
-        json_object_get(json_object_get(json_object_get(job, "spec"), "template"), "spec");
-    const char *rp = node__str(tspec, "restartPolicy");
-    if (!rp || strcmp(rp, "OnFailure"))
-        return false;
-    int64_t restarts = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *ph = phase(pods[i]);
-        if (strcmp(ph, "Running") && strcmp(ph, "Pending"))
-            continue;
-        size_t k;
-        const json_t *cs;
-        json_array_foreach(json_object_get(json_object_get(pods[i], "status"), "containerStatuses"),
-                           k, cs) restarts += int_or(cs, "restartCount", 0);
-    }
-    return limit == 0 ? restarts > 0 : restarts >= limit;
 }
 
 /* ---- writing the status ------------------------------------------------------------------------
@@ -602,7 +412,7 @@ static bool flush(struct sync *s)
                     json_object_get(json_object_get(out, "metadata"), "resourceVersion"));
     node__observe(n, NODE_JOBS, out);
     json_decref(out);
-    struct backoff *b = map_get(&s->j->backoff, s->key);
+    struct js_backoff *b = map_get(&s->j->backoff, s->key);
     if (!b) {
         b = xcalloc(1, sizeof(*b));
         map_put(&s->j->backoff, s->key, b);
@@ -681,12 +491,12 @@ static void track(struct sync *s, bool needs_flush)
     /* The interim condition is written before the finalizers go; the
      * final one once every Pod is counted. */
     if (s->fin.type && !strcmp(s->fin.type, "FailureTarget")) {
-        append_cond(s->status, &s->fin, s->now);
+        js_append_cond(s->status, s->fin.type, s->fin.reason, s->fin.message, s->now);
         needs_flush = true;
         s->fin.type = "Failed";
     } else if (s->fin.type && !strcmp(s->fin.type, "SuccessCriteriaMet")) {
         if (!node__cond(s->job, "SuccessCriteriaMet")) {
-            append_cond(s->status, &s->fin, s->now);
+            js_append_cond(s->status, s->fin.type, s->fin.reason, s->fin.message, s->now);
             needs_flush = true;
         }
         s->fin.type = "Complete";
@@ -708,7 +518,7 @@ static void track(struct sync *s, bool needs_flush)
     bool finished = false;
     if (ok && s->fin.type && !json_array_size(s->unc_s) && !json_array_size(s->unc_f) &&
         s->terminating == 0) {
-        ensure_cond(s->status, s->fin.type, "True", s->fin.reason, s->fin.message, s->now);
+        js_ensure_cond(s->status, s->fin.type, "True", s->fin.reason, s->fin.message, s->now);
         if (!strcmp(s->fin.type, "Complete")) {
             char ts[TM_RFC3339_LEN];
             tm_format_rfc3339(s->now, ts);
@@ -806,13 +616,13 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
     free(new_s);
     free(new_f);
 
-    int64_t limit = int_or(spec, "backoffLimit", JC_DEFAULT_BACKOFF_LIMIT);
+    int64_t limit = int_or(spec, "backoffLimit", JS_DEFAULT_BACKOFF_LIMIT);
     const json_t *ft = node__cond(cur, "FailureTarget");
     int64_t deadline = int_or(spec, "activeDeadlineSeconds", -1);
-    int64_t started = suspended ? 0 : time_of(node__str(s.status, "startTime"));
+    int64_t started = suspended ? 0 : js_time_ms(node__str(s.status, "startTime"));
     if (ft && node__cond_true(cur, "FailureTarget")) {
         set_fin(&s.fin, "Failed", node__str(ft, "reason"), node__str(ft, "message"));
-    } else if (s.failed > limit || past_restart_limit(cur, s.pods, s.n_pods, limit)) {
+    } else if (s.failed > limit || js_past_restart_limit(cur, s.pods, s.n_pods, limit)) {
         set_fin(&s.fin, "FailureTarget", REASON_BACKOFF, MSG_BACKOFF);
     } else if (deadline >= 0 && started && s.now - started >= deadline * 1000) {
         set_fin(&s.fin, "FailureTarget", REASON_DEADLINE, MSG_DEADLINE);
@@ -836,13 +646,14 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
         if (complete) {
             set_fin(&s.fin, "SuccessCriteriaMet", REASON_COMPLETIONS, MSG_COMPLETIONS);
         } else if (!deleting(cur) && suspended) {
-            if (ensure_cond(s.status, "Suspended", "True", "JobSuspended", "Job suspended",
-                            s.now)) {
+            if (js_ensure_cond(s.status, "Suspended", "True", "JobSuspended", "Job suspended",
+                               s.now)) {
                 needs_flush = true;
                 node__event(j->n, cur, "Normal", "Suspended", COMPONENT, "Job suspended");
             }
         } else if (!deleting(cur)) {
-            if (ensure_cond(s.status, "Suspended", "False", "JobResumed", "Job resumed", s.now)) {
+            if (js_ensure_cond(s.status, "Suspended", "False", "JobResumed", "Job resumed",
+                               s.now)) {
                 needs_flush = true;
                 node__event(j->n, cur, "Normal", "Resumed", COMPONENT, "Job resumed");
                 /* activeDeadlineSeconds counts from the resumption. */

@@ -14,27 +14,16 @@
  * CompletionsReached). A suspended Job's active Pods are deleted (not
  * counted as failures) and its Suspended condition set; resuming sets it
  * False (JobResumed) and resets startTime. Jobs managed by another
- * controller (spec.managedBy) and Indexed Jobs are left alone. */
+ * controller (spec.managedBy) and Indexed Jobs are left alone. The rules
+ * that need no API (back-off, conditions, the Pod a template makes) are
+ * jobstatus.h's. */
 #ifndef CUEUE_NODE_JOBCTL_H
 #define CUEUE_NODE_JOBCTL_H
 
 #include <jansson.h>
-#include <stdint.h>
-
-#define JC_TRACKING_FINALIZER "batch.kubernetes.io/job-tracking"
-#define JC_BACKOFF_BASE_MS 10000 /* the first replacement waits 10 s ... */
-#define JC_BACKOFF_MAX_MS 360000 /* ... doubling up to 6 minutes */
-#define JC_DEFAULT_BACKOFF_LIMIT 6
 
 struct node;
 struct jc;
-
-/* The back-off before replacing a Pod after `failures` failures in a row
- * (since the last success): 0, then 10 s, 20 s, 40 s ... capped. */
-int64_t jc_backoff_delay_ms(int64_t failures);
-/* What is left of it at now_ms when the last failure was at last_ms (0
- * when it is over). */
-int64_t jc_backoff_remaining_ms(int64_t failures, int64_t last_ms, int64_t now_ms);
 
 struct jc *jc_new(struct node *n);
 void jc_free(struct jc *j);

@@ -28,10 +28,10 @@ enum pst_state { PST_WAITING, PST_RUNNING, PST_TERMINATED };
 struct pst_view {
     const char *phase; /* Pending, Running, Succeeded, Failed */
     enum pst_state state;
-    const char *reason, *message;  /* PST_WAITING's */
-    const struct pst_end *end;     /* PST_TERMINATED's */
-    const struct pst_end *last;    /* the previous container's end (lastState), or NULL */
-    const char *pod_reason;        /* status.reason and status.message, or NULL */
+    const char *reason, *message; /* PST_WAITING's */
+    const struct pst_end *end;    /* PST_TERMINATED's */
+    const struct pst_end *last;   /* the previous container's end (lastState), or NULL */
+    const char *pod_reason;       /* status.reason and status.message, or NULL */
     const char *pod_message;
     const char *container, *image; /* the container's name and image */
     const char *container_id;

@@ -23,8 +23,7 @@ static const char *at(const json_t *o, const char *path)
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", path);
     const json_t *v = o;
-    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && v;
-         t = strtok_r(NULL, ".", &save))
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && v; t = strtok_r(NULL, ".", &save))
         v = json_is_array(v) ? json_array_get(v, (size_t)atoi(t)) : json_object_get(v, t);
     static char out[256];
     if (json_is_integer(v))
@@ -56,9 +55,9 @@ static const char *cond(const json_t *pod, const char *type)
 
 static void test_pst_apply_running_then_oomkilled(void **state)
 {
-    json_t *pod = json_pack("{s:{s:[{s:s,s:s,s:s}]}}", "status", "conditions", "type",
-                            "DisruptionTarget", "status", "True", "lastTransitionTime",
-                            "2025-12-31T00:00:00Z");
+    json_t *pod =
+        json_pack("{s:{s:[{s:s,s:s,s:s}]}}", "status", "conditions", "type", "DisruptionTarget",
+                  "status", "True", "lastTransitionTime", "2025-12-31T00:00:00Z");
     struct pst_view v = {.phase = "Running",
                          .state = PST_RUNNING,
                          .container = "c",
@@ -92,8 +91,7 @@ static void test_pst_apply_running_then_oomkilled(void **state)
     pst_apply(pod, &t, T3);
     assert_string_equal(at(pod, "status.phase"), "Failed");
     assert_string_equal(at(pod, "status.startTime"), "2026-01-01T00:00:00Z");
-    assert_string_equal(at(pod, "status.containerStatuses.0.state.terminated.reason"),
-                        "OOMKilled");
+    assert_string_equal(at(pod, "status.containerStatuses.0.state.terminated.reason"), "OOMKilled");
     assert_string_equal(at(pod, "status.containerStatuses.0.state.terminated.exitCode"), "137");
     assert_string_equal(at(pod, "status.containerStatuses.0.state.terminated.finishedAt"),
                         "2026-01-01T00:00:09Z");
