@@ -346,6 +346,26 @@ until_match "a deleted pod's log is removed" 15 '^gone$' \
     sh -c "ls '$DATA'/pods/default_solo-*.log >/dev/null 2>&1 && echo present || echo gone"
 stop_servers
 
+# --pod-network host: the machine's network, never with a plain-HTTP admin API.
+expect "serve refuses --pod-network host with --insecure-http" "pods could reach the API as the admin" \
+    "$CUEUE" serve --data-dir "$TMP/refused" --insecure-http --pod-network host
+start_server hostnet --controllers none --executor local --pod-network host || exit 1
+PORT=${URL##*:}
+k apply -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: net, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [python3, -c, "import socket; socket.create_connection(('127.0.0.1', $PORT), 3); print('connected')"]}
+YAML
+until_match "--pod-network host: a pod reaches the machine's loopback (here the API port)" 20 '^connected$' \
+    sh -c "cat '$DATA'/pods/default_net-*.log 2>/dev/null"
+stop_servers
+
 start_server api --controllers none --executor none || exit 1
 "$CUEUE" controller --kubeconfig "$KC" --executor local --data-dir "$TMP/made/by/agent" \
     >"$TMP/controller.log" 2>&1 &
