@@ -175,7 +175,8 @@ bool js_past_restart_limit(const json_t *job, json_t *const *pods, size_t n, int
         size_t k;
         const json_t *cs;
         json_array_foreach(json_object_get(json_object_get(pods[i], "status"), "containerStatuses"),
-                           k, cs) restarts += json_integer_value(json_object_get(cs, "restartCount"));
+                           k, cs) restarts +=
+            json_integer_value(json_object_get(cs, "restartCount"));
     }
     return limit == 0 ? restarts > 0 : restarts >= limit;
 }
@@ -212,14 +213,14 @@ json_t *js_pod_from_template(const json_t *job, const char *node_name)
         json_array_append_new(fins, json_string(JS_TRACKING_FINALIZER));
     json_object_set_new(m, "finalizers", fins);
     json_object_set_new(m, "ownerReferences",
-                        json_pack("[{s:s,s:s,s:s?,s:s?,s:b,s:b}]", "apiVersion", "batch/v1",
-                                  "kind", "Job", "name", name, "uid", uid, "controller", 1,
+                        json_pack("[{s:s,s:s,s:s?,s:s?,s:b,s:b}]", "apiVersion", "batch/v1", "kind",
+                                  "Job", "name", name, "uid", uid, "controller", 1,
                                   "blockOwnerDeletion", 1));
     json_t *spec = json_is_object(json_object_get(tpl, "spec"))
                        ? json_deep_copy(json_object_get(tpl, "spec"))
                        : json_object();
     /* No scheduler: the Pod is bound to the node as it is created. */
     json_object_set_new(spec, "nodeName", json_string(node_name));
-    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m,
-                     "spec", spec);
+    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m, "spec",
+                     spec);
 }
