@@ -112,6 +112,11 @@ static char *run_smi(void)
 
 static void say_isolation(const struct kl *k, const char *cg_why)
 {
+    int err = sbx_host_probe(k->sbx);
+    if (err)
+        log_error("node %s: pods cannot be isolated on this machine (new namespaces: %s): every "
+                  "pod will fail to start",
+                  NODE_NAME, strerror(err));
     if (sbx_host_rootless(k->sbx))
         log_warn("node %s: not running as root: pods run as this server's own uid %d in their "
                  "own user namespaces, keep its supplementary groups and share its process "

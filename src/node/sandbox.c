@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -154,6 +155,36 @@ void sbx_host_free(struct sbx_host *h)
 bool sbx_host_rootless(const struct sbx_host *h)
 {
     return h->rootless;
+}
+
+int sbx_host_probe(const struct sbx_host *h)
+{
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWUSER;
+    if (h->private_net)
+        flags |= CLONE_NEWNET;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC))
+        return errno;
+    /* In a child, so that this process keeps its namespaces; the child
+     * makes system calls only (the agent is multi-threaded). */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int err = unshare(flags) ? errno : 0;
+        if (write(fds[1], &err, sizeof(err)) != (ssize_t)sizeof(err)) {
+            /* the parent reads EIO then */
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    int err = pid < 0 ? errno : EIO;
+    if (pid > 0) {
+        while (read(fds[0], &err, sizeof(err)) < 0 && errno == EINTR) {
+        }
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+    }
+    close(fds[0]);
+    return err;
 }
 
 /* ---- the plan ---------------------------------------------------------------------------- */

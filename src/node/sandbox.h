@@ -52,6 +52,10 @@ CU_MUST_CHECK int sbx_host_new(const struct sbx_host_opts *o, struct sbx_host **
 void sbx_host_free(struct sbx_host *h);
 /* Whether the agent is not root (unprivileged user namespaces). */
 bool sbx_host_rootless(const struct sbx_host *h);
+/* Whether this machine lets the agent make a pod's namespaces: 0, or the
+ * errno of unshare (EPERM, EINVAL, ENOSPC: user namespaces disabled or
+ * exhausted). */
+int sbx_host_probe(const struct sbx_host *h);
 
 struct sbx_spec {
     const char *hostname;            /* the pod's name; cut to 63 bytes */

@@ -421,6 +421,26 @@ YAML
 else
     note "SKIP: the binary cannot run as an unprivileged user here"
 fi
-bad=$(grep -lE 'Sanitizer|runtime error:' "$TMP/controller.log" "$TMP/rootless.log" 2>/dev/null)
+# --- 6. No namespaces to be had: said at start; pods fail, never run bare. ------
+if unshare -Ur true 2>/dev/null; then
+    NS="$TMP/nons"
+    mkdir -p "$NS"
+    unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$0" serve --listen 127.0.0.1:0 --data-dir "$1" --controllers none --executor local' \
+        "$CUEUE" "$NS/data" >"$TMP/nons.log" 2>&1 &
+    SERVER_PIDS="$SERVER_PIDS $!"
+    i=0
+    while [ ! -s "$NS/data/kubeconfig" ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+    KC="$NS/data/kubeconfig"
+    plain_job bare | k apply -f - >/dev/null
+    expect_grep "without user namespaces the server says at start that pods cannot be isolated" \
+        'pods cannot be isolated on this machine \(new namespaces: No space left on device\)' cat "$TMP/nons.log"
+    until_match "... and a pod fails to start (StartError), it never runs unisolated" 20 \
+        '^Failed StartError 128 unable to set up the pod.s sandbox: user namespace: no space left on device$' \
+        sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=bare -o jsonpath='{.items[0].status.phase} {.items[0].status.containerStatuses[0].state.terminated.reason} {.items[0].status.containerStatuses[0].state.terminated.exitCode} {.items[0].status.containerStatuses[0].state.terminated.message}'"
+    expect_exact "... so its command left no output" "" sh -c "cat '$NS'/data/pods/default_bare-*.log"
+    stop_servers
+fi
+
+bad=$(grep -lE 'Sanitizer|runtime error:' "$TMP/controller.log" "$TMP/rootless.log" "$TMP/nons.log" 2>/dev/null)
 if [ -z "$bad" ]; then pass "the controller's and the unprivileged server's logs are clean"; else
     fail "the controller's and the unprivileged server's logs are clean" "$(cat $bad | head -40)"; fi
