@@ -1,6 +1,6 @@
-/* sandbox.c -- the plan of a pod's sandbox, made before the fork, and
- * what the shim reports back (see sandbox.h; the child side is
- * sandbox_child.c). */
+/* sandbox.c -- the agent's side of a pod's sandbox: the plan, the start of
+ * the shim, and what the shim reports back (see sandbox.h; the shim's side
+ * is sandbox_child.c). */
 #define _GNU_SOURCE /* pipe2, memfd_create, posix_spawn_file_actions_addclosefrom_np */
 #include "node/sandbox.h"
 
