@@ -198,6 +198,24 @@ void node__observe(struct node *n, enum node_kind k, const json_t *obj)
     react(n, k, obj);
 }
 
+/* A Job is gone: its Pods may be waiting for their tracking finalizer to
+ * go, whatever order the informers told of the deletions in. */
+static void release_orphans(struct node *n, const char *uid)
+{
+    const struct node_keys *ks = node__owned(n, uid);
+    size_t count = ks ? ks->n : 0;
+    char **keys = xcalloc(count + 1, sizeof(*keys));
+    for (size_t i = 0; i < count; i++)
+        keys[i] = xstrdup(ks->keys[i]); /* the index changes as finalizers go */
+    for (size_t i = 0; i < count; i++) {
+        const json_t *pod = map_get(&n->res[NODE_PODS].cache, keys[i]);
+        if (pod)
+            jc_check_orphan(n->jc, pod);
+        free(keys[i]);
+    }
+    free(keys);
+}
+
 void node__forget(struct node *n, enum node_kind k, const json_t *obj)
 {
     char *key = ac_object_key(obj);
@@ -206,6 +224,8 @@ void node__forget(struct node *n, enum node_kind k, const json_t *obj)
         index_pod(n, prev ? prev : obj, NULL, key);
     free(key);
     react(n, k, obj);
+    if (k == NODE_JOBS && n->synced && node__meta(obj, "uid"))
+        release_orphans(n, node__meta(obj, "uid"));
     json_decref(prev);
 }
 
