@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -17,6 +18,7 @@
 #include "controller/ctl.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "node/agent.h"
 
 static void usage(FILE *out)
 {
@@ -33,9 +35,16 @@ static void usage(FILE *out)
                  "  --leader-elect         reconcile only while holding the Lease\n"
                  "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
                  "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
-                 "  --executor local|none  run admitted Jobs' commands as local processes\n"
-                 "                         (default none: a cluster's kubelets run them)\n"
-                 "  --data-dir DIR         where the local executor keeps pod output (default .)\n"
+                 "  --executor local|none  run Jobs' pods on this machine, each in a sandbox, as\n"
+                 "                         node cueue-local (default none: a cluster's kubelets\n"
+                 "                         run them; see docs/executor.md)\n"
+                 "  --data-dir DIR         where the local executor keeps pod output, DIR/pods\n"
+                 "                         (default .; created when missing)\n"
+                 "  --gpus LIST            GPU indices pods may have (e.g. 0,1; \"\" for none;\n"
+                 "                         default: those `nvidia-smi -L` lists)\n"
+                 "  --pod-network private|host\n"
+                 "                         pods get a network of their own with only loopback\n"
+                 "                         (default), or share this machine's\n"
                  "  -v, --verbose          debug logging\n"
                  "  -h, --help             show this help\n");
 }
@@ -55,12 +64,14 @@ int cli_controller(int argc, char **argv)
         {"lease-namespace", required_argument, NULL, 'n'},
         {"executor", required_argument, NULL, 'x'},
         {"data-dir", required_argument, NULL, 'd'},
+        {"gpus", required_argument, NULL, 'g'},
+        {"pod-network", required_argument, NULL, 'N'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
-    const char *data_dir = ".", *lease_ns = NULL;
+    const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
     bool leader = false, verbose = false;
     optind = 1;
     int ch;
@@ -87,6 +98,12 @@ int cli_controller(int argc, char **argv)
         case 'd':
             data_dir = optarg;
             break;
+        case 'g':
+            gpus = optarg;
+            break;
+        case 'N':
+            pod_network = optarg;
+            break;
         case 'v':
             verbose = true;
             break;
@@ -102,7 +119,7 @@ int cli_controller(int argc, char **argv)
         fprintf(stderr, "cueue controller: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    if (!cli_executor_ok("controller", executor))
+    if (!cli_executor_ok("controller", executor) || !cli_pod_network_ok("controller", pod_network))
         return 2;
     log_set_level(verbose ? LOG_DEBUG : LOG_INFO);
     struct err e;
@@ -115,26 +132,51 @@ int cli_controller(int argc, char **argv)
     int rc = kc_client_new(&cfg, &ko, &ac, &e);
     char server[512];
     snprintf(server, sizeof(server), "%s", cfg.server ? cfg.server : "?");
-    kc_config_release(&cfg);
-    if (rc)
-        return fail(&e);
+    /* This process's credentials: no pod may read them. */
+    char home_kc[4096] = "";
+    if (getenv("HOME"))
+        snprintf(home_kc, sizeof(home_kc), "%s/.kube/config", getenv("HOME"));
+    const char *hide[] = {kubeconfig ? kubeconfig : home_kc, getenv("KUBECONFIG"), cfg.key_file,
+                          cfg.token_file, cfg.cert_file};
+    const char *hide_list[CU_ARRAY_SIZE(hide) + 1];
+    size_t n_hide = 0;
+    for (size_t i = 0; i < CU_ARRAY_SIZE(hide); i++)
+        if (hide[i] && *hide[i])
+            hide_list[n_hide++] = hide[i];
+    hide_list[n_hide] = NULL;
 
     sigset_t set;
     cli_signals_block(&set);
 
-    struct ctl_options co = {.client = ac,
-                             .config_path = config,
-                             .executor = !strcmp(executor, "local"),
-                             .data_dir = data_dir,
-                             .leader_elect = leader,
-                             .lease_namespace = lease_ns};
+    struct ctl_options co = {
+        .client = ac, .config_path = config, .leader_elect = leader, .lease_namespace = lease_ns};
     struct ctl *ctl = NULL;
-    if (ctl_start(&co, &ctl, &e)) {
+    struct node *node = NULL;
+    if (!rc)
+        rc = ctl_start(&co, &ctl, &e);
+    if (!rc && !strcmp(executor, "local") && !strcmp(pod_network, "host") &&
+        !strncmp(server, "http:", 5))
+        rc = err_set(&e, ERR_INVALID,
+                     "--pod-network host with a plain-HTTP server (%s): pods could reach the API "
+                     "without a token",
+                     server);
+    if (!rc && !strcmp(executor, "local")) {
+        struct node_options no = {.client = ac,
+                                  .data_dir = data_dir,
+                                  .hide = hide_list,
+                                  .gpus = gpus,
+                                  .host_network = !strcmp(pod_network, "host")};
+        rc = node_start(&no, &node, &e);
+    }
+    kc_config_release(&cfg);
+    if (rc) {
+        ctl_stop(ctl);
         ac_free(ac);
         return fail(&e);
     }
     log_info("controllers running against %s", server);
     cli_signals_wait(&set);
+    node_stop(node);
     ctl_stop(ctl);
     ac_free(ac);
     return 0;

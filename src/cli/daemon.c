@@ -26,6 +26,14 @@ bool cli_executor_ok(const char *cmd, const char *executor)
     return false;
 }
 
+bool cli_pod_network_ok(const char *cmd, const char *value)
+{
+    if (!strcmp(value, "private") || !strcmp(value, "host"))
+        return true;
+    fprintf(stderr, "cueue %s: --pod-network must be private or host, got '%s'\n", cmd, value);
+    return false;
+}
+
 void cli_signals_block(sigset_t *set)
 {
     sigemptyset(set);

@@ -14,6 +14,8 @@ int cli_fail(const char *cmd, const struct err *e);
 /* --executor must be "local" or "none": true when it is, else a message
  * naming CMD and the value on stderr. */
 bool cli_executor_ok(const char *cmd, const char *executor);
+/* --pod-network must be "private" or "host"; as cli_executor_ok. */
+bool cli_pod_network_ok(const char *cmd, const char *value);
 
 /* Block SIGINT and SIGTERM in the calling thread (threads started later
  * inherit the mask; the signals are taken with cli_signals_wait) and

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "node/sandbox.h"
 
 #define CUEUE_VERSION "0.1.0"
 
@@ -43,6 +44,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *name = argv[1];
+    /* Not a command: the node agent starts each pod's shim as this binary. */
+    if (!strcmp(name, SBX_SHIM_ARG))
+        return sbx_shim_main(argc - 1, argv + 1);
     if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
         usage(stdout);
         return 0;

@@ -28,6 +28,7 @@
 #include "controller/ctl.h"
 #include "controller/metrics.h"
 #include "controller/visibility.h"
+#include "node/agent.h"
 #include "server/server.h"
 #include "server/setup.h"
 #include "store/store.h"
@@ -50,8 +51,13 @@ static void serve_usage(FILE *out)
         "  --config FILE          cueue configuration (read by the controllers and the\n"
         "                         built-in admission of Jobs)\n"
         "  --controllers all|none in-process controllers (default all; none = only the API)\n"
-        "  --executor local|none  run admitted Jobs' commands as local processes (default\n"
-        "                         local; output under DIR/pods)\n"
+        "  --executor local|none  run Jobs' pods on this machine, each in a sandbox (default\n"
+        "                         local; output under DIR/pods; see docs/executor.md)\n"
+        "  --gpus LIST            GPU indices pods may have (e.g. 0,1; \"\" for none; default:\n"
+        "                         those `nvidia-smi -L` lists)\n"
+        "  --pod-network private|host\n"
+        "                         pods get a network of their own with only loopback\n"
+        "                         (default), or share this machine's\n"
         "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
         "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
         "  --watch-history N      changes kept for watches to resume from (default 100000);\n"
@@ -122,8 +128,10 @@ struct serve_opts {
     const char *config;
     const char *controllers;
     const char *executor;
-    int64_t event_ttl_s;  /* < 0: never */
-    size_t watch_history; /* 0: the store's default */
+    const char *gpus;        /* NULL: ask nvidia-smi */
+    const char *pod_network; /* "private" or "host" */
+    int64_t event_ttl_s;     /* < 0: never */
+    size_t watch_history;    /* 0: the store's default */
     bool insecure;
     bool verbose;
 };
@@ -155,6 +163,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"config", required_argument, NULL, 'c'},
         {"controllers", required_argument, NULL, 'C'},
         {"executor", required_argument, NULL, 'x'},
+        {"gpus", required_argument, NULL, 'g'},
+        {"pod-network", required_argument, NULL, 'N'},
         {"insecure-http", no_argument, NULL, 'i'},
         {"event-ttl", required_argument, NULL, 't'},
         {"watch-history", required_argument, NULL, 'w'},
@@ -166,6 +176,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                              .data_dir = "./cueue-data",
                              .controllers = "all",
                              .executor = "local",
+                             .pod_network = "private",
                              .event_ttl_s = 3600};
     optind = 1;
     int c;
@@ -188,6 +199,12 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             break;
         case 'x':
             o->executor = optarg;
+            break;
+        case 'g':
+            o->gpus = optarg;
+            break;
+        case 'N':
+            o->pod_network = optarg;
             break;
         case 'i':
             o->insecure = true;
@@ -233,8 +250,15 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                 o->controllers);
         return 2;
     }
-    if (!cli_executor_ok("serve", o->executor))
+    if (!cli_executor_ok("serve", o->executor) || !cli_pod_network_ok("serve", o->pod_network))
         return 2;
+    if (o->insecure && !strcmp(o->pod_network, "host")) {
+        /* On plain HTTP a request without a token acts as the admin: a pod
+         * on the host's network would be the admin. */
+        fprintf(stderr, "cueue serve: --pod-network host cannot be used with --insecure-http: "
+                        "pods could reach the API as the admin\n");
+        return 2;
+    }
     if (o->config && access(o->config, R_OK)) {
         fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config, strerror(errno));
         return 2;
@@ -377,25 +401,38 @@ int cli_serve(int argc, char **argv)
     }
     log_info("serving the Kubernetes API at %s (kubeconfig: %s)", url, kc_path);
 
-    /* The in-process controllers (controller/ctl.h), over the store. */
-    struct ac_client *ac = NULL;
+    /* The in-process controllers (controller/ctl.h) and node agent
+     * (node/agent.h), over the store. */
+    bool run_ctl = !strcmp(o.controllers, "all"), run_node = !strcmp(o.executor, "local");
+    struct ac_client *ac = run_ctl || run_node ? ac_store_new(st) : NULL;
     struct ctl *ctl = NULL;
-    if (!strcmp(o.controllers, "all")) {
-        ac = ac_store_new(st);
-        struct ctl_options co = {.client = ac,
-                                 .config_path = o.config,
-                                 .executor = !strcmp(o.executor, "local"),
-                                 .data_dir = o.data_dir,
-                                 .metrics = metrics,
-                                 .visibility = vis};
+    struct node *node = NULL;
+    if (run_ctl) {
+        struct ctl_options co = {
+            .client = ac, .config_path = o.config, .metrics = metrics, .visibility = vis};
         if (ctl_start(&co, &ctl, &e)) {
             rc = fail(&e);
             ac_free(ac);
             goto out_srv;
         }
     }
+    if (run_node) {
+        const char *hide[] = {kc_path, NULL};
+        struct node_options no = {.client = ac,
+                                  .data_dir = o.data_dir,
+                                  .hide = hide,
+                                  .gpus = o.gpus,
+                                  .host_network = !strcmp(o.pod_network, "host")};
+        if (node_start(&no, &node, &e)) {
+            rc = fail(&e);
+            ctl_stop(ctl);
+            ac_free(ac);
+            goto out_srv;
+        }
+    }
 
     cli_signals_wait(&set);
+    node_stop(node);
     ctl_stop(ctl);
     ac_free(ac);
 out_srv:

@@ -1,8 +1,12 @@
 /* api_client.c -- what every api_client back-end shares: list pages,
- * object keys, the conflict-retrying update, and local patch application
- * (the store back-end applies patches itself, as an API server does). */
+ * object keys, the conflict-retrying update, events, and local patch
+ * application (the store back-end applies patches itself, as an API server
+ * does). */
 #include "controller/api_client.h"
 
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +14,9 @@
 #include "api/objects.h"
 #include "api/patch.h"
 #include "base/err.h"
+#include "base/log.h"
 #include "base/strbuf.h"
+#include "base/time.h"
 
 void ac_list_release(struct ac_list *l)
 {
@@ -78,6 +84,72 @@ int ac_update_status_retry(struct ac_client *c, const struct store_resource *r, 
                            struct err *e)
 {
     return update_retry(c, r, ns, name, true, fn, arg, out, e);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
+              const char *component, const char *message)
+{
+    /* Names must differ between every writer of the process. */
+    static atomic_uint seq;
+    char msg[1100];
+    snprintf(msg, sizeof(msg), "%s", message);
+    if (strlen(msg) > 1024)
+        memcpy(msg + 1020, " ...", 5);
+    const char *ns = ac_meta_str(obj, "namespace");
+    const char *name = ac_meta_str(obj, "name");
+    int64_t now = tm_now_ms();
+    char ts[TM_RFC3339_LEN], mts[TM_RFC3339_LEN];
+    tm_format_rfc3339(now, ts);
+    tm_format_rfc3339_micro(now, mts);
+    char ename[400];
+    snprintf(ename, sizeof(ename), "%.240s.%" PRIx64 "%04x", name ? name : "object",
+             (uint64_t)now * 1000, atomic_fetch_add(&seq, 1) & 0xffff);
+    json_t *ev = json_object();
+    json_object_set_new(ev, "apiVersion", json_string("v1"));
+    json_object_set_new(ev, "kind", json_string("Event"));
+    json_t *m = json_object();
+    json_object_set_new(m, "name", json_string(ename));
+    json_object_set_new(m, "namespace", json_string(ns ? ns : "default"));
+    json_object_set_new(ev, "metadata", m);
+    json_t *io = json_object();
+    json_object_set_new(io, "apiVersion",
+                        json_string(jstr(obj, "apiVersion") ? jstr(obj, "apiVersion") : ""));
+    json_object_set_new(io, "kind", json_string(jstr(obj, "kind") ? jstr(obj, "kind") : ""));
+    json_object_set_new(io, "name", json_string(name ? name : ""));
+    if (ns)
+        json_object_set_new(io, "namespace", json_string(ns));
+    if (ac_meta_str(obj, "uid"))
+        json_object_set_new(io, "uid", json_string(ac_meta_str(obj, "uid")));
+    if (ac_meta_str(obj, "resourceVersion"))
+        json_object_set_new(io, "resourceVersion",
+                            json_string(ac_meta_str(obj, "resourceVersion")));
+    json_object_set_new(ev, "involvedObject", io);
+    json_object_set_new(ev, "reason", json_string(reason));
+    json_object_set_new(ev, "message", json_string(msg));
+    json_object_set_new(ev, "type", json_string(type));
+    json_object_set_new(ev, "action", json_string(reason));
+    json_t *src = json_object();
+    json_object_set_new(src, "component", json_string(component));
+    json_object_set_new(ev, "source", src);
+    json_object_set_new(ev, "reportingComponent", json_string(component));
+    json_object_set_new(ev, "reportingInstance", json_string(component));
+    json_object_set_new(ev, "firstTimestamp", json_string(ts));
+    json_object_set_new(ev, "lastTimestamp", json_string(ts));
+    json_object_set_new(ev, "eventTime", json_string(mts));
+    json_object_set_new(ev, "count", json_integer(1));
+    struct err e;
+    err_init(&e);
+    const struct store_resource *r = store_resource_find("events");
+    if (r && ac_create(c, r, ns ? ns : "default", ev, NULL, &e))
+        log_debug("event %s not recorded: %s", reason, e.message);
+    json_decref(ev);
 }
 
 /* ---- patches ------------------------------------------------------------- */

@@ -233,6 +233,14 @@ CU_MUST_CHECK int ac_merge_patch_apply(const json_t *doc, const json_t *patch, j
 CU_MUST_CHECK int ac_json_patch_apply(const json_t *doc, const json_t *patch, json_t **out,
                                       struct err *e);
 
+/* Record a core/v1 Event about obj (borrowed), as client-go's event
+ * recorder does: a new Event named after obj in obj's namespace ("default"
+ * for cluster-scoped objects), with source and reportingComponent
+ * component; a message past 1024 bytes is cut. Events are best effort: a
+ * failure is only logged (debug). */
+void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
+              const char *component, const char *message);
+
 /* "namespace/name", or "name" when ns is NULL or empty: the key of an
  * object in caches and work queues (client-go's MetaNamespaceKeyFunc). */
 char *ac_object_key(const json_t *obj);

@@ -390,55 +390,7 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (strlen(msg) > 1024)
-        memcpy(msg + 1020, " ...", 5);
-    const char *ns = mstr(obj, "namespace");
-    const char *name = mstr(obj, "name");
-    int64_t now = tm_now_ms();
-    char ts[TM_RFC3339_LEN], mts[TM_RFC3339_LEN];
-    tm_format_rfc3339(now, ts);
-    tm_format_rfc3339_micro(now, mts);
-    char ename[400];
-    snprintf(ename, sizeof(ename), "%.240s.%" PRIx64 "%04x", name ? name : "object",
-             (uint64_t)now * 1000, (c->event_seq++) & 0xffff);
-    json_t *ev = json_object();
-    json_object_set_new(ev, "apiVersion", json_string("v1"));
-    json_object_set_new(ev, "kind", json_string("Event"));
-    json_t *m = json_object();
-    json_object_set_new(m, "name", json_string(ename));
-    json_object_set_new(m, "namespace", json_string(ns ? ns : "default"));
-    json_object_set_new(ev, "metadata", m);
-    json_t *io = json_object();
-    json_object_set_new(io, "apiVersion",
-                        json_string(jstr(obj, "apiVersion") ? jstr(obj, "apiVersion") : ""));
-    json_object_set_new(io, "kind", json_string(jstr(obj, "kind") ? jstr(obj, "kind") : ""));
-    json_object_set_new(io, "name", json_string(name ? name : ""));
-    if (ns)
-        json_object_set_new(io, "namespace", json_string(ns));
-    if (mstr(obj, "uid"))
-        json_object_set_new(io, "uid", json_string(mstr(obj, "uid")));
-    if (mstr(obj, "resourceVersion"))
-        json_object_set_new(io, "resourceVersion", json_string(mstr(obj, "resourceVersion")));
-    json_object_set_new(ev, "involvedObject", io);
-    json_object_set_new(ev, "reason", json_string(reason));
-    json_object_set_new(ev, "message", json_string(msg));
-    json_object_set_new(ev, "type", json_string(type));
-    json_object_set_new(ev, "action", json_string(reason));
-    json_t *src = json_object();
-    json_object_set_new(src, "component", json_string(component));
-    json_object_set_new(ev, "source", src);
-    json_object_set_new(ev, "reportingComponent", json_string(component));
-    json_object_set_new(ev, "reportingInstance", json_string(component));
-    json_object_set_new(ev, "firstTimestamp", json_string(ts));
-    json_object_set_new(ev, "lastTimestamp", json_string(ts));
-    json_object_set_new(ev, "eventTime", json_string(mts));
-    json_object_set_new(ev, "count", json_integer(1));
-    struct err e;
-    err_init(&e);
-    const struct store_resource *r = store_resource_find("events");
-    if (r && ac_create(c->ac, r, ns ? ns : "default", ev, NULL, &e))
-        log_debug("controller: event %s not recorded: %s", reason, e.message);
-    json_decref(ev);
+    ac_event(c->ac, obj, type, reason, component, msg);
 }
 
 /* ---- workload status writers ------------------------------------------------------ */
@@ -855,6 +807,12 @@ static int replace_spec(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
+static int reset_start_time_fn(json_t *obj, void *arg, struct err *e)
+{
+    json_object_del(json_object_get(obj, "status"), "startTime");
+    return 0;
+}
+
 static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl, const char *msg)
 {
     json_t *stopped = wl ? job_stop(job, wl) : json_deep_copy(job);
@@ -868,6 +826,12 @@ static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl,
         if (j)
             ctl_event(c, j, "Normal", "Stopped", COMPONENT_JOB, "%s", msg);
     }
+    /* As Kueue's Job ResetStatus: a Job that may start again must not look
+     * started, so that its template may change at the next admission. */
+    const json_t *j = rc ? NULL : ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
+    if (j && jstr(json_object_get(j, "status"), "startTime"))
+        write_status(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), reset_start_time_fn,
+                     NULL);
     return rc;
 }
 
@@ -912,15 +876,10 @@ static void remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o)
     json_decref(out);
 }
 
-static int job_active(struct ctl *c, const json_t *job)
+/* As Kueue's batch/job IsActive: the Job controller's count of active Pods. */
+static int job_active(const json_t *job)
 {
-    int a = (int)json_integer_value(json_object_get(json_object_get(job, "status"), "active"));
-    if (c->exec) {
-        int x = exec_active(c->exec, mstr(job, "namespace"), mstr(job, "name"));
-        if (x > a)
-            a = x;
-    }
-    return a;
+    return (int)json_integer_value(json_object_get(json_object_get(job, "status"), "active"));
 }
 
 static void create_workload(struct ctl *c, const json_t *job)
@@ -1063,17 +1022,14 @@ static void delete_workload(struct ctl *c, const json_t *job, const json_t *wl)
 static void reconcile_job(struct ctl *c, const char *ns, const char *name)
 {
     const json_t *job = ctl_get(c, CK_JOB, ns, name);
-    if (!job) {
-        if (c->exec)
-            exec_job(c->exec, ns, name, NULL);
+    if (!job)
         return;
-    }
     json_incref((json_t *)job);
     const char *queue = job_queue_name(job);
     bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     if (!job_managed(job, ctl_get(c, CK_NS, NULL, ns), cfg) || being_deleted(job))
-        goto exec;
+        goto out;
     char wname[300];
     job_workload_name(name, mstr(job, "uid"), wname, sizeof(wname));
     const json_t *wl = ctl_get(c, CK_WL, ns, wname);
@@ -1082,20 +1038,20 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
     if (!wl) {
         if (!suspended) {
             job_suspend_write(c, job, NULL, "Missing Workload; unable to restore pod templates");
-        } else if (job_active(c, job) == 0) {
+        } else if (job_active(job) == 0) {
             create_workload(c, job);
         }
-        goto exec;
+        goto out;
     }
     if (being_deleted(wl)) {
         if (!suspended)
             job_suspend_write(c, job, wl, "Workload is deleted");
-        if (job_active(c, job) == 0)
+        if (job_active(job) == 0)
             remove_finalizer(c, CK_WL, wl);
-        goto exec_wl;
+        goto out_wl;
     }
     if (cond_is(wl, "Finished", "True"))
-        goto exec_wl;
+        goto out_wl;
     const char *ftype, *fmsg;
     if (job_finished(job, &ftype, &fmsg)) {
         struct wl_op op = {.kind = OP_FINISH,
@@ -1112,7 +1068,7 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
             ctl_event(c, job, "Normal", "FinishedWorkload", COMPONENT_JOB,
                       "Workload '%s/%s' is declared finished", ns, wname);
         }
-        goto exec_wl;
+        goto out_wl;
     }
     sync_pods_ready(c, job, wl);
     sync_priority(c, job, wl, ns, wname);
@@ -1120,14 +1076,11 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
         if (!suspended) {
             const json_t *ev = cond(wl, "Evicted");
             job_suspend_write(c, job, wl, jstr(ev, "message") ? jstr(ev, "message") : "");
-            const json_t *now_job = ctl_get(c, CK_JOB, ns, name);
-            if (c->exec && now_job)
-                exec_job(c->exec, ns, name, now_job);
         }
         const json_t *cur_job = ctl_get(c, CK_JOB, ns, name);
-        if (job_active(c, cur_job ? cur_job : job) == 0)
+        if (job_active(cur_job ? cur_job : job) == 0)
             release_quota(c, wl);
-        goto exec_wl;
+        goto out_wl;
     }
     if (suspended) {
         if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, job, wl)) {
@@ -1182,13 +1135,9 @@ static void reconcile_job(struct ctl *c, const char *ns, const char *name)
             json_decref(patch);
         }
     }
-exec_wl:
+out_wl:
     json_decref((json_t *)wl);
-exec:
-    if (c->exec) {
-        const json_t *j = ctl_get(c, CK_JOB, ns, name);
-        exec_job(c->exec, ns, name, j);
-    }
+out:
     json_decref((json_t *)job);
 }
 
@@ -2154,8 +2103,6 @@ static void rebuild_engine(struct ctl *c)
         while (map_next(&c->res[k].cache, &it, &key, &val))
             react(c, (enum ctl_kind)k, val, false);
     }
-    if (c->exec)
-        exec_recover(c->exec);
     c->cycle_dirty = c->status_dirty = true;
 }
 
@@ -2262,8 +2209,6 @@ static void *loop(void *arg)
             log_info("controller: caches synced, %zu workloads, %zu jobs", c->res[CK_WL].cache.len,
                      c->res[CK_JOB].cache.len);
         }
-        if (c->exec)
-            exec_reap(c->exec);
         process_queue(c);
         now = tm_monotonic_ms();
         if (c->cycle_dirty || now >= c->next_cycle_ms)
@@ -2345,8 +2290,6 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
         r->inf = inf_new(c->ac, r->r, &io, &h);
     }
-    if (o->executor)
-        c->exec = exec_new(c, o->data_dir ? o->data_dir : ".");
     c->leading = true;
     if (o->leader_elect) {
         char ident[300], host[256] = "cueue";
@@ -2393,8 +2336,6 @@ void ctl_stop(struct ctl *c)
     }
     for (int k = 0; k < CK_N; k++)
         inf_stop(c->res[k].inf);
-    if (c->exec)
-        exec_free(c->exec);
     if (c->le) {
         struct err e;
         err_init(&e);

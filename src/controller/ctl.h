@@ -1,6 +1,7 @@
 /* ctl.h -- Kueue's controllers over one api_client: the workload
- * lifecycle, the batch/v1 Job integration, queue status, finalizers, and
- * (optionally) the local executor that runs admitted Jobs as processes.
+ * lifecycle, the batch/v1 Job integration, queue status and finalizers.
+ * They see Jobs and Pods only through the API: what runs the Pods (a
+ * cluster's kubelets, or the node agent of node/agent.h) is not theirs.
  *
  * One controller, two transports (DESIGN.md): `cueue serve` runs it over
  * the in-process store (ac_store_new), `cueue controller` over HTTP
@@ -25,8 +26,6 @@ struct ctl;
 struct ctl_options {
     struct ac_client *client;    /* borrowed; must outlive the controllers */
     const char *config_path;     /* Configuration (config.kueue.x-k8s.io/v1beta2) or NULL */
-    bool executor;               /* run unsuspended Jobs locally */
-    const char *data_dir;        /* where the executor keeps pod output (DIR/pods) */
     bool leader_elect;           /* reconcile only while holding the Lease */
     const char *lease_namespace; /* for leader election; NULL = "kube-system" */
     struct mreg *metrics;        /* Prometheus metrics (borrowed), or NULL */
@@ -42,8 +41,7 @@ CU_MUST_CHECK int ctl_config_load(const char *path, struct api_object **out, str
 /* Start the controllers' thread. ERR_INVALID for an unreadable or invalid
  * configuration, ERR_INTERNAL when the thread cannot start. */
 CU_MUST_CHECK int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e);
-/* Stop the thread, kill every process the executor started, free. NULL is
- * a no-op. */
+/* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 
 #endif

@@ -12,7 +12,6 @@
 #include "controller/ctl.h"
 
 struct eng;
-struct exec;
 struct inf;
 struct le;
 struct wq;
@@ -37,7 +36,6 @@ struct ctl {
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
     struct wq *q; /* "J:ns/name" jobs, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
-    struct exec *exec;
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
@@ -48,7 +46,6 @@ struct ctl {
     bool started;
     int wake[2];
     volatile int stop;
-    unsigned event_seq;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
 };
@@ -62,18 +59,5 @@ void ctl_enqueue(struct ctl *c, const char *prefix, const char *ns, const char *
 /* Emit a core/v1 Event about obj. */
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
                const char *component, const char *fmt, ...) CU_PRINTF(6, 7);
-
-/* The executor (executor.c). */
-struct exec *exec_new(struct ctl *c, const char *data_dir);
-void exec_free(struct exec *x);
-/* Bring the processes of a Job in line with it (NULL = deleted). */
-void exec_job(struct exec *x, const char *ns, const char *name, const json_t *job);
-/* Reap finished processes; update Pods and Jobs. */
-void exec_reap(struct exec *x);
-/* Processes running for a Job. */
-int exec_active(struct exec *x, const char *ns, const char *name);
-/* After a restart: Pods left Pending/Running by a previous process are
- * marked Failed and their Jobs' counts corrected. */
-void exec_recover(struct exec *x);
 
 #endif

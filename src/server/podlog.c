@@ -1,7 +1,7 @@
 /* podlog.c -- the Pod log subresource for the local executor.
  *
  * `kubectl logs POD` asks GET /api/v1/namespaces/NS/pods/NAME/log; the
- * executor (controller/executor.c) writes each pod's output to
+ * node agent (node/kubelet.c) writes each pod's output to
  * DIR/pods/<namespace>_<name>.log, which is served as text/plain. Only
  * what kubectl needs: the whole log (tailLines honoured), no follow. */
 #include <stdio.h>

@@ -156,7 +156,7 @@ stop_server "$PID"
 
 # kill -9 while Jobs run under the local executor: their processes die with
 # the server, and after the restart their Pods are marked Failed and the
-# Jobs run again.
+# Jobs run again, after the Job controller's back-off (two failures: 20 s).
 start_server restart-exec --controllers all --executor local || return 1
 XPID=$PID
 sed 's/sleep 30/sleep 30.3131/; s/name: admitted-job/name: crash-job/' "$SRC/examples/admitted-job.yaml" >"$TMP/crash-job.yaml"
@@ -177,7 +177,7 @@ start_server restart-exec --controllers all --executor local || return 1
 p1=$(printf '%s\n' "$old" | head -1)
 wait_for "restart-exec: the old pods are marked Failed (ProcessLost)" 15 '^Failed ProcessLost$' \
     k -n kueue-lab get pod "$p1" -o jsonpath='{.status.phase} {.status.reason}'
-wait_for "restart-exec: the job counts them failed and runs again" 15 '^2 2$' \
+wait_for "restart-exec: the job counts them failed and runs again" 45 '^2 2$' \
     k -n kueue-lab get job crash-job -o jsonpath='{.status.failed} {.status.active}'
 expect_exact "restart-exec: still one admission for the job" "1" \
     sh -c "kubectl --kubeconfig '$KC' -n kueue-lab get workloads -o name | wc -l | tr -d ' '"
