@@ -1,0 +1,915 @@
+/* http_conn.c -- one HTTP/1.1 connection: read a request, hand it to the
+ * handler, queue the answer, write it, and start over (keep-alive,
+ * pipelined requests answered in order) or close.
+ *
+ * Everything here runs on the I/O thread, except http__conn_handle (a
+ * worker) and the memory connections of http_serve_bytes (the caller's
+ * thread). The transport is a plain socket, a GnuTLS session over one, or
+ * memory, behind conn_recv and out_write, so the same code parses and
+ * answers in all three.
+ *
+ * Output is a queue of segments: copied bytes (small pieces coalesce into
+ * blocks), a response body handed over whole, or bytes a stream shares
+ * with others (a watch event's stored text) released once written. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/xalloc.h"
+#include "server/http_int.h"
+
+#define READ_CHUNK (16u << 10)
+#define TLS_RECORD (16u << 10)
+#define BLOCK (4u << 10)
+#define MAX_IOV 64
+
+enum { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
+
+static void conn_read(struct http_conn *c);
+static void conn_output(struct http_conn *c);
+
+/* ---- output queue ---------------------------------------------------------------------- */
+
+/* Copied bytes live in blocks that many segments may point into, so a
+ * stream of small pieces between shared ones costs one block, not one
+ * allocation each. Only the connection's thread touches them. */
+struct http_blk {
+    unsigned refs;
+    size_t cap, used;
+    char data[];
+};
+
+static void blk_unref(void *p)
+{
+    struct http_blk *b = p;
+    if (b && --b->refs == 0)
+        free(b);
+}
+
+static void out_push(struct http_out *o, const char *p, size_t n, void (*release)(void *),
+                     void *ref)
+{
+    XGROW(o->segs, o->cap, o->n + 1);
+    o->segs[o->n++] = (struct http_seg){p, n, release, ref};
+    o->bytes += n;
+    o->produced += n;
+}
+
+/* Room for n copied bytes: a pointer into o->blk, which gets a new one
+ * when full. */
+static char *out_room(struct http_out *o, size_t n)
+{
+    struct http_blk *b = o->blk;
+    if (!b || b->cap - b->used < n) {
+        blk_unref(b);
+        size_t cap = n > BLOCK ? n : BLOCK;
+        b = xmalloc(sizeof(*b) + cap);
+        b->refs = 1;
+        b->cap = cap;
+        b->used = 0;
+        o->blk = b;
+    }
+    char *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+void http_out_add(struct http_out *o, const void *data, size_t n)
+{
+    if (!n)
+        return;
+    struct http_seg *last = o->n > o->head ? &o->segs[o->n - 1] : NULL;
+    struct http_blk *b = o->blk;
+    if (last && b && last->ref == b && last->p + last->len == b->data + b->used &&
+        b->cap - b->used >= n) {
+        memcpy(b->data + b->used, data, n);
+        b->used += n;
+        last->len += n;
+        o->bytes += n;
+        o->produced += n;
+        return;
+    }
+    char *p = out_room(o, n);
+    memcpy(p, data, n);
+    o->blk->refs++;
+    out_push(o, p, n, blk_unref, o->blk);
+}
+
+void http_out_adds(struct http_out *o, const char *s)
+{
+    http_out_add(o, s, strlen(s));
+}
+
+void http_out_add_ref(struct http_out *o, const void *data, size_t n, void (*release)(void *),
+                      void *ref)
+{
+    out_push(o, data, n, release, ref);
+}
+
+size_t http_out_len(const struct http_out *o)
+{
+    return o->produced;
+}
+
+static void out_pop(struct http_out *o)
+{
+    struct http_seg *s = &o->segs[o->head++];
+    if (s->release)
+        s->release(s->ref);
+}
+
+/* Drop n written bytes from the front of the queue. */
+static void out_consume(struct http_out *o, size_t n)
+{
+    o->bytes -= n;
+    while (o->head < o->n) {
+        struct http_seg *s = &o->segs[o->head];
+        size_t k = n < s->len ? n : s->len;
+        s->p += k;
+        s->len -= k;
+        n -= k;
+        if (s->len)
+            break;
+        out_pop(o);
+    }
+    if (o->head == o->n) {
+        /* Empty: give the memory back (a connection may idle for long). */
+        free(o->segs);
+        o->segs = NULL;
+        o->head = o->n = o->cap = 0;
+        blk_unref(o->blk);
+        o->blk = NULL;
+    }
+}
+
+void http__out_release(struct http_out *o)
+{
+    while (o->head < o->n)
+        out_pop(o);
+    free(o->segs);
+    blk_unref(o->blk);
+    memset(o, 0, sizeof(*o));
+}
+
+/* ---- transport ------------------------------------------------------------------------- */
+
+static bool tls_again(int rc)
+{
+    return rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED;
+}
+
+/* Want the direction GnuTLS is waiting for (plus what the state needs). */
+static void want_tls(struct http_conn *c, uint32_t base)
+{
+    uint32_t ev = base | EPOLLRDHUP;
+    ev |= gnutls_record_get_direction(c->tls) ? EPOLLOUT : EPOLLIN;
+    http__set_events(c, ev);
+}
+
+static int conn_recv(struct http_conn *c, char *buf, size_t len, size_t *got)
+{
+    if (c->fd < 0) {
+        size_t n = c->mem_len - c->mem_off;
+        if (!n)
+            return IO_EOF;
+        if (n > len)
+            n = len;
+        memcpy(buf, c->mem_in + c->mem_off, n);
+        c->mem_off += n;
+        *got = n;
+        return IO_OK;
+    }
+    if (c->tls) {
+        ssize_t r = gnutls_record_recv(c->tls, buf, len);
+        if (r > 0) {
+            *got = (size_t)r;
+            return IO_OK;
+        }
+        if (r == 0)
+            return IO_EOF;
+        return tls_again((int)r) ? IO_AGAIN : IO_ERR;
+    }
+    ssize_t r = recv(c->fd, buf, len, 0);
+    if (r > 0) {
+        *got = (size_t)r;
+        return IO_OK;
+    }
+    if (r == 0)
+        return IO_EOF;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? IO_AGAIN : IO_ERR;
+}
+
+static int write_tls(struct http_conn *c, bool *progress)
+{
+    for (;;) {
+        if (!c->tls_wn) {
+            struct http_out *o = &c->out;
+            if (o->head == o->n)
+                return IO_OK;
+            struct http_seg *s = &o->segs[o->head];
+            if (s->len >= BLOCK || o->head + 1 == o->n) {
+                c->tls_wp = s->p;
+                c->tls_wn = s->len < TLS_RECORD ? s->len : TLS_RECORD;
+                c->tls_from_stage = false;
+            } else {
+                if (!c->stage)
+                    c->stage = xmalloc(TLS_RECORD);
+                size_t n = 0;
+                while (o->head < o->n && n < TLS_RECORD) {
+                    struct http_seg *t = &o->segs[o->head];
+                    size_t k = t->len < TLS_RECORD - n ? t->len : TLS_RECORD - n;
+                    memcpy(c->stage + n, t->p, k);
+                    n += k;
+                    out_consume(o, k);
+                }
+                c->tls_wp = c->stage;
+                c->tls_wn = n;
+                c->tls_from_stage = true;
+            }
+        }
+        ssize_t r = gnutls_record_send(c->tls, c->tls_wp, c->tls_wn);
+        if (r < 0)
+            return tls_again((int)r) ? IO_AGAIN : IO_ERR;
+        *progress = true;
+        if (!c->tls_from_stage)
+            out_consume(&c->out, (size_t)r);
+        c->tls_wp += r;
+        c->tls_wn -= (size_t)r;
+    }
+}
+
+static int write_plain(struct http_conn *c, bool *progress)
+{
+    struct http_out *o = &c->out;
+    while (o->head < o->n) {
+        struct iovec iov[MAX_IOV];
+        int k = 0;
+        for (size_t i = o->head; i < o->n && k < MAX_IOV; i++)
+            if (o->segs[i].len)
+                iov[k++] = (struct iovec){(void *)o->segs[i].p, o->segs[i].len};
+        if (!k) {
+            out_consume(o, 0);
+            continue;
+        }
+        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)k};
+        ssize_t r = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (r < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? IO_AGAIN : IO_ERR;
+        *progress = true;
+        out_consume(o, (size_t)r);
+    }
+    return IO_OK;
+}
+
+/* Write what is queued. IO_OK when all of it went. */
+static int out_write(struct http_conn *c)
+{
+    bool progress = false;
+    int rc;
+    if (c->fd < 0) {
+        struct http_out *o = &c->out;
+        for (size_t i = o->head; i < o->n; i++)
+            sb_add(c->mem_out, o->segs[i].p, o->segs[i].len);
+        out_consume(o, o->bytes);
+        return IO_OK;
+    }
+    rc = c->tls ? write_tls(c, &progress) : write_plain(c, &progress);
+    if (progress && (c->st == CS_RESPOND || c->st == CS_STREAM))
+        http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
+    if (rc == IO_OK) {
+        free(c->stage);
+        c->stage = NULL;
+    }
+    return rc;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------- */
+
+struct http_conn *http__conn_new(struct http_server *hs, int fd, const char *client)
+{
+    struct http_conn *c = xcalloc(1, sizeof(*c));
+    c->hs = hs;
+    c->fd = fd;
+    c->hidx = SIZE_MAX;
+    c->sh.c = c;
+    c->tls_listener = hs->tls && fd >= 0;
+    c->born_ms = http__now();
+    snprintf(c->client, sizeof(c->client), "%s", client);
+    atomic_init(&c->wake_queued, false);
+    return c;
+}
+
+static void stream_release(struct http_conn *c)
+{
+    if (c->rs.stream && !c->s_released) {
+        c->s_released = true;
+        c->rs.stream->release(c->rs.stream_arg);
+    }
+}
+
+/* Forget the request and its answer (the response is sent or dropped). */
+static void request_end(struct http_conn *c)
+{
+    stream_release(c);
+    http__stream_list(c, false);
+    if (c->have_rq && c->hs->o.handler.done)
+        c->hs->o.handler.done(c->hs->o.handler.arg, &c->rq);
+    http_req_release(&c->rq);
+    sb_release(&c->rs.headers);
+    free(c->rs.body);
+    memset(&c->rs, 0, sizeof(c->rs));
+    c->have_rq = false;
+    c->s_chunked = c->s_ended = c->s_waiting = c->s_released = false;
+}
+
+void http__conn_close(struct http_conn *c)
+{
+    if (c->st == CS_HANDLING && c->fd >= 0 && !c->dead) {
+        /* A worker has the request: drop the socket now, the rest when
+         * the answer comes back. */
+        c->dead = true;
+        http__conn_forget(c);
+        close(c->fd);
+        return;
+    }
+    if (c->st == CS_CLOSED)
+        return;
+    request_end(c);
+    http__out_release(&c->out);
+    free(c->stage);
+    c->stage = NULL;
+    sb_release(&c->in);
+    if (c->tls)
+        gnutls_deinit(c->tls);
+    c->tls = NULL;
+    c->st = CS_CLOSED;
+    if (c->fd < 0)
+        return;
+    if (!c->dead) {
+        http__conn_forget(c);
+        close(c->fd);
+    }
+    c->gnext = c->hs->graveyard;
+    c->hs->graveyard = c;
+}
+
+void http__conn_free(struct http_conn *c)
+{
+    free(c);
+}
+
+/* Answered and closing: send nothing more, drop what the client still
+ * sends for a moment so that it reads the answer rather than a reset. */
+static void linger(struct http_conn *c)
+{
+    if (c->fd < 0 || c->peer_closed) {
+        http__conn_close(c);
+        return;
+    }
+    request_end(c);
+    if (c->tls)
+        gnutls_bye(c->tls, GNUTLS_SHUT_WR);
+    shutdown(c->fd, SHUT_WR);
+    c->st = CS_LINGER;
+    http__set_waiting(c, true);
+    http__set_events(c, EPOLLIN | EPOLLRDHUP);
+    http__set_deadline(c, http__now() + HTTP_LINGER_MS);
+}
+
+static void drain(struct http_conn *c)
+{
+    char buf[READ_CHUNK];
+    for (;;) {
+        ssize_t r = recv(c->fd, buf, sizeof(buf), 0);
+        if (r > 0) {
+            c->lingered += (size_t)r;
+            if (c->lingered > HTTP_LINGER_MAX)
+                break;
+            continue;
+        }
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        break;
+    }
+    http__conn_close(c);
+}
+
+/* Wait for the next request (keep-alive). */
+static void next_request(struct http_conn *c)
+{
+    request_end(c);
+    c->st = CS_HEAD;
+    int64_t now = http__now();
+    const struct http_options *o = &c->hs->o;
+    bool pending = c->in.len > c->in_off;
+    if (!c->trusted) {
+        /* Unauthenticated connections live head_timeout from their start. */
+        int64_t d = c->born_ms + o->head_timeout_ms;
+        if (d <= now) {
+            http__conn_close(c);
+            return;
+        }
+        http__set_deadline(c, d);
+    } else {
+        http__set_deadline(c, now + (pending ? o->head_timeout_ms : o->idle_timeout_ms));
+    }
+    c->idle = !pending;
+    http__set_waiting(c, true);
+    http__set_events(c, EPOLLIN | EPOLLRDHUP);
+    conn_read(c);
+}
+
+/* The response is sent. */
+static void response_done(struct http_conn *c)
+{
+    if (c->close_after || c->peer_closed)
+        linger(c);
+    else
+        next_request(c);
+}
+
+/* ---- answering ------------------------------------------------------------------------- */
+
+static void conn_error(struct http_conn *c, unsigned status, const char *reason,
+                       const char *message)
+{
+    struct http_handler *h = &c->hs->o.handler;
+    sb_release(&c->rs.headers);
+    free(c->rs.body);
+    memset(&c->rs, 0, sizeof(c->rs));
+    size_t len = 0;
+    const char *ct = "application/json";
+    char *body = h->error_body ? h->error_body(h->arg, status, reason, message, &len, &ct) : NULL;
+    if (!body) {
+        len = strlen(message) + 1;
+        body = xmalloc(len + 1);
+        snprintf(body, len + 1, "%s\n", message);
+        ct = "text/plain; charset=utf-8";
+    }
+    http_resp_header(&c->rs, "Content-Type", ct);
+    http_resp_set(&c->rs, status, body, len);
+    c->rs.close = true;
+    log_debug("http: %s: %u %s", c->client, status, message);
+    http__conn_respond(c);
+}
+
+static void add_line(struct sb *h, const char *name, const char *value)
+{
+    sb_adds(h, name);
+    sb_adds(h, ": ");
+    sb_adds(h, value);
+    sb_adds(h, "\r\n");
+}
+
+void http__conn_respond(struct http_conn *c)
+{
+    struct http_resp *rs = &c->rs;
+    if (!rs->set) {
+        conn_error(c, 500, "InternalError", "the handler made no answer");
+        return;
+    }
+    if (rs->trusted)
+        c->trusted = true;
+    bool head = c->rq.method && !strcmp(c->rq.method, "HEAD");
+    bool stream = rs->stream != NULL;
+    bool close = rs->close || !c->rq.keep_alive || c->peer_closed || atomic_load(&c->hs->stopping);
+    if (stream && c->rq.minor == 0)
+        close = true; /* the body ends with the connection */
+    struct sb h = SB_INIT;
+    sb_addf(&h, "HTTP/1.1 %u %s\r\n", rs->status, http_status_text(rs->status));
+    if (c->fd >= 0)
+        add_line(&h, "Date", http__date(c->hs));
+    sb_add(&h, rs->headers.buf ? rs->headers.buf : "", rs->headers.len);
+    if (stream && c->rq.minor == 1)
+        add_line(&h, "Transfer-Encoding", "chunked");
+    if (!stream)
+        sb_addf(&h, "Content-Length: %zu\r\n", rs->len);
+    if (close)
+        add_line(&h, "Connection", "close");
+    else if (c->rq.minor == 0)
+        add_line(&h, "Connection", "keep-alive");
+    sb_adds(&h, "\r\n");
+    http_out_add(&c->out, h.buf, h.len);
+    sb_release(&h);
+    c->close_after = close;
+    http__set_waiting(c, false);
+    if (!stream) {
+        if (rs->len && !head) {
+            http_out_add_ref(&c->out, rs->body, rs->len, free, rs->body);
+            rs->body = NULL;
+        }
+        c->st = CS_RESPOND;
+    } else {
+        c->st = CS_STREAM;
+        c->s_chunked = c->rq.minor == 1;
+        c->s_ended = head;
+        if (head)
+            stream_release(c);
+        else
+            http__stream_list(c, true);
+    }
+    http__set_deadline(c, 0);
+    http__set_events(c, EPOLLRDHUP);
+    conn_output(c);
+}
+
+/* One call of the stream's producer, framed as a chunk. */
+static void produce_once(struct http_conn *c)
+{
+    struct http_out *o = &c->out;
+    size_t mark = o->n;
+    char *hdr = NULL;
+    if (c->s_chunked) {
+        /* The chunk header, written once its size is known: 16 hex digits
+         * and CR LF at most. */
+        hdr = out_room(o, 18);
+        o->blk->refs++;
+        out_push(o, hdr, 0, blk_unref, o->blk);
+    }
+    o->produced = 0;
+    int rc = c->rs.stream->produce(c->rs.stream_arg, o, http__now());
+    size_t n = o->produced;
+    if (c->s_chunked) {
+        if (n) {
+            char text[24];
+            int k = snprintf(text, sizeof(text), "%zx\r\n", n);
+            memcpy(hdr, text, (size_t)k);
+            o->segs[mark].len = (size_t)k;
+            o->bytes += (size_t)k;
+            http_out_add(o, "\r\n", 2);
+        } else {
+            blk_unref(o->segs[mark].ref);
+            memmove(&o->segs[mark], &o->segs[mark + 1], (o->n - mark - 1) * sizeof(*o->segs));
+            o->n--;
+        }
+    }
+    if (rc == HTTP_STREAM_END || (rc == HTTP_STREAM_WAIT && c->fd < 0)) {
+        /* A memory connection cannot wait: it ends the stream. */
+        c->s_ended = true;
+        if (c->s_chunked)
+            http_out_add(o, "0\r\n\r\n", 5);
+        stream_release(c);
+    } else if (rc == HTTP_STREAM_WAIT) {
+        c->s_waiting = true;
+    }
+}
+
+/* Send what is queued; feed the stream; finish the response. */
+static void conn_output(struct http_conn *c)
+{
+    for (;;) {
+        if (c->st == CS_STREAM && !c->s_ended && !c->s_waiting && c->out.bytes < HTTP_LOW_WATER) {
+            produce_once(c);
+            continue;
+        }
+        int rc = out_write(c);
+        if (rc == IO_ERR) {
+            http__conn_close(c);
+            return;
+        }
+        if (rc == IO_AGAIN) {
+            uint32_t base = EPOLLRDHUP;
+            if (c->tls)
+                want_tls(c, base);
+            else
+                http__set_events(c, base | EPOLLOUT);
+            if (!c->deadline)
+                http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
+            return;
+        }
+        http__set_deadline(c, 0);
+        if (c->st == CS_RESPOND || (c->st == CS_STREAM && c->s_ended)) {
+            response_done(c);
+            return;
+        }
+        if (c->st == CS_STREAM) {
+            /* Waiting for the producer: watch only for the client leaving. */
+            http__set_events(c, EPOLLRDHUP);
+            return;
+        }
+        return; /* a 100 Continue went out while reading the body */
+    }
+}
+
+void http__conn_stream_kick(struct http_conn *c)
+{
+    if (c->st != CS_STREAM || c->s_ended || !c->s_waiting)
+        return;
+    c->s_waiting = false;
+    conn_output(c);
+}
+
+/* ---- reading --------------------------------------------------------------------------- */
+
+void http__conn_handle(struct http_conn *c)
+{
+    struct http_handler *h = &c->hs->o.handler;
+    h->handle(h->arg, &c->rq, &c->rs);
+}
+
+static void dispatch(struct http_conn *c)
+{
+    c->st = CS_HANDLING;
+    http__set_deadline(c, 0);
+    http__set_events(c, EPOLLRDHUP);
+    if (c->fd < 0) {
+        c->mem_ready = true;
+        return;
+    }
+    if (!http__dispatch(c))
+        conn_error(c, 503, "ServiceUnavailable", "the server is shutting down");
+}
+
+/* Drop the parsed bytes of the input; free it when empty. */
+static void in_compact(struct http_conn *c)
+{
+    if (c->in_off == c->in.len) {
+        sb_release(&c->in);
+        c->in_off = 0;
+    } else if (c->in_off > READ_CHUNK) {
+        memmove(c->in.buf, c->in.buf + c->in_off, c->in.len - c->in_off);
+        sb_truncate(&c->in, c->in.len - c->in_off);
+        c->in_off = 0;
+    }
+}
+
+/* A head has been parsed into c->rq: authenticate, then read the body. */
+static void head_done(struct http_conn *c)
+{
+    struct http_server *hs = c->hs;
+    c->have_rq = true;
+    c->idle = false;
+    http__set_waiting(c, false);
+    snprintf(c->rq.peer, sizeof(c->rq.peer), "%s", c->client);
+    c->rq.tls_session = c->tls;
+    if (atomic_load(&hs->stopping)) {
+        conn_error(c, 503, "ServiceUnavailable", "the server is shutting down");
+        return;
+    }
+    struct http_handler *h = &hs->o.handler;
+    if (h->on_head && !h->on_head(h->arg, &c->rq, &c->rs)) {
+        if (c->rq.body_mode != HTTP_BODY_NONE)
+            c->rs.close = true;
+        http__conn_respond(c);
+        return;
+    }
+    if (c->rq.body_mode == HTTP_BODY_LENGTH && c->rq.content_length > hs->lim.max_body) {
+        char msg[120];
+        snprintf(msg, sizeof(msg), "the request body exceeds the limit of %zu bytes",
+                 hs->lim.max_body);
+        conn_error(c, 413, "RequestEntityTooLarge", msg);
+        return;
+    }
+    http_body_init(&c->bs, &c->rq);
+    if (c->rq.body_mode == HTTP_BODY_NONE) {
+        dispatch(c);
+        return;
+    }
+    c->st = CS_BODY;
+    http__set_deadline(c, http__now() + hs->o.body_timeout_ms);
+    if (c->rq.expect_continue && c->in.len == c->in_off) {
+        http_out_adds(&c->out, "HTTP/1.1 100 Continue\r\n\r\n");
+        if (out_write(c) == IO_ERR)
+            http__conn_close(c);
+    }
+}
+
+/* Parse what has arrived. True when the state moved on (a request went to
+ * its handler, or was answered); false when more input is needed. */
+static bool conn_parse(struct http_conn *c)
+{
+    struct http_server *hs = c->hs;
+    const char *data = c->in.buf + c->in_off;
+    size_t len = c->in.len - c->in_off, used = 0;
+    struct http_error err;
+    if (!len)
+        return false;
+    if (c->st == CS_HEAD) {
+        int rc = http_parse_head(data, len, &c->scan, &hs->lim, &c->rq, &used, &err);
+        if (rc == HTTP_PARSE_MORE)
+            return false;
+        if (rc == HTTP_PARSE_ERROR) {
+            conn_error(c, err.status, err.reason, err.message);
+            return true;
+        }
+        c->in_off += used;
+        c->scan = 0;
+        head_done(c);
+        if (c->st != CS_BODY)
+            return true;
+        data = c->in.buf + c->in_off;
+        len = c->in.len - c->in_off;
+    }
+    int rc = http_parse_body(&c->bs, data, len, &used, &hs->lim, &c->rq.body, &err);
+    c->in_off += used;
+    if (rc == HTTP_PARSE_ERROR) {
+        conn_error(c, err.status, err.reason, err.message);
+        return true;
+    }
+    if (rc == HTTP_PARSE_MORE) {
+        in_compact(c);
+        return false;
+    }
+    in_compact(c);
+    dispatch(c);
+    return true;
+}
+
+static void conn_read(struct http_conn *c)
+{
+    char buf[READ_CHUNK];
+    while (c->st == CS_HEAD || c->st == CS_BODY) {
+        if (conn_parse(c))
+            continue;
+        if (c->st != CS_HEAD && c->st != CS_BODY)
+            return;
+        size_t got = 0;
+        int rc = conn_recv(c, buf, sizeof(buf), &got);
+        if (rc == IO_OK) {
+            if (c->idle) {
+                c->idle = false;
+                if (c->trusted)
+                    http__set_deadline(c, http__now() + c->hs->o.head_timeout_ms);
+            }
+            sb_add(&c->in, buf, got);
+            continue;
+        }
+        if (rc == IO_AGAIN) {
+            uint32_t base = c->out.bytes ? EPOLLOUT : 0;
+            if (c->tls)
+                want_tls(c, base);
+            else
+                http__set_events(c, base | EPOLLIN | EPOLLRDHUP);
+            return;
+        }
+        http__conn_close(c);
+        return;
+    }
+}
+
+static void handshake(struct http_conn *c)
+{
+    struct http_server *hs = c->hs;
+    if (!c->tls) {
+        gnutls_init(&c->tls, GNUTLS_SERVER | GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL);
+        gnutls_priority_set(c->tls, hs->prio);
+        gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, hs->creds);
+        if (hs->o.client_ca_pem)
+            gnutls_certificate_server_set_request(c->tls, GNUTLS_CERT_REQUEST);
+        gnutls_datum_t alpn = {(unsigned char *)"http/1.1", 8};
+        gnutls_alpn_set_protocols(c->tls, &alpn, 1, 0);
+        gnutls_transport_set_int(c->tls, c->fd);
+    }
+    int rc;
+    do {
+        rc = gnutls_handshake(c->tls);
+    } while (rc < 0 && !tls_again(rc) && !gnutls_error_is_fatal(rc));
+    if (rc == 0) {
+        c->st = CS_HEAD;
+        conn_read(c);
+        return;
+    }
+    if (tls_again(rc)) {
+        want_tls(c, 0);
+        return;
+    }
+    log_debug("http: %s: TLS handshake: %s", c->client, gnutls_strerror(rc));
+    http__conn_close(c);
+}
+
+void http__conn_start(struct http_conn *c)
+{
+    int64_t now = http__now();
+    c->st = c->tls_listener ? CS_HANDSHAKE : CS_HEAD;
+    c->idle = true;
+    http__set_waiting(c, true);
+    http__set_deadline(c, now + c->hs->o.head_timeout_ms);
+    http__set_events(c, EPOLLIN | EPOLLRDHUP);
+}
+
+void http__conn_event(struct http_conn *c, uint32_t ev)
+{
+    if (ev & (EPOLLERR | EPOLLHUP)) {
+        http__conn_close(c);
+        return;
+    }
+    switch (c->st) {
+    case CS_HANDSHAKE:
+        handshake(c);
+        return;
+    case CS_HEAD:
+    case CS_BODY:
+        if (c->out.bytes && (ev & EPOLLOUT) && out_write(c) == IO_ERR) {
+            http__conn_close(c);
+            return;
+        }
+        conn_read(c);
+        return;
+    case CS_HANDLING:
+        if (ev & EPOLLRDHUP) {
+            c->peer_closed = true;
+            http__set_events(c, 0);
+        }
+        return;
+    case CS_RESPOND:
+        if (ev & EPOLLRDHUP) {
+            c->peer_closed = true;
+            http__set_events(c, c->events & ~(uint32_t)EPOLLRDHUP);
+        }
+        if (ev & (EPOLLOUT | EPOLLIN))
+            conn_output(c);
+        return;
+    case CS_STREAM:
+        if (ev & EPOLLRDHUP) {
+            http__conn_close(c); /* the watcher left */
+            return;
+        }
+        conn_output(c);
+        return;
+    case CS_LINGER:
+        drain(c);
+        return;
+    case CS_CLOSED:
+        return;
+    }
+}
+
+void http__conn_expire(struct http_conn *c)
+{
+    if (c->st == CS_HANDLING)
+        return;
+    log_debug("http: %s: timed out", c->client);
+    http__conn_close(c);
+}
+
+void http__conn_shutdown(struct http_conn *c)
+{
+    if (c->st == CS_STREAM && !c->s_ended) {
+        c->s_ended = true;
+        if (c->s_chunked)
+            http_out_add(&c->out, "0\r\n\r\n", 5);
+        stream_release(c);
+    }
+    if (c->st == CS_RESPOND || c->st == CS_STREAM)
+        (void)out_write(c);
+    http__conn_close(c);
+}
+
+/* ---- responses (the handler's side) ---------------------------------------------------- */
+
+void http_resp_header(struct http_resp *rs, const char *name, const char *value)
+{
+    if (strpbrk(name, "\r\n") || strpbrk(value, "\r\n"))
+        return;
+    add_line(&rs->headers, name, value);
+}
+
+void http_resp_set(struct http_resp *rs, unsigned status, char *body, size_t len)
+{
+    free(rs->body);
+    rs->status = status;
+    rs->body = body;
+    rs->len = len;
+    rs->stream = NULL;
+    rs->stream_arg = NULL;
+    rs->set = true;
+}
+
+struct http_stream *http_resp_stream(struct http_resp *rs, unsigned status,
+                                     const struct http_stream_ops *ops, void *arg)
+{
+    free(rs->body);
+    rs->body = NULL;
+    rs->len = 0;
+    rs->status = status;
+    rs->stream = ops;
+    rs->stream_arg = arg;
+    rs->set = true;
+    struct http_conn *c = (struct http_conn *)((char *)rs - offsetof(struct http_conn, rs));
+    return &c->sh;
+}
+
+/* ---- memory connections ---------------------------------------------------------------- */
+
+void http_serve_bytes(struct http_server *hs, const char *in, size_t n, struct sb *out)
+{
+    struct http_conn *c = http__conn_new(hs, -1, "");
+    c->mem_in = in;
+    c->mem_len = n;
+    c->mem_out = out;
+    c->st = CS_HEAD;
+    conn_read(c);
+    while (c->st == CS_HANDLING && c->mem_ready) {
+        c->mem_ready = false;
+        http__conn_handle(c);
+        http__conn_respond(c);
+    }
+    http__conn_close(c);
+    free(c);
+}
