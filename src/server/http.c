@@ -10,6 +10,9 @@
 #define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@
 #define TICK_MS 1000
 #define FD_RESERVE 256       /* descriptors kept for the store, logs, the executor */
 #define KEEPALIVE_IDLE_S 180 /* TCP keep-alive, as kube-apiserver's listener */
+#define TRIM_EVERY_MS 10000  /* give freed memory back at most this often */
 
 /* Tags of the two non-connection descriptors in epoll. */
 static char tag_listen, tag_event;
@@ -155,6 +159,8 @@ void http__stream_list(struct http_conn *c, bool on)
     bool listed = c->sprev || hs->streams == c;
     if (c->fd < 0 || listed == on)
         return;
+    if (!on)
+        hs->streams_ended = true;
     if (on) {
         c->sprev = NULL;
         c->snext = hs->streams;
@@ -384,7 +390,6 @@ static void accept_some(struct http_server *hs)
             }
             return;
         }
-        atomic_fetch_add(&hs->accepted, 1);
         char client[48];
         inet_ntop(AF_INET, &sa.sin_addr, client, sizeof(client));
         uintptr_t n = (uintptr_t)map_get(&hs->per_client, client);
@@ -396,6 +401,7 @@ static void accept_some(struct http_server *hs)
         }
         tune_socket(fd);
         struct http_conn *c = http__conn_new(hs, fd, client);
+        c->port = ntohs(sa.sin_port);
         struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
         if (epoll_ctl(hs->epfd, EPOLL_CTL_ADD, fd, &ev)) {
             close(fd);
@@ -457,6 +463,21 @@ static void final_turn(struct http_server *hs)
     bury(hs);
 }
 
+/* Once watches have ended, hand the heap's free pages back to the system:
+ * what a burst of watches used is otherwise kept by malloc, and the
+ * server would look (and be, to the machine) as big as its busiest
+ * moment. */
+static void trim(struct http_server *hs, int64_t now)
+{
+#ifdef __GLIBC__
+    if (!hs->streams_ended || now - hs->last_trim < TRIM_EVERY_MS)
+        return;
+    hs->streams_ended = false;
+    hs->last_trim = now;
+    malloc_trim(0);
+#endif
+}
+
 static void *io_main(void *arg)
 {
     struct http_server *hs = arg;
@@ -478,6 +499,7 @@ static void *io_main(void *arg)
         expire(hs, now);
         if (now >= hs->next_tick) {
             tick_streams(hs);
+            trim(hs, now);
             hs->next_tick = now + TICK_MS;
         }
         if (hs->accept_paused_until && now >= hs->accept_paused_until)
@@ -635,11 +657,6 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
 int http_server_port(const struct http_server *hs)
 {
     return hs->port;
-}
-
-uint64_t http_server_accepted(const struct http_server *hs)
-{
-    return atomic_load(&hs->accepted);
 }
 
 void http_server_stop(struct http_server *hs)

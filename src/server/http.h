@@ -83,7 +83,7 @@ struct http_req {
     bool expect_continue; /* the client waits for 100 Continue before the body */
     int body_mode;        /* HTTP_BODY_* */
     uint64_t content_length;
-    char peer[48];     /* "127.0.0.1:40312"; empty without a socket */
+    char peer[64];     /* "127.0.0.1:40312"; empty without a socket */
     void *tls_session; /* gnutls_session_t of a TLS connection, else NULL */
     void *udata;       /* the application's (on_head sets it, done frees it) */
     char *buf_;        /* private: the storage behind the pointers above */
@@ -198,8 +198,6 @@ CU_MUST_CHECK int http_server_start(const struct http_options *o, struct http_se
                                     struct err *e);
 /* The port bound (useful with port 0); 0 without a socket. */
 int http_server_port(const struct http_server *hs);
-/* TCP connections accepted so far. */
-uint64_t http_server_accepted(const struct http_server *hs);
 /* Stop: requests being handled finish, new ones get 503, every stream ends
  * (with its closing chunk, sent if the socket takes it), connections close,
  * threads are joined, and the server is freed. NULL is a no-op. */

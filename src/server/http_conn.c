@@ -588,6 +588,8 @@ static void conn_output(struct http_conn *c)
             response_done(c);
             return;
         }
+        if (c->st == CS_STREAM && !c->s_waiting)
+            continue; /* all sent: the producer may go on */
         if (c->st == CS_STREAM) {
             /* Waiting for the producer: watch only for the client leaving. */
             http__set_events(c, EPOLLRDHUP);
@@ -646,7 +648,8 @@ static void head_done(struct http_conn *c)
     c->have_rq = true;
     c->idle = false;
     http__set_waiting(c, false);
-    snprintf(c->rq.peer, sizeof(c->rq.peer), "%s", c->client);
+    if (c->fd >= 0)
+        snprintf(c->rq.peer, sizeof(c->rq.peer), "%s:%u", c->client, c->port);
     c->rq.tls_session = c->tls;
     if (atomic_load(&hs->stopping)) {
         conn_error(c, 503, "ServiceUnavailable", "the server is shutting down");

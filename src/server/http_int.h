@@ -97,6 +97,7 @@ struct http_conn {
     struct http_conn *anext, *aprev; /* every open socket connection */
 
     char client[48]; /* the peer's address, the per-client limit's key */
+    unsigned port;   /* the peer's port */
     /* A memory connection's input and output. */
     const char *mem_in;
     size_t mem_len, mem_off;
@@ -114,7 +115,6 @@ struct http_server {
     int port;
     atomic_bool stopping; /* no new requests; streams end */
     atomic_bool exiting;  /* the I/O thread ends everything and returns */
-    _Atomic uint64_t accepted;
     pthread_t io;
     bool io_started;
 
@@ -128,6 +128,8 @@ struct http_server {
     struct http_conn *vhead, *vtail;
     struct http_conn *graveyard;
     int64_t next_tick;
+    bool streams_ended; /* since the last trim */
+    int64_t last_trim;
     int64_t accept_paused_until;
     char date[40];
     int64_t date_sec;

@@ -58,6 +58,7 @@ struct snap_key {
     char *ns;                 /* NULL = all namespaces */
     struct store__snap *snap; /* one reference, or NULL */
     bool valid;               /* no change to the key published since snap was read */
+    bool building;            /* a watch is reading it: others wait for that */
     uint64_t epoch;           /* bumped by every such change */
     size_t users;             /* open watches that took this entry */
 };
@@ -70,6 +71,7 @@ struct store__hub {
     uint64_t published_rv; /* newest version handed to the watchers */
     struct store_watch *head;
     struct snap_key *keys;
+    pthread_cond_t built; /* a snapshot build ended */
 };
 
 struct store_watch {
@@ -89,6 +91,7 @@ struct store_watch {
     struct store__snap *snap;
     size_t isnap;
     struct snap_key *key; /* the hub's entry this watch holds a use of, or NULL */
+    bool building;        /* this watch is reading the key's snapshot */
     struct store__evrec **pre;
     size_t npre, ipre;
     bool initial_bookmark;
@@ -192,6 +195,7 @@ struct store__hub *store__hub_new(size_t queue_max)
 {
     struct store__hub *h = xcalloc(1, sizeof(*h));
     pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->built, NULL);
     h->refs = 1;
     h->queue_max = queue_max;
     return h;
@@ -205,6 +209,7 @@ static void hub_unref_locked(struct store__hub *h)
     pthread_mutex_unlock(&h->mu);
     if (last) {
         pthread_mutex_destroy(&h->mu);
+        pthread_cond_destroy(&h->built);
         free(h);
     }
 }
@@ -443,7 +448,9 @@ static void select_initial(struct store_watch *w)
 }
 
 /* The initial objects from a snapshot the hub holds, if it is current.
- * True when w got one. */
+ * True when w got one; false when w is to read it, with the key's epoch
+ * and its stale snapshot (for records to reuse). While another watch reads
+ * the same key, wait for it rather than read it again. */
 static bool snap_take(struct store__hub *h, struct store_watch *w, uint64_t *epoch,
                       struct store__snap **stale)
 {
@@ -451,6 +458,8 @@ static bool snap_take(struct store__hub *h, struct store_watch *w, uint64_t *epo
     struct snap_key *k = key_find(h, w->r, w->ns);
     k->users++;
     w->key = k;
+    while (k->building && !k->valid && !h->closed)
+        pthread_cond_wait(&h->built, &h->mu);
     bool got = k->valid && k->snap;
     if (got) {
         /* Every change to the key up to the newest published version is in
@@ -458,6 +467,8 @@ static bool snap_take(struct store__hub *h, struct store_watch *w, uint64_t *epo
         w->snap = snap_ref(k->snap);
         w->skip_upto = h->published_rv > k->snap->y ? h->published_rv : k->snap->y;
     } else {
+        k->building = true;
+        w->building = true;
         *epoch = k->epoch;
         *stale = k->snap ? snap_ref(k->snap) : NULL;
     }
@@ -465,17 +476,21 @@ static bool snap_take(struct store__hub *h, struct store_watch *w, uint64_t *epo
     return got;
 }
 
-/* Offer a freshly read snapshot to the hub: kept when no change to its key
- * was published since the read began. */
-static void snap_offer(struct store__hub *h, struct store_watch *w, uint64_t epoch)
+/* The read of w's snapshot ended (w->snap is NULL if it failed): keep it
+ * when no change to its key was published since the read began, and let
+ * the watches waiting for it go on. */
+static void snap_built(struct store__hub *h, struct store_watch *w, uint64_t epoch)
 {
     pthread_mutex_lock(&h->mu);
     struct snap_key *k = w->key;
-    if (k->epoch == epoch) {
+    if (w->snap && k->epoch == epoch) {
         snap_unref(k->snap);
         k->snap = snap_ref(w->snap);
         k->valid = true;
     }
+    k->building = false;
+    w->building = false;
+    pthread_cond_broadcast(&h->built);
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -504,16 +519,18 @@ static int read_start(struct store *s, struct store_watch *w, const struct store
         return 0;
     }
     struct store__conn *c = store__conn_get(s, e);
-    if (!c) {
-        snap_unref(stale);
-        return ERR_IO;
-    }
     int rc = 0;
     char *msg = NULL;
-    if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
+    if (!c) {
+        rc = ERR_IO;
+    } else if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
         rc = err_set(e, ERR_IO, "store: watch: %s", msg ? msg : "begin");
         sqlite3_free(msg);
         store__conn_put(s, c);
+    }
+    if (rc) {
+        if (w->building)
+            snap_built(h, w, epoch);
         snap_unref(stale);
         return rc;
     }
@@ -556,10 +573,10 @@ static int read_start(struct store *s, struct store_watch *w, const struct store
     sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
     store__conn_put(s, c);
     snap_unref(stale);
-    if (w->snap) {
-        snap_offer(h, w, epoch);
+    if (w->building)
+        snap_built(h, w, epoch);
+    if (w->snap)
         select_initial(w);
-    }
     w->skip_upto = o->since > y ? o->since : y;
     w->last_rv = w->skip_upto;
     return rc;
