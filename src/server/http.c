@@ -436,7 +436,7 @@ static void tick_streams(struct http_server *hs)
     struct http_conn *next;
     for (struct http_conn *c = hs->streams; c; c = next) {
         next = c->snext;
-        if (c->s_waiting && !c->out.bytes)
+        if (c->s_waiting && !c->out.bytes && !c->tls_wn)
             http__conn_stream_kick(c);
     }
 }

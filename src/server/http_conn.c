@@ -267,6 +267,12 @@ static int write_plain(struct http_conn *c, bool *progress)
     return IO_OK;
 }
 
+/* Output is waiting: queued, or staged for a TLS record to repeat. */
+static bool out_pending(const struct http_conn *c)
+{
+    return c->out.bytes || c->tls_wn;
+}
+
 /* Write what is queued. IO_OK when all of it went. */
 static int out_write(struct http_conn *c)
 {
@@ -688,11 +694,11 @@ static void head_done(struct http_conn *c)
 static bool conn_parse(struct http_conn *c)
 {
     struct http_server *hs = c->hs;
-    const char *data = c->in.buf + c->in_off;
     size_t len = c->in.len - c->in_off, used = 0;
     struct http_error err;
     if (!len)
         return false;
+    const char *data = c->in.buf + c->in_off;
     if (c->st == CS_HEAD) {
         int rc = http_parse_head(data, len, &c->scan, &hs->lim, &c->rq, &used, &err);
         if (rc == HTTP_PARSE_MORE)
@@ -744,7 +750,7 @@ static void conn_read(struct http_conn *c)
             continue;
         }
         if (rc == IO_AGAIN) {
-            uint32_t base = c->out.bytes ? EPOLLOUT : 0;
+            uint32_t base = out_pending(c) ? EPOLLOUT : 0;
             if (c->tls)
                 want_tls(c, base);
             else
@@ -808,7 +814,7 @@ void http__conn_event(struct http_conn *c, uint32_t ev)
         return;
     case CS_HEAD:
     case CS_BODY:
-        if (c->out.bytes && (ev & EPOLLOUT) && out_write(c) == IO_ERR) {
+        if (out_pending(c) && (ev & EPOLLOUT) && out_write(c) == IO_ERR) {
             http__conn_close(c);
             return;
         }
