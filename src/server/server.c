@@ -211,7 +211,9 @@ static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
         rs->trusted = true;
     } else if (authz && srv_auth_lookup(&s->auth, authz, &q->user)) {
         rs->trusted = true;
-    } else if (!is_public(rq->path)) {
+    } else if (!is_public(rq->path) || rq->body_mode != HTTP_BODY_NONE) {
+        /* The public paths take no body: nobody unauthenticated makes the
+         * server read one. */
         reply_unauthorized(q);
         return false;
     }

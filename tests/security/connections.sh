@@ -219,6 +219,7 @@ ask("header", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + big + b"\r\n")
 ask("uri", b"GET /api/v1/namespaces?x=" + b"a" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
 ask("body", b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n" + auth +
     b"Content-Type: application/json\r\nContent-Length: 4194304\r\n\r\n{")
+ask("anonymous-body", b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3000000\r\n\r\n")
 ask("chunked-body", b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n" + auth +
     b"Transfer-Encoding: chunked\r\n\r\n400000\r\n" + b"a" * 100000)
 ask("garbage", b"GARBAGE\r\n\r\n")
@@ -243,6 +244,8 @@ expect "a 70 KB header gets 431 as a Status" "header: 431 Status RequestHeaderFi
 expect "a 20 KB URI gets 414 as a Status" "uri: 414 Status RequestURITooLong closed" cat "$TMP/bad.out"
 expect "a 4 MiB Content-Length gets 413 as a Status, before the body" \
     "body: 413 Status RequestEntityTooLarge closed" cat "$TMP/bad.out"
+expect "an unauthenticated request with a body gets 401 before the body" \
+    "anonymous-body: 401 Status Unauthorized closed" cat "$TMP/bad.out"
 expect "a chunked body past 3 MiB gets 413 as a Status" \
     "chunked-body: 413 Status RequestEntityTooLarge closed" cat "$TMP/bad.out"
 expect "a malformed request line gets 400 as a Status" "garbage: 400 Status BadRequest closed" \
