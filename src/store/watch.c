@@ -22,8 +22,9 @@
  * while no change to them has been published, and a new one reuses the
  * records of the objects that did not change. A watch drops its reference
  * once it has delivered them; the hub keeps the newest snapshot only while
- * some watch on its key is open, so closing the watches gives the memory
- * back.
+ * some watch on its key is open, and a stale one only while a watch is
+ * still delivering it, so closing the watches gives the memory back and a
+ * busy collection is not held twice.
  *
  * The hub outlives the store while watchers hold it, so a watch closed
  * after store_close is safe. */
@@ -287,22 +288,33 @@ static struct store__evrec *watch_event(const struct store_watch *w, const struc
                         c->ev->text ? text_ref(c->ev->text) : NULL);
 }
 
-/* Snapshots that c makes stale (h->mu held). */
-static void keys_invalidate(struct store__hub *h, const struct store__change *c)
+/* Snapshots that c makes stale (h->mu held). A stale one is kept only
+ * while a watch is still delivering it (its records may serve the next
+ * read); else it goes to *drop, to be freed once the lock is released. */
+static void keys_invalidate(struct store__hub *h, const struct store__change *c,
+                            struct store__snap ***drop, size_t *ndrop, size_t *cap)
 {
     for (struct snap_key *k = h->keys; k; k = k->next) {
         if (k->r != c->ev->r || (k->ns && (!c->ns || strcmp(k->ns, c->ns))))
             continue;
         k->valid = false;
         k->epoch++;
+        /* Only snap_take and snap_built, under the lock, add references. */
+        if (k->snap && __atomic_load_n(&k->snap->refs, __ATOMIC_ACQUIRE) == 1) {
+            XGROW(*drop, *cap, *ndrop + 1);
+            (*drop)[(*ndrop)++] = k->snap;
+            k->snap = NULL;
+        }
     }
 }
 
 void store__hub_publish(struct store__hub *h, struct store__change *c, size_t n, uint64_t rv)
 {
+    struct store__snap **drop = NULL;
+    size_t ndrop = 0, cap = 0;
     pthread_mutex_lock(&h->mu);
     for (size_t i = 0; i < n && h->keys; i++)
-        keys_invalidate(h, &c[i]);
+        keys_invalidate(h, &c[i], &drop, &ndrop, &cap);
     for (struct store_watch *w = h->head; w; w = w->next) {
         if (w->gone)
             continue;
@@ -327,6 +339,9 @@ void store__hub_publish(struct store__hub *h, struct store__change *c, size_t n,
     }
     h->published_rv = rv;
     pthread_mutex_unlock(&h->mu);
+    for (size_t i = 0; i < ndrop; i++)
+        snap_unref(drop[i]);
+    free(drop);
     for (size_t i = 0; i < n; i++) {
         store__evrec_unref(c[i].ev);
         json_decref(c[i].obj);
