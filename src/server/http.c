@@ -178,13 +178,24 @@ void http__stream_list(struct http_conn *c, bool on)
     c->sprev = c->snext = NULL;
 }
 
-static void client_count(struct http_server *hs, const char *client, int delta)
+/* The account of a client address, made on its first connection. */
+static struct http_client *client_get(struct http_server *hs, const char *client)
 {
-    uintptr_t n = (uintptr_t)map_get(&hs->per_client, client) + (uintptr_t)(intptr_t)delta;
-    if (n)
-        map_put(&hs->per_client, client, (void *)n);
-    else
-        map_del(&hs->per_client, client);
+    struct http_client *cl = map_get(&hs->per_client, client);
+    if (!cl) {
+        cl = xcalloc(1, sizeof(*cl));
+        map_put(&hs->per_client, client, cl);
+    }
+    return cl;
+}
+
+void http__charge(struct http_conn *c)
+{
+    if (!c->cl)
+        return;
+    size_t now = c->out.bytes;
+    c->cl->pending = c->cl->pending - c->charged + now;
+    c->charged = now;
 }
 
 void http__conn_forget(struct http_conn *c)
@@ -194,7 +205,13 @@ void http__conn_forget(struct http_conn *c)
     http__set_waiting(c, false);
     http__stream_list(c, false);
     epoll_ctl(hs->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-    client_count(hs, c->client, -1);
+    c->cl->pending -= c->charged;
+    c->charged = 0;
+    if (!--c->cl->conns) {
+        map_del(&hs->per_client, c->client);
+        free(c->cl);
+    }
+    c->cl = NULL;
     hs->nconns--;
     if (c->aprev)
         c->aprev->anext = c->anext;
@@ -392,10 +409,11 @@ static void accept_some(struct http_server *hs)
         }
         char client[48];
         inet_ntop(AF_INET, &sa.sin_addr, client, sizeof(client));
-        uintptr_t n = (uintptr_t)map_get(&hs->per_client, client);
-        if (n >= hs->o.max_conns_per_client || !make_room(hs)) {
+        const struct http_client *known = map_get(&hs->per_client, client);
+        bool full = known && known->conns >= hs->o.max_conns_per_client;
+        if (full || !make_room(hs)) {
             log_debug("http: %s: connection refused (%s limit)", client,
-                      n >= hs->o.max_conns_per_client ? "per-client" : "connection");
+                      full ? "per-client" : "connection");
             close(fd);
             continue;
         }
@@ -409,7 +427,8 @@ static void accept_some(struct http_server *hs)
             continue;
         }
         c->events = ev.events;
-        client_count(hs, client, 1);
+        c->cl = client_get(hs, client);
+        c->cl->conns++;
         hs->nconns++;
         c->anext = hs->all;
         if (hs->all)
@@ -533,6 +552,8 @@ static void apply_defaults(struct http_options *o)
         o->workers = HTTP_DEFAULT_WORKERS;
     if (!o->max_conns_per_client)
         o->max_conns_per_client = HTTP_DEFAULT_PER_CLIENT;
+    if (!o->max_pending_per_client)
+        o->max_pending_per_client = HTTP_DEFAULT_PENDING_PER_CLIENT;
     if (!o->head_timeout_ms)
         o->head_timeout_ms = HTTP_DEFAULT_HEAD_TIMEOUT_MS;
     if (!o->idle_timeout_ms)

@@ -26,7 +26,9 @@
  * hold max_conns_per_client connections and the server max_conns; past the
  * per-address limit a new connection is closed at once; at the global limit
  * the oldest connection that is waiting for a request head is closed to
- * make room, else the new one is.
+ * make room, else the new one is. The answers a client address has not
+ * read are bounded too (max_pending_per_client): a connection whose answer
+ * would pass the bound is closed instead.
  *
  * The parser is pure (http_parse_head, http_parse_body) and the whole
  * request path runs without sockets (http_serve_bytes), for tests and
@@ -51,6 +53,7 @@ struct http_out;    /* the body a stream is producing */
 #define HTTP_DEFAULT_MAX_BODY (3u << 20)
 #define HTTP_DEFAULT_MAX_HEADERS 128
 #define HTTP_DEFAULT_PER_CLIENT 512
+#define HTTP_DEFAULT_PENDING_PER_CLIENT (256u << 20)
 #define HTTP_DEFAULT_HEAD_TIMEOUT_MS 10000
 #define HTTP_DEFAULT_IDLE_TIMEOUT_MS 90000
 #define HTTP_DEFAULT_BODY_TIMEOUT_MS 60000
@@ -184,6 +187,7 @@ struct http_options {
     unsigned workers;              /* 0 = HTTP_DEFAULT_WORKERS */
     unsigned max_conns;            /* 0 = the open-file limit less a reserve */
     unsigned max_conns_per_client; /* per client address; 0 = HTTP_DEFAULT_PER_CLIENT */
+    size_t max_pending_per_client; /* unsent output per client address; 0 = 256 MiB */
     int head_timeout_ms;           /* 0 = HTTP_DEFAULT_HEAD_TIMEOUT_MS, and so on */
     int idle_timeout_ms;
     int body_timeout_ms;

@@ -286,6 +286,7 @@ static int out_write(struct http_conn *c)
         return IO_OK;
     }
     rc = c->tls ? write_tls(c, &progress) : write_plain(c, &progress);
+    http__charge(c);
     if (progress && (c->st == CS_RESPOND || c->st == CS_STREAM))
         http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
     if (rc == IO_OK) {
@@ -483,6 +484,14 @@ void http__conn_respond(struct http_conn *c)
     if (rs->trusted)
         c->trusted = true;
     bool head = c->rq.method && !strcmp(c->rq.method, "HEAD");
+    if (c->cl && !head && c->cl->pending + rs->len > c->hs->o.max_pending_per_client) {
+        /* Its client has that much unread already: it gets no more. */
+        log_warn("http: %s: %zu bytes of answers unread: closing a connection", c->client,
+                 c->cl->pending);
+        c->st = CS_RESPOND; /* the worker is done with it */
+        http__conn_close(c);
+        return;
+    }
     bool stream = rs->stream != NULL;
     bool close = rs->close || !c->rq.keep_alive || c->peer_closed || atomic_load(&c->hs->stopping);
     if (stream && c->rq.minor == 0)

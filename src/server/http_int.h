@@ -52,6 +52,12 @@ struct http_stream {
     struct http_conn *c;
 };
 
+/* What one client address holds (the per-client limits). */
+struct http_client {
+    unsigned conns;
+    size_t pending; /* output queued on its connections, not yet sent */
+};
+
 struct http_conn {
     struct http_server *hs;
     int fd; /* -1: a memory connection (http_serve_bytes) */
@@ -96,8 +102,10 @@ struct http_conn {
     struct http_conn *gnext;         /* closed, freed at the end of the loop turn */
     struct http_conn *anext, *aprev; /* every open socket connection */
 
-    char client[48]; /* the peer's address, the per-client limit's key */
-    unsigned port;   /* the peer's port */
+    char client[48];        /* the peer's address, the per-client limits' key */
+    unsigned port;          /* the peer's port */
+    struct http_client *cl; /* its address's account (the server's), or NULL */
+    size_t charged;         /* bytes of out counted in cl->pending */
     /* A memory connection's input and output. */
     const char *mem_in;
     size_t mem_len, mem_off;
@@ -120,7 +128,7 @@ struct http_server {
 
     /* Owned by the I/O thread. */
     size_t nconns;
-    struct map per_client; /* address -> count, as uintptr_t */
+    struct map per_client; /* address -> struct http_client (owned) */
     struct http_conn **heap;
     size_t hn, hcap;
     struct http_conn *all;
@@ -189,5 +197,7 @@ void http__stream_list(struct http_conn *c, bool on);
 const char *http__date(struct http_server *hs);
 /* Forget c: per-client count, lists, heap, wake list. */
 void http__conn_forget(struct http_conn *c);
+/* Count c's queued output against its client's budget. */
+void http__charge(struct http_conn *c);
 
 #endif

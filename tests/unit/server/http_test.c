@@ -548,10 +548,11 @@ static void sock_handle(void *arg, struct http_req *rq, struct http_resp *rs)
         http_resp_stream(rs, 200, &quiet_ops, calloc(1, 1));
         return;
     }
-    if (!strcmp(rq->path, "/big")) {
-        char *b = malloc(BIG);
-        memset(b, 'y', BIG);
-        http_resp_set(rs, 200, b, BIG);
+    if (!strcmp(rq->path, "/big") || !strcmp(rq->path, "/huge")) {
+        size_t n = rq->path[1] == 'b' ? BIG : 32 * BIG;
+        char *b = malloc(n);
+        memset(b, 'y', n);
+        http_resp_set(rs, 200, b, n);
         return;
     }
     rs->trusted = http_req_header(rq, "Authorization") != NULL;
@@ -575,6 +576,8 @@ static struct http_server *sock_server(const struct http_options *extra, int *po
 static int dial(int port, const char *src)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 64 << 10; /* what the client holds unread stays with the server */
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
     struct sockaddr_in sa = {.sin_family = AF_INET};
     if (src) {
         inet_pton(AF_INET, src, &sa.sin_addr);
@@ -760,6 +763,36 @@ static void test_http_socket_limits(void **state)
     http_server_stop(hs);
 }
 
+/* A client address's unread answers are bounded: the connection whose
+ * answer would pass the bound is closed unanswered; the others go on. */
+static void test_http_socket_unread_answers(void **state)
+{
+    int port;
+    struct http_options o = {.max_pending_per_client = 40 * BIG};
+    struct http_server *hs = sock_server(&o, &port);
+    int a = dial(port, "127.0.0.5"), b = dial(port, "127.0.0.5"), other = dial(port, "127.0.0.6");
+    bool closed;
+    send_all(a, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
+    usleep(300 * 1000);
+    send_all(b, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
+    size_t n;
+    char *out = read_for(b, 2000, &closed, &n);
+    assert_true(closed);
+    assert_int_equal(n, 0);
+    free(out);
+    send_all(other, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
+    out = read_for(other, 3000, &closed, &n);
+    assert_true(n > 32 * BIG);
+    free(out);
+    out = read_for(a, 3000, &closed, &n);
+    assert_true(n > 32 * BIG);
+    free(out);
+    close(a);
+    close(b);
+    close(other);
+    http_server_stop(hs);
+}
+
 static void test_http_socket_stop_ends_streams(void **state)
 {
     int port;
@@ -850,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_http_socket_continue),
         cmocka_unit_test(test_http_socket_timeouts),
         cmocka_unit_test(test_http_socket_limits),
+        cmocka_unit_test(test_http_socket_unread_answers),
         cmocka_unit_test(test_http_socket_stop_ends_streams),
         cmocka_unit_test(test_http_socket_tls),
     };
