@@ -99,7 +99,7 @@ static void heap_remove(struct http_server *hs, struct http_conn *c)
 void http__set_deadline(struct http_conn *c, int64_t deadline)
 {
     struct http_server *hs = c->hs;
-    if (c->fd < 0 || c->dead)
+    if (c->fd < 0)
         return;
     c->deadline = deadline;
     if (!deadline) {
@@ -119,11 +119,21 @@ void http__set_deadline(struct http_conn *c, int64_t deadline)
 
 void http__set_events(struct http_conn *c, uint32_t events)
 {
-    if (c->fd < 0 || c->dead || c->events == events)
+    if (c->fd < 0 || c->st == CS_CLOSED || (c->armed && c->events == events))
         return;
-    struct epoll_event ev = {.events = events, .data.ptr = c};
-    if (epoll_ctl(c->hs->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+    struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = c};
+    if (epoll_ctl(c->hs->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
         c->events = events;
+        c->armed = true;
+    }
+}
+
+void http__arm_from_worker(struct http_conn *c, uint32_t events)
+{
+    c->events = events;
+    c->armed = true;
+    struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = c};
+    epoll_ctl(c->hs->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 void http__set_waiting(struct http_conn *c, bool waiting)
@@ -194,7 +204,10 @@ void http__charge(struct http_conn *c)
     if (!c->cl)
         return;
     size_t now = c->out.bytes;
-    c->cl->pending = c->cl->pending - c->charged + now;
+    if (now > c->charged)
+        atomic_fetch_add(&c->cl->pending, now - c->charged);
+    else
+        atomic_fetch_sub(&c->cl->pending, c->charged - now);
     c->charged = now;
 }
 
@@ -205,7 +218,7 @@ void http__conn_forget(struct http_conn *c)
     http__set_waiting(c, false);
     http__stream_list(c, false);
     epoll_ctl(hs->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-    c->cl->pending -= c->charged;
+    atomic_fetch_sub(&c->cl->pending, c->charged);
     c->charged = 0;
     if (!--c->cl->conns) {
         map_del(&hs->per_client, c->client);
@@ -222,20 +235,26 @@ void http__conn_forget(struct http_conn *c)
     c->aprev = c->anext = NULL;
 }
 
-const char *http__date(struct http_server *hs)
+const char *http__date(void)
 {
+    static _Thread_local char date[40];
+    static _Thread_local time_t sec;
     time_t now = time(NULL);
-    if (now != hs->date_sec) {
+    if (now != sec) {
         struct tm tm;
         gmtime_r(&now, &tm);
-        strftime(hs->date, sizeof(hs->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-        hs->date_sec = now;
+        strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        sec = now;
     }
-    return hs->date;
+    return date;
 }
 
-static void poke(struct http_server *hs)
+/* The I/O thread clears poked before it reads evfd and takes the lists, so
+ * a wake-up is written at most once between two takes, and never lost. */
+void http__poke(struct http_server *hs)
 {
+    if (atomic_exchange(&hs->poked, true))
+        return;
     uint64_t one = 1;
     ssize_t r = write(hs->evfd, &one, sizeof(one));
     (void)r;
@@ -249,25 +268,28 @@ bool http__dispatch(struct http_conn *c)
     pthread_mutex_lock(&hs->pmu);
     bool ok = !hs->q_quit;
     if (ok) {
+        atomic_store(&c->worker_owned, true);
         c->qnext = NULL;
         if (hs->q_tail)
             hs->q_tail->qnext = c;
         else
             hs->q_head = c;
         hs->q_tail = c;
-        pthread_cond_signal(&hs->pcv);
     }
     pthread_mutex_unlock(&hs->pmu);
+    if (ok)
+        sem_post(&hs->psem);
     return ok;
 }
 
 static void *worker_main(void *arg)
 {
     struct http_server *hs = arg;
+    pthread_setname_np(pthread_self(), "http-worker");
     for (;;) {
+        while (sem_wait(&hs->psem))
+            ;
         pthread_mutex_lock(&hs->pmu);
-        while (!hs->q_head && !hs->q_quit)
-            pthread_cond_wait(&hs->pcv, &hs->pmu);
         struct http_conn *c = hs->q_head;
         if (!c) {
             pthread_mutex_unlock(&hs->pmu);
@@ -279,18 +301,24 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&hs->pmu);
 
         http__conn_handle(c);
+        bool wake = http__conn_worker_reply(c);
 
+        /* Back to the I/O thread, which takes this list at every turn. An
+         * event on the socket it re-armed may have come first: either the
+         * I/O thread noted it before this (then wake it), or it sees c here
+         * (conn_event). */
         pthread_mutex_lock(&hs->mu);
-        bool first = !hs->done_head && !hs->wake_head;
         c->qnext = NULL;
         if (hs->done_tail)
             hs->done_tail->qnext = c;
         else
             hs->done_head = c;
         hs->done_tail = c;
+        c->handed = true;
+        wake |= atomic_load(&c->pending_ev) != 0;
         pthread_mutex_unlock(&hs->mu);
-        if (first)
-            poke(hs);
+        if (wake)
+            http__poke(hs);
     }
 }
 
@@ -301,40 +329,53 @@ void http_stream_wake(struct http_stream *h)
     if (c->fd < 0 || atomic_exchange(&c->wake_queued, true))
         return;
     pthread_mutex_lock(&hs->mu);
-    bool first = !hs->done_head && !hs->wake_head;
     c->wnext = hs->wake_head;
     hs->wake_head = c;
     pthread_mutex_unlock(&hs->mu);
-    if (first)
-        poke(hs);
+    http__poke(hs);
 }
 
-/* Answers from the workers, then woken streams. */
+/* After an event, the socket is disarmed (one-shot): arm it again for what
+ * the connection's state wants, unless a worker has it. */
+static void rearm(struct http_conn *c)
+{
+    if (c->st != CS_CLOSED && c->st != CS_HANDLING && !c->armed && !atomic_load(&c->worker_owned))
+        http__set_events(c, c->events);
+}
+
+/* Connections back from the workers, then woken streams. */
 static void take_lists(struct http_server *hs)
 {
-    uint64_t v;
-    ssize_t r = read(hs->evfd, &v, sizeof(v));
-    (void)r;
     pthread_mutex_lock(&hs->mu);
     struct http_conn *done = hs->done_head, *wake = hs->wake_head;
     hs->done_head = hs->done_tail = NULL;
     hs->wake_head = NULL;
     for (struct http_conn *c = wake; c; c = c->wnext)
         atomic_store(&c->wake_queued, false);
+    for (struct http_conn *c = done; c; c = c->qnext)
+        c->handed = false;
     pthread_mutex_unlock(&hs->mu);
     while (done) {
         struct http_conn *c = done;
         done = c->qnext;
-        if (c->dead)
-            http__conn_close(c); /* the client left meanwhile */
-        else
-            http__conn_respond(c);
+        atomic_store(&c->worker_owned, false);
+        http__conn_returned(c);
+        rearm(c);
     }
     while (wake) {
         struct http_conn *c = wake;
         wake = c->wnext;
         http__conn_stream_kick(c);
     }
+}
+
+static void take_poke(struct http_server *hs)
+{
+    atomic_store(&hs->poked, false);
+    uint64_t v;
+    ssize_t r = read(hs->evfd, &v, sizeof(v));
+    (void)r;
+    take_lists(hs);
 }
 
 /* Free the connections closed this turn; one still on the wake list (woken
@@ -420,13 +461,14 @@ static void accept_some(struct http_server *hs)
         tune_socket(fd);
         struct http_conn *c = http__conn_new(hs, fd, client);
         c->port = ntohs(sa.sin_port);
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT, .data.ptr = c};
         if (epoll_ctl(hs->epfd, EPOLL_CTL_ADD, fd, &ev)) {
             close(fd);
             free(c);
             continue;
         }
-        c->events = ev.events;
+        c->events = EPOLLIN | EPOLLRDHUP;
+        c->armed = true;
         c->cl = client_get(hs, client);
         c->cl->conns++;
         hs->nconns++;
@@ -472,6 +514,26 @@ static int wait_ms(struct http_server *hs, int64_t now)
     return t <= now ? 0 : (int)(t - now);
 }
 
+/* An event on a connection: noted for later while a worker has it (if
+ * the worker has just handed it back, take it now). */
+static void conn_event(struct http_server *hs, struct http_conn *c, uint32_t ev)
+{
+    if (atomic_load(&c->worker_owned)) {
+        atomic_fetch_or(&c->pending_ev, ev);
+        pthread_mutex_lock(&hs->mu);
+        bool back = c->handed;
+        pthread_mutex_unlock(&hs->mu);
+        if (back)
+            take_lists(hs);
+        return;
+    }
+    if (c->st == CS_CLOSED)
+        return;
+    c->armed = false;
+    http__conn_event(c, ev);
+    rearm(c);
+}
+
 /* Server stop: no new connections; what the workers finish is answered,
  * streams end, everything closes. */
 static void final_turn(struct http_server *hs)
@@ -502,17 +564,19 @@ static void *io_main(void *arg)
     struct http_server *hs = arg;
     struct epoll_event evs[MAX_EVENTS];
     bool listening = true;
+    pthread_setname_np(pthread_self(), "http-io");
     hs->next_tick = http__now() + TICK_MS;
     while (!atomic_load(&hs->exiting)) {
         int n = epoll_wait(hs->epfd, evs, MAX_EVENTS, wait_ms(hs, http__now()));
+        take_lists(hs);
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             if (p == &tag_listen)
                 accept_some(hs);
             else if (p == &tag_event)
-                take_lists(hs);
-            else if (((struct http_conn *)p)->st != CS_CLOSED)
-                http__conn_event(p, evs[i].events);
+                take_poke(hs);
+            else
+                conn_event(hs, p, evs[i].events);
         }
         int64_t now = http__now();
         expire(hs, now);
@@ -636,7 +700,7 @@ static void server_free(struct http_server *hs)
     free(hs->workers);
     pthread_mutex_destroy(&hs->mu);
     pthread_mutex_destroy(&hs->pmu);
-    pthread_cond_destroy(&hs->pcv);
+    sem_destroy(&hs->psem);
     free(hs);
 }
 
@@ -651,7 +715,7 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
     map_init(&hs->per_client);
     pthread_mutex_init(&hs->mu, NULL);
     pthread_mutex_init(&hs->pmu, NULL);
-    pthread_cond_init(&hs->pcv, NULL);
+    sem_init(&hs->psem, 0, 0);
     int rc = tls_setup(hs, o, e);
     if (!rc && o->host)
         rc = listen_on(hs, o, e);
@@ -686,16 +750,18 @@ void http_server_stop(struct http_server *hs)
         return;
     atomic_store(&hs->stopping, true);
     if (hs->evfd >= 0)
-        poke(hs);
+        http__poke(hs);
     pthread_mutex_lock(&hs->pmu);
     hs->q_quit = true;
-    pthread_cond_broadcast(&hs->pcv);
     pthread_mutex_unlock(&hs->pmu);
+    /* One more post each: a worker that finds the queue empty ends. */
+    for (unsigned i = 0; i < hs->nworkers; i++)
+        sem_post(&hs->psem);
     for (unsigned i = 0; i < hs->nworkers; i++)
         pthread_join(hs->workers[i], NULL);
     if (hs->io_started) {
         atomic_store(&hs->exiting, true);
-        poke(hs);
+        http__poke(hs);
         pthread_join(hs->io, NULL);
     }
     server_free(hs);

@@ -273,11 +273,11 @@ static bool out_pending(const struct http_conn *c)
     return c->out.bytes || c->tls_wn;
 }
 
-/* Write what is queued. IO_OK when all of it went. */
-static int out_write(struct http_conn *c)
+/* Send what is queued, as far as the socket takes it. IO_OK when all of
+ * it went. Touches nothing but c's transport and output: a worker that
+ * owns c may call it. */
+static int out_send(struct http_conn *c, bool *progress)
 {
-    bool progress = false;
-    int rc;
     if (c->fd < 0) {
         struct http_out *o = &c->out;
         for (size_t i = o->head; i < o->n; i++)
@@ -285,14 +285,23 @@ static int out_write(struct http_conn *c)
         out_consume(o, o->bytes);
         return IO_OK;
     }
-    rc = c->tls ? write_tls(c, &progress) : write_plain(c, &progress);
-    http__charge(c);
-    if (progress && (c->st == CS_RESPOND || c->st == CS_STREAM))
-        http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
+    int rc = c->tls ? write_tls(c, progress) : write_plain(c, progress);
     if (rc == IO_OK) {
         free(c->stage);
         c->stage = NULL;
     }
+    return rc;
+}
+
+/* Send what is queued (I/O thread): as out_send, and keep the client's
+ * account and the write deadline. */
+static int out_write(struct http_conn *c)
+{
+    bool progress = false;
+    int rc = out_send(c, &progress);
+    http__charge(c);
+    if (progress && (c->st == CS_RESPOND || c->st == CS_STREAM))
+        http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
     return rc;
 }
 
@@ -337,12 +346,9 @@ static void request_end(struct http_conn *c)
 
 void http__conn_close(struct http_conn *c)
 {
-    if (c->st == CS_HANDLING && c->fd >= 0 && !c->dead) {
-        /* A worker has the request: drop the socket now, the rest when
-         * the answer comes back. */
-        c->dead = true;
-        http__conn_forget(c);
-        close(c->fd);
+    if (atomic_load(&c->worker_owned)) {
+        /* Not ours to close now: when the worker gives it back. */
+        atomic_fetch_or(&c->pending_ev, EPOLLHUP);
         return;
     }
     if (c->st == CS_CLOSED)
@@ -358,10 +364,8 @@ void http__conn_close(struct http_conn *c)
     c->st = CS_CLOSED;
     if (c->fd < 0)
         return;
-    if (!c->dead) {
-        http__conn_forget(c);
-        close(c->fd);
-    }
+    http__conn_forget(c);
+    close(c->fd);
     c->gnext = c->hs->graveyard;
     c->hs->graveyard = c;
 }
@@ -407,8 +411,9 @@ static void drain(struct http_conn *c)
     http__conn_close(c);
 }
 
-/* Wait for the next request (keep-alive). */
-static void next_request(struct http_conn *c)
+/* Wait for the next request (keep-alive); read what has come already
+ * unless the socket is armed for it. */
+static void next_request(struct http_conn *c, bool read)
 {
     request_end(c);
     c->st = CS_HEAD;
@@ -428,6 +433,8 @@ static void next_request(struct http_conn *c)
     }
     c->idle = !pending;
     http__set_waiting(c, true);
+    if (!read)
+        return;
     http__set_events(c, EPOLLIN | EPOLLRDHUP);
     conn_read(c);
 }
@@ -438,7 +445,7 @@ static void response_done(struct http_conn *c)
     if (c->close_after || c->peer_closed)
         linger(c);
     else
-        next_request(c);
+        next_request(c, true);
 }
 
 /* ---- answering ------------------------------------------------------------------------- */
@@ -474,23 +481,21 @@ static void add_line(struct sb *h, const char *name, const char *value)
     sb_adds(h, "\r\n");
 }
 
-void http__conn_respond(struct http_conn *c)
+/* Queue the handler's answer: status line, headers, then the body (or the
+ * stream's framing). Sets the state; touches none of the server's tables,
+ * so a worker that owns c may call it. False when c's client has too much
+ * unread already: c is to be closed instead. */
+static bool queue_response(struct http_conn *c, const char *date)
 {
     struct http_resp *rs = &c->rs;
-    if (!rs->set) {
-        conn_error(c, 500, "InternalError", "the handler made no answer");
-        return;
-    }
     if (rs->trusted)
         c->trusted = true;
     bool head = c->rq.method && !strcmp(c->rq.method, "HEAD");
-    if (c->cl && !head && c->cl->pending + rs->len > c->hs->o.max_pending_per_client) {
-        /* Its client has that much unread already: it gets no more. */
+    if (c->cl && !head &&
+        atomic_load(&c->cl->pending) + rs->len > c->hs->o.max_pending_per_client) {
         log_warn("http: %s: %zu bytes of answers unread: closing a connection", c->client,
-                 c->cl->pending);
-        c->st = CS_RESPOND; /* the worker is done with it */
-        http__conn_close(c);
-        return;
+                 (size_t)atomic_load(&c->cl->pending));
+        return false;
     }
     bool stream = rs->stream != NULL;
     bool close = rs->close || !c->rq.keep_alive || c->peer_closed || atomic_load(&c->hs->stopping);
@@ -498,8 +503,8 @@ void http__conn_respond(struct http_conn *c)
         close = true; /* the body ends with the connection */
     struct sb h = SB_INIT;
     sb_addf(&h, "HTTP/1.1 %u %s\r\n", rs->status, http_status_text(rs->status));
-    if (c->fd >= 0)
-        add_line(&h, "Date", http__date(c->hs));
+    if (date)
+        add_line(&h, "Date", date);
     sb_add(&h, rs->headers.buf ? rs->headers.buf : "", rs->headers.len);
     if (stream && c->rq.minor == 1)
         add_line(&h, "Transfer-Encoding", "chunked");
@@ -513,7 +518,6 @@ void http__conn_respond(struct http_conn *c)
     http_out_add(&c->out, h.buf, h.len);
     sb_release(&h);
     c->close_after = close;
-    http__set_waiting(c, false);
     if (!stream) {
         if (rs->len && !head) {
             http_out_add_ref(&c->out, rs->body, rs->len, free, rs->body);
@@ -524,14 +528,101 @@ void http__conn_respond(struct http_conn *c)
         c->st = CS_STREAM;
         c->s_chunked = c->rq.minor == 1;
         c->s_ended = head;
-        if (head)
-            stream_release(c);
+    }
+    return true;
+}
+
+void http__conn_respond(struct http_conn *c)
+{
+    if (!c->rs.set) {
+        conn_error(c, 500, "InternalError", "the handler made no answer");
+        return;
+    }
+    http__set_waiting(c, false);
+    if (!queue_response(c, c->fd >= 0 ? http__date() : NULL)) {
+        c->st = CS_RESPOND;
+        http__conn_close(c);
+        return;
+    }
+    if (c->st == CS_STREAM) {
+        if (c->s_ended)
+            stream_release(c); /* HEAD */
         else
             http__stream_list(c, true);
     }
     http__set_deadline(c, 0);
     http__set_events(c, EPOLLRDHUP);
     conn_output(c);
+}
+
+bool http__conn_worker_reply(struct http_conn *c)
+{
+    struct http_resp *rs = &c->rs;
+    c->handback = HB_RESPOND;
+    if (!rs->set || rs->stream || atomic_load(&c->pending_ev) || atomic_load(&c->hs->stopping))
+        return true;
+    if (!queue_response(c, http__date())) {
+        c->handback = HB_CLOSE;
+        return true;
+    }
+    bool progress = false;
+    int rc = out_send(c, &progress);
+    if (rc == IO_ERR) {
+        c->handback = HB_CLOSE;
+        return true;
+    }
+    if (rc == IO_AGAIN) {
+        c->handback = HB_WRITING;
+        bool in = c->tls && !gnutls_record_get_direction(c->tls);
+        http__arm_from_worker(c, EPOLLRDHUP | (in ? EPOLLIN : EPOLLOUT));
+        return false;
+    }
+    bool more = c->in.len > c->in_off || (c->tls && gnutls_record_check_pending(c->tls));
+    if (c->close_after || more) {
+        c->handback = HB_SENT;
+        return true;
+    }
+    c->handback = HB_IDLE;
+    http__arm_from_worker(c, EPOLLIN | EPOLLRDHUP);
+    return false;
+}
+
+void http__conn_returned(struct http_conn *c)
+{
+    uint32_t ev = atomic_exchange(&c->pending_ev, 0);
+    switch (c->handback) {
+    case HB_RESPOND:
+        if (ev & (EPOLLERR | EPOLLHUP)) {
+            c->st = CS_RESPOND;
+            http__conn_close(c);
+            return;
+        }
+        if (ev) {
+            c->armed = false;
+            if (ev & EPOLLRDHUP)
+                c->peer_closed = true;
+        }
+        http__conn_respond(c);
+        return;
+    case HB_CLOSE:
+        http__conn_close(c);
+        return;
+    case HB_SENT:
+        http__charge(c);
+        response_done(c);
+        break;
+    case HB_IDLE:
+        next_request(c, false);
+        break;
+    case HB_WRITING:
+        http__charge(c);
+        http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
+        break;
+    }
+    if (ev && c->st != CS_CLOSED && !atomic_load(&c->worker_owned)) {
+        c->armed = false;
+        http__conn_event(c, ev);
+    }
 }
 
 /* One call of the stream's producer, framed as a chunk. */
@@ -634,7 +725,6 @@ static void dispatch(struct http_conn *c)
 {
     c->st = CS_HANDLING;
     http__set_deadline(c, 0);
-    http__set_events(c, EPOLLRDHUP);
     if (c->fd < 0) {
         c->mem_ready = true;
         return;
@@ -830,11 +920,7 @@ void http__conn_event(struct http_conn *c, uint32_t ev)
         conn_read(c);
         return;
     case CS_HANDLING:
-        if (ev & EPOLLRDHUP) {
-            c->peer_closed = true;
-            http__set_events(c, 0);
-        }
-        return;
+        return; /* a worker has it (events wait in pending_ev) */
     case CS_RESPOND:
         if (ev & EPOLLRDHUP) {
             c->peer_closed = true;

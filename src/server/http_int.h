@@ -6,6 +6,7 @@
 
 #include <gnutls/gnutls.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,7 +56,16 @@ struct http_stream {
 /* What one client address holds (the per-client limits). */
 struct http_client {
     unsigned conns;
-    size_t pending; /* output queued on its connections, not yet sent */
+    _Atomic size_t pending; /* output queued on its connections, not yet sent */
+};
+
+/* How a worker hands a connection back (http__conn_worker_reply). */
+enum http_handback {
+    HB_RESPOND, /* the I/O thread makes the answer (streams, trouble) */
+    HB_SENT,    /* the answer went whole: close, or read what is already in */
+    HB_IDLE,    /* the answer went whole; armed for the next request */
+    HB_WRITING, /* part of it went; armed for writing the rest */
+    HB_CLOSE,   /* close it */
 };
 
 struct http_conn {
@@ -69,8 +79,12 @@ struct http_conn {
     bool idle;         /* between requests, nothing of the next one yet */
     bool peer_closed;  /* the client shut down its side */
     bool close_after;  /* close once the response is sent */
-    bool dead;         /* the socket closed while a worker had the request */
     bool have_rq;
+    bool armed;               /* registered in epoll and not fired since (one-shot) */
+    atomic_bool worker_owned; /* a worker has it: the I/O thread only notes events */
+    atomic_uint pending_ev;   /* epoll events that came meanwhile */
+    bool handed;              /* on the done list (under the server's mu) */
+    enum http_handback handback;
     int64_t born_ms;
     int64_t deadline; /* monotonic ms; 0 = none */
     size_t hidx;      /* index in the timer heap, or SIZE_MAX */
@@ -122,6 +136,7 @@ struct http_server {
     int lfd, epfd, evfd;
     int port;
     atomic_bool stopping; /* no new requests; streams end */
+    atomic_bool poked;    /* evfd was written and not yet read */
     atomic_bool exiting;  /* the I/O thread ends everything and returns */
     pthread_t io;
     bool io_started;
@@ -139,8 +154,6 @@ struct http_server {
     bool streams_ended; /* since the last trim */
     int64_t last_trim;
     int64_t accept_paused_until;
-    char date[40];
-    int64_t date_sec;
 
     /* Shared with other threads, under mu: finished requests and woken
      * streams, each signalled through evfd. */
@@ -148,9 +161,9 @@ struct http_server {
     struct http_conn *done_head, *done_tail;
     struct http_conn *wake_head;
 
-    /* The workers. */
+    /* The workers: a queue under pmu, its length in psem. */
     pthread_mutex_t pmu;
-    pthread_cond_t pcv;
+    sem_t psem;
     struct http_conn *q_head, *q_tail;
     bool q_quit;
     pthread_t *workers;
@@ -179,6 +192,12 @@ void http__conn_free(struct http_conn *c);
 void http__conn_shutdown(struct http_conn *c);
 /* Run c's handler (worker thread, or inline for a memory connection). */
 void http__conn_handle(struct http_conn *c);
+/* Worker, after the handler: send a plain answer at once when the socket
+ * takes it, re-arm the connection, and say how it goes back (c->handback).
+ * Returns true when the I/O thread must be woken for it. */
+bool http__conn_worker_reply(struct http_conn *c);
+/* The I/O thread takes c back from a worker. */
+void http__conn_returned(struct http_conn *c);
 void http__out_release(struct http_out *o);
 
 /* ---- http.c -------------------------------------------------------------------------------- */
@@ -186,15 +205,20 @@ void http__out_release(struct http_out *o);
 int64_t http__now(void);
 /* Set (0: clear) c's deadline. */
 void http__set_deadline(struct http_conn *c, int64_t deadline);
-/* Register interest in events (EPOLLIN, EPOLLOUT, EPOLLRDHUP). */
+/* Register interest in events (EPOLLIN, EPOLLOUT, EPOLLRDHUP), one-shot:
+ * an event disarms the socket until this is called again. I/O thread. */
 void http__set_events(struct http_conn *c, uint32_t events);
+/* The same from the worker that owns c, before handing it back. */
+void http__arm_from_worker(struct http_conn *c, uint32_t events);
 /* Hand c's request to a worker; false when the server is stopping. */
 bool http__dispatch(struct http_conn *c);
 /* Waiting for a head (evictable at the connection limit), or not. */
 void http__set_waiting(struct http_conn *c, bool waiting);
 void http__stream_list(struct http_conn *c, bool on);
-/* The Date header's value for now. */
-const char *http__date(struct http_server *hs);
+/* The Date header's value for now (a per-thread buffer). */
+const char *http__date(void);
+/* Wake the I/O thread (any thread). */
+void http__poke(struct http_server *hs);
 /* Forget c: per-client count, lists, heap, wake list. */
 void http__conn_forget(struct http_conn *c);
 /* Count c's queued output against its client's budget. */
