@@ -6,11 +6,13 @@
  * runs TLS handshakes, parses requests and writes responses. A request
  * whose head and body have arrived goes to a small pool of worker threads,
  * which run the application's handler (it may take milliseconds in the
- * store) and hand the response back. A streamed response (a watch) is fed
- * on the I/O thread: its producer is asked for more when it was woken
- * (http_stream_wake, from any thread) or once a second, and only while the
- * client has taken what was sent before, so a client that reads nothing
- * holds a bounded amount of memory.
+ * store); the worker sends a plain answer itself when the socket takes it
+ * whole, and gives the connection back (what is left to write, the next
+ * request and streams are the I/O thread's). A streamed response (a watch)
+ * is fed on the I/O thread: its producer is asked for more when it was
+ * woken (http_stream_wake, from any thread) or once a second, and only
+ * while the client has taken what was sent before, so a client that reads
+ * nothing holds a bounded amount of memory.
  *
  * Every answer the layer makes itself (a malformed request, a head or URI
  * too long, a body over the cap, a refused Expect, an HTTP version other

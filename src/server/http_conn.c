@@ -707,6 +707,9 @@ static void conn_output(struct http_conn *c)
 
 void http__conn_stream_kick(struct http_conn *c)
 {
+    /* Woken before its answer was made: its first turn takes the news. */
+    if (atomic_load(&c->worker_owned))
+        return;
     if (c->st != CS_STREAM || c->s_ended || !c->s_waiting)
         return;
     c->s_waiting = false;
