@@ -31,13 +31,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct store *store;
 static struct srv *server;
+static char dir[] = "/tmp/cueue-http-fuzz-XXXXXX";
+
+/* Remove the scratch store when the fuzzer exits. */
+static void cleanup(void)
+{
+    static const char *const files[] = {"store.db", "store.db-wal", "store.db-shm"};
+    char path[96];
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    static char dir[] = "/tmp/cueue-http-fuzz-XXXXXX";
     char path[64];
     if (!mkdtemp(dir))
         abort();
+    atexit(cleanup);
     snprintf(path, sizeof(path), "%s/store.db", dir);
     log_set_level(LOG_ERROR);
     struct err e;

@@ -11,8 +11,11 @@
 #   Status in JSON with the right code, never HTML, and the connection closes.
 #
 # The client spreads its connections over 127.0.0.x source addresses, as the
-# per-client limit asks.
+# per-client limit asks. Under AddressSanitizer (make asan) everything is
+# several times slower: the answers then get three seconds.
 need curl
+within="0"
+if grep -q __asan_init "$CUEUE" 2>/dev/null; then within="[0-2]"; fi
 
 start_server conn || exit 1
 TOKEN=$(cat "$DATA/admin-token")
@@ -109,7 +112,7 @@ expect "2,000 half-open TLS handshakes are held" "half-open 2000 of 2000" cat "$
 for what in idle half-open; do
     for kind in healthz api; do
         expect_grep "with $what connections, $kind answers 200 within a second" \
-            "^$what: $kind 200 in 0\.[0-9]+ s" cat "$TMP/flood.out"
+            "^$what: $kind 200 in $within\.[0-9]+ s" cat "$TMP/flood.out"
     done
     expect_grep "with $what connections, kubectl works" "^$what: kubectl namespace/default in" \
         cat "$TMP/flood.out"

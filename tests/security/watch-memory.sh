@@ -8,8 +8,12 @@
 # limit asks). The server's resident memory (VmRSS, VmHWM from /proc) must
 # grow by less than 200 MB while they are open, and fall back to within
 # 60 MB of where it started once they are closed. Without shared initial
-# events each watch would hold its own 3 MB copy (3 GB for 1000).
+# events each watch would hold its own 3 MB copy (3 GB for 1000). Under
+# AddressSanitizer (make asan), whose quarantine and redzones make memory
+# figures meaningless, the watches run but their memory is not judged.
 need curl
+sanitized=
+if grep -q __asan_init "$CUEUE" 2>/dev/null; then sanitized=1; fi
 
 : "${WATCHES:=1000}"
 start_server wmem --insecure-http || exit 1
@@ -93,12 +97,16 @@ expect "$WATCHES watches each got all 1000 objects" "complete $WATCHES of $WATCH
 open_rss=$(awk '/^open rss/ {print $3}' "$TMP/watch.out")
 hwm=$(awk '/^open rss/ {print $5}' "$TMP/watch.out")
 note "server memory: before ${base} KiB, with the watches open ${open_rss:-?} KiB (peak ${hwm:-?} KiB), after closing them ${after} KiB"
-if [ -n "$hwm" ] && [ $((hwm - base)) -lt 204800 ]; then
+if [ -n "$sanitized" ]; then
+    note "SKIP: memory bounds under AddressSanitizer"
+elif [ -n "$hwm" ] && [ $((hwm - base)) -lt 204800 ]; then
     pass "$WATCHES watches of 3 MB cost under 200 MB (peak +$(((hwm - base) / 1024)) MB)"
 else
     fail "$WATCHES watches of 3 MB cost under 200 MB (peak ${hwm:-?} KiB from ${base} KiB)"
 fi
-if [ $((after - base)) -lt 61440 ]; then
+if [ -n "$sanitized" ]; then
+    :
+elif [ $((after - base)) -lt 61440 ]; then
     pass "their memory is given back when they close (+$(((after - base) / 1024)) MB)"
 else
     fail "their memory is given back when they close (${after} KiB from ${base} KiB)"
