@@ -2,22 +2,17 @@
  * handler, queue the answer, write it, and start over (keep-alive,
  * pipelined requests answered in order) or close.
  *
- * Everything here runs on the I/O thread, except http__conn_handle (a
- * worker) and the memory connections of http_serve_bytes (the caller's
- * thread). The transport is a plain socket, a GnuTLS session over one, or
- * memory, behind conn_recv and out_write, so the same code parses and
- * answers in all three.
- *
- * Output is a queue of segments: copied bytes (small pieces coalesce into
- * blocks), a response body handed over whole, or bytes a stream shares
- * with others (a watch event's stored text) released once written. */
+ * Everything here runs on the I/O thread, except what a worker does with
+ * the connection it owns (http__conn_handle, http__conn_worker_reply) and
+ * the memory connections of http_serve_bytes (the caller's thread). The
+ * transport (http_io.c) is a plain socket, a GnuTLS session over one, or
+ * memory, so the same code parses and answers in all three. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -25,247 +20,9 @@
 #include "server/http_int.h"
 
 #define READ_CHUNK (16u << 10)
-#define TLS_RECORD (16u << 10)
-#define BLOCK (4u << 10)
-#define MAX_IOV 64
-
-enum { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
 
 static void conn_read(struct http_conn *c);
 static void conn_output(struct http_conn *c);
-
-/* ---- output queue ---------------------------------------------------------------------- */
-
-/* Copied bytes live in blocks that many segments may point into, so a
- * stream of small pieces between shared ones costs one block, not one
- * allocation each. Only the connection's thread touches them. */
-struct http_blk {
-    unsigned refs;
-    size_t cap, used;
-    char data[];
-};
-
-static void blk_unref(void *p)
-{
-    struct http_blk *b = p;
-    if (b && --b->refs == 0)
-        free(b);
-}
-
-static void out_push(struct http_out *o, const char *p, size_t n, void (*release)(void *),
-                     void *ref)
-{
-    XGROW(o->segs, o->cap, o->n + 1);
-    o->segs[o->n++] = (struct http_seg){p, n, release, ref};
-    o->bytes += n;
-    o->produced += n;
-}
-
-/* Room for n copied bytes: a pointer into o->blk, which gets a new one
- * when full. */
-static char *out_room(struct http_out *o, size_t n)
-{
-    struct http_blk *b = o->blk;
-    if (!b || b->cap - b->used < n) {
-        blk_unref(b);
-        size_t cap = n > BLOCK ? n : BLOCK;
-        b = xmalloc(sizeof(*b) + cap);
-        b->refs = 1;
-        b->cap = cap;
-        b->used = 0;
-        o->blk = b;
-    }
-    char *p = b->data + b->used;
-    b->used += n;
-    return p;
-}
-
-void http_out_add(struct http_out *o, const void *data, size_t n)
-{
-    if (!n)
-        return;
-    struct http_seg *last = o->n > o->head ? &o->segs[o->n - 1] : NULL;
-    struct http_blk *b = o->blk;
-    if (last && b && last->ref == b && last->p + last->len == b->data + b->used &&
-        b->cap - b->used >= n) {
-        memcpy(b->data + b->used, data, n);
-        b->used += n;
-        last->len += n;
-        o->bytes += n;
-        o->produced += n;
-        return;
-    }
-    char *p = out_room(o, n);
-    memcpy(p, data, n);
-    o->blk->refs++;
-    out_push(o, p, n, blk_unref, o->blk);
-}
-
-void http_out_adds(struct http_out *o, const char *s)
-{
-    http_out_add(o, s, strlen(s));
-}
-
-void http_out_add_ref(struct http_out *o, const void *data, size_t n, void (*release)(void *),
-                      void *ref)
-{
-    out_push(o, data, n, release, ref);
-}
-
-size_t http_out_len(const struct http_out *o)
-{
-    return o->produced;
-}
-
-static void out_pop(struct http_out *o)
-{
-    struct http_seg *s = &o->segs[o->head++];
-    if (s->release)
-        s->release(s->ref);
-}
-
-/* Drop n written bytes from the front of the queue. */
-static void out_consume(struct http_out *o, size_t n)
-{
-    o->bytes -= n;
-    while (o->head < o->n) {
-        struct http_seg *s = &o->segs[o->head];
-        size_t k = n < s->len ? n : s->len;
-        s->p += k;
-        s->len -= k;
-        n -= k;
-        if (s->len)
-            break;
-        out_pop(o);
-    }
-    if (o->head == o->n) {
-        /* Empty: give the memory back (a connection may idle for long). */
-        free(o->segs);
-        o->segs = NULL;
-        o->head = o->n = o->cap = 0;
-        blk_unref(o->blk);
-        o->blk = NULL;
-    }
-}
-
-void http__out_release(struct http_out *o)
-{
-    while (o->head < o->n)
-        out_pop(o);
-    free(o->segs);
-    blk_unref(o->blk);
-    memset(o, 0, sizeof(*o));
-}
-
-/* ---- transport ------------------------------------------------------------------------- */
-
-static bool tls_again(int rc)
-{
-    return rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED;
-}
-
-/* Want the direction GnuTLS is waiting for (plus what the state needs). */
-static void want_tls(struct http_conn *c, uint32_t base)
-{
-    uint32_t ev = base | EPOLLRDHUP;
-    ev |= gnutls_record_get_direction(c->tls) ? EPOLLOUT : EPOLLIN;
-    http__set_events(c, ev);
-}
-
-static int conn_recv(struct http_conn *c, char *buf, size_t len, size_t *got)
-{
-    if (c->fd < 0) {
-        size_t n = c->mem_len - c->mem_off;
-        if (!n)
-            return IO_EOF;
-        if (n > len)
-            n = len;
-        memcpy(buf, c->mem_in + c->mem_off, n);
-        c->mem_off += n;
-        *got = n;
-        return IO_OK;
-    }
-    if (c->tls) {
-        ssize_t r = gnutls_record_recv(c->tls, buf, len);
-        if (r > 0) {
-            *got = (size_t)r;
-            return IO_OK;
-        }
-        if (r == 0)
-            return IO_EOF;
-        return tls_again((int)r) ? IO_AGAIN : IO_ERR;
-    }
-    ssize_t r = recv(c->fd, buf, len, 0);
-    if (r > 0) {
-        *got = (size_t)r;
-        return IO_OK;
-    }
-    if (r == 0)
-        return IO_EOF;
-    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? IO_AGAIN : IO_ERR;
-}
-
-static int write_tls(struct http_conn *c, bool *progress)
-{
-    for (;;) {
-        if (!c->tls_wn) {
-            struct http_out *o = &c->out;
-            if (o->head == o->n)
-                return IO_OK;
-            struct http_seg *s = &o->segs[o->head];
-            if (s->len >= BLOCK || o->head + 1 == o->n) {
-                c->tls_wp = s->p;
-                c->tls_wn = s->len < TLS_RECORD ? s->len : TLS_RECORD;
-                c->tls_from_stage = false;
-            } else {
-                if (!c->stage)
-                    c->stage = xmalloc(TLS_RECORD);
-                size_t n = 0;
-                while (o->head < o->n && n < TLS_RECORD) {
-                    struct http_seg *t = &o->segs[o->head];
-                    size_t k = t->len < TLS_RECORD - n ? t->len : TLS_RECORD - n;
-                    memcpy(c->stage + n, t->p, k);
-                    n += k;
-                    out_consume(o, k);
-                }
-                c->tls_wp = c->stage;
-                c->tls_wn = n;
-                c->tls_from_stage = true;
-            }
-        }
-        ssize_t r = gnutls_record_send(c->tls, c->tls_wp, c->tls_wn);
-        if (r < 0)
-            return tls_again((int)r) ? IO_AGAIN : IO_ERR;
-        *progress = true;
-        if (!c->tls_from_stage)
-            out_consume(&c->out, (size_t)r);
-        c->tls_wp += r;
-        c->tls_wn -= (size_t)r;
-    }
-}
-
-static int write_plain(struct http_conn *c, bool *progress)
-{
-    struct http_out *o = &c->out;
-    while (o->head < o->n) {
-        struct iovec iov[MAX_IOV];
-        int k = 0;
-        for (size_t i = o->head; i < o->n && k < MAX_IOV; i++)
-            if (o->segs[i].len)
-                iov[k++] = (struct iovec){(void *)o->segs[i].p, o->segs[i].len};
-        if (!k) {
-            out_consume(o, 0);
-            continue;
-        }
-        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)k};
-        ssize_t r = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (r < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? IO_AGAIN : IO_ERR;
-        *progress = true;
-        out_consume(o, (size_t)r);
-    }
-    return IO_OK;
-}
 
 /* Output is waiting: queued, or staged for a TLS record to repeat. */
 static bool out_pending(const struct http_conn *c)
@@ -273,32 +30,12 @@ static bool out_pending(const struct http_conn *c)
     return c->out.bytes || c->tls_wn;
 }
 
-/* Send what is queued, as far as the socket takes it. IO_OK when all of
- * it went. Touches nothing but c's transport and output: a worker that
- * owns c may call it. */
-static int out_send(struct http_conn *c, bool *progress)
-{
-    if (c->fd < 0) {
-        struct http_out *o = &c->out;
-        for (size_t i = o->head; i < o->n; i++)
-            sb_add(c->mem_out, o->segs[i].p, o->segs[i].len);
-        out_consume(o, o->bytes);
-        return IO_OK;
-    }
-    int rc = c->tls ? write_tls(c, progress) : write_plain(c, progress);
-    if (rc == IO_OK) {
-        free(c->stage);
-        c->stage = NULL;
-    }
-    return rc;
-}
-
 /* Send what is queued (I/O thread): as out_send, and keep the client's
  * account and the write deadline. */
 static int out_write(struct http_conn *c)
 {
     bool progress = false;
-    int rc = out_send(c, &progress);
+    int rc = http__send(c, &progress);
     http__charge(c);
     if (progress && (c->st == CS_RESPOND || c->st == CS_STREAM))
         http__set_deadline(c, http__now() + c->hs->o.write_timeout_ms);
@@ -566,12 +303,12 @@ bool http__conn_worker_reply(struct http_conn *c)
         return true;
     }
     bool progress = false;
-    int rc = out_send(c, &progress);
-    if (rc == IO_ERR) {
+    int rc = http__send(c, &progress);
+    if (rc == HTTP_IO_ERR) {
         c->handback = HB_CLOSE;
         return true;
     }
-    if (rc == IO_AGAIN) {
+    if (rc == HTTP_IO_AGAIN) {
         c->handback = HB_WRITING;
         bool in = c->tls && !gnutls_record_get_direction(c->tls);
         http__arm_from_worker(c, EPOLLRDHUP | (in ? EPOLLIN : EPOLLOUT));
@@ -634,9 +371,7 @@ static void produce_once(struct http_conn *c)
     if (c->s_chunked) {
         /* The chunk header, written once its size is known: 16 hex digits
          * and CR LF at most. */
-        hdr = out_room(o, 18);
-        o->blk->refs++;
-        out_push(o, hdr, 0, blk_unref, o->blk);
+        hdr = http__out_reserve(o, 18);
     }
     o->produced = 0;
     int rc = c->rs.stream->produce(c->rs.stream_arg, o, http__now());
@@ -650,9 +385,7 @@ static void produce_once(struct http_conn *c)
             o->bytes += (size_t)k;
             http_out_add(o, "\r\n", 2);
         } else {
-            blk_unref(o->segs[mark].ref);
-            memmove(&o->segs[mark], &o->segs[mark + 1], (o->n - mark - 1) * sizeof(*o->segs));
-            o->n--;
+            http__out_unreserve(o, mark);
         }
     }
     if (rc == HTTP_STREAM_END || (rc == HTTP_STREAM_WAIT && c->fd < 0)) {
@@ -675,14 +408,14 @@ static void conn_output(struct http_conn *c)
             continue;
         }
         int rc = out_write(c);
-        if (rc == IO_ERR) {
+        if (rc == HTTP_IO_ERR) {
             http__conn_close(c);
             return;
         }
-        if (rc == IO_AGAIN) {
+        if (rc == HTTP_IO_AGAIN) {
             uint32_t base = EPOLLRDHUP;
             if (c->tls)
-                want_tls(c, base);
+                http__want_tls(c, base);
             else
                 http__set_events(c, base | EPOLLOUT);
             if (!c->deadline)
@@ -786,7 +519,7 @@ static void head_done(struct http_conn *c)
     http__set_deadline(c, http__now() + hs->o.body_timeout_ms);
     if (c->rq.expect_continue && c->in.len == c->in_off) {
         http_out_adds(&c->out, "HTTP/1.1 100 Continue\r\n\r\n");
-        if (out_write(c) == IO_ERR)
+        if (out_write(c) == HTTP_IO_ERR)
             http__conn_close(c);
     }
 }
@@ -841,8 +574,8 @@ static void conn_read(struct http_conn *c)
         if (c->st != CS_HEAD && c->st != CS_BODY)
             return;
         size_t got = 0;
-        int rc = conn_recv(c, buf, sizeof(buf), &got);
-        if (rc == IO_OK) {
+        int rc = http__recv(c, buf, sizeof(buf), &got);
+        if (rc == HTTP_IO_OK) {
             if (c->idle) {
                 c->idle = false;
                 if (c->trusted)
@@ -851,10 +584,10 @@ static void conn_read(struct http_conn *c)
             sb_add(&c->in, buf, got);
             continue;
         }
-        if (rc == IO_AGAIN) {
+        if (rc == HTTP_IO_AGAIN) {
             uint32_t base = out_pending(c) ? EPOLLOUT : 0;
             if (c->tls)
-                want_tls(c, base);
+                http__want_tls(c, base);
             else
                 http__set_events(c, base | EPOLLIN | EPOLLRDHUP);
             return;
@@ -880,14 +613,14 @@ static void handshake(struct http_conn *c)
     int rc;
     do {
         rc = gnutls_handshake(c->tls);
-    } while (rc < 0 && !tls_again(rc) && !gnutls_error_is_fatal(rc));
+    } while (rc < 0 && !http__tls_again(rc) && !gnutls_error_is_fatal(rc));
     if (rc == 0) {
         c->st = CS_HEAD;
         conn_read(c);
         return;
     }
-    if (tls_again(rc)) {
-        want_tls(c, 0);
+    if (http__tls_again(rc)) {
+        http__want_tls(c, 0);
         return;
     }
     log_debug("http: %s: TLS handshake: %s", c->client, gnutls_strerror(rc));
@@ -916,7 +649,7 @@ void http__conn_event(struct http_conn *c, uint32_t ev)
         return;
     case CS_HEAD:
     case CS_BODY:
-        if (out_pending(c) && (ev & EPOLLOUT) && out_write(c) == IO_ERR) {
+        if (out_pending(c) && (ev & EPOLLOUT) && out_write(c) == HTTP_IO_ERR) {
             http__conn_close(c);
             return;
         }

@@ -1,6 +1,7 @@
 /* http_int.h -- declarations shared by the files of the HTTP layer
  * (http.c: the server, its I/O thread, workers and timers; http_conn.c: one
- * connection's state machine and output queue). Nothing else includes it. */
+ * connection's state machine; http_io.c: its output queue and transport;
+ * http_parse.c: the parser). Nothing else includes it. */
 #ifndef CUEUE_SERVER_HTTP_INT_H
 #define CUEUE_SERVER_HTTP_INT_H
 
@@ -170,6 +171,26 @@ struct http_server {
     unsigned nworkers;
 };
 
+/* ---- http_io.c ---------------------------------------------------------------------------- */
+
+enum { HTTP_IO_OK, HTTP_IO_AGAIN, HTTP_IO_EOF, HTTP_IO_ERR };
+
+/* Read into buf: HTTP_IO_OK with *got bytes, HTTP_IO_AGAIN (nothing now),
+ * HTTP_IO_EOF or HTTP_IO_ERR. */
+int http__recv(struct http_conn *c, char *buf, size_t len, size_t *got);
+/* Send what is queued, as far as the socket takes it: HTTP_IO_OK when all
+ * of it went (*progress when anything did), HTTP_IO_AGAIN, HTTP_IO_ERR.
+ * Touches only c's transport and output: the worker owning c may call it. */
+int http__send(struct http_conn *c, bool *progress);
+bool http__tls_again(int rc);
+/* Want the direction GnuTLS is waiting for, plus base. */
+void http__want_tls(struct http_conn *c, uint32_t base);
+/* Queue an empty segment over n bytes to be written later (filled by the
+ * caller, who then sets its length), or drop it again (i is its index). */
+char *http__out_reserve(struct http_out *o, size_t n);
+void http__out_unreserve(struct http_out *o, size_t i);
+void http__out_release(struct http_out *o);
+
 /* ---- http_conn.c ------------------------------------------------------------------------ */
 
 struct http_conn *http__conn_new(struct http_server *hs, int fd, const char *client);
@@ -198,7 +219,6 @@ void http__conn_handle(struct http_conn *c);
 bool http__conn_worker_reply(struct http_conn *c);
 /* The I/O thread takes c back from a worker. */
 void http__conn_returned(struct http_conn *c);
-void http__out_release(struct http_out *o);
 
 /* ---- http.c -------------------------------------------------------------------------------- */
 
