@@ -1,15 +1,13 @@
-/* server.c -- the libmicrohttpd daemon: connections, request bodies,
- * authentication, dispatch, and the reply helpers every handler uses.
+/* server.c -- the API server over the HTTP layer (http.h): authentication
+ * as a request head arrives, dispatch to the handlers on the worker
+ * threads, and the reply helpers every handler uses.
  *
- * One thread per connection: a watch blocks in its own thread while it waits
- * for events, and a slow client cannot stall anyone else. Bodies are capped
- * (Kubernetes' 3 MiB): past the cap the rest of the upload is read and
- * dropped and the request is answered 413. */
+ * A request is authenticated from its head, before its body is read, so an
+ * unauthenticated client cannot make the server buffer a body, and the
+ * connection is marked trusted (it may then idle longer between requests).
+ * Every error, the HTTP layer's own included, is a Kubernetes Status. */
 #include "server/srv_int.h"
 
-#include <arpa/inet.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +16,16 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
-
-#define SRV_DEFAULT_MAX_BODY (3u << 20)
-/* An idle keep-alive connection holds a thread; a watch waiting for events is
- * not idle to MHD (its callback has not returned), so this does not cut it. */
-#define SRV_IDLE_TIMEOUT_S 600
+#include "server/http.h"
 
 const char *srv_query(struct srv_req *q, const char *key)
 {
-    return MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, key);
+    return http_req_param(q->http, key);
 }
 
 const char *srv_header(struct srv_req *q, const char *key)
 {
-    return MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, key);
+    return http_req_header(q->http, key);
 }
 
 bool srv_parse_bool(const char *s)
@@ -54,10 +48,10 @@ void srv_warn(struct srv_req *q, const char *text)
 }
 
 /* Headers every non-streaming answer carries. */
-static void add_headers(struct srv_req *q, struct MHD_Response *resp, const char *content_type)
+static void add_headers(struct srv_req *q, const char *content_type)
 {
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
+    http_resp_header(q->resp, "Content-Type", content_type);
+    http_resp_header(q->resp, "Cache-Control", "no-cache, private");
     for (size_t off = 0; off < q->warnings.len; off += strlen(q->warnings.buf + off) + 1) {
         struct sb h = SB_INIT;
         sb_adds(&h, "299 - \"");
@@ -67,36 +61,27 @@ static void add_headers(struct srv_req *q, struct MHD_Response *resp, const char
             sb_addch(&h, *p);
         }
         sb_addch(&h, '"');
-        MHD_add_response_header(resp, "Warning", sb_str(&h));
+        http_resp_header(q->resp, "Warning", sb_str(&h));
         sb_release(&h);
     }
-}
-
-int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
-              size_t len)
-{
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!resp)
-        return MHD_NO;
-    add_headers(q, resp, content_type);
-    int ret = MHD_queue_response(q->conn, code, resp);
-    MHD_destroy_response(resp);
-    return ret;
 }
 
 int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, char *body,
                    size_t len)
 {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
-    }
-    add_headers(q, resp, content_type);
-    int ret = MHD_queue_response(q->conn, code, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    sb_reset(&q->resp->headers);
+    add_headers(q, content_type);
+    http_resp_set(q->resp, code, body, len);
+    return SRV_REPLIED;
+}
+
+int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
+              size_t len)
+{
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+    return srv_reply_take(q, code, content_type, copy, len);
 }
 
 int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char *content_type)
@@ -104,16 +89,8 @@ int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char
     char *text = json_dumps(v, JSON_COMPACT);
     if (!text)
         return srv_reply_status(q, 500, "InternalError", "cannot encode the response", NULL);
-    size_t len = strlen(text);
-    struct MHD_Response *resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(text);
-        return MHD_NO;
-    }
-    add_headers(q, resp, content_type ? content_type : "application/json");
-    int ret = MHD_queue_response(q->conn, code, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    return srv_reply_take(q, code, content_type ? content_type : "application/json", text,
+                          strlen(text));
 }
 
 json_t *srv_status_new(unsigned code, const char *reason, const char *message,
@@ -219,94 +196,70 @@ static int dispatch(struct srv_req *q)
     return srv_reply_not_found_path(q);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **con_cls)
+static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
 {
-    struct srv *s = cls;
-    struct srv_req *q = *con_cls;
-    if (!q) {
-        q = xcalloc(1, sizeof(*q));
-        q->srv = s;
-        q->conn = conn;
-        q->method = method;
-        q->path = url;
-        *con_cls = q;
-        const char *cl =
-            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl && strtoull(cl, NULL, 10) > s->max_body)
-            q->too_large = true;
-        return MHD_YES;
+    struct srv *s = arg;
+    struct srv_req *q = xcalloc(1, sizeof(*q));
+    q->srv = s;
+    q->http = rq;
+    q->resp = rs;
+    q->method = rq->method;
+    q->path = rq->path;
+    rq->udata = q;
+    const char *authz = srv_header(q, "Authorization");
+    if (!authz && s->anonymous_admin) {
+        snprintf(q->user.name, sizeof(q->user.name), "admin");
+        q->user.admin = true;
+        rs->trusted = true;
+    } else if (authz && srv_auth_lookup(&s->auth, authz, &q->user)) {
+        rs->trusted = true;
+    } else if (!is_public(rq->path) || rq->body_mode != HTTP_BODY_NONE) {
+        /* The public paths take no body: nobody unauthenticated makes the
+         * server read one. */
+        reply_unauthorized(q);
+        return false;
     }
-    if (*upload_data_size) {
-        if (!q->too_large && q->body.len + *upload_data_size <= s->max_body)
-            sb_add(&q->body, upload_data, *upload_data_size);
-        else
-            q->too_large = true;
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
-
-    if (!is_public(url)) {
-        const char *authz = srv_header(q, MHD_HTTP_HEADER_AUTHORIZATION);
-        if (!authz && s->anonymous_admin) {
-            snprintf(q->user.name, sizeof(q->user.name), "admin");
-            q->user.admin = true;
-        } else if (!srv_auth_lookup(&s->auth, authz, &q->user))
-            return (enum MHD_Result)reply_unauthorized(q);
-    }
-    if (q->too_large) {
-        char msg[128];
-        snprintf(msg, sizeof(msg), "the request body exceeds the limit of %zu bytes", s->max_body);
-        return (enum MHD_Result)srv_reply_status(q, 413, "RequestEntityTooLarge", msg, NULL);
-    }
-    int ret = dispatch(q);
-    log_debug("%s %s -> %s", method, url, ret == MHD_YES ? "ok" : "failed");
-    return (enum MHD_Result)ret;
+    return true;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-                         enum MHD_RequestTerminationCode toe)
+static void on_request(void *arg, struct http_req *rq, struct http_resp *rs)
 {
-    struct srv_req *q = *con_cls;
+    struct srv_req *q = rq->udata;
+    q->body = rq->body;
+    dispatch(q);
+    log_debug("%s %s -> %u", rq->method, rq->target, rs->status);
+}
+
+static void on_done(void *arg, struct http_req *rq)
+{
+    struct srv_req *q = rq->udata;
     if (!q)
         return;
-    sb_release(&q->body);
     sb_release(&q->warnings);
     free(q);
-    *con_cls = NULL;
+    rq->udata = NULL;
 }
 
-/* MHD's logger: its format strings are its own. */
-static void on_mhd_log(void *cls, const char *fmt, va_list ap) CU_PRINTF(2, 0);
-static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+static char *error_body(void *arg, unsigned code, const char *reason, const char *message,
+                        size_t *len, const char **content_type)
 {
-    char buf[512];
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    size_t n = strlen(buf);
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-        buf[--n] = '\0';
-    log_debug("http: %s", buf);
+    json_t *st = srv_status_new(code, reason, message, NULL);
+    char *text = json_dumps(st, JSON_COMPACT);
+    json_decref(st);
+    *len = text ? strlen(text) : 0;
+    *content_type = "application/json";
+    return text;
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
 int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
 {
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)o->port);
-    if (inet_pton(AF_INET, o->host, &sa.sin_addr) != 1)
-        return err_set(e, ERR_INVALID, "listen address must be an IPv4 address, got '%s'", o->host);
     if (!o->admin_token || !*o->admin_token)
         return err_set(e, ERR_INVALID, "an admin token is required");
-    if (o->tls && !MHD_is_feature_supported(MHD_FEATURE_TLS))
-        return err_set(e, ERR_UNSUPPORTED, "libmicrohttpd was built without TLS support");
 
     struct srv *s = xcalloc(1, sizeof(*s));
     s->store = o->store;
-    s->max_body = o->max_body ? o->max_body : SRV_DEFAULT_MAX_BODY;
     s->pending = o->pending;
     s->anonymous_admin = o->anonymous_admin;
     s->event_ttl_s = o->event_ttl_s ? o->event_ttl_s : 3600;
@@ -315,36 +268,30 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->metrics = o->metrics;
     s->metrics_arg = o->metrics_arg;
     s->config = o->config;
+    s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
     srv_discovery_build(s);
 
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_ERROR_LOG | MHD_USE_ITC;
-    if (o->tls)
-        flags |= MHD_USE_TLS;
-    if (o->tls)
-        s->daemon = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S, MHD_OPTION_HTTPS_MEM_KEY,
-            o->key_pem, MHD_OPTION_HTTPS_MEM_CERT, o->cert_pem, MHD_OPTION_CONNECTION_LIMIT,
-            (unsigned)4000, MHD_OPTION_END);
-    else
-        s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-                                     (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
-                                     on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_TIMEOUT_S,
-                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned)4000, MHD_OPTION_END);
-    if (!s->daemon) {
+    struct http_options ho = {
+        .host = o->host,
+        .port = o->port,
+        .cert_pem = o->tls ? o->cert_pem : NULL,
+        .key_pem = o->tls ? o->key_pem : NULL,
+        .handler = {on_head, on_request, on_done, error_body, s},
+        .max_body = s->max_body,
+        .max_conns = o->max_conns,
+        .max_conns_per_client = o->max_conns_per_client,
+    };
+    int rc = http_server_start(&ho, &s->http, e);
+    if (rc) {
         srv_discovery_free(s);
         srv_auth_release(&s->auth);
+        free(s->pod_log_dir);
         free(s);
-        return err_set(e, ERR_IO, "cannot listen on %s:%d (address in use, or bad TLS material)",
-                       o->host, o->port);
+        return rc;
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = di ? di->port : o->port;
-    if (s->event_ttl_s > 0 && srv_janitor_start(s))
+    s->port = http_server_port(s->http);
+    if (o->host && s->event_ttl_s > 0 && srv_janitor_start(s))
         log_warn("cannot start the event expiry thread: events will not expire");
     *out = s;
     return 0;
@@ -355,13 +302,18 @@ int srv_port(const struct srv *s)
     return s->port;
 }
 
+void srv_serve_bytes(struct srv *s, const char *in, size_t n, struct sb *out)
+{
+    http_serve_bytes(s->http, in, n, out);
+}
+
 void srv_stop(struct srv *s)
 {
     if (!s)
         return;
     srv_janitor_stop(s);
     s->stopping = 1;
-    MHD_stop_daemon(s->daemon);
+    http_server_stop(s->http);
     srv_discovery_free(s);
     srv_auth_release(&s->auth);
     free(s->pod_log_dir);

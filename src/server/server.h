@@ -7,9 +7,10 @@
  * object semantics: every read and write goes to the store (store/store.h),
  * which defaults, validates and versions objects.
  *
- * Threading: libmicrohttpd runs one thread per connection, so a watch that
- * blocks waiting for events holds only its own thread. The HTTP threads touch
- * the store and the server's own tables only. */
+ * Threading: one I/O thread owns the connections and a pool of workers runs
+ * the handlers (server/http.h); watches are fed from the I/O thread as the
+ * store announces events. These threads touch the store and the server's
+ * own tables only. */
 #ifndef CUEUE_SERVER_SERVER_H
 #define CUEUE_SERVER_SERVER_H
 
@@ -34,7 +35,8 @@ typedef json_t *(*srv_pending_fn)(void *arg, const char *kind, const char *ns, c
                                   size_t offset, size_t limit);
 
 struct srv_options {
-    const char *host;        /* IPv4 address to bind, e.g. "127.0.0.1" */
+    const char *host;        /* IPv4 address to bind, e.g. "127.0.0.1"; NULL: no socket
+                              * and no threads, requests only through srv_serve_bytes */
     int port;                /* 0 = any free port (see srv_port) */
     bool tls;                /* serve HTTPS with cert_pem/key_pem */
     const char *cert_pem;    /* serving certificate chain (PEM), when tls */
@@ -45,10 +47,12 @@ struct srv_options {
      * loopback only: kubectl never sends a bearer token over plain HTTP. A
      * token that is sent is still checked (401 when unknown). */
     bool anonymous_admin;
-    size_t max_body;        /* request body cap in bytes; 0 = 3 MiB */
-    struct store *store;    /* borrowed; must outlive the server */
-    int64_t event_ttl_s;    /* Events older than this are deleted; 0 = 3600, < 0 = never */
-    srv_pending_fn pending; /* visibility source, or NULL (empty lists) */
+    size_t max_body;               /* request body cap in bytes; 0 = 3 MiB */
+    unsigned max_conns;            /* open connections; 0 = the open-file limit less a reserve */
+    unsigned max_conns_per_client; /* per client address; 0 = 512 */
+    struct store *store;           /* borrowed; must outlive the server */
+    int64_t event_ttl_s;           /* Events older than this are deleted; 0 = 3600, < 0 = never */
+    srv_pending_fn pending;        /* visibility source, or NULL (empty lists) */
     void *pending_arg;
     const char *pod_log_dir; /* where the local executor keeps pod output, or NULL */
     /* GET /metrics: the Prometheus text (owned by the caller), or NULL. */
@@ -68,5 +72,11 @@ int srv_port(const struct srv *s);
 /* Stop: end every watch stream, close connections, join the threads and free
  * the server. The store stays open. srv_stop(NULL) is a no-op. */
 void srv_stop(struct srv *s);
+
+struct sb;
+/* Serve the bytes in[0..n) as one client connection would, in the calling
+ * thread, and append the server's answers to out; a watch is answered with
+ * what is ready and then ended. For tests and fuzzing. */
+void srv_serve_bytes(struct srv *s, const char *in, size_t n, struct sb *out);
 
 #endif

@@ -15,9 +15,10 @@
 #include "server/server.h"
 #include "store/store.h"
 
-struct MHD_Connection;
-struct MHD_Daemon;
 struct api_configuration;
+struct http_req;
+struct http_resp;
+struct http_server;
 
 #define SRV_MAX_NAMESPACES 16
 
@@ -49,10 +50,10 @@ struct srv_auth {
 };
 
 struct srv {
-    struct MHD_Daemon *daemon;
+    struct http_server *http;
     struct store *store;
     struct srv_auth auth;
-    size_t max_body;
+    size_t max_body; /* the request body cap, which also bounds a patch's result */
     int port;
     bool anonymous_admin;
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
@@ -105,14 +106,14 @@ struct srv_route {
 /* Parse an (already unescaped) path. */
 void srv_route_parse(const char *path, struct srv_route *rt);
 
-/* One request as it is being received and answered. */
+/* One request being answered (on a worker thread). */
 struct srv_req {
     struct srv *srv;
-    struct MHD_Connection *conn;
+    struct http_req *http;  /* the HTTP layer's request (borrowed) */
+    struct http_resp *resp; /* where the answer goes (borrowed) */
     const char *method;
-    const char *path;
-    struct sb body;
-    bool too_large;
+    const char *path; /* percent-decoded */
+    struct sb body;   /* the whole body; borrowed from http, never released here */
     struct srv_user user;
     struct sb warnings; /* Warning header values, NUL-separated */
 };
@@ -129,7 +130,12 @@ const char *srv_header(struct srv_req *q, const char *key);
 /* strconv.ParseBool's true values. */
 bool srv_parse_bool(const char *s);
 
-/* Replies; each returns an MHD_Result. Bodies are copied. */
+/* What the reply functions return: the answer is made. Handlers return it
+ * on; nobody looks at the value. */
+#define SRV_REPLIED 1
+
+/* Replies; each returns SRV_REPLIED. Bodies are copied. A later reply
+ * replaces an earlier one. */
 int srv_reply(struct srv_req *q, unsigned code, const char *content_type, const char *body,
               size_t len);
 /* As srv_reply, taking ownership of body (malloc'd). */

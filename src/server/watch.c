@@ -1,16 +1,21 @@
-#define _GNU_SOURCE /* POLLRDHUP */
 /* watch.c -- watch streams (spec/apiserver.md §6).
  *
- * A watch is a chunked response whose body is produced by a libmicrohttpd
- * content callback. Each connection has its own thread, so the callback may
- * block in store_watch_next; it wakes at least once a second to notice a
- * server stop, the request's timeoutSeconds, a client that hung up (the
- * socket is polled for POLLRDHUP, so a gone client is freed within a second
- * rather than at the next event), and to send bookmarks when asked. */
+ * A watch is a streamed response (http.h) fed on the I/O thread. The
+ * store's watch announces new events (its notify hook wakes the stream);
+ * the producer then takes what is ready without waiting, up to FILL_BATCH
+ * bytes a turn, and is asked again only once the client has taken that, so
+ * a client that stops reading holds at most a batch here while the store
+ * queues its events, and is cut off (410) when that queue fills. The
+ * once-a-second tick ends the stream at the request's timeoutSeconds or at
+ * a server stop and sends bookmarks when asked; a client that hangs up is
+ * noticed by the I/O thread at once.
+ *
+ * An event whose object is forwarded as the store keeps it (no Table, no
+ * selector left to the server) is not copied: the stream refers to the
+ * store's shared text until it has been written. */
 #include "server/srv_int.h"
 
-#include <microhttpd.h>
-#include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,27 +23,26 @@
 #include "base/err.h"
 #include "base/time.h"
 #include "base/xalloc.h"
+#include "server/http.h"
 
-#define WATCH_TICK_MS 1000
 #define WATCH_MAX_MS (45LL * 60 * 1000) /* server-chosen end without timeoutSeconds */
 #define BOOKMARK_EVERY_MS (60LL * 1000)
-#define FILL_BATCH (64 * 1024) /* gather ready events up to this many bytes per write */
+#define FILL_BATCH (64 * 1024) /* gather ready events up to this many bytes per turn */
 
 struct watch {
     struct srv *srv;
     struct store_watch *w;
     const struct store_resource *res;
     struct srv_fsel sel;
+    struct http_stream *_Atomic stream; /* set once the answer is a stream */
     bool table;
     bool bookmarks;
     bool sent_columns;
     bool ending;
-    int fd;
     int64_t deadline;
     int64_t next_bookmark;
     uint64_t last_rv;
-    struct sb out; /* encoded events not yet handed to MHD */
-    size_t off;
+    char expired[1024]; /* the 410 to send first and end with, or empty */
 };
 
 static const char *type_name(enum store_event_type t)
@@ -56,30 +60,37 @@ static const char *type_name(enum store_event_type t)
     return "ERROR";
 }
 
-static void emit(struct watch *wt, const char *type, json_t *obj)
+static void emit(struct http_out *out, const char *type, json_t *obj)
 {
     json_t *ev = json_pack("{s:s,s:O}", "type", type, "object", obj);
     char *text = json_dumps(ev, JSON_COMPACT);
-    sb_adds(&wt->out, text);
-    sb_addch(&wt->out, '\n');
+    http_out_adds(out, text);
+    http_out_add(out, "\n", 1);
     free(text);
     json_decref(ev);
 }
 
-/* An event whose object is the store's text, forwarded as it is: the
- * stored document is compact JSON with kind and apiVersion, so with no
- * Table and no selector left to the server there is nothing to change, and
- * a busy stream costs a copy per watcher rather than a parse and a dump. */
-static void emit_text(struct watch *wt, const char *type, const char *text)
+static void text_release(void *ref)
 {
-    sb_adds(&wt->out, "{\"type\":\"");
-    sb_adds(&wt->out, type);
-    sb_adds(&wt->out, "\",\"object\":");
-    sb_adds(&wt->out, text);
-    sb_adds(&wt->out, "}\n");
+    store_text_unref(ref);
 }
 
-static void emit_bookmark(struct watch *wt, uint64_t rv)
+/* An event whose object is the store's text, forwarded as it is: the
+ * stored document is compact JSON with kind and apiVersion, so with no
+ * Table and no selector left to the server there is nothing to change. The
+ * text is shared, not copied (ev's reference passes to out). */
+static void emit_text(struct http_out *out, const char *type, struct store_event *ev)
+{
+    http_out_adds(out, "{\"type\":\"");
+    http_out_adds(out, type);
+    http_out_adds(out, "\",\"object\":");
+    http_out_add_ref(out, ev->text, ev->text_len, text_release, ev->text_ref);
+    ev->text_ref = NULL;
+    ev->text = NULL;
+    http_out_add(out, "}\n", 2);
+}
+
+static void emit_bookmark(struct watch *wt, struct http_out *out, uint64_t rv)
 {
     char gv[160], rvs[32];
     if (*wt->res->group)
@@ -89,24 +100,24 @@ static void emit_bookmark(struct watch *wt, uint64_t rv)
     snprintf(rvs, sizeof(rvs), "%llu", (unsigned long long)rv);
     json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", wt->res->kind, "apiVersion", gv, "metadata",
                           "resourceVersion", rvs);
-    emit(wt, "BOOKMARK", o);
+    emit(out, "BOOKMARK", o);
     json_decref(o);
 }
 
-static void emit_expired(struct watch *wt, const char *message)
+static void emit_expired(struct watch *wt, struct http_out *out, const char *message)
 {
     json_t *st = srv_status_new(410, "Expired", message, NULL);
     json_object_del(st, "details");
-    emit(wt, "ERROR", st);
+    emit(out, "ERROR", st);
     json_decref(st);
     wt->ending = true;
 }
 
-static void emit_event(struct watch *wt, struct store_event *ev)
+static void emit_event(struct watch *wt, struct http_out *out, struct store_event *ev)
 {
     if (ev->type == STORE_BOOKMARK) {
         if (wt->bookmarks)
-            emit_bookmark(wt, ev->resource_version);
+            emit_bookmark(wt, out, ev->resource_version);
         return;
     }
     if (!srv_fsel_match(&wt->sel, ev->object))
@@ -121,7 +132,7 @@ static void emit_event(struct watch *wt, struct store_event *ev)
         json_object_set_new(ev->object, "kind", json_string(wt->res->kind));
     }
     if (!wt->table) {
-        emit(wt, type_name(ev->type), ev->object);
+        emit(out, type_name(ev->type), ev->object);
         return;
     }
     struct srv_table_opts o = {!wt->sent_columns, 1, tm_now_ms()};
@@ -130,97 +141,75 @@ static void emit_event(struct watch *wt, struct store_event *ev)
     snprintf(rv, sizeof(rv), "%llu", (unsigned long long)ev->resource_version);
     json_object_set_new(t, "metadata", json_pack("{s:s}", "resourceVersion", rv));
     wt->sent_columns = true;
-    emit(wt, type_name(ev->type), t);
+    emit(out, type_name(ev->type), t);
     json_decref(t);
 }
 
-/* Has the client gone away? (Half-close or error on the socket.) */
-static bool client_gone(int fd)
+/* The stream's producer: what the store has ready, up to FILL_BATCH. */
+static int watch_produce(void *arg, struct http_out *out, int64_t now)
 {
-    if (fd < 0)
-        return false;
-    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
-    if (poll(&p, 1, 0) <= 0)
-        return false;
-    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
-}
-
-/* Wait for something to send, then take whatever else is ready (up to
- * FILL_BATCH bytes) so a busy stream is written in large pieces rather than
- * one event per write. False when the stream should end. */
-static bool fill(struct watch *wt)
-{
-    while (wt->out.len < FILL_BATCH) {
-        bool have = wt->out.len > 0;
-        if (wt->ending || wt->srv->stopping)
-            return have && !wt->srv->stopping;
-        int64_t now = tm_monotonic_ms();
-        if (now >= wt->deadline)
-            return have;
-        int64_t wait = wt->deadline - now;
-        if (wait > WATCH_TICK_MS)
-            wait = WATCH_TICK_MS;
+    struct watch *wt = arg;
+    if (wt->srv->stopping || now >= wt->deadline)
+        return HTTP_STREAM_END;
+    if (wt->expired[0]) {
+        emit_expired(wt, out, wt->expired);
+        wt->expired[0] = '\0';
+    }
+    while (!wt->ending && http_out_len(out) < FILL_BATCH) {
         struct store_event ev;
         struct err e;
         err_init(&e);
-        int rc = store_watch_next(wt->w, have ? 0 : (int)wait, &ev, &e);
+        int rc = wt->w ? store_watch_next(wt->w, 0, &ev, &e) : ERR_NOT_FOUND;
         if (rc == 0) {
             if (ev.resource_version > wt->last_rv)
                 wt->last_rv = ev.resource_version;
             if (ev.text)
-                emit_text(wt, type_name(ev.type), ev.text);
+                emit_text(out, type_name(ev.type), &ev);
             else
-                emit_event(wt, &ev);
-            free(ev.text);
-            json_decref(ev.object);
+                emit_event(wt, out, &ev);
+            store_event_release(&ev);
             continue;
         }
         if (rc == ERR_GONE) {
             if (wt->srv->stopping)
-                return false;
-            emit_expired(wt, e.message[0] ? e.message : "the watch fell too far behind");
-            continue;
+                return HTTP_STREAM_END;
+            emit_expired(wt, out, e.message[0] ? e.message : "the watch fell too far behind");
+            break;
         }
-        if (have)
-            return true; /* nothing more ready: send what there is */
         if (rc != ERR_NOT_FOUND)
-            return false;
-        if (client_gone(wt->fd))
-            return false;
-        if (wt->bookmarks && tm_monotonic_ms() >= wt->next_bookmark) {
-            wt->next_bookmark = tm_monotonic_ms() + BOOKMARK_EVERY_MS;
-            emit_bookmark(wt, wt->last_rv ? wt->last_rv : store_current_rv(wt->srv->store));
-        }
+            return HTTP_STREAM_END;
+        break;
     }
-    return true;
+    if (wt->ending)
+        return http_out_len(out) ? HTTP_STREAM_MORE : HTTP_STREAM_END;
+    if (http_out_len(out))
+        return HTTP_STREAM_MORE;
+    if (wt->bookmarks && now >= wt->next_bookmark) {
+        wt->next_bookmark = now + BOOKMARK_EVERY_MS;
+        emit_bookmark(wt, out, wt->last_rv ? wt->last_rv : store_current_rv(wt->srv->store));
+        return HTTP_STREAM_MORE;
+    }
+    return HTTP_STREAM_WAIT;
 }
 
-static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
+static void watch_free(void *arg)
 {
-    struct watch *wt = cls;
-    if (wt->off >= wt->out.len) {
-        sb_reset(&wt->out);
-        wt->off = 0;
-        if (!fill(wt))
-            return wt->ending || !client_gone(wt->fd) ? MHD_CONTENT_READER_END_OF_STREAM
-                                                      : MHD_CONTENT_READER_END_WITH_ERROR;
-    }
-    size_t n = wt->out.len - wt->off;
-    if (n > max)
-        n = max;
-    memcpy(buf, wt->out.buf + wt->off, n);
-    wt->off += n;
-    return (ssize_t)n;
-}
-
-static void watch_free(void *cls)
-{
-    struct watch *wt = cls;
+    struct watch *wt = arg;
     if (wt->w)
         store_watch_close(wt->w);
     srv_fsel_release(&wt->sel);
-    sb_release(&wt->out);
     free(wt);
+}
+
+static const struct http_stream_ops watch_ops = {watch_produce, watch_free};
+
+/* The store has news: have the I/O thread call watch_produce. */
+static void watch_notify(void *arg)
+{
+    struct watch *wt = arg;
+    struct http_stream *h = atomic_load(&wt->stream);
+    if (h)
+        http_stream_wake(h);
 }
 
 static bool parse_rv(const char *s, uint64_t *out)
@@ -246,7 +235,6 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
     wt->res = rt->res;
     wt->table = table;
     wt->bookmarks = srv_parse_bool(srv_query(q, "allowWatchBookmarks"));
-    wt->fd = -1;
     struct err e;
     err_init(&e);
     if (srv_fsel_parse(field_selector, rt->res, &wt->sel, &e)) {
@@ -278,6 +266,8 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
     wo.since = since;
     wo.raw = !table && wt->sel.store_can; /* nothing for the server to evaluate or reshape */
     wo.send_initial_events = since == 0;  /* absent or "0": current state first */
+    wo.notify = watch_notify;
+    wo.notify_arg = wt;
     const char *ns = rt->ns[0] ? rt->ns : NULL;
     int rc = store_watch_open(s->store, rt->res, ns, &wo, &wt->w, &e);
     if (rc == ERR_GONE) {
@@ -286,7 +276,7 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
         char msg[200];
         snprintf(msg, sizeof(msg), "too old resource version: %llu (%llu)",
                  (unsigned long long)since, (unsigned long long)store_current_rv(s->store));
-        emit_expired(wt, e.message[0] ? e.message : msg);
+        snprintf(wt->expired, sizeof(wt->expired), "%s", e.message[0] ? e.message : msg);
     } else if (rc == ERR_INVALID) {
         watch_free(wt);
         return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
@@ -295,23 +285,9 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
         return srv_reply_err(q, rc, &e, rt->res, ns, NULL, "watch");
     }
     wt->last_rv = since;
-
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(q->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (ci)
-        wt->fd = ci->connect_fd;
-
-    struct MHD_Response *resp =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, watch_read, wt, watch_free);
-    if (!resp) {
-        watch_free(wt);
-        return MHD_NO;
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            table ? "application/json;as=Table;v=v1;g=meta.k8s.io"
-                                  : "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-cache, private");
-    int ret = MHD_queue_response(q->conn, 200, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    http_resp_header(q->resp, "Content-Type",
+                     table ? "application/json;as=Table;v=v1;g=meta.k8s.io" : "application/json");
+    http_resp_header(q->resp, "Cache-Control", "no-cache, private");
+    atomic_store(&wt->stream, http_resp_stream(q->resp, 200, &watch_ops, wt));
+    return SRV_REPLIED;
 }

@@ -199,15 +199,28 @@ CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, 
 
 enum store_event_type { STORE_ADDED, STORE_MODIFIED, STORE_DELETED, STORE_BOOKMARK };
 
+/* A stored object's text, shared by every watch that delivers it. */
+struct store_text;
+/* Drop a reference taken from store_event.text_ref. NULL is a no-op. */
+void store_text_unref(struct store_text *t);
+
 struct store_event {
     enum store_event_type type;
     const struct store_resource *resource;
     json_t *object; /* owned by the receiver (json_decref); for BOOKMARK only metadata;
                      * NULL when text is set */
     uint64_t resource_version;
-    char *text; /* with opts.raw, for every type but BOOKMARK: the object as the
-                 * store's compact JSON text (owned, free) instead of object */
+    /* With opts.raw, for every type but BOOKMARK: the object as the store's
+     * compact JSON text instead of object, text_len bytes, borrowed from
+     * text_ref, a reference the receiver owns (release it with
+     * store_event_release, or keep it and store_text_unref it later). */
+    const char *text;
+    size_t text_len;
+    struct store_text *text_ref;
 };
+
+/* Release what ev holds (object, text) and clear those fields. */
+void store_event_release(struct store_event *ev);
 
 struct store_watch_opts {
     const char *label_selector;
@@ -220,19 +233,28 @@ struct store_watch_opts {
                                * without an event (delivered by store_watch_next) */
     bool raw;                 /* deliver objects as text (store_event.text): a receiver
                                * that only forwards them skips a parse per event */
+    /* Called when the watcher's queue turns non-empty, when the watcher is
+     * cut off, and when the store closes, so that a receiver polling with
+     * timeout 0 knows when to call again. Runs on the writer's thread with
+     * the hub's lock held: it must be quick and must not call the store.
+     * Not called after store_watch_close returns. May be NULL. */
+    void (*notify)(void *arg);
+    void *notify_arg;
 };
 
 /* Open a watch on one resource (r non-NULL), in one namespace or all.
  * Selectors filter events as they filter lists; a live change that moves an
  * object out of (into) the selection is delivered as DELETED (ADDED).
+ * Watches with initial events on the same namespace share one copy of the
+ * current objects.
  * ERR_GONE ("too old resource version: <since> (<current>)") when since is
  * older than the log keeps; ERR_PARSE for a bad selector. */
 CU_MUST_CHECK int store_watch_open(struct store *s, const struct store_resource *r, const char *ns,
                                    const struct store_watch_opts *opts, struct store_watch **out,
                                    struct err *e);
-/* Wait up to timeout_ms (-1 = forever) for the next event. Returns 0 with *ev
- * filled, ERR_NOT_FOUND on timeout (ev untouched), ERR_GONE when the watcher
- * was cut off or the store closed. */
+/* Wait up to timeout_ms (-1 = forever, 0 = not at all) for the next event.
+ * Returns 0 with *ev filled, ERR_NOT_FOUND on timeout (ev untouched),
+ * ERR_GONE when the watcher was cut off or the store closed. */
 CU_MUST_CHECK int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ev,
                                    struct err *e);
 void store_watch_close(struct store_watch *w);

@@ -74,13 +74,20 @@ struct sqlite3_stmt *store__stmt(struct store__conn *c, enum store__stmt id);
 
 /* ---- watch hub (watch.c) ------------------------------------------------------- */
 
+/* An object's JSON text, shared by the records (and receivers) holding it. */
+struct store_text {
+    int refs; /* atomic */
+    size_t len;
+    char s[];
+};
+
 /* One change, shared by every watcher that receives it. */
 struct store__evrec {
     int refs; /* atomic */
     enum store_event_type type;
     const struct store_resource *r;
     uint64_t rv;
-    char *text; /* the object as JSON text; NULL for a bookmark */
+    struct store_text *text; /* one reference; NULL for a bookmark */
 };
 
 struct store__evrec *store__evrec_new(enum store_event_type type, const struct store_resource *r,

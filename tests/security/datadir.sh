@@ -79,6 +79,16 @@ else
     fail "the list as sent is strict JSON in UTF-8" "$(head -c 600 "$TMP/raw.json")"
 fi
 expect_grep "the log names an undecodable object" 'cannot be decoded' cat "$DATA/serve.log"
+curl -s -m 10 -N --cacert "$DATA/ca.crt" -H "Authorization: Bearer $TOKEN" \
+    "$URL/apis/batch/v1/jobs?watch=true&timeoutSeconds=1" >"$TMP/watch.json"
+if $PY -c 'import json,sys
+n = sorted(json.loads(l.decode("utf-8"))["object"]["metadata"]["name"] for l in open(sys.argv[1], "rb"))
+sys.exit(0 if n == ["good", "other"] else print(n) or 1)' "$TMP/watch.json" >"$TMP/chk.out" 2>&1; then
+    pass "a watch's initial events leave out the undecodable ones, line by line strict JSON"
+else
+    fail "a watch's initial events leave out the undecodable ones, line by line strict JSON" \
+        "$(cat "$TMP/chk.out"; head -c 600 "$TMP/watch.json")"
+fi
 out=$(k -n team-a delete job bad --wait=false 2>&1; k -n team-a get job bad 2>&1)
 case "$out" in
 *'job.batch "bad" deleted'*NotFound*) pass "an undecodable object can be deleted" ;;

@@ -1,19 +1,16 @@
 /* The HTTP client over TLS, as against a real cluster: the test makes a CA,
  * a server certificate for 127.0.0.1 and a client certificate (GnuTLS),
- * serves HTTPS on a loopback ephemeral port with libmicrohttpd asking for
- * client certificates, and checks that kc_ verifies the server against the
- * configured CA (inline or file), presents its client certificate (inline
- * or file), refuses an unknown server, and skips verification only when told. */
+ * serves HTTPS on a loopback ephemeral port with the server's HTTP layer
+ * (server/http.h) asking for client certificates, and checks that kc_ verifies the server against
+ * the configured CA (inline or file), presents its client certificate (inline or file), refuses an
+ * unknown server, and skips verification only when told. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <arpa/inet.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +21,7 @@
 #include "controller/api_client.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "server/http.h"
 
 static const struct store_resource ns_res = {
     .group = "",
@@ -40,7 +38,7 @@ struct pem {
 };
 
 static struct {
-    struct MHD_Daemon *d;
+    struct http_server *d;
     unsigned port;
     struct pem ca, server, client;
     char dir[64];
@@ -117,13 +115,9 @@ static void make_cert(const char *cn, int kind, gnutls_x509_crt_t issuer,
 }
 
 /* Reply with the common name of the verified client certificate. */
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *data,
-                                  size_t *size, void **con_cls)
+static void on_request(void *arg, struct http_req *rq, struct http_resp *rs)
 {
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-    gnutls_session_t s = ci ? (gnutls_session_t)ci->tls_session : NULL;
+    gnutls_session_t s = rq->tls_session;
     char body[512];
     unsigned code = 401;
     snprintf(body, sizeof(body),
@@ -145,11 +139,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                  "{\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"},\"user\":\"%s\"}",
                  cn);
     }
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_COPY);
-    enum MHD_Result ret = MHD_queue_response(c, code, r);
-    MHD_destroy_response(r);
-    return ret;
+    http_resp_set(rs, code, strdup(body), strlen(body));
 }
 
 static void write_pem(const char *name, const char *text)
@@ -164,8 +154,6 @@ static void write_pem(const char *name, const char *text)
 
 static int setup(void **state)
 {
-    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-        return 0; /* tests skip */
     gnutls_global_init();
     gnutls_x509_crt_t ca;
     gnutls_x509_privkey_t ca_key;
@@ -182,17 +170,16 @@ static int setup(void **state)
     write_pem("client.crt", t.client.cert);
     write_pem("client.key", t.client.key);
 
-    struct sockaddr_in addr = {0};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    t.d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_TLS, 0, NULL,
-        NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_HTTPS_MEM_KEY, t.server.key,
-        MHD_OPTION_HTTPS_MEM_CERT, t.server.cert, MHD_OPTION_HTTPS_MEM_TRUST, t.ca.cert,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-    if (!t.d)
+    struct http_options o = {.host = "127.0.0.1",
+                             .cert_pem = t.server.cert,
+                             .key_pem = t.server.key,
+                             .client_ca_pem = t.ca.cert,
+                             .handler = {.handle = on_request}};
+    struct err e;
+    err_init(&e);
+    if (http_server_start(&o, &t.d, &e))
         return -1;
-    t.port = MHD_get_daemon_info(t.d, MHD_DAEMON_INFO_BIND_PORT)->port;
+    t.port = (unsigned)http_server_port(t.d);
     return 0;
 }
 
@@ -200,7 +187,7 @@ static int teardown(void **state)
 {
     if (!t.d)
         return 0;
-    MHD_stop_daemon(t.d);
+    http_server_stop(t.d);
     const char *files[] = {"ca.crt", "client.crt", "client.key"};
     for (size_t i = 0; i < 3; i++) {
         char path[128];

@@ -1,6 +1,7 @@
 /* Unit tests for store watches: live events, a start version, initial
  * events, 410 after compaction, cutting off a slow watcher, selectors,
- * bookmarks, close, ordering under concurrent writers. */
+ * bookmarks, close, ordering under concurrent writers, the notify hook,
+ * and the text and initial objects watchers share. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,6 +203,20 @@ static void relabel(struct store *s, const char *name, const char *team)
     json_decref(out);
 }
 
+/* Set label team=new on ns/name. */
+static void relabel_ns(struct store *s, const char *ns, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    json_t *cur, *out;
+    assert_int_equal(store_get(s, R(WL), ns, name, &cur, &e), 0);
+    json_object_set_new(json_object_get(cur, "metadata"), "labels",
+                        json_pack("{s:s}", "team", "new"));
+    assert_int_equal(store_update(s, R(WL), ns, name, cur, NULL, &out, &e), 0);
+    json_decref(cur);
+    json_decref(out);
+}
+
 /* A change that makes an object leave (enter) the selection is DELETED
  * (ADDED) for the watcher, as the API server sends it. */
 static void test_watch_selector_transitions(void **state)
@@ -298,6 +313,137 @@ static void test_watch_bookmark_on_idle(void **state)
     assert_int_equal(ev.resource_version, store_current_rv(t->s));
     json_decref(ev.object);
     store_watch_close(w);
+    tstore_free(t);
+}
+
+/* The notify hook: called when the queue turns non-empty, not for each
+ * event, again once it was drained; and when the watcher is cut off. */
+static void count_notify(void *arg)
+{
+    (*(int *)arg)++;
+}
+
+static void drain(struct store_watch *w)
+{
+    struct store_event ev;
+    struct err e;
+    err_init(&e);
+    int rc;
+    while ((rc = store_watch_next(w, 0, &ev, &e)) == 0)
+        store_event_release(&ev);
+    assert_int_equal(rc, ERR_NOT_FOUND);
+}
+
+static void test_watch_notify(void **state)
+{
+    struct tstore *t = tstore_new(0, 4);
+    int calls = 0;
+    struct store_watch_opts o = {.notify = count_notify, .notify_arg = &calls};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w, &e), 0);
+    drain(w);
+    assert_int_equal(calls, 0);
+    create_wl(t->s, "default", "a", NULL);
+    assert_int_equal(calls, 1);
+    create_wl(t->s, "default", "b", NULL);
+    assert_int_equal(calls, 1); /* not empty in between: no news */
+    drain(w);
+    create_wl(t->s, "default", "c", NULL);
+    assert_int_equal(calls, 2);
+    /* Past the queue's bound (4): cut off, and told so. */
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "d%d", i);
+        create_wl(t->s, "default", name, NULL);
+    }
+    assert_int_equal(calls, 3);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 0, &ev, &e), ERR_GONE);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+/* Raw text of the next event (borrowed from *ev, released by the caller). */
+static const char *next_text(struct store_watch *w, struct store_event *ev)
+{
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_next(w, 1000, ev, &e), 0);
+    assert_int_equal(ev->type, STORE_ADDED);
+    assert_non_null(ev->text);
+    assert_int_equal(strlen(ev->text), ev->text_len);
+    return ev->text;
+}
+
+/* Watches with initial events on one namespace share the objects' text;
+ * after a change, a new watch shares the unchanged ones with the old. */
+static void test_watch_initial_shared(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    create_wl(t->s, "default", "a", NULL);
+    create_wl(t->s, "default", "b", NULL);
+    create_wl(t->s, "kube-system", "c", NULL);
+    struct store_watch_opts o = {.send_initial_events = true, .raw = true};
+    struct store_watch *w1, *w2, *w3;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), "default", &o, &w1, &e), 0);
+    assert_int_equal(store_watch_open(t->s, R(WL), "default", &o, &w2, &e), 0);
+    struct store_event a1, a2, b1, b2, a3, b3;
+    const char *ta1 = next_text(w1, &a1), *ta2 = next_text(w2, &a2);
+    assert_ptr_equal(ta1, ta2);
+    assert_non_null(strstr(ta1, "\"name\":\"a\""));
+    /* b changes while w1 is still delivering: w3 reads anew, sharing a. */
+    relabel_ns(t->s, "default", "b");
+    assert_int_equal(store_watch_open(t->s, R(WL), "default", &o, &w3, &e), 0);
+    const char *ta3 = next_text(w3, &a3), *tb3 = next_text(w3, &b3);
+    const char *tb1 = next_text(w1, &b1), *tb2 = next_text(w2, &b2);
+    assert_ptr_equal(ta3, ta1);
+    assert_ptr_equal(tb1, tb2);
+    assert_ptr_not_equal(tb3, tb1);
+    assert_non_null(strstr(tb3, "\"team\":\"new\""));
+    assert_null(strstr(tb1, "\"team\":\"new\""));
+    struct store_event *evs[] = {&a1, &a2, &b1, &b2, &a3, &b3};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(evs); i++)
+        store_event_release(evs[i]);
+    /* Each then gets its bookmark and, for w1 and w2, b's change. */
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w1, 1000, &ev, &e), 0);
+    assert_int_equal(ev.type, STORE_BOOKMARK);
+    store_event_release(&ev);
+    assert_int_equal(store_watch_next(w1, 1000, &ev, &e), 0);
+    assert_int_equal(ev.type, STORE_MODIFIED);
+    store_event_release(&ev);
+    assert_int_equal(store_watch_next(w3, 1000, &ev, &e), 0);
+    assert_int_equal(ev.type, STORE_BOOKMARK);
+    store_event_release(&ev);
+    expect_quiet(w3);
+    store_watch_close(w1);
+    store_watch_close(w2);
+    store_watch_close(w3);
+    tstore_free(t);
+}
+
+/* A live change is one text for every watcher, raw or not, selector or not. */
+static void test_watch_live_text_shared(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts o = {.raw = true};
+    struct store_watch *w1, *w2;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w1, &e), 0);
+    o.label_selector = "team=x";
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w2, &e), 0);
+    create_wl(t->s, "default", "a", "{\"team\":\"x\"}");
+    struct store_event e1, e2;
+    assert_ptr_equal(next_text(w1, &e1), next_text(w2, &e2));
+    store_event_release(&e1);
+    store_event_release(&e2);
+    store_watch_close(w1);
+    store_watch_close(w2);
     tstore_free(t);
 }
 
@@ -516,6 +662,9 @@ int main(void)
         cmocka_unit_test(test_watch_ordered_under_concurrent_writers),
         cmocka_unit_test(test_watch_replay_matches_list),
         cmocka_unit_test(test_watch_bad_selector),
+        cmocka_unit_test(test_watch_notify),
+        cmocka_unit_test(test_watch_initial_shared),
+        cmocka_unit_test(test_watch_live_text_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
