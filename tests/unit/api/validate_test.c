@@ -494,10 +494,12 @@ static void test_wl_max_exec_time(void **state)
              "spec.maximumExecutionTimeSeconds in body should be greater than or equal to 1");
 }
 
+#define RESERVED_COND                                                                              \
+    "{'type':'QuotaReserved','status':'True','reason':'QuotaReserved','message':'m',"              \
+    "'lastTransitionTime':'2025-01-01T10:00:00Z'}"
 #define ADMITTED_STATUS(psa)                                                                       \
-    "{'conditions':[{'type':'QuotaReserved','status':'True','reason':'QuotaReserved','message':"   \
-    "'m','lastTransitionTime':'2025-01-01T10:00:00Z'}],'admission':{'clusterQueue':'cq',"          \
-    "'podSetAssignments':" psa "}}"
+    "{'conditions':[" RESERVED_COND "],'admission':{'clusterQueue':'cq','podSetAssignments':" psa  \
+    "}}"
 
 static void test_wl_admission_rules(void **state)
 {
@@ -835,7 +837,7 @@ static void test_update_rules(void **state)
              WLS("{'queueName':'a','podSets':[{'name':'main','count':2,'template':" POD(
                      "{'cpu':'1'}") "},{'name':'b','template':" POD("{}") "}]}",
                  "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'admission':{"
+             "{'conditions':[" RESERVED_COND "],'admission':{"
              "'clusterQueue':'cq','podSetAssignments':[{'name':'main','count':2},{'name':'b'}]}}");
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "spec.podSets: Invalid value: \"array\": field is immutable\n" W
@@ -843,25 +845,30 @@ static void test_update_rules(void **state)
     free(msg);
     /* Reclaimable pods only grow while reserved. */
     snprintf(old_doc, sizeof(old_doc), WLS("{'podSets':" PS("") "}", "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'reclaimablePods':[{'name':"
+             "{'conditions':[" RESERVED_COND "],'reclaimablePods':[{'name':"
              "'main','count':2}]}");
     snprintf(new_doc, sizeof(new_doc), WLS("{'podSets':" PS("") "}", "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'reclaimablePods':[{'name':"
+             "{'conditions':[" RESERVED_COND "],'reclaimablePods':[{'name':"
              "'main','count':1}]}");
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "status.reclaimablePods[main].count: Invalid value: 1: cannot be "
-                               "less then 2");
+                               "less than 2");
     free(msg);
     snprintf(new_doc, sizeof(new_doc), WLS("{'podSets':" PS("") "}", "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}]}");
+             "{'conditions':[" RESERVED_COND "]}");
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "status.reclaimablePods[main]: Required value: cannot be removed");
     free(msg);
+    /* A flavor's topologyName stays; the rest of its spec may change. */
     assert_int_equal(update(RF("{'topologyName':'t','nodeLabels':{'a':'1'}}"),
-                            RF("{'topologyName':'t','nodeLabels':{'a':'2'}}"), &msg),
+                            RF("{'topologyName':'u','nodeLabels':{'a':'1'}}"), &msg),
                      ERR_INVALID);
     assert_string_equal(msg, "ResourceFlavor/rf: spec: Invalid value: \"object\": "
-                             "resourceFlavorSpec are immutable when topologyName is set");
+                             "topologyName is immutable when topologyName is set");
+    free(msg);
+    assert_int_equal(update(RF("{'topologyName':'t','nodeLabels':{'a':'1'}}"),
+                            RF("{'topologyName':'t','nodeLabels':{'a':'2'}}"), &msg),
+                     0);
     free(msg);
     /* Not reserved: both may change. */
     assert_int_equal(update(WL("{'queueName':'a','podSets':" PS("") "}"),
