@@ -30,6 +30,8 @@ static void usage(FILE *out)
                  "                         $KUBECONFIG, then ~/.kube/config)\n"
                  "  --context NAME         kubeconfig context (default: current-context)\n"
                  "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
+                 "  --feature-gates GATES  Kueue's feature gates (e.g. ConcurrentAdmission=true);\n"
+                 "                         or featureGates in --config, not both\n"
                  "  --leader-elect         reconcile only while holding the Lease\n"
                  "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
                  "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
@@ -51,6 +53,7 @@ int cli_controller(int argc, char **argv)
         {"kubeconfig", required_argument, NULL, 'k'},
         {"context", required_argument, NULL, 'c'},
         {"config", required_argument, NULL, 'C'},
+        {"feature-gates", required_argument, NULL, 'g'},
         {"leader-elect", no_argument, NULL, 'l'},
         {"lease-namespace", required_argument, NULL, 'n'},
         {"executor", required_argument, NULL, 'x'},
@@ -60,7 +63,7 @@ int cli_controller(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
-    const char *data_dir = ".", *lease_ns = NULL;
+    const char *data_dir = ".", *lease_ns = NULL, *feature_gates = NULL;
     bool leader = false, verbose = false;
     optind = 1;
     int ch;
@@ -74,6 +77,9 @@ int cli_controller(int argc, char **argv)
             break;
         case 'C':
             config = optarg;
+            break;
+        case 'g':
+            feature_gates = optarg;
             break;
         case 'l':
             leader = true;
@@ -104,6 +110,9 @@ int cli_controller(int argc, char **argv)
     }
     if (!cli_executor_ok("controller", executor))
         return 2;
+    int grc = cli_feature_gates("controller", feature_gates, config);
+    if (grc)
+        return grc;
     log_set_level(verbose ? LOG_DEBUG : LOG_INFO);
     struct err e;
     err_init(&e);

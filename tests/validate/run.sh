@@ -1,7 +1,10 @@
 #!/bin/sh
 # The `cueue validate` suite: every cases/NAME.yaml is validated and its
 # standard output and exit status are compared with cases/NAME.out and
-# cases/NAME.rc. Then: several -f at once, -f - (standard input), --help.
+# cases/NAME.rc. With cases/NAME.old.yaml its documents are the objects as
+# they are now (--old), and the documents of NAME.yaml that match one are
+# checked as updates; cases/NAME.args holds more arguments (feature gates).
+# Then: several -f at once, -f - (standard input), --help, bad gates.
 # Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -32,7 +35,12 @@ check() { # name, expected rc file or value, expected out file, actual rc
 
 for f in "$dir"/*.yaml; do
     name=$(basename "$f" .yaml)
-    "$bin" validate -f "$f" >"$tmp/out" 2>"$tmp/err"
+    case $name in *.old) continue ;; esac
+    set --
+    [ -f "$dir/$name.old.yaml" ] && set -- --old "$dir/$name.old.yaml"
+    # shellcheck disable=SC2046 # the args file holds words
+    [ -f "$dir/$name.args" ] && set -- "$@" $(cat "$dir/$name.args")
+    "$bin" validate "$@" -f "$f" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     check "$name" "$(cat "$dir/$name.rc")" "$dir/$name.out" "$rc"
 done
@@ -67,7 +75,7 @@ check "stdin" 1 "$dir/bad-workload.out" "$rc"
 "$bin" validate --help >"$tmp/out" 2>"$tmp/err"
 rc=$?
 total=$((total + 1))
-if [ $rc -eq 0 ] && grep -q 'usage: cueue validate -f FILE' "$tmp/out"; then
+if [ $rc -eq 0 ] && grep -q 'usage: cueue validate .*-f FILE' "$tmp/out"; then
     echo "ok   --help"
 else
     echo "FAIL --help (status $rc)"
@@ -82,6 +90,29 @@ else
     echo "FAIL no file: status $rc"
     failed=$((failed + 1))
 fi
+
+# Gates Kueue refuses are a usage error, named on standard error.
+expect_usage() { # name, expected stderr text, arguments...
+    name=$1 want=$2
+    shift 2
+    "$bin" validate "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    total=$((total + 1))
+    if [ $rc -eq 2 ] && grep -qF -e "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+        echo "ok   $name"
+    else
+        echo "FAIL $name: status $rc, stderr: $(cat "$tmp/err")"
+        failed=$((failed + 1))
+    fi
+}
+expect_usage "unknown gate" "--feature-gates: unrecognized feature gate: Nope" \
+    --feature-gates Nope=true -f "$dir/good-all-kinds.yaml"
+expect_usage "gate without value" "missing bool value for PriorityBoost" \
+    --feature-gates PriorityBoost -f "$dir/good-all-kinds.yaml"
+expect_usage "locked gate" "feature is locked to true" \
+    --feature-gates=TLSOptions=false -f "$dir/good-all-kinds.yaml"
+expect_usage "unreadable --old" "broken.yaml" \
+    --old "$dir/broken.yaml" -f "$dir/good-all-kinds.yaml"
 
 echo "$((total - failed))/$total passed"
 [ "$failed" -eq 0 ]
