@@ -4,7 +4,8 @@
 # cases/NAME.rc. With cases/NAME.old.yaml its documents are the objects as
 # they are now (--old), and the documents of NAME.yaml that match one are
 # checked as updates; cases/NAME.args holds more arguments (feature gates).
-# Then: several -f at once, -f - (standard input), --help, bad gates.
+# Then: several -f at once, -f - (standard input), --help, bad gates, and
+# the same cases against `cueue serve` (serve.py).
 # Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -113,6 +114,22 @@ expect_usage "locked gate" "feature is locked to true" \
     --feature-gates=TLSOptions=false -f "$dir/good-all-kinds.yaml"
 expect_usage "unreadable --old" "broken.yaml" \
     --old "$dir/broken.yaml" -f "$dir/good-all-kinds.yaml"
+
+# The same cases against `cueue serve`: it refuses what `cueue validate`
+# refuses, with the same field paths, on create and update.
+if /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
+    timeout 300 /usr/bin/python3 "$src/tests/validate/serve.py" "$bin" "$dir" >"$tmp/serve" 2>&1
+    cat "$tmp/serve"
+    total=$((total + $(grep -c '^ok ' "$tmp/serve") + $(grep -c '^FAIL' "$tmp/serve")))
+    failed=$((failed + $(grep -c '^FAIL' "$tmp/serve")))
+    if ! grep -q '^ok ' "$tmp/serve"; then
+        echo "FAIL cueue serve: no case ran"
+        total=$((total + 1))
+        failed=$((failed + 1))
+    fi
+else
+    echo "skip cueue serve parity: /usr/bin/python3 with yaml is needed"
+fi
 
 echo "$((total - failed))/$total passed"
 [ "$failed" -eq 0 ]
