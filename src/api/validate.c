@@ -1323,15 +1323,6 @@ static void schema_local_queue(struct err *e, const struct api_object *o)
     err_restore(e, m);
 }
 
-static void webhook_local_queue(struct err *e, const struct api_object *o,
-                                const struct api_object *old)
-{
-    (void)old; /* an update is checked as a create */
-    size_t m = PUSH(e, "spec");
-    check_fair_sharing(e, val__get(o->json, "spec"), &o->u.lq->fair_sharing);
-    err_restore(e, m);
-}
-
 /* ---- ResourceFlavor --------------------------------------------------------------- */
 
 static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -1854,8 +1845,7 @@ static int validate(const struct api_object *o, const struct api_object *old, st
         webhook = webhook_cohort;
         break;
     case API_KIND_LOCAL_QUEUE:
-        schema = schema_local_queue;
-        webhook = webhook_local_queue;
+        schema = schema_local_queue; /* Kueue has no LocalQueue webhook */
         break;
     case API_KIND_RESOURCE_FLAVOR:
         schema = schema_resource_flavor;
