@@ -1132,7 +1132,8 @@ static void webhook_concurrent_admission(struct err *e, const struct api_cluster
                          "must have exactly one ResourceGroup when ConcurrentAdmissionPolicy is "
                          "defined");
     else if (cq->resource_groups[0].n_flavors > 16) {
-        PUSH(e, "[0].flavors");
+        err_push_index(e, 0);
+        PUSH(e, "flavors");
         val__invalid_int(e, (long long)cq->resource_groups[0].n_flavors,
                          "cannot have more than 16 resource flavors in the ResourceGroup when "
                          "ConcurrentAdmissionPolicy is defined");
