@@ -18,6 +18,7 @@
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
+#include "base/map.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
 
@@ -65,23 +66,33 @@ static void doc_label(const json_t *doc, char *buf, size_t len)
     snprintf(buf, len, "%s", e.object);
 }
 
-/* The --old document that doc updates, or NULL: same kind, namespace and
- * name (borrowed from olds). */
-static json_t *find_old(const struct codec_stream *olds, size_t n, const json_t *doc)
+/* The key that pairs a document with its --old namesake: kind, namespace,
+ * name (NUL-separated in buf). False for a document without a name. */
+static bool doc_key(const json_t *doc, char *buf, size_t len)
 {
     const char *name = api_doc_meta_str(doc, "name");
     const char *ns = api_doc_meta_str(doc, "namespace");
-    if (!name || !*name)
-        return NULL;
+    if (!name || !*name || api_doc_kind(doc) == API_KIND_UNKNOWN)
+        return false;
+    int n = snprintf(buf, len, "%d/%s/%s", (int)api_doc_kind(doc), ns ? ns : "", name);
+    return n > 0 && (size_t)n < len;
+}
+
+/* Index the --old documents by doc_key; the first of namesakes wins. */
+static void index_olds(const struct codec_stream *olds, size_t n, struct map *m)
+{
+    char key[1024];
     for (size_t f = 0; f < n; f++)
-        for (size_t i = 0; i < olds[f].n; i++) {
-            json_t *o = olds[f].docs[i].obj;
-            const char *on = api_doc_meta_str(o, "name"), *ons = api_doc_meta_str(o, "namespace");
-            if (api_doc_kind(o) == api_doc_kind(doc) && on && !strcmp(on, name) &&
-                !strcmp(ons ? ons : "", ns ? ns : ""))
-                return o;
-        }
-    return NULL;
+        for (size_t i = 0; i < olds[f].n; i++)
+            if (doc_key(olds[f].docs[i].obj, key, sizeof(key)) && !map_has(m, key))
+                map_put(m, key, olds[f].docs[i].obj);
+}
+
+/* The --old document that doc updates, or NULL (borrowed). */
+static json_t *find_old(const struct map *olds, const json_t *doc)
+{
+    char key[1024];
+    return doc_key(doc, key, sizeof(key)) ? map_get(olds, key) : NULL;
 }
 
 /* Decode an --old document as the store holds it (defaulted). Returns the
@@ -235,19 +246,22 @@ int cli_validate(int argc, char **argv)
     memset(old_streams, 0, sizeof(old_streams));
     for (size_t f = 0; f < n_old && !status; f++)
         status = read_file(olds[f], &old_streams[f]);
+    struct map by_key = MAP_INIT;
+    index_olds(old_streams, n_old, &by_key);
     for (size_t f = 0; f < n && !(n_old && status == 2); f++) {
         struct codec_stream s = {0};
         if (read_file(files[f], &s)) {
             status = 2;
         } else {
             for (size_t i = 0; i < s.n; i++) {
-                int rc = check_doc(s.docs[i].obj, find_old(old_streams, n_old, s.docs[i].obj));
+                int rc = check_doc(s.docs[i].obj, find_old(&by_key, s.docs[i].obj));
                 if (rc > status)
                     status = rc;
             }
         }
         codec_stream_release(&s);
     }
+    map_release(&by_key);
     for (size_t f = 0; f < n_old; f++)
         codec_stream_release(&old_streams[f]);
     fflush(stdout);
