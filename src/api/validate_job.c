@@ -625,7 +625,7 @@ static void kueue_update(struct err *e, const json_t *old, const json_t *job)
     const char *oq = val__label(old, VAL_QUEUE_LABEL), *nq = val__label(job, VAL_QUEUE_LABEL);
     if (!suspended(job) && !val__str_eq(oq, nq))
         immutable_entry(e, LABELS, VAL_QUEUE_LABEL, nq);
-    /* validateUpdateForPrebuiltWorkload: as on create (already checked)
+    /* validateUpdateForPrebuiltWorkload: as on create (checked already)
      * while suspended or elastic, else the name is fixed. */
     if (!suspended(job) && !elastic(old) && strcmp(prebuilt_name(old), prebuilt_name(job)))
         immutable_entry(e, prebuilt_from_annotation(job) ? ANNOTATIONS : LABELS, VAL_PREBUILT_KEY,
@@ -641,11 +641,13 @@ static void kueue_update(struct err *e, const json_t *old, const json_t *job)
         val__gated_by(e, old, job);
 }
 
-/* validatePartialAdmissionUpdate (see the file comment for "after"). */
+/* validatePartialAdmissionUpdate (see the file comment for "after"); its
+ * parallelism rule reads spec.suspend as it is. */
 static void partial_admission_update(struct err *e, const json_t *old, const json_t *job)
 {
-    if (val__annotation(old, VAL_MIN_PARALLELISM_ANNOTATION) && !suspended(old) &&
-        !suspended(job) && parallelism(old) != parallelism(job)) {
+    if (val__annotation(old, VAL_MIN_PARALLELISM_ANNOTATION) &&
+        !json_is_true(val__get(spec_of(old), "suspend")) &&
+        !json_is_true(val__get(spec_of(job), "suspend")) && parallelism(old) != parallelism(job)) {
         size_t m = PUSH(e, "spec.parallelism");
         val__forbidden(e, "cannot change when partial admission is enabled and the job is not "
                           "suspended");
@@ -665,8 +667,7 @@ static void kueue_webhook(struct err *e, const json_t *job, const json_t *old)
 {
     const char *queue = val__label(job, VAL_QUEUE_LABEL);
     crd_name(e, LABELS, VAL_QUEUE_LABEL, queue);
-    if (!old || suspended(job) || elastic(old))
-        prebuilt(e, job);
+    prebuilt(e, job);
     max_exec_time(e, job);
     if (fg_enabled(FG_ADMISSION_GATED_BY) && !old)
         val__gated_by(e, NULL, job);
