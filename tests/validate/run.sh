@@ -115,6 +115,33 @@ expect_usage "locked gate" "feature is locked to true" \
 expect_usage "unreadable --old" "broken.yaml" \
     --old "$dir/broken.yaml" -f "$dir/good-all-kinds.yaml"
 
+# serve and controller refuse the gates Kueue's manager refuses, from the
+# flag or the Configuration, and both at once.
+printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {Nope: true}\n' \
+    >"$tmp/bad-gates.yaml"
+printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {PriorityBoost: true}\n' \
+    >"$tmp/gates.yaml"
+expect_cmd() { # name, expected stderr text, command...
+    name=$1 want=$2
+    shift 2
+    timeout 30 "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    total=$((total + 1))
+    if [ $rc -eq 2 ] && grep -qF -e "$want" "$tmp/err"; then
+        echo "ok   $name"
+    else
+        echo "FAIL $name: status $rc, stderr: $(cat "$tmp/err")"
+        failed=$((failed + 1))
+    fi
+}
+expect_cmd "serve: unknown gate in --config" "cueue serve: feature gates: unrecognized feature gate: Nope" \
+    "$bin" serve --data-dir "$tmp/d1" --config "$tmp/bad-gates.yaml"
+expect_cmd "serve: --feature-gates and featureGates" \
+    "feature gates for CLI and configuration cannot both specified" \
+    "$bin" serve --data-dir "$tmp/d2" --config "$tmp/gates.yaml" --feature-gates PriorityBoost=true
+expect_cmd "controller: unknown gate" "cueue controller: feature gates: unrecognized feature gate: Nope" \
+    "$bin" controller --feature-gates Nope=true
+
 # The same cases against `cueue serve`: it refuses what `cueue validate`
 # refuses, with the same field paths, on create and update.
 if /usr/bin/python3 -c 'import yaml' 2>/dev/null; then

@@ -246,14 +246,41 @@ def run_case(binary, case_dir, name):
     return results
 
 
+def config_gates(binary):
+    """The Configuration's featureGates are the server's gates too."""
+    cfg = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+    cfg.write("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+              "featureGates: {ConcurrentAdmission: true}\n")
+    cfg.close()
+    cq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+          "metadata": {"name": "strict"},
+          "spec": {"queueingStrategy": "StrictFIFO",
+                   "concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}}}}
+    results = []
+    for args, want in (([], None), (["--config", cfg.name], {"spec.resourceGroups",
+                                                            "spec.queueingStrategy"})):
+        srv = Server(binary, args)
+        try:
+            got = refusal(*srv.call("POST", paths(srv, cq), cq))
+        finally:
+            srv.stop()
+        ok = got == want
+        results.append("%s config-gates/%s: %s" % ("ok  " if ok else "FAIL",
+                                                    "featureGates" if args else "defaults",
+                                                    sorted(got) if got else "accepted"))
+    os.unlink(cfg.name)
+    return results
+
+
 def main():
     binary, case_dir = sys.argv[1], sys.argv[2]
     names = sorted(f[:-5] for f in os.listdir(case_dir)
                    if f.endswith(".yaml") and not f.endswith(".old.yaml")
                    and not f.startswith(("good-", "bad-", "broken")))
     failed = 0
-    for name in names:
-        for line in run_case(binary, case_dir, name):
+    for name in names + [None]:
+        lines = run_case(binary, case_dir, name) if name else config_gates(binary)
+        for line in lines:
             print(line)
             failed += line.startswith("FAIL")
     sys.exit(1 if failed else 0)
