@@ -3,7 +3,9 @@
  *
  * Mirrors the `+kubebuilder:default` markers of Kueue apis/kueue/v1beta2
  * (clusterqueue_types.go, localqueue_types.go, workload_types.go,
- * fairsharing_types.go), SetDefaults_Configuration of apis/config/v1beta2
+ * fairsharing_types.go), Kueue's Workload webhook defaulting (minCount is
+ * dropped without the PartialAdmission gate; applied on every write, where
+ * Kueue's webhook defaults on create only), SetDefaults_Configuration of apis/config/v1beta2
  * (defaults.go) and the batch/v1 Job defaults (k8s.io/kubernetes
  * pkg/apis/batch/v1/defaults.go) for the fields cueue reads.
  *
@@ -19,6 +21,7 @@
 
 #include <string.h>
 
+#include "api/features.h"
 #include "api/objects.h"
 
 /* Set o.key = v when the key is absent or null; takes the reference to v. */
@@ -108,6 +111,10 @@ static void default_workload(json_t *doc)
                 continue;
             set_default(ps, "name", json_string("main"));
             set_default(ps, "count", json_integer(1));
+            /* Kueue's Workload webhook drops minCount when partial
+             * admission is off. */
+            if (!fg_enabled(FG_PARTIAL_ADMISSION))
+                json_object_del(ps, "minCount");
         }
 }
 

@@ -2,99 +2,109 @@
  * Kueue's webhooks enforce it, on decoded (and defaulted) views.
  *
  * Mirrors Kueue pkg/webhooks (clusterqueue_webhook.go, cohort_webhook.go,
- * workload_webhook.go, resourceflavor_webhook.go, common.go), the OpenAPI
- * markers and CEL rules of apis/kueue/v1beta2, Kueue's configuration
- * validation (pkg/config/validation.go) and, for the built-in kinds, the
- * parts of Kubernetes' own validation cueue depends on (spec/admission.md
- * §1, spec/lifecycle.md §1.2, §2.2, §5.1, spec/preemption.md §1.1, §6.5).
+ * resourceflavor_webhook.go, common.go), the OpenAPI markers and CEL rules
+ * of apis/kueue/v1beta2, Kueue's configuration validation
+ * (pkg/config/validation.go) and, for the built-in kinds, the parts of
+ * Kubernetes' own validation cueue depends on (spec/admission.md §1,
+ * spec/lifecycle.md §1.2, §2.2, §5.1, spec/preemption.md §1.1, §6.5).
+ * Workloads are in validate_workload.c, Jobs in validate_job.c.
  *
- * The API server validates in two phases: the CRD schema (OpenAPI and CEL)
- * and object metadata first; only an object that passes reaches Kueue's
- * validating webhook. So each kind has a schema pass and a webhook pass, and
- * the webhook pass runs only when the schema pass found nothing: a user sees
- * what Kubernetes would show. Messages are Kubernetes' field errors:
- * `Invalid value: "-3": must be greater than or equal to 0`, `Required
- * value`, `Unsupported value: ...`, `Duplicate value: "cpu"`, `Too many: 17:
- * must have at most 16 items`; CEL rule failures are reported as the API
- * server does, with the schema type as the value (`Invalid value: "object"`). */
+ * The API server validates in two phases: the CRD schema (OpenAPI and CEL,
+ * transition rules included) and object metadata first; only an object that
+ * passes reaches Kueue's validating webhook. So each kind has a schema pass
+ * and a webhook pass, and the webhook pass runs only when the schema pass
+ * found nothing: a user sees what Kubernetes would show. Messages are
+ * Kubernetes' field errors: `Invalid value: "-3": must be greater than or
+ * equal to 0`, `Required value`, `Unsupported value: ...`, `Duplicate value:
+ * "cpu"`, `Too many: 17: must have at most 16 items`; CEL rule failures are
+ * reported as the API server does, with the schema type as the value
+ * (`Invalid value: "object"`). Rules that depend on a Kueue feature gate
+ * read the process's gates (features.h). */
 #include "api/validate.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/objects.h"
+#include "api/validate_int.h"
 #include "base/err.h"
+#include "base/xalloc.h"
 
 /* ---- field errors, worded as k8s.io/apimachinery/pkg/util/validation/field ---- */
 
-static void f_invalid(struct err *e, const char *value, const char *detail)
+void val__invalid(struct err *e, const char *value, const char *detail)
 {
     err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s", value ? value : "", detail);
 }
 
-static void f_invalid_int(struct err *e, long long value, const char *detail)
+void val__invalid_int(struct err *e, long long value, const char *detail)
 {
     err_field(e, ERR_INVALID, "Invalid value: %lld: %s", value, detail);
 }
 
-/* A CEL rule that failed on a value of schema type `type`. */
-static void f_cel(struct err *e, const char *type, const char *message)
+void val__cel(struct err *e, const char *type, const char *message)
 {
     err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s", type, message);
 }
 
-static void f_required(struct err *e, const char *detail)
+void val__required(struct err *e, const char *detail)
 {
-    if (detail)
+    if (detail && *detail)
         err_field(e, ERR_INVALID, "Required value: %s", detail);
     else
         err_field(e, ERR_INVALID, "Required value");
 }
 
-static void f_duplicate(struct err *e, const char *value)
+void val__forbidden(struct err *e, const char *detail)
+{
+    err_field(e, ERR_INVALID, "Forbidden: %s", detail);
+}
+
+void val__duplicate(struct err *e, const char *value)
 {
     err_field(e, ERR_INVALID, "Duplicate value: \"%s\"", value);
 }
 
-static void f_too_many(struct err *e, size_t n, size_t max)
+void val__too_many(struct err *e, size_t n, size_t max)
 {
     err_field(e, ERR_INVALID, "Too many: %zu: must have at most %zu items", n, max);
 }
 
-static void f_too_long(struct err *e, size_t max)
+void val__too_long(struct err *e, size_t max)
 {
     err_field(e, ERR_INVALID, "Too long: may not be more than %zu bytes", max);
 }
 
-/* OpenAPI minItems, as the CRD schema reports it. */
-static void f_too_few(struct err *e, size_t n, size_t min)
+void val__too_few(struct err *e, size_t n, size_t min)
 {
     err_field(e, ERR_INVALID, "Invalid value: %zu: %s in body should have at least %zu items", n,
               e->path, min);
 }
 
-/* OpenAPI minimum. */
-static void f_minimum(struct err *e, long long v, long long min)
+void val__minimum(struct err *e, long long v, long long min)
 {
     err_field(e, ERR_INVALID,
               "Invalid value: %lld: %s in body should be greater than or equal to %lld", v, e->path,
               min);
 }
 
-/* A list with minItems 1: absent is Required, present but empty is the
- * schema's minItems error, beyond max is Too many. */
-static void check_list_size(struct err *e, const json_t *raw, size_t n, size_t max)
+void val__min_length(struct err *e, const char *v, size_t min)
 {
-    if (!raw)
-        f_required(e, NULL);
-    else if (json_is_array(raw) && json_array_size(raw) == 0)
-        f_too_few(e, 0, 1);
-    else if (n > max)
-        f_too_many(e, n, max);
+    err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body should be at least %zu chars long",
+              v, e->path, min);
 }
 
-static void f_not_supported(struct err *e, const char *value, const char *const *names, size_t n)
+void val__schema_pattern(struct err *e, const char *v, const char *pattern)
+{
+    err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body should match '%s'", v, e->path,
+              pattern);
+}
+
+void val__not_supported(struct err *e, const char *value, const char *const *names, size_t n)
 {
     char list[512];
     size_t off = 0;
@@ -105,24 +115,142 @@ static void f_not_supported(struct err *e, const char *value, const char *const 
     err_field(e, ERR_INVALID, "Unsupported value: \"%s\": supported values: %s", value, list);
 }
 
-#define PUSH(e, f) err_push_field((e), (f))
+void val__list_size(struct err *e, const json_t *raw, size_t n, size_t max)
+{
+    if (!raw)
+        val__required(e, NULL);
+    else if (json_is_array(raw) && json_array_size(raw) == 0)
+        val__too_few(e, 0, 1);
+    else if (n > max)
+        val__too_many(e, n, max);
+}
 
-static size_t causes(const struct err *e)
+void val__immutable(struct err *e, const char *path, const char *type)
+{
+    size_t m = PUSH(e, path);
+    val__cel(e, type, "field is immutable");
+    err_restore(e, m);
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_INTEGER:
+        return "integer";
+    case JSON_REAL:
+        return "number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "boolean";
+    default:
+        return "null";
+    }
+}
+
+void val__type_error(struct err *e, const json_t *v, const char *want)
+{
+    err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
+              type_name(v), e->path, want, type_name(v));
+}
+
+void val__value_text(const json_t *v, char *buf, size_t len)
+{
+    if (!v || json_is_null(v))
+        snprintf(buf, len, "null");
+    else if (json_is_string(v))
+        snprintf(buf, len, "\"%s\"", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_boolean(v))
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else if (json_is_real(v))
+        snprintf(buf, len, "%g", json_real_value(v));
+    else
+        snprintf(buf, len, "\"%s\"", json_is_array(v) ? "array" : "object");
+}
+
+/* ---- small helpers -------------------------------------------------------------- */
+
+size_t val__causes(const struct err *e)
 {
     return e->ncauses + e->ndropped;
 }
 
-static bool empty(const char *s)
+bool val__empty(const char *s)
 {
     return !s || !*s;
 }
 
-static bool in_list(const char *v, const char *const *list, size_t n)
+bool val__in_list(const char *v, const char *const *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (v && !strcmp(v, list[i]))
             return true;
     return false;
+}
+
+const json_t *val__get(const json_t *o, const char *key)
+{
+    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_null(v) ? NULL : v;
+}
+
+const char *val__str(const json_t *o, const char *key)
+{
+    return json_string_value(val__get(o, key));
+}
+
+bool val__same_json(const json_t *a, const json_t *b)
+{
+    if (!a || !b)
+        return !a && !b;
+    return json_equal(a, b);
+}
+
+const char *val__label(const json_t *doc, const char *key)
+{
+    return val__str(val__get(val__get(doc, "metadata"), "labels"), key);
+}
+
+const char *val__annotation(const json_t *doc, const char *key)
+{
+    return val__str(val__get(val__get(doc, "metadata"), "annotations"), key);
+}
+
+bool val__atoi(const char *s, long long *out, char *why, size_t len)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || isspace((unsigned char)s[0])) {
+        snprintf(why, len, "strconv.Atoi: parsing \"%s\": invalid syntax", s);
+        return false;
+    }
+    if (errno == ERANGE) {
+        snprintf(why, len, "strconv.Atoi: parsing \"%s\": value out of range", s);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool val__parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+    *out = val__in_list(s, yes, CU_ARRAY_SIZE(yes));
+    return *out || val__in_list(s, no, CU_ARRAY_SIZE(no));
+}
+
+bool val__str_eq(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
 }
 
 /* ---- names, as k8s.io/apimachinery/pkg/util/validation words them ------------- */
@@ -171,7 +299,7 @@ static bool match_label(const char *s, size_t n)
     return true;
 }
 
-static bool match_subdomain(const char *s)
+bool val__match_subdomain(const char *s)
 {
     const char *p = s;
     for (;;) {
@@ -196,132 +324,401 @@ static bool match_qualified_part(const char *s, size_t n)
     return true;
 }
 
-/* IsDNS1123Subdomain, each problem as field.Invalid at the current path. */
-static void check_subdomain(struct err *e, const char *v)
+void val__subdomain(struct err *e, const char *v)
 {
     if (strlen(v) > 253)
-        f_invalid(e, v, "must be no more than 253 characters");
-    if (!match_subdomain(v))
-        f_invalid(e, v, MSG_SUBDOMAIN);
+        val__invalid(e, v, "must be no more than 253 characters");
+    if (!val__match_subdomain(v))
+        val__invalid(e, v, MSG_SUBDOMAIN);
 }
 
-static void check_dns_label(struct err *e, const char *v)
+void val__subdomain_joined(struct err *e, const char *v)
+{
+    bool long_ = strlen(v) > 253, bad = !val__match_subdomain(v);
+    if (long_ && bad)
+        val__invalid(e, v, "must be no more than 253 characters," MSG_SUBDOMAIN);
+    else if (long_)
+        val__invalid(e, v, "must be no more than 253 characters");
+    else if (bad)
+        val__invalid(e, v, MSG_SUBDOMAIN);
+}
+
+void val__dns_label(struct err *e, const char *v)
 {
     if (strlen(v) > 63)
-        f_invalid(e, v, "must be no more than 63 characters");
+        val__invalid(e, v, "must be no more than 63 characters");
     if (!match_label(v, strlen(v)))
-        f_invalid(e, v, MSG_LABEL);
+        val__invalid(e, v, MSG_LABEL);
 }
 
-/* IsQualifiedName (label keys, resource names). */
-static void check_qualified_name(struct err *e, const char *v)
+/* IsQualifiedName's messages for v, reported with the value shown. */
+static void qualified_name(struct err *e, const char *v, const char *shown)
 {
     const char *slash = strchr(v, '/');
     const char *name = v;
     if (slash && strchr(slash + 1, '/')) {
-        f_invalid(e, v, "a qualified name " MSG_QUALIFIED);
+        val__invalid(e, shown, "a qualified name " MSG_QUALIFIED);
         return;
     }
     if (slash) {
         size_t plen = (size_t)(slash - v);
         name = slash + 1;
         if (plen == 0) {
-            f_invalid(e, v, "prefix part must be non-empty");
+            val__invalid(e, shown, "prefix part must be non-empty");
         } else {
             char prefix[512];
             snprintf(prefix, sizeof(prefix), "%.*s", (int)plen, v);
             if (plen > 253)
-                f_invalid(e, v, "prefix part must be no more than 253 characters");
-            if (!match_subdomain(prefix))
-                f_invalid(e, v, "prefix part " MSG_SUBDOMAIN);
+                val__invalid(e, shown, "prefix part must be no more than 253 characters");
+            if (!val__match_subdomain(prefix))
+                val__invalid(e, shown, "prefix part " MSG_SUBDOMAIN);
         }
     }
     size_t n = strlen(name);
     if (n == 0)
-        f_invalid(e, v, "name part must be non-empty");
+        val__invalid(e, shown, "name part must be non-empty");
     else if (n > 63)
-        f_invalid(e, v, "name part must be no more than 63 characters");
+        val__invalid(e, shown, "name part must be no more than 63 characters");
     if (n && !match_qualified_part(name, n))
-        f_invalid(e, v, "name part " MSG_QUALIFIED);
+        val__invalid(e, shown, "name part " MSG_QUALIFIED);
 }
 
-static void check_label_value(struct err *e, const char *v)
+void val__qualified_name(struct err *e, const char *v)
+{
+    qualified_name(e, v, v);
+}
+
+void val__label_value(struct err *e, const char *v)
 {
     size_t n = strlen(v);
     if (n > 63)
-        f_invalid(e, v, "must be no more than 63 characters");
+        val__invalid(e, v, "must be no more than 63 characters");
     if (n && !match_qualified_part(v, n))
-        f_invalid(e, v, MSG_LABEL_VALUE);
+        val__invalid(e, v, MSG_LABEL_VALUE);
 }
 
 /* metav1validation.ValidateLabels: errors at the map's own path. */
-static void check_labels(struct err *e, const struct api_kvs *kvs)
+void val__labels(struct err *e, const struct api_kvs *kvs)
 {
     for (size_t i = 0; i < kvs->n; i++) {
-        check_qualified_name(e, kvs->items[i].key);
-        check_label_value(e, kvs->items[i].value);
+        val__qualified_name(e, kvs->items[i].key);
+        val__label_value(e, kvs->items[i].value);
     }
 }
 
-/* A string field typed by one of Kueue's reference types: MaxLength and a
- * Pattern in the CRD schema. */
-static void check_pattern(struct err *e, const char *v, size_t max_len, bool label)
+void val__labels_json(struct err *e, const json_t *map)
 {
-    if (strlen(v) > max_len)
-        f_too_long(e, max_len);
-    bool ok = label ? match_label(v, strlen(v)) : match_subdomain(v);
-    if (!ok)
-        err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body should match '%s'", v, e->path,
-                  label ? PAT_LABEL : PAT_SUBDOMAIN);
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)map, key, v)
+    {
+        val__qualified_name(e, key);
+        val__label_value(e, json_is_string(v) ? json_string_value(v) : "");
+    }
 }
 
-static void check_pattern_field(struct err *e, const char *field, const char *v, size_t max_len,
-                                bool label)
+#define ANNOTATIONS_MAX_BYTES (256 * 1024)
+
+/* An annotation key is a qualified name once lower-cased; the value shown
+ * is the key as written. */
+static void annotation_key(struct err *e, const char *key)
+{
+    char lower[512];
+    size_t n = strlen(key);
+    if (n >= sizeof(lower)) {
+        qualified_name(e, key, key);
+        return;
+    }
+    for (size_t i = 0; i <= n; i++)
+        lower[i] = (char)tolower((unsigned char)key[i]);
+    qualified_name(e, lower, key);
+}
+
+void val__annotations(struct err *e, const struct api_kvs *kvs)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < kvs->n; i++) {
+        annotation_key(e, kvs->items[i].key);
+        total += strlen(kvs->items[i].key) + strlen(kvs->items[i].value);
+    }
+    if (total > ANNOTATIONS_MAX_BYTES)
+        val__too_long(e, ANNOTATIONS_MAX_BYTES);
+}
+
+void val__annotations_json(struct err *e, const json_t *map)
+{
+    size_t total = 0;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)map, key, v)
+    {
+        annotation_key(e, key);
+        total += strlen(key) + (json_is_string(v) ? json_string_length(v) : 0);
+    }
+    if (total > ANNOTATIONS_MAX_BYTES)
+        val__too_long(e, ANNOTATIONS_MAX_BYTES);
+}
+
+/* ---- conditions (metav1.Condition) --------------------------------------------- */
+
+#define RE_REASON "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
+
+static bool match_reason(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || !isalpha((unsigned char)s[0]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_,:", s[i]))
+            return false;
+    return isalnum((unsigned char)s[n - 1]) || s[n - 1] == '_';
+}
+
+void val__condition_reason(struct err *e, const char *reason)
+{
+    if (!match_reason(reason))
+        val__invalid(e, reason,
+                     "a condition reason must start with alphabetic character, optionally followed "
+                     "by a string of alphanumeric characters or '_,:', and must end with an "
+                     "alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or "
+                     "'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for "
+                     "validation is '" RE_REASON "')");
+}
+
+void val__conditions_schema(struct err *e, const json_t *list)
+{
+    static const char *const statuses[] = {"True", "False", "Unknown"};
+    static const char *const required[] = {"lastTransitionTime", "message", "reason", "status",
+                                           "type"};
+    if (json_array_size(list) > 16)
+        val__too_many(e, json_array_size(list), 16);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *c = json_array_get(list, i);
+        size_t mi = err_push_index(e, i);
+        for (size_t k = 0; k < CU_ARRAY_SIZE(required); k++)
+            if (!val__get(c, required[k])) {
+                size_t mk = PUSH(e, required[k]);
+                val__required(e, NULL);
+                err_restore(e, mk);
+            }
+        const char *type = val__str(c, "type"), *status = val__str(c, "status");
+        const char *reason = val__str(c, "reason"), *message = val__str(c, "message");
+        size_t mk = PUSH(e, "type");
+        if (type && strlen(type) > 316)
+            val__too_long(e, 316);
+        err_restore(e, mk);
+        mk = PUSH(e, "status");
+        if (status && !val__in_list(status, statuses, 3))
+            val__not_supported(e, status, statuses, 3);
+        err_restore(e, mk);
+        mk = PUSH(e, "reason");
+        if (reason && strlen(reason) > 1024)
+            val__too_long(e, 1024);
+        else if (reason && !*reason)
+            val__min_length(e, "", 1);
+        else if (reason && !match_reason(reason))
+            val__schema_pattern(e, reason, "^" RE_REASON "$");
+        err_restore(e, mk);
+        mk = PUSH(e, "message");
+        if (message && strlen(message) > 32768)
+            val__too_long(e, 32768);
+        err_restore(e, mk);
+        const json_t *gen = val__get(c, "observedGeneration");
+        if (json_is_integer(gen) && json_integer_value(gen) < 0) {
+            mk = PUSH(e, "observedGeneration");
+            val__minimum(e, (long long)json_integer_value(gen), 0);
+            err_restore(e, mk);
+        }
+        for (size_t j = 0; type && j < i; j++)
+            if (val__str_eq(type, val__str(json_array_get(list, j), "type"))) {
+                err_field(e, ERR_INVALID,
+                          "Duplicate value: map[string]interface {}{\"type\":\"%s\"}", type);
+                break;
+            }
+        err_restore(e, mi);
+    }
+}
+
+/* ---- kueue.x-k8s.io/admission-gated-by (Kueue pkg/util/webhook) ------------------ */
+
+#define GATE_MAX 63
+#define RE_HTTP_PATH "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+
+/* Kueue's csv.Parse: comma-separated, each item trimmed; a blank text is no
+ * item. Fills items (pointers into buf) and returns how many. */
+static size_t csv_parse(const char *text, char *buf, size_t len, const char **items, size_t max)
+{
+    snprintf(buf, len, "%s", text);
+    const char *p = buf;
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    if (!*p)
+        return 0;
+    size_t n = 0;
+    for (char *s = buf; n < max;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
+        char *end = s + strlen(s);
+        while (*s && isspace((unsigned char)*s))
+            s++;
+        while (end > s && isspace((unsigned char)end[-1]))
+            *--end = '\0';
+        items[n++] = s;
+        if (!comma)
+            break;
+        s = comma + 1;
+    }
+    return n;
+}
+
+static bool match_http_path(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("/-._~%!$&'()*+,;=:", *s))
+            return false;
+    return true;
+}
+
+/* IsDomainPrefixedPath. */
+static void domain_prefixed_path(struct err *e, const char *v)
+{
+    const char *slash = strchr(v, '/');
+    if (!slash || slash == v || !slash[1]) {
+        val__invalid(e, v, "must be a domain-prefixed path (such as \"acme.io/foo\")");
+        return;
+    }
+    char host[512];
+    snprintf(host, sizeof(host), "%.*s", (int)(slash - v), v);
+    val__subdomain(e, host);
+    if (!match_http_path(slash + 1))
+        val__invalid(e, slash + 1,
+                     "Invalid path (regex used for validation is '" RE_HTTP_PATH "')");
+}
+
+static void gated_by_format(struct err *e, const char *value)
+{
+    if (!*value)
+        return;
+    size_t len = strlen(value) + 1;
+    char *buf = xmalloc(len);
+    const char **gates = xcalloc(len, sizeof(*gates));
+    size_t n = csv_parse(value, buf, len, gates, len);
+    for (size_t i = 0; i < n; i++) {
+        if (!*gates[i]) {
+            val__invalid(e, value, "cannot contain empty gate names");
+            continue;
+        }
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(gates[j], gates[i]);
+        if (seen) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "duplicate gate name: %s", gates[i]);
+            val__invalid(e, value, msg);
+            continue;
+        }
+        domain_prefixed_path(e, gates[i]);
+        if (strlen(gates[i]) > GATE_MAX)
+            val__too_long(e, GATE_MAX);
+    }
+    free(gates);
+    free(buf);
+}
+
+static bool gate_in(const char *gate, const char *value)
+{
+    size_t len = strlen(value) + 1;
+    char *buf = xmalloc(len);
+    const char **gates = xcalloc(len, sizeof(*gates));
+    size_t n = csv_parse(value, buf, len, gates, len);
+    bool found = val__in_list(gate, gates, n);
+    free(gates);
+    free(buf);
+    return found;
+}
+
+void val__gated_by(struct err *e, const json_t *old, const json_t *doc)
+{
+    const char *was = old ? val__annotation(old, VAL_GATED_BY_ANNOTATION) : NULL;
+    const char *now = val__annotation(doc, VAL_GATED_BY_ANNOTATION);
+    size_t m = PUSH(e, "metadata.annotations");
+    err_push_key(e, VAL_GATED_BY_ANNOTATION);
+    if (old && val__empty(was) && !val__empty(now))
+        val__forbidden(e, "cannot add admission gate after creation");
+    if (old && !val__empty(was) && !val__empty(now)) {
+        size_t len = strlen(now) + 1;
+        char *buf = xmalloc(len);
+        const char **gates = xcalloc(len, sizeof(*gates));
+        size_t n = csv_parse(now, buf, len, gates, len);
+        for (size_t i = 0; i < n; i++)
+            if (!gate_in(gates[i], was)) {
+                val__forbidden(e, "can only remove gates, not add new ones");
+                break;
+            }
+        free(gates);
+        free(buf);
+    }
+    gated_by_format(e, now ? now : "");
+    err_restore(e, m);
+}
+
+void val__pattern(struct err *e, const char *v, size_t max_len, bool label)
+{
+    bool ok = label ? match_label(v, strlen(v)) : val__match_subdomain(v);
+    if (strlen(v) > max_len)
+        val__too_long(e, max_len);
+    else if (!ok)
+        val__schema_pattern(e, v, label ? PAT_LABEL : PAT_SUBDOMAIN);
+}
+
+void val__pattern_field(struct err *e, const char *field, const char *v, size_t max_len, bool label)
 {
     if (!v)
         return;
     size_t m = PUSH(e, field);
-    check_pattern(e, v, max_len, label);
+    val__pattern(e, v, max_len, label);
     err_restore(e, m);
 }
 
 /* ObjectMeta: a name (or generateName) is required and must be a DNS subdomain
- * (a DNS label for Namespaces); label keys and values; annotation keys. */
-static void check_meta(struct err *e, const struct api_meta *m, bool dns_label)
+ * (a DNS label for Namespaces); label keys and values; annotations. */
+void val__meta(struct err *e, const struct api_meta *m, bool dns_label)
 {
     size_t mk = PUSH(e, "metadata");
     size_t mn = PUSH(e, "name");
-    if (empty(m->name) && empty(m->generate_name))
-        f_required(e, "name or generateName is required");
-    else if (!empty(m->name)) {
+    if (val__empty(m->name) && val__empty(m->generate_name))
+        val__required(e, "name or generateName is required");
+    else if (!val__empty(m->name)) {
         if (dns_label)
-            check_dns_label(e, m->name);
+            val__dns_label(e, m->name);
         else
-            check_subdomain(e, m->name);
+            val__subdomain(e, m->name);
     }
     err_restore(e, mn);
-    if (!empty(m->namespace_)) {
+    if (!val__empty(m->namespace_)) {
         mn = PUSH(e, "namespace");
-        check_dns_label(e, m->namespace_);
+        val__dns_label(e, m->namespace_);
         err_restore(e, mn);
     }
     mn = PUSH(e, "labels");
-    check_labels(e, &m->labels);
+    val__labels(e, &m->labels);
     err_restore(e, mn);
     mn = PUSH(e, "annotations");
-    for (size_t i = 0; i < m->annotations.n; i++)
-        check_qualified_name(e, m->annotations.items[i].key);
+    val__annotations(e, &m->annotations);
     err_restore(e, mn);
     err_restore(e, mk);
 }
 
 /* metav1validation.ValidateLabelSelector. */
-static void check_selector(struct err *e, const struct api_label_selector *s)
+void val__selector(struct err *e, const struct api_label_selector *s)
 {
     if (!s)
         return;
     size_t m = PUSH(e, "matchLabels");
-    check_labels(e, &s->match_labels);
+    val__labels(e, &s->match_labels);
     err_restore(e, m);
     m = PUSH(e, "matchExpressions");
     for (size_t i = 0; i < s->n_match_expressions; i++) {
@@ -331,7 +728,7 @@ static void check_selector(struct err *e, const struct api_label_selector *s)
         if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
             if (!r->values.n) {
                 size_t mv = PUSH(e, "values");
-                f_required(e, "must be specified when `operator` is 'In' or 'NotIn'");
+                val__required(e, "must be specified when `operator` is 'In' or 'NotIn'");
                 err_restore(e, mv);
             }
         } else if (!strcmp(op, "Exists") || !strcmp(op, "DoesNotExist")) {
@@ -344,16 +741,16 @@ static void check_selector(struct err *e, const struct api_label_selector *s)
             }
         } else {
             size_t mo = PUSH(e, "operator");
-            f_invalid(e, op, "not a valid selector operator");
+            val__invalid(e, op, "not a valid selector operator");
             err_restore(e, mo);
         }
         size_t mk = PUSH(e, "key");
-        check_qualified_name(e, r->key ? r->key : "");
+        val__qualified_name(e, r->key ? r->key : "");
         err_restore(e, mk);
         for (size_t j = 0; j < r->values.n; j++) {
             size_t mv = PUSH(e, "values");
             err_push_index(e, j);
-            check_label_value(e, r->values.items[j]);
+            val__label_value(e, r->values.items[j]);
             err_restore(e, mv);
         }
         err_restore(e, mi);
@@ -361,29 +758,23 @@ static void check_selector(struct err *e, const struct api_label_selector *s)
     err_restore(e, m);
 }
 
-static const json_t *jget(const json_t *o, const char *key)
-{
-    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-    return json_is_null(v) ? NULL : v;
-}
-
 /* ---- quantities ------------------------------------------------------------------ */
 
 /* The quantity as written in the document (for messages). */
-static void qty_text(const json_t *v, char *buf, size_t len)
+void val__qty_text(const json_t *v, char *buf, size_t len)
 {
     if (!api_quantity_text(v, buf, len))
         snprintf(buf, len, "?");
 }
 
-static void check_non_negative_qty(struct err *e, const char *field, q_amount a, const json_t *raw)
+void val__non_negative_qty(struct err *e, const char *field, q_amount a, const json_t *raw)
 {
     if (a.milli >= 0)
         return;
     char text[64];
-    qty_text(raw, text, sizeof(text));
+    val__qty_text(raw, text, sizeof(text));
     size_t m = PUSH(e, field);
-    f_invalid(e, text, "must be greater than or equal to 0");
+    val__invalid(e, text, "must be greater than or equal to 0");
     err_restore(e, m);
 }
 
@@ -407,16 +798,16 @@ static bool at_most_1n(const char *text)
 /* fairSharing.weight (Kueue common.go validateFairSharing). */
 static void check_fair_sharing(struct err *e, const json_t *spec, const struct api_fair_sharing *fs)
 {
-    const json_t *raw = jget(jget(spec, "fairSharing"), "weight");
+    const json_t *raw = val__get(val__get(spec, "fairSharing"), "weight");
     if (!raw)
         return;
     char text[64];
-    qty_text(raw, text, sizeof(text));
+    val__qty_text(raw, text, sizeof(text));
     size_t m = PUSH(e, "fairSharing");
     if (fs->weight.milli < 0)
-        f_invalid(e, text, "must be greater than or equal to 0");
+        val__invalid(e, text, "must be greater than or equal to 0");
     else if (fs->weight.milli > 0 && fs->weight.milli <= 1 && at_most_1n(text))
-        f_invalid(e, text, "When not 0, weight must be > 10e-9");
+        val__invalid(e, text, "When not 0, weight must be > 10e-9");
     err_restore(e, m);
 }
 
@@ -436,42 +827,42 @@ static void schema_groups(struct err *e, const json_t *spec, const struct api_re
 {
     size_t m = PUSH(e, "resourceGroups");
     if (n > MAX_RESOURCE_GROUPS)
-        f_too_many(e, n, MAX_RESOURCE_GROUPS);
+        val__too_many(e, n, MAX_RESOURCE_GROUPS);
     for (size_t i = 0; i < n; i++) {
         size_t mi = err_push_index(e, i);
         const struct api_resource_group *rg = &g[i];
-        const json_t *raw_g = json_array_get(jget(spec, "resourceGroups"), i);
+        const json_t *raw_g = json_array_get(val__get(spec, "resourceGroups"), i);
         size_t mc = PUSH(e, "coveredResources");
-        check_list_size(e, jget(raw_g, "coveredResources"), rg->covered_resources.n,
-                        MAX_GROUP_ITEMS);
+        val__list_size(e, val__get(raw_g, "coveredResources"), rg->covered_resources.n,
+                       MAX_GROUP_ITEMS);
         err_restore(e, mc);
         mc = PUSH(e, "flavors");
-        check_list_size(e, jget(raw_g, "flavors"), rg->n_flavors, MAX_GROUP_ITEMS);
+        val__list_size(e, val__get(raw_g, "flavors"), rg->n_flavors, MAX_GROUP_ITEMS);
         bool same = true;
         for (size_t j = 0; j < rg->n_flavors; j++) {
             const struct api_flavor_quotas *f = &rg->flavors[j];
             size_t mj = err_push_index(e, j);
-            if (empty(f->name)) {
+            if (val__empty(f->name)) {
                 size_t mn = PUSH(e, "name");
-                f_required(e, NULL);
+                val__required(e, NULL);
                 err_restore(e, mn);
             } else {
-                check_pattern_field(e, "name", f->name, 253, false);
+                val__pattern_field(e, "name", f->name, 253, false);
             }
             size_t mr = PUSH(e, "resources");
-            check_list_size(e, jget(json_array_get(jget(raw_g, "flavors"), j), "resources"),
-                            f->n_resources, MAX_GROUP_ITEMS);
+            val__list_size(e, val__get(json_array_get(val__get(raw_g, "flavors"), j), "resources"),
+                           f->n_resources, MAX_GROUP_ITEMS);
             for (size_t k = 0; k < f->n_resources; k++) {
-                if (empty(f->resources[k].name)) {
+                if (val__empty(f->resources[k].name)) {
                     size_t mk = err_push_index(e, k);
                     PUSH(e, "name");
-                    f_required(e, NULL);
+                    val__required(e, NULL);
                     err_restore(e, mk);
                 }
                 if (!raw_quota(spec, i, j, k, "nominalQuota")) {
                     size_t mk = err_push_index(e, k);
                     PUSH(e, "nominalQuota");
-                    f_required(e, NULL);
+                    val__required(e, NULL);
                     err_restore(e, mk);
                 }
             }
@@ -482,9 +873,9 @@ static void schema_groups(struct err *e, const json_t *spec, const struct api_re
         }
         err_restore(e, mc);
         if (!same)
-            f_cel(e, "object",
-                  "flavors must have the same number of resources as the "
-                  "coveredResources");
+            val__cel(e, "object",
+                     "flavors must have the same number of resources as the "
+                     "coveredResources");
         err_restore(e, mi);
     }
     err_restore(e, m);
@@ -493,10 +884,10 @@ static void schema_groups(struct err *e, const json_t *spec, const struct api_re
 /* A quota's raw JSON, for messages that quote the value as written. */
 static const json_t *raw_quota(const json_t *spec, size_t i, size_t j, size_t k, const char *f)
 {
-    const json_t *g = json_array_get(jget(spec, "resourceGroups"), i);
-    const json_t *fl = json_array_get(jget(g, "flavors"), j);
-    const json_t *r = json_array_get(jget(fl, "resources"), k);
-    return jget(r, f);
+    const json_t *g = json_array_get(val__get(spec, "resourceGroups"), i);
+    const json_t *fl = json_array_get(val__get(g, "flavors"), j);
+    const json_t *r = json_array_get(val__get(fl, "resources"), k);
+    return val__get(r, f);
 }
 
 /* Webhook pass of spec.resourceGroups (Kueue validateResourceGroups). has_parent
@@ -517,14 +908,14 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
             const char *name = rg->covered_resources.items[j];
             size_t mc = PUSH(e, "coveredResources");
             err_push_index(e, j);
-            check_qualified_name(e, name);
+            val__qualified_name(e, name);
             bool seen = false;
             for (size_t a = 0; a <= i && !seen; a++)
                 for (size_t b = 0; b < (a == i ? j : g[a].covered_resources.n); b++)
                     if (!strcmp(g[a].covered_resources.items[b], name))
                         seen = true;
             if (seen)
-                f_duplicate(e, name);
+                val__duplicate(e, name);
             err_restore(e, mc);
         }
         size_t combos = 0;
@@ -539,31 +930,31 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
                 err_push_index(e, k);
                 if (strcmp(q->name, rg->covered_resources.items[k])) {
                     size_t mn = PUSH(e, "name");
-                    f_invalid(e, q->name, "must match the name in coveredResources");
+                    val__invalid(e, q->name, "must match the name in coveredResources");
                     err_restore(e, mn);
                 }
-                check_non_negative_qty(e, "nominalQuota", q->nominal_quota,
-                                       raw_quota(spec, i, j, k, "nominalQuota"));
+                val__non_negative_qty(e, "nominalQuota", q->nominal_quota,
+                                      raw_quota(spec, i, j, k, "nominalQuota"));
                 char text[64];
                 if (q->has_borrowing_limit) {
                     const json_t *raw = raw_quota(spec, i, j, k, "borrowingLimit");
-                    qty_text(raw, text, sizeof(text));
+                    val__qty_text(raw, text, sizeof(text));
                     if (!has_parent) {
                         size_t ml = PUSH(e, "borrowingLimit");
-                        f_invalid(e, text, limit_msg);
+                        val__invalid(e, text, limit_msg);
                         err_restore(e, ml);
                     }
-                    check_non_negative_qty(e, "borrowingLimit", q->borrowing_limit, raw);
+                    val__non_negative_qty(e, "borrowingLimit", q->borrowing_limit, raw);
                 }
                 if (q->has_lending_limit) {
                     const json_t *raw = raw_quota(spec, i, j, k, "lendingLimit");
-                    qty_text(raw, text, sizeof(text));
-                    check_non_negative_qty(e, "lendingLimit", q->lending_limit, raw);
+                    val__qty_text(raw, text, sizeof(text));
+                    val__non_negative_qty(e, "lendingLimit", q->lending_limit, raw);
                     size_t ml = PUSH(e, "lendingLimit");
                     if (!has_parent)
-                        f_invalid(e, text, limit_msg);
+                        val__invalid(e, text, limit_msg);
                     if (!is_cohort && q_cmp(q->lending_limit, q->nominal_quota) > 0)
-                        f_invalid(e, text, "must be less than or equal to the nominalQuota");
+                        val__invalid(e, text, "must be less than or equal to the nominalQuota");
                     err_restore(e, ml);
                 }
                 err_restore(e, mr);
@@ -575,7 +966,7 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
                         seen = true;
             if (seen) {
                 size_t mn = PUSH(e, "name");
-                f_duplicate(e, f->name);
+                val__duplicate(e, f->name);
                 err_restore(e, mn);
             }
             err_restore(e, mf);
@@ -586,7 +977,7 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
                      "number of flavor-resource combinations in a resourceGroup must be "
                      "\xe2\x89\xa4 512, got %zu",
                      combos);
-            f_invalid_int(e, (long long)combos, msg);
+            val__invalid_int(e, (long long)combos, msg);
         }
         err_restore(e, mi);
     }
@@ -596,14 +987,14 @@ static void webhook_groups(struct err *e, const json_t *spec, const struct api_r
             msg, sizeof(msg),
             "total number of flavors across all resourceGroups must be \xe2\x89\xa4 256, got %zu",
             total_flavors);
-        f_invalid_int(e, (long long)total_flavors, msg);
+        val__invalid_int(e, (long long)total_flavors, msg);
     }
     if (total_resources > MAX_TOTAL) {
         snprintf(msg, sizeof(msg),
                  "total number of covered resources across all resourceGroups must be "
                  "\xe2\x89\xa4 256, got %zu",
                  total_resources);
-        f_invalid_int(e, (long long)total_resources, msg);
+        val__invalid_int(e, (long long)total_resources, msg);
     }
     err_restore(e, m);
 }
@@ -621,51 +1012,87 @@ static bool any_limit(const struct api_resource_group *g, size_t n, bool borrowi
     return false;
 }
 
+/* spec.concurrentAdmissionPolicy as the CRD schema types it. */
+static void schema_concurrent_admission(struct err *e, const json_t *cap)
+{
+    static const char *const modes[] = {"TryPreferredFlavors", "RetainFirstAdmission"};
+    size_t m = PUSH(e, "concurrentAdmissionPolicy");
+    const json_t *mig = val__get(cap, "migration");
+    size_t mm = PUSH(e, "migration");
+    const json_t *mode = val__get(mig, "mode");
+    if (!mig) {
+        val__required(e, NULL);
+    } else if (!mode) {
+        PUSH(e, "mode");
+        val__required(e, NULL);
+    } else if (!json_is_string(mode)) {
+        PUSH(e, "mode");
+        val__type_error(e, mode, "string");
+    } else if (!val__in_list(json_string_value(mode), modes, 2)) {
+        PUSH(e, "mode");
+        val__not_supported(e, json_string_value(mode), modes, 2);
+    }
+    err_restore(e, mm);
+    const json_t *last = val__get(val__get(mig, "constraints"), "lastAcceptableFlavorName");
+    if (last) {
+        mm = PUSH(e, "migration.constraints.lastAcceptableFlavorName");
+        if (json_is_string(last))
+            val__pattern(e, json_string_value(last), 253, false);
+        else
+            val__type_error(e, last, "string");
+        err_restore(e, mm);
+    }
+    err_restore(e, m);
+}
+
 static void schema_cluster_queue(struct err *e, const struct api_object *o)
 {
     const struct api_cluster_queue *cq = o->u.cq;
-    const json_t *spec = jget(o->json, "spec");
-    check_meta(e, &cq->meta, false);
+    const json_t *spec = val__get(o->json, "spec");
+    val__meta(e, &cq->meta, false);
     if (!spec)
         return;
     size_t m = PUSH(e, "spec");
-    check_pattern_field(e, "cohortName", cq->cohort_name, 253, false);
+    val__pattern_field(e, "cohortName", cq->cohort_name, 253, false);
     schema_groups(e, spec, cq->resource_groups, cq->n_resource_groups);
     if (!cq->cohort_name && any_limit(cq->resource_groups, cq->n_resource_groups, true))
-        f_cel(e, "object", "borrowingLimit must be nil when cohort is empty");
-    if (jget(spec, "preemption") && cq->preemption.reclaim_within_cohort == API_RECLAIM_NEVER &&
+        val__cel(e, "object", "borrowingLimit must be nil when cohort is empty");
+    if (val__get(spec, "preemption") && cq->preemption.reclaim_within_cohort == API_RECLAIM_NEVER &&
         cq->preemption.borrow_policy != API_BORROW_NEVER) {
         size_t mp = PUSH(e, "preemption");
-        f_cel(e, "object", "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never");
+        val__cel(e, "object", "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never");
         err_restore(e, mp);
     }
     if (cq->flavor_fungibility.preference != API_PREF_UNSET &&
         (cq->flavor_fungibility.when_can_borrow != API_WCB_TRY_NEXT_FLAVOR ||
          cq->flavor_fungibility.when_can_preempt != API_WCP_TRY_NEXT_FLAVOR)) {
         size_t mf = PUSH(e, "flavorFungibility");
-        f_cel(e, "object",
-              "preference can only be set when both whenCanBorrow and "
-              "whenCanPreempt are TryNextFlavor");
+        val__cel(e, "object",
+                 "preference can only be set when both whenCanBorrow and "
+                 "whenCanPreempt are TryNextFlavor");
         err_restore(e, mf);
     }
-    const json_t *acs = jget(spec, "admissionChecksStrategy");
+    const json_t *acs = val__get(spec, "admissionChecksStrategy");
     if (acs) {
         size_t ma = PUSH(e, "admissionChecksStrategy");
         PUSH(e, "admissionChecks");
-        check_list_size(e, jget(acs, "admissionChecks"), cq->n_admission_checks, 64);
+        val__list_size(e, val__get(acs, "admissionChecks"), cq->n_admission_checks, 64);
         for (size_t i = 0; i < cq->n_admission_checks; i++) {
             size_t mi = err_push_index(e, i);
-            if (empty(cq->admission_checks[i].name)) {
+            if (val__empty(cq->admission_checks[i].name)) {
                 PUSH(e, "name");
-                f_required(e, NULL);
+                val__required(e, NULL);
             } else if (cq->admission_checks[i].on_flavors.n > 64) {
                 PUSH(e, "onFlavors");
-                f_too_many(e, cq->admission_checks[i].on_flavors.n, 64);
+                val__too_many(e, cq->admission_checks[i].on_flavors.n, 64);
             }
             err_restore(e, mi);
         }
         err_restore(e, ma);
     }
+    const json_t *cap = val__get(spec, "concurrentAdmissionPolicy");
+    if (cap)
+        schema_concurrent_admission(e, cap);
     err_restore(e, m);
 }
 
@@ -678,42 +1105,163 @@ static bool cq_has_flavor(const struct api_cluster_queue *cq, const char *name)
     return false;
 }
 
-static void webhook_cluster_queue(struct err *e, const struct api_object *o)
+/* The ClusterQueue's flavors, sorted (Kueue lists a set; cueue sorts it so
+ * that messages do not change from run to run). Returns the count. */
+static size_t sorted_flavors(const struct api_cluster_queue *cq, const char **names, size_t max)
+{
+    size_t n = 0;
+    for (size_t a = 0; a < cq->n_resource_groups; a++)
+        for (size_t b = 0; b < cq->resource_groups[a].n_flavors && n < max; b++)
+            names[n++] = cq->resource_groups[a].flavors[b].name;
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
+            const char *t = names[b];
+            names[b] = names[b - 1];
+            names[b - 1] = t;
+        }
+    return n;
+}
+
+/* Kueue validateConcurrentAdmissionPolicy (ConcurrentAdmission gate). */
+static void webhook_concurrent_admission(struct err *e, const struct api_cluster_queue *cq,
+                                         const json_t *cap)
+{
+    size_t m = PUSH(e, "resourceGroups");
+    if (cq->n_resource_groups != 1)
+        val__invalid_int(e, (long long)cq->n_resource_groups,
+                         "must have exactly one ResourceGroup when ConcurrentAdmissionPolicy is "
+                         "defined");
+    else if (cq->resource_groups[0].n_flavors > 16) {
+        err_push_index(e, 0);
+        PUSH(e, "flavors");
+        val__invalid_int(e, (long long)cq->resource_groups[0].n_flavors,
+                         "cannot have more than 16 resource flavors in the ResourceGroup when "
+                         "ConcurrentAdmissionPolicy is defined");
+    }
+    err_restore(e, m);
+    const json_t *mig = val__get(cap, "migration");
+    const json_t *constraints = val__get(mig, "constraints");
+    const char *mode = val__str(mig, "mode");
+    if (constraints) {
+        m = PUSH(e, "concurrentAdmissionPolicy.migration.constraints");
+        const char *last = val__str(constraints, "lastAcceptableFlavorName");
+        if (mode && *mode && strcmp(mode, "TryPreferredFlavors")) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "may only be set when migration.mode is \"TryPreferredFlavors\" (got \"%s\")",
+                     mode);
+            val__forbidden(e, msg);
+        } else if (last && !cq_has_flavor(cq, last)) {
+            const char *names[MAX_TOTAL];
+            size_t n = sorted_flavors(cq, names, MAX_TOTAL);
+            char msg[1024];
+            size_t off = (size_t)snprintf(
+                msg, sizeof(msg), "must be one of the flavors defined in the ClusterQueue: [");
+            for (size_t i = 0; i < n && off < sizeof(msg); i++)
+                off +=
+                    (size_t)snprintf(msg + off, sizeof(msg) - off, "%s%s", i ? " " : "", names[i]);
+            if (off < sizeof(msg))
+                snprintf(msg + off, sizeof(msg) - off, "]");
+            PUSH(e, "lastAcceptableFlavorName");
+            val__invalid(e, last, msg);
+        }
+        err_restore(e, m);
+    }
+    if (cq->queueing_strategy == API_STRICT_FIFO) {
+        m = PUSH(e, "queueingStrategy");
+        val__invalid(
+            e, "StrictFIFO",
+            "StrictFIFO queueing strategy cannot be used when ConcurrentAdmissionPolicy is "
+            "defined");
+        err_restore(e, m);
+    }
+}
+
+/* The onFlavors of admission check i, as the old ClusterQueue had them, when
+ * an update may keep them unchecked: Kueue lets a ClusterQueue stored with
+ * invalid onFlavors be updated as long as its flavors and that check's
+ * onFlavors stay as they were (unless RejectUpdatesToCQWithInvalidOnFlavors). */
+static bool legacy_on_flavors(const struct api_cluster_queue *old,
+                              const struct api_cluster_queue *cq, size_t i)
+{
+    if (!old || fg_enabled(FG_REJECT_UPDATES_TO_CQ_WITH_INVALID_ON_FLAVORS) ||
+        !old->n_admission_checks)
+        return false;
+    const char *a[MAX_TOTAL], *b[MAX_TOTAL];
+    size_t na = sorted_flavors(old, a, MAX_TOTAL), nb = sorted_flavors(cq, b, MAX_TOTAL);
+    /* Sets: compare the sorted lists without repeats. */
+    size_t ia = 0, ib = 0;
+    while (ia < na || ib < nb) {
+        if (ia < na && ia && !strcmp(a[ia], a[ia - 1])) {
+            ia++;
+            continue;
+        }
+        if (ib < nb && ib && !strcmp(b[ib], b[ib - 1])) {
+            ib++;
+            continue;
+        }
+        if (ia == na || ib == nb || strcmp(a[ia], b[ib]))
+            return false;
+        ia++;
+        ib++;
+    }
+    const struct api_admission_check_ref *now = &cq->admission_checks[i];
+    for (size_t k = 0; k < old->n_admission_checks; k++) {
+        const struct api_admission_check_ref *was = &old->admission_checks[k];
+        if (!was->name || !now->name || strcmp(was->name, now->name))
+            continue;
+        for (size_t x = 0; x < now->on_flavors.n; x++)
+            if (!val__in_list(now->on_flavors.items[x], was->on_flavors.items, was->on_flavors.n))
+                return false;
+        for (size_t x = 0; x < was->on_flavors.n; x++)
+            if (!val__in_list(was->on_flavors.items[x], now->on_flavors.items, now->on_flavors.n))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+static void webhook_cluster_queue(struct err *e, const struct api_object *o,
+                                  const struct api_object *old)
 {
     const struct api_cluster_queue *cq = o->u.cq;
-    const json_t *spec = jget(o->json, "spec");
+    const json_t *spec = val__get(o->json, "spec");
     size_t m = PUSH(e, "spec");
     webhook_groups(e, spec, cq->resource_groups, cq->n_resource_groups, cq->cohort_name != NULL,
                    false);
     size_t ms = PUSH(e, "namespaceSelector");
-    check_selector(e, cq->namespace_selector);
+    val__selector(e, cq->namespace_selector);
     err_restore(e, ms);
     check_fair_sharing(e, spec, &cq->fair_sharing);
+    const json_t *cap = val__get(spec, "concurrentAdmissionPolicy");
+    if (cap && fg_enabled(FG_CONCURRENT_ADMISSION))
+        webhook_concurrent_admission(e, cq, cap);
     err_restore(e, m);
-    /* onFlavors must name flavors of this ClusterQueue (sorted list of them). */
+    /* onFlavors must name flavors of this ClusterQueue. */
     for (size_t i = 0; i < cq->n_admission_checks; i++) {
         const struct api_strings *on = &cq->admission_checks[i].on_flavors;
+        if (legacy_on_flavors(old ? old->u.cq : NULL, cq, i))
+            continue;
         for (size_t j = 0; j < on->n; j++) {
             if (cq_has_flavor(cq, on->items[j]))
                 continue;
             const char *names[MAX_TOTAL];
-            size_t n = 0;
-            for (size_t a = 0; a < cq->n_resource_groups; a++)
-                for (size_t b = 0; b < cq->resource_groups[a].n_flavors && n < MAX_TOTAL; b++)
-                    names[n++] = cq->resource_groups[a].flavors[b].name;
-            for (size_t a = 1; a < n; a++)
-                for (size_t b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
-                    const char *t = names[b];
-                    names[b] = names[b - 1];
-                    names[b - 1] = t;
-                }
+            size_t n = sorted_flavors(cq, names, MAX_TOTAL);
             size_t mp = PUSH(e, "spec.admissionChecksStrategy.admissionChecks");
             err_push_index(e, i);
             PUSH(e, "onFlavors");
             err_push_index(e, j);
-            f_not_supported(e, on->items[j], names, n);
+            val__not_supported(e, on->items[j], names, n);
             err_restore(e, mp);
         }
+    }
+    if (old &&
+        !val__same_json(val__get(val__get(old->json, "spec"), "concurrentAdmissionPolicy"), cap)) {
+        char v[64];
+        val__value_text(cap, v, sizeof(v));
+        m = PUSH(e, "spec.concurrentAdmissionPolicy");
+        err_field(e, ERR_INVALID, "Invalid value: %s: field is immutable", v);
+        err_restore(e, m);
     }
 }
 
@@ -722,19 +1270,20 @@ static void webhook_cluster_queue(struct err *e, const struct api_object *o)
 static void schema_cohort(struct err *e, const struct api_object *o)
 {
     const struct api_cohort *c = o->u.cohort;
-    check_meta(e, &c->meta, false);
-    if (!jget(o->json, "spec"))
+    val__meta(e, &c->meta, false);
+    if (!val__get(o->json, "spec"))
         return;
     size_t m = PUSH(e, "spec");
-    check_pattern_field(e, "parentName", c->parent_name, 253, false);
-    schema_groups(e, jget(o->json, "spec"), c->resource_groups, c->n_resource_groups);
+    val__pattern_field(e, "parentName", c->parent_name, 253, false);
+    schema_groups(e, val__get(o->json, "spec"), c->resource_groups, c->n_resource_groups);
     err_restore(e, m);
 }
 
-static void webhook_cohort(struct err *e, const struct api_object *o)
+static void webhook_cohort(struct err *e, const struct api_object *o, const struct api_object *old)
 {
+    (void)old; /* an update is checked as a create */
     const struct api_cohort *c = o->u.cohort;
-    const json_t *spec = jget(o->json, "spec");
+    const json_t *spec = val__get(o->json, "spec");
     size_t m = PUSH(e, "spec");
     webhook_groups(e, spec, c->resource_groups, c->n_resource_groups, c->parent_name != NULL, true);
     check_fair_sharing(e, spec, &c->fair_sharing);
@@ -746,39 +1295,32 @@ static void webhook_cohort(struct err *e, const struct api_object *o)
 static void schema_local_queue(struct err *e, const struct api_object *o)
 {
     const struct api_local_queue *lq = o->u.lq;
-    check_meta(e, &lq->meta, false);
+    val__meta(e, &lq->meta, false);
     size_t m = PUSH(e, "spec");
-    check_pattern_field(e, "clusterQueue", lq->cluster_queue, 253, false);
-    const json_t *wtp = jget(jget(o->json, "spec"), "wallTimePolicy");
+    val__pattern_field(e, "clusterQueue", lq->cluster_queue, 253, false);
+    const json_t *wtp = val__get(val__get(o->json, "spec"), "wallTimePolicy");
     if (json_is_object(wtp)) {
         static const char *const actions[] = {"Hold", "HoldAndDrain"};
         size_t mw = PUSH(e, "wallTimePolicy");
-        const json_t *h = jget(wtp, "wallTimeAllocatedHours");
+        const json_t *h = val__get(wtp, "wallTimeAllocatedHours");
         size_t mh = PUSH(e, "wallTimeAllocatedHours");
         if (!h)
-            f_required(e, NULL);
+            val__required(e, NULL);
         else if (!json_is_integer(h))
             err_field(e, ERR_INVALID,
                       "Invalid value: \"string\": %s in body must be of type integer: \"string\"",
                       e->path);
         else if (json_integer_value(h) < 1)
-            f_minimum(e, (long long)json_integer_value(h), 1);
+            val__minimum(e, (long long)json_integer_value(h), 1);
         err_restore(e, mh);
-        const json_t *a = jget(wtp, "actionWhenWallTimeExhausted");
-        if (json_is_string(a) && !in_list(json_string_value(a), actions, 2)) {
+        const json_t *a = val__get(wtp, "actionWhenWallTimeExhausted");
+        if (json_is_string(a) && !val__in_list(json_string_value(a), actions, 2)) {
             mh = PUSH(e, "actionWhenWallTimeExhausted");
-            f_not_supported(e, json_string_value(a), actions, 2);
+            val__not_supported(e, json_string_value(a), actions, 2);
             err_restore(e, mh);
         }
         err_restore(e, mw);
     }
-    err_restore(e, m);
-}
-
-static void webhook_local_queue(struct err *e, const struct api_object *o)
-{
-    size_t m = PUSH(e, "spec");
-    check_fair_sharing(e, jget(o->json, "spec"), &o->u.lq->fair_sharing);
     err_restore(e, m);
 }
 
@@ -788,7 +1330,7 @@ static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "N
 
 /* The CEL rules Kueue puts on toleration lists (resourceflavor_types.go,
  * workload_types.go PodSetUpdate). Each rule is reported once for the list. */
-static void schema_tolerations(struct err *e, const struct api_toleration *t, size_t n)
+void val__tolerations(struct err *e, const struct api_toleration *t, size_t n)
 {
     bool key_rule = true, secs_rule = true, op_rule = true, value_rule = true, eff_rule = true;
     for (size_t i = 0; i < n; i++) {
@@ -801,92 +1343,112 @@ static void schema_tolerations(struct err *e, const struct api_toleration *t, si
             op_rule = false;
         if (exists && t[i].value)
             value_rule = false;
-        if (t[i].effect && !in_list(t[i].effect, taint_effects, 3))
+        if (t[i].effect && !val__in_list(t[i].effect, taint_effects, 3))
             eff_rule = false;
     }
     if (!key_rule)
-        f_cel(e, "array",
-              "operator must be Exists when 'key' is empty, which means 'match all "
-              "values and all keys'");
+        val__cel(e, "array",
+                 "operator must be Exists when 'key' is empty, which means 'match all "
+                 "values and all keys'");
     if (!secs_rule)
-        f_cel(e, "array", "effect must be 'NoExecute' when 'tolerationSeconds' is set");
+        val__cel(e, "array", "effect must be 'NoExecute' when 'tolerationSeconds' is set");
     if (!op_rule)
-        f_cel(e, "array", "supported toleration values: 'Equal'(default), 'Exists'");
+        val__cel(e, "array", "supported toleration values: 'Equal'(default), 'Exists'");
     if (!value_rule)
-        f_cel(e, "array", "a value must be empty when 'operator' is 'Exists'");
+        val__cel(e, "array", "a value must be empty when 'operator' is 'Exists'");
     if (!eff_rule)
-        f_cel(e, "array",
-              "supported taint effect values: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'");
+        val__cel(e, "array",
+                 "supported taint effect values: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'");
+}
+
+void val__tolerations_json(struct err *e, const json_t *list)
+{
+    size_t n = json_array_size(list);
+    if (!n)
+        return;
+    struct api_toleration *t = xcalloc(n, sizeof(*t));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *x = json_array_get(list, i);
+        t[i].key = val__str(x, "key");
+        t[i].op = val__str(x, "operator");
+        t[i].value = val__str(x, "value");
+        t[i].effect = val__str(x, "effect");
+        t[i].has_toleration_seconds = val__get(x, "tolerationSeconds") != NULL;
+    }
+    val__tolerations(e, t, n);
+    free(t);
 }
 
 static void schema_resource_flavor(struct err *e, const struct api_object *o)
 {
     const struct api_resource_flavor *rf = o->u.rf;
-    check_meta(e, &rf->meta, false);
-    if (!jget(o->json, "spec"))
+    val__meta(e, &rf->meta, false);
+    if (!val__get(o->json, "spec"))
         return;
     size_t m = PUSH(e, "spec");
-    check_pattern_field(e, "topologyName", rf->topology_name, 253, false);
+    val__pattern_field(e, "topologyName", rf->topology_name, 253, false);
     if (rf->topology_name && rf->node_labels.n < 1)
-        f_cel(e, "object", "at least one nodeLabel is required when topology is set");
-    const json_t *rw = jget(jget(o->json, "spec"), "resourceWeights");
+        val__cel(e, "object", "at least one nodeLabel is required when topology is set");
+    const json_t *rw = val__get(val__get(o->json, "spec"), "resourceWeights");
     if (json_is_object(rw) && json_object_size(rw) > 16) {
         size_t mw = PUSH(e, "resourceWeights");
-        f_too_many(e, json_object_size(rw), 16);
+        val__too_many(e, json_object_size(rw), 16);
         err_restore(e, mw);
     }
     size_t mf = PUSH(e, "nodeLabels");
     if (rf->node_labels.n > 8)
-        f_too_many(e, rf->node_labels.n, 8);
+        val__too_many(e, rf->node_labels.n, 8);
     err_restore(e, mf);
     mf = PUSH(e, "nodeTaints");
     if (rf->n_node_taints > 8)
-        f_too_many(e, rf->n_node_taints, 8);
+        val__too_many(e, rf->n_node_taints, 8);
     bool eff_ok = true;
     for (size_t i = 0; i < rf->n_node_taints; i++) {
         size_t mi = err_push_index(e, i);
-        if (empty(rf->node_taints[i].key)) {
+        if (val__empty(rf->node_taints[i].key)) {
             PUSH(e, "key");
-            f_required(e, NULL);
+            val__required(e, NULL);
         }
         err_restore(e, mi);
         mi = err_push_index(e, i);
-        if (empty(rf->node_taints[i].effect)) {
+        if (val__empty(rf->node_taints[i].effect)) {
             PUSH(e, "effect");
-            f_required(e, NULL);
-        } else if (!in_list(rf->node_taints[i].effect, taint_effects, 3))
+            val__required(e, NULL);
+        } else if (!val__in_list(rf->node_taints[i].effect, taint_effects, 3))
             eff_ok = false;
         err_restore(e, mi);
     }
     if (!eff_ok)
-        f_cel(e, "array",
-              "supported taint effect values: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'");
+        val__cel(e, "array",
+                 "supported taint effect values: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'");
     err_restore(e, mf);
     mf = PUSH(e, "tolerations");
     if (rf->n_tolerations > 8)
-        f_too_many(e, rf->n_tolerations, 8);
-    schema_tolerations(e, rf->tolerations, rf->n_tolerations);
+        val__too_many(e, rf->n_tolerations, 8);
+    val__tolerations(e, rf->tolerations, rf->n_tolerations);
     err_restore(e, mf);
     err_restore(e, m);
 }
 
-static void webhook_resource_flavor(struct err *e, const struct api_object *o)
+static void webhook_resource_flavor(struct err *e, const struct api_object *o,
+                                    const struct api_object *old)
 {
+    (void)old; /* an update is checked as a create */
     const struct api_resource_flavor *rf = o->u.rf;
     size_t m = PUSH(e, "spec");
     size_t mf = PUSH(e, "nodeLabels");
-    check_labels(e, &rf->node_labels);
+    val__labels(e, &rf->node_labels);
     err_restore(e, mf);
     for (size_t i = 0; i < rf->n_node_taints; i++) {
         const struct api_taint *t = &rf->node_taints[i];
         mf = PUSH(e, "nodeTaints");
         err_push_index(e, i);
         size_t mk = PUSH(e, "key");
-        check_qualified_name(e, t->key ? t->key : "");
+        val__qualified_name(e, t->key ? t->key : "");
         err_restore(e, mk);
         if (t->value) {
             mk = PUSH(e, "value");
-            check_label_value(e, t->value);
+            val__label_value(e, t->value);
             err_restore(e, mk);
         }
         for (size_t j = 0; j < i; j++) {
@@ -904,358 +1466,200 @@ static void webhook_resource_flavor(struct err *e, const struct api_object *o)
         err_restore(e, mf);
     }
     for (size_t i = 0; i < rf->n_tolerations; i++) {
-        if (empty(rf->tolerations[i].key))
+        if (val__empty(rf->tolerations[i].key))
             continue;
         mf = PUSH(e, "tolerations");
         err_push_index(e, i);
         PUSH(e, "key");
-        check_qualified_name(e, rf->tolerations[i].key);
+        val__qualified_name(e, rf->tolerations[i].key);
         err_restore(e, mf);
     }
     err_restore(e, m);
-}
-
-/* ---- Workload ---------------------------------------------------------------------- */
-
-#define MAX_POD_SETS 18
-
-static bool quota_reserved(const struct api_workload *wl)
-{
-    return api_condition_is_true(&wl->conditions, "QuotaReserved");
-}
-
-static void schema_pod_sets(struct err *e, const struct api_workload *wl, const json_t *spec)
-{
-    size_t m = PUSH(e, "podSets");
-    check_list_size(e, jget(spec, "podSets"), wl->n_pod_sets, MAX_POD_SETS);
-    for (size_t i = 0; i < wl->n_pod_sets; i++) {
-        const struct api_pod_set *ps = &wl->pod_sets[i];
-        size_t mi = err_push_index(e, i);
-        check_pattern_field(e, "name", ps->name ? ps->name : "", 63, true);
-        for (size_t j = 0; j < i; j++)
-            if (ps->name && wl->pod_sets[j].name && !strcmp(ps->name, wl->pod_sets[j].name)) {
-                err_field(e, ERR_INVALID,
-                          "Duplicate value: map[string]interface {}{\"name\":\"%s\"}", ps->name);
-                break;
-            }
-        if (ps->count < 0) {
-            size_t mc = PUSH(e, "count");
-            f_minimum(e, ps->count, 0);
-            err_restore(e, mc);
-        }
-        if (ps->has_min_count && ps->min_count < 1) {
-            size_t mc = PUSH(e, "minCount");
-            f_minimum(e, ps->min_count, 1);
-            err_restore(e, mc);
-        }
-        if (ps->has_min_count && ps->min_count > ps->count)
-            f_cel(e, "object", "minCount should be positive and less or equal to count");
-        err_restore(e, mi);
-    }
-    err_restore(e, m);
-}
-
-static void schema_priority_ref(struct err *e, const struct api_workload *wl)
-{
-    static const char *const groups[] = {"kueue.x-k8s.io", "scheduling.k8s.io"};
-    static const char *const pc_kinds[] = {"WorkloadPriorityClass", "PriorityClass"};
-    const struct api_priority_class_ref *r = &wl->priority_class_ref;
-    size_t m = PUSH(e, "priorityClassRef");
-    size_t mf = PUSH(e, "group");
-    if (empty(r->group))
-        f_required(e, NULL);
-    else if (!in_list(r->group, groups, 2))
-        f_not_supported(e, r->group, groups, 2);
-    err_restore(e, mf);
-    mf = PUSH(e, "kind");
-    if (empty(r->kind))
-        f_required(e, NULL);
-    else if (!in_list(r->kind, pc_kinds, 2))
-        f_not_supported(e, r->kind, pc_kinds, 2);
-    err_restore(e, mf);
-    if (empty(r->name)) {
-        mf = PUSH(e, "name");
-        f_required(e, NULL);
-        err_restore(e, mf);
-    } else {
-        check_pattern_field(e, "name", r->name, 253, false);
-    }
-    if (r->group && r->kind && !strcmp(r->group, "scheduling.k8s.io") &&
-        strcmp(r->kind, "PriorityClass"))
-        f_cel(e, "object",
-              "only the PriorityClass kind is allowed for the scheduling.k8s.io group");
-    if (r->group && r->kind && !strcmp(r->group, "kueue.x-k8s.io") &&
-        strcmp(r->kind, "WorkloadPriorityClass"))
-        f_cel(e, "object",
-              "only the WorkloadPriorityClass kind is allowed for the kueue.x-k8s.io group");
-    err_restore(e, m);
-}
-
-static void schema_workload(struct err *e, const struct api_object *o)
-{
-    const struct api_workload *wl = o->u.wl;
-    const json_t *spec = jget(o->json, "spec");
-    check_meta(e, &wl->meta, false);
-    size_t m = PUSH(e, "spec");
-    schema_pod_sets(e, wl, spec);
-    check_pattern_field(e, "queueName", wl->queue_name, 253, false);
-    if (wl->has_priority_class_ref)
-        schema_priority_ref(e, wl);
-    if (wl->has_maximum_execution_time && wl->maximum_execution_time_seconds < 1) {
-        size_t mx = PUSH(e, "maximumExecutionTimeSeconds");
-        f_minimum(e, wl->maximum_execution_time_seconds, 1);
-        err_restore(e, mx);
-    }
-    if (wl->has_priority_class_ref && !wl->has_priority)
-        f_cel(e, "object", "priority should not be nil when priorityClassRef is set");
-    err_restore(e, m);
-    if (wl->admission) {
-        size_t ma = PUSH(e, "status.admission.podSetAssignments");
-        if (wl->admission->n_pod_set_assignments > MAX_POD_SETS)
-            f_too_many(e, wl->admission->n_pod_set_assignments, MAX_POD_SETS);
-        err_restore(e, ma);
-    }
-    if (wl->n_reclaimable_pods > MAX_POD_SETS) {
-        size_t mr = PUSH(e, "status.reclaimablePods");
-        f_too_many(e, wl->n_reclaimable_pods, MAX_POD_SETS);
-        err_restore(e, mr);
-    }
-    if (quota_reserved(wl) && wl->admission &&
-        wl->admission->n_pod_set_assignments != wl->n_pod_sets)
-        f_cel(e, "object", "podSetAssignments must have the same number of podSets as the spec");
-}
-
-/* `pods` may not be requested: Kueue counts pods itself. Kueue's webhook looks
- * at container requests only (limits are not checked). */
-static void check_reserved_pods(struct err *e, const struct api_container *c, size_t n,
-                                const char *field)
-{
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < c[i].requests.n; k++) {
-            if (strcmp(c[i].requests.items[k].name, "pods"))
-                continue;
-            size_t m = PUSH(e, field);
-            err_push_index(e, i);
-            PUSH(e, "resources.requests");
-            err_push_key(e, "pods");
-            f_invalid(e, "pods", "the key is reserved for internal kueue use");
-            err_restore(e, m);
-        }
-}
-
-static const struct api_pod_set *find_pod_set(const struct api_workload *wl, const char *name)
-{
-    for (size_t i = 0; i < wl->n_pod_sets; i++)
-        if (name && wl->pod_sets[i].name && !strcmp(wl->pod_sets[i].name, name))
-            return &wl->pod_sets[i];
-    return NULL;
-}
-
-static void webhook_workload(struct err *e, const struct api_object *o)
-{
-    const struct api_workload *wl = o->u.wl;
-    size_t m = PUSH(e, "spec.podSets");
-    size_t with_min = 0;
-    for (size_t i = 0; i < wl->n_pod_sets; i++) {
-        const struct api_pod_spec *s = &wl->pod_sets[i].template_.spec;
-        size_t mi = err_push_index(e, i);
-        PUSH(e, "template.spec");
-        check_reserved_pods(e, s->init_containers, s->n_init_containers, "initContainers");
-        check_reserved_pods(e, s->containers, s->n_containers, "containers");
-        err_restore(e, mi);
-        if (wl->pod_sets[i].has_min_count)
-            with_min++;
-    }
-    if (with_min > 1)
-        f_invalid_int(e, (long long)with_min, "at most one podSet can use minCount");
-    err_restore(e, m);
-
-    if (quota_reserved(wl) && wl->admission) {
-        m = PUSH(e, "status.admission.podSetAssignments");
-        for (size_t i = 0; i < wl->admission->n_pod_set_assignments; i++) {
-            const struct api_pod_set_assignment *a = &wl->admission->pod_set_assignments[i];
-            size_t mi = err_push_index(e, i);
-            if (!find_pod_set(wl, a->name)) {
-                PUSH(e, "name");
-                err_field(e, ERR_INVALID, "Not found: \"%s\"", a->name ? a->name : "");
-            } else if (a->has_count && a->count > 0) {
-                for (size_t k = 0; k < a->resource_usage.n; k++) {
-                    const struct api_resource *r = &a->resource_usage.items[k];
-                    if (q_resource_value(r->name, r->amount) % a->count == 0)
-                        continue;
-                    size_t mk = PUSH(e, "resourceUsage");
-                    err_push_key(e, r->name);
-                    char text[Q_BUFLEN], msg[64];
-                    q_format(r->amount, Q_DECIMAL_SI, text, sizeof(text));
-                    snprintf(msg, sizeof(msg), "is not a multiple of %d", a->count);
-                    f_invalid(e, text, msg);
-                    err_restore(e, mk);
-                }
-            }
-            err_restore(e, mi);
-        }
-        err_restore(e, m);
-    }
-    for (size_t i = 0; i < wl->n_reclaimable_pods; i++) {
-        const struct api_reclaimable_pod *r = &wl->reclaimable_pods[i];
-        const struct api_pod_set *ps = find_pod_set(wl, r->name);
-        m = PUSH(e, "status.reclaimablePods");
-        err_push_key(e, r->name ? r->name : "");
-        if (!ps) {
-            const char *names[MAX_POD_SETS];
-            size_t n = 0;
-            for (size_t k = 0; k < wl->n_pod_sets && n < MAX_POD_SETS; k++)
-                names[n++] = wl->pod_sets[k].name ? wl->pod_sets[k].name : "";
-            PUSH(e, "name");
-            f_not_supported(e, r->name ? r->name : "", names, n);
-        } else if (r->count > ps->count) {
-            char msg[64];
-            snprintf(msg, sizeof(msg), "should be less or equal to %d", ps->count);
-            PUSH(e, "count");
-            f_invalid_int(e, r->count, msg);
-        }
-        err_restore(e, m);
-    }
 }
 
 /* ---- small kinds ------------------------------------------------------------------ */
 
 static void schema_value_required(struct err *e, const json_t *doc)
 {
-    if (!jget(doc, "value")) {
+    if (!val__get(doc, "value")) {
         size_t m = PUSH(e, "value");
-        f_required(e, NULL);
+        val__required(e, NULL);
         err_restore(e, m);
     }
 }
 
+/* A required CRD string (minLength 1, maxLength max, and a pattern check):
+ * absent is Required, then the first of maxLength, minLength and pattern
+ * that fails, as the schema validator stops at the first. */
+static void schema_string(struct err *e, const json_t *parent, const char *key, size_t max,
+                          bool (*match)(const char *), const char *pattern)
+{
+    const json_t *v = val__get(parent, key);
+    size_t m = PUSH(e, key);
+    if (!v)
+        val__required(e, NULL);
+    else if (!json_is_string(v))
+        val__type_error(e, v, "string");
+    else if (json_string_length(v) > max)
+        val__too_long(e, max);
+    else if (!json_string_length(v))
+        val__min_length(e, "", 1);
+    else if (match && !match(json_string_value(v)))
+        val__schema_pattern(e, json_string_value(v), pattern);
+    err_restore(e, m);
+}
+
+static bool match_dns_label(const char *s)
+{
+    return match_label(s, strlen(s));
+}
+
+/* ^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$ */
+static bool match_kind(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || !isalpha((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '-')
+            return false;
+    return true;
+}
+
 static void schema_admission_check(struct err *e, const struct api_object *o)
 {
-    check_meta(e, &o->u.ac->meta, false);
-    const json_t *spec = jget(o->json, "spec");
+    val__meta(e, &o->u.ac->meta, false);
+    const json_t *spec = val__get(o->json, "spec");
     if (!spec)
         return; /* spec is optional in the CRD: its required fields apply only inside it */
     size_t m = PUSH(e, "spec");
-    if (empty(o->u.ac->controller_name)) {
-        size_t mc = PUSH(e, "controllerName");
-        f_required(e, NULL);
-        err_restore(e, mc);
-    }
-    const json_t *params = jget(spec, "parameters");
+    schema_string(e, spec, "controllerName", 253, NULL, NULL);
+    const json_t *params = val__get(spec, "parameters");
     if (params) {
-        static const char *const keys[] = {"apiGroup", "kind", "name"};
         size_t mp = PUSH(e, "parameters");
-        for (int i = 0; i < 3; i++) {
-            const json_t *v = jget(params, keys[i]);
-            size_t mk = PUSH(e, keys[i]);
-            if (!json_is_string(v))
-                f_required(e, NULL);
-            else if (i == 0 && *json_string_value(v))
-                check_pattern(e, json_string_value(v), 253, false);
-            else if (i == 2)
-                check_pattern(e, json_string_value(v), 63, true);
-            err_restore(e, mk);
-        }
+        schema_string(e, params, "apiGroup", 253, val__match_subdomain, PAT_SUBDOMAIN);
+        schema_string(e, params, "kind", 63, match_kind, "^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$");
+        schema_string(e, params, "name", 63, match_dns_label, PAT_LABEL);
         err_restore(e, mp);
     }
     err_restore(e, m);
+}
+
+#define HOSTNAME_LABEL "kubernetes.io/hostname"
+#define PAT_LABEL_KEY                                                                              \
+    "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-" \
+    "9_.]*)?[A-Za-z0-9])$"
+
+/* The CRD pattern of a node label key: an optional subdomain prefix and a
+ * qualified name part (the lengths are not part of it). */
+static bool match_label_key(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash)
+        return match_qualified_part(s, strlen(s));
+    char prefix[512];
+    size_t plen = (size_t)(slash - s);
+    if (plen >= sizeof(prefix))
+        return false;
+    snprintf(prefix, sizeof(prefix), "%.*s", (int)plen, s);
+    return val__match_subdomain(prefix) && match_qualified_part(slash + 1, strlen(slash + 1));
+}
+
+static const char *last_level(const struct api_topology *t)
+{
+    return t->levels.n ? t->levels.items[t->levels.n - 1] : "";
 }
 
 static void schema_topology(struct err *e, const struct api_object *o)
 {
     const struct api_topology *t = o->u.topology;
-    check_meta(e, &t->meta, false);
+    val__meta(e, &t->meta, false);
     size_t m = PUSH(e, "spec.levels");
-    check_list_size(e, jget(jget(o->json, "spec"), "levels"), t->levels.n, 16);
+    const json_t *levels = val__get(val__get(o->json, "spec"), "levels");
+    val__list_size(e, levels, t->levels.n, 16);
+    bool unique = true, hostname = false;
     for (size_t i = 0; i < t->levels.n; i++) {
+        const char *l = t->levels.items[i];
         size_t mi = err_push_index(e, i);
         PUSH(e, "nodeLabel");
-        if (empty(t->levels.items[i]))
-            f_required(e, NULL);
-        else
-            check_qualified_name(e, t->levels.items[i]);
+        if (!val__get(json_array_get(levels, i), "nodeLabel"))
+            val__required(e, NULL);
+        else if (strlen(l) > 316)
+            val__too_long(e, 316);
+        else if (!*l)
+            val__min_length(e, "", 1);
+        else if (!match_label_key(l))
+            val__schema_pattern(e, l, PAT_LABEL_KEY);
         err_restore(e, mi);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(t->levels.items[j], l))
+                unique = false;
+        if (!strcmp(l, HOSTNAME_LABEL))
+            hostname = true;
     }
+    if (t->levels.n && !unique)
+        val__cel(e, "array", "must be unique");
+    if (hostname && strcmp(last_level(t), HOSTNAME_LABEL))
+        val__cel(e, "array",
+                 "the kubernetes.io/hostname label can only be used at the lowest level of "
+                 "topology");
     err_restore(e, m);
 }
 
-static void check_job_containers(struct err *e, const struct api_container *c, size_t n,
-                                 const char *field, bool required)
+/* The transition rule of spec.levels. */
+static void transition_topology(struct err *e, const struct api_object *old,
+                                const struct api_object *o)
 {
-    size_t m = PUSH(e, field);
-    if (required && !n)
-        f_required(e, NULL);
-    for (size_t i = 0; i < n; i++) {
-        size_t mi = err_push_index(e, i);
-        if (empty(c[i].name)) {
-            PUSH(e, "name");
-            f_required(e, NULL);
-        }
-        err_restore(e, mi);
-        const struct api_resources *lists[2] = {&c[i].requests, &c[i].limits};
-        const char *names[2] = {"requests", "limits"};
-        for (int l = 0; l < 2; l++)
-            for (size_t k = 0; k < lists[l]->n; k++) {
-                if (lists[l]->items[k].amount.milli >= 0)
-                    continue;
-                mi = err_push_index(e, i);
-                PUSH(e, "resources");
-                PUSH(e, names[l]);
-                err_push_key(e, lists[l]->items[k].name);
-                char text[Q_BUFLEN];
-                q_format(lists[l]->items[k].amount, Q_DECIMAL_SI, text, sizeof(text));
-                f_invalid(e, text, "must be greater than or equal to 0");
-                err_restore(e, mi);
-            }
-    }
-    err_restore(e, m);
-}
-
-/* batch/v1 Job: the API server's checks on what cueue reads, and Kueue's Job
- * webhook on the queue-name label (spec/lifecycle.md §2.2). */
-static void validate_job(struct err *e, const struct api_object *o)
-{
-    static const char *const restart[] = {"OnFailure", "Never"};
-    const struct api_job *j = o->u.job;
-    check_meta(e, &j->meta, false);
-    const char *queue = api_kvs_get(&j->meta.labels, "kueue.x-k8s.io/queue-name");
-    if (queue) {
-        size_t m = PUSH(e, "metadata.labels");
-        err_push_key(e, "kueue.x-k8s.io/queue-name");
-        check_subdomain(e, queue);
-        err_restore(e, m);
-    }
-    size_t m = PUSH(e, "spec");
-    if (j->has_parallelism && j->parallelism < 0) {
-        size_t mp = PUSH(e, "parallelism");
-        f_invalid_int(e, j->parallelism, "must be greater than or equal to 0");
-        err_restore(e, mp);
-    }
-    if (j->has_completions && j->completions < 0) {
-        size_t mp = PUSH(e, "completions");
-        f_invalid_int(e, j->completions, "must be greater than or equal to 0");
-        err_restore(e, mp);
-    }
-    size_t mt = PUSH(e, "template.spec");
-    const struct api_pod_spec *s = &j->template_.spec;
-    check_job_containers(e, s->containers, s->n_containers, "containers", true);
-    check_job_containers(e, s->init_containers, s->n_init_containers, "initContainers", false);
-    const char *rp = empty(s->restart_policy) ? "Always" : s->restart_policy;
-    if (!in_list(rp, restart, 2)) {
-        size_t mr = PUSH(e, "restartPolicy");
-        f_not_supported(e, rp, restart, 2);
-        err_restore(e, mr);
-    }
-    err_restore(e, mt);
+    const json_t *a = val__get(val__get(old->json, "spec"), "levels");
+    const json_t *b = val__get(val__get(o->json, "spec"), "levels");
+    if (!a || !b || json_equal(a, b))
+        return;
+    if (!strcmp(last_level(o->u.topology), HOSTNAME_LABEL) &&
+        !strcmp(last_level(old->u.topology), HOSTNAME_LABEL))
+        return;
+    size_t m = PUSH(e, "spec.levels");
+    val__cel(e, "array",
+             "levels are mutable only when kubernetes.io/hostname is the lowest level both before "
+             "and after the change");
     err_restore(e, m);
 }
 
 /* Kueue pkg/config/validation.go, for the sections cueue reads. */
+/* featureGates: a map of Kueue's gates to booleans that Kueue's
+ * LoadAndValidateFeatureGates accepts. */
+static void check_feature_gates(struct err *e, const json_t *gates)
+{
+    size_t m = PUSH(e, "featureGates");
+    const char *key;
+    const json_t *v;
+    bool typed = json_is_object(gates);
+    if (!typed)
+        val__type_error(e, gates, "object");
+    json_object_foreach((json_t *)gates, key, v)
+    {
+        if (json_is_boolean(v))
+            continue;
+        size_t mk = PUSH(e, key);
+        val__type_error(e, v, "boolean");
+        err_restore(e, mk);
+        typed = false;
+    }
+    struct fg_gates g = {0};
+    struct err fe;
+    err_init(&fe);
+    if (typed && fg_gates_set_map(&g, gates, &fe)) {
+        char *text = json_dumps(gates, JSON_COMPACT | JSON_SORT_KEYS);
+        err_field(e, ERR_INVALID, "Invalid value: %s: %s", text ? text : "{}", fe.message);
+        free(text);
+    }
+    err_restore(e, m);
+}
+
 static void validate_configuration(struct err *e, const struct api_object *o)
 {
     const struct api_configuration *c = o->u.config;
-    const json_t *fs = jget(o->json, "fairSharing");
-    const json_t *list = jget(fs, "preemptionStrategies");
+    const json_t *fs = val__get(o->json, "fairSharing");
+    const json_t *list = val__get(fs, "preemptionStrategies");
     /* An empty or missing list means both strategies (spec/scenarios.md). */
     if (c->n_preemption_strategies && json_array_size(list)) {
         bool ok = json_array_size(list) == c->n_preemption_strategies &&
@@ -1285,31 +1689,33 @@ static void validate_configuration(struct err *e, const struct api_object *o)
         size_t m = PUSH(e, "waitForPodsReady");
         if (c->pods_ready_timeout_ms < 0) {
             size_t mf = PUSH(e, "timeout");
-            f_invalid(e, json_string_value(jget(jget(o->json, "waitForPodsReady"), "timeout")),
-                      "must be greater than or equal to 0");
+            val__invalid(
+                e, json_string_value(val__get(val__get(o->json, "waitForPodsReady"), "timeout")),
+                "must be greater than or equal to 0");
             err_restore(e, mf);
         }
         if (c->recovery_timeout_ms < 0) {
             size_t mf = PUSH(e, "recoveryTimeout");
-            f_invalid(e,
-                      json_string_value(jget(jget(o->json, "waitForPodsReady"), "recoveryTimeout")),
-                      "must be greater than or equal to 0");
+            val__invalid(e,
+                         json_string_value(
+                             val__get(val__get(o->json, "waitForPodsReady"), "recoveryTimeout")),
+                         "must be greater than or equal to 0");
             err_restore(e, mf);
         }
         size_t mr = PUSH(e, "requeuingStrategy");
         if (c->has_backoff_limit_count && c->backoff_limit_count < 0) {
             size_t mf = PUSH(e, "backoffLimitCount");
-            f_invalid_int(e, c->backoff_limit_count, "must be greater than or equal to 0");
+            val__invalid_int(e, c->backoff_limit_count, "must be greater than or equal to 0");
             err_restore(e, mf);
         }
         if (c->backoff_base_seconds < 0) {
             size_t mf = PUSH(e, "backoffBaseSeconds");
-            f_invalid_int(e, c->backoff_base_seconds, "must be greater than or equal to 0");
+            val__invalid_int(e, c->backoff_base_seconds, "must be greater than or equal to 0");
             err_restore(e, mf);
         }
         if (c->backoff_max_seconds < 0) {
             size_t mf = PUSH(e, "backoffMaxSeconds");
-            f_invalid_int(e, c->backoff_max_seconds, "must be greater than or equal to 0");
+            val__invalid_int(e, c->backoff_max_seconds, "must be greater than or equal to 0");
             err_restore(e, mf);
         }
         err_restore(e, mr);
@@ -1319,10 +1725,10 @@ static void validate_configuration(struct err *e, const struct api_object *o)
         size_t m = PUSH(e, "admissionFairSharing");
         if (c->usage_half_life_time_ms < 0) {
             PUSH(e, "usageHalfLifeTime");
-            f_invalid(e, "", "must be greater than or equal to 0");
+            val__invalid(e, "", "must be greater than or equal to 0");
         } else if (c->usage_sampling_interval_ms <= 0) {
             PUSH(e, "usageSamplingInterval");
-            f_invalid(e, "", "must be greater than 0");
+            val__invalid(e, "", "must be greater than 0");
         }
         err_restore(e, m);
     }
@@ -1330,13 +1736,13 @@ static void validate_configuration(struct err *e, const struct api_object *o)
         size_t m = PUSH(e, "resources.transformations");
         err_push_index(e, i);
         PUSH(e, "input");
-        if (empty(c->transformations[i].input))
-            f_required(e, NULL);
+        if (val__empty(c->transformations[i].input))
+            val__required(e, NULL);
         else
             for (size_t j = 0; j < i; j++)
                 if (c->transformations[j].input &&
                     !strcmp(c->transformations[j].input, c->transformations[i].input)) {
-                    f_duplicate(e, c->transformations[i].input);
+                    val__duplicate(e, c->transformations[i].input);
                     break;
                 }
         err_restore(e, m);
@@ -1346,21 +1752,24 @@ static void validate_configuration(struct err *e, const struct api_object *o)
         size_t m = PUSH(e, "resources.deviceClassMappings");
         err_push_index(e, i);
         size_t mn = PUSH(e, "name");
-        if (empty(d->name))
-            f_required(e, NULL);
+        if (val__empty(d->name))
+            val__required(e, NULL);
         else
-            check_qualified_name(e, d->name);
+            val__qualified_name(e, d->name);
         err_restore(e, mn);
         mn = PUSH(e, "deviceClassNames");
         if (!d->device_class_names.n)
-            f_required(e, NULL);
+            val__required(e, NULL);
         for (size_t k = 0; k < d->device_class_names.n; k++) {
             size_t mk = err_push_index(e, k);
-            check_qualified_name(e, d->device_class_names.items[k]);
+            val__qualified_name(e, d->device_class_names.items[k]);
             err_restore(e, mk);
         }
         err_restore(e, m);
     }
+    const json_t *gates = val__get(o->json, "featureGates");
+    if (gates)
+        check_feature_gates(e, gates);
 }
 
 /* ---- entry points -------------------------------------------------------------------- */
@@ -1373,18 +1782,60 @@ static void name_object(const struct api_object *o, struct err *e)
 
 static int finish(const struct api_object *o, struct err *e, size_t before)
 {
-    if (causes(e) == before)
+    if (val__causes(e) == before)
         return 0;
     name_object(o, e);
     e->code = ERR_INVALID;
     return ERR_INVALID;
 }
 
-int val_object(const struct api_object *o, struct err *e)
+/* The schema phase of an update: the CRD's transition rules (oldSelf). A
+ * rule on a field runs only when the field is there before and after. */
+static void transition(struct err *e, const struct api_object *old, const struct api_object *o)
 {
-    size_t before = causes(e);
+    switch (o->kind) {
+    case API_KIND_LOCAL_QUEUE: {
+        const char *a = old->u.lq->cluster_queue, *b = o->u.lq->cluster_queue;
+        if (a && b && strcmp(a, b))
+            val__immutable(e, "spec.clusterQueue", "string");
+        break;
+    }
+    case API_KIND_RESOURCE_FLAVOR: {
+        const char *a = old->u.rf->topology_name, *b = o->u.rf->topology_name;
+        if (val__get(old->json, "spec") && val__get(o->json, "spec") && a && (!b || strcmp(a, b))) {
+            size_t m = PUSH(e, "spec");
+            val__cel(e, "object", "topologyName is immutable when topologyName is set");
+            err_restore(e, m);
+        }
+        break;
+    }
+    case API_KIND_ADMISSION_CHECK: {
+        const char *a = val__str(val__get(old->json, "spec"), "controllerName");
+        const char *b = val__str(val__get(o->json, "spec"), "controllerName");
+        if (a && b && strcmp(a, b))
+            val__immutable(e, "spec.controllerName", "string");
+        break;
+    }
+    case API_KIND_TOPOLOGY:
+        transition_topology(e, old, o);
+        break;
+    case API_KIND_WORKLOAD:
+        val__workload_transition(e, old, o);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Create (old NULL) or update validation of o: the schema phase, then the
+ * webhook phase for an object the schema admitted. */
+static int validate(const struct api_object *o, const struct api_object *old, struct err *e)
+{
+    size_t before = val__causes(e);
     void (*schema)(struct err *, const struct api_object *) = NULL;
-    void (*webhook)(struct err *, const struct api_object *) = NULL;
+    void (*webhook)(struct err *, const struct api_object *, const struct api_object *) = NULL;
+    if (old && old->kind != o->kind)
+        old = NULL;
     switch (o->kind) {
     case API_KIND_CLUSTER_QUEUE:
         schema = schema_cluster_queue;
@@ -1395,23 +1846,19 @@ int val_object(const struct api_object *o, struct err *e)
         webhook = webhook_cohort;
         break;
     case API_KIND_LOCAL_QUEUE:
-        schema = schema_local_queue;
-        webhook = webhook_local_queue;
+        schema = schema_local_queue; /* Kueue has no LocalQueue webhook */
         break;
     case API_KIND_RESOURCE_FLAVOR:
         schema = schema_resource_flavor;
         webhook = webhook_resource_flavor;
         break;
     case API_KIND_WORKLOAD:
-        schema = schema_workload;
-        webhook = webhook_workload;
+        schema = val__workload_schema;
+        webhook = val__workload_webhook;
         break;
     case API_KIND_WORKLOAD_PRIORITY_CLASS:
-        check_meta(e, o->u.meta, false);
-        schema_value_required(e, o->json);
-        break;
     case API_KIND_PRIORITY_CLASS:
-        check_meta(e, o->u.meta, false);
+        val__meta(e, o->u.meta, false);
         schema_value_required(e, o->json);
         break;
     case API_KIND_ADMISSION_CHECK:
@@ -1421,10 +1868,10 @@ int val_object(const struct api_object *o, struct err *e)
         schema = schema_topology;
         break;
     case API_KIND_NAMESPACE:
-        check_meta(e, o->u.meta, true);
+        val__meta(e, o->u.meta, true);
         break;
     case API_KIND_JOB:
-        validate_job(e, o);
+        val__job(e, o, old);
         break;
     case API_KIND_CONFIGURATION:
         validate_configuration(e, o);
@@ -1434,159 +1881,20 @@ int val_object(const struct api_object *o, struct err *e)
     }
     if (schema)
         schema(e, o);
+    if (schema && old)
+        transition(e, old, o);
     /* Kueue's webhook only sees objects the schema admitted. */
-    if (webhook && causes(e) == before)
-        webhook(e, o);
+    if (webhook && val__causes(e) == before)
+        webhook(e, o, old);
     return finish(o, e, before);
 }
 
-/* The value of a field as the update rules compare it: the JSON at a path. */
-static const json_t *jpath(const json_t *doc, const char *a, const char *b)
+int val_object(const struct api_object *o, struct err *e)
 {
-    const json_t *v = jget(doc, a);
-    return b ? jget(v, b) : v;
-}
-
-static bool same_json(const json_t *a, const json_t *b)
-{
-    if (!a || !b)
-        return !a && !b;
-    return json_equal(a, b);
-}
-
-static void immutable(struct err *e, const char *path, const char *type)
-{
-    size_t m = PUSH(e, path);
-    f_cel(e, type, "field is immutable");
-    err_restore(e, m);
-}
-
-/* While quota stays reserved, reclaimable counts may only grow and entries
- * may not disappear (Kueue validateReclaimablePodsUpdate). */
-static void reclaimable_update(const struct api_workload *old, const struct api_workload *wl,
-                               struct err *e)
-{
-    for (size_t i = 0; i < wl->n_reclaimable_pods; i++) {
-        const struct api_reclaimable_pod *n = &wl->reclaimable_pods[i];
-        for (size_t j = 0; j < old->n_reclaimable_pods; j++) {
-            const struct api_reclaimable_pod *o = &old->reclaimable_pods[j];
-            if (!n->name || !o->name || strcmp(n->name, o->name) || n->count >= o->count)
-                continue;
-            char msg[64];
-            snprintf(msg, sizeof(msg), "cannot be less then %d", o->count);
-            size_t m = PUSH(e, "status.reclaimablePods");
-            err_push_key(e, n->name);
-            PUSH(e, "count");
-            f_invalid_int(e, n->count, msg);
-            err_restore(e, m);
-        }
-    }
-    for (size_t j = 0; j < old->n_reclaimable_pods; j++) {
-        const char *name = old->reclaimable_pods[j].name ? old->reclaimable_pods[j].name : "";
-        bool found = false;
-        for (size_t i = 0; i < wl->n_reclaimable_pods && !found; i++)
-            found = wl->reclaimable_pods[i].name && !strcmp(wl->reclaimable_pods[i].name, name);
-        if (found)
-            continue;
-        size_t m = PUSH(e, "status.reclaimablePods");
-        err_push_key(e, name);
-        f_required(e, "cannot be removed");
-        err_restore(e, m);
-    }
-}
-
-static void update_workload(const struct api_workload *old, const struct api_workload *wl,
-                            const json_t *oj, const json_t *nj, struct err *e)
-{
-    bool old_reserved = quota_reserved(old);
-    bool new_reserved = quota_reserved(wl);
-    const json_t *ospec = jget(oj, "spec"), *nspec = jget(nj, "spec");
-    if (old_reserved) {
-        bool had = old->has_priority_class_ref, has = wl->has_priority_class_ref;
-        if (had != has)
-            f_cel(e, "object", "priorityClassRef is immutable while workload quota reserved");
-        if (had && has) {
-            const struct api_priority_class_ref *a = &old->priority_class_ref;
-            const struct api_priority_class_ref *b = &wl->priority_class_ref;
-            if (a->group && b->group && strcmp(a->group, b->group))
-                f_cel(e, "object",
-                      "priorityClassRef.group is immutable while workload quota reserved");
-            if (a->kind && b->kind && strcmp(a->kind, b->kind))
-                f_cel(e, "object",
-                      "priorityClassRef.kind is immutable while workload quota reserved");
-            if (b->group && b->kind && !strcmp(b->group, "scheduling.k8s.io") &&
-                !strcmp(b->kind, "PriorityClass") && a->name && b->name && strcmp(a->name, b->name))
-                f_cel(e, "object",
-                      "priorityClassRef.name is immutable for "
-                      "scheduling.k8s.io/priorityclass while workload quota reserved");
-        }
-        if (new_reserved && old->queue_name && wl->queue_name &&
-            strcmp(old->queue_name, wl->queue_name))
-            f_cel(e, "object", "queueName is immutable while workload quota reserved");
-    }
-    if (api_condition_is_true(&old->conditions, "Admitted") &&
-        api_condition_is_true(&wl->conditions, "Admitted")) {
-        int32_t a = old->has_maximum_execution_time ? old->maximum_execution_time_seconds : 0;
-        int32_t b = wl->has_maximum_execution_time ? wl->maximum_execution_time_seconds : 0;
-        if (a != b)
-            f_cel(e, "object",
-                  "maximumExecutionTimeSeconds is immutable while workload quota "
-                  "reserved");
-    }
-    if (old_reserved) {
-        /* Kueue compares pod set by pod set (its path is "spec.podSets.<i>"). */
-        const json_t *ops = jget(ospec, "podSets"), *nps = jget(nspec, "podSets");
-        if (json_array_size(ops) != json_array_size(nps)) {
-            immutable(e, "spec.podSets", "array");
-        } else {
-            for (size_t i = 0; i < json_array_size(nps); i++) {
-                if (same_json(json_array_get(ops, i), json_array_get(nps, i)))
-                    continue;
-                char path[48];
-                snprintf(path, sizeof(path), "spec.podSets.%zu", i);
-                immutable(e, path, "object");
-            }
-        }
-    }
-    if (old_reserved && new_reserved && old->n_reclaimable_pods)
-        reclaimable_update(old, wl, e);
-    const json_t *oa = jpath(oj, "status", "admission"), *na = jpath(nj, "status", "admission");
-    if (oa && na && !json_equal(oa, na))
-        immutable(e, "status.admission", "object");
+    return validate(o, NULL, e);
 }
 
 int val_object_update(const struct api_object *old, const struct api_object *o, struct err *e)
 {
-    size_t before = causes(e);
-    int rc = val_object(o, e);
-    if (old->kind != o->kind)
-        return rc;
-    switch (o->kind) {
-    case API_KIND_LOCAL_QUEUE: {
-        const char *a = old->u.lq->cluster_queue, *b = o->u.lq->cluster_queue;
-        if (a && b && strcmp(a, b))
-            immutable(e, "spec.clusterQueue", "string");
-        break;
-    }
-    case API_KIND_WORKLOAD:
-        update_workload(old->u.wl, o->u.wl, old->json, o->json, e);
-        break;
-    case API_KIND_RESOURCE_FLAVOR:
-        if (old->u.rf->topology_name &&
-            !same_json(jget(old->json, "spec"), jget(o->json, "spec"))) {
-            size_t m = PUSH(e, "spec");
-            f_cel(e, "object", "resourceFlavorSpec are immutable when topologyName is set");
-            err_restore(e, m);
-        }
-        break;
-    case API_KIND_ADMISSION_CHECK: {
-        const char *a = old->u.ac->controller_name, *b = o->u.ac->controller_name;
-        if (a && b && strcmp(a, b))
-            immutable(e, "spec.controllerName", "string");
-        break;
-    }
-    default:
-        break;
-    }
-    return finish(o, e, before);
+    return validate(o, old, e);
 }

@@ -78,6 +78,9 @@ static const struct fs f_fungibility[] = {
 static const struct fs f_ac_rule[] = {{"name", NULL}, {"onFlavors", NULL}, END};
 static const struct fs f_ac_strategy[] = {{"admissionChecks", f_ac_rule}, END};
 static const struct fs f_scope[] = {{"admissionMode", NULL}, END};
+static const struct fs f_ca_constraints[] = {{"lastAcceptableFlavorName", NULL}, END};
+static const struct fs f_ca_migration[] = {{"mode", NULL}, {"constraints", f_ca_constraints}, END};
+static const struct fs f_concurrent_admission[] = {{"migration", f_ca_migration}, END};
 static const struct fs f_cq_spec[] = {{"resourceGroups", f_group},
                                       {"cohortName", NULL},
                                       {"queueingStrategy", NULL},
@@ -88,7 +91,7 @@ static const struct fs f_cq_spec[] = {{"resourceGroups", f_group},
                                       {"stopPolicy", NULL},
                                       {"fairSharing", f_fair_sharing},
                                       {"admissionScope", f_scope},
-                                      {"concurrentAdmissionPolicy", NULL},
+                                      {"concurrentAdmissionPolicy", f_concurrent_admission},
                                       END};
 static const struct fs f_cohort_spec[] = {
     {"parentName", NULL}, {"resourceGroups", f_group}, {"fairSharing", f_fair_sharing}, END};
@@ -103,9 +106,26 @@ static const struct fs f_lq_spec[] = {{"clusterQueue", NULL},
                                       END};
 
 /* Workload */
-static const struct fs f_pod_set[] = {
-    {"name", NULL},     {"template", NULL},        {"count", NULL},
-    {"minCount", NULL}, {"topologyRequest", NULL}, END};
+static const struct fs f_slice_constraint[] = {{"topology", NULL}, {"size", NULL}, END};
+static const struct fs f_topology_request[] = {
+    {"required", NULL},
+    {"preferred", NULL},
+    {"unconstrained", NULL},
+    {"podIndexLabel", NULL},
+    {"subGroupIndexLabel", NULL},
+    {"subGroupCount", NULL},
+    {"podSetGroupName", NULL},
+    {"podSetSliceRequiredTopology", NULL},
+    {"podSetSliceSize", NULL},
+    {"podsetSliceRequiredTopologyConstraints", f_slice_constraint},
+    END};
+static const struct fs f_pod_set[] = {{"name", NULL},
+                                      {"template", NULL},
+                                      {"count", NULL},
+                                      {"minCount", NULL},
+                                      {"topologyRequest", f_topology_request},
+                                      END};
+static const struct fs f_preemption_gate[] = {{"name", NULL}, END};
 static const struct fs f_pc_ref[] = {{"group", NULL}, {"kind", NULL}, {"name", NULL}, END};
 static const struct fs f_wl_spec[] = {{"podSets", f_pod_set},
                                       {"queueName", NULL},
@@ -113,13 +133,12 @@ static const struct fs f_wl_spec[] = {{"podSets", f_pod_set},
                                       {"priority", NULL},
                                       {"active", NULL},
                                       {"maximumExecutionTimeSeconds", NULL},
-                                      {"preemptionGates", NULL},
+                                      {"preemptionGates", f_preemption_gate},
                                       END};
 
 /* AdmissionCheck, Topology */
 static const struct fs f_ac_params[] = {{"apiGroup", NULL}, {"kind", NULL}, {"name", NULL}, END};
-static const struct fs f_ac_spec[] = {
-    {"controllerName", NULL}, {"retryDelayMinutes", NULL}, {"parameters", f_ac_params}, END};
+static const struct fs f_ac_spec[] = {{"controllerName", NULL}, {"parameters", f_ac_params}, END};
 static const struct fs f_level[] = {{"nodeLabel", NULL}, END};
 static const struct fs f_topology_spec[] = {{"levels", f_level}, END};
 

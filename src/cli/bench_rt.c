@@ -32,9 +32,11 @@
 #include <unistd.h>
 
 #include "api/codec.h"
+#include "api/status.h"
 #include "base/err.h"
 #include "base/map.h"
 #include "base/strbuf.h"
+#include "base/time.h"
 #include "base/xalloc.h"
 #include "cli/bench_int.h"
 
@@ -549,25 +551,10 @@ static bool finish(struct rt *r, struct conn *c, size_t i)
             json_decref(obj);
             return false;
         }
-        json_t *st = json_object_get(obj, "status");
-        if (!json_is_object(st)) {
-            st = json_object();
-            json_object_set_new(obj, "status", st);
-        }
-        json_t *conds = json_object_get(st, "conditions");
-        if (!json_is_array(conds)) {
-            conds = json_array();
-            json_object_set_new(st, "conditions", conds);
-        }
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        char ts[32];
-        strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-        json_array_append_new(conds,
-                              json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "Finished", "status",
-                                        "True", "reason", "Succeeded", "message",
-                                        "Job finished successfully", "lastTransitionTime", ts));
+        /* Set, not append: a condition type appears once (the API server
+         * refuses a duplicate, as Kubernetes does). */
+        api_status_set_condition(obj, "Finished", "True", "Succeeded", "Job finished successfully",
+                                 tm_now_ms());
         char spath[760];
         snprintf(spath, sizeof(spath), "%s/status", path);
         long code = http(c, "PUT", spath, obj, NULL);

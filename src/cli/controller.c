@@ -32,6 +32,8 @@ static void usage(FILE *out)
                  "                         $KUBECONFIG, then ~/.kube/config)\n"
                  "  --context NAME         kubeconfig context (default: current-context)\n"
                  "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
+                 "  --feature-gates GATES  Kueue's feature gates (e.g. ConcurrentAdmission=true);\n"
+                 "                         or featureGates in --config, not both\n"
                  "  --leader-elect         reconcile only while holding the Lease\n"
                  "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
                  "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
@@ -60,11 +62,12 @@ int cli_controller(int argc, char **argv)
         {"kubeconfig", required_argument, NULL, 'k'},
         {"context", required_argument, NULL, 'c'},
         {"config", required_argument, NULL, 'C'},
+        {"feature-gates", required_argument, NULL, 'g'},
         {"leader-elect", no_argument, NULL, 'l'},
         {"lease-namespace", required_argument, NULL, 'n'},
         {"executor", required_argument, NULL, 'x'},
         {"data-dir", required_argument, NULL, 'd'},
-        {"gpus", required_argument, NULL, 'g'},
+        {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -72,6 +75,7 @@ int cli_controller(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
+    const char *feature_gates = NULL;
     bool leader = false, verbose = false;
     optind = 1;
     int ch;
@@ -86,6 +90,9 @@ int cli_controller(int argc, char **argv)
         case 'C':
             config = optarg;
             break;
+        case 'g':
+            feature_gates = optarg;
+            break;
         case 'l':
             leader = true;
             break;
@@ -98,7 +105,7 @@ int cli_controller(int argc, char **argv)
         case 'd':
             data_dir = optarg;
             break;
-        case 'g':
+        case 'G':
             gpus = optarg;
             break;
         case 'N':
@@ -121,6 +128,9 @@ int cli_controller(int argc, char **argv)
     }
     if (!cli_executor_ok("controller", executor) || !cli_pod_network_ok("controller", pod_network))
         return 2;
+    int grc = cli_feature_gates("controller", feature_gates, config);
+    if (grc)
+        return grc;
     log_set_level(verbose ? LOG_DEBUG : LOG_INFO);
     struct err e;
     err_init(&e);

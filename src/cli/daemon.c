@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/features.h"
+#include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "controller/ctl.h"
 
 int cli_fail(const char *cmd, const struct err *e)
 {
@@ -16,6 +19,26 @@ int cli_fail(const char *cmd, const struct err *e)
     fprintf(stderr, "cueue %s: %s\n", cmd, sb_str(&sb));
     sb_release(&sb);
     return 1;
+}
+
+int cli_feature_gates(const char *cmd, const char *gates, const char *config_path)
+{
+    struct err e;
+    err_init(&e);
+    struct api_object *cfg = NULL;
+    struct fg_gates g;
+    if (ctl_config_load(config_path, &cfg, &e)) {
+        cli_fail(cmd, &e);
+        return 2;
+    }
+    int rc = fg_gates_load(&g, gates, cfg->json, &e);
+    api_object_free(cfg);
+    if (rc) {
+        fprintf(stderr, "cueue %s: feature gates: %s\n", cmd, e.message);
+        return 2;
+    }
+    fg_use(&g);
+    return 0;
 }
 
 bool cli_executor_ok(const char *cmd, const char *executor)

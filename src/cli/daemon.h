@@ -17,6 +17,13 @@ bool cli_executor_ok(const char *cmd, const char *executor);
 /* --pod-network must be "private" or "host"; as cli_executor_ok. */
 bool cli_pod_network_ok(const char *cmd, const char *value);
 
+/* Install the process's Kueue feature gates (api/features.h) from
+ * --feature-gates (gates, NULL when not given) and the featureGates of the
+ * Configuration at config_path (NULL for none), as Kueue's manager does:
+ * both at once is an error. Returns 0, or 2 (the exit status) after
+ * printing "cueue CMD: ..." to stderr. Call before any thread starts. */
+int cli_feature_gates(const char *cmd, const char *gates, const char *config_path);
+
 /* Block SIGINT and SIGTERM in the calling thread (threads started later
  * inherit the mask; the signals are taken with cli_signals_wait) and
  * ignore SIGPIPE. set receives the blocked set. */

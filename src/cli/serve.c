@@ -52,6 +52,8 @@ static void serve_usage(FILE *out)
         "  --kubeconfig-out FILE  where to write the admin kubeconfig (default DIR/kubeconfig)\n"
         "  --config FILE          cueue configuration (read by the controllers and the\n"
         "                         built-in admission of Jobs)\n"
+        "  --feature-gates GATES  Kueue's feature gates (e.g. ConcurrentAdmission=true); or\n"
+        "                         featureGates in --config, not both\n"
         "  --controllers all|none in-process controllers (default all; none = only the API)\n"
         "  --executor local|none  run Jobs' pods on this machine, each in a sandbox (default\n"
         "                         local; output under DIR/pods; see docs/executor.md)\n"
@@ -144,8 +146,9 @@ struct serve_opts {
     const char *executor;
     const char *gpus;        /* NULL: ask nvidia-smi */
     const char *pod_network; /* "private" or "host" */
-    int64_t event_ttl_s;     /* < 0: never */
-    size_t watch_history;    /* 0: the store's default */
+    const char *feature_gates;
+    int64_t event_ttl_s;  /* < 0: never */
+    size_t watch_history; /* 0: the store's default */
     bool insecure;
     bool verbose;
 };
@@ -177,8 +180,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"config", required_argument, NULL, 'c'},
         {"controllers", required_argument, NULL, 'C'},
         {"executor", required_argument, NULL, 'x'},
-        {"gpus", required_argument, NULL, 'g'},
+        {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
+        {"feature-gates", required_argument, NULL, 'g'},
         {"insecure-http", no_argument, NULL, 'i'},
         {"event-ttl", required_argument, NULL, 't'},
         {"watch-history", required_argument, NULL, 'w'},
@@ -215,6 +219,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             o->executor = optarg;
             break;
         case 'g':
+            o->feature_gates = optarg;
+            break;
+        case 'G':
             o->gpus = optarg;
             break;
         case 'N':
@@ -277,7 +284,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         fprintf(stderr, "cueue serve: cannot read --config '%s': %s\n", o->config, strerror(errno));
         return 2;
     }
-    return 0;
+    return cli_feature_gates("serve", o->feature_gates, o->config);
 }
 
 static int fail(const struct err *e)

@@ -178,8 +178,9 @@ void srv_janitor_stop(struct srv *s); /* sets stopping */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
-/* admit.c: the built-in admission of Jobs (Kueue's Job webhook,
- * Kubernetes' Job update validation, the tenants' policy). */
+/* admit.c: the built-in admission of Jobs beyond the api layer's
+ * validation (which the store applies): Kueue's Job defaulting, the rules
+ * that depend on the namespace, the tenants' policy. */
 struct srv_admit {
     const struct srv_user *user;         /* borrowed: who writes */
     const struct api_configuration *cfg; /* borrowed; NULL: Kueue's defaults */
@@ -187,12 +188,12 @@ struct srv_admit {
     bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
     bool default_lq;                     /* ... and holds a LocalQueue named "default" */
 };
-/* Default and check a Job being created (changed in place). Returns 0,
- * ERR_INVALID with field causes, or ERR_FORBIDDEN (a tenant's Job that
- * would run outside its quota) with the reason in e. */
+/* Default and check a Job being created (changed in place). Returns 0 or
+ * ERR_FORBIDDEN (a tenant's Job that would run outside its quota) with the
+ * reason in e. */
 CU_MUST_CHECK int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e);
-/* Check an update of a Job (old as stored, job as it would be stored);
- * results as srv_admit_job_create. */
+/* Check an update of a Job (old as stored, job as it would be stored):
+ * 0, ERR_INVALID with field causes, or ERR_FORBIDDEN with the reason. */
 CU_MUST_CHECK int srv_admit_job_update(const struct srv_admit *a, const json_t *old,
                                        const json_t *job, struct err *e);
 /* Admission on create (obj is the object to store, changed in place). False

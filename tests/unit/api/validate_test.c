@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/defaults.h"
+#include "api/features.h"
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
@@ -494,10 +495,12 @@ static void test_wl_max_exec_time(void **state)
              "spec.maximumExecutionTimeSeconds in body should be greater than or equal to 1");
 }
 
+#define RESERVED_COND                                                                              \
+    "{'type':'QuotaReserved','status':'True','reason':'QuotaReserved','message':'m',"              \
+    "'lastTransitionTime':'2025-01-01T10:00:00Z'}"
 #define ADMITTED_STATUS(psa)                                                                       \
-    "{'conditions':[{'type':'QuotaReserved','status':'True','reason':'QuotaReserved','message':"   \
-    "'m','lastTransitionTime':'2025-01-01T10:00:00Z'}],'admission':{'clusterQueue':'cq',"          \
-    "'podSetAssignments':" psa "}}"
+    "{'conditions':[" RESERVED_COND "],'admission':{'clusterQueue':'cq','podSetAssignments':" psa  \
+    "}}"
 
 static void test_wl_admission_rules(void **state)
 {
@@ -835,7 +838,7 @@ static void test_update_rules(void **state)
              WLS("{'queueName':'a','podSets':[{'name':'main','count':2,'template':" POD(
                      "{'cpu':'1'}") "},{'name':'b','template':" POD("{}") "}]}",
                  "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'admission':{"
+             "{'conditions':[" RESERVED_COND "],'admission':{"
              "'clusterQueue':'cq','podSetAssignments':[{'name':'main','count':2},{'name':'b'}]}}");
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "spec.podSets: Invalid value: \"array\": field is immutable\n" W
@@ -843,31 +846,144 @@ static void test_update_rules(void **state)
     free(msg);
     /* Reclaimable pods only grow while reserved. */
     snprintf(old_doc, sizeof(old_doc), WLS("{'podSets':" PS("") "}", "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'reclaimablePods':[{'name':"
+             "{'conditions':[" RESERVED_COND "],'reclaimablePods':[{'name':"
              "'main','count':2}]}");
     snprintf(new_doc, sizeof(new_doc), WLS("{'podSets':" PS("") "}", "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}],'reclaimablePods':[{'name':"
+             "{'conditions':[" RESERVED_COND "],'reclaimablePods':[{'name':"
              "'main','count':1}]}");
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "status.reclaimablePods[main].count: Invalid value: 1: cannot be "
-                               "less then 2");
+                               "less than 2");
     free(msg);
     snprintf(new_doc, sizeof(new_doc), WLS("{'podSets':" PS("") "}", "%s"),
-             "{'conditions':[{'type':'QuotaReserved','status':'True'}]}");
+             "{'conditions':[" RESERVED_COND "]}");
     assert_int_equal(update(old_doc, new_doc, &msg), ERR_INVALID);
     assert_string_equal(msg, W "status.reclaimablePods[main]: Required value: cannot be removed");
     free(msg);
+    /* A flavor's topologyName stays; the rest of its spec may change. */
     assert_int_equal(update(RF("{'topologyName':'t','nodeLabels':{'a':'1'}}"),
-                            RF("{'topologyName':'t','nodeLabels':{'a':'2'}}"), &msg),
+                            RF("{'topologyName':'u','nodeLabels':{'a':'1'}}"), &msg),
                      ERR_INVALID);
     assert_string_equal(msg, "ResourceFlavor/rf: spec: Invalid value: \"object\": "
-                             "resourceFlavorSpec are immutable when topologyName is set");
+                             "topologyName is immutable when topologyName is set");
+    free(msg);
+    assert_int_equal(update(RF("{'topologyName':'t','nodeLabels':{'a':'1'}}"),
+                            RF("{'topologyName':'t','nodeLabels':{'a':'2'}}"), &msg),
+                     0);
     free(msg);
     /* Not reserved: both may change. */
     assert_int_equal(update(WL("{'queueName':'a','podSets':" PS("") "}"),
                             WL("{'queueName':'b','podSets':" PS(",'minCount':1") "}"), &msg),
                      0);
     free(msg);
+}
+
+/* ---- rules added with Kueue's webhooks in full ----------------------------------- */
+
+static void test_annotations(void **state)
+{
+    /* Keys are qualified names once lower-cased. */
+    expect(RF("{}"), "valid");
+    expect("{" KUEUE "'kind':'ResourceFlavor','metadata':{'name':'rf','annotations':{"
+           "'Example.COM/Key':'v'}}}",
+           "valid");
+    /* At most 256 KiB of keys and values. */
+    size_t n = 256 * 1024;
+    char *big = malloc(n + 256);
+    snprintf(big, n + 256,
+             "{" KUEUE "'kind':'ResourceFlavor','metadata':{'name':'rf',"
+             "'annotations':{'a':'");
+    size_t off = strlen(big);
+    memset(big + off, 'x', n);
+    snprintf(big + off + n, 256, "'}}}");
+    expect(big, "ResourceFlavor/rf: metadata.annotations: Too long: may not be more than "
+                "262144 bytes");
+    free(big);
+}
+
+static void test_wl_conditions_webhook(void **state)
+{
+    /* What the schema lets through and ValidateConditions does not. */
+    expect(WLS("{'podSets':" PS("") "}",
+               "{'conditions':[{'type':'Finished','status':'True','reason':'Done','message':'',"
+               "'observedGeneration':-1,'lastTransitionTime':'2025-01-01T10:00:00Z'}]}"),
+           W "status.conditions[0].observedGeneration: Invalid value: -1: "
+             "status.conditions[0].observedGeneration in body should be greater than or equal to "
+             "0");
+    expect(WLS("{'podSets':" PS("") "}",
+               "{'conditions':[{'type':'Finished','status':'True','reason':'Done','message':'',"
+               "'lastTransitionTime':'0001-01-01T00:00:00Z'}]}"),
+           W "status.conditions[0].lastTransitionTime: Required value");
+}
+
+static void test_wl_preemption_gates(void **state)
+{
+    expect(WL("{'podSets':" PS("") ",'preemptionGates':[{'name':''},{}]}"),
+           W "spec.preemptionGates[0].name: Invalid value: \"\": spec.preemptionGates[0].name in "
+             "body should be at least 1 chars long\n" W
+             "spec.preemptionGates[1].name: Required value");
+    expect(WL("{'podSets':" PS("") ",'preemptionGates':[{'name':'g','extra':1}]}"),
+           W "unknown field \"spec.preemptionGates[0].extra\"");
+}
+
+static void test_cq_concurrent_admission_flavors(void **state)
+{
+    struct fg_gates g;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(fg_gates_load(&g, "ConcurrentAdmission=true", NULL, &e), 0);
+    fg_use(&g);
+    char doc[8192];
+    size_t off = (size_t)snprintf(doc, sizeof(doc),
+                                  "{" KUEUE "'kind':'ClusterQueue','metadata':{'name':'bad-cq'},"
+                                  "'spec':{'resourceGroups':[{'coveredResources':['cpu'],"
+                                  "'flavors':[");
+    for (int i = 0; i < 17; i++)
+        off += (size_t)snprintf(doc + off, sizeof(doc) - off,
+                                "%s{'name':'f%d','resources':[{'name':'cpu','nominalQuota':1}]}",
+                                i ? "," : "", i);
+    snprintf(doc + off, sizeof(doc) - off,
+             "]}],'concurrentAdmissionPolicy':{'migration':{'mode':'TryPreferredFlavors'}}}}");
+    expect(doc, P "spec.resourceGroups[0].flavors: Invalid value: 17: cannot have more than 16 "
+                  "resource flavors in the ResourceGroup when ConcurrentAdmissionPolicy is "
+                  "defined");
+    fg_use(NULL);
+    expect(doc, "valid");
+}
+
+static void test_ac_v1beta2_fields(void **state)
+{
+    /* retryDelayMinutes is v1beta1's. */
+    expect("{" KUEUE "'kind':'AdmissionCheck','metadata':{'name':'prov'},'spec':{"
+           "'controllerName':'x','retryDelayMinutes':5}}",
+           "AdmissionCheck/prov: unknown field \"spec.retryDelayMinutes\"");
+}
+
+static void test_job_gated_rules(void **state)
+{
+    struct fg_gates g;
+    struct err e;
+    err_init(&e);
+    const char *layers =
+        JOB("{'template':{'metadata':{'annotations':{'kueue.x-k8s.io/"
+            "podset-slice-required-topology-constraints':'[{\\\"topology\\\":\\\"rack\\\","
+            "\\\"size\\\":1}]'}},"
+            "'spec':{'restartPolicy':'Never','containers':[{'name':'c'}]}}}");
+    expect(layers, "valid");
+    assert_int_equal(fg_gates_load(&g, "TASMultiLayerTopology=false", NULL, &e), 0);
+    fg_use(&g);
+    expect(layers, "Job/ns/j: spec.template.metadata.annotations[kueue.x-k8s.io/"
+                   "podset-slice-required-topology-constraints]: Forbidden: the "
+                   "TASMultiLayerTopology feature gate must be enabled to use this annotation");
+    /* Without WorkloadIdentifierAnnotations the label names the prebuilt
+     * Workload, and a short annotation is not read. */
+    assert_int_equal(fg_gates_load(&g, "WorkloadIdentifierAnnotations=false", NULL, &e), 0);
+    fg_use(&g);
+    expect("{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j','namespace':'ns',"
+           "'annotations':{'kueue.x-k8s.io/prebuilt-workload-name':'Bad_Name'}},'spec':{"
+           "'template':{'spec':{'restartPolicy':'Never','containers':[{'name':'c'}]}}}}",
+           "valid");
+    fg_use(NULL);
 }
 
 int main(void)
@@ -924,6 +1040,12 @@ int main(void)
         cmocka_unit_test(test_defaults_configuration),
         cmocka_unit_test(test_defaults_idempotent),
         cmocka_unit_test(test_update_rules),
+        cmocka_unit_test(test_annotations),
+        cmocka_unit_test(test_wl_conditions_webhook),
+        cmocka_unit_test(test_wl_preemption_gates),
+        cmocka_unit_test(test_cq_concurrent_admission_flavors),
+        cmocka_unit_test(test_ac_v1beta2_fields),
+        cmocka_unit_test(test_job_gated_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

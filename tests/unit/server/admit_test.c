@@ -1,6 +1,7 @@
 /* admit_test.c -- the built-in admission of Jobs (server/admit.c): Kueue's
- * defaulting and webhook rules, Kubernetes' Job update rules and the
- * tenants' policy, on JSON Jobs without a server. */
+ * defaulting, the rules that depend on the namespace and the tenants'
+ * policy, on JSON Jobs without a server. Kueue's and Kubernetes' Job
+ * validation is the api layer's (tests/unit/api/validate_job_test.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,32 +158,6 @@ static void test_create_tenant_policy(void **state)
     json_decref(j);
 }
 
-static void test_create_kueue_annotations(void **state)
-{
-    struct err e;
-    err_init(&e);
-    struct srv_admit a = adm(&admin, true, false, NULL);
-    json_t *j = job("q", false, 2);
-    set_annotation(j, "kueue.x-k8s.io/job-min-parallelism", "2");
-    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field,
-                        "metadata.annotations[kueue.x-k8s.io/job-min-parallelism]");
-    assert_string_equal(e.causes[0].message, "Invalid value: 2: should be between 0 and 1");
-    set_annotation(j, "kueue.x-k8s.io/job-min-parallelism", "x1");
-    err_init(&e);
-    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].message,
-                        "Invalid value: \"x1\": strconv.Atoi: parsing \"x1\": invalid syntax");
-    set_annotation(j, "kueue.x-k8s.io/job-min-parallelism", "1");
-    set_label(j, "kueue.x-k8s.io/max-exec-time-seconds", "0");
-    err_init(&e);
-    assert_int_equal(srv_admit_job_create(&a, j, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]");
-    assert_string_equal(e.causes[0].message, "Invalid value: 0: should be greater than 0");
-    assert_int_equal(e.ncauses, 1);
-    json_decref(j);
-}
-
 /* Update old -> new as user u in a managed namespace; returns the code. */
 static int update(const struct srv_user *u, bool default_lq, const json_t *old, const json_t *nw,
                   struct err *e)
@@ -195,15 +170,8 @@ static int update(const struct srv_user *u, bool default_lq, const json_t *old, 
 static void test_update_queue_name(void **state)
 {
     struct err e;
-    json_t *old = job("a", false, 1), *nw = job("b", false, 1);
-    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "metadata.labels[kueue.x-k8s.io/queue-name]");
-    assert_string_equal(e.causes[0].message, "Invalid value: \"b\": field is immutable");
-    json_decref(old);
-    json_decref(nw);
-    /* While suspended it may change. */
-    old = job("a", true, 1);
-    nw = job("b", true, 1);
+    /* (Its immutability while the Job runs is the api layer's.) */
+    json_t *old = job("a", true, 1), *nw = job("b", true, 1);
     assert_int_equal(update(&tenant, false, old, nw, &e), 0);
     /* Removing it: Kueue's error where a default queue exists, else the
      * tenant's policy (the Job would run unmanaged). */
@@ -232,7 +200,7 @@ static void test_update_unsuspend(void **state)
     json_decref(nw);
 }
 
-static void test_update_parallelism_and_completions(void **state)
+static void test_update_parallelism(void **state)
 {
     struct err e;
     json_t *old = job("a", false, 1), *nw = job("a", false, 3);
@@ -240,106 +208,19 @@ static void test_update_parallelism_and_completions(void **state)
     assert_string_equal(e.causes[0].field, "spec.parallelism");
     assert_string_equal(e.causes[0].message, "Forbidden: cannot change while the job is not "
                                              "suspended: Kueue admitted 1 pods");
+    /* Under partial admission the api layer's rule answers (the store
+     * applies it before this check runs). */
     set_annotation(old, "kueue.x-k8s.io/job-min-parallelism", "1");
     set_annotation(nw, "kueue.x-k8s.io/job-min-parallelism", "1");
-    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].message, "Forbidden: cannot change when partial admission is "
-                                             "enabled and the job is not suspended");
+    assert_int_equal(update(&admin, false, old, nw, &e), 0);
     /* Suspended before or after (the controllers' start and stop), or not
-     * Kueue's: Kubernetes' rules only. */
+     * Kueue's: no policy. */
     json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
     assert_int_equal(update(&admin, false, old, nw, &e), 0);
     json_t *plain_old = job(NULL, false, 1), *plain_new = job(NULL, false, 3);
     assert_int_equal(update(&admin, false, plain_old, plain_new, &e), 0);
-    /* Completions: immutable unless Indexed and in tandem with parallelism. */
-    json_object_set_new(at(plain_new, "spec", NULL), "completions", json_integer(5));
-    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "spec.completions");
-    assert_string_equal(e.causes[0].message, "Invalid value: 5: field is immutable");
-    json_object_set_new(at(plain_old, "spec", NULL), "completionMode", json_string("Indexed"));
-    json_object_set_new(at(plain_new, "spec", NULL), "completionMode", json_string("Indexed"));
-    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].message,
-                        "Invalid value: 5: can only be modified in tandem with spec.parallelism");
-    json_object_set_new(at(plain_new, "spec", NULL), "parallelism", json_integer(5));
-    assert_int_equal(update(&admin, false, plain_old, plain_new, &e), 0);
     json_decref(plain_old);
     json_decref(plain_new);
-    json_decref(old);
-    json_decref(nw);
-}
-
-static json_t *tpl_spec(json_t *j)
-{
-    return at(at(j, "spec", "template"), "spec", NULL);
-}
-
-static void test_update_template(void **state)
-{
-    struct err e;
-    json_t *old = job("a", true, 1), *nw = job("a", true, 1);
-    /* Scheduling directives of a suspended Job may change. */
-    json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
-    json_object_set_new(tpl_spec(nw), "affinity", json_pack("{s:{}}", "nodeAffinity"));
-    json_object_set_new(at(at(nw, "spec", "template"), "metadata", NULL), "labels",
-                        json_pack("{s:s}", "x", "y"));
-    assert_int_equal(update(&tenant, false, old, nw, &e), 0);
-    /* Not its containers. */
-    json_object_set_new(json_array_get(json_object_get(tpl_spec(nw), "containers"), 0), "image",
-                        json_string("other"));
-    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "spec.template");
-    assert_string_equal(e.causes[0].message, "Invalid value: \"object\": field is immutable");
-    json_decref(nw);
-    /* A running Job's directives are fixed too. */
-    json_object_set_new(at(old, "spec", NULL), "suspend", json_false());
-    nw = json_deep_copy(old);
-    json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
-    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "spec.template");
-    json_decref(nw);
-    /* Other fixed fields. */
-    nw = json_deep_copy(old);
-    json_object_set_new(at(nw, "spec", NULL), "managedBy", json_string("example.com/other"));
-    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "spec.managedBy");
-    assert_string_equal(e.causes[0].message,
-                        "Invalid value: \"example.com/other\": field is immutable");
-    json_decref(nw);
-    json_decref(old);
-}
-
-static void test_update_priority_class(void **state)
-{
-    struct err e;
-    json_t *old = job("a", false, 1), *nw = job("a", false, 1);
-    set_label(nw, "kueue.x-k8s.io/priority-class", "high");
-    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].message,
-                        "Invalid value: \"high\": WorkloadPriorityClass cannot be added to a "
-                        "non-suspended workload");
-    /* Changed while running is Kueue's "allowed at any time once present". */
-    set_label(old, "kueue.x-k8s.io/priority-class", "low");
-    assert_int_equal(update(&tenant, false, old, nw, &e), 0);
-    set_label(nw, "kueue.x-k8s.io/priority-class", NULL);
-    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].message,
-                        "Invalid value: \"\": WorkloadPriorityClass cannot be removed from a "
-                        "workload");
-    json_decref(old);
-    json_decref(nw);
-}
-
-static void test_update_max_exec_time(void **state)
-{
-    struct err e;
-    json_t *old = job("a", false, 1), *nw = job("a", false, 1);
-    set_label(nw, "kueue.x-k8s.io/max-exec-time-seconds", "60");
-    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].message, "Invalid value: \"60\": field is immutable");
-    json_object_set_new(at(old, "spec", NULL), "suspend", json_true());
-    json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
-    assert_int_equal(update(&admin, false, old, nw, &e), 0);
     json_decref(old);
     json_decref(nw);
 }
@@ -349,13 +230,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_default_queue_and_suspend),
         cmocka_unit_test(test_create_tenant_policy),
-        cmocka_unit_test(test_create_kueue_annotations),
         cmocka_unit_test(test_update_queue_name),
         cmocka_unit_test(test_update_unsuspend),
-        cmocka_unit_test(test_update_parallelism_and_completions),
-        cmocka_unit_test(test_update_template),
-        cmocka_unit_test(test_update_priority_class),
-        cmocka_unit_test(test_update_max_exec_time),
+        cmocka_unit_test(test_update_parallelism),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
