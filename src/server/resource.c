@@ -4,8 +4,7 @@
  *
  * Handlers translate HTTP into store calls and store results back into the
  * shapes clients expect; object semantics (versions, defaults, validation,
- * finalizers) are the store's. Authorization is checked here, per verb,
- * before anything is read. */
+ * finalizers) are the store's. Requests arrive authorized (server.c). */
 #include "server/srv_int.h"
 
 #include <errno.h>
@@ -38,32 +37,6 @@ static void gv_string(const struct store_resource *r, char *buf, size_t len)
 static bool is_custom(const struct store_resource *r)
 {
     return strstr(r->group, "x-k8s.io") != NULL;
-}
-
-static int reply_forbidden(struct srv_req *q, const char *verb, const struct store_resource *r,
-                           const char *ns, const char *name, const char *sub)
-{
-    char qual[160], msg[1024], res[160];
-    srv_qualified(r, qual, sizeof(qual));
-    snprintf(res, sizeof(res), "%s%s%s", r->plural, sub ? "/" : "", sub ? sub : "");
-    char scope[320];
-    if (ns && *ns)
-        snprintf(scope, sizeof(scope), "in the namespace \"%s\"", ns);
-    else
-        snprintf(scope, sizeof(scope), "at the cluster scope");
-    if (name && *name)
-        snprintf(msg, sizeof(msg),
-                 "%s \"%s\" is forbidden: User \"%s\" cannot %s resource \"%s\" in API group "
-                 "\"%s\" %s",
-                 qual, name, q->user.name, verb, res, r->group, scope);
-    else
-        snprintf(msg, sizeof(msg),
-                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" %s",
-                 qual, q->user.name, verb, res, r->group, scope);
-    json_t *d = srv_details(r, name);
-    int ret = srv_reply_status(q, 403, "Forbidden", msg, d);
-    json_decref(d);
-    return ret;
 }
 
 static int reply_method(struct srv_req *q)
@@ -704,14 +677,16 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     struct store_write_opts wo = {
         .dry_run = dry == 1, .status = status, .field_manager = srv_query(q, "fieldManager")};
     const char *ns = r->namespaced ? rt->ns : NULL;
+    srv_admit_default(r, obj);
     struct srv_admit adm;
-    srv_admit_update_opts(q, r, ns, &adm, &wo);
+    srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
     int rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
+    srv_admit_release(&adm);
     if (rc) {
-        ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "update");
+        ret = srv_admit_reply(q, rc, &e, r, ns, rt->name, "update");
         goto out;
     }
     ret = reply_object(q, r, stored, 200);
@@ -798,6 +773,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     }
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
+    srv_admit_default(a->res, out);
     if (check_fields(a->q, a->res, a->mode, out, e)) {
         json_decref(out);
         return NULL;
@@ -938,13 +914,13 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     struct store_write_opts wo = {.dry_run = dry == 1, .status = status, .field_manager = manager};
     const char *ns = r->namespaced ? rt->ns : NULL;
-    struct srv_admit adm;
-    srv_admit_update_opts(q, r, ns, &adm, &wo);
     int mode = field_mode(q, &ret);
     if (mode < 0) {
         json_decref(patch);
         return ret;
     }
+    struct srv_admit adm;
+    srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
     struct patch_arg arg = {type, patch, r, q, mode, false};
     json_t *stored = NULL;
     for (int attempt = 0; attempt < 3; attempt++) {
@@ -961,7 +937,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
             goto out;
         }
         if (rc) {
-            ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "patch");
+            ret = srv_admit_reply(q, rc, &e, r, ns, rt->name, "patch");
             goto out;
         }
         ret = reply_object(q, r, stored, 200);
@@ -970,6 +946,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     ret = srv_reply_status(q, 500, "InternalError", "apply kept racing with creates", NULL);
 out:
+    srv_admit_release(&adm);
     json_decref(patch);
     return ret;
 }
@@ -1129,32 +1106,26 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-static const char *verb_of(const char *method, const struct srv_route *rt, bool watch)
+/* Does the method apply to the route (collection: GET, HEAD, POST, DELETE;
+ * object: GET, HEAD, PUT, PATCH, DELETE; status: no DELETE)? */
+static bool method_ok(const char *method, const struct srv_route *rt)
 {
     bool coll = rt->kind == RT_COLLECTION;
     if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
-        return coll ? (watch ? "watch" : "list") : "get";
+        return true;
     if (!strcmp(method, "POST"))
-        return coll ? "create" : NULL;
-    if (!strcmp(method, "PUT"))
-        return coll ? NULL : "update";
-    if (!strcmp(method, "PATCH"))
-        return coll ? NULL : "patch";
+        return coll;
+    if (!strcmp(method, "PUT") || !strcmp(method, "PATCH"))
+        return !coll;
     if (!strcmp(method, "DELETE"))
-        return coll ? "deletecollection" : (rt->kind == RT_STATUS ? NULL : "delete");
-    return NULL;
+        return rt->kind != RT_STATUS;
+    return false;
 }
 
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
 {
-    bool watch = srv_parse_bool(srv_query(q, "watch"));
-    const char *verb = verb_of(q->method, rt, watch);
-    if (!verb)
+    if (!method_ok(q->method, rt))
         return reply_method(q);
-    const char *ns = rt->ns[0] ? rt->ns : NULL;
-    const char *sub = rt->kind == RT_STATUS ? "status" : NULL;
-    if (!srv_authorize(&q->user, verb, rt->res, rt->res->namespaced ? ns : NULL, sub))
-        return reply_forbidden(q, verb, rt->res, ns, rt->name, sub);
 
     const char *m = q->method;
     if (rt->kind == RT_COLLECTION) {
@@ -1183,12 +1154,6 @@ int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
     bool cq = rt->kind == RT_PENDING_CQ;
     const struct store_resource *r =
         store_resource_find(cq ? "clusterqueues.kueue.x-k8s.io" : "localqueues.kueue.x-k8s.io");
-    struct store_resource vis = {.group = "visibility.kueue.x-k8s.io",
-                                 .plural = cq ? "clusterqueues" : "localqueues",
-                                 .kind = cq ? "ClusterQueue" : "LocalQueue",
-                                 .namespaced = !cq};
-    if (!srv_authorize(&q->user, "get", &vis, cq ? NULL : rt->ns, "pendingworkloads"))
-        return reply_forbidden(q, "get", &vis, cq ? NULL : rt->ns, rt->name, "pendingworkloads");
     size_t offset = 0, limit = 1000;
     const char *v = srv_query(q, "offset");
     if (v && !parse_size(v, &offset))

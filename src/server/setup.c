@@ -498,7 +498,7 @@ static void tighten(int dfd, const char *path, int depth)
  * every object had been deleted. */
 static int check_store_file(const char *dir, struct err *e)
 {
-    static const char *const keys[] = {"admin-token", "ca.key", "tokens", NULL};
+    static const char *const keys[] = {"admin-token", "ca.key", "sa.key", "tokens", NULL};
     char *db = path_in(dir, "store.db");
     struct stat st;
     int rc = 0;

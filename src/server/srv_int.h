@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "api/selector.h"
+#include "server/rbac.h"
 #include "base/compiler.h"
 #include "base/strbuf.h"
 #include "server/server.h"
@@ -20,21 +21,50 @@ struct http_req;
 struct http_resp;
 struct http_server;
 
-#define SRV_MAX_NAMESPACES 16
+#define SRV_AUTHENTICATED "system:authenticated"
+#define SRV_MAX_FILE_GROUPS 16 /* groups of a user of the tokens file */
+#define SRV_MAX_GROUPS 20      /* ... and those the server adds */
 
-/* Who is calling: the admin, or a tenant bound to namespaces. */
-struct srv_user {
-    char name[128];
-    bool admin;
-    size_t nns;
-    char ns[SRV_MAX_NAMESPACES][64];
+/* What a service account token names (satoken.c): the account, and the
+ * Pod or Secret it is bound to, all of which must still exist. */
+struct srv_sa_claims {
+    char ns[64];
+    char name[254];
+    char uid[64];
+    char jti[64];
+    char bound_kind[16]; /* "Pod", "Secret" or "" */
+    char bound_name[254];
+    char bound_uid[64];
+    int64_t exp; /* seconds since the epoch */
 };
 
-/* The tenant tokens file, re-read when it changes (auth.c). */
+/* Who is calling (auth.c): a user name and its groups. */
+struct srv_user {
+    char name[320]; /* system:serviceaccount:NS:NAME fits */
+    char uid[64];
+    size_t ngroups;
+    char groups[SRV_MAX_GROUPS][128];
+    bool sa; /* authenticated by a service account token: sa_claims hold it */
+    struct srv_sa_claims sa_claims;
+};
+
+/* Is u in group? */
+bool srv_user_in(const struct srv_user *u, const char *group);
+/* Add group to u (once; silently not beyond SRV_MAX_GROUPS). */
+void srv_user_add_group(struct srv_user *u, const char *group);
+/* u as RBAC sees it; groups (at least u->ngroups long) holds the
+ * pointers. Both borrow u. */
+void srv_user_rbac(const struct srv_user *u, struct rbac_user *out, const char **groups);
+/* Make u the admin (the admin token, or no token on --insecure-http). */
+void srv_user_admin(struct srv_user *u);
+
+/* The tokens file, re-read when it changes, and the key of service account
+ * tokens (auth.c). */
 struct srv_auth {
     pthread_mutex_t lock;
     char *admin_token;
-    char *path; /* NULL: no tenants */
+    unsigned char sa_key[32]; /* signs and checks service account tokens */
+    char *path;               /* NULL: no users */
     /* The file as last read: identity, and when it was read. */
     dev_t dev;
     ino_t ino; /* 0: nothing read */
@@ -49,10 +79,20 @@ struct srv_auth {
     size_t n;
 };
 
+/* The RBAC policy in force, rebuilt from the store after any change to a
+ * role or binding (authz.c). */
+struct srv_authz {
+    pthread_mutex_t lock;
+    struct rbac_policy *policy; /* a reference; NULL until first needed */
+    struct store_watch *watches[4];
+    int dirty; /* atomic: a watched kind changed since the policy was built */
+};
+
 struct srv {
     struct http_server *http;
     struct store *store;
     struct srv_auth auth;
+    struct srv_authz authz;
     size_t max_body; /* the request body cap, which also bounds a patch's result */
     int port;
     bool anonymous_admin;
@@ -89,6 +129,7 @@ enum srv_route_kind {
     RT_OBJECT,     /* .../R/N */
     RT_STATUS,     /* .../R/N/status */
     RT_POD_LOG,    /* /api/v1/namespaces/NS/pods/N/log (podlog.c) */
+    RT_SA_TOKEN,   /* /api/v1/namespaces/NS/serviceaccounts/N/token (satoken.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
 };
@@ -167,8 +208,17 @@ int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
 
-/* review.c: SelfSubjectAccessReview and SelfSubjectReview (kubectl auth). */
-int srv_handle_review(struct srv_req *q, bool *handled);
+/* review.c: the access and rules reviews, SelfSubjectReview and
+ * TokenReview, which no store keeps. */
+struct srv_review_kind {
+    const char *group, *plural, *kind;
+    bool namespaced;
+};
+/* The review kind a POST path names (route r is set by the caller: NULL
+ * when the path is no review), with its namespace (LocalSubjectAccessReview)
+ * copied into ns. */
+const struct srv_review_kind *srv_review_route(const char *path, char *ns, size_t len);
+int srv_handle_review(struct srv_req *q, const struct srv_review_kind *k, const char *ns);
 
 /* janitor.c: the Event expiry thread. */
 int srv_janitor_start(struct srv *s);
@@ -178,31 +228,48 @@ void srv_janitor_stop(struct srv *s); /* sets stopping */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
-/* admit.c: the built-in admission of Jobs beyond the api layer's
+/* admit.c: the built-in admission: of Jobs beyond the api layer's
  * validation (which the store applies): Kueue's Job defaulting, the rules
- * that depend on the namespace, the tenants' policy. */
+ * that depend on the namespace, the tenants' policy; and of the RBAC kinds
+ * (authz.c's checks). */
 struct srv_admit {
+    struct srv_req *q;                   /* borrowed: the write's request */
     const struct srv_user *user;         /* borrowed: who writes */
+    bool may_run_unmanaged;              /* holds SRV_VERB_UNMANAGED on the Job (authz.c) */
     const struct api_configuration *cfg; /* borrowed; NULL: Kueue's defaults */
     bool ns_exists;                      /* the Job's namespace exists */
     bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
     bool default_lq;                     /* ... and holds a LocalQueue named "default" */
+    struct rbac_policy *policy;          /* for an RBAC kind: a reference (srv_admit_release) */
 };
 /* Default and check a Job being created (changed in place). Returns 0 or
- * ERR_FORBIDDEN (a tenant's Job that would run outside its quota) with the
- * reason in e. */
+ * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in
+ * e. */
 CU_MUST_CHECK int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e);
 /* Check an update of a Job (old as stored, job as it would be stored):
  * 0, ERR_INVALID with field causes, or ERR_FORBIDDEN with the reason. */
 CU_MUST_CHECK int srv_admit_job_update(const struct srv_admit *a, const json_t *old,
                                        const json_t *job, struct err *e);
+/* The defaults the server gives kinds the api layer does not know (RBAC),
+ * in place: before any write of r. */
+void srv_admit_default(const struct store_resource *r, json_t *obj);
 /* Admission on create (obj is the object to store, changed in place). False
  * when the object is refused: the reply is sent, its result in *ret. */
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret);
-/* Admission of an update of r in ns: fills *a (which must live until the
- * write returns) and sets wo's check, for the kinds admission judges. */
+/* Admission of an update of r's object ns/name: fills *a (which must live
+ * until the write returns; then srv_admit_release it) and sets wo's check,
+ * for the kinds admission judges. */
 void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
-                           struct srv_admit *a, struct store_write_opts *wo);
+                           const char *name, struct srv_admit *a, struct store_write_opts *wo);
+void srv_admit_release(struct srv_admit *a);
+/* A refused write answered: 403 `<resource> "<name>" is forbidden: <why>`
+ * for ERR_FORBIDDEN, 404 with e's message for ERR_NOT_FOUND, else as
+ * srv_reply_err. */
+int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct store_resource *r,
+                    const char *ns, const char *name, const char *op);
+/* 403 `<resource> "<name>" is forbidden: <why>` (name may be NULL). */
+int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
+                            const char *why);
 
 /* watch.c */
 int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *label_selector,
@@ -251,20 +318,81 @@ json_t *srv_patch_apply(enum srv_patch_type type, const json_t *doc, const json_
                         size_t max_bytes, struct err *e);
 
 /* auth.c */
-void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path);
+/* sa_key: the 32 bytes that sign service account tokens (copied), or NULL
+ * for a random key of this process. */
+void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path,
+                   const unsigned char *sa_key);
 void srv_auth_release(struct srv_auth *a);
-/* Find the caller by "Authorization: Bearer ..." (NULL header = anonymous). */
+/* Find the caller by "Authorization: Bearer ..." (NULL header = anonymous).
+ * A service account token is checked here only as far as it can be without
+ * the store (signature, expiry, audience): srv_sa_token_live does the rest. */
 bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out);
-/* May u do verb on resource r (NULL for non-resource paths) in ns (NULL:
- * cluster scope), subresource sub (NULL, "status" or "pendingworkloads")? */
-bool srv_authorize(const struct srv_user *u, const char *verb, const struct store_resource *r,
-                   const char *ns, const char *sub);
-/* May u do verb on a non-resource path (e.g. "/metrics")? Everyone
- * authenticated may read discovery and OpenAPI; /metrics is the admin's. */
-bool srv_authorize_path(const struct srv_user *u, const char *verb, const char *path);
-/* 403 for a non-resource path, worded as kube-apiserver words it:
- * `forbidden: User "u" cannot get path "/metrics"`. */
-int srv_reply_forbidden_path(struct srv_req *q, const char *verb, const char *path);
+
+/* satoken.c: service account tokens, signed JWTs (HS256). */
+#define SRV_SA_ISSUER "https://kubernetes.default.svc.cluster.local"
+/* A token carrying claims (borrowed), signed with key (32 bytes). Owned. */
+char *srv_sa_token_sign(const unsigned char *key, const json_t *claims);
+/* Is token a valid service account token for one of audiences (NULL: the
+ * API server's own, SRV_SA_ISSUER)? Fills u (its name, groups, claims)
+ * when it is. Checks what needs no store: signature, times, issuer. */
+bool srv_sa_token_authenticate(const unsigned char *key, const char *token, const json_t *audiences,
+                               struct srv_user *u);
+/* Do the account and the object a token is bound to still exist, with the
+ * uids it names? ERR_UNAUTHORIZED with the reason when not. */
+CU_MUST_CHECK int srv_sa_token_live(struct store *st, const struct srv_sa_claims *c, struct err *e);
+/* POST .../serviceaccounts/N/token: a TokenRequest. */
+int srv_handle_token_request(struct srv_req *q, const struct srv_route *rt);
+
+/* authz.c: RBAC over the stored roles and bindings. */
+/* The verb on jobs.batch that lets a caller run a Job outside Kueue's quota
+ * (no queue, no resource requests, unsuspended by hand): cluster-admin's
+ * `*` holds it. */
+#define SRV_VERB_UNMANAGED "run-unmanaged"
+CU_MUST_CHECK int srv_authz_start(struct srv *s, struct err *e);
+void srv_authz_stop(struct srv *s);
+/* The policy in force (a reference: rbac_policy_unref it), rebuilt first
+ * if a role or binding changed. */
+struct rbac_policy *srv_policy(struct srv *s);
+/* May the caller do a? */
+bool srv_can(struct srv_req *q, const struct rbac_attrs *a);
+/* May the caller do verb on resource r in ns (NULL: cluster scope), object
+ * name (may be NULL), subresource sub (may be NULL)? */
+bool srv_can_resource(struct srv_req *q, const char *verb, const struct store_resource *r,
+                      const char *ns, const char *name, const char *sub);
+/* Act as the user the Impersonate-User, -Group, -Uid and -Extra-* headers
+ * name, when the caller may impersonate each (kube's impersonation
+ * filter). False after replying (403, or 400 for groups without a user). */
+bool srv_impersonate(struct srv_req *q, int *ret);
+/* 403, worded as kube-apiserver words a refusal of a. */
+int srv_reply_forbidden(struct srv_req *q, const struct rbac_attrs *a);
+/* Escalation prevention and the RBAC objects' own rules on the caller's
+ * write of r (obj as it would be stored; old the object it replaces, or
+ * NULL), judged by policy p (it may run under the store's write lock, so
+ * it reads nothing but p): 0, or ERR_INVALID with causes, ERR_FORBIDDEN
+ * with Kubernetes' message, or ERR_NOT_FOUND for a binding's missing role.
+ * A no-op for other kinds. */
+CU_MUST_CHECK int srv_rbac_admit(struct srv_req *q, const struct rbac_policy *p,
+                                 const struct store_resource *r, const json_t *obj,
+                                 const json_t *old, struct err *e);
+/* A request's authorization attributes, with the storage they need. */
+struct srv_attrs {
+    struct rbac_attrs a; /* borrows q, rt and the buffers below */
+    char verb[16];
+    char name[256];
+};
+/* Fill out for q at route rt: a resource request for the resource routes,
+ * a path (the lower-case method on q->path) otherwise. */
+void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv_attrs *out);
+/* Is r one of the four RBAC kinds? */
+bool srv_is_rbac(const struct store_resource *r);
+
+/* bootstrap.c: the roles and bindings every server starts with. */
+/* Every bootstrap object (owned array): Kubernetes' default ClusterRoles
+ * and ClusterRoleBindings (cluster-admin bound to system:masters,
+ * discovery, the self reviews, admin/edit/view aggregated) and Kueue's
+ * ClusterRoles (kueue-batch-admin-role, kueue-batch-user-role and the roles
+ * they aggregate). */
+json_t *srv_bootstrap_objects(void);
 
 /* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
  * caps on size and depth, duplicate keys refused), or, when its Content-Type

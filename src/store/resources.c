@@ -20,9 +20,12 @@ static const char *const sn_wpc[] = {"wpc", NULL};
 static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
+static const char *const sn_sa[] = {"sa", NULL};
 static const char *const cat_all[] = {"all", NULL};
 
 #define KUEUE "kueue.x-k8s.io"
+#define RBAC "rbac.authorization.k8s.io"
+#define ADMREG "admissionregistration.k8s.io"
 
 static const struct store_resource resources[] = {
     {"", "v1", "namespaces", "namespace", "Namespace", "namespaces", false, true, sn_ns, NULL},
@@ -33,6 +36,21 @@ static const struct store_resource resources[] = {
      false, NULL, NULL},
     {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
      "priorityclasses.scheduling.k8s.io", false, false, sn_pc, NULL},
+    {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", "serviceaccounts", true,
+     false, sn_sa, NULL},
+    {RBAC, "v1", "roles", "role", "Role", "roles." RBAC, true, false, NULL, NULL},
+    {RBAC, "v1", "rolebindings", "rolebinding", "RoleBinding", "rolebindings." RBAC, true, false,
+     NULL, NULL},
+    {RBAC, "v1", "clusterroles", "clusterrole", "ClusterRole", "clusterroles." RBAC, false, false,
+     NULL, NULL},
+    {RBAC, "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding",
+     "clusterrolebindings." RBAC, false, false, NULL, NULL},
+    {ADMREG, "v1", "mutatingwebhookconfigurations", "mutatingwebhookconfiguration",
+     "MutatingWebhookConfiguration", "mutatingwebhookconfigurations." ADMREG, false, false, NULL,
+     NULL},
+    {ADMREG, "v1", "validatingwebhookconfigurations", "validatingwebhookconfiguration",
+     "ValidatingWebhookConfiguration", "validatingwebhookconfigurations." ADMREG, false, false,
+     NULL, NULL},
     {KUEUE, "v1beta2", "resourceflavors", "resourceflavor", "ResourceFlavor",
      "resourceflavors." KUEUE, false, false, sn_rf, NULL},
     {KUEUE, "v1beta2", "cohorts", "cohort", "Cohort", "cohorts." KUEUE, false, true, sn_co, NULL},

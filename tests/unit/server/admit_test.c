@@ -16,8 +16,9 @@
 #include "base/err.h"
 #include "server/srv_int.h"
 
-static const struct srv_user tenant = {.name = "alice", .admin = false};
-static const struct srv_user admin = {.name = "admin", .admin = true};
+static const struct srv_user tenant = {.name = "alice"};
+/* Whoever RBAC allows run-unmanaged on Jobs (cluster-admin). */
+static const struct srv_user admin = {.name = "admin"};
 
 /* A Job in namespace team-a: queue NULL for none, suspend as given. */
 static json_t *job(const char *queue, bool suspend, int parallelism)
@@ -70,7 +71,12 @@ static bool is_suspended(json_t *j)
 static struct srv_admit adm(const struct srv_user *u, bool managed, bool default_lq,
                             const struct api_configuration *cfg)
 {
-    return (struct srv_admit){u, cfg, true, managed, default_lq};
+    return (struct srv_admit){.user = u,
+                              .may_run_unmanaged = u == &admin,
+                              .cfg = cfg,
+                              .ns_exists = true,
+                              .ns_managed = managed,
+                              .default_lq = default_lq};
 }
 
 static void test_create_default_queue_and_suspend(void **state)
