@@ -84,7 +84,9 @@ kind: LocalQueue
 metadata: {name: q, namespace: team-a}
 spec: {clusterQueue: cq}
 YAML
-tenant alice team-a
+# A developer: Kueue's batch-user role for Jobs, Kubernetes' view for the
+# pods' logs (Kueue's roles grant no Pods).
+ROLES="kueue-batch-user-role view" tenant alice team-a
 until_match "the ClusterQueue is active" 15 '^True$' \
     k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 
