@@ -141,12 +141,15 @@ static const char *type_name(const json_t *v)
     }
 }
 
-/* Record "Invalid value: "<got>": PATH in body must be of type <want>: "<got>""
- * at the current path (the path the caller pushed). */
+void api_type_error(struct err *e, const json_t *v, const char *want)
+{
+    err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
+              type_name(v), e->path, want, type_name(v));
+}
+
 static void type_err(struct dec *d, const json_t *v, const char *want)
 {
-    err_field(d->e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
-              type_name(v), d->e->path, want, type_name(v));
+    api_type_error(d->e, v, want);
     d->failed = true;
 }
 

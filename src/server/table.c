@@ -169,6 +169,83 @@ static const struct column lease_cols[] = {
      "when this object was created."},
     END_COL};
 
+#define AGE_BUILTIN                                                                                \
+    {                                                                                              \
+        "Age", COL_STRING, NULL, 0,                                                                \
+            "CreationTimestamp is a timestamp representing the server time when this object was "  \
+            "created."                                                                             \
+    }
+
+static const struct column node_cols[] = {
+    NAME_COL,
+    {"Status", COL_STRING, NULL, 0, "The status of the node"},
+    {"Roles", COL_STRING, NULL, 0, "The roles of the node"},
+    AGE_BUILTIN,
+    {"Version", COL_STRING, NULL, 0, "Kubelet Version reported by the node."},
+    {"Internal-IP", COL_STRING, NULL, 1, "List of internal IPs."},
+    {"External-IP", COL_STRING, NULL, 1, "List of external IPs."},
+    {"OS-Image", COL_STRING, NULL, 1,
+     "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."},
+    {"Kernel-Version", COL_STRING, NULL, 1,
+     "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."},
+    {"Container-Runtime", COL_STRING, NULL, 1,
+     "Container runtime version reported by the node through runtime remote API (e.g. "
+     "containerd://1.4.2)."},
+    END_COL};
+
+static const struct column svc_cols[] = {
+    NAME_COL,
+    {"Type", COL_STRING, NULL, 0, "The type of service."},
+    {"Cluster-IP", COL_STRING, NULL, 0, "The cluster IP of the service."},
+    {"External-IP", COL_STRING, NULL, 0, "The external IP of the service."},
+    {"Port(s)", COL_STRING, NULL, 0, "The ports of the service."},
+    AGE_BUILTIN,
+    {"Selector", COL_STRING, NULL, 1,
+     "Route service traffic to pods with label keys and values matching this selector."},
+    END_COL};
+
+static const struct column ep_cols[] = {
+    NAME_COL,
+    {"Endpoints", COL_STRING, NULL, 0, "Endpoints of the service."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column eps_cols[] = {
+    NAME_COL,
+    {"AddressType", COL_STRING, NULL, 0,
+     "The IP protocol for this slice of endpoints (IPv4, IPv6 or FQDN)."},
+    {"Ports", COL_STRING, NULL, 0, "Enumerated ports for these endpoints."},
+    {"Endpoints", COL_STRING, NULL, 0, "Addresses of the endpoints in this slice."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column cm_cols[] = {
+    NAME_COL,
+    {"Data", COL_INTEGER, NULL, 0, "The number of entries in this ConfigMap."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column secret_cols[] = {
+    NAME_COL,
+    {"Type", COL_STRING, NULL, 0, "The type of the secret."},
+    {"Data", COL_INTEGER, NULL, 0, "The number of entries in this secret."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column created_at_cols[] = {
+    NAME_COL,
+    {"Created At", COL_DATE, ".metadata.creationTimestamp", 0,
+     "CreationTimestamp is a timestamp representing the server time when this object was "
+     "created."},
+    END_COL};
+
+static const struct column claim_cols[] = {
+    NAME_COL,
+    {"State", COL_STRING, NULL, 0,
+     "A summary of the claim's state: pending, allocated, reserved, or deleted."},
+    AGE_BUILTIN,
+    END_COL};
+
 /* ---- helpers ------------------------------------------------------------ */
 
 void srv_human_duration(int64_t ms, char *buf, size_t len)
@@ -543,6 +620,214 @@ static void compute_pc(const json_t *o, json_t *row, int64_t now)
     add_str(row, p ? p : "PreemptLowerPriority");
 }
 
+/* "Ready", "NotReady" or "Unknown", then ",SchedulingDisabled" when cordoned. */
+static void compute_node(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    const char *ready = "Unknown";
+    size_t i;
+    const json_t *c;
+    json_array_foreach(get_path(o, "status.conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *st = json_string_value(json_object_get(c, "status"));
+        if (t && !strcmp(t, "Ready"))
+            ready = st && !strcmp(st, "True")    ? "Ready"
+                    : st && !strcmp(st, "False") ? "NotReady"
+                                                 : "Unknown";
+    }
+    char status[64];
+    snprintf(status, sizeof(status), "%s%s", ready,
+             json_is_true(get_path(o, "spec.unschedulable")) ? ",SchedulingDisabled" : "");
+    add_str(row, status);
+    struct sb roles = SB_INIT;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)get_path(o, "metadata.labels"), k, v)
+    {
+        const char *role = NULL;
+        if (!strncmp(k, "node-role.kubernetes.io/", 24) && k[24])
+            role = k + 24;
+        else if (!strcmp(k, "kubernetes.io/role"))
+            role = json_string_value(v);
+        if (role && *role)
+            sb_addf(&roles, "%s%s", roles.len ? "," : "", role);
+    }
+    add_str(row, roles.len ? sb_str(&roles) : "<none>");
+    sb_release(&roles);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    add_at(row, o, "status.nodeInfo.kubeletVersion");
+    const char *types[] = {"InternalIP", "ExternalIP"};
+    for (int t = 0; t < 2; t++) {
+        const char *ip = NULL;
+        json_array_foreach(get_path(o, "status.addresses"), i, c)
+        {
+            const char *at = json_string_value(json_object_get(c, "type"));
+            if (!ip && at && !strcmp(at, types[t]))
+                ip = json_string_value(json_object_get(c, "address"));
+        }
+        add_str(row, ip ? ip : "<none>");
+    }
+    const char *os = str_at(o, "status.nodeInfo.osImage");
+    add_str(row, os && *os ? os : "<unknown>");
+    const char *kv = str_at(o, "status.nodeInfo.kernelVersion");
+    add_str(row, kv && *kv ? kv : "<unknown>");
+    const char *cr = str_at(o, "status.nodeInfo.containerRuntimeVersion");
+    add_str(row, cr && *cr ? cr : "<unknown>");
+}
+
+static void compute_service(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    const char *type = str_at(o, "spec.type");
+    add_str(row, type ? type : "ClusterIP");
+    const char *cip = str_at(o, "spec.clusterIP");
+    add_str(row, cip && *cip ? cip : "<none>");
+    struct sb ext = SB_INIT;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(get_path(o, "spec.externalIPs"), i, v)
+        sb_addf(&ext, "%s%s", ext.len ? "," : "", json_string_value(v) ? json_string_value(v) : "");
+    if (type && !strcmp(type, "ExternalName")) {
+        const char *en = str_at(o, "spec.externalName");
+        sb_adds(&ext, en ? en : "");
+    }
+    add_str(row, ext.len                                   ? sb_str(&ext)
+                 : (type && !strcmp(type, "LoadBalancer")) ? "<pending>"
+                                                           : "<none>");
+    sb_release(&ext);
+    struct sb ports = SB_INIT;
+    json_array_foreach(get_path(o, "spec.ports"), i, v)
+    {
+        json_int_t port = json_integer_value(json_object_get(v, "port"));
+        json_int_t node = json_integer_value(json_object_get(v, "nodePort"));
+        const char *proto = json_string_value(json_object_get(v, "protocol"));
+        if (ports.len)
+            sb_addch(&ports, ',');
+        sb_addf(&ports, "%lld", (long long)port);
+        if (node)
+            sb_addf(&ports, ":%lld", (long long)node);
+        sb_addf(&ports, "/%s", proto ? proto : "TCP");
+    }
+    add_str(row, ports.len ? sb_str(&ports) : "<none>");
+    sb_release(&ports);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    struct sb sel = SB_INIT;
+    const char *k;
+    json_object_foreach((json_t *)get_path(o, "spec.selector"), k, v) sb_addf(
+        &sel, "%s%s=%s", sel.len ? "," : "", k, json_string_value(v) ? json_string_value(v) : "");
+    add_str(row, sel.len ? sb_str(&sel) : "<none>");
+    sb_release(&sel);
+}
+
+/* At most three addresses, then " + N more...", as kubectl's printer does. */
+static void add_limited(struct sb *out, size_t *count, const char *text)
+{
+    if (*count < 3)
+        sb_addf(out, "%s%s", *count ? "," : "", text);
+    (*count)++;
+}
+
+static void finish_limited(json_t *row, struct sb *out, size_t count, const char *empty)
+{
+    if (count > 3)
+        sb_addf(out, " + %zu more...", count - 3);
+    add_str(row, count ? sb_str(out) : empty);
+    sb_release(out);
+}
+
+static void compute_endpoints(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    struct sb s = SB_INIT;
+    size_t n = 0, i, j, k;
+    const json_t *sub, *a, *p;
+    json_array_foreach(get_path(o, "subsets"), i, sub)
+    {
+        json_array_foreach(json_object_get(sub, "addresses"), j, a)
+        {
+            const char *ip = json_string_value(json_object_get(a, "ip"));
+            const json_t *ports = json_object_get(sub, "ports");
+            if (!json_array_size(ports))
+                add_limited(&s, &n, ip ? ip : "");
+            json_array_foreach(ports, k, p)
+            {
+                char buf[300];
+                snprintf(buf, sizeof(buf), "%s:%lld", ip ? ip : "",
+                         (long long)json_integer_value(json_object_get(p, "port")));
+                add_limited(&s, &n, buf);
+            }
+        }
+    }
+    finish_limited(row, &s, n, "<none>");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_endpointslice(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "addressType");
+    struct sb s = SB_INIT;
+    size_t n = 0, i, j;
+    const json_t *v, *a;
+    json_array_foreach(get_path(o, "ports"), i, v)
+    {
+        char buf[32];
+        const json_t *port = json_object_get(v, "port");
+        snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(port));
+        add_limited(&s, &n, json_is_integer(port) ? buf : "<unset>");
+    }
+    finish_limited(row, &s, n, "<unset>");
+    n = 0;
+    json_array_foreach(get_path(o, "endpoints"), i, v)
+        json_array_foreach(json_object_get(v, "addresses"), j, a)
+            add_limited(&s, &n, json_string_value(a) ? json_string_value(a) : "");
+    finish_limited(row, &s, n, "<unset>");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_configmap(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    json_array_append_new(row,
+                          json_integer((json_int_t)(json_object_size(get_path(o, "data")) +
+                                                    json_object_size(get_path(o, "binaryData")))));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_secret(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "type");
+    json_array_append_new(row, json_integer((json_int_t)json_object_size(get_path(o, "data"))));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_created_at(const json_t *o, json_t *row, int64_t now)
+{
+    (void)now;
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "metadata.creationTimestamp");
+}
+
+/* pending, or allocated and/or reserved, then deleted when being deleted. */
+static void compute_claim(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    struct sb s = SB_INIT;
+    if (get_path(o, "status.allocation"))
+        sb_adds(&s, "allocated");
+    if (json_array_size(get_path(o, "status.reservedFor")))
+        sb_addf(&s, "%sreserved", s.len ? "," : "");
+    if (!s.len)
+        sb_adds(&s, "pending");
+    if (str_at(o, "metadata.deletionTimestamp"))
+        sb_adds(&s, ",deleted");
+    add_str(row, sb_str(&s));
+    sb_release(&s);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
 static const struct printer printers[] = {
     {"priorityclasses.scheduling.k8s.io", pc_cols, compute_pc},
     {"clusterqueues.kueue.x-k8s.io", cq_cols, NULL},
@@ -554,6 +839,14 @@ static const struct printer printers[] = {
     {"pods", pod_cols, compute_pod},
     {"events", ev_cols, compute_event},
     {"leases.coordination.k8s.io", lease_cols, compute_lease},
+    {"nodes", node_cols, compute_node},
+    {"services", svc_cols, compute_service},
+    {"endpoints", ep_cols, compute_endpoints},
+    {"endpointslices.discovery.k8s.io", eps_cols, compute_endpointslice},
+    {"configmaps", cm_cols, compute_configmap},
+    {"secrets", secret_cols, compute_secret},
+    {"limitranges", created_at_cols, compute_created_at},
+    {"resourceclaims.resource.k8s.io", claim_cols, compute_claim},
 };
 
 static const struct printer *printer_for(const struct store_resource *r)

@@ -3,10 +3,13 @@
  * Every create and update passes through one function (store__admit_api),
  * so that the store's own tests can replace it with a fake and so that the
  * store does not depend on which kinds the api layer knows: defaulting
- * (dflt_object) applies to every document, and a kind the api layer does not
- * decode (Pods, Events, Leases) is stored as given. */
+ * (dflt_object) applies to every document, the built-in kinds the api layer
+ * keeps as documents get their API server defaults and checks (builtin.h),
+ * and a kind it does not know at all (Pods, Events, Leases) is stored as
+ * given. */
 #include <string.h>
 
+#include "api/builtin.h"
 #include "api/defaults.h"
 #include "api/objects.h"
 #include "api/validate.h"
@@ -18,7 +21,7 @@ int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *
     (void)r;
     dflt_object(doc);
     if (api_doc_kind(doc) == API_KIND_UNKNOWN)
-        return 0;
+        return builtin_admit(doc, old, e);
     struct api_object *o = NULL;
     int rc = api_object_decode(doc, &o, e);
     if (rc)

@@ -3,7 +3,10 @@
  * Names, short names, scope and subresources follow Kueue's v1beta2 CRD
  * markers (apis/kueue/v1beta2, the *_types.go files) and Kubernetes for the built-in
  * kinds (spec/apiserver.md section 2.4). Kueue's CRDs declare no categories;
- * Pods and Jobs are in `all`, as on a real API server. */
+ * Pods, Services and Jobs are in `all`, as on a real API server. The
+ * built-in kinds are those a Kueue installation meets: Nodes, Services
+ * and their endpoints (webhooks, `kubectl cluster-info`), ConfigMaps,
+ * Secrets, LimitRanges and the DRA kinds of resource.k8s.io. */
 #include <string.h>
 
 #include "store/store.h"
@@ -21,6 +24,11 @@ static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
 static const char *const sn_sa[] = {"sa", NULL};
+static const char *const sn_no[] = {"no", NULL};
+static const char *const sn_svc[] = {"svc", NULL};
+static const char *const sn_ep[] = {"ep", NULL};
+static const char *const sn_cm[] = {"cm", NULL};
+static const char *const sn_limits[] = {"limits", NULL};
 static const char *const cat_all[] = {"all", NULL};
 
 #define KUEUE "kueue.x-k8s.io"
@@ -31,7 +39,16 @@ static const struct store_resource resources[] = {
     {"", "v1", "namespaces", "namespace", "Namespace", "namespaces", false, true, sn_ns, NULL},
     {"", "v1", "pods", "pod", "Pod", "pods", true, true, sn_po, cat_all},
     {"", "v1", "events", "event", "Event", "events", true, false, sn_ev, NULL},
+    {"", "v1", "nodes", "node", "Node", "nodes", false, true, sn_no, NULL},
+    {"", "v1", "services", "service", "Service", "services", true, true, sn_svc, cat_all},
+    {"", "v1", "endpoints", "endpoints", "Endpoints", "endpoints", true, false, sn_ep, NULL},
+    {"", "v1", "configmaps", "configmap", "ConfigMap", "configmaps", true, false, sn_cm, NULL},
+    {"", "v1", "secrets", "secret", "Secret", "secrets", true, false, NULL, NULL},
+    {"", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false, sn_limits,
+     NULL},
     {"batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all},
+    {"discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice",
+     "endpointslices.discovery.k8s.io", true, false, NULL, NULL},
     {"coordination.k8s.io", "v1", "leases", "lease", "Lease", "leases.coordination.k8s.io", true,
      false, NULL, NULL},
     {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
@@ -51,6 +68,12 @@ static const struct store_resource resources[] = {
     {ADMREG, "v1", "validatingwebhookconfigurations", "validatingwebhookconfiguration",
      "ValidatingWebhookConfiguration", "validatingwebhookconfigurations." ADMREG, false, false,
      NULL, NULL},
+    {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass",
+     "deviceclasses.resource.k8s.io", false, false, NULL, NULL},
+    {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim",
+     "resourceclaims.resource.k8s.io", true, true, NULL, NULL},
+    {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate",
+     "ResourceClaimTemplate", "resourceclaimtemplates.resource.k8s.io", true, false, NULL, NULL},
     {KUEUE, "v1beta2", "resourceflavors", "resourceflavor", "ResourceFlavor",
      "resourceflavors." KUEUE, false, false, sn_rf, NULL},
     {KUEUE, "v1beta2", "cohorts", "cohort", "Cohort", "cohorts." KUEUE, false, true, sn_co, NULL},
