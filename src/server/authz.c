@@ -97,8 +97,8 @@ static void drain(struct srv *s)
             struct store_event ev;
             struct err e;
             err_init(&e);
-            int rc = s->authz.watches[i] ? store_watch_next(s->authz.watches[i], 0, &ev, &e)
-                                         : ERR_GONE;
+            int rc =
+                s->authz.watches[i] ? store_watch_next(s->authz.watches[i], 0, &ev, &e) : ERR_GONE;
             if (rc == 0) {
                 store_event_release(&ev);
                 continue;
@@ -332,8 +332,12 @@ static int admit_role(const struct rbac_policy *p, const struct srv_user *u,
                       const struct store_resource *r, const char *ns, const char *name,
                       const json_t *obj, const json_t *old, struct err *e)
 {
-    struct rbac_attrs esc = {.verb = "escalate", .resource = true, .group = RBAC_GROUP,
-                             .res = r->plural, .ns = ns, .name = name};
+    struct rbac_attrs esc = {.verb = "escalate",
+                             .resource = true,
+                             .group = RBAC_GROUP,
+                             .res = r->plural,
+                             .ns = ns,
+                             .name = name};
     if (can(p, u, &esc))
         return 0;
     struct arena ar = ARENA_INIT;
@@ -439,8 +443,8 @@ void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv
     a->res = rt->res->plural;
     a->ns = rt->res->namespaced && rt->ns[0] ? rt->ns : NULL;
     a->name = rt->name[0] ? rt->name : NULL;
-    a->sub = rt->kind == RT_STATUS    ? "status"
-             : rt->kind == RT_POD_LOG ? "log"
+    a->sub = rt->kind == RT_STATUS     ? "status"
+             : rt->kind == RT_POD_LOG  ? "log"
              : rt->kind == RT_SA_TOKEN ? "token"
                                        : NULL;
     bool watch = srv_parse_bool(srv_query(q, "watch"));
@@ -527,8 +531,8 @@ bool srv_impersonate(struct srv_req *q, int *ret)
         const char *colon = strchr(rest, ':');
         char ns[64];
         if (!colon || (size_t)(colon - rest) >= sizeof(ns)) {
-            *ret = srv_reply_status(q, 400, "BadRequest", "invalid service account user name",
-                                    NULL);
+            *ret =
+                srv_reply_status(q, 400, "BadRequest", "invalid service account user name", NULL);
             return false;
         }
         snprintf(ns, sizeof(ns), "%.*s", (int)(colon - rest), rest);

@@ -60,7 +60,8 @@ static const struct brole kube_roles[] = {
      KUBE_LABELS,
      NULL,
      {{"get", NULL, NULL,
-       "/api,/api/*,/apis,/apis/*,/healthz,/livez,/openapi,/openapi/*,/readyz,/version,/version/"}}},
+       "/api,/api/*,/apis,/apis/*,/healthz,/livez,/openapi,/openapi/*,/readyz,/version,/"
+       "version/"}}},
     {"system:public-info-viewer",
      KUBE_LABELS,
      NULL,
@@ -98,8 +99,7 @@ static const struct brole kube_roles[] = {
        "configmaps,endpoints,persistentvolumeclaims,replicationcontrollers,"
        "replicationcontrollers/scale,secrets,serviceaccounts,services,services/proxy",
        NULL},
-      {READ, "", "pods/attach,pods/exec,pods/portforward,pods/proxy,secrets,services/proxy",
-       NULL},
+      {READ, "", "pods/attach,pods/exec,pods/portforward,pods/proxy,secrets,services/proxy", NULL},
       {"impersonate", "", "serviceaccounts", NULL},
       {RW, "batch", "cronjobs,jobs", NULL},
       {RW, "discovery.k8s.io", "endpointslices", NULL},
@@ -147,7 +147,10 @@ static const struct brole kueue_roles[] = {
      ROLE("clusterqueue-viewer") "," KADMIN "," TO_ADMIN,
      NULL,
      {{READ, KQ, "clusterqueues", NULL}, {"get", KQ, "clusterqueues/status", NULL}}},
-    {"kueue-cohort-editor-role", ROLE("cohort-editor") "," KADMIN, NULL, {{EDIT, KQ, "cohorts", NULL}}},
+    {"kueue-cohort-editor-role",
+     ROLE("cohort-editor") "," KADMIN,
+     NULL,
+     {{EDIT, KQ, "cohorts", NULL}}},
     {"kueue-cohort-viewer-role",
      ROLE("cohort-viewer") "," KADMIN "," TO_ADMIN,
      NULL,
@@ -173,8 +176,7 @@ static const struct brole kueue_roles[] = {
      NULL,
      {{READ, "visibility." KQ, "clusterqueues/pendingworkloads", NULL}}},
     {"kueue-pending-workloads-lq-viewer-role",
-     ROLE("pending-workloads-lq-viewer") "," KADMIN "," KUSER "," TO_VIEW "," TO_ADMIN
-                                         "," TO_EDIT,
+     ROLE("pending-workloads-lq-viewer") "," KADMIN "," KUSER "," TO_VIEW "," TO_ADMIN "," TO_EDIT,
      NULL,
      {{READ, "visibility." KQ, "localqueues/pendingworkloads", NULL}}},
     {"kueue-topology-editor-role",
@@ -330,15 +332,16 @@ static void add_integration(json_t *out, const struct integration *in)
     char name[128], labels[512], res[128], status[128];
     snprintf(res, sizeof(res), "%s", in->plural);
     snprintf(status, sizeof(status), "%s/status", in->plural);
-    struct brole b = {name, labels, NULL, {{EDIT, in->group, res, NULL}, {"get", in->group, status, NULL}}};
+    struct brole b = {
+        name, labels, NULL, {{EDIT, in->group, res, NULL}, {"get", in->group, status, NULL}}};
     snprintf(name, sizeof(name), "kueue-%s-editor-role", in->stem);
     snprintf(labels, sizeof(labels), ROLE("%s-editor") "," KADMIN "," KUSER, in->stem);
     json_array_append_new(out, role_json(&b, false));
     b.rules[0].verbs = READ;
     snprintf(name, sizeof(name), "kueue-%s-viewer-role", in->stem);
-    snprintf(labels, sizeof(labels), ROLE("%s-viewer") "," KADMIN "%s," TO_VIEW "," TO_ADMIN
-                                                             "," TO_EDIT,
-             in->stem, in->user_views ? "," KUSER : "");
+    snprintf(labels, sizeof(labels),
+             ROLE("%s-viewer") "," KADMIN "%s," TO_VIEW "," TO_ADMIN "," TO_EDIT, in->stem,
+             in->user_views ? "," KUSER : "");
     json_array_append_new(out, role_json(&b, false));
 }
 
@@ -396,9 +399,9 @@ static json_t *reconcile(const json_t *cur, void *arg, struct err *e)
     (void)e;
     struct reconcile *rc = arg;
     json_t *out = json_deep_copy(cur);
-    const char *auto_update = json_string_value(json_object_get(
-        json_object_get(json_object_get(cur, "metadata"), "annotations"),
-        "rbac.authorization.kubernetes.io/autoupdate"));
+    const char *auto_update = json_string_value(
+        json_object_get(json_object_get(json_object_get(cur, "metadata"), "annotations"),
+                        "rbac.authorization.kubernetes.io/autoupdate"));
     if (auto_update && !strcmp(auto_update, "false"))
         return out;
     /* An aggregated role's rules are aggregation's business. */

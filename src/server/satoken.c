@@ -76,8 +76,7 @@ static json_t *verified_claims(const unsigned char *key, const char *token)
     struct sb part = SB_INIT;
     json_t *claims = NULL;
     /* The header must say what we sign with: no "none", no other key. */
-    if (!b64_decode(token, (size_t)(d1 - token), true, &part) ||
-        strcmp(sb_str(&part), jwt_header))
+    if (!b64_decode(token, (size_t)(d1 - token), true, &part) || strcmp(sb_str(&part), jwt_header))
         goto out;
     sb_reset(&part);
     unsigned char mac[32];
@@ -150,8 +149,8 @@ static bool read_claims(const json_t *claims, struct srv_sa_claims *c)
     return true;
 }
 
-bool srv_sa_token_authenticate(const unsigned char *key, const char *token,
-                               const json_t *audiences, struct srv_user *u)
+bool srv_sa_token_authenticate(const unsigned char *key, const char *token, const json_t *audiences,
+                               struct srv_user *u)
 {
     json_t *claims = verified_claims(key, token);
     if (!claims)
@@ -222,8 +221,7 @@ int srv_sa_token_live(struct store *st, const struct srv_sa_claims *c, struct er
         return err_set(e, ERR_UNAUTHORIZED, "pod %s/%s has been deleted", c->ns, c->bound_name);
     if (!strcmp(c->bound_kind, "Secret") &&
         !exists(st, "secrets", c->ns, c->bound_name, c->bound_uid))
-        return err_set(e, ERR_UNAUTHORIZED, "secret %s/%s has been deleted", c->ns,
-                       c->bound_name);
+        return err_set(e, ERR_UNAUTHORIZED, "secret %s/%s has been deleted", c->ns, c->bound_name);
     return 0;
 }
 
@@ -254,8 +252,9 @@ static bool bound_object(struct srv_req *q, const struct srv_route *rt, const js
                                                         : NULL;
     if (!key) {
         char msg[300];
-        snprintf(msg, sizeof(msg), "Unsupported value: \"%.100s\": supported values: \"Pod\", "
-                                   "\"Secret\"",
+        snprintf(msg, sizeof(msg),
+                 "Unsupported value: \"%.100s\": supported values: \"Pod\", "
+                 "\"Secret\"",
                  kind ? kind : "");
         *ret = reply_invalid(q, rt->name, "spec.boundObjectRef.kind", msg);
         return false;
@@ -296,9 +295,9 @@ static void uuid4(char *buf, size_t len)
         abort();
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-             b[13], b[14], b[15]);
+    snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 int srv_handle_token_request(struct srv_req *q, const struct srv_route *rt)
@@ -332,7 +331,8 @@ int srv_handle_token_request(struct srv_req *q, const struct srv_route *rt)
         goto out;
     }
     json_t *aud = json_object_get(spec, "audiences");
-    json_t *audiences = json_array_size(aud) ? json_deep_copy(aud) : json_pack("[s]", SRV_SA_ISSUER);
+    json_t *audiences =
+        json_array_size(aud) ? json_deep_copy(aud) : json_pack("[s]", SRV_SA_ISSUER);
     int64_t now = tm_now_ms() / 1000;
     char jti[40];
     uuid4(jti, sizeof(jti));
@@ -361,12 +361,12 @@ int srv_handle_token_request(struct srv_req *q, const struct srv_route *rt)
     }
     json_object_set(ospec, "audiences", json_object_get(claims, "aud"));
     json_object_set_new(ospec, "expirationSeconds", json_integer(secs));
-    json_object_set_new(out, "metadata",
-                        json_pack("{s:s,s:s,s:n}", "name", rt->name, "namespace", rt->ns,
-                                  "creationTimestamp"));
+    json_object_set_new(
+        out, "metadata",
+        json_pack("{s:s,s:s,s:n}", "name", rt->name, "namespace", rt->ns, "creationTimestamp"));
     json_object_set_new(out, "status", status);
-    log_info("token: issued a token for service account %s/%s to %s (expires %s)", rt->ns,
-             rt->name, q->user.name, when);
+    log_info("token: issued a token for service account %s/%s to %s (expires %s)", rt->ns, rt->name,
+             q->user.name, when);
     ret = srv_reply_json(q, 201, out, NULL);
     json_decref(out);
 out:

@@ -31,18 +31,18 @@ static int setup(void **state)
         const char *kind = json_string_value(json_object_get(o, "kind"));
         json_array_append(!strcmp(kind, "ClusterRole") ? crs : crbs, o);
     }
-    json_array_append_new(
-        crbs, json_pack("{s:{s:s},s:{s:s,s:s},s:[{s:s,s:s}]}", "metadata", "name", "platform",
-                        "roleRef", "kind", "ClusterRole", "name", "kueue-batch-admin-role",
-                        "subjects", "kind", "User", "name", "paula"));
+    json_array_append_new(crbs, json_pack("{s:{s:s},s:{s:s,s:s},s:[{s:s,s:s}]}", "metadata", "name",
+                                          "platform", "roleRef", "kind", "ClusterRole", "name",
+                                          "kueue-batch-admin-role", "subjects", "kind", "User",
+                                          "name", "paula"));
     json_t *rbs = json_array();
     static const char *const binds[][2] = {
         {"alice", "kueue-batch-user-role"}, {"leo", "kueue-batch-admin-role"}, {"vic", "view"}};
     for (size_t k = 0; k < 3; k++)
-        json_array_append_new(rbs, json_pack("{s:{s:s,s:s},s:{s:s,s:s},s:[{s:s,s:s}]}",
-                                             "metadata", "name", binds[k][0], "namespace", "team-a",
-                                             "roleRef", "kind", "ClusterRole", "name", binds[k][1],
-                                             "subjects", "kind", "User", "name", binds[k][0]));
+        json_array_append_new(rbs, json_pack("{s:{s:s,s:s},s:{s:s,s:s},s:[{s:s,s:s}]}", "metadata",
+                                             "name", binds[k][0], "namespace", "team-a", "roleRef",
+                                             "kind", "ClusterRole", "name", binds[k][1], "subjects",
+                                             "kind", "User", "name", binds[k][0]));
     policy = rbac_policy_new(NULL, crs, rbs, crbs);
     json_decref(all);
     json_decref(crs);
@@ -63,13 +63,13 @@ static bool can_as(const char *user, const char *group, const char *verb, const 
 {
     const char *groups[] = {"system:authenticated", group};
     struct rbac_user u = {user, groups, group ? 2 : 1};
-    struct rbac_attrs a = {.verb = verb, .resource = true, .group = g, .res = res, .sub = sub,
-                           .ns = ns};
+    struct rbac_attrs a = {
+        .verb = verb, .resource = true, .group = g, .res = res, .sub = sub, .ns = ns};
     return rbac_authorize(policy, &u, &a, NULL);
 }
 
-static bool can(const char *user, const char *verb, const char *g, const char *res,
-                const char *sub, const char *ns)
+static bool can(const char *user, const char *verb, const char *g, const char *res, const char *sub,
+                const char *ns)
 {
     return can_as(user, NULL, verb, g, res, sub, ns);
 }
@@ -124,8 +124,8 @@ static void test_bootstrap_admins(void **state)
     assert_true(can("paula", "create", "batch", "jobs", NULL, "anywhere"));
     assert_false(can("paula", "patch", KQ, "clusterqueues", "status", NULL));
     assert_false(can("paula", SRV_VERB_UNMANAGED, "batch", "jobs", NULL, "anywhere"));
-    assert_false(can("paula", "create", "rbac.authorization.k8s.io", "clusterrolebindings", NULL,
-                     NULL));
+    assert_false(
+        can("paula", "create", "rbac.authorization.k8s.io", "clusterrolebindings", NULL, NULL));
     assert_false(can_path("paula", NULL, "get", "/metrics"));
     /* The same role bound in a namespace: that namespace's LocalQueues, no
      * ClusterQueue. */
@@ -147,20 +147,21 @@ static void test_bootstrap_admins(void **state)
 static void test_bootstrap_discovery(void **state)
 {
     (void)state;
-    static const char *const paths[] = {"/api", "/api/v1", "/apis", "/apis/batch/v1",
-                                        "/openapi/v3", "/openapi/v3/apis/batch/v1", "/version"};
+    static const char *const paths[] = {
+        "/api",    "/api/v1", "/apis", "/apis/batch/v1", "/openapi/v3", "/openapi/v3/apis/batch/v1",
+        "/version"};
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
         assert_true(can_path("anyone", NULL, "get", paths[i]));
     assert_false(can_path("anyone", NULL, "post", "/api"));
     assert_false(can_path("anyone", NULL, "get", "/metrics"));
     assert_false(can_path("anyone", NULL, "get", "/debug/pprof"));
-    assert_true(can("anyone", "create", "authorization.k8s.io", "selfsubjectaccessreviews", NULL,
-                    NULL));
-    assert_true(can("anyone", "create", "authorization.k8s.io", "selfsubjectrulesreviews", NULL,
-                    NULL));
+    assert_true(
+        can("anyone", "create", "authorization.k8s.io", "selfsubjectaccessreviews", NULL, NULL));
+    assert_true(
+        can("anyone", "create", "authorization.k8s.io", "selfsubjectrulesreviews", NULL, NULL));
     assert_true(can("anyone", "create", "authentication.k8s.io", "selfsubjectreviews", NULL, NULL));
-    assert_false(can("anyone", "create", "authorization.k8s.io", "subjectaccessreviews", NULL,
-                     NULL));
+    assert_false(
+        can("anyone", "create", "authorization.k8s.io", "subjectaccessreviews", NULL, NULL));
     assert_false(can("anyone", "create", "authentication.k8s.io", "tokenreviews", NULL, NULL));
 }
 
