@@ -33,7 +33,8 @@
  * with that right.
  *
  * The other kinds the server itself admits: the RBAC kinds (defaults, their
- * rules, escalation prevention: authz.c). */
+ * rules, escalation prevention: authz.c) and the webhook configurations
+ * (defaults and rules: webhook.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 #include "base/err.h"
 #include "controller/jobs/job.h"
 #include "server/srv_int.h"
+#include "server/webhook.h"
 
 #define LABELS "metadata.labels"
 
@@ -276,6 +278,8 @@ void srv_admit_default(const struct store_resource *r, json_t *obj)
 {
     if (srv_is_rbac(r))
         rbac_object_default(r->kind, obj);
+    else if (srv_is_webhook_config(r))
+        wh_config_default(!strncmp(r->kind, "Mutating", 8), obj);
 }
 
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
@@ -284,6 +288,12 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     const char *name = api_doc_meta_str(obj, "name");
     struct err e;
     err_init(&e);
+    if (srv_is_webhook_config(r)) {
+        int rc = srv_webhook_config_admit(r, obj, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
     if (srv_is_rbac(r)) {
         srv_admit_default(r, obj);
         struct rbac_policy *p = srv_policy(q->srv);
@@ -312,6 +322,8 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
     struct srv_admit *a = arg;
     if (srv_is_rbac(r))
         return srv_rbac_admit(a->q, a->policy, r, next, cur, e);
+    if (srv_is_webhook_config(r))
+        return wh_config_validate(!strncmp(r->kind, "Mutating", 8), next, e);
     return srv_admit_job_update(a, cur, next, e);
 }
 
@@ -322,7 +334,7 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     a->q = q;
     if (srv_is_rbac(r)) {
         a->policy = srv_policy(q->srv);
-    } else {
+    } else if (!srv_is_webhook_config(r)) {
         if (!is_job(r) || wo->status || !ns)
             return;
         prepare(q, ns, name, a);

@@ -1,7 +1,7 @@
 /* authz.c -- RBAC for every request, over the stored roles and bindings.
  *
  * The policy (server/rbac.h) is built from the store and kept until a
- * role or binding changes: the store's watches on the four RBAC kinds mark
+ * role or binding changes: watches on the four RBAC kinds (watchset.c) mark
  * it stale as soon as a write commits (before the write returns to its
  * client), and the next request rebuilds it. A rebuild also finishes what
  * Kubernetes' aggregation controller does: an aggregated ClusterRole whose
@@ -48,96 +48,21 @@ bool srv_is_rbac(const struct store_resource *r)
     return r && !strcmp(r->group, RBAC_GROUP);
 }
 
-static void on_change(void *arg)
-{
-    struct srv *s = arg;
-    __atomic_store_n(&s->authz.dirty, 1, __ATOMIC_RELEASE);
-}
-
-static int open_watch(struct srv *s, size_t i, struct err *e)
-{
-    struct store_watch_opts o = {.notify = on_change, .notify_arg = s};
-    const struct store_resource *r = store_resource_find(rbac_keys[i]);
-    if (!r)
-        return err_set(e, ERR_INTERNAL, "%s is not served", rbac_keys[i]);
-    return store_watch_open(s->store, r, NULL, &o, &s->authz.watches[i], e);
-}
-
 int srv_authz_start(struct srv *s, struct err *e)
 {
     pthread_mutex_init(&s->authz.lock, NULL);
-    s->authz.dirty = 1;
-    for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++) {
-        int rc = open_watch(s, i, e);
-        if (rc) {
-            srv_authz_stop(s);
-            return rc;
-        }
-    }
-    return 0;
+    int rc = srv_watchset_open(&s->authz.watch, s->store, rbac_keys, CU_ARRAY_SIZE(rbac_keys), e);
+    if (rc)
+        pthread_mutex_destroy(&s->authz.lock);
+    return rc;
 }
 
 void srv_authz_stop(struct srv *s)
 {
-    for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++) {
-        store_watch_close(s->authz.watches[i]);
-        s->authz.watches[i] = NULL;
-    }
+    srv_watchset_close(&s->authz.watch);
     rbac_policy_unref(s->authz.policy);
     s->authz.policy = NULL;
     pthread_mutex_destroy(&s->authz.lock);
-}
-
-/* Forget what the watches saw (the rebuild reads the store anyway), so
- * that the next change notifies again. */
-static void drain(struct srv *s)
-{
-    for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++) {
-        for (;;) {
-            struct store_event ev;
-            struct err e;
-            err_init(&e);
-            int rc =
-                s->authz.watches[i] ? store_watch_next(s->authz.watches[i], 0, &ev, &e) : ERR_GONE;
-            if (rc == 0) {
-                store_event_release(&ev);
-                continue;
-            }
-            if (rc == ERR_GONE) {
-                /* Cut off (too many changes unread) or never opened: start
-                 * over; the rebuild lists everything. */
-                store_watch_close(s->authz.watches[i]);
-                s->authz.watches[i] = NULL;
-                err_init(&e);
-                if (open_watch(s, i, &e)) {
-                    log_warn("rbac: cannot watch %s: %s; the policy is re-read at every "
-                             "request",
-                             rbac_keys[i], e.message);
-                    __atomic_store_n(&s->authz.dirty, 1, __ATOMIC_RELEASE);
-                }
-            }
-            break;
-        }
-    }
-}
-
-/* Every stored object of a kind, as a JSON array (owned). */
-static json_t *list_all(struct srv *s, const char *key)
-{
-    json_t *out = json_array();
-    struct store_list l = {0};
-    struct store_list_opts lo = {0};
-    struct err e;
-    err_init(&e);
-    const struct store_resource *r = store_resource_find(key);
-    if (!r || store_list(s->store, r, NULL, &lo, &l, &e)) {
-        log_error("rbac: cannot list %s: %s", key, e.message);
-        return out;
-    }
-    for (size_t i = 0; i < l.n; i++)
-        json_array_append(out, l.items[i]);
-    store_list_release(&l);
-    return out;
 }
 
 struct set_rules {
@@ -176,11 +101,10 @@ static void persist_aggregation(struct srv *s, json_t *drift)
 struct rbac_policy *srv_policy(struct srv *s)
 {
     pthread_mutex_lock(&s->authz.lock);
-    if (!s->authz.policy || __atomic_exchange_n(&s->authz.dirty, 0, __ATOMIC_ACQ_REL)) {
-        drain(s);
+    if (srv_watchset_changed(&s->authz.watch) || !s->authz.policy) {
         json_t *lists[4];
         for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++)
-            lists[i] = list_all(s, rbac_keys[i]);
+            lists[i] = srv_list_all(s->store, rbac_keys[i]);
         struct rbac_policy *p = rbac_policy_new(lists[0], lists[1], lists[2], lists[3]);
         for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++)
             json_decref(lists[i]);

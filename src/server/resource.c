@@ -365,6 +365,17 @@ static int check_fields(struct srv_req *q, const struct store_resource *r, int m
     return 0;
 }
 
+bool srv_drop_unknown_fields(struct srv_req *q, const struct store_resource *r, json_t *doc,
+                             int *ret)
+{
+    struct err e;
+    err_init(&e);
+    if (!check_fields(q, r, FV_IGNORE, doc, &e))
+        return true;
+    *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    return false;
+}
+
 /* check_fields for handlers: replies on failure and returns false. */
 static bool fields_ok(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
                       int *ret)
@@ -620,6 +631,9 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     err_init(&e);
     json_t *stored = NULL;
     const char *ns = r->namespaced ? rt->ns : NULL;
+    if (!srv_admission_create(q, r, ns, &obj, &wo, &ret))
+        goto out;
+    name = api_doc_meta_str(obj, "name");
     int rc = store_create(q->srv->store, r, ns, obj, &wo, &stored, &e);
     if (rc) {
         ret = srv_reply_err(q, rc, &e, r, ns, name, "create");
@@ -630,6 +644,14 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
 out:
     json_decref(obj);
     return ret;
+}
+
+/* The new object of a PUT, whatever is stored (srv_admission_update). */
+static json_t *copy_of(const json_t *cur, void *arg, struct err *e)
+{
+    (void)cur;
+    (void)e;
+    return json_deep_copy(arg);
 }
 
 /* Custom resources refuse an update without a resourceVersion (spec §7.2). */
@@ -683,8 +705,18 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
-    int rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
+    const char *sub = status ? "status" : NULL;
+    int rc;
+    if (srv_admission_hooks_update(q, r, ns, rt->name, sub)) {
+        const char *rv = api_doc_meta_str(obj, "resourceVersion");
+        rc = srv_admission_update(q, r, ns, rt->name, sub, copy_of, obj, rv && *rv, &wo, &stored,
+                                  &ret, &e);
+    } else {
+        rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
+    }
     srv_admit_release(&adm);
+    if (rc == 1)
+        goto out; /* a webhook's answer was sent */
     if (rc) {
         ret = srv_admit_reply(q, rc, &e, r, ns, rt->name, "update");
         goto out;
@@ -856,12 +888,12 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
         goto out;
     }
     json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
-    if (!srv_admit_create(q, r, obj, &ret))
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    if (!srv_admit_create(q, r, obj, &ret) || !srv_admission_create(q, r, ns, &obj, wo, &ret))
         goto out;
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
-    const char *ns = r->namespaced ? rt->ns : NULL;
     int rc = store_create(q->srv->store, r, ns, obj, wo, &stored, &e);
     if (rc == ERR_EXISTS) {
         ret = -2; /* raced with another create: patch instead */
@@ -923,9 +955,16 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
     struct patch_arg arg = {type, patch, r, q, mode, false};
     json_t *stored = NULL;
+    const char *sub = status ? "status" : NULL;
+    bool hooked = srv_admission_hooks_update(q, r, ns, rt->name, sub);
     for (int attempt = 0; attempt < 3; attempt++) {
         err_init(&e);
-        int rc = store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo, &stored, &e);
+        int rc = hooked ? srv_admission_update(q, r, ns, rt->name, sub, patch_mutate, &arg, false,
+                                               &wo, &stored, &ret, &e)
+                        : store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo,
+                                       &stored, &e);
+        if (rc == 1)
+            goto out; /* a webhook's answer was sent */
         if (rc == ERR_NOT_FOUND && type == PATCH_APPLY && !status) {
             ret = apply_create(q, rt, patch, &wo, mode);
             if (ret == -2)
@@ -1025,6 +1064,13 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
     json_t *last = NULL;
     bool deleted = false;
     const char *ns = r->namespaced ? rt->ns : NULL;
+    char judged[64];
+    if (!srv_admission_delete(q, r, ns, rt->name, &d.o, judged, sizeof(judged), &ret)) {
+        json_decref(d.body);
+        return ret;
+    }
+    if (judged[0] && !d.o.precondition_uid)
+        d.o.precondition_uid = judged;
     int rc = store_delete(q->srv->store, r, ns, rt->name, &d.o, &last, &deleted, &e);
     if (rc) {
         ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "delete");
@@ -1075,6 +1121,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
         return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
     }
     json_t *items = json_array();
+    int refused = 0;
     for (size_t i = 0; i < l.n; i++) {
         if (!srv_fsel_match(&sel, l.items[i]))
             continue;
@@ -1083,7 +1130,18 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
         json_t *last = NULL;
         bool deleted = false;
         err_init(&e);
-        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &d.o, &last, &deleted,
+        char uid[64];
+        struct store_delete_opts o = d.o;
+        if (!srv_admission_delete(q, r, r->namespaced ? ons : NULL, name, &o, uid, sizeof(uid),
+                                  &refused)) {
+            /* A webhook refused this one: the request ends with its answer. */
+            json_decref(items);
+            items = NULL;
+            break;
+        }
+        if (uid[0] && !o.precondition_uid)
+            o.precondition_uid = uid;
+        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &o, &last, &deleted,
                           &e) &&
             last) {
             ensure_type(r, last);
@@ -1092,6 +1150,10 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     }
     srv_fsel_release(&sel);
     store_list_release(&l);
+    if (!items) {
+        json_decref(d.body);
+        return refused;
+    }
     char gv[160], kind[160], rv[32];
     gv_string(r, gv, sizeof(gv));
     snprintf(kind, sizeof(kind), "%sList", r->kind);

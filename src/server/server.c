@@ -305,6 +305,11 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path, o->sa_key);
     int rc = srv_authz_start(s, e);
+    if (!rc) {
+        rc = srv_webhooks_start(s, e);
+        if (rc)
+            srv_authz_stop(s);
+    }
     if (rc) {
         srv_auth_release(&s->auth);
         free(s->pod_log_dir);
@@ -327,6 +332,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     rc = http_server_start(&ho, &s->http, e);
     if (rc) {
         srv_discovery_free(s);
+        srv_webhooks_stop(s);
         srv_authz_stop(s);
         srv_auth_release(&s->auth);
         free(s->pod_log_dir);
@@ -358,6 +364,7 @@ void srv_stop(struct srv *s)
     s->stopping = 1;
     http_server_stop(s->http);
     srv_discovery_free(s);
+    srv_webhooks_stop(s);
     srv_authz_stop(s);
     srv_auth_release(&s->auth);
     free(s->pod_log_dir);

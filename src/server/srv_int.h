@@ -79,13 +79,48 @@ struct srv_auth {
     size_t n;
 };
 
+/* Watches telling a cache that stored kinds changed (watchset.c). */
+#define SRV_WATCHSET_MAX 4
+struct srv_watchset {
+    struct store *store; /* borrowed */
+    const char *keys[SRV_WATCHSET_MAX];
+    struct store_watch *w[SRV_WATCHSET_MAX];
+    size_t n;
+    int dirty; /* atomic: a watched kind changed since srv_watchset_changed said so */
+};
+/* Watch the kinds keys[0..n) (store keys, at most SRV_WATCHSET_MAX). The
+ * set starts changed. ERR_* from the store. */
+CU_MUST_CHECK int srv_watchset_open(struct srv_watchset *ws, struct store *st,
+                                    const char *const *keys, size_t n, struct err *e);
+void srv_watchset_close(struct srv_watchset *ws);
+/* Has a watched kind changed since the last call that said so? A caller
+ * that gets true rebuilds from the store (srv_list_all). */
+bool srv_watchset_changed(struct srv_watchset *ws);
+/* Every stored object of the kind key, as an owned JSON array. */
+json_t *srv_list_all(struct store *st, const char *key);
+
 /* The RBAC policy in force, rebuilt from the store after any change to a
  * role or binding (authz.c). */
 struct srv_authz {
     pthread_mutex_t lock;
     struct rbac_policy *policy; /* a reference; NULL until first needed */
-    struct store_watch *watches[4];
-    int dirty; /* atomic: a watched kind changed since the policy was built */
+    struct srv_watchset watch;
+};
+
+/* At most this many webhook calls at once, so that a webhook calling back
+ * into the server finds a free worker (HTTP_DEFAULT_WORKERS is 16). */
+#define SRV_WEBHOOK_CALLS 12
+
+struct wh_snapshot;
+
+/* The admission webhook configurations in force, and the calls under way
+ * (webhook.c). */
+struct srv_webhooks {
+    pthread_mutex_t lock;
+    struct wh_snapshot *snap; /* a reference; NULL until first needed */
+    struct srv_watchset watch;
+    pthread_cond_t calls_cond; /* a call finished */
+    int calls;                 /* under way */
 };
 
 struct srv {
@@ -93,6 +128,7 @@ struct srv {
     struct store *store;
     struct srv_auth auth;
     struct srv_authz authz;
+    struct srv_webhooks webhooks;
     size_t max_body; /* the request body cap, which also bounds a patch's result */
     int port;
     bool anonymous_admin;
@@ -385,6 +421,73 @@ struct srv_attrs {
 void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv_attrs *out);
 /* Is r one of the four RBAC kinds? */
 bool srv_is_rbac(const struct store_resource *r);
+
+/* webhook.c: admission webhooks. */
+CU_MUST_CHECK int srv_webhooks_start(struct srv *s, struct err *e);
+void srv_webhooks_stop(struct srv *s);
+/* A write as the admission chain sees it. */
+struct srv_admission {
+    const char *op; /* "CREATE", "UPDATE", "DELETE" */
+    const struct store_resource *r;
+    const char *ns;   /* NULL at the cluster scope */
+    const char *name; /* NULL or "" when not known yet (generateName) */
+    const char *sub;  /* NULL or "status" */
+    bool dry_run;
+    const char *field_manager;
+};
+/* Do mutating or validating webhooks' rules match the write (before their
+ * selectors, which need the object)? Cheap when none is configured. */
+void srv_webhooks_lookup(struct srv_req *q, const struct srv_admission *w, bool *mutating,
+                         bool *validating);
+/* Call the mutating webhooks on *obj (replaced by the patched object; NULL
+ * for a DELETE) with old (the stored object, or NULL on create). *changed
+ * tells whether a webhook changed it. False after replying (a refusal, or a
+ * failure under failurePolicy Fail); the reply's result in *ret. */
+bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_t **obj,
+                         const json_t *old, bool *changed, int *ret);
+/* Call the validating webhooks on obj (as it would be stored, or NULL for a
+ * DELETE) and old. False after replying. */
+bool srv_webhooks_validate(struct srv_req *q, const struct srv_admission *w, const json_t *obj,
+                           const json_t *old, int *ret);
+/* admission.c: writes through the webhooks (when their rules match). */
+/* Before creating *obj in ns (after srv_admit_create): the mutating
+ * webhooks (*obj may be replaced; the built-in admission runs again on
+ * what they changed), then the validating webhooks on the object as it
+ * would be stored (a generated name is then fixed in *obj). False after
+ * replying. */
+bool srv_admission_create(struct srv_req *q, const struct store_resource *r, const char *ns,
+                          json_t **obj, const struct store_write_opts *wo, int *ret);
+/* Do webhooks' rules match an update of r's ns/name (sub: NULL or
+ * "status")? Then srv_admission_update writes it. */
+bool srv_admission_hooks_update(struct srv_req *q, const struct store_resource *r, const char *ns,
+                                const char *name, const char *sub);
+/* Update ns/name to what compute (a store_mutate_fn) makes of the stored
+ * object, through the webhooks, written with the version read (unless
+ * keep_version: the object computed carries the client's, and a conflict
+ * is the client's) and redone when another write came between. Returns 0
+ * with *stored, 1 after replying (*ret), or a store error (or compute's)
+ * with e. */
+int srv_admission_update(struct srv_req *q, const struct store_resource *r, const char *ns,
+                         const char *name, const char *sub, store_mutate_fn compute, void *arg,
+                         bool keep_version, struct store_write_opts *wo, json_t **stored, int *ret,
+                         struct err *e);
+/* Before deleting ns/name: the webhooks on the stored object. uid gets that
+ * object's uid (empty when there is no webhook or no object), for a
+ * precondition. False after replying. */
+bool srv_admission_delete(struct srv_req *q, const struct store_resource *r, const char *ns,
+                          const char *name, const struct store_delete_opts *o, char *uid,
+                          size_t uid_len, int *ret);
+/* resource.c: drop the fields r's schema does not know (what a webhook
+ * added, judged as fieldValidation=Ignore judges a client's). False after
+ * replying (a field that cannot be dropped). */
+bool srv_drop_unknown_fields(struct srv_req *q, const struct store_resource *r, json_t *doc,
+                             int *ret);
+/* Is r a webhook configuration kind? */
+bool srv_is_webhook_config(const struct store_resource *r);
+/* Default and validate a webhook configuration (obj changed in place):
+ * 0 or ERR_INVALID with the causes. */
+CU_MUST_CHECK int srv_webhook_config_admit(const struct store_resource *r, json_t *obj,
+                                           struct err *e);
 
 /* bootstrap.c: the roles and bindings every server starts with. */
 /* Every bootstrap object (owned array): Kubernetes' default ClusterRoles
