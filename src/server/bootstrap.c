@@ -82,9 +82,9 @@ static const struct brole kube_roles[] = {
      NULL,
      {{"create", "authentication.k8s.io", "tokenreviews", NULL},
       {"create", "authorization.k8s.io", "subjectaccessreviews", NULL}}},
-    {"admin", KUBE_LABELS, TO_ADMIN, {{NULL}}},
-    {"edit", KUBE_LABELS "," TO_ADMIN, TO_EDIT, {{NULL}}},
-    {"view", KUBE_LABELS "," TO_EDIT, TO_VIEW, {{NULL}}},
+    {.name = "admin", .labels = KUBE_LABELS, .aggregate = TO_ADMIN},
+    {.name = "edit", .labels = KUBE_LABELS "," TO_ADMIN, .aggregate = TO_EDIT},
+    {.name = "view", .labels = KUBE_LABELS "," TO_EDIT, .aggregate = TO_VIEW},
     {"system:aggregate-to-admin",
      KUBE_LABELS "," TO_ADMIN,
      NULL,
@@ -137,8 +137,8 @@ static const struct bbinding kube_bindings[] = {
 
 /* Kueue's own kinds, as its manifests grant them. */
 static const struct brole kueue_roles[] = {
-    {"kueue-batch-admin-role", NULL, KADMIN, {{NULL}}},
-    {"kueue-batch-user-role", NULL, KUSER, {{NULL}}},
+    {.name = "kueue-batch-admin-role", .labels = NULL, .aggregate = KADMIN},
+    {.name = "kueue-batch-user-role", .labels = NULL, .aggregate = KUSER},
     {"kueue-clusterqueue-editor-role",
      ROLE("clusterqueue-editor") "," KADMIN,
      NULL,

@@ -233,10 +233,10 @@ static void test_sa_tokens(void **state)
     assert_true(srv_user_in(&u, "system:authenticated"));
 
     /* Another key, a changed payload, no signature, alg none. */
-    char *tok = srv_sa_token_sign(other, claims());
+    json_t *c = claims();
+    char *tok = srv_sa_token_sign(other, c);
     assert_false(srv_sa_token_authenticate(key, tok, NULL, &u));
     free(tok);
-    json_t *c = claims();
     tok = srv_sa_token_sign(key, c);
     json_object_set_new(c, "sub", json_string("system:serviceaccount:team-a:admin"));
     char *forged = srv_sa_token_sign(other, c);
