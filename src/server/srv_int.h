@@ -110,8 +110,11 @@ struct srv_authz {
 /* At most this many webhook calls at once, so that a webhook calling back
  * into the server finds a free worker (HTTP_DEFAULT_WORKERS is 16). */
 #define SRV_WEBHOOK_CALLS 12
+/* Idle connections to webhooks kept for the next calls. */
+#define SRV_WEBHOOK_IDLE 32
 
 struct wh_snapshot;
+struct wh_conn;
 
 /* The admission webhook configurations in force, and the calls under way
  * (webhook.c). */
@@ -121,6 +124,8 @@ struct srv_webhooks {
     struct srv_watchset watch;
     pthread_cond_t calls_cond; /* a call finished */
     int calls;                 /* under way */
+    struct wh_conn *idle;      /* kept-alive connections, newest first (owned) */
+    size_t nidle;
 };
 
 struct srv {

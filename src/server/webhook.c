@@ -20,7 +20,7 @@
  * denied the request: <message>`. Warnings go back to the client. A
  * mutating webhook's JSONPatch is applied in turn; webhooks with
  * reinvocationPolicy IfNeeded are called once more when a later one changed
- * the object. */
+ * the object. Connections to a webhook are kept alive between calls. */
 #include "server/srv_int.h"
 
 #include <curl/curl.h>
@@ -60,8 +60,8 @@ int srv_webhooks_start(struct srv *s, struct err *e)
     pthread_once(&curl_once, curl_init);
     pthread_mutex_init(&s->webhooks.lock, NULL);
     pthread_cond_init(&s->webhooks.calls_cond, NULL);
-    int rc = srv_watchset_open(&s->webhooks.watch, s->store, config_keys,
-                               CU_ARRAY_SIZE(config_keys), e);
+    int rc =
+        srv_watchset_open(&s->webhooks.watch, s->store, config_keys, CU_ARRAY_SIZE(config_keys), e);
     if (rc) {
         pthread_cond_destroy(&s->webhooks.calls_cond);
         pthread_mutex_destroy(&s->webhooks.lock);
@@ -69,8 +69,11 @@ int srv_webhooks_start(struct srv *s, struct err *e)
     return rc;
 }
 
+static void conn_drop_all(struct srv *s);
+
 void srv_webhooks_stop(struct srv *s)
 {
+    conn_drop_all(s);
     srv_watchset_close(&s->webhooks.watch);
     wh_snapshot_unref(s->webhooks.snap);
     s->webhooks.snap = NULL;
@@ -140,9 +143,9 @@ static void uuid4(char *buf, size_t len)
         abort();
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-             b[13], b[14], b[15]);
+    snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 static json_t *user_info(const struct srv_user *u)
@@ -161,10 +164,10 @@ static json_t *review(struct srv_req *q, const struct srv_admission *w, const ch
                       const json_t *obj, const json_t *old)
 {
     const struct store_resource *r = w->r;
-    json_t *kind = json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "kind",
-                             r->kind);
-    json_t *res = json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "resource",
-                            r->plural);
+    json_t *kind =
+        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "kind", r->kind);
+    json_t *res =
+        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "resource", r->plural);
     const char *opts_kind = !strcmp(w->op, "CREATE")   ? "CreateOptions"
                             : !strcmp(w->op, "UPDATE") ? "UpdateOptions"
                                                        : "DeleteOptions";
@@ -173,12 +176,11 @@ static json_t *review(struct srv_req *q, const struct srv_admission *w, const ch
         json_object_set_new(opts, "dryRun", json_pack("[s]", "All"));
     if (w->field_manager && *w->field_manager)
         json_object_set_new(opts, "fieldManager", json_string(w->field_manager));
-    json_t *req = json_pack("{s:s,s:O,s:O,s:O,s:O,s:s,s:o,s:o,s:o,s:b,s:o}", "uid", uid, "kind",
-                            kind, "resource", res, "requestKind", kind, "requestResource", res,
-                            "operation", w->op, "userInfo", user_info(&q->user), "object",
-                            obj ? json_deep_copy(obj) : json_null(), "oldObject",
-                            old ? json_deep_copy(old) : json_null(), "dryRun", w->dry_run,
-                            "options", opts);
+    json_t *req = json_pack(
+        "{s:s,s:O,s:O,s:O,s:O,s:s,s:o,s:o,s:o,s:b,s:o}", "uid", uid, "kind", kind, "resource", res,
+        "requestKind", kind, "requestResource", res, "operation", w->op, "userInfo",
+        user_info(&q->user), "object", obj ? json_deep_copy(obj) : json_null(), "oldObject",
+        old ? json_deep_copy(old) : json_null(), "dryRun", w->dry_run, "options", opts);
     if (w->name && *w->name)
         json_object_set_new(req, "name", json_string(w->name));
     if (w->ns && *w->ns)
@@ -261,18 +263,20 @@ static int service_endpoint(struct srv *s, const struct wh_hook *h, char *addr, 
     const json_t *sub;
     json_array_foreach(json_object_get(eps, "subsets"), i, sub)
     {
-        const char *ip =
-            json_string_value(json_object_get(json_array_get(json_object_get(sub, "addresses"), 0), "ip"));
+        const char *ip = json_string_value(
+            json_object_get(json_array_get(json_object_get(sub, "addresses"), 0), "ip"));
         size_t j;
         const json_t *ep;
         json_array_foreach(json_object_get(sub, "ports"), j, ep)
         {
             const char *n = json_string_value(json_object_get(ep, "name"));
-            bool same = port_name && *port_name ? n && !strcmp(n, port_name)
-                                                : json_array_size(json_object_get(sub, "ports")) == 1;
+            bool same = port_name && *port_name
+                            ? n && !strcmp(n, port_name)
+                            : json_array_size(json_object_get(sub, "ports")) == 1;
             if (!ip || !same)
                 continue;
-            snprintf(addr, len, "%s:%lld", ip, (long long)json_integer_value(json_object_get(ep, "port")));
+            snprintf(addr, len, "%s:%lld", ip,
+                     (long long)json_integer_value(json_object_get(ep, "port")));
             rc = 0;
             goto out;
         }
@@ -349,7 +353,7 @@ static int ca_spill(const char *pem, char *path, size_t len, char *errbuf)
     snprintf(path, len, "%s/cueue-webhook-ca-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path); /* mode 0600 */
     if (fd < 0) {
-        snprintf(errbuf, CURL_ERROR_SIZE, "cannot write the caBundle to '%s'", path);
+        snprintf(errbuf, CURL_ERROR_SIZE, "cannot write the caBundle to '%.200s'", path);
         path[0] = '\0';
         return -1;
     }
@@ -363,8 +367,106 @@ static int ca_spill(const char *pem, char *path, size_t len, char *errbuf)
     close(fd);
     if (done == n)
         return 0;
-    snprintf(errbuf, CURL_ERROR_SIZE, "cannot write the caBundle to '%s'", path);
+    snprintf(errbuf, CURL_ERROR_SIZE, "cannot write the caBundle to '%.200s'", path);
     return -1;
+}
+
+/* ---- kept-alive connections --------------------------------------------------------------- */
+
+/* A curl handle kept between calls to one webhook address (its connection
+ * stays open, as kube-apiserver's clients keep theirs), with the caBundle
+ * file it verifies against. */
+struct wh_conn {
+    char *key;     /* the URL and where it connects to */
+    char *ca_pem;  /* the bundle, or NULL for the system's CAs */
+    char *ca_file; /* ca_pem written for the TLS library (owned file), or NULL */
+    CURL *h;
+    struct wh_conn *next;
+};
+
+static void conn_free(struct wh_conn *c)
+{
+    if (!c)
+        return;
+    curl_easy_cleanup(c->h);
+    if (c->ca_file)
+        unlink(c->ca_file);
+    free(c->ca_file);
+    free(c->ca_pem);
+    free(c->key);
+    free(c);
+}
+
+static bool same_ca(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* An idle connection for key and ca_pem, or a new handle (NULL with the
+ * reason in errbuf when the bundle cannot be written). */
+static struct wh_conn *conn_take(struct srv *s, const char *key, const char *ca_pem, char *errbuf)
+{
+    pthread_mutex_lock(&s->webhooks.lock);
+    for (struct wh_conn **p = &s->webhooks.idle; *p; p = &(*p)->next) {
+        struct wh_conn *c = *p;
+        if (strcmp(c->key, key) || !same_ca(c->ca_pem, ca_pem))
+            continue;
+        *p = c->next;
+        s->webhooks.nidle--;
+        pthread_mutex_unlock(&s->webhooks.lock);
+        curl_easy_reset(c->h); /* options go, the connection stays */
+        c->next = NULL;
+        return c;
+    }
+    pthread_mutex_unlock(&s->webhooks.lock);
+    struct wh_conn *c = xcalloc(1, sizeof(*c));
+    c->key = xstrdup(key);
+    if (ca_pem) {
+        char path[4096];
+        if (ca_spill(ca_pem, path, sizeof(path), errbuf)) {
+            free(c->key);
+            free(c);
+            return NULL;
+        }
+        c->ca_pem = xstrdup(ca_pem);
+        c->ca_file = xstrdup(path);
+    }
+    c->h = curl_easy_init();
+    return c;
+}
+
+static void conn_drop_all(struct srv *s)
+{
+    while (s->webhooks.idle) {
+        struct wh_conn *c = s->webhooks.idle;
+        s->webhooks.idle = c->next;
+        conn_free(c);
+    }
+    s->webhooks.nidle = 0;
+}
+
+/* Keep c for the next call (when it worked), dropping the oldest beyond
+ * SRV_WEBHOOK_IDLE. */
+static void conn_give(struct srv *s, struct wh_conn *c, bool ok)
+{
+    if (!ok) {
+        conn_free(c);
+        return;
+    }
+    struct wh_conn *drop = NULL;
+    pthread_mutex_lock(&s->webhooks.lock);
+    c->next = s->webhooks.idle;
+    s->webhooks.idle = c;
+    if (++s->webhooks.nidle > SRV_WEBHOOK_IDLE) {
+        struct wh_conn **p = &s->webhooks.idle;
+        while ((*p)->next)
+            p = &(*p)->next;
+        drop = *p;
+        *p = NULL;
+        s->webhooks.nidle--;
+    }
+    pthread_mutex_unlock(&s->webhooks.lock);
+    conn_free(drop);
 }
 
 /* Wait for a call slot, at most timeout_s; false when none came. */
@@ -425,40 +527,46 @@ static void call(struct srv *s, const struct wh_hook *h, const char *body, const
                  h->name, url);
         return;
     }
-    CURL *c = curl_easy_init();
     char errbuf[CURL_ERROR_SIZE] = "";
     struct body b = {SB_INIT, false};
-    struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-    hdrs = curl_slist_append(hdrs, "Accept: application/json");
-    struct curl_slist *conn = connect_to[0] ? curl_slist_append(NULL, connect_to) : NULL;
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_s * 1000L);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "cueue-apiserver");
-    if (conn)
-        curl_easy_setopt(c, CURLOPT_CONNECT_TO, conn);
-    char ca_file[4096] = "";
     CURLcode cc = CURLE_SSL_CACERT_BADFILE;
-    if (h->ca_pem && ca_spill(h->ca_pem, ca_file, sizeof(ca_file), errbuf))
-        goto performed;
-    if (ca_file[0])
-        curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
-    cc = curl_easy_perform(c);
-performed:
-    if (ca_file[0])
-        unlink(ca_file);
     long code = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-    curl_easy_cleanup(c);
-    curl_slist_free_all(hdrs);
-    curl_slist_free_all(conn);
+    char key[1600];
+    snprintf(key, sizeof(key), "%s\n%s", url, connect_to);
+    struct wh_conn *conn = conn_take(s, key, h->ca_pem, errbuf);
+    if (conn) {
+        CURL *c = conn->h;
+        struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
+        hdrs = curl_slist_append(hdrs, "Accept: application/json");
+        /* No "Expect: 100-continue" (curl's default for large bodies): Go's
+         * client sends none and webhooks need not answer one. */
+        hdrs = curl_slist_append(hdrs, "Expect:");
+        struct curl_slist *to = connect_to[0] ? curl_slist_append(NULL, connect_to) : NULL;
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
+        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_s * 1000L);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+        curl_easy_setopt(c, CURLOPT_USERAGENT, "cueue-apiserver");
+        if (to)
+            curl_easy_setopt(c, CURLOPT_CONNECT_TO, to);
+        if (conn->ca_file) {
+            /* Only the bundle: loading the system's CA directory as well
+             * costs tens of milliseconds a connection. */
+            curl_easy_setopt(c, CURLOPT_CAINFO, conn->ca_file);
+            curl_easy_setopt(c, CURLOPT_CAPATH, NULL);
+        }
+        cc = curl_easy_perform(c);
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        curl_slist_free_all(hdrs);
+        curl_slist_free_all(to);
+        conn_give(s, conn, cc == CURLE_OK);
+    }
     give_slot(s);
     char why[500];
     if (cc != CURLE_OK) {
@@ -547,14 +655,15 @@ static int reply_denied(struct srv_req *q, const struct srv_admission *w, const 
         code = 403;
     char denied[1200];
     if (m && *m)
-        snprintf(denied, sizeof(denied), "admission webhook \"%s\" denied the request: %s",
-                 h->name, m);
+        snprintf(denied, sizeof(denied), "admission webhook \"%s\" denied the request: %s", h->name,
+                 m);
     else if (reason && *reason)
-        snprintf(denied, sizeof(denied), "admission webhook \"%s\" denied the request: %s",
-                 h->name, reason);
+        snprintf(denied, sizeof(denied), "admission webhook \"%s\" denied the request: %s", h->name,
+                 reason);
     else
-        snprintf(denied, sizeof(denied), "admission webhook \"%s\" denied the request without "
-                                         "explanation",
+        snprintf(denied, sizeof(denied),
+                 "admission webhook \"%s\" denied the request without "
+                 "explanation",
                  h->name);
     const char *name = w->name && *w->name ? w->name : "Unknown";
     char qual[200], msg[1600];
@@ -663,8 +772,8 @@ static int run_hook(struct srv_req *q, const struct srv_admission *w, const stru
         !json_equal(json_object_get(next, "kind"), json_object_get(obj, "kind")) ||
         !json_equal(json_object_get(next, "apiVersion"), json_object_get(obj, "apiVersion"))) {
         char why[1200];
-        snprintf(why, sizeof(why), "admission webhook \"%s\" returned a patch that %s: %s",
-                 h->name, next ? "changes the object's kind" : "does not apply",
+        snprintf(why, sizeof(why), "admission webhook \"%s\" returned a patch that %s: %s", h->name,
+                 next ? "changes the object's kind" : "does not apply",
                  next ? json_string_value(json_object_get(next, "kind")) : e.message);
         json_decref(next);
         *ret = reply_internal(q, why);

@@ -89,6 +89,9 @@ def answer(path, req):
 
 
 class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real webhook server
+    disable_nagle_algorithm = True  # headers and body leave at once
+
     def log_message(self, *args):
         pass
 
