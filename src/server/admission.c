@@ -38,8 +38,8 @@ bool srv_admission_create(struct srv_req *q, const struct store_resource *r, con
         if (!srv_webhooks_mutate(q, &w, obj, NULL, &changed, ret))
             return false;
         /* What a webhook added is judged as what the client sent. */
-        if (changed && (!srv_drop_unknown_fields(q, r, *obj, ret) ||
-                        !srv_admit_create(q, r, *obj, ret)))
+        if (changed &&
+            (!srv_drop_unknown_fields(q, r, *obj, ret) || !srv_admit_create(q, r, *obj, ret)))
             return false;
     }
     if (!validating)
@@ -64,8 +64,8 @@ bool srv_admission_create(struct srv_req *q, const struct store_resource *r, con
     return ok;
 }
 
-bool srv_admission_hooks_update(struct srv_req *q, const struct store_resource *r,
-                                const char *ns, const char *name, const char *sub)
+bool srv_admission_hooks_update(struct srv_req *q, const struct store_resource *r, const char *ns,
+                                const char *name, const char *sub)
 {
     struct srv_admission w = {"UPDATE", r, ns, name, sub, false, NULL};
     bool mutating, validating;
@@ -110,8 +110,8 @@ replied:
 
 int srv_admission_update(struct srv_req *q, const struct store_resource *r, const char *ns,
                          const char *name, const char *sub, store_mutate_fn compute, void *arg,
-                         bool keep_version, struct store_write_opts *wo, json_t **stored,
-                         int *ret, struct err *e)
+                         bool keep_version, struct store_write_opts *wo, json_t **stored, int *ret,
+                         struct err *e)
 {
     struct srv_admission w = {"UPDATE", r, ns, name, sub, wo->dry_run, wo->field_manager};
     for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {

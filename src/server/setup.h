@@ -6,8 +6,8 @@
  * CA, made once), server.crt, server.key (re-issued at every start for the
  * listen address, signed by the CA, so kubeconfigs stay valid), admin-token,
  * sa.key (signs service account tokens), tokens (users: `TOKEN USER
- * [GROUP,...]` per line; tokens.lock serialises appenders), endpoint (the server URL, for `cueue token`), kubeconfig,
- * pods/ (the local executor's logs). DIR is 0700 and every file in it 0600:
+ * [GROUP,...]` per line; tokens.lock serialises appenders), endpoint (the server URL, for `cueue
+ * token`), kubeconfig, pods/ (the local executor's logs). DIR is 0700 and every file in it 0600:
  * tenants' processes run on the same machine, and the directory holds every
  * secret and every tenant's objects.
  *

@@ -28,8 +28,8 @@ static int open_one(struct srv_watchset *ws, size_t i, struct err *e)
     return store_watch_open(ws->store, r, NULL, &o, &ws->w[i], e);
 }
 
-int srv_watchset_open(struct srv_watchset *ws, struct store *st, const char *const *keys,
-                      size_t n, struct err *e)
+int srv_watchset_open(struct srv_watchset *ws, struct store *st, const char *const *keys, size_t n,
+                      struct err *e)
 {
     memset(ws, 0, sizeof(*ws));
     ws->store = st;

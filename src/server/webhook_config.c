@@ -335,7 +335,8 @@ static void validate_rule(struct err *e, const json_t *rule)
         err_restore(e, m);
     }
     if (star && json_array_size(list) > 1)
-        field(e, "operations", "Invalid value: if '*' is present, must not specify other operations");
+        field(e, "operations",
+              "Invalid value: if '*' is present, must not specify other operations");
     validate_list(e, rule, "apiGroups");
     validate_list(e, rule, "apiVersions");
     validate_list(e, rule, "resources");
@@ -358,8 +359,7 @@ static void validate_url(struct err *e, const char *url)
     if (strchr(url, '#'))
         field(e, NULL, "Invalid value: \"%s\": fragments are not permitted in the URL", url);
     if (strchr(url, '?'))
-        field(e, NULL, "Invalid value: \"%s\": query parameters are not permitted in the URL",
-              url);
+        field(e, NULL, "Invalid value: \"%s\": query parameters are not permitted in the URL", url);
     err_restore(e, m);
 }
 
@@ -383,8 +383,9 @@ static void validate_client(struct err *e, const json_t *cc)
             field(e, "path", "Invalid value: \"%s\": must start with a '/'", path);
         json_int_t port = json_integer_value(json_object_get(svc, "port"));
         if (port < 1 || port > 65535)
-            field(e, "port", "Invalid value: %lld: port is not valid: must be between 1 and 65535, "
-                             "inclusive",
+            field(e, "port",
+                  "Invalid value: %lld: port is not valid: must be between 1 and 65535, "
+                  "inclusive",
                   (long long)port);
         err_restore(e, ms);
     }
@@ -408,11 +409,13 @@ static void validate_selector(struct err *e, const json_t *sel, const char *key)
         const char *op = str(req, "operator");
         size_t nv = json_array_size(json_object_get(req, "values"));
         if (op && (!strcmp(op, "In") || !strcmp(op, "NotIn")) && !nv)
-            field(e, "values", "Required value: must be specified when `operator` is 'In' or "
-                               "'NotIn'");
+            field(e, "values",
+                  "Required value: must be specified when `operator` is 'In' or "
+                  "'NotIn'");
         else if (op && (!strcmp(op, "Exists") || !strcmp(op, "DoesNotExist")) && nv)
-            field(e, "values", "Forbidden: may not be specified when `operator` is 'Exists' or "
-                               "'DoesNotExist'");
+            field(e, "values",
+                  "Forbidden: may not be specified when `operator` is 'Exists' or "
+                  "'DoesNotExist'");
         else if (!op || (strcmp(op, "In") && strcmp(op, "NotIn") && strcmp(op, "Exists") &&
                          strcmp(op, "DoesNotExist")))
             field(e, "operator", "Invalid value: \"%s\": not a valid selector operator",
@@ -459,7 +462,8 @@ static void validate_hook(struct err *e, const json_t *w, bool mutating)
     bool v1 = false;
     size_t k;
     const json_t *v;
-    json_array_foreach(versions, k, v) v1 |= json_is_string(v) && !strcmp(json_string_value(v), "v1");
+    json_array_foreach(versions, k, v) v1 |=
+        json_is_string(v) && !strcmp(json_string_value(v), "v1");
     if (!json_array_size(versions))
         field(e, "admissionReviewVersions", "Required value: must specify one of v1, v1beta1");
     else if (!v1)
