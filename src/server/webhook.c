@@ -520,6 +520,7 @@ static void call(struct srv *s, const struct wh_hook *h, const char *body, const
         snprintf(connect_to, sizeof(connect_to), "%s.%s.svc:%d:%s", h->svc_name, h->svc_ns,
                  h->svc_port, host_port);
     }
+    int64_t started = tm_monotonic_ms();
     if (!take_slot(s, h->timeout_s)) {
         snprintf(out->error, sizeof(out->error),
                  "failed calling webhook \"%s\": failed to call webhook: Post \"%s\": context "
@@ -546,7 +547,9 @@ static void call(struct srv *s, const struct wh_hook *h, const char *body, const
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_s * 1000L);
+        /* The wait for a slot counts against the timeout. */
+        int64_t left = (int64_t)h->timeout_s * 1000 - (tm_monotonic_ms() - started);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));

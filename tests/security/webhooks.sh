@@ -176,6 +176,19 @@ for case in "slow:context deadline exceeded" "wrong-uid:received invalid webhook
     fi
     unhook validatingwebhookconfiguration "v-$path"
 done
+# While slow webhook calls are under way, the server answers everyone else.
+hook ValidatingWebhookConfiguration v-slow /slow "timeoutSeconds: 5"
+for n in 1 2 3 4; do k create -f "$(cm "busy-$n" hooked)" >/dev/null 2>&1 & done
+sleep 0.5
+t0=$(date +%s%N)
+got=$(k get ns hooked -o name 2>&1)
+ms=$((($(date +%s%N) - t0) / 1000000))
+wait
+if [ "$got" = namespace/hooked ] && [ "$ms" -lt 2500 ]; then
+    pass "four writes waiting on a slow webhook block nobody else (kubectl get: ${ms} ms)"
+else
+    fail "four writes waiting on a slow webhook block nobody else" "$got (${ms} ms)"
+fi
 hook ValidatingWebhookConfiguration v-slow /slow "timeoutSeconds: 1" "failurePolicy: Ignore"
 expect "failurePolicy Ignore, a timeout: the write goes on" "configmap/late created" \
     k create -f "$(cm late hooked)"
