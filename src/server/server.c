@@ -169,7 +169,7 @@ static int dispatch(struct srv_req *q)
         return ret;
 
     struct srv_route rt;
-    srv_route_parse(p, &rt);
+    srv_route_parse(q->srv->store, p, &rt);
     switch (rt.kind) {
     case RT_NONE:
     case RT_GV:
@@ -191,6 +191,7 @@ static int dispatch(struct srv_req *q)
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
+    case RT_SCALE:
         return srv_handle_resource(q, &rt);
     }
     return srv_reply_not_found_path(q);
