@@ -48,7 +48,20 @@ enum node_kind {
     N_MACRO,  /* a.name(var, b) */
 };
 
-enum binop { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_IN, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD };
+enum binop {
+    OP_EQ,
+    OP_NE,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_IN,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_MOD
+};
 
 struct node {
     enum node_kind kind;
@@ -360,8 +373,8 @@ static bool known_var(const struct parser *ps, const char *name)
 }
 
 static const char *const macros[] = {"all", "exists", "exists_one", "filter", "map", NULL};
-static const char *const functions[] = {"size", "startsWith", "endsWith", "contains", "matches",
-                                        "int",  "string",     NULL};
+static const char *const functions[] = {"size",    "startsWith", "endsWith", "contains",
+                                        "matches", "int",        "string",   NULL};
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -388,6 +401,15 @@ static struct node *parse_macro(struct parser *ps, struct node *target, char *na
         return m;
     }
     expect(ps, ",");
+    if (ps->t.kind == T_IDENT && !ps->code) {
+        const char *q = ps->p;
+        while (*q == ' ' || *q == '\t' || *q == '\n')
+            q++;
+        if (*q == ',') {
+            perr(ps, ERR_UNSUPPORTED, "the three-argument form of %s", name);
+            return m;
+        }
+    }
     if (ps->nvars == MAX_VARS) {
         perr(ps, ERR_UNSUPPORTED, "macros nested more than %d deep", MAX_VARS);
         return m;
@@ -450,7 +472,7 @@ static struct node *parse_primary(struct parser *ps)
         next(ps);
         if (!strcmp(name, "true") || !strcmp(name, "false") || !strcmp(name, "null")) {
             n = node_new(N_LIT);
-            n->lit = !strcmp(name, "true") ? json_true()
+            n->lit = !strcmp(name, "true")    ? json_true()
                      : !strcmp(name, "false") ? json_false()
                                               : json_null();
             free(name);
@@ -834,9 +856,15 @@ static json_t *eval_binary(struct env *env, enum binop op, json_t *a, json_t *b)
     case OP_GE:
         if (!compare(a, b, &c))
             return fail(env, "no such overload: %s %s %s", type_name(a),
-                        op == OP_LT ? "<" : op == OP_LE ? "<=" : op == OP_GT ? ">" : ">=",
+                        op == OP_LT   ? "<"
+                        : op == OP_LE ? "<="
+                        : op == OP_GT ? ">"
+                                      : ">=",
                         type_name(b));
-        return json_boolean(op == OP_LT ? c < 0 : op == OP_LE ? c <= 0 : op == OP_GT ? c > 0 : c >= 0);
+        return json_boolean(op == OP_LT   ? c < 0
+                            : op == OP_LE ? c <= 0
+                            : op == OP_GT ? c > 0
+                                          : c >= 0);
     case OP_IN:
         if (json_is_array(b)) {
             for (size_t i = 0; i < json_array_size(b); i++) {
@@ -883,7 +911,10 @@ static json_t *eval_binary(struct env *env, enum binop op, json_t *a, json_t *b)
     }
     if (json_is_real(a) && json_is_real(b) && op != OP_MOD) {
         double x = json_real_value(a), y = json_real_value(b);
-        return json_real(op == OP_ADD ? x + y : op == OP_SUB ? x - y : op == OP_MUL ? x * y : x / y);
+        return json_real(op == OP_ADD   ? x + y
+                         : op == OP_SUB ? x - y
+                         : op == OP_MUL ? x * y
+                                        : x / y);
     }
     if (op == OP_ADD && json_is_string(a) && json_is_string(b)) {
         struct sb s = SB_INIT;
@@ -898,8 +929,8 @@ static json_t *eval_binary(struct env *env, enum binop op, json_t *a, json_t *b)
         json_array_extend(r, b);
         return r;
     }
-    static const char *const names[] = {[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*",
-                                        [OP_DIV] = "/", [OP_MOD] = "%"};
+    static const char *const names[] = {
+        [OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%"};
     return fail(env, "no such overload: %s %s %s", type_name(a), names[op], type_name(b));
 }
 
@@ -951,7 +982,8 @@ static json_t *member_of(struct env *env, json_t *target, const char *name)
 static json_t *eval_index(struct env *env, json_t *a, json_t *b)
 {
     if (json_is_array(a)) {
-        if (!json_is_integer(b) && !(json_is_real(b) && json_real_value(b) == floor(json_real_value(b))))
+        if (!json_is_integer(b) &&
+            !(json_is_real(b) && json_real_value(b) == floor(json_real_value(b))))
             return fail(env, "no such overload: list[%s]", type_name(b));
         json_int_t i = json_is_integer(b) ? json_integer_value(b) : (json_int_t)json_real_value(b);
         if (i < 0 || (size_t)i >= json_array_size(a))
@@ -1094,8 +1126,8 @@ static json_t *call(struct env *env, const char *name, json_t *target, json_t **
     }
     if (!strcmp(name, "matches") && want == 2)
         return call_matches(env, x, y);
-    if (want == 2 && (!strcmp(name, "startsWith") || !strcmp(name, "endsWith") ||
-                      !strcmp(name, "contains"))) {
+    if (want == 2 &&
+        (!strcmp(name, "startsWith") || !strcmp(name, "endsWith") || !strcmp(name, "contains"))) {
         if (!json_is_string(x) || !json_is_string(y))
             return fail(env, "no such overload: %s.%s(%s)", type_name(x), name, type_name(y));
         const char *s = json_string_value(x), *t = json_string_value(y);

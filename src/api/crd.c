@@ -141,7 +141,8 @@ static void check_names(struct err *e, const json_t *names)
     const char *kind = need(e, names, "kind", kind_name);
     const char *list_kind = need(e, names, "listKind", kind_name);
     if (kind && list_kind && !strcmp(kind, list_kind))
-        at(e, "listKind", "Invalid value: \"%s\": kind and listKind may not be the same", list_kind);
+        at(e, "listKind", "Invalid value: \"%s\": kind and listKind may not be the same",
+           list_kind);
     static const char *const lists[] = {"shortNames", "categories"};
     for (int l = 0; l < 2; l++) {
         size_t ml = err_push_field(e, lists[l]);
@@ -319,7 +320,8 @@ static void check_versions(struct err *e, struct crd *c, const json_t *spec)
     const json_t *versions = json_object_get(spec, "versions");
     size_t n = json_array_size(versions);
     if (!n) {
-        at(e, "versions", "Required value: must have exactly one version marked as storage version");
+        at(e, "versions",
+           "Required value: must have exactly one version marked as storage version");
         return;
     }
     c->versions = xcalloc(n, sizeof(*c->versions));

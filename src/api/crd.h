@@ -45,12 +45,12 @@ struct crd_version {
 struct crd {
     json_t *doc; /* the CRD as stored (a reference) */
     const char *name, *group, *plural, *singular, *kind, *list_kind; /* borrowed from doc */
-    const char **short_names;                                       /* NULL-terminated, owned */
-    const char **categories;                                        /* NULL-terminated, owned */
+    const char **short_names;                                        /* NULL-terminated, owned */
+    const char **categories;                                         /* NULL-terminated, owned */
     bool namespaced;
     struct crd_version *versions; /* owned array */
     size_t nversions;
-    size_t storage; /* index of the storage version */
+    size_t storage;  /* index of the storage version */
     char **warnings; /* what the server should warn of (unevaluated rules ...) */
     size_t nwarnings;
 };

@@ -32,7 +32,7 @@
 
 enum sch_type { T_NONE, T_OBJECT, T_ARRAY, T_STRING, T_INTEGER, T_NUMBER, T_BOOLEAN };
 
-static const char *const type_names[] = {"", "object", "array", "string",
+static const char *const type_names[] = {"",        "object", "array",  "string",
                                          "integer", "number", "boolean"};
 
 enum list_type { LT_NONE, LT_ATOMIC, LT_SET, LT_MAP };
@@ -73,13 +73,14 @@ struct sch {
     enum list_type list_type;
     const char **map_keys; /* borrowed from json */
     size_t nmap_keys;
-    struct sch **all_of, **any_of, **one_of, *not;
+    struct sch **all_of, **any_of, **one_of, *not ;
     size_t nall, nany, none;
     struct rule *rules;
     size_t nrules;
 };
 
-/* ---- small helpers ---------------------------------------------------------------------------- */
+/* ---- small helpers ----------------------------------------------------------------------------
+ */
 
 static void quote(const json_t *v, struct sb *s, size_t cap)
 {
@@ -269,8 +270,9 @@ static void compile_rules(struct comp *c, struct sch *s, const json_t *rules)
             continue;
         }
         const char *reason = json_string_value(json_object_get(r, "reason"));
-        if (reason && strcmp(reason, "FieldValueInvalid") && strcmp(reason, "FieldValueForbidden") &&
-            strcmp(reason, "FieldValueRequired") && strcmp(reason, "FieldValueDuplicate"))
+        if (reason && strcmp(reason, "FieldValueInvalid") &&
+            strcmp(reason, "FieldValueForbidden") && strcmp(reason, "FieldValueRequired") &&
+            strcmp(reason, "FieldValueDuplicate"))
             structural(c, "reason",
                        "Unsupported value: \"%s\": supported values: \"FieldValueDuplicate\", "
                        "\"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
@@ -342,7 +344,8 @@ static void compile_list_type(struct comp *c, struct sch *s, const json_t *j)
     if (!lt)
         return;
     if (s->type != T_ARRAY) {
-        structural(c, "x-kubernetes-list-type", "Invalid value: \"%s\": must only be used if type is array", lt);
+        structural(c, "x-kubernetes-list-type",
+                   "Invalid value: \"%s\": must only be used if type is array", lt);
         return;
     }
     if (!strcmp(lt, "atomic"))
@@ -418,14 +421,16 @@ static void compile_bounds(struct comp *c, struct sch *s, const json_t *j)
     if (pat) {
         char why[200];
         if (cel_regex(pat, &s->pattern, why, sizeof(why)))
-            structural(c, "pattern", "Invalid value: \"%s\": must be a valid regular expression, but "
-                                     "isn't: %s",
+            structural(c, "pattern",
+                       "Invalid value: \"%s\": must be a valid regular expression, but "
+                       "isn't: %s",
                        pat, why);
         else
             s->has_pattern = true;
         s->pattern_src = xstrdup(pat);
     }
-    if (s->multiple_of && (!json_is_number(s->multiple_of) || json_number_value(s->multiple_of) <= 0))
+    if (s->multiple_of &&
+        (!json_is_number(s->multiple_of) || json_number_value(s->multiple_of) <= 0))
         structural(c, "multipleOf", "Invalid value: %g: must be greater than zero",
                    json_number_value(s->multiple_of));
 }
@@ -446,8 +451,9 @@ static void forbidden_keywords(struct comp *c, const json_t *j)
         if (json_object_get(j, no[i][0]))
             structural(c, no[i][0], "Forbidden: %s", no[i][1]);
     if (json_is_true(json_object_get(j, "uniqueItems")))
-        structural(c, "uniqueItems", "Forbidden: uniqueItems cannot be set to true since the "
-                                     "runtime complexity becomes quadratic");
+        structural(c, "uniqueItems",
+                   "Forbidden: uniqueItems cannot be set to true since the "
+                   "runtime complexity becomes quadratic");
 }
 
 static struct sch *compile_node(struct comp *c, const json_t *j, int where)
@@ -488,12 +494,14 @@ static struct sch *compile_node(struct comp *c, const json_t *j, int where)
         structural(c, "type", "Invalid value: \"%s\": must be object at the root",
                    type_names[s->type]);
     if (s->int_or_string && s->type != T_NONE)
-        structural(c, "type", "Invalid value: \"%s\": must be empty if x-kubernetes-int-or-string "
-                              "is true",
+        structural(c, "type",
+                   "Invalid value: \"%s\": must be empty if x-kubernetes-int-or-string "
+                   "is true",
                    type_names[s->type]);
     if (s->embedded && s->type != T_OBJECT)
-        structural(c, "type", "Required value: must be object if x-kubernetes-embedded-resource is "
-                              "true");
+        structural(c, "type",
+                   "Required value: must be object if x-kubernetes-embedded-resource is "
+                   "true");
     compile_bounds(c, s, j);
 
     const json_t *props = json_object_get(j, "properties");
@@ -508,8 +516,9 @@ static struct sch *compile_node(struct comp *c, const json_t *j, int where)
                    type_names[s->type]);
     compile_props(c, s, props, where);
     if (json_is_false(add)) {
-        structural(c, "additionalProperties", "Forbidden: additionalProperties cannot be set to "
-                                              "false");
+        structural(c, "additionalProperties",
+                   "Forbidden: additionalProperties cannot be set to "
+                   "false");
     } else if (json_is_true(add)) {
         s->additional_any = true;
     } else if (add) {
@@ -574,7 +583,7 @@ void sch_free(struct sch *s)
     free(s->all_of);
     free(s->any_of);
     free(s->one_of);
-    sch_free(s->not);
+    sch_free(s->not );
     for (size_t i = 0; i < s->nrules; i++) {
         free(s->rules[i].text);
         free(s->rules[i].message);
@@ -619,11 +628,22 @@ const json_t *sch_json_at(const struct sch *s, const char *path)
 
 /* ObjectMeta's fields: what metadata keeps of an object (and of an
  * embedded resource). */
-static const char *const meta_fields[] = {
-    "name",          "generateName",      "namespace",  "selfLink",
-    "uid",           "resourceVersion",   "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-    "ownerReferences", "finalizers",      "managedFields", NULL};
+static const char *const meta_fields[] = {"name",
+                                          "generateName",
+                                          "namespace",
+                                          "selfLink",
+                                          "uid",
+                                          "resourceVersion",
+                                          "generation",
+                                          "creationTimestamp",
+                                          "deletionTimestamp",
+                                          "deletionGracePeriodSeconds",
+                                          "labels",
+                                          "annotations",
+                                          "ownerReferences",
+                                          "finalizers",
+                                          "managedFields",
+                                          NULL};
 
 struct prune_ctx {
     sch_pruned_fn fn;
@@ -834,7 +854,8 @@ static bool type_ok(const struct sch *s, const json_t *v)
         return json_is_string(v);
     case T_INTEGER:
         /* A float without a fraction is an integer (isFloatInt). */
-        return json_is_integer(v) || (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)));
+        return json_is_integer(v) ||
+               (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)));
     case T_NUMBER:
         return json_is_number(v);
     case T_BOOLEAN:
@@ -965,7 +986,8 @@ static void check_string(struct val *c, const struct sch *s, const json_t *v)
     }
     if (s->format && !format_ok(s->format, str)) {
         shown(v, sv, sizeof(sv));
-        cause(c, "Invalid value: %s: %s in body must be of type %s: %s", sv, here(c), s->format, sv);
+        cause(c, "Invalid value: %s: %s in body must be of type %s: %s", sv, here(c), s->format,
+              sv);
     }
 }
 
@@ -1179,7 +1201,7 @@ static void check_logic(struct val *c, const struct sch *s, const json_t *v)
             cause(c, "Invalid value: \"\": %s must validate one and only one schema (oneOf)",
                   here(c));
     }
-    if (s->not && passes(c, s->not, v))
+    if (s->not &&passes(c, s->not, v))
         cause(c, "Invalid value: \"\": %s must not validate the schema (not)", here(c));
 }
 
@@ -1264,8 +1286,18 @@ static void run_rules(struct val *c, const struct sch *s, const json_t *v, const
         if (res == CEL_TRUE)
             continue;
         char detail[1024];
-        if (res == CEL_ERROR)
-            snprintf(detail, sizeof(detail), "%s", why);
+        if (res == CEL_ERROR && !strncmp(why, "no such overload", 16))
+            snprintf(detail, sizeof(detail),
+                     "'%s': call arguments did not match a supported operator, function or macro "
+                     "signature for rule: %s",
+                     why, r->text);
+        else if (res == CEL_ERROR && !strncmp(why, "operation cancelled", 19))
+            snprintf(detail, sizeof(detail),
+                     "'%s': no further validation rules will be run due to call cost exceeds "
+                     "limit for rule: %s",
+                     why, r->text);
+        else if (res == CEL_ERROR)
+            snprintf(detail, sizeof(detail), "%s evaluating rule: %s", why, r->text);
         else if (r->message)
             snprintf(detail, sizeof(detail), "%s", r->message);
         else

@@ -1230,6 +1230,16 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
     if (!srv_authorize(&q->user, verb, rt->res, rt->res->namespaced ? ns : NULL, sub))
         return reply_forbidden(q, verb, rt->res, ns, rt->name, sub);
 
+    const struct crd_version *v = rt->res->crd_version;
+    if (v && v->deprecated) {
+        char msg[400];
+        if (v->deprecation_warning)
+            snprintf(msg, sizeof(msg), "%s", v->deprecation_warning);
+        else
+            snprintf(msg, sizeof(msg), "%s/%s %s is deprecated", rt->res->group, rt->res->version,
+                     rt->res->kind);
+        srv_warn(q, msg);
+    }
     const char *m = q->method;
     if (rt->kind == RT_COLLECTION) {
         if (!strcmp(m, "POST"))

@@ -191,8 +191,8 @@ int store__crd_install(struct store *s, struct err *e)
                          name);
                 err_init(e);
                 rc = store__crd_replace(s, want, e);
-            } else if (!rc && !json_object_get(json_object_get(cur, "metadata"),
-                                               "deletionTimestamp")) {
+            } else if (!rc &&
+                       !json_object_get(json_object_get(cur, "metadata"), "deletionTimestamp")) {
                 rc = update_crd(s, r, want, cur, e);
             }
         }

@@ -22,8 +22,8 @@
 
 /* The served kinds of one CRD. */
 struct reg_crd {
-    struct crd *crd; /* owned */
-    char *key;       /* plural.group */
+    struct crd *crd;                /* owned */
+    char *key;                      /* plural.group */
     struct store_resource *entries; /* one per version, in the CRD's order */
     size_t n;
     bool terminating; /* being deleted: no new objects */
@@ -34,8 +34,8 @@ struct store__reg {
     pthread_mutex_t lock;
     uint64_t gen;
     uint64_t next_order;
-    struct map by_name; /* CRD name -> struct reg_crd * (served now) */
-    struct map by_key;  /* plural.group -> the same */
+    struct map by_name;       /* CRD name -> struct reg_crd * (served now) */
+    struct map by_key;        /* plural.group -> the same */
     struct reg_crd **retired; /* replaced or removed: freed at close */
     size_t nretired, cap_retired;
 };
