@@ -67,8 +67,9 @@ static void test_cel_kueue_rules(void **state)
                 NULL, CEL_TRUE);
     const char *pref = "!has(self.preference) || (self.whenCanBorrow == 'TryNextFlavor' && "
                        "self.whenCanPreempt == 'TryNextFlavor')";
-    assert_rule(pref, "{\"preference\":\"x\",\"whenCanBorrow\":\"MayStopSearch\","
-                      "\"whenCanPreempt\":\"TryNextFlavor\"}",
+    assert_rule(pref,
+                "{\"preference\":\"x\",\"whenCanBorrow\":\"MayStopSearch\","
+                "\"whenCanPreempt\":\"TryNextFlavor\"}",
                 NULL, CEL_FALSE);
     const char *reclaim = "!(self.reclaimWithinCohort == 'Never' && has(self.borrowWithinCohort) "
                           "&&  self.borrowWithinCohort.policy != 'Never')";
@@ -84,8 +85,8 @@ static void test_cel_kueue_rules(void **state)
     assert_rule(unique, "[{\"a\":1},{\"a\":1}]", NULL, CEL_FALSE);
     const char *host = "size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || "
                        "self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'";
-    assert_rule(host, "[{\"nodeLabel\":\"kubernetes.io/hostname\"},{\"nodeLabel\":\"rack\"}]",
-                NULL, CEL_FALSE);
+    assert_rule(host, "[{\"nodeLabel\":\"kubernetes.io/hostname\"},{\"nodeLabel\":\"rack\"}]", NULL,
+                CEL_FALSE);
     assert_rule("self.all(x, x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",
                 "[{\"effect\":\"Never\"}]", NULL, CEL_FALSE);
     assert_rule("self.all(x, has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true)",
@@ -96,8 +97,7 @@ static void test_cel_kueue_rules(void **state)
                 "{\"minCount\":3,\"count\":2}", NULL, CEL_FALSE);
     assert_rule("[has(self.universal),has(self.individual)].filter(x,x==true).size() == 1",
                 "{\"universal\":1,\"individual\":[1]}", NULL, CEL_FALSE);
-    assert_rule("has(self.universal) != has(self.individual)", "{\"universal\":1}", NULL,
-                CEL_TRUE);
+    assert_rule("has(self.universal) != has(self.individual)", "{\"universal\":1}", NULL, CEL_TRUE);
     const char *met = "((has(oldSelf.status) && oldSelf.status.conditions.exists(c, c.type == "
                       "'Admitted' && c.status == 'True')))?((has(oldSelf.spec.maximumExecution"
                       "TimeSeconds)?oldSelf.spec.maximumExecutionTimeSeconds:0) ==  "
@@ -114,8 +114,7 @@ static void test_cel_operators(void **state)
     assert_rule("1 + 2 * 3 == 7 && 7 / 2 == 3 && 7 % 2 == 1 && -(1) < 0", "null", NULL, CEL_TRUE);
     assert_rule("1.5 + 1.5 == 3.0 && 2 == 2.0", "null", NULL, CEL_TRUE);
     assert_rule("'a' + \"b\" == 'ab' && 'abc' > 'abd' == false", "null", NULL, CEL_TRUE);
-    assert_rule("[1, 2] + [3] == [1, 2, 3] && 2 in [1, 2]", "null",
-                NULL, CEL_TRUE);
+    assert_rule("[1, 2] + [3] == [1, 2, 3] && 2 in [1, 2]", "null", NULL, CEL_TRUE);
     assert_rule("self.m['a.b'] == 1 && 'a.b' in self.m", "{\"m\":{\"a.b\":1}}", NULL, CEL_TRUE);
     assert_rule("self.exists_one(x, x > 1) && self.map(x, x * 2) == [2, 4, 6]", "[1,2,3]", NULL,
                 CEL_FALSE);
@@ -189,8 +188,8 @@ static void test_cel_budget(void **state)
 {
     struct cel *c = NULL;
     char why[300];
-    assert_int_equal(cel_compile("size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0",
-                                 &c, why, sizeof(why)),
+    assert_int_equal(cel_compile("size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0", &c,
+                                 why, sizeof(why)),
                      0);
     json_t *big = json_array();
     for (int i = 0; i < 5000; i++)
@@ -227,9 +226,9 @@ static void test_cel_regex(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cel_kueue_rules),     cmocka_unit_test(test_cel_operators),
-        cmocka_unit_test(test_cel_errors),          cmocka_unit_test(test_cel_compile_refusals),
-        cmocka_unit_test(test_cel_budget),          cmocka_unit_test(test_cel_regex),
+        cmocka_unit_test(test_cel_kueue_rules), cmocka_unit_test(test_cel_operators),
+        cmocka_unit_test(test_cel_errors),      cmocka_unit_test(test_cel_compile_refusals),
+        cmocka_unit_test(test_cel_budget),      cmocka_unit_test(test_cel_regex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,10 +59,10 @@ static void test_crd_default(void **state)
     json_t *names = json_object_get(json_object_get(doc, "spec"), "names");
     assert_string_equal(json_string_value(json_object_get(names, "singular")), "widget");
     assert_string_equal(json_string_value(json_object_get(names, "listKind")), "WidgetList");
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(doc, "spec"), "conversion"),
-                            "strategy")),
-                        "None");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(doc, "spec"), "conversion"), "strategy")),
+        "None");
     json_decref(doc);
 }
 
@@ -165,7 +165,8 @@ static void test_crd_parse_errors(void **state)
         "metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must "
         "have approval annotation \"api-approved.kubernetes.io\", see "
         "https://github.com/kubernetes/enhancements/pull/1111",
-        "metadata.name: Invalid value: \"x.foo.k8s.io\": must be spec.names.plural+\".\"+spec.group",
+        "metadata.name: Invalid value: \"x.foo.k8s.io\": must be "
+        "spec.names.plural+\".\"+spec.group",
         NULL};
     assert_causes(&e, want2);
     json_decref(doc);
@@ -221,9 +222,8 @@ static struct crd *kueue_crd(const char *kind)
 
 static void test_crd_kueue_manifests(void **state)
 {
-    static const char *const kinds[] = {"ResourceFlavor", "Cohort",
-                                        "ClusterQueue",   "LocalQueue",
-                                        "Workload",       "WorkloadPriorityClass",
+    static const char *const kinds[] = {"ResourceFlavor", "Cohort",   "ClusterQueue",
+                                        "LocalQueue",     "Workload", "WorkloadPriorityClass",
                                         "AdmissionCheck", "Topology"};
     size_t n = 0;
     for (const char *const *m = crd_kueue_manifests(); *m; m++)

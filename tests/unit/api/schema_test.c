@@ -51,8 +51,7 @@ static void assert_causes(const struct err *e, const char *const *want)
         fail_msg("extra cause %s: %s", e->causes[n].field, e->causes[n].message);
 }
 
-static void validate(const struct sch *s, const char *doc, const char *old,
-                     const char *const *want)
+static void validate(const struct sch *s, const char *doc, const char *old, const char *const *want)
 {
     json_t *d = parse(doc);
     json_t *o = old ? parse(old) : NULL;
@@ -77,7 +76,8 @@ static const char spec_schema[] =
     "\"cpu\":{\"x-kubernetes-int-or-string\":true,\"pattern\":\"^[0-9]+m?$\"},"
     "\"tags\":{\"type\":\"array\",\"maxItems\":2,\"minItems\":1,\"x-kubernetes-list-type\":\"set\","
     "\"items\":{\"type\":\"string\"}},"
-    "\"ports\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":"
+    "\"ports\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-"
+    "keys\":"
     "[\"name\"],\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
     "\"port\":{\"type\":\"integer\"}}}},"
     "\"labels\":{\"type\":\"object\",\"maxProperties\":1,\"additionalProperties\":{\"type\":"
@@ -111,19 +111,21 @@ static void test_sch_validate_values(void **state)
         "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"a\"}",
         "spec.labels: Too many: 2: must have at most 1 items",
         NULL};
-    validate(s,
-             "{\"spec\":{\"mode\":\"C\",\"replicas\":11,\"ratio\":1.5,\"name\":\"ABCDEF\",\"when\":"
-             "\"yesterday\",\"id\":\"x\",\"cpu\":\"2.5\",\"tags\":[\"a\",\"a\",\"b\"],\"ports\":[{"
-             "\"name\":\"a\",\"port\":1},{\"name\":\"a\",\"port\":2}],\"labels\":{\"a\":\"1\",\"b\":"
-             "\"2\"}}}",
-             NULL, bad);
+    validate(
+        s,
+        "{\"spec\":{\"mode\":\"C\",\"replicas\":11,\"ratio\":1.5,\"name\":\"ABCDEF\",\"when\":"
+        "\"yesterday\",\"id\":\"x\",\"cpu\":\"2.5\",\"tags\":[\"a\",\"a\",\"b\"],\"ports\":[{"
+        "\"name\":\"a\",\"port\":1},{\"name\":\"a\",\"port\":2}],\"labels\":{\"a\":\"1\",\"b\":"
+        "\"2\"}}}",
+        NULL, bad);
     static const char *const small[] = {
         "spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal "
         "to 1",
         "spec.ratio: Invalid value: 0.3: spec.ratio in body should be a multiple of 0.25",
         "spec.name: Invalid value: \"a\": spec.name in body should be at least 2 chars long",
         "spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items", NULL};
-    validate(s, "{\"spec\":{\"mode\":\"A\",\"replicas\":0,\"ratio\":0.3,\"name\":\"a\",\"tags\":[]}}",
+    validate(s,
+             "{\"spec\":{\"mode\":\"A\",\"replicas\":0,\"ratio\":0.3,\"name\":\"a\",\"tags\":[]}}",
              NULL, small);
     sch_free(s);
 }
@@ -144,9 +146,9 @@ static void test_sch_validate_types(void **state)
         "<nil>: Invalid value: \"null\": some validation rules were not checked because the object "
         "was invalid; correct the existing errors to complete validation",
         NULL};
-    validate(s,
-             "{\"spec\":{\"replicas\":\"3\",\"name\":null,\"cpu\":true,\"tags\":{},\"maybe\":null}}",
-             NULL, want);
+    validate(
+        s, "{\"spec\":{\"replicas\":\"3\",\"name\":null,\"cpu\":true,\"tags\":{},\"maybe\":null}}",
+        NULL, want);
     sch_free(s);
 }
 
@@ -251,8 +253,7 @@ static void test_sch_rules(void **state)
         "{\"rule\":\"self.missing > 0 || self.a > 100\"}]}}}");
     static const char *const want[] = {
         "spec: Invalid value: \"object\": failed rule: self.a < self.b",
-        "spec.a: Forbidden: not ten",
-        "spec: Required value: b is required to not be 9",
+        "spec.a: Forbidden: not ten", "spec: Required value: b is required to not be 9",
         "spec: Invalid value: \"object\": no such key: missing evaluating rule: self.missing > 0 "
         "|| self.a > 100",
         NULL};
@@ -266,7 +267,8 @@ static void test_sch_rules(void **state)
     validate(s,
              "{\"spec\":{\"a\":1,\"b\":2,\"name\":\"y\",\"items\":[{\"k\":\"new\",\"v\":0},{\"k\":"
              "\"x\",\"v\":1}]}}",
-             "{\"spec\":{\"a\":1,\"b\":2,\"name\":\"x\",\"items\":[{\"k\":\"x\",\"v\":5}]}}", trans);
+             "{\"spec\":{\"a\":1,\"b\":2,\"name\":\"x\",\"items\":[{\"k\":\"x\",\"v\":5}]}}",
+             trans);
     sch_free(s);
 }
 
@@ -318,7 +320,8 @@ static void test_sch_compile_structural(void **state)
         NULL};
     compile_fails(
         "{\"type\":\"object\",\"properties\":{"
-        "\"m\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":{\"type\":\"string\"}},"
+        "\"m\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":{\"type\":"
+        "\"string\"}},"
         "\"l\":{\"type\":\"array\",\"uniqueItems\":true,\"x-kubernetes-list-type\":\"map\","
         "\"items\":{\"type\":\"object\"}},"
         "\"metadata\":{\"type\":\"object\",\"properties\":{\"labels\":{\"type\":\"object\"}}},"
@@ -340,8 +343,9 @@ static void on_warn(void *arg, const char *path, const char *rule, const char *w
 /* A rule outside the subset compiles with a warning and is not run. */
 static void test_sch_unsupported_rule(void **state)
 {
-    json_t *j = parse("{\"type\":\"object\",\"properties\":{\"q\":{\"type\":\"string\","
-                      "\"x-kubernetes-validations\":[{\"rule\":\"quantity(self).isInteger()\"}]}}}");
+    json_t *j =
+        parse("{\"type\":\"object\",\"properties\":{\"q\":{\"type\":\"string\","
+              "\"x-kubernetes-validations\":[{\"rule\":\"quantity(self).isInteger()\"}]}}}");
     struct sch *s = NULL;
     struct err e;
     err_init(&e);
@@ -361,9 +365,12 @@ static void test_sch_unsupported_rule(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sch_validate_values),  cmocka_unit_test(test_sch_validate_types),
-        cmocka_unit_test(test_sch_prune),            cmocka_unit_test(test_sch_default),
-        cmocka_unit_test(test_sch_rules),            cmocka_unit_test(test_sch_compile_structural),
+        cmocka_unit_test(test_sch_validate_values),
+        cmocka_unit_test(test_sch_validate_types),
+        cmocka_unit_test(test_sch_prune),
+        cmocka_unit_test(test_sch_default),
+        cmocka_unit_test(test_sch_rules),
+        cmocka_unit_test(test_sch_compile_structural),
         cmocka_unit_test(test_sch_unsupported_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,10 +37,10 @@ static const struct store_resource *CRD(void)
 #define WIDGET_CRD                                                                                 \
     "{'apiVersion':'apiextensions.k8s.io/v1','kind':'CustomResourceDefinition','metadata':{"       \
     "'name':'widgets.example.com'},'spec':{'group':'example.com','names':{'kind':'Widget',"        \
-    "'plural':'widgets','shortNames':['wd']},'scope':'Namespaced','versions':[{'name':'v1',"      \
-    "'served':true,'storage':true,'subresources':{'status':{}},'schema':{'openAPIV3Schema':{"     \
-    "'type':'object','properties':{'spec':{'type':'object','properties':{'size':{'type':"         \
-    "'integer','default':3,'maximum':10}}},'status':{'type':'object','properties':{'ok':{"        \
+    "'plural':'widgets','shortNames':['wd']},'scope':'Namespaced','versions':[{'name':'v1',"       \
+    "'served':true,'storage':true,'subresources':{'status':{}},'schema':{'openAPIV3Schema':{"      \
+    "'type':'object','properties':{'spec':{'type':'object','properties':{'size':{'type':"          \
+    "'integer','default':3,'maximum':10}}},'status':{'type':'object','properties':{'ok':{"         \
     "'type':'boolean'}}}}}}}]}}"
 
 static json_t *create(struct store *s, const struct store_resource *r, const char *ns,
@@ -114,9 +114,8 @@ static void test_crd_kueue_restored(void **state)
     assert_int_equal(store_get(t->s, CRD(), NULL, "topologies.kueue.x-k8s.io", &crd, &e), 0);
     json_object_set_new(json_object_get(json_object_get(crd, "spec"), "names"), "shortNames",
                         json_pack("[s]", "tp"));
-    assert_int_equal(store_update(t->s, CRD(), NULL, "topologies.kueue.x-k8s.io", crd, NULL, &out,
-                                  &e),
-                     0);
+    assert_int_equal(
+        store_update(t->s, CRD(), NULL, "topologies.kueue.x-k8s.io", crd, NULL, &out, &e), 0);
     assert_string_equal(store_lookup_key(t->s, "topologies.kueue.x-k8s.io")->short_names[0], "tp");
     tstore_reopen(t, 0, 0);
     assert_string_equal(store_lookup_key(t->s, "topologies.kueue.x-k8s.io")->short_names[0],
@@ -232,8 +231,7 @@ static void test_crd_delete_cascades(void **state)
     assert_int_equal(store_update(t->s, w, "kube-system", "b", kept, NULL, &out, &e), 0);
     json_decref(out);
     err_init(&e);
-    assert_int_equal(store_get(t->s, CRD(), NULL, "widgets.example.com", &got, &e),
-                     ERR_NOT_FOUND);
+    assert_int_equal(store_get(t->s, CRD(), NULL, "widgets.example.com", &got, &e), ERR_NOT_FOUND);
     assert_null(store_lookup(t->s, "example.com", "v1", "widgets"));
     err_init(&e);
     assert_int_equal(store_create(t->s, w, "default", kept, NULL, &out, &e), ERR_NOT_FOUND);
@@ -247,8 +245,8 @@ static void test_crd_namespace_deletion(void **state)
     struct tstore *t = tstore_new(0, 0);
     json_decref(create(t->s, CRD(), NULL, WIDGET_CRD, 0));
     const struct store_resource *w = store_lookup(t->s, "example.com", "v1", "widgets");
-    json_decref(create(t->s, store_resource_find("namespaces"), NULL, "{'metadata':{'name':'n'}}",
-                       0));
+    json_decref(
+        create(t->s, store_resource_find("namespaces"), NULL, "{'metadata':{'name':'n'}}", 0));
     json_decref(create(t->s, w, "n", "{'metadata':{'name':'a'}}", 0));
     struct err e;
     err_init(&e);
@@ -274,17 +272,20 @@ static void test_crd_watch_by_key(void **state)
     struct err e;
     err_init(&e);
     assert_int_equal(store_watch_open(t->s, rf, NULL, NULL, &w, &e), 0);
-    json_decref(create(t->s, store_lookup_key(t->s, rf->key), NULL, "{'metadata':{'name':'f'}}",
-                       0));
+    json_decref(
+        create(t->s, store_lookup_key(t->s, rf->key), NULL, "{'metadata':{'name':'f'}}", 0));
     struct store_event ev;
     assert_int_equal(store_watch_next(w, 5000, &ev, &e), 0);
     assert_int_equal(ev.type, STORE_ADDED);
     store_event_release(&ev);
     store_watch_close(w);
     /* A kind nobody serves cannot be watched. */
-    struct store_resource ghost = {.group = "ghost.example.com", .version = "v1",
-                                   .plural = "ghosts", .kind = "Ghost",
-                                   .key = "ghosts.ghost.example.com", .custom = true};
+    struct store_resource ghost = {.group = "ghost.example.com",
+                                   .version = "v1",
+                                   .plural = "ghosts",
+                                   .kind = "Ghost",
+                                   .key = "ghosts.ghost.example.com",
+                                   .custom = true};
     assert_int_equal(store_watch_open(t->s, &ghost, NULL, NULL, &w, &e), ERR_NOT_FOUND);
     tstore_free(t);
 }
@@ -292,9 +293,9 @@ static void test_crd_watch_by_key(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_crd_kueue_installed),    cmocka_unit_test(test_crd_kueue_restored),
-        cmocka_unit_test(test_crd_serves_its_kind),    cmocka_unit_test(test_crd_names_conflict),
-        cmocka_unit_test(test_crd_delete_cascades),    cmocka_unit_test(test_crd_namespace_deletion),
+        cmocka_unit_test(test_crd_kueue_installed), cmocka_unit_test(test_crd_kueue_restored),
+        cmocka_unit_test(test_crd_serves_its_kind), cmocka_unit_test(test_crd_names_conflict),
+        cmocka_unit_test(test_crd_delete_cascades), cmocka_unit_test(test_crd_namespace_deletion),
         cmocka_unit_test(test_crd_watch_by_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
