@@ -292,6 +292,8 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
         return rc;
     }
     s->port = http_server_port(s->http);
+    if (o->host)
+        srv_bootstrap(s, o->host, o->tls);
     if (o->host && s->event_ttl_s > 0 && srv_janitor_start(s))
         log_warn("cannot start the event expiry thread: events will not expire");
     *out = s;

@@ -165,6 +165,11 @@ int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
 
+/* bootstrap.c: write the `kubernetes` Service, Endpoints and EndpointSlice
+ * in `default` for this server's address (host, s->port), as
+ * kube-apiserver keeps them. Failures are logged. */
+void srv_bootstrap(struct srv *s, const char *host, bool tls);
+
 /* review.c: SelfSubjectAccessReview and SelfSubjectReview (kubectl auth). */
 int srv_handle_review(struct srv_req *q, bool *handled);
 

@@ -56,6 +56,13 @@ expect "Endpoints and EndpointSlices for a webhook's Service" "endpointslice.dis
 expect_grep "get endpoints" '^web +127\.0\.0\.1:8443 ' k -n team-a get endpoints
 expect_grep "get endpointslices" '^web-1 +IPv4 +8443 +127\.0\.0\.1 ' k -n team-a get endpointslices
 expect "cluster-info" "Kubernetes control plane is running at $URL" k cluster-info
+port=${URL##*:}
+expect_grep "the server's own Service: kubernetes in default" "^kubernetes +ClusterIP +<none> +<none> +443/TCP " \
+    k -n default get svc kubernetes
+expect_exact "... and its endpoints name this server's address" "127.0.0.1:$port" \
+    k -n default get endpoints kubernetes -o 'jsonpath={.subsets[0].addresses[0].ip}:{.subsets[0].ports[0].port}'
+expect_exact "... and its EndpointSlice" "127.0.0.1 $port" \
+    k -n default get endpointslice kubernetes -o 'jsonpath={.endpoints[0].addresses[0]} {.ports[0].port}' 
 
 expect "a LimitRange is stored" "limitrange/limits created" k -n team-a apply -f "$D/limitrange.yaml"
 expect_exact "LimitRange container defaults: default from max, defaultRequest from default then min" \
