@@ -194,7 +194,7 @@ json_t *nobj_node(const struct nobj_facts *f, const json_t *prev, const char *no
     json_array_append_new(conds, condition(prev, "Ready", "True", "KubeletReady",
                                            "kubelet is posting ready status", now));
     char runtime[64];
-    snprintf(runtime, sizeof(runtime), "cueue://%s", KUBELET_VERSION + 1);
+    snprintf(runtime, sizeof(runtime), "cueue://%s", &KUBELET_VERSION[1]);
     json_t *info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "architecture", f->arch,
                              "bootID", f->boot_id, "containerRuntimeVersion", runtime,
                              "kernelVersion", f->kernel, "kubeProxyVersion", "", "kubeletVersion",
@@ -205,10 +205,10 @@ json_t *nobj_node(const struct nobj_facts *f, const json_t *prev, const char *no
     json_t *status = json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:{s:i}}}", "capacity", resources(f),
                                "allocatable", resources(f), "conditions", conds, "addresses", addrs,
                                "nodeInfo", info, "daemonEndpoints", "kubeletEndpoint", "Port", 0);
-    const json_t *spec = json_object_get(prev, "spec");
-    return json_pack("{s:s,s:s,s:o,s:O,s:o}", "apiVersion", "v1", "kind", "Node", "metadata", meta,
-                     "spec", json_is_object(spec) ? (json_t *)spec : json_object(), "status",
-                     status);
+    const json_t *prev_spec = json_object_get(prev, "spec");
+    json_t *spec = json_is_object(prev_spec) ? json_deep_copy(prev_spec) : json_object();
+    return json_pack("{s:s,s:s,s:o,s:o,s:o}", "apiVersion", "v1", "kind", "Node", "metadata", meta,
+                     "spec", spec, "status", status);
 }
 
 json_t *nobj_lease(const struct nobj_facts *f, const char *node_uid, const json_t *prev,

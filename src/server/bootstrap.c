@@ -38,28 +38,25 @@ void srv_bootstrap(struct srv *s, const char *host, bool tls)
     const char *ip = host && *host && strcmp(host, "0.0.0.0") ? host : "127.0.0.1";
     const char *port_name = tls ? "https" : "http";
     int port = s->port;
-    json_t *svc = json_pack(
-        "{s:s,s:s,s:{s:s,s:{s:s,s:s}},s:{s:s,s:[{s:s,s:i,s:s,s:i}],s:s}}", "apiVersion", "v1",
-        "kind", "Service", "metadata", "name", "kubernetes", "labels", "component", "apiserver",
-        "provider", "kubernetes", "spec", "type", "ClusterIP", "ports", "name", port_name, "port",
-        tls ? 443 : 80, "protocol", "TCP", "targetPort", port, "sessionAffinity", "None");
-    json_t *ep = json_pack(
-        "{s:s,s:s,s:{s:s,s:{s:s}},s:[{s:[{s:s}],s:[{s:s,s:i,s:s}]}]}", "apiVersion", "v1", "kind",
-        "Endpoints", "metadata", "name", "kubernetes", "labels",
-        "endpointslice.kubernetes.io/skip-mirror", "true", "subsets", "addresses", "ip", ip,
-        "ports", "name", port_name, "port", port, "protocol", "TCP");
+    json_t *svc = json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s}},s:{s:s,s:[{s:s,s:i,s:s,s:i}],s:s}}",
+                            "apiVersion", "v1", "kind", "Service", "metadata", "name", "kubernetes",
+                            "labels", "component", "apiserver", "provider", "kubernetes", "spec",
+                            "type", "ClusterIP", "ports", "name", port_name, "port", tls ? 443 : 80,
+                            "protocol", "TCP", "targetPort", port, "sessionAffinity", "None");
+    json_t *ep =
+        json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:[{s:[{s:s}],s:[{s:s,s:i,s:s}]}]}", "apiVersion", "v1",
+                  "kind", "Endpoints", "metadata", "name", "kubernetes", "labels",
+                  "endpointslice.kubernetes.io/skip-mirror", "true", "subsets", "addresses", "ip",
+                  ip, "ports", "name", port_name, "port", port, "protocol", "TCP");
     json_t *slice = json_pack(
         "{s:s,s:s,s:{s:s,s:{s:s}},s:s,s:[{s:[s],s:{s:b}}],s:[{s:s,s:i,s:s}]}", "apiVersion",
         "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", "kubernetes", "labels",
-        "kubernetes.io/service-name", "kubernetes", "addressType", "IPv4", "endpoints",
-        "addresses", ip, "conditions", "ready", 1, "ports", "name", port_name, "port", port,
-        "protocol", "TCP");
+        "kubernetes.io/service-name", "kubernetes", "addressType", "IPv4", "endpoints", "addresses",
+        ip, "conditions", "ready", 1, "ports", "name", port_name, "port", port, "protocol", "TCP");
     struct {
         const char *key;
         json_t *obj;
-    } objs[] = {{"services", svc},
-                {"endpoints", ep},
-                {"endpointslices.discovery.k8s.io", slice}};
+    } objs[] = {{"services", svc}, {"endpoints", ep}, {"endpointslices.discovery.k8s.io", slice}};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
         struct err e;
         err_init(&e);
