@@ -289,14 +289,28 @@ static json_t *age_of(const char *s, int64_t now_ms, const char *absent)
     return json_string(buf);
 }
 
+/* a.b.c, where a segment may end in list indexes: conditions[0]. */
 static const json_t *get_path(const json_t *obj, const char *dotted)
 {
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", dotted);
     const json_t *cur = obj;
     char *save = NULL;
-    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, t);
+    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save)) {
+        char *br = strchr(t, '[');
+        if (br)
+            *br = '\0';
+        if (*t)
+            cur = json_object_get(cur, t);
+        while (br && cur) {
+            char *end;
+            unsigned long i = strtoul(br + 1, &end, 10);
+            if (end == br + 1 || *end != ']')
+                return NULL;
+            cur = json_array_get(cur, i);
+            br = end[1] == '[' ? end + 1 : NULL;
+        }
+    }
     return cur;
 }
 

@@ -231,6 +231,19 @@ static void test_table_cq_types(void **state)
     json_decref(o);
 }
 
+static void test_jsonpath_forms(void **state)
+{
+    json_t *o = json_loads("{\"status\":{\"conditions\":[{\"type\":\"A\",\"status\":\"x\"},"
+                           "{\"type\":\"B\",\"status\":\"y\"}]}}",
+                           0, NULL);
+    assert_string_equal(json_string_value(srv_jsonpath(o, ".status.conditions[1].status")), "y");
+    assert_string_equal(
+        json_string_value(srv_jsonpath(o, ".status.conditions[?(@.type==\"A\")].status")), "x");
+    assert_null(srv_jsonpath(o, ".status.conditions[5].status"));
+    assert_null(srv_jsonpath(o, ".status.conditions[x]"));
+    json_decref(o);
+}
+
 static void test_authorize_tenant(void **state)
 {
     struct srv_user u = {.name = "tenant-a", .admin = false, .nns = 1};
@@ -288,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_human_duration),
         cmocka_unit_test(test_table_workload),
         cmocka_unit_test(test_table_cq_types),
+        cmocka_unit_test(test_jsonpath_forms),
         cmocka_unit_test(test_authorize_tenant),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
