@@ -36,12 +36,6 @@ static void gv_string(const struct store_resource *r, char *buf, size_t len)
         snprintf(buf, len, "%s", r->version);
 }
 
-/* A custom resource (no strategic merge patch, no protobuf). */
-static bool is_custom(const struct store_resource *r)
-{
-    return r->custom;
-}
-
 static int reply_forbidden(struct srv_req *q, const char *verb, const struct store_resource *r,
                            const char *ns, const char *name, const char *sub)
 {
@@ -185,13 +179,13 @@ static bool read_object(struct srv_req *q, const struct store_resource *r, json_
     char mt[128];
     media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
     bool yaml = is_yaml_type(mt);
-    bool pb = !strcmp(mt, PB_MEDIA_TYPE) && !is_custom(r);
+    bool pb = !strcmp(mt, PB_MEDIA_TYPE) && !r->custom;
     if (*mt && strcmp(mt, "application/json") && !yaml && !pb) {
         char msg[300];
         snprintf(msg, sizeof(msg),
                  "the body of the request was in an unknown format - accepted media types "
                  "include: application/json, application/yaml%s",
-                 is_custom(r) ? "" : ", " PB_MEDIA_TYPE);
+                 r->custom ? "" : ", " PB_MEDIA_TYPE);
         *ret = srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
         return false;
     }
@@ -733,7 +727,7 @@ static bool check_update_rv(struct srv_req *q, const struct store_resource *r, j
                             const char *name, int *ret)
 {
     const char *rv = api_doc_meta_str(obj, "resourceVersion");
-    if (!is_custom(r) || (rv && *rv))
+    if (!r->custom || (rv && *rv))
         return true;
     struct err e;
     err_init(&e);
@@ -921,14 +915,14 @@ static int patch_type_of(struct srv_req *q, const struct store_resource *r, enum
         *t = PATCH_JSON;
     else if (!strcmp(mt, "application/apply-patch+yaml"))
         *t = PATCH_APPLY;
-    else if (!strcmp(mt, "application/strategic-merge-patch+json") && !is_custom(r))
+    else if (!strcmp(mt, "application/strategic-merge-patch+json") && !r->custom)
         *t = PATCH_STRATEGIC;
     else {
         char msg[400];
         snprintf(msg, sizeof(msg),
                  "the body of the request was in an unknown format - accepted media types "
                  "include: %s%s",
-                 accepted, is_custom(r) ? "" : ", application/strategic-merge-patch+json");
+                 accepted, r->custom ? "" : ", application/strategic-merge-patch+json");
         return srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
     }
     return -1;

@@ -76,6 +76,12 @@ case "$out" in
 *) fail "the resource.k8s.io kinds are served" "$out" ;;
 esac
 expect_grep "get resourceclaims: STATE" '^claim-1 +pending ' k -n team-a get resourceclaims
+out=$(k apply -f "$SRC/tests/unit/api/data/dra-gpu-queues.yaml" 2>&1)
+case "$out" in
+*"clusterqueue.kueue.x-k8s.io/p3-dra-cq created"*"resourceclaimtemplate.resource.k8s.io/single-gpu created"*)
+    pass "the DRA walkthrough's queues and claim template apply" ;;
+*) fail "the DRA walkthrough's queues and claim template apply" "$out" ;;
+esac
 expect_grep "api-resources lists the DRA kinds" '^resourceclaimtemplates +resource\.k8s\.io/v1 +true +ResourceClaimTemplate$' \
     k api-resources
 
