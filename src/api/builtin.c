@@ -102,9 +102,9 @@ static void check_keys(const json_t *doc, const char *field, struct err *e)
     json_t *v;
     json_object_foreach(json_object_get(doc, field), k, v)
     {
-        bool ok = *k && strlen(k) <= 253 && strspn(k, "-._abcdefghijklmnopqrstuvwxyz"
-                                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
-                                                strlen(k);
+        bool ok = *k && strlen(k) <= 253 &&
+                  strspn(k, "-._abcdefghijklmnopqrstuvwxyz"
+                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == strlen(k);
         if (ok && strcmp(k, ".") && strcmp(k, ".."))
             continue;
         size_t m = err_push_field(e, field);

@@ -367,8 +367,8 @@ static int64_t d_time(struct dec *d, const json_t *p, const char *key)
         err_init(&scratch);
         if (tm_parse_rfc3339(json_string_value(v), &ms, &scratch)) {
             err_field(d->e, ERR_INVALID,
-                      "Invalid value: \"%s\": %s in body must be of type date-time",
-                      json_string_value(v), d->e->path);
+                      "Invalid value: \"%s\": %s in body must be of type date-time: \"%s\"",
+                      json_string_value(v), d->e->path, json_string_value(v));
             d->failed = true;
             ms = 0;
         }

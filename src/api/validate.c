@@ -329,6 +329,16 @@ void val__dns_label(struct err *e, const char *v)
         val__invalid(e, v, MSG_LABEL);
 }
 
+void val_dns_subdomain(struct err *e, const char *v)
+{
+    val__subdomain(e, v);
+}
+
+void val_dns_label(struct err *e, const char *v)
+{
+    val__dns_label(e, v);
+}
+
 /* IsQualifiedName's messages for v, reported with the value shown. */
 static void qualified_name(struct err *e, const char *v, const char *shown)
 {

@@ -379,7 +379,7 @@ int cli_serve(int argc, char **argv)
     struct srv_tls tls = {0};
     if (secret(o.data_dir, "admin-token", token, sizeof(token), &e) ||
         secret(o.data_dir, "sa.key", sa_hex, sizeof(sa_hex), &e) || hex_key(sa_hex, sa_key, &e) ||
-        srv_bootstrap(st, &e) || (!o.insecure && srv_tls_ensure(o.data_dir, host, &tls, &e))) {
+        srv_rbac_bootstrap(st, &e) || (!o.insecure && srv_tls_ensure(o.data_dir, host, &tls, &e))) {
         store_close(st);
         srv_datadir_close(&dd);
         return fail(&e);

@@ -240,7 +240,7 @@ static int bind_offline(const struct token_opts *o, const char *user, struct err
     if (rc)
         return rc;
     /* A data dir of a version without RBAC has no roles yet. */
-    rc = srv_bootstrap(st, e);
+    rc = srv_rbac_bootstrap(st, e);
     struct ac_client *ac = rc ? NULL : ac_store_new(st);
     if (ac)
         rc = bind_all(ac, o, user, e);

@@ -69,10 +69,9 @@ static void os_image(char *buf, size_t len)
 /* uname's machine in Go's GOARCH spelling, as Node labels carry it. */
 static void go_arch(const char *machine, char *buf, size_t len)
 {
-    static const char *const map[][2] = {{"x86_64", "amd64"},   {"aarch64", "arm64"},
-                                         {"armv7l", "arm"},     {"i686", "386"},
-                                         {"ppc64le", "ppc64le"}, {"s390x", "s390x"},
-                                         {"riscv64", "riscv64"}};
+    static const char *const map[][2] = {
+        {"x86_64", "amd64"},    {"aarch64", "arm64"}, {"armv7l", "arm"},     {"i686", "386"},
+        {"ppc64le", "ppc64le"}, {"s390x", "s390x"},   {"riscv64", "riscv64"}};
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (!strcmp(machine, map[i][0])) {
             snprintf(buf, len, "%.31s", map[i][1]);
@@ -110,7 +109,8 @@ void nobj_facts_read(struct nobj_facts *f, const char *name, int gpus, const cha
     read_line("/etc/machine-id", f->machine_id, sizeof(f->machine_id));
 }
 
-/* ---- the objects ------------------------------------------------------------------------------ */
+/* ---- the objects ------------------------------------------------------------------------------
+ */
 
 static json_t *resources(const struct nobj_facts *f)
 {
@@ -183,34 +183,32 @@ json_t *nobj_node(const struct nobj_facts *f, const json_t *prev, const char *no
         json_object_set(meta, "resourceVersion", (json_t *)rv);
 
     json_t *conds = json_array();
-    json_array_append_new(conds, condition(prev, "MemoryPressure", "False",
-                                           "KubeletHasSufficientMemory",
-                                           "kubelet has sufficient memory available", now));
-    json_array_append_new(conds, condition(prev, "DiskPressure", "False",
-                                           "KubeletHasNoDiskPressure",
-                                           "kubelet has no disk pressure", now));
+    json_array_append_new(conds,
+                          condition(prev, "MemoryPressure", "False", "KubeletHasSufficientMemory",
+                                    "kubelet has sufficient memory available", now));
+    json_array_append_new(conds,
+                          condition(prev, "DiskPressure", "False", "KubeletHasNoDiskPressure",
+                                    "kubelet has no disk pressure", now));
     json_array_append_new(conds, condition(prev, "PIDPressure", "False", "KubeletHasSufficientPID",
                                            "kubelet has sufficient PID available", now));
     json_array_append_new(conds, condition(prev, "Ready", "True", "KubeletReady",
                                            "kubelet is posting ready status", now));
     char runtime[64];
-    snprintf(runtime, sizeof(runtime), "cueue://%s", KUBELET_VERSION + 1);
-    json_t *info =
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "architecture", f->arch,
-                  "bootID", f->boot_id, "containerRuntimeVersion", runtime, "kernelVersion",
-                  f->kernel, "kubeProxyVersion", "", "kubeletVersion", KUBELET_VERSION,
-                  "machineID", f->machine_id, "operatingSystem", "linux", "osImage", f->os_image,
-                  "systemUUID", f->machine_id);
-    json_t *addrs = json_pack("[{s:s,s:s},{s:s,s:s}]", "type", "InternalIP", "address",
-                              "127.0.0.1", "type", "Hostname", "address", f->hostname);
+    snprintf(runtime, sizeof(runtime), "cueue://%s", &KUBELET_VERSION[1]);
+    json_t *info = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "architecture", f->arch,
+                             "bootID", f->boot_id, "containerRuntimeVersion", runtime,
+                             "kernelVersion", f->kernel, "kubeProxyVersion", "", "kubeletVersion",
+                             KUBELET_VERSION, "machineID", f->machine_id, "operatingSystem",
+                             "linux", "osImage", f->os_image, "systemUUID", f->machine_id);
+    json_t *addrs = json_pack("[{s:s,s:s},{s:s,s:s}]", "type", "InternalIP", "address", "127.0.0.1",
+                              "type", "Hostname", "address", f->hostname);
     json_t *status = json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:{s:i}}}", "capacity", resources(f),
-                               "allocatable", resources(f), "conditions", conds, "addresses",
-                               addrs, "nodeInfo", info, "daemonEndpoints", "kubeletEndpoint",
-                               "Port", 0);
-    const json_t *spec = json_object_get(prev, "spec");
-    return json_pack("{s:s,s:s,s:o,s:O,s:o}", "apiVersion", "v1", "kind", "Node", "metadata", meta,
-                     "spec", json_is_object(spec) ? (json_t *)spec : json_object(), "status",
-                     status);
+                               "allocatable", resources(f), "conditions", conds, "addresses", addrs,
+                               "nodeInfo", info, "daemonEndpoints", "kubeletEndpoint", "Port", 0);
+    const json_t *prev_spec = json_object_get(prev, "spec");
+    json_t *spec = json_is_object(prev_spec) ? json_deep_copy(prev_spec) : json_object();
+    return json_pack("{s:s,s:s,s:o,s:o,s:o}", "apiVersion", "v1", "kind", "Node", "metadata", meta,
+                     "spec", spec, "status", status);
 }
 
 json_t *nobj_lease(const struct nobj_facts *f, const char *node_uid, const json_t *prev,

@@ -356,6 +356,7 @@ void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
+    case RT_SCALE:
     case RT_POD_LOG:
     case RT_SA_TOKEN:
         break;
@@ -368,6 +369,7 @@ void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv
     a->ns = rt->res->namespaced && rt->ns[0] ? rt->ns : NULL;
     a->name = rt->name[0] ? rt->name : NULL;
     a->sub = rt->kind == RT_STATUS     ? "status"
+             : rt->kind == RT_SCALE    ? "scale"
              : rt->kind == RT_POD_LOG  ? "log"
              : rt->kind == RT_SA_TOKEN ? "token"
                                        : NULL;

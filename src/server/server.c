@@ -149,7 +149,7 @@ static int reply_health(struct srv_req *q)
 /* Is the route one of the API's resources (authorized as a resource)? */
 static bool is_resource_route(enum srv_route_kind k)
 {
-    return k == RT_COLLECTION || k == RT_OBJECT || k == RT_STATUS || k == RT_POD_LOG ||
+    return k == RT_COLLECTION || k == RT_OBJECT || k == RT_STATUS || k == RT_SCALE || k == RT_POD_LOG ||
            k == RT_SA_TOKEN || k == RT_PENDING_CQ || k == RT_PENDING_LQ;
 }
 
@@ -171,7 +171,7 @@ static int dispatch(struct srv_req *q)
         return ret;
 
     struct srv_route rt;
-    srv_route_parse(p, &rt);
+    srv_route_parse(q->srv->store, p, &rt);
     if (rt.kind == RT_BAD_NAME) {
         char msg[512];
         if (!strcmp(rt.bad, ".") || !strcmp(rt.bad, ".."))
@@ -220,6 +220,7 @@ static int dispatch(struct srv_req *q)
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
+    case RT_SCALE:
         ret = srv_handle_resource(q, &rt);
         /* A role changed: aggregate now, as Kubernetes' controller would,
          * even if no request needs the policy soon. */
@@ -340,6 +341,8 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
         return rc;
     }
     s->port = http_server_port(s->http);
+    if (o->host)
+        srv_bootstrap(s, o->host, o->tls);
     if (o->host && s->event_ttl_s > 0 && srv_janitor_start(s))
         log_warn("cannot start the event expiry thread: events will not expire");
     *out = s;

@@ -83,7 +83,7 @@ void srv_stop(struct srv *s);
  * at every start (an object annotated
  * rbac.authorization.kubernetes.io/autoupdate: "false" is left alone).
  * Returns 0 or the store's error. */
-CU_MUST_CHECK int srv_bootstrap(struct store *st, struct err *e);
+CU_MUST_CHECK int srv_rbac_bootstrap(struct store *st, struct err *e);
 
 struct sb;
 /* Serve the bytes in[0..n) as one client connection would, in the calling

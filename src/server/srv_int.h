@@ -150,14 +150,10 @@ struct srv {
     pthread_mutex_t janitor_lock;
     pthread_cond_t janitor_cond;
     bool janitor_running;
-    /* Discovery documents, built once at start (owned). */
-    char *disc_core;     /* aggregated /api */
-    char *disc_groups;   /* aggregated /apis */
-    char *legacy_api;    /* APIVersions */
-    char *legacy_apis;   /* APIGroupList */
-    json_t *legacy_gv;   /* "group/version" -> APIResourceList */
-    json_t *openapi;     /* "api/v1" | "apis/G/V" -> OpenAPI v3 document */
-    char *openapi_index; /* /openapi/v3 */
+    /* Discovery and OpenAPI documents of what the store serves, rebuilt
+     * when that changes (discovery.c). */
+    pthread_mutex_t disc_lock;
+    struct srv_disc *disc; /* one reference; guarded by disc_lock */
 };
 
 /* A parsed request path. */
@@ -169,6 +165,7 @@ enum srv_route_kind {
     RT_COLLECTION, /* .../R */
     RT_OBJECT,     /* .../R/N */
     RT_STATUS,     /* .../R/N/status */
+    RT_SCALE,      /* .../R/N/scale, for a CRD kind with the scale subresource */
     RT_POD_LOG,    /* /api/v1/namespaces/NS/pods/N/log (podlog.c) */
     RT_SA_TOKEN,   /* /api/v1/namespaces/NS/serviceaccounts/N/token (satoken.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
@@ -185,8 +182,8 @@ struct srv_route {
     char bad[256];  /* for RT_BAD_NAME: the offending segment */
 };
 
-/* Parse an (already unescaped) path. */
-void srv_route_parse(const char *path, struct srv_route *rt);
+/* Parse an (already unescaped) path against what st serves. */
+void srv_route_parse(struct store *st, const char *path, struct srv_route *rt);
 
 /* One request being answered (on a worker thread). */
 struct srv_req {
@@ -243,6 +240,7 @@ json_t *srv_status_new(unsigned code, const char *reason, const char *message,
                        const json_t *details);
 
 /* discovery.c */
+struct srv_disc;
 void srv_discovery_build(struct srv *s);
 void srv_discovery_free(struct srv *s);
 int srv_handle_discovery(struct srv_req *q, bool *handled);
@@ -261,12 +259,20 @@ struct srv_review_kind {
 const struct srv_review_kind *srv_review_route(const char *path, char *ns, size_t len);
 int srv_handle_review(struct srv_req *q, const struct srv_review_kind *k, const char *ns);
 
+/* bootstrap.c: write the `kubernetes` Service, Endpoints and EndpointSlice
+ * in `default` for this server's address (host, s->port), as
+ * kube-apiserver keeps them. Failures are logged. */
+void srv_bootstrap(struct srv *s, const char *host, bool tls);
+
 /* janitor.c: the Event expiry thread. */
 int srv_janitor_start(struct srv *s);
 void srv_janitor_stop(struct srv *s); /* sets stopping */
 
 /* resource.c: everything under a resource path. */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
+/* scale.c: GET, PUT, PATCH .../N/scale of a CRD kind with the scale
+ * subresource (authorized by the caller). */
+int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
 /* admit.c: the built-in admission: of Jobs beyond the api layer's
@@ -494,13 +500,13 @@ bool srv_is_webhook_config(const struct store_resource *r);
 CU_MUST_CHECK int srv_webhook_config_admit(const struct store_resource *r, json_t *obj,
                                            struct err *e);
 
-/* bootstrap.c: the roles and bindings every server starts with. */
+/* rbac_bootstrap.c: the roles and bindings every server starts with. */
 /* Every bootstrap object (owned array): Kubernetes' default ClusterRoles
  * and ClusterRoleBindings (cluster-admin bound to system:masters,
  * discovery, the self reviews, admin/edit/view aggregated) and Kueue's
  * ClusterRoles (kueue-batch-admin-role, kueue-batch-user-role and the roles
  * they aggregate). */
-json_t *srv_bootstrap_objects(void);
+json_t *srv_rbac_bootstrap_objects(void);
 
 /* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
  * caps on size and depth, duplicate keys refused), or, when its Content-Type

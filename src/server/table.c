@@ -1,10 +1,11 @@
 /* table.c -- server-side printing: meta.k8s.io/v1 Table (spec §4.3, §5).
  *
  * kubectl's `get` asks for a Table and prints the cells it is given; without
- * one it shows only NAME and AGE. Kueue kinds get their CRDs'
- * additionalPrinterColumns (evaluated with the two JSONPath forms those
- * columns use); built-in kinds get the columns kube-apiserver prints. Dates
- * are sent already humanised, as the real CRD printer does. */
+ * one it shows only NAME and AGE. The kinds of CRDs (Kueue's among them)
+ * get their CRD's additionalPrinterColumns, evaluated with the JSONPath
+ * forms such columns use, or Name and Age when it declares none; built-in
+ * kinds get the columns kube-apiserver prints. Dates are sent already
+ * humanised, as the real CRD printer does. */
 #include "server/srv_int.h"
 
 #include <inttypes.h>
@@ -12,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/crd.h"
 #include "base/err.h"
 #include "base/time.h"
+#include "base/xalloc.h"
 
-enum col_type { COL_STRING, COL_INTEGER, COL_DATE };
+enum col_type { COL_STRING, COL_INTEGER, COL_DATE, COL_NUMBER, COL_BOOLEAN };
 
 struct column {
     const char *name;
@@ -50,43 +53,6 @@ static const char name_desc[] =
     {                                                                                              \
         NULL, COL_STRING, NULL, 0, NULL                                                            \
     }
-
-static const struct column cq_cols[] = {
-    NAME_COL,
-    {"Cohort", COL_STRING, ".spec.cohortName", 0, "Cohort that this ClusterQueue belongs to"},
-    {"Strategy", COL_STRING, ".spec.queueingStrategy", 1,
-     "The queueing strategy used to prioritize workloads"},
-    {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
-     "Number of pending workloads"},
-    {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 1,
-     "Number of admitted workloads that haven't finished yet"},
-    END_COL};
-
-static const struct column lq_cols[] = {
-    NAME_COL,
-    {"ClusterQueue", COL_STRING, ".spec.clusterQueue", 0, "Backing ClusterQueue"},
-    {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
-     "Number of pending workloads"},
-    {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 0,
-     "Number of admitted workloads that haven't finished yet."},
-    END_COL};
-
-static const struct column wl_cols[] = {
-    NAME_COL,
-    {"Queue", COL_STRING, ".spec.queueName", 0, "Name of the queue this workload was submitted to"},
-    {"Reserved in", COL_STRING, ".status.admission.clusterQueue", 0,
-     "Name of the ClusterQueue where the workload is reserving quota"},
-    {"Admitted", COL_STRING, ".status.conditions[?(@.type=='Admitted')].status", 0,
-     "Admission status"},
-    {"Finished", COL_STRING, ".status.conditions[?(@.type=='Finished')].status", 0,
-     "Workload finished"},
-    AGE_COL("Time this workload was created"),
-    END_COL};
-
-static const struct column wpc_cols[] = {
-    NAME_COL,
-    {"Value", COL_INTEGER, ".value", 0, "Value of workloadPriorityClass's Priority"},
-    END_COL};
 
 static const struct column age_cols[] = {
     NAME_COL,
@@ -344,14 +310,28 @@ static json_t *age_of(const char *s, int64_t now_ms, const char *absent)
     return json_string(buf);
 }
 
+/* a.b.c, where a segment may end in list indexes: conditions[0]. */
 static const json_t *get_path(const json_t *obj, const char *dotted)
 {
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", dotted);
     const json_t *cur = obj;
     char *save = NULL;
-    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, t);
+    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save)) {
+        char *br = strchr(t, '[');
+        if (br)
+            *br = '\0';
+        if (*t)
+            cur = json_object_get(cur, t);
+        while (br && cur) {
+            char *end;
+            unsigned long i = strtoul(br + 1, &end, 10);
+            if (end == br + 1 || *end != ']')
+                return NULL;
+            cur = json_array_get(cur, i);
+            br = end[1] == '[' ? end + 1 : NULL;
+        }
+    }
     return cur;
 }
 
@@ -418,6 +398,10 @@ static json_t *crd_cell(const struct column *c, const json_t *obj, int64_t now_m
         return json_null();
     case COL_DATE:
         return json_is_string(v) ? age_of(json_string_value(v), now_ms, "<unknown>") : json_null();
+    case COL_NUMBER:
+        return json_is_number(v) ? json_real(json_number_value(v)) : json_null();
+    case COL_BOOLEAN:
+        return json_is_boolean(v) ? json_boolean(json_is_true(v)) : json_null();
     case COL_STRING:
         break;
     }
@@ -902,10 +886,6 @@ static void compute_claim(const json_t *o, json_t *row, int64_t now)
 
 static const struct printer printers[] = {
     {"priorityclasses.scheduling.k8s.io", pc_cols, compute_pc},
-    {"clusterqueues.kueue.x-k8s.io", cq_cols, NULL},
-    {"localqueues.kueue.x-k8s.io", lq_cols, NULL},
-    {"workloads.kueue.x-k8s.io", wl_cols, NULL},
-    {"workloadpriorityclasses.kueue.x-k8s.io", wpc_cols, NULL},
     {"namespaces", ns_cols, compute_ns},
     {"jobs.batch", job_cols, compute_job},
     {"pods", pod_cols, compute_pod},
@@ -927,6 +907,7 @@ static const struct printer printers[] = {
     {"mutatingwebhookconfigurations.admissionregistration.k8s.io", webhook_cols, compute_webhooks},
     {"validatingwebhookconfigurations.admissionregistration.k8s.io", webhook_cols,
      compute_webhooks},
+    {STORE_CRD_KEY, created_at_cols, compute_created_at},
 };
 
 static const struct printer *printer_for(const struct store_resource *r)
@@ -938,13 +919,40 @@ static const struct printer *printer_for(const struct store_resource *r)
     return &fallback;
 }
 
+static const char *const type_names[] = {[COL_STRING] = "string",
+                                         [COL_INTEGER] = "integer",
+                                         [COL_DATE] = "date",
+                                         [COL_NUMBER] = "number",
+                                         [COL_BOOLEAN] = "boolean"};
+
+/* The columns of a CRD kind: Name, then its printer columns, or Name and
+ * Age when it declares none (kube-apiserver's CRD table convertor). Owned
+ * array (free); the strings are the CRD's. */
+static struct column *crd_columns(const struct crd_version *v)
+{
+    struct column *cols = xcalloc(v->ncolumns + 3, sizeof(*cols));
+    size_t n = 0;
+    cols[n++] = (struct column)NAME_COL;
+    for (size_t i = 0; i < v->ncolumns; i++) {
+        const struct crd_column *c = &v->columns[i];
+        enum col_type t = COL_STRING;
+        for (size_t k = 0; k < CU_ARRAY_SIZE(type_names); k++)
+            if (c->type && type_names[k] && !strcmp(c->type, type_names[k]))
+                t = (enum col_type)k;
+        cols[n++] = (struct column){c->name, t, c->json_path, c->priority,
+                                    c->description ? c->description : ""};
+    }
+    if (!v->ncolumns)
+        cols[n++] = (struct column)AGE_COL("CreationTimestamp is a timestamp representing the "
+                                           "server time when this object was created.");
+    return cols;
+}
+
 static json_t *column_defs(const struct printer *p)
 {
     json_t *defs = json_array();
     for (const struct column *c = p->cols; c->name; c++) {
-        const char *type = c->type == COL_INTEGER ? "integer"
-                           : c->type == COL_DATE  ? "date"
-                                                  : "string";
+        const char *type = type_names[c->type];
         const char *format = c->path && !strcmp(c->path, ".metadata.name") ? "name" : "";
         json_array_append_new(defs, json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", c->name, "type",
                                               type, "format", format, "description", c->description,
@@ -967,7 +975,9 @@ static json_t *partial(const json_t *obj)
 json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n,
                   const struct srv_table_opts *o)
 {
-    const struct printer *p = printer_for(r);
+    struct column *owned = r->crd_version ? crd_columns(r->crd_version) : NULL;
+    struct printer crd_printer = {r->key, owned, NULL};
+    const struct printer *p = owned ? &crd_printer : printer_for(r);
     json_t *rows = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *cells = json_array();
@@ -984,8 +994,11 @@ json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n
             json_object_set(row, "object", items[i]);
         json_array_append_new(rows, row);
     }
-    return json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
-                     "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows", rows);
+    json_t *t =
+        json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
+                  "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows", rows);
+    free(owned);
+    return t;
 }
 
 bool srv_accept_table(const char *accept)

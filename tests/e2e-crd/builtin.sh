@@ -56,6 +56,13 @@ expect "Endpoints and EndpointSlices for a webhook's Service" "endpointslice.dis
 expect_grep "get endpoints" '^web +127\.0\.0\.1:8443 ' k -n team-a get endpoints
 expect_grep "get endpointslices" '^web-1 +IPv4 +8443 +127\.0\.0\.1 ' k -n team-a get endpointslices
 expect "cluster-info" "Kubernetes control plane is running at $URL" k cluster-info
+port=${URL##*:}
+expect_grep "the server's own Service: kubernetes in default" "^kubernetes +ClusterIP +<none> +<none> +443/TCP " \
+    k -n default get svc kubernetes
+expect_exact "... and its endpoints name this server's address" "127.0.0.1:$port" \
+    k -n default get endpoints kubernetes -o 'jsonpath={.subsets[0].addresses[0].ip}:{.subsets[0].ports[0].port}'
+expect_exact "... and its EndpointSlice" "127.0.0.1 $port" \
+    k -n default get endpointslice kubernetes -o 'jsonpath={.endpoints[0].addresses[0]} {.ports[0].port}' 
 
 expect "a LimitRange is stored" "limitrange/limits created" k -n team-a apply -f "$D/limitrange.yaml"
 expect_exact "LimitRange container defaults: default from max, defaultRequest from default then min" \
@@ -69,6 +76,12 @@ case "$out" in
 *) fail "the resource.k8s.io kinds are served" "$out" ;;
 esac
 expect_grep "get resourceclaims: STATE" '^claim-1 +pending ' k -n team-a get resourceclaims
+out=$(k apply -f "$SRC/tests/unit/api/data/dra-gpu-queues.yaml" 2>&1)
+case "$out" in
+*"clusterqueue.kueue.x-k8s.io/p3-dra-cq created"*"resourceclaimtemplate.resource.k8s.io/single-gpu created"*)
+    pass "the DRA walkthrough's queues and claim template apply" ;;
+*) fail "the DRA walkthrough's queues and claim template apply" "$out" ;;
+esac
 expect_grep "api-resources lists the DRA kinds" '^resourceclaimtemplates +resource\.k8s\.io/v1 +true +ResourceClaimTemplate$' \
     k api-resources
 

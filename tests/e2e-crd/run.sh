@@ -48,6 +48,20 @@ wait_for() {
 }
 
 . "$HERE/builtin.sh"
+. "$HERE/crd.sh"
+
+if $PY -c 'import kubernetes, yaml' 2>/dev/null; then
+    note "# the Python client"
+    start_server py --insecure-http || exit 1
+    timeout 120 $PY "$HERE/client.py" "$KC" "$D" >"$TMP/py.out" 2>&1
+    cat "$TMP/py.out"
+    PASS=$((PASS + $(grep -c '^ok ' "$TMP/py.out")))
+    FAIL=$((FAIL + $(grep -c '^FAIL' "$TMP/py.out")))
+    if ! grep -q '^ok ' "$TMP/py.out"; then fail "python client ran"; fi
+    stop_server "$PID"
+else
+    note "SKIP: python3-kubernetes is not installed"
+fi
 
 stop_servers
 check_server_logs

@@ -97,9 +97,9 @@ static void test_nobj_lease(void **state)
 {
     struct nobj_facts f = facts();
     json_t *l = nobj_lease(&f, "uid-1", NULL, "2026-01-01T00:00:00.000000Z");
-    assert_string_equal(json_string_value(json_object_get(json_object_get(l, "metadata"),
-                                                          "namespace")),
-                        NOBJ_LEASE_NS);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(l, "metadata"), "namespace")),
+        NOBJ_LEASE_NS);
     const json_t *spec = json_object_get(l, "spec");
     assert_string_equal(json_string_value(json_object_get(spec, "holderIdentity")), "cueue-local");
     assert_int_equal(json_integer_value(json_object_get(spec, "leaseDurationSeconds")),

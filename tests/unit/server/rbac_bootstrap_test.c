@@ -1,4 +1,4 @@
-/* bootstrap_test.c -- the bootstrap policy (server/bootstrap.c) decides as
+/* rbac_bootstrap_test.c -- the bootstrap policy (server/rbac_bootstrap.c) decides as
  * Kubernetes' and Kueue's roles do: a namespace user bound to
  * kueue-batch-user-role, a batch admin, a tenant admin, the admin token's
  * system:masters, and everyone's discovery. */
@@ -22,7 +22,7 @@ static struct rbac_policy *policy;
 static int setup(void **state)
 {
     (void)state;
-    json_t *all = srv_bootstrap_objects();
+    json_t *all = srv_rbac_bootstrap_objects();
     json_t *crs = json_array(), *crbs = json_array();
     size_t i;
     json_t *o;
