@@ -149,8 +149,8 @@ static int reply_health(struct srv_req *q)
 /* Is the route one of the API's resources (authorized as a resource)? */
 static bool is_resource_route(enum srv_route_kind k)
 {
-    return k == RT_COLLECTION || k == RT_OBJECT || k == RT_STATUS || k == RT_SCALE || k == RT_POD_LOG ||
-           k == RT_SA_TOKEN || k == RT_PENDING_CQ || k == RT_PENDING_LQ;
+    return k == RT_COLLECTION || k == RT_OBJECT || k == RT_STATUS || k == RT_SCALE ||
+           k == RT_POD_LOG || k == RT_SA_TOKEN || k == RT_PENDING_CQ || k == RT_PENDING_LQ;
 }
 
 static int dispatch(struct srv_req *q)

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/crd.h"
 #include "api/objects.h"
 #include "base/base64.h"
 #include "base/err.h"
@@ -103,14 +104,30 @@ bool srv_is_webhook_config(const struct store_resource *r)
     return r && !strcmp(r->group, WH_GROUP);
 }
 
-static void attrs_of(const struct srv_admission *w, struct wh_attrs *a)
+/* A request's attributes, with the other versions its resource is served
+ * in (a CRD's: they convert with strategy None). */
+struct attrs {
+    struct wh_attrs a;
+    const char *versions[16];
+};
+
+static void attrs_of(const struct srv_admission *w, struct attrs *out)
 {
+    struct wh_attrs *a = &out->a;
+    memset(out, 0, sizeof(*out));
     a->operation = w->op;
     a->group = w->r->group;
     a->version = w->r->version;
     a->resource = w->r->plural;
     a->subresource = w->sub;
     a->namespaced = w->r->namespaced;
+    const struct crd *c = w->r->crd;
+    size_t n = 0;
+    for (size_t i = 0; c && i < c->nversions && n + 1 < CU_ARRAY_SIZE(out->versions); i++) {
+        if (c->versions[i].served && strcmp(c->versions[i].name, a->version))
+            out->versions[n++] = c->versions[i].name;
+    }
+    a->versions = out->versions;
 }
 
 void srv_webhooks_lookup(struct srv_req *q, const struct srv_admission *w, bool *mutating,
@@ -121,10 +138,10 @@ void srv_webhooks_lookup(struct srv_req *q, const struct srv_admission *w, bool 
     if (srv_is_webhook_config(w->r))
         return;
     struct wh_snapshot *snap = snapshot(q->srv);
-    struct wh_attrs a;
+    struct attrs a;
     attrs_of(w, &a);
     for (size_t i = 0; i < snap->nmutating + snap->nvalidating; i++) {
-        if (!wh_rules_match(&snap->hooks[i], &a))
+        if (!wh_rules_match(&snap->hooks[i], &a.a))
             continue;
         if (i < snap->nmutating)
             *mutating = true;
@@ -159,14 +176,20 @@ static json_t *user_info(const struct srv_user *u)
     return info;
 }
 
-/* The review sent (owned). */
-static json_t *review(struct srv_req *q, const struct srv_admission *w, const char *uid,
-                      const json_t *obj, const json_t *old)
+/* The review sent (owned): the request in version (the object and old
+ * object already converted to it); requestKind and requestResource name
+ * the version the client wrote. */
+static json_t *review(struct srv_req *q, const struct srv_admission *w, const char *version,
+                      const char *uid, const json_t *obj, const json_t *old)
 {
     const struct store_resource *r = w->r;
     json_t *kind =
-        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "kind", r->kind);
+        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", version, "kind", r->kind);
     json_t *res =
+        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", version, "resource", r->plural);
+    json_t *req_kind =
+        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "kind", r->kind);
+    json_t *req_res =
         json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "resource", r->plural);
     const char *opts_kind = !strcmp(w->op, "CREATE")   ? "CreateOptions"
                             : !strcmp(w->op, "UPDATE") ? "UpdateOptions"
@@ -178,7 +201,7 @@ static json_t *review(struct srv_req *q, const struct srv_admission *w, const ch
         json_object_set_new(opts, "fieldManager", json_string(w->field_manager));
     json_t *req = json_pack(
         "{s:s,s:O,s:O,s:O,s:O,s:s,s:o,s:o,s:o,s:b,s:o}", "uid", uid, "kind", kind, "resource", res,
-        "requestKind", kind, "requestResource", res, "operation", w->op, "userInfo",
+        "requestKind", req_kind, "requestResource", req_res, "operation", w->op, "userInfo",
         user_info(&q->user), "object", obj ? json_deep_copy(obj) : json_null(), "oldObject",
         old ? json_deep_copy(old) : json_null(), "dryRun", w->dry_run, "options", opts);
     if (w->name && *w->name)
@@ -191,6 +214,8 @@ static json_t *review(struct srv_req *q, const struct srv_admission *w, const ch
     }
     json_decref(kind);
     json_decref(res);
+    json_decref(req_kind);
+    json_decref(req_res);
     return json_pack("{s:s,s:s,s:o}", "apiVersion", ADMISSION_V1, "kind", "AdmissionReview",
                      "request", req);
 }
@@ -725,14 +750,36 @@ static json_t *ns_labels(struct srv_req *q, const struct srv_admission *w, const
     return l ? l : json_object();
 }
 
-/* Call one webhook on obj/old. Returns 1 to go on (with *patched the new
- * object when it mutated, owned), 0 after replying. */
+/* o in version of w's resource (owned; NULL for NULL): the conversion
+ * strategy None, which changes only apiVersion. */
+static json_t *in_version(const json_t *o, const struct srv_admission *w, const char *version)
+{
+    if (!o)
+        return NULL;
+    json_t *c = json_copy((json_t *)o);
+    char gv[300];
+    snprintf(gv, sizeof(gv), "%s%s%s", w->r->group, *w->r->group ? "/" : "", version);
+    json_object_set_new(c, "apiVersion", json_string(gv));
+    return c;
+}
+
+/* Call one webhook, in version, on obj/old. Returns 1 to go on (with
+ * *patched the new object when it mutated, owned), 0 after replying. */
 static int run_hook(struct srv_req *q, const struct srv_admission *w, const struct wh_hook *h,
-                    const json_t *obj, const json_t *old, json_t **patched, int *ret)
+                    const char *version, const json_t *obj, const json_t *old, json_t **patched,
+                    int *ret)
 {
     char uid[40];
     uuid4(uid, sizeof(uid));
-    json_t *rev = review(q, w, uid, obj, old);
+    bool convert = strcmp(version, w->r->version) != 0;
+    json_t *cobj = convert ? in_version(obj, w, version) : NULL;
+    json_t *cold = convert ? in_version(old, w, version) : NULL;
+    const json_t *orig = obj;
+    if (convert) {
+        obj = cobj;
+        old = cold;
+    }
+    json_t *rev = review(q, w, version, uid, obj, old);
     char *body = json_dumps(rev, JSON_COMPACT);
     json_decref(rev);
     struct outcome o;
@@ -783,17 +830,24 @@ static int run_hook(struct srv_req *q, const struct srv_admission *w, const stru
         go_on = 0;
         goto out;
     }
+    /* Back to the version the client wrote. */
+    if (convert)
+        json_object_set(next, "apiVersion", json_object_get(orig, "apiVersion"));
     *patched = next;
 out:
     outcome_release(&o);
+    json_decref(cobj);
+    json_decref(cold);
     return go_on;
 }
 
-/* Does h apply to this write (rules and selectors)? */
-static bool applies(const struct wh_hook *h, const struct wh_attrs *a, const json_t *labels,
-                    const json_t *obj, const json_t *old)
+/* Does h apply to this write (rules and selectors)? The version it is
+ * called in, or NULL. */
+static const char *applies(const struct wh_hook *h, const struct wh_attrs *a, const json_t *labels,
+                           const json_t *obj, const json_t *old)
 {
-    return wh_rules_match(h, a) && wh_selectors_match(h, labels, obj, old);
+    const char *v = wh_rules_match(h, a);
+    return v && wh_selectors_match(h, labels, obj, old) ? v : NULL;
 }
 
 bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_t **obj,
@@ -803,14 +857,15 @@ bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_
     if (srv_is_webhook_config(w->r))
         return true;
     struct wh_snapshot *snap = snapshot(q->srv);
-    struct wh_attrs a;
+    struct attrs a;
     attrs_of(w, &a);
     json_t *labels = ns_labels(q, w, *obj, old);
     bool ok = true;
     size_t n = snap->nmutating;
-    /* reinvoke[i]: an IfNeeded webhook that saw the object before a later
+    /* version[i]: what webhook i was called in (NULL: not called);
+     * reinvoke[i]: an IfNeeded webhook that saw the object before a later
      * one changed it. */
-    bool *called = xcalloc(n ? n : 1, sizeof(bool));
+    const char **version = xcalloc(n ? n : 1, sizeof(*version));
     bool *reinvoke = xcalloc(n ? n : 1, sizeof(bool));
     for (int round = 0; round < 2 && ok; round++) {
         for (size_t i = 0; i < n && ok; i++) {
@@ -818,11 +873,10 @@ bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_
             if (round == 1 && !reinvoke[i])
                 continue;
             /* A webhook skipped in the first round is not called in the second. */
-            if (round == 0 && !applies(h, &a, labels, *obj, old))
+            if (round == 0 && !(version[i] = applies(h, &a.a, labels, *obj, old)))
                 continue;
             json_t *next = NULL;
-            ok = run_hook(q, w, h, *obj, old, &next, ret);
-            called[i] = true;
+            ok = run_hook(q, w, h, version[i], *obj, old, &next, ret);
             if (!next)
                 continue;
             bool differs = !json_equal(next, *obj);
@@ -832,7 +886,7 @@ bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_
                 continue;
             *changed = true;
             for (size_t j = 0; round == 0 && j < i; j++)
-                reinvoke[j] |= called[j] && snap->hooks[j].reinvoke;
+                reinvoke[j] |= version[j] && snap->hooks[j].reinvoke;
         }
         bool again = false;
         for (size_t i = 0; i < n; i++)
@@ -840,7 +894,7 @@ bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_
         if (!again)
             break;
     }
-    free(called);
+    free(version);
     free(reinvoke);
     json_decref(labels);
     wh_snapshot_unref(snap);
@@ -853,16 +907,17 @@ bool srv_webhooks_validate(struct srv_req *q, const struct srv_admission *w, con
     if (srv_is_webhook_config(w->r))
         return true;
     struct wh_snapshot *snap = snapshot(q->srv);
-    struct wh_attrs a;
+    struct attrs a;
     attrs_of(w, &a);
     json_t *labels = ns_labels(q, w, obj, old);
     bool ok = true;
     for (size_t i = snap->nmutating; i < snap->nmutating + snap->nvalidating && ok; i++) {
         const struct wh_hook *h = &snap->hooks[i];
-        if (!applies(h, &a, labels, obj, old))
+        const char *v = applies(h, &a.a, labels, obj, old);
+        if (!v)
             continue;
         json_t *next = NULL;
-        ok = run_hook(q, w, h, obj, old, &next, ret);
+        ok = run_hook(q, w, h, v, obj, old, &next, ret);
         json_decref(next);
     }
     json_decref(labels);

@@ -65,14 +65,19 @@ struct wh_attrs {
     const char *group, *version, *resource;
     const char *subresource; /* NULL or "" for none */
     bool namespaced;         /* the resource is namespaced */
+    /* The versions the resource is served in besides version (a CRD's,
+     * in its order), NULL-terminated; NULL for none. */
+    const char *const *versions;
 };
 
-/* Do h's rules match a? Operations, groups, versions (under matchPolicy
- * Equivalent any version of the group and resource: cueue serves one
- * version of each), resources with their wildcards (every resource; a
- * subresource of every resource; every subresource of one resource; both)
- * and scope. */
-bool wh_rules_match(const struct wh_hook *h, const struct wh_attrs *a);
+/* Do h's rules match a? Operations, groups, versions, resources with their
+ * wildcards (every resource; a subresource of every resource; every
+ * subresource of one resource; both) and scope. Returns the version h is
+ * called in: a->version when a rule names it, else (matchPolicy
+ * Equivalent) the first of a->versions a rule names, as kube-apiserver
+ * calls a webhook with the request converted to an equivalent resource;
+ * NULL when h does not apply. */
+const char *wh_rules_match(const struct wh_hook *h, const struct wh_attrs *a);
 /* Do h's selectors match: the namespace's labels (ns_labels, NULL for a
  * cluster-scoped object that is not a Namespace: always), and the labels
  * of the object or of the old object (either may be NULL)? */

@@ -165,13 +165,12 @@ static bool resource_entry(const char *e, const char *res, const char *sub)
     return res_ok && *sub && (!strcmp(slash + 1, "*") || !strcmp(slash + 1, sub));
 }
 
-static bool rule_matches(const json_t *rule, const struct wh_attrs *a, bool exact)
+static bool rule_matches(const json_t *rule, const struct wh_attrs *a, const char *version)
 {
     const char *sub = a->subresource ? a->subresource : "";
     if (!in_list(json_object_get(rule, "operations"), a->operation) ||
-        !in_list(json_object_get(rule, "apiGroups"), a->group))
-        return false;
-    if (exact && !in_list(json_object_get(rule, "apiVersions"), a->version))
+        !in_list(json_object_get(rule, "apiGroups"), a->group) ||
+        !in_list(json_object_get(rule, "apiVersions"), version))
         return false;
     const char *scope = str(rule, "scope");
     if (scope && !strcmp(scope, "Cluster") && a->namespaced)
@@ -188,16 +187,27 @@ static bool rule_matches(const json_t *rule, const struct wh_attrs *a, bool exac
     return false;
 }
 
-bool wh_rules_match(const struct wh_hook *h, const struct wh_attrs *a)
+static bool rules_match(const struct wh_hook *h, const struct wh_attrs *a, const char *version)
 {
     size_t i;
     const json_t *rule;
     json_array_foreach(h->rules, i, rule)
     {
-        if (rule_matches(rule, a, h->exact))
+        if (rule_matches(rule, a, version))
             return true;
     }
     return false;
+}
+
+const char *wh_rules_match(const struct wh_hook *h, const struct wh_attrs *a)
+{
+    if (rules_match(h, a, a->version))
+        return a->version;
+    for (size_t i = 0; !h->exact && a->versions && a->versions[i]; i++) {
+        if (strcmp(a->versions[i], a->version) && rules_match(h, a, a->versions[i]))
+            return a->versions[i];
+    }
+    return NULL;
 }
 
 static const json_t *labels_of(const json_t *o)

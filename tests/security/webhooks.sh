@@ -231,17 +231,51 @@ expect "  ... and an update that removes the label is still sent (the old object
     "labeled" k -n hooked label cm checked checked-
 expect_exact "  ... (one more review)" "$((before + 2))" reviews /validate
 unhook validatingwebhookconfiguration sel
-hook ValidatingWebhookConfiguration exact /validate "matchPolicy: Exact"
-sed -i 's/apiVersions: \[v1\]/apiVersions: [v2]/' "$TMP/exact.yaml"
+# matchPolicy, with a kind served in two versions (v1 stored, v1beta1).
+cat >"$TMP/gadgets.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.hooks.test}
+spec:
+  group: hooks.test
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+  - {name: v1beta1, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+YAML
+k apply -f "$TMP/gadgets.yaml" >/dev/null
+k wait --for condition=Established crd/gadgets.hooks.test >/dev/null 2>&1
+gadget() {
+    printf 'apiVersion: hooks.test/v1beta1\nkind: Gadget\nmetadata: {name: %s, namespace: hooked}\n' "$1" \
+        >"$TMP/gadget-$1.yaml"
+    printf '%s' "$TMP/gadget-$1.yaml"
+}
+# Rules for v1 only, the writes through v1beta1.
+hook MutatingWebhookConfiguration exact /mutate "matchPolicy: Exact"
+sed -i 's/apiGroups: \[""\]/apiGroups: [hooks.test]/; s/resources: \[configmaps\]/resources: [gadgets]/' \
+    "$TMP/exact.yaml"
 k apply -f "$TMP/exact.yaml" >/dev/null
-before=$(reviews /validate)
-k create -f "$(cm e1 hooked)" >/dev/null 2>&1
-expect_exact "matchPolicy Exact: a rule for another version does not match" "$before" reviews /validate
+before=$(reviews /mutate)
+k create -f "$(gadget g1)" >/dev/null 2>&1
+expect_exact "matchPolicy Exact: a rule for another version does not match" "$before" reviews /mutate
 sed -i 's/matchPolicy: Exact/matchPolicy: Equivalent/' "$TMP/exact.yaml"
 k apply -f "$TMP/exact.yaml" >/dev/null
-k create -f "$(cm e2 hooked)" >/dev/null 2>&1
-expect_exact "  ... Equivalent: it does" "$((before + 1))" reviews /validate
-unhook validatingwebhookconfiguration exact
+expect_exact "  ... Equivalent: it does, the object converted to the rule's version and back" \
+    "hooks.test/v1beta1 yes" k create -f "$(gadget g2)" \
+    -o 'jsonpath={.apiVersion} {.metadata.labels.mutated}'
+expect_exact "  ... the review in v1, the request's own version in requestKind" \
+    "v1 hooks.test/v1 v1beta1 v1beta1" $PY -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])["review"]["request"]
+print(r["kind"]["version"], r["object"]["apiVersion"], r["requestKind"]["version"],
+      r["requestResource"]["version"])' "$W/log"
+sed -i 's/apiVersions: \[v1\]/apiVersions: [v2]/' "$TMP/exact.yaml"
+k apply -f "$TMP/exact.yaml" >/dev/null
+before=$(reviews /mutate)
+k create -f "$(gadget g3)" >/dev/null 2>&1
+expect_exact "  ... but not a rule for a version the kind is not served in" "$before" reviews /mutate
+unhook mutatingwebhookconfiguration exact
 hook MutatingWebhookConfiguration a-count /count "reinvocationPolicy: IfNeeded"
 hook MutatingWebhookConfiguration b-mutate /mutate
 k create -f "$(cm r1 hooked)" >/dev/null 2>&1

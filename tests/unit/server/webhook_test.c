@@ -154,8 +154,8 @@ static struct wh_snapshot *one(bool mutating, const char *extra)
 static bool match(const struct wh_snapshot *s, const char *op, const char *group,
                   const char *version, const char *res, const char *sub, bool namespaced)
 {
-    struct wh_attrs a = {op, group, version, res, sub, namespaced};
-    return wh_rules_match(&s->hooks[0], &a);
+    struct wh_attrs a = {op, group, version, res, sub, namespaced, NULL};
+    return wh_rules_match(&s->hooks[0], &a) != NULL;
 }
 
 static void test_wh_rules(void **state)
@@ -167,13 +167,20 @@ static void test_wh_rules(void **state)
     assert_false(match(s, "DELETE", "batch", "v1", "jobs", NULL, true));
     assert_false(match(s, "CREATE", "", "v1", "jobs", NULL, true));
     assert_false(match(s, "CREATE", "batch", "v1", "cronjobs", NULL, true));
-    /* Equivalent (the default): a rule for another version matches. */
-    assert_true(match(s, "CREATE", "batch", "v2", "jobs", NULL, true));
+    /* Equivalent (the default): a rule for another version the resource is
+     * served in matches, and names the version to call in; a version that
+     * is not served does not. */
+    static const char *const served[] = {"v1", NULL};
+    struct wh_attrs v2 = {"CREATE", "batch", "v2", "jobs", NULL, true, served};
+    assert_string_equal(wh_rules_match(&s->hooks[0], &v2), "v1");
+    assert_false(match(s, "CREATE", "batch", "v2", "jobs", NULL, true));
+    struct wh_attrs v1 = {"CREATE", "batch", "v1", "jobs", NULL, true, served};
+    assert_string_equal(wh_rules_match(&s->hooks[0], &v1), "v1");
     wh_snapshot_unref(s);
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s,\"matchPolicy\":\"Exact\"", rules);
     s = one(false, buf);
-    assert_false(match(s, "CREATE", "batch", "v2", "jobs", NULL, true));
+    assert_null(wh_rules_match(&s->hooks[0], &v2));
     assert_true(match(s, "CREATE", "batch", "v1", "jobs", NULL, true));
     wh_snapshot_unref(s);
 
