@@ -32,6 +32,13 @@
  * outside the quota; `cueue controller` starts Jobs through this server
  * with that right.
  *
+ * A Pod bound to a node (spec.nodeName) is run by the node agent at once,
+ * outside any quota; Kueue admits Jobs, whose Pods the node agent makes
+ * itself. So creating a bound Pod through the API takes run-unmanaged on
+ * pods (cluster-admin's), although Kubernetes' edit and admin roles grant
+ * `create pods`; and a Pod's spec is immutable but for what Kubernetes lets
+ * an update change, so no one binds or reshapes a Pod by updating it.
+ *
  * The other kinds the server itself admits: the RBAC kinds (defaults, their
  * rules, escalation prevention: authz.c) and the webhook configurations
  * (defaults and rules: webhook.h). */
@@ -216,6 +223,79 @@ int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const jso
     return tenant_policy(a, job, e);
 }
 
+/* ---- Pods ------------------------------------------------------------------------------- */
+
+static const char *node_name(const json_t *pod)
+{
+    const char *n = json_string_value(json_object_get(spec_of(pod), "nodeName"));
+    return n && *n ? n : NULL;
+}
+
+int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct err *e)
+{
+    if (a->may_run_unmanaged || !node_name(pod))
+        return 0;
+    return err_set(e, ERR_FORBIDDEN,
+                   "spec.nodeName: a Pod bound to a node runs at once, outside Kueue's quota: "
+                   "only a user who may " SRV_VERB_UNMANAGED " pods may create one (user \"%s\" "
+                   "may not); submit a Job to a LocalQueue instead",
+                   a->user->name);
+}
+
+/* spec without what an update may change (owned): the containers' and
+ * init containers' images, activeDeadlineSeconds,
+ * terminationGracePeriodSeconds; tolerations when old's are all kept. */
+static json_t *fixed_spec(const json_t *spec, const json_t *old_spec)
+{
+    json_t *c = json_deep_copy(spec);
+    if (!json_is_object(c))
+        return c;
+    static const char *const lists[] = {"containers", "initContainers"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *ctr;
+        json_array_foreach(json_object_get(c, lists[l]), i, ctr)
+        {
+            json_object_del(ctr, "image");
+        }
+    }
+    json_object_del(c, "activeDeadlineSeconds");
+    json_object_del(c, "terminationGracePeriodSeconds");
+    const json_t *was = json_object_get(old_spec, "tolerations");
+    const json_t *now = json_object_get(spec, "tolerations");
+    bool kept = true;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(was, i, t)
+    {
+        bool found = false;
+        for (size_t j = 0; j < json_array_size(now) && !found; j++)
+            found = json_equal(t, json_array_get(now, j));
+        kept &= found;
+    }
+    if (kept)
+        json_object_del(c, "tolerations");
+    return c;
+}
+
+int srv_admit_pod_update(const json_t *old, const json_t *pod, struct err *e)
+{
+    json_t *was = fixed_spec(spec_of(old), spec_of(old));
+    json_t *now = fixed_spec(spec_of(pod), spec_of(old));
+    bool same = json_equal(was, now);
+    json_decref(was);
+    json_decref(now);
+    if (same)
+        return 0;
+    field_err(e, "spec", NULL,
+              "Forbidden: pod updates may not change fields other than "
+              "`spec.containers[*].image`,`spec.initContainers[*].image`,"
+              "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+              "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
+              "was previously negative)");
+    return ERR_INVALID;
+}
+
 /* What admission needs to know of the Job's namespace and its writer,
  * read before the write (the store cannot be read from inside it). */
 static void prepare(struct srv_req *q, const char *ns, const char *name, struct srv_admit *a)
@@ -244,6 +324,11 @@ static void prepare(struct srv_req *q, const char *ns, const char *name, struct 
 static bool is_job(const struct store_resource *r)
 {
     return !strcmp(r->key, "jobs.batch");
+}
+
+static bool is_pod(const struct store_resource *r)
+{
+    return !strcmp(r->key, "pods");
 }
 
 int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
@@ -303,6 +388,15 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
             *ret = reply_refused(q, rc, &e, r, ns, name, "create");
         return rc == 0;
     }
+    if (is_pod(r) && ns) {
+        struct srv_admit a = {.user = &q->user};
+        a.may_run_unmanaged = node_name(obj) && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns,
+                                                                 name && *name ? name : NULL, NULL);
+        int rc = srv_admit_pod_create(&a, obj, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
     if (!is_job(r) || !ns)
         return true;
     struct srv_admit a;
@@ -324,6 +418,8 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
         return srv_rbac_admit(a->q, a->policy, r, next, cur, e);
     if (srv_is_webhook_config(r))
         return wh_config_validate(!strncmp(r->kind, "Mutating", 8), next, e);
+    if (is_pod(r))
+        return srv_admit_pod_update(cur, next, e);
     return srv_admit_job_update(a, cur, next, e);
 }
 
@@ -334,6 +430,9 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     a->q = q;
     if (srv_is_rbac(r)) {
         a->policy = srv_policy(q->srv);
+    } else if (is_pod(r)) {
+        if (wo->status)
+            return;
     } else if (!srv_is_webhook_config(r)) {
         if (!is_job(r) || wo->status || !ns)
             return;
