@@ -30,7 +30,7 @@ bool srv_admission_create(struct srv_req *q, const struct store_resource *r, con
     char name[256];
     const char *n = api_doc_meta_str(*obj, "name");
     snprintf(name, sizeof(name), "%s", n ? n : "");
-    struct srv_admission w = {"CREATE", r, ns, name, NULL, wo->dry_run, wo->field_manager};
+    struct srv_admission w = {"CREATE", r, ns, name, NULL, wo->dry_run, wo->field_manager, false};
     bool mutating, validating;
     srv_webhooks_lookup(q, &w, &mutating, &validating);
     if (mutating) {
@@ -67,7 +67,7 @@ bool srv_admission_create(struct srv_req *q, const struct store_resource *r, con
 bool srv_admission_hooks_update(struct srv_req *q, const struct store_resource *r, const char *ns,
                                 const char *name, const char *sub)
 {
-    struct srv_admission w = {"UPDATE", r, ns, name, sub, false, NULL};
+    struct srv_admission w = {"UPDATE", r, ns, name, sub, false, NULL, false};
     bool mutating, validating;
     srv_webhooks_lookup(q, &w, &mutating, &validating);
     return mutating || validating;
@@ -113,7 +113,7 @@ int srv_admission_update(struct srv_req *q, const struct store_resource *r, cons
                          bool keep_version, struct store_write_opts *wo, json_t **stored, int *ret,
                          struct err *e)
 {
-    struct srv_admission w = {"UPDATE", r, ns, name, sub, wo->dry_run, wo->field_manager};
+    struct srv_admission w = {"UPDATE", r, ns, name, sub, wo->dry_run, wo->field_manager, false};
     for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
         err_init(e);
         json_t *cur = NULL;
@@ -138,12 +138,22 @@ int srv_admission_update(struct srv_req *q, const struct store_resource *r, cons
     return ERR_CONFLICT;
 }
 
+bool srv_admission_scale(struct srv_req *q, const struct store_resource *r, const char *ns,
+                         const char *name, const json_t *old, json_t **next,
+                         const struct store_write_opts *wo, int *ret)
+{
+    struct srv_admission w = {"UPDATE", r, ns, name, "scale", wo->dry_run, wo->field_manager, true};
+    bool changed = false;
+    return srv_webhooks_mutate(q, &w, next, old, &changed, ret) &&
+           srv_webhooks_validate(q, &w, *next, old, ret);
+}
+
 bool srv_admission_delete(struct srv_req *q, const struct store_resource *r, const char *ns,
                           const char *name, const struct store_delete_opts *o, char *uid,
                           size_t uid_len, int *ret)
 {
     uid[0] = '\0';
-    struct srv_admission w = {"DELETE", r, ns, name, NULL, o->dry_run, NULL};
+    struct srv_admission w = {"DELETE", r, ns, name, NULL, o->dry_run, NULL, false};
     bool mutating, validating;
     srv_webhooks_lookup(q, &w, &mutating, &validating);
     if (!mutating && !validating)

@@ -449,9 +449,10 @@ struct srv_admission {
     const struct store_resource *r;
     const char *ns;   /* NULL at the cluster scope */
     const char *name; /* NULL or "" when not known yet (generateName) */
-    const char *sub;  /* NULL or "status" */
+    const char *sub;  /* NULL, "status" or "scale" */
     bool dry_run;
     const char *field_manager;
+    bool scale; /* the objects are r's autoscaling/v1 Scales (sub "scale") */
 };
 /* Do mutating or validating webhooks' rules match the write (before their
  * selectors, which need the object)? Cheap when none is configured. */
@@ -489,6 +490,13 @@ int srv_admission_update(struct srv_req *q, const struct store_resource *r, cons
                          const char *name, const char *sub, store_mutate_fn compute, void *arg,
                          bool keep_version, struct store_write_opts *wo, json_t **stored, int *ret,
                          struct err *e);
+/* An update through the scale subresource: the webhooks on *next, the
+ * Scale (autoscaling/v1) the client asks for (replaced when a mutating
+ * webhook patches it), with old, the Scale of the stored object. False
+ * after replying. */
+bool srv_admission_scale(struct srv_req *q, const struct store_resource *r, const char *ns,
+                         const char *name, const json_t *old, json_t **next,
+                         const struct store_write_opts *wo, int *ret);
 /* Before deleting ns/name: the webhooks on the stored object. uid gets that
  * object's uid (empty when there is no webhook or no object), for a
  * precondition. False after replying. */

@@ -183,12 +183,14 @@ static json_t *review(struct srv_req *q, const struct srv_admission *w, const ch
                       const char *uid, const json_t *obj, const json_t *old)
 {
     const struct store_resource *r = w->r;
+    /* Through the scale subresource the objects are Scales, whatever r is. */
+    const char *kg = w->scale ? "autoscaling" : r->group, *kk = w->scale ? "Scale" : r->kind;
     json_t *kind =
-        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", version, "kind", r->kind);
+        json_pack("{s:s,s:s,s:s}", "group", kg, "version", w->scale ? "v1" : version, "kind", kk);
     json_t *res =
         json_pack("{s:s,s:s,s:s}", "group", r->group, "version", version, "resource", r->plural);
-    json_t *req_kind =
-        json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "kind", r->kind);
+    json_t *req_kind = json_pack("{s:s,s:s,s:s}", "group", kg, "version",
+                                 w->scale ? "v1" : r->version, "kind", kk);
     json_t *req_res =
         json_pack("{s:s,s:s,s:s}", "group", r->group, "version", r->version, "resource", r->plural);
     const char *opts_kind = !strcmp(w->op, "CREATE")   ? "CreateOptions"
@@ -771,7 +773,7 @@ static int run_hook(struct srv_req *q, const struct srv_admission *w, const stru
 {
     char uid[40];
     uuid4(uid, sizeof(uid));
-    bool convert = strcmp(version, w->r->version) != 0;
+    bool convert = !w->scale && strcmp(version, w->r->version) != 0;
     json_t *cobj = convert ? in_version(obj, w, version) : NULL;
     json_t *cold = convert ? in_version(old, w, version) : NULL;
     const json_t *orig = obj;

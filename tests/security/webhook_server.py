@@ -17,6 +17,7 @@ What it answers depends on the path:
   /wrong-uid     answers with another uid
   /http-500      answers HTTP 500
   /not-json      answers a body that is not JSON
+  /scale         a Scale: caps spec.replicas at 3 (a patch), refuses 13
   /bad-patch     returns a patch that does not apply
   /validate-patch  a validating answer carrying a patch
 """
@@ -77,6 +78,13 @@ def answer(path, req):
         elif deny == "422":
             resp["allowed"] = False
             resp["status"] = {"code": 422, "reason": "Invalid", "message": "deny=422 is invalid"}
+    elif path == "/scale":
+        replicas = ((obj or {}).get("spec") or {}).get("replicas", 0)
+        if replicas == 13:
+            resp["allowed"] = False
+            resp["status"] = {"code": 403, "message": "13 replicas are unlucky"}
+        elif replicas > 3:
+            resp.update(patch_of([{"op": "replace", "path": "/spec/replicas", "value": 3}]))
     elif path == "/slow":
         time.sleep(3)
     elif path == "/wrong-uid":

@@ -241,7 +241,8 @@ spec:
   names: {kind: Gadget, plural: gadgets}
   scope: Namespaced
   versions:
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}},
+     subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}}
   - {name: v1beta1, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
 YAML
 k apply -f "$TMP/gadgets.yaml" >/dev/null
@@ -276,6 +277,24 @@ before=$(reviews /mutate)
 k create -f "$(gadget g3)" >/dev/null 2>&1
 expect_exact "  ... but not a rule for a version the kind is not served in" "$before" reviews /mutate
 unhook mutatingwebhookconfiguration exact
+# The scale subresource: the webhooks judge the Scale.
+hook MutatingWebhookConfiguration scale /scale
+sed -i 's/apiGroups: \[""\]/apiGroups: [hooks.test]/; s/resources: \[configmaps\]/resources: [gadgets\/scale]/' \
+    "$TMP/scale.yaml"
+k apply -f "$TMP/scale.yaml" >/dev/null
+expect "the scale subresource goes through the webhooks" "gadget.hooks.test/g2 scaled" \
+    k -n hooked scale gadget g2 --replicas=10
+expect_exact "  ... which patch the Scale: replicas capped" "3" \
+    k -n hooked get gadget g2 -o 'jsonpath={.spec.replicas}'
+expect_exact "  ... the review names the Scale and the subresource" "autoscaling/v1 Scale scale gadgets 10" $PY -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])["review"]["request"]
+print(r["kind"]["group"] + "/" + r["kind"]["version"], r["kind"]["kind"], r["subResource"],
+      r["resource"]["resource"], r["object"]["spec"]["replicas"])' "$W/log"
+expect "  ... and may refuse it" 'admission webhook "scale.hooks.test" denied the request: 13 replicas are unlucky' \
+    k -n hooked scale gadget g2 --replicas=13
+expect_exact "  ... which changes nothing" "3" k -n hooked get gadget g2 -o 'jsonpath={.spec.replicas}'
+unhook mutatingwebhookconfiguration scale
 hook MutatingWebhookConfiguration a-count /count "reinvocationPolicy: IfNeeded"
 hook MutatingWebhookConfiguration b-mutate /mutate
 k create -f "$(cm r1 hooked)" >/dev/null 2>&1
