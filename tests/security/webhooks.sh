@@ -3,7 +3,8 @@
 # kubectl and the Python client: patches and warnings, refusals and their
 # wording, every failurePolicy path (a webhook down, slow, answering
 # garbage, with a certificate the CA bundle does not vouch for), timeouts,
-# rules, namespace and object selectors, matchPolicy, reinvocation, dry
+# rules, namespace and object selectors, matchPolicy (a CRD in two
+# versions), the scale subresource (and its RBAC), reinvocation, dry
 # runs, deletes, clientConfig.service, the configurations' own validation,
 # and the tenants' quota policy still judging what webhooks produce.
 need kubectl openssl
@@ -295,6 +296,18 @@ expect "  ... and may refuse it" 'admission webhook "scale.hooks.test" denied th
     k -n hooked scale gadget g2 --replicas=13
 expect_exact "  ... which changes nothing" "3" k -n hooked get gadget g2 -o 'jsonpath={.spec.replicas}'
 unhook mutatingwebhookconfiguration scale
+# RBAC names the subresource: gadgets/scale.
+k create clusterrole gadget-scaler --verb=get,patch,update --resource=gadgets.hooks.test/scale \
+    --resource=gadgets.hooks.test >/dev/null
+k create clusterrole gadget-editor --verb=get,patch,update --resource=gadgets.hooks.test >/dev/null
+ROLES=gadget-scaler tenant scaler hooked
+SCALER=$TKC
+ROLES=gadget-editor tenant editor hooked
+expect "RBAC: who may update gadgets/scale scales" "gadget.hooks.test/g2 scaled" \
+    kt "$SCALER" -n hooked scale gadget g2 --replicas=2
+expect "  ... who may only update gadgets may not" \
+    'User "editor" cannot patch resource "gadgets/scale" in API group "hooks.test" in the namespace "hooked"' \
+    kt "$TKC" -n hooked scale gadget g2 --replicas=1
 hook MutatingWebhookConfiguration a-count /count "reinvocationPolicy: IfNeeded"
 hook MutatingWebhookConfiguration b-mutate /mutate
 k create -f "$(cm r1 hooked)" >/dev/null 2>&1
