@@ -345,7 +345,7 @@ struct role {
 
 struct ns_bindings {
     struct binding *v;
-    size_t n;
+    size_t n, cap;
 };
 
 struct rbac_policy {
@@ -516,14 +516,20 @@ static void add_cluster_roles(struct rbac_policy *p, const json_t *cluster_roles
     free(crs);
 }
 
+static const char *binding_ns(const json_t *o)
+{
+    return json_string_value(json_object_get(json_object_get(o, "metadata"), "namespace"));
+}
+
+/* The RoleBindings by namespace: counted first, so that each namespace's
+ * array is allocated once (a tenant may hold many bindings). */
 static void add_bindings(struct rbac_policy *p, const json_t *rbs)
 {
     size_t i;
     const json_t *o;
     json_array_foreach(rbs, i, o)
     {
-        const char *ns =
-            json_string_value(json_object_get(json_object_get(o, "metadata"), "namespace"));
+        const char *ns = binding_ns(o);
         if (!ns)
             continue;
         struct ns_bindings *nb = map_get(&p->bindings, ns);
@@ -531,13 +537,17 @@ static void add_bindings(struct rbac_policy *p, const json_t *rbs)
             nb = ARENA_NEW(&p->arena, struct ns_bindings);
             map_put(&p->bindings, ns, nb);
         }
-        /* Arena arrays cannot grow: copy into a bigger one (rarely many). */
-        struct binding *v = ARENA_ARRAY(&p->arena, struct binding, nb->n + 1);
-        if (nb->n)
-            memcpy(v, nb->v, nb->n * sizeof(*v));
-        binding_read(&p->arena, o, false, &v[nb->n]);
-        nb->v = v;
-        nb->n++;
+        nb->cap++;
+    }
+    json_array_foreach(rbs, i, o)
+    {
+        const char *ns = binding_ns(o);
+        if (!ns)
+            continue;
+        struct ns_bindings *nb = map_get(&p->bindings, ns);
+        if (!nb->v)
+            nb->v = ARENA_ARRAY(&p->arena, struct binding, nb->cap);
+        binding_read(&p->arena, o, false, &nb->v[nb->n++]);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/codec.h"
 #include "base/arena.h"
@@ -301,6 +302,41 @@ static void test_rbac_policy_authorize(void **state)
     rbac_policy_unref(p);
 }
 
+/* Many RoleBindings in one namespace (a tenant may write as many as it
+ * likes) cost the policy linear time and memory: 20000 are read in well
+ * under the bound, which quadratic copying (20000^2/2 bindings copied)
+ * would not meet. */
+static void test_rbac_policy_many_bindings(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    json_t *rbs = json_array();
+    for (int i = 0; i < N; i++) {
+        char name[32], user[32];
+        snprintf(name, sizeof(name), "rb%d", i);
+        snprintf(user, sizeof(user), "u%d", i);
+        json_array_append_new(rbs, json_pack("{s:{s:s,s:s},s:{s:s,s:s},s:[{s:s,s:s}]}", "metadata",
+                                             "name", name, "namespace", "team-a", "roleRef", "kind",
+                                             "ClusterRole", "name", "job-editor", "subjects",
+                                             "kind", "User", "name", user));
+    }
+    json_t *crs = js(cluster_roles_json);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct rbac_policy *p = rbac_policy_new(NULL, crs, rbs, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (s > 10)
+        fail_msg("20000 bindings read in %.1f s", s);
+    assert_true(can(p, "u0", NULL, res("get", "batch", "jobs", NULL, "team-a", NULL)));
+    assert_true(can(p, "u19999", NULL, res("get", "batch", "jobs", NULL, "team-a", NULL)));
+    assert_false(can(p, "u19999", NULL, res("get", "batch", "jobs", NULL, "team-b", NULL)));
+    assert_false(can(p, "u20000", NULL, res("get", "batch", "jobs", NULL, "team-a", NULL)));
+    rbac_policy_unref(p);
+    json_decref(crs);
+    json_decref(rbs);
+}
+
 static void test_rbac_policy_aggregation(void **state)
 {
     (void)state;
@@ -453,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_rbac_rule_allows_urls),
         cmocka_unit_test(test_rbac_covers),
         cmocka_unit_test(test_rbac_policy_authorize),
+        cmocka_unit_test(test_rbac_policy_many_bindings),
         cmocka_unit_test(test_rbac_policy_aggregation),
         cmocka_unit_test(test_rbac_rules_for),
         cmocka_unit_test(test_rbac_object_validate),
