@@ -104,7 +104,7 @@ struct rbac_policy *srv_policy(struct srv *s)
     if (srv_watchset_changed(&s->authz.watch) || !s->authz.policy) {
         json_t *lists[4];
         for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++)
-            lists[i] = srv_list_all(s->store, rbac_keys[i]);
+            lists[i] = srv_watchset_items(&s->authz.watch, i);
         struct rbac_policy *p = rbac_policy_new(lists[0], lists[1], lists[2], lists[3]);
         for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++)
             json_decref(lists[i]);

@@ -85,6 +85,7 @@ struct srv_watchset {
     struct store *store; /* borrowed */
     const char *keys[SRV_WATCHSET_MAX];
     struct store_watch *w[SRV_WATCHSET_MAX];
+    json_t *cache[SRV_WATCHSET_MAX]; /* each kind's objects by namespace and name */
     size_t n;
     int dirty; /* atomic: a watched kind changed since srv_watchset_changed said so */
 };
@@ -94,10 +95,12 @@ CU_MUST_CHECK int srv_watchset_open(struct srv_watchset *ws, struct store *st,
                                     const char *const *keys, size_t n, struct err *e);
 void srv_watchset_close(struct srv_watchset *ws);
 /* Has a watched kind changed since the last call that said so? A caller
- * that gets true rebuilds from the store (srv_list_all). */
+ * that gets true rebuilds from srv_watchset_items. Not thread-safe: the
+ * caller serialises calls (and those of srv_watchset_items). */
 bool srv_watchset_changed(struct srv_watchset *ws);
-/* Every stored object of the kind key, as an owned JSON array. */
-json_t *srv_list_all(struct store *st, const char *key);
+/* Every stored object of kind keys[i] as of the last srv_watchset_changed,
+ * in the store's list order, as an owned JSON array. */
+json_t *srv_watchset_items(const struct srv_watchset *ws, size_t i);
 
 /* The RBAC policy in force, rebuilt from the store after any change to a
  * role or binding (authz.c). */

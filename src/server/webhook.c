@@ -87,8 +87,8 @@ static struct wh_snapshot *snapshot(struct srv *s)
 {
     pthread_mutex_lock(&s->webhooks.lock);
     if (srv_watchset_changed(&s->webhooks.watch) || !s->webhooks.snap) {
-        json_t *m = srv_list_all(s->store, config_keys[0]);
-        json_t *v = srv_list_all(s->store, config_keys[1]);
+        json_t *m = srv_watchset_items(&s->webhooks.watch, 0);
+        json_t *v = srv_watchset_items(&s->webhooks.watch, 1);
         wh_snapshot_unref(s->webhooks.snap);
         s->webhooks.snap = wh_snapshot_new(m, v);
         json_decref(m);
