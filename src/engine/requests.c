@@ -96,6 +96,24 @@ static const struct api_transformation *find_transformation(const struct eng *en
     return NULL;
 }
 
+/* a * b for two quantities in milli-units, rounded up below 1m as
+ * Kubernetes rounds; saturates. */
+static int64_t milli_mul(int64_t a, int64_t b)
+{
+    __int128 p = (__int128)a * b;
+    __int128 q = p / 1000;
+    if (p % 1000 > 0)
+        q++;
+    if (q > INT64_MAX)
+        return INT64_MAX;
+    if (q < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)q;
+}
+
+/* Kueue's applyResourceTransformations: the outputs are the input's
+ * quantity times each output's factor, as quantities (2 cpu with a factor
+ * of 1 make 2 units, not 2000). */
 static void apply_transformations(struct eng *eng, struct rl *reqs)
 {
     if (!eng->has_cfg || !eng->cfg.n_transformations)
@@ -108,19 +126,17 @@ static void apply_transformations(struct eng *eng, struct rl *reqs)
             rl_add(&out, reqs->res[i], reqs->v[i]);
             continue;
         }
-        int64_t base = reqs->v[i];
+        int64_t base = q_from_resource_value(name, reqs->v[i]).milli;
         if (t->multiply_by) {
             int m = names_find(&eng->res_names, t->multiply_by);
             int64_t *mv = m >= 0 ? rl_slot(reqs, m, false) : NULL;
             if (mv)
-                base = sat_mul(base, *mv);
+                base = milli_mul(base, q_from_resource_value(t->multiply_by, *mv).milli);
         }
         for (size_t k = 0; k < t->outputs.n; k++) {
             const struct api_resource *o = &t->outputs.items[k];
-            /* The factor is a quantity; exact when it is whole. */
-            int64_t f = o->amount.milli;
-            int64_t v = (f % 1000 == 0) ? sat_mul(base, f / 1000) : sat_mul(base, f) / 1000;
-            rl_add(&gen, eng__res_id(eng, o->name), v);
+            q_amount v = {milli_mul(base, o->amount.milli)};
+            rl_add(&gen, eng__res_id(eng, o->name), q_resource_value(o->name, v));
         }
         if (!t->strategy || strcmp(t->strategy, "Replace"))
             rl_add(&out, reqs->res[i], reqs->v[i]);

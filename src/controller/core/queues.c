@@ -15,7 +15,6 @@
 #include "controller/metrics.h"
 #include "controller/visibility.h"
 
-
 /* ---- queue status and finalizers (lifecycle.md §6) ----------------------------------------- */
 
 struct fr_sum {
@@ -330,7 +329,10 @@ void ctl_queue_status(struct ctl *c)
             static const char *const sts[] = {"pending", "active", "terminated"};
             for (int k = 0; k < 3; k++) {
                 const char *kvs[] = {"cluster_queue", name, "status", sts[k], NULL};
-                ctl_gauge(c, "kueue_cluster_queue_status", kvs, k == 1 ? active : k == 0 ? !active : 0);
+                ctl_gauge(c, "kueue_cluster_queue_status", kvs,
+                          k == 1   ? active
+                          : k == 0 ? !active
+                                   : 0);
             }
         }
         if (c->vis)
@@ -387,7 +389,7 @@ void ctl_queue_status(struct ctl *c)
             const char *kva[] = {"name", name, "namespace", ns, "status", "active", NULL};
             const char *kvi[] = {"name", name, "namespace", ns, "status", "inadmissible", NULL};
             ctl_gauge(c, "kueue_local_queue_pending_workloads", kva,
-                  stopped ? 0 : (double)(pending - inadm));
+                      stopped ? 0 : (double)(pending - inadm));
             ctl_gauge(c, "kueue_local_queue_pending_workloads", kvi, stopped ? 0 : (double)inadm);
             ctl_gauge(c, "kueue_local_queue_reserving_active_workloads", kv, (double)reserving);
             ctl_gauge(c, "kueue_local_queue_admitted_active_workloads", kv, (double)admitted);
@@ -418,7 +420,8 @@ void ctl_reconcile_cq(struct ctl *c, const char *name)
         return;
     if (!being_deleted(cq)) {
         if (!has_finalizer(cq, JOB_RESOURCE_IN_USE))
-            ctl_write_object(c, CK_CQ, NULL, name, ctl_add_finalizer_fn, (void *)JOB_RESOURCE_IN_USE);
+            ctl_write_object(c, CK_CQ, NULL, name, ctl_add_finalizer_fn,
+                             (void *)JOB_RESOURCE_IN_USE);
         return;
     }
     size_t n = eng_n_wls(c->eng);
@@ -440,7 +443,8 @@ void ctl_reconcile_rf(struct ctl *c, const char *name)
         return;
     if (!being_deleted(rf)) {
         if (!has_finalizer(rf, JOB_RESOURCE_IN_USE))
-            ctl_write_object(c, CK_RF, NULL, name, ctl_add_finalizer_fn, (void *)JOB_RESOURCE_IN_USE);
+            ctl_write_object(c, CK_RF, NULL, name, ctl_add_finalizer_fn,
+                             (void *)JOB_RESOURCE_IN_USE);
         return;
     }
     size_t it = 0;

@@ -105,13 +105,13 @@ static void decide_pending(struct ctl *c, struct eng_wl *wl, const char *reason,
         return;
     }
     struct ctl_wl_op op = {.kind = OP_PENDING,
-                       .requests = rr,
-                       .reason = reason,
-                       .message = message ? message : "",
-                       .now = now};
+                           .requests = rr,
+                           .reason = reason,
+                           .message = message ? message : "",
+                           .now = now};
     char *r = xstrdup(reason), *m = xstrdup(message ? message : "");
-    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op) && !same &&
-        (o = ctl_wl_obj(c, wl)))
+    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op) &&
+        !same && (o = ctl_wl_obj(c, wl)))
         ctl_event(c, o, "Warning", r, COMPONENT_ADMISSION, "%s", m);
     free(r);
     free(m);
@@ -125,11 +125,12 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
         return;
     char *msg = xstrdup(p->message ? p->message : "");
     char *reason = xstrdup(p->reason ? p->reason : "");
-    struct ctl_wl_op op = {.kind = OP_PREEMPT, .message = msg, .preempt_reason = reason, .now = now};
+    struct ctl_wl_op op = {
+        .kind = OP_PREEMPT, .message = msg, .preempt_reason = reason, .now = now};
     char *pkey = xstrdup(eng_wl_key(p->preemptor));
     char *cq = xstrdup(eng_wl_cluster_queue(p->target) ? eng_wl_cluster_queue(p->target) : "");
-    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(p->target), eng_wl_name(p->target), ctl_wl_mutate,
-                      &op)) {
+    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(p->target), eng_wl_name(p->target),
+                          ctl_wl_mutate, &op)) {
         o = ctl_wl_obj(c, p->target);
         const char *pcq = eng_wl_cluster_queue(p->preemptor);
         const char *kv[] = {"preempting_cluster_queue", pcq ? pcq : "", "reason", reason, NULL};
@@ -166,7 +167,8 @@ static void decide_evicted(struct ctl *c, const struct eng_evicted *ev, int64_t 
     char *msg = xstrdup(ev->message ? ev->message : "");
     char *reason = xstrdup(ev->reason ? ev->reason : "");
     struct ctl_wl_op op = {.kind = OP_EVICT, .reason = reason, .message = msg, .now = now};
-    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(ev->wl), eng_wl_name(ev->wl), ctl_wl_mutate, &op) &&
+    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(ev->wl), eng_wl_name(ev->wl), ctl_wl_mutate,
+                          &op) &&
         (o = ctl_wl_obj(c, ev->wl)) && (ctl_count_eviction(c, o, reason, ""), true))
         ctl_event(c, o, "Normal", reason_buf(reason), COMPONENT_WORKLOAD, "%s", msg);
     free(msg);

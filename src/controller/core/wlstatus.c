@@ -158,10 +158,10 @@ void ctl_release_quota(struct ctl *c, const json_t *wl)
     const char *reason = ev && jstr(ev, "reason") ? jstr(ev, "reason") : "Evicted";
     bool requeue = !strcmp(reason, "Preempted") || !strcmp(reason, "NodeFailures");
     struct ctl_wl_op op = {.kind = OP_RELEASE,
-                       .reason = reason,
-                       .message = ev && jstr(ev, "message") ? jstr(ev, "message") : "",
-                       .requeued_status = requeue ? "True" : "False",
-                       .now = tm_now_ms()};
+                           .reason = reason,
+                           .message = ev && jstr(ev, "message") ? jstr(ev, "message") : "",
+                           .requeued_status = requeue ? "True" : "False",
+                           .now = tm_now_ms()};
     char *r = xstrdup(op.reason), *m = xstrdup(op.message);
     op.reason = r;
     op.message = m;
@@ -170,10 +170,9 @@ void ctl_release_quota(struct ctl *c, const json_t *wl)
     free(m);
 }
 
-
 /* After an eviction was written: the event and the metric. */
 void ctl_evicted_event(struct ctl *c, const char *ns, const char *name, const char *reason,
-                          const char *cause, const char *msg)
+                       const char *cause, const char *msg)
 {
     const json_t *wl = ctl_get(c, CK_WL, ns, name);
     if (!wl)

@@ -13,7 +13,6 @@
 
 /* ---- waitForPodsReady (lifecycle.md §4) and admission checks (§1.5) ------------------ */
 
-
 struct ctl_wfpr ctl_wfpr(const struct ctl *c)
 {
     /* v1beta2 defaults the block when absent: on, 30 minutes. */
@@ -33,7 +32,6 @@ struct ctl_wfpr ctl_wfpr(const struct ctl *c)
     }
     return w;
 }
-
 
 /* Evict an admitted workload whose pods were not ready in time. Returns
  * true when it wrote. ns and name must not come from wl: a write replaces
@@ -71,12 +69,14 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
         json_decref(out);
         json_decref(patch);
         struct ctl_wl_op op = {.kind = OP_EVICT,
-                           .reason = "DeactivatedDueToRequeuingLimitExceeded",
-                           .message = "The workload is deactivated due to exceeding the maximum "
-                                      "number of re-queuing retries",
-                           .now = now};
+                               .reason = "DeactivatedDueToRequeuingLimitExceeded",
+                               .message =
+                                   "The workload is deactivated due to exceeding the maximum "
+                                   "number of re-queuing retries",
+                               .now = now};
         if (!ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op))
-            ctl_evicted_event(c, ns, name, "DeactivatedDueToRequeuingLimitExceeded", "", op.message);
+            ctl_evicted_event(c, ns, name, "DeactivatedDueToRequeuingLimitExceeded", "",
+                              op.message);
         return true;
     }
     int64_t d = (int64_t)w.base_s;
@@ -90,12 +90,12 @@ static bool pods_ready_timeout(struct ctl *c, const json_t *wl, const char *ns, 
     char msg[700];
     snprintf(msg, sizeof(msg), "Exceeded the PodsReady timeout %s/%s", ns, name);
     struct ctl_wl_op op = {.kind = OP_EVICT,
-                       .reason = "PodsReadyTimeout",
-                       .message = msg,
-                       .set_requeue = true,
-                       .requeue_count = count,
-                       .requeue_at_ms = now + d * 1000,
-                       .now = now};
+                           .reason = "PodsReadyTimeout",
+                           .message = msg,
+                           .set_requeue = true,
+                           .requeue_count = count,
+                           .requeue_at_ms = now + d * 1000,
+                           .now = now};
     if (!ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op))
         ctl_evicted_event(c, ns, name, "PodsReadyTimeout", cause, msg);
     return true;
@@ -247,9 +247,9 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
         char emsg[1300];
         snprintf(emsg, sizeof(emsg), "The workload is deactivated due to %s", msg);
         struct ctl_wl_op op = {.kind = OP_EVICT,
-                           .reason = "DeactivatedDueToAdmissionCheck",
-                           .message = emsg,
-                           .now = now};
+                               .reason = "DeactivatedDueToAdmissionCheck",
+                               .message = emsg,
+                               .now = now};
         if (!ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op))
             ctl_evicted_event(c, ns, name, "DeactivatedDueToAdmissionCheck", "", emsg);
         sb_release(&list);
@@ -282,12 +282,12 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
         int32_t count = (int32_t)json_integer_value(json_object_get(
             json_object_get(json_object_get(wl, "status"), "requeueState"), "count"));
         struct ctl_wl_op op = {.kind = OP_EVICT,
-                           .reason = "AdmissionCheck",
-                           .message = msg,
-                           .set_requeue = at != 0,
-                           .requeue_count = count,
-                           .requeue_at_ms = at,
-                           .now = now};
+                               .reason = "AdmissionCheck",
+                               .message = msg,
+                               .set_requeue = at != 0,
+                               .requeue_count = count,
+                               .requeue_at_ms = at,
+                               .now = now};
         if (!ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op))
             ctl_evicted_event(c, ns, name, "AdmissionCheck", "", msg);
         sb_release(&list);
@@ -306,8 +306,8 @@ static bool gate_checks(struct ctl *c, const json_t *wl, const char *ns, const c
         if (!ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op) &&
             (wl = ctl_get(c, CK_WL, ns, name)) &&
             (ctl_count(c, "kueue_admitted_workloads_total",
-                   (const char *const[]){"cluster_queue", cq, "priority_class", ctl_priority_class(wl),
-                                         NULL}),
+                       (const char *const[]){"cluster_queue", cq, "priority_class",
+                                             ctl_priority_class(wl), NULL}),
              true))
             ctl_event(c, wl, "Normal", "Admitted", COMPONENT_WORKLOAD,
                       "Admitted by ClusterQueue %s, wait time since reservation was %.0fs", cq,
@@ -380,9 +380,9 @@ void ctl_reconcile_workload(struct ctl *c, const char *ns, const char *name)
     /* Deactivation (§1.8): evict an admitted workload. */
     if (!active && cond_is(wl, "QuotaReserved", "True") && !cond_is(wl, "Evicted", "True")) {
         struct ctl_wl_op op = {.kind = OP_EVICT,
-                           .reason = "Deactivated",
-                           .message = "The workload is deactivated",
-                           .now = now};
+                               .reason = "Deactivated",
+                               .message = "The workload is deactivated",
+                               .now = now};
         if (!ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op))
             ctl_evicted_event(c, ns, name, "Deactivated", "", "The workload is deactivated");
         if (!job && (wl = ctl_get(c, CK_WL, ns, name)))
@@ -409,9 +409,9 @@ void ctl_reconcile_workload(struct ctl *c, const char *ns, const char *name)
         const char *r = jstr(rq, "reason");
         if (active && !strncmp(r, "Deactivated", 11)) {
             struct ctl_wl_op op = {.kind = OP_REQUEUED,
-                               .reason = "Reactivated",
-                               .message = "The workload was reactivated",
-                               .now = now};
+                                   .reason = "Reactivated",
+                                   .message = "The workload was reactivated",
+                                   .now = now};
             requeue_wl(c, ns, name, &op);
         } else if (!strcmp(r, "PodsReadyTimeout") || !strcmp(r, "AdmissionCheck")) {
             const char *at =
@@ -423,9 +423,9 @@ void ctl_reconcile_workload(struct ctl *c, const char *ns, const char *name)
                 at_ms = 0;
             if (at_ms <= now) {
                 struct ctl_wl_op op = {.kind = OP_REQUEUED,
-                                   .reason = "BackoffFinished",
-                                   .message = "The workload backoff was finished",
-                                   .now = now};
+                                       .reason = "BackoffFinished",
+                                       .message = "The workload backoff was finished",
+                                       .now = now};
                 requeue_wl(c, ns, name, &op);
             }
             /* else: the periodic pass looks again */

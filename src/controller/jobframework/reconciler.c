@@ -56,7 +56,8 @@ static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl,
     json_object_set_new(json_object_get(stopped, "spec"), "suspend", json_true());
     struct replace_arg ra = {stopped};
     bool was_running = !json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
-    int rc = ctl_write_object(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), replace_spec, &ra);
+    int rc =
+        ctl_write_object(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), replace_spec, &ra);
     json_decref(stopped);
     if (!rc && was_running) {
         const json_t *j = ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
@@ -68,7 +69,7 @@ static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl,
     const json_t *j = rc ? NULL : ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
     if (j && jstr(json_object_get(j, "status"), "startTime"))
         ctl_write_status(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), reset_start_time_fn,
-                     NULL);
+                         NULL);
     return rc;
 }
 
@@ -233,9 +234,9 @@ void ctl_reconcile_job(struct ctl *c, const char *ns, const char *name)
     const char *ftype, *fmsg;
     if (job_finished(job, &ftype, &fmsg)) {
         struct ctl_wl_op op = {.kind = OP_FINISH,
-                           .reason = !strcmp(ftype, "Complete") ? "Succeeded" : "Failed",
-                           .message = fmsg,
-                           .now = tm_now_ms()};
+                               .reason = !strcmp(ftype, "Complete") ? "Succeeded" : "Failed",
+                               .message = fmsg,
+                               .now = tm_now_ms()};
         if (!ctl_write_status(c, CK_WL, ns, wname, ctl_wl_mutate, &op)) {
             const json_t *fw = ctl_get(c, CK_WL, ns, wname);
             const char *fcq =
@@ -359,9 +360,9 @@ static void sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
         !strcmp(prev, reason))
         return;
     struct ctl_wl_op op = {.kind = OP_PODS_READY,
-                       .requeued_status = status,
-                       .reason = reason ? reason : "Started",
-                       .message = message,
-                       .now = tm_now_ms()};
+                           .requeued_status = status,
+                           .reason = reason ? reason : "Started",
+                           .message = message,
+                           .now = tm_now_ms()};
     ctl_write_status(c, CK_WL, mstr(wl, "namespace"), mstr(wl, "name"), ctl_wl_mutate, &op);
 }
