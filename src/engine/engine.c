@@ -413,6 +413,7 @@ static uint64_t cq_digest(const struct api_cluster_queue *v)
     dg_i64(&d, v->flavor_fungibility.when_can_preempt);
     dg_i64(&d, v->flavor_fungibility.preference);
     dg_i64(&d, v->stop_policy);
+    dg_i64(&d, v->meta.deletion_timestamp != 0);
     dg_i64(&d, v->fair_sharing.weight.milli);
     dg_i64(&d, v->admission_mode);
     dg_groups(&d, v->resource_groups, v->n_resource_groups);
@@ -445,6 +446,7 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     cq->preemption = v->preemption;
     cq->fungibility = v->flavor_fungibility;
     cq->stop = v->stop_policy;
+    cq->terminating = v->meta.deletion_timestamp != 0;
     cq->fs_weight_milli = v->fair_sharing.weight.milli;
     cq->admission_mode = v->admission_mode;
     node_quotas(eng, &cq->node, v->resource_groups, v->n_resource_groups);
@@ -656,12 +658,13 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     snprintf(key, sizeof(key), "%s/%s", ns, v->meta.name);
     struct eng_wl *old = map_get(&eng->wl_by_key, key);
     bool keep_inadm = false;
-    uint64_t old_shape = 0;
+    uint64_t old_shape = 0, old_key = 0;
     struct eng_cq *old_cq = NULL;
     uint64_t old_usage = 0;
     if (old) {
         keep_inadm = old->where == WLQ_INADM;
         old_shape = old->shape;
+        old_key = old->requeue_key;
         eng__unqueue_wl(eng, old);
         if (old->state == WL_ADMITTED) {
             old_cq = old->cq;
@@ -688,7 +691,7 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     if (old_cq && !same_quota && old_cq->exists)
         pq_requeue_tree(eng, old_cq);
     if (wl->state == WL_PENDING) {
-        if (keep_inadm && old_shape == wl->shape && !wl->invalid) {
+        if (keep_inadm && old_shape == wl->shape && old_key == wl->requeue_key && !wl->invalid) {
             /* An update that changes nothing relevant leaves it where it was. */
             const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
             int id = lq ? names_find(&eng->cq_names, lq->cq_name) : -1;
@@ -924,6 +927,13 @@ struct eng_wl *eng_wl_find(const struct eng *eng, const char *ns, const char *na
 
 static void cq_activity(struct eng *eng, struct eng_cq *cq)
 {
+    free(cq->inactive_message);
+    if (cq->terminating) {
+        cq->active = false;
+        cq->inactive_reason = "Terminating";
+        cq->inactive_message = xstrdup("Can't admit new workloads; clusterQueue is terminating");
+        return;
+    }
     struct sb parts = SB_INIT, list = SB_INIT;
     const char *reason = NULL;
     if (cq->stop != API_STOP_NONE) {
@@ -972,7 +982,6 @@ static void cq_activity(struct eng *eng, struct eng_cq *cq)
         sb_addf(&parts, "%sreferences inactive AdmissionCheck(s): %s", parts.len ? ", " : "",
                 sb_str(&list));
     }
-    free(cq->inactive_message);
     if (reason) {
         cq->active = false;
         cq->inactive_reason = reason;
@@ -988,13 +997,12 @@ static void cq_activity(struct eng *eng, struct eng_cq *cq)
     sb_release(&list);
 }
 
+/* Kueue's workload controller words a queued workload's blocker so,
+ * whatever makes the ClusterQueue inactive (a stop policy included). */
 static void suspend_queued(struct eng *eng, struct eng_cq *cq)
 {
     char msg[600];
-    if (cq->stop != API_STOP_NONE)
-        snprintf(msg, sizeof(msg), "ClusterQueue %s is stopped", cq->name);
-    else
-        snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
+    snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
     for (size_t i = 0; i < cq->q.n; i++)
         eng__set_pending(eng, cq->q.heap[i].wl, "Suspended", msg, false);
     for (size_t i = 0; i < cq->q.n_inadm; i++)
@@ -1005,6 +1013,7 @@ void eng__refresh(struct eng *eng)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
+    pq_requeue_due(eng);
     if (!eng->queues_dirty && !eng->activity_dirty && !eng->requeue_all && !eng->requeue_some)
         return;
     bool statuses = eng->queues_dirty || eng->activity_dirty;
@@ -1030,19 +1039,14 @@ void eng__refresh(struct eng *eng)
     if (eng->requeue_all) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists)
-                pq_requeue_cq(eng, eng->cqs[i]);
+                pq_requeue_tree(eng, eng->cqs[i]);
     } else if (eng->requeue_some) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists && eng->cqs[i]->requeue_flag)
                 pq_requeue_tree(eng, eng->cqs[i]);
-        for (size_t i = 0; i < eng->cohort_names.n; i++) {
-            if (!eng->cohorts[i]->requeue_flag)
-                continue;
-            struct eng_node *root = coh_root(&eng->cohorts[i]->node);
-            for (size_t j = 0; j < eng->cq_names.n; j++) /* the CQs of that tree */
-                if (eng->cqs[j]->exists && coh_root(&eng->cqs[j]->node) == root)
-                    pq_requeue_cq(eng, eng->cqs[j]);
-        }
+        for (size_t i = 0; i < eng->cohort_names.n; i++)
+            if (eng->cohorts[i]->requeue_flag)
+                pq_requeue_node(eng, coh_root(&eng->cohorts[i]->node));
     }
     for (size_t i = 0; i < eng->cq_names.n; i++)
         eng->cqs[i]->requeue_flag = false;
@@ -1240,6 +1244,22 @@ int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char
     int f = names_find(&eng->flavor_names, flavor), r = names_find(&eng->res_names, resource);
     int fr = (f >= 0 && r >= 0) ? eng__fr_find(eng, f, r) : -1;
     return fr >= 0 ? eng->cqs[i]->node.nominal[fr] : 0;
+}
+
+int64_t eng_next_requeue_ms(const struct eng *eng)
+{
+    int64_t t = 0;
+    for (size_t i = 0; eng->requeue_waits && i < eng->cq_names.n; i++) {
+        int64_t d = eng->cqs[i]->node.requeue_due;
+        if (d && (!t || d < t))
+            t = d;
+    }
+    for (size_t i = 0; eng->requeue_waits && i < eng->cohort_names.n; i++) {
+        int64_t d = eng->cohorts[i]->node.requeue_due;
+        if (d && (!t || d < t))
+            t = d;
+    }
+    return t;
 }
 
 size_t eng_n_wls(const struct eng *eng)

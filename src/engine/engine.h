@@ -30,6 +30,12 @@ struct eng_options {
     /* Configuration (config.kueue.x-k8s.io/v1beta2), NULL for defaults;
      * borrowed for eng_new only. */
     const struct api_configuration *config;
+    /* Requests to move a tree's inadmissible workloads back (§5.4) are
+     * batched per ClusterQueue or root Cohort and carried out this long
+     * after the first one, as Kueue's requeuer does (one second), so a
+     * burst of events retries an unchanged no-fit workload once. 0 carries
+     * them out at once (`cueue schedule`, the benchmark). */
+    int64_t requeue_batch_ms;
 };
 
 /* A new engine; free with eng_free. */
@@ -206,6 +212,10 @@ int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char
  * dominant resource share, INT64_MAX when it is +Inf. */
 int64_t eng_cq_weighted_share(struct eng *eng, size_t i);
 bool eng_cohort_weighted_share(struct eng *eng, const char *name, int64_t *out);
+
+/* When the earliest batched requeue falls due (ms, the clock of now_ms),
+ * or 0 when none waits: a cycle then should run (eng_options). */
+int64_t eng_next_requeue_ms(const struct eng *eng);
 
 /* Every workload the engine knows, by index 0..eng_n_wls-1. */
 size_t eng_n_wls(const struct eng *eng);

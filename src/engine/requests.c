@@ -411,6 +411,10 @@ static int64_t queue_ts(const struct eng *eng, const struct api_workload *w)
     return w->meta.creation_timestamp;
 }
 
+/* The usage an admission holds: its resourceUsage, scaled down when
+ * reclaimable pods leave fewer pods than were admitted (Kueue's
+ * totalRequestsFromAdmission: divided by the admitted count, times the
+ * count after reclaim). */
 static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_admission *a)
 {
     for (size_t i = 0; i < a->n_pod_set_assignments; i++) {
@@ -421,7 +425,9 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
                 ps = &wl->ps[k];
         if (!ps)
             continue;
-        ps->adm.count = psa->has_count ? psa->count : ps->count;
+        ps->adm.count = psa->has_count ? psa->count : ps->admitted_count;
+        int32_t after = ps->count; /* count - reclaimable */
+        bool scale = after < ps->adm.count && ps->adm.count > 0;
         ps->adm.cap = psa->resource_usage.n + 1;
         ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
         ps->adm.n = 0;
@@ -430,11 +436,45 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
             struct eng_asg_item *it = &ps->adm.items[ps->adm.n++];
             it->res = eng__res_id(eng, r->name);
             it->v = q_resource_value(r->name, r->amount);
+            if (scale)
+                it->v = sat_mul(it->v / ps->adm.count, after);
             const char *fl = api_kvs_get(&psa->flavors, r->name);
             it->flavor = fl ? eng__flavor_id(eng, fl) : -1;
             it->fr = fl ? eng__fr_id(eng, it->flavor, it->res) : -1;
         }
+        if (scale)
+            ps->adm.count = after;
     }
+}
+
+/* FNV-1a over what may make a workload the inadmissible list holds
+ * admissible again when it changes (see requeue_key). */
+static uint64_t requeue_key(const struct api_workload *w, int32_t priority)
+{
+    uint64_t h = 1469598103934665603ULL;
+#define MIX(x)                                                                                     \
+    do {                                                                                           \
+        h ^= (uint64_t)(x);                                                                        \
+        h *= 1099511628211ULL;                                                                     \
+    } while (0)
+    MIX(w->meta.generation);
+    MIX(priority);
+    for (size_t i = 0; i < w->n_reclaimable_pods; i++) {
+        MIX(map_hash(w->reclaimable_pods[i].name, strlen(w->reclaimable_pods[i].name)));
+        MIX(w->reclaimable_pods[i].count);
+    }
+    static const char *const types[] = {"Evicted", "Requeued"};
+    for (size_t t = 0; t < 2; t++) {
+        const struct api_condition *c = api_condition_find(&w->conditions, types[t]);
+        MIX(c != NULL);
+        if (!c)
+            continue;
+        MIX(map_hash(c->status ? c->status : "", strlen(c->status ? c->status : "")));
+        MIX(map_hash(c->reason ? c->reason : "", strlen(c->reason ? c->reason : "")));
+        MIX(c->last_transition_time);
+    }
+#undef MIX
+    return h;
 }
 
 void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *w)
@@ -465,6 +505,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         const struct api_pod_set *aps = &w->pod_sets[i];
         struct eng_ps *ps = &wl->ps[i];
         ps->name = mdup(wl, aps->name ? aps->name : "main");
+        ps->admitted_count = aps->count;
         int32_t eff = aps->count - reclaimable(w, ps->name);
         ps->count = eff < 0 ? 0 : eff;
         ps->min_count = aps->has_min_count ? aps->min_count : 0;
@@ -486,6 +527,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     }
     rl_release(&reqs);
     wl->shape = wl_shape(wl);
+    wl->requeue_key = requeue_key(w, wl->priority);
     check_limits(wl, w);
 
     wl->n_checks = w->n_admission_checks;
@@ -508,6 +550,9 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     bool reserved = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");
     bool on_hold = qr && qr->status && !strcmp(qr->status, "False") && qr->reason &&
                    !strcmp(qr->reason, "OnHold");
+    /* Kueue's AdmissionGatedBy: a gated workload is not admissible, so it
+     * is not queued (the workload controller says why). */
+    const char *gate = api_kvs_get(&w->meta.annotations, "kueue.x-k8s.io/admission-gated-by");
     if (finished || !w->active || on_hold) {
         wl->state = WL_DONE;
     } else if (reserved) {
@@ -517,6 +562,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
         wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
         wl->pods_ready = api_condition_is_true(&w->conditions, "PodsReady");
+    } else if (gate && *gate) {
+        wl->state = WL_DONE;
     } else {
         wl->state = WL_PENDING;
     }

@@ -113,12 +113,105 @@ static void test_eng_cq_pending_order_and_activity(void **state)
     fx_release(&f);
 }
 
+/* Kueue's requeuer: requests to requeue a tree wait one batch period from
+ * the first, so a burst of events retries an unchanged workload once. */
+static void test_eng_requeue_batched(void **state)
+{
+    struct fx f;
+    arena_init(&f.mem);
+    struct eng_options opt = {.config = NULL, .requeue_batch_ms = 1000};
+    f.eng = eng_new(&opt);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct eng_wl *w1 = fx_wl(&f, "w1", "a", CPU(2), 0, 1);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_admitted, 1);
+    /* The ClusterQueue's creation asked for a requeue of its own. */
+    assert_int_equal(eng_next_requeue_ms(f.eng), 1010);
+    d = eng_cycle(f.eng, 2000);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 0);
+    struct eng_wl *w2 = fx_wl(&f, "w2", "a", CPU(1), 0, 2);
+    d = eng_cycle(f.eng, 2010);
+    assert_string_equal(d->pending[0].reason, "WaitingForQuota");
+    assert_true(eng_wl_inadmissible(w2));
+    assert_int_equal(eng_next_requeue_ms(f.eng), 0);
+    /* w1 finishes at 2100: the requeue waits until 3100. */
+    eng_wl_finish(f.eng, w1, 2100);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 3100);
+    d = eng_cycle(f.eng, 2500);
+    assert_int_equal(d->n_heads, 0);
+    assert_true(eng_wl_inadmissible(w2));
+    /* A second event in the window does not push the time back. */
+    struct fx_quota q3 = {"default", CPU(3), -1, -1};
+    f.eng->now_ms = 2900;
+    fx_cq(&f, "a", NULL, &q3, 1);
+    d = eng_cycle(f.eng, 2900);
+    assert_int_equal(d->n_heads, 0);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 3100);
+    d = eng_cycle(f.eng, 3100);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w2);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 0);
+    fx_release(&f);
+}
+
+/* A workload in the inadmissible list whose Requeued condition flips is
+ * put back in the heap by the update itself (Kueue's PushOrUpdate). */
+static void test_eng_requeued_condition_change_requeues(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct api_workload *w = ARENA_NEW(&f.mem, struct api_workload);
+    w->meta.name = "w";
+    w->meta.namespace_ = "ns";
+    w->meta.generation = 1;
+    w->queue_name = "a";
+    w->active = true;
+    w->n_pod_sets = 1;
+    w->pod_sets = ARENA_NEW(&f.mem, struct api_pod_set);
+    w->pod_sets[0].name = "main";
+    w->pod_sets[0].count = 1;
+    struct api_condition *c = ARENA_NEW(&f.mem, struct api_condition);
+    c->type = "Requeued";
+    c->status = "False";
+    c->reason = "PodsReadyTimeout";
+    w->conditions.items = c;
+    w->conditions.n = 1;
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    struct eng_wl *e = eng_wl_find(f.eng, "ns", "w");
+    assert_true(eng_wl_inadmissible(e));
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_heads, 0);
+    /* The same state again stays where it is. */
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    e = eng_wl_find(f.eng, "ns", "w");
+    assert_true(eng_wl_inadmissible(e));
+    /* Requeued=True (backoff finished): queued again and admitted. */
+    c->status = "True";
+    c->reason = "BackoffFinished";
+    c->last_transition_time = 5;
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    e = eng_wl_find(f.eng, "ns", "w");
+    assert_false(eng_wl_inadmissible(e));
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 1);
+    fx_release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eng_cycle_update_of_own_cq_requeues),
         cmocka_unit_test(test_eng_wl_finish_requeues_cohort),
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
+        cmocka_unit_test(test_eng_requeue_batched),
+        cmocka_unit_test(test_eng_requeued_condition_change_requeues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
