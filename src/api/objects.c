@@ -1281,6 +1281,10 @@ static void dec_configuration(struct dec *d, const json_t *doc, struct api_confi
     D_IN(d, doc, "admissionFairSharing", afs, dec_afs(d, afs, c));
     D_IN(d, doc, "waitForPodsReady", w, dec_wfpr(d, w, c));
     D_IN(d, doc, "resources", r, dec_config_resources(d, r, c));
+    D_IN(d, doc, "objectRetentionPolicies", orp, D_IN(d, orp, "workloads", w, {
+             c->has_workload_retention_after_finished =
+                 d_duration(d, w, "afterFinished", &c->workload_retention_after_finished_ms);
+         }));
 }
 
 /* ---- entry points ------------------------------------------------------------------ */

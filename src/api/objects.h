@@ -517,6 +517,11 @@ struct api_configuration {
     struct api_device_class_mapping *device_class_mappings;
     size_t n_device_class_mappings;
     bool ignore_undeclared; /* resources.quotaCheckStrategy: IgnoreUndeclared */
+
+    /* objectRetentionPolicies.workloads: delete a Finished Workload this
+     * long after it finished (ms; has_ = set). */
+    bool has_workload_retention_after_finished;
+    int64_t workload_retention_after_finished_ms;
 };
 
 /* ---- a decoded object ---------------------------------------------------------- */

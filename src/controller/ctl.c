@@ -109,27 +109,90 @@ const char *ctl_priority_class(const json_t *wl)
     return p ? p : "";
 }
 
-/* kueue_evicted_workloads_total for an Evicted reason as written. */
-void ctl_count_eviction(struct ctl *c, const json_t *wl, const char *reason, const char *cause)
+void ctl_observe_seconds(struct ctl *c, const char *name, const char *const *kv, double s,
+                         int n_buckets)
+{
+    if (!c->metrics)
+        return;
+    /* Kueue's generateExponentialBuckets: 1, then 2.5 * 2^k. */
+    double b[32];
+    int n = n_buckets < 32 ? n_buckets : 32;
+    b[0] = 1;
+    for (int i = 1; i < n; i++)
+        b[i] = 2.5 * (double)(1ULL << (i - 1));
+    char *l = labels_of(c, kv);
+    mreg_histogram_observe(c->metrics, name, l, s, b, (size_t)n);
+    free(l);
+}
+/* The LocalQueue labels of a workload's metrics, or NULL without a queue. */
+static const char *lq_of(const json_t *wl)
+{
+    return jstr(json_object_get(wl, "spec"), "queueName");
+}
+
+static const char *cq_of(const json_t *wl)
 {
     const char *cq =
         jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
-    const char *base = reason;
-    if (!strncmp(reason, "DeactivatedDueTo", 16)) {
-        base = "Deactivated";
-        cause = reason + 16;
-    }
-    const char *kv[] = {"cluster_queue",
-                        cq ? cq : "",
-                        "reason",
-                        base,
-                        "underlying_cause",
-                        cause ? cause : "",
-                        "priority_class",
-                        ctl_priority_class(wl),
-                        NULL};
-    ctl_count(c, "kueue_evicted_workloads_total", kv);
+    return cq ? cq : "";
 }
+
+/* Seconds since the workload was queued: its creation, or its last
+ * Requeued transition (Kueue's QueuedWaitTime). */
+static double queued_wait(const json_t *wl, int64_t now)
+{
+    int64_t t = cond_time(wl, "Requeued");
+    if (!t) {
+        const char *ct = mstr(wl, "creationTimestamp");
+        struct err e;
+        err_init(&e);
+        if (!ct || tm_parse_rfc3339(ct, &t, &e))
+            t = now;
+    }
+    return now > t ? (double)(now - t) / 1000.0 : 0;
+}
+
+void ctl_report_admitted(struct ctl *c, const json_t *wl, double wait)
+{
+    const char *cq = cq_of(wl), *pc = ctl_priority_class(wl), *lq = lq_of(wl);
+    const char *ns = mstr(wl, "namespace");
+    double queued = queued_wait(wl, tm_now_ms());
+    const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
+    ctl_count(c, "kueue_admitted_workloads_total", kv);
+    ctl_observe_seconds(c, "kueue_admission_wait_time_seconds", kv, queued, 16);
+    ctl_observe_seconds(c, "kueue_admission_checks_wait_time_seconds", kv, wait, 14);
+    if (lq) {
+        const char *lkv[] = {"name", lq, "namespace", ns ? ns : "", "priority_class", pc, NULL};
+        ctl_count(c, "kueue_local_queue_admitted_workloads_total", lkv);
+        ctl_observe_seconds(c, "kueue_local_queue_admission_wait_time_seconds", lkv, queued, 14);
+        ctl_observe_seconds(c, "kueue_local_queue_admission_checks_wait_time_seconds", lkv, wait,
+                            14);
+    }
+}
+
+void ctl_report_finished(struct ctl *c, const json_t *wl)
+{
+    const char *cq = cq_of(wl), *pc = ctl_priority_class(wl), *lq = lq_of(wl);
+    const char *ns = mstr(wl, "namespace");
+    const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
+    const char *lkv[] = {"name",           lq ? lq : "", "namespace", ns ? ns : "",
+                         "priority_class", pc,           NULL};
+    ctl_count(c, "kueue_finished_workloads_total", kv);
+    if (lq)
+        ctl_count(c, "kueue_local_queue_finished_workloads_total", lkv);
+    /* Kueue's TotalExecutionTime: for a workload finishing while Admitted,
+     * the past runs plus Admitted..Finished. */
+    if (!cond_is(wl, "Admitted", "True"))
+        return;
+    int64_t run = cond_time(wl, "Finished") - cond_time(wl, "Admitted");
+    double s = (double)json_integer_value(json_object_get(json_object_get(wl, "status"),
+                                                          "accumulatedPastExecutionTimeSeconds")) +
+               (run > 0 ? (double)run / 1000.0 : 0);
+    ctl_observe_seconds(c, "kueue_execution_time_seconds", kv, s, 16);
+    if (lq)
+        ctl_observe_seconds(c, "kueue_local_queue_execution_time_seconds", lkv, s, 16);
+}
+
 /* ---- cache ------------------------------------------------------------------------ */
 
 const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char *name)
@@ -146,6 +209,17 @@ void ctl_enqueue(struct ctl *c, const char *prefix, const char *ns, const char *
     struct sb sb = SB_INIT;
     sb_addf(&sb, "%s%s", prefix, key);
     wq_add(c->q, sb_str(&sb));
+    sb_release(&sb);
+    free(key);
+}
+
+void ctl_recheck(struct ctl *c, const char *ns, const char *name, int64_t delay_ms)
+{
+    char *key = ac_key(ns, name);
+    struct sb sb = SB_INIT;
+    sb_addf(&sb, "W:%s", key);
+    /* A little past the deadline, so the pass finds it passed. */
+    wq_add_after(c->q, sb_str(&sb), delay_ms + 5, tm_monotonic_ms());
     sb_release(&sb);
     free(key);
 }
@@ -189,8 +263,90 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
     json_decref(copy);
 }
 
-/* What changes of each kind set off. */
-static void react(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
+static bool same_field(const json_t *a, const json_t *b, const char *k)
+{
+    const json_t *x = json_object_get(a, k), *y = json_object_get(b, k);
+    return (!x && !y) || (x && y && json_equal(x, y));
+}
+
+/* Reconcile every workload queued in (or admitted by) ClusterQueue cq, or
+ * queued in LocalQueue ns/lq when lq is set (Kueue's
+ * workloadQueueHandler). */
+static void enqueue_queue_workloads(struct ctl *c, const char *cq, const char *ns, const char *lq)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        const char *wns = mstr(val, "namespace");
+        const char *qn = jstr(json_object_get(val, "spec"), "queueName");
+        bool match;
+        if (lq) {
+            match = qn && wns && ns && !strcmp(qn, lq) && !strcmp(wns, ns);
+        } else {
+            const char *acq =
+                jstr(json_object_get(json_object_get(val, "status"), "admission"), "clusterQueue");
+            const json_t *l = qn ? ctl_get(c, CK_LQ, wns, qn) : NULL;
+            const char *lcq = jstr(json_object_get(l, "spec"), "clusterQueue");
+            match = (acq && !strcmp(acq, cq)) || (lcq && !strcmp(lcq, cq));
+        }
+        if (match)
+            ctl_enqueue(c, "W:", wns, mstr(val, "name"));
+    }
+}
+
+/* A Job whose controller owner is a Job: remember it under its parent. */
+static void note_child(struct ctl *c, const json_t *job)
+{
+    const json_t *owner = controller_owner(job, "Job");
+    if (!owner || !jstr(owner, "name"))
+        return;
+    char *key = ac_key(mstr(job, "namespace"), jstr(owner, "name"));
+    char *names = map_get(&c->job_children, key);
+    struct sb sb = SB_INIT;
+    sb_addf(&sb, "%s\n", mstr(job, "name"));
+    if (!names || !strstr(names, sb_str(&sb))) {
+        struct sb all = SB_INIT;
+        sb_addf(&all, "%s%s", names ? names : "", sb_str(&sb));
+        map_put(&c->job_children, key, sb_take(&all));
+        free(names);
+    }
+    sb_release(&sb);
+    free(key);
+}
+
+static void enqueue_children(struct ctl *c, const char *ns, const char *parent)
+{
+    char *key = ac_key(ns, parent);
+    const char *names = map_get(&c->job_children, key);
+    free(key);
+    for (const char *p = names; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        char *one = xstrndup(p, nl ? (size_t)(nl - p) : strlen(p));
+        ctl_enqueue(c, "J:", ns, one);
+        free(one);
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+/* A Workload created after a Job that names it as prebuilt. */
+static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *name)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
+        const char *p = job_prebuilt_name(val);
+        const char *jns = mstr(val, "namespace");
+        if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
+            ctl_enqueue(c, "J:", jns, mstr(val, "name"));
+    }
+}
+
+/* What changes of each kind set off; prev is the state cached before
+ * (NULL when new, or at start). */
+static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
+                  bool deleted)
 {
     ctl_feed_engine(c, k, obj, deleted);
     const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
@@ -200,25 +356,55 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *obj, bool delete
         if (deleted && name) {
             /* Its Workload may wait for this to drop its finalizer. */
             char wname[300];
-            job_workload_name(name, mstr(obj, "uid"), wname, sizeof(wname));
+            job_workload_name_for(obj, wname, sizeof(wname));
             ctl_enqueue(c, "W:", ns, wname);
         }
+        if (!prev && !deleted && name)
+            note_child(c, obj);
         break;
     case CK_WL: {
         const json_t *owner = controller_owner(obj, "Job");
-        if (owner && jstr(owner, "name"))
+        if (owner && jstr(owner, "name")) {
             ctl_enqueue(c, "J:", ns, jstr(owner, "name"));
+            enqueue_children(c, ns, jstr(owner, "name"));
+        } else if (!prev && !deleted) {
+            enqueue_prebuilt_users(c, ns, name);
+        }
         ctl_enqueue(c, "W:", ns, name);
+        if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
+            ctl_report_finished(c, obj);
+        /* A ClusterQueue being deleted waits for its workloads. */
+        const char *cq =
+            jstr(json_object_get(json_object_get(prev ? prev : obj, "status"), "admission"),
+                 "clusterQueue");
+        const json_t *cqo = cq ? ctl_get(c, CK_CQ, NULL, cq) : NULL;
+        if (cqo && being_deleted(cqo))
+            ctl_enqueue(c, "C:", NULL, cq);
         break;
     }
-    case CK_CQ:
+    case CK_CQ: {
         ctl_enqueue(c, "C:", NULL, name);
+        const json_t *ps = json_object_get(prev, "spec"), *os = json_object_get(obj, "spec");
+        if (name &&
+            (!prev || deleted || being_deleted(prev) != being_deleted(obj) ||
+             !same_field(ps, os, "admissionChecksStrategy") || !same_field(ps, os, "stopPolicy")))
+            enqueue_queue_workloads(c, name, NULL, NULL);
         break;
+    }
+    case CK_LQ: {
+        const json_t *ps = json_object_get(prev, "spec"), *os = json_object_get(obj, "spec");
+        if (name && (!prev || deleted || being_deleted(prev) != being_deleted(obj) ||
+                     !same_field(ps, os, "stopPolicy")))
+            enqueue_queue_workloads(c, NULL, ns, name);
+        break;
+    }
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
         break;
     case CK_WPC: {
-        /* A class's value is reflected in the Workloads of Jobs naming it. */
+        if (!deleted && (!prev || !same_field(prev, obj, "value")))
+            ctl_enqueue(c, "P:", NULL, name);
+        /* A Job naming a class that did not exist gets its Workload now. */
         size_t it = 0;
         const char *key;
         void *val;
@@ -250,10 +436,10 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
         return;
     }
     map_put(&c->res[k].cache, key, json_incref((json_t *)obj));
-    json_decref(prev);
     free(key);
     if (!(share && same))
-        react(c, k, obj, false);
+        react(c, k, prev, obj, false);
+    json_decref(prev);
 }
 
 void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj)
@@ -266,8 +452,8 @@ static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
     char *key = ac_object_key(obj);
     json_t *prev = map_del(&c->res[k].cache, key);
     free(key);
+    react(c, k, prev, obj, true);
     json_decref(prev);
-    react(c, k, obj, true);
 }
 
 static void on_add(void *arg, const json_t *obj)
@@ -412,7 +598,7 @@ static void rebuild_engine(struct ctl *c)
         const char *key;
         void *val;
         while (map_next(&c->res[k].cache, &it, &key, &val))
-            react(c, (enum ctl_kind)k, val, false);
+            react(c, (enum ctl_kind)k, NULL, val, false);
     }
     c->cycle_dirty = c->status_dirty = true;
 }
@@ -446,6 +632,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'F':
                 ctl_reconcile_rf(c, name);
+                break;
+            case 'P':
+                ctl_reconcile_wpc(c, name);
                 break;
             default:
                 break;
@@ -488,6 +677,8 @@ static void *loop(void *arg)
         int64_t qd = wq_next_delay_ms(c->q, now);
         if (qd >= 0 && qd < timeout)
             timeout = qd;
+        if (c->leading && c->synced && c->next_cycle_ms - now < timeout)
+            timeout = c->next_cycle_ms > now ? c->next_cycle_ms - now : 0;
         if (c->cycle_dirty || (c->status_dirty && c->next_status_ms <= now))
             timeout = 0;
         poll(fds, CK_N + 1, (int)timeout);
@@ -580,7 +771,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
             return rc;
         }
     }
-    struct eng_options eo = {.config = c->config ? c->config->u.config : NULL};
+    struct eng_options eo = {.config = c->config ? c->config->u.config : NULL,
+                             .requeue_batch_ms = REQUEUE_BATCH_MS};
     c->eng = eng_new(&eo);
     c->q = wq_new(NULL);
     if (pipe(c->wake)) {
@@ -591,6 +783,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         return err_set(e, ERR_INTERNAL, "pipe: %s", strerror(errno));
     }
     fcntl(c->wake[0], F_SETFL, O_NONBLOCK);
+    map_init(&c->job_children);
     for (int k = 0; k < CK_N; k++) {
         struct ctl_res *r = &c->res[k];
         r->c = c;
@@ -663,6 +856,12 @@ void ctl_stop(struct ctl *c)
             json_decref(val);
         map_release(&c->res[k].cache);
     }
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->job_children, &it, &key, &val))
+        free(val);
+    map_release(&c->job_children);
     eng_free(c->eng);
     wq_free(c->q);
     api_object_free(c->config);

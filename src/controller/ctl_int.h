@@ -35,6 +35,7 @@ struct wq;
 #define COMPONENT_JOB "batch/job-kueue-controller"
 #define CYCLE_INTERVAL_MS 1000 /* backoffs (requeueAt) are noticed this often */
 #define STATUS_INTERVAL_MS 200 /* queue status is rewritten at most this often */
+#define REQUEUE_BATCH_MS 1000  /* Kueue requeues inadmissible workloads in one-second batches */
 
 enum ctl_kind { CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ, CK_LQ, CK_WPC, CK_PC, CK_WL, CK_JOB, CK_N };
 
@@ -68,6 +69,10 @@ struct ctl {
     volatile int stop;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
+    /* Child Jobs seen, by their parent Job: "ns/parent" -> owned string of
+     * child names, each ending in '\n' (a parent's Workload changing
+     * reconciles its children). */
+    struct map job_children;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -167,6 +172,8 @@ const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char
 void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj);
 /* Queue a key ("J:ns/name", ...) for reconcile. */
 void ctl_enqueue(struct ctl *c, const char *prefix, const char *ns, const char *name);
+/* Reconcile the Workload ns/name again after delay_ms (a deadline). */
+void ctl_recheck(struct ctl *c, const char *ns, const char *name, int64_t delay_ms);
 /* Feed an object (borrowed) to the engine as it is now; deleted forgets it. */
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted);
 /* Emit a core/v1 Event about obj. */
@@ -195,22 +202,35 @@ void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o);
 void ctl_count(struct ctl *c, const char *name, const char *const *kv);
 void ctl_gauge(struct ctl *c, const char *name, const char *const *kv, double v);
 const char *ctl_priority_class(const json_t *wl);
-/* kueue_evicted_workloads_total for an Evicted reason as written. */
-void ctl_count_eviction(struct ctl *c, const json_t *wl, const char *reason, const char *cause);
+/* A workload became Admitted (wait: seconds since its reservation):
+ * kueue_admitted_workloads_total, the admission wait times, and their
+ * LocalQueue twins. */
+void ctl_report_admitted(struct ctl *c, const json_t *wl, double wait);
+/* A workload became Finished: the finished counters and its execution
+ * time (Kueue's reportFinishedWorkload). */
+void ctl_report_finished(struct ctl *c, const json_t *wl);
+/* Observe seconds in a histogram of Kueue's exponential buckets (1, then
+ * 2.5 doubling: n buckets). */
+void ctl_observe_seconds(struct ctl *c, const char *name, const char *const *kv, double s,
+                         int n_buckets);
 
 /* ---- core/wlstatus.c: the Workload status writers (Kueue pkg/workload) ------------ */
 
 enum wl_op_kind {
-    OP_ADMIT,
-    OP_PENDING,
-    OP_PREEMPT,
-    OP_EVICT,
-    OP_RELEASE,
-    OP_FINISH,
-    OP_REQUEUED,
-    OP_CHECKS,
-    OP_ADMITTED,
-    OP_PODS_READY
+    OP_ADMIT,      /* the scheduler reserved quota (admission, admitted) */
+    OP_PENDING,    /* a pending reason (reason, message, requests); never on a reservation */
+    OP_UNSET,      /* take a reservation back (reason, message) */
+    OP_PREEMPT,    /* evicted by preemption (message, preempt_reason) */
+    OP_EVICT,      /* evicted (reason, cause, message, the prepare flags) */
+    OP_RELEASE,    /* the job stopped: Requeued (requeued_status, reason), no reservation */
+    OP_FINISH,     /* Finished=True (reason, message) */
+    OP_REQUEUED,   /* Requeued=True (reason, message, clear_requeue_at) */
+    OP_CHECKS,     /* status.admissionChecks = checks */
+    OP_ADMITTED,   /* Admitted follows the reservation and the checks */
+    OP_PODS_READY, /* PodsReady (requeued_status, reason, message) */
+    OP_REQUEUE_AT, /* requeueState.requeueAt = requeue_at_ms (0 removes it) */
+    OP_DEACTIVATION_TARGET, /* DeactivationTarget=True (reason, message, clear_accumulated) */
+    OP_CLEAR_REQUEUE_STATE,
 };
 
 struct ctl_wl_op {
@@ -220,20 +240,27 @@ struct ctl_wl_op {
     enum eng_admitted_cond admitted;
     const char *cq;
     const char *reason, *preempt_reason;
+    const char *cause; /* OP_EVICT: underlying cause ("" or NULL for none) */
     const char *message;
     const char *requeued_status; /* also PodsReady's status */
     json_t *checks;              /* OP_CHECKS: the new status.admissionChecks */
     bool set_requeue;            /* OP_EVICT: write requeueState */
+    bool clear_deactivation_target, clear_requeue_state; /* OP_EVICT's prepare */
+    bool clear_requeue_at;                               /* OP_REQUEUED */
+    bool clear_accumulated;                              /* OP_DEACTIVATION_TARGET */
     int32_t requeue_count;
     int64_t requeue_at_ms;
     int64_t now;
+    bool first_eviction; /* out (OP_EVICT, OP_PREEMPT): first of its reason and cause */
 };
 
 /* An ac_mutate_fn applying a struct ctl_wl_op to a Workload. */
 int ctl_wl_mutate(json_t *obj, void *arg, struct err *e);
-/* After an eviction was written: the event and the metric. */
-void ctl_evicted_event(struct ctl *c, const char *ns, const char *name, const char *reason,
-                       const char *cause, const char *msg);
+/* Evict ns/name as Kueue's evict.Evict (op->kind is set to OP_EVICT); when
+ * it held an admission, the event and the metrics follow. */
+int ctl_evict(struct ctl *c, const char *ns, const char *name, struct ctl_wl_op *op);
+/* After an eviction was written: the event and the metrics. */
+void ctl_evicted_event(struct ctl *c, const char *ns, const char *name, const struct ctl_wl_op *op);
 /* An evicted workload whose job has stopped gives its quota back. */
 void ctl_release_quota(struct ctl *c, const json_t *wl);
 
@@ -255,6 +282,8 @@ struct ctl_wfpr {
 };
 struct ctl_wfpr ctl_wfpr(const struct ctl *c);
 void ctl_reconcile_workload(struct ctl *c, const char *ns, const char *name);
+/* Write a WorkloadPriorityClass's value into the workloads naming it. */
+void ctl_reconcile_wpc(struct ctl *c, const char *name);
 
 /* ---- core/queues.c ------------------------------------------------------------- */
 

@@ -72,11 +72,21 @@ static void decide_admitted(struct ctl *c, struct eng_wl *wl, enum eng_admitted_
     if (ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op)) {
         resync_wl(c, wl);
     } else if ((o = ctl_wl_obj(c, wl))) {
-        const char *kv[] = {"cluster_queue", cq, "priority_class", ctl_priority_class(o), NULL};
-        ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
-        if (adm == ENG_ADMITTED_TRUE)
-            ctl_count(c, "kueue_admitted_workloads_total", kv);
         double wait = (double)(now - queued) / 1000.0;
+        const char *pc = ctl_priority_class(o), *lq = jstr(json_object_get(o, "spec"), "queueName");
+        const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
+        ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
+        ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv, wait < 0 ? 0 : wait,
+                            14);
+        if (lq) {
+            const char *lkv[] = {"name",           lq, "namespace", eng_wl_namespace(wl),
+                                 "priority_class", pc, NULL};
+            ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
+            ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
+                                wait < 0 ? 0 : wait, 14);
+        }
+        if (adm == ENG_ADMITTED_TRUE)
+            ctl_report_admitted(c, o, 0);
         ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
                   "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
                   wait < 0 ? 0 : wait);
@@ -125,8 +135,11 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
         return;
     char *msg = xstrdup(p->message ? p->message : "");
     char *reason = xstrdup(p->reason ? p->reason : "");
-    struct ctl_wl_op op = {
-        .kind = OP_PREEMPT, .message = msg, .preempt_reason = reason, .now = now};
+    struct ctl_wl_op op = {.kind = OP_PREEMPT,
+                           .reason = "Preempted",
+                           .message = msg,
+                           .preempt_reason = reason,
+                           .now = now};
     char *pkey = xstrdup(eng_wl_key(p->preemptor));
     char *cq = xstrdup(eng_wl_cluster_queue(p->target) ? eng_wl_cluster_queue(p->target) : "");
     if (!ctl_write_status(c, CK_WL, eng_wl_namespace(p->target), eng_wl_name(p->target),
@@ -136,10 +149,11 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
         const char *kv[] = {"preempting_cluster_queue", pcq ? pcq : "", "reason", reason, NULL};
         ctl_count(c, "kueue_preempted_workloads_total", kv);
         if (o) {
-            ctl_count_eviction(c, o, "Preempted", "");
-            ctl_event(c, o, "Normal", "Preempted", COMPONENT_ADMISSION, "%s", msg);
-            ctl_event(c, o, "Normal", "EvictedDueToPreempted", COMPONENT_WORKLOAD, "%s", msg);
+            ctl_evicted_event(c, eng_wl_namespace(p->target), eng_wl_name(p->target), &op);
+            o = ctl_wl_obj(c, p->target);
         }
+        if (o)
+            ctl_event(c, o, "Normal", "Preempted", COMPONENT_ADMISSION, "%s", msg);
         const json_t *po = ctl_wl_obj(c, p->preemptor);
         if (po && o)
             ctl_event(c, po, "Normal", "PreemptedWorkload", COMPONENT_ADMISSION,
@@ -152,13 +166,6 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
     free(reason);
 }
 
-static const char *reason_buf(const char *reason)
-{
-    static char buf[128];
-    snprintf(buf, sizeof(buf), "EvictedDueTo%s", reason);
-    return buf;
-}
-
 static void decide_evicted(struct ctl *c, const struct eng_evicted *ev, int64_t now)
 {
     const json_t *o = ctl_wl_obj(c, ev->wl);
@@ -166,11 +173,8 @@ static void decide_evicted(struct ctl *c, const struct eng_evicted *ev, int64_t 
         return;
     char *msg = xstrdup(ev->message ? ev->message : "");
     char *reason = xstrdup(ev->reason ? ev->reason : "");
-    struct ctl_wl_op op = {.kind = OP_EVICT, .reason = reason, .message = msg, .now = now};
-    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(ev->wl), eng_wl_name(ev->wl), ctl_wl_mutate,
-                          &op) &&
-        (o = ctl_wl_obj(c, ev->wl)) && (ctl_count_eviction(c, o, reason, ""), true))
-        ctl_event(c, o, "Normal", reason_buf(reason), COMPONENT_WORKLOAD, "%s", msg);
+    struct ctl_wl_op op = {.reason = reason, .message = msg, .now = now};
+    ctl_evict(c, eng_wl_namespace(ev->wl), eng_wl_name(ev->wl), &op);
     free(msg);
     free(reason);
 }
@@ -217,5 +221,14 @@ void ctl_run_cycles(struct ctl *c)
             break;
         now = tm_now_ms();
     }
+    /* The next cycle: on the timer (backoffs end), or when a batched
+     * requeue falls due, whichever is first. */
     c->next_cycle_ms = tm_monotonic_ms() + CYCLE_INTERVAL_MS;
+    int64_t due = eng_next_requeue_ms(c->eng);
+    if (due) {
+        int64_t in = due - tm_now_ms();
+        int64_t at = tm_monotonic_ms() + (in > 0 ? in : 0);
+        if (at < c->next_cycle_ms)
+            c->next_cycle_ms = at;
+    }
 }
