@@ -295,6 +295,16 @@ static void enqueue_queue_workloads(struct ctl *c, const char *cq, const char *n
     }
 }
 
+static void enqueue_deleting(struct ctl *c, enum ctl_kind k, const char *prefix)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[k].cache, &it, &key, &val))
+        if (being_deleted(val))
+            ctl_enqueue(c, prefix, NULL, mstr(val, "name"));
+}
+
 /* A Job whose controller owner is a Job: remember it under its parent. */
 static void note_child(struct ctl *c, const json_t *job)
 {
@@ -384,6 +394,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     }
     case CK_CQ: {
         ctl_enqueue(c, "C:", NULL, name);
+        /* Flavors and checks being deleted may wait for this one. */
+        enqueue_deleting(c, CK_RF, "F:");
+        enqueue_deleting(c, CK_AC, "A:");
         const json_t *ps = json_object_get(prev, "spec"), *os = json_object_get(obj, "spec");
         if (name &&
             (!prev || deleted || being_deleted(prev) != being_deleted(obj) ||
@@ -400,6 +413,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     }
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
+        break;
+    case CK_AC:
+        ctl_enqueue(c, "A:", NULL, name);
         break;
     case CK_WPC: {
         if (!deleted && (!prev || !same_field(prev, obj, "value")))
@@ -635,6 +651,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'P':
                 ctl_reconcile_wpc(c, name);
+                break;
+            case 'A':
+                ctl_reconcile_ac(c, name);
                 break;
             default:
                 break;

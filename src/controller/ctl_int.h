@@ -292,6 +292,7 @@ void ctl_reconcile_wpc(struct ctl *c, const char *name);
 void ctl_queue_status(struct ctl *c);
 void ctl_reconcile_cq(struct ctl *c, const char *name);
 void ctl_reconcile_rf(struct ctl *c, const char *name);
+void ctl_reconcile_ac(struct ctl *c, const char *name);
 
 /* ---- jobframework/reconciler.c ------------------------------------------------- */
 

@@ -329,4 +329,10 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
     } else {
         pq_push(target, wl);
     }
+    /* Kueue's workload controller says why at once: the queue is inactive
+     * (when activity is stale, the refresh that recomputes it says so). */
+    if (!eng->activity_dirty && (!target->active || target->node.cyclic)) {
+        snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", target->name);
+        eng__set_pending(eng, wl, "Suspended", msg, wl->where == WLQ_INADM);
+    }
 }

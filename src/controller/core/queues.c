@@ -293,7 +293,7 @@ void ctl_queue_status(struct ctl *c)
         const json_t *cq = val;
         const char *name = mstr(cq, "name");
         int cqi = eng_cq_find(c->eng, name);
-        if (cqi < 0 || being_deleted(cq))
+        if (cqi < 0)
             continue;
         struct qagg *g = qagg_of(&by_cq, name);
         json_int_t reserving = g->reserving, admitted = g->admitted;
@@ -326,13 +326,12 @@ void ctl_queue_status(struct ctl *c)
             ctl_gauge(c, "kueue_pending_workloads", kvi, (double)inadm);
             ctl_gauge(c, "kueue_reserving_active_workloads", kv, (double)reserving);
             ctl_gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
-            static const char *const sts[] = {"pending", "active", "terminated"};
+            /* Kueue's CQStatuses: one of them is 1. */
+            static const char *const sts[] = {"pending", "active", "terminating"};
+            int is = being_deleted(cq) ? 2 : active ? 1 : 0;
             for (int k = 0; k < 3; k++) {
                 const char *kvs[] = {"cluster_queue", name, "status", sts[k], NULL};
-                ctl_gauge(c, "kueue_cluster_queue_status", kvs,
-                          k == 1   ? active
-                          : k == 0 ? !active
-                                   : 0);
+                ctl_gauge(c, "kueue_cluster_queue_status", kvs, k == is);
             }
         }
         if (c->vis)
@@ -434,28 +433,60 @@ void ctl_reconcile_cq(struct ctl *c, const char *name)
     ctl_remove_finalizer(c, CK_CQ, cq);
 }
 
-/* ResourceFlavor finalizer: removed on deletion once no ClusterQueue
- * names the flavor. */
-void ctl_reconcile_rf(struct ctl *c, const char *name)
+/* Does some ClusterQueue name flavor (what == 'F') or admission check
+ * (what == 'A') `name`? A ClusterQueue being deleted still does. */
+static bool cq_uses(struct ctl *c, char what, const char *name)
 {
-    const json_t *rf = ctl_get(c, CK_RF, NULL, name);
-    if (!rf)
-        return;
-    if (!being_deleted(rf)) {
-        if (!has_finalizer(rf, JOB_RESOURCE_IN_USE))
-            ctl_write_object(c, CK_RF, NULL, name, ctl_add_finalizer_fn,
-                             (void *)JOB_RESOURCE_IN_USE);
-        return;
-    }
     size_t it = 0;
     const char *key;
     void *val;
     while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+        const json_t *spec = json_object_get(val, "spec");
         size_t g, f;
         const json_t *rg, *fl;
-        json_array_foreach(json_object_get(json_object_get(val, "spec"), "resourceGroups"), g, rg)
-            json_array_foreach(json_object_get(rg, "flavors"), f,
-                               fl) if (jstr(fl, "name") && !strcmp(jstr(fl, "name"), name)) return;
+        if (what == 'F') {
+            json_array_foreach(json_object_get(spec, "resourceGroups"), g, rg)
+                json_array_foreach(json_object_get(rg, "flavors"), f, fl)
+            {
+                if (jstr(fl, "name") && !strcmp(jstr(fl, "name"), name))
+                    return true;
+            }
+        } else {
+            json_array_foreach(json_object_get(json_object_get(spec, "admissionChecksStrategy"),
+                                               "admissionChecks"),
+                               f, fl)
+            {
+                if (jstr(fl, "name") && !strcmp(jstr(fl, "name"), name))
+                    return true;
+            }
+        }
     }
-    ctl_remove_finalizer(c, CK_RF, rf);
+    return false;
+}
+
+/* ResourceFlavor and AdmissionCheck finalizers (Kueue's resourceflavor and
+ * admissioncheck controllers): always present; on deletion removed once no
+ * ClusterQueue names the object. */
+static void reconcile_in_use(struct ctl *c, enum ctl_kind k, char what, const char *name)
+{
+    const json_t *o = ctl_get(c, k, NULL, name);
+    if (!o)
+        return;
+    if (!being_deleted(o)) {
+        if (!has_finalizer(o, JOB_RESOURCE_IN_USE))
+            ctl_write_object(c, k, NULL, name, ctl_add_finalizer_fn, (void *)JOB_RESOURCE_IN_USE);
+        return;
+    }
+    if (!cq_uses(c, what, name))
+        ctl_remove_finalizer(c, k, o);
+}
+
+void ctl_reconcile_rf(struct ctl *c, const char *name)
+{
+    reconcile_in_use(c, CK_RF, 'F', name);
+}
+
+void ctl_reconcile_ac(struct ctl *c, const char *name)
+{
+    reconcile_in_use(c, CK_AC, 'A', name);
 }

@@ -547,20 +547,27 @@ static bool admission_gate(struct ctl *c, const json_t *wl, const char *ns, cons
     return false;
 }
 
-/* A reservation (not yet an admission) whose ClusterQueue is being
- * deleted or is gone is taken back (Kueue's
- * reconcileOnClusterQueueActiveState). Returns true when it wrote. */
-static bool reservation_cq_gone(struct ctl *c, const json_t *wl, const char *ns, const char *name,
-                                int64_t now)
+/* A reservation (not yet an admission) whose LocalQueue or ClusterQueue is
+ * being deleted or is gone is taken back (Kueue's
+ * reconcileOnLocalQueueActiveState, reconcileOnClusterQueueActiveState).
+ * Returns true when it wrote. */
+static bool reservation_queue_gone(struct ctl *c, const json_t *wl, const char *ns,
+                                   const char *name, const json_t *lq, int64_t now)
 {
     const char *cqn = jstr(status_field(wl, "admission"), "clusterQueue");
+    const char *qn = jstr(json_object_get(wl, "spec"), "queueName");
     if (is_admitted(wl) || !cqn)
         return false;
     const json_t *cq = ctl_get(c, CK_CQ, NULL, cqn);
-    if (cq && !being_deleted(cq))
-        return false;
     struct sb m = SB_INIT;
-    sb_addf(&m, "ClusterQueue %s is terminating or missing", cqn);
+    if (!lq || being_deleted(lq))
+        sb_addf(&m, "LocalQueue %s is terminating or missing", qn ? qn : "");
+    else if (!cq || being_deleted(cq))
+        sb_addf(&m, "ClusterQueue %s is terminating or missing", cqn);
+    if (!m.len) {
+        sb_release(&m);
+        return false;
+    }
     struct ctl_wl_op op = {
         .kind = OP_UNSET, .reason = "Misconfigured", .message = sb_str(&m), .now = now};
     write_op(c, ns, name, &op);
@@ -671,7 +678,7 @@ static void reconcile(struct ctl *c, const json_t *wl, const char *ns, const cha
         return;
     if (check_based_eviction(c, wl, ns, name, now))
         return;
-    if (reservation_cq_gone(c, wl, ns, name, now))
+    if (reservation_queue_gone(c, wl, ns, name, lq, now))
         return;
     if (pods_ready_timeout(c, wl, ns, name, now))
         return;

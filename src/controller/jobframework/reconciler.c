@@ -79,10 +79,14 @@ static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl,
     return rc;
 }
 
-/* As Kueue's batch/job IsActive: the Job controller's count of active Pods. */
+/* The Job's Pods not yet gone: its active ones (Kueue's batch/job
+ * IsActive) and those still terminating, so that an evicted workload's
+ * quota is not handed on while its processes still run. */
 static int job_active(const json_t *job)
 {
-    return (int)json_integer_value(json_object_get(json_object_get(job, "status"), "active"));
+    const json_t *st = json_object_get(job, "status");
+    return (int)(json_integer_value(json_object_get(st, "active")) +
+                 json_integer_value(json_object_get(st, "terminating")));
 }
 
 static void create_workload(struct ctl *c, const json_t *job)

@@ -276,8 +276,10 @@ static bool same(const json_t *x, const json_t *y)
     return (!x && !y) || (x && y && json_equal(x, y));
 }
 
-/* Compare what scheduling depends on: counts and the containers and pod
- * matching fields of the template, both defaulted as the store does. */
+/* Kueue's EquivalentToWorkload and ComparePodSets: counts, minCount,
+ * maximumExecutionTimeSeconds, and the template's containers, init
+ * containers and (unless the Workload is admitted: its flavors add some)
+ * tolerations, both sides defaulted as the store does. */
 bool job_workload_matches(const json_t *wl, const json_t *built)
 {
     json_t *a = json_deep_copy(wl), *b = json_deep_copy(built);
@@ -289,12 +291,20 @@ bool job_workload_matches(const json_t *wl, const json_t *built)
               same(json_object_get(pa, "minCount"), json_object_get(pb, "minCount")) &&
               same(json_object_get(json_object_get(a, "spec"), "maximumExecutionTimeSeconds"),
                    json_object_get(json_object_get(b, "spec"), "maximumExecutionTimeSeconds"));
-    static const char *const fields[] = {"containers", "initContainers", "nodeSelector",
-                                         "affinity",   "tolerations",    NULL};
+    static const char *const fields[] = {"containers", "initContainers", "tolerations", NULL};
     const json_t *sa = json_object_get(json_object_get(pa, "template"), "spec");
     const json_t *sb = json_object_get(json_object_get(pb, "template"), "spec");
-    for (size_t i = 0; eq && fields[i]; i++)
-        eq = same(json_object_get(sa, fields[i]), json_object_get(sb, fields[i]));
+    bool admitted = false;
+    size_t i;
+    const json_t *cd;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, cd)
+    {
+        admitted |= jstr(cd, "type") && !strcmp(jstr(cd, "type"), "Admitted") &&
+                    jstr(cd, "status") && !strcmp(jstr(cd, "status"), "True");
+    }
+    for (i = 0; eq && fields[i]; i++)
+        if (!(admitted && !strcmp(fields[i], "tolerations")))
+            eq = same(json_object_get(sa, fields[i]), json_object_get(sb, fields[i]));
     json_decref(a);
     json_decref(b);
     return eq;
