@@ -912,6 +912,12 @@ static void dec_local_queue(struct dec *d, const json_t *doc, struct api_local_q
         lq->stop_policy = d_enum(d, spec, "stopPolicy", stop_names, 3, 0);
         dec_fair_sharing(d, spec, &lq->fair_sharing);
     });
+    D_IN(d, doc, "status", st,
+         D_IN(d, st, "fairSharing", fs, D_IN(d, fs, "admissionFairSharingStatus", afs, {
+                  lq->has_afs_status = true;
+                  lq->afs_consumed = d_resources(d, afs, "consumedResources");
+                  lq->afs_last_update = d_time(d, afs, "lastUpdate");
+              })));
 }
 
 /* ---- Workload ------------------------------------------------------------------- */
@@ -1281,6 +1287,8 @@ static void dec_configuration(struct dec *d, const json_t *doc, struct api_confi
     D_IN(d, doc, "admissionFairSharing", afs, dec_afs(d, afs, c));
     D_IN(d, doc, "waitForPodsReady", w, dec_wfpr(d, w, c));
     D_IN(d, doc, "resources", r, dec_config_resources(d, r, c));
+    D_IN(d, doc, "metrics", m,
+         d_bool(d, m, "enableClusterQueueResources", &c->metrics_cluster_queue_resources));
     D_IN(d, doc, "objectRetentionPolicies", orp, D_IN(d, orp, "workloads", w, {
              c->has_workload_retention_after_finished =
                  d_duration(d, w, "afterFinished", &c->workload_retention_after_finished_ms);

@@ -333,6 +333,10 @@ struct api_local_queue {
     const char *cluster_queue;
     enum api_stop_policy stop_policy;
     struct api_fair_sharing fair_sharing;
+    /* status.fairSharing.admissionFairSharingStatus, as last written */
+    bool has_afs_status;
+    struct api_resources afs_consumed;
+    int64_t afs_last_update; /* ms */
 };
 
 struct api_workload_priority_class {
@@ -522,6 +526,9 @@ struct api_configuration {
      * long after it finished (ms; has_ = set). */
     bool has_workload_retention_after_finished;
     int64_t workload_retention_after_finished_ms;
+    /* metrics.enableClusterQueueResources: the per-resource and weighted
+     * share metrics of ClusterQueues */
+    bool metrics_cluster_queue_resources;
 };
 
 /* ---- a decoded object ---------------------------------------------------------- */

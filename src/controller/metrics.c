@@ -1,6 +1,7 @@
 /* metrics.c -- see metrics.h. */
 #include "controller/metrics.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -182,9 +183,14 @@ static void collect(const struct map *mp, struct row **rows, size_t *n, size_t *
     }
 }
 
+/* A sample value as the exposition format spells it (NaN, +Inf). */
 static void add_value(struct sb *out, double v)
 {
-    if (v == (double)(long long)v)
+    if (isnan(v))
+        sb_adds(out, " NaN\n");
+    else if (isinf(v))
+        sb_adds(out, v > 0 ? " +Inf\n" : " -Inf\n");
+    else if (v > -9e18 && v < 9e18 && v == (double)(long long)v)
         sb_addf(out, " %lld\n", (long long)v);
     else
         sb_addf(out, " %.17g\n", v);

@@ -11,6 +11,7 @@
 #include "api/quantity.h"
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
+#include "engine/fairshare.h"
 
 /* ---- configuration copy --------------------------------------------------------- */
 
@@ -573,6 +574,7 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
     }
     const char *cqn = v->cluster_queue ? v->cluster_queue : "";
     lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing, read per cycle */
+    fs_afs_seed(eng, lq, v);
     if (lq->exists && lq->cq_name && !strcmp(lq->cq_name, cqn) && lq->stop == v->stop_policy)
         return; /* a status update: nothing the queues depend on changed */
     free(lq->cq_name);
@@ -1088,6 +1090,11 @@ bool eng_wl_is_admitted(const struct eng_wl *wl)
 bool eng_wl_inadmissible(const struct eng_wl *wl)
 {
     return wl->where == WLQ_INADM;
+}
+
+uint64_t eng_wl_shape(const struct eng_wl *wl)
+{
+    return wl->shape;
 }
 
 const char *eng_wl_cluster_queue(const struct eng_wl *wl)

@@ -184,6 +184,8 @@ void eng_wl_pending(const struct eng_wl *wl, const char **reason, const char **m
                     bool *inadmissible);
 /* Whether it sits in its ClusterQueue's inadmissible list. */
 bool eng_wl_inadmissible(const struct eng_wl *wl);
+/* Its scheduling-equivalence hash (admission.md §5.3). */
+uint64_t eng_wl_shape(const struct eng_wl *wl);
 /* The ClusterQueue it is queued in or admitted by, NULL if none. */
 const char *eng_wl_cluster_queue(const struct eng_wl *wl);
 /* Per-pod-set totals (status.resourceRequests): for pod set i, its name and
@@ -212,6 +214,22 @@ int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char
  * dominant resource share, INT64_MAX when it is +Inf. */
 int64_t eng_cq_weighted_share(struct eng *eng, size_t i);
 bool eng_cohort_weighted_share(struct eng *eng, const char *name, int64_t *out);
+/* The same share unrounded, as Kueue's weighted_share metrics show it:
+ * +Inf for a borrowing node of weight 0. */
+double eng_cq_share(struct eng *eng, size_t i);
+bool eng_cohort_share(struct eng *eng, const char *name, double *out);
+
+/* Admission fair sharing (preemption.md §7): a LocalQueue's decayed
+ * consumption, for its status.fairSharing.admissionFairSharingStatus.
+ * False when its ClusterQueue does not use it or nothing was sampled. */
+#define ENG_AFS_MAX_RES 32
+struct eng_lq_afs {
+    int64_t last_update_ms;
+    size_t n;
+    const char *resources[ENG_AFS_MAX_RES]; /* borrowed, valid until eng_free */
+    int64_t values[ENG_AFS_MAX_RES];        /* in each resource's units (millicores for cpu) */
+};
+bool eng_lq_afs(const struct eng *eng, const char *ns, const char *name, struct eng_lq_afs *out);
 
 /* When the earliest batched requeue falls due (ms, the clock of now_ms),
  * or 0 when none waits: a cycle then should run (eng_options). */

@@ -350,6 +350,7 @@ struct eng_lq {
     double *afs_penalty;  /* entry penalties not yet folded in (owned) */
     size_t afs_n;
     int64_t afs_last_ms; /* last sample; 0 = not sampled yet */
+    bool afs_seeded;     /* consumption read back from the LocalQueue's status */
 };
 
 struct eng_ns {

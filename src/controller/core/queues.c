@@ -2,6 +2,7 @@
  * visibility snapshot; ClusterQueue and ResourceFlavor finalizers (Kueue
  * pkg/controller/core: clusterqueue, localqueue, resourceflavor
  * controllers; lifecycle.md 6). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,114 @@ static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq
     }
 }
 
+/* pending_workloads, pending_scheduling_hashes and (with
+ * metrics.enableClusterQueueResources) cluster_queue_resource_pending of
+ * ClusterQueue i: as Kueue's queue manager, every pending workload of an
+ * inactive queue counts as inadmissible. */
+static void pending_metrics(struct ctl *c, size_t i, const char *name, const json_t *cq_spec,
+                            bool active, bool resources)
+{
+    size_t np = eng_cq_n_pending(c->eng, i);
+    struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
+    np = eng_cq_pending(c->eng, i, pw, np);
+    size_t inadm = 0, hashes[2] = {0, 0};
+    uint64_t *seen = xcalloc(np + 1, sizeof(*seen));
+    bool *seen_inadm = xcalloc(np + 1, sizeof(*seen_inadm));
+    size_t n_seen = 0;
+    struct map res = MAP_INIT; /* resource -> int64_t * */
+    /* As Kueue: every covered resource has a series, 0 when none pends. */
+    size_t g, ci;
+    const json_t *rg, *cr;
+    json_array_foreach(resources ? json_object_get(cq_spec, "resourceGroups") : NULL, g, rg)
+        json_array_foreach(json_object_get(rg, "coveredResources"), ci, cr)
+    {
+        if (json_string_value(cr) && !map_get(&res, json_string_value(cr)))
+            map_put(&res, json_string_value(cr), xcalloc(1, sizeof(int64_t)));
+    }
+    for (size_t k = 0; k < np; k++) {
+        bool in = !active || eng_wl_inadmissible(pw[k]);
+        inadm += in;
+        uint64_t h = eng_wl_shape(pw[k]);
+        size_t j = 0;
+        while (j < n_seen && !(seen[j] == h && seen_inadm[j] == in))
+            j++;
+        if (j == n_seen) {
+            seen[n_seen] = h;
+            seen_inadm[n_seen++] = in;
+            hashes[in]++;
+        }
+        for (size_t p = 0; resources && p < eng_wl_n_pod_sets(pw[k]); p++) {
+            const char *names[64];
+            int64_t vals[64];
+            size_t nr = 0;
+            eng_wl_pod_set(c->eng, pw[k], p, &nr, names, vals, 64);
+            for (size_t r = 0; r < nr && r < 64; r++) {
+                int64_t *slot = map_get(&res, names[r]);
+                if (!slot) {
+                    slot = xcalloc(1, sizeof(*slot));
+                    map_put(&res, names[r], slot);
+                }
+                *slot += vals[r];
+            }
+        }
+    }
+    const char *kva[] = {"cluster_queue", name, "status", "active", NULL};
+    const char *kvi[] = {"cluster_queue", name, "status", "inadmissible", NULL};
+    ctl_gauge(c, "kueue_pending_workloads", kva, (double)(np - inadm));
+    ctl_gauge(c, "kueue_pending_workloads", kvi, (double)inadm);
+    ctl_gauge(c, "kueue_pending_scheduling_hashes", kva, (double)hashes[0]);
+    ctl_gauge(c, "kueue_pending_scheduling_hashes", kvi, (double)hashes[1]);
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&res, &it, &key, &val)) {
+        const char *kvr[] = {"cluster_queue", name, "resource", key, NULL};
+        int64_t v = *(int64_t *)val;
+        /* In the resource's own units: cores for cpu. */
+        ctl_gauge(c, "kueue_cluster_queue_resource_pending", kvr,
+                  !strcmp(key, "cpu") ? (double)v / 1000.0 : (double)v);
+        free(val);
+    }
+    map_release(&res);
+    free(seen);
+    free(seen_inadm);
+    free(pw);
+}
+
+static int cohort_status_fn(json_t *obj, void *arg, struct err *e)
+{
+    json_t *st = json_object_get(obj, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    json_object_set(st, "fairSharing", arg);
+    return 0;
+}
+
+/* Cohort status.fairSharing.weightedShare, and kueue_cohort_weighted_share
+ * (fair sharing only). */
+static void cohort_status(struct ctl *c, int64_t now)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_COHORT].cache, &it, &key, &val)) {
+        const char *name = mstr(val, "name");
+        int64_t share;
+        double precise;
+        if (!name || !eng_cohort_weighted_share(c->eng, name, &share) ||
+            !eng_cohort_share(c->eng, name, &precise))
+            continue;
+        const char *kv[] = {"cohort", name, NULL};
+        ctl_gauge(c, "kueue_cohort_weighted_share", kv, precise);
+        json_t *fs = json_pack("{s:I}", "weightedShare", (json_int_t)share);
+        if (!json_equal(fs, json_object_get(json_object_get(val, "status"), "fairSharing")))
+            ctl_write_status(c, CK_COHORT, NULL, name, cohort_status_fn, fs);
+        json_decref(fs);
+    }
+}
+
 void ctl_queue_status(struct ctl *c)
 {
     int64_t now = tm_now_ms();
@@ -283,6 +392,7 @@ void ctl_queue_status(struct ctl *c)
             mreg_gauge_set(c->metrics, "kueue_build_info", bi, 1);
         }
     }
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     struct map by_cq = MAP_INIT, by_lq = MAP_INIT;
     queue_aggregates(c, &by_cq, &by_lq);
     /* ClusterQueues. */
@@ -311,21 +421,24 @@ void ctl_queue_status(struct ctl *c)
         qa.cstatus = active ? "True" : "False";
         qa.creason = active ? "Ready" : (reason ? reason : "Unknown");
         qa.cmessage = active ? "Can admit new workloads" : (message ? message : "");
+        if (cfg && cfg->has_fair_sharing) {
+            json_object_set_new(qa.fields, "fairSharing",
+                                json_pack("{s:I}", "weightedShare",
+                                          (json_int_t)eng_cq_weighted_share(c->eng, (size_t)cqi)));
+        }
         if (c->metrics) {
-            size_t np = eng_cq_n_pending(c->eng, (size_t)cqi);
-            struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
-            np = eng_cq_pending(c->eng, (size_t)cqi, pw, np);
-            size_t inadm = 0;
-            for (size_t k = 0; k < np; k++)
-                inadm += eng_wl_inadmissible(pw[k]);
-            free(pw);
-            const char *kva[] = {"cluster_queue", name, "status", "active", NULL};
-            const char *kvi[] = {"cluster_queue", name, "status", "inadmissible", NULL};
             const char *kv[] = {"cluster_queue", name, NULL};
-            ctl_gauge(c, "kueue_pending_workloads", kva, (double)(np - inadm));
-            ctl_gauge(c, "kueue_pending_workloads", kvi, (double)inadm);
+            pending_metrics(c, (size_t)cqi, name, json_object_get(cq, "spec"), active,
+                            cfg && cfg->metrics_cluster_queue_resources);
             ctl_gauge(c, "kueue_reserving_active_workloads", kv, (double)reserving);
             ctl_gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
+            if (cfg && cfg->has_fair_sharing && cfg->metrics_cluster_queue_resources) {
+                /* Kueue reports a borrowing queue of weight 0 as NaN here. */
+                double s = eng_cq_share(c->eng, (size_t)cqi);
+                const char *cohort = jstr(json_object_get(cq, "spec"), "cohortName");
+                const char *wkv[] = {"cluster_queue", name, "cohort", cohort ? cohort : "", NULL};
+                ctl_gauge(c, "kueue_cluster_queue_weighted_share", wkv, isinf(s) ? NAN : s);
+            }
             /* Kueue's CQStatuses: one of them is 1. */
             static const char *const sts[] = {"pending", "active", "terminating"};
             int is = being_deleted(cq) ? 2 : active ? 1 : 0;
@@ -395,6 +508,21 @@ void ctl_queue_status(struct ctl *c)
             const char *kvs[] = {"name", name, "namespace", ns, "active", qa.cstatus, NULL};
             ctl_gauge(c, "kueue_local_queue_status", kvs, 1);
         }
+        struct eng_lq_afs afs;
+        if (cqi >= 0 && eng_lq_afs(c->eng, ns, name, &afs)) {
+            json_t *consumed = json_object();
+            for (size_t k = 0; k < afs.n; k++) {
+                char b[Q_BUFLEN];
+                q_format_resource(afs.resources[k], afs.values[k], b, sizeof(b));
+                json_object_set_new(consumed, afs.resources[k], json_string(b));
+            }
+            char ts[TM_RFC3339_LEN];
+            tm_format_rfc3339(afs.last_update_ms, ts);
+            json_object_set_new(qa.fields, "fairSharing",
+                                json_pack("{s:i,s:{s:o,s:s}}", "weightedShare", 0,
+                                          "admissionFairSharingStatus", "consumedResources",
+                                          consumed, "lastUpdate", ts));
+        }
         if (c->vis && cqn)
             vis_lq(c->vis, ns, name, cqn);
         if (status_differs(lq, &qa))
@@ -403,6 +531,8 @@ void ctl_queue_status(struct ctl *c)
     }
     qaggs_free(&by_cq);
     qaggs_free(&by_lq);
+    if (cfg && cfg->has_fair_sharing)
+        cohort_status(c, now);
     if (c->metrics)
         mreg_gauges_end(c->metrics);
     if (c->vis)

@@ -217,6 +217,10 @@ void ctl_run_cycles(struct ctl *c)
         free(evs);
         if (na || npr || nev)
             c->status_dirty = true;
+        /* Admission fair sharing samples usage in the cycle: the
+         * LocalQueues' status shows it. */
+        if (c->config && c->config->u.config->has_admission_fair_sharing)
+            c->status_dirty = true;
         if (!changed && !na)
             break;
         now = tm_now_ms();
