@@ -234,7 +234,7 @@ wf=$(k -n mng get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferen
 k -n mng patch job fpga --subresource=status --type=merge -p '{"status":{"startTime":"2026-01-01T00:00:00Z","completionTime":"2026-01-01T00:00:10Z","succeeded":1,"conditions":[{"type":"SuccessCriteriaMet","status":"True","lastProbeTime":"2026-01-01T00:00:10Z","lastTransitionTime":"2026-01-01T00:00:10Z"},{"type":"Complete","status":"True","lastProbeTime":"2026-01-01T00:00:10Z","lastTransitionTime":"2026-01-01T00:00:10Z"}]}}' >/dev/null
 wait_for "retention: the workload is Finished" 10 '^True$' \
     k -n mng get workload "$wf" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
-expect "retention: and deleted 2s later" "" k -n mng wait --for=delete "workload/$wf" --timeout=15s
+gone "retention: and deleted 2s later" k -n mng wait --for=delete "workload/$wf" --timeout=15s
 expect_grep "retention: event Deleted" 'Deleted finished workload due to elapsed retention' k -n mng get events
 
 # Admission fair sharing across a restart: what was consumed still counts.

@@ -216,7 +216,7 @@ sleep 1
 expect_exact "cq delete: the finalizer keeps it while job-5 is admitted" '["kueue.x-k8s.io/resource-in-use"]' \
     k get cq cqd-cq -o jsonpath='{.metadata.finalizers}'
 finish_wl cqd "$w5"
-expect "cq delete: gone once job-5 is Finished" "" k wait --for=delete cq/cqd-cq --timeout=15s
+gone "cq delete: gone once job-5 is Finished" k wait --for=delete cq/cqd-cq --timeout=15s
 k delete ns cqd >/dev/null
 
 # A reservation not yet admitted does not hold a ClusterQueue being deleted.
@@ -243,8 +243,8 @@ k delete cq cqr-cq --wait=false >/dev/null
 wait_for "cq delete: the reservation is taken back (ClusterQueue cqr-cq is terminating or missing, then doesn't exist)" 10 "^False Misconfigured ClusterQueue cqr-cq (is terminating or missing|doesn't exist)$" \
     cndm cqr r QuotaReserved
 expect_exact "cq delete: and its admission cleared" "" k -n cqr get workload r -o jsonpath='{.status.admission}'
-expect "cq delete: a reservation not admitted does not hold the ClusterQueue" "" k wait --for=delete cq/cqr-cq --timeout=15s
-expect "check finalizer: the check goes once no ClusterQueue names it" "" k wait --for=delete admissioncheck/cqr-check --timeout=15s
+gone "cq delete: a reservation not admitted does not hold the ClusterQueue" k wait --for=delete cq/cqr-cq --timeout=15s
+gone "check finalizer: the check goes once no ClusterQueue names it" k wait --for=delete admissioncheck/cqr-check --timeout=15s
 
 # ---- 7. ResourceFlavor and LocalQueue deletion --------------------------------------------
 lc_ns rf
@@ -257,10 +257,10 @@ expect_grep "flavor finalizer: kept while ClusterQueue rf-cq names it" '^.+ \["k
 expect_exact "flavor finalizer: meanwhile the ClusterQueue stays active (as Kueue's cache keeps the flavor)" "True" \
     k get cq rf-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 k patch cq rf-cq --type=json -p '[{"op":"replace","path":"/spec/resourceGroups/0/flavors/0/name","value":"rf-other"}]' >/dev/null
-expect "flavor finalizer: gone once no ClusterQueue names it" "" k wait --for=delete resourceflavor/rf-f --timeout=15s
+gone "flavor finalizer: gone once no ClusterQueue names it" k wait --for=delete resourceflavor/rf-f --timeout=15s
 expect_exact "LocalQueue: no finalizer (as Kueue's)" "" k -n rf get localqueue q -o jsonpath='{.metadata.finalizers}'
 k -n rf delete localqueue q --wait=false >/dev/null
-expect "LocalQueue: deleted at once" "" k -n rf wait --for=delete localqueue/q --timeout=10s
+gone "LocalQueue: deleted at once" k -n rf wait --for=delete localqueue/q --timeout=10s
 lc_wl rf orphan 1
 wait_for "LocalQueue: a workload of a missing LocalQueue is Misconfigured" 10 "^False Misconfigured LocalQueue q doesn't exist$" cndm rf orphan QuotaReserved
 k delete ns rf >/dev/null
@@ -304,7 +304,7 @@ lc_job od j2 1
 wait_for "orphan: kubectl delete (Background) deletes the Workload with the Job" 15 '^job-j2-' wlof od j2
 wod2=$(wlof od j2)
 k -n od delete job j2 >/dev/null
-expect "orphan: ... and its Workload goes" "" k -n od wait --for=delete "workload/$wod2" --timeout=15s
+gone "orphan: ... and its Workload goes" k -n od wait --for=delete "workload/$wod2" --timeout=15s
 k delete ns od >/dev/null
 k delete cq od-cq >/dev/null
 

@@ -55,6 +55,13 @@ wait_for() {
     done
 }
 
+# gone DESC CMD...: CMD (a kubectl wait --for=delete) succeeds.
+gone() {
+    desc=$1
+    shift
+    if out=$("$@" 2>&1); then pass "$desc"; else fail "$desc" "$out"; fi
+}
+
 # The walkthrough's objects, with the jobs' sleep shortened.
 mkdir -p "$TMP/lab"
 cp "$SRC/examples/quota-lab-queues.yaml" "$TMP/lab/queues.yaml"
