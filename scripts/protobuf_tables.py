@@ -17,6 +17,9 @@ KINDS = [  # (group, kind, message)
     ("", "Namespace", "core.Namespace"),
     ("", "Pod", "core.Pod"),
     ("", "Event", "core.Event"),
+    ("", "ConfigMap", "core.ConfigMap"),
+    ("", "Secret", "core.Secret"),
+    ("", "Service", "core.Service"),
     ("batch", "Job", "batch.Job"),
     ("scheduling.k8s.io", "PriorityClass", "sched.PriorityClass"),
     ("coordination.k8s.io", "Lease", "coord.Lease"),
@@ -35,12 +38,13 @@ PROTO_PKGS = {"k8s.io.apimachinery.pkg.apis.meta.v1": "meta", "k8s.io.api.core.v
               "k8s.io.apimachinery.pkg.util.intstr": "intstr", "k8s.io.api.batch.v1": "batch",
               "k8s.io.api.authorization.v1": "authz", "k8s.io.api.authentication.v1": "authn",
               "k8s.io.api.coordination.v1": "coord", "k8s.io.api.scheduling.v1": "sched"}
-SCALARS = {"string": "PB_STRING", "int32": "PB_INT32", "int64": "PB_INT64", "bool": "PB_BOOL"}
+SCALARS = {"string": "PB_STRING", "int32": "PB_INT32", "int64": "PB_INT64", "bool": "PB_BOOL",
+           "bytes": "PB_BYTES"}
 SPECIAL = {"meta.Time": "PB_TIME", "meta.MicroTime": "PB_MICROTIME",
            "resource.Quantity": "PB_QUANTITY", "intstr.IntOrString": "PB_INTORSTR",
            "meta.FieldsV1": "PB_RAWJSON", "authn.ExtraValue": None}
 MAP_VALUES = {"string": "PB_MAP_STRING", "resource.Quantity": "PB_MAP_QUANTITY",
-              "authn.ExtraValue": "PB_MAP_STRLIST"}
+              "authn.ExtraValue": "PB_MAP_STRLIST", "bytes": "PB_MAP_BYTES"}
 
 
 def parse_proto(path, pkg):
@@ -133,7 +137,7 @@ def main():
                 kind, sub = "PB_INLINE", "&m_" + cname(resolve(typ, cur))
             elif m:
                 vt = m.group(1)
-                kind = MAP_VALUES[vt if vt == "string" else resolve(vt, cur)]
+                kind = MAP_VALUES[vt if vt in ("string", "bytes") else resolve(vt, cur)]
             elif typ in SCALARS:
                 kind = SCALARS[typ]
             elif resolve(typ, cur) in SPECIAL:
@@ -144,7 +148,8 @@ def main():
                 flags.append("PB_REPEATED")
             if gtype.startswith("*"):
                 flags.append("PB_PTR")
-            elif omit is False and label != "repeated" and not m and kind in SCALARS.values():
+            elif (omit is False and label != "repeated" and not m and kind in SCALARS.values()
+                  and kind != "PB_BYTES"):
                 flags.append("PB_KEEP")
             rows.append('    {%d, %s, "%s", %s},' % (num, " | ".join([kind] + flags), jname, sub))
         tables.append("static const struct pb_field f_%s[] = {\n%s\n};\n"

@@ -141,12 +141,15 @@ static const char *type_name(const json_t *v)
     }
 }
 
-/* Record "Invalid value: "<got>": PATH in body must be of type <want>: "<got>""
- * at the current path (the path the caller pushed). */
+void api_type_error(struct err *e, const json_t *v, const char *want)
+{
+    err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
+              type_name(v), e->path, want, type_name(v));
+}
+
 static void type_err(struct dec *d, const json_t *v, const char *want)
 {
-    err_field(d->e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
-              type_name(v), d->e->path, want, type_name(v));
+    api_type_error(d->e, v, want);
     d->failed = true;
 }
 
@@ -364,8 +367,8 @@ static int64_t d_time(struct dec *d, const json_t *p, const char *key)
         err_init(&scratch);
         if (tm_parse_rfc3339(json_string_value(v), &ms, &scratch)) {
             err_field(d->e, ERR_INVALID,
-                      "Invalid value: \"%s\": %s in body must be of type date-time",
-                      json_string_value(v), d->e->path);
+                      "Invalid value: \"%s\": %s in body must be of type date-time: \"%s\"",
+                      json_string_value(v), d->e->path, json_string_value(v));
             d->failed = true;
             ms = 0;
         }

@@ -567,6 +567,11 @@ void api_object_free(struct api_object *o);
 enum api_kind api_doc_kind(const json_t *doc);
 /* metadata.<field> of a document when it is a string, else NULL (borrowed). */
 const char *api_doc_meta_str(const json_t *doc, const char *field);
+
+/* Record the API server's schema type error at e's current path (the
+ * caller pushed it): `Invalid value: "<got>": PATH in body must be of type
+ * <want>: "<got>"`. */
+void api_type_error(struct err *e, const json_t *v, const char *want);
 /* A JSON string as C code may read it. A string that holds a NUL would
  * stop short as a C string ("a\0b" read as "a", a different name), so such
  * a string is written into buf (len bytes, truncated) with each NUL as

@@ -122,6 +122,29 @@ static int pb_string(struct dec *d, struct rd v, json_t **out)
     return fail(d, why);
 }
 
+/* bytes as Go's encoding/json writes a []byte: standard padded base64. */
+static json_t *pb_base64(struct rd v)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = v.n, len = (n + 2) / 3 * 4;
+    char *out = xmalloc(len + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned x = (unsigned)v.p[i] << 16;
+        if (i + 1 < n)
+            x |= (unsigned)v.p[i + 1] << 8;
+        if (i + 2 < n)
+            x |= v.p[i + 2];
+        out[o++] = tab[(x >> 18) & 63];
+        out[o++] = tab[(x >> 12) & 63];
+        out[o++] = i + 1 < n ? tab[(x >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? tab[x & 63] : '=';
+    }
+    json_t *j = json_stringn(out, o);
+    free(out);
+    return j;
+}
+
 /* Read the fields of a small fixed message (Time, Quantity, map entries):
  * up to 4 fields by number, each a varint or bytes. */
 struct small {
@@ -226,6 +249,8 @@ static int dec_map_entry(struct dec *d, unsigned type, struct rd v, json_t *obj)
     int rc = 0;
     if (type == PB_MAP_STRING) {
         rc = pb_string(d, s.b[2], &val);
+    } else if (type == PB_MAP_BYTES) {
+        val = pb_base64(s.b[2]);
     } else if (type == PB_MAP_QUANTITY) {
         rc = dec_special(d, PB_QUANTITY, s.b[2], &val);
     } else {
@@ -339,7 +364,9 @@ static int dec_value(struct dec *d, const struct pb_field *f, int wt, struct rd 
         return wrong_wire(d, wt, f->json);
     } else if (type == PB_STRING) {
         rc = pb_string(d, v, &val);
-    } else if (type == PB_MAP_STRING || type == PB_MAP_QUANTITY || type == PB_MAP_STRLIST) {
+    } else if (type == PB_BYTES) {
+        val = pb_base64(v);
+    } else if (type >= PB_MAP_STRING) {
         if (!*slot)
             *slot = json_object();
         return dec_map_entry(d, type, v, *slot);

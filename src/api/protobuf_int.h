@@ -19,9 +19,11 @@ enum pb_type {
     PB_QUANTITY,     /* resource.Quantity {string}: a JSON string */
     PB_INTORSTR,     /* intstr.IntOrString {type, intVal, strVal}: number or string */
     PB_RAWJSON,      /* metav1.FieldsV1 {Raw}: JSON text, inlined */
+    PB_BYTES,        /* bytes ([]byte): a base64 JSON string, as Go writes it */
     PB_MAP_STRING,   /* map<string, string> */
     PB_MAP_QUANTITY, /* map<string, Quantity> (ResourceList) */
     PB_MAP_STRLIST,  /* map<string, ExtraValue>: ExtraValue {repeated string items} */
+    PB_MAP_BYTES,    /* map<string, bytes>: base64 JSON strings */
 };
 
 #define PB_TYPE_MASK 0xffu

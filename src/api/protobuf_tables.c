@@ -11,6 +11,9 @@
 static const struct pb_msg m_core_Namespace;
 static const struct pb_msg m_core_Pod;
 static const struct pb_msg m_core_Event;
+static const struct pb_msg m_core_ConfigMap;
+static const struct pb_msg m_core_Secret;
+static const struct pb_msg m_core_Service;
 static const struct pb_msg m_batch_Job;
 static const struct pb_msg m_sched_PriorityClass;
 static const struct pb_msg m_coord_Lease;
@@ -25,6 +28,8 @@ static const struct pb_msg m_core_PodStatus;
 static const struct pb_msg m_core_ObjectReference;
 static const struct pb_msg m_core_EventSource;
 static const struct pb_msg m_core_EventSeries;
+static const struct pb_msg m_core_ServiceSpec;
+static const struct pb_msg m_core_ServiceStatus;
 static const struct pb_msg m_batch_JobSpec;
 static const struct pb_msg m_batch_JobStatus;
 static const struct pb_msg m_coord_LeaseSpec;
@@ -57,6 +62,10 @@ static const struct pb_msg m_core_PodIP;
 static const struct pb_msg m_core_ContainerStatus;
 static const struct pb_msg m_core_PodResourceClaimStatus;
 static const struct pb_msg m_core_PodExtendedResourceClaimStatus;
+static const struct pb_msg m_core_ServicePort;
+static const struct pb_msg m_core_SessionAffinityConfig;
+static const struct pb_msg m_core_LoadBalancerStatus;
+static const struct pb_msg m_meta_Condition;
 static const struct pb_msg m_batch_PodFailurePolicy;
 static const struct pb_msg m_batch_SuccessPolicy;
 static const struct pb_msg m_meta_LabelSelector;
@@ -93,6 +102,8 @@ static const struct pb_msg m_core_VolumeMountStatus;
 static const struct pb_msg m_core_ContainerUser;
 static const struct pb_msg m_core_ResourceStatus;
 static const struct pb_msg m_core_ContainerExtendedResourceRequest;
+static const struct pb_msg m_core_ClientIPConfig;
+static const struct pb_msg m_core_LoadBalancerIngress;
 static const struct pb_msg m_batch_PodFailurePolicyRule;
 static const struct pb_msg m_batch_SuccessPolicyRule;
 static const struct pb_msg m_meta_LabelSelectorRequirement;
@@ -144,6 +155,7 @@ static const struct pb_msg m_core_ContainerStateRunning;
 static const struct pb_msg m_core_ContainerStateTerminated;
 static const struct pb_msg m_core_LinuxContainerUser;
 static const struct pb_msg m_core_ResourceHealth;
+static const struct pb_msg m_core_PortStatus;
 static const struct pb_msg m_batch_PodFailurePolicyOnExitCodesRequirement;
 static const struct pb_msg m_batch_PodFailurePolicyOnPodConditionsPattern;
 static const struct pb_msg m_meta_FieldSelectorRequirement;
@@ -208,6 +220,32 @@ static const struct pb_field f_core_Event[] = {
     {15, PB_STRING | PB_KEEP, "reportingInstance", NULL},
 };
 static const struct pb_msg m_core_Event = {"Event", f_core_Event, CU_ARRAY_SIZE(f_core_Event)};
+
+static const struct pb_field f_core_ConfigMap[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {4, PB_BOOL | PB_PTR, "immutable", NULL},
+    {2, PB_MAP_STRING, "data", NULL},
+    {3, PB_MAP_BYTES, "binaryData", NULL},
+};
+static const struct pb_msg m_core_ConfigMap = {"ConfigMap", f_core_ConfigMap,
+                                               CU_ARRAY_SIZE(f_core_ConfigMap)};
+
+static const struct pb_field f_core_Secret[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {5, PB_BOOL | PB_PTR, "immutable", NULL},
+    {2, PB_MAP_BYTES, "data", NULL},
+    {4, PB_MAP_STRING, "stringData", NULL},
+    {3, PB_STRING, "type", NULL},
+};
+static const struct pb_msg m_core_Secret = {"Secret", f_core_Secret, CU_ARRAY_SIZE(f_core_Secret)};
+
+static const struct pb_field f_core_Service[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_core_ServiceSpec},
+    {3, PB_MSG, "status", &m_core_ServiceStatus},
+};
+static const struct pb_msg m_core_Service = {"Service", f_core_Service,
+                                             CU_ARRAY_SIZE(f_core_Service)};
 
 static const struct pb_field f_batch_Job[] = {
     {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
@@ -386,6 +424,38 @@ static const struct pb_field f_core_EventSeries[] = {
 };
 static const struct pb_msg m_core_EventSeries = {"EventSeries", f_core_EventSeries,
                                                  CU_ARRAY_SIZE(f_core_EventSeries)};
+
+static const struct pb_field f_core_ServiceSpec[] = {
+    {1, PB_MSG | PB_REPEATED, "ports", &m_core_ServicePort},
+    {2, PB_MAP_STRING, "selector", NULL},
+    {3, PB_STRING, "clusterIP", NULL},
+    {18, PB_STRING | PB_REPEATED, "clusterIPs", NULL},
+    {4, PB_STRING, "type", NULL},
+    {5, PB_STRING | PB_REPEATED, "externalIPs", NULL},
+    {7, PB_STRING, "sessionAffinity", NULL},
+    {8, PB_STRING, "loadBalancerIP", NULL},
+    {9, PB_STRING | PB_REPEATED, "loadBalancerSourceRanges", NULL},
+    {10, PB_STRING, "externalName", NULL},
+    {11, PB_STRING, "externalTrafficPolicy", NULL},
+    {12, PB_INT32, "healthCheckNodePort", NULL},
+    {13, PB_BOOL, "publishNotReadyAddresses", NULL},
+    {14, PB_MSG | PB_PTR, "sessionAffinityConfig", &m_core_SessionAffinityConfig},
+    {19, PB_STRING | PB_REPEATED, "ipFamilies", NULL},
+    {17, PB_STRING | PB_PTR, "ipFamilyPolicy", NULL},
+    {20, PB_BOOL | PB_PTR, "allocateLoadBalancerNodePorts", NULL},
+    {21, PB_STRING | PB_PTR, "loadBalancerClass", NULL},
+    {22, PB_STRING | PB_PTR, "internalTrafficPolicy", NULL},
+    {23, PB_STRING | PB_PTR, "trafficDistribution", NULL},
+};
+static const struct pb_msg m_core_ServiceSpec = {"ServiceSpec", f_core_ServiceSpec,
+                                                 CU_ARRAY_SIZE(f_core_ServiceSpec)};
+
+static const struct pb_field f_core_ServiceStatus[] = {
+    {1, PB_MSG, "loadBalancer", &m_core_LoadBalancerStatus},
+    {2, PB_MSG | PB_REPEATED, "conditions", &m_meta_Condition},
+};
+static const struct pb_msg m_core_ServiceStatus = {"ServiceStatus", f_core_ServiceStatus,
+                                                   CU_ARRAY_SIZE(f_core_ServiceStatus)};
 
 static const struct pb_field f_batch_JobSpec[] = {
     {1, PB_INT32 | PB_PTR, "parallelism", NULL},
@@ -704,6 +774,38 @@ static const struct pb_field f_core_PodExtendedResourceClaimStatus[] = {
 static const struct pb_msg m_core_PodExtendedResourceClaimStatus = {
     "PodExtendedResourceClaimStatus", f_core_PodExtendedResourceClaimStatus,
     CU_ARRAY_SIZE(f_core_PodExtendedResourceClaimStatus)};
+
+static const struct pb_field f_core_ServicePort[] = {
+    {1, PB_STRING, "name", NULL},
+    {2, PB_STRING, "protocol", NULL},
+    {6, PB_STRING | PB_PTR, "appProtocol", NULL},
+    {3, PB_INT32 | PB_KEEP, "port", NULL},
+    {4, PB_INTORSTR, "targetPort", NULL},
+    {5, PB_INT32, "nodePort", NULL},
+};
+static const struct pb_msg m_core_ServicePort = {"ServicePort", f_core_ServicePort,
+                                                 CU_ARRAY_SIZE(f_core_ServicePort)};
+
+static const struct pb_field f_core_SessionAffinityConfig[] = {
+    {1, PB_MSG | PB_PTR, "clientIP", &m_core_ClientIPConfig},
+};
+static const struct pb_msg m_core_SessionAffinityConfig = {
+    "SessionAffinityConfig", f_core_SessionAffinityConfig,
+    CU_ARRAY_SIZE(f_core_SessionAffinityConfig)};
+
+static const struct pb_field f_core_LoadBalancerStatus[] = {
+    {1, PB_MSG | PB_REPEATED, "ingress", &m_core_LoadBalancerIngress},
+};
+static const struct pb_msg m_core_LoadBalancerStatus = {
+    "LoadBalancerStatus", f_core_LoadBalancerStatus, CU_ARRAY_SIZE(f_core_LoadBalancerStatus)};
+
+static const struct pb_field f_meta_Condition[] = {
+    {1, PB_STRING | PB_KEEP, "type", NULL},    {2, PB_STRING | PB_KEEP, "status", NULL},
+    {3, PB_INT64, "observedGeneration", NULL}, {4, PB_TIME, "lastTransitionTime", NULL},
+    {5, PB_STRING | PB_KEEP, "reason", NULL},  {6, PB_STRING | PB_KEEP, "message", NULL},
+};
+static const struct pb_msg m_meta_Condition = {"Condition", f_meta_Condition,
+                                               CU_ARRAY_SIZE(f_meta_Condition)};
 
 static const struct pb_field f_batch_PodFailurePolicy[] = {
     {1, PB_MSG | PB_REPEATED, "rules", &m_batch_PodFailurePolicyRule},
@@ -1057,6 +1159,21 @@ static const struct pb_field f_core_ContainerExtendedResourceRequest[] = {
 static const struct pb_msg m_core_ContainerExtendedResourceRequest = {
     "ContainerExtendedResourceRequest", f_core_ContainerExtendedResourceRequest,
     CU_ARRAY_SIZE(f_core_ContainerExtendedResourceRequest)};
+
+static const struct pb_field f_core_ClientIPConfig[] = {
+    {1, PB_INT32 | PB_PTR, "timeoutSeconds", NULL},
+};
+static const struct pb_msg m_core_ClientIPConfig = {"ClientIPConfig", f_core_ClientIPConfig,
+                                                    CU_ARRAY_SIZE(f_core_ClientIPConfig)};
+
+static const struct pb_field f_core_LoadBalancerIngress[] = {
+    {1, PB_STRING, "ip", NULL},
+    {2, PB_STRING, "hostname", NULL},
+    {3, PB_STRING | PB_PTR, "ipMode", NULL},
+    {4, PB_MSG | PB_REPEATED, "ports", &m_core_PortStatus},
+};
+static const struct pb_msg m_core_LoadBalancerIngress = {
+    "LoadBalancerIngress", f_core_LoadBalancerIngress, CU_ARRAY_SIZE(f_core_LoadBalancerIngress)};
 
 static const struct pb_field f_batch_PodFailurePolicyRule[] = {
     {1, PB_STRING | PB_KEEP, "action", NULL},
@@ -1518,6 +1635,14 @@ static const struct pb_field f_core_ResourceHealth[] = {
 static const struct pb_msg m_core_ResourceHealth = {"ResourceHealth", f_core_ResourceHealth,
                                                     CU_ARRAY_SIZE(f_core_ResourceHealth)};
 
+static const struct pb_field f_core_PortStatus[] = {
+    {1, PB_INT32 | PB_KEEP, "port", NULL},
+    {2, PB_STRING | PB_KEEP, "protocol", NULL},
+    {3, PB_STRING | PB_PTR, "error", NULL},
+};
+static const struct pb_msg m_core_PortStatus = {"PortStatus", f_core_PortStatus,
+                                                CU_ARRAY_SIZE(f_core_PortStatus)};
+
 static const struct pb_field f_batch_PodFailurePolicyOnExitCodesRequirement[] = {
     {1, PB_STRING | PB_PTR, "containerName", NULL},
     {2, PB_STRING | PB_KEEP, "operator", NULL},
@@ -1784,6 +1909,9 @@ const struct pb_top pb__kinds[] = {
     {"", "Namespace", &m_core_Namespace},
     {"", "Pod", &m_core_Pod},
     {"", "Event", &m_core_Event},
+    {"", "ConfigMap", &m_core_ConfigMap},
+    {"", "Secret", &m_core_Secret},
+    {"", "Service", &m_core_Service},
     {"batch", "Job", &m_batch_Job},
     {"scheduling.k8s.io", "PriorityClass", &m_sched_PriorityClass},
     {"coordination.k8s.io", "Lease", &m_coord_Lease},

@@ -274,14 +274,22 @@ static const struct field_alias job_fields[] = {
     {NULL, NULL},
 };
 
+static const struct field_alias secret_fields[] = {
+    {"type", "type"},
+    {NULL, NULL},
+};
+
+static const struct field_alias node_fields[] = {
+    {"spec.unschedulable", "spec.unschedulable"},
+    {NULL, NULL},
+};
+
 static const struct {
     const char *resource;
     const struct field_alias *fields;
 } resource_fields[] = {
-    {"events", event_fields},
-    {"pods", pod_fields},
-    {"namespaces", namespace_fields},
-    {"jobs.batch", job_fields},
+    {"secrets", secret_fields}, {"nodes", node_fields},           {"events", event_fields},
+    {"pods", pod_fields},       {"namespaces", namespace_fields}, {"jobs.batch", job_fields},
 };
 
 static const char *field_path(const char *resource, const char *label)

@@ -132,31 +132,9 @@ void val__immutable(struct err *e, const char *path, const char *type)
     err_restore(e, m);
 }
 
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-        return "integer";
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "boolean";
-    default:
-        return "null";
-    }
-}
-
 void val__type_error(struct err *e, const json_t *v, const char *want)
 {
-    err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s in body must be of type %s: \"%s\"",
-              type_name(v), e->path, want, type_name(v));
+    api_type_error(e, v, want);
 }
 
 void val__value_text(const json_t *v, char *buf, size_t len)
@@ -349,6 +327,16 @@ void val__dns_label(struct err *e, const char *v)
         val__invalid(e, v, "must be no more than 63 characters");
     if (!match_label(v, strlen(v)))
         val__invalid(e, v, MSG_LABEL);
+}
+
+void val_dns_subdomain(struct err *e, const char *v)
+{
+    val__subdomain(e, v);
+}
+
+void val_dns_label(struct err *e, const char *v)
+{
+    val__dns_label(e, v);
 }
 
 /* IsQualifiedName's messages for v, reported with the value shown. */

@@ -36,4 +36,10 @@ CU_MUST_CHECK int val_object_update(const struct api_object *old, const struct a
  * object. */
 CU_MUST_CHECK int val_unknown_fields(const json_t *doc, struct err *e);
 
+/* Kubernetes' name checks (IsDNS1123Subdomain, IsDNS1123Label) of v at
+ * e's current path, recorded as causes worded as kube-apiserver words
+ * them; for other modules that validate names (CustomResourceDefinitions). */
+void val_dns_subdomain(struct err *e, const char *v);
+void val_dns_label(struct err *e, const char *v);
+
 #endif

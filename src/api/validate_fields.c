@@ -2,16 +2,24 @@
  *
  * The API server's strict decoding (fieldValidation=Strict, spec/apiserver.md
  * §7.7) rejects a field its schema does not know, so a typo such as
- * `nominalQuote` does not silently leave a quota at zero. This file holds the
- * field names of the kinds cueue models, as trees of tables; a field whose
- * table is NULL takes any content. Pod templates, label maps, status and the
- * Configuration sections cueue does not read are such open fields: listing
- * all of Kubernetes' PodSpec would be a second copy of Kubernetes, and the
- * parts cueue reads are type-checked by the decoder anyway. */
+ * `nominalQuote` does not silently leave a quota at zero. Kueue's kinds are
+ * judged by their CRDs' schemas (api/crd.h: the manifests the cluster
+ * deployment installs), as kube-apiserver judges them: one definition of
+ * each kind. The built-in kinds cueue models (Namespace, Job,
+ * PriorityClass) and the Configuration have their field names here, as
+ * trees of tables; a field whose table is NULL takes any content. Pod
+ * templates, label maps, status and the Configuration sections cueue does
+ * not read are such open fields: listing all of Kubernetes' PodSpec would
+ * be a second copy of Kubernetes, and the parts cueue reads are
+ * type-checked by the decoder anyway. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "api/codec.h"
+#include "api/crd.h"
 #include "api/objects.h"
+#include "api/schema.h"
 #include "api/validate.h"
 #include "base/err.h"
 
@@ -51,97 +59,6 @@ static const struct fs f_meta[] = {{"name", NULL},
                                    {"finalizers", NULL},
                                    {"managedFields", NULL},
                                    END};
-static const struct fs f_fair_sharing[] = {{"weight", NULL}, END};
-
-/* ResourceFlavor */
-static const struct fs f_taint[] = {
-    {"key", NULL}, {"value", NULL}, {"effect", NULL}, {"timeAdded", NULL}, END};
-static const struct fs f_toleration[] = {
-    {"key", NULL},    {"operator", NULL},          {"value", NULL},
-    {"effect", NULL}, {"tolerationSeconds", NULL}, END};
-static const struct fs f_rf_spec[] = {{"nodeLabels", NULL},          {"nodeTaints", f_taint},
-                                      {"tolerations", f_toleration}, {"topologyName", NULL},
-                                      {"resourceWeights", NULL},     END};
-
-/* ClusterQueue and Cohort */
-static const struct fs f_quota[] = {
-    {"name", NULL}, {"nominalQuota", NULL}, {"borrowingLimit", NULL}, {"lendingLimit", NULL}, END};
-static const struct fs f_flavor_quotas[] = {{"name", NULL}, {"resources", f_quota}, END};
-static const struct fs f_group[] = {{"coveredResources", NULL}, {"flavors", f_flavor_quotas}, END};
-static const struct fs f_borrow[] = {{"policy", NULL}, {"maxPriorityThreshold", NULL}, END};
-static const struct fs f_preemption[] = {{"reclaimWithinCohort", NULL},
-                                         {"borrowWithinCohort", f_borrow},
-                                         {"withinClusterQueue", NULL},
-                                         END};
-static const struct fs f_fungibility[] = {
-    {"whenCanBorrow", NULL}, {"whenCanPreempt", NULL}, {"preference", NULL}, END};
-static const struct fs f_ac_rule[] = {{"name", NULL}, {"onFlavors", NULL}, END};
-static const struct fs f_ac_strategy[] = {{"admissionChecks", f_ac_rule}, END};
-static const struct fs f_scope[] = {{"admissionMode", NULL}, END};
-static const struct fs f_ca_constraints[] = {{"lastAcceptableFlavorName", NULL}, END};
-static const struct fs f_ca_migration[] = {{"mode", NULL}, {"constraints", f_ca_constraints}, END};
-static const struct fs f_concurrent_admission[] = {{"migration", f_ca_migration}, END};
-static const struct fs f_cq_spec[] = {{"resourceGroups", f_group},
-                                      {"cohortName", NULL},
-                                      {"queueingStrategy", NULL},
-                                      {"namespaceSelector", f_selector},
-                                      {"flavorFungibility", f_fungibility},
-                                      {"preemption", f_preemption},
-                                      {"admissionChecksStrategy", f_ac_strategy},
-                                      {"stopPolicy", NULL},
-                                      {"fairSharing", f_fair_sharing},
-                                      {"admissionScope", f_scope},
-                                      {"concurrentAdmissionPolicy", f_concurrent_admission},
-                                      END};
-static const struct fs f_cohort_spec[] = {
-    {"parentName", NULL}, {"resourceGroups", f_group}, {"fairSharing", f_fair_sharing}, END};
-
-/* LocalQueue */
-static const struct fs f_wall_time[] = {
-    {"wallTimeAllocatedHours", NULL}, {"actionWhenWallTimeExhausted", NULL}, END};
-static const struct fs f_lq_spec[] = {{"clusterQueue", NULL},
-                                      {"stopPolicy", NULL},
-                                      {"fairSharing", f_fair_sharing},
-                                      {"wallTimePolicy", f_wall_time},
-                                      END};
-
-/* Workload */
-static const struct fs f_slice_constraint[] = {{"topology", NULL}, {"size", NULL}, END};
-static const struct fs f_topology_request[] = {
-    {"required", NULL},
-    {"preferred", NULL},
-    {"unconstrained", NULL},
-    {"podIndexLabel", NULL},
-    {"subGroupIndexLabel", NULL},
-    {"subGroupCount", NULL},
-    {"podSetGroupName", NULL},
-    {"podSetSliceRequiredTopology", NULL},
-    {"podSetSliceSize", NULL},
-    {"podsetSliceRequiredTopologyConstraints", f_slice_constraint},
-    END};
-static const struct fs f_pod_set[] = {{"name", NULL},
-                                      {"template", NULL},
-                                      {"count", NULL},
-                                      {"minCount", NULL},
-                                      {"topologyRequest", f_topology_request},
-                                      END};
-static const struct fs f_preemption_gate[] = {{"name", NULL}, END};
-static const struct fs f_pc_ref[] = {{"group", NULL}, {"kind", NULL}, {"name", NULL}, END};
-static const struct fs f_wl_spec[] = {{"podSets", f_pod_set},
-                                      {"queueName", NULL},
-                                      {"priorityClassRef", f_pc_ref},
-                                      {"priority", NULL},
-                                      {"active", NULL},
-                                      {"maximumExecutionTimeSeconds", NULL},
-                                      {"preemptionGates", f_preemption_gate},
-                                      END};
-
-/* AdmissionCheck, Topology */
-static const struct fs f_ac_params[] = {{"apiGroup", NULL}, {"kind", NULL}, {"name", NULL}, END};
-static const struct fs f_ac_spec[] = {{"controllerName", NULL}, {"parameters", f_ac_params}, END};
-static const struct fs f_level[] = {{"nodeLabel", NULL}, END};
-static const struct fs f_topology_spec[] = {{"levels", f_level}, END};
-
 /* batch/v1 Job */
 static const struct fs f_job_spec[] = {{"parallelism", NULL},
                                        {"completions", NULL},
@@ -193,14 +110,6 @@ static const struct fs f_cfg_resources[] = {{"excludeResourcePrefixes", NULL},
         "metadata", f_meta                                                                         \
     }
 
-static const struct fs k_rf[] = {TOP, {"spec", f_rf_spec}, {"status", NULL}, END};
-static const struct fs k_cq[] = {TOP, {"spec", f_cq_spec}, {"status", NULL}, END};
-static const struct fs k_cohort[] = {TOP, {"spec", f_cohort_spec}, {"status", NULL}, END};
-static const struct fs k_lq[] = {TOP, {"spec", f_lq_spec}, {"status", NULL}, END};
-static const struct fs k_wl[] = {TOP, {"spec", f_wl_spec}, {"status", NULL}, END};
-static const struct fs k_wpc[] = {TOP, {"value", NULL}, {"description", NULL}, END};
-static const struct fs k_ac[] = {TOP, {"spec", f_ac_spec}, {"status", NULL}, END};
-static const struct fs k_topology[] = {TOP, {"spec", f_topology_spec}, {"status", NULL}, END};
 static const struct fs k_namespace[] = {TOP, {"spec", NULL}, {"status", NULL}, END};
 static const struct fs k_job[] = {TOP, {"spec", f_job_spec}, {"status", NULL}, END};
 static const struct fs k_pc[] = {TOP,
@@ -235,22 +144,6 @@ static const struct fs k_config[] = {TOP,
 static const struct fs *kind_fields(enum api_kind k)
 {
     switch (k) {
-    case API_KIND_RESOURCE_FLAVOR:
-        return k_rf;
-    case API_KIND_CLUSTER_QUEUE:
-        return k_cq;
-    case API_KIND_COHORT:
-        return k_cohort;
-    case API_KIND_LOCAL_QUEUE:
-        return k_lq;
-    case API_KIND_WORKLOAD:
-        return k_wl;
-    case API_KIND_WORKLOAD_PRIORITY_CLASS:
-        return k_wpc;
-    case API_KIND_ADMISSION_CHECK:
-        return k_ac;
-    case API_KIND_TOPOLOGY:
-        return k_topology;
     case API_KIND_NAMESPACE:
         return k_namespace;
     case API_KIND_JOB:
@@ -325,11 +218,74 @@ static void walk(const json_t *v, const struct fs *table, struct err *e)
     }
 }
 
+/* ---- Kueue's kinds: their CRDs' schemas ------------------------------------------- */
+
+#define MAX_KUEUE_CRDS 16
+
+static struct crd *kueue_crds[MAX_KUEUE_CRDS];
+static size_t n_kueue_crds;
+static pthread_once_t kueue_once = PTHREAD_ONCE_INIT;
+
+static void load_kueue_crds(void)
+{
+    for (const char *const *m = crd_kueue_manifests(); *m && n_kueue_crds < MAX_KUEUE_CRDS; m++) {
+        struct err e;
+        err_init(&e);
+        json_t *doc = NULL;
+        if (codec_parse_yaml(*m, strlen(*m), &doc, &e))
+            continue;
+        crd_default(doc);
+        struct crd *c = NULL;
+        if (!crd_parse(doc, &c, &e))
+            kueue_crds[n_kueue_crds++] = c;
+        json_decref(doc);
+    }
+}
+
+/* The schema of a Kueue kind's document, or NULL. */
+static const struct sch *kueue_schema(const json_t *doc)
+{
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    if (!av || !kind)
+        return NULL;
+    pthread_once(&kueue_once, load_kueue_crds);
+    for (size_t i = 0; i < n_kueue_crds; i++) {
+        const struct crd *c = kueue_crds[i];
+        size_t gl = strlen(c->group);
+        if (strcmp(c->kind, kind) || strncmp(av, c->group, gl) || av[gl] != '/')
+            continue;
+        const struct crd_version *v = crd_version_find(c, av + gl + 1);
+        return v ? v->schema : NULL;
+    }
+    return NULL;
+}
+
+static void pruned(void *arg, const char *path)
+{
+    err_field(arg, ERR_INVALID, "unknown field \"%s\"", path);
+}
+
 int val_unknown_fields(const json_t *doc, struct err *e)
 {
-    const struct fs *table = kind_fields(api_doc_kind(doc));
-    if (!table || !json_is_object(doc))
+    if (!json_is_object(doc))
         return 0;
+    const struct sch *schema = kueue_schema(doc);
+    const struct fs *table = schema ? NULL : kind_fields(api_doc_kind(doc));
+    if (!table && !schema)
+        return 0;
+    if (schema) {
+        size_t before = e->ncauses + e->ndropped;
+        json_t *copy = json_deep_copy(doc);
+        sch_prune(schema, copy, pruned, e);
+        json_decref(copy);
+        if (e->ncauses + e->ndropped == before)
+            return 0;
+        if (!e->object[0])
+            api_doc_err_object(doc, e);
+        e->code = ERR_INVALID;
+        return ERR_INVALID;
+    }
     size_t before = e->ncauses + e->ndropped;
     walk(doc, table, e);
     if (e->ncauses + e->ndropped == before)

@@ -27,6 +27,12 @@
 
 #define MAX_POD_FDS 4096
 #define IDLE_WAIT_MS 1000
+/* The kubelet's rhythm: the Node's status every 5 minutes (its
+ * nodeStatusReportFrequency), the Lease a quarter of its duration; a
+ * failed write is tried again 10 s later. */
+#define NODE_STATUS_EVERY_MS (5 * 60 * 1000)
+#define NODE_LEASE_EVERY_MS (NOBJ_LEASE_SECONDS * 1000 / 4)
+#define NODE_RETRY_MS 10000
 
 static const char *const res_keys[NODE_N] = {[NODE_JOBS] = "jobs.batch", [NODE_PODS] = "pods"};
 
@@ -258,6 +264,99 @@ void node__event(struct node *n, const json_t *obj, const char *type, const char
     ac_event(n->ac, obj, type, reason, component, msg);
 }
 
+/* ---- the Node and its Lease ------------------------------------------------------------------ */
+
+static int node_status_fn(json_t *obj, void *arg, struct err *e)
+{
+    struct node *n = arg;
+    char now[TM_RFC3339_LEN];
+    tm_format_rfc3339(tm_now_ms(), now);
+    json_t *next = nobj_node(&n->facts, obj, now);
+    json_object_set(obj, "status", json_object_get(next, "status"));
+    json_decref(next);
+    return 0;
+}
+
+/* Create the Node when missing, then write its status (a create drops it). */
+static int register_node(struct node *n, struct err *e)
+{
+    const struct store_resource *r = store_resource_find("nodes");
+    json_t *cur = NULL;
+    int rc = ac_get(n->ac, r, NULL, n->facts.name, &cur, e);
+    if (rc == ERR_NOT_FOUND) {
+        char now[TM_RFC3339_LEN];
+        tm_format_rfc3339(tm_now_ms(), now);
+        json_t *obj = nobj_node(&n->facts, NULL, now);
+        err_init(e);
+        rc = ac_create(n->ac, r, NULL, obj, NULL, e);
+        json_decref(obj);
+        if (rc == ERR_EXISTS)
+            rc = 0;
+        if (!rc)
+            log_info("node %s: registered (%lld milli-CPUs, %lld bytes of memory, %d GPUs)",
+                     n->facts.name, (long long)n->facts.cpu_milli, (long long)n->facts.memory_bytes,
+                     n->facts.gpus);
+    }
+    json_decref(cur);
+    if (rc)
+        return rc;
+    json_t *out = NULL;
+    rc = ac_update_status_retry(n->ac, r, NULL, n->facts.name, node_status_fn, n, &out, e);
+    if (!rc) {
+        free(n->node_uid);
+        n->node_uid = node__meta(out, "uid") ? xstrdup(node__meta(out, "uid")) : NULL;
+    }
+    json_decref(out);
+    return rc;
+}
+
+static int lease_fn(json_t *obj, void *arg, struct err *e)
+{
+    struct node *n = arg;
+    char now[TM_RFC3339_LEN];
+    tm_format_rfc3339_micro(tm_now_ms(), now);
+    json_t *next = nobj_lease(&n->facts, n->node_uid, obj, now);
+    json_object_set(obj, "spec", json_object_get(next, "spec"));
+    json_decref(next);
+    return 0;
+}
+
+static int renew_lease(struct node *n, struct err *e)
+{
+    const struct store_resource *r = store_resource_find("leases.coordination.k8s.io");
+    int rc = ac_update_retry(n->ac, r, NOBJ_LEASE_NS, n->facts.name, lease_fn, n, NULL, e);
+    if (rc != ERR_NOT_FOUND)
+        return rc;
+    char now[TM_RFC3339_LEN];
+    tm_format_rfc3339_micro(tm_now_ms(), now);
+    json_t *obj = nobj_lease(&n->facts, n->node_uid, NULL, now);
+    err_init(e);
+    rc = ac_create(n->ac, r, NOBJ_LEASE_NS, obj, NULL, e);
+    json_decref(obj);
+    return rc;
+}
+
+/* Keep the Node's status and Lease current, as the kubelet does. */
+static void heartbeat(struct node *n)
+{
+    int64_t now = tm_monotonic_ms();
+    struct err e;
+    if (now >= n->next_status_ms) {
+        err_init(&e);
+        int rc = register_node(n, &e);
+        if (rc)
+            log_warn("node %s: cannot write the Node: %s", n->facts.name, e.message);
+        n->next_status_ms = now + (rc ? NODE_RETRY_MS : NODE_STATUS_EVERY_MS);
+    }
+    if (n->node_uid && now >= n->next_lease_ms) {
+        err_init(&e);
+        int rc = renew_lease(n, &e);
+        if (rc)
+            log_warn("node %s: cannot renew its Lease: %s", n->facts.name, e.message);
+        n->next_lease_ms = now + (rc ? NODE_RETRY_MS : NODE_LEASE_EVERY_MS);
+    }
+}
+
 /* ---- the loop ------------------------------------------------------------------------------- */
 
 static void process_queue(struct node *n)
@@ -306,6 +405,7 @@ static void *loop(void *arg)
     struct node *n = arg;
     struct pollfd *fds = xcalloc(MAX_POD_FDS + NODE_N + 1, sizeof(*fds));
     while (!n->stop) {
+        heartbeat(n);
         size_t nf = 0, n_pod_fds = 0;
         for (int k = 0; k < NODE_N; k++)
             fds[nf++] = (struct pollfd){inf_fd(n->res[k].inf), POLLIN, 0};
@@ -368,6 +468,7 @@ static void free_node(struct node *n)
     if (n->wake[1] >= 0)
         close(n->wake[1]);
     free(n->pods_dir);
+    free(n->node_uid);
     free(n);
 }
 
@@ -416,6 +517,7 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
     n->jc = jc_new(n);
     if ((rc = kl_new(n, o, &n->kl, e)))
         goto fail;
+    nobj_facts_read(&n->facts, NODE_NAME, kl_gpu_count(n->kl), o->data_dir);
     for (int k = 0; k < NODE_N; k++) {
         struct node_res *r = &n->res[k];
         r->n = n;

@@ -16,6 +16,7 @@
 #include "base/compiler.h"
 #include "base/map.h"
 #include "node/agent.h"
+#include "node/nodeobj.h"
 
 struct ac_client;
 struct inf;
@@ -43,6 +44,9 @@ struct node {
     struct jc *jc;
     struct kl *kl;
     bool synced;
+    struct nobj_facts facts;               /* the machine, as the Node tells of it */
+    char *node_uid;                        /* the Node's uid once registered (owned), or NULL */
+    int64_t next_status_ms, next_lease_ms; /* monotonic: when to write them next */
     pthread_t thread;
     bool started;
     int wake[2];

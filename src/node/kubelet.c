@@ -830,3 +830,8 @@ void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds)
     }
     free(todo);
 }
+
+int kl_gpu_count(const struct kl *k)
+{
+    return k->gpus.n;
+}

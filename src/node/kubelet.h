@@ -50,6 +50,9 @@ size_t kl_fds(struct kl *k, struct pollfd *fds, size_t max);
  * nothing done to the pods in between. */
 void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds);
 
+/* The GPUs the kubelet hands out (the node's nvidia.com/gpu capacity). */
+int kl_gpu_count(const struct kl *k);
+
 /* The kubelet's crash back-off before restart number `restart` (1, 2, ...):
  * none for the first, then 10 s, 20 s, 40 s ... capped at 5 minutes. */
 int64_t kl_crash_backoff_ms(int64_t restart);

@@ -16,8 +16,10 @@
 #include <strings.h>
 
 #include "api/codec.h"
+#include "api/crd.h"
 #include "api/objects.h"
 #include "api/protobuf.h"
+#include "api/schema.h"
 #include "api/validate.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -32,12 +34,6 @@ static void gv_string(const struct store_resource *r, char *buf, size_t len)
         snprintf(buf, len, "%s/%s", r->group, r->version);
     else
         snprintf(buf, len, "%s", r->version);
-}
-
-/* A custom resource on a real cluster (no strategic merge patch there). */
-static bool is_custom(const struct store_resource *r)
-{
-    return strstr(r->group, "x-k8s.io") != NULL;
 }
 
 static int reply_forbidden(struct srv_req *q, const char *verb, const struct store_resource *r,
@@ -183,13 +179,13 @@ static bool read_object(struct srv_req *q, const struct store_resource *r, json_
     char mt[128];
     media_type(srv_header(q, "Content-Type"), mt, sizeof(mt));
     bool yaml = is_yaml_type(mt);
-    bool pb = !strcmp(mt, PB_MEDIA_TYPE) && !is_custom(r);
+    bool pb = !strcmp(mt, PB_MEDIA_TYPE) && !r->custom;
     if (*mt && strcmp(mt, "application/json") && !yaml && !pb) {
         char msg[300];
         snprintf(msg, sizeof(msg),
                  "the body of the request was in an unknown format - accepted media types "
                  "include: application/json, application/yaml%s",
-                 is_custom(r) ? "" : ", " PB_MEDIA_TYPE);
+                 r->custom ? "" : ", " PB_MEDIA_TYPE);
         *ret = srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
         return false;
     }
@@ -356,11 +352,46 @@ static void prune(json_t *doc, const char *path)
     }
 }
 
+struct pruned {
+    struct srv_req *q;
+    int mode;
+    struct sb strict; /* the unknown fields, for the strict error */
+};
+
+static void on_pruned(void *arg, const char *path)
+{
+    struct pruned *p = arg;
+    char msg[600];
+    snprintf(msg, sizeof(msg), "unknown field \"%s\"", path);
+    if (p->mode == FV_STRICT)
+        sb_addf(&p->strict, "%s%s", p->strict.len ? ", " : "", msg);
+    else if (p->mode == FV_WARN)
+        srv_warn(p->q, msg);
+}
+
+/* The unknown fields of an object of a CRD's kind are those its schema
+ * prunes (kube-apiserver's strict decoding of custom resources). */
+static int check_fields_schema(struct srv_req *q, const struct store_resource *r, int mode,
+                               json_t *doc, struct err *out)
+{
+    struct pruned p = {q, mode, SB_INIT};
+    sch_prune(r->crd_version->schema, doc, on_pruned, &p);
+    int rc = 0;
+    if (p.strict.len)
+        rc = err_set(out, ERR_PARSE,
+                     "%s in version \"%s\" cannot be handled as a %s: strict decoding error: %s",
+                     r->kind, r->version, r->kind, sb_str(&p.strict));
+    sb_release(&p.strict);
+    return rc;
+}
+
 /* Unknown fields of doc: ERR_PARSE with the strict-decoding message, or
  * dropped (with a warning under Warn). Unknown fields are never stored. */
 static int check_fields(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
                         struct err *out)
 {
+    if (r->crd_version && r->crd_version->schema)
+        return check_fields_schema(q, r, mode, doc, out);
     for (int round = 0; round < 8; round++) {
         struct err e;
         err_init(&e);
@@ -406,10 +437,18 @@ static bool fields_ok(struct srv_req *q, const struct store_resource *r, int mod
 
 /* ---- reads -------------------------------------------------------------- */
 
+/* Objects are stored in their kind's storage version; one read through
+ * another served version of a CRD is converted as the None strategy does:
+ * its apiVersion changes, nothing else. */
+static bool converts(const struct store_resource *r)
+{
+    return r->crd_version && !r->crd_version->storage;
+}
+
 static void ensure_type(const struct store_resource *r, json_t *obj)
 {
     char gv[160];
-    if (!json_object_get(obj, "apiVersion") || !json_object_get(obj, "kind")) {
+    if (!json_object_get(obj, "apiVersion") || !json_object_get(obj, "kind") || converts(r)) {
         gv_string(r, gv, sizeof(gv));
         json_object_set_new(obj, "apiVersion", json_string(gv));
         json_object_set_new(obj, "kind", json_string(r->kind));
@@ -546,7 +585,7 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
 
     /* A plain list the store filters alone is written from the stored JSON
      * text: no parse and re-encode of every item. */
-    lo.raw = !table && sel.store_can;
+    lo.raw = !table && sel.store_can && !converts(r);
     struct store_list l = {0};
     const char *ns = rt->ns[0] ? rt->ns : NULL;
     int rc;
@@ -619,12 +658,35 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
 
 /* ---- writes ------------------------------------------------------------- */
 
+/* What a CRD written means that its status does not say: rules not
+ * evaluated, conversion not done. Sent as Warning headers. */
+static void crd_warnings(struct srv_req *q, const struct store_resource *r, const json_t *stored)
+{
+    if (strcmp(r->key, STORE_CRD_KEY) || !stored)
+        return;
+    json_t *copy = json_deep_copy(stored);
+    crd_default(copy);
+    struct crd *c = NULL;
+    struct err e;
+    err_init(&e);
+    if (!crd_parse(copy, &c, &e)) {
+        for (size_t i = 0; i < c->nwarnings; i++)
+            srv_warn(q, c->warnings[i]);
+        crd_free(c);
+    }
+    json_decref(copy);
+}
+
 static int do_create(struct srv_req *q, const struct srv_route *rt)
 {
     const struct store_resource *r = rt->res;
     int ret = 0;
     if (r->namespaced && !rt->ns[0])
         return reply_method(q);
+    if (store_crd_terminating(q->srv->store, r))
+        return srv_reply_status(
+            q, 405, "MethodNotAllowed",
+            "create not allowed while custom resource definition is terminating", NULL);
     int dry = dry_run(q, &ret);
     if (dry < 0)
         return ret;
@@ -652,6 +714,7 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
         ret = srv_reply_err(q, rc, &e, r, ns, name, "create");
         goto out;
     }
+    crd_warnings(q, r, stored);
     ret = reply_object(q, r, stored, 201);
     json_decref(stored);
 out:
@@ -664,7 +727,7 @@ static bool check_update_rv(struct srv_req *q, const struct store_resource *r, j
                             const char *name, int *ret)
 {
     const char *rv = api_doc_meta_str(obj, "resourceVersion");
-    if (!is_custom(r) || (rv && *rv))
+    if (!r->custom || (rv && *rv))
         return true;
     struct err e;
     err_init(&e);
@@ -714,6 +777,7 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
         ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "update");
         goto out;
     }
+    crd_warnings(q, r, stored);
     ret = reply_object(q, r, stored, 200);
     json_decref(stored);
 out:
@@ -851,14 +915,14 @@ static int patch_type_of(struct srv_req *q, const struct store_resource *r, enum
         *t = PATCH_JSON;
     else if (!strcmp(mt, "application/apply-patch+yaml"))
         *t = PATCH_APPLY;
-    else if (!strcmp(mt, "application/strategic-merge-patch+json") && !is_custom(r))
+    else if (!strcmp(mt, "application/strategic-merge-patch+json") && !r->custom)
         *t = PATCH_STRATEGIC;
     else {
         char msg[400];
         snprintf(msg, sizeof(msg),
                  "the body of the request was in an unknown format - accepted media types "
                  "include: %s%s",
-                 accepted, is_custom(r) ? "" : ", application/strategic-merge-patch+json");
+                 accepted, r->custom ? "" : ", application/strategic-merge-patch+json");
         return srv_reply_status(q, 415, "UnsupportedMediaType", msg, NULL);
     }
     return -1;
@@ -895,6 +959,7 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
         ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "create");
         goto out;
     }
+    crd_warnings(q, r, stored);
     ret = reply_object(q, r, stored, 201);
     json_decref(stored);
 out:
@@ -964,6 +1029,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
             ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "patch");
             goto out;
         }
+        crd_warnings(q, r, stored);
         ret = reply_object(q, r, stored, 200);
         json_decref(stored);
         goto out;
@@ -1146,7 +1212,9 @@ static const char *verb_of(const char *method, const struct srv_route *rt, bool 
     if (!strcmp(method, "PATCH"))
         return coll ? NULL : "patch";
     if (!strcmp(method, "DELETE"))
-        return coll ? "deletecollection" : (rt->kind == RT_STATUS ? NULL : "delete");
+        return coll                                            ? "deletecollection"
+               : rt->kind == RT_STATUS || rt->kind == RT_SCALE ? NULL
+                                                               : "delete";
     return NULL;
 }
 
@@ -1157,10 +1225,20 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
     if (!verb)
         return reply_method(q);
     const char *ns = rt->ns[0] ? rt->ns : NULL;
-    const char *sub = rt->kind == RT_STATUS ? "status" : NULL;
+    const char *sub = rt->kind == RT_STATUS ? "status" : rt->kind == RT_SCALE ? "scale" : NULL;
     if (!srv_authorize(&q->user, verb, rt->res, rt->res->namespaced ? ns : NULL, sub))
         return reply_forbidden(q, verb, rt->res, ns, rt->name, sub);
 
+    const struct crd_version *v = rt->res->crd_version;
+    if (v && v->deprecated) {
+        char msg[400];
+        if (v->deprecation_warning)
+            snprintf(msg, sizeof(msg), "%s", v->deprecation_warning);
+        else
+            snprintf(msg, sizeof(msg), "%s/%s %s is deprecated", rt->res->group, rt->res->version,
+                     rt->res->kind);
+        srv_warn(q, msg);
+    }
     const char *m = q->method;
     if (rt->kind == RT_COLLECTION) {
         if (!strcmp(m, "POST"))
@@ -1169,6 +1247,8 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
             return do_delete_collection(q, rt);
         return do_list(q, rt);
     }
+    if (rt->kind == RT_SCALE)
+        return srv_handle_scale(q, rt);
     bool status = rt->kind == RT_STATUS;
     if (!strcmp(m, "GET") || !strcmp(m, "HEAD"))
         return do_get(q, rt);

@@ -3,8 +3,12 @@
  * Core objects live under /api/v1, every other group under /apis/G/V. The
  * core group has an ambiguity: /api/v1/namespaces/X is the Namespace X, but
  * /api/v1/namespaces/X/pods is the pods of namespace X; the third segment
- * decides, by whether it names a namespaced resource of that group version. */
+ * decides, by whether it names a namespaced resource of that group version.
+ * What exists is what the store serves now: the built-in kinds and the
+ * kinds of the CRDs established so far. */
 #include "server/srv_int.h"
+
+#include "api/crd.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,14 +20,11 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src);
 }
 
-/* A namespaced resource of this group version, or NULL. */
-static const struct store_resource *find_res(const char *group, const char *version,
-                                             const char *plural)
+/* A resource the store serves at this group version, or NULL. */
+static const struct store_resource *find_res(struct store *st, const char *group,
+                                             const char *version, const char *plural)
 {
-    const struct store_resource *r = store_resource_by_path(group, plural);
-    if (r && strcmp(r->version, version))
-        return NULL;
-    return r;
+    return store_lookup(st, group, version, plural);
 }
 
 static bool bad_name(const char *s)
@@ -32,12 +33,12 @@ static bool bad_name(const char *s)
 }
 
 /* Fill rt from the segments after the group version: [namespaces NS] R [N [sub]]. */
-static void parse_rest(char **seg, int n, struct srv_route *rt)
+static void parse_rest(struct store *st, char **seg, int n, struct srv_route *rt)
 {
     bool vis = srv_is_visibility_group(rt->group);
     int i = 0;
     if (n >= 3 && !strcmp(seg[0], "namespaces")) {
-        const struct store_resource *r = vis ? NULL : find_res(rt->group, rt->version, seg[2]);
+        const struct store_resource *r = vis ? NULL : find_res(st, rt->group, rt->version, seg[2]);
         bool vis_ns = vis && !strcmp(seg[2], "localqueues");
         if ((r && r->namespaced) || vis_ns) {
             copy(rt->ns, sizeof(rt->ns), seg[1]);
@@ -63,7 +64,7 @@ static void parse_rest(char **seg, int n, struct srv_route *rt)
         }
         return;
     }
-    const struct store_resource *r = find_res(rt->group, rt->version, plural);
+    const struct store_resource *r = find_res(st, rt->group, rt->version, plural);
     if (!r)
         return;
     /* A namespaced resource at the cluster path lists all namespaces; a
@@ -96,10 +97,14 @@ static void parse_rest(char **seg, int n, struct srv_route *rt)
         rt->kind = RT_STATUS;
         return;
     }
+    if (left == 3 && !strcmp(seg[i + 2], "scale") && r->crd_version && r->crd_version->scale) {
+        rt->kind = RT_SCALE;
+        return;
+    }
     rt->res = NULL;
 }
 
-void srv_route_parse(const char *path, struct srv_route *rt)
+void srv_route_parse(struct store *st, const char *path, struct srv_route *rt)
 {
     memset(rt, 0, sizeof(*rt));
     rt->kind = RT_NONE;
@@ -126,7 +131,7 @@ void srv_route_parse(const char *path, struct srv_route *rt)
             rt->kind = RT_GV;
             return;
         }
-        parse_rest(seg + 2, n - 2, rt);
+        parse_rest(st, seg + 2, n - 2, rt);
         return;
     }
     if (n >= 2 && !strcmp(seg[0], "apis")) {
@@ -140,6 +145,6 @@ void srv_route_parse(const char *path, struct srv_route *rt)
             rt->kind = RT_GV;
             return;
         }
-        parse_rest(seg + 3, n - 3, rt);
+        parse_rest(st, seg + 3, n - 3, rt);
     }
 }

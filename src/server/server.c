@@ -169,7 +169,7 @@ static int dispatch(struct srv_req *q)
         return ret;
 
     struct srv_route rt;
-    srv_route_parse(p, &rt);
+    srv_route_parse(q->srv->store, p, &rt);
     switch (rt.kind) {
     case RT_NONE:
     case RT_GV:
@@ -191,6 +191,7 @@ static int dispatch(struct srv_req *q)
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
+    case RT_SCALE:
         return srv_handle_resource(q, &rt);
     }
     return srv_reply_not_found_path(q);
@@ -291,6 +292,8 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
         return rc;
     }
     s->port = http_server_port(s->http);
+    if (o->host)
+        srv_bootstrap(s, o->host, o->tls);
     if (o->host && s->event_ttl_s > 0 && srv_janitor_start(s))
         log_warn("cannot start the event expiry thread: events will not expire");
     *out = s;

@@ -69,14 +69,10 @@ struct srv {
     pthread_mutex_t janitor_lock;
     pthread_cond_t janitor_cond;
     bool janitor_running;
-    /* Discovery documents, built once at start (owned). */
-    char *disc_core;     /* aggregated /api */
-    char *disc_groups;   /* aggregated /apis */
-    char *legacy_api;    /* APIVersions */
-    char *legacy_apis;   /* APIGroupList */
-    json_t *legacy_gv;   /* "group/version" -> APIResourceList */
-    json_t *openapi;     /* "api/v1" | "apis/G/V" -> OpenAPI v3 document */
-    char *openapi_index; /* /openapi/v3 */
+    /* Discovery and OpenAPI documents of what the store serves, rebuilt
+     * when that changes (discovery.c). */
+    pthread_mutex_t disc_lock;
+    struct srv_disc *disc; /* one reference; guarded by disc_lock */
 };
 
 /* A parsed request path. */
@@ -88,6 +84,7 @@ enum srv_route_kind {
     RT_COLLECTION, /* .../R */
     RT_OBJECT,     /* .../R/N */
     RT_STATUS,     /* .../R/N/status */
+    RT_SCALE,      /* .../R/N/scale, for a CRD kind with the scale subresource */
     RT_POD_LOG,    /* /api/v1/namespaces/NS/pods/N/log (podlog.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
@@ -103,8 +100,8 @@ struct srv_route {
     char bad[256];  /* for RT_BAD_NAME: the offending segment */
 };
 
-/* Parse an (already unescaped) path. */
-void srv_route_parse(const char *path, struct srv_route *rt);
+/* Parse an (already unescaped) path against what st serves. */
+void srv_route_parse(struct store *st, const char *path, struct srv_route *rt);
 
 /* One request being answered (on a worker thread). */
 struct srv_req {
@@ -161,11 +158,17 @@ json_t *srv_status_new(unsigned code, const char *reason, const char *message,
                        const json_t *details);
 
 /* discovery.c */
+struct srv_disc;
 void srv_discovery_build(struct srv *s);
 void srv_discovery_free(struct srv *s);
 int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
+
+/* bootstrap.c: write the `kubernetes` Service, Endpoints and EndpointSlice
+ * in `default` for this server's address (host, s->port), as
+ * kube-apiserver keeps them. Failures are logged. */
+void srv_bootstrap(struct srv *s, const char *host, bool tls);
 
 /* review.c: SelfSubjectAccessReview and SelfSubjectReview (kubectl auth). */
 int srv_handle_review(struct srv_req *q, bool *handled);
@@ -176,6 +179,9 @@ void srv_janitor_stop(struct srv *s); /* sets stopping */
 
 /* resource.c: everything under a resource path. */
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
+/* scale.c: GET, PUT, PATCH .../N/scale of a CRD kind with the scale
+ * subresource (authorized by the caller). */
+int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
 /* admit.c: the built-in admission of Jobs beyond the api layer's

@@ -1,10 +1,11 @@
 /* table.c -- server-side printing: meta.k8s.io/v1 Table (spec §4.3, §5).
  *
  * kubectl's `get` asks for a Table and prints the cells it is given; without
- * one it shows only NAME and AGE. Kueue kinds get their CRDs'
- * additionalPrinterColumns (evaluated with the two JSONPath forms those
- * columns use); built-in kinds get the columns kube-apiserver prints. Dates
- * are sent already humanised, as the real CRD printer does. */
+ * one it shows only NAME and AGE. The kinds of CRDs (Kueue's among them)
+ * get their CRD's additionalPrinterColumns, evaluated with the JSONPath
+ * forms such columns use, or Name and Age when it declares none; built-in
+ * kinds get the columns kube-apiserver prints. Dates are sent already
+ * humanised, as the real CRD printer does. */
 #include "server/srv_int.h"
 
 #include <inttypes.h>
@@ -12,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/crd.h"
 #include "base/err.h"
 #include "base/time.h"
+#include "base/xalloc.h"
 
-enum col_type { COL_STRING, COL_INTEGER, COL_DATE };
+enum col_type { COL_STRING, COL_INTEGER, COL_DATE, COL_NUMBER, COL_BOOLEAN };
 
 struct column {
     const char *name;
@@ -50,43 +53,6 @@ static const char name_desc[] =
     {                                                                                              \
         NULL, COL_STRING, NULL, 0, NULL                                                            \
     }
-
-static const struct column cq_cols[] = {
-    NAME_COL,
-    {"Cohort", COL_STRING, ".spec.cohortName", 0, "Cohort that this ClusterQueue belongs to"},
-    {"Strategy", COL_STRING, ".spec.queueingStrategy", 1,
-     "The queueing strategy used to prioritize workloads"},
-    {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
-     "Number of pending workloads"},
-    {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 1,
-     "Number of admitted workloads that haven't finished yet"},
-    END_COL};
-
-static const struct column lq_cols[] = {
-    NAME_COL,
-    {"ClusterQueue", COL_STRING, ".spec.clusterQueue", 0, "Backing ClusterQueue"},
-    {"Pending Workloads", COL_INTEGER, ".status.pendingWorkloads", 0,
-     "Number of pending workloads"},
-    {"Admitted Workloads", COL_INTEGER, ".status.admittedWorkloads", 0,
-     "Number of admitted workloads that haven't finished yet."},
-    END_COL};
-
-static const struct column wl_cols[] = {
-    NAME_COL,
-    {"Queue", COL_STRING, ".spec.queueName", 0, "Name of the queue this workload was submitted to"},
-    {"Reserved in", COL_STRING, ".status.admission.clusterQueue", 0,
-     "Name of the ClusterQueue where the workload is reserving quota"},
-    {"Admitted", COL_STRING, ".status.conditions[?(@.type=='Admitted')].status", 0,
-     "Admission status"},
-    {"Finished", COL_STRING, ".status.conditions[?(@.type=='Finished')].status", 0,
-     "Workload finished"},
-    AGE_COL("Time this workload was created"),
-    END_COL};
-
-static const struct column wpc_cols[] = {
-    NAME_COL,
-    {"Value", COL_INTEGER, ".value", 0, "Value of workloadPriorityClass's Priority"},
-    END_COL};
 
 static const struct column age_cols[] = {
     NAME_COL,
@@ -169,6 +135,83 @@ static const struct column lease_cols[] = {
      "when this object was created."},
     END_COL};
 
+#define AGE_BUILTIN                                                                                \
+    {                                                                                              \
+        "Age", COL_STRING, NULL, 0,                                                                \
+            "CreationTimestamp is a timestamp representing the server time when this object was "  \
+            "created."                                                                             \
+    }
+
+static const struct column node_cols[] = {
+    NAME_COL,
+    {"Status", COL_STRING, NULL, 0, "The status of the node"},
+    {"Roles", COL_STRING, NULL, 0, "The roles of the node"},
+    AGE_BUILTIN,
+    {"Version", COL_STRING, NULL, 0, "Kubelet Version reported by the node."},
+    {"Internal-IP", COL_STRING, NULL, 1, "List of internal IPs."},
+    {"External-IP", COL_STRING, NULL, 1, "List of external IPs."},
+    {"OS-Image", COL_STRING, NULL, 1,
+     "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."},
+    {"Kernel-Version", COL_STRING, NULL, 1,
+     "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."},
+    {"Container-Runtime", COL_STRING, NULL, 1,
+     "Container runtime version reported by the node through runtime remote API (e.g. "
+     "containerd://1.4.2)."},
+    END_COL};
+
+static const struct column svc_cols[] = {
+    NAME_COL,
+    {"Type", COL_STRING, NULL, 0, "The type of service."},
+    {"Cluster-IP", COL_STRING, NULL, 0, "The cluster IP of the service."},
+    {"External-IP", COL_STRING, NULL, 0, "The external IP of the service."},
+    {"Port(s)", COL_STRING, NULL, 0, "The ports of the service."},
+    AGE_BUILTIN,
+    {"Selector", COL_STRING, NULL, 1,
+     "Route service traffic to pods with label keys and values matching this selector."},
+    END_COL};
+
+static const struct column ep_cols[] = {
+    NAME_COL,
+    {"Endpoints", COL_STRING, NULL, 0, "Endpoints of the service."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column eps_cols[] = {
+    NAME_COL,
+    {"AddressType", COL_STRING, NULL, 0,
+     "The IP protocol for this slice of endpoints (IPv4, IPv6 or FQDN)."},
+    {"Ports", COL_STRING, NULL, 0, "Enumerated ports for these endpoints."},
+    {"Endpoints", COL_STRING, NULL, 0, "Addresses of the endpoints in this slice."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column cm_cols[] = {
+    NAME_COL,
+    {"Data", COL_INTEGER, NULL, 0, "The number of entries in this ConfigMap."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column secret_cols[] = {
+    NAME_COL,
+    {"Type", COL_STRING, NULL, 0, "The type of the secret."},
+    {"Data", COL_INTEGER, NULL, 0, "The number of entries in this secret."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column created_at_cols[] = {
+    NAME_COL,
+    {"Created At", COL_DATE, ".metadata.creationTimestamp", 0,
+     "CreationTimestamp is a timestamp representing the server time when this object was "
+     "created."},
+    END_COL};
+
+static const struct column claim_cols[] = {
+    NAME_COL,
+    {"State", COL_STRING, NULL, 0,
+     "A summary of the claim's state: pending, allocated, reserved, or deleted."},
+    AGE_BUILTIN,
+    END_COL};
+
 /* ---- helpers ------------------------------------------------------------ */
 
 void srv_human_duration(int64_t ms, char *buf, size_t len)
@@ -246,14 +289,28 @@ static json_t *age_of(const char *s, int64_t now_ms, const char *absent)
     return json_string(buf);
 }
 
+/* a.b.c, where a segment may end in list indexes: conditions[0]. */
 static const json_t *get_path(const json_t *obj, const char *dotted)
 {
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", dotted);
     const json_t *cur = obj;
     char *save = NULL;
-    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, t);
+    for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save)) {
+        char *br = strchr(t, '[');
+        if (br)
+            *br = '\0';
+        if (*t)
+            cur = json_object_get(cur, t);
+        while (br && cur) {
+            char *end;
+            unsigned long i = strtoul(br + 1, &end, 10);
+            if (end == br + 1 || *end != ']')
+                return NULL;
+            cur = json_array_get(cur, i);
+            br = end[1] == '[' ? end + 1 : NULL;
+        }
+    }
     return cur;
 }
 
@@ -320,6 +377,10 @@ static json_t *crd_cell(const struct column *c, const json_t *obj, int64_t now_m
         return json_null();
     case COL_DATE:
         return json_is_string(v) ? age_of(json_string_value(v), now_ms, "<unknown>") : json_null();
+    case COL_NUMBER:
+        return json_is_number(v) ? json_real(json_number_value(v)) : json_null();
+    case COL_BOOLEAN:
+        return json_is_boolean(v) ? json_boolean(json_is_true(v)) : json_null();
     case COL_STRING:
         break;
     }
@@ -575,17 +636,230 @@ static void compute_pc(const json_t *o, json_t *row, int64_t now)
     add_str(row, p ? p : "PreemptLowerPriority");
 }
 
+/* "Ready", "NotReady" or "Unknown", then ",SchedulingDisabled" when cordoned. */
+static void compute_node(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    const char *ready = "Unknown";
+    size_t i;
+    const json_t *c;
+    json_array_foreach(get_path(o, "status.conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *st = json_string_value(json_object_get(c, "status"));
+        if (t && !strcmp(t, "Ready"))
+            ready = st && !strcmp(st, "True")    ? "Ready"
+                    : st && !strcmp(st, "False") ? "NotReady"
+                                                 : "Unknown";
+    }
+    char status[64];
+    snprintf(status, sizeof(status), "%s%s", ready,
+             json_is_true(get_path(o, "spec.unschedulable")) ? ",SchedulingDisabled" : "");
+    add_str(row, status);
+    struct sb roles = SB_INIT;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)get_path(o, "metadata.labels"), k, v)
+    {
+        const char *role = NULL;
+        if (!strncmp(k, "node-role.kubernetes.io/", 24) && k[24])
+            role = k + 24;
+        else if (!strcmp(k, "kubernetes.io/role"))
+            role = json_string_value(v);
+        if (role && *role)
+            sb_addf(&roles, "%s%s", roles.len ? "," : "", role);
+    }
+    add_str(row, roles.len ? sb_str(&roles) : "<none>");
+    sb_release(&roles);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    add_at(row, o, "status.nodeInfo.kubeletVersion");
+    const char *types[] = {"InternalIP", "ExternalIP"};
+    for (int t = 0; t < 2; t++) {
+        const char *ip = NULL;
+        json_array_foreach(get_path(o, "status.addresses"), i, c)
+        {
+            const char *at = json_string_value(json_object_get(c, "type"));
+            if (!ip && at && !strcmp(at, types[t]))
+                ip = json_string_value(json_object_get(c, "address"));
+        }
+        add_str(row, ip ? ip : "<none>");
+    }
+    const char *os = str_at(o, "status.nodeInfo.osImage");
+    add_str(row, os && *os ? os : "<unknown>");
+    const char *kv = str_at(o, "status.nodeInfo.kernelVersion");
+    add_str(row, kv && *kv ? kv : "<unknown>");
+    const char *cr = str_at(o, "status.nodeInfo.containerRuntimeVersion");
+    add_str(row, cr && *cr ? cr : "<unknown>");
+}
+
+static void compute_service(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    const char *type = str_at(o, "spec.type");
+    add_str(row, type ? type : "ClusterIP");
+    const char *cip = str_at(o, "spec.clusterIP");
+    add_str(row, cip && *cip ? cip : "<none>");
+    struct sb ext = SB_INIT;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(get_path(o, "spec.externalIPs"), i, v)
+        sb_addf(&ext, "%s%s", ext.len ? "," : "", json_string_value(v) ? json_string_value(v) : "");
+    if (type && !strcmp(type, "ExternalName")) {
+        const char *en = str_at(o, "spec.externalName");
+        sb_adds(&ext, en ? en : "");
+    }
+    add_str(row, ext.len                                   ? sb_str(&ext)
+                 : (type && !strcmp(type, "LoadBalancer")) ? "<pending>"
+                                                           : "<none>");
+    sb_release(&ext);
+    struct sb ports = SB_INIT;
+    json_array_foreach(get_path(o, "spec.ports"), i, v)
+    {
+        json_int_t port = json_integer_value(json_object_get(v, "port"));
+        json_int_t node = json_integer_value(json_object_get(v, "nodePort"));
+        const char *proto = json_string_value(json_object_get(v, "protocol"));
+        if (ports.len)
+            sb_addch(&ports, ',');
+        sb_addf(&ports, "%lld", (long long)port);
+        if (node)
+            sb_addf(&ports, ":%lld", (long long)node);
+        sb_addf(&ports, "/%s", proto ? proto : "TCP");
+    }
+    add_str(row, ports.len ? sb_str(&ports) : "<none>");
+    sb_release(&ports);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    struct sb sel = SB_INIT;
+    const char *k;
+    json_object_foreach((json_t *)get_path(o, "spec.selector"), k, v) sb_addf(
+        &sel, "%s%s=%s", sel.len ? "," : "", k, json_string_value(v) ? json_string_value(v) : "");
+    add_str(row, sel.len ? sb_str(&sel) : "<none>");
+    sb_release(&sel);
+}
+
+/* At most three addresses, then " + N more...", as kubectl's printer does. */
+static void add_limited(struct sb *out, size_t *count, const char *text)
+{
+    if (*count < 3)
+        sb_addf(out, "%s%s", *count ? "," : "", text);
+    (*count)++;
+}
+
+static void finish_limited(json_t *row, struct sb *out, size_t count, const char *empty)
+{
+    if (count > 3)
+        sb_addf(out, " + %zu more...", count - 3);
+    add_str(row, count ? sb_str(out) : empty);
+    sb_release(out);
+}
+
+static void compute_endpoints(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    struct sb s = SB_INIT;
+    size_t n = 0, i, j, k;
+    const json_t *sub, *a, *p;
+    json_array_foreach(get_path(o, "subsets"), i, sub)
+    {
+        json_array_foreach(json_object_get(sub, "addresses"), j, a)
+        {
+            const char *ip = json_string_value(json_object_get(a, "ip"));
+            const json_t *ports = json_object_get(sub, "ports");
+            if (!json_array_size(ports))
+                add_limited(&s, &n, ip ? ip : "");
+            json_array_foreach(ports, k, p)
+            {
+                char buf[300];
+                snprintf(buf, sizeof(buf), "%s:%lld", ip ? ip : "",
+                         (long long)json_integer_value(json_object_get(p, "port")));
+                add_limited(&s, &n, buf);
+            }
+        }
+    }
+    finish_limited(row, &s, n, "<none>");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_endpointslice(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "addressType");
+    struct sb s = SB_INIT;
+    size_t n = 0, i, j;
+    const json_t *v, *a;
+    json_array_foreach(get_path(o, "ports"), i, v)
+    {
+        char buf[32];
+        const json_t *port = json_object_get(v, "port");
+        snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(port));
+        add_limited(&s, &n, json_is_integer(port) ? buf : "<unset>");
+    }
+    finish_limited(row, &s, n, "<unset>");
+    n = 0;
+    json_array_foreach(get_path(o, "endpoints"), i, v)
+        json_array_foreach(json_object_get(v, "addresses"), j, a)
+            add_limited(&s, &n, json_string_value(a) ? json_string_value(a) : "");
+    finish_limited(row, &s, n, "<unset>");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_configmap(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    json_array_append_new(row,
+                          json_integer((json_int_t)(json_object_size(get_path(o, "data")) +
+                                                    json_object_size(get_path(o, "binaryData")))));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_secret(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "type");
+    json_array_append_new(row, json_integer((json_int_t)json_object_size(get_path(o, "data"))));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_created_at(const json_t *o, json_t *row, int64_t now)
+{
+    (void)now;
+    add_at(row, o, "metadata.name");
+    add_at(row, o, "metadata.creationTimestamp");
+}
+
+/* pending, or allocated and/or reserved, then deleted when being deleted. */
+static void compute_claim(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    struct sb s = SB_INIT;
+    if (get_path(o, "status.allocation"))
+        sb_adds(&s, "allocated");
+    if (json_array_size(get_path(o, "status.reservedFor")))
+        sb_addf(&s, "%sreserved", s.len ? "," : "");
+    if (!s.len)
+        sb_adds(&s, "pending");
+    if (str_at(o, "metadata.deletionTimestamp"))
+        sb_adds(&s, ",deleted");
+    add_str(row, sb_str(&s));
+    sb_release(&s);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
 static const struct printer printers[] = {
     {"priorityclasses.scheduling.k8s.io", pc_cols, compute_pc},
-    {"clusterqueues.kueue.x-k8s.io", cq_cols, NULL},
-    {"localqueues.kueue.x-k8s.io", lq_cols, NULL},
-    {"workloads.kueue.x-k8s.io", wl_cols, NULL},
-    {"workloadpriorityclasses.kueue.x-k8s.io", wpc_cols, NULL},
     {"namespaces", ns_cols, compute_ns},
     {"jobs.batch", job_cols, compute_job},
     {"pods", pod_cols, compute_pod},
     {"events", ev_cols, compute_event},
     {"leases.coordination.k8s.io", lease_cols, compute_lease},
+    {"nodes", node_cols, compute_node},
+    {"services", svc_cols, compute_service},
+    {"endpoints", ep_cols, compute_endpoints},
+    {"endpointslices.discovery.k8s.io", eps_cols, compute_endpointslice},
+    {"configmaps", cm_cols, compute_configmap},
+    {"secrets", secret_cols, compute_secret},
+    {"limitranges", created_at_cols, compute_created_at},
+    {"resourceclaims.resource.k8s.io", claim_cols, compute_claim},
+    {STORE_CRD_KEY, created_at_cols, compute_created_at},
 };
 
 static const struct printer *printer_for(const struct store_resource *r)
@@ -597,13 +871,40 @@ static const struct printer *printer_for(const struct store_resource *r)
     return &fallback;
 }
 
+static const char *const type_names[] = {[COL_STRING] = "string",
+                                         [COL_INTEGER] = "integer",
+                                         [COL_DATE] = "date",
+                                         [COL_NUMBER] = "number",
+                                         [COL_BOOLEAN] = "boolean"};
+
+/* The columns of a CRD kind: Name, then its printer columns, or Name and
+ * Age when it declares none (kube-apiserver's CRD table convertor). Owned
+ * array (free); the strings are the CRD's. */
+static struct column *crd_columns(const struct crd_version *v)
+{
+    struct column *cols = xcalloc(v->ncolumns + 3, sizeof(*cols));
+    size_t n = 0;
+    cols[n++] = (struct column)NAME_COL;
+    for (size_t i = 0; i < v->ncolumns; i++) {
+        const struct crd_column *c = &v->columns[i];
+        enum col_type t = COL_STRING;
+        for (size_t k = 0; k < CU_ARRAY_SIZE(type_names); k++)
+            if (c->type && type_names[k] && !strcmp(c->type, type_names[k]))
+                t = (enum col_type)k;
+        cols[n++] = (struct column){c->name, t, c->json_path, c->priority,
+                                    c->description ? c->description : ""};
+    }
+    if (!v->ncolumns)
+        cols[n++] = (struct column)AGE_COL("CreationTimestamp is a timestamp representing the "
+                                           "server time when this object was created.");
+    return cols;
+}
+
 static json_t *column_defs(const struct printer *p)
 {
     json_t *defs = json_array();
     for (const struct column *c = p->cols; c->name; c++) {
-        const char *type = c->type == COL_INTEGER ? "integer"
-                           : c->type == COL_DATE  ? "date"
-                                                  : "string";
+        const char *type = type_names[c->type];
         const char *format = c->path && !strcmp(c->path, ".metadata.name") ? "name" : "";
         json_array_append_new(defs, json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", c->name, "type",
                                               type, "format", format, "description", c->description,
@@ -626,7 +927,9 @@ static json_t *partial(const json_t *obj)
 json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n,
                   const struct srv_table_opts *o)
 {
-    const struct printer *p = printer_for(r);
+    struct column *owned = r->crd_version ? crd_columns(r->crd_version) : NULL;
+    struct printer crd_printer = {r->key, owned, NULL};
+    const struct printer *p = owned ? &crd_printer : printer_for(r);
     json_t *rows = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *cells = json_array();
@@ -643,8 +946,11 @@ json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n
             json_object_set(row, "object", items[i]);
         json_array_append_new(rows, row);
     }
-    return json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
-                     "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows", rows);
+    json_t *t =
+        json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
+                  "columnDefinitions", o->columns ? column_defs(p) : json_array(), "rows", rows);
+    free(owned);
+    return t;
 }
 
 bool srv_accept_table(const char *accept)

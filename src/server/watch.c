@@ -15,6 +15,8 @@
  * store's shared text until it has been written. */
 #include "server/srv_int.h"
 
+#include "api/crd.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,7 +124,9 @@ static void emit_event(struct watch *wt, struct http_out *out, struct store_even
     }
     if (!srv_fsel_match(&wt->sel, ev->object))
         return;
-    if (!json_object_get(ev->object, "kind")) {
+    /* Another served version of a CRD than the storage one: None conversion. */
+    bool convert = wt->res->crd_version && !wt->res->crd_version->storage;
+    if (!json_object_get(ev->object, "kind") || convert) {
         char gv[160];
         if (*wt->res->group)
             snprintf(gv, sizeof(gv), "%s/%s", wt->res->group, wt->res->version);
@@ -264,8 +268,10 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
     wo.field_selector =
         wt->sel.store_can && field_selector && *field_selector ? field_selector : NULL;
     wo.since = since;
-    wo.raw = !table && wt->sel.store_can; /* nothing for the server to evaluate or reshape */
-    wo.send_initial_events = since == 0;  /* absent or "0": current state first */
+    /* nothing for the server to evaluate or reshape */
+    wo.raw =
+        !table && wt->sel.store_can && !(wt->res->crd_version && !wt->res->crd_version->storage);
+    wo.send_initial_events = since == 0; /* absent or "0": current state first */
     wo.notify = watch_notify;
     wo.notify_arg = wt;
     const char *ns = rt->ns[0] ? rt->ns : NULL;

@@ -3,7 +3,13 @@
  * Names, short names, scope and subresources follow Kueue's v1beta2 CRD
  * markers (apis/kueue/v1beta2, the *_types.go files) and Kubernetes for the built-in
  * kinds (spec/apiserver.md section 2.4). Kueue's CRDs declare no categories;
- * Pods and Jobs are in `all`, as on a real API server. */
+ * Pods, Services and Jobs are in `all`, as on a real API server. The
+ * built-in kinds are those a Kueue installation meets: Nodes, Services
+ * and their endpoints (webhooks, `kubectl cluster-info`), ConfigMaps,
+ * Secrets, LimitRanges, the DRA kinds of resource.k8s.io and the
+ * CustomResourceDefinitions themselves. Kueue's kinds are listed for the
+ * clients that name them (the controllers); a store serves them from the
+ * CRDs it installs (registry.c). */
 #include <string.h>
 
 #include "store/store.h"
@@ -20,35 +26,65 @@ static const char *const sn_wpc[] = {"wpc", NULL};
 static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
+static const char *const sn_no[] = {"no", NULL};
+static const char *const sn_svc[] = {"svc", NULL};
+static const char *const sn_ep[] = {"ep", NULL};
+static const char *const sn_cm[] = {"cm", NULL};
+static const char *const sn_limits[] = {"limits", NULL};
+static const char *const sn_crd[] = {"crd", "crds", NULL};
 static const char *const cat_all[] = {"all", NULL};
+static const char *const cat_api_ext[] = {"api-extensions", NULL};
 
 #define KUEUE "kueue.x-k8s.io"
+/* A built-in kind, and one of Kueue's (served from its CRD). */
+#define BUILTIN(g, v, p, s, k, key, nsd, st, sn, cat)                                              \
+    {                                                                                              \
+        g, v, p, s, k, key, nsd, st, sn, cat, false, NULL, NULL                                    \
+    }
+#define KUEUE_KIND(p, s, k, nsd, st, sn)                                                           \
+    {                                                                                              \
+        KUEUE, "v1beta2", p, s, k, p "." KUEUE, nsd, st, sn, NULL, true, NULL, NULL                \
+    }
 
 static const struct store_resource resources[] = {
-    {"", "v1", "namespaces", "namespace", "Namespace", "namespaces", false, true, sn_ns, NULL},
-    {"", "v1", "pods", "pod", "Pod", "pods", true, true, sn_po, cat_all},
-    {"", "v1", "events", "event", "Event", "events", true, false, sn_ev, NULL},
-    {"batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all},
-    {"coordination.k8s.io", "v1", "leases", "lease", "Lease", "leases.coordination.k8s.io", true,
-     false, NULL, NULL},
-    {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
-     "priorityclasses.scheduling.k8s.io", false, false, sn_pc, NULL},
-    {KUEUE, "v1beta2", "resourceflavors", "resourceflavor", "ResourceFlavor",
-     "resourceflavors." KUEUE, false, false, sn_rf, NULL},
-    {KUEUE, "v1beta2", "cohorts", "cohort", "Cohort", "cohorts." KUEUE, false, true, sn_co, NULL},
-    {KUEUE, "v1beta2", "clusterqueues", "clusterqueue", "ClusterQueue", "clusterqueues." KUEUE,
-     false, true, sn_cq, NULL},
-    {KUEUE, "v1beta2", "localqueues", "localqueue", "LocalQueue", "localqueues." KUEUE, true, true,
-     sn_lq, NULL},
-    {KUEUE, "v1beta2", "workloads", "workload", "Workload", "workloads." KUEUE, true, true, sn_wl,
-     NULL},
-    {KUEUE, "v1beta2", "workloadpriorityclasses", "workloadpriorityclass", "WorkloadPriorityClass",
-     "workloadpriorityclasses." KUEUE, false, false, sn_wpc, NULL},
-    {KUEUE, "v1beta2", "admissionchecks", "admissioncheck", "AdmissionCheck",
-     "admissionchecks." KUEUE, false, true, sn_ac, NULL},
-    {KUEUE, "v1beta2", "topologies", "topology", "Topology", "topologies." KUEUE, false, false,
-     sn_topo, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, false, false, NULL, NULL},
+    BUILTIN("", "v1", "namespaces", "namespace", "Namespace", "namespaces", false, true, sn_ns,
+            NULL),
+    BUILTIN("", "v1", "pods", "pod", "Pod", "pods", true, true, sn_po, cat_all),
+    BUILTIN("", "v1", "events", "event", "Event", "events", true, false, sn_ev, NULL),
+    BUILTIN("", "v1", "nodes", "node", "Node", "nodes", false, true, sn_no, NULL),
+    BUILTIN("", "v1", "services", "service", "Service", "services", true, true, sn_svc, cat_all),
+    BUILTIN("", "v1", "endpoints", "endpoints", "Endpoints", "endpoints", true, false, sn_ep, NULL),
+    BUILTIN("", "v1", "configmaps", "configmap", "ConfigMap", "configmaps", true, false, sn_cm,
+            NULL),
+    BUILTIN("", "v1", "secrets", "secret", "Secret", "secrets", true, false, NULL, NULL),
+    BUILTIN("", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false,
+            sn_limits, NULL),
+    BUILTIN("batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all),
+    BUILTIN("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice",
+            "endpointslices.discovery.k8s.io", true, false, NULL, NULL),
+    BUILTIN("coordination.k8s.io", "v1", "leases", "lease", "Lease", "leases.coordination.k8s.io",
+            true, false, NULL, NULL),
+    BUILTIN("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
+            "priorityclasses.scheduling.k8s.io", false, false, sn_pc, NULL),
+    BUILTIN("resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass",
+            "deviceclasses.resource.k8s.io", false, false, NULL, NULL),
+    BUILTIN("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim",
+            "resourceclaims.resource.k8s.io", true, true, NULL, NULL),
+    BUILTIN("resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate",
+            "ResourceClaimTemplate", "resourceclaimtemplates.resource.k8s.io", true, false, NULL,
+            NULL),
+    BUILTIN("apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
+            "CustomResourceDefinition", STORE_CRD_KEY, false, true, sn_crd, cat_api_ext),
+    KUEUE_KIND("resourceflavors", "resourceflavor", "ResourceFlavor", false, false, sn_rf),
+    KUEUE_KIND("cohorts", "cohort", "Cohort", false, true, sn_co),
+    KUEUE_KIND("clusterqueues", "clusterqueue", "ClusterQueue", false, true, sn_cq),
+    KUEUE_KIND("localqueues", "localqueue", "LocalQueue", true, true, sn_lq),
+    KUEUE_KIND("workloads", "workload", "Workload", true, true, sn_wl),
+    KUEUE_KIND("workloadpriorityclasses", "workloadpriorityclass", "WorkloadPriorityClass", false,
+               false, sn_wpc),
+    KUEUE_KIND("admissionchecks", "admissioncheck", "AdmissionCheck", false, true, sn_ac),
+    KUEUE_KIND("topologies", "topology", "Topology", false, false, sn_topo),
+    {NULL, NULL, NULL, NULL, NULL, NULL, false, false, NULL, NULL, false, NULL, NULL},
 };
 
 const struct store_resource *store_resources(void)

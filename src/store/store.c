@@ -37,6 +37,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "api/crd.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -77,10 +78,12 @@ struct store {
     bool leader;
 
     const char *emptying_ns;               /* the namespace empty_namespace is deleting, or NULL */
+    const char *emptying_crd;              /* the key of the kind empty_crd is deleting, or NULL */
     _Atomic int64_t undecodable_logged_ms; /* when a list last logged an undecodable row */
 
     struct store__hub *hub;
     store__admit_fn admit;
+    struct store__reg *reg; /* what is served (registry.c) */
 };
 
 /* One write operation, run by whichever thread leads the batch it is in. */
@@ -474,6 +477,15 @@ static int tx_commit(struct store *s, struct err *e)
         return rc;
     }
     atomic_store(&s->rv, s->next_rv);
+    for (size_t i = 0; i < s->npending; i++) {
+        const struct store__change *c = &s->pending[i];
+        if (strcmp(c->ev->r->key, STORE_CRD_KEY))
+            continue;
+        if (c->ev->type == STORE_DELETED)
+            store__reg_drop(s->reg, api_doc_meta_str(c->obj, "name"));
+        else
+            store__reg_put(s->reg, c->obj);
+    }
     if (s->npending)
         store__hub_publish(s->hub, s->pending, s->npending, s->next_rv);
     s->npending = 0;
@@ -842,7 +854,7 @@ static struct key3 *dependents_of(struct store *s, const char *uid, size_t *n)
     bind_text(st, 1, uid);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const struct store_resource *r =
-            store_resource_find((const char *)sqlite3_column_text(st, 0));
+            store__reg_key(s->reg, (const char *)sqlite3_column_text(st, 0));
         if (!r)
             continue;
         XGROW(keys, cap, *n + 1);
@@ -936,6 +948,7 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
 }
 
 static int finish_namespace(struct store *s, const char *ns, int depth, struct err *e);
+static int finish_crd(struct store *s, const char *name, int depth, struct err *e);
 static int release_foreground_owners(struct store *s, const json_t *dep, int depth, struct err *e);
 
 /* Remove cur for good: DELETED event, then its dependents and, for the last
@@ -969,6 +982,12 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
     /* While a namespace is being emptied, it is finished once at the end. */
     if (!rc && r->namespaced && ns && *ns && !(s->emptying_ns && !strcmp(ns, s->emptying_ns)))
         rc = finish_namespace(s, ns, depth, e);
+    /* So is the kind of a CRD being deleted. */
+    char crd[320];
+    if (!rc && r->custom && !(s->emptying_crd && !strcmp(r->key, s->emptying_crd)) &&
+        store__reg_terminating(s->reg, r->key) &&
+        store__reg_crd_of(s->reg, r->key, crd, sizeof(crd)))
+        rc = finish_crd(s, crd, depth, e);
     return rc;
 }
 
@@ -990,7 +1009,7 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
         sqlite3_stmt *st = store__stmt(&s->w, ST_BY_UID);
         bind_text(st, 1, json_string_value(u));
         if (sqlite3_step(st) == SQLITE_ROW) {
-            or = store_resource_find((const char *)sqlite3_column_text(st, 0));
+            or = store__reg_key(s->reg, (const char *)sqlite3_column_text(st, 0));
             ons = xstrdup((const char *)sqlite3_column_text(st, 1));
             oname = xstrdup((const char *)sqlite3_column_text(st, 2));
         }
@@ -1023,8 +1042,11 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
     int rc = 0;
     const char *outer = s->emptying_ns;
     s->emptying_ns = ns;
-    for (const struct store_resource *r = store_resources(); r->plural && !rc; r++) {
-        if (!r->namespaced)
+    const struct store_resource **served;
+    size_t nserved = store__reg_snapshot(s->reg, &served, NULL);
+    for (size_t k = 0; k < nserved && !rc; k++) {
+        const struct store_resource *r = served[k];
+        if (!r->namespaced || (r->crd_version && !r->crd_version->storage))
             continue;
         /* Collect first: deleting while stepping a query on the same
          * connection would disturb it. */
@@ -1059,6 +1081,7 @@ static int empty_namespace(struct store *s, const char *ns, int depth, struct er
         }
         json_decref(names);
     }
+    free(served);
     s->emptying_ns = outer;
     return rc;
 }
@@ -1071,14 +1094,18 @@ static bool namespace_is_empty(struct store *s, const char *ns)
                            NULL) != SQLITE_OK)
         return false;
     bool empty = true;
-    for (const struct store_resource *r = store_resources(); r->plural && empty; r++) {
-        if (!r->namespaced)
+    const struct store_resource **served;
+    size_t nserved = store__reg_snapshot(s->reg, &served, NULL);
+    for (size_t k = 0; k < nserved && empty; k++) {
+        const struct store_resource *r = served[k];
+        if (!r->namespaced || (r->crd_version && !r->crd_version->storage))
             continue;
         sqlite3_reset(st);
         bind_text(st, 1, r->key);
         bind_text(st, 2, ns);
         empty = sqlite3_step(st) != SQLITE_ROW;
     }
+    free(served);
     sqlite3_finalize(st);
     return empty;
 }
@@ -1115,7 +1142,93 @@ static int mark_deleting(struct store *s, const struct store_resource *r, json_t
         }
         json_object_set_new(status, "phase", json_string("Terminating"));
     }
+    if (!strcmp(r->key, STORE_CRD_KEY)) {
+        if (!str_in_array(finalizers_of(cur), CRD_CLEANUP_FINALIZER))
+            json_array_append_new(finalizers_of(cur), json_string(CRD_CLEANUP_FINALIZER));
+        store__crd_terminating(cur);
+    }
     return obj_put(s, r, cur, STORE_MODIFIED, false, NULL, e);
+}
+
+/* The key (plural.group) of the kind a CRD document defines, into buf. */
+static const char *crd_key(const json_t *crd, char *buf, size_t len)
+{
+    const json_t *spec = json_object_get(crd, "spec");
+    snprintf(buf, len, "%s.%s",
+             json_string_value(json_object_get(json_object_get(spec, "names"), "plural")),
+             json_string_value(json_object_get(spec, "group")));
+    return buf;
+}
+
+/* Delete every object of the kind key defines (its CRD is being deleted). */
+static int empty_crd(struct store *s, const char *key, int depth, struct err *e)
+{
+    const struct store_resource *r = store__reg_key(s->reg, key);
+    if (!r)
+        return 0; /* names never accepted: no object was stored */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->w.db, "SELECT ns, name FROM objects WHERE res=?1", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_err(e, s->w.db, "custom resources");
+    bind_text(st, 1, key);
+    json_t *keys = json_array();
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_array_append_new(keys, json_pack("[s,s]", (const char *)sqlite3_column_text(st, 0),
+                                              (const char *)sqlite3_column_text(st, 1)));
+    sqlite3_finalize(st);
+    const char *outer = s->emptying_crd;
+    s->emptying_crd = r->key;
+    int rc = 0;
+    size_t i;
+    json_t *k;
+    json_array_foreach(keys, i, k)
+    {
+        json_t *cur;
+        rc = w_load(s, r, json_string_value(json_array_get(k, 0)),
+                    json_string_value(json_array_get(k, 1)), &cur, e);
+        if (rc)
+            break;
+        if (!cur)
+            continue;
+        bool gone;
+        rc = do_delete(s, r, cur, "Background", depth + 1, &gone, e);
+        json_decref(cur);
+        if (rc)
+            break;
+    }
+    s->emptying_crd = outer;
+    json_decref(keys);
+    return rc;
+}
+
+/* When the CRD name is being deleted and its kind holds no object any
+ * more, its cleanup finalizer goes, and with the last finalizer the CRD. */
+static int finish_crd(struct store *s, const char *name, int depth, struct err *e)
+{
+    const struct store_resource *cr = store_resource_find(STORE_CRD_KEY);
+    json_t *crd;
+    int rc = w_load(s, cr, "", name, &crd, e);
+    if (rc || !crd)
+        return rc;
+    char key[320];
+    crd_key(crd, key, sizeof(key));
+    sqlite3_stmt *st = NULL;
+    bool empty = true;
+    if (sqlite3_prepare_v2(s->w.db, "SELECT 1 FROM objects WHERE res=?1 LIMIT 1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        bind_text(st, 1, key);
+        empty = sqlite3_step(st) != SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
+    if (has_deletion(crd) && empty && str_in_array(finalizers_of(crd), CRD_CLEANUP_FINALIZER)) {
+        drop_finalizer(crd, CRD_CLEANUP_FINALIZER);
+        if (n_finalizers(crd) == 0)
+            rc = obj_remove(s, cr, crd, depth + 1, e);
+        else
+            rc = obj_put(s, cr, crd, STORE_MODIFIED, false, NULL, e);
+    }
+    json_decref(crd);
+    return rc;
 }
 
 /* Delete cur (owned by the caller, changed to its last stored state):
@@ -1125,14 +1238,35 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
 {
     *deleted = false;
     bool is_ns = !strcmp(r->key, "namespaces");
+    bool is_crd = !strcmp(r->key, STORE_CRD_KEY);
     bool orphan = policy && !strcmp(policy, "Orphan");
     int rc = 0;
-    if (!has_deletion(cur) && (is_ns || n_finalizers(cur) > 0))
+    if (!has_deletion(cur) && (is_ns || is_crd || n_finalizers(cur) > 0))
         rc = mark_deleting(s, r, cur, e);
-    else if (has_deletion(cur) && !is_ns)
+    else if (has_deletion(cur) && !is_ns && !is_crd)
         return 0; /* already being deleted: nothing changes */
     if (rc)
         return rc;
+    if (is_crd) {
+        const char *name = api_doc_meta_str(cur, "name");
+        char key[320];
+        rc = empty_crd(s, crd_key(cur, key, sizeof(key)), depth, e);
+        if (!rc)
+            rc = finish_crd(s, name, depth, e);
+        if (rc)
+            return rc;
+        json_t *now;
+        rc = w_load(s, r, "", name, &now, e);
+        if (rc)
+            return rc;
+        *deleted = now == NULL;
+        if (now) {
+            json_object_clear(cur);
+            json_object_update(cur, now);
+            json_decref(now);
+        }
+        return 0;
+    }
     if (is_ns) {
         const char *name = api_doc_meta_str(cur, "name");
         rc = empty_namespace(s, name, depth, e);
@@ -1268,6 +1402,7 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
     pthread_cond_init(&s->qcond, NULL);
     s->hub = store__hub_new(opts->watcher_queue_max ? opts->watcher_queue_max
                                                     : DEFAULT_WATCHER_QUEUE_MAX);
+    s->reg = store__reg_new();
     int rc = create_private(s->path, e);
     if (!rc)
         rc = conn_open(s, &s->w, true, e);
@@ -1282,7 +1417,11 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
     atomic_store(&s->rv, (uint64_t)meta_get(&s->w, "rv"));
     atomic_store(&s->compacted, (uint64_t)meta_get(&s->w, "compacted"));
     s->next_rv = atomic_load(&s->rv);
-    rc = bootstrap_namespaces(s, e);
+    rc = store__crd_load(s, e);
+    if (!rc)
+        rc = bootstrap_namespaces(s, e);
+    if (!rc)
+        rc = store__crd_install(s, e);
     if (rc >= 0) {
         int n = store_gc_orphans(s, e);
         rc = n < 0 ? n : 0;
@@ -1308,6 +1447,7 @@ void store_close(struct store *s)
     if (s->w.db)
         conn_close(&s->w);
     free(s->pending);
+    store__reg_free(s->reg);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->pool_lock);
     pthread_mutex_destroy(&s->qlock);
@@ -1336,12 +1476,59 @@ void store__set_admit(struct store *s, store__admit_fn fn)
     s->admit = fn ? fn : store__admit_api;
 }
 
+struct store__reg *store__reg(struct store *s)
+{
+    return s->reg;
+}
+
+size_t store_served(struct store *s, const struct store_resource ***out, uint64_t *gen)
+{
+    return store__reg_snapshot(s->reg, out, gen);
+}
+
+uint64_t store_served_gen(struct store *s)
+{
+    return store__reg_gen(s->reg);
+}
+
+const struct store_resource *store_lookup(struct store *s, const char *group, const char *version,
+                                          const char *plural)
+{
+    return store__reg_path(s->reg, group, version, plural);
+}
+
+const struct store_resource *store_lookup_key(struct store *s, const char *key)
+{
+    return store__reg_key(s->reg, key);
+}
+
+bool store_crd_terminating(struct store *s, const struct store_resource *r)
+{
+    return r->custom && store__reg_terminating(s->reg, r->key);
+}
+
+/* The entry objects of r are stored under: r itself for a built-in kind,
+ * the storage version's for a custom one; NULL when s does not serve it. */
+static const struct store_resource *live(struct store *s, const struct store_resource *r)
+{
+    if (!r || !r->custom)
+        return r;
+    return store__reg_key(s->reg, r->key);
+}
+
+static int unserved(struct err *e)
+{
+    return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
+}
+
 /* ---- reads ----------------------------------------------------------------------------- */
 
 int store_get(struct store *s, const struct store_resource *r, const char *ns, const char *name,
               json_t **out, struct err *e)
 {
     *out = NULL;
+    if (!(r = live(s, r)))
+        return unserved(e);
     struct store__conn *c = store__conn_get(s, e);
     if (!c)
         return ERR_IO;
@@ -1626,6 +1813,8 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     const struct store_list_opts *o = opts ? opts : &none;
     memset(out, 0, sizeof(*out));
     out->remaining = -1;
+    if (!(r = live(s, r)))
+        return unserved(e);
     if (!r->namespaced || (ns && !*ns))
         ns = NULL;
     struct list_query q = {0};
@@ -1906,6 +2095,9 @@ static int create_run(struct store *s, struct wop *op)
     struct create_op *c = (struct create_op *)op;
     struct err *e = op->e;
     int rc = 0;
+    if (c->r->custom && store__reg_terminating(s->reg, c->r->key))
+        return err_set(e, ERR_FORBIDDEN,
+                       "create not allowed while custom resource definition is terminating");
     if (c->r->namespaced)
         rc = check_namespace(s, c->r, c->ns, api_doc_meta_str(c->doc, "name"), e);
     for (int attempt = 0; !rc; attempt++) {
@@ -1921,6 +2113,8 @@ static int create_run(struct store *s, struct wop *op)
     }
     if (rc)
         return rc;
+    if (!strcmp(c->r->key, STORE_CRD_KEY))
+        store__crd_status(s->reg, c->doc, NULL);
     if (c->dry_run) {
         op->discard = true;
         return 0;
@@ -1932,6 +2126,8 @@ int store_create(struct store *s, const struct store_resource *r, const char *ns
                  const struct store_write_opts *opts, json_t **out, struct err *e)
 {
     *out = NULL;
+    if (!(r = live(s, r)))
+        return unserved(e);
     json_t *doc;
     int rc = prepare_create(s, r, ns, obj, &doc, e);
     if (rc)
@@ -2080,6 +2276,8 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         rc = s->admit(r, res, cur, e);
     if (!rc && o->check)
         rc = o->check(o->check_arg, r, res, cur, e);
+    if (!rc && !strcmp(r->key, STORE_CRD_KEY))
+        store__crd_status(s->reg, res, cur);
     if (rc) {
         json_decref(res);
         return rc;
@@ -2201,6 +2399,8 @@ static int run_update(struct store *s, const struct store_resource *r, const cha
                       struct err *e)
 {
     static const struct store_write_opts none = {0};
+    if (!(r = live(s, r)))
+        return unserved(e);
     u->base = (struct wop){.run = update_run, .e = e};
     u->r = r;
     u->ns = r->namespaced ? ns : "";
@@ -2256,6 +2456,49 @@ int store_mutate(struct store *s, const struct store_resource *r, const char *ns
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     struct update_op u = {.name = name, .fn = fn, .arg = arg};
     return run_update(s, r, ns, &u, opts, out, e);
+}
+
+/* ---- replacing an undecodable CRD ----------------------------------------------------------- */
+
+struct replace_op {
+    struct wop base;
+    json_t *doc; /* the CRD to store (the caller's; changed) */
+};
+
+/* A stored CRD whose document cannot be decoded is written over with doc,
+ * keeping its uid: deleting it would delete every object of its kind. */
+static int replace_run(struct store *s, struct wop *op)
+{
+    struct replace_op *p = (struct replace_op *)op;
+    const struct store_resource *r = store_resource_find(STORE_CRD_KEY);
+    json_t *cur;
+    bool stub;
+    const char *name = api_doc_meta_str(p->doc, "name");
+    int rc = w_load_row(s, r, "", name, &cur, &stub, op->e);
+    if (rc || !cur)
+        return rc ? rc : not_found(op->e, r, name);
+    json_t *m = api_doc_meta(p->doc);
+    const char *uid = api_doc_meta_str(cur, "uid");
+    char fresh[37], now[TM_RFC3339_LEN];
+    new_uid(fresh);
+    now_rfc3339(now);
+    json_object_set_new(m, "uid", json_string(uid && *uid ? uid : fresh));
+    json_object_set_new(m, "creationTimestamp", json_string(now));
+    json_object_set_new(m, "generation", json_integer(1));
+    json_decref(cur);
+    rc = s->admit(r, p->doc, NULL, op->e);
+    if (rc)
+        return rc;
+    store__crd_status(s->reg, p->doc, NULL);
+    return obj_put(s, r, p->doc, STORE_MODIFIED, true, NULL, op->e);
+}
+
+int store__crd_replace(struct store *s, const json_t *doc, struct err *e)
+{
+    struct replace_op p = {.base = {.run = replace_run, .e = e}, .doc = json_deep_copy(doc)};
+    int rc = run_write(s, &p.base);
+    json_decref(p.doc);
+    return rc;
 }
 
 /* ---- delete -----------------------------------------------------------------------------------
@@ -2315,6 +2558,8 @@ int store_delete(struct store *s, const struct store_resource *r, const char *ns
     if (out)
         *out = NULL;
     *deleted = false;
+    if (!(r = live(s, r)))
+        return unserved(e);
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     const char *policy = o->propagation_policy ? o->propagation_policy : "Background";
     if (strcmp(policy, "Background") && strcmp(policy, "Foreground") && strcmp(policy, "Orphan"))

@@ -31,7 +31,19 @@
  * Resources are named by their plural and group, as in REST paths:
  * "clusterqueues.kueue.x-k8s.io", "jobs.batch", "namespaces", "pods",
  * "events", "leases.coordination.k8s.io", "priorityclasses.scheduling.k8s.io"
- * (struct store_resource below, from store_resource_find). */
+ * (struct store_resource below, from store_resource_find).
+ *
+ * CustomResourceDefinitions are objects of the store with the semantics of
+ * kube-apiserver's apiextensions: a CRD written is checked and compiled
+ * (api/crd.h), gets its NamesAccepted and Established conditions, and its
+ * kinds are served from the commit on (store_served, store_lookup); their
+ * objects are pruned, defaulted and validated by the CRD's schema. Deleting
+ * a CRD deletes its objects (the customresourcecleanup finalizer holds it
+ * meanwhile). Kueue's CRDs (api/crd.h: crd_kueue_manifests) are installed
+ * by store_open, and brought up to date when they differ. Any function
+ * that takes a resource accepts the entry of any served version, or the
+ * built-in table's entry for the same key: objects are stored once, under
+ * the storage version. */
 #ifndef CUEUE_STORE_STORE_H
 #define CUEUE_STORE_STORE_H
 
@@ -42,12 +54,15 @@
 
 #include "base/compiler.h"
 
+struct crd;
+struct crd_version;
 struct err;
 struct store;
 struct store_watch;
 
 /* A resource the store keeps: static facts, also used by the server for
- * discovery and routing. */
+ * discovery and routing. Entries are never freed while their store is
+ * open, so pointers to them may be kept. */
 struct store_resource {
     const char *group;    /* "" for the core group */
     const char *version;  /* "v1", "v1beta2" */
@@ -59,9 +74,20 @@ struct store_resource {
     bool has_status;                /* has a status subresource */
     const char *const *short_names; /* NULL-terminated, may be NULL */
     const char *const *categories;  /* NULL-terminated, may be NULL */
+    bool custom;                    /* a custom resource: served from a CustomResourceDefinition */
+    /* For the entries a store makes from CRDs (store_served, store_lookup):
+     * the CRD (api/crd.h) and which of its versions this entry is; NULL in
+     * the built-in table below. */
+    const struct crd *crd;
+    const struct crd_version *crd_version;
 };
 
-/* Every resource the store keeps, terminated by an entry with plural NULL. */
+#define STORE_CRD_KEY "customresourcedefinitions.apiextensions.k8s.io"
+
+/* The resources the clients of an API server know by name: the built-in
+ * kinds and Kueue's kinds (whose CRDs a store installs; a controller finds
+ * them on a cluster), terminated by an entry with plural NULL. A store
+ * serves the built-in ones (custom false) and the kinds of its CRDs. */
 const struct store_resource *store_resources(void);
 /* By key ("jobs.batch"), or by (group, plural); NULL when unknown. */
 const struct store_resource *store_resource_find(const char *key);
@@ -88,6 +114,26 @@ void store_close(struct store *s);
 
 /* The newest resourceVersion committed. */
 uint64_t store_current_rv(struct store *s);
+
+/* ---- what a store serves --------------------------------------------------------- */
+
+/* The resources s serves now: the built-in kinds, then every served
+ * version of each CustomResourceDefinition whose names are accepted, in
+ * the order the CRDs were established. *out is an owned array (free())
+ * of entries valid until store_close; *gen (may be NULL) is the
+ * generation of that set, which changes whenever the set does. */
+size_t store_served(struct store *s, const struct store_resource ***out, uint64_t *gen);
+/* The generation of the served set (cheap: read it per request). */
+uint64_t store_served_gen(struct store *s);
+/* The served resource at (group, version, plural), or NULL. */
+const struct store_resource *store_lookup(struct store *s, const char *group, const char *version,
+                                          const char *plural);
+/* Is the CRD that defines r being deleted? Its kind is still served (so
+ * that finalizers can be removed) but takes no new objects. */
+bool store_crd_terminating(struct store *s, const struct store_resource *r);
+/* The storage version's entry of the resource named key ("jobs.batch",
+ * "rayjobs.ray.io") as s serves it, or NULL when s does not serve it. */
+const struct store_resource *store_lookup_key(struct store *s, const char *key);
 
 /* A caller's last word on an update (an API server's validating
  * admission): called under the write lock with the object as it will be

@@ -31,6 +31,51 @@ int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *
  * store__admit_api. Call before any write. */
 void store__set_admit(struct store *s, store__admit_fn fn);
 
+/* ---- the served resources (registry.c) ------------------------------------------ */
+
+struct crd;
+struct store__reg;
+struct store__reg *store__reg_new(void);
+void store__reg_free(struct store__reg *g);
+/* Serve the kinds of the CRD doc as committed (borrowed; compiled here,
+ * when its names are accepted), replacing what it served before. */
+void store__reg_put(struct store__reg *g, const json_t *doc);
+/* Stop serving the kinds of the CRD named name. */
+void store__reg_drop(struct store__reg *g, const char *name);
+/* A built-in resource by key, or the storage version's entry of a served
+ * CRD's; NULL when neither. */
+const struct store_resource *store__reg_key(struct store__reg *g, const char *key);
+/* A served resource by path, or NULL. */
+const struct store_resource *store__reg_path(struct store__reg *g, const char *group,
+                                             const char *version, const char *plural);
+/* Is the CRD serving key being deleted? */
+bool store__reg_terminating(struct store__reg *g, const char *key);
+/* The name of the CRD serving key, into buf; NULL when none. */
+const char *store__reg_crd_of(struct store__reg *g, const char *key, char *buf, size_t len);
+size_t store__reg_snapshot(struct store__reg *g, const struct store_resource ***out, uint64_t *gen);
+uint64_t store__reg_gen(struct store__reg *g);
+/* Does another served CRD of c's group hold one of c's names? Then reason
+ * ("PluralConflict" ...) and msg say which. */
+bool store__reg_names_taken(struct store__reg *g, const struct crd *c, char *reason, size_t rlen,
+                            char *msg, size_t mlen);
+struct store__reg *store__reg(struct store *s);
+
+/* ---- CustomResourceDefinitions (crdstore.c) ---------------------------------------- */
+
+/* Write the status of a CRD being stored (doc, changed): acceptedNames,
+ * NamesAccepted, Established, storedVersions; prev is the stored one or
+ * NULL. Under the write lock. */
+void store__crd_status(struct store__reg *g, json_t *doc, const json_t *prev);
+/* Mark a CRD being deleted: the Terminating condition. */
+void store__crd_terminating(json_t *doc);
+/* Serve every stored CRD (store_open). */
+CU_MUST_CHECK int store__crd_load(struct store *s, struct err *e);
+/* Write doc over a stored CRD whose document cannot be decoded (keeping
+ * its uid and its objects). */
+CU_MUST_CHECK int store__crd_replace(struct store *s, const json_t *doc, struct err *e);
+/* Create Kueue's CRDs when missing, update them when they differ. */
+CU_MUST_CHECK int store__crd_install(struct store *s, struct err *e);
+
 /* ---- stored text (jsontext.c) --------------------------------------------------- */
 
 /* Is text (NUL-terminated) one JSON object (RFC 8259, nested at most 2048

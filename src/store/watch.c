@@ -262,6 +262,14 @@ void store__hub_close(struct store__hub *h)
     hub_unref_locked(h);
 }
 
+/* The same resource? A kind's entry may be the built-in table's or one of
+ * its CRD's versions (and a CRD written anew makes new entries), so two
+ * entries are the same resource when they name the same key. */
+static bool same_res(const struct store_resource *a, const struct store_resource *b)
+{
+    return a == b || !strcmp(a->key, b->key);
+}
+
 static bool sel_matches(const struct store_watch *w, const json_t *obj)
 {
     return sel_label_matches(&w->labels, obj) && sel_field_matches(&w->fields, obj);
@@ -272,7 +280,7 @@ static bool sel_matches(const struct store_watch *w, const json_t *obj)
  * DELETED for the watcher, and one that makes it start matching an ADDED. */
 static struct store__evrec *watch_event(const struct store_watch *w, const struct store__change *c)
 {
-    if (c->ev->r != w->r)
+    if (!same_res(c->ev->r, w->r))
         return NULL;
     if (w->ns && (!c->ns || strcmp(c->ns, w->ns)))
         return NULL;
@@ -295,7 +303,7 @@ static void keys_invalidate(struct store__hub *h, const struct store__change *c,
                             struct store__snap ***drop, size_t *ndrop, size_t *cap)
 {
     for (struct snap_key *k = h->keys; k; k = k->next) {
-        if (k->r != c->ev->r || (k->ns && (!c->ns || strcmp(k->ns, c->ns))))
+        if (!same_res(k->r, c->ev->r) || (k->ns && (!c->ns || strcmp(k->ns, c->ns))))
             continue;
         k->valid = false;
         k->epoch++;
@@ -355,7 +363,7 @@ static struct snap_key *key_find(struct store__hub *h, const struct store_resour
                                  const char *ns)
 {
     for (struct snap_key *k = h->keys; k; k = k->next)
-        if (k->r == r && (ns ? k->ns && !strcmp(k->ns, ns) : !k->ns))
+        if (same_res(k->r, r) && (ns ? k->ns && !strcmp(k->ns, ns) : !k->ns))
             return k;
     struct snap_key *k = xcalloc(1, sizeof(*k));
     k->r = r;
@@ -631,6 +639,8 @@ int store_watch_open(struct store *s, const struct store_resource *r, const char
     static const struct store_watch_opts none = {0};
     const struct store_watch_opts *o = opts ? opts : &none;
     *out = NULL;
+    if (r->custom && !store_lookup_key(s, r->key))
+        return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     struct store_watch *w = xcalloc(1, sizeof(*w));
     w->r = r;
     w->ns = r->namespaced && ns && *ns ? xstrdup(ns) : NULL;

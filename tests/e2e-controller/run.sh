@@ -34,27 +34,6 @@ if ! command -v kubectl >/dev/null 2>&1; then
     exit 0
 fi
 
-# wait_for DESC SECONDS EXTENDED_REGEX CMD...: poll CMD until a line matches.
-wait_for() {
-    desc=$1
-    secs=$2
-    want=$3
-    shift 3
-    end=$(($(date +%s) + secs))
-    while :; do
-        out=$("$@" 2>&1)
-        if printf '%s\n' "$out" | grep -Eq -- "$want"; then
-            pass "$desc"
-            return 0
-        fi
-        if [ "$(date +%s)" -ge "$end" ]; then
-            fail "$desc (wanted /$want/ within ${secs}s)" "$out"
-            return 1
-        fi
-        sleep 0.2
-    done
-}
-
 # gone DESC CMD...: CMD (a kubectl wait --for=delete) succeeds.
 gone() {
     desc=$1

@@ -4,7 +4,9 @@
 #
 # 1. creates/s from curl (C client, keep-alive, --parallel 1 and 16);
 # 2. bench.py: creates/s from Python threads, list latencies with many
-#    objects, watch fan-out, RSS.
+#    objects, watch fan-out, RSS;
+# 3. bench.py crd: the same for a kind served from a CRD against a built-in
+#    kind (ConfigMaps), and their ratio.
 # The server is stopped by the trap; every step is bounded.
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -53,4 +55,10 @@ wait "$PID" 2>/dev/null
 
 start
 timeout 600 /usr/bin/python3 "$HERE/bench.py" "$URL" "$PID" "$N" "$W"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+kill "$PID"
+wait "$PID" 2>/dev/null
+
+start
+timeout 600 /usr/bin/python3 "$HERE/bench.py" "$URL" "$PID" "$N" "$W" crd
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

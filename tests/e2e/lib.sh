@@ -116,6 +116,46 @@ expect_grep() {
     fi
 }
 
+# wait_for DESC SECONDS EXTENDED_REGEX CMD...: poll CMD until a line of its
+# output matches (a check: passes or fails).
+wait_for() {
+    desc=$1
+    secs=$2
+    want=$3
+    shift 3
+    end=$(($(date +%s) + secs))
+    while :; do
+        out=$("$@" 2>&1)
+        if printf '%s\n' "$out" | grep -Eq -- "$want"; then
+            pass "$desc"
+            return 0
+        fi
+        if [ "$(date +%s)" -ge "$end" ]; then
+            fail "$desc (wanted /$want/ within ${secs}s)" "$out"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# settle SECONDS EXTENDED_REGEX CMD...: set-up that must happen before the
+# next check; not a check itself (a failure is one).
+settle() {
+    ssecs=$1
+    sre=$2
+    shift 2
+    end=$(($(date +%s) + ssecs))
+    while :; do
+        out=$("$@" 2>&1)
+        if printf '%s\n' "$out" | grep -Eq -- "$sre"; then return 0; fi
+        if [ "$(date +%s)" -ge "$end" ]; then
+            fail "set-up: waited ${ssecs}s for /$sre/" "$out"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
 # check_server_logs: no sanitizer report or crash in any server log.
 check_server_logs() {
     bad=$(grep -lE 'Sanitizer|runtime error:|Segmentation' "$TMP"/*/serve.log 2>/dev/null)

@@ -8,27 +8,6 @@
 
 need kubectl pgrep
 
-# until_match DESC SECONDS EXTENDED_REGEX CMD...: poll CMD until a line matches.
-until_match() {
-    desc=$1
-    secs=$2
-    want=$3
-    shift 3
-    end=$(($(date +%s) + secs))
-    while :; do
-        out=$("$@" 2>&1)
-        if printf '%s\n' "$out" | grep -Eq -- "$want"; then
-            pass "$desc"
-            return 0
-        fi
-        if [ "$(date +%s)" -ge "$end" ]; then
-            fail "$desc (wanted /$want/ within ${secs}s)" "$out"
-            return 1
-        fi
-        sleep 0.3
-    done
-}
-
 # pod_of NS JOB: the name of the job's newest pod.
 pod_of() {
     k -n "$1" get pods -l "job-name=$2" --sort-by=.metadata.creationTimestamp \
@@ -85,7 +64,7 @@ metadata: {name: q, namespace: team-a}
 spec: {clusterQueue: cq}
 YAML
 tenant alice team-a
-until_match "the ClusterQueue is active" 15 '^True$' \
+wait_for "the ClusterQueue is active" 15 '^True$' \
     k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 
 # --- 1. Another tenant's pod, with a secret in its log and working dir. -------
@@ -104,7 +83,7 @@ spec:
         image: busybox
         command: [sh, -c, "echo VICTIM-LOG-SECRET; echo VICTIM-DIR-SECRET > victim-secret; exec sleep 61.777"]
 YAML
-until_match "the other pod runs" 20 '^Running$' sh -c "kubectl --kubeconfig '$KC' -n team-b get pods -l job-name=victim -o jsonpath='{.items[0].status.phase}'"
+wait_for "the other pod runs" 20 '^Running$' sh -c "kubectl --kubeconfig '$KC' -n team-b get pods -l job-name=victim -o jsonpath='{.items[0].status.phase}'"
 VPID=$(pgrep -f 'sleep 61.777' | head -1)
 expect_exact "pods run as nobody on the host, not as the server's user" "nobody" \
     sh -c "ps -o user= -p '$VPID' | tr -d ' '"
@@ -161,7 +140,7 @@ spec:
           echo ATTACK-DONE
 YAML
 expect "the tenant's attack Job is created" "created" kt "$TKC" apply -f "$TMP/attack.yaml"
-until_match "the attack Job ends" 30 '^(Complete|Failed)=True$' \
+wait_for "the attack Job ends" 30 '^(Complete|Failed)=True$' \
     k -n team-a get job attack -o jsonpath='{range .status.conditions[*]}{.type}{"="}{.status}{"\n"}{end}'
 AP=$(pod_of team-a attack)
 kt "$TKC" -n team-a logs "$AP" >"$TMP/attack.log" 2>&1
@@ -224,12 +203,12 @@ YAML
 expect "the tenant creates the test Jobs" "created" kt "$TKC" apply -f "$TMP/jobs.yaml"
 
 # OOM: the cgroup's memory limit and the kubelet's OOMKilled.
-until_match "a pod over its memory limit is OOMKilled (exit 137)" 30 '^Failed OOMKilled 137$' term_of team-a oom
-until_match "its Job fails: BackoffLimitExceeded" 15 '^Failed=True BackoffLimitExceeded$' \
+wait_for "a pod over its memory limit is OOMKilled (exit 137)" 30 '^Failed OOMKilled 137$' term_of team-a oom
+wait_for "its Job fails: BackoffLimitExceeded" 15 '^Failed=True BackoffLimitExceeded$' \
     k -n team-a get job oom -o jsonpath='{range .status.conditions[?(@.type=="Failed")]}{.type}{"="}{.status}{" "}{.reason}{end}'
 
 # CPU: the cgroup's quota, read from the host (20 ms per 100 ms period).
-until_match "the cpu-limited pod runs" 20 '^Running$' sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=cpu -o jsonpath='{.items[0].status.phase}'"
+wait_for "the cpu-limited pod runs" 20 '^Running$' sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=cpu -o jsonpath='{.items[0].status.phase}'"
 CU=$(k -n team-a get pods -l job-name=cpu -o jsonpath='{.items[0].metadata.uid}')
 q=$(cgroup_file "$CU" cpu.max)
 [ -n "$q" ] || q=$(cgroup_file "$CU" cpu.cfs_quota_us)
@@ -244,21 +223,21 @@ pm=$(cgroup_file "$CU" pids.max)
 expect_exact "its processes are bounded (pids.max)" "1024" echo "$pm"
 
 # Start errors: as the kubelet reports them, never an endless Running pod.
-until_match "a missing command: Failed, StartError, exit 128" 20 '^Failed StartError 128$' term_of team-a nocmd
+wait_for "a missing command: Failed, StartError, exit 128" 20 '^Failed StartError 128$' term_of team-a nocmd
 expect_grep "... with the runtime's message" 'exec: "no-such-command": executable file not found in \$PATH' \
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pod $(pod_of team-a nocmd) -o jsonpath='{.status.containerStatuses[0].state.terminated.message}'"
-until_match "a missing working directory: Failed, StartError, exit 128" 20 '^Failed StartError 128$' term_of team-a nowd
+wait_for "a missing working directory: Failed, StartError, exit 128" 20 '^Failed StartError 128$' term_of team-a nowd
 expect_grep "... with the runtime's message" 'chdir to cwd \("/no/such/dir"\).*no such file or directory' \
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pod $(pod_of team-a nowd) -o jsonpath='{.status.containerStatuses[0].state.terminated.message}'"
-until_match "a Job whose command is missing fails (BackoffLimitExceeded)" 15 '^True BackoffLimitExceeded$' \
+wait_for "a Job whose command is missing fails (BackoffLimitExceeded)" 15 '^True BackoffLimitExceeded$' \
     k -n team-a get job nocmd -o jsonpath='{.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason}'
 
 # GPUs: two pods get the two devices, the third waits for one.
-until_match "two GPU pods run, the third waits Pending" 30 '^Pending Running Running$' \
+wait_for "two GPU pods run, the third waits Pending" 30 '^Pending Running Running$' \
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l 'job-name in (gpu1,gpu2,gpu3)' -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | sort | tr '\n' ' ' | sed 's/ \$//'"
 expect_grep "... with the kubelet's waiting reason" 'ContainerCreating waiting for 1 nvidia.com/gpu: 0 of 2 free' \
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l 'job-name in (gpu1,gpu2,gpu3)' -o jsonpath='{range .items[*]}{.status.containerStatuses[0].state.waiting.reason}{\" \"}{.status.containerStatuses[0].state.waiting.message}{\"\\n\"}{end}'"
-until_match "all three GPU Jobs complete" 40 '^Complete Complete Complete$' \
+wait_for "all three GPU Jobs complete" 40 '^Complete Complete Complete$' \
     sh -c "for j in gpu1 gpu2 gpu3; do kubectl --kubeconfig '$KC' -n team-a get job \$j -o jsonpath='{.status.conditions[?(@.type==\"Complete\")].type}'; echo; done | tr '\n' ' ' | sed 's/ \$//'"
 for g in 1 2 3; do kt "$TKC" -n team-a logs "$(pod_of team-a gpu$g)"; done >"$TMP/gpus.log" 2>&1
 d=$(sed -n 's/^gpus=\([0-9]*\) cuda=\1$/\1/p' "$TMP/gpus.log" | sort | tr '\n' ' ')
@@ -268,7 +247,7 @@ case "$d" in
 esac
 
 # Back-off: pods replaced after 10 s, then 20 s; backoffLimit 2 fails the Job.
-until_match "backoffLimit 2: the Job fails after 3 pods, BackoffLimitExceeded with Kubernetes' message" 90 \
+wait_for "backoffLimit 2: the Job fails after 3 pods, BackoffLimitExceeded with Kubernetes' message" 90 \
     '^3 True BackoffLimitExceeded Job has reached the specified backoff limit$' \
     k -n team-a get job backoff -o jsonpath='{.status.failed} {.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason} {.status.conditions[?(@.type=="Failed")].message}'
 expect_exact "... FailureTarget first, as Kubernetes writes it" "True BackoffLimitExceeded" \
@@ -309,10 +288,10 @@ spec:
       containers:
       - {name: c, image: busybox, command: [sh, -c, "echo try; exit 1"], resources: {requests: {cpu: 100m}}}
 YAML
-until_match "OnFailure: the container restarts in place, then waits in CrashLoopBackOff" 30 \
+wait_for "OnFailure: the container restarts in place, then waits in CrashLoopBackOff" 30 \
     '^1 CrashLoopBackOff Error 1$' \
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=onfail -o jsonpath='{.items[0].status.containerStatuses[0].restartCount} {.items[0].status.containerStatuses[0].state.waiting.reason} {.items[0].status.containerStatuses[0].lastState.terminated.reason} {.items[0].status.containerStatuses[0].lastState.terminated.exitCode}'"
-until_match "OnFailure: restarts past backoffLimit fail the Job (BackoffLimitExceeded)" 40 \
+wait_for "OnFailure: restarts past backoffLimit fail the Job (BackoffLimitExceeded)" 40 \
     '^True BackoffLimitExceeded$' \
     k -n team-a get job onfail -o jsonpath='{.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason}'
 stop_servers
@@ -335,14 +314,14 @@ mkdir -p "$TMP/agent-only/pods"
 echo left-behind >"$TMP/agent-only/pods/default_gone-pod.log"
 start_server agent-only --controllers none --executor local || exit 1
 plain_job solo | k apply -f - >/dev/null
-until_match "serve --controllers none --executor local: a Job runs to Complete" 20 '^True$' \
+wait_for "serve --controllers none --executor local: a Job runs to Complete" 20 '^True$' \
     k get job solo -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
 expect_exact "... and its log is served" "ran-solo" sh -c "kubectl --kubeconfig '$KC' logs \$(kubectl --kubeconfig '$KC' get pods -l job-name=solo -o name)"
 if [ -e "$TMP/agent-only/pods/default_gone-pod.log" ]; then
     fail "the log of a pod deleted while no agent ran is removed at start"; else
     pass "the log of a pod deleted while no agent ran is removed at start"; fi
 k delete job solo >/dev/null 2>&1
-until_match "a deleted pod's log is removed" 15 '^gone$' \
+wait_for "a deleted pod's log is removed" 15 '^gone$' \
     sh -c "ls '$DATA'/pods/default_solo-*.log >/dev/null 2>&1 && echo present || echo gone"
 stop_servers
 
@@ -362,7 +341,7 @@ spec:
       containers:
       - {name: c, image: busybox, command: [python3, -c, "import socket; socket.create_connection(('127.0.0.1', $PORT), 3); print('connected')"]}
 YAML
-until_match "--pod-network host: a pod reaches the machine's loopback (here the API port)" 20 '^connected$' \
+wait_for "--pod-network host: a pod reaches the machine's loopback (here the API port)" 20 '^connected$' \
     sh -c "cat '$DATA'/pods/default_net-*.log 2>/dev/null"
 stop_servers
 
@@ -371,7 +350,7 @@ start_server api --controllers none --executor none || exit 1
     >"$TMP/controller.log" 2>&1 &
 SERVER_PIDS="$SERVER_PIDS $!"
 plain_job overhttp | k apply -f - >/dev/null
-until_match "cueue controller --executor local: a Job runs to Complete over HTTP" 30 '^True$' \
+wait_for "cueue controller --executor local: a Job runs to Complete over HTTP" 30 '^True$' \
     k get job overhttp -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
 expect_exact "... and --data-dir was created for its log" "ran-overhttp" sh -c "cat '$TMP'/made/by/agent/pods/default_overhttp-*.log"
 stop_servers
@@ -409,7 +388,7 @@ spec:
           ls /proc | grep -q "^\$SERVER\$" || echo DENIED see-server
           id -u
 YAML
-    until_match "not root: a pod still runs to Complete" 20 '^True$' \
+    wait_for "not root: a pod still runs to Complete" 20 '^True$' \
         k get job rootless -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
     expect_exact "not root: its pod cannot read the data dir, see or signal the server (and is root only inside)" \
         "DENIED read-admin-token DENIED signal-server DENIED see-server 0" \
@@ -434,7 +413,7 @@ if unshare -Ur true 2>/dev/null; then
     plain_job bare | k apply -f - >/dev/null
     expect_grep "without user namespaces the server says at start that pods cannot be isolated" \
         'pods cannot be isolated on this machine \(new namespaces: No space left on device\)' cat "$TMP/nons.log"
-    until_match "... and a pod fails to start (StartError), it never runs unisolated" 20 \
+    wait_for "... and a pod fails to start (StartError), it never runs unisolated" 20 \
         '^Failed StartError 128 unable to set up the pod.s sandbox: user namespace: no space left on device$' \
         sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=bare -o jsonpath='{.items[0].status.phase} {.items[0].status.containerStatuses[0].state.terminated.reason} {.items[0].status.containerStatuses[0].state.terminated.exitCode} {.items[0].status.containerStatuses[0].state.terminated.message}'"
     expect_exact "... so its command left no output" "" sh -c "cat '$NS'/data/pods/default_bare-*.log"

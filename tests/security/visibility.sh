@@ -3,24 +3,6 @@
 # after lib.sh).
 need kubectl curl
 
-# settle SECONDS EXTENDED_REGEX CMD...: set-up that must happen before the
-# next check; not a check itself (a failure is one).
-settle() {
-    ssecs=$1
-    sre=$2
-    shift 2
-    end=$(($(date +%s) + ssecs))
-    while :; do
-        out=$("$@" 2>&1)
-        if printf '%s\n' "$out" | grep -Eq -- "$sre"; then return 0; fi
-        if [ "$(date +%s)" -ge "$end" ]; then
-            fail "set-up: waited ${ssecs}s for /$sre/" "$out"
-            return 1
-        fi
-        sleep 0.2
-    done
-}
-
 # job NAME CPU SLEEP: a Job for queue "lq".
 job() {
     cat <<YAML

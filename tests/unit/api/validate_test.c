@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/codec.h"
+#include "api/crd.h"
 #include "api/defaults.h"
 #include "api/features.h"
+#include "api/schema.h"
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
@@ -30,6 +33,76 @@ static json_t *parse(const char *text)
         fail_msg("bad test JSON at %d:%d: %s\n%s", je.line, je.column, je.text, s);
     free(s);
     return v;
+}
+
+/* The CRD (config/components/crd) of a Kueue kind's document, or NULL. */
+static const struct crd_version *kueue_crd(const json_t *doc)
+{
+    static struct crd *crds[16];
+    static size_t n;
+    if (!n)
+        for (const char *const *m = crd_kueue_manifests(); *m && n < 16; m++) {
+            json_t *j = NULL;
+            struct err e;
+            err_init(&e);
+            if (codec_parse_yaml(*m, strlen(*m), &j, &e))
+                fail_msg("manifest: %s", e.message);
+            crd_default(j);
+            if (crd_parse(j, &crds[n++], &e))
+                fail_msg("manifest: %s", e.message);
+            json_decref(j);
+        }
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    for (size_t i = 0; kind && av && i < n; i++)
+        if (!strcmp(crds[i]->kind, kind) && !strncmp(av, "kueue.x-k8s.io/", 15))
+            return crd_version_find(crds[i], av + 15);
+    return NULL;
+}
+
+/* The CRD schemas and the typed validation model the same kinds: what the
+ * schema refuses, the typed validation refuses with the same words (it
+ * checks the schema's rules too, for `cueue validate`); what it accepts,
+ * the schema accepts. */
+static void schema_agrees(const char *text, const char *typed)
+{
+    json_t *doc = parse(text);
+    const struct crd_version *v = kueue_crd(doc);
+    if (!v) {
+        json_decref(doc);
+        return;
+    }
+    sch_prune(v->schema, doc, NULL, NULL);
+    sch_default(v->schema, doc);
+    struct err e;
+    err_init(&e);
+    int rc = sch_validate(v->schema, doc, NULL, &e);
+    if (!rc && strcmp(typed, "valid") && !strstr(typed, "unknown field")) {
+        /* Kueue's webhook rules are the typed validation's alone. */
+    } else if (rc && !strstr(typed, "unknown field")) {
+        /* A value the decoder cannot read stops the typed validation before
+         * its other checks: then one cause in common is enough. */
+        bool decode_failed = strstr(typed, "must be of type") != NULL, common = false;
+        for (unsigned i = 0; i < e.ncauses; i++) {
+            /* A rule that fails to evaluate (a field it reads is missing) is
+             * reported as kube-apiserver reports it; the typed validation
+             * words the rule's own message. */
+            if (!strcmp(e.causes[i].field, "<nil>") ||
+                strstr(e.causes[i].message, "evaluating rule"))
+                continue;
+            char line[1024];
+            snprintf(line, sizeof(line), "%s: %s", e.causes[i].field, e.causes[i].message);
+            common |= strstr(typed, line) != NULL;
+            if (!decode_failed && !strstr(typed, line))
+                fail_msg("document:\n%s\nthe CRD schema says:\n%s\nthe typed validation:\n%s", text,
+                         line, typed);
+        }
+        if (decode_failed && !common)
+            fail_msg("document:\n%s\nthe CRD schema and the typed validation have no cause in "
+                     "common; typed:\n%s",
+                     text, typed);
+    }
+    json_decref(doc);
 }
 
 /* Run the `cueue validate` pipeline on one document: unknown fields,
@@ -64,6 +137,7 @@ static void expect(const char *doc, const char *want)
     char *got = check(doc);
     if (strcmp(got, want))
         fail_msg("document:\n%s\nwant:\n%s\ngot:\n%s", doc, want, got);
+    schema_agrees(doc, got);
     free(got);
 }
 
@@ -532,7 +606,8 @@ static void test_wl_bad_time(void **state)
     expect(WLS("{'podSets':" PS("") "}", "{'conditions':[{'type':'Finished','status':'True','"
                                          "lastTransitionTime':'yesterday'}]}"),
            W "status.conditions[0].lastTransitionTime: Invalid value: \"yesterday\": "
-             "status.conditions[0].lastTransitionTime in body must be of type date-time");
+             "status.conditions[0].lastTransitionTime in body must be of type date-time: "
+             "\"yesterday\"");
 }
 
 /* ---- ResourceFlavor ------------------------------------------------------------ */

@@ -11,26 +11,52 @@
 
 #include "base/err.h"
 #include "server/srv_int.h"
+#include "store/store.h"
+
+/* What routes resolve against: a store with Kueue's CRDs installed. */
+static struct store *st;
+static char dir[64];
+
+static int setup(void **state)
+{
+    snprintf(dir, sizeof(dir), "/tmp/cueue-route-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/store.db", dir);
+    struct store_options o = {.path = path};
+    struct err e;
+    err_init(&e);
+    return store_open(&o, &st, &e) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    store_close(st);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) ? -1 : 0;
+}
 
 static void test_route_core_namespace_ambiguity(void **state)
 {
     struct srv_route rt;
-    srv_route_parse("/api/v1/namespaces/team-a", &rt);
+    srv_route_parse(st, "/api/v1/namespaces/team-a", &rt);
     assert_int_equal(rt.kind, RT_OBJECT);
     assert_string_equal(rt.res->plural, "namespaces");
     assert_string_equal(rt.name, "team-a");
     assert_string_equal(rt.ns, "");
 
-    srv_route_parse("/api/v1/namespaces/team-a/status", &rt);
+    srv_route_parse(st, "/api/v1/namespaces/team-a/status", &rt);
     assert_int_equal(rt.kind, RT_STATUS);
     assert_string_equal(rt.res->plural, "namespaces");
 
-    srv_route_parse("/api/v1/namespaces/team-a/events", &rt);
+    srv_route_parse(st, "/api/v1/namespaces/team-a/events", &rt);
     assert_int_equal(rt.kind, RT_COLLECTION);
     assert_string_equal(rt.res->plural, "events");
     assert_string_equal(rt.ns, "team-a");
 
-    srv_route_parse("/api/v1/namespaces/team-a/pods/p1/status", &rt);
+    srv_route_parse(st, "/api/v1/namespaces/team-a/pods/p1/status", &rt);
     assert_int_equal(rt.kind, RT_STATUS);
     assert_string_equal(rt.name, "p1");
 }
@@ -38,18 +64,18 @@ static void test_route_core_namespace_ambiguity(void **state)
 static void test_route_groups(void **state)
 {
     struct srv_route rt;
-    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/clusterqueues", &rt);
+    srv_route_parse(st, "/apis/kueue.x-k8s.io/v1beta2/clusterqueues", &rt);
     assert_int_equal(rt.kind, RT_COLLECTION);
-    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/workloads", &rt);
+    srv_route_parse(st, "/apis/kueue.x-k8s.io/v1beta2/workloads", &rt);
     assert_int_equal(rt.kind, RT_COLLECTION); /* all namespaces */
     assert_string_equal(rt.ns, "");
-    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/status", &rt);
+    srv_route_parse(st, "/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/status", &rt);
     assert_int_equal(rt.kind, RT_STATUS);
     assert_string_equal(rt.ns, "a");
     assert_string_equal(rt.name, "w");
-    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2", &rt);
+    srv_route_parse(st, "/apis/kueue.x-k8s.io/v1beta2", &rt);
     assert_int_equal(rt.kind, RT_GV);
-    srv_route_parse("/apis/batch", &rt);
+    srv_route_parse(st, "/apis/batch", &rt);
     assert_int_equal(rt.kind, RT_GROUP);
 }
 
@@ -69,7 +95,7 @@ static void test_route_not_found(void **state)
     };
     for (size_t i = 0; i < CU_ARRAY_SIZE(bad); i++) {
         struct srv_route rt;
-        srv_route_parse(bad[i], &rt);
+        srv_route_parse(st, bad[i], &rt);
         if (rt.kind != RT_NONE)
             fail_msg("%s parsed as %d", bad[i], rt.kind);
     }
@@ -78,21 +104,21 @@ static void test_route_not_found(void **state)
 static void test_route_bad_names_and_visibility(void **state)
 {
     struct srv_route rt;
-    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/clusterqueues/..", &rt);
+    srv_route_parse(st, "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/..", &rt);
     assert_int_equal(rt.kind, RT_BAD_NAME);
     assert_string_equal(rt.bad, "..");
-    srv_route_parse("/apis/kueue.x-k8s.io/v1beta2/namespaces/./localqueues", &rt);
+    srv_route_parse(st, "/apis/kueue.x-k8s.io/v1beta2/namespaces/./localqueues", &rt);
     assert_int_equal(rt.kind, RT_BAD_NAME);
-    srv_route_parse("/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/pendingworkloads",
+    srv_route_parse(st, "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/pendingworkloads",
                     &rt);
     assert_int_equal(rt.kind, RT_PENDING_CQ);
     assert_string_equal(rt.name, "cq");
     srv_route_parse(
-        "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/lq/pendingworkloads",
+        st, "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/lq/pendingworkloads",
         &rt);
     assert_int_equal(rt.kind, RT_PENDING_LQ);
     assert_string_equal(rt.ns, "a");
-    srv_route_parse("/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq", &rt);
+    srv_route_parse(st, "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq", &rt);
     assert_int_equal(rt.kind, RT_NONE);
 }
 
@@ -164,7 +190,7 @@ static void test_human_duration(void **state)
 
 static void test_table_workload(void **state)
 {
-    const struct store_resource *wl = store_resource_find("workloads.kueue.x-k8s.io");
+    const struct store_resource *wl = store_lookup_key(st, "workloads.kueue.x-k8s.io");
     json_t *o = json_loads(
         "{\"metadata\":{\"name\":\"wl1\",\"namespace\":\"a\",\"creationTimestamp\":"
         "\"2026-01-01T00:00:00Z\",\"managedFields\":[{}]},\"spec\":{\"queueName\":\"lq\"},"
@@ -188,7 +214,7 @@ static void test_table_workload(void **state)
 
 static void test_table_cq_types(void **state)
 {
-    const struct store_resource *cq = store_resource_find("clusterqueues.kueue.x-k8s.io");
+    const struct store_resource *cq = store_lookup_key(st, "clusterqueues.kueue.x-k8s.io");
     /* A string at an integer column is null; an integer at a string column is text. */
     json_t *o = json_loads("{\"metadata\":{\"name\":\"c\"},\"spec\":{\"cohortName\":7},"
                            "\"status\":{\"pendingWorkloads\":\"x\",\"admittedWorkloads\":2}}",
@@ -202,6 +228,19 @@ static void test_table_cq_types(void **state)
     assert_null(json_object_get(row, "object"));
     assert_int_equal(json_array_size(json_object_get(t, "columnDefinitions")), 0);
     json_decref(t);
+    json_decref(o);
+}
+
+static void test_jsonpath_forms(void **state)
+{
+    json_t *o = json_loads("{\"status\":{\"conditions\":[{\"type\":\"A\",\"status\":\"x\"},"
+                           "{\"type\":\"B\",\"status\":\"y\"}]}}",
+                           0, NULL);
+    assert_string_equal(json_string_value(srv_jsonpath(o, ".status.conditions[1].status")), "y");
+    assert_string_equal(
+        json_string_value(srv_jsonpath(o, ".status.conditions[?(@.type==\"A\")].status")), "x");
+    assert_null(srv_jsonpath(o, ".status.conditions[5].status"));
+    assert_null(srv_jsonpath(o, ".status.conditions[x]"));
     json_decref(o);
 }
 
@@ -262,7 +301,8 @@ int main(void)
         cmocka_unit_test(test_human_duration),
         cmocka_unit_test(test_table_workload),
         cmocka_unit_test(test_table_cq_types),
+        cmocka_unit_test(test_jsonpath_forms),
         cmocka_unit_test(test_authorize_tenant),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -73,7 +73,7 @@ static void owned_workload(struct tstore *t, const char *ns, const char *name, c
              "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{"
              "\"name\":\"%s\",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
              "\"name\":\"%s\",\"uid\":\"%s\",\"controller\":true}]},\"spec\":{\"queueName\":"
-             "\"lq\",\"podSets\":[{\"name\":\"main\",\"count\":1}]}}",
+             "\"lq\",\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":{}}]}}",
              name, owner, owner_uid);
     free(create(t, WL, ns, doc));
 }

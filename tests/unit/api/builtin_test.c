@@ -1,0 +1,215 @@
+/* builtin_test.c -- api/builtin.h: the API server's defaults and checks of
+ * the built-in kinds cueue keeps as documents. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api/builtin.h"
+#include "base/err.h"
+
+static json_t *parse(const char *text)
+{
+    json_error_t je;
+    json_t *v = json_loads(text, 0, &je);
+    if (!v)
+        fail_msg("bad test JSON: %s: %s", je.text, text);
+    return v;
+}
+
+static void assert_json(const json_t *got, const char *want)
+{
+    json_t *w = parse(want);
+    if (!json_equal(got, w)) {
+        char *s = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
+        fail_msg("got  %s\nwant %s", s, want);
+    }
+    json_decref(w);
+}
+
+/* Admit doc (an update of old when given); returns the code, e filled. */
+static int admit(json_t *doc, const char *old_text, struct err *e)
+{
+    err_init(e);
+    json_t *old = old_text ? parse(old_text) : NULL;
+    int rc = builtin_admit(doc, old, e);
+    json_decref(old);
+    return rc;
+}
+
+static void assert_causes(const struct err *e, const char *const *want)
+{
+    unsigned n = 0;
+    for (; want[n]; n++) {
+        if (n >= e->ncauses)
+            fail_msg("missing cause %s", want[n]);
+        char got[1024];
+        snprintf(got, sizeof(got), "%s: %s", e->causes[n].field, e->causes[n].message);
+        assert_string_equal(got, want[n]);
+    }
+    assert_int_equal(e->ncauses, n);
+}
+
+static void test_builtin_admit_secret_string_data(void **state)
+{
+    json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{\"a\":\"YQ==\"},"
+                        "\"stringData\":{\"a\":\"hunter2\",\"b\":\"\"}}");
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    assert_json(doc, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"Opaque\","
+                     "\"data\":{\"a\":\"aHVudGVyMg==\",\"b\":\"\"}}");
+    json_decref(doc);
+}
+
+static void test_builtin_admit_secret_bad_base64(void **state)
+{
+    /* The offsets Go's base64.StdEncoding reports. */
+    static const char *const bodies[] = {"abc", "ab=c", "ab=", "a===", "YQ==YQ==", "YQ?=", NULL};
+    static const long at[] = {0, 2, 3, 1, 4, 2};
+    for (int i = 0; bodies[i]; i++) {
+        json_t *doc = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Secret", "data",
+                                "k", bodies[i]);
+        struct err e;
+        assert_int_equal(admit(doc, NULL, &e), ERR_PARSE);
+        char want[200];
+        snprintf(want, sizeof(want),
+                 "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at "
+                 "input byte %ld",
+                 at[i]);
+        assert_string_equal(e.message, want);
+        json_decref(doc);
+    }
+}
+
+static void test_builtin_admit_secret_immutable(void **state)
+{
+    const char *old = "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"Opaque\","
+                      "\"immutable\":true,\"data\":{\"a\":\"YQ==\"}}";
+    json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"kubernetes.io/tls\","
+                        "\"data\":{\"a\":\"Yg==\"}}");
+    struct err e;
+    assert_int_equal(admit(doc, old, &e), ERR_INVALID);
+    static const char *const want[] = {
+        "data: Forbidden: field is immutable when `immutable` is set",
+        "immutable: Forbidden: field is immutable when `immutable` is set",
+        "type: Invalid value: \"kubernetes.io/tls\": field is immutable", NULL};
+    assert_causes(&e, want);
+    json_decref(doc);
+}
+
+static void test_builtin_admit_configmap_keys(void **state)
+{
+    json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a b\":\"x\","
+                        "\"..\":\"y\",\"ok.key\":\"z\"},\"binaryData\":{\"ok.key\":\"AA==\"}}");
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const want[] = {
+        "data[a b]: Invalid value: \"a b\": a valid config key must consist of alphanumeric "
+        "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex "
+        "used for validation is '[-._a-zA-Z0-9]+')",
+        "data[..]: Invalid value: \"..\": must not be '.' or '..'",
+        "data[ok.key]: Invalid value: \"ok.key\": duplicate of key present in binaryData", NULL};
+    assert_causes(&e, want);
+    json_decref(doc);
+}
+
+static void test_builtin_admit_service(void **state)
+{
+    json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"spec\":{\"ports\":[{"
+                        "\"name\":\"https\",\"port\":443}]}}");
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    assert_json(json_object_get(doc, "spec"),
+                "{\"type\":\"ClusterIP\",\"sessionAffinity\":\"None\",\"ports\":[{\"name\":"
+                "\"https\",\"port\":443,\"protocol\":\"TCP\",\"targetPort\":443}]}");
+    json_decref(doc);
+
+    doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"spec\":{\"type\":\"Magic\","
+                "\"ports\":[{\"port\":0},{\"port\":80}]}}");
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const want[] = {
+        "spec.type: Unsupported value: \"Magic\": supported values: \"ClusterIP\", "
+        "\"ExternalName\", \"LoadBalancer\", \"NodePort\"",
+        "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive",
+        "spec.ports[0].name: Required value", "spec.ports[1].name: Required value", NULL};
+    assert_causes(&e, want);
+    json_decref(doc);
+
+    doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"spec\":{}}");
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const want2[] = {"spec.ports: Required value", NULL};
+    assert_causes(&e, want2);
+    json_decref(doc);
+}
+
+static void test_builtin_admit_limitrange(void **state)
+{
+    json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"LimitRange\",\"spec\":{\"limits\":["
+                        "{\"type\":\"Container\",\"max\":{\"cpu\":\"2\",\"memory\":\"1Gi\"},"
+                        "\"default\":{\"memory\":\"512Mi\"},\"min\":{\"cpu\":\"100m\","
+                        "\"nvidia.com/gpu\":\"1\"}},"
+                        "{\"type\":\"Pod\",\"max\":{\"cpu\":\"4\"}}]}}");
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    assert_json(json_object_get(doc, "spec"),
+                "{\"limits\":[{\"type\":\"Container\",\"max\":{\"cpu\":\"2\",\"memory\":\"1Gi\"},"
+                "\"min\":{\"cpu\":\"100m\",\"nvidia.com/gpu\":\"1\"},"
+                "\"default\":{\"memory\":\"512Mi\",\"cpu\":\"2\"},"
+                "\"defaultRequest\":{\"memory\":\"512Mi\",\"cpu\":\"2\",\"nvidia.com/gpu\":\"1\"}},"
+                "{\"type\":\"Pod\",\"max\":{\"cpu\":\"4\"}}]}");
+    /* Idempotent. */
+    json_t *again = json_deep_copy(doc);
+    assert_int_equal(admit(again, NULL, &e), 0);
+    assert_true(json_equal(again, doc));
+    json_decref(again);
+    json_decref(doc);
+
+    doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"LimitRange\",\"spec\":{\"limits\":[{}]}}");
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const want[] = {"spec.limits[0].type: Required value", NULL};
+    assert_causes(&e, want);
+    json_decref(doc);
+}
+
+static void test_builtin_admit_endpointslice(void **state)
+{
+    json_t *doc = parse("{\"apiVersion\":\"discovery.k8s.io/v1\",\"kind\":\"EndpointSlice\","
+                        "\"addressType\":\"IPv5\"}");
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const want[] = {"addressType: Unsupported value: \"IPv5\": supported "
+                                       "values: \"FQDN\", \"IPv4\", \"IPv6\"",
+                                       NULL};
+    assert_causes(&e, want);
+    json_decref(doc);
+}
+
+static void test_builtin_admit_other_kinds_pass(void **state)
+{
+    json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"spec\":{\"x\":1}}");
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    assert_json(doc, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"spec\":{\"x\":1}}");
+    assert_false(builtin_handles("v1", "Node"));
+    assert_true(builtin_handles("v1", "Secret"));
+    json_decref(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtin_admit_secret_string_data),
+        cmocka_unit_test(test_builtin_admit_secret_bad_base64),
+        cmocka_unit_test(test_builtin_admit_secret_immutable),
+        cmocka_unit_test(test_builtin_admit_configmap_keys),
+        cmocka_unit_test(test_builtin_admit_service),
+        cmocka_unit_test(test_builtin_admit_limitrange),
+        cmocka_unit_test(test_builtin_admit_endpointslice),
+        cmocka_unit_test(test_builtin_admit_other_kinds_pass),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
