@@ -1510,3 +1510,56 @@ bool api_toleration_tolerates(const struct api_toleration *t, const struct api_t
     const char *b = taint->value ? taint->value : "";
     return !strcmp(a, b);
 }
+
+size_t api_limit_range_limits(const json_t *doc, struct api_limit **out)
+{
+    static const char *const bounds[] = {"max", "min", "default", "defaultRequest"};
+    const json_t *limits = json_object_get(json_object_get(doc, "spec"), "limits");
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < json_array_size(limits); i++) {
+        const json_t *item = json_array_get(limits, i);
+        const char *type = json_string_value(json_object_get(item, "type"));
+        if (!type || (strcmp(type, "Container") && strcmp(type, "Pod")))
+            continue;
+        for (size_t b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++) {
+            const char *res;
+            const json_t *v;
+            json_object_foreach((json_t *)json_object_get(item, bounds[b]), res, v)
+            {
+                char text[128];
+                q_amount a;
+                struct err e;
+                err_init(&e);
+                if (!api_quantity_text(v, text, sizeof(text)) || q_parse_amount(text, &a, &e))
+                    continue;
+                XGROW(*out, cap, n + 1);
+                (*out)[n++] = (struct api_limit){type, bounds[b], res, a};
+            }
+        }
+    }
+    return n;
+}
+
+size_t api_claim_template_devices(const json_t *doc, const char ***classes, int64_t **counts)
+{
+    const json_t *reqs = json_object_get(
+        json_object_get(json_object_get(json_object_get(doc, "spec"), "spec"), "devices"),
+        "requests");
+    size_t n = json_array_size(reqs), k = 0;
+    *classes = xcalloc(n + 1, sizeof(**classes));
+    *counts = xcalloc(n + 1, sizeof(**counts));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *rq = json_array_get(reqs, i);
+        const json_t *ex = json_object_get(rq, "exactly");
+        const json_t *src = ex ? ex : rq;
+        const char *cls = json_string_value(json_object_get(src, "deviceClassName"));
+        if (!cls)
+            continue;
+        const json_t *cnt = json_object_get(src, "count");
+        (*classes)[k] = cls;
+        (*counts)[k] = json_is_integer(cnt) ? json_integer_value(cnt) : 1;
+        k++;
+    }
+    return k;
+}

@@ -595,6 +595,24 @@ bool api_quantity_text(const json_t *v, char *buf, size_t len);
  * an empty one selects everything. */
 bool api_selector_matches(const struct api_label_selector *sel, const struct api_kvs *labels);
 
+/* A core/v1 LimitRange reduced to what Kueue reads of it: one entry per
+ * (type, bound, resource) of spec.limits[], type "Container" or "Pod",
+ * bound "max", "min", "default" or "defaultRequest". Returns how many;
+ * *out is allocated (free it), its strings borrowed from doc. Other types
+ * and values that are not quantities are left out (the API server has
+ * checked them). */
+struct api_limit {
+    const char *type, *bound, *resource;
+    q_amount amount;
+};
+size_t api_limit_range_limits(const json_t *doc, struct api_limit **out);
+/* A resource.k8s.io ResourceClaimTemplate's device requests
+ * (spec.spec.devices.requests[], `exactly` or the flat v1beta1 form): the
+ * DeviceClass of each and its count (1 when unset). Returns how many;
+ * *classes and *counts are allocated (free both), the names borrowed from
+ * doc. */
+size_t api_claim_template_devices(const json_t *doc, const char ***classes, int64_t **counts);
+
 /* ---- helpers added for the engine and the validators -------------------------- */
 
 /* Does one node selector requirement hold for these node labels? Operators

@@ -45,6 +45,8 @@ static const char *const res_keys[CK_N] = {
     [CK_LQ] = "localqueues.kueue.x-k8s.io",
     [CK_WPC] = "workloadpriorityclasses.kueue.x-k8s.io",
     [CK_PC] = "priorityclasses.scheduling.k8s.io",
+    [CK_LR] = "limitranges",
+    [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
 };
@@ -54,6 +56,7 @@ static const enum api_kind engine_kind[CK_N] = {
     [CK_COHORT] = API_KIND_COHORT,    [CK_AC] = API_KIND_ADMISSION_CHECK,
     [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
+    [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
     [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
 };
 
@@ -224,8 +227,49 @@ void ctl_recheck(struct ctl *c, const char *ns, const char *name, int64_t delay_
     free(key);
 }
 
+/* A LimitRange or ResourceClaimTemplate into the engine. */
+static void feed_namespace_input(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
+{
+    const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
+    if (!ns || !name)
+        return;
+    if (k == CK_LR) {
+        struct api_limit *l = NULL;
+        size_t n = deleted ? 0 : api_limit_range_limits(obj, &l);
+        eng_set_limit_range(c->eng, ns, name, n, l);
+        free(l);
+    } else {
+        const char **classes = NULL;
+        int64_t *counts = NULL;
+        size_t n = deleted ? 0 : api_claim_template_devices(obj, &classes, &counts);
+        eng_set_claim_template(c->eng, ns, name, n, classes, counts);
+        free(classes);
+        free(counts);
+    }
+}
+
+/* The workloads of ns applied again: they read their namespace's
+ * LimitRanges and claim templates when applied (Kueue requeues a
+ * namespace's workloads on a LimitRange event). */
+static void refeed_namespace(struct ctl *c, const char *ns)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (ns && map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        const char *wns = mstr(val, "namespace");
+        if (wns && !strcmp(wns, ns))
+            ctl_feed_engine(c, CK_WL, val, false);
+    }
+}
+
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
 {
+    if (k == CK_LR || k == CK_RCT) {
+        if (c->synced)
+            feed_namespace_input(c, k, obj, deleted);
+        return;
+    }
     enum api_kind ak = engine_kind[k];
     if (ak == API_KIND_UNKNOWN || !c->synced)
         return;
@@ -411,6 +455,11 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             enqueue_queue_workloads(c, NULL, ns, name);
         break;
     }
+    case CK_LR:
+    case CK_RCT:
+        if (!c->rebuilding)
+            refeed_namespace(c, ns);
+        break;
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
         break;
@@ -599,7 +648,8 @@ static void rebuild_engine(struct ctl *c)
 {
     /* Cluster objects first, then workloads: those holding a reservation
      * are charged again, the others queued. */
-    static const enum ctl_kind order[] = {CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ, CK_LQ, CK_WL};
+    static const enum ctl_kind order[] = {CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ,
+                                          CK_LQ, CK_LR, CK_RCT,    CK_WL};
     c->synced = true;
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         size_t it = 0;
@@ -609,6 +659,7 @@ static void rebuild_engine(struct ctl *c)
             ctl_feed_engine(c, order[i], val, false);
     }
     /* Every object gets one reconcile pass. */
+    c->rebuilding = true;
     for (int k = 0; k < CK_N; k++) {
         size_t it = 0;
         const char *key;
@@ -616,6 +667,7 @@ static void rebuild_engine(struct ctl *c)
         while (map_next(&c->res[k].cache, &it, &key, &val))
             react(c, (enum ctl_kind)k, NULL, val, false);
     }
+    c->rebuilding = false;
     c->cycle_dirty = c->status_dirty = true;
 }
 
@@ -722,8 +774,10 @@ static void *loop(void *arg)
             continue;
         if (!c->synced) {
             bool all = true;
+            /* A cluster without resource.k8s.io/v1 has no templates to
+             * wait for; they are applied whenever they come. */
             for (int k = 0; k < CK_N; k++)
-                all &= inf_has_synced(c->res[k].inf);
+                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
             if (!all)
                 continue;
             rebuild_engine(c);

@@ -37,7 +37,21 @@ struct wq;
 #define STATUS_INTERVAL_MS 200 /* queue status is rewritten at most this often */
 #define REQUEUE_BATCH_MS 1000  /* Kueue requeues inadmissible workloads in one-second batches */
 
-enum ctl_kind { CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ, CK_LQ, CK_WPC, CK_PC, CK_WL, CK_JOB, CK_N };
+enum ctl_kind {
+    CK_NS,
+    CK_RF,
+    CK_COHORT,
+    CK_AC,
+    CK_CQ,
+    CK_LQ,
+    CK_WPC,
+    CK_PC,
+    CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
+    CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    CK_WL,
+    CK_JOB,
+    CK_N
+};
 
 /* One watched resource: its informer and the newest state known, from the
  * informer or from our own writes (whichever has the higher
@@ -60,6 +74,7 @@ struct ctl {
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
+    bool rebuilding;   /* rebuild_engine is feeding the engine everything */
     bool cycle_dirty;  /* run a scheduling cycle */
     bool status_dirty; /* recompute queue status */
     int64_t next_cycle_ms, next_status_ms;

@@ -109,6 +109,20 @@ static void cohort_free(struct eng_cohort *c)
     free(c);
 }
 
+static void lr_free(struct eng_limit_range *lr)
+{
+    for (size_t i = 0; i < lr->n; i++) {
+        free((char *)lr->items[i].type);
+        free((char *)lr->items[i].bound);
+        free((char *)lr->items[i].resource);
+    }
+    free(lr->items);
+    free(lr->key);
+    free(lr->ns);
+    free(lr->name);
+    free(lr);
+}
+
 void eng_free(struct eng *eng)
 {
     if (!eng)
@@ -168,6 +182,10 @@ void eng_free(struct eng *eng)
         free(t);
     }
     map_release(&eng->claim_tpls);
+    it = 0;
+    while (map_next(&eng->limit_ranges, &it, &k, &v))
+        lr_free(v);
+    map_release(&eng->limit_ranges);
     map_release(&eng->wl_by_key);
     map_release(&eng->fr_map);
     free(eng->fr_flavor);
@@ -736,6 +754,28 @@ struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t no
         break;
     }
     return NULL;
+}
+
+void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size_t n,
+                         const struct api_limit *limits)
+{
+    char key[512];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    struct eng_limit_range *old = map_del(&eng->limit_ranges, key);
+    if (old)
+        lr_free(old);
+    if (!n)
+        return;
+    struct eng_limit_range *lr = xcalloc(1, sizeof(*lr));
+    lr->key = xstrdup(key);
+    lr->ns = xstrdup(ns);
+    lr->name = xstrdup(name);
+    lr->n = n;
+    lr->items = xcalloc(n, sizeof(*lr->items));
+    for (size_t i = 0; i < n; i++)
+        lr->items[i] = (struct api_limit){xstrdup(limits[i].type), xstrdup(limits[i].bound),
+                                          xstrdup(limits[i].resource), limits[i].amount};
+    map_put(&eng->limit_ranges, key, lr);
 }
 
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,

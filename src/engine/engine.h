@@ -64,6 +64,16 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
                             const char *const *classes, const int64_t *counts);
 
+/* A LimitRange (core/v1) of namespace ns, reduced by api_limit_range_limits;
+ * n = 0 forgets it. Workloads of ns read their namespace's LimitRanges
+ * when applied (re-apply them after a change), as Kueue's AdjustResources
+ * and ValidateLimitRange do: Container defaults fill in missing requests
+ * and limits, and a pod set outside a Container or Pod min/max stays
+ * pending, Misconfigured, "resources didn't satisfy LimitRange
+ * constraints: ...". Copied. */
+void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size_t n,
+                         const struct api_limit *limits);
+
 /* Fast path for the benchmark: a pending workload without an API object,
  * whose namespace/name the engine does not know yet. Each pod set gives
  * per-pod requests in resource names. */

@@ -295,6 +295,7 @@ struct eng_wl {
     enum eng_wl_state state;
     bool invalid;           /* requests cannot be computed: message in pending */
     const char *limits_msg; /* "resources validation failed: ..." (§2), or NULL */
+    const char *lr_msg;     /* "resources didn't satisfy LimitRange constraints: ...", or NULL */
     const char *invalid_reason;
     struct eng_ps *ps;
     size_t n_ps;
@@ -368,6 +369,15 @@ struct eng_claim_tpl {
     int64_t *counts;
 };
 
+/* A LimitRange's Container and Pod items, as api_limit_range_limits
+ * gives them (strings owned). */
+struct eng_limit_range {
+    char *key; /* "ns/name" */
+    char *ns, *name;
+    size_t n;
+    struct api_limit *items;
+};
+
 struct eng_check {
     bool exists;
     bool active;
@@ -397,11 +407,12 @@ struct eng {
     size_t cap_cohorts;
     struct eng_check *checks; /* by check id */
     size_t cap_checks;
-    struct map lqs;        /* "ns/name" -> struct eng_lq */
-    struct map nss;        /* name -> struct eng_ns */
-    struct map wl_by_key;  /* "ns/name" -> struct eng_wl */
-    struct map claim_tpls; /* "ns/name" -> struct eng_claim_tpl */
-    struct eng_wl **wls;   /* every live workload record */
+    struct map lqs;          /* "ns/name" -> struct eng_lq */
+    struct map nss;          /* name -> struct eng_ns */
+    struct map wl_by_key;    /* "ns/name" -> struct eng_wl */
+    struct map claim_tpls;   /* "ns/name" -> struct eng_claim_tpl */
+    struct map limit_ranges; /* "ns/name" -> struct eng_limit_range */
+    struct eng_wl **wls;     /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
     bool tree_dirty;     /* structure or quotas changed: recompute */

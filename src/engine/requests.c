@@ -62,20 +62,167 @@ static void rl_reset(struct rl *l)
     l->n = 0;
 }
 
-/* Requests of one container, limits standing in for missing requests. */
-static void container_reqs(struct eng *eng, const struct api_container *c, struct rl *out)
+/* A namespace's LimitRanges summarized as Kueue's limitrange.Summarize
+ * does: the lowest max, the highest min, the first default and
+ * defaultRequest (in name order), for Container and for Pod items. */
+struct lr_sum {
+    bool container, pod;
+    struct rl cmax, cmin, cdef, cdefreq, pmax, pmin;
+};
+
+static void rl_keep(struct rl *l, int res, int64_t v, int how /* <0 min, >0 max, 0 first */)
+{
+    int64_t *s = rl_slot(l, res, false);
+    if (!s)
+        rl_add(l, res, v);
+    else if ((how < 0 && v < *s) || (how > 0 && v > *s))
+        *s = v;
+}
+
+static int cmp_lr(const void *a, const void *b)
+{
+    return strcmp((*(struct eng_limit_range *const *)a)->name,
+                  (*(struct eng_limit_range *const *)b)->name);
+}
+
+/* False when ns has no Container or Pod item. */
+static bool lr_summarize(struct eng *eng, const char *ns, struct lr_sum *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct eng_limit_range **lrs = NULL;
+    size_t n = 0, cap = 0, it = 0;
+    const char *k;
+    void *v;
+    while (map_next(&eng->limit_ranges, &it, &k, &v))
+        if (!strcmp(((struct eng_limit_range *)v)->ns, ns)) {
+            XGROW(lrs, cap, n + 1);
+            lrs[n++] = v;
+        }
+    if (n > 1)
+        qsort(lrs, n, sizeof(*lrs), cmp_lr);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < lrs[i]->n; j++) {
+            const struct api_limit *l = &lrs[i]->items[j];
+            bool pod = !strcmp(l->type, "Pod");
+            int id = eng__res_id(eng, l->resource);
+            int64_t val = q_resource_value(l->resource, l->amount);
+            *(pod ? &out->pod : &out->container) = true;
+            if (!strcmp(l->bound, "max"))
+                rl_keep(pod ? &out->pmax : &out->cmax, id, val, -1);
+            else if (!strcmp(l->bound, "min"))
+                rl_keep(pod ? &out->pmin : &out->cmin, id, val, 1);
+            else if (!pod)
+                rl_keep(!strcmp(l->bound, "default") ? &out->cdef : &out->cdefreq, id, val, 0);
+        }
+    free(lrs);
+    return out->container || out->pod;
+}
+
+static void lr_release(struct lr_sum *s)
+{
+    rl_release(&s->cmax);
+    rl_release(&s->cmin);
+    rl_release(&s->cdef);
+    rl_release(&s->cdefreq);
+    rl_release(&s->pmax);
+    rl_release(&s->pmin);
+}
+
+static void rl_fill(struct rl *out, const struct rl *from)
+{
+    for (size_t i = 0; i < from->n; i++)
+        if (!rl_slot(out, from->res[i], false))
+            rl_add(out, from->res[i], from->v[i]);
+}
+
+/* Requests of one container: its requests, then (with a LimitRange) the
+ * Container defaultRequest, then its limits and the Container default for
+ * what is still missing, as Kueue's AdjustResources fills them in. lim gets
+ * the limits after defaulting when not NULL. */
+static void container_reqs(struct eng *eng, const struct api_container *c, const struct lr_sum *lr,
+                           struct rl *out, struct rl *lim)
 {
     rl_reset(out);
     for (size_t i = 0; i < c->requests.n; i++) {
         const struct api_resource *r = &c->requests.items[i];
         rl_add(out, eng__res_id(eng, r->name), q_resource_value(r->name, r->amount));
     }
+    if (lr && lr->container)
+        rl_fill(out, &lr->cdefreq);
+    struct rl l = {0};
     for (size_t i = 0; i < c->limits.n; i++) {
         const struct api_resource *r = &c->limits.items[i];
-        int id = eng__res_id(eng, r->name);
-        if (!rl_slot(out, id, false))
-            rl_add(out, id, q_resource_value(r->name, r->amount));
+        rl_add(&l, eng__res_id(eng, r->name), q_resource_value(r->name, r->amount));
     }
+    if (lr && lr->container)
+        rl_fill(&l, &lr->cdef);
+    rl_fill(out, &l);
+    if (lim) {
+        rl_reset(lim);
+        for (size_t i = 0; i < l.n; i++)
+            rl_add(lim, l.res[i], l.v[i]);
+    }
+    rl_release(&l);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One field error as Kueue renders it: `PATH: Invalid value: ["cpu"]: MSG`,
+ * the names sorted; errors are separated by ", " (n counts them). */
+static void field_err(struct sb *errs, size_t *n_errs, const char *path, const char **names,
+                      size_t n, const char *msg)
+{
+    if (!n)
+        return;
+    qsort(names, n, sizeof(*names), cmp_cstr);
+    if ((*n_errs)++)
+        sb_adds(errs, ", ");
+    sb_addf(errs, "%s: Invalid value: [", path);
+    for (size_t i = 0; i < n; i++)
+        sb_addf(errs, "%s\"%s\"", i ? "," : "", names[i]);
+    sb_addf(errs, "]: %s", msg);
+}
+
+/* Resources of a that are greater in a than in b (both holding them). */
+static void rl_greater(const struct eng *eng, const struct rl *a, const struct rl *b,
+                       const char *path, const char *msg, struct sb *errs, size_t *n_errs)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < a->n && n < 64; i++) {
+        const int64_t *o = rl_slot((struct rl *)b, a->res[i], false);
+        if (o && a->v[i] > *o)
+            names[n++] = eng->res_names.names[a->res[i]];
+    }
+    field_err(errs, n_errs, path, names, n, msg);
+}
+
+#define LR_ABOVE_MAX "requests must not be above the limitRange max"
+#define LR_BELOW_MIN "requests must not be below the limitRange min"
+
+/* A container against the Container item: the larger of its request and
+ * limit against max, the smaller against min (Kueue's
+ * validatePodSpecContainers). */
+static void lr_check_container(const struct eng *eng, const struct lr_sum *lr, const struct rl *req,
+                               const struct rl *lim, const char *path, struct sb *errs,
+                               size_t *n_errs)
+{
+    struct rl hi = {0}, lo = {0};
+    for (size_t i = 0; i < req->n; i++) {
+        rl_add(&hi, req->res[i], req->v[i]);
+        rl_add(&lo, req->res[i], req->v[i]);
+    }
+    for (size_t i = 0; i < lim->n; i++) {
+        rl_keep(&hi, lim->res[i], lim->v[i], 1);
+        rl_keep(&lo, lim->res[i], lim->v[i], -1);
+    }
+    rl_greater(eng, &hi, &lr->cmax, path, LR_ABOVE_MAX, errs, n_errs);
+    rl_greater(eng, &lr->cmin, &lo, path, LR_BELOW_MIN, errs, n_errs);
+    rl_release(&hi);
+    rl_release(&lo);
 }
 
 static bool has_prefix(const struct api_strings *p, const char *name)
@@ -175,6 +322,22 @@ static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t p
         char key[512];
         snprintf(key, sizeof(key), "%s/%s", ns, c->resource_claim_template_name);
         const struct eng_claim_tpl *t = map_get(&eng->claim_tpls, key);
+        if (!t && eng->has_cfg && eng->cfg.n_device_class_mappings) {
+            /* Kueue's workload controller cannot read the template: the
+             * workload waits, Misconfigured, until it exists. */
+            char msg[1024];
+            snprintf(msg, sizeof(msg),
+                     "spec.podSets[%zu].template.spec.resourceClaims[%zu]: Internal error: failed "
+                     "to get claim spec for ResourceClaimTemplate %s in podset %s: "
+                     "resourceclaimtemplates.resource.k8s.io \"%s\" not found",
+                     psi, j, c->resource_claim_template_name, psname,
+                     c->resource_claim_template_name);
+            wl->invalid = true;
+            wl->invalid_reason = "Misconfigured";
+            free(wl->message);
+            wl->message = xstrdup(msg);
+            return false;
+        }
         if (!t)
             continue;
         for (size_t k = 0; k < t->n; k++) {
@@ -216,21 +379,37 @@ static void sort_reqs(const struct eng *eng, struct eng_req *r, size_t n)
     }
 }
 
-/* Requests per pod for one pod set (§2 steps 1-5). */
+/* Requests per pod for one pod set (§2 steps 1-5). With lr, the
+ * namespace's LimitRanges fill in defaults and violations are added to
+ * lr_errs (Kueue's ValidateLimitRange, in its order: init containers,
+ * containers, the pod). */
 static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
-                         const struct api_pod_set *ps, struct rl *reqs)
+                         const struct api_pod_set *ps, const struct lr_sum *lr, struct sb *lr_errs,
+                         size_t *n_lr_errs, struct rl *reqs)
 {
     const struct api_pod_spec *sp = &ps->template_.spec;
-    struct rl c = {0}, side = {0}, init = {0};
+    struct rl c = {0}, lim = {0}, side = {0}, init = {0};
+    char path[160];
     rl_reset(reqs);
+    if (lr && lr->container)
+        for (size_t i = 0; i < sp->n_init_containers; i++) {
+            container_reqs(eng, &sp->init_containers[i], lr, &c, &lim);
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.initContainers[%zu]", psi,
+                     i);
+            lr_check_container(eng, lr, &c, &lim, path, lr_errs, n_lr_errs);
+        }
     for (size_t i = 0; i < sp->n_containers; i++) {
-        container_reqs(eng, &sp->containers[i], &c);
+        container_reqs(eng, &sp->containers[i], lr, &c, &lim);
+        if (lr && lr->container) {
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.containers[%zu]", psi, i);
+            lr_check_container(eng, lr, &c, &lim, path, lr_errs, n_lr_errs);
+        }
         for (size_t k = 0; k < c.n; k++)
             rl_add(reqs, c.res[k], c.v[k]);
     }
     for (size_t i = 0; i < sp->n_init_containers; i++) {
         const struct api_container *ic = &sp->init_containers[i];
-        container_reqs(eng, ic, &c);
+        container_reqs(eng, ic, lr, &c, NULL);
         bool sidecar = ic->restart_policy && !strcmp(ic->restart_policy, "Always");
         if (sidecar) {
             for (size_t k = 0; k < c.n; k++)
@@ -267,8 +446,14 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
             *rl_slot(reqs, eng__res_id(eng, r->name), true) = q_resource_value(r->name, r->amount);
     }
     rl_release(&c);
+    rl_release(&lim);
     rl_release(&side);
     rl_release(&init);
+    if (lr && lr->pod) {
+        snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec", psi);
+        rl_greater(eng, reqs, &lr->pmax, path, LR_ABOVE_MAX, lr_errs, n_lr_errs);
+        rl_greater(eng, &lr->pmin, reqs, path, LR_BELOW_MIN, lr_errs, n_lr_errs);
+    }
     /* Excluded prefixes. */
     if (eng->has_cfg && eng->cfg.exclude_resource_prefixes.n) {
         size_t w = 0;
@@ -329,11 +514,6 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
     }
 }
 
-static int cmp_cstr(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Resources whose request exceeds its limit, as Kueue's field error
  * renders them: `PATH: Invalid value: ["cpu","memory"]: requests must not
  * exceed its limits`. */
@@ -347,15 +527,7 @@ static void greater_keys(const struct api_resources *req, const struct api_resou
             if (!strcmp(req->items[i].name, lim->items[k].name) &&
                 q_cmp(req->items[i].amount, lim->items[k].amount) > 0)
                 names[n++] = req->items[i].name;
-    if (!n)
-        return;
-    qsort(names, n, sizeof(*names), cmp_cstr);
-    if ((*n_errs)++)
-        sb_adds(errs, ", ");
-    sb_addf(errs, "%s: Invalid value: [", path);
-    for (size_t i = 0; i < n; i++)
-        sb_addf(errs, "%s\"%s\"", i ? "," : "", names[i]);
-    sb_adds(errs, "]: requests must not exceed its limits");
+    field_err(errs, n_errs, path, names, n, "requests must not exceed its limits");
 }
 
 static void check_limits(struct eng_wl *wl, const struct api_workload *w)
@@ -501,6 +673,10 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     wl->n_ps = w->n_pod_sets;
     wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
     struct rl reqs = {0};
+    struct lr_sum lr;
+    bool has_lr = lr_summarize(eng, ns, &lr);
+    struct sb lr_errs = SB_INIT;
+    size_t n_lr_errs = 0;
     for (size_t i = 0; i < w->n_pod_sets; i++) {
         const struct api_pod_set *aps = &w->pod_sets[i];
         struct eng_ps *ps = &wl->ps[i];
@@ -510,7 +686,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         ps->count = eff < 0 ? 0 : eff;
         ps->min_count = aps->has_min_count ? aps->min_count : 0;
         copy_pod_matching(wl, ps, &aps->template_.spec);
-        if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, &reqs))
+        if (wl->invalid ||
+            !pod_requests(eng, wl, ns, i, aps, has_lr ? &lr : NULL, &lr_errs, &n_lr_errs, &reqs))
             rl_reset(&reqs);
         ps->n_req = reqs.n;
         ps->req = WL_ARRAY(wl, struct eng_req, reqs.n + 1);
@@ -526,6 +703,17 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
     }
     rl_release(&reqs);
+    lr_release(&lr);
+    if (n_lr_errs) {
+        struct sb m = SB_INIT;
+        sb_addf(&m,
+                n_lr_errs > 1 ? "resources didn't satisfy LimitRange constraints: [%s]"
+                              : "resources didn't satisfy LimitRange constraints: %s",
+                sb_str(&lr_errs));
+        wl->lr_msg = wl_strdup(wl, sb_str(&m));
+        sb_release(&m);
+    }
+    sb_release(&lr_errs);
     wl->shape = wl_shape(wl);
     wl->requeue_key = requeue_key(w, wl->priority);
     check_limits(wl, w);
