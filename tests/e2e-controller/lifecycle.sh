@@ -195,6 +195,43 @@ wait_for "drain: admitted again" 10 '^True Admitted$' cnd hd "$whd" Admitted
 k delete ns hd >/dev/null
 k delete cq hd-cq ev-cq de-cq >/dev/null 2>&1
 
+# ---- 25. Metrics the lifecycle moves ---------------------------------------------------------
+lc_ns mt
+lc_job mt j 2
+wait_for "metrics: the Job starts" 15 '^false$' k -n mt get job j -o jsonpath='{.spec.suspend}'
+job_status mt j '{"active":1,"ready":1,"startTime":"2026-01-01T00:00:00Z"}'
+wmt=$(wlof mt j)
+wait_for "metrics: PodsReady=True from the Job's ready pods" 10 '^True ' cnd mt "$wmt" PodsReady
+k -n mt patch workload "$wmt" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "metrics: kueue_pods_ready_to_evicted_time_seconds observes the eviction of a ready workload" 10 \
+    '^kueue_pods_ready_to_evicted_time_seconds_count\{cluster_queue="mt-cq",reason="Deactivated",underlying_cause="",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
+job_status mt j '{"active":0,"ready":0}'
+k -n mt patch workload "$wmt" --type=merge -p '{"spec":{"active":true}}' >/dev/null
+wait_for "metrics: reactivated and admitted again" 15 '^True Admitted$' cnd mt "$wmt" Admitted
+wait_for "metrics: its Job runs again" 10 '^false$' k -n mt get job j -o jsonpath='{.spec.suspend}'
+job_status mt j '{"active":0,"succeeded":1,"completionTime":"2026-01-01T00:01:00Z","conditions":[{"type":"SuccessCriteriaMet","status":"True"},{"type":"Complete","status":"True"}]}'
+wait_for "metrics: the workload finishes" 10 '^True Succeeded$' cnd mt "$wmt" Finished
+m=$(k get --raw /metrics)
+expect_grep "metrics: kueue_execution_time_seconds observed when an admitted workload finishes" \
+    '^kueue_execution_time_seconds_count\{cluster_queue="mt-cq",priority_class="",replica_role="standalone"\} 1$' printf '%s\n' "$m"
+expect_grep "metrics: ... and kueue_local_queue_execution_time_seconds" \
+    '^kueue_local_queue_execution_time_seconds_count\{name="q",namespace="mt",priority_class="",replica_role="standalone"\} 1$' printf '%s\n' "$m"
+# A Hold stop policy: what waits is inadmissible.
+k patch cq mt-cq --type=merge -p '{"spec":{"stopPolicy":"Hold"}}' >/dev/null
+lc_wl mt held-a 1
+lc_wl mt held-b 1
+lc_wl mt held-c 3
+wait_for "metrics: pending_workloads{status=inadmissible} counts the workloads a Hold keeps" 10 \
+    '^kueue_pending_workloads\{cluster_queue="mt-cq",status="inadmissible",replica_role="standalone"\} 3$' k get --raw /metrics
+expect_grep "metrics: pending_scheduling_hashes counts their two shapes" \
+    '^kueue_pending_scheduling_hashes\{cluster_queue="mt-cq",status="inadmissible",replica_role="standalone"\} 2$' k get --raw /metrics
+expect_grep "metrics: and nothing pends as active" \
+    '^kueue_pending_workloads\{cluster_queue="mt-cq",status="active",replica_role="standalone"\} 0$' k get --raw /metrics
+k delete ns mt >/dev/null
+k patch cq mt-cq --type=merge -p '{"spec":{"stopPolicy":"None"}}' >/dev/null
+k delete cq mt-cq >/dev/null 2>&1
+
 # ---- 6. A ClusterQueue being deleted ------------------------------------------------------
 lc_ns cqd 4
 lc_job cqd j5 2
