@@ -117,10 +117,16 @@ static void lr_free(struct eng_limit_range *lr)
         free((char *)lr->items[i].resource);
     }
     free(lr->items);
-    free(lr->key);
-    free(lr->ns);
     free(lr->name);
     free(lr);
+}
+
+static void ns_limits_free(struct eng_ns_limits *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        lr_free(l->lrs[i]);
+    free(l->lrs);
+    free(l);
 }
 
 void eng_free(struct eng *eng)
@@ -184,7 +190,7 @@ void eng_free(struct eng *eng)
     map_release(&eng->claim_tpls);
     it = 0;
     while (map_next(&eng->limit_ranges, &it, &k, &v))
-        lr_free(v);
+        ns_limits_free(v);
     map_release(&eng->limit_ranges);
     map_release(&eng->wl_by_key);
     map_release(&eng->fr_map);
@@ -759,23 +765,37 @@ struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t no
 void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size_t n,
                          const struct api_limit *limits)
 {
-    char key[512];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    struct eng_limit_range *old = map_del(&eng->limit_ranges, key);
-    if (old)
-        lr_free(old);
-    if (!n)
-        return;
-    struct eng_limit_range *lr = xcalloc(1, sizeof(*lr));
-    lr->key = xstrdup(key);
-    lr->ns = xstrdup(ns);
-    lr->name = xstrdup(name);
-    lr->n = n;
-    lr->items = xcalloc(n, sizeof(*lr->items));
-    for (size_t i = 0; i < n; i++)
-        lr->items[i] = (struct api_limit){xstrdup(limits[i].type), xstrdup(limits[i].bound),
-                                          xstrdup(limits[i].resource), limits[i].amount};
-    map_put(&eng->limit_ranges, key, lr);
+    struct eng_ns_limits *l = map_get(&eng->limit_ranges, ns);
+    if (!l) {
+        if (!n)
+            return;
+        l = xcalloc(1, sizeof(*l));
+        map_put(&eng->limit_ranges, ns, l);
+    }
+    size_t at = 0;
+    while (at < l->n && strcmp(l->lrs[at]->name, name) < 0)
+        at++;
+    bool found = at < l->n && !strcmp(l->lrs[at]->name, name);
+    if (found) {
+        lr_free(l->lrs[at]);
+        memmove(&l->lrs[at], &l->lrs[at + 1], (l->n - at - 1) * sizeof(*l->lrs));
+        l->n--;
+    }
+    if (n) {
+        struct eng_limit_range *lr = xcalloc(1, sizeof(*lr));
+        lr->name = xstrdup(name);
+        lr->n = n;
+        lr->items = xcalloc(n, sizeof(*lr->items));
+        for (size_t i = 0; i < n; i++)
+            lr->items[i] = (struct api_limit){xstrdup(limits[i].type), xstrdup(limits[i].bound),
+                                              xstrdup(limits[i].resource), limits[i].amount};
+        XGROW(l->lrs, l->cap, l->n + 1);
+        memmove(&l->lrs[at + 1], &l->lrs[at], (l->n - at) * sizeof(*l->lrs));
+        l->lrs[at] = lr;
+        l->n++;
+    }
+    if (!l->n)
+        ns_limits_free(map_del(&eng->limit_ranges, ns));
 }
 
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,

@@ -372,10 +372,15 @@ struct eng_claim_tpl {
 /* A LimitRange's Container and Pod items, as api_limit_range_limits
  * gives them (strings owned). */
 struct eng_limit_range {
-    char *key; /* "ns/name" */
-    char *ns, *name;
+    char *name;
     size_t n;
     struct api_limit *items;
+};
+
+/* A namespace's LimitRanges, in name order (Kueue lists them so). */
+struct eng_ns_limits {
+    size_t n, cap;
+    struct eng_limit_range **lrs;
 };
 
 struct eng_check {
@@ -411,7 +416,7 @@ struct eng {
     struct map nss;          /* name -> struct eng_ns */
     struct map wl_by_key;    /* "ns/name" -> struct eng_wl */
     struct map claim_tpls;   /* "ns/name" -> struct eng_claim_tpl */
-    struct map limit_ranges; /* "ns/name" -> struct eng_limit_range */
+    struct map limit_ranges; /* namespace -> struct eng_ns_limits */
     struct eng_wl **wls;     /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;

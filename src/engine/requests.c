@@ -79,30 +79,14 @@ static void rl_keep(struct rl *l, int res, int64_t v, int how /* <0 min, >0 max,
         *s = v;
 }
 
-static int cmp_lr(const void *a, const void *b)
-{
-    return strcmp((*(struct eng_limit_range *const *)a)->name,
-                  (*(struct eng_limit_range *const *)b)->name);
-}
-
 /* False when ns has no Container or Pod item. */
 static bool lr_summarize(struct eng *eng, const char *ns, struct lr_sum *out)
 {
     memset(out, 0, sizeof(*out));
-    struct eng_limit_range **lrs = NULL;
-    size_t n = 0, cap = 0, it = 0;
-    const char *k;
-    void *v;
-    while (map_next(&eng->limit_ranges, &it, &k, &v))
-        if (!strcmp(((struct eng_limit_range *)v)->ns, ns)) {
-            XGROW(lrs, cap, n + 1);
-            lrs[n++] = v;
-        }
-    if (n > 1)
-        qsort(lrs, n, sizeof(*lrs), cmp_lr);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < lrs[i]->n; j++) {
-            const struct api_limit *l = &lrs[i]->items[j];
+    const struct eng_ns_limits *lrs = map_get(&eng->limit_ranges, ns);
+    for (size_t i = 0; lrs && i < lrs->n; i++)
+        for (size_t j = 0; j < lrs->lrs[i]->n; j++) {
+            const struct api_limit *l = &lrs->lrs[i]->items[j];
             bool pod = !strcmp(l->type, "Pod");
             int id = eng__res_id(eng, l->resource);
             int64_t val = q_resource_value(l->resource, l->amount);
@@ -114,7 +98,6 @@ static bool lr_summarize(struct eng *eng, const char *ns, struct lr_sum *out)
             else if (!pod)
                 rl_keep(!strcmp(l->bound, "default") ? &out->cdef : &out->cdefreq, id, val, 0);
         }
-    free(lrs);
     return out->container || out->pod;
 }
 
@@ -621,7 +604,7 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
 
 /* FNV-1a over what may make a workload the inadmissible list holds
  * admissible again when it changes (see requeue_key). */
-static uint64_t requeue_key(const struct api_workload *w, int32_t priority)
+static uint64_t requeue_key(const struct api_workload *w, int32_t priority, const char *lr_msg)
 {
     uint64_t h = 1469598103934665603ULL;
 #define MIX(x)                                                                                     \
@@ -631,6 +614,8 @@ static uint64_t requeue_key(const struct api_workload *w, int32_t priority)
     } while (0)
     MIX(w->meta.generation);
     MIX(priority);
+    /* A LimitRange change that lifts (or changes) a violation. */
+    MIX(lr_msg ? map_hash(lr_msg, strlen(lr_msg)) : 0);
     for (size_t i = 0; i < w->n_reclaimable_pods; i++) {
         MIX(map_hash(w->reclaimable_pods[i].name, strlen(w->reclaimable_pods[i].name)));
         MIX(w->reclaimable_pods[i].count);
@@ -715,7 +700,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     }
     sb_release(&lr_errs);
     wl->shape = wl_shape(wl);
-    wl->requeue_key = requeue_key(w, wl->priority);
+    wl->requeue_key = requeue_key(w, wl->priority, wl->lr_msg);
     check_limits(wl, w);
 
     wl->n_checks = w->n_admission_checks;

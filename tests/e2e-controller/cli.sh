@@ -7,7 +7,7 @@ done
 mkdir -p "$TMP/v6"
 out=$("$CUEUE" serve --listen '[::1]:0' --data-dir "$TMP/v6/data" 2>&1)
 rc=$?
-if [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -q "IPv6 is not supported, got '\[::1\]'"; then
+if [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -qF "(IPv6 is not supported), got '[::1]'"; then
     pass "cli: --listen with an IPv6 address: a clear error"
 else
     fail "cli: --listen with an IPv6 address: a clear error" "rc=$rc $out"

@@ -204,6 +204,72 @@ static void test_eng_requeued_condition_change_requeues(void **state)
     fx_release(&f);
 }
 
+/* A one-container workload ns/<name> in queue <lq> asking cpu_milli,
+ * through eng_apply (so it reads the namespace's LimitRanges). */
+static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int64_t cpu_milli)
+{
+    struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
+    w->meta.name = name;
+    w->meta.namespace_ = "ns";
+    w->queue_name = lq;
+    w->active = true;
+    struct api_pod_set *ps = ARENA_NEW(&f->mem, struct api_pod_set);
+    ps->name = "main";
+    ps->count = 1;
+    struct api_container *c = ARENA_NEW(&f->mem, struct api_container);
+    c->name = "c";
+    c->requests.items = ARENA_NEW(&f->mem, struct api_resource);
+    c->requests.items[0] = (struct api_resource){"cpu", {cpu_milli}};
+    c->requests.n = 1;
+    ps->template_.spec.containers = c;
+    ps->template_.spec.n_containers = 1;
+    w->pod_sets = ps;
+    w->n_pod_sets = 1;
+    struct api_object o;
+    memset(&o, 0, sizeof(o));
+    o.kind = API_KIND_WORKLOAD;
+    o.u.meta = &w->meta;
+    return eng_apply(f->eng, &o, 0);
+}
+
+/* LimitRanges are read when a workload is applied; replacing one, or
+ * forgetting it (n = 0), takes effect at the next apply; other
+ * namespaces are not concerned. */
+static void test_eng_limit_range_set_and_forget(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(8), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    struct api_limit max1 = {"Pod", "max", "cpu", {CPU(1)}};
+    eng_set_limit_range(f.eng, "other", "lr", 1, &max1);
+    eng_set_limit_range(f.eng, "ns", "b", 1, &max1);
+    struct eng_wl *w = api_wl(&f, "w", "a", CPU(2));
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_admitted, 0);
+    assert_int_equal(d->n_pending, 1);
+    assert_string_equal(d->pending[0].reason, "Misconfigured");
+    assert_string_equal(d->pending[0].message,
+                        "resources didn't satisfy LimitRange constraints: "
+                        "spec.podSets[0].template.spec: Invalid value: [\"cpu\"]: requests must "
+                        "not be above the limitRange max");
+    /* A looser one beside it: the lowest max still holds. */
+    struct api_limit max4 = {"Pod", "max", "cpu", {CPU(4)}};
+    eng_set_limit_range(f.eng, "ns", "a", 1, &max4);
+    w = api_wl(&f, "w", "a", CPU(2));
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 0);
+    /* The tight one forgotten: admitted. */
+    eng_set_limit_range(f.eng, "ns", "b", 0, NULL);
+    w = api_wl(&f, "w", "a", CPU(2));
+    d = eng_cycle(f.eng, 30);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w);
+    fx_release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
         cmocka_unit_test(test_eng_requeue_batched),
         cmocka_unit_test(test_eng_requeued_condition_change_requeues),
+        cmocka_unit_test(test_eng_limit_range_set_and_forget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
