@@ -1558,7 +1558,10 @@ size_t api_claim_template_devices(const json_t *doc, const char ***classes, int6
             continue;
         const json_t *cnt = json_object_get(src, "count");
         (*classes)[k] = cls;
-        (*counts)[k] = json_is_integer(cnt) ? json_integer_value(cnt) : 1;
+        /* The API server requires a count of at least 1: a document that
+         * got past that must not lower what the other requests charge. */
+        (*counts)[k] =
+            json_is_integer(cnt) && json_integer_value(cnt) > 1 ? json_integer_value(cnt) : 1;
         k++;
     }
     return k;
