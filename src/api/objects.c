@@ -1546,23 +1546,23 @@ size_t api_claim_template_devices(const json_t *doc, const char ***classes, int6
     const json_t *reqs = json_object_get(
         json_object_get(json_object_get(json_object_get(doc, "spec"), "spec"), "devices"),
         "requests");
-    size_t n = json_array_size(reqs), k = 0;
+    size_t n = json_array_size(reqs);
     *classes = xcalloc(n + 1, sizeof(**classes));
     *counts = xcalloc(n + 1, sizeof(**counts));
     for (size_t i = 0; i < n; i++) {
         const json_t *rq = json_array_get(reqs, i);
         const json_t *ex = json_object_get(rq, "exactly");
         const json_t *src = ex ? ex : rq;
-        const char *cls = json_string_value(json_object_get(src, "deviceClassName"));
-        if (!cls)
-            continue;
+        const char *mode = json_string_value(json_object_get(src, "allocationMode"));
         const json_t *cnt = json_object_get(src, "count");
-        (*classes)[k] = cls;
+        (*classes)[i] = json_string_value(json_object_get(src, "deviceClassName"));
         /* The API server requires a count of at least 1: a document that
          * got past that must not lower what the other requests charge. */
-        (*counts)[k] =
-            json_is_integer(cnt) && json_integer_value(cnt) > 1 ? json_integer_value(cnt) : 1;
-        k++;
+        if (mode && !strcmp(mode, "All"))
+            (*counts)[i] = 0;
+        else
+            (*counts)[i] =
+                json_is_integer(cnt) && json_integer_value(cnt) > 1 ? json_integer_value(cnt) : 1;
     }
-    return k;
+    return n;
 }

@@ -607,10 +607,11 @@ struct api_limit {
 };
 size_t api_limit_range_limits(const json_t *doc, struct api_limit **out);
 /* A resource.k8s.io ResourceClaimTemplate's device requests
- * (spec.spec.devices.requests[], `exactly` or the flat v1beta1 form): the
- * DeviceClass of each and its count (1 when unset). Returns how many;
- * *classes and *counts are allocated (free both), the names borrowed from
- * doc. */
+ * (spec.spec.devices.requests[], `exactly` or the flat v1beta1 form), one
+ * entry per request in order: its DeviceClass (NULL when it names none) and
+ * its count (1 when unset, at least 1; 0 for allocationMode All). Returns
+ * how many; *classes and *counts are allocated (free both), the names
+ * borrowed from doc. */
 size_t api_claim_template_devices(const json_t *doc, const char ***classes, int64_t **counts);
 
 /* ---- helpers added for the engine and the validators -------------------------- */

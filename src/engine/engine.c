@@ -818,7 +818,7 @@ void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, s
     t->classes = xcalloc(n + 1, sizeof(char *));
     t->counts = xcalloc(n + 1, sizeof(int64_t));
     for (size_t i = 0; i < n; i++) {
-        t->classes[i] = xstrdup(classes[i]);
+        t->classes[i] = classes[i] ? xstrdup(classes[i]) : NULL;
         t->counts[i] = counts[i];
     }
 }

@@ -59,8 +59,9 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
                 int64_t now_ms);
 
 /* A ResourceClaimTemplate (resource.k8s.io), reduced to its device
- * requests: n DeviceClass names with their device counts. Used for DRA
- * quota (deviceClassMappings). Copied. */
+ * requests by api_claim_template_devices: n DeviceClass names (NULL: none)
+ * with their device counts (0: allocationMode All, which Kueue refuses).
+ * Used for DRA quota (deviceClassMappings). Copied. */
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
                             const char *const *classes, const int64_t *counts);
 

@@ -295,48 +295,62 @@ static const char *dra_mapping(const struct eng *eng, const char *cls)
 
 /* DRA: device requests of the pod's claim templates, counted per mapped
  * resource. Returns false with a message when a class is not mapped. */
+/* The workload waits, Misconfigured, with Kueue's DRA field error. */
+static bool dra_misconfigured(struct eng_wl *wl, const char *msg)
+{
+    wl->invalid = true;
+    wl->invalid_reason = "Misconfigured";
+    free(wl->message);
+    wl->message = xstrdup(msg);
+    return false;
+}
+
 static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
                     const char *psname, const struct api_pod_spec *spec, struct rl *reqs)
 {
+    char msg[1024];
     for (size_t j = 0; j < spec->n_resource_claims; j++) {
         const struct api_pod_resource_claim *c = &spec->resource_claims[j];
-        if (!c->resource_claim_template_name)
+        const char *tn = c->resource_claim_template_name;
+        if (!tn)
             continue;
         char key[512];
-        snprintf(key, sizeof(key), "%s/%s", ns, c->resource_claim_template_name);
+        snprintf(key, sizeof(key), "%s/%s", ns, tn);
         const struct eng_claim_tpl *t = map_get(&eng->claim_tpls, key);
         if (!t && eng->has_cfg && eng->cfg.n_device_class_mappings) {
             /* Kueue's workload controller cannot read the template: the
-             * workload waits, Misconfigured, until it exists. */
-            char msg[1024];
+             * workload waits until it exists. */
             snprintf(msg, sizeof(msg),
                      "spec.podSets[%zu].template.spec.resourceClaims[%zu]: Internal error: failed "
                      "to get claim spec for ResourceClaimTemplate %s in podset %s: "
                      "resourceclaimtemplates.resource.k8s.io \"%s\" not found",
-                     psi, j, c->resource_claim_template_name, psname,
-                     c->resource_claim_template_name);
-            wl->invalid = true;
-            wl->invalid_reason = "Misconfigured";
-            free(wl->message);
-            wl->message = xstrdup(msg);
-            return false;
+                     psi, j, tn, psname, tn);
+            return dra_misconfigured(wl, msg);
         }
         if (!t)
             continue;
+        /* As Kueue: every request of the template is checked before any is
+         * mapped. */
+        for (size_t k = 0; k < t->n; k++)
+            if (!t->counts[k]) {
+                snprintf(msg, sizeof(msg),
+                         "spec.podSets[%zu].template.spec.resourceClaims[%zu].devices.requests[%zu]"
+                         ".exactly.allocationMode: Invalid value: \"All\": ResourceClaimTemplate "
+                         "%s: AllocationMode 'All' is not supported",
+                         psi, j, k, tn);
+                return dra_misconfigured(wl, msg);
+            }
         for (size_t k = 0; k < t->n; k++) {
+            if (!t->classes[k])
+                continue;
             const char *res = dra_mapping(eng, t->classes[k]);
             if (!res) {
-                char msg[1024];
                 snprintf(msg, sizeof(msg),
                          "spec.podSets[%zu].template.spec.resourceClaims[%zu]."
                          "resourceClaimTemplateName: Not found: \"DeviceClass %s is not mapped "
                          "in DRA configuration for podset %s\"",
                          psi, j, t->classes[k], psname);
-                wl->invalid = true;
-                wl->invalid_reason = "Misconfigured";
-                free(wl->message);
-                wl->message = xstrdup(msg);
-                return false;
+                return dra_misconfigured(wl, msg);
             }
             rl_add(reqs, eng__res_id(eng, res), t->counts[k]);
         }
