@@ -687,7 +687,9 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     uint64_t old_shape = 0, old_key = 0;
     struct eng_cq *old_cq = NULL;
     uint64_t old_usage = 0;
+    int32_t old_priority = 0;
     if (old) {
+        old_priority = old->priority;
         keep_inadm = old->where == WLQ_INADM;
         old_shape = old->shape;
         old_key = old->requeue_key;
@@ -711,10 +713,12 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
         wl_attach_admitted(eng, cq, wl);
         same_quota = cq == old_cq && usage_hash(wl) == old_usage;
     }
-    /* Quota released (or moved) by the update: inadmissible workloads of
-     * the tree get another chance (§5.4); a status update that keeps the
-     * same reservation is not such an event. */
-    if (old_cq && !same_quota && old_cq->exists)
+    /* Quota released (or moved) by the update, or the priority of an
+     * admitted workload changed (a lower one may now be preempted; Kueue's
+     * PriorityChanged): inadmissible workloads of the tree get another
+     * chance (§5.4); a status update that keeps the same reservation is not
+     * such an event. */
+    if (old_cq && old_cq->exists && (!same_quota || wl->priority != old_priority))
         pq_requeue_tree(eng, old_cq);
     if (wl->state == WL_PENDING) {
         if (keep_inadm && old_shape == wl->shape && old_key == wl->requeue_key && !wl->invalid) {

@@ -418,6 +418,54 @@ k delete ns pr >/dev/null
 k delete cq pr-cq >/dev/null
 k delete workloadpriorityclass pr-high pr-mid >/dev/null
 
+# Lowering the running workload's priority: by its Job's label, then by its
+# class deleted and re-created with a lower value.
+lc_ns pl 5
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: pl-a}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: pl-b}
+value: 5
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: pl-low}
+value: 1
+YAML
+lc_job pl run 4 "kueue.x-k8s.io/priority-class: pl-a"
+wait_for "priority (lowered): the Job runs" 15 '^false$' k -n pl get job run -o jsonpath='{.spec.suspend}'
+job_status pl run '{"active":1,"startTime":"2026-01-01T00:00:00Z"}'
+wr=$(wlof pl run)
+lc_job pl wait 4 "kueue.x-k8s.io/priority-class: pl-b"
+wait_for "priority (lowered): the other Job waits" 15 '^False ' \
+    sh -c "kubectl --kubeconfig '$KC' -n pl get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"wait\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].status} {end}'"
+ww=$(wlof pl wait)
+k -n pl label job run kueue.x-k8s.io/priority-class=pl-low --overwrite >/dev/null
+wait_for "priority (lowered): a Job label change lowers its Workload's priority" 10 '^1 pl-low$' \
+    k -n pl get workload "$wr" -o jsonpath='{.spec.priority} {.spec.priorityClassRef.name}'
+wait_for "priority (lowered): and the waiting Job preempts it" 15 '^True Preempted$' cnd pl "$wr" Evicted
+job_status pl run '{"active":0}'
+wait_for "priority (lowered): the waiting Job is admitted" 15 '^True Admitted$' cnd pl "$ww" Admitted
+job_status pl wait '{"active":1,"startTime":"2026-01-01T00:00:00Z"}'
+k delete workloadpriorityclass pl-b >/dev/null
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: pl-b}
+value: 0
+YAML
+wait_for "priority (re-created class): its new value is written to the running Workload" 10 '^0$' \
+    k -n pl get workload "$ww" -o jsonpath='{.spec.priority}'
+wait_for "priority (re-created class): and the pending Job preempts it" 15 '^True Preempted$' cnd pl "$ww" Evicted
+k delete ns pl >/dev/null
+k delete cq pl-cq >/dev/null
+k delete workloadpriorityclass pl-a pl-b pl-low >/dev/null
+
 # ---- 17. kueue.x-k8s.io/admission-gated-by ---------------------------------------------------
 lc_ns ag
 cat <<'YAML' | k apply -f - >/dev/null
