@@ -205,10 +205,34 @@ static void test_eng_requeued_condition_change_requeues(void **state)
 }
 
 /* A one-container workload ns/<name> in queue <lq> asking cpu_milli,
- * through eng_apply (so it reads the namespace's LimitRanges). */
-static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int64_t cpu_milli)
+ * through eng_apply (so it reads the namespace's LimitRanges); with
+ * admitted_cq, it holds that much quota there in flavor "default". */
+static struct eng_wl *api_wl_full(struct fx *f, const char *name, const char *lq, int64_t cpu_milli,
+                                  int32_t priority, const char *admitted_cq)
 {
     struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
+    w->priority = priority;
+    w->has_priority = true;
+    if (admitted_cq) {
+        struct api_admission *a = ARENA_NEW(&f->mem, struct api_admission);
+        struct api_pod_set_assignment *psa = ARENA_NEW(&f->mem, struct api_pod_set_assignment);
+        psa->name = "main";
+        psa->flavors.items = ARENA_NEW(&f->mem, struct api_kv);
+        psa->flavors.items[0] = (struct api_kv){"cpu", "default"};
+        psa->flavors.n = 1;
+        psa->resource_usage.items = ARENA_NEW(&f->mem, struct api_resource);
+        psa->resource_usage.items[0] = (struct api_resource){"cpu", {cpu_milli}};
+        psa->resource_usage.n = 1;
+        psa->has_count = true;
+        psa->count = 1;
+        a->cluster_queue = admitted_cq;
+        a->pod_set_assignments = psa;
+        a->n_pod_set_assignments = 1;
+        w->admission = a;
+        w->conditions.items = ARENA_NEW(&f->mem, struct api_condition);
+        w->conditions.items[0] = (struct api_condition){.type = "QuotaReserved", .status = "True"};
+        w->conditions.n = 1;
+    }
     w->meta.name = name;
     w->meta.namespace_ = "ns";
     w->queue_name = lq;
@@ -230,6 +254,34 @@ static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int
     o.kind = API_KIND_WORKLOAD;
     o.u.meta = &w->meta;
     return eng_apply(f->eng, &o, 0);
+}
+
+static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int64_t cpu_milli)
+{
+    return api_wl_full(f, name, lq, cpu_milli, 0, NULL);
+}
+
+/* Kueue's PriorityChanged: an admitted workload whose priority changes
+ * (and nothing else) moves its tree's inadmissible workloads back. */
+static void test_eng_admitted_priority_change_requeues(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(4), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    api_wl_full(&f, "run", "a", CPU(4), 10, "a");
+    struct eng_wl *p = api_wl_full(&f, "wait", "a", CPU(4), 5, NULL);
+    eng_cycle(f.eng, 10);
+    assert_true(eng_wl_inadmissible(p));
+    /* The same reservation written again: no event. */
+    api_wl_full(&f, "run", "a", CPU(4), 10, "a");
+    assert_true(eng_wl_inadmissible(p));
+    /* Its priority lowered: the waiting one is tried again. */
+    api_wl_full(&f, "run", "a", CPU(4), 1, "a");
+    assert_false(eng_wl_inadmissible(p));
+    fx_release(&f);
 }
 
 /* LimitRanges are read when a workload is applied; replacing one, or
@@ -279,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_eng_requeue_batched),
         cmocka_unit_test(test_eng_requeued_condition_change_requeues),
         cmocka_unit_test(test_eng_limit_range_set_and_forget),
+        cmocka_unit_test(test_eng_admitted_priority_change_requeues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
