@@ -239,9 +239,13 @@ static void feed_namespace_input(struct ctl *c, enum ctl_kind k, const json_t *o
         eng_set_limit_range(c->eng, ns, name, n, l);
         free(l);
     } else {
+        if (deleted) {
+            eng_delete_claim_template(c->eng, ns, name);
+            return;
+        }
         const char **classes = NULL;
         int64_t *counts = NULL;
-        size_t n = deleted ? 0 : api_claim_template_devices(obj, &classes, &counts);
+        size_t n = api_claim_template_devices(obj, &classes, &counts);
         eng_set_claim_template(c->eng, ns, name, n, classes, counts);
         free(classes);
         free(counts);

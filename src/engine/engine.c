@@ -109,6 +109,16 @@ static void cohort_free(struct eng_cohort *c)
     free(c);
 }
 
+static void claim_tpl_free(struct eng_claim_tpl *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->classes[i]);
+    free(t->classes);
+    free(t->counts);
+    free(t->key);
+    free(t);
+}
+
 static void lr_free(struct eng_limit_range *lr)
 {
     for (size_t i = 0; i < lr->n; i++) {
@@ -178,15 +188,8 @@ void eng_free(struct eng *eng)
     }
     map_release(&eng->nss);
     it = 0;
-    while (map_next(&eng->claim_tpls, &it, &k, &v)) {
-        struct eng_claim_tpl *t = v;
-        for (size_t i = 0; i < t->n; i++)
-            free(t->classes[i]);
-        free(t->classes);
-        free(t->counts);
-        free(t->key);
-        free(t);
-    }
+    while (map_next(&eng->claim_tpls, &it, &k, &v))
+        claim_tpl_free(v);
     map_release(&eng->claim_tpls);
     it = 0;
     while (map_next(&eng->limit_ranges, &it, &k, &v))
@@ -800,6 +803,15 @@ void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size
     }
     if (!l->n)
         ns_limits_free(map_del(&eng->limit_ranges, ns));
+}
+
+void eng_delete_claim_template(struct eng *eng, const char *ns, const char *name)
+{
+    char key[512];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    struct eng_claim_tpl *t = map_del(&eng->claim_tpls, key);
+    if (t)
+        claim_tpl_free(t);
 }
 
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,

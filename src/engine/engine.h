@@ -64,6 +64,8 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
  * Used for DRA quota (deviceClassMappings). Copied. */
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
                             const char *const *classes, const int64_t *counts);
+/* Forget a ResourceClaimTemplate (deleted). */
+void eng_delete_claim_template(struct eng *eng, const char *ns, const char *name);
 
 /* A LimitRange (core/v1) of namespace ns, reduced by api_limit_range_limits;
  * n = 0 forgets it. Workloads of ns read their namespace's LimitRanges

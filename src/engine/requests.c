@@ -306,7 +306,8 @@ static bool dra_misconfigured(struct eng_wl *wl, const char *msg)
 }
 
 static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
-                    const char *psname, const struct api_pod_spec *spec, struct rl *reqs)
+                    const char *psname, const struct api_pod_spec *spec, bool pending,
+                    struct rl *reqs)
 {
     char msg[1024];
     for (size_t j = 0; j < spec->n_resource_claims; j++) {
@@ -317,6 +318,10 @@ static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t p
         char key[512];
         snprintf(key, sizeof(key), "%s/%s", ns, tn);
         const struct eng_claim_tpl *t = map_get(&eng->claim_tpls, key);
+        /* Kueue reads the templates of pending workloads only: one that
+         * holds quota keeps it, whatever happened to its templates. */
+        if (!pending)
+            continue;
         if (!t && eng->has_cfg && eng->cfg.n_device_class_mappings) {
             /* Kueue's workload controller cannot read the template: the
              * workload waits until it exists. */
@@ -381,8 +386,8 @@ static void sort_reqs(const struct eng *eng, struct eng_req *r, size_t n)
  * lr_errs (Kueue's ValidateLimitRange, in its order: init containers,
  * containers, the pod). */
 static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
-                         const struct api_pod_set *ps, const struct lr_sum *lr, struct sb *lr_errs,
-                         size_t *n_lr_errs, struct rl *reqs)
+                         const struct api_pod_set *ps, bool pending, const struct lr_sum *lr,
+                         struct sb *lr_errs, size_t *n_lr_errs, struct rl *reqs)
 {
     const struct api_pod_spec *sp = &ps->template_.spec;
     struct rl c = {0}, lim = {0}, side = {0}, init = {0};
@@ -464,7 +469,7 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
         reqs->n = w;
     }
     apply_transformations(eng, reqs);
-    return add_dra(eng, wl, ns, psi, ps->name, sp, reqs);
+    return add_dra(eng, wl, ns, psi, ps->name, sp, pending, reqs);
 }
 
 static const char *mdup(struct eng_wl *wl, const char *s)
@@ -672,6 +677,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     wl->n_ps = w->n_pod_sets;
     wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
     struct rl reqs = {0};
+    bool holds = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");
     struct lr_sum lr;
     bool has_lr = lr_summarize(eng, ns, &lr);
     struct sb lr_errs = SB_INIT;
@@ -685,8 +691,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         ps->count = eff < 0 ? 0 : eff;
         ps->min_count = aps->has_min_count ? aps->min_count : 0;
         copy_pod_matching(wl, ps, &aps->template_.spec);
-        if (wl->invalid ||
-            !pod_requests(eng, wl, ns, i, aps, has_lr ? &lr : NULL, &lr_errs, &n_lr_errs, &reqs))
+        if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, !holds, has_lr ? &lr : NULL, &lr_errs,
+                                         &n_lr_errs, &reqs))
             rl_reset(&reqs);
         ps->n_req = reqs.n;
         ps->req = WL_ARRAY(wl, struct eng_req, reqs.n + 1);

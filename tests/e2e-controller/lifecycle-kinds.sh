@@ -105,6 +105,16 @@ kd_job dra g2 1 single-gpu
 wait_for "dra: the second waits for the GPU" 15 '^False [A-Za-z]+ couldn.t assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor kd-f, 1 more needed' kd_wl dra g2
 expect_exact "dra: the ClusterQueue's usage counts one GPU" '1' \
     k get cq kd-cq -o jsonpath='{.status.flavorsUsage[0].resources[?(@.name=="nvidia.com/gpu")].total}'
+# The template deleted: the admitted workload keeps its admission (Kueue
+# reads templates of pending workloads only); the pending one waits on it.
+k -n dra delete resourceclaimtemplate single-gpu >/dev/null
+wait_for "dra: a pending workload whose template is deleted waits, Misconfigured" 15 \
+    '^False Misconfigured spec\.podSets\[0\]\.template\.spec\.resourceClaims\[0\]: Internal error: failed to get claim spec for ResourceClaimTemplate single-gpu' \
+    kd_wl dra g2
+expect_grep "dra: the admitted one stays admitted" '^True QuotaReserved ' kd_wl dra g1
+expect_exact "dra: ... with its usage" '{"cpu":"1","nvidia.com/gpu":"1"}' kd_usage dra g1
+expect_exact "dra: ... still counted by the ClusterQueue" '1' \
+    k get cq kd-cq -o jsonpath='{.status.flavorsUsage[0].resources[?(@.name=="nvidia.com/gpu")].total}'
 # A template that arrives after its Job: the workload waits, Misconfigured,
 # and is charged once it does.
 kd_job dra g3 1 late-gpu
