@@ -915,6 +915,12 @@ static void dec_local_queue(struct dec *d, const json_t *doc, struct api_local_q
         lq->stop_policy = d_enum(d, spec, "stopPolicy", stop_names, 3, 0);
         dec_fair_sharing(d, spec, &lq->fair_sharing);
     });
+    D_IN(d, doc, "status", st,
+         D_IN(d, st, "fairSharing", fs, D_IN(d, fs, "admissionFairSharingStatus", afs, {
+                  lq->has_afs_status = true;
+                  lq->afs_consumed = d_resources(d, afs, "consumedResources");
+                  lq->afs_last_update = d_time(d, afs, "lastUpdate");
+              })));
 }
 
 /* ---- Workload ------------------------------------------------------------------- */
@@ -1284,6 +1290,12 @@ static void dec_configuration(struct dec *d, const json_t *doc, struct api_confi
     D_IN(d, doc, "admissionFairSharing", afs, dec_afs(d, afs, c));
     D_IN(d, doc, "waitForPodsReady", w, dec_wfpr(d, w, c));
     D_IN(d, doc, "resources", r, dec_config_resources(d, r, c));
+    D_IN(d, doc, "metrics", m,
+         d_bool(d, m, "enableClusterQueueResources", &c->metrics_cluster_queue_resources));
+    D_IN(d, doc, "objectRetentionPolicies", orp, D_IN(d, orp, "workloads", w, {
+             c->has_workload_retention_after_finished =
+                 d_duration(d, w, "afterFinished", &c->workload_retention_after_finished_ms);
+         }));
 }
 
 /* ---- entry points ------------------------------------------------------------------ */
@@ -1497,4 +1509,60 @@ bool api_toleration_tolerates(const struct api_toleration *t, const struct api_t
     const char *a = t->value ? t->value : "";
     const char *b = taint->value ? taint->value : "";
     return !strcmp(a, b);
+}
+
+size_t api_limit_range_limits(const json_t *doc, struct api_limit **out)
+{
+    static const char *const bounds[] = {"max", "min", "default", "defaultRequest"};
+    const json_t *limits = json_object_get(json_object_get(doc, "spec"), "limits");
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < json_array_size(limits); i++) {
+        const json_t *item = json_array_get(limits, i);
+        const char *type = json_string_value(json_object_get(item, "type"));
+        if (!type || (strcmp(type, "Container") && strcmp(type, "Pod")))
+            continue;
+        for (size_t b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++) {
+            const char *res;
+            const json_t *v;
+            json_object_foreach((json_t *)json_object_get(item, bounds[b]), res, v)
+            {
+                char text[128];
+                q_amount a;
+                struct err e;
+                err_init(&e);
+                if (!api_quantity_text(v, text, sizeof(text)) || q_parse_amount(text, &a, &e))
+                    continue;
+                XGROW(*out, cap, n + 1);
+                (*out)[n++] = (struct api_limit){type, bounds[b], res, a};
+            }
+        }
+    }
+    return n;
+}
+
+size_t api_claim_template_devices(const json_t *doc, const char ***classes, int64_t **counts)
+{
+    const json_t *reqs = json_object_get(
+        json_object_get(json_object_get(json_object_get(doc, "spec"), "spec"), "devices"),
+        "requests");
+    size_t n = json_array_size(reqs);
+    *classes = xcalloc(n + 1, sizeof(**classes));
+    *counts = xcalloc(n + 1, sizeof(**counts));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *rq = json_array_get(reqs, i);
+        const json_t *ex = json_object_get(rq, "exactly");
+        const json_t *src = ex ? ex : rq;
+        const char *mode = json_string_value(json_object_get(src, "allocationMode"));
+        const json_t *cnt = json_object_get(src, "count");
+        (*classes)[i] = json_string_value(json_object_get(src, "deviceClassName"));
+        /* The API server requires a count of at least 1: a document that
+         * got past that must not lower what the other requests charge. */
+        if (mode && !strcmp(mode, "All"))
+            (*counts)[i] = 0;
+        else
+            (*counts)[i] =
+                json_is_integer(cnt) && json_integer_value(cnt) > 1 ? json_integer_value(cnt) : 1;
+    }
+    return n;
 }

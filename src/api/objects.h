@@ -333,6 +333,10 @@ struct api_local_queue {
     const char *cluster_queue;
     enum api_stop_policy stop_policy;
     struct api_fair_sharing fair_sharing;
+    /* status.fairSharing.admissionFairSharingStatus, as last written */
+    bool has_afs_status;
+    struct api_resources afs_consumed;
+    int64_t afs_last_update; /* ms */
 };
 
 struct api_workload_priority_class {
@@ -517,6 +521,14 @@ struct api_configuration {
     struct api_device_class_mapping *device_class_mappings;
     size_t n_device_class_mappings;
     bool ignore_undeclared; /* resources.quotaCheckStrategy: IgnoreUndeclared */
+
+    /* objectRetentionPolicies.workloads: delete a Finished Workload this
+     * long after it finished (ms; has_ = set). */
+    bool has_workload_retention_after_finished;
+    int64_t workload_retention_after_finished_ms;
+    /* metrics.enableClusterQueueResources: the per-resource and weighted
+     * share metrics of ClusterQueues */
+    bool metrics_cluster_queue_resources;
 };
 
 /* ---- a decoded object ---------------------------------------------------------- */
@@ -582,6 +594,25 @@ bool api_quantity_text(const json_t *v, char *buf, size_t len);
 /* Does the selector select these labels? A NULL selector selects nothing;
  * an empty one selects everything. */
 bool api_selector_matches(const struct api_label_selector *sel, const struct api_kvs *labels);
+
+/* A core/v1 LimitRange reduced to what Kueue reads of it: one entry per
+ * (type, bound, resource) of spec.limits[], type "Container" or "Pod",
+ * bound "max", "min", "default" or "defaultRequest". Returns how many;
+ * *out is allocated (free it), its strings borrowed from doc. Other types
+ * and values that are not quantities are left out (the API server has
+ * checked them). */
+struct api_limit {
+    const char *type, *bound, *resource;
+    q_amount amount;
+};
+size_t api_limit_range_limits(const json_t *doc, struct api_limit **out);
+/* A resource.k8s.io ResourceClaimTemplate's device requests
+ * (spec.spec.devices.requests[], `exactly` or the flat v1beta1 form), one
+ * entry per request in order: its DeviceClass (NULL when it names none) and
+ * its count (1 when unset, at least 1; 0 for allocationMode All). Returns
+ * how many; *classes and *counts are allocated (free both), the names
+ * borrowed from doc. */
+size_t api_claim_template_devices(const json_t *doc, const char ***classes, int64_t **counts);
 
 /* ---- helpers added for the engine and the validators -------------------------- */
 

@@ -210,7 +210,7 @@ static int micro_row(int n_cqs, int mode_i)
     struct api_configuration cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.has_fair_sharing = mode == MICRO_FAIR;
-    struct eng_options opt = {&cfg};
+    struct eng_options opt = {.config = &cfg};
     struct api_preemption pol;
     memset(&pol, 0, sizeof(pol));
     pol.reclaim_within_cohort = API_RECLAIM_ANY;

@@ -125,7 +125,7 @@ static double fair_cycle_cost(int n_cqs, int n_cohorts, int per_cq, size_t *head
     struct api_configuration cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.has_fair_sharing = true;
-    struct eng_options opt = {&cfg};
+    struct eng_options opt = {.config = &cfg};
     struct eng *eng = eng_new(&opt);
     cli_eng_flavor(eng, &mem, "default");
     struct api_preemption pol;

@@ -9,10 +9,11 @@
  *   a share of the queues' streams;
  * - one thread watches Workloads: QuotaReserved=True (and not Evicted)
  *   starts a run, its end is due runtimeMs later; QuotaReserved leaving or
- *   Evicted=True stops it (the controller releases an evicted Workload
- *   without a Job at once, and it is queued again);
+ *   Evicted=True stops it;
  * - finisher threads mark a Workload Finished (status update) when its run
- *   ends, as a job would.
+ *   ends, as a job would, and finish an eviction (take the reservation
+ *   back) as a job's stop would: a Workload no job owns keeps its quota
+ *   until a client does so (Kueue's runner does the same).
  * The report is the virtual mode's; CPU and peak RSS are the server's
  * when this process started it. */
 #include "cli/bench_rt.h"
@@ -142,6 +143,7 @@ struct due {
     int64_t t;
     size_t wl;
     uint32_t gen;
+    bool release; /* finish an eviction rather than the run */
 };
 
 struct rt {
@@ -437,12 +439,16 @@ static void observe(struct rt *r, const json_t *obj)
     bool finished = cond_true(obj, "Finished");
     int64_t t = now_rel(r);
     pthread_mutex_lock(&r->mu);
+    if (!finished && cond_true(obj, "QuotaReserved") && cond_true(obj, "Evicted")) {
+        due_push(r, (struct due){t, idx - 1, w->gen, true});
+        pthread_cond_broadcast(&r->cv);
+    }
     if (w->finished_ms < 0 && !finished) {
         if (reserved && !w->running) {
             w->running = true;
             w->admitted_ms = t;
             r->admissions++;
-            due_push(r, (struct due){t + w->tmpl->runtime_ms, idx - 1, w->gen});
+            due_push(r, (struct due){t + w->tmpl->runtime_ms, idx - 1, w->gen, false});
             pthread_cond_broadcast(&r->cv);
         } else if (!reserved && w->running) {
             stop_run(r, w, t);
@@ -538,8 +544,24 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-/* Mark a Workload Finished through its status, as a job's end would. */
-static bool finish(struct rt *r, struct conn *c, size_t i)
+/* Take an evicted Workload's reservation back, as the job integration
+ * does once the job has stopped (Kueue's runner: "Evicted by the test
+ * runner"). */
+static void release_eviction(json_t *obj)
+{
+    if (!cond_true(obj, "Evicted") || !cond_true(obj, "QuotaReserved"))
+        return;
+    int64_t now = tm_now_ms();
+    api_status_set_condition(obj, "QuotaReserved", "False", "Pending", "Evicted by the test runner",
+                             now);
+    api_status_set_admission(obj, NULL);
+    api_status_set_condition(obj, "Admitted", "False", "NoReservation",
+                             "The workload has no reservation", now);
+}
+
+/* Mark a Workload Finished through its status, as a job's end would, or
+ * with release finish its eviction. */
+static bool finish(struct rt *r, struct conn *c, size_t i, bool release)
 {
     const char *key = r->names[i];
     char path[700];
@@ -553,8 +575,11 @@ static bool finish(struct rt *r, struct conn *c, size_t i)
         }
         /* Set, not append: a condition type appears once (the API server
          * refuses a duplicate, as Kubernetes does). */
-        api_status_set_condition(obj, "Finished", "True", "Succeeded", "Job finished successfully",
-                                 tm_now_ms());
+        if (release)
+            release_eviction(obj);
+        else
+            api_status_set_condition(obj, "Finished", "True", "Succeeded",
+                                     "Job finished successfully", tm_now_ms());
         char spath[760];
         snprintf(spath, sizeof(spath), "%s/status", path);
         long code = http(c, "PUT", spath, obj, NULL);
@@ -594,10 +619,18 @@ static void *finisher_main(void *arg)
         }
         struct due d = due_pop(r);
         struct bench_wl_rec *w = &r->wls[d.wl];
+        if (d.release) {
+            pthread_mutex_unlock(&r->mu);
+            if (!finish(r, &c, d.wl, true))
+                fprintf(stderr, "cueue bench: could not end the eviction of %s: %.200s\n",
+                        r->names[d.wl], sb_str(&c.body));
+            pthread_mutex_lock(&r->mu);
+            continue;
+        }
         if (!w->running || w->gen != d.gen)
             continue; /* evicted since */
         pthread_mutex_unlock(&r->mu);
-        bool ok = finish(r, &c, d.wl);
+        bool ok = finish(r, &c, d.wl, false);
         int64_t t = now_rel(r);
         pthread_mutex_lock(&r->mu);
         if (!ok) {

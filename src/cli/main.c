@@ -15,6 +15,15 @@ struct command {
 
 static int cmd_version(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: cueue version\n\n"
+                   "Print cueue's version and the Kueue API version it serves.\n");
+            return 0;
+        }
+        fprintf(stderr, "cueue version: unknown option '%s'\nusage: cueue version\n", argv[i]);
+        return 2;
+    }
     printf("cueue %s (kueue.x-k8s.io/v1beta2)\n", CUEUE_VERSION);
     return 0;
 }

@@ -34,9 +34,10 @@ struct doc {
     size_t index;
     json_t *json; /* borrowed from the stream, or owned (Job workloads) */
     bool owned;
-    struct api_object *obj; /* NULL for ResourceClaimTemplates and skipped kinds */
+    struct api_object *obj; /* NULL for ResourceClaimTemplates, LimitRanges, skipped kinds */
     struct eng_wl *wl;      /* for Workloads */
     bool is_claim_tpl;
+    bool is_limit_range;
     bool superseded; /* a later document of the same Workload replaced it */
 };
 
@@ -59,8 +60,23 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: cueue schedule -f FILE [-f FILE ...] [--cycles N] [--now RFC3339] "
                  "[-o json|yaml|text]\n\n"
-                 "Run the admission engine on the objects in FILEs ('-' = standard input)\n"
-                 "and print what it decided. --cycles 0 (the default) runs until idle.\n");
+                 "Run the admission engine on the objects in FILEs and print what Kueue would\n"
+                 "decide: admitted, preempted and evicted workloads, and why the others wait.\n"
+                 "Nothing is contacted and nothing is written.\n\n"
+                 "options:\n"
+                 "  -f, --filename FILE  YAML (--- separated) or JSON documents, or a List; '-'\n"
+                 "                       reads standard input; repeat for several files, read in\n"
+                 "                       order\n"
+                 "  --cycles N           run exactly N scheduling cycles; 0 (the default) runs\n"
+                 "                       until nothing changes, a preempted workload giving its\n"
+                 "                       quota back at once\n"
+                 "  --now RFC3339        the engine's clock, used for condition times (default:\n"
+                 "                       now)\n"
+                 "  -o json|yaml|text    the result object as JSON (default) or YAML, or one line\n"
+                 "                       per decision\n"
+                 "  -h, --help           show this help\n\n"
+                 "Exit status 0 after a run; 2 for bad input (file, document, object and field\n"
+                 "path on standard error). See docs/schedule.md.\n");
 }
 
 static const char *jstr(const json_t *o, const char *k)
@@ -169,30 +185,30 @@ static int decode_doc(struct doc *d)
 
 static void claim_template(struct run *r, const json_t *doc)
 {
-    const json_t *reqs = json_object_get(
-        json_object_get(json_object_get(json_object_get(doc, "spec"), "spec"), "devices"),
-        "requests");
-    size_t n = json_array_size(reqs);
-    const char **classes = xcalloc(n + 1, sizeof(*classes));
-    int64_t *counts = xcalloc(n + 1, sizeof(*counts));
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const json_t *rq = json_array_get(reqs, i);
-        const json_t *ex = json_object_get(rq, "exactly");
-        const json_t *src = ex ? ex : rq;
-        const char *cls = jstr(src, "deviceClassName");
-        if (!cls)
-            continue;
-        const json_t *cnt = json_object_get(src, "count");
-        classes[k] = cls;
-        counts[k] = json_is_integer(cnt) ? json_integer_value(cnt) : 1;
-        k++;
-    }
+    const char **classes;
+    int64_t *counts;
+    size_t k = api_claim_template_devices(doc, &classes, &counts);
     const char *ns = api_doc_meta_str(doc, "namespace");
     eng_set_claim_template(r->eng, ns ? ns : "default", api_doc_meta_str(doc, "name"), k, classes,
                            counts);
     free(classes);
     free(counts);
+}
+
+static bool is_limit_range(const json_t *doc)
+{
+    const char *av = jstr(doc, "apiVersion"), *k = jstr(doc, "kind");
+    return av && k && !strcmp(av, "v1") && !strcmp(k, "LimitRange");
+}
+
+static void limit_range(struct run *r, const json_t *doc)
+{
+    struct api_limit *l;
+    size_t n = api_limit_range_limits(doc, &l);
+    const char *ns = api_doc_meta_str(doc, "namespace");
+    const char *name = api_doc_meta_str(doc, "name");
+    eng_set_limit_range(r->eng, ns ? ns : "default", name ? name : "", n, l);
+    free(l);
 }
 
 static int load(struct run *r)
@@ -206,6 +222,10 @@ static int load(struct run *r)
             struct doc *d = add_doc(r, r->files[s], r->streams[s].docs[i].index, j, false);
             if (is_claim_template(j)) {
                 d->is_claim_tpl = true;
+                continue;
+            }
+            if (is_limit_range(j)) {
+                d->is_limit_range = true;
                 continue;
             }
             int rc = decode_doc(d);
@@ -245,6 +265,8 @@ static int load(struct run *r)
         struct doc *d = &r->docs[i];
         if (d->is_claim_tpl)
             claim_template(r, d->json);
+        else if (d->is_limit_range)
+            limit_range(r, d->json);
         else if (d->obj->kind != API_KIND_WORKLOAD)
             eng_apply(r->eng, d->obj, r->now);
     }

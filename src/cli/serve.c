@@ -6,6 +6,7 @@
  * bound before the kubeconfig is written (temporary file + rename), so a
  * script that waits for the kubeconfig file can use it at once. SIGINT and
  * SIGTERM stop cleanly: watches end, connections close, the store closes. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #ifdef __GLIBC__
@@ -85,6 +86,15 @@ static int split_listen(const char *s, char *host, size_t hlen, int *port, struc
     host[n] = '\0';
     if (!strcmp(host, "localhost"))
         snprintf(host, hlen, "127.0.0.1");
+    /* Checked here, before the data dir is touched: the listener takes IPv4
+     * only, and a bracketed IPv6 address would otherwise fail after the
+     * store, keys and certificates were made. */
+    struct in_addr a4;
+    if (inet_pton(AF_INET, host, &a4) != 1)
+        return err_set(e, ERR_INVALID,
+                       "--listen address must be an IPv4 address or localhost (IPv6 is not "
+                       "supported), got '%s'",
+                       host);
     char *end;
     long p = strtol(colon + 1, &end, 10);
     if (!colon[1] || *end || p < 0 || p > 65535)

@@ -29,17 +29,20 @@ void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj)
         d->count = s->count;
         d->flavors.items = xcalloc(s->n + 1, sizeof(struct api_kv));
         d->resource_usage.items = xcalloc(s->n + 1, sizeof(struct api_resource));
+        /* As Kueue's toAPI: only the resources given a flavor; a request of
+         * 0 that nothing covers, or one IgnoreUndeclared leaves out, is in
+         * neither map. */
         for (size_t k = 0; k < s->n; k++) {
-            if (s->usage[k].flavor) {
-                d->flavors.items[d->flavors.n].key = s->usage[k].resource;
-                d->flavors.items[d->flavors.n].value = s->usage[k].flavor;
-                d->flavors.n++;
-            }
-            d->resource_usage.items[k].name = s->usage[k].resource;
-            d->resource_usage.items[k].amount =
+            if (!s->usage[k].flavor)
+                continue;
+            d->flavors.items[d->flavors.n].key = s->usage[k].resource;
+            d->flavors.items[d->flavors.n].value = s->usage[k].flavor;
+            d->flavors.n++;
+            d->resource_usage.items[d->resource_usage.n].name = s->usage[k].resource;
+            d->resource_usage.items[d->resource_usage.n].amount =
                 q_from_resource_value(s->usage[k].resource, s->usage[k].value);
+            d->resource_usage.n++;
         }
-        d->resource_usage.n = s->n;
     }
     api_status_set_admission(obj, &v);
     for (size_t p = 0; p < a.n_ps; p++) {

@@ -1,4 +1,12 @@
-/* ctl_int.h -- what the controllers' files share (not a public API). */
+/* ctl_int.h -- what the controllers' files share (not a public API).
+ *
+ * The controllers are split as Kueue splits them: ctl.c is the event loop
+ * (informers, the cache, writes, events, metrics); core/ holds the
+ * scheduler's writes (scheduler.c), the Workload status writers
+ * (wlstatus.c), the workload reconciler (workload.c) and the queue
+ * reconcilers (queues.c); jobframework/reconciler.c is the job reconciler
+ * over the batch/v1 Job integration of jobs/job.c. All of them run on the
+ * one loop thread and share one cache. */
 #ifndef CUEUE_CONTROLLER_CTL_INT_H
 #define CUEUE_CONTROLLER_CTL_INT_H
 
@@ -6,17 +14,44 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/compiler.h"
+#include "base/err.h"
 #include "base/map.h"
+#include "base/time.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
+#include "engine/engine.h"
 
 struct eng;
 struct inf;
 struct le;
 struct wq;
 
-enum ctl_kind { CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ, CK_LQ, CK_WPC, CK_PC, CK_WL, CK_JOB, CK_N };
+#define COMPONENT_ADMISSION "kueue-admission"
+#define COMPONENT_WORKLOAD "kueue-workload-controller"
+#define COMPONENT_JOB "batch/job-kueue-controller"
+#define CYCLE_INTERVAL_MS 1000 /* backoffs (requeueAt) are noticed this often */
+#define STATUS_INTERVAL_MS 200 /* queue status is rewritten at most this often */
+#define REQUEUE_BATCH_MS 1000  /* Kueue requeues inadmissible workloads in one-second batches */
+
+enum ctl_kind {
+    CK_NS,
+    CK_RF,
+    CK_COHORT,
+    CK_AC,
+    CK_CQ,
+    CK_LQ,
+    CK_WPC,
+    CK_PC,
+    CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
+    CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    CK_WL,
+    CK_JOB,
+    CK_N
+};
 
 /* One watched resource: its informer and the newest state known, from the
  * informer or from our own writes (whichever has the higher
@@ -39,6 +74,7 @@ struct ctl {
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
+    bool rebuilding;   /* rebuild_engine is feeding the engine everything */
     bool cycle_dirty;  /* run a scheduling cycle */
     bool status_dirty; /* recompute queue status */
     int64_t next_cycle_ms, next_status_ms;
@@ -48,7 +84,102 @@ struct ctl {
     volatile int stop;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
+    /* Child Jobs seen, by their parent Job: "ns/parent" -> owned string of
+     * child names, each ending in '\n' (a parent's Workload changing
+     * reconciles its children). */
+    struct map job_children;
 };
+
+/* ---- small JSON helpers -------------------------------------------------------- */
+
+static inline const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static inline const char *mstr(const json_t *o, const char *k)
+{
+    return jstr(json_object_get(o, "metadata"), k);
+}
+
+static inline uint64_t rv_of(const json_t *o)
+{
+    const char *s = mstr(o, "resourceVersion");
+    return s ? strtoull(s, NULL, 10) : 0;
+}
+
+/* The status condition of a type, or NULL (borrowed). */
+static inline json_t *cond(const json_t *o, const char *type)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), i, c)
+    {
+        if (jstr(c, "type") && !strcmp(jstr(c, "type"), type))
+            return c;
+    }
+    return NULL;
+}
+
+static inline bool cond_is(const json_t *o, const char *type, const char *status)
+{
+    const json_t *c = cond(o, type);
+    return c && jstr(c, "status") && !strcmp(jstr(c, "status"), status);
+}
+
+static inline bool cond_reason_is(const json_t *o, const char *type, const char *reason)
+{
+    const json_t *c = cond(o, type);
+    return c && jstr(c, "reason") && !strcmp(jstr(c, "reason"), reason);
+}
+
+/* A condition's lastTransitionTime in ms, 0 when absent or unreadable. */
+static inline int64_t cond_time(const json_t *o, const char *type)
+{
+    const json_t *cd = cond(o, type);
+    const char *t = cd ? jstr(cd, "lastTransitionTime") : NULL;
+    int64_t ms = 0;
+    struct err e;
+    err_init(&e);
+    if (!t || tm_parse_rfc3339(t, &ms, &e))
+        return 0;
+    return ms;
+}
+
+static inline bool has_finalizer(const json_t *o, const char *f)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(json_object_get(o, "metadata"), "finalizers"), i, v)
+    {
+        if (json_string_value(v) && !strcmp(json_string_value(v), f))
+            return true;
+    }
+    return false;
+}
+
+static inline bool being_deleted(const json_t *o)
+{
+    return mstr(o, "deletionTimestamp") != NULL;
+}
+
+/* The controller owner of kind `kind`, or NULL. */
+static inline const json_t *controller_owner(const json_t *o, const char *kind)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(json_object_get(o, "metadata"), "ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")) && jstr(r, "kind") &&
+            !strcmp(jstr(r, "kind"), kind))
+            return r;
+    }
+    return NULL;
+}
+
+/* ---- ctl.c: cache, writes, events, metrics -------------------------------------- */
+
+void ctl_log_err(const char *what, const struct err *e);
 
 /* The newest known object (borrowed), or NULL. */
 const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char *name);
@@ -56,8 +187,130 @@ const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char
 void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj);
 /* Queue a key ("J:ns/name", ...) for reconcile. */
 void ctl_enqueue(struct ctl *c, const char *prefix, const char *ns, const char *name);
+/* Reconcile the Workload ns/name again after delay_ms (a deadline). */
+void ctl_recheck(struct ctl *c, const char *ns, const char *name, int64_t delay_ms);
+/* Feed an object (borrowed) to the engine as it is now; deleted forgets it. */
+void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted);
 /* Emit a core/v1 Event about obj. */
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
                const char *component, const char *fmt, ...) CU_PRINTF(6, 7);
+
+/* Replace the object (or its status subresource) through fn with retries
+ * on conflict; the stored result is observed. 0, or the error (logged
+ * unless ERR_NOT_FOUND). */
+int ctl_write_status(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
+                     ac_mutate_fn fn, void *arg);
+int ctl_write_object(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
+                     ac_mutate_fn fn, void *arg);
+/* Merge-patch an object (or its status); the result is observed. */
+int ctl_patch(struct ctl *c, enum ctl_kind k, const char *ns, const char *name, json_t *patch,
+              bool status);
+
+/* Finalizers: fns for ctl_write_object (arg is the finalizer name), and
+ * removing kueue.x-k8s.io/resource-in-use from o. */
+int ctl_add_finalizer_fn(json_t *obj, void *arg, struct err *e);
+int ctl_remove_finalizer_fn(json_t *obj, void *arg, struct err *e);
+void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o);
+
+/* Metrics (observability.md §1): labels are (name, value) pairs,
+ * NULL-terminated; replica_role is appended. */
+void ctl_count(struct ctl *c, const char *name, const char *const *kv);
+void ctl_gauge(struct ctl *c, const char *name, const char *const *kv, double v);
+const char *ctl_priority_class(const json_t *wl);
+/* A workload became Admitted (wait: seconds since its reservation):
+ * kueue_admitted_workloads_total, the admission wait times, and their
+ * LocalQueue twins. */
+void ctl_report_admitted(struct ctl *c, const json_t *wl, double wait);
+/* A workload became Finished: the finished counters and its execution
+ * time (Kueue's reportFinishedWorkload). */
+void ctl_report_finished(struct ctl *c, const json_t *wl);
+/* Observe seconds in a histogram of Kueue's exponential buckets (1, then
+ * 2.5 doubling: n buckets). */
+void ctl_observe_seconds(struct ctl *c, const char *name, const char *const *kv, double s,
+                         int n_buckets);
+
+/* ---- core/wlstatus.c: the Workload status writers (Kueue pkg/workload) ------------ */
+
+enum wl_op_kind {
+    OP_ADMIT,      /* the scheduler reserved quota (admission, admitted) */
+    OP_PENDING,    /* a pending reason (reason, message, requests); never on a reservation */
+    OP_UNSET,      /* take a reservation back (reason, message) */
+    OP_PREEMPT,    /* evicted by preemption (message, preempt_reason) */
+    OP_EVICT,      /* evicted (reason, cause, message, the prepare flags) */
+    OP_RELEASE,    /* the job stopped: Requeued (requeued_status, reason), no reservation */
+    OP_FINISH,     /* Finished=True (reason, message) */
+    OP_REQUEUED,   /* Requeued=True (reason, message, clear_requeue_at) */
+    OP_CHECKS,     /* status.admissionChecks = checks */
+    OP_ADMITTED,   /* Admitted follows the reservation and the checks */
+    OP_PODS_READY, /* PodsReady (requeued_status, reason, message) */
+    OP_REQUEUE_AT, /* requeueState.requeueAt = requeue_at_ms (0 removes it) */
+    OP_DEACTIVATION_TARGET, /* DeactivationTarget=True (reason, message, clear_accumulated) */
+    OP_CLEAR_REQUEUE_STATE,
+};
+
+struct ctl_wl_op {
+    enum wl_op_kind kind;
+    json_t *admission; /* OP_ADMIT */
+    json_t *requests;  /* OP_PENDING */
+    enum eng_admitted_cond admitted;
+    const char *cq;
+    const char *reason, *preempt_reason;
+    const char *cause; /* OP_EVICT: underlying cause ("" or NULL for none) */
+    const char *message;
+    const char *requeued_status; /* also PodsReady's status */
+    json_t *checks;              /* OP_CHECKS: the new status.admissionChecks */
+    bool set_requeue;            /* OP_EVICT: write requeueState */
+    bool clear_deactivation_target, clear_requeue_state; /* OP_EVICT's prepare */
+    bool clear_requeue_at;                               /* OP_REQUEUED */
+    bool clear_accumulated;                              /* OP_DEACTIVATION_TARGET */
+    int32_t requeue_count;
+    int64_t requeue_at_ms;
+    int64_t now;
+    bool first_eviction; /* out (OP_EVICT, OP_PREEMPT): first of its reason and cause */
+};
+
+/* An ac_mutate_fn applying a struct ctl_wl_op to a Workload. */
+int ctl_wl_mutate(json_t *obj, void *arg, struct err *e);
+/* Evict ns/name as Kueue's evict.Evict (op->kind is set to OP_EVICT); when
+ * it held an admission, the event and the metrics follow. */
+int ctl_evict(struct ctl *c, const char *ns, const char *name, struct ctl_wl_op *op);
+/* After an eviction was written: the event and the metrics. */
+void ctl_evicted_event(struct ctl *c, const char *ns, const char *name, const struct ctl_wl_op *op);
+/* An evicted workload whose job has stopped gives its quota back. */
+void ctl_release_quota(struct ctl *c, const json_t *wl);
+
+/* ---- core/scheduler.c ---------------------------------------------------------- */
+
+/* Run scheduling cycles until nothing changes; write what they decide. */
+void ctl_run_cycles(struct ctl *c);
+/* The cached Workload of an engine workload (borrowed), or NULL. */
+const json_t *ctl_wl_obj(struct ctl *c, const struct eng_wl *wl);
+
+/* ---- core/workload.c ----------------------------------------------------------- */
+
+/* waitForPodsReady as configured (lifecycle.md §4). */
+struct ctl_wfpr {
+    bool on;
+    int64_t timeout_ms, recovery_ms;
+    bool has_limit;
+    int32_t limit, base_s, max_s;
+};
+struct ctl_wfpr ctl_wfpr(const struct ctl *c);
+void ctl_reconcile_workload(struct ctl *c, const char *ns, const char *name);
+/* Write a WorkloadPriorityClass's value into the workloads naming it. */
+void ctl_reconcile_wpc(struct ctl *c, const char *name);
+
+/* ---- core/queues.c ------------------------------------------------------------- */
+
+/* Rewrite ClusterQueue and LocalQueue status, metrics and the visibility
+ * snapshot. */
+void ctl_queue_status(struct ctl *c);
+void ctl_reconcile_cq(struct ctl *c, const char *name);
+void ctl_reconcile_rf(struct ctl *c, const char *name);
+void ctl_reconcile_ac(struct ctl *c, const char *name);
+
+/* ---- jobframework/reconciler.c ------------------------------------------------- */
+
+void ctl_reconcile_job(struct ctl *c, const char *ns, const char *name);
 
 #endif

@@ -3,10 +3,14 @@
  *
  * Counters only grow; gauges are replaced as a set (mreg_gauges_begin ..
  * _end), so the series of a deleted queue disappear rather than read 0.
+ * Histograms count observations in fixed buckets (cumulative on output,
+ * with _sum and _count), as Prometheus client libraries render them.
  * Every function may be called from any thread: the controllers write,
  * the HTTP server renders. */
 #ifndef CUEUE_CONTROLLER_METRICS_H
 #define CUEUE_CONTROLLER_METRICS_H
+
+#include <stddef.h>
 
 struct mreg;
 
@@ -19,6 +23,11 @@ void mreg_counter_add(struct mreg *m, const char *name, const char *labels, doub
 void mreg_gauges_begin(struct mreg *m);
 void mreg_gauge_set(struct mreg *m, const char *name, const char *labels, double v);
 void mreg_gauges_end(struct mreg *m);
+/* Observe v in the histogram name{labels} whose upper bounds are the n
+ * ascending values of bounds (copied on the first observation; +Inf is
+ * implied). */
+void mreg_histogram_observe(struct mreg *m, const char *name, const char *labels, double v,
+                            const double *bounds, size_t n);
 
 /* A label value escaped for the exposition format (\\, \", \n), owned. */
 char *mreg_escape(const char *v);

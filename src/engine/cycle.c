@@ -215,9 +215,9 @@ static void nominate(struct eng *eng, struct entry *e)
         e->rq = RQ_NAMESPACE_MISMATCH;
         return;
     }
-    if (wl->limits_msg) {
+    if (wl->limits_msg || wl->lr_msg) {
         e->reason = "Misconfigured";
-        e->message = wl->limits_msg;
+        e->message = wl->limits_msg ? wl->limits_msg : wl->lr_msg;
         e->rq = RQ_GENERIC;
         return;
     }

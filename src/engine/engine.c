@@ -11,6 +11,7 @@
 #include "api/quantity.h"
 #include "base/xalloc.h"
 #include "engine/engine_int.h"
+#include "engine/fairshare.h"
 
 /* ---- configuration copy --------------------------------------------------------- */
 
@@ -108,6 +109,36 @@ static void cohort_free(struct eng_cohort *c)
     free(c);
 }
 
+static void claim_tpl_free(struct eng_claim_tpl *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->classes[i]);
+    free(t->classes);
+    free(t->counts);
+    free(t->key);
+    free(t);
+}
+
+static void lr_free(struct eng_limit_range *lr)
+{
+    for (size_t i = 0; i < lr->n; i++) {
+        free((char *)lr->items[i].type);
+        free((char *)lr->items[i].bound);
+        free((char *)lr->items[i].resource);
+    }
+    free(lr->items);
+    free(lr->name);
+    free(lr);
+}
+
+static void ns_limits_free(struct eng_ns_limits *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        lr_free(l->lrs[i]);
+    free(l->lrs);
+    free(l);
+}
+
 void eng_free(struct eng *eng)
 {
     if (!eng)
@@ -157,16 +188,13 @@ void eng_free(struct eng *eng)
     }
     map_release(&eng->nss);
     it = 0;
-    while (map_next(&eng->claim_tpls, &it, &k, &v)) {
-        struct eng_claim_tpl *t = v;
-        for (size_t i = 0; i < t->n; i++)
-            free(t->classes[i]);
-        free(t->classes);
-        free(t->counts);
-        free(t->key);
-        free(t);
-    }
+    while (map_next(&eng->claim_tpls, &it, &k, &v))
+        claim_tpl_free(v);
     map_release(&eng->claim_tpls);
+    it = 0;
+    while (map_next(&eng->limit_ranges, &it, &k, &v))
+        ns_limits_free(v);
+    map_release(&eng->limit_ranges);
     map_release(&eng->wl_by_key);
     map_release(&eng->fr_map);
     free(eng->fr_flavor);
@@ -413,6 +441,7 @@ static uint64_t cq_digest(const struct api_cluster_queue *v)
     dg_i64(&d, v->flavor_fungibility.when_can_preempt);
     dg_i64(&d, v->flavor_fungibility.preference);
     dg_i64(&d, v->stop_policy);
+    dg_i64(&d, v->meta.deletion_timestamp != 0);
     dg_i64(&d, v->fair_sharing.weight.milli);
     dg_i64(&d, v->admission_mode);
     dg_groups(&d, v->resource_groups, v->n_resource_groups);
@@ -445,6 +474,7 @@ static void apply_cq(struct eng *eng, const struct api_cluster_queue *v)
     cq->preemption = v->preemption;
     cq->fungibility = v->flavor_fungibility;
     cq->stop = v->stop_policy;
+    cq->terminating = v->meta.deletion_timestamp != 0;
     cq->fs_weight_milli = v->fair_sharing.weight.milli;
     cq->admission_mode = v->admission_mode;
     node_quotas(eng, &cq->node, v->resource_groups, v->n_resource_groups);
@@ -571,6 +601,7 @@ static void apply_lq(struct eng *eng, const struct api_local_queue *v)
     }
     const char *cqn = v->cluster_queue ? v->cluster_queue : "";
     lq->fs_weight_milli = v->fair_sharing.weight.milli; /* admission fair sharing, read per cycle */
+    fs_afs_seed(eng, lq, v);
     if (lq->exists && lq->cq_name && !strcmp(lq->cq_name, cqn) && lq->stop == v->stop_policy)
         return; /* a status update: nothing the queues depend on changed */
     free(lq->cq_name);
@@ -656,12 +687,15 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     snprintf(key, sizeof(key), "%s/%s", ns, v->meta.name);
     struct eng_wl *old = map_get(&eng->wl_by_key, key);
     bool keep_inadm = false;
-    uint64_t old_shape = 0;
+    uint64_t old_shape = 0, old_key = 0;
     struct eng_cq *old_cq = NULL;
     uint64_t old_usage = 0;
+    int32_t old_priority = 0;
     if (old) {
+        old_priority = old->priority;
         keep_inadm = old->where == WLQ_INADM;
         old_shape = old->shape;
+        old_key = old->requeue_key;
         eng__unqueue_wl(eng, old);
         if (old->state == WL_ADMITTED) {
             old_cq = old->cq;
@@ -682,13 +716,15 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
         wl_attach_admitted(eng, cq, wl);
         same_quota = cq == old_cq && usage_hash(wl) == old_usage;
     }
-    /* Quota released (or moved) by the update: inadmissible workloads of
-     * the tree get another chance (§5.4); a status update that keeps the
-     * same reservation is not such an event. */
-    if (old_cq && !same_quota && old_cq->exists)
+    /* Quota released (or moved) by the update, or the priority of an
+     * admitted workload changed (a lower one may now be preempted; Kueue's
+     * PriorityChanged): inadmissible workloads of the tree get another
+     * chance (§5.4); a status update that keeps the same reservation is not
+     * such an event. */
+    if (old_cq && old_cq->exists && (!same_quota || wl->priority != old_priority))
         pq_requeue_tree(eng, old_cq);
     if (wl->state == WL_PENDING) {
-        if (keep_inadm && old_shape == wl->shape && !wl->invalid) {
+        if (keep_inadm && old_shape == wl->shape && old_key == wl->requeue_key && !wl->invalid) {
             /* An update that changes nothing relevant leaves it where it was. */
             const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
             int id = lq ? names_find(&eng->cq_names, lq->cq_name) : -1;
@@ -733,6 +769,51 @@ struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t no
     return NULL;
 }
 
+void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size_t n,
+                         const struct api_limit *limits)
+{
+    struct eng_ns_limits *l = map_get(&eng->limit_ranges, ns);
+    if (!l) {
+        if (!n)
+            return;
+        l = xcalloc(1, sizeof(*l));
+        map_put(&eng->limit_ranges, ns, l);
+    }
+    size_t at = 0;
+    while (at < l->n && strcmp(l->lrs[at]->name, name) < 0)
+        at++;
+    bool found = at < l->n && !strcmp(l->lrs[at]->name, name);
+    if (found) {
+        lr_free(l->lrs[at]);
+        memmove(&l->lrs[at], &l->lrs[at + 1], (l->n - at - 1) * sizeof(*l->lrs));
+        l->n--;
+    }
+    if (n) {
+        struct eng_limit_range *lr = xcalloc(1, sizeof(*lr));
+        lr->name = xstrdup(name);
+        lr->n = n;
+        lr->items = xcalloc(n, sizeof(*lr->items));
+        for (size_t i = 0; i < n; i++)
+            lr->items[i] = (struct api_limit){xstrdup(limits[i].type), xstrdup(limits[i].bound),
+                                              xstrdup(limits[i].resource), limits[i].amount};
+        XGROW(l->lrs, l->cap, l->n + 1);
+        memmove(&l->lrs[at + 1], &l->lrs[at], (l->n - at) * sizeof(*l->lrs));
+        l->lrs[at] = lr;
+        l->n++;
+    }
+    if (!l->n)
+        ns_limits_free(map_del(&eng->limit_ranges, ns));
+}
+
+void eng_delete_claim_template(struct eng *eng, const char *ns, const char *name)
+{
+    char key[512];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    struct eng_claim_tpl *t = map_del(&eng->claim_tpls, key);
+    if (t)
+        claim_tpl_free(t);
+}
+
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
                             const char *const *classes, const int64_t *counts)
 {
@@ -753,7 +834,7 @@ void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, s
     t->classes = xcalloc(n + 1, sizeof(char *));
     t->counts = xcalloc(n + 1, sizeof(int64_t));
     for (size_t i = 0; i < n; i++) {
-        t->classes[i] = xstrdup(classes[i]);
+        t->classes[i] = classes[i] ? xstrdup(classes[i]) : NULL;
         t->counts[i] = counts[i];
     }
 }
@@ -924,6 +1005,13 @@ struct eng_wl *eng_wl_find(const struct eng *eng, const char *ns, const char *na
 
 static void cq_activity(struct eng *eng, struct eng_cq *cq)
 {
+    free(cq->inactive_message);
+    if (cq->terminating) {
+        cq->active = false;
+        cq->inactive_reason = "Terminating";
+        cq->inactive_message = xstrdup("Can't admit new workloads; clusterQueue is terminating");
+        return;
+    }
     struct sb parts = SB_INIT, list = SB_INIT;
     const char *reason = NULL;
     if (cq->stop != API_STOP_NONE) {
@@ -972,7 +1060,6 @@ static void cq_activity(struct eng *eng, struct eng_cq *cq)
         sb_addf(&parts, "%sreferences inactive AdmissionCheck(s): %s", parts.len ? ", " : "",
                 sb_str(&list));
     }
-    free(cq->inactive_message);
     if (reason) {
         cq->active = false;
         cq->inactive_reason = reason;
@@ -988,13 +1075,12 @@ static void cq_activity(struct eng *eng, struct eng_cq *cq)
     sb_release(&list);
 }
 
+/* Kueue's workload controller words a queued workload's blocker so,
+ * whatever makes the ClusterQueue inactive (a stop policy included). */
 static void suspend_queued(struct eng *eng, struct eng_cq *cq)
 {
     char msg[600];
-    if (cq->stop != API_STOP_NONE)
-        snprintf(msg, sizeof(msg), "ClusterQueue %s is stopped", cq->name);
-    else
-        snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
+    snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", cq->name);
     for (size_t i = 0; i < cq->q.n; i++)
         eng__set_pending(eng, cq->q.heap[i].wl, "Suspended", msg, false);
     for (size_t i = 0; i < cq->q.n_inadm; i++)
@@ -1005,6 +1091,7 @@ void eng__refresh(struct eng *eng)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
+    pq_requeue_due(eng);
     if (!eng->queues_dirty && !eng->activity_dirty && !eng->requeue_all && !eng->requeue_some)
         return;
     bool statuses = eng->queues_dirty || eng->activity_dirty;
@@ -1030,19 +1117,14 @@ void eng__refresh(struct eng *eng)
     if (eng->requeue_all) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists)
-                pq_requeue_cq(eng, eng->cqs[i]);
+                pq_requeue_tree(eng, eng->cqs[i]);
     } else if (eng->requeue_some) {
         for (size_t i = 0; i < eng->cq_names.n; i++)
             if (eng->cqs[i]->exists && eng->cqs[i]->requeue_flag)
                 pq_requeue_tree(eng, eng->cqs[i]);
-        for (size_t i = 0; i < eng->cohort_names.n; i++) {
-            if (!eng->cohorts[i]->requeue_flag)
-                continue;
-            struct eng_node *root = coh_root(&eng->cohorts[i]->node);
-            for (size_t j = 0; j < eng->cq_names.n; j++) /* the CQs of that tree */
-                if (eng->cqs[j]->exists && coh_root(&eng->cqs[j]->node) == root)
-                    pq_requeue_cq(eng, eng->cqs[j]);
-        }
+        for (size_t i = 0; i < eng->cohort_names.n; i++)
+            if (eng->cohorts[i]->requeue_flag)
+                pq_requeue_node(eng, coh_root(&eng->cohorts[i]->node));
     }
     for (size_t i = 0; i < eng->cq_names.n; i++)
         eng->cqs[i]->requeue_flag = false;
@@ -1084,6 +1166,11 @@ bool eng_wl_is_admitted(const struct eng_wl *wl)
 bool eng_wl_inadmissible(const struct eng_wl *wl)
 {
     return wl->where == WLQ_INADM;
+}
+
+uint64_t eng_wl_shape(const struct eng_wl *wl)
+{
+    return wl->shape;
 }
 
 const char *eng_wl_cluster_queue(const struct eng_wl *wl)
@@ -1240,6 +1327,22 @@ int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char
     int f = names_find(&eng->flavor_names, flavor), r = names_find(&eng->res_names, resource);
     int fr = (f >= 0 && r >= 0) ? eng__fr_find(eng, f, r) : -1;
     return fr >= 0 ? eng->cqs[i]->node.nominal[fr] : 0;
+}
+
+int64_t eng_next_requeue_ms(const struct eng *eng)
+{
+    int64_t t = 0;
+    for (size_t i = 0; eng->requeue_waits && i < eng->cq_names.n; i++) {
+        int64_t d = eng->cqs[i]->node.requeue_due;
+        if (d && (!t || d < t))
+            t = d;
+    }
+    for (size_t i = 0; eng->requeue_waits && i < eng->cohort_names.n; i++) {
+        int64_t d = eng->cohorts[i]->node.requeue_due;
+        if (d && (!t || d < t))
+            t = d;
+    }
+    return t;
 }
 
 size_t eng_n_wls(const struct eng *eng)

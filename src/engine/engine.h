@@ -30,6 +30,12 @@ struct eng_options {
     /* Configuration (config.kueue.x-k8s.io/v1beta2), NULL for defaults;
      * borrowed for eng_new only. */
     const struct api_configuration *config;
+    /* Requests to move a tree's inadmissible workloads back (§5.4) are
+     * batched per ClusterQueue or root Cohort and carried out this long
+     * after the first one, as Kueue's requeuer does (one second), so a
+     * burst of events retries an unchanged no-fit workload once. 0 carries
+     * them out at once (`cueue schedule`, the benchmark). */
+    int64_t requeue_batch_ms;
 };
 
 /* A new engine; free with eng_free. */
@@ -53,10 +59,23 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
                 int64_t now_ms);
 
 /* A ResourceClaimTemplate (resource.k8s.io), reduced to its device
- * requests: n DeviceClass names with their device counts. Used for DRA
- * quota (deviceClassMappings). Copied. */
+ * requests by api_claim_template_devices: n DeviceClass names (NULL: none)
+ * with their device counts (0: allocationMode All, which Kueue refuses).
+ * Used for DRA quota (deviceClassMappings). Copied. */
 void eng_set_claim_template(struct eng *eng, const char *ns, const char *name, size_t n,
                             const char *const *classes, const int64_t *counts);
+/* Forget a ResourceClaimTemplate (deleted). */
+void eng_delete_claim_template(struct eng *eng, const char *ns, const char *name);
+
+/* A LimitRange (core/v1) of namespace ns, reduced by api_limit_range_limits;
+ * n = 0 forgets it. Workloads of ns read their namespace's LimitRanges
+ * when applied (re-apply them after a change), as Kueue's AdjustResources
+ * and ValidateLimitRange do: Container defaults fill in missing requests
+ * and limits, and a pod set outside a Container or Pod min/max stays
+ * pending, Misconfigured, "resources didn't satisfy LimitRange
+ * constraints: ...". Copied. */
+void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size_t n,
+                         const struct api_limit *limits);
 
 /* Fast path for the benchmark: a pending workload without an API object,
  * whose namespace/name the engine does not know yet. Each pod set gives
@@ -178,6 +197,8 @@ void eng_wl_pending(const struct eng_wl *wl, const char **reason, const char **m
                     bool *inadmissible);
 /* Whether it sits in its ClusterQueue's inadmissible list. */
 bool eng_wl_inadmissible(const struct eng_wl *wl);
+/* Its scheduling-equivalence hash (admission.md §5.3). */
+uint64_t eng_wl_shape(const struct eng_wl *wl);
 /* The ClusterQueue it is queued in or admitted by, NULL if none. */
 const char *eng_wl_cluster_queue(const struct eng_wl *wl);
 /* Per-pod-set totals (status.resourceRequests): for pod set i, its name and
@@ -206,6 +227,26 @@ int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char
  * dominant resource share, INT64_MAX when it is +Inf. */
 int64_t eng_cq_weighted_share(struct eng *eng, size_t i);
 bool eng_cohort_weighted_share(struct eng *eng, const char *name, int64_t *out);
+/* The same share unrounded, as Kueue's weighted_share metrics show it:
+ * +Inf for a borrowing node of weight 0. */
+double eng_cq_share(struct eng *eng, size_t i);
+bool eng_cohort_share(struct eng *eng, const char *name, double *out);
+
+/* Admission fair sharing (preemption.md §7): a LocalQueue's decayed
+ * consumption, for its status.fairSharing.admissionFairSharingStatus.
+ * False when its ClusterQueue does not use it or nothing was sampled. */
+#define ENG_AFS_MAX_RES 32
+struct eng_lq_afs {
+    int64_t last_update_ms;
+    size_t n;
+    const char *resources[ENG_AFS_MAX_RES]; /* borrowed, valid until eng_free */
+    int64_t values[ENG_AFS_MAX_RES];        /* in each resource's units (millicores for cpu) */
+};
+bool eng_lq_afs(const struct eng *eng, const char *ns, const char *name, struct eng_lq_afs *out);
+
+/* When the earliest batched requeue falls due (ms, the clock of now_ms),
+ * or 0 when none waits: a cycle then should run (eng_options). */
+int64_t eng_next_requeue_ms(const struct eng *eng);
 
 /* Every workload the engine knows, by index 0..eng_n_wls-1. */
 size_t eng_n_wls(const struct eng *eng);

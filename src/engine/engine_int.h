@@ -140,6 +140,9 @@ struct eng_node {
      * vic_cycle is the cycle's number. */
     uint64_t vic_cycle;
     size_t vic_head, vic_tail;
+    /* A batched requeue of the tree under this node, due then (ms); 0 =
+     * none (eng_options.requeue_batch_ms). */
+    int64_t requeue_due;
 };
 
 /* A resource group of a ClusterQueue: fr ids laid out flavor-major. */
@@ -211,6 +214,7 @@ struct eng_cq {
     bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
     uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
     enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
+    bool terminating;                       /* being deleted: inactive, reason Terminating */
     bool afs; /* admission fair sharing orders this queue (fairshare.c) */
 };
 
@@ -249,10 +253,11 @@ struct eng_psa {
 };
 
 struct eng_ps {
-    const char *name;    /* in the workload's arena */
-    int32_t count;       /* effective count (count - reclaimable) */
-    int32_t min_count;   /* 0 = no minCount */
-    struct eng_req *req; /* sorted by resource name */
+    const char *name;       /* in the workload's arena */
+    int32_t count;          /* effective count (count - reclaimable) */
+    int32_t admitted_count; /* spec count, before reclaim */
+    int32_t min_count;      /* 0 = no minCount */
+    struct eng_req *req;    /* sorted by resource name */
     size_t n_req;
     int16_t *tried; /* §4.7 per req index: last flavor index, -1 = none */
     struct eng_toleration *tols;
@@ -290,10 +295,15 @@ struct eng_wl {
     enum eng_wl_state state;
     bool invalid;           /* requests cannot be computed: message in pending */
     const char *limits_msg; /* "resources validation failed: ..." (§2), or NULL */
+    const char *lr_msg;     /* "resources didn't satisfy LimitRange constraints: ...", or NULL */
     const char *invalid_reason;
     struct eng_ps *ps;
     size_t n_ps;
     uint64_t shape; /* §5.3 equivalence hash */
+    /* What may make an inadmissible workload admissible when it changes
+     * (Kueue's PushOrUpdate): generation, priority, reclaimable pods, the
+     * Evicted and Requeued conditions. */
+    uint64_t requeue_key;
     /* checks listed in status.admissionChecks */
     const char **check_names;
     const char **check_states;
@@ -341,6 +351,7 @@ struct eng_lq {
     double *afs_penalty;  /* entry penalties not yet folded in (owned) */
     size_t afs_n;
     int64_t afs_last_ms; /* last sample; 0 = not sampled yet */
+    bool afs_seeded;     /* consumption read back from the LocalQueue's status */
 };
 
 struct eng_ns {
@@ -356,6 +367,20 @@ struct eng_claim_tpl {
     size_t n;
     char **classes;
     int64_t *counts;
+};
+
+/* A LimitRange's Container and Pod items, as api_limit_range_limits
+ * gives them (strings owned). */
+struct eng_limit_range {
+    char *name;
+    size_t n;
+    struct api_limit *items;
+};
+
+/* A namespace's LimitRanges, in name order (Kueue lists them so). */
+struct eng_ns_limits {
+    size_t n, cap;
+    struct eng_limit_range **lrs;
 };
 
 struct eng_check {
@@ -387,11 +412,12 @@ struct eng {
     size_t cap_cohorts;
     struct eng_check *checks; /* by check id */
     size_t cap_checks;
-    struct map lqs;        /* "ns/name" -> struct eng_lq */
-    struct map nss;        /* name -> struct eng_ns */
-    struct map wl_by_key;  /* "ns/name" -> struct eng_wl */
-    struct map claim_tpls; /* "ns/name" -> struct eng_claim_tpl */
-    struct eng_wl **wls;   /* every live workload record */
+    struct map lqs;          /* "ns/name" -> struct eng_lq */
+    struct map nss;          /* name -> struct eng_ns */
+    struct map wl_by_key;    /* "ns/name" -> struct eng_wl */
+    struct map claim_tpls;   /* "ns/name" -> struct eng_claim_tpl */
+    struct map limit_ranges; /* namespace -> struct eng_ns_limits */
+    struct eng_wl **wls;     /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
     bool tree_dirty;     /* structure or quotas changed: recompute */
@@ -399,6 +425,7 @@ struct eng {
     bool activity_dirty; /* CQ activity or stop policies may have changed */
     bool requeue_all;    /* an event that requeues every inadmissible list */
     bool requeue_some;   /* some CQ or cohort has requeue_flag */
+    bool requeue_waits;  /* some node has requeue_due */
     uint64_t cfg_gen;    /* bumped by every quota definition change */
     bool any_stopped;    /* some CQ or LocalQueue has a stop policy */
     size_t n_not_ready;  /* admitted workloads without PodsReady=True */
@@ -485,9 +512,13 @@ struct eng_wl *pq_pop(struct eng_cq *cq);
 void pq_push_inadm(struct eng_cq *cq, struct eng_wl *wl);
 void pq_remove(struct eng_cq *cq, struct eng_wl *wl); /* from either pool */
 void pq_release(struct pq *q);
-/* §5.4: move inadmissible workloads of every CQ in cq's tree back. */
+/* §5.4: move inadmissible workloads of every CQ in cq's tree back, at
+ * once or batched (eng_options.requeue_batch_ms). */
 void pq_requeue_tree(struct eng *eng, struct eng_cq *cq);
-void pq_requeue_cq(struct eng *eng, struct eng_cq *cq);
+/* The same for the tree under node n (a root, normally). */
+void pq_requeue_node(struct eng *eng, struct eng_node *n);
+/* Carry out the batched requeues due at eng->now_ms. */
+void pq_requeue_due(struct eng *eng);
 
 bool eng__ns_matches(const struct eng *eng, const struct eng_cq *cq, const char *ns);
 /* BestEffortFIFO NoFit shape memory: the failed reason, or NULL. */

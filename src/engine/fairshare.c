@@ -17,9 +17,11 @@
  * Admission fair sharing (§7) lives here too: LocalQueue usage, its decay
  * and entry penalties, and the queue order of AFS ClusterQueues. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/quantity.h"
 #include "base/xalloc.h"
 #include "engine/engine.h"
 #include "engine/fairshare.h"
@@ -936,6 +938,66 @@ void fs_afs_charge(struct eng *eng, const struct eng_cq *cq, const struct eng_wl
             if ((size_t)it->res < lq->afs_n)
                 lq->afs_penalty[it->res] += afs_units(eng, it->res, it->v) * alpha;
         }
+}
+
+void fs_afs_seed(struct eng *eng, struct eng_lq *lq, const struct api_local_queue *v)
+{
+    if (lq->afs_seeded || !v->has_afs_status)
+        return;
+    lq->afs_seeded = true;
+    for (size_t i = 0; i < v->afs_consumed.n; i++) {
+        const struct api_resource *r = &v->afs_consumed.items[i];
+        int res = eng__res_id(eng, r->name);
+        afs_grow(eng, lq);
+        lq->afs_consumed[res] += afs_units(eng, res, q_resource_value(r->name, r->amount));
+    }
+    /* As Kueue: the first sample after the seed folds no live usage. */
+    lq->afs_last_ms = eng->now_ms;
+}
+
+/* ---- what status shows ------------------------------------------------------------------ */
+
+double eng_cq_share(struct eng *eng, size_t i)
+{
+    eng__refresh(eng);
+    if (i >= eng->cq_names.n || !eng->cqs[i]->exists)
+        return 0;
+    return fs_drs(eng, &eng->cqs[i]->node).weighted;
+}
+
+bool eng_cohort_share(struct eng *eng, const char *name, double *out)
+{
+    eng__refresh(eng);
+    int id = names_find(&eng->cohort_names, name);
+    if (id < 0)
+        return false;
+    *out = fs_drs(eng, &eng->cohorts[id]->node).weighted;
+    return true;
+}
+
+bool eng_lq_afs(const struct eng *eng, const char *ns, const char *name, struct eng_lq_afs *out)
+{
+    char key[512];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    const struct eng_lq *lq = map_get(&eng->lqs, key);
+    memset(out, 0, sizeof(*out));
+    if (!lq || !lq->afs_last_ms)
+        return false;
+    struct eng_cq *cq = lq_cq(eng, lq);
+    if (!cq || !cq->afs)
+        return false;
+    out->last_update_ms = lq->afs_last_ms;
+    for (size_t r = 0; r < lq->afs_n && out->n < ENG_AFS_MAX_RES; r++) {
+        if (lq->afs_consumed[r] == 0)
+            continue;
+        out->resources[out->n] = eng->res_names.names[r];
+        /* Back from AFS units (cores for cpu) to the resource's own. */
+        double v = lq->afs_consumed[r];
+        out->values[out->n] = !strcmp(eng->res_names.names[r], "cpu") ? (int64_t)(v * 1000 + 0.5)
+                                                                      : (int64_t)(v + 0.5);
+        out->n++;
+    }
+    return true;
 }
 
 /* Recompute the usage of every pending workload of cq and rebuild its heap

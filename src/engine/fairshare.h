@@ -122,6 +122,9 @@ void fs_afs_refresh(struct eng *eng, int64_t now_ms);
 /* A workload of an AFS ClusterQueue got its quota reservation: charge its
  * LocalQueue the entry penalty. */
 void fs_afs_charge(struct eng *eng, const struct eng_cq *cq, const struct eng_wl *wl);
+/* Seed a LocalQueue's consumption from the status last written for it
+ * (once: after a restart, what was consumed before it counts). */
+void fs_afs_seed(struct eng *eng, struct eng_lq *lq, const struct api_local_queue *v);
 
 /* ---- the head tournament (§5.3) ---------------------------------------------------- */
 

@@ -172,7 +172,7 @@ bool eng__ns_matches(const struct eng *eng, const struct eng_cq *cq, const char 
     return api_selector_matches(cq->ns_selector, &labels);
 }
 
-void pq_requeue_cq(struct eng *eng, struct eng_cq *cq)
+static void requeue_cq(struct eng *eng, struct eng_cq *cq)
 {
     struct pq *q = &cq->q;
     q->n_shapes = 0;
@@ -194,18 +194,56 @@ void pq_requeue_cq(struct eng *eng, struct eng_cq *cq)
 static void requeue_node(struct eng *eng, struct eng_node *n)
 {
     if (!n->is_cohort) {
-        pq_requeue_cq(eng, (struct eng_cq *)n);
+        requeue_cq(eng, (struct eng_cq *)n);
         return;
     }
     for (size_t i = 0; i < n->n_children; i++)
         requeue_node(eng, n->children[i]);
 }
 
+void pq_requeue_node(struct eng *eng, struct eng_node *n)
+{
+    if (eng->opt.requeue_batch_ms <= 0) {
+        requeue_node(eng, n);
+        return;
+    }
+    /* As a delaying work queue: a request waiting already keeps its time. */
+    if (!n->requeue_due)
+        n->requeue_due = eng->now_ms + eng->opt.requeue_batch_ms;
+    eng->requeue_waits = true;
+}
+
 void pq_requeue_tree(struct eng *eng, struct eng_cq *cq)
 {
     if (eng->tree_dirty)
         coh_recompute(eng);
-    requeue_node(eng, coh_root(&cq->node));
+    pq_requeue_node(eng, coh_root(&cq->node));
+}
+
+static bool requeue_if_due(struct eng *eng, struct eng_node *n)
+{
+    if (!n->requeue_due)
+        return false;
+    if (n->requeue_due > eng->now_ms)
+        return true;
+    n->requeue_due = 0;
+    requeue_node(eng, n);
+    return false;
+}
+
+void pq_requeue_due(struct eng *eng)
+{
+    if (!eng->requeue_waits)
+        return;
+    bool waits = false;
+    for (size_t i = 0; i < eng->cq_names.n; i++)
+        if (eng->cqs[i]->exists)
+            waits |= requeue_if_due(eng, &eng->cqs[i]->node);
+        else
+            eng->cqs[i]->node.requeue_due = 0;
+    for (size_t i = 0; i < eng->cohort_names.n; i++)
+        waits |= requeue_if_due(eng, &eng->cohorts[i]->node);
+    eng->requeue_waits = waits;
 }
 
 /* Shape memory (BestEffortFIFO, §5.3). */
@@ -259,8 +297,10 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
         reason = "Misconfigured";
         snprintf(msg, sizeof(msg), "LocalQueue %s doesn't exist", lqname);
     } else if (lq->stop != API_STOP_NONE) {
+        /* Kueue's workload controller: a queued workload is blocked by an
+         * inactive queue ("is stopped" is for a reservation taken back). */
         reason = "Suspended";
-        snprintf(msg, sizeof(msg), "LocalQueue %s is stopped", lqname);
+        snprintf(msg, sizeof(msg), "LocalQueue %s is inactive", lqname);
     } else {
         int id = names_find(&eng->cq_names, lq->cq_name);
         if (id < 0 || !eng->cqs[id]->exists) {
@@ -274,8 +314,7 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
         pq_remove(wl->cq, wl);
     if (!target) {
         wl->cq = NULL;
-        if (wl->lq_key || wl->invalid)
-            eng__set_pending(eng, wl, reason, msg, true);
+        eng__set_pending(eng, wl, reason, msg, true);
         return;
     }
     if (wl->where != WLQ_NONE)
@@ -289,5 +328,11 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
         eng__set_pending(eng, wl, shape_reason, BYPASS_MSG, true);
     } else {
         pq_push(target, wl);
+    }
+    /* Kueue's workload controller says why at once: the queue is inactive
+     * (when activity is stale, the refresh that recomputes it says so). */
+    if (!eng->activity_dirty && (!target->active || target->node.cyclic)) {
+        snprintf(msg, sizeof(msg), "ClusterQueue %s is inactive", target->name);
+        eng__set_pending(eng, wl, "Suspended", msg, wl->where == WLQ_INADM);
     }
 }

@@ -62,20 +62,150 @@ static void rl_reset(struct rl *l)
     l->n = 0;
 }
 
-/* Requests of one container, limits standing in for missing requests. */
-static void container_reqs(struct eng *eng, const struct api_container *c, struct rl *out)
+/* A namespace's LimitRanges summarized as Kueue's limitrange.Summarize
+ * does: the lowest max, the highest min, the first default and
+ * defaultRequest (in name order), for Container and for Pod items. */
+struct lr_sum {
+    bool container, pod;
+    struct rl cmax, cmin, cdef, cdefreq, pmax, pmin;
+};
+
+static void rl_keep(struct rl *l, int res, int64_t v, int how /* <0 min, >0 max, 0 first */)
+{
+    int64_t *s = rl_slot(l, res, false);
+    if (!s)
+        rl_add(l, res, v);
+    else if ((how < 0 && v < *s) || (how > 0 && v > *s))
+        *s = v;
+}
+
+/* False when ns has no Container or Pod item. */
+static bool lr_summarize(struct eng *eng, const char *ns, struct lr_sum *out)
+{
+    memset(out, 0, sizeof(*out));
+    const struct eng_ns_limits *lrs = map_get(&eng->limit_ranges, ns);
+    for (size_t i = 0; lrs && i < lrs->n; i++)
+        for (size_t j = 0; j < lrs->lrs[i]->n; j++) {
+            const struct api_limit *l = &lrs->lrs[i]->items[j];
+            bool pod = !strcmp(l->type, "Pod");
+            int id = eng__res_id(eng, l->resource);
+            int64_t val = q_resource_value(l->resource, l->amount);
+            *(pod ? &out->pod : &out->container) = true;
+            if (!strcmp(l->bound, "max"))
+                rl_keep(pod ? &out->pmax : &out->cmax, id, val, -1);
+            else if (!strcmp(l->bound, "min"))
+                rl_keep(pod ? &out->pmin : &out->cmin, id, val, 1);
+            else if (!pod)
+                rl_keep(!strcmp(l->bound, "default") ? &out->cdef : &out->cdefreq, id, val, 0);
+        }
+    return out->container || out->pod;
+}
+
+static void lr_release(struct lr_sum *s)
+{
+    rl_release(&s->cmax);
+    rl_release(&s->cmin);
+    rl_release(&s->cdef);
+    rl_release(&s->cdefreq);
+    rl_release(&s->pmax);
+    rl_release(&s->pmin);
+}
+
+static void rl_fill(struct rl *out, const struct rl *from)
+{
+    for (size_t i = 0; i < from->n; i++)
+        if (!rl_slot(out, from->res[i], false))
+            rl_add(out, from->res[i], from->v[i]);
+}
+
+/* Requests of one container: its requests, then (with a LimitRange) the
+ * Container defaultRequest, then its limits and the Container default for
+ * what is still missing, as Kueue's AdjustResources fills them in. lim gets
+ * the limits after defaulting when not NULL. */
+static void container_reqs(struct eng *eng, const struct api_container *c, const struct lr_sum *lr,
+                           struct rl *out, struct rl *lim)
 {
     rl_reset(out);
     for (size_t i = 0; i < c->requests.n; i++) {
         const struct api_resource *r = &c->requests.items[i];
         rl_add(out, eng__res_id(eng, r->name), q_resource_value(r->name, r->amount));
     }
+    if (lr && lr->container)
+        rl_fill(out, &lr->cdefreq);
+    struct rl l = {0};
     for (size_t i = 0; i < c->limits.n; i++) {
         const struct api_resource *r = &c->limits.items[i];
-        int id = eng__res_id(eng, r->name);
-        if (!rl_slot(out, id, false))
-            rl_add(out, id, q_resource_value(r->name, r->amount));
+        rl_add(&l, eng__res_id(eng, r->name), q_resource_value(r->name, r->amount));
     }
+    if (lr && lr->container)
+        rl_fill(&l, &lr->cdef);
+    rl_fill(out, &l);
+    if (lim) {
+        rl_reset(lim);
+        for (size_t i = 0; i < l.n; i++)
+            rl_add(lim, l.res[i], l.v[i]);
+    }
+    rl_release(&l);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One field error as Kueue renders it: `PATH: Invalid value: ["cpu"]: MSG`,
+ * the names sorted; errors are separated by ", " (n counts them). */
+static void field_err(struct sb *errs, size_t *n_errs, const char *path, const char **names,
+                      size_t n, const char *msg)
+{
+    if (!n)
+        return;
+    qsort(names, n, sizeof(*names), cmp_cstr);
+    if ((*n_errs)++)
+        sb_adds(errs, ", ");
+    sb_addf(errs, "%s: Invalid value: [", path);
+    for (size_t i = 0; i < n; i++)
+        sb_addf(errs, "%s\"%s\"", i ? "," : "", names[i]);
+    sb_addf(errs, "]: %s", msg);
+}
+
+/* Resources of a that are greater in a than in b (both holding them). */
+static void rl_greater(const struct eng *eng, const struct rl *a, const struct rl *b,
+                       const char *path, const char *msg, struct sb *errs, size_t *n_errs)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < a->n && n < 64; i++) {
+        const int64_t *o = rl_slot((struct rl *)b, a->res[i], false);
+        if (o && a->v[i] > *o)
+            names[n++] = eng->res_names.names[a->res[i]];
+    }
+    field_err(errs, n_errs, path, names, n, msg);
+}
+
+#define LR_ABOVE_MAX "requests must not be above the limitRange max"
+#define LR_BELOW_MIN "requests must not be below the limitRange min"
+
+/* A container against the Container item: the larger of its request and
+ * limit against max, the smaller against min (Kueue's
+ * validatePodSpecContainers). */
+static void lr_check_container(const struct eng *eng, const struct lr_sum *lr, const struct rl *req,
+                               const struct rl *lim, const char *path, struct sb *errs,
+                               size_t *n_errs)
+{
+    struct rl hi = {0}, lo = {0};
+    for (size_t i = 0; i < req->n; i++) {
+        rl_add(&hi, req->res[i], req->v[i]);
+        rl_add(&lo, req->res[i], req->v[i]);
+    }
+    for (size_t i = 0; i < lim->n; i++) {
+        rl_keep(&hi, lim->res[i], lim->v[i], 1);
+        rl_keep(&lo, lim->res[i], lim->v[i], -1);
+    }
+    rl_greater(eng, &hi, &lr->cmax, path, LR_ABOVE_MAX, errs, n_errs);
+    rl_greater(eng, &lr->cmin, &lo, path, LR_BELOW_MIN, errs, n_errs);
+    rl_release(&hi);
+    rl_release(&lo);
 }
 
 static bool has_prefix(const struct api_strings *p, const char *name)
@@ -96,6 +226,24 @@ static const struct api_transformation *find_transformation(const struct eng *en
     return NULL;
 }
 
+/* a * b for two quantities in milli-units, rounded up below 1m as
+ * Kubernetes rounds; saturates. */
+static int64_t milli_mul(int64_t a, int64_t b)
+{
+    __int128 p = (__int128)a * b;
+    __int128 q = p / 1000;
+    if (p % 1000 > 0)
+        q++;
+    if (q > INT64_MAX)
+        return INT64_MAX;
+    if (q < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)q;
+}
+
+/* Kueue's applyResourceTransformations: the outputs are the input's
+ * quantity times each output's factor, as quantities (2 cpu with a factor
+ * of 1 make 2 units, not 2000). */
 static void apply_transformations(struct eng *eng, struct rl *reqs)
 {
     if (!eng->has_cfg || !eng->cfg.n_transformations)
@@ -108,19 +256,17 @@ static void apply_transformations(struct eng *eng, struct rl *reqs)
             rl_add(&out, reqs->res[i], reqs->v[i]);
             continue;
         }
-        int64_t base = reqs->v[i];
+        int64_t base = q_from_resource_value(name, reqs->v[i]).milli;
         if (t->multiply_by) {
             int m = names_find(&eng->res_names, t->multiply_by);
             int64_t *mv = m >= 0 ? rl_slot(reqs, m, false) : NULL;
             if (mv)
-                base = sat_mul(base, *mv);
+                base = milli_mul(base, q_from_resource_value(t->multiply_by, *mv).milli);
         }
         for (size_t k = 0; k < t->outputs.n; k++) {
             const struct api_resource *o = &t->outputs.items[k];
-            /* The factor is a quantity; exact when it is whole. */
-            int64_t f = o->amount.milli;
-            int64_t v = (f % 1000 == 0) ? sat_mul(base, f / 1000) : sat_mul(base, f) / 1000;
-            rl_add(&gen, eng__res_id(eng, o->name), v);
+            q_amount v = {milli_mul(base, o->amount.milli)};
+            rl_add(&gen, eng__res_id(eng, o->name), q_resource_value(o->name, v));
         }
         if (!t->strategy || strcmp(t->strategy, "Replace"))
             rl_add(&out, reqs->res[i], reqs->v[i]);
@@ -149,32 +295,67 @@ static const char *dra_mapping(const struct eng *eng, const char *cls)
 
 /* DRA: device requests of the pod's claim templates, counted per mapped
  * resource. Returns false with a message when a class is not mapped. */
-static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
-                    const char *psname, const struct api_pod_spec *spec, struct rl *reqs)
+/* The workload waits, Misconfigured, with Kueue's DRA field error. */
+static bool dra_misconfigured(struct eng_wl *wl, const char *msg)
 {
+    wl->invalid = true;
+    wl->invalid_reason = "Misconfigured";
+    free(wl->message);
+    wl->message = xstrdup(msg);
+    return false;
+}
+
+static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
+                    const char *psname, const struct api_pod_spec *spec, bool pending,
+                    struct rl *reqs)
+{
+    char msg[1024];
     for (size_t j = 0; j < spec->n_resource_claims; j++) {
         const struct api_pod_resource_claim *c = &spec->resource_claims[j];
-        if (!c->resource_claim_template_name)
+        const char *tn = c->resource_claim_template_name;
+        if (!tn)
             continue;
         char key[512];
-        snprintf(key, sizeof(key), "%s/%s", ns, c->resource_claim_template_name);
+        snprintf(key, sizeof(key), "%s/%s", ns, tn);
         const struct eng_claim_tpl *t = map_get(&eng->claim_tpls, key);
+        /* Kueue reads the templates of pending workloads only: one that
+         * holds quota keeps it, whatever happened to its templates. */
+        if (!pending)
+            continue;
+        if (!t && eng->has_cfg && eng->cfg.n_device_class_mappings) {
+            /* Kueue's workload controller cannot read the template: the
+             * workload waits until it exists. */
+            snprintf(msg, sizeof(msg),
+                     "spec.podSets[%zu].template.spec.resourceClaims[%zu]: Internal error: failed "
+                     "to get claim spec for ResourceClaimTemplate %s in podset %s: "
+                     "resourceclaimtemplates.resource.k8s.io \"%s\" not found",
+                     psi, j, tn, psname, tn);
+            return dra_misconfigured(wl, msg);
+        }
         if (!t)
             continue;
+        /* As Kueue: every request of the template is checked before any is
+         * mapped. */
+        for (size_t k = 0; k < t->n; k++)
+            if (!t->counts[k]) {
+                snprintf(msg, sizeof(msg),
+                         "spec.podSets[%zu].template.spec.resourceClaims[%zu].devices.requests[%zu]"
+                         ".exactly.allocationMode: Invalid value: \"All\": ResourceClaimTemplate "
+                         "%s: AllocationMode 'All' is not supported",
+                         psi, j, k, tn);
+                return dra_misconfigured(wl, msg);
+            }
         for (size_t k = 0; k < t->n; k++) {
+            if (!t->classes[k])
+                continue;
             const char *res = dra_mapping(eng, t->classes[k]);
             if (!res) {
-                char msg[1024];
                 snprintf(msg, sizeof(msg),
                          "spec.podSets[%zu].template.spec.resourceClaims[%zu]."
                          "resourceClaimTemplateName: Not found: \"DeviceClass %s is not mapped "
                          "in DRA configuration for podset %s\"",
                          psi, j, t->classes[k], psname);
-                wl->invalid = true;
-                wl->invalid_reason = "Misconfigured";
-                free(wl->message);
-                wl->message = xstrdup(msg);
-                return false;
+                return dra_misconfigured(wl, msg);
             }
             rl_add(reqs, eng__res_id(eng, res), t->counts[k]);
         }
@@ -200,21 +381,37 @@ static void sort_reqs(const struct eng *eng, struct eng_req *r, size_t n)
     }
 }
 
-/* Requests per pod for one pod set (§2 steps 1-5). */
+/* Requests per pod for one pod set (§2 steps 1-5). With lr, the
+ * namespace's LimitRanges fill in defaults and violations are added to
+ * lr_errs (Kueue's ValidateLimitRange, in its order: init containers,
+ * containers, the pod). */
 static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, size_t psi,
-                         const struct api_pod_set *ps, struct rl *reqs)
+                         const struct api_pod_set *ps, bool pending, const struct lr_sum *lr,
+                         struct sb *lr_errs, size_t *n_lr_errs, struct rl *reqs)
 {
     const struct api_pod_spec *sp = &ps->template_.spec;
-    struct rl c = {0}, side = {0}, init = {0};
+    struct rl c = {0}, lim = {0}, side = {0}, init = {0};
+    char path[160];
     rl_reset(reqs);
+    if (lr && lr->container)
+        for (size_t i = 0; i < sp->n_init_containers; i++) {
+            container_reqs(eng, &sp->init_containers[i], lr, &c, &lim);
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.initContainers[%zu]", psi,
+                     i);
+            lr_check_container(eng, lr, &c, &lim, path, lr_errs, n_lr_errs);
+        }
     for (size_t i = 0; i < sp->n_containers; i++) {
-        container_reqs(eng, &sp->containers[i], &c);
+        container_reqs(eng, &sp->containers[i], lr, &c, &lim);
+        if (lr && lr->container) {
+            snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec.containers[%zu]", psi, i);
+            lr_check_container(eng, lr, &c, &lim, path, lr_errs, n_lr_errs);
+        }
         for (size_t k = 0; k < c.n; k++)
             rl_add(reqs, c.res[k], c.v[k]);
     }
     for (size_t i = 0; i < sp->n_init_containers; i++) {
         const struct api_container *ic = &sp->init_containers[i];
-        container_reqs(eng, ic, &c);
+        container_reqs(eng, ic, lr, &c, NULL);
         bool sidecar = ic->restart_policy && !strcmp(ic->restart_policy, "Always");
         if (sidecar) {
             for (size_t k = 0; k < c.n; k++)
@@ -251,8 +448,14 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
             *rl_slot(reqs, eng__res_id(eng, r->name), true) = q_resource_value(r->name, r->amount);
     }
     rl_release(&c);
+    rl_release(&lim);
     rl_release(&side);
     rl_release(&init);
+    if (lr && lr->pod) {
+        snprintf(path, sizeof(path), "spec.podSets[%zu].template.spec", psi);
+        rl_greater(eng, reqs, &lr->pmax, path, LR_ABOVE_MAX, lr_errs, n_lr_errs);
+        rl_greater(eng, &lr->pmin, reqs, path, LR_BELOW_MIN, lr_errs, n_lr_errs);
+    }
     /* Excluded prefixes. */
     if (eng->has_cfg && eng->cfg.exclude_resource_prefixes.n) {
         size_t w = 0;
@@ -266,7 +469,7 @@ static bool pod_requests(struct eng *eng, struct eng_wl *wl, const char *ns, siz
         reqs->n = w;
     }
     apply_transformations(eng, reqs);
-    return add_dra(eng, wl, ns, psi, ps->name, sp, reqs);
+    return add_dra(eng, wl, ns, psi, ps->name, sp, pending, reqs);
 }
 
 static const char *mdup(struct eng_wl *wl, const char *s)
@@ -313,11 +516,6 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
     }
 }
 
-static int cmp_cstr(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Resources whose request exceeds its limit, as Kueue's field error
  * renders them: `PATH: Invalid value: ["cpu","memory"]: requests must not
  * exceed its limits`. */
@@ -331,15 +529,7 @@ static void greater_keys(const struct api_resources *req, const struct api_resou
             if (!strcmp(req->items[i].name, lim->items[k].name) &&
                 q_cmp(req->items[i].amount, lim->items[k].amount) > 0)
                 names[n++] = req->items[i].name;
-    if (!n)
-        return;
-    qsort(names, n, sizeof(*names), cmp_cstr);
-    if ((*n_errs)++)
-        sb_adds(errs, ", ");
-    sb_addf(errs, "%s: Invalid value: [", path);
-    for (size_t i = 0; i < n; i++)
-        sb_addf(errs, "%s\"%s\"", i ? "," : "", names[i]);
-    sb_adds(errs, "]: requests must not exceed its limits");
+    field_err(errs, n_errs, path, names, n, "requests must not exceed its limits");
 }
 
 static void check_limits(struct eng_wl *wl, const struct api_workload *w)
@@ -395,6 +585,10 @@ static int64_t queue_ts(const struct eng *eng, const struct api_workload *w)
     return w->meta.creation_timestamp;
 }
 
+/* The usage an admission holds: its resourceUsage, scaled down when
+ * reclaimable pods leave fewer pods than were admitted (Kueue's
+ * totalRequestsFromAdmission: divided by the admitted count, times the
+ * count after reclaim). */
 static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_admission *a)
 {
     for (size_t i = 0; i < a->n_pod_set_assignments; i++) {
@@ -405,7 +599,9 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
                 ps = &wl->ps[k];
         if (!ps)
             continue;
-        ps->adm.count = psa->has_count ? psa->count : ps->count;
+        ps->adm.count = psa->has_count ? psa->count : ps->admitted_count;
+        int32_t after = ps->count; /* count - reclaimable */
+        bool scale = after < ps->adm.count && ps->adm.count > 0;
         ps->adm.cap = psa->resource_usage.n + 1;
         ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
         ps->adm.n = 0;
@@ -414,11 +610,47 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
             struct eng_asg_item *it = &ps->adm.items[ps->adm.n++];
             it->res = eng__res_id(eng, r->name);
             it->v = q_resource_value(r->name, r->amount);
+            if (scale)
+                it->v = sat_mul(it->v / ps->adm.count, after);
             const char *fl = api_kvs_get(&psa->flavors, r->name);
             it->flavor = fl ? eng__flavor_id(eng, fl) : -1;
             it->fr = fl ? eng__fr_id(eng, it->flavor, it->res) : -1;
         }
+        if (scale)
+            ps->adm.count = after;
     }
+}
+
+/* FNV-1a over what may make a workload the inadmissible list holds
+ * admissible again when it changes (see requeue_key). */
+static uint64_t requeue_key(const struct api_workload *w, int32_t priority, const char *lr_msg)
+{
+    uint64_t h = 1469598103934665603ULL;
+#define MIX(x)                                                                                     \
+    do {                                                                                           \
+        h ^= (uint64_t)(x);                                                                        \
+        h *= 1099511628211ULL;                                                                     \
+    } while (0)
+    MIX(w->meta.generation);
+    MIX(priority);
+    /* A LimitRange change that lifts (or changes) a violation. */
+    MIX(lr_msg ? map_hash(lr_msg, strlen(lr_msg)) : 0);
+    for (size_t i = 0; i < w->n_reclaimable_pods; i++) {
+        MIX(map_hash(w->reclaimable_pods[i].name, strlen(w->reclaimable_pods[i].name)));
+        MIX(w->reclaimable_pods[i].count);
+    }
+    static const char *const types[] = {"Evicted", "Requeued"};
+    for (size_t t = 0; t < 2; t++) {
+        const struct api_condition *c = api_condition_find(&w->conditions, types[t]);
+        MIX(c != NULL);
+        if (!c)
+            continue;
+        MIX(map_hash(c->status ? c->status : "", strlen(c->status ? c->status : "")));
+        MIX(map_hash(c->reason ? c->reason : "", strlen(c->reason ? c->reason : "")));
+        MIX(c->last_transition_time);
+    }
+#undef MIX
+    return h;
 }
 
 void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *w)
@@ -445,15 +677,22 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     wl->n_ps = w->n_pod_sets;
     wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
     struct rl reqs = {0};
+    bool holds = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");
+    struct lr_sum lr;
+    bool has_lr = lr_summarize(eng, ns, &lr);
+    struct sb lr_errs = SB_INIT;
+    size_t n_lr_errs = 0;
     for (size_t i = 0; i < w->n_pod_sets; i++) {
         const struct api_pod_set *aps = &w->pod_sets[i];
         struct eng_ps *ps = &wl->ps[i];
         ps->name = mdup(wl, aps->name ? aps->name : "main");
+        ps->admitted_count = aps->count;
         int32_t eff = aps->count - reclaimable(w, ps->name);
         ps->count = eff < 0 ? 0 : eff;
         ps->min_count = aps->has_min_count ? aps->min_count : 0;
         copy_pod_matching(wl, ps, &aps->template_.spec);
-        if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, &reqs))
+        if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, !holds, has_lr ? &lr : NULL, &lr_errs,
+                                         &n_lr_errs, &reqs))
             rl_reset(&reqs);
         ps->n_req = reqs.n;
         ps->req = WL_ARRAY(wl, struct eng_req, reqs.n + 1);
@@ -469,7 +708,19 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         ps->adm.items = WL_ARRAY(wl, struct eng_asg_item, ps->adm.cap);
     }
     rl_release(&reqs);
+    lr_release(&lr);
+    if (n_lr_errs) {
+        struct sb m = SB_INIT;
+        sb_addf(&m,
+                n_lr_errs > 1 ? "resources didn't satisfy LimitRange constraints: [%s]"
+                              : "resources didn't satisfy LimitRange constraints: %s",
+                sb_str(&lr_errs));
+        wl->lr_msg = wl_strdup(wl, sb_str(&m));
+        sb_release(&m);
+    }
+    sb_release(&lr_errs);
     wl->shape = wl_shape(wl);
+    wl->requeue_key = requeue_key(w, wl->priority, wl->lr_msg);
     check_limits(wl, w);
 
     wl->n_checks = w->n_admission_checks;
@@ -492,6 +743,9 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     bool reserved = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");
     bool on_hold = qr && qr->status && !strcmp(qr->status, "False") && qr->reason &&
                    !strcmp(qr->reason, "OnHold");
+    /* Kueue's AdmissionGatedBy: a gated workload is not admissible, so it
+     * is not queued (the workload controller says why). */
+    const char *gate = api_kvs_get(&w->meta.annotations, "kueue.x-k8s.io/admission-gated-by");
     if (finished || !w->active || on_hold) {
         wl->state = WL_DONE;
     } else if (reserved) {
@@ -501,6 +755,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
         wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
         wl->pods_ready = api_condition_is_true(&w->conditions, "PodsReady");
+    } else if (gate && *gate) {
+        wl->state = WL_DONE;
     } else {
         wl->state = WL_PENDING;
     }

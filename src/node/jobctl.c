@@ -668,7 +668,12 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
     for (size_t i = 0; i < CU_ARRAY_SIZE(fields); i++) {
         if (was[i] != now[i])
             needs_flush = true;
-        json_object_set_new(s.status, fields[i], json_integer(now[i]));
+        /* As the Job controller: active is omitted at 0 (ready and
+         * terminating are pointers, written as 0). */
+        if (i == 0 && !now[i])
+            json_object_del(s.status, fields[i]);
+        else
+            json_object_set_new(s.status, fields[i], json_integer(now[i]));
     }
     track(&s, needs_flush);
     release(&s);

@@ -299,6 +299,38 @@ static char *log_path(const struct kl *k, const char *ns, const char *name)
     return sb_take(&sb);
 }
 
+/* The log's index (sandbox.h): when each line began. */
+static char *index_path(const struct kl *k, const char *ns, const char *name)
+{
+    struct sb sb = SB_INIT;
+    sb_addf(&sb, "%s/%s_%s" SBX_LOG_INDEX_SUFFIX, k->n->pods_dir, ns, name);
+    return sb_take(&sb);
+}
+
+static void remove_log(const struct kl *k, const char *ns, const char *name)
+{
+    char *path = log_path(k, ns, name);
+    unlink(path);
+    free(path);
+    path = index_path(k, ns, name);
+    unlink(path);
+    free(path);
+}
+
+/* The pod's output is over: `kubectl logs -f` may stop following. */
+static void end_index(const struct kl *k, const struct kpod *kp)
+{
+    char *path = index_path(k, kp->ns, kp->name);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    free(path);
+    if (fd < 0)
+        return;
+    if (write(fd, SBX_INDEX_END, strlen(SBX_INDEX_END)) < 0) {
+        /* a follower then stops when the pod is gone */
+    }
+    close(fd);
+}
+
 /* The GPU device nodes for the pod, with the driver's shared ones. */
 static const char **device_list(const struct kpod *kp, struct sb *store, size_t *n)
 {
@@ -358,6 +390,10 @@ static void start_container(struct kl *k, struct kpod *kp)
         return;
     }
     free(path);
+    path = index_path(k, kp->ns, kp->name);
+    int ifd =
+        open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (kp->restarts ? 0 : O_TRUNC), 0600);
+    free(path);
     struct sb devstore = SB_INIT;
     size_t n_dev;
     const char **devices = device_list(kp, &devstore, &n_dev);
@@ -375,13 +411,16 @@ static void start_container(struct kl *k, struct kpod *kp)
                          .devices = devices,
                          .cgroup_procs = procs,
                          .tmp_bytes = l.memory_bytes,
-                         .log_fd = fd};
+                         .log_fd = fd,
+                         .log_index_fd = ifd};
     struct sbx_proc p;
     struct err e;
     err_init(&e);
     kp->oom_base = cg_pod_oom_kills(kp->cg);
     int rc = sbx_spawn(k->sbx, &s, &p, &e);
     close(fd);
+    if (ifd >= 0)
+        close(ifd);
     for (char **v = env; *v; v++)
         free(*v);
     free(env);
@@ -419,6 +458,8 @@ static void release_resources(struct kl *k, struct kpod *kp)
 
 static void finish(struct kl *k, struct kpod *kp, const struct ending *end)
 {
+    if (kp->state != KP_DONE)
+        end_index(k, kp);
     kp->state = KP_DONE;
     kp->last = *end;
     kp->has_last = true;
@@ -549,6 +590,10 @@ static void admit(struct kl *k, const json_t *pod, const char *key)
         free_kpod(k, kp);
         return;
     }
+    /* The scheduler's event: this node is the one a Pod is bound to. */
+    if (!map_has(&k->waiting, key))
+        node__event(k->n, pod, "Normal", "Scheduled", "default-scheduler",
+                    "Successfully assigned %s/%s to %s", kp->ns, kp->name, NODE_NAME);
     int want = (int)kp->spec.res.gpus;
     if (want > 0 && !gpu_alloc(&k->gpus, kp->uid, want, kp->gpus)) {
         bool first = !map_has(&k->waiting, key);
@@ -625,15 +670,16 @@ static void drop_stale_logs(struct kl *k)
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
         char *sep = strchr(de->d_name, '_');
-        if (len < 5 || strcmp(de->d_name + len - 4, ".log") || !sep)
+        size_t sl = strlen(SBX_LOG_INDEX_SUFFIX);
+        size_t cut = len > sl && !strcmp(de->d_name + len - sl, SBX_LOG_INDEX_SUFFIX) ? sl
+                     : len > 4 && !strcmp(de->d_name + len - 4, ".log")               ? 4
+                                                                                      : 0;
+        if (!cut || !sep || (size_t)(sep - de->d_name) >= len - cut)
             continue;
         char *ns = xstrndup(de->d_name, (size_t)(sep - de->d_name));
-        char *name = xstrndup(sep + 1, len - 4 - (size_t)(sep + 1 - de->d_name));
-        if (!node__get(k->n, NODE_PODS, ns, name)) {
-            char *path = log_path(k, ns, name);
-            unlink(path);
-            free(path);
-        }
+        char *name = xstrndup(sep + 1, len - cut - (size_t)(sep + 1 - de->d_name));
+        if (!node__get(k->n, NODE_PODS, ns, name))
+            remove_log(k, ns, name);
         free(ns);
         free(name);
     }
@@ -676,9 +722,7 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
     }
     if (!pod) {
         map_del(&k->waiting, key);
-        char *path = log_path(k, ns, name);
-        unlink(path);
-        free(path);
+        remove_log(k, ns, name);
         free(key);
         return;
     }
@@ -772,6 +816,16 @@ void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds)
             kp->running_written = true;
             struct view view = {.phase = "Running", .state = PST_RUNNING};
             write_status(k, kp, &view);
+            /* The kubelet's usual events for a container that started. */
+            const json_t *pod = node__get(k->n, NODE_PODS, kp->ns, kp->name);
+            if (pod) {
+                node__event(k->n, pod, "Normal", "Pulled", COMPONENT,
+                            "Container image \"%s\" already present on machine", kp->spec.image);
+                node__event(k->n, pod, "Normal", "Created", COMPONENT, "Created container: %s",
+                            kp->spec.container);
+                node__event(k->n, pod, "Normal", "Started", COMPONENT, "Started container %s",
+                            kp->spec.container);
+            }
         }
     }
     free(todo);

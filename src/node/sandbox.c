@@ -405,24 +405,26 @@ static int plan_file(const struct sbx_plan *p)
 }
 
 /* Start the shim: this binary again, with the plan, the report pipe, the
- * log and /dev/null on descriptors 3 to 6 and nothing else. posix_spawn
- * does not copy the server's page tables, and exec drops its memory. */
-static int start_shim(int plan, int report, int log, int devnull, pid_t *pid)
+ * log, /dev/null and the log index (or /dev/null) on descriptors 3 to 7 and
+ * nothing else. posix_spawn does not copy the server's page tables, and
+ * exec drops its memory. */
+static int start_shim(int plan, int report, int log, int devnull, int index, pid_t *pid)
 {
     /* Sources above the targets, so that no dup2 overwrites a later source. */
-    int src[4] = {plan, report, log, devnull}, high[4] = {-1, -1, -1, -1};
+    int src[5] = {plan, report, log, devnull, index >= 0 ? index : devnull};
+    int high[5] = {-1, -1, -1, -1, -1};
     int rc = 0;
-    for (int i = 0; i < 4 && !rc; i++)
+    for (int i = 0; i < 5 && !rc; i++)
         if ((high[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 64)) < 0)
             rc = errno;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&at);
-    for (int i = 0; i < 4 && !rc; i++)
+    for (int i = 0; i < 5 && !rc; i++)
         rc = posix_spawn_file_actions_adddup2(&fa, high[i], SBX_FD_PLAN + i);
     if (!rc)
-        rc = posix_spawn_file_actions_addclosefrom_np(&fa, SBX_FD_NULL + 1);
+        rc = posix_spawn_file_actions_addclosefrom_np(&fa, SBX_FD_LOG_INDEX + 1);
     sigset_t none, all;
     sigemptyset(&none);
     sigfillset(&all);
@@ -443,7 +445,7 @@ static int start_shim(int plan, int report, int log, int devnull, pid_t *pid)
         rc = posix_spawn(pid, "/proc/self/exe", &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (high[i] >= 0)
             close(high[i]);
     return rc;
@@ -483,7 +485,7 @@ int sbx_spawn(struct sbx_host *h, const struct sbx_spec *s, struct sbx_proc *out
     pid_t pid = 0;
     int err = plan < 0 || devnull < 0 || pipe2(rep, O_CLOEXEC) ? errno : 0;
     if (!err)
-        err = start_shim(plan, rep[1], s->log_fd, devnull, &pid);
+        err = start_shim(plan, rep[1], s->log_fd, devnull, s->log_index_fd, &pid);
     if (err) {
         rc = err_set(e, ERR_IO, "cannot start pod %s: %s", s->hostname, strerror(err));
         if (rep[0] >= 0)

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "node/sandbox_int.h"
@@ -317,6 +318,37 @@ static int write_maps(const struct sbx_plan *p, pid_t child)
     return write_file(path, p->gid_map);
 }
 
+/* ---- the log index (sandbox.h) ----------------------------------------------------------------
+ */
+
+/* Record, in the log index, the offset and time of every line that starts
+ * in buf[0..n), whose first byte lands at *at in the log. */
+static void index_lines(const char *buf, size_t n, off_t *at, bool *line_start)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts))
+        ts.tv_sec = ts.tv_nsec = 0;
+    char rec[80];
+    for (size_t i = 0; i < n; i++) {
+        if (*line_start) {
+            size_t k = put_u(rec, (unsigned long)(*at + (off_t)i));
+            rec[k++] = ' ';
+            k += put_u(rec + k, (unsigned long)ts.tv_sec);
+            rec[k++] = '.';
+            char ns[16];
+            size_t d = put_u(ns, (unsigned long)ts.tv_nsec);
+            for (size_t z = d; z < 9; z++)
+                rec[k++] = '0';
+            for (size_t z = 0; z < d; z++)
+                rec[k++] = ns[z];
+            rec[k++] = '\n';
+            (void)write_all(SBX_FD_LOG_INDEX, rec, k);
+        }
+        *line_start = buf[i] == '\n';
+    }
+    *at += (off_t)n;
+}
+
 CU_NORETURN static void shim_fail(pid_t child, const char *what)
 {
     int err = errno;
@@ -362,6 +394,12 @@ CU_NORETURN static void shim(const struct sbx_plan *p)
     bool out_open = true, sync_open = true, failed = false;
     size_t logged = 0;
     char buf[16384];
+    /* The log is appended to (a restarted container's too): line offsets
+     * count from its end as it is now. */
+    off_t at = lseek(FD_LOG, 0, SEEK_END);
+    if (at < 0)
+        at = 0;
+    bool line_start = true;
     while (out_open || sync_open) {
         struct pollfd fds[2] = {{out_open ? out[0] : -1, POLLIN, 0},
                                 {sync_open ? sp[0] : -1, POLLIN, 0}};
@@ -392,6 +430,7 @@ CU_NORETURN static void shim(const struct sbx_plan *p)
             ssize_t n = read(out[0], buf, sizeof(buf));
             if (n > 0 && logged < SBX_LOG_MAX) {
                 size_t keep = (size_t)n < SBX_LOG_MAX - logged ? (size_t)n : SBX_LOG_MAX - logged;
+                index_lines(buf, keep, &at, &line_start);
                 (void)write_all(FD_LOG, buf, keep);
                 logged += keep;
             } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
@@ -516,7 +555,7 @@ int sbx_shim_main(int argc, char **argv)
      * the parent, the agent died before the line above. */
     if (argc < 2 || getppid() != (pid_t)atol(argv[1]))
         _exit(1);
-    close_from(SBX_FD_NULL + 1);
+    close_from(SBX_FD_LOG_INDEX + 1);
     struct stat st;
     if (fstat(SBX_FD_PLAN, &st) || st.st_size <= 0 || st.st_size > 64 << 20)
         _exit(1);

@@ -38,6 +38,7 @@ struct sbx_op {
 #define SBX_FD_REPORT 4
 #define SBX_FD_LOG 5
 #define SBX_FD_NULL 6
+#define SBX_FD_LOG_INDEX 7
 
 struct sbx_plan {
     bool rootless;    /* the agent is not root: user namespace first */

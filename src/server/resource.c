@@ -1063,7 +1063,8 @@ struct delete_req {
 };
 
 /* On failure the reply is sent (its result in *ret) and d holds nothing. */
-static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
+static bool read_delete_opts(struct srv_req *q, const struct store_resource *r,
+                             struct delete_req *d, int *ret)
 {
     memset(d, 0, sizeof(*d));
     int dry = dry_run(q, ret);
@@ -1111,6 +1112,10 @@ static bool read_delete_opts(struct srv_req *q, struct delete_req *d, int *ret)
                          pp);
         goto bad;
     }
+    /* kube-apiserver's default for batch/v1 Jobs is to orphan their
+     * dependents (kubectl asks for Background itself). */
+    if (!pp && !strcmp(r->key, "jobs.batch"))
+        d->o.propagation_policy = "Orphan";
     return true;
 bad:
     json_decref(d->body);
@@ -1123,7 +1128,7 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
     const struct store_resource *r = rt->res;
     struct delete_req d;
     int ret = 0;
-    if (!read_delete_opts(q, &d, &ret))
+    if (!read_delete_opts(q, r, &d, &ret))
         return ret;
     struct err e;
     err_init(&e);
@@ -1163,7 +1168,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     const struct store_resource *r = rt->res;
     struct delete_req d;
     int ret = 0;
-    if (!read_delete_opts(q, &d, &ret))
+    if (!read_delete_opts(q, r, &d, &ret))
         return ret;
     struct err e;
     err_init(&e);

@@ -532,6 +532,43 @@ static void compute_job(const json_t *o, json_t *row, int64_t now)
     sb_release(&s);
 }
 
+/* The STATUS column as kubectl's pod printer computes it: the phase or
+ * the pod's reason, overridden by a container's waiting or terminated
+ * reason ("Completed", "Error"), "Terminating" while being deleted. */
+static const char *pod_status(const json_t *o, char *buf, size_t len)
+{
+    const char *phase = str_at(o, "status.phase");
+    const char *reason = str_at(o, "status.reason");
+    snprintf(buf, len, "%s", reason ? reason : phase ? phase : "Pending");
+    const json_t *cs = get_path(o, "status.containerStatuses");
+    bool running = false;
+    for (size_t i = json_array_size(cs); i-- > 0;) {
+        const json_t *st = json_object_get(json_array_get(cs, i), "state");
+        const json_t *w = json_object_get(st, "waiting"), *t = json_object_get(st, "terminated");
+        const char *wr = json_string_value(json_object_get(w, "reason"));
+        const char *tr = json_string_value(json_object_get(t, "reason"));
+        if (wr && *wr)
+            snprintf(buf, len, "%s", wr);
+        else if (tr && *tr)
+            snprintf(buf, len, "%s", tr);
+        else if (t && json_integer_value(json_object_get(t, "signal")))
+            snprintf(buf, len, "Signal:%" JSON_INTEGER_FORMAT,
+                     json_integer_value(json_object_get(t, "signal")));
+        else if (t)
+            snprintf(buf, len, "ExitCode:%" JSON_INTEGER_FORMAT,
+                     json_integer_value(json_object_get(t, "exitCode")));
+        else if (json_is_true(json_object_get(json_array_get(cs, i), "ready")) &&
+                 json_object_get(st, "running"))
+            running = true;
+    }
+    if (!strcmp(buf, "Completed") && running)
+        snprintf(buf, len, "Running");
+    bool terminal = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
+    if (str_at(o, "metadata.deletionTimestamp") && !terminal)
+        snprintf(buf, len, "Terminating");
+    return buf;
+}
+
 static void compute_pod(const json_t *o, json_t *row, int64_t now)
 {
     add_at(row, o, "metadata.name");
@@ -549,12 +586,7 @@ static void compute_pod(const json_t *o, json_t *row, int64_t now)
     char buf[64];
     snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
     add_str(row, buf);
-    const char *reason = str_at(o, "status.reason");
-    const char *phase = str_at(o, "status.phase");
-    if (str_at(o, "metadata.deletionTimestamp"))
-        add_str(row, "Terminating");
-    else
-        add_str(row, reason ? reason : phase ? phase : "Pending");
+    add_str(row, pod_status(o, buf, sizeof(buf)));
     snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, restarts);
     add_str(row, buf);
     json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));

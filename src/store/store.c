@@ -2023,6 +2023,10 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         json_object_del(m, *f);
     if (r->has_status)
         json_object_del(doc, "status");
+    /* kube-apiserver starts a Job with an empty status (its strategy's
+     * PrepareForCreate), which a client reads back as `status: {}`. */
+    if (!strcmp(r->key, "jobs.batch"))
+        json_object_set_new(doc, "status", json_object());
     const char *name = api_doc_meta_str(doc, "name");
     const char *gen = api_doc_meta_str(doc, "generateName");
     if ((!name || !*name) && gen && *gen) {

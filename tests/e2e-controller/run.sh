@@ -3,10 +3,15 @@
 # local executor, with the real kubectl: the quota-lab walkthrough in-process
 # and over HTTP (`cueue controller` against `cueue serve --controllers none`),
 # preemption of a running Job, and restart safety under kill -9.
-# usage: sh run.sh <cueue binary> <source dir>
+# usage: sh run.sh <cueue binary> <source dir> [PART...]
+# PART: inproc, http, preempt, checks, restart, or a topic file NAME.sh of
+# this directory (lifecycle, ...); all of them by default.
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
+shift 2
+PARTS=${*:-inproc http preempt checks restart lifecycle lifecycle-config lifecycle-node lifecycle-kinds cli}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 HERE="$SRC/tests/e2e-controller"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-e2ec.XXXXXX")
 export HOME="$TMP/home"
@@ -28,6 +33,13 @@ if ! command -v kubectl >/dev/null 2>&1; then
     note "SKIP: kubectl is needed for the controller end-to-end tests"
     exit 0
 fi
+
+# gone DESC CMD...: CMD (a kubectl wait --for=delete) succeeds.
+gone() {
+    desc=$1
+    shift
+    if out=$("$@" 2>&1); then pass "$desc"; else fail "$desc" "$out"; fi
+}
 
 # The walkthrough's objects, with the jobs' sleep shortened.
 mkdir -p "$TMP/lab"
@@ -100,36 +112,50 @@ walkthrough() {
 }
 
 # 1. In-process controllers and executor.
-start_server inproc --controllers all --executor local || exit 1
-LOGS=1
-METRICS=1
-walkthrough "in-process"
-stop_server "$PID"
+if want inproc; then
+    start_server inproc --controllers all --executor local || exit 1
+    LOGS=1
+    METRICS=1
+    walkthrough "in-process"
+    stop_server "$PID"
+fi
 
 # 2. The cluster path: `cueue controller` over HTTP against an API-only server.
-start_server apionly --controllers none || exit 1
-"$CUEUE" controller --kubeconfig "$KC" --executor local --data-dir "$DATA" --leader-elect \
-    --lease-namespace default >"$DATA/controller.log" 2>&1 &
-CTL_PIDS="$CTL_PIDS $!"
-CPID=$!
-k create namespace default >/dev/null 2>&1
-LOGS=1
-METRICS=
-walkthrough "over HTTP"
-expect_grep "over HTTP: the controller holds the Lease" '^.+$' \
-    k -n default get lease c1f6bfd2.kueue.x-k8s.io -o jsonpath='{.spec.holderIdentity}'
-stop_server "$CPID"
-stop_server "$PID"
+if want http; then
+    start_server apionly --controllers none || exit 1
+    "$CUEUE" controller --kubeconfig "$KC" --executor local --data-dir "$DATA" --leader-elect \
+        --lease-namespace default >"$DATA/controller.log" 2>&1 &
+    CTL_PIDS="$CTL_PIDS $!"
+    CPID=$!
+    k create namespace default >/dev/null 2>&1
+    LOGS=1
+    METRICS=
+    walkthrough "over HTTP"
+    expect_grep "over HTTP: the controller holds the Lease" '^.+$' \
+        k -n default get lease c1f6bfd2.kueue.x-k8s.io -o jsonpath='{.spec.holderIdentity}'
+    stop_server "$CPID"
+    stop_server "$PID"
+fi
 
 # 3. Preemption of a running Job by a higher-priority one.
-start_server preempt --controllers all --executor local || exit 1
-. "$HERE/preempt.sh"
+if want preempt; then
+    start_server preempt --controllers all --executor local || exit 1
+    . "$HERE/preempt.sh"
+fi
 
 # 4. Admission checks and waitForPodsReady.
-. "$HERE/checks.sh"
+if want checks; then . "$HERE/checks.sh"; fi
 
 # 5. Restart safety.
-. "$HERE/restart.sh"
+if want restart; then . "$HERE/restart.sh"; fi
+
+# 6. The lifecycle topics, each with servers of its own.
+for t in $PARTS; do
+    case "$t" in
+    inproc | http | preempt | checks | restart) ;;
+    *) . "$HERE/$t.sh" ;;
+    esac
+done
 
 check_server_logs
 note "controller e2e: $PASS passed, $FAIL failed"

@@ -7,7 +7,8 @@
 # The expected file may be a subset: keys it does not have are not
 # compared; lists are compared whole (same length and order; an object in
 # a list is compared as a subset, so `workloads[i].status.conditions` can
-# name only the fields that matter). A first line "# args: ..." in the
+# name only the fields that matter). An object with "$exact": true must have
+# exactly its keys (to say that something is absent). A first line "# args: ..." in the
 # yaml adds arguments. The clock is fixed (--now) unless the args set it.
 set -u
 cueue=$1
@@ -74,7 +75,13 @@ def cmp(w, g, path):
         if not isinstance(g, dict):
             problems.append("%s: want an object, got %s" % (path, json.dumps(g)))
             return
+        if w.get("$exact") is True:
+            extra = sorted(set(g) - set(w))
+            if extra:
+                problems.append("%s: unexpected keys %s" % (path, ", ".join(extra)))
         for k, v in w.items():
+            if k == "$exact":
+                continue
             if k not in g:
                 problems.append("%s.%s: missing (want %s)" % (path, k, json.dumps(v)))
             else:

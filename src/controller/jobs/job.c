@@ -3,6 +3,7 @@
 
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,34 @@ const char *job_queue_name(const json_t *job)
 {
     const char *q = label(job, JOB_QUEUE_LABEL);
     return q && *q ? q : NULL;
+}
+
+const char *job_prebuilt_name(const json_t *job)
+{
+    const char *p = label(job, JOB_PREBUILT_LABEL);
+    return p && *p ? p : NULL;
+}
+
+void job_workload_name_for(const json_t *job, char *out, size_t len)
+{
+    const char *p = job_prebuilt_name(job);
+    if (p) {
+        snprintf(out, len, "%s", p);
+        return;
+    }
+    const json_t *meta = json_object_get(job, "metadata");
+    job_workload_name(jstr(meta, "name") ? jstr(meta, "name") : "", jstr(meta, "uid"), out, len);
+}
+
+/* The max-exec-time-seconds label as a positive number, else 0. */
+static json_int_t max_exec_seconds(const json_t *job)
+{
+    const char *v = label(job, JOB_MAX_EXEC_LABEL);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    return *end || n <= 0 || n > INT32_MAX ? 0 : (json_int_t)n;
 }
 
 /* Kueue's default managedJobsNamespaceSelector, for a missing configuration. */
@@ -201,6 +230,9 @@ int job_build_workload(const json_t *job, job_lookup_fn lookup, void *arg, json_
     }
     json_object_set_new(spec, "active", json_true());
     json_object_set_new(spec, "podSets", pod_sets(job));
+    if (max_exec_seconds(job))
+        json_object_set_new(spec, "maximumExecutionTimeSeconds",
+                            json_integer(max_exec_seconds(job)));
 
     json_t *wl = json_object();
     json_object_set_new(wl, "apiVersion", json_string(API_VERSION_KUEUE));
@@ -213,7 +245,7 @@ int job_build_workload(const json_t *job, job_lookup_fn lookup, void *arg, json_
         json_object_set_new(labels, JOB_UID_LABEL, json_string(uid));
         json_object_set_new(wm, "labels", labels);
     }
-    const char *gate = annotation(job, "kueue.x-k8s.io/admission-gated-by");
+    const char *gate = annotation(job, JOB_GATE_ANNOTATION);
     if (gate) {
         json_t *ann = json_object();
         json_object_set_new(ann, "kueue.x-k8s.io/admission-gated-by", json_string(gate));
@@ -244,8 +276,10 @@ static bool same(const json_t *x, const json_t *y)
     return (!x && !y) || (x && y && json_equal(x, y));
 }
 
-/* Compare what scheduling depends on: counts and the containers and pod
- * matching fields of the template, both defaulted as the store does. */
+/* Kueue's EquivalentToWorkload and ComparePodSets: counts, minCount,
+ * maximumExecutionTimeSeconds, and the template's containers, init
+ * containers and (unless the Workload is admitted: its flavors add some)
+ * tolerations, both sides defaulted as the store does. */
 bool job_workload_matches(const json_t *wl, const json_t *built)
 {
     json_t *a = json_deep_copy(wl), *b = json_deep_copy(built);
@@ -254,13 +288,23 @@ bool job_workload_matches(const json_t *wl, const json_t *built)
     const json_t *pa = json_array_get(json_object_get(json_object_get(a, "spec"), "podSets"), 0);
     const json_t *pb = json_array_get(json_object_get(json_object_get(b, "spec"), "podSets"), 0);
     bool eq = pa && pb && same(json_object_get(pa, "count"), json_object_get(pb, "count")) &&
-              same(json_object_get(pa, "minCount"), json_object_get(pb, "minCount"));
-    static const char *const fields[] = {"containers", "initContainers", "nodeSelector",
-                                         "affinity",   "tolerations",    NULL};
+              same(json_object_get(pa, "minCount"), json_object_get(pb, "minCount")) &&
+              same(json_object_get(json_object_get(a, "spec"), "maximumExecutionTimeSeconds"),
+                   json_object_get(json_object_get(b, "spec"), "maximumExecutionTimeSeconds"));
+    static const char *const fields[] = {"containers", "initContainers", "tolerations", NULL};
     const json_t *sa = json_object_get(json_object_get(pa, "template"), "spec");
     const json_t *sb = json_object_get(json_object_get(pb, "template"), "spec");
-    for (size_t i = 0; eq && fields[i]; i++)
-        eq = same(json_object_get(sa, fields[i]), json_object_get(sb, fields[i]));
+    bool admitted = false;
+    size_t i;
+    const json_t *cd;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, cd)
+    {
+        admitted |= jstr(cd, "type") && !strcmp(jstr(cd, "type"), "Admitted") &&
+                    jstr(cd, "status") && !strcmp(jstr(cd, "status"), "True");
+    }
+    for (i = 0; eq && fields[i]; i++)
+        if (!(admitted && !strcmp(fields[i], "tolerations")))
+            eq = same(json_object_get(sa, fields[i]), json_object_get(sb, fields[i]));
     json_decref(a);
     json_decref(b);
     return eq;
@@ -405,17 +449,67 @@ json_t *job_stop(const json_t *job, const json_t *wl)
     return j;
 }
 
+/* Mark the indexes of an index list ("1,3-5") below n in seen; returns
+ * how many it marked anew. Malformed or descending intervals are skipped,
+ * as Kueue skips them. */
+static json_int_t mark_indexes(const char *list, unsigned char *seen, json_int_t n)
+{
+    json_int_t marked = 0;
+    const char *p = list;
+    while (p && *p) {
+        char *end;
+        long long first = strtoll(p, &end, 10), last = first;
+        bool ok = end != p && first >= 0;
+        if (ok && *end == '-') {
+            const char *q = end + 1;
+            last = strtoll(q, &end, 10);
+            ok = end != q && last >= first;
+        }
+        ok = ok && (*end == ',' || *end == '\0');
+        for (long long i = first; ok && i <= last && i < n; i++)
+            if (!seen[i]) {
+                seen[i] = 1;
+                marked++;
+            }
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    return marked;
+}
+
 int job_reclaimable(const json_t *job)
 {
-    const json_t *spec = json_object_get(job, "spec");
+    const json_t *spec = json_object_get(job, "spec"), *st = json_object_get(job, "status");
     json_int_t p = int_or(spec, "parallelism", 1);
     json_int_t c = int_or(spec, "completions", p);
-    json_int_t done = int_or(json_object_get(job, "status"), "succeeded", 0);
+    json_int_t done = int_or(st, "succeeded", 0);
     const char *mode = jstr(spec, "completionMode");
-    if (mode && !strcmp(mode, "Indexed"))
-        return 0; /* completed indexes are not tracked by cueue's executor */
+    if (mode && !strcmp(mode, "Indexed")) {
+        /* Completed and permanently failed indexes, counted once. */
+        done = 0;
+        if (c > 0 && c <= 1000000) {
+            unsigned char *seen = xcalloc((size_t)c, 1);
+            done = mark_indexes(jstr(st, "completedIndexes"), seen, c) +
+                   mark_indexes(jstr(st, "failedIndexes"), seen, c);
+            free(seen);
+        }
+    }
     json_int_t remaining = c - done > 0 ? c - done : 0;
     if (p > 1 && done > 0 && remaining < p)
         return (int)(p - remaining);
     return 0;
+}
+
+bool job_pods_ready(const json_t *job)
+{
+    const json_t *spec = json_object_get(job, "spec"), *st = json_object_get(job, "status");
+    json_int_t par = int_or(spec, "parallelism", 1);
+    const json_t *comp = json_object_get(spec, "completions");
+    if (json_is_integer(comp) && json_integer_value(comp) < par)
+        par = json_integer_value(comp);
+    json_int_t ready = int_or(st, "ready", 0) + int_or(st, "succeeded", 0) +
+                       (json_int_t)json_array_size(json_object_get(
+                           json_object_get(st, "uncountedTerminatedPods"), "succeeded"));
+    return ready >= par;
 }

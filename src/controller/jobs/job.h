@@ -19,6 +19,9 @@ struct err;
 #define JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
 #define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
 #define JOB_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
+#define JOB_PREBUILT_LABEL "kueue.x-k8s.io/prebuilt-workload-name"
+#define JOB_MAX_EXEC_LABEL "kueue.x-k8s.io/max-exec-time-seconds"
+#define JOB_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
 
 /* Looks up a cluster-scoped object: kind is "WorkloadPriorityClass" or
  * "PriorityClass"; name NULL asks for every PriorityClass in turn (index
@@ -33,6 +36,13 @@ void job_workload_name(const char *job_name, const char *uid, char *out, size_t 
 
 /* The queue-name label, or NULL when it is absent or empty. */
 const char *job_queue_name(const json_t *job);
+
+/* The prebuilt-workload-name label, or NULL when absent or empty. */
+const char *job_prebuilt_name(const json_t *job);
+
+/* The name of the Job's Workload: the prebuilt one it names, else
+ * job_workload_name's. out needs 254 bytes. */
+void job_workload_name_for(const json_t *job, char *out, size_t len);
 
 /* Does the Namespace ns (its object, borrowed; NULL when it does not
  * exist) match managedJobsNamespaceSelector of cfg (NULL: Kueue's default
@@ -73,7 +83,17 @@ json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, voi
  * the pod set count under partial admission. */
 json_t *job_stop(const json_t *job, const json_t *wl);
 
-/* Reclaimable pods of pod set main (§1.11); 0 when none. */
+/* Reclaimable pods of pod set main (§1.11, Kueue's Job ReclaimablePods):
+ * with parallelism above 1 and some pods terminal, the slots the
+ * remaining completions no longer fill. Terminal are the succeeded pods,
+ * or for an Indexed Job the completed indexes and the failed ones that
+ * will not be retried (status.completedIndexes, failedIndexes), indexes
+ * past completions left out. 0 when none. */
 int job_reclaimable(const json_t *job);
+
+/* Kueue's Job PodsReady: ready + succeeded pods, those the Job controller
+ * has not counted yet (uncountedTerminatedPods.succeeded) included, reach
+ * the pod count (parallelism, or completions when fewer). */
+bool job_pods_ready(const json_t *job);
 
 #endif

@@ -307,6 +307,38 @@ static void test_reclaimable_and_finished(void **state)
     json_decref(j);
 }
 
+/* Kueue's Job ReclaimablePods for Indexed Jobs: completed indexes and
+ * failed ones that will not be retried, counted once, indexes past
+ * completions ignored. */
+static void test_reclaimable_indexed(void **state)
+{
+    json_t *j = parse("{\"spec\":{\"parallelism\":4,\"completions\":6,\"completionMode\":"
+                      "\"Indexed\"},\"status\":{\"succeeded\":1,\"completedIndexes\":\"0,2\","
+                      "\"failedIndexes\":\"2-3,9\"}}");
+    /* terminal {0,2,3}: remaining 3 < 4 */
+    assert_int_equal(job_reclaimable(j), 1);
+    json_decref(j);
+    j = parse("{\"spec\":{\"parallelism\":4,\"completions\":4,\"completionMode\":"
+              "\"Indexed\"},\"status\":{\"failedIndexes\":\"1-2,x,5-4\"}}");
+    assert_int_equal(job_reclaimable(j), 2); /* malformed intervals skipped */
+    json_decref(j);
+}
+
+/* Pods the Job controller has not counted yet count as succeeded. */
+static void test_pods_ready(void **state)
+{
+    json_t *j = parse("{\"spec\":{\"parallelism\":3},\"status\":{\"ready\":1,\"succeeded\":1}}");
+    assert_false(job_pods_ready(j));
+    json_decref(j);
+    j = parse("{\"spec\":{\"parallelism\":3},\"status\":{\"ready\":1,\"succeeded\":1,"
+              "\"uncountedTerminatedPods\":{\"succeeded\":[\"u1\"]}}}");
+    assert_true(job_pods_ready(j));
+    json_decref(j);
+    j = parse("{\"spec\":{\"parallelism\":3,\"completions\":1},\"status\":{\"ready\":1}}");
+    assert_true(job_pods_ready(j));
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +349,8 @@ int main(void)
         cmocka_unit_test(test_managed),
         cmocka_unit_test(test_start_and_stop),
         cmocka_unit_test(test_reclaimable_and_finished),
+        cmocka_unit_test(test_reclaimable_indexed),
+        cmocka_unit_test(test_pods_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,11 +49,46 @@ static void test_escape_and_no_labels(void **state)
     mreg_free(m);
 }
 
+static void test_histogram(void **state)
+{
+    struct mreg *m = mreg_new();
+    const double b[] = {1, 2.5, 5};
+    mreg_histogram_observe(m, "kueue_h_seconds", "cq=\"a\"", 0.5, b, 3);
+    mreg_histogram_observe(m, "kueue_h_seconds", "cq=\"a\"", 2.5, b, 3);
+    mreg_histogram_observe(m, "kueue_h_seconds", "cq=\"a\"", 7, b, 3);
+    char *t = mreg_render(m);
+    assert_string_equal(t, "# TYPE kueue_h_seconds histogram\n"
+                           "kueue_h_seconds_bucket{cq=\"a\",le=\"1\"} 1\n"
+                           "kueue_h_seconds_bucket{cq=\"a\",le=\"2.5\"} 2\n"
+                           "kueue_h_seconds_bucket{cq=\"a\",le=\"5\"} 2\n"
+                           "kueue_h_seconds_bucket{cq=\"a\",le=\"+Inf\"} 3\n"
+                           "kueue_h_seconds_sum{cq=\"a\"} 10\n"
+                           "kueue_h_seconds_count{cq=\"a\"} 3\n");
+    free(t);
+    mreg_free(m);
+}
+
+static void test_nan_and_inf(void **state)
+{
+    struct mreg *m = mreg_new();
+    mreg_gauges_begin(m);
+    mreg_gauge_set(m, "kueue_share", "cq=\"z\"", NAN);
+    mreg_gauge_set(m, "kueue_share", "cq=\"zz\"", INFINITY);
+    mreg_gauges_end(m);
+    char *t = mreg_render(m);
+    assert_string_equal(t, "# TYPE kueue_share gauge\nkueue_share{cq=\"z\"} NaN\n"
+                           "kueue_share{cq=\"zz\"} +Inf\n");
+    free(t);
+    mreg_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counters_and_gauge_sets),
         cmocka_unit_test(test_escape_and_no_labels),
+        cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_nan_and_inf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,12 +113,225 @@ static void test_eng_cq_pending_order_and_activity(void **state)
     fx_release(&f);
 }
 
+/* Kueue's requeuer: requests to requeue a tree wait one batch period from
+ * the first, so a burst of events retries an unchanged workload once. */
+static void test_eng_requeue_batched(void **state)
+{
+    struct fx f;
+    arena_init(&f.mem);
+    struct eng_options opt = {.config = NULL, .requeue_batch_ms = 1000};
+    f.eng = eng_new(&opt);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct eng_wl *w1 = fx_wl(&f, "w1", "a", CPU(2), 0, 1);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_admitted, 1);
+    /* The ClusterQueue's creation asked for a requeue of its own. */
+    assert_int_equal(eng_next_requeue_ms(f.eng), 1010);
+    d = eng_cycle(f.eng, 2000);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 0);
+    struct eng_wl *w2 = fx_wl(&f, "w2", "a", CPU(1), 0, 2);
+    d = eng_cycle(f.eng, 2010);
+    assert_string_equal(d->pending[0].reason, "WaitingForQuota");
+    assert_true(eng_wl_inadmissible(w2));
+    assert_int_equal(eng_next_requeue_ms(f.eng), 0);
+    /* w1 finishes at 2100: the requeue waits until 3100. */
+    eng_wl_finish(f.eng, w1, 2100);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 3100);
+    d = eng_cycle(f.eng, 2500);
+    assert_int_equal(d->n_heads, 0);
+    assert_true(eng_wl_inadmissible(w2));
+    /* A second event in the window does not push the time back. */
+    struct fx_quota q3 = {"default", CPU(3), -1, -1};
+    f.eng->now_ms = 2900;
+    fx_cq(&f, "a", NULL, &q3, 1);
+    d = eng_cycle(f.eng, 2900);
+    assert_int_equal(d->n_heads, 0);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 3100);
+    d = eng_cycle(f.eng, 3100);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w2);
+    assert_int_equal(eng_next_requeue_ms(f.eng), 0);
+    fx_release(&f);
+}
+
+/* A workload in the inadmissible list whose Requeued condition flips is
+ * put back in the heap by the update itself (Kueue's PushOrUpdate). */
+static void test_eng_requeued_condition_change_requeues(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct api_workload *w = ARENA_NEW(&f.mem, struct api_workload);
+    w->meta.name = "w";
+    w->meta.namespace_ = "ns";
+    w->meta.generation = 1;
+    w->queue_name = "a";
+    w->active = true;
+    w->n_pod_sets = 1;
+    w->pod_sets = ARENA_NEW(&f.mem, struct api_pod_set);
+    w->pod_sets[0].name = "main";
+    w->pod_sets[0].count = 1;
+    struct api_condition *c = ARENA_NEW(&f.mem, struct api_condition);
+    c->type = "Requeued";
+    c->status = "False";
+    c->reason = "PodsReadyTimeout";
+    w->conditions.items = c;
+    w->conditions.n = 1;
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    struct eng_wl *e = eng_wl_find(f.eng, "ns", "w");
+    assert_true(eng_wl_inadmissible(e));
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_heads, 0);
+    /* The same state again stays where it is. */
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    e = eng_wl_find(f.eng, "ns", "w");
+    assert_true(eng_wl_inadmissible(e));
+    /* Requeued=True (backoff finished): queued again and admitted. */
+    c->status = "True";
+    c->reason = "BackoffFinished";
+    c->last_transition_time = 5;
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    e = eng_wl_find(f.eng, "ns", "w");
+    assert_false(eng_wl_inadmissible(e));
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 1);
+    fx_release(&f);
+}
+
+/* A one-container workload ns/<name> in queue <lq> asking cpu_milli,
+ * through eng_apply (so it reads the namespace's LimitRanges); with
+ * admitted_cq, it holds that much quota there in flavor "default". */
+static struct eng_wl *api_wl_full(struct fx *f, const char *name, const char *lq, int64_t cpu_milli,
+                                  int32_t priority, const char *admitted_cq)
+{
+    struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
+    w->priority = priority;
+    w->has_priority = true;
+    if (admitted_cq) {
+        struct api_admission *a = ARENA_NEW(&f->mem, struct api_admission);
+        struct api_pod_set_assignment *psa = ARENA_NEW(&f->mem, struct api_pod_set_assignment);
+        psa->name = "main";
+        psa->flavors.items = ARENA_NEW(&f->mem, struct api_kv);
+        psa->flavors.items[0] = (struct api_kv){"cpu", "default"};
+        psa->flavors.n = 1;
+        psa->resource_usage.items = ARENA_NEW(&f->mem, struct api_resource);
+        psa->resource_usage.items[0] = (struct api_resource){"cpu", {cpu_milli}};
+        psa->resource_usage.n = 1;
+        psa->has_count = true;
+        psa->count = 1;
+        a->cluster_queue = admitted_cq;
+        a->pod_set_assignments = psa;
+        a->n_pod_set_assignments = 1;
+        w->admission = a;
+        w->conditions.items = ARENA_NEW(&f->mem, struct api_condition);
+        w->conditions.items[0] = (struct api_condition){.type = "QuotaReserved", .status = "True"};
+        w->conditions.n = 1;
+    }
+    w->meta.name = name;
+    w->meta.namespace_ = "ns";
+    w->queue_name = lq;
+    w->active = true;
+    struct api_pod_set *ps = ARENA_NEW(&f->mem, struct api_pod_set);
+    ps->name = "main";
+    ps->count = 1;
+    struct api_container *c = ARENA_NEW(&f->mem, struct api_container);
+    c->name = "c";
+    c->requests.items = ARENA_NEW(&f->mem, struct api_resource);
+    c->requests.items[0] = (struct api_resource){"cpu", {cpu_milli}};
+    c->requests.n = 1;
+    ps->template_.spec.containers = c;
+    ps->template_.spec.n_containers = 1;
+    w->pod_sets = ps;
+    w->n_pod_sets = 1;
+    struct api_object o;
+    memset(&o, 0, sizeof(o));
+    o.kind = API_KIND_WORKLOAD;
+    o.u.meta = &w->meta;
+    return eng_apply(f->eng, &o, 0);
+}
+
+static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int64_t cpu_milli)
+{
+    return api_wl_full(f, name, lq, cpu_milli, 0, NULL);
+}
+
+/* Kueue's PriorityChanged: an admitted workload whose priority changes
+ * (and nothing else) moves its tree's inadmissible workloads back. */
+static void test_eng_admitted_priority_change_requeues(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(4), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    api_wl_full(&f, "run", "a", CPU(4), 10, "a");
+    struct eng_wl *p = api_wl_full(&f, "wait", "a", CPU(4), 5, NULL);
+    eng_cycle(f.eng, 10);
+    assert_true(eng_wl_inadmissible(p));
+    /* The same reservation written again: no event. */
+    api_wl_full(&f, "run", "a", CPU(4), 10, "a");
+    assert_true(eng_wl_inadmissible(p));
+    /* Its priority lowered: the waiting one is tried again. */
+    api_wl_full(&f, "run", "a", CPU(4), 1, "a");
+    assert_false(eng_wl_inadmissible(p));
+    fx_release(&f);
+}
+
+/* LimitRanges are read when a workload is applied; replacing one, or
+ * forgetting it (n = 0), takes effect at the next apply; other
+ * namespaces are not concerned. */
+static void test_eng_limit_range_set_and_forget(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(8), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    struct api_limit max1 = {"Pod", "max", "cpu", {CPU(1)}};
+    eng_set_limit_range(f.eng, "other", "lr", 1, &max1);
+    eng_set_limit_range(f.eng, "ns", "b", 1, &max1);
+    struct eng_wl *w = api_wl(&f, "w", "a", CPU(2));
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_admitted, 0);
+    assert_int_equal(d->n_pending, 1);
+    assert_string_equal(d->pending[0].reason, "Misconfigured");
+    assert_string_equal(d->pending[0].message,
+                        "resources didn't satisfy LimitRange constraints: "
+                        "spec.podSets[0].template.spec: Invalid value: [\"cpu\"]: requests must "
+                        "not be above the limitRange max");
+    /* A looser one beside it: the lowest max still holds. */
+    struct api_limit max4 = {"Pod", "max", "cpu", {CPU(4)}};
+    eng_set_limit_range(f.eng, "ns", "a", 1, &max4);
+    w = api_wl(&f, "w", "a", CPU(2));
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 0);
+    /* The tight one forgotten: admitted. */
+    eng_set_limit_range(f.eng, "ns", "b", 0, NULL);
+    w = api_wl(&f, "w", "a", CPU(2));
+    d = eng_cycle(f.eng, 30);
+    assert_int_equal(d->n_admitted, 1);
+    assert_ptr_equal(d->admitted[0].wl, w);
+    fx_release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eng_cycle_update_of_own_cq_requeues),
         cmocka_unit_test(test_eng_wl_finish_requeues_cohort),
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
+        cmocka_unit_test(test_eng_requeue_batched),
+        cmocka_unit_test(test_eng_requeued_condition_change_requeues),
+        cmocka_unit_test(test_eng_limit_range_set_and_forget),
+        cmocka_unit_test(test_eng_admitted_priority_change_requeues),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,7 +83,7 @@ static void build(struct world *w, uint64_t seed)
         w->n_strat = cfg.n_preemption_strategies;
         memcpy(w->strat, cfg.preemption_strategies, sizeof(w->strat));
     }
-    struct eng_options opt = {&cfg};
+    struct eng_options opt = {.config = &cfg};
     w->eng = eng_new(&opt);
     struct api_resource_flavor rf;
     memset(&rf, 0, sizeof(rf));

@@ -29,7 +29,7 @@ static struct eng *load(const char *yaml, int64_t now_ms)
     err_init(&e);
     assert_int_equal(codec_read_stream(yaml, strlen(yaml), "test", &s, &e), 0);
     struct api_object **objs = calloc(s.n + 1, sizeof(*objs));
-    struct eng_options opt = {NULL};
+    struct eng_options opt = {.config = NULL};
     for (size_t i = 0; i < s.n; i++) {
         dflt_object(s.docs[i].obj);
         assert_int_equal(api_object_decode(s.docs[i].obj, &objs[i], &e), 0);

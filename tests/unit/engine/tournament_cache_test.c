@@ -60,7 +60,7 @@ static struct eng *build(int *n_cqs)
     struct api_configuration cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.has_fair_sharing = true;
-    struct eng_options opt = {&cfg};
+    struct eng_options opt = {.config = &cfg};
     struct eng *eng = eng_new(&opt);
     struct api_resource_flavor rf;
     memset(&rf, 0, sizeof(rf));

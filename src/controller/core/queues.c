@@ -1,0 +1,622 @@
+/* queues.c -- ClusterQueue and LocalQueue status, metrics and the
+ * visibility snapshot; ClusterQueue and ResourceFlavor finalizers (Kueue
+ * pkg/controller/core: clusterqueue, localqueue, resourceflavor
+ * controllers; lifecycle.md 6). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/quantity.h"
+#include "api/status.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "controller/ctl_int.h"
+#include "controller/jobs/job.h"
+#include "controller/metrics.h"
+#include "controller/visibility.h"
+
+/* ---- queue status and finalizers (lifecycle.md §6) ----------------------------------------- */
+
+struct fr_sum {
+    struct map by; /* "flavor\nresource" -> int64_t* */
+};
+
+static int64_t *fr_slot(struct map *m, const char *fl, const char *res)
+{
+    struct sb k = SB_INIT;
+    sb_addf(&k, "%s\n%s", fl, res);
+    int64_t *v = map_get(m, sb_str(&k));
+    if (!v) {
+        v = xcalloc(1, sizeof(*v));
+        map_put(m, sb_str(&k), v);
+    }
+    sb_release(&k);
+    return v;
+}
+
+static void fr_free(struct map *m)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(m, &it, &k, &v))
+        free(v);
+    map_release(m);
+}
+
+/* Add an admitted workload's usage (admission, minus reclaimable pods as
+ * the engine counts them) into m. */
+static void add_usage(struct ctl *c, struct map *m, const struct eng_wl *wl)
+{
+    struct eng_admission a;
+    if (!eng_wl_admission(c->eng, wl, &a))
+        return;
+    for (size_t p = 0; p < a.n_ps; p++)
+        for (size_t k = 0; k < a.ps[p].n; k++)
+            if (a.ps[p].usage[k].flavor)
+                *fr_slot(m, a.ps[p].usage[k].flavor, a.ps[p].usage[k].resource) +=
+                    a.ps[p].usage[k].value;
+}
+
+/* flavorsReservation/flavorsUsage from a CQ spec's flavor order. */
+static json_t *flavors_json(const json_t *cq_spec, struct map *m, struct ctl *c, int cqi,
+                            bool borrowed)
+{
+    json_t *arr = json_array();
+    size_t g;
+    const json_t *rg;
+    json_array_foreach(json_object_get(cq_spec, "resourceGroups"), g, rg)
+    {
+        size_t f;
+        const json_t *fl;
+        json_array_foreach(json_object_get(rg, "flavors"), f, fl)
+        {
+            const char *fname = jstr(fl, "name");
+            if (!fname)
+                continue;
+            json_t *res = json_array();
+            size_t r;
+            const json_t *rs;
+            json_array_foreach(json_object_get(fl, "resources"), r, rs)
+            {
+                const char *rname = jstr(rs, "name");
+                if (!rname)
+                    continue;
+                int64_t total = *fr_slot(m, fname, rname);
+                char buf[64];
+                q_format_resource(rname, total, buf, sizeof(buf));
+                json_t *e = json_object();
+                json_object_set_new(e, "name", json_string(rname));
+                json_object_set_new(e, "total", json_string(buf));
+                if (borrowed) {
+                    int64_t nominal =
+                        cqi >= 0 ? eng_cq_nominal(c->eng, (size_t)cqi, fname, rname) : 0;
+                    int64_t b = total > nominal ? total - nominal : 0;
+                    q_format_resource(rname, b, buf, sizeof(buf));
+                    json_object_set_new(e, "borrowed", json_string(buf));
+                }
+                json_array_append_new(res, e);
+            }
+            json_t *fe = json_object();
+            json_object_set_new(fe, "name", json_string(fname));
+            json_object_set_new(fe, "resources", res);
+            json_array_append_new(arr, fe);
+        }
+    }
+    return arr;
+}
+
+struct qstatus_arg {
+    json_t *fields; /* status fields to set (besides conditions) */
+    const char *cstatus, *creason, *cmessage;
+    int64_t now;
+};
+
+static int qstatus_fn(json_t *obj, void *arg, struct err *e)
+{
+    struct qstatus_arg *qa = arg;
+    json_t *st = json_object_get(obj, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(qa->fields, k, v) json_object_set(st, k, v);
+    api_status_set_condition(obj, "Active", qa->cstatus, qa->creason, qa->cmessage, qa->now);
+    return 0;
+}
+
+static bool status_differs(const json_t *obj, const struct qstatus_arg *qa)
+{
+    const json_t *st = json_object_get(obj, "status");
+    const char *k;
+    json_t *v;
+    json_object_foreach(qa->fields, k, v) if (!json_equal(v, json_object_get(st, k))) return true;
+    const json_t *ac = cond(obj, "Active");
+    return !ac || strcmp(jstr(ac, "status") ? jstr(ac, "status") : "", qa->cstatus) ||
+           strcmp(jstr(ac, "reason") ? jstr(ac, "reason") : "", qa->creason) ||
+           strcmp(jstr(ac, "message") ? jstr(ac, "message") : "", qa->cmessage);
+}
+
+/* The pending list of CQ i as PendingWorkload items (observability §2),
+ * with "_ns" kept for the LocalQueue filter. */
+static json_t *pending_items(struct ctl *c, size_t cqi)
+{
+    size_t np = eng_cq_n_pending(c->eng, cqi);
+    struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
+    np = eng_cq_pending(c->eng, cqi, pw, np);
+    json_t *items = json_array();
+    struct map per_lq = MAP_INIT; /* "ns/lq" -> count so far */
+    for (size_t k = 0; k < np; k++) {
+        const json_t *o = ctl_wl_obj(c, pw[k]);
+        if (!o)
+            continue;
+        const char *ns = mstr(o, "namespace"), *lq = jstr(json_object_get(o, "spec"), "queueName");
+        char *key = ac_key(ns, lq ? lq : "");
+        uintptr_t pos = (uintptr_t)map_get(&per_lq, key);
+        map_put(&per_lq, key, (void *)(pos + 1));
+        free(key);
+        json_t *meta = json_object();
+        json_object_set_new(meta, "name", json_string(mstr(o, "name")));
+        json_object_set_new(meta, "namespace", json_string(ns ? ns : ""));
+        if (mstr(o, "creationTimestamp"))
+            json_object_set_new(meta, "creationTimestamp",
+                                json_string(mstr(o, "creationTimestamp")));
+        json_t *owners = json_array();
+        size_t i;
+        const json_t *r;
+        json_array_foreach(json_object_get(json_object_get(o, "metadata"), "ownerReferences"), i, r)
+            json_array_append_new(owners,
+                                  json_pack("{s:s,s:s,s:s,s:s}", "apiVersion",
+                                            jstr(r, "apiVersion") ? jstr(r, "apiVersion") : "",
+                                            "kind", jstr(r, "kind") ? jstr(r, "kind") : "", "name",
+                                            jstr(r, "name") ? jstr(r, "name") : "", "uid",
+                                            jstr(r, "uid") ? jstr(r, "uid") : ""));
+        json_object_set_new(meta, "ownerReferences", owners);
+        json_t *it = json_object();
+        json_object_set_new(it, "metadata", meta);
+        json_object_set_new(it, "priority",
+                            json_integer(json_integer_value(
+                                json_object_get(json_object_get(o, "spec"), "priority"))));
+        json_object_set_new(it, "localQueueName", json_string(lq ? lq : ""));
+        json_object_set_new(it, "positionInClusterQueue",
+                            json_integer((json_int_t)json_array_size(items)));
+        json_object_set_new(it, "positionInLocalQueue", json_integer((json_int_t)pos));
+        json_object_set_new(it, "_ns", json_string(ns ? ns : ""));
+        json_array_append_new(items, it);
+    }
+    map_release(&per_lq);
+    free(pw);
+    return items;
+}
+
+/* What the workloads of one ClusterQueue or LocalQueue add up to. */
+struct qagg {
+    json_int_t pending, reserving, admitted, inadmissible;
+    struct map resv, used; /* flavor/resource -> int64_t *, as fr_slot keeps them */
+};
+
+static struct qagg *qagg_of(struct map *aggs, const char *key)
+{
+    struct qagg *g = map_get(aggs, key);
+    if (!g) {
+        g = xcalloc(1, sizeof(*g));
+        map_put(aggs, key, g);
+    }
+    return g;
+}
+
+static void qaggs_free(struct map *aggs)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(aggs, &it, &k, &v)) {
+        struct qagg *g = v;
+        fr_free(&g->resv);
+        fr_free(&g->used);
+        free(g);
+    }
+    map_release(aggs);
+}
+
+/* Sum every workload into its ClusterQueue (by name) and its LocalQueue (by
+ * namespace/name) in one pass, so a status pass costs the number of
+ * workloads plus the number of queues, not their product. */
+static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq)
+{
+    size_t n_wl = eng_n_wls(c->eng);
+    for (size_t i = 0; i < n_wl; i++) {
+        struct eng_wl *wl = eng_wl_at(c->eng, i);
+        if (!wl)
+            continue;
+        /* Neither queued nor holding quota (finished, say): counts nowhere. */
+        const char *cqn = eng_wl_cluster_queue(wl);
+        bool reserved = eng_wl_is_admitted(wl);
+        if (!cqn && !reserved)
+            continue;
+        const json_t *o = ctl_wl_obj(c, wl);
+        bool admitted = reserved && o && cond_is(o, "Admitted", "True");
+        struct qagg *gc = reserved && cqn ? qagg_of(by_cq, cqn) : NULL;
+        const char *q = o ? jstr(json_object_get(o, "spec"), "queueName") : NULL;
+        struct qagg *gl = NULL;
+        if (q) {
+            char *key = ac_key(eng_wl_namespace(wl), q);
+            gl = qagg_of(by_lq, key);
+            free(key);
+        }
+        struct qagg *gs[2] = {gc, gl};
+        for (int k = 0; k < 2; k++) {
+            struct qagg *g = gs[k];
+            if (!g)
+                continue;
+            if (reserved) {
+                g->reserving++;
+                add_usage(c, &g->resv, wl);
+                if (admitted) {
+                    g->admitted++;
+                    add_usage(c, &g->used, wl);
+                }
+            } else if (g == gl && cqn && o && !cond_is(o, "Finished", "True") &&
+                       !json_is_false(json_object_get(json_object_get(o, "spec"), "active"))) {
+                g->pending++;
+                g->inadmissible += eng_wl_inadmissible(wl);
+            }
+        }
+    }
+}
+
+/* pending_workloads, pending_scheduling_hashes and (with
+ * metrics.enableClusterQueueResources) cluster_queue_resource_pending of
+ * ClusterQueue i: as Kueue's queue manager, every pending workload of an
+ * inactive queue counts as inadmissible. */
+static void pending_metrics(struct ctl *c, size_t i, const char *name, const json_t *cq_spec,
+                            bool active, bool resources)
+{
+    size_t np = eng_cq_n_pending(c->eng, i);
+    struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
+    np = eng_cq_pending(c->eng, i, pw, np);
+    size_t inadm = 0, hashes[2] = {0, 0};
+    uint64_t *seen = xcalloc(np + 1, sizeof(*seen));
+    bool *seen_inadm = xcalloc(np + 1, sizeof(*seen_inadm));
+    size_t n_seen = 0;
+    struct map res = MAP_INIT; /* resource -> int64_t * */
+    /* As Kueue: every covered resource has a series, 0 when none pends. */
+    size_t g, ci;
+    const json_t *rg, *cr;
+    json_array_foreach(resources ? json_object_get(cq_spec, "resourceGroups") : NULL, g, rg)
+        json_array_foreach(json_object_get(rg, "coveredResources"), ci, cr)
+    {
+        if (json_string_value(cr) && !map_get(&res, json_string_value(cr)))
+            map_put(&res, json_string_value(cr), xcalloc(1, sizeof(int64_t)));
+    }
+    for (size_t k = 0; k < np; k++) {
+        bool in = !active || eng_wl_inadmissible(pw[k]);
+        inadm += in;
+        uint64_t h = eng_wl_shape(pw[k]);
+        size_t j = 0;
+        while (j < n_seen && !(seen[j] == h && seen_inadm[j] == in))
+            j++;
+        if (j == n_seen) {
+            seen[n_seen] = h;
+            seen_inadm[n_seen++] = in;
+            hashes[in]++;
+        }
+        for (size_t p = 0; resources && p < eng_wl_n_pod_sets(pw[k]); p++) {
+            const char *names[64];
+            int64_t vals[64];
+            size_t nr = 0;
+            eng_wl_pod_set(c->eng, pw[k], p, &nr, names, vals, 64);
+            for (size_t r = 0; r < nr && r < 64; r++) {
+                int64_t *slot = map_get(&res, names[r]);
+                if (!slot) {
+                    slot = xcalloc(1, sizeof(*slot));
+                    map_put(&res, names[r], slot);
+                }
+                *slot += vals[r];
+            }
+        }
+    }
+    const char *kva[] = {"cluster_queue", name, "status", "active", NULL};
+    const char *kvi[] = {"cluster_queue", name, "status", "inadmissible", NULL};
+    ctl_gauge(c, "kueue_pending_workloads", kva, (double)(np - inadm));
+    ctl_gauge(c, "kueue_pending_workloads", kvi, (double)inadm);
+    ctl_gauge(c, "kueue_pending_scheduling_hashes", kva, (double)hashes[0]);
+    ctl_gauge(c, "kueue_pending_scheduling_hashes", kvi, (double)hashes[1]);
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&res, &it, &key, &val)) {
+        const char *kvr[] = {"cluster_queue", name, "resource", key, NULL};
+        int64_t v = *(int64_t *)val;
+        /* In the resource's own units: cores for cpu. */
+        ctl_gauge(c, "kueue_cluster_queue_resource_pending", kvr,
+                  !strcmp(key, "cpu") ? (double)v / 1000.0 : (double)v);
+        free(val);
+    }
+    map_release(&res);
+    free(seen);
+    free(seen_inadm);
+    free(pw);
+}
+
+static int cohort_status_fn(json_t *obj, void *arg, struct err *e)
+{
+    json_t *st = json_object_get(obj, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    json_object_set(st, "fairSharing", arg);
+    return 0;
+}
+
+/* Cohort status.fairSharing.weightedShare, and kueue_cohort_weighted_share
+ * (fair sharing only). */
+static void cohort_status(struct ctl *c, int64_t now)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_COHORT].cache, &it, &key, &val)) {
+        const char *name = mstr(val, "name");
+        int64_t share;
+        double precise;
+        if (!name || !eng_cohort_weighted_share(c->eng, name, &share) ||
+            !eng_cohort_share(c->eng, name, &precise))
+            continue;
+        const char *kv[] = {"cohort", name, NULL};
+        ctl_gauge(c, "kueue_cohort_weighted_share", kv, precise);
+        json_t *fs = json_pack("{s:I}", "weightedShare", (json_int_t)share);
+        if (!json_equal(fs, json_object_get(json_object_get(val, "status"), "fairSharing")))
+            ctl_write_status(c, CK_COHORT, NULL, name, cohort_status_fn, fs);
+        json_decref(fs);
+    }
+}
+
+void ctl_queue_status(struct ctl *c)
+{
+    int64_t now = tm_now_ms();
+    if (c->vis)
+        vis_begin(c->vis);
+    if (c->metrics) {
+        mreg_gauges_begin(c->metrics);
+        {
+            char bi[300];
+            snprintf(bi, sizeof(bi),
+                     "git_version=\"%s\",git_commit=\"\",build_date=\"\",go_version=\"\","
+                     "compiler=\"cc\",platform=\"linux\"",
+                     "cueue");
+            mreg_gauge_set(c->metrics, "kueue_build_info", bi, 1);
+        }
+    }
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    struct map by_cq = MAP_INIT, by_lq = MAP_INIT;
+    queue_aggregates(c, &by_cq, &by_lq);
+    /* ClusterQueues. */
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+        const json_t *cq = val;
+        const char *name = mstr(cq, "name");
+        int cqi = eng_cq_find(c->eng, name);
+        if (cqi < 0)
+            continue;
+        struct qagg *g = qagg_of(&by_cq, name);
+        json_int_t reserving = g->reserving, admitted = g->admitted;
+        const char *reason = "", *message = "";
+        bool active = eng_cq_active(c->eng, (size_t)cqi, &reason, &message);
+        struct qstatus_arg qa = {.fields = json_object(), .now = now};
+        const json_t *spec = json_object_get(cq, "spec");
+        json_object_set_new(qa.fields, "pendingWorkloads",
+                            json_integer((json_int_t)eng_cq_n_pending(c->eng, (size_t)cqi)));
+        json_object_set_new(qa.fields, "reservingWorkloads", json_integer(reserving));
+        json_object_set_new(qa.fields, "admittedWorkloads", json_integer(admitted));
+        json_object_set_new(qa.fields, "flavorsReservation",
+                            flavors_json(spec, &g->resv, c, cqi, true));
+        json_object_set_new(qa.fields, "flavorsUsage", flavors_json(spec, &g->used, c, cqi, true));
+        qa.cstatus = active ? "True" : "False";
+        qa.creason = active ? "Ready" : (reason ? reason : "Unknown");
+        qa.cmessage = active ? "Can admit new workloads" : (message ? message : "");
+        if (cfg && cfg->has_fair_sharing) {
+            json_object_set_new(qa.fields, "fairSharing",
+                                json_pack("{s:I}", "weightedShare",
+                                          (json_int_t)eng_cq_weighted_share(c->eng, (size_t)cqi)));
+        }
+        if (c->metrics) {
+            const char *kv[] = {"cluster_queue", name, NULL};
+            pending_metrics(c, (size_t)cqi, name, json_object_get(cq, "spec"), active,
+                            cfg && cfg->metrics_cluster_queue_resources);
+            ctl_gauge(c, "kueue_reserving_active_workloads", kv, (double)reserving);
+            ctl_gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
+            if (cfg && cfg->has_fair_sharing && cfg->metrics_cluster_queue_resources) {
+                /* Kueue reports a borrowing queue of weight 0 as NaN here. */
+                double s = eng_cq_share(c->eng, (size_t)cqi);
+                const char *cohort = jstr(json_object_get(cq, "spec"), "cohortName");
+                const char *wkv[] = {"cluster_queue", name, "cohort", cohort ? cohort : "", NULL};
+                ctl_gauge(c, "kueue_cluster_queue_weighted_share", wkv, isinf(s) ? NAN : s);
+            }
+            /* Kueue's CQStatuses: one of them is 1. */
+            static const char *const sts[] = {"pending", "active", "terminating"};
+            int is = being_deleted(cq) ? 2 : active ? 1 : 0;
+            for (int k = 0; k < 3; k++) {
+                const char *kvs[] = {"cluster_queue", name, "status", sts[k], NULL};
+                ctl_gauge(c, "kueue_cluster_queue_status", kvs, k == is);
+            }
+        }
+        if (c->vis)
+            vis_put(c->vis, name, pending_items(c, (size_t)cqi));
+        if (status_differs(cq, &qa))
+            ctl_write_status(c, CK_CQ, NULL, name, qstatus_fn, &qa);
+        json_decref(qa.fields);
+    }
+    /* LocalQueues. */
+    it = 0;
+    while (map_next(&c->res[CK_LQ].cache, &it, &key, &val)) {
+        const json_t *lq = val;
+        const char *ns = mstr(lq, "namespace"), *name = mstr(lq, "name");
+        const json_t *spec = json_object_get(lq, "spec");
+        const char *cqn = jstr(spec, "clusterQueue");
+        const char *stop = jstr(spec, "stopPolicy");
+        bool stopped = stop && strcmp(stop, "None");
+        const json_t *cq = cqn ? ctl_get(c, CK_CQ, NULL, cqn) : NULL;
+        int cqi = cqn ? eng_cq_find(c->eng, cqn) : -1;
+        char *lqkey = ac_key(ns, name);
+        struct qagg *g = qagg_of(&by_lq, lqkey);
+        free(lqkey);
+        json_int_t pending = g->pending, reserving = g->reserving, admitted = g->admitted,
+                   inadm = g->inadmissible;
+        struct qstatus_arg qa = {.fields = json_object(), .now = now};
+        json_object_set_new(qa.fields, "pendingWorkloads", json_integer(stopped ? 0 : pending));
+        json_object_set_new(qa.fields, "reservingWorkloads", json_integer(reserving));
+        json_object_set_new(qa.fields, "admittedWorkloads", json_integer(admitted));
+        const json_t *cspec = json_object_get(cq, "spec");
+        json_object_set_new(qa.fields, "flavorsReservation",
+                            flavors_json(cspec, &g->resv, c, cqi, false));
+        json_object_set_new(qa.fields, "flavorsUsage",
+                            flavors_json(cspec, &g->used, c, cqi, false));
+        const char *r0, *m0;
+        if (stopped) {
+            qa.cstatus = "False";
+            qa.creason = "Stopped";
+            qa.cmessage = "LocalQueue is stopped";
+        } else if (!cq || cqi < 0) {
+            qa.cstatus = "False";
+            qa.creason = "ClusterQueueDoesNotExist";
+            qa.cmessage = "Can't submit new workloads to clusterQueue";
+        } else if (!eng_cq_active(c->eng, (size_t)cqi, &r0, &m0)) {
+            qa.cstatus = "False";
+            qa.creason = "ClusterQueueIsInactive";
+            qa.cmessage = "Can't submit new workloads to clusterQueue";
+        } else {
+            qa.cstatus = "True";
+            qa.creason = "Ready";
+            qa.cmessage = "Can submit new workloads to localQueue";
+        }
+        if (c->metrics) {
+            const char *kv[] = {"name", name, "namespace", ns, NULL};
+            const char *kva[] = {"name", name, "namespace", ns, "status", "active", NULL};
+            const char *kvi[] = {"name", name, "namespace", ns, "status", "inadmissible", NULL};
+            ctl_gauge(c, "kueue_local_queue_pending_workloads", kva,
+                      stopped ? 0 : (double)(pending - inadm));
+            ctl_gauge(c, "kueue_local_queue_pending_workloads", kvi, stopped ? 0 : (double)inadm);
+            ctl_gauge(c, "kueue_local_queue_reserving_active_workloads", kv, (double)reserving);
+            ctl_gauge(c, "kueue_local_queue_admitted_active_workloads", kv, (double)admitted);
+            const char *kvs[] = {"name", name, "namespace", ns, "active", qa.cstatus, NULL};
+            ctl_gauge(c, "kueue_local_queue_status", kvs, 1);
+        }
+        struct eng_lq_afs afs;
+        if (cqi >= 0 && eng_lq_afs(c->eng, ns, name, &afs)) {
+            json_t *consumed = json_object();
+            for (size_t k = 0; k < afs.n; k++) {
+                char b[Q_BUFLEN];
+                q_format_resource(afs.resources[k], afs.values[k], b, sizeof(b));
+                json_object_set_new(consumed, afs.resources[k], json_string(b));
+            }
+            char ts[TM_RFC3339_LEN];
+            tm_format_rfc3339(afs.last_update_ms, ts);
+            json_object_set_new(qa.fields, "fairSharing",
+                                json_pack("{s:i,s:{s:o,s:s}}", "weightedShare", 0,
+                                          "admissionFairSharingStatus", "consumedResources",
+                                          consumed, "lastUpdate", ts));
+        }
+        if (c->vis && cqn)
+            vis_lq(c->vis, ns, name, cqn);
+        if (status_differs(lq, &qa))
+            ctl_write_status(c, CK_LQ, ns, name, qstatus_fn, &qa);
+        json_decref(qa.fields);
+    }
+    qaggs_free(&by_cq);
+    qaggs_free(&by_lq);
+    if (cfg && cfg->has_fair_sharing)
+        cohort_status(c, now);
+    if (c->metrics)
+        mreg_gauges_end(c->metrics);
+    if (c->vis)
+        vis_end(c->vis);
+    c->next_status_ms = tm_monotonic_ms() + STATUS_INTERVAL_MS;
+}
+
+/* ClusterQueue finalizer: always present; removed on deletion once no
+ * workload holds quota in it. */
+void ctl_reconcile_cq(struct ctl *c, const char *name)
+{
+    const json_t *cq = ctl_get(c, CK_CQ, NULL, name);
+    if (!cq)
+        return;
+    if (!being_deleted(cq)) {
+        if (!has_finalizer(cq, JOB_RESOURCE_IN_USE))
+            ctl_write_object(c, CK_CQ, NULL, name, ctl_add_finalizer_fn,
+                             (void *)JOB_RESOURCE_IN_USE);
+        return;
+    }
+    size_t n = eng_n_wls(c->eng);
+    for (size_t i = 0; i < n; i++) {
+        struct eng_wl *wl = eng_wl_at(c->eng, i);
+        if (wl && eng_wl_is_admitted(wl) && eng_wl_cluster_queue(wl) &&
+            !strcmp(eng_wl_cluster_queue(wl), name))
+            return;
+    }
+    ctl_remove_finalizer(c, CK_CQ, cq);
+}
+
+/* Does some ClusterQueue name flavor (what == 'F') or admission check
+ * (what == 'A') `name`? A ClusterQueue being deleted still does. */
+static bool cq_uses(struct ctl *c, char what, const char *name)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+        const json_t *spec = json_object_get(val, "spec");
+        size_t g, f;
+        const json_t *rg, *fl;
+        if (what == 'F') {
+            json_array_foreach(json_object_get(spec, "resourceGroups"), g, rg)
+                json_array_foreach(json_object_get(rg, "flavors"), f, fl)
+            {
+                if (jstr(fl, "name") && !strcmp(jstr(fl, "name"), name))
+                    return true;
+            }
+        } else {
+            json_array_foreach(json_object_get(json_object_get(spec, "admissionChecksStrategy"),
+                                               "admissionChecks"),
+                               f, fl)
+            {
+                if (jstr(fl, "name") && !strcmp(jstr(fl, "name"), name))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* ResourceFlavor and AdmissionCheck finalizers (Kueue's resourceflavor and
+ * admissioncheck controllers): always present; on deletion removed once no
+ * ClusterQueue names the object. */
+static void reconcile_in_use(struct ctl *c, enum ctl_kind k, char what, const char *name)
+{
+    const json_t *o = ctl_get(c, k, NULL, name);
+    if (!o)
+        return;
+    if (!being_deleted(o)) {
+        if (!has_finalizer(o, JOB_RESOURCE_IN_USE))
+            ctl_write_object(c, k, NULL, name, ctl_add_finalizer_fn, (void *)JOB_RESOURCE_IN_USE);
+        return;
+    }
+    if (!cq_uses(c, what, name))
+        ctl_remove_finalizer(c, k, o);
+}
+
+void ctl_reconcile_rf(struct ctl *c, const char *name)
+{
+    reconcile_in_use(c, CK_RF, 'F', name);
+}
+
+void ctl_reconcile_ac(struct ctl *c, const char *name)
+{
+    reconcile_in_use(c, CK_AC, 'A', name);
+}

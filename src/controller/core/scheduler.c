@@ -1,0 +1,238 @@
+/* scheduler.c -- the decisions of a scheduling cycle written back as
+ * Kueue's scheduler writes them (Kueue pkg/scheduler; lifecycle.md 1.3). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/status.h"
+#include "base/xalloc.h"
+#include "controller/admission.h"
+#include "controller/ctl_int.h"
+
+#define MAX_CYCLES_PER_ROUND 256
+
+/* ---- workload status writers ------------------------------------------------------ */
+
+/* The engine's admission of wl as status.admission JSON (owned), or NULL. */
+static json_t *admission_json(struct ctl *c, const struct eng_wl *wl)
+{
+    json_t *scratch = json_object();
+    ctl_admission_write(c->eng, wl, scratch);
+    json_t *adm = json_incref(json_object_get(json_object_get(scratch, "status"), "admission"));
+    json_decref(scratch);
+    return adm;
+}
+
+static json_t *requests_json(struct ctl *c, const struct eng_wl *wl)
+{
+    json_t *scratch = json_object();
+    ctl_requests_write(c->eng, wl, scratch);
+    json_t *rr =
+        json_incref(json_object_get(json_object_get(scratch, "status"), "resourceRequests"));
+    json_decref(scratch);
+    return rr;
+}
+
+/* ---- decisions of a cycle ------------------------------------------------------------ */
+
+const json_t *ctl_wl_obj(struct ctl *c, const struct eng_wl *wl)
+{
+    return ctl_get(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl));
+}
+
+/* A write that failed leaves the engine ahead of the API: feed it the
+ * stored state again. */
+static void resync_wl(struct ctl *c, const struct eng_wl *wl)
+{
+    const json_t *o = ctl_wl_obj(c, wl);
+    if (o)
+        ctl_feed_engine(c, CK_WL, o, false);
+}
+
+static void decide_admitted(struct ctl *c, struct eng_wl *wl, enum eng_admitted_cond adm,
+                            int64_t now)
+{
+    const json_t *o = ctl_wl_obj(c, wl);
+    json_t *a = admission_json(c, wl);
+    if (!o || !a) {
+        json_decref(a);
+        return;
+    }
+    char *cq = xstrdup(eng_wl_cluster_queue(wl) ? eng_wl_cluster_queue(wl) : "");
+    int64_t queued = mstr(o, "creationTimestamp") ? 0 : now;
+    const json_t *rq = cond(o, "Requeued");
+    const char *since = rq ? jstr(rq, "lastTransitionTime") : mstr(o, "creationTimestamp");
+    if (since) {
+        struct err e;
+        err_init(&e);
+        if (tm_parse_rfc3339(since, &queued, &e))
+            queued = now;
+    }
+    struct ctl_wl_op op = {.kind = OP_ADMIT, .admission = a, .admitted = adm, .cq = cq, .now = now};
+    if (ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op)) {
+        resync_wl(c, wl);
+    } else if ((o = ctl_wl_obj(c, wl))) {
+        double wait = (double)(now - queued) / 1000.0;
+        const char *pc = ctl_priority_class(o), *lq = jstr(json_object_get(o, "spec"), "queueName");
+        const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
+        ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
+        ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv, wait < 0 ? 0 : wait,
+                            14);
+        if (lq) {
+            const char *lkv[] = {"name",           lq, "namespace", eng_wl_namespace(wl),
+                                 "priority_class", pc, NULL};
+            ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
+            ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
+                                wait < 0 ? 0 : wait, 14);
+        }
+        if (adm == ENG_ADMITTED_TRUE)
+            ctl_report_admitted(c, o, 0);
+        ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
+                  "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
+                  wait < 0 ? 0 : wait);
+        if (adm == ENG_ADMITTED_TRUE)
+            ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
+                      "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
+    }
+    free(cq);
+    json_decref(a);
+}
+
+static void decide_pending(struct ctl *c, struct eng_wl *wl, const char *reason,
+                           const char *message, int64_t now)
+{
+    const json_t *o = ctl_wl_obj(c, wl);
+    if (!o || !reason || cond_is(o, "QuotaReserved", "True") || cond_is(o, "Finished", "True"))
+        return;
+    const json_t *qr = cond(o, "QuotaReserved");
+    bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
+                jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
+    json_t *rr = requests_json(c, wl);
+    bool same_rr =
+        json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"));
+    if (same && same_rr) {
+        json_decref(rr);
+        return;
+    }
+    struct ctl_wl_op op = {.kind = OP_PENDING,
+                           .requests = rr,
+                           .reason = reason,
+                           .message = message ? message : "",
+                           .now = now};
+    char *r = xstrdup(reason), *m = xstrdup(message ? message : "");
+    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op) &&
+        !same && (o = ctl_wl_obj(c, wl)))
+        ctl_event(c, o, "Warning", r, COMPONENT_ADMISSION, "%s", m);
+    free(r);
+    free(m);
+    json_decref(rr);
+}
+
+static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64_t now)
+{
+    const json_t *o = ctl_wl_obj(c, p->target);
+    if (!o || cond_is(o, "Evicted", "True"))
+        return;
+    char *msg = xstrdup(p->message ? p->message : "");
+    char *reason = xstrdup(p->reason ? p->reason : "");
+    struct ctl_wl_op op = {.kind = OP_PREEMPT,
+                           .reason = "Preempted",
+                           .message = msg,
+                           .preempt_reason = reason,
+                           .now = now};
+    char *pkey = xstrdup(eng_wl_key(p->preemptor));
+    char *cq = xstrdup(eng_wl_cluster_queue(p->target) ? eng_wl_cluster_queue(p->target) : "");
+    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(p->target), eng_wl_name(p->target),
+                          ctl_wl_mutate, &op)) {
+        o = ctl_wl_obj(c, p->target);
+        const char *pcq = eng_wl_cluster_queue(p->preemptor);
+        const char *kv[] = {"preempting_cluster_queue", pcq ? pcq : "", "reason", reason, NULL};
+        ctl_count(c, "kueue_preempted_workloads_total", kv);
+        if (o) {
+            ctl_evicted_event(c, eng_wl_namespace(p->target), eng_wl_name(p->target), &op);
+            o = ctl_wl_obj(c, p->target);
+        }
+        if (o)
+            ctl_event(c, o, "Normal", "Preempted", COMPONENT_ADMISSION, "%s", msg);
+        const json_t *po = ctl_wl_obj(c, p->preemptor);
+        if (po && o)
+            ctl_event(c, po, "Normal", "PreemptedWorkload", COMPONENT_ADMISSION,
+                      "Preempted workload %s/%s (UID: %s) in ClusterQueue %s", mstr(o, "namespace"),
+                      mstr(o, "name"), mstr(o, "uid") ? mstr(o, "uid") : "", cq);
+    }
+    free(pkey);
+    free(cq);
+    free(msg);
+    free(reason);
+}
+
+static void decide_evicted(struct ctl *c, const struct eng_evicted *ev, int64_t now)
+{
+    const json_t *o = ctl_wl_obj(c, ev->wl);
+    if (!o || cond_is(o, "Evicted", "True"))
+        return;
+    char *msg = xstrdup(ev->message ? ev->message : "");
+    char *reason = xstrdup(ev->reason ? ev->reason : "");
+    struct ctl_wl_op op = {.reason = reason, .message = msg, .now = now};
+    ctl_evict(c, eng_wl_namespace(ev->wl), eng_wl_name(ev->wl), &op);
+    free(msg);
+    free(reason);
+}
+
+void ctl_run_cycles(struct ctl *c)
+{
+    int64_t now = tm_now_ms();
+    for (int round = 0; round < MAX_CYCLES_PER_ROUND; round++) {
+        c->cycle_dirty = false;
+        const struct eng_decisions *d = eng_cycle(c->eng, now);
+        bool changed = d->changed;
+        if (d->n_heads) {
+            const char *kv[] = {"result", d->n_admitted ? "success" : "inadmissible", NULL};
+            ctl_count(c, "kueue_admission_attempts_total", kv);
+        }
+        size_t na = d->n_admitted, np = d->n_pending, npr = d->n_preempted, nev = d->n_evicted;
+        struct eng_admitted *adm = na ? xmalloc(na * sizeof(*adm)) : NULL;
+        struct eng_pending *pen = np ? xmalloc(np * sizeof(*pen)) : NULL;
+        struct eng_preempted *pre = npr ? xmalloc(npr * sizeof(*pre)) : NULL;
+        struct eng_evicted *evs = nev ? xmalloc(nev * sizeof(*evs)) : NULL;
+        if (na)
+            memcpy(adm, d->admitted, na * sizeof(*adm));
+        if (np)
+            memcpy(pen, d->pending, np * sizeof(*pen));
+        if (npr)
+            memcpy(pre, d->preempted, npr * sizeof(*pre));
+        if (nev)
+            memcpy(evs, d->evicted, nev * sizeof(*evs));
+        for (size_t i = 0; i < na; i++)
+            decide_admitted(c, adm[i].wl, adm[i].admitted, now);
+        for (size_t i = 0; i < np; i++)
+            decide_pending(c, pen[i].wl, pen[i].reason, pen[i].message, now);
+        for (size_t i = 0; i < npr; i++)
+            decide_preempted(c, &pre[i], now);
+        for (size_t i = 0; i < nev; i++)
+            decide_evicted(c, &evs[i], now);
+        free(adm);
+        free(pen);
+        free(pre);
+        free(evs);
+        if (na || npr || nev)
+            c->status_dirty = true;
+        /* Admission fair sharing samples usage in the cycle: the
+         * LocalQueues' status shows it. */
+        if (c->config && c->config->u.config->has_admission_fair_sharing)
+            c->status_dirty = true;
+        if (!changed && !na)
+            break;
+        now = tm_now_ms();
+    }
+    /* The next cycle: on the timer (backoffs end), or when a batched
+     * requeue falls due, whichever is first. */
+    c->next_cycle_ms = tm_monotonic_ms() + CYCLE_INTERVAL_MS;
+    int64_t due = eng_next_requeue_ms(c->eng);
+    if (due) {
+        int64_t in = due - tm_now_ms();
+        int64_t at = tm_monotonic_ms() + (in > 0 ? in : 0);
+        if (at < c->next_cycle_ms)
+            c->next_cycle_ms = at;
+    }
+}

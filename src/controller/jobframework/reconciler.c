@@ -1,0 +1,578 @@
+/* reconciler.c -- the job reconciler over the batch/v1 Job integration
+ * (Kueue pkg/controller/jobframework/reconciler.go; lifecycle.md 2.4).
+ *
+ * One pass follows Kueue's ReconcileGenericJob: the namespace and queue
+ * checks, a child Job of a managed Job (kept suspended while its parent
+ * is not admitted), the Workload (built for the Job, or a prebuilt one it
+ * names), the Workload's finish or deletion, the Job's finish, creating
+ * the Workload, reclaimable pods, PodsReady, eviction (the Job stopped,
+ * then the quota released once its pods are gone), and starting or
+ * stopping the Job as its Workload is admitted or not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/status.h"
+#include "base/xalloc.h"
+#include "controller/ctl_int.h"
+#include "controller/jobs/job.h"
+
+static const json_t *lookup_class(void *arg, const char *kind, const char *name, size_t i)
+{
+    struct ctl *c = arg;
+    enum ctl_kind k = !strcmp(kind, "WorkloadPriorityClass") ? CK_WPC : CK_PC;
+    if (name)
+        return ctl_get(c, k, NULL, name);
+    size_t it = 0, n = 0;
+    const char *key;
+    void *v;
+    while (map_next(&c->res[k].cache, &it, &key, &v))
+        if (n++ == i)
+            return v;
+    return NULL;
+}
+
+static const json_t *lookup_flavor(void *arg, const char *name)
+{
+    return ctl_get(arg, CK_RF, NULL, name);
+}
+
+struct replace_arg {
+    const json_t *with;
+};
+
+/* Replace the object's spec and metadata labels/annotations with the
+ * prepared copy's (the copy was derived from the same object). */
+static int replace_spec(json_t *obj, void *arg, struct err *e)
+{
+    struct replace_arg *ra = arg;
+    json_object_set(obj, "spec", json_object_get(ra->with, "spec"));
+    return 0;
+}
+
+static int reset_start_time_fn(json_t *obj, void *arg, struct err *e)
+{
+    json_object_del(json_object_get(obj, "status"), "startTime");
+    return 0;
+}
+
+static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl, const char *msg)
+{
+    json_t *stopped = wl ? job_stop(job, wl) : json_deep_copy(job);
+    json_object_set_new(json_object_get(stopped, "spec"), "suspend", json_true());
+    struct replace_arg ra = {stopped};
+    bool was_running = !json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    int rc =
+        ctl_write_object(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), replace_spec, &ra);
+    json_decref(stopped);
+    if (!rc && was_running) {
+        const json_t *j = ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
+        if (j)
+            ctl_event(c, j, "Normal", "Stopped", COMPONENT_JOB, "%s", msg);
+    }
+    /* As Kueue's Job ResetStatus: a Job that may start again must not look
+     * started, so that its template may change at the next admission. */
+    const json_t *j = rc ? NULL : ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
+    if (j && jstr(json_object_get(j, "status"), "startTime"))
+        ctl_write_status(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), reset_start_time_fn,
+                         NULL);
+    return rc;
+}
+
+/* The Job's Pods not yet gone: its active ones (Kueue's batch/job
+ * IsActive) and those still terminating, so that an evicted workload's
+ * quota is not handed on while its processes still run. */
+static int job_active(const json_t *job)
+{
+    const json_t *st = json_object_get(job, "status");
+    return (int)(json_integer_value(json_object_get(st, "active")) +
+                 json_integer_value(json_object_get(st, "terminating")));
+}
+
+static void create_workload(struct ctl *c, const json_t *job)
+{
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    int rc = job_build_workload(job, lookup_class, c, &wl, &e);
+    if (rc) {
+        if (rc == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
+            ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", COMPONENT_JOB, "%s",
+                      e.message);
+        else
+            ctl_log_err("workload for a Job", &e);
+        return;
+    }
+    json_t *out = NULL;
+    rc = ac_create(c->ac, c->res[CK_WL].r, mstr(job, "namespace"), wl, &out, &e);
+    if (!rc) {
+        ctl_observe(c, CK_WL, out);
+        ctl_event(c, job, "Normal", "CreatedWorkload", COMPONENT_JOB, "Created Workload: %s/%s",
+                  mstr(out, "namespace"), mstr(out, "name"));
+    } else if (rc != ERR_EXISTS) {
+        ctl_log_err("workload create", &e);
+    }
+    json_decref(out);
+    json_decref(wl);
+}
+
+static int workload_spec_fn(json_t *obj, void *arg, struct err *e)
+{
+    const json_t *built = arg;
+    json_t *spec = json_object_get(obj, "spec");
+    json_object_set(spec, "podSets", json_object_get(json_object_get(built, "spec"), "podSets"));
+    json_object_set(spec, "queueName",
+                    json_object_get(json_object_get(built, "spec"), "queueName"));
+    return 0;
+}
+
+/* Does the Workload still describe the Job? A Job whose shape cannot be
+ * built (a missing priority class) is left as it is. */
+static bool workload_matches(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    json_t *built = NULL;
+    struct err e;
+    err_init(&e);
+    if (job_build_workload(job, lookup_class, c, &built, &e))
+        return true;
+    bool eq = job_workload_matches(wl, built);
+    json_decref(built);
+    return eq;
+}
+
+/* A suspended Job changed (parallelism, pod template) after its Workload
+ * reserved quota: Kueue deletes that Workload and creates one for the new
+ * shape (lifecycle.md §2.4 step 1), so the Job never starts with more than
+ * was admitted. Deletion goes through the finalizer path below. */
+static void delete_workload(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, name, NULL, &out, &e);
+    if (!rc && out && mstr(out, "deletionTimestamp"))
+        ctl_observe(c, CK_WL, out);
+    json_decref(out);
+    if (rc) {
+        if (rc != ERR_NOT_FOUND)
+            ctl_log_err("workload delete", &e);
+        return;
+    }
+    ctl_event(c, job, "Normal", "DeletedWorkload", COMPONENT_JOB,
+              "Deleted not matching Workload: %s/%s", ns, name);
+}
+
+struct priority_arg {
+    json_t *ref;
+    json_int_t value;
+};
+
+static int priority_fn(json_t *obj, void *arg, struct err *e)
+{
+    struct priority_arg *pa = arg;
+    json_t *spec = json_object_get(obj, "spec");
+    json_object_set(spec, "priorityClassRef", pa->ref);
+    json_object_set_new(spec, "priority", json_integer(pa->value));
+    return 0;
+}
+
+/* Kueue's UpdateWorkloadPriority (lifecycle.md 2.8): when the Job's
+ * priority-class label names another WorkloadPriorityClass than its
+ * Workload, the Workload follows it; a class that does not exist leaves
+ * the Workload as it is, with a Warning event. A new value of the same
+ * class is the WorkloadPriorityClass reconciler's (core/workload.c). */
+static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, const char *ns,
+                          const char *wname)
+{
+    const char *cls =
+        jstr(json_object_get(json_object_get(job, "metadata"), "labels"), JOB_PRIORITY_LABEL);
+    const json_t *spec = json_object_get(wl, "spec");
+    const json_t *ref = json_object_get(spec, "priorityClassRef");
+    if (!cls || !*cls)
+        return;
+    if (ref && (!jstr(ref, "kind") || strcmp(jstr(ref, "kind"), "WorkloadPriorityClass")))
+        return; /* a pod PriorityClass does not follow the label */
+    if (!ref && cond_is(wl, "QuotaReserved", "True"))
+        return; /* a workload that reserved quota without a ref never gets one */
+    if (ref && jstr(ref, "name") && !strcmp(jstr(ref, "name"), cls))
+        return;
+    const json_t *wpc = ctl_get(c, CK_WPC, NULL, cls);
+    if (!wpc) {
+        ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", COMPONENT_JOB,
+                  "WorkloadPriorityClass \"%s\" not found", cls);
+        return;
+    }
+    struct priority_arg pa = {json_pack("{s:s,s:s,s:s}", "group", "kueue.x-k8s.io", "kind",
+                                        "WorkloadPriorityClass", "name", cls),
+                              json_integer_value(json_object_get(wpc, "value"))};
+    if (!ctl_write_object(c, CK_WL, ns, wname, priority_fn, &pa))
+        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+                  "Updated workload priority class: %s/%s", ns, wname);
+    json_decref(pa.ref);
+}
+
+static int gate_fn(json_t *obj, void *arg, struct err *e)
+{
+    const char *gate = arg;
+    json_t *meta = json_object_get(obj, "metadata");
+    json_t *ann = json_object_get(meta, "annotations");
+    if (!gate) {
+        json_object_del(ann, JOB_GATE_ANNOTATION);
+        return 0;
+    }
+    if (!json_is_object(ann)) {
+        ann = json_object();
+        json_object_set_new(meta, "annotations", ann);
+    }
+    json_object_set_new(ann, JOB_GATE_ANNOTATION, json_string(gate));
+    return 0;
+}
+
+/* Kueue's UpdateAdmissionGatedBy: the Job's admission-gated-by annotation
+ * is the Workload's. Returns true when it wrote. */
+static bool sync_gate(struct ctl *c, const json_t *job, const json_t *wl, const char *ns,
+                      const char *wname)
+{
+    const char *jg =
+        jstr(json_object_get(json_object_get(job, "metadata"), "annotations"), JOB_GATE_ANNOTATION);
+    const char *wg =
+        jstr(json_object_get(json_object_get(wl, "metadata"), "annotations"), JOB_GATE_ANNOTATION);
+    if (!strcmp(jg ? jg : "", wg ? wg : ""))
+        return false;
+    char *g = jg && *jg ? xstrdup(jg) : NULL;
+    if (!ctl_write_object(c, CK_WL, ns, wname, gate_fn, g))
+        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+                  "Updated workload AdmissionGatedBy to \"%s\"", g ? g : "");
+    free(g);
+    return true;
+}
+
+/* The Job's PodsReady condition (Kueue's generatePodsReadyCondition),
+ * written when it changes. Returns true when it wrote. */
+static bool sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    if (!ctl_wfpr(c).on)
+        return false;
+    bool admitted = cond_is(wl, "Admitted", "True");
+    const json_t *pr = cond(wl, "PodsReady");
+    const char *prev = pr ? jstr(pr, "reason") : NULL;
+    const char *status = "False", *reason = "WaitForStart";
+    const char *message = "Not all pods are ready or succeeded";
+    if (admitted && job_pods_ready(job)) {
+        status = "True";
+        reason = prev && (!strcmp(prev, "WaitForRecovery") || !strcmp(prev, "Recovered"))
+                     ? "Recovered"
+                     : "Started";
+        message = "All pods reached readiness and the workload is running";
+    } else if (admitted && pr &&
+               (cond_is(wl, "PodsReady", "True") || (prev && !strcmp(prev, "WaitForRecovery")))) {
+        reason = "WaitForRecovery";
+        message = "At least one pod has failed, waiting for recovery";
+    }
+    if (cond_is(wl, "PodsReady", status) && prev && !strcmp(prev, reason))
+        return false;
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    char *n = xstrdup(ns ? ns : ""), *w = xstrdup(name ? name : "");
+    int64_t now = tm_now_ms();
+    struct ctl_wl_op op = {.kind = OP_PODS_READY,
+                           .requeued_status = status,
+                           .reason = reason,
+                           .message = message,
+                           .now = now};
+    if (!ctl_write_status(c, CK_WL, n, w, ctl_wl_mutate, &op) && !strcmp(reason, "Started") &&
+        (wl = ctl_get(c, CK_WL, n, w))) {
+        /* The readiness metrics, the first time only (not on recovery). */
+        const char *cq =
+            jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
+        const char *kv[] = {"cluster_queue", cq ? cq : "", "priority_class", ctl_priority_class(wl),
+                            NULL};
+        int64_t queued = cond_time(wl, "Requeued");
+        if (!queued) {
+            struct err e;
+            err_init(&e);
+            if (!mstr(wl, "creationTimestamp") ||
+                tm_parse_rfc3339(mstr(wl, "creationTimestamp"), &queued, &e))
+                queued = now;
+        }
+        int64_t adm = cond_time(wl, "Admitted");
+        ctl_observe_seconds(c, "kueue_ready_wait_time_seconds", kv,
+                            now > queued ? (double)(now - queued) / 1000.0 : 0, 14);
+        ctl_observe_seconds(c, "kueue_admitted_until_ready_wait_time_seconds", kv,
+                            now > adm ? (double)(now - adm) / 1000.0 : 0, 14);
+    }
+    free(n);
+    free(w);
+    return true;
+}
+
+/* Kueue's FindAncestorJobManagedByKueue over batch/v1 owners: the
+ * top-most Job up the controller chain that Kueue manages (it names a
+ * queue, or manageJobsWithoutQueueName), or NULL (borrowed). */
+static const json_t *managed_ancestor(struct ctl *c, const json_t *job, bool without_queue)
+{
+    const json_t *cur = job, *top = NULL;
+    const char *ns = mstr(job, "namespace");
+    for (int depth = 0; depth < 16; depth++) {
+        const json_t *owner = controller_owner(cur, "Job");
+        const char *av = owner ? jstr(owner, "apiVersion") : NULL;
+        if (!owner || !av || strcmp(av, "batch/v1") || !jstr(owner, "name"))
+            return top;
+        const json_t *parent = ctl_get(c, CK_JOB, ns, jstr(owner, "name"));
+        if (!parent || !jstr(owner, "uid") || !mstr(parent, "uid") ||
+            strcmp(jstr(owner, "uid"), mstr(parent, "uid")) || parent == job)
+            return top;
+        if (without_queue || job_queue_name(parent))
+            top = parent;
+        cur = parent;
+    }
+    return top;
+}
+
+static int suspend_fn(json_t *obj, void *arg, struct err *e)
+{
+    json_object_set_new(json_object_get(obj, "spec"), "suspend", json_true());
+    return 0;
+}
+
+/* A child Job of a Kueue-managed Job runs under its parent's Workload: it
+ * is suspended while that Workload is missing, finished or not admitted
+ * (Kueue's shouldSuspendChildJob). */
+static void reconcile_child(struct ctl *c, const json_t *job, const json_t *parent)
+{
+    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    if (suspended || job_finished(job, NULL, NULL))
+        return;
+    char pw[300];
+    job_workload_name_for(parent, pw, sizeof(pw));
+    const json_t *wl = ctl_get(c, CK_WL, mstr(parent, "namespace"), pw);
+    if (wl && !cond_is(wl, "Finished", "True") && cond_is(wl, "Admitted", "True"))
+        return;
+    const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
+    if (!ctl_write_object(c, CK_JOB, ns, name, suspend_fn, NULL) &&
+        (job = ctl_get(c, CK_JOB, ns, name)))
+        ctl_event(c, job, "Normal", "Suspended", COMPONENT_JOB,
+                  "Kueue managed child job suspended");
+}
+
+static int own_fn(json_t *obj, void *arg, struct err *e)
+{
+    const json_t *job = arg;
+    json_t *meta = json_object_get(obj, "metadata");
+    json_t *owners = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(meta, "ownerReferences"), i, r)
+    {
+        if (!json_is_true(json_object_get(r, "controller")))
+            json_array_append(owners, r);
+    }
+    json_array_append_new(owners,
+                          json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", "batch/v1", "kind",
+                                    "Job", "name", mstr(job, "name"), "uid", mstr(job, "uid"),
+                                    "controller", 1, "blockOwnerDeletion", 1));
+    json_object_set_new(meta, "ownerReferences", owners);
+    const char *uid = mstr(job, "uid");
+    if (uid && *uid && strlen(uid) <= 63) {
+        json_t *labels = json_object_get(meta, "labels");
+        if (!json_is_object(labels)) {
+            labels = json_object();
+            json_object_set_new(meta, "labels", labels);
+        }
+        json_object_set_new(labels, JOB_UID_LABEL, json_string(uid));
+    }
+    return 0;
+}
+
+/* A prebuilt Workload (Kueue's ensureOneWorkload): the Job takes
+ * controller ownership of it, and a Workload that does not describe the
+ * Job finishes as out of sync. Returns the Workload to go on with
+ * (borrowed, possibly after a write) or NULL; *wrote says a write ends
+ * the pass. */
+static const json_t *prebuilt(struct ctl *c, const json_t *job, const json_t *wl, bool *wrote)
+{
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    const json_t *owner = NULL;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")))
+            owner = r;
+    }
+    if (owner &&
+        (!jstr(owner, "uid") || !mstr(job, "uid") || strcmp(jstr(owner, "uid"), mstr(job, "uid"))))
+        return NULL; /* controlled by another object */
+    if (!owner) {
+        ctl_write_object(c, CK_WL, ns, name, own_fn, (void *)job);
+        *wrote = true;
+        return NULL;
+    }
+    if (!cond_is(wl, "Finished", "True") && !workload_matches(c, job, wl)) {
+        struct ctl_wl_op op = {.kind = OP_FINISH,
+                               .reason = "OutOfSync",
+                               .message = "The prebuilt workload is out of sync with its user job",
+                               .now = tm_now_ms()};
+        ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, &op);
+        *wrote = true;
+        return NULL;
+    }
+    return wl;
+}
+
+static int reclaimable_fn(json_t *obj, void *arg, struct err *e)
+{
+    const int *rec = arg;
+    json_t *st = json_object_get(obj, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    if (*rec > 0)
+        json_object_set_new(st, "reclaimablePods",
+                            json_pack("[{s:s,s:i}]", "name", "main", "count", *rec));
+    else
+        json_object_del(st, "reclaimablePods");
+    return 0;
+}
+
+/* The top-level Job's pass; job and wl are held by the caller. */
+static void reconcile_top(struct ctl *c, const json_t *job, const char *ns, const char *name)
+{
+    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    const char *queue = job_queue_name(job);
+    char wname[300];
+    job_workload_name_for(job, wname, sizeof(wname));
+    const json_t *wl = ctl_get(c, CK_WL, ns, wname);
+    if (wl && job_prebuilt_name(job)) {
+        bool wrote = false;
+        wl = prebuilt(c, job, wl, &wrote);
+        if (wrote)
+            return;
+    }
+    if (wl && !being_deleted(wl) && !cond_is(wl, "Finished", "True")) {
+        if (sync_gate(c, job, wl, ns, wname))
+            return;
+        sync_priority(c, job, wl, ns, wname);
+        wl = ctl_get(c, CK_WL, ns, wname);
+    }
+    if (wl && cond_is(wl, "Finished", "True")) {
+        if (has_finalizer(wl, JOB_RESOURCE_IN_USE)) {
+            ctl_event(c, job, "Normal", "FinishedWorkload", COMPONENT_JOB,
+                      "Workload '%s/%s' is declared finished", ns, wname);
+            ctl_remove_finalizer(c, CK_WL, wl);
+        }
+        return;
+    }
+    if (wl && being_deleted(wl)) {
+        if (!suspended)
+            job_suspend_write(c, job, wl, "Workload is deleted");
+        const json_t *cur = ctl_get(c, CK_JOB, ns, name);
+        if (job_active(cur ? cur : job) == 0)
+            ctl_remove_finalizer(c, CK_WL, wl);
+        return;
+    }
+    const char *ftype, *fmsg;
+    if (job_finished(job, &ftype, &fmsg)) {
+        if (!wl)
+            return;
+        struct ctl_wl_op op = {.kind = OP_FINISH,
+                               .reason = !strcmp(ftype, "Complete") ? "Succeeded" : "Failed",
+                               .message = fmsg,
+                               .now = tm_now_ms()};
+        if (!ctl_write_status(c, CK_WL, ns, wname, ctl_wl_mutate, &op))
+            ctl_event(c, job, "Normal", "FinishedWorkload", COMPONENT_JOB,
+                      "Workload '%s/%s' is declared finished", ns, wname);
+        return;
+    }
+    if (!wl) {
+        if (job_prebuilt_name(job)) {
+            if (!suspended)
+                job_suspend_write(c, job, NULL, "missing workload");
+        } else if (!suspended) {
+            job_suspend_write(c, job, NULL, "Missing Workload; unable to restore pod templates");
+        } else if (job_active(job) == 0) {
+            create_workload(c, job);
+        }
+        return;
+    }
+    /* Dynamic reclaim (§1.11). */
+    int rec = job_reclaimable(job);
+    const json_t *cur = json_object_get(json_object_get(wl, "status"), "reclaimablePods");
+    if (rec != (int)json_integer_value(json_object_get(json_array_get(cur, 0), "count")) &&
+        cond_is(wl, "QuotaReserved", "True")) {
+        ctl_write_status(c, CK_WL, ns, wname, reclaimable_fn, &rec);
+        return;
+    }
+    if (sync_pods_ready(c, job, wl))
+        return;
+    if (cond_is(wl, "Evicted", "True")) {
+        if (!suspended) {
+            const json_t *ev = cond(wl, "Evicted");
+            char *m = xstrdup(jstr(ev, "message") ? jstr(ev, "message") : "");
+            job_suspend_write(c, job, wl, m);
+            free(m);
+            wl = ctl_get(c, CK_WL, ns, wname);
+        }
+        /* The quota is released once the Job's pods are gone. */
+        const json_t *cj = ctl_get(c, CK_JOB, ns, name);
+        if (wl && cond_is(wl, "QuotaReserved", "True") && job_active(cj ? cj : job) == 0)
+            ctl_release_quota(c, wl);
+        return;
+    }
+    if (suspended) {
+        if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, job, wl)) {
+            delete_workload(c, job, wl);
+        } else if (cond_is(wl, "Admitted", "True")) {
+            json_t *started = job_start(job, wl, lookup_flavor, c);
+            struct replace_arg ra = {started};
+            const char *cq =
+                jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
+            char *cqs = xstrdup(cq ? cq : "");
+            if (!ctl_write_object(c, CK_JOB, ns, name, replace_spec, &ra)) {
+                const json_t *j = ctl_get(c, CK_JOB, ns, name);
+                ctl_event(c, j ? j : job, "Normal", "Started", COMPONENT_JOB,
+                          "Admitted by clusterQueue %s", cqs);
+            }
+            free(cqs);
+            json_decref(started);
+        } else if (!cond_is(wl, "QuotaReserved", "True") && !job_prebuilt_name(job)) {
+            /* Spec or queue changes while pending (§2.7). */
+            json_t *built = NULL;
+            struct err e;
+            err_init(&e);
+            if (!job_build_workload(job, lookup_class, c, &built, &e)) {
+                const char *wq = jstr(json_object_get(wl, "spec"), "queueName");
+                bool same_queue = wq && queue ? !strcmp(wq, queue) : !wq && !queue;
+                if (!job_workload_matches(wl, built) || !same_queue) {
+                    if (!ctl_write_object(c, CK_WL, ns, wname, workload_spec_fn, built))
+                        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+                                  "Updated not matching Workload for suspended job: %s/%s", ns,
+                                  wname);
+                }
+                json_decref(built);
+            }
+        }
+        return;
+    }
+    if (!cond_is(wl, "Admitted", "True"))
+        job_suspend_write(c, job, wl, "Not admitted by cluster queue");
+}
+
+void ctl_reconcile_job(struct ctl *c, const char *ns, const char *name)
+{
+    const json_t *job = ctl_get(c, CK_JOB, ns, name);
+    if (!job || being_deleted(job))
+        return;
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    bool without_queue = cfg && cfg->manage_jobs_without_queue_name;
+    if (!job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
+        return;
+    json_incref((json_t *)job);
+    const json_t *parent = managed_ancestor(c, job, without_queue);
+    if (parent)
+        reconcile_child(c, job, parent);
+    else if (job_queue_name(job) || without_queue)
+        reconcile_top(c, job, ns, name);
+    json_decref((json_t *)job);
+}
