@@ -90,10 +90,15 @@ static char *labels_of(const struct ctl *c, const char *const *kv)
 
 void ctl_count(struct ctl *c, const char *name, const char *const *kv)
 {
+    ctl_count_by(c, name, kv, 1);
+}
+
+void ctl_count_by(struct ctl *c, const char *name, const char *const *kv, double n)
+{
     if (!c->metrics)
         return;
     char *l = labels_of(c, kv);
-    mreg_counter_add(c->metrics, name, l, 1);
+    mreg_counter_add(c->metrics, name, l, n);
     free(l);
 }
 

@@ -137,6 +137,9 @@ static const struct family families[] = {
     {"kueue_pods_ready_to_evicted_time_seconds",
      "Seconds from the pods being ready to the eviction, per 'cluster_queue', 'reason' and "
      "'underlying_cause'."},
+    {"kueue_preemption_target_recomputations_total",
+     "Recomputations of preemption targets that overlapped those of another workload in the "
+     "same cycle, per 'cluster_queue' and 'result' (new_targets, deferred_fit, skipped)."},
     {"kueue_preempted_workloads_total",
      "Workloads preempted, per 'preempting_cluster_queue' and 'reason' (InClusterQueue, "
      "InCohortReclamation, InCohortFairSharing, InCohortReclaimWhileBorrowing)."},

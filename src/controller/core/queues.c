@@ -725,6 +725,8 @@ void ctl_queue_status(struct ctl *c)
                             cfg && cfg->metrics_cluster_queue_resources);
             ctl_gauge(c, "kueue_reserving_active_workloads", kv, (double)reserving);
             ctl_gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
+            ctl_gauge(c, "kueue_admission_cycle_preemption_skips", kv,
+                      (double)eng_cq_preemption_skips(c->eng, (size_t)cqi));
             const char *chain[COHORT_DEPTH];
             size_t nch = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, COHORT_DEPTH);
             const char *ikv[] = {"cluster_queue",

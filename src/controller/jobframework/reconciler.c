@@ -300,6 +300,15 @@ static bool sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
                             now > queued ? (double)(now - queued) / 1000.0 : 0, 14);
         ctl_observe_seconds(c, "kueue_admitted_until_ready_wait_time_seconds", kv,
                             now > adm ? (double)(now - adm) / 1000.0 : 0, 14);
+        const char *lq = jstr(json_object_get(wl, "spec"), "queueName");
+        if (lq) {
+            const char *lkv[] = {
+                "name", lq, "namespace", n, "priority_class", ctl_priority_class(wl), NULL};
+            ctl_observe_seconds(c, "kueue_local_queue_ready_wait_time_seconds", lkv,
+                                now > queued ? (double)(now - queued) / 1000.0 : 0, 14);
+            ctl_observe_seconds(c, "kueue_local_queue_admitted_until_ready_wait_time_seconds", lkv,
+                                now > adm ? (double)(now - adm) / 1000.0 : 0, 14);
+        }
     }
     free(n);
     free(w);
