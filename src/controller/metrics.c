@@ -153,6 +153,9 @@ static const struct family families[] = {
     {"kueue_unadmitted_workloads",
      "Workloads of the 'cluster_queue' not admitted, per 'reason' (their Admitted condition "
      "reason) and 'underlying_cause' (their QuotaReserved condition reason)."},
+    {"kueue_workload_creation_latency_seconds",
+     "Seconds from a job's creation to the creation of its Workload, per 'job_kind' (jobs "
+     "never updated before that only)."},
     {"kueue_workload_eviction_latency_seconds",
      "Seconds from a workload's eviction to the release of its quota, per 'cluster_queue' "
      "and 'reason'."},

@@ -72,6 +72,12 @@ expect_grep "metrics: the subtree quota of m-root holds m-cq's" \
 expect_grep "metrics: admission wait histogram, Kueue's exp16 buckets" \
     '^kueue_admission_wait_time_seconds_bucket\{cluster_queue="lab-cq",priority_class="",replica_role="standalone",le="40960"\} 1$' \
     cat "$TMP/metrics.txt"
+expect_grep "metrics: workload creation latency of both Jobs" \
+    '^kueue_workload_creation_latency_seconds_count\{job_kind="Job",replica_role="standalone"\} 2$' \
+    cat "$TMP/metrics.txt"
+expect_grep "metrics: no preemption skipped in lab-cq's last cycle" \
+    '^kueue_admission_cycle_preemption_skips\{cluster_queue="lab-cq",replica_role="standalone"\} 0$' \
+    cat "$TMP/metrics.txt"
 if command -v promtool >/dev/null 2>&1; then
     expect_exact "metrics: promtool check metrics is clean" "clean" \
         sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1 && echo clean || cat '$TMP/promtool.out'"
@@ -79,12 +85,27 @@ else
     note "SKIP: promtool (Debian's prometheus) is absent: exposition not linted"
 fi
 
-# A stopped (Hold) LocalQueue: its pending workload is inadmissible.
-k -n kueue-lab patch localqueue lab-queue --type merge -p '{"spec":{"stopPolicy":"Hold"}}' >/dev/null
-wait_for "metrics: a held LocalQueue's pending workload is inadmissible" 10 \
+# A ClusterQueue stopped with Hold: its pending workload, and its
+# LocalQueue's, are inadmissible. A stopped LocalQueue leaves the queues,
+# as in Kueue: no pending series of its own, none counted in lab-cq.
+k patch clusterqueue lab-cq --type merge -p '{"spec":{"stopPolicy":"Hold"}}' >/dev/null
+wait_for "metrics: a held ClusterQueue's pending workload is inadmissible" 10 \
+    '^kueue_pending_workloads\{cluster_queue="lab-cq",status="inadmissible",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
+expect_grep "metrics: ... and its LocalQueue's" \
     '^kueue_local_queue_pending_workloads\{name="lab-queue",namespace="kueue-lab",status="inadmissible",replica_role="standalone"\} 1$' \
     k get --raw /metrics
+k patch clusterqueue lab-cq --type merge -p '{"spec":{"stopPolicy":"None"}}' >/dev/null
+k -n kueue-lab patch localqueue lab-queue --type merge -p '{"spec":{"stopPolicy":"Hold"}}' >/dev/null
+wait_for "metrics: a held LocalQueue has no pending series" 10 '^0$' \
+    sh -c "kubectl --kubeconfig '$KC' get --raw /metrics | grep -c '^kueue_local_queue_pending_workloads{name=\"lab-queue\"'"
+expect_grep "metrics: ... and its workload is not pending in lab-cq" \
+    '^kueue_pending_workloads\{cluster_queue="lab-cq",status="inadmissible",replica_role="standalone"\} 0$' \
+    k get --raw /metrics
 k -n kueue-lab patch localqueue lab-queue --type merge -p '{"spec":{"stopPolicy":"None"}}' >/dev/null
+wait_for "metrics: resumed, the workload is pending again" 10 \
+    '^kueue_local_queue_pending_workloads\{name="lab-queue",namespace="kueue-lab",status="inadmissible",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
 
 # 3. A real Prometheus scraping over TLS with the admin's token.
 if command -v prometheus >/dev/null 2>&1; then

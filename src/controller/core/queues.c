@@ -559,10 +559,12 @@ static void workload_count_metrics(struct ctl *c)
         const json_t *spec = json_object_get(wl, "spec"), *st = json_object_get(wl, "status");
         const char *ns = mstr(wl, "namespace"), *lq = jstr(spec, "queueName");
         const char *cq = jstr(json_object_get(st, "admission"), "clusterQueue");
-        if (!cq && lq) {
-            const json_t *lqo = ctl_get(c, CK_LQ, ns, lq);
-            cq = lqo ? jstr(json_object_get(lqo, "spec"), "clusterQueue") : NULL;
-        }
+        const json_t *lqo = lq ? ctl_get(c, CK_LQ, ns, lq) : NULL;
+        const char *stop = jstr(json_object_get(lqo, "spec"), "stopPolicy");
+        /* A stopped LocalQueue's workloads are out of the queues. */
+        bool queued = !stop || !strcmp(stop, "None");
+        if (!cq && lqo)
+            cq = jstr(json_object_get(lqo, "spec"), "clusterQueue");
         struct sb k = SB_INIT;
         if (cond_is(wl, "Finished", "True")) {
             if (jstr(json_object_get(st, "admission"), "clusterQueue")) {
@@ -574,7 +576,8 @@ static void workload_count_metrics(struct ctl *c)
                 sb_addf(&k, "f\x1f%s\x1f%s", lq, ns ? ns : "");
                 bump(&counts, sb_str(&k));
             }
-        } else if (!cond_is(wl, "Admitted", "True") && !mstr(wl, "deletionTimestamp") && cq) {
+        } else if (!cond_is(wl, "Admitted", "True") && !mstr(wl, "deletionTimestamp") && cq &&
+                   queued) {
             const char *reason = jstr(cond(wl, "Admitted"), "reason");
             const char *cause = cond_is(wl, "QuotaReserved", "True")
                                     ? ""
@@ -809,13 +812,16 @@ void ctl_queue_status(struct ctl *c)
             const char *kv[] = {"name", name, "namespace", ns, NULL};
             const char *kva[] = {"name", name, "namespace", ns, "status", "active", NULL};
             const char *kvi[] = {"name", name, "namespace", ns, "status", "inadmissible", NULL};
-            /* As Kueue: the workloads of a held LocalQueue, or of an
-             * inactive ClusterQueue, wait as inadmissible. */
-            bool held = stopped || cqi < 0 || strcmp(qa.cstatus, "True");
-            ctl_gauge(c, "kueue_local_queue_pending_workloads", kva,
-                      held ? 0 : (double)(pending - inadm));
-            ctl_gauge(c, "kueue_local_queue_pending_workloads", kvi,
-                      held ? (double)pending : (double)inadm);
+            /* As Kueue: a stopped LocalQueue leaves the queueing system
+             * (no pending series); the workloads of an inactive
+             * ClusterQueue wait as inadmissible. */
+            bool held = cqi < 0 || strcmp(qa.cstatus, "True");
+            if (!stopped) {
+                ctl_gauge(c, "kueue_local_queue_pending_workloads", kva,
+                          held ? 0 : (double)(pending - inadm));
+                ctl_gauge(c, "kueue_local_queue_pending_workloads", kvi,
+                          held ? (double)pending : (double)inadm);
+            }
             if (cq)
                 flavor_gauges(c, cspec, kv, g, false);
             ctl_gauge(c, "kueue_local_queue_reserving_active_workloads", kv, (double)reserving);
