@@ -175,11 +175,11 @@ wait_for "controller: /metrics shows lab-cq active" 15 \
     curl -s --max-time 5 "$murl"
 if command -v promtool >/dev/null 2>&1; then
     expect_exact "controller: promtool check metrics is clean" "clean" \
-        sh -c "curl -s --max-time 5 '$murl' | promtool check metrics >'$TMP/promtool.out' 2>&1 && echo clean || cat '$TMP/promtool.out'"
+        sh -c "curl -sf --max-time 5 '$murl' >'$TMP/cmetrics.txt' && promtool check metrics <'$TMP/cmetrics.txt' >'$TMP/promtool.out' 2>&1 && echo clean || cat '$TMP/promtool.out'"
 fi
 expect_grep "controller: other paths are not found" '^404$' \
     curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${murl%/metrics}/debug"
-expect_grep "controller: a bad --metrics-bind-address is refused" 'metrics-bind-address' \
+expect_grep "controller: a bad --metrics-bind-address is refused" '"nonsense" is not HOST:PORT' \
     sh -c "'$CUEUE' controller --kubeconfig '$KC' --metrics-bind-address nonsense 2>&1"
 stop_server "$MCPID"
 stop_server "$PID"
