@@ -349,14 +349,18 @@ static double base_units(const char *res, int64_t v)
     return !strcmp(res, "cpu") ? (double)v / 1000.0 : (double)v;
 }
 
-/* A quota field of a spec's resource entry in base units; dflt when unset. */
-static double quota_of(const json_t *rs, const char *field, double dflt)
+/* A quota field of a spec's resource entry in milli-units; 0 when unset. */
+static int64_t quota_milli(const json_t *rs, const char *field)
 {
     struct q_quantity q;
     const char *s = jstr(rs, field);
-    if (!s || q_parse(s, &q, NULL))
-        return dflt;
-    return (double)q.amount.milli / 1000.0;
+    return s && !q_parse(s, &q, NULL) ? q.amount.milli : 0;
+}
+
+/* The same in base units; dflt when unset. */
+static double quota_of(const json_t *rs, const char *field, double dflt)
+{
+    return jstr(rs, field) ? (double)quota_milli(rs, field) / 1000.0 : dflt;
 }
 
 size_t ctl_cohort_chain(struct ctl *c, const char *cohort, const char **out, size_t max)
@@ -408,12 +412,12 @@ static void add_nominal(struct map *m, const json_t *spec)
             json_array_foreach(json_object_get(fl, "resources"), r, rs)
     {
         if (jstr(fl, "name") && jstr(rs, "name"))
-            *fr_slot(m, jstr(fl, "name"), jstr(rs, "name")) +=
-                (int64_t)(quota_of(rs, "nominalQuota", 0) * 1000);
+            *fr_slot(m, jstr(fl, "name"), jstr(rs, "name")) += quota_milli(rs, "nominalQuota");
     }
 }
 
-static void add_fr(struct map *dst, const struct map *src, const char *cpu_is_milli)
+/* Add src (resource units, as add_usage keeps them) into dst (milli-units). */
+static void add_fr(struct map *dst, const struct map *src)
 {
     size_t it = 0;
     const char *k;
@@ -425,11 +429,11 @@ static void add_fr(struct map *dst, const struct map *src, const char *cpu_is_mi
         char fl[256];
         snprintf(fl, sizeof(fl), "%.*s", (int)(nl - k), k);
         int64_t x = *(int64_t *)v;
-        /* Reservations are kept in resource units; sums in milli-units. */
-        *fr_slot(dst, fl, nl + 1) += cpu_is_milli && !strcmp(nl + 1, "cpu") ? x : x * 1000;
+        *fr_slot(dst, fl, nl + 1) += !strcmp(nl + 1, "cpu") ? x : x * 1000;
     }
 }
 
+/* One gauge of the cohort per flavor and resource of m (milli-units). */
 static void fr_gauges(struct ctl *c, const char *metric, const char *cohort, const struct map *m)
 {
     size_t it = 0;
@@ -461,8 +465,8 @@ static void flavor_gauges(struct ctl *c, const json_t *cq_spec, const char *cons
             continue;
         const char *kv[12];
         size_t n = 0;
-        while (who[n] && n < 8)
-            n++, kv[n - 1] = who[n - 1];
+        for (; who[n] && n < 8; n++)
+            kv[n] = who[n];
         kv[n++] = "flavor";
         kv[n++] = fname;
         kv[n++] = "resource";
@@ -514,7 +518,7 @@ static void cohort_metrics(struct ctl *c, struct map *by_cq)
             struct cohort_agg *a = cohort_agg_of(c, &aggs, chain[k]);
             add_nominal(&a->quota, spec);
             if (g) {
-                add_fr(&a->resv, &g->resv, "cpu");
+                add_fr(&a->resv, &g->resv);
                 a->admitted += g->admitted;
             }
         }
