@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/daemon.h"
 #include "controller/api_client.h"
@@ -26,12 +27,12 @@
 static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 {
     if (strcmp(rq->path, "/metrics")) {
-        char *b = strdup("404 page not found\n");
+        char *b = xstrdup("404 page not found\n");
         http_resp_set(rs, 404, b, strlen(b));
         return;
     }
     if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
-        char *b = strdup("method not allowed\n");
+        char *b = xstrdup("method not allowed\n");
         http_resp_set(rs, 405, b, strlen(b));
         return;
     }
@@ -59,8 +60,9 @@ static int metrics_listen(const char *addr, struct mreg *m, struct http_server *
                               .port = (int)port,
                               .workers = 2,
                               .handler = {.handle = metrics_handle, .arg = m}};
-    if (http_server_start(&ho, out, e))
-        return -1;
+    int rc = http_server_start(&ho, out, e);
+    if (rc)
+        return rc;
     log_info("metrics served at http://%s:%d/metrics", ho.host, http_server_port(*out));
     return 0;
 }

@@ -182,8 +182,9 @@ void ctl_report_admitted(struct ctl *c, const json_t *wl, double wait)
     const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
     ctl_count(c, "kueue_admitted_workloads_total", kv);
     const json_t *cqo = ctl_get(c, CK_CQ, NULL, cq);
-    const char *chain[32];
-    size_t n = ctl_cohort_chain(c, jstr(json_object_get(cqo, "spec"), "cohortName"), chain, 32);
+    const char *chain[CTL_COHORT_DEPTH];
+    size_t n = ctl_cohort_chain(c, jstr(json_object_get(cqo, "spec"), "cohortName"), chain,
+                                CTL_COHORT_DEPTH);
     for (size_t k = 0; k < n; k++) {
         const char *ckv[] = {"cohort", chain[k], "priority_class", pc, NULL};
         ctl_count(c, "kueue_cohort_subtree_admitted_workloads_total", ckv);

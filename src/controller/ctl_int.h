@@ -221,8 +221,9 @@ const char *ctl_priority_class(const json_t *wl);
 /* Remove the counters and histograms labelled with all the pairs of kv
  * (a deleted queue's or cohort's, as Kueue's ClearClusterQueueMetrics). */
 void ctl_forget_metrics(struct ctl *c, const char *const *kv);
-/* The cohort and its ancestors, nearest first, into out (at most max;
- * borrowed names); 0 for none. */
+/* The cohort and its ancestors, nearest first, into out (at most max,
+ * CTL_COHORT_DEPTH is enough; borrowed names); 0 for none. */
+#define CTL_COHORT_DEPTH 32
 size_t ctl_cohort_chain(struct ctl *c, const char *cohort, const char **out, size_t max);
 /* A workload became Admitted (wait: seconds since its reservation):
  * kueue_admitted_workloads_total, the admission wait times, and their

@@ -379,8 +379,6 @@ size_t ctl_cohort_chain(struct ctl *c, const char *cohort, const char **out, siz
     return n;
 }
 
-#define COHORT_DEPTH 32
-
 /* What a cohort's subtree holds, for the kueue_cohort_subtree_* gauges. */
 struct cohort_agg {
     struct map quota, resv; /* "flavor\nresource" -> int64_t *, base units x1000 */
@@ -393,8 +391,8 @@ static struct cohort_agg *cohort_agg_of(struct ctl *c, struct map *aggs, const c
     struct cohort_agg *a = map_get(aggs, name);
     if (!a) {
         a = xcalloc(1, sizeof(*a));
-        const char *chain[COHORT_DEPTH];
-        size_t n = ctl_cohort_chain(c, name, chain, COHORT_DEPTH);
+        const char *chain[CTL_COHORT_DEPTH];
+        size_t n = ctl_cohort_chain(c, name, chain, CTL_COHORT_DEPTH);
         a->parent = n > 1 ? chain[1] : "";
         a->root = n ? chain[n - 1] : name;
         map_put(aggs, name, a);
@@ -503,16 +501,16 @@ static void cohort_metrics(struct ctl *c, struct map *by_cq)
     void *val;
     while (map_next(&c->res[CK_COHORT].cache, &it, &key, &val)) {
         const char *name = mstr(val, "name");
-        const char *chain[COHORT_DEPTH];
-        size_t n = name ? ctl_cohort_chain(c, name, chain, COHORT_DEPTH) : 0;
+        const char *chain[CTL_COHORT_DEPTH];
+        size_t n = name ? ctl_cohort_chain(c, name, chain, CTL_COHORT_DEPTH) : 0;
         for (size_t k = 0; k < n; k++)
             add_nominal(&cohort_agg_of(c, &aggs, chain[k])->quota, json_object_get(val, "spec"));
     }
     it = 0;
     while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
         const json_t *spec = json_object_get(val, "spec");
-        const char *chain[COHORT_DEPTH];
-        size_t n = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, COHORT_DEPTH);
+        const char *chain[CTL_COHORT_DEPTH];
+        size_t n = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, CTL_COHORT_DEPTH);
         struct qagg *g = mstr(val, "name") ? map_get(by_cq, mstr(val, "name")) : NULL;
         for (size_t k = 0; k < n; k++) {
             struct cohort_agg *a = cohort_agg_of(c, &aggs, chain[k]);
@@ -734,8 +732,8 @@ void ctl_queue_status(struct ctl *c)
             ctl_gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
             ctl_gauge(c, "kueue_admission_cycle_preemption_skips", kv,
                       (double)eng_cq_preemption_skips(c->eng, (size_t)cqi));
-            const char *chain[COHORT_DEPTH];
-            size_t nch = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, COHORT_DEPTH);
+            const char *chain[CTL_COHORT_DEPTH];
+            size_t nch = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, CTL_COHORT_DEPTH);
             const char *ikv[] = {"cluster_queue",
                                  name,
                                  "parent_cohort",
