@@ -12,13 +12,60 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/daemon.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
+#include "controller/metrics.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "node/agent.h"
+#include "server/http.h"
+
+/* GET /metrics: the controllers' metrics; anything else is not here. */
+static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
+{
+    if (strcmp(rq->path, "/metrics")) {
+        char *b = xstrdup("404 page not found\n");
+        http_resp_set(rs, 404, b, strlen(b));
+        return;
+    }
+    if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
+        char *b = xstrdup("method not allowed\n");
+        http_resp_set(rs, 405, b, strlen(b));
+        return;
+    }
+    char *text = mreg_render(arg);
+    http_resp_header(rs, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    http_resp_set(rs, 200, text, strlen(text));
+}
+
+/* Serve the metrics over plain HTTP at addr ("HOST:PORT" or ":PORT"; an
+ * IPv4 host, default every address). Returns 0 and *out, or an error. */
+static int metrics_listen(const char *addr, struct mreg *m, struct http_server **out, struct err *e)
+{
+    const char *colon = strrchr(addr, ':');
+    char host[64];
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || !colon[1] || *end || port < 0 || port > 65535 ||
+        (size_t)(colon - addr) >= sizeof(host))
+        return err_set(e, ERR_INVALID,
+                       "--metrics-bind-address: \"%s\" is not HOST:PORT or :PORT (0 turns the "
+                       "metrics off)",
+                       addr);
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+    struct http_options ho = {.host = *host ? host : "0.0.0.0",
+                              .port = (int)port,
+                              .workers = 2,
+                              .handler = {.handle = metrics_handle, .arg = m}};
+    int rc = http_server_start(&ho, out, e);
+    if (rc)
+        return rc;
+    log_info("metrics served at http://%s:%d/metrics", ho.host, http_server_port(*out));
+    return 0;
+}
 
 static void usage(FILE *out)
 {
@@ -47,6 +94,10 @@ static void usage(FILE *out)
                  "  --pod-network private|host\n"
                  "                         pods get a network of their own with only loopback\n"
                  "                         (default), or share this machine's\n"
+                 "  --metrics-bind-address ADDR\n"
+                 "                         serve the Prometheus metrics at http://ADDR/metrics\n"
+                 "                         (HOST:PORT or :PORT; :0 picks a free port; default\n"
+                 "                         0: no metrics; see docs/observability.md)\n"
                  "  -v, --verbose          debug logging\n"
                  "  -h, --help             show this help\n");
 }
@@ -69,13 +120,14 @@ int cli_controller(int argc, char **argv)
         {"data-dir", required_argument, NULL, 'd'},
         {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
+        {"metrics-bind-address", required_argument, NULL, 'm'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
-    const char *feature_gates = NULL;
+    const char *feature_gates = NULL, *metrics_addr = "0";
     bool leader = false, verbose = false;
     optind = 1;
     int ch;
@@ -110,6 +162,9 @@ int cli_controller(int argc, char **argv)
             break;
         case 'N':
             pod_network = optarg;
+            break;
+        case 'm':
+            metrics_addr = optarg;
             break;
         case 'v':
             verbose = true;
@@ -158,10 +213,17 @@ int cli_controller(int argc, char **argv)
     sigset_t set;
     cli_signals_block(&set);
 
-    struct ctl_options co = {
-        .client = ac, .config_path = config, .leader_elect = leader, .lease_namespace = lease_ns};
+    struct mreg *metrics = strcmp(metrics_addr, "0") ? mreg_new() : NULL;
+    struct http_server *mhs = NULL;
+    struct ctl_options co = {.client = ac,
+                             .config_path = config,
+                             .leader_elect = leader,
+                             .lease_namespace = lease_ns,
+                             .metrics = metrics};
     struct ctl *ctl = NULL;
     struct node *node = NULL;
+    if (!rc && metrics)
+        rc = metrics_listen(metrics_addr, metrics, &mhs, &e);
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
     if (!rc && !strcmp(executor, "local") && !strcmp(pod_network, "host") &&
@@ -181,6 +243,8 @@ int cli_controller(int argc, char **argv)
     kc_config_release(&cfg);
     if (rc) {
         ctl_stop(ctl);
+        http_server_stop(mhs);
+        mreg_free(metrics);
         ac_free(ac);
         return fail(&e);
     }
@@ -188,6 +252,8 @@ int cli_controller(int argc, char **argv)
     cli_signals_wait(&set);
     node_stop(node);
     ctl_stop(ctl);
+    http_server_stop(mhs);
+    mreg_free(metrics);
     ac_free(ac);
     return 0;
 }

@@ -90,10 +90,15 @@ static char *labels_of(const struct ctl *c, const char *const *kv)
 
 void ctl_count(struct ctl *c, const char *name, const char *const *kv)
 {
+    ctl_count_by(c, name, kv, 1);
+}
+
+void ctl_count_by(struct ctl *c, const char *name, const char *const *kv, double n)
+{
     if (!c->metrics)
         return;
     char *l = labels_of(c, kv);
-    mreg_counter_add(c->metrics, name, l, 1);
+    mreg_counter_add(c->metrics, name, l, n);
     free(l);
 }
 
@@ -104,6 +109,12 @@ void ctl_gauge(struct ctl *c, const char *name, const char *const *kv, double v)
     char *l = labels_of(c, kv);
     mreg_gauge_set(c->metrics, name, l, v);
     free(l);
+}
+
+void ctl_forget_metrics(struct ctl *c, const char *const *kv)
+{
+    if (c->metrics)
+        mreg_forget(c->metrics, kv);
 }
 
 const char *ctl_priority_class(const json_t *wl)
@@ -123,8 +134,16 @@ void ctl_observe_seconds(struct ctl *c, const char *name, const char *const *kv,
     b[0] = 1;
     for (int i = 1; i < n; i++)
         b[i] = 2.5 * (double)(1ULL << (i - 1));
+    ctl_observe_in(c, name, kv, s, b, (size_t)n);
+}
+
+void ctl_observe_in(struct ctl *c, const char *name, const char *const *kv, double v,
+                    const double *bounds, size_t n)
+{
+    if (!c->metrics)
+        return;
     char *l = labels_of(c, kv);
-    mreg_histogram_observe(c->metrics, name, l, s, b, (size_t)n);
+    mreg_histogram_observe(c->metrics, name, l, v, bounds, n);
     free(l);
 }
 /* The LocalQueue labels of a workload's metrics, or NULL without a queue. */
@@ -162,6 +181,14 @@ void ctl_report_admitted(struct ctl *c, const json_t *wl, double wait)
     double queued = queued_wait(wl, tm_now_ms());
     const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
     ctl_count(c, "kueue_admitted_workloads_total", kv);
+    const json_t *cqo = ctl_get(c, CK_CQ, NULL, cq);
+    const char *chain[CTL_COHORT_DEPTH];
+    size_t n = ctl_cohort_chain(c, jstr(json_object_get(cqo, "spec"), "cohortName"), chain,
+                                CTL_COHORT_DEPTH);
+    for (size_t k = 0; k < n; k++) {
+        const char *ckv[] = {"cohort", chain[k], "priority_class", pc, NULL};
+        ctl_count(c, "kueue_cohort_subtree_admitted_workloads_total", ckv);
+    }
     ctl_observe_seconds(c, "kueue_admission_wait_time_seconds", kv, queued, 16);
     ctl_observe_seconds(c, "kueue_admission_checks_wait_time_seconds", kv, wait, 14);
     if (lq) {
@@ -408,6 +435,21 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
 {
     ctl_feed_engine(c, k, obj, deleted);
     const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
+    if (deleted && name) {
+        /* The gauges go with the next status pass; counters and
+         * histograms here. */
+        const char *cq[] = {"cluster_queue", name, NULL},
+                   *pcq[] = {"preempting_cluster_queue", name, NULL};
+        const char *lq[] = {"name", name, "namespace", ns, NULL}, *co[] = {"cohort", name, NULL};
+        if (k == CK_CQ) {
+            ctl_forget_metrics(c, cq);
+            ctl_forget_metrics(c, pcq);
+        } else if (k == CK_LQ && ns) {
+            ctl_forget_metrics(c, lq);
+        } else if (k == CK_COHORT) {
+            ctl_forget_metrics(c, co);
+        }
+    }
     switch (k) {
     case CK_JOB:
         ctl_enqueue(c, "J:", ns, name);

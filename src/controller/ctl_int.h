@@ -215,8 +215,16 @@ void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o);
 /* Metrics (observability.md §1): labels are (name, value) pairs,
  * NULL-terminated; replica_role is appended. */
 void ctl_count(struct ctl *c, const char *name, const char *const *kv);
+void ctl_count_by(struct ctl *c, const char *name, const char *const *kv, double n);
 void ctl_gauge(struct ctl *c, const char *name, const char *const *kv, double v);
 const char *ctl_priority_class(const json_t *wl);
+/* Remove the counters and histograms labelled with all the pairs of kv
+ * (a deleted queue's or cohort's, as Kueue's ClearClusterQueueMetrics). */
+void ctl_forget_metrics(struct ctl *c, const char *const *kv);
+/* The cohort and its ancestors, nearest first, into out (at most max,
+ * CTL_COHORT_DEPTH is enough; borrowed names); 0 for none. */
+#define CTL_COHORT_DEPTH 32
+size_t ctl_cohort_chain(struct ctl *c, const char *cohort, const char **out, size_t max);
 /* A workload became Admitted (wait: seconds since its reservation):
  * kueue_admitted_workloads_total, the admission wait times, and their
  * LocalQueue twins. */
@@ -228,6 +236,9 @@ void ctl_report_finished(struct ctl *c, const json_t *wl);
  * 2.5 doubling: n buckets). */
 void ctl_observe_seconds(struct ctl *c, const char *name, const char *const *kv, double s,
                          int n_buckets);
+/* Observe v in a histogram of the n ascending bounds given. */
+void ctl_observe_in(struct ctl *c, const char *name, const char *const *kv, double v,
+                    const double *bounds, size_t n);
 
 /* ---- core/wlstatus.c: the Workload status writers (Kueue pkg/workload) ------------ */
 

@@ -458,6 +458,7 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
         nt = pre_targets(eng, e->cq, e->wl, &a, &t);
     snap_rollback(eng, mark);
     if (a.mode == FA_FIT) {
+        e->cq->recomputations[ENG_RECOMPUTE_DEFERRED_FIT]++;
         e->a = a;
         e->reason = "WaitingForPreemptedWorkloads";
         e->message = "Workload has overlapping preemption targets with another workload, but "
@@ -468,11 +469,14 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
         return true;
     }
     if (a.mode == FA_PREEMPT && nt > 0 && !overlaps(eng, t, nt)) {
+        e->cq->recomputations[ENG_RECOMPUTE_NEW_TARGETS]++;
         e->a = a;
         e->targets = t;
         e->n_targets = nt;
         return false;
     }
+    e->cq->recomputations[ENG_RECOMPUTE_SKIPPED]++;
+    e->cq->preemption_skips++;
     skip(e, "Workload has overlapping preemption targets with another workload");
     return true;
 }
@@ -520,6 +524,7 @@ static void process(struct eng *eng, struct entry *e, struct victims *v, size_t 
         if (overlaps(eng, e->targets, e->n_targets) && recompute_overlap(eng, e, v))
             return;
         if (!usage_fits(eng, e, v, a, e->targets, e->n_targets)) {
+            e->cq->preemption_skips++;
             skip(e, "Workload no longer fits after processing another workload");
             return;
         }
@@ -721,6 +726,8 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     struct entry *es = cyc_alloc(eng, n_heads * sizeof(*es));
     for (size_t i = 0; i < n_cqs; i++) {
         struct eng_cq *cq = eng->cqs[i];
+        cq->preemption_skips = 0;
+        memset(cq->recomputations, 0, sizeof(cq->recomputations));
         if (!cq->exists || !cq->active || !cq->q.n)
             continue;
         cq->cycle_popped = cq->q.requeue_events;

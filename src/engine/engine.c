@@ -1294,6 +1294,16 @@ static void pend_sort(const struct eng_cq *cq, struct eng_wl **a, struct eng_wl 
     memcpy(a, tmp, n * sizeof(*a));
 }
 
+size_t eng_cq_preemption_skips(const struct eng *eng, size_t i)
+{
+    return eng->cqs[i]->preemption_skips;
+}
+
+size_t eng_cq_recomputations(const struct eng *eng, size_t i, int result)
+{
+    return eng->cqs[i]->recomputations[result];
+}
+
 size_t eng_cq_n_pending(const struct eng *eng, size_t i)
 {
     return eng->cqs[i]->q.n + eng->cqs[i]->q.n_inadm;

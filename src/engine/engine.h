@@ -218,6 +218,13 @@ bool eng_cq_active(struct eng *eng, size_t i, const char **reason, const char **
  * list merged in §5.2 order). Writes up to cap handles; returns the count. */
 size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap);
 size_t eng_cq_n_pending(const struct eng *eng, size_t i);
+/* What the last cycle with heads did in CQ i, for the metrics: entries
+ * with preemption targets it skipped (another entry preempted the same
+ * workloads, or it no longer fit), and its preemption target
+ * recomputations by result, indexed by ENG_RECOMPUTE_*. */
+enum { ENG_RECOMPUTE_NEW_TARGETS, ENG_RECOMPUTE_DEFERRED_FIT, ENG_RECOMPUTE_SKIPPED };
+size_t eng_cq_preemption_skips(const struct eng *eng, size_t i);
+size_t eng_cq_recomputations(const struct eng *eng, size_t i, int result);
 /* Usage of CQ i in (flavor, resource), Kueue units; its nominal quota. */
 int64_t eng_cq_usage(struct eng *eng, size_t i, const char *flavor, const char *resource);
 int64_t eng_cq_nominal(struct eng *eng, size_t i, const char *flavor, const char *resource);

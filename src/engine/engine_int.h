@@ -216,6 +216,11 @@ struct eng_cq {
     enum api_admission_mode admission_mode; /* admissionScope.admissionMode */
     bool terminating;                       /* being deleted: inactive, reason Terminating */
     bool afs; /* admission fair sharing orders this queue (fairshare.c) */
+    /* For the metrics, counted by the last cycle that had heads: entries
+     * with preemption targets skipped, and preemption target
+     * recomputations by result (ENG_RECOMPUTE_*). */
+    uint32_t preemption_skips;
+    uint32_t recomputations[3];
 };
 
 struct eng_cohort {

@@ -342,6 +342,304 @@ static void pending_metrics(struct ctl *c, size_t i, const char *name, const jso
     free(pw);
 }
 
+/* A value in resource units as Prometheus reads it: cores for cpu, base
+ * units for the rest (Kueue reports quantities as floats of base units). */
+static double base_units(const char *res, int64_t v)
+{
+    return !strcmp(res, "cpu") ? (double)v / 1000.0 : (double)v;
+}
+
+/* A quota field of a spec's resource entry in milli-units; 0 when unset. */
+static int64_t quota_milli(const json_t *rs, const char *field)
+{
+    struct q_quantity q;
+    const char *s = jstr(rs, field);
+    return s && !q_parse(s, &q, NULL) ? q.amount.milli : 0;
+}
+
+/* The same in base units; dflt when unset. */
+static double quota_of(const json_t *rs, const char *field, double dflt)
+{
+    return jstr(rs, field) ? (double)quota_milli(rs, field) / 1000.0 : dflt;
+}
+
+size_t ctl_cohort_chain(struct ctl *c, const char *cohort, const char **out, size_t max)
+{
+    size_t n = 0;
+    while (cohort && *cohort && n < max) {
+        size_t k = 0;
+        while (k < n && strcmp(out[k], cohort))
+            k++;
+        if (k < n)
+            break; /* a cycle: validation forbids it, the chain stops */
+        out[n++] = cohort;
+        const json_t *co = ctl_get(c, CK_COHORT, NULL, cohort);
+        cohort = co ? jstr(json_object_get(co, "spec"), "parentName") : NULL;
+    }
+    return n;
+}
+
+/* What a cohort's subtree holds, for the kueue_cohort_subtree_* gauges. */
+struct cohort_agg {
+    struct map quota, resv; /* "flavor\nresource" -> int64_t *, base units x1000 */
+    int64_t admitted;
+    const char *parent, *root;
+};
+
+static struct cohort_agg *cohort_agg_of(struct ctl *c, struct map *aggs, const char *name)
+{
+    struct cohort_agg *a = map_get(aggs, name);
+    if (!a) {
+        a = xcalloc(1, sizeof(*a));
+        const char *chain[CTL_COHORT_DEPTH];
+        size_t n = ctl_cohort_chain(c, name, chain, CTL_COHORT_DEPTH);
+        a->parent = n > 1 ? chain[1] : "";
+        a->root = n ? chain[n - 1] : name;
+        map_put(aggs, name, a);
+    }
+    return a;
+}
+
+/* Add a ResourceGroups' nominal quotas (milli-units) into m. */
+static void add_nominal(struct map *m, const json_t *spec)
+{
+    size_t g, f, r;
+    const json_t *rg, *fl, *rs;
+    json_array_foreach(json_object_get(spec, "resourceGroups"), g, rg)
+        json_array_foreach(json_object_get(rg, "flavors"), f, fl)
+            json_array_foreach(json_object_get(fl, "resources"), r, rs)
+    {
+        if (jstr(fl, "name") && jstr(rs, "name"))
+            *fr_slot(m, jstr(fl, "name"), jstr(rs, "name")) += quota_milli(rs, "nominalQuota");
+    }
+}
+
+/* Add src (resource units, as add_usage keeps them) into dst (milli-units). */
+static void add_fr(struct map *dst, const struct map *src)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(src, &it, &k, &v)) {
+        const char *nl = strchr(k, '\n');
+        if (!nl)
+            continue;
+        char fl[256];
+        snprintf(fl, sizeof(fl), "%.*s", (int)(nl - k), k);
+        int64_t x = *(int64_t *)v;
+        *fr_slot(dst, fl, nl + 1) += !strcmp(nl + 1, "cpu") ? x : x * 1000;
+    }
+}
+
+/* One gauge of the cohort per flavor and resource of m (milli-units). */
+static void fr_gauges(struct ctl *c, const char *metric, const char *cohort, const struct map *m)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(m, &it, &k, &v)) {
+        const char *nl = strchr(k, '\n');
+        char fl[256];
+        snprintf(fl, sizeof(fl), "%.*s", nl ? (int)(nl - k) : 0, k);
+        const char *kv[] = {"cohort", cohort, "flavor", fl, "resource", nl ? nl + 1 : "", NULL};
+        ctl_gauge(c, metric, kv, (double)*(int64_t *)v / 1000.0);
+    }
+}
+
+/* Per flavor and resource of a ClusterQueue's spec: the reservation and
+ * usage gauges (who: the queue's labels, NULL-terminated pairs, at most
+ * 4), and for a ClusterQueue its quotas. */
+static void flavor_gauges(struct ctl *c, const json_t *cq_spec, const char *const *who,
+                          const struct qagg *g, bool cq)
+{
+    size_t gi, f, r;
+    const json_t *rg, *fl, *rs;
+    json_array_foreach(json_object_get(cq_spec, "resourceGroups"), gi, rg)
+        json_array_foreach(json_object_get(rg, "flavors"), f, fl)
+            json_array_foreach(json_object_get(fl, "resources"), r, rs)
+    {
+        const char *fname = jstr(fl, "name"), *rname = jstr(rs, "name");
+        if (!fname || !rname)
+            continue;
+        const char *kv[12];
+        size_t n = 0;
+        for (; who[n] && n < 8; n++)
+            kv[n] = who[n];
+        kv[n++] = "flavor";
+        kv[n++] = fname;
+        kv[n++] = "resource";
+        kv[n++] = rname;
+        kv[n] = NULL;
+        struct sb key = SB_INIT;
+        sb_addf(&key, "%s\n%s", fname, rname);
+        int64_t *rv = map_get(&g->resv, sb_str(&key)), *uv = map_get(&g->used, sb_str(&key));
+        sb_release(&key);
+        double rsv = base_units(rname, rv ? *rv : 0), use = base_units(rname, uv ? *uv : 0);
+        if (!cq) {
+            ctl_gauge(c, "kueue_local_queue_resource_reservation", kv, rsv);
+            ctl_gauge(c, "kueue_local_queue_resource_usage", kv, use);
+            continue;
+        }
+        ctl_gauge(c, "kueue_cluster_queue_resource_reservation", kv, rsv);
+        ctl_gauge(c, "kueue_cluster_queue_resource_usage", kv, use);
+        ctl_gauge(c, "kueue_cluster_queue_nominal_quota", kv, quota_of(rs, "nominalQuota", 0));
+        ctl_gauge(c, "kueue_cluster_queue_borrowing_limit", kv,
+                  quota_of(rs, "borrowingLimit", INFINITY));
+        ctl_gauge(c, "kueue_cluster_queue_lending_limit", kv,
+                  quota_of(rs, "lendingLimit", INFINITY));
+    }
+}
+
+/* kueue_cohort_info and the kueue_cohort_subtree_* gauges of every cohort,
+ * named by a Cohort object or by a ClusterQueue (Kueue's implicit
+ * cohorts); by_cq holds the ClusterQueues' aggregates. */
+static void cohort_metrics(struct ctl *c, struct map *by_cq)
+{
+    struct map aggs = MAP_INIT;
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_COHORT].cache, &it, &key, &val)) {
+        const char *name = mstr(val, "name");
+        const char *chain[CTL_COHORT_DEPTH];
+        size_t n = name ? ctl_cohort_chain(c, name, chain, CTL_COHORT_DEPTH) : 0;
+        for (size_t k = 0; k < n; k++)
+            add_nominal(&cohort_agg_of(c, &aggs, chain[k])->quota, json_object_get(val, "spec"));
+    }
+    it = 0;
+    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+        const json_t *spec = json_object_get(val, "spec");
+        const char *chain[CTL_COHORT_DEPTH];
+        size_t n = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, CTL_COHORT_DEPTH);
+        struct qagg *g = mstr(val, "name") ? map_get(by_cq, mstr(val, "name")) : NULL;
+        for (size_t k = 0; k < n; k++) {
+            struct cohort_agg *a = cohort_agg_of(c, &aggs, chain[k]);
+            add_nominal(&a->quota, spec);
+            if (g) {
+                add_fr(&a->resv, &g->resv);
+                a->admitted += g->admitted;
+            }
+        }
+    }
+    it = 0;
+    while (map_next(&aggs, &it, &key, &val)) {
+        struct cohort_agg *a = val;
+        const char *kv[] = {"cohort", key, NULL};
+        const char *ikv[] = {"cohort", key, "parent_cohort", a->parent, "root_cohort",
+                             a->root,  NULL};
+        ctl_gauge(c, "kueue_cohort_info", ikv, 1);
+        ctl_gauge(c, "kueue_cohort_subtree_admitted_active_workloads", kv, (double)a->admitted);
+        fr_gauges(c, "kueue_cohort_subtree_quota", key, &a->quota);
+        fr_gauges(c, "kueue_cohort_subtree_resource_reservations", key, &a->resv);
+        fr_free(&a->quota);
+        fr_free(&a->resv);
+        free(a);
+    }
+    map_release(&aggs);
+}
+
+static void bump(struct map *counts, const char *key)
+{
+    int64_t *n = map_get(counts, key);
+    if (!n) {
+        n = xcalloc(1, sizeof(*n));
+        map_put(counts, key, n);
+    }
+    ++*n;
+}
+
+/* kueue_finished_workloads and kueue_unadmitted_workloads, and their
+ * LocalQueue twins, from the cached Workloads. */
+static void workload_count_metrics(struct ctl *c)
+{
+    struct map counts = MAP_INIT; /* metric "\x1f" labels... -> int64_t * */
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        const json_t *wl = val;
+        const json_t *spec = json_object_get(wl, "spec"), *st = json_object_get(wl, "status");
+        const char *ns = mstr(wl, "namespace"), *lq = jstr(spec, "queueName");
+        const char *cq = jstr(json_object_get(st, "admission"), "clusterQueue");
+        const json_t *lqo = lq ? ctl_get(c, CK_LQ, ns, lq) : NULL;
+        const char *stop = jstr(json_object_get(lqo, "spec"), "stopPolicy");
+        /* A stopped LocalQueue's workloads are out of the queues. */
+        bool queued = !stop || !strcmp(stop, "None");
+        if (!cq && lqo)
+            cq = jstr(json_object_get(lqo, "spec"), "clusterQueue");
+        struct sb k = SB_INIT;
+        if (cond_is(wl, "Finished", "True")) {
+            if (jstr(json_object_get(st, "admission"), "clusterQueue")) {
+                sb_addf(&k, "F\x1f%s", cq);
+                bump(&counts, sb_str(&k));
+            }
+            if (lq) {
+                sb_reset(&k);
+                sb_addf(&k, "f\x1f%s\x1f%s", lq, ns ? ns : "");
+                bump(&counts, sb_str(&k));
+            }
+        } else if (!cond_is(wl, "Admitted", "True") && !mstr(wl, "deletionTimestamp") && cq &&
+                   queued) {
+            const char *reason = jstr(cond(wl, "Admitted"), "reason");
+            const char *cause = cond_is(wl, "QuotaReserved", "True")
+                                    ? ""
+                                    : jstr(cond(wl, "QuotaReserved"), "reason");
+            if (!reason || !*reason)
+                reason = "NoReservation";
+            if (!cause)
+                cause = "PendingEvaluation";
+            sb_addf(&k, "U\x1f%s\x1f%s\x1f%s", cq, reason, cause);
+            bump(&counts, sb_str(&k));
+            if (lq) {
+                sb_reset(&k);
+                sb_addf(&k, "u\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", lq, ns ? ns : "", cq, reason, cause);
+                bump(&counts, sb_str(&k));
+            }
+        }
+        sb_release(&k);
+    }
+    it = 0;
+    while (map_next(&counts, &it, &key, &val)) {
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%s", key);
+        const char *f[6] = {NULL};
+        size_t nf = 0;
+        for (char *p = buf, *q; nf < 6 && p; p = q) {
+            q = strchr(p, '\x1f');
+            if (q)
+                *q++ = '\0';
+            f[nf++] = p;
+        }
+        double v = (double)*(int64_t *)val;
+        if (f[0][0] == 'F') {
+            const char *kv[] = {"cluster_queue", f[1], NULL};
+            ctl_gauge(c, "kueue_finished_workloads", kv, v);
+        } else if (f[0][0] == 'f') {
+            const char *kv[] = {"name", f[1], "namespace", f[2], NULL};
+            ctl_gauge(c, "kueue_local_queue_finished_workloads", kv, v);
+        } else if (f[0][0] == 'U') {
+            const char *kv[] = {"cluster_queue",    f[1], "reason", f[2],
+                                "underlying_cause", f[3], NULL};
+            ctl_gauge(c, "kueue_unadmitted_workloads", kv, v);
+        } else {
+            const char *kv[] = {"name",
+                                f[1],
+                                "namespace",
+                                f[2],
+                                "cluster_queue",
+                                f[3],
+                                "reason",
+                                f[4],
+                                "underlying_cause",
+                                f[5],
+                                NULL};
+            ctl_gauge(c, "kueue_local_queue_unadmitted_workloads", kv, v);
+        }
+        free(val);
+    }
+    map_release(&counts);
+}
+
 static int cohort_status_fn(json_t *obj, void *arg, struct err *e)
 {
     json_t *st = json_object_get(obj, "status");
@@ -432,6 +730,22 @@ void ctl_queue_status(struct ctl *c)
                             cfg && cfg->metrics_cluster_queue_resources);
             ctl_gauge(c, "kueue_reserving_active_workloads", kv, (double)reserving);
             ctl_gauge(c, "kueue_admitted_active_workloads", kv, (double)admitted);
+            ctl_gauge(c, "kueue_admission_cycle_preemption_skips", kv,
+                      (double)eng_cq_preemption_skips(c->eng, (size_t)cqi));
+            const char *chain[CTL_COHORT_DEPTH];
+            size_t nch = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, CTL_COHORT_DEPTH);
+            const char *ikv[] = {"cluster_queue",
+                                 name,
+                                 "parent_cohort",
+                                 nch ? chain[0] : "",
+                                 "root_cohort",
+                                 nch ? chain[nch - 1] : "",
+                                 NULL};
+            ctl_gauge(c, "kueue_cluster_queue_info", ikv, 1);
+            if (cfg && cfg->metrics_cluster_queue_resources) {
+                const char *who[] = {"cohort", nch ? chain[0] : "", "cluster_queue", name, NULL};
+                flavor_gauges(c, spec, who, g, true);
+            }
             if (cfg && cfg->has_fair_sharing && cfg->metrics_cluster_queue_resources) {
                 /* Kueue reports a borrowing queue of weight 0 as NaN here. */
                 double s = eng_cq_share(c->eng, (size_t)cqi);
@@ -500,9 +814,18 @@ void ctl_queue_status(struct ctl *c)
             const char *kv[] = {"name", name, "namespace", ns, NULL};
             const char *kva[] = {"name", name, "namespace", ns, "status", "active", NULL};
             const char *kvi[] = {"name", name, "namespace", ns, "status", "inadmissible", NULL};
-            ctl_gauge(c, "kueue_local_queue_pending_workloads", kva,
-                      stopped ? 0 : (double)(pending - inadm));
-            ctl_gauge(c, "kueue_local_queue_pending_workloads", kvi, stopped ? 0 : (double)inadm);
+            /* As Kueue: a stopped LocalQueue leaves the queueing system
+             * (no pending series); the workloads of an inactive
+             * ClusterQueue wait as inadmissible. */
+            bool held = cqi < 0 || strcmp(qa.cstatus, "True");
+            if (!stopped) {
+                ctl_gauge(c, "kueue_local_queue_pending_workloads", kva,
+                          held ? 0 : (double)(pending - inadm));
+                ctl_gauge(c, "kueue_local_queue_pending_workloads", kvi,
+                          held ? (double)pending : (double)inadm);
+            }
+            if (cq)
+                flavor_gauges(c, cspec, kv, g, false);
             ctl_gauge(c, "kueue_local_queue_reserving_active_workloads", kv, (double)reserving);
             ctl_gauge(c, "kueue_local_queue_admitted_active_workloads", kv, (double)admitted);
             const char *kvs[] = {"name", name, "namespace", ns, "active", qa.cstatus, NULL};
@@ -529,12 +852,15 @@ void ctl_queue_status(struct ctl *c)
             ctl_write_status(c, CK_LQ, ns, name, qstatus_fn, &qa);
         json_decref(qa.fields);
     }
-    qaggs_free(&by_cq);
-    qaggs_free(&by_lq);
     if (cfg && cfg->has_fair_sharing)
         cohort_status(c, now);
-    if (c->metrics)
+    if (c->metrics) {
+        cohort_metrics(c, &by_cq);
+        workload_count_metrics(c);
         mreg_gauges_end(c->metrics);
+    }
+    qaggs_free(&by_cq);
+    qaggs_free(&by_lq);
     if (c->vis)
         vis_end(c->vis);
     c->next_status_ms = tm_monotonic_ms() + STATUS_INTERVAL_MS;

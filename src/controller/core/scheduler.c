@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/status.h"
 #include "base/xalloc.h"
@@ -184,11 +185,29 @@ void ctl_run_cycles(struct ctl *c)
     int64_t now = tm_now_ms();
     for (int round = 0; round < MAX_CYCLES_PER_ROUND; round++) {
         c->cycle_dirty = false;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         const struct eng_decisions *d = eng_cycle(c->eng, now);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         bool changed = d->changed;
         if (d->n_heads) {
             const char *kv[] = {"result", d->n_admitted ? "success" : "inadmissible", NULL};
             ctl_count(c, "kueue_admission_attempts_total", kv);
+            /* Prometheus' default buckets, as Kueue's. */
+            static const double b[] = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
+            double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+            ctl_observe_in(c, "kueue_admission_attempt_duration_seconds", kv, s, b,
+                           sizeof(b) / sizeof(b[0]));
+            static const char *const results[] = {"new_targets", "deferred_fit", "skipped"};
+            for (size_t i = 0; i < eng_n_cqs(c->eng); i++)
+                for (int r = 0; r < 3; r++) {
+                    size_t k = eng_cq_name(c->eng, i) ? eng_cq_recomputations(c->eng, i, r) : 0;
+                    const char *rkv[] = {"cluster_queue", eng_cq_name(c->eng, i), "result",
+                                         results[r], NULL};
+                    if (k)
+                        ctl_count_by(c, "kueue_preemption_target_recomputations_total", rkv,
+                                     (double)k);
+                }
         }
         size_t na = d->n_admitted, np = d->n_pending, npr = d->n_preempted, nev = d->n_evicted;
         struct eng_admitted *adm = na ? xmalloc(na * sizeof(*adm)) : NULL;

@@ -89,6 +89,28 @@ static int job_active(const json_t *job)
                  json_integer_value(json_object_get(st, "terminating")));
 }
 
+/* kueue_workload_creation_latency_seconds: the Job's creation to its
+ * Workload's, for a Job never changed since (generation 1), as Kueue. */
+static void report_creation_latency(struct ctl *c, const json_t *job, const json_t *wl)
+{
+    json_t *gen = json_object_get(json_object_get(job, "metadata"), "generation");
+    const char *jt = mstr(job, "creationTimestamp"), *wt = mstr(wl, "creationTimestamp");
+    int64_t j = 0, w = 0;
+    struct err e;
+    err_init(&e);
+    if ((gen && json_integer_value(gen) > 1) || !jt || !wt || tm_parse_rfc3339(jt, &j, &e) ||
+        tm_parse_rfc3339(wt, &w, &e))
+        return;
+    /* 0.01 s doubling: 11 buckets, as Kueue's. */
+    double b[11];
+    for (int i = 0; i < 11; i++)
+        b[i] = 0.01 * (double)(1 << i);
+    const char *kind = jstr(job, "kind");
+    const char *kv[] = {"job_kind", kind ? kind : "Job", NULL};
+    ctl_observe_in(c, "kueue_workload_creation_latency_seconds", kv,
+                   w > j ? (double)(w - j) / 1000.0 : 0, b, 11);
+}
+
 static void create_workload(struct ctl *c, const json_t *job)
 {
     json_t *wl = NULL;
@@ -109,6 +131,7 @@ static void create_workload(struct ctl *c, const json_t *job)
         ctl_observe(c, CK_WL, out);
         ctl_event(c, job, "Normal", "CreatedWorkload", COMPONENT_JOB, "Created Workload: %s/%s",
                   mstr(out, "namespace"), mstr(out, "name"));
+        report_creation_latency(c, job, out);
     } else if (rc != ERR_EXISTS) {
         ctl_log_err("workload create", &e);
     }
@@ -300,6 +323,15 @@ static bool sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
                             now > queued ? (double)(now - queued) / 1000.0 : 0, 14);
         ctl_observe_seconds(c, "kueue_admitted_until_ready_wait_time_seconds", kv,
                             now > adm ? (double)(now - adm) / 1000.0 : 0, 14);
+        const char *lq = jstr(json_object_get(wl, "spec"), "queueName");
+        if (lq) {
+            const char *lkv[] = {
+                "name", lq, "namespace", n, "priority_class", ctl_priority_class(wl), NULL};
+            ctl_observe_seconds(c, "kueue_local_queue_ready_wait_time_seconds", lkv,
+                                now > queued ? (double)(now - queued) / 1000.0 : 0, 14);
+            ctl_observe_seconds(c, "kueue_local_queue_admitted_until_ready_wait_time_seconds", lkv,
+                                now > adm ? (double)(now - adm) / 1000.0 : 0, 14);
+        }
     }
     free(n);
     free(w);

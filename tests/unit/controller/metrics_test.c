@@ -36,6 +36,49 @@ static void test_counters_and_gauge_sets(void **state)
     mreg_free(m);
 }
 
+static void test_help_and_type(void **state)
+{
+    struct mreg *m = mreg_new();
+    mreg_counter_add(m, "kueue_admitted_workloads_total", "cluster_queue=\"a\"", 1);
+    char *t = mreg_render(m);
+    const char *want = "# HELP kueue_admitted_workloads_total ";
+    assert_memory_equal(t, want, strlen(want));
+    assert_non_null(strstr(t, "\n# TYPE kueue_admitted_workloads_total counter\n"
+                              "kueue_admitted_workloads_total{cluster_queue=\"a\"} 1\n"));
+    free(t);
+    mreg_free(m);
+    assert_non_null(mreg_help("kueue_pending_workloads"));
+    assert_null(mreg_help("kueue_no_such_metric"));
+}
+
+/* A deleted queue's counters and histograms go (Kueue's
+ * ClearClusterQueueMetrics), only those with every label given, and a
+ * label matches whole: cq "a" is not cq "ab". */
+static void test_forget(void **state)
+{
+    struct mreg *m = mreg_new();
+    const double b[] = {1};
+    mreg_counter_add(m, "kueue_x_total", "cluster_queue=\"a\",r=\"1\"", 1);
+    mreg_counter_add(m, "kueue_x_total", "cluster_queue=\"ab\",r=\"1\"", 1);
+    mreg_counter_add(m, "kueue_y_total", "preempting_cluster_queue=\"a\"", 1);
+    mreg_histogram_observe(m, "kueue_h_seconds", "r=\"2\",cluster_queue=\"a\"", 1, b, 1);
+    mreg_counter_add(m, "kueue_lq_total", "name=\"q\",namespace=\"n1\"", 1);
+    mreg_counter_add(m, "kueue_lq_total", "name=\"q\",namespace=\"n2\"", 1);
+    const char *cq[] = {"cluster_queue", "a", NULL};
+    mreg_forget(m, cq);
+    const char *lq[] = {"name", "q", "namespace", "n1", NULL};
+    mreg_forget(m, lq);
+    char *t = mreg_render(m);
+    assert_null(strstr(t, "cluster_queue=\"a\","));
+    assert_null(strstr(t, "kueue_h_seconds"));
+    assert_null(strstr(t, "n1"));
+    assert_non_null(strstr(t, "kueue_x_total{cluster_queue=\"ab\",r=\"1\"} 1\n"));
+    assert_non_null(strstr(t, "kueue_y_total{preempting_cluster_queue=\"a\"} 1\n"));
+    assert_non_null(strstr(t, "kueue_lq_total{name=\"q\",namespace=\"n2\"} 1\n"));
+    free(t);
+    mreg_free(m);
+}
+
 static void test_escape_and_no_labels(void **state)
 {
     char *e = mreg_escape("a\"b\\c\nd");
@@ -86,6 +129,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counters_and_gauge_sets),
+        cmocka_unit_test(test_help_and_type),
+        cmocka_unit_test(test_forget),
         cmocka_unit_test(test_escape_and_no_labels),
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_nan_and_inf),

@@ -263,9 +263,50 @@ static void test_afs_usage_decay_and_candidate_order(void **state)
     eng_free(eng);
 }
 
+/* Two heads reclaiming in one cycle what x borrows: the second one's
+ * targets overlap the first's and are recomputed. The counts behind
+ * kueue_preemption_target_recomputations_total and
+ * kueue_admission_cycle_preemption_skips: a deferred fit (x's one workload
+ * frees room for both), then a skip (x's newest workload is the target of
+ * both, and is not enough for the second). */
+#define POOL_CQS                                                                                   \
+    RF CQ("a", "  cohortName: pool\n  preemption: {reclaimWithinCohort: Any}\n", "2")              \
+        CQ("b", "  cohortName: pool\n  preemption: {reclaimWithinCohort: Any}\n", "2")             \
+            CQ("x", "  cohortName: pool\n", "0")
+
+static void test_overlap_counts_for_metrics(void **state)
+{
+    (void)state;
+    struct eng *eng = load(POOL_CQS ADM("x1", "x", "0", "4", "09:00"), 0);
+    pending(eng, "pa", "lq-a", 0, 2000);
+    pending(eng, "pb", "lq-b", 0, 2000);
+    const struct eng_decisions *d = eng_cycle(eng, 1000);
+    assert_int_equal(d->n_preempted, 1);
+    size_t ia = (size_t)eng_cq_find(eng, "a"), ib = (size_t)eng_cq_find(eng, "b");
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_DEFERRED_FIT), 1);
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_SKIPPED), 0);
+    assert_int_equal(eng_cq_recomputations(eng, ia, ENG_RECOMPUTE_DEFERRED_FIT), 0);
+    assert_int_equal(eng_cq_preemption_skips(eng, ib), 0);
+    eng_free(eng);
+
+    eng = load(POOL_CQS ADM("x1", "x", "0", "2", "09:00") ADM("x2", "x", "0", "2", "09:30"), 0);
+    pending(eng, "pa", "lq-a", 0, 2000);
+    pending(eng, "pb", "lq-b", 0, 2000);
+    d = eng_cycle(eng, 1000);
+    assert_int_equal(d->n_preempted, 1);
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_SKIPPED), 1);
+    assert_int_equal(eng_cq_preemption_skips(eng, ib), 1);
+    assert_int_equal(eng_cq_preemption_skips(eng, ia), 0);
+    /* The next cycle (x2 is still there) counts afresh: 1, not 2. */
+    eng_cycle(eng, 2000);
+    assert_int_equal(eng_cq_preemption_skips(eng, ib), 1);
+    eng_free(eng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overlap_counts_for_metrics),
         cmocka_unit_test(test_pre_oracle_modes),
         cmocka_unit_test(test_pre_oracle_no_candidates_keeps_level),
         cmocka_unit_test(test_fs_drs_worked_example),
