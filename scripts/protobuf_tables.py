@@ -26,10 +26,20 @@ KINDS = [  # (group, kind, message)
     ("authorization.k8s.io", "SelfSubjectAccessReview", "authz.SelfSubjectAccessReview"),
     ("authentication.k8s.io", "SelfSubjectReview", "authn.SelfSubjectReview"),
     (None, "DeleteOptions", "meta.DeleteOptions"),
+    ("", "ServiceAccount", "core.ServiceAccount"),
+    ("rbac.authorization.k8s.io", "Role", "rbac.Role"),
+    ("rbac.authorization.k8s.io", "ClusterRole", "rbac.ClusterRole"),
+    ("rbac.authorization.k8s.io", "RoleBinding", "rbac.RoleBinding"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding", "rbac.ClusterRoleBinding"),
+    ("authentication.k8s.io", "TokenRequest", "authn.TokenRequest"),
+    ("authentication.k8s.io", "TokenReview", "authn.TokenReview"),
+    ("authorization.k8s.io", "SelfSubjectRulesReview", "authz.SelfSubjectRulesReview"),
+    ("authorization.k8s.io", "SubjectAccessReview", "authz.SubjectAccessReview"),
+    ("authorization.k8s.io", "LocalSubjectAccessReview", "authz.LocalSubjectAccessReview"),
 ]
 API_PKGS = [("core/v1", "core"), ("batch/v1", "batch"), ("scheduling/v1", "sched"),
             ("coordination/v1", "coord"), ("authorization/v1", "authz"),
-            ("authentication/v1", "authn")]
+            ("authentication/v1", "authn"), ("rbac/v1", "rbac")]
 MACHINERY_PKGS = [("pkg/apis/meta/v1", "meta", True), ("pkg/runtime", "runtime", False),
                   ("pkg/api/resource", "resource", False), ("pkg/util/intstr", "intstr", False)]
 PROTO_PKGS = {"k8s.io.apimachinery.pkg.apis.meta.v1": "meta", "k8s.io.api.core.v1": "core",
@@ -37,14 +47,16 @@ PROTO_PKGS = {"k8s.io.apimachinery.pkg.apis.meta.v1": "meta", "k8s.io.api.core.v
               "k8s.io.apimachinery.pkg.api.resource": "resource",
               "k8s.io.apimachinery.pkg.util.intstr": "intstr", "k8s.io.api.batch.v1": "batch",
               "k8s.io.api.authorization.v1": "authz", "k8s.io.api.authentication.v1": "authn",
-              "k8s.io.api.coordination.v1": "coord", "k8s.io.api.scheduling.v1": "sched"}
+              "k8s.io.api.coordination.v1": "coord", "k8s.io.api.scheduling.v1": "sched",
+              "k8s.io.api.rbac.v1": "rbac"}
 SCALARS = {"string": "PB_STRING", "int32": "PB_INT32", "int64": "PB_INT64", "bool": "PB_BOOL",
            "bytes": "PB_BYTES"}
 SPECIAL = {"meta.Time": "PB_TIME", "meta.MicroTime": "PB_MICROTIME",
            "resource.Quantity": "PB_QUANTITY", "intstr.IntOrString": "PB_INTORSTR",
-           "meta.FieldsV1": "PB_RAWJSON", "authn.ExtraValue": None}
+           "meta.FieldsV1": "PB_RAWJSON", "authn.ExtraValue": None, "authz.ExtraValue": None}
 MAP_VALUES = {"string": "PB_MAP_STRING", "resource.Quantity": "PB_MAP_QUANTITY",
-              "authn.ExtraValue": "PB_MAP_STRLIST", "bytes": "PB_MAP_BYTES"}
+              "authn.ExtraValue": "PB_MAP_STRLIST", "authz.ExtraValue": "PB_MAP_STRLIST",
+              "bytes": "PB_MAP_BYTES"}
 
 
 def parse_proto(path, pkg):

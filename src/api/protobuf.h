@@ -12,9 +12,10 @@
  * int-or-strings read as in JSON. So everything after decoding (defaulting,
  * validation, fieldValidation, storage) is the JSON path's. It is driven by
  * field tables (protobuf_tables.c) covering Namespace, Pod, Job,
- * PriorityClass, Event, Lease, SelfSubjectAccessReview, SelfSubjectReview
- * and DeleteOptions. Field numbers the tables do not know are not guessed
- * at: they are reported, for the caller to treat as the JSON path treats
+ * PriorityClass, Event, Lease, ServiceAccount, the RBAC kinds, TokenRequest,
+ * TokenReview, the access and rules reviews, SelfSubjectReview and
+ * DeleteOptions (what kubectl's create commands and client-go send). Field numbers the tables do
+ * not know are not guessed at: they are reported, for the caller to treat as the JSON path treats
  * unknown fields. Responses are never protobuf. */
 #ifndef CUEUE_API_PROTOBUF_H
 #define CUEUE_API_PROTOBUF_H

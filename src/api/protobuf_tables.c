@@ -20,6 +20,16 @@ static const struct pb_msg m_coord_Lease;
 static const struct pb_msg m_authz_SelfSubjectAccessReview;
 static const struct pb_msg m_authn_SelfSubjectReview;
 static const struct pb_msg m_meta_DeleteOptions;
+static const struct pb_msg m_core_ServiceAccount;
+static const struct pb_msg m_rbac_Role;
+static const struct pb_msg m_rbac_ClusterRole;
+static const struct pb_msg m_rbac_RoleBinding;
+static const struct pb_msg m_rbac_ClusterRoleBinding;
+static const struct pb_msg m_authn_TokenRequest;
+static const struct pb_msg m_authn_TokenReview;
+static const struct pb_msg m_authz_SelfSubjectRulesReview;
+static const struct pb_msg m_authz_SubjectAccessReview;
+static const struct pb_msg m_authz_LocalSubjectAccessReview;
 static const struct pb_msg m_meta_ObjectMeta;
 static const struct pb_msg m_core_NamespaceSpec;
 static const struct pb_msg m_core_NamespaceStatus;
@@ -37,6 +47,18 @@ static const struct pb_msg m_authz_SelfSubjectAccessReviewSpec;
 static const struct pb_msg m_authz_SubjectAccessReviewStatus;
 static const struct pb_msg m_authn_SelfSubjectReviewStatus;
 static const struct pb_msg m_meta_Preconditions;
+static const struct pb_msg m_core_LocalObjectReference;
+static const struct pb_msg m_rbac_PolicyRule;
+static const struct pb_msg m_rbac_AggregationRule;
+static const struct pb_msg m_rbac_Subject;
+static const struct pb_msg m_rbac_RoleRef;
+static const struct pb_msg m_authn_TokenRequestSpec;
+static const struct pb_msg m_authn_TokenRequestStatus;
+static const struct pb_msg m_authn_TokenReviewSpec;
+static const struct pb_msg m_authn_TokenReviewStatus;
+static const struct pb_msg m_authz_SelfSubjectRulesReviewSpec;
+static const struct pb_msg m_authz_SubjectRulesReviewStatus;
+static const struct pb_msg m_authz_SubjectAccessReviewSpec;
 static const struct pb_msg m_meta_OwnerReference;
 static const struct pb_msg m_meta_ManagedFieldsEntry;
 static const struct pb_msg m_core_NamespaceCondition;
@@ -44,7 +66,6 @@ static const struct pb_msg m_core_Volume;
 static const struct pb_msg m_core_Container;
 static const struct pb_msg m_core_EphemeralContainer;
 static const struct pb_msg m_core_PodSecurityContext;
-static const struct pb_msg m_core_LocalObjectReference;
 static const struct pb_msg m_core_Affinity;
 static const struct pb_msg m_core_Toleration;
 static const struct pb_msg m_core_HostAlias;
@@ -75,6 +96,9 @@ static const struct pb_msg m_batch_UncountedTerminatedPods;
 static const struct pb_msg m_authz_ResourceAttributes;
 static const struct pb_msg m_authz_NonResourceAttributes;
 static const struct pb_msg m_authn_UserInfo;
+static const struct pb_msg m_authn_BoundObjectReference;
+static const struct pb_msg m_authz_ResourceRule;
+static const struct pb_msg m_authz_NonResourceRule;
 static const struct pb_msg m_core_VolumeSource;
 static const struct pb_msg m_core_ContainerPort;
 static const struct pb_msg m_core_EnvFromSource;
@@ -296,6 +320,87 @@ static const struct pb_field f_meta_DeleteOptions[] = {
 };
 static const struct pb_msg m_meta_DeleteOptions = {"DeleteOptions", f_meta_DeleteOptions,
                                                    CU_ARRAY_SIZE(f_meta_DeleteOptions)};
+
+static const struct pb_field f_core_ServiceAccount[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG | PB_REPEATED, "secrets", &m_core_ObjectReference},
+    {3, PB_MSG | PB_REPEATED, "imagePullSecrets", &m_core_LocalObjectReference},
+    {4, PB_BOOL | PB_PTR, "automountServiceAccountToken", NULL},
+};
+static const struct pb_msg m_core_ServiceAccount = {"ServiceAccount", f_core_ServiceAccount,
+                                                    CU_ARRAY_SIZE(f_core_ServiceAccount)};
+
+static const struct pb_field f_rbac_Role[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG | PB_REPEATED, "rules", &m_rbac_PolicyRule},
+};
+static const struct pb_msg m_rbac_Role = {"Role", f_rbac_Role, CU_ARRAY_SIZE(f_rbac_Role)};
+
+static const struct pb_field f_rbac_ClusterRole[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG | PB_REPEATED, "rules", &m_rbac_PolicyRule},
+    {3, PB_MSG | PB_PTR, "aggregationRule", &m_rbac_AggregationRule},
+};
+static const struct pb_msg m_rbac_ClusterRole = {"ClusterRole", f_rbac_ClusterRole,
+                                                 CU_ARRAY_SIZE(f_rbac_ClusterRole)};
+
+static const struct pb_field f_rbac_RoleBinding[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG | PB_REPEATED, "subjects", &m_rbac_Subject},
+    {3, PB_MSG, "roleRef", &m_rbac_RoleRef},
+};
+static const struct pb_msg m_rbac_RoleBinding = {"RoleBinding", f_rbac_RoleBinding,
+                                                 CU_ARRAY_SIZE(f_rbac_RoleBinding)};
+
+static const struct pb_field f_rbac_ClusterRoleBinding[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG | PB_REPEATED, "subjects", &m_rbac_Subject},
+    {3, PB_MSG, "roleRef", &m_rbac_RoleRef},
+};
+static const struct pb_msg m_rbac_ClusterRoleBinding = {
+    "ClusterRoleBinding", f_rbac_ClusterRoleBinding, CU_ARRAY_SIZE(f_rbac_ClusterRoleBinding)};
+
+static const struct pb_field f_authn_TokenRequest[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_authn_TokenRequestSpec},
+    {3, PB_MSG, "status", &m_authn_TokenRequestStatus},
+};
+static const struct pb_msg m_authn_TokenRequest = {"TokenRequest", f_authn_TokenRequest,
+                                                   CU_ARRAY_SIZE(f_authn_TokenRequest)};
+
+static const struct pb_field f_authn_TokenReview[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_authn_TokenReviewSpec},
+    {3, PB_MSG, "status", &m_authn_TokenReviewStatus},
+};
+static const struct pb_msg m_authn_TokenReview = {"TokenReview", f_authn_TokenReview,
+                                                  CU_ARRAY_SIZE(f_authn_TokenReview)};
+
+static const struct pb_field f_authz_SelfSubjectRulesReview[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_authz_SelfSubjectRulesReviewSpec},
+    {3, PB_MSG, "status", &m_authz_SubjectRulesReviewStatus},
+};
+static const struct pb_msg m_authz_SelfSubjectRulesReview = {
+    "SelfSubjectRulesReview", f_authz_SelfSubjectRulesReview,
+    CU_ARRAY_SIZE(f_authz_SelfSubjectRulesReview)};
+
+static const struct pb_field f_authz_SubjectAccessReview[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_authz_SubjectAccessReviewSpec},
+    {3, PB_MSG, "status", &m_authz_SubjectAccessReviewStatus},
+};
+static const struct pb_msg m_authz_SubjectAccessReview = {
+    "SubjectAccessReview", f_authz_SubjectAccessReview, CU_ARRAY_SIZE(f_authz_SubjectAccessReview)};
+
+static const struct pb_field f_authz_LocalSubjectAccessReview[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_authz_SubjectAccessReviewSpec},
+    {3, PB_MSG, "status", &m_authz_SubjectAccessReviewStatus},
+};
+static const struct pb_msg m_authz_LocalSubjectAccessReview = {
+    "LocalSubjectAccessReview", f_authz_LocalSubjectAccessReview,
+    CU_ARRAY_SIZE(f_authz_LocalSubjectAccessReview)};
 
 static const struct pb_field f_meta_ObjectMeta[] = {
     {1, PB_STRING, "name", NULL},
@@ -538,6 +643,106 @@ static const struct pb_field f_meta_Preconditions[] = {
 static const struct pb_msg m_meta_Preconditions = {"Preconditions", f_meta_Preconditions,
                                                    CU_ARRAY_SIZE(f_meta_Preconditions)};
 
+static const struct pb_field f_core_LocalObjectReference[] = {
+    {1, PB_STRING, "name", NULL},
+};
+static const struct pb_msg m_core_LocalObjectReference = {
+    "LocalObjectReference", f_core_LocalObjectReference,
+    CU_ARRAY_SIZE(f_core_LocalObjectReference)};
+
+static const struct pb_field f_rbac_PolicyRule[] = {
+    {1, PB_STRING | PB_REPEATED, "verbs", NULL},
+    {2, PB_STRING | PB_REPEATED, "apiGroups", NULL},
+    {3, PB_STRING | PB_REPEATED, "resources", NULL},
+    {4, PB_STRING | PB_REPEATED, "resourceNames", NULL},
+    {5, PB_STRING | PB_REPEATED, "nonResourceURLs", NULL},
+};
+static const struct pb_msg m_rbac_PolicyRule = {"PolicyRule", f_rbac_PolicyRule,
+                                                CU_ARRAY_SIZE(f_rbac_PolicyRule)};
+
+static const struct pb_field f_rbac_AggregationRule[] = {
+    {1, PB_MSG | PB_REPEATED, "clusterRoleSelectors", &m_meta_LabelSelector},
+};
+static const struct pb_msg m_rbac_AggregationRule = {"AggregationRule", f_rbac_AggregationRule,
+                                                     CU_ARRAY_SIZE(f_rbac_AggregationRule)};
+
+static const struct pb_field f_rbac_Subject[] = {
+    {1, PB_STRING | PB_KEEP, "kind", NULL},
+    {2, PB_STRING, "apiGroup", NULL},
+    {3, PB_STRING | PB_KEEP, "name", NULL},
+    {4, PB_STRING, "namespace", NULL},
+};
+static const struct pb_msg m_rbac_Subject = {"Subject", f_rbac_Subject,
+                                             CU_ARRAY_SIZE(f_rbac_Subject)};
+
+static const struct pb_field f_rbac_RoleRef[] = {
+    {1, PB_STRING | PB_KEEP, "apiGroup", NULL},
+    {2, PB_STRING | PB_KEEP, "kind", NULL},
+    {3, PB_STRING | PB_KEEP, "name", NULL},
+};
+static const struct pb_msg m_rbac_RoleRef = {"RoleRef", f_rbac_RoleRef,
+                                             CU_ARRAY_SIZE(f_rbac_RoleRef)};
+
+static const struct pb_field f_authn_TokenRequestSpec[] = {
+    {1, PB_STRING | PB_REPEATED, "audiences", NULL},
+    {4, PB_INT64 | PB_PTR, "expirationSeconds", NULL},
+    {3, PB_MSG | PB_PTR, "boundObjectRef", &m_authn_BoundObjectReference},
+};
+static const struct pb_msg m_authn_TokenRequestSpec = {"TokenRequestSpec", f_authn_TokenRequestSpec,
+                                                       CU_ARRAY_SIZE(f_authn_TokenRequestSpec)};
+
+static const struct pb_field f_authn_TokenRequestStatus[] = {
+    {1, PB_STRING | PB_KEEP, "token", NULL},
+    {2, PB_TIME, "expirationTimestamp", NULL},
+};
+static const struct pb_msg m_authn_TokenRequestStatus = {
+    "TokenRequestStatus", f_authn_TokenRequestStatus, CU_ARRAY_SIZE(f_authn_TokenRequestStatus)};
+
+static const struct pb_field f_authn_TokenReviewSpec[] = {
+    {1, PB_STRING, "token", NULL},
+    {2, PB_STRING | PB_REPEATED, "audiences", NULL},
+};
+static const struct pb_msg m_authn_TokenReviewSpec = {"TokenReviewSpec", f_authn_TokenReviewSpec,
+                                                      CU_ARRAY_SIZE(f_authn_TokenReviewSpec)};
+
+static const struct pb_field f_authn_TokenReviewStatus[] = {
+    {1, PB_BOOL, "authenticated", NULL},
+    {2, PB_MSG, "user", &m_authn_UserInfo},
+    {4, PB_STRING | PB_REPEATED, "audiences", NULL},
+    {3, PB_STRING, "error", NULL},
+};
+static const struct pb_msg m_authn_TokenReviewStatus = {
+    "TokenReviewStatus", f_authn_TokenReviewStatus, CU_ARRAY_SIZE(f_authn_TokenReviewStatus)};
+
+static const struct pb_field f_authz_SelfSubjectRulesReviewSpec[] = {
+    {1, PB_STRING, "namespace", NULL},
+};
+static const struct pb_msg m_authz_SelfSubjectRulesReviewSpec = {
+    "SelfSubjectRulesReviewSpec", f_authz_SelfSubjectRulesReviewSpec,
+    CU_ARRAY_SIZE(f_authz_SelfSubjectRulesReviewSpec)};
+
+static const struct pb_field f_authz_SubjectRulesReviewStatus[] = {
+    {1, PB_MSG | PB_REPEATED, "resourceRules", &m_authz_ResourceRule},
+    {2, PB_MSG | PB_REPEATED, "nonResourceRules", &m_authz_NonResourceRule},
+    {3, PB_BOOL | PB_KEEP, "incomplete", NULL},
+    {4, PB_STRING, "evaluationError", NULL},
+};
+static const struct pb_msg m_authz_SubjectRulesReviewStatus = {
+    "SubjectRulesReviewStatus", f_authz_SubjectRulesReviewStatus,
+    CU_ARRAY_SIZE(f_authz_SubjectRulesReviewStatus)};
+
+static const struct pb_field f_authz_SubjectAccessReviewSpec[] = {
+    {1, PB_MSG | PB_PTR, "resourceAttributes", &m_authz_ResourceAttributes},
+    {2, PB_MSG | PB_PTR, "nonResourceAttributes", &m_authz_NonResourceAttributes},
+    {3, PB_STRING, "user", NULL},
+    {4, PB_STRING | PB_REPEATED, "groups", NULL},
+    {5, PB_MAP_STRLIST, "extra", NULL},
+    {6, PB_STRING, "uid", NULL},
+};
+static const struct pb_msg m_authz_SubjectAccessReviewSpec = {
+    "SubjectAccessReviewSpec", f_authz_SubjectAccessReviewSpec,
+    CU_ARRAY_SIZE(f_authz_SubjectAccessReviewSpec)};
+
 static const struct pb_field f_meta_OwnerReference[] = {
     {5, PB_STRING | PB_KEEP, "apiVersion", NULL}, {1, PB_STRING | PB_KEEP, "kind", NULL},
     {3, PB_STRING | PB_KEEP, "name", NULL},       {4, PB_STRING | PB_KEEP, "uid", NULL},
@@ -623,13 +828,6 @@ static const struct pb_field f_core_PodSecurityContext[] = {
 };
 static const struct pb_msg m_core_PodSecurityContext = {
     "PodSecurityContext", f_core_PodSecurityContext, CU_ARRAY_SIZE(f_core_PodSecurityContext)};
-
-static const struct pb_field f_core_LocalObjectReference[] = {
-    {1, PB_STRING, "name", NULL},
-};
-static const struct pb_msg m_core_LocalObjectReference = {
-    "LocalObjectReference", f_core_LocalObjectReference,
-    CU_ARRAY_SIZE(f_core_LocalObjectReference)};
 
 static const struct pb_field f_core_Affinity[] = {
     {1, PB_MSG | PB_PTR, "nodeAffinity", &m_core_NodeAffinity},
@@ -879,6 +1077,32 @@ static const struct pb_field f_authn_UserInfo[] = {
 };
 static const struct pb_msg m_authn_UserInfo = {"UserInfo", f_authn_UserInfo,
                                                CU_ARRAY_SIZE(f_authn_UserInfo)};
+
+static const struct pb_field f_authn_BoundObjectReference[] = {
+    {1, PB_STRING, "kind", NULL},
+    {2, PB_STRING, "apiVersion", NULL},
+    {3, PB_STRING, "name", NULL},
+    {4, PB_STRING, "uid", NULL},
+};
+static const struct pb_msg m_authn_BoundObjectReference = {
+    "BoundObjectReference", f_authn_BoundObjectReference,
+    CU_ARRAY_SIZE(f_authn_BoundObjectReference)};
+
+static const struct pb_field f_authz_ResourceRule[] = {
+    {1, PB_STRING | PB_REPEATED, "verbs", NULL},
+    {2, PB_STRING | PB_REPEATED, "apiGroups", NULL},
+    {3, PB_STRING | PB_REPEATED, "resources", NULL},
+    {4, PB_STRING | PB_REPEATED, "resourceNames", NULL},
+};
+static const struct pb_msg m_authz_ResourceRule = {"ResourceRule", f_authz_ResourceRule,
+                                                   CU_ARRAY_SIZE(f_authz_ResourceRule)};
+
+static const struct pb_field f_authz_NonResourceRule[] = {
+    {1, PB_STRING | PB_REPEATED, "verbs", NULL},
+    {2, PB_STRING | PB_REPEATED, "nonResourceURLs", NULL},
+};
+static const struct pb_msg m_authz_NonResourceRule = {"NonResourceRule", f_authz_NonResourceRule,
+                                                      CU_ARRAY_SIZE(f_authz_NonResourceRule)};
 
 static const struct pb_field f_core_VolumeSource[] = {
     {1, PB_MSG | PB_PTR, "hostPath", &m_core_HostPathVolumeSource},
@@ -1918,5 +2142,15 @@ const struct pb_top pb__kinds[] = {
     {"authorization.k8s.io", "SelfSubjectAccessReview", &m_authz_SelfSubjectAccessReview},
     {"authentication.k8s.io", "SelfSubjectReview", &m_authn_SelfSubjectReview},
     {NULL, "DeleteOptions", &m_meta_DeleteOptions},
+    {"", "ServiceAccount", &m_core_ServiceAccount},
+    {"rbac.authorization.k8s.io", "Role", &m_rbac_Role},
+    {"rbac.authorization.k8s.io", "ClusterRole", &m_rbac_ClusterRole},
+    {"rbac.authorization.k8s.io", "RoleBinding", &m_rbac_RoleBinding},
+    {"rbac.authorization.k8s.io", "ClusterRoleBinding", &m_rbac_ClusterRoleBinding},
+    {"authentication.k8s.io", "TokenRequest", &m_authn_TokenRequest},
+    {"authentication.k8s.io", "TokenReview", &m_authn_TokenReview},
+    {"authorization.k8s.io", "SelfSubjectRulesReview", &m_authz_SelfSubjectRulesReview},
+    {"authorization.k8s.io", "SubjectAccessReview", &m_authz_SubjectAccessReview},
+    {"authorization.k8s.io", "LocalSubjectAccessReview", &m_authz_LocalSubjectAccessReview},
     {NULL, NULL, NULL},
 };

@@ -448,6 +448,57 @@ bool sel_label_matches(const struct sel_selector *sel, const json_t *obj)
     return true;
 }
 
+static bool value_in(const json_t *values, const char *v)
+{
+    size_t i;
+    const json_t *x;
+    json_array_foreach(values, i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), v))
+            return true;
+    }
+    return false;
+}
+
+bool sel_json_matches(const json_t *selector, const json_t *labels)
+{
+    if (!json_is_object(selector))
+        return false;
+    const char *key;
+    const json_t *want;
+    json_object_foreach((json_t *)json_object_get(selector, "matchLabels"), key, want)
+    {
+        const char *have = json_string_value(json_object_get(labels, key));
+        if (!have || !json_is_string(want) || strcmp(have, json_string_value(want)))
+            return false;
+    }
+    size_t i;
+    const json_t *req;
+    json_array_foreach(json_object_get(selector, "matchExpressions"), i, req)
+    {
+        const char *k = json_string_value(json_object_get(req, "key"));
+        const char *op = json_string_value(json_object_get(req, "operator"));
+        const json_t *values = json_object_get(req, "values");
+        const char *have = k ? json_string_value(json_object_get(labels, k)) : NULL;
+        bool ok;
+        if (!op)
+            ok = false;
+        else if (!strcmp(op, "In"))
+            ok = have && value_in(values, have);
+        else if (!strcmp(op, "NotIn"))
+            ok = !have || !value_in(values, have);
+        else if (!strcmp(op, "Exists"))
+            ok = have != NULL;
+        else if (!strcmp(op, "DoesNotExist"))
+            ok = have == NULL;
+        else
+            ok = false;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* The text of the field at a dotted path into buf: a string as it is, an
  * integer in decimal, a boolean as "true" or "false"; "" when absent or of
  * another type. */

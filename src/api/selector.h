@@ -70,6 +70,13 @@ bool sel_label_matches(const struct sel_selector *sel, const json_t *obj);
  * integer in decimal, "true"/"false"); an absent field is "". */
 bool sel_field_matches(const struct sel_selector *sel, const json_t *obj);
 
+/* Does a metav1.LabelSelector given as JSON ({"matchLabels": {...},
+ * "matchExpressions": [{"key", "operator", "values"}]}) select these labels
+ * (a JSON object, or NULL for none)? An empty selector ({}) selects
+ * everything; NULL, or a selector that is not an object, selects nothing
+ * (LabelSelectorAsSelector's nil); an unknown operator selects nothing. */
+bool sel_json_matches(const json_t *selector, const json_t *labels);
+
 /* A quick test on an object's JSON text (as jansson writes it) before
  * parsing it: false when the selectors (either may be NULL) cannot match
  * because a required key or value is absent from the text; true means

@@ -103,11 +103,12 @@ static int split_listen(const char *s, char *host, size_t hlen, int *port, struc
     return 0;
 }
 
-/* The admin token: kept in DIR/admin-token, made on first start. */
-static int admin_token(const char *dir, char *tok, size_t len, struct err *e)
+/* A secret kept in DIR/name (the admin token, the key of service account
+ * tokens): 64 hex digits, made on first start. */
+static int secret(const char *dir, const char *name, char *tok, size_t len, struct err *e)
 {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/admin-token", dir);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
     char *text = NULL;
     int rc = srv_read_file(path, &text, e);
     if (rc == 0) {
@@ -128,6 +129,18 @@ static int admin_token(const char *dir, char *tok, size_t len, struct err *e)
     char line[160];
     snprintf(line, sizeof(line), "%s\n", tok);
     return srv_write_file(path, line, strlen(line), 0600, e);
+}
+
+/* The 64 hex digits of DIR/sa.key as the 32 bytes of the key. */
+static int hex_key(const char *hex, unsigned char key[32], struct err *e)
+{
+    for (size_t i = 0; i < 32; i++) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+            return err_set(e, ERR_INVALID, "sa.key must hold 64 hex digits");
+        key[i] = (unsigned char)v;
+    }
+    return 0;
 }
 
 /* Every connection is a descriptor: take all the system allows (the HTTP
@@ -371,10 +384,12 @@ int cli_serve(int argc, char **argv)
         srv_datadir_close(&dd);
         return fail(&e);
     }
-    char token[128];
+    char token[128], sa_hex[128];
+    unsigned char sa_key[32];
     struct srv_tls tls = {0};
-    if (admin_token(o.data_dir, token, sizeof(token), &e) ||
-        (!o.insecure && srv_tls_ensure(o.data_dir, host, &tls, &e))) {
+    if (secret(o.data_dir, "admin-token", token, sizeof(token), &e) ||
+        secret(o.data_dir, "sa.key", sa_hex, sizeof(sa_hex), &e) || hex_key(sa_hex, sa_key, &e) ||
+        srv_rbac_bootstrap(st, &e) || (!o.insecure && srv_tls_ensure(o.data_dir, host, &tls, &e))) {
         store_close(st);
         srv_datadir_close(&dd);
         return fail(&e);
@@ -393,6 +408,7 @@ int cli_serve(int argc, char **argv)
         .key_pem = tls.key_pem,
         .admin_token = token,
         .tokens_path = tokens,
+        .sa_key = sa_key,
         .anonymous_admin = o.insecure,
         .event_ttl_s = o.event_ttl_s,
         .store = st,

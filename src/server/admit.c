@@ -23,12 +23,25 @@
  * running Job Kueue manages.
  *
  * Tenants are adversaries. Beyond Kueue's and Kubernetes' rules, which hold
- * for everyone, a tenant's Job must stay Kueue's (a managed namespace, a
- * queue name unless manageJobsWithoutQueueName), must request resources
- * (what Kueue counts against the quota), and may not be unsuspended by the
- * tenant: Kueue starts it once its Workload is admitted. The admin may run
- * unmanaged Jobs, and `cueue controller` (the admin) starts Jobs through
- * this server. */
+ * for everyone, a Job must stay Kueue's (a managed namespace, a queue name
+ * unless manageJobsWithoutQueueName), must request resources (what Kueue
+ * counts against the quota), and may not be unsuspended by hand: Kueue
+ * starts it once its Workload is admitted. Only a caller RBAC allows the
+ * verb run-unmanaged on jobs.batch (SRV_VERB_UNMANAGED: cluster-admin's
+ * `*` holds it, Kueue's and Kubernetes' user roles do not) may run Jobs
+ * outside the quota; `cueue controller` starts Jobs through this server
+ * with that right.
+ *
+ * A Pod bound to a node (spec.nodeName) is run by the node agent at once,
+ * outside any quota; Kueue admits Jobs, whose Pods the node agent makes
+ * itself. So creating a bound Pod through the API takes run-unmanaged on
+ * pods (cluster-admin's), although Kubernetes' edit and admin roles grant
+ * `create pods`; and a Pod's spec is immutable but for what Kubernetes lets
+ * an update change, so no one binds or reshapes a Pod by updating it.
+ *
+ * The other kinds the server itself admits: the RBAC kinds (defaults, their
+ * rules, escalation prevention: authz.c) and the webhook configurations
+ * (defaults and rules: webhook.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +51,7 @@
 #include "base/err.h"
 #include "controller/jobs/job.h"
 #include "server/srv_int.h"
+#include "server/webhook.h"
 
 #define LABELS "metadata.labels"
 
@@ -151,10 +165,11 @@ static int check_requests(const json_t *job, struct err *e)
     return 0;
 }
 
-/* What a tenant's Job must be after any write of the tenant. */
+/* What a Job must be after any write of a caller who may not run Jobs
+ * outside Kueue's quota. */
 static int tenant_policy(const struct srv_admit *a, const json_t *job, struct err *e)
 {
-    if (a->user->admin)
+    if (a->may_run_unmanaged)
         return 0;
     const char *ns = api_doc_meta_str(job, "namespace");
     if (!ns)
@@ -162,8 +177,8 @@ static int tenant_policy(const struct srv_admit *a, const json_t *job, struct er
     if (!a->ns_managed)
         return err_set(e, ERR_FORBIDDEN,
                        "namespace \"%s\" is not managed by Kueue (managedJobsNamespaceSelector "
-                       "does not select it), so its Jobs would run outside any quota: only the "
-                       "admin may run Jobs there",
+                       "does not select it), so its Jobs would run outside any quota: only a "
+                       "user who may " SRV_VERB_UNMANAGED " jobs.batch may run Jobs there",
                        ns);
     if (!managed(a, job))
         return err_set(e, ERR_FORBIDDEN,
@@ -200,7 +215,7 @@ int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const jso
     running_parallelism(a, old, job, e);
     if (e->ncauses)
         return ERR_INVALID;
-    if (!a->user->admin && suspended(old) && !suspended(job) && managed(a, old))
+    if (!a->may_run_unmanaged && suspended(old) && !suspended(job) && managed(a, old))
         return err_set(e, ERR_FORBIDDEN,
                        "User \"%s\" cannot set spec.suspend to false: Kueue manages this Job "
                        "and starts it once its Workload is admitted",
@@ -208,13 +223,89 @@ int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const jso
     return tenant_policy(a, job, e);
 }
 
-/* What admission needs to know of the Job's namespace, read before the
- * write (the store cannot be read from inside it). */
-static void prepare(struct srv_req *q, const char *ns, struct srv_admit *a)
+/* ---- Pods ------------------------------------------------------------------------------- */
+
+static const char *node_name(const json_t *pod)
+{
+    const char *n = json_string_value(json_object_get(spec_of(pod), "nodeName"));
+    return n && *n ? n : NULL;
+}
+
+int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct err *e)
+{
+    if (a->may_run_unmanaged || !node_name(pod))
+        return 0;
+    return err_set(e, ERR_FORBIDDEN,
+                   "spec.nodeName: a Pod bound to a node runs at once, outside Kueue's quota: "
+                   "only a user who may " SRV_VERB_UNMANAGED " pods may create one (user \"%s\" "
+                   "may not); submit a Job to a LocalQueue instead",
+                   a->user->name);
+}
+
+/* spec without what an update may change (owned): the containers' and
+ * init containers' images, activeDeadlineSeconds,
+ * terminationGracePeriodSeconds; tolerations when old's are all kept. */
+static json_t *fixed_spec(const json_t *spec, const json_t *old_spec)
+{
+    json_t *c = json_deep_copy(spec);
+    if (!json_is_object(c))
+        return c;
+    static const char *const lists[] = {"containers", "initContainers"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *ctr;
+        json_array_foreach(json_object_get(c, lists[l]), i, ctr)
+        {
+            json_object_del(ctr, "image");
+        }
+    }
+    json_object_del(c, "activeDeadlineSeconds");
+    json_object_del(c, "terminationGracePeriodSeconds");
+    const json_t *was = json_object_get(old_spec, "tolerations");
+    const json_t *now = json_object_get(spec, "tolerations");
+    bool kept = true;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(was, i, t)
+    {
+        bool found = false;
+        for (size_t j = 0; j < json_array_size(now) && !found; j++)
+            found = json_equal(t, json_array_get(now, j));
+        kept &= found;
+    }
+    if (kept)
+        json_object_del(c, "tolerations");
+    return c;
+}
+
+int srv_admit_pod_update(const json_t *old, const json_t *pod, struct err *e)
+{
+    json_t *was = fixed_spec(spec_of(old), spec_of(old));
+    json_t *now = fixed_spec(spec_of(pod), spec_of(old));
+    bool same = json_equal(was, now);
+    json_decref(was);
+    json_decref(now);
+    if (same)
+        return 0;
+    field_err(e, "spec", NULL,
+              "Forbidden: pod updates may not change fields other than "
+              "`spec.containers[*].image`,`spec.initContainers[*].image`,"
+              "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+              "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
+              "was previously negative)");
+    return ERR_INVALID;
+}
+
+/* What admission needs to know of the Job's namespace and its writer,
+ * read before the write (the store cannot be read from inside it). */
+static void prepare(struct srv_req *q, const char *ns, const char *name, struct srv_admit *a)
 {
     memset(a, 0, sizeof(*a));
     a->user = &q->user;
     a->cfg = q->srv->config;
+    a->may_run_unmanaged =
+        srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("jobs.batch"), ns,
+                         name && *name ? name : NULL, NULL);
     struct err e;
     err_init(&e);
     json_t *o = NULL;
@@ -235,50 +326,131 @@ static bool is_job(const struct store_resource *r)
     return !strcmp(r->key, "jobs.batch");
 }
 
-bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
+static bool is_pod(const struct store_resource *r)
 {
-    const char *ns = api_doc_meta_str(obj, "namespace");
-    if (!is_job(r) || !ns)
-        return true;
-    struct srv_admit a;
-    prepare(q, ns, &a);
-    if (!a.ns_exists)
-        return true; /* the store answers NotFound */
-    struct err e;
-    err_init(&e);
-    int rc = srv_admit_job_create(&a, obj, &e);
-    if (!rc)
-        return true;
-    const char *name = api_doc_meta_str(obj, "name");
-    if (rc != ERR_FORBIDDEN) {
-        *ret = srv_reply_err(q, rc, &e, r, ns, name, "create");
-        return false;
-    }
+    return !strcmp(r->key, "pods");
+}
+
+int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
+                            const char *why)
+{
     char qual[160], msg[1400];
     srv_qualified(r, qual, sizeof(qual));
     if (name && *name)
-        snprintf(msg, sizeof(msg), "%s \"%s\" is forbidden: %s", qual, name, e.message);
+        snprintf(msg, sizeof(msg), "%s \"%s\" is forbidden: %s", qual, name, why);
     else
-        snprintf(msg, sizeof(msg), "%s is forbidden: %s", qual, e.message);
+        snprintf(msg, sizeof(msg), "%s is forbidden: %s", qual, why);
     json_t *d = srv_details(r, name);
-    *ret = srv_reply_status(q, 403, "Forbidden", msg, d);
+    int ret = srv_reply_status(q, 403, "Forbidden", msg, d);
     json_decref(d);
+    return ret;
+}
+
+/* An admission refusal answered: 403 for ERR_FORBIDDEN, 404 for a missing
+ * object the write needs (its own message), the store's mapping else. */
+static int reply_refused(struct srv_req *q, int rc, const struct err *e,
+                         const struct store_resource *r, const char *ns, const char *name,
+                         const char *op)
+{
+    if (rc == ERR_FORBIDDEN)
+        return srv_reply_forbidden_err(q, r, name, e->message);
+    if (rc == ERR_NOT_FOUND)
+        return srv_reply_status(q, 404, "NotFound", e->message, NULL);
+    return srv_reply_err(q, rc, e, r, ns, name, op);
+}
+
+void srv_admit_default(const struct store_resource *r, json_t *obj)
+{
+    if (srv_is_rbac(r))
+        rbac_object_default(r->kind, obj);
+    else if (srv_is_webhook_config(r))
+        wh_config_default(!strncmp(r->kind, "Mutating", 8), obj);
+}
+
+bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
+{
+    const char *ns = api_doc_meta_str(obj, "namespace");
+    const char *name = api_doc_meta_str(obj, "name");
+    struct err e;
+    err_init(&e);
+    if (srv_is_webhook_config(r)) {
+        int rc = srv_webhook_config_admit(r, obj, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
+    if (srv_is_rbac(r)) {
+        srv_admit_default(r, obj);
+        struct rbac_policy *p = srv_policy(q->srv);
+        int rc = srv_rbac_admit(q, p, r, obj, NULL, &e);
+        rbac_policy_unref(p);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
+    if (is_pod(r) && ns) {
+        struct srv_admit a = {.user = &q->user};
+        a.may_run_unmanaged = node_name(obj) && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns,
+                                                                 name && *name ? name : NULL, NULL);
+        int rc = srv_admit_pod_create(&a, obj, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
+    if (!is_job(r) || !ns)
+        return true;
+    struct srv_admit a;
+    prepare(q, ns, name, &a);
+    if (!a.ns_exists)
+        return true; /* the store answers NotFound */
+    int rc = srv_admit_job_create(&a, obj, &e);
+    if (!rc)
+        return true;
+    *ret = reply_refused(q, rc, &e, r, ns, name, "create");
     return false;
 }
 
 static int check_update(void *arg, const struct store_resource *r, const json_t *next,
                         const json_t *cur, struct err *e)
 {
-    (void)r;
-    return srv_admit_job_update(arg, cur, next, e);
+    struct srv_admit *a = arg;
+    if (srv_is_rbac(r))
+        return srv_rbac_admit(a->q, a->policy, r, next, cur, e);
+    if (srv_is_webhook_config(r))
+        return wh_config_validate(!strncmp(r->kind, "Mutating", 8), next, e);
+    if (is_pod(r))
+        return srv_admit_pod_update(cur, next, e);
+    return srv_admit_job_update(a, cur, next, e);
 }
 
 void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
-                           struct srv_admit *a, struct store_write_opts *wo)
+                           const char *name, struct srv_admit *a, struct store_write_opts *wo)
 {
-    if (!is_job(r) || wo->status || !ns)
-        return;
-    prepare(q, ns, a);
+    memset(a, 0, sizeof(*a));
+    a->q = q;
+    if (srv_is_rbac(r)) {
+        a->policy = srv_policy(q->srv);
+    } else if (is_pod(r)) {
+        if (wo->status)
+            return;
+    } else if (!srv_is_webhook_config(r)) {
+        if (!is_job(r) || wo->status || !ns)
+            return;
+        prepare(q, ns, name, a);
+        a->q = q;
+    }
     wo->check = check_update;
     wo->check_arg = a;
+}
+
+int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct store_resource *r,
+                    const char *ns, const char *name, const char *op)
+{
+    return reply_refused(q, rc, e, r, ns, name, op);
+}
+
+void srv_admit_release(struct srv_admit *a)
+{
+    rbac_policy_unref(a->policy);
+    a->policy = NULL;
 }

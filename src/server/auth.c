@@ -1,23 +1,21 @@
-/* auth.c -- bearer tokens and the two roles (admin, tenant).
+/* auth.c -- who is calling: the admin token, the users of the tokens file,
+ * and service account tokens (satoken.c). What a caller may do is RBAC's
+ * business (authz.c); this file only names the caller and its groups.
  *
- * The admin token may do everything. A tenant is a namespace user as
- * Kueue's batch-user role makes one: in its namespaces it may create, get,
- * list, watch, update, patch and delete Jobs, read LocalQueues, Workloads,
- * Events and Pods, and read its LocalQueues' pending workloads; it may read
- * (only) cluster-scoped objects; it never writes a status subresource, and
- * it gets no ClusterQueue's pending workloads (other tenants' entries) and
- * no non-resource path beyond discovery (so not /metrics). What a tenant
- * may write into a Job is the built-in admission's business (admit.c).
+ * The admin token is the user "admin" in group system:masters, which
+ * Kubernetes never refuses anything (and which the bootstrap policy binds
+ * to cluster-admin). Every authenticated caller is also in
+ * system:authenticated.
  *
- * Tenant tokens live in a text file, one per line: `TOKEN USER NS[,NS...]`
+ * The tokens file holds one user per line: `TOKEN USER [GROUP[,GROUP...]]`
  * (blank lines and lines starting with # are skipped; CRLF line ends are
  * accepted). A line is used whole or not at all: a malformed one (other
- * than three fields, a namespace that is empty, longer than 63 characters
- * or beyond the 16th) is skipped with a warning naming the line. The file
- * is read only when it is a regular file, never through a symbolic link and
- * never by waiting on a FIFO; a file that group or others may write is not
- * used at all (anyone could add a token to it), and one they may read is
- * used with a warning.
+ * than two or three fields, a group that is empty, longer than 127
+ * characters or beyond the 16th, a user name longer than 255 characters) is
+ * skipped with a warning naming the line. The file is read only when it is
+ * a regular file, never through a symbolic link and never by waiting on a
+ * FIFO; a file that group or others may write is not used at all (anyone
+ * could add a token to it), and one they may read is used with a warning.
  *
  * The file is re-read when it changes, so that `cueue token create` and
  * revocations (deleting a line) take effect at the next request. A change
@@ -37,6 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+
 #include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
@@ -44,12 +45,48 @@
 
 #define CHANGE_SLACK_NS (2 * 1000000000LL)
 
-void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path)
+void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path,
+                   const unsigned char *sa_key)
 {
     memset(a, 0, sizeof(*a));
     pthread_mutex_init(&a->lock, NULL);
     a->admin_token = xstrdup(admin_token);
     a->path = path ? xstrdup(path) : NULL;
+    if (sa_key)
+        memcpy(a->sa_key, sa_key, sizeof(a->sa_key));
+    else if (gnutls_rnd(GNUTLS_RND_KEY, a->sa_key, sizeof(a->sa_key)))
+        abort(); /* no randomness: nothing is safe to run */
+}
+
+bool srv_user_in(const struct srv_user *u, const char *group)
+{
+    for (size_t i = 0; i < u->ngroups; i++)
+        if (!strcmp(u->groups[i], group))
+            return true;
+    return false;
+}
+
+void srv_user_add_group(struct srv_user *u, const char *group)
+{
+    if (u->ngroups < SRV_MAX_GROUPS && !srv_user_in(u, group))
+        snprintf(u->groups[u->ngroups++], sizeof(u->groups[0]), "%s", group);
+}
+
+void srv_user_rbac(const struct srv_user *u, struct rbac_user *out, const char **groups)
+{
+    for (size_t i = 0; i < u->ngroups; i++)
+        groups[i] = u->groups[i];
+    out->name = u->name;
+    out->groups = groups;
+    out->ngroups = u->ngroups;
+}
+
+void srv_user_admin(struct srv_user *u)
+{
+    memset(u, 0, sizeof(*u));
+    snprintf(u->name, sizeof(u->name), "admin");
+    srv_user_add_group(u, RBAC_MASTERS);
+    srv_user_add_group(u, SRV_AUTHENTICATED);
 }
 
 static void drop_tenants(struct srv_auth *a)
@@ -136,26 +173,27 @@ static void parse_line(struct srv_auth *a, char *line, size_t lineno)
     const char *why = NULL;
     struct srv_user u;
     memset(&u, 0, sizeof(u));
-    if (nf != 3)
-        why = "expected TOKEN USER NAMESPACE[,NAMESPACE...]";
+    if (nf != 2 && nf != 3)
+        why = "expected TOKEN USER [GROUP[,GROUP...]]";
     else if (strlen(f[1]) >= sizeof(u.name))
-        why = "the user name is longer than 127 characters";
-    for (char *ns = nf == 3 ? f[2] : NULL; ns && !why;) {
-        char *comma = strchr(ns, ',');
-        size_t len = comma ? (size_t)(comma - ns) : strlen(ns);
-        if (len == 0 || len >= sizeof(u.ns[0]))
-            why = "a namespace is empty or longer than 63 characters";
-        else if (u.nns == SRV_MAX_NAMESPACES)
-            why = "more than 16 namespaces";
+        why = "the user name is longer than 255 characters";
+    for (char *g = nf == 3 ? f[2] : NULL; g && !why;) {
+        char *comma = strchr(g, ',');
+        size_t len = comma ? (size_t)(comma - g) : strlen(g);
+        if (len == 0 || len >= sizeof(u.groups[0]))
+            why = "a group is empty or longer than 127 characters";
+        else if (u.ngroups == SRV_MAX_FILE_GROUPS)
+            why = "more than 16 groups";
         else
-            memcpy(u.ns[u.nns++], ns, len); /* u is zeroed: terminated */
-        ns = comma ? comma + 1 : NULL;
+            memcpy(u.groups[u.ngroups++], g, len); /* u is zeroed: terminated */
+        g = comma ? comma + 1 : NULL;
     }
     if (why) {
         log_warn("auth: '%s' line %zu: %s; line ignored", a->path, lineno, why);
         return;
     }
     snprintf(u.name, sizeof(u.name), "%s", f[1]);
+    srv_user_add_group(&u, SRV_AUTHENTICATED);
     a->tokens = xrealloc(a->tokens, (a->n + 1) * sizeof(*a->tokens));
     a->users = xrealloc(a->users, (a->n + 1) * sizeof(*a->users));
     a->users[a->n] = u;
@@ -181,7 +219,7 @@ static void parse_tokens(struct srv_auth *a, const char *text, size_t len)
         p = end + 1;
     }
     free(copy);
-    log_debug("auth: %zu tenant tokens loaded", a->n);
+    log_debug("auth: %zu user tokens loaded", a->n);
 }
 
 static int64_t ns_of(struct timespec t)
@@ -265,10 +303,11 @@ bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_u
     if (!*tok)
         return false;
     if (token_equal(tok, a->admin_token)) {
-        snprintf(out->name, sizeof(out->name), "admin");
-        out->admin = true;
+        srv_user_admin(out);
         return true;
     }
+    if (srv_sa_token_authenticate(a->sa_key, tok, NULL, out))
+        return true;
     bool found = false;
     pthread_mutex_lock(&a->lock);
     refresh(a);
@@ -280,57 +319,4 @@ bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_u
     }
     pthread_mutex_unlock(&a->lock);
     return found;
-}
-
-static bool in(const char *s, const char *const *list)
-{
-    for (; *list; list++)
-        if (!strcmp(s, *list))
-            return true;
-    return false;
-}
-
-bool srv_authorize(const struct srv_user *u, const char *verb, const struct store_resource *r,
-                   const char *ns, const char *sub)
-{
-    static const char *const reads[] = {"get", "list", "watch", NULL};
-    static const char *const job_verbs[] = {"create", "delete", "get",   "list",
-                                            "watch",  "update", "patch", NULL};
-    static const char *const readable[] = {"localqueues.kueue.x-k8s.io", "workloads.kueue.x-k8s.io",
-                                           "events", "pods", NULL};
-    if (u->admin)
-        return true;
-    if (!r)
-        return true; /* discovery and the like */
-    bool pending = sub && !strcmp(sub, "pendingworkloads");
-    if (!r->namespaced)
-        return !pending && in(verb, reads);
-    if (!ns)
-        return false; /* all namespaces: other tenants' objects */
-    bool mine = false;
-    for (size_t i = 0; i < u->nns; i++)
-        mine |= !strcmp(u->ns[i], ns);
-    if (!mine)
-        return false;
-    if (pending)
-        return !strcmp(verb, "get") && !strcmp(r->plural, "localqueues");
-    if (sub)
-        return in(verb, reads) && (in(r->key, readable) || !strcmp(r->key, "jobs.batch"));
-    if (!strcmp(r->key, "jobs.batch"))
-        return in(verb, job_verbs);
-    return in(r->key, readable) && in(verb, reads);
-}
-
-bool srv_authorize_path(const struct srv_user *u, const char *verb, const char *path)
-{
-    (void)verb;
-    return u->admin || strcmp(path, "/metrics");
-}
-
-int srv_reply_forbidden_path(struct srv_req *q, const char *verb, const char *path)
-{
-    char msg[512];
-    snprintf(msg, sizeof(msg), "forbidden: User \"%s\" cannot %s path \"%s\"", q->user.name, verb,
-             path);
-    return srv_reply_status(q, 403, "Forbidden", msg, NULL);
 }

@@ -186,6 +186,7 @@ static const char *merge_key(const char *field)
         {"hostAliases", "ip"},
         {"topologySpreadConstraints", "topologyKey"},
         {"finalizers", ""},
+        {"webhooks", "name"}, /* admission webhook configurations */
     };
     for (size_t i = 0; i < CU_ARRAY_SIZE(keys); i++)
         if (!strcmp(keys[i].field, field))

@@ -289,14 +289,6 @@ int srv_handle_pod_log(struct srv_req *q, const struct srv_route *rt)
         return srv_reply_status(q, 405, "MethodNotAllowed",
                                 "the server does not allow this method on the requested resource",
                                 NULL);
-    if (!srv_authorize(&q->user, "get", rt->res, rt->ns, "log")) {
-        char msg[700];
-        snprintf(msg, sizeof(msg),
-                 "pods \"%s\" is forbidden: User \"%s\" cannot get resource \"pods/log\" in API "
-                 "group \"\" in the namespace \"%s\"",
-                 rt->name, q->user.name, rt->ns);
-        return srv_reply_status(q, 403, "Forbidden", msg, NULL);
-    }
     struct err e;
     err_init(&e);
     json_t *pod = NULL;

@@ -4,8 +4,7 @@
  *
  * Handlers translate HTTP into store calls and store results back into the
  * shapes clients expect; object semantics (versions, defaults, validation,
- * finalizers) are the store's. Authorization is checked here, per verb,
- * before anything is read. */
+ * finalizers) are the store's. Requests arrive authorized (server.c). */
 #include "server/srv_int.h"
 
 #include <errno.h>
@@ -34,32 +33,6 @@ static void gv_string(const struct store_resource *r, char *buf, size_t len)
         snprintf(buf, len, "%s/%s", r->group, r->version);
     else
         snprintf(buf, len, "%s", r->version);
-}
-
-static int reply_forbidden(struct srv_req *q, const char *verb, const struct store_resource *r,
-                           const char *ns, const char *name, const char *sub)
-{
-    char qual[160], msg[1024], res[160];
-    srv_qualified(r, qual, sizeof(qual));
-    snprintf(res, sizeof(res), "%s%s%s", r->plural, sub ? "/" : "", sub ? sub : "");
-    char scope[320];
-    if (ns && *ns)
-        snprintf(scope, sizeof(scope), "in the namespace \"%s\"", ns);
-    else
-        snprintf(scope, sizeof(scope), "at the cluster scope");
-    if (name && *name)
-        snprintf(msg, sizeof(msg),
-                 "%s \"%s\" is forbidden: User \"%s\" cannot %s resource \"%s\" in API group "
-                 "\"%s\" %s",
-                 qual, name, q->user.name, verb, res, r->group, scope);
-    else
-        snprintf(msg, sizeof(msg),
-                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" %s",
-                 qual, q->user.name, verb, res, r->group, scope);
-    json_t *d = srv_details(r, name);
-    int ret = srv_reply_status(q, 403, "Forbidden", msg, d);
-    json_decref(d);
-    return ret;
 }
 
 static int reply_method(struct srv_req *q)
@@ -423,6 +396,17 @@ static int check_fields(struct srv_req *q, const struct store_resource *r, int m
     return 0;
 }
 
+bool srv_drop_unknown_fields(struct srv_req *q, const struct store_resource *r, json_t *doc,
+                             int *ret)
+{
+    struct err e;
+    err_init(&e);
+    if (!check_fields(q, r, FV_IGNORE, doc, &e))
+        return true;
+    *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    return false;
+}
+
 /* check_fields for handlers: replies on failure and returns false. */
 static bool fields_ok(struct srv_req *q, const struct store_resource *r, int mode, json_t *doc,
                       int *ret)
@@ -709,6 +693,9 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     err_init(&e);
     json_t *stored = NULL;
     const char *ns = r->namespaced ? rt->ns : NULL;
+    if (!srv_admission_create(q, r, ns, &obj, &wo, &ret))
+        goto out;
+    name = api_doc_meta_str(obj, "name");
     int rc = store_create(q->srv->store, r, ns, obj, &wo, &stored, &e);
     if (rc) {
         ret = srv_reply_err(q, rc, &e, r, ns, name, "create");
@@ -720,6 +707,14 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
 out:
     json_decref(obj);
     return ret;
+}
+
+/* The new object of a PUT, whatever is stored (srv_admission_update). */
+static json_t *copy_of(const json_t *cur, void *arg, struct err *e)
+{
+    (void)cur;
+    (void)e;
+    return json_deep_copy(arg);
 }
 
 /* Custom resources refuse an update without a resourceVersion (spec §7.2). */
@@ -767,14 +762,26 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     struct store_write_opts wo = {
         .dry_run = dry == 1, .status = status, .field_manager = srv_query(q, "fieldManager")};
     const char *ns = r->namespaced ? rt->ns : NULL;
+    srv_admit_default(r, obj);
     struct srv_admit adm;
-    srv_admit_update_opts(q, r, ns, &adm, &wo);
+    srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
-    int rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
+    const char *sub = status ? "status" : NULL;
+    int rc;
+    if (srv_admission_hooks_update(q, r, ns, rt->name, sub)) {
+        const char *rv = api_doc_meta_str(obj, "resourceVersion");
+        rc = srv_admission_update(q, r, ns, rt->name, sub, copy_of, obj, rv && *rv, &wo, &stored,
+                                  &ret, &e);
+    } else {
+        rc = store_update(q->srv->store, r, ns, rt->name, obj, &wo, &stored, &e);
+    }
+    srv_admit_release(&adm);
+    if (rc == 1)
+        goto out; /* a webhook's answer was sent */
     if (rc) {
-        ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "update");
+        ret = srv_admit_reply(q, rc, &e, r, ns, rt->name, "update");
         goto out;
     }
     crd_warnings(q, r, stored);
@@ -862,6 +869,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     }
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
+    srv_admit_default(a->res, out);
     if (check_fields(a->q, a->res, a->mode, out, e)) {
         json_decref(out);
         return NULL;
@@ -944,12 +952,12 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
         goto out;
     }
     json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
-    if (!srv_admit_create(q, r, obj, &ret))
+    const char *ns = r->namespaced ? rt->ns : NULL;
+    if (!srv_admit_create(q, r, obj, &ret) || !srv_admission_create(q, r, ns, &obj, wo, &ret))
         goto out;
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
-    const char *ns = r->namespaced ? rt->ns : NULL;
     int rc = store_create(q->srv->store, r, ns, obj, wo, &stored, &e);
     if (rc == ERR_EXISTS) {
         ret = -2; /* raced with another create: patch instead */
@@ -1003,18 +1011,25 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     struct store_write_opts wo = {.dry_run = dry == 1, .status = status, .field_manager = manager};
     const char *ns = r->namespaced ? rt->ns : NULL;
-    struct srv_admit adm;
-    srv_admit_update_opts(q, r, ns, &adm, &wo);
     int mode = field_mode(q, &ret);
     if (mode < 0) {
         json_decref(patch);
         return ret;
     }
+    struct srv_admit adm;
+    srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
     struct patch_arg arg = {type, patch, r, q, mode, false};
     json_t *stored = NULL;
+    const char *sub = status ? "status" : NULL;
+    bool hooked = srv_admission_hooks_update(q, r, ns, rt->name, sub);
     for (int attempt = 0; attempt < 3; attempt++) {
         err_init(&e);
-        int rc = store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo, &stored, &e);
+        int rc = hooked ? srv_admission_update(q, r, ns, rt->name, sub, patch_mutate, &arg, false,
+                                               &wo, &stored, &ret, &e)
+                        : store_mutate(q->srv->store, r, ns, rt->name, patch_mutate, &arg, &wo,
+                                       &stored, &e);
+        if (rc == 1)
+            goto out; /* a webhook's answer was sent */
         if (rc == ERR_NOT_FOUND && type == PATCH_APPLY && !status) {
             ret = apply_create(q, rt, patch, &wo, mode);
             if (ret == -2)
@@ -1026,7 +1041,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
             goto out;
         }
         if (rc) {
-            ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "patch");
+            ret = srv_admit_reply(q, rc, &e, r, ns, rt->name, "patch");
             goto out;
         }
         crd_warnings(q, r, stored);
@@ -1036,6 +1051,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     ret = srv_reply_status(q, 500, "InternalError", "apply kept racing with creates", NULL);
 out:
+    srv_admit_release(&adm);
     json_decref(patch);
     return ret;
 }
@@ -1119,6 +1135,13 @@ static int do_delete(struct srv_req *q, const struct srv_route *rt)
     json_t *last = NULL;
     bool deleted = false;
     const char *ns = r->namespaced ? rt->ns : NULL;
+    char judged[64];
+    if (!srv_admission_delete(q, r, ns, rt->name, &d.o, judged, sizeof(judged), &ret)) {
+        json_decref(d.body);
+        return ret;
+    }
+    if (judged[0] && !d.o.precondition_uid)
+        d.o.precondition_uid = judged;
     int rc = store_delete(q->srv->store, r, ns, rt->name, &d.o, &last, &deleted, &e);
     if (rc) {
         ret = srv_reply_err(q, rc, &e, r, ns, rt->name, "delete");
@@ -1169,6 +1192,7 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
         return srv_reply_err(q, rc, &e, r, ns, NULL, "list");
     }
     json_t *items = json_array();
+    int refused = 0;
     for (size_t i = 0; i < l.n; i++) {
         if (!srv_fsel_match(&sel, l.items[i]))
             continue;
@@ -1177,7 +1201,18 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
         json_t *last = NULL;
         bool deleted = false;
         err_init(&e);
-        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &d.o, &last, &deleted,
+        char uid[64];
+        struct store_delete_opts o = d.o;
+        if (!srv_admission_delete(q, r, r->namespaced ? ons : NULL, name, &o, uid, sizeof(uid),
+                                  &refused)) {
+            /* A webhook refused this one: the request ends with its answer. */
+            json_decref(items);
+            items = NULL;
+            break;
+        }
+        if (uid[0] && !o.precondition_uid)
+            o.precondition_uid = uid;
+        if (!store_delete(q->srv->store, r, r->namespaced ? ons : NULL, name, &o, &last, &deleted,
                           &e) &&
             last) {
             ensure_type(r, last);
@@ -1186,6 +1221,10 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
     }
     srv_fsel_release(&sel);
     store_list_release(&l);
+    if (!items) {
+        json_decref(d.body);
+        return refused;
+    }
     char gv[160], kind[160], rv[32];
     gv_string(r, gv, sizeof(gv));
     snprintf(kind, sizeof(kind), "%sList", r->kind);
@@ -1200,34 +1239,26 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-static const char *verb_of(const char *method, const struct srv_route *rt, bool watch)
+/* Does the method apply to the route (collection: GET, HEAD, POST, DELETE;
+ * object: GET, HEAD, PUT, PATCH, DELETE; status: no DELETE)? */
+static bool method_ok(const char *method, const struct srv_route *rt)
 {
     bool coll = rt->kind == RT_COLLECTION;
     if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
-        return coll ? (watch ? "watch" : "list") : "get";
+        return true;
     if (!strcmp(method, "POST"))
-        return coll ? "create" : NULL;
-    if (!strcmp(method, "PUT"))
-        return coll ? NULL : "update";
-    if (!strcmp(method, "PATCH"))
-        return coll ? NULL : "patch";
+        return coll;
+    if (!strcmp(method, "PUT") || !strcmp(method, "PATCH"))
+        return !coll;
     if (!strcmp(method, "DELETE"))
-        return coll                                            ? "deletecollection"
-               : rt->kind == RT_STATUS || rt->kind == RT_SCALE ? NULL
-                                                               : "delete";
-    return NULL;
+        return rt->kind != RT_STATUS && rt->kind != RT_SCALE;
+    return false;
 }
 
 int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
 {
-    bool watch = srv_parse_bool(srv_query(q, "watch"));
-    const char *verb = verb_of(q->method, rt, watch);
-    if (!verb)
+    if (!method_ok(q->method, rt))
         return reply_method(q);
-    const char *ns = rt->ns[0] ? rt->ns : NULL;
-    const char *sub = rt->kind == RT_STATUS ? "status" : rt->kind == RT_SCALE ? "scale" : NULL;
-    if (!srv_authorize(&q->user, verb, rt->res, rt->res->namespaced ? ns : NULL, sub))
-        return reply_forbidden(q, verb, rt->res, ns, rt->name, sub);
 
     const struct crd_version *v = rt->res->crd_version;
     if (v && v->deprecated) {
@@ -1268,12 +1299,6 @@ int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
     bool cq = rt->kind == RT_PENDING_CQ;
     const struct store_resource *r =
         store_resource_find(cq ? "clusterqueues.kueue.x-k8s.io" : "localqueues.kueue.x-k8s.io");
-    struct store_resource vis = {.group = "visibility.kueue.x-k8s.io",
-                                 .plural = cq ? "clusterqueues" : "localqueues",
-                                 .kind = cq ? "ClusterQueue" : "LocalQueue",
-                                 .namespaced = !cq};
-    if (!srv_authorize(&q->user, "get", &vis, cq ? NULL : rt->ns, "pendingworkloads"))
-        return reply_forbidden(q, "get", &vis, cq ? NULL : rt->ns, rt->name, "pendingworkloads");
     size_t offset = 0, limit = 1000;
     const char *v = srv_query(q, "offset");
     if (v && !parse_size(v, &offset))

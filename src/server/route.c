@@ -93,6 +93,10 @@ static void parse_rest(struct store *st, char **seg, int n, struct srv_route *rt
         rt->kind = RT_POD_LOG;
         return;
     }
+    if (left == 3 && !strcmp(seg[i + 2], "token") && !strcmp(r->key, "serviceaccounts")) {
+        rt->kind = RT_SA_TOKEN;
+        return;
+    }
     if (left == 3 && !strcmp(seg[i + 2], "status") && r->has_status) {
         rt->kind = RT_STATUS;
         return;

@@ -3,7 +3,9 @@
  * Mirrors k8s.io/apiextensions-apiserver pkg/registry/customresource
  * (ScaleREST): the Scale is made from the object by the paths the CRD
  * names (specReplicasPath, statusReplicasPath, labelSelectorPath); writing
- * it sets the object's replicas at specReplicasPath and nothing else.
+ * it sets the object's replicas at specReplicasPath and nothing else. The
+ * admission webhooks judge the Scale, as kube-apiserver's do (subresource
+ * "scale", kind autoscaling/v1 Scale).
  * `kubectl scale` and horizontal autoscalers use it. */
 #include "server/srv_int.h"
 
@@ -83,6 +85,24 @@ struct scale_arg {
     size_t max_body;
 };
 
+/* Is the Scale's spec.replicas valid? Else false with the cause in e. */
+static bool replicas_ok(const json_t *scale, struct err *e)
+{
+    const json_t *replicas = json_object_get(json_object_get(scale, "spec"), "replicas");
+    if (json_is_integer(replicas) && json_integer_value(replicas) >= 0 &&
+        json_integer_value(replicas) <= INT32_MAX)
+        return true;
+    size_t m = err_push_field(e, "spec");
+    err_push_field(e, "replicas");
+    if (!json_is_integer(replicas))
+        err_field(e, ERR_INVALID, "Required value");
+    else
+        err_field(e, ERR_INVALID, "Invalid value: %lld: must be greater than or equal to 0",
+                  (long long)json_integer_value(replicas));
+    err_restore(e, m);
+    return false;
+}
+
 /* Under the store's write lock: the new replicas onto the current object. */
 static json_t *scale_mutate(const json_t *cur, void *argp, struct err *e)
 {
@@ -104,24 +124,56 @@ static json_t *scale_mutate(const json_t *cur, void *argp, struct err *e)
         err_set(e, ERR_CONFLICT, "the object has been modified");
         return NULL;
     }
-    const json_t *replicas = json_object_get(json_object_get(want, "spec"), "replicas");
-    if (!json_is_integer(replicas) || json_integer_value(replicas) < 0 ||
-        json_integer_value(replicas) > INT32_MAX) {
+    if (!replicas_ok(want, e)) {
         json_decref(want);
-        size_t m = err_push_field(e, "spec");
-        err_push_field(e, "replicas");
-        if (!json_is_integer(replicas))
-            err_field(e, ERR_INVALID, "Required value");
-        else
-            err_field(e, ERR_INVALID, "Invalid value: %lld: must be greater than or equal to 0",
-                      (long long)json_integer_value(replicas));
-        err_restore(e, m);
         return NULL;
     }
+    const json_t *replicas = json_object_get(json_object_get(want, "spec"), "replicas");
     json_t *next = json_deep_copy(cur);
     set_path(next, a->v->spec_replicas_path, json_integer(json_integer_value(replicas)));
     json_decref(want);
     return next;
+}
+
+/* A write the admission webhooks' rules match: the Scale asked for, judged
+ * by them (with the stored object's Scale as the old one), then written
+ * over the version they judged, and again when another write came between
+ * (unless the client gave a resourceVersion). 0 with *stored, 1 after
+ * replying (*ret), or an error in e. */
+static int scale_hooked(struct srv_req *q, const struct store_resource *r, const char *ns,
+                        const char *name, const struct scale_arg *a, struct store_write_opts *wo,
+                        json_t **stored, int *ret, struct err *e)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        err_init(e);
+        json_t *cur = NULL;
+        int rc = store_get(q->srv->store, r, ns, name, &cur, e);
+        if (rc)
+            return rc;
+        json_t *old = scale_of(a->v, cur);
+        json_t *want = a->patch ? srv_patch_apply(a->type, old, a->body, a->max_body, e)
+                                : json_deep_copy(a->body);
+        const char *client_rv = a->patch ? NULL : api_doc_meta_str(want, "resourceVersion");
+        bool keep = client_rv && *client_rv;
+        rc = 0;
+        if (!want || !replicas_ok(want, e))
+            rc = e->code ? e->code : ERR_INVALID;
+        else if (!srv_admission_scale(q, r, ns, name, old, &want, wo, ret))
+            rc = 1;
+        if (!rc) {
+            if (!keep)
+                json_object_set(api_doc_meta(want), "resourceVersion",
+                                json_object_get(api_doc_meta(cur), "resourceVersion"));
+            struct scale_arg w = {.v = a->v, .body = want, .max_body = a->max_body};
+            rc = store_mutate(q->srv->store, r, ns, name, scale_mutate, &w, wo, stored, e);
+        }
+        json_decref(want);
+        json_decref(old);
+        json_decref(cur);
+        if (rc != ERR_CONFLICT || keep)
+            return rc;
+    }
+    return ERR_CONFLICT;
 }
 
 static int reply_scale(struct srv_req *q, const struct crd_version *v, const json_t *obj)
@@ -194,7 +246,16 @@ int srv_handle_scale(struct srv_req *q, const struct srv_route *rt)
     struct store_write_opts wo = {.dry_run = dry && !strcmp(dry, "All"),
                                   .field_manager = srv_query(q, "fieldManager")};
     json_t *stored = NULL;
-    rc = store_mutate(q->srv->store, r, ns, rt->name, scale_mutate, &a, &wo, &stored, &e);
+    if (srv_admission_hooks_update(q, r, ns, rt->name, "scale")) {
+        int ret = 0;
+        rc = scale_hooked(q, r, ns, rt->name, &a, &wo, &stored, &ret, &e);
+        if (rc == 1) {
+            json_decref(body);
+            return ret;
+        }
+    } else {
+        rc = store_mutate(q->srv->store, r, ns, rt->name, scale_mutate, &a, &wo, &stored, &e);
+    }
     json_decref(body);
     if (rc == ERR_INVALID && !e.ncauses)
         return srv_reply_status(q, 422, "Invalid", e.message, NULL);

@@ -146,13 +146,56 @@ static int reply_health(struct srv_req *q)
     return srv_reply(q, 200, "text/plain; charset=utf-8", "ok", 2);
 }
 
+/* Is the route one of the API's resources (authorized as a resource)? */
+static bool is_resource_route(enum srv_route_kind k)
+{
+    return k == RT_COLLECTION || k == RT_OBJECT || k == RT_STATUS || k == RT_SCALE ||
+           k == RT_POD_LOG || k == RT_SA_TOKEN || k == RT_PENDING_CQ || k == RT_PENDING_LQ;
+}
+
 static int dispatch(struct srv_req *q)
 {
     const char *p = q->path;
     if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
         return reply_health(q);
-    if (!strcmp(p, "/metrics") && !srv_authorize_path(&q->user, "get", p))
-        return srv_reply_forbidden_path(q, "get", p);
+    if (q->user.sa) {
+        struct err e;
+        err_init(&e);
+        if (srv_sa_token_live(q->srv->store, &q->user.sa_claims, &e)) {
+            log_debug("auth: %s: %s", q->user.name, e.message);
+            return reply_unauthorized(q);
+        }
+    }
+    int ret = 0;
+    if (!srv_impersonate(q, &ret))
+        return ret;
+
+    struct srv_route rt;
+    srv_route_parse(q->srv->store, p, &rt);
+    if (rt.kind == RT_BAD_NAME) {
+        char msg[512];
+        if (!strcmp(rt.bad, ".") || !strcmp(rt.bad, ".."))
+            snprintf(msg, sizeof(msg), "name may not be \"%s\"", rt.bad);
+        else
+            snprintf(msg, sizeof(msg), "invalid name \"%s\"", rt.bad);
+        return srv_reply_status(q, 400, "BadRequest", msg, NULL);
+    }
+    char review_ns[256];
+    const struct srv_review_kind *review = srv_review_route(p, review_ns, sizeof(review_ns));
+    struct srv_attrs at;
+    srv_request_attrs(q, &rt, &at);
+    if (review) {
+        at.a.resource = true;
+        at.a.verb = !strcmp(q->method, "POST") ? "create" : at.verb;
+        at.a.group = review->group;
+        at.a.res = review->plural;
+        at.a.ns = review->namespaced ? review_ns : NULL;
+    }
+    if (strcmp(p, "/version") && !srv_can(q, &at.a))
+        return srv_reply_forbidden(q, &at.a);
+    if (review)
+        return srv_handle_review(q, review, review_ns);
+
     if (!strcmp(p, "/metrics") && q->srv->metrics) {
         char *text = q->srv->metrics(q->srv->metrics_arg);
         int rc = srv_reply(q, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
@@ -161,40 +204,32 @@ static int dispatch(struct srv_req *q)
     }
 
     bool handled = false;
-    int ret = srv_handle_discovery(q, &handled);
-    if (handled)
-        return ret;
-    ret = srv_handle_review(q, &handled);
-    if (handled)
-        return ret;
-
-    struct srv_route rt;
-    srv_route_parse(q->srv->store, p, &rt);
-    switch (rt.kind) {
-    case RT_NONE:
-    case RT_GV:
-    case RT_GROUP:
-        return srv_reply_not_found_path(q);
-    case RT_BAD_NAME: {
-        char msg[512];
-        if (!strcmp(rt.bad, ".") || !strcmp(rt.bad, ".."))
-            snprintf(msg, sizeof(msg), "name may not be \"%s\"", rt.bad);
-        else
-            snprintf(msg, sizeof(msg), "invalid name \"%s\"", rt.bad);
-        return srv_reply_status(q, 400, "BadRequest", msg, NULL);
+    if (!is_resource_route(rt.kind)) {
+        ret = srv_handle_discovery(q, &handled);
+        if (handled)
+            return ret;
     }
+    switch (rt.kind) {
     case RT_PENDING_CQ:
     case RT_PENDING_LQ:
         return srv_handle_pending(q, &rt);
     case RT_POD_LOG:
         return srv_handle_pod_log(q, &rt);
+    case RT_SA_TOKEN:
+        return srv_handle_token_request(q, &rt);
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:
     case RT_SCALE:
-        return srv_handle_resource(q, &rt);
+        ret = srv_handle_resource(q, &rt);
+        /* A role changed: aggregate now, as Kubernetes' controller would,
+         * even if no request needs the policy soon. */
+        if (srv_is_rbac(rt.res) && strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))
+            rbac_policy_unref(srv_policy(q->srv));
+        return ret;
+    default:
+        return srv_reply_not_found_path(q);
     }
-    return srv_reply_not_found_path(q);
 }
 
 static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
@@ -209,8 +244,7 @@ static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
     rq->udata = q;
     const char *authz = srv_header(q, "Authorization");
     if (!authz && s->anonymous_admin) {
-        snprintf(q->user.name, sizeof(q->user.name), "admin");
-        q->user.admin = true;
+        srv_user_admin(&q->user);
         rs->trusted = true;
     } else if (authz && srv_auth_lookup(&s->auth, authz, &q->user)) {
         rs->trusted = true;
@@ -270,8 +304,21 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->metrics_arg = o->metrics_arg;
     s->config = o->config;
     s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
-    srv_auth_init(&s->auth, o->admin_token, o->tokens_path);
+    srv_auth_init(&s->auth, o->admin_token, o->tokens_path, o->sa_key);
+    int rc = srv_authz_start(s, e);
+    if (!rc) {
+        rc = srv_webhooks_start(s, e);
+        if (rc)
+            srv_authz_stop(s);
+    }
+    if (rc) {
+        srv_auth_release(&s->auth);
+        free(s->pod_log_dir);
+        free(s);
+        return rc;
+    }
     srv_discovery_build(s);
+    rbac_policy_unref(srv_policy(s)); /* aggregate the stored roles */
 
     struct http_options ho = {
         .host = o->host,
@@ -283,9 +330,11 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
         .max_conns = o->max_conns,
         .max_conns_per_client = o->max_conns_per_client,
     };
-    int rc = http_server_start(&ho, &s->http, e);
+    rc = http_server_start(&ho, &s->http, e);
     if (rc) {
         srv_discovery_free(s);
+        srv_webhooks_stop(s);
+        srv_authz_stop(s);
         srv_auth_release(&s->auth);
         free(s->pod_log_dir);
         free(s);
@@ -318,6 +367,8 @@ void srv_stop(struct srv *s)
     s->stopping = 1;
     http_server_stop(s->http);
     srv_discovery_free(s);
+    srv_webhooks_stop(s);
+    srv_authz_stop(s);
     srv_auth_release(&s->auth);
     free(s->pod_log_dir);
     free(s);

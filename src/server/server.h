@@ -42,7 +42,10 @@ struct srv_options {
     const char *cert_pem;    /* serving certificate chain (PEM), when tls */
     const char *key_pem;     /* its private key (PEM), when tls */
     const char *admin_token; /* bearer token allowed everything; required */
-    const char *tokens_path; /* tenant tokens file (see auth), or NULL */
+    const char *tokens_path; /* users' tokens file (see auth), or NULL */
+    /* The 32 bytes that sign service account tokens (kept so that tokens
+     * outlive a restart), or NULL for a random key of this run. */
+    const unsigned char *sa_key;
     /* A request without a token acts as the admin. For plain HTTP on
      * loopback only: kubectl never sends a bearer token over plain HTTP. A
      * token that is sent is still checked (401 when unknown). */
@@ -72,6 +75,15 @@ int srv_port(const struct srv *s);
 /* Stop: end every watch stream, close connections, join the threads and free
  * the server. The store stays open. srv_stop(NULL) is a no-op. */
 void srv_stop(struct srv *s);
+
+/* Kubernetes' and Kueue's bootstrap roles and bindings (cluster-admin
+ * bound to the admin token's group system:masters, kueue-batch-admin-role,
+ * kueue-batch-user-role, ...): create those missing from st and give
+ * existing ones the rules and subjects they lack, as kube-apiserver does
+ * at every start (an object annotated
+ * rbac.authorization.kubernetes.io/autoupdate: "false" is left alone).
+ * Returns 0 or the store's error. */
+CU_MUST_CHECK int srv_rbac_bootstrap(struct store *st, struct err *e);
 
 struct sb;
 /* Serve the bytes in[0..n) as one client connection would, in the calling

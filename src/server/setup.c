@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base64.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -362,23 +363,6 @@ void srv_tls_release(struct srv_tls *t)
     memset(t, 0, sizeof(*t));
 }
 
-static void base64(const char *in, size_t len, struct sb *out)
-{
-    static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *p = (const unsigned char *)in;
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned)p[i] << 16;
-        if (i + 1 < len)
-            v |= (unsigned)p[i + 1] << 8;
-        if (i + 2 < len)
-            v |= p[i + 2];
-        sb_addch(out, tbl[(v >> 18) & 63]);
-        sb_addch(out, tbl[(v >> 12) & 63]);
-        sb_addch(out, i + 1 < len ? tbl[(v >> 6) & 63] : '=');
-        sb_addch(out, i + 2 < len ? tbl[v & 63] : '=');
-    }
-}
-
 void srv_kubeconfig(const char *url, const char *ca_pem, const char *user, const char *token,
                     const char *ns, struct sb *out)
 {
@@ -386,7 +370,7 @@ void srv_kubeconfig(const char *url, const char *ca_pem, const char *user, const
     sb_addf(out, "    server: %s\n", url);
     if (ca_pem) {
         sb_adds(out, "    certificate-authority-data: ");
-        base64(ca_pem, strlen(ca_pem), out);
+        b64_encode(ca_pem, strlen(ca_pem), false, out);
         sb_addch(out, '\n');
     }
     sb_addf(out, "users:\n- name: %s\n  user:\n    token: %s\n", user, token);
@@ -514,7 +498,7 @@ static void tighten(int dfd, const char *path, int depth)
  * every object had been deleted. */
 static int check_store_file(const char *dir, struct err *e)
 {
-    static const char *const keys[] = {"admin-token", "ca.key", "tokens", NULL};
+    static const char *const keys[] = {"admin-token", "ca.key", "sa.key", "tokens", NULL};
     char *db = path_in(dir, "store.db");
     struct stat st;
     int rc = 0;

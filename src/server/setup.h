@@ -5,9 +5,9 @@
  * store.db (and SQLite's store.db-wal, store.db-shm), ca.crt, ca.key (the
  * CA, made once), server.crt, server.key (re-issued at every start for the
  * listen address, signed by the CA, so kubeconfigs stay valid), admin-token,
- * tokens (tenants: `TOKEN USER NS,...` per line; tokens.lock serialises
- * appenders), endpoint (the server URL, for `cueue token`), kubeconfig,
- * pods/ (the local executor's logs). DIR is 0700 and every file in it 0600:
+ * sa.key (signs service account tokens), tokens (users: `TOKEN USER
+ * [GROUP,...]` per line; tokens.lock serialises appenders), endpoint (the server URL, for `cueue
+ * token`), kubeconfig, pods/ (the local executor's logs). DIR is 0700 and every file in it 0600:
  * tenants' processes run on the same machine, and the directory holds every
  * secret and every tenant's objects.
  *
@@ -82,7 +82,7 @@ CU_MUST_CHECK int srv_read_fd(int fd, const char *path, char **out, size_t *len,
  * (free). ERR_NOT_FOUND, ERR_INVALID, ERR_IO, ERR_TOO_LARGE. */
 CU_MUST_CHECK int srv_read_file(const char *path, char **out, struct err *e);
 
-/* Append line (one `TOKEN USER NS,...` entry ending in a newline) to
+/* Append line (one `TOKEN USER [GROUP,...]` entry ending in a newline) to
  * DIR/tokens, created 0600. Appenders are serialised by a flock on
  * DIR/tokens.lock, so concurrent ones all land; the file is replaced
  * atomically, so a server reading it sees the old or the new content,

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "api/selector.h"
+#include "server/rbac.h"
 #include "base/compiler.h"
 #include "base/strbuf.h"
 #include "server/server.h"
@@ -20,21 +21,50 @@ struct http_req;
 struct http_resp;
 struct http_server;
 
-#define SRV_MAX_NAMESPACES 16
+#define SRV_AUTHENTICATED "system:authenticated"
+#define SRV_MAX_FILE_GROUPS 16 /* groups of a user of the tokens file */
+#define SRV_MAX_GROUPS 20      /* ... and those the server adds */
 
-/* Who is calling: the admin, or a tenant bound to namespaces. */
-struct srv_user {
-    char name[128];
-    bool admin;
-    size_t nns;
-    char ns[SRV_MAX_NAMESPACES][64];
+/* What a service account token names (satoken.c): the account, and the
+ * Pod or Secret it is bound to, all of which must still exist. */
+struct srv_sa_claims {
+    char ns[64];
+    char name[254];
+    char uid[64];
+    char jti[64];
+    char bound_kind[16]; /* "Pod", "Secret" or "" */
+    char bound_name[254];
+    char bound_uid[64];
+    int64_t exp; /* seconds since the epoch */
 };
 
-/* The tenant tokens file, re-read when it changes (auth.c). */
+/* Who is calling (auth.c): a user name and its groups. */
+struct srv_user {
+    char name[320]; /* system:serviceaccount:NS:NAME fits */
+    char uid[64];
+    size_t ngroups;
+    char groups[SRV_MAX_GROUPS][128];
+    bool sa; /* authenticated by a service account token: sa_claims hold it */
+    struct srv_sa_claims sa_claims;
+};
+
+/* Is u in group? */
+bool srv_user_in(const struct srv_user *u, const char *group);
+/* Add group to u (once; silently not beyond SRV_MAX_GROUPS). */
+void srv_user_add_group(struct srv_user *u, const char *group);
+/* u as RBAC sees it; groups (at least u->ngroups long) holds the
+ * pointers. Both borrow u. */
+void srv_user_rbac(const struct srv_user *u, struct rbac_user *out, const char **groups);
+/* Make u the admin (the admin token, or no token on --insecure-http). */
+void srv_user_admin(struct srv_user *u);
+
+/* The tokens file, re-read when it changes, and the key of service account
+ * tokens (auth.c). */
 struct srv_auth {
     pthread_mutex_t lock;
     char *admin_token;
-    char *path; /* NULL: no tenants */
+    unsigned char sa_key[32]; /* signs and checks service account tokens */
+    char *path;               /* NULL: no users */
     /* The file as last read: identity, and when it was read. */
     dev_t dev;
     ino_t ino; /* 0: nothing read */
@@ -49,10 +79,64 @@ struct srv_auth {
     size_t n;
 };
 
+/* Watches telling a cache that stored kinds changed (watchset.c). */
+#define SRV_WATCHSET_MAX 4
+struct srv_watchset {
+    struct store *store; /* borrowed */
+    const char *keys[SRV_WATCHSET_MAX];
+    struct store_watch *w[SRV_WATCHSET_MAX];
+    json_t *cache[SRV_WATCHSET_MAX]; /* each kind's objects by namespace and name */
+    size_t n;
+    int dirty; /* atomic: a watched kind changed since srv_watchset_changed said so */
+};
+/* Watch the kinds keys[0..n) (store keys, at most SRV_WATCHSET_MAX). The
+ * set starts changed. ERR_* from the store. */
+CU_MUST_CHECK int srv_watchset_open(struct srv_watchset *ws, struct store *st,
+                                    const char *const *keys, size_t n, struct err *e);
+void srv_watchset_close(struct srv_watchset *ws);
+/* Has a watched kind changed since the last call that said so? A caller
+ * that gets true rebuilds from srv_watchset_items. Not thread-safe: the
+ * caller serialises calls (and those of srv_watchset_items). */
+bool srv_watchset_changed(struct srv_watchset *ws);
+/* Every stored object of kind keys[i] as of the last srv_watchset_changed,
+ * in the store's list order, as an owned JSON array. */
+json_t *srv_watchset_items(const struct srv_watchset *ws, size_t i);
+
+/* The RBAC policy in force, rebuilt from the store after any change to a
+ * role or binding (authz.c). */
+struct srv_authz {
+    pthread_mutex_t lock;
+    struct rbac_policy *policy; /* a reference; NULL until first needed */
+    struct srv_watchset watch;
+};
+
+/* At most this many webhook calls at once, so that a webhook calling back
+ * into the server finds a free worker (HTTP_DEFAULT_WORKERS is 16). */
+#define SRV_WEBHOOK_CALLS 12
+/* Idle connections to webhooks kept for the next calls. */
+#define SRV_WEBHOOK_IDLE 32
+
+struct wh_snapshot;
+struct wh_conn;
+
+/* The admission webhook configurations in force, and the calls under way
+ * (webhook.c). */
+struct srv_webhooks {
+    pthread_mutex_t lock;
+    struct wh_snapshot *snap; /* a reference; NULL until first needed */
+    struct srv_watchset watch;
+    pthread_cond_t calls_cond; /* a call finished */
+    int calls;                 /* under way */
+    struct wh_conn *idle;      /* kept-alive connections, newest first (owned) */
+    size_t nidle;
+};
+
 struct srv {
     struct http_server *http;
     struct store *store;
     struct srv_auth auth;
+    struct srv_authz authz;
+    struct srv_webhooks webhooks;
     size_t max_body; /* the request body cap, which also bounds a patch's result */
     int port;
     bool anonymous_admin;
@@ -86,6 +170,7 @@ enum srv_route_kind {
     RT_STATUS,     /* .../R/N/status */
     RT_SCALE,      /* .../R/N/scale, for a CRD kind with the scale subresource */
     RT_POD_LOG,    /* /api/v1/namespaces/NS/pods/N/log (podlog.c) */
+    RT_SA_TOKEN,   /* /api/v1/namespaces/NS/serviceaccounts/N/token (satoken.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
 };
@@ -165,13 +250,22 @@ int srv_handle_discovery(struct srv_req *q, bool *handled);
 /* Visibility group resources (not kept by the store). */
 bool srv_is_visibility_group(const char *group);
 
+/* review.c: the access and rules reviews, SelfSubjectReview and
+ * TokenReview, which no store keeps. */
+struct srv_review_kind {
+    const char *group, *plural, *kind;
+    bool namespaced;
+};
+/* The review kind a POST path names (route r is set by the caller: NULL
+ * when the path is no review), with its namespace (LocalSubjectAccessReview)
+ * copied into ns. */
+const struct srv_review_kind *srv_review_route(const char *path, char *ns, size_t len);
+int srv_handle_review(struct srv_req *q, const struct srv_review_kind *k, const char *ns);
+
 /* bootstrap.c: write the `kubernetes` Service, Endpoints and EndpointSlice
  * in `default` for this server's address (host, s->port), as
  * kube-apiserver keeps them. Failures are logged. */
 void srv_bootstrap(struct srv *s, const char *host, bool tls);
-
-/* review.c: SelfSubjectAccessReview and SelfSubjectReview (kubectl auth). */
-int srv_handle_review(struct srv_req *q, bool *handled);
 
 /* janitor.c: the Event expiry thread. */
 int srv_janitor_start(struct srv *s);
@@ -184,31 +278,55 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 
-/* admit.c: the built-in admission of Jobs beyond the api layer's
+/* admit.c: the built-in admission: of Jobs beyond the api layer's
  * validation (which the store applies): Kueue's Job defaulting, the rules
- * that depend on the namespace, the tenants' policy. */
+ * that depend on the namespace, the tenants' policy; and of the RBAC kinds
+ * (authz.c's checks). */
 struct srv_admit {
+    struct srv_req *q;                   /* borrowed: the write's request */
     const struct srv_user *user;         /* borrowed: who writes */
+    bool may_run_unmanaged;              /* holds SRV_VERB_UNMANAGED on the Job (authz.c) */
     const struct api_configuration *cfg; /* borrowed; NULL: Kueue's defaults */
     bool ns_exists;                      /* the Job's namespace exists */
     bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
     bool default_lq;                     /* ... and holds a LocalQueue named "default" */
+    struct rbac_policy *policy;          /* for an RBAC kind: a reference (srv_admit_release) */
 };
 /* Default and check a Job being created (changed in place). Returns 0 or
- * ERR_FORBIDDEN (a tenant's Job that would run outside its quota) with the
- * reason in e. */
+ * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in
+ * e. */
 CU_MUST_CHECK int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e);
+/* Check a Pod being created: one bound to a node (spec.nodeName) needs
+ * may_run_unmanaged (SRV_VERB_UNMANAGED on pods). 0 or ERR_FORBIDDEN. */
+CU_MUST_CHECK int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct err *e);
+/* Check an update of a Pod (old as stored): its spec may change only as
+ * Kubernetes lets it (images, activeDeadlineSeconds,
+ * terminationGracePeriodSeconds, added tolerations). 0 or ERR_INVALID. */
+CU_MUST_CHECK int srv_admit_pod_update(const json_t *old, const json_t *pod, struct err *e);
 /* Check an update of a Job (old as stored, job as it would be stored):
  * 0, ERR_INVALID with field causes, or ERR_FORBIDDEN with the reason. */
 CU_MUST_CHECK int srv_admit_job_update(const struct srv_admit *a, const json_t *old,
                                        const json_t *job, struct err *e);
+/* The defaults the server gives kinds the api layer does not know (RBAC),
+ * in place: before any write of r. */
+void srv_admit_default(const struct store_resource *r, json_t *obj);
 /* Admission on create (obj is the object to store, changed in place). False
  * when the object is refused: the reply is sent, its result in *ret. */
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret);
-/* Admission of an update of r in ns: fills *a (which must live until the
- * write returns) and sets wo's check, for the kinds admission judges. */
+/* Admission of an update of r's object ns/name: fills *a (which must live
+ * until the write returns; then srv_admit_release it) and sets wo's check,
+ * for the kinds admission judges. */
 void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
-                           struct srv_admit *a, struct store_write_opts *wo);
+                           const char *name, struct srv_admit *a, struct store_write_opts *wo);
+void srv_admit_release(struct srv_admit *a);
+/* A refused write answered: 403 `<resource> "<name>" is forbidden: <why>`
+ * for ERR_FORBIDDEN, 404 with e's message for ERR_NOT_FOUND, else as
+ * srv_reply_err. */
+int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct store_resource *r,
+                    const char *ns, const char *name, const char *op);
+/* 403 `<resource> "<name>" is forbidden: <why>` (name may be NULL). */
+int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
+                            const char *why);
 
 /* watch.c */
 int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *label_selector,
@@ -257,20 +375,156 @@ json_t *srv_patch_apply(enum srv_patch_type type, const json_t *doc, const json_
                         size_t max_bytes, struct err *e);
 
 /* auth.c */
-void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path);
+/* sa_key: the 32 bytes that sign service account tokens (copied), or NULL
+ * for a random key of this process. */
+void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path,
+                   const unsigned char *sa_key);
 void srv_auth_release(struct srv_auth *a);
-/* Find the caller by "Authorization: Bearer ..." (NULL header = anonymous). */
+/* Find the caller by "Authorization: Bearer ..." (NULL header = anonymous).
+ * A service account token is checked here only as far as it can be without
+ * the store (signature, expiry, audience): srv_sa_token_live does the rest. */
 bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out);
-/* May u do verb on resource r (NULL for non-resource paths) in ns (NULL:
- * cluster scope), subresource sub (NULL, "status" or "pendingworkloads")? */
-bool srv_authorize(const struct srv_user *u, const char *verb, const struct store_resource *r,
-                   const char *ns, const char *sub);
-/* May u do verb on a non-resource path (e.g. "/metrics")? Everyone
- * authenticated may read discovery and OpenAPI; /metrics is the admin's. */
-bool srv_authorize_path(const struct srv_user *u, const char *verb, const char *path);
-/* 403 for a non-resource path, worded as kube-apiserver words it:
- * `forbidden: User "u" cannot get path "/metrics"`. */
-int srv_reply_forbidden_path(struct srv_req *q, const char *verb, const char *path);
+
+/* satoken.c: service account tokens, signed JWTs (HS256). */
+#define SRV_SA_ISSUER "https://kubernetes.default.svc.cluster.local"
+/* A token carrying claims (borrowed), signed with key (32 bytes). Owned. */
+char *srv_sa_token_sign(const unsigned char *key, const json_t *claims);
+/* Is token a valid service account token for one of audiences (NULL: the
+ * API server's own, SRV_SA_ISSUER)? Fills u (its name, groups, claims)
+ * when it is. Checks what needs no store: signature, times, issuer. */
+bool srv_sa_token_authenticate(const unsigned char *key, const char *token, const json_t *audiences,
+                               struct srv_user *u);
+/* Do the account and the object a token is bound to still exist, with the
+ * uids it names? ERR_UNAUTHORIZED with the reason when not. */
+CU_MUST_CHECK int srv_sa_token_live(struct store *st, const struct srv_sa_claims *c, struct err *e);
+/* POST .../serviceaccounts/N/token: a TokenRequest. */
+int srv_handle_token_request(struct srv_req *q, const struct srv_route *rt);
+
+/* authz.c: RBAC over the stored roles and bindings. */
+/* The verb on jobs.batch that lets a caller run a Job outside Kueue's quota
+ * (no queue, no resource requests, unsuspended by hand): cluster-admin's
+ * `*` holds it. */
+#define SRV_VERB_UNMANAGED "run-unmanaged"
+CU_MUST_CHECK int srv_authz_start(struct srv *s, struct err *e);
+void srv_authz_stop(struct srv *s);
+/* The policy in force (a reference: rbac_policy_unref it), rebuilt first
+ * if a role or binding changed. */
+struct rbac_policy *srv_policy(struct srv *s);
+/* May the caller do a? */
+bool srv_can(struct srv_req *q, const struct rbac_attrs *a);
+/* May the caller do verb on resource r in ns (NULL: cluster scope), object
+ * name (may be NULL), subresource sub (may be NULL)? */
+bool srv_can_resource(struct srv_req *q, const char *verb, const struct store_resource *r,
+                      const char *ns, const char *name, const char *sub);
+/* Act as the user the Impersonate-User, -Group, -Uid and -Extra-* headers
+ * name, when the caller may impersonate each (kube's impersonation
+ * filter). False after replying (403, or 400 for groups without a user). */
+bool srv_impersonate(struct srv_req *q, int *ret);
+/* 403, worded as kube-apiserver words a refusal of a. */
+int srv_reply_forbidden(struct srv_req *q, const struct rbac_attrs *a);
+/* Escalation prevention and the RBAC objects' own rules on the caller's
+ * write of r (obj as it would be stored; old the object it replaces, or
+ * NULL), judged by policy p (it may run under the store's write lock, so
+ * it reads nothing but p): 0, or ERR_INVALID with causes, ERR_FORBIDDEN
+ * with Kubernetes' message, or ERR_NOT_FOUND for a binding's missing role.
+ * A no-op for other kinds. */
+CU_MUST_CHECK int srv_rbac_admit(struct srv_req *q, const struct rbac_policy *p,
+                                 const struct store_resource *r, const json_t *obj,
+                                 const json_t *old, struct err *e);
+/* A request's authorization attributes, with the storage they need. */
+struct srv_attrs {
+    struct rbac_attrs a; /* borrows q, rt and the buffers below */
+    char verb[16];
+    char name[256];
+};
+/* Fill out for q at route rt: a resource request for the resource routes,
+ * a path (the lower-case method on q->path) otherwise. */
+void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv_attrs *out);
+/* Is r one of the four RBAC kinds? */
+bool srv_is_rbac(const struct store_resource *r);
+
+/* webhook.c: admission webhooks. */
+CU_MUST_CHECK int srv_webhooks_start(struct srv *s, struct err *e);
+void srv_webhooks_stop(struct srv *s);
+/* A write as the admission chain sees it. */
+struct srv_admission {
+    const char *op; /* "CREATE", "UPDATE", "DELETE" */
+    const struct store_resource *r;
+    const char *ns;   /* NULL at the cluster scope */
+    const char *name; /* NULL or "" when not known yet (generateName) */
+    const char *sub;  /* NULL, "status" or "scale" */
+    bool dry_run;
+    const char *field_manager;
+    bool scale; /* the objects are r's autoscaling/v1 Scales (sub "scale") */
+};
+/* Do mutating or validating webhooks' rules match the write (before their
+ * selectors, which need the object)? Cheap when none is configured. */
+void srv_webhooks_lookup(struct srv_req *q, const struct srv_admission *w, bool *mutating,
+                         bool *validating);
+/* Call the mutating webhooks on *obj (replaced by the patched object; NULL
+ * for a DELETE) with old (the stored object, or NULL on create). *changed
+ * tells whether a webhook changed it. False after replying (a refusal, or a
+ * failure under failurePolicy Fail); the reply's result in *ret. */
+bool srv_webhooks_mutate(struct srv_req *q, const struct srv_admission *w, json_t **obj,
+                         const json_t *old, bool *changed, int *ret);
+/* Call the validating webhooks on obj (as it would be stored, or NULL for a
+ * DELETE) and old. False after replying. */
+bool srv_webhooks_validate(struct srv_req *q, const struct srv_admission *w, const json_t *obj,
+                           const json_t *old, int *ret);
+/* admission.c: writes through the webhooks (when their rules match). */
+/* Before creating *obj in ns (after srv_admit_create): the mutating
+ * webhooks (*obj may be replaced; the built-in admission runs again on
+ * what they changed), then the validating webhooks on the object as it
+ * would be stored (a generated name is then fixed in *obj). False after
+ * replying. */
+bool srv_admission_create(struct srv_req *q, const struct store_resource *r, const char *ns,
+                          json_t **obj, const struct store_write_opts *wo, int *ret);
+/* Do webhooks' rules match an update of r's ns/name (sub: NULL or
+ * "status")? Then srv_admission_update writes it. */
+bool srv_admission_hooks_update(struct srv_req *q, const struct store_resource *r, const char *ns,
+                                const char *name, const char *sub);
+/* Update ns/name to what compute (a store_mutate_fn) makes of the stored
+ * object, through the webhooks, written with the version read (unless
+ * keep_version: the object computed carries the client's, and a conflict
+ * is the client's) and redone when another write came between. Returns 0
+ * with *stored, 1 after replying (*ret), or a store error (or compute's)
+ * with e. */
+int srv_admission_update(struct srv_req *q, const struct store_resource *r, const char *ns,
+                         const char *name, const char *sub, store_mutate_fn compute, void *arg,
+                         bool keep_version, struct store_write_opts *wo, json_t **stored, int *ret,
+                         struct err *e);
+/* An update through the scale subresource: the webhooks on *next, the
+ * Scale (autoscaling/v1) the client asks for (replaced when a mutating
+ * webhook patches it), with old, the Scale of the stored object. False
+ * after replying. */
+bool srv_admission_scale(struct srv_req *q, const struct store_resource *r, const char *ns,
+                         const char *name, const json_t *old, json_t **next,
+                         const struct store_write_opts *wo, int *ret);
+/* Before deleting ns/name: the webhooks on the stored object. uid gets that
+ * object's uid (empty when there is no webhook or no object), for a
+ * precondition. False after replying. */
+bool srv_admission_delete(struct srv_req *q, const struct store_resource *r, const char *ns,
+                          const char *name, const struct store_delete_opts *o, char *uid,
+                          size_t uid_len, int *ret);
+/* resource.c: drop the fields r's schema does not know (what a webhook
+ * added, judged as fieldValidation=Ignore judges a client's). False after
+ * replying (a field that cannot be dropped). */
+bool srv_drop_unknown_fields(struct srv_req *q, const struct store_resource *r, json_t *doc,
+                             int *ret);
+/* Is r a webhook configuration kind? */
+bool srv_is_webhook_config(const struct store_resource *r);
+/* Default and validate a webhook configuration (obj changed in place):
+ * 0 or ERR_INVALID with the causes. */
+CU_MUST_CHECK int srv_webhook_config_admit(const struct store_resource *r, json_t *obj,
+                                           struct err *e);
+
+/* rbac_bootstrap.c: the roles and bindings every server starts with. */
+/* Every bootstrap object (owned array): Kubernetes' default ClusterRoles
+ * and ClusterRoleBindings (cluster-admin bound to system:masters,
+ * discovery, the self reviews, admin/edit/view aggregated) and Kueue's
+ * ClusterRoles (kueue-batch-admin-role, kueue-batch-user-role and the roles
+ * they aggregate). */
+json_t *srv_rbac_bootstrap_objects(void);
 
 /* Parse a request body as JSON, or as one YAML document when yaml (api/codec.h:
  * caps on size and depth, duplicate keys refused), or, when its Content-Type

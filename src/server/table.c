@@ -205,6 +205,27 @@ static const struct column created_at_cols[] = {
      "created."},
     END_COL};
 
+static const struct column binding_cols[] = {
+    NAME_COL,
+    {"Role", COL_STRING, NULL, 0, "The role of the binding."},
+    AGE_BUILTIN,
+    {"Users", COL_STRING, NULL, 1, "The users of the binding."},
+    {"Groups", COL_STRING, NULL, 1, "The groups of the binding."},
+    {"ServiceAccounts", COL_STRING, NULL, 1, "The service accounts of the binding."},
+    END_COL};
+
+static const struct column sa_cols[] = {
+    NAME_COL,
+    {"Secrets", COL_INTEGER, NULL, 0, "The number of secrets of the service account."},
+    AGE_BUILTIN,
+    END_COL};
+
+static const struct column webhook_cols[] = {
+    NAME_COL,
+    {"Webhooks", COL_INTEGER, NULL, 0, "The number of webhooks in the configuration."},
+    AGE_BUILTIN,
+    END_COL};
+
 static const struct column claim_cols[] = {
     NAME_COL,
     {"State", COL_STRING, NULL, 0,
@@ -826,6 +847,57 @@ static void compute_created_at(const json_t *o, json_t *row, int64_t now)
     add_at(row, o, "metadata.creationTimestamp");
 }
 
+/* Role "ClusterRole/view", then the subjects of each kind (-o wide). */
+static void compute_binding(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    struct sb s = SB_INIT;
+    sb_addf(&s, "%s/%s", str_at(o, "roleRef.kind") ? str_at(o, "roleRef.kind") : "",
+            str_at(o, "roleRef.name") ? str_at(o, "roleRef.name") : "");
+    add_str(row, sb_str(&s));
+    sb_release(&s);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    static const char *const kinds[] = {"User", "Group", "ServiceAccount"};
+    for (size_t k = 0; k < CU_ARRAY_SIZE(kinds); k++) {
+        struct sb list = SB_INIT;
+        size_t i;
+        const json_t *sub;
+        json_array_foreach(get_path(o, "subjects"), i, sub)
+        {
+            const char *kind = json_string_value(json_object_get(sub, "kind"));
+            const char *name = json_string_value(json_object_get(sub, "name"));
+            const char *ns = json_string_value(json_object_get(sub, "namespace"));
+            if (!kind || strcmp(kind, kinds[k]) || !name)
+                continue;
+            if (list.len)
+                sb_adds(&list, ", ");
+            if (k == 2)
+                sb_addf(&list, "%s/", ns ? ns : "");
+            sb_adds(&list, name);
+        }
+        add_str(row, sb_str(&list));
+        sb_release(&list);
+    }
+}
+
+/* The number of entries of a list field, then the age. */
+static void compute_count(const json_t *o, json_t *row, int64_t now, const char *list)
+{
+    add_at(row, o, "metadata.name");
+    json_array_append_new(row, json_integer((json_int_t)json_array_size(get_path(o, list))));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_sa(const json_t *o, json_t *row, int64_t now)
+{
+    compute_count(o, row, now, "secrets");
+}
+
+static void compute_webhooks(const json_t *o, json_t *row, int64_t now)
+{
+    compute_count(o, row, now, "webhooks");
+}
+
 /* pending, or allocated and/or reserved, then deleted when being deleted. */
 static void compute_claim(const json_t *o, json_t *row, int64_t now)
 {
@@ -859,6 +931,14 @@ static const struct printer printers[] = {
     {"secrets", secret_cols, compute_secret},
     {"limitranges", created_at_cols, compute_created_at},
     {"resourceclaims.resource.k8s.io", claim_cols, compute_claim},
+    {"serviceaccounts", sa_cols, compute_sa},
+    {"roles.rbac.authorization.k8s.io", created_at_cols, compute_created_at},
+    {"clusterroles.rbac.authorization.k8s.io", created_at_cols, compute_created_at},
+    {"rolebindings.rbac.authorization.k8s.io", binding_cols, compute_binding},
+    {"clusterrolebindings.rbac.authorization.k8s.io", binding_cols, compute_binding},
+    {"mutatingwebhookconfigurations.admissionregistration.k8s.io", webhook_cols, compute_webhooks},
+    {"validatingwebhookconfigurations.admissionregistration.k8s.io", webhook_cols,
+     compute_webhooks},
     {STORE_CRD_KEY, created_at_cols, compute_created_at},
 };
 

@@ -26,6 +26,7 @@ static const char *const sn_wpc[] = {"wpc", NULL};
 static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
+static const char *const sn_sa[] = {"sa", NULL};
 static const char *const sn_no[] = {"no", NULL};
 static const char *const sn_svc[] = {"svc", NULL};
 static const char *const sn_ep[] = {"ep", NULL};
@@ -36,6 +37,9 @@ static const char *const cat_all[] = {"all", NULL};
 static const char *const cat_api_ext[] = {"api-extensions", NULL};
 
 #define KUEUE "kueue.x-k8s.io"
+#define RBAC "rbac.authorization.k8s.io"
+#define ADMREG "admissionregistration.k8s.io"
+
 /* A built-in kind, and one of Kueue's (served from its CRD). */
 #define BUILTIN(g, v, p, s, k, key, nsd, st, sn, cat)                                              \
     {                                                                                              \
@@ -66,6 +70,21 @@ static const struct store_resource resources[] = {
             true, false, NULL, NULL),
     BUILTIN("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass",
             "priorityclasses.scheduling.k8s.io", false, false, sn_pc, NULL),
+    BUILTIN("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", "serviceaccounts",
+            true, false, sn_sa, NULL),
+    BUILTIN(RBAC, "v1", "roles", "role", "Role", "roles." RBAC, true, false, NULL, NULL),
+    BUILTIN(RBAC, "v1", "rolebindings", "rolebinding", "RoleBinding", "rolebindings." RBAC, true,
+            false, NULL, NULL),
+    BUILTIN(RBAC, "v1", "clusterroles", "clusterrole", "ClusterRole", "clusterroles." RBAC, false,
+            false, NULL, NULL),
+    BUILTIN(RBAC, "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding",
+            "clusterrolebindings." RBAC, false, false, NULL, NULL),
+    BUILTIN(ADMREG, "v1", "mutatingwebhookconfigurations", "mutatingwebhookconfiguration",
+            "MutatingWebhookConfiguration", "mutatingwebhookconfigurations." ADMREG, false, false,
+            NULL, NULL),
+    BUILTIN(ADMREG, "v1", "validatingwebhookconfigurations", "validatingwebhookconfiguration",
+            "ValidatingWebhookConfiguration", "validatingwebhookconfigurations." ADMREG, false,
+            false, NULL, NULL),
     BUILTIN("resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass",
             "deviceclasses.resource.k8s.io", false, false, NULL, NULL),
     BUILTIN("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim",

@@ -388,9 +388,23 @@ static bool dns_subdomain_ok(const char *s)
     }
 }
 
-/* Kubernetes' generic metadata.name check (ValidateObjectMeta). */
+/* Kubernetes' generic metadata.name check (ValidateObjectMeta). RBAC
+ * objects take any name that is a path segment (system:discovery). */
 static int check_name(const struct store_resource *r, const char *name, struct err *e)
 {
+    if (!strcmp(r->group, "rbac.authorization.k8s.io")) {
+        const char *why = !strcmp(name, ".") || !strcmp(name, "..") ? "may not be '.' or '..'"
+                          : strchr(name, '/')                       ? "may not contain '/'"
+                          : strchr(name, '%')                       ? "may not contain '%'"
+                                                                    : NULL;
+        if (!why)
+            return 0;
+        size_t mark = err_push_field(e, "metadata");
+        err_push_field(e, "name");
+        err_field(e, ERR_INVALID, "Invalid value: \"%s\": %s", name, why);
+        err_restore(e, mark);
+        return ERR_INVALID;
+    }
     bool label = !strcmp(r->key, "namespaces");
     if (label ? dns_label_ok(name, strlen(name)) : dns_subdomain_ok(name))
         return 0;

@@ -29,10 +29,13 @@ expect_grep "auth can-i: not in another namespace" '^no' t auth can-i create job
 expect_grep "auth can-i: no status writes" '^no' \
     t auth can-i patch workloads -n kueue-lab --subresource=status
 expect_exact "auth can-i: the admin may do everything" "yes" k auth can-i delete clusterqueues
-expect "tenant reads cluster-scoped objects" "lab-cq" t get cq
+# Kueue's batch-user role, bound in a namespace, grants nothing cluster-wide.
+expect "tenant cannot list cluster-scoped objects" \
+    'clusterqueues.kueue.x-k8s.io is forbidden: User "tenant-kueue-lab" cannot list resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope' \
+    t get cq
 expect "403 is worded as Kubernetes words it" \
-    'clusterqueues.kueue.x-k8s.io "lab-cq" is forbidden: User "tenant-kueue-lab" cannot patch resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope' \
-    t label cq lab-cq x=y
+    'clusterqueues.kueue.x-k8s.io "lab-cq" is forbidden: User "tenant-kueue-lab" cannot delete resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope' \
+    t delete cq lab-cq
 expect "tenant cannot create a ClusterQueue" \
     'User "tenant-kueue-lab" cannot create resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster scope' \
     t create -f "$D/bad-cq.yaml"

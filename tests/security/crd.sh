@@ -11,10 +11,18 @@ tenant t1 team-a
 expect "the admin defines a kind" "customresourcedefinition.apiextensions.k8s.io/jobsets.jobset.example.com created" \
     k apply -f "$D/jobset-crd.yaml"
 
+# A tenant may not even read CRDs (no Kubernetes or Kueue role grants it),
+# so kubectl apply and patch stop at their GET; the writes themselves are
+# sent with create and curl.
 expect "a tenant cannot define a kind" 'customresourcedefinitions.apiextensions.k8s.io is forbidden: User "t1" cannot create resource "customresourcedefinitions"' \
-    kt "$TKC" apply -f "$D/rayjob-crd.yaml"
-expect "a tenant cannot change Kueue's kinds" 'User "t1" cannot patch resource "customresourcedefinitions"' \
+    kt "$TKC" create -f "$D/rayjob-crd.yaml"
+expect "a tenant cannot read Kueue's kinds' definitions" 'User "t1" cannot get resource "customresourcedefinitions"' \
     kt "$TKC" patch crd clusterqueues.kueue.x-k8s.io --type=merge -p '{"spec":{"names":{"shortNames":["mine"]}}}'
+TTOKEN=$(kubectl config view --raw --kubeconfig "$TKC" -o 'jsonpath={.users[0].user.token}')
+expect "a tenant cannot change Kueue's kinds" 'User \"t1\" cannot patch resource \"customresourcedefinitions\"' \
+    curl -s --cacert "$DATA/ca.crt" -H "Authorization: Bearer $TTOKEN" -X PATCH \
+    -H 'Content-Type: application/merge-patch+json' -d '{"spec":{"names":{"shortNames":["mine"]}}}' \
+    "$URL/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterqueues.kueue.x-k8s.io"
 expect "a tenant cannot delete a kind (which would delete everyone's objects)" \
     'User "t1" cannot delete resource "customresourcedefinitions"' \
     kt "$TKC" delete crd jobsets.jobset.example.com

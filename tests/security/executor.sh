@@ -63,7 +63,9 @@ kind: LocalQueue
 metadata: {name: q, namespace: team-a}
 spec: {clusterQueue: cq}
 YAML
-tenant alice team-a
+# A developer: Kueue's batch-user role for Jobs, Kubernetes' view for the
+# pods' logs (Kueue's roles grant no Pods).
+ROLES="kueue-batch-user-role view" tenant alice team-a
 wait_for "the ClusterQueue is active" 15 '^True$' \
     k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 
@@ -294,6 +296,35 @@ wait_for "OnFailure: the container restarts in place, then waits in CrashLoopBac
 wait_for "OnFailure: restarts past backoffLimit fail the Job (BackoffLimitExceeded)" 40 \
     '^True BackoffLimitExceeded$' \
     k -n team-a get job onfail -o jsonpath='{.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason}'
+
+# --- 3b. A bare Pod bound to the node would run at once, outside the quota. ----
+# Kubernetes' edit role grants `create pods`: binding it must not let a
+# tenant run pods past Kueue.
+ROLES=edit tenant eddie team-a
+EDDIE=$TKC
+bare_pod() { # NAME [nodeName]
+    printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: team-a}\nspec:\n' "$1"
+    [ -n "${2:-}" ] && printf '  nodeName: %s\n' "$2"
+    printf '  restartPolicy: Never\n  containers: [{name: c, image: busybox, command: [sh, -c, "echo ran-outside-quota"]}]\n'
+}
+bare_pod bare cueue-local >"$TMP/bare.yaml"
+expect "a user bound to edit cannot create a Pod bound to the node" \
+    'pods "bare" is forbidden: spec.nodeName: a Pod bound to a node runs at once, outside Kueue'"'"'s quota: only a user who may run-unmanaged pods may create one' \
+    kt "$EDDIE" create -f "$TMP/bare.yaml"
+bare_pod unbound >"$TMP/unbound.yaml"
+expect "  ... an unbound Pod is created (nothing schedules it)" "pod/unbound created" \
+    kt "$EDDIE" create -f "$TMP/unbound.yaml"
+bare_pod unbound cueue-local >"$TMP/bind.yaml"
+expect "  ... and cannot be bound by an update" \
+    'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`' \
+    kt "$EDDIE" replace -f "$TMP/bind.yaml"
+sleep 2
+expect_exact "  ... so nothing ran (no node, no phase)" "-" \
+    k -n team-a get pod unbound -o 'jsonpath={.spec.nodeName}-{.status.phase}'
+expect_exact "  ... a Pod's image may still change" "pod/unbound image updated" \
+    kt "$EDDIE" -n team-a set image pod/unbound c=busybox:2
+expect "the admin may (run-unmanaged): the Pod runs" "pod/bare created" k create -f "$TMP/bare.yaml"
+wait_for "  ... to completion" 20 '^Succeeded$' k -n team-a get pod bare -o 'jsonpath={.status.phase}'
 stop_servers
 
 # --- 4. The agent without the controllers, and over HTTP. ------------------------

@@ -17,13 +17,15 @@ sec_cleanup() {
 trap sec_cleanup EXIT
 trap 'exit 130' INT TERM
 
-# tenant NAME NS...: issue a tenant token for the current server's data dir
-# bound to the namespaces; writes $TMP/NAME.kubeconfig and sets TKC to it.
+# tenant NAME NS...: issue a token for user NAME of the current server's
+# data dir, bound in the namespaces to Kueue's kueue-batch-user-role (or to
+# the roles listed in $ROLES); writes $TMP/NAME.kubeconfig and sets TKC to it.
 tenant() {
     tn=$1
     shift
     args=""
     for ns in "$@"; do args="$args --namespace $ns"; done
+    for r in ${ROLES:-}; do args="$args --role $r"; done
     TKC="$TMP/$tn.kubeconfig"
     # shellcheck disable=SC2086
     "$CUEUE" token create $args --user "$tn" --data-dir "$DATA" >"$TKC"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/base64.h"
 #include "base/err.h"
 #include "base/map.h"
 #include "base/strbuf.h"
@@ -110,6 +111,51 @@ static void test_time_rfc3339_round_trip(void **state)
     assert_string_equal(e.message, "must be an RFC 3339 time, got 'yesterday'");
 }
 
+static void check_b64(const char *raw, size_t n, const char *std, const char *url)
+{
+    struct sb out = SB_INIT;
+    b64_encode(raw, n, false, &out);
+    assert_string_equal(sb_str(&out), std);
+    sb_reset(&out);
+    b64_encode(raw, n, true, &out);
+    assert_string_equal(sb_str(&out), url);
+    sb_reset(&out);
+    assert_true(b64_decode(std, strlen(std), false, &out));
+    assert_int_equal(out.len, n);
+    assert_memory_equal(out.buf ? out.buf : "", raw, n);
+    sb_reset(&out);
+    assert_true(b64_decode(url, strlen(url), true, &out));
+    assert_int_equal(out.len, n);
+    assert_memory_equal(out.buf ? out.buf : "", raw, n);
+    sb_release(&out);
+}
+
+static void test_b64_round_trip(void **state)
+{
+    (void)state;
+    check_b64("", 0, "", "");
+    check_b64("f", 1, "Zg==", "Zg");
+    check_b64("fo", 2, "Zm8=", "Zm8");
+    check_b64("foo", 3, "Zm9v", "Zm9v");
+    check_b64("\xfb\xff\xfe", 3, "+//+", "-__-");
+    struct sb out = SB_INIT;
+    /* Line breaks are ignored in the standard form, as Go's decoder does. */
+    assert_true(b64_decode("Zm9v\r\nYmFy", 10, false, &out));
+    assert_string_equal(sb_str(&out), "foobar");
+    /* Refused: missing or misplaced padding, a wrong alphabet, a lone digit. */
+    static const char *const bad_std[] = {"Zg", "Zg=", "Z===", "Zm9v=", "Zg==Zg==", "-__-", "Zm9"};
+    for (size_t i = 0; i < sizeof(bad_std) / sizeof(bad_std[0]); i++) {
+        sb_reset(&out);
+        assert_false(b64_decode(bad_std[i], strlen(bad_std[i]), false, &out));
+    }
+    static const char *const bad_url[] = {"Zg==", "+//+", "Z", "Zm9v\n"};
+    for (size_t i = 0; i < sizeof(bad_url) / sizeof(bad_url[0]); i++) {
+        sb_reset(&out);
+        assert_false(b64_decode(bad_url[i], strlen(bad_url[i]), true, &out));
+    }
+    sb_release(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_err_paths),
         cmocka_unit_test(test_arena_alloc_aligned_zeroed),
         cmocka_unit_test(test_time_rfc3339_round_trip),
+        cmocka_unit_test(test_b64_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* admit_test.c -- the built-in admission of Jobs (server/admit.c): Kueue's
  * defaulting, the rules that depend on the namespace and the tenants'
- * policy, on JSON Jobs without a server. Kueue's and Kubernetes' Job
+ * policy, on JSON Jobs without a server; and of Pods (no bound Pod without
+ * run-unmanaged, a spec that updates cannot reshape). Kueue's and Kubernetes' Job
  * validation is the api layer's (tests/unit/api/validate_job_test.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,8 +17,9 @@
 #include "base/err.h"
 #include "server/srv_int.h"
 
-static const struct srv_user tenant = {.name = "alice", .admin = false};
-static const struct srv_user admin = {.name = "admin", .admin = true};
+static const struct srv_user tenant = {.name = "alice"};
+/* Whoever RBAC allows run-unmanaged on Jobs (cluster-admin). */
+static const struct srv_user admin = {.name = "admin"};
 
 /* A Job in namespace team-a: queue NULL for none, suspend as given. */
 static json_t *job(const char *queue, bool suspend, int parallelism)
@@ -70,7 +72,12 @@ static bool is_suspended(json_t *j)
 static struct srv_admit adm(const struct srv_user *u, bool managed, bool default_lq,
                             const struct api_configuration *cfg)
 {
-    return (struct srv_admit){u, cfg, true, managed, default_lq};
+    return (struct srv_admit){.user = u,
+                              .may_run_unmanaged = u == &admin,
+                              .cfg = cfg,
+                              .ns_exists = true,
+                              .ns_managed = managed,
+                              .default_lq = default_lq};
 }
 
 static void test_create_default_queue_and_suspend(void **state)
@@ -225,6 +232,77 @@ static void test_update_parallelism(void **state)
     json_decref(nw);
 }
 
+/* A Pod; node NULL for an unbound one. */
+static json_t *pod(const char *node)
+{
+    json_t *p = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:[{s:s,s:s}],s:[{s:s,s:s}]}}", "apiVersion",
+                          "v1", "kind", "Pod", "metadata", "name", "p", "namespace", "team-a",
+                          "spec", "containers", "name", "c", "image", "busybox", "tolerations",
+                          "key", "a", "operator", "Exists");
+    if (node)
+        json_object_set_new(json_object_get(p, "spec"), "nodeName", json_string(node));
+    return p;
+}
+
+static void test_pod_create(void **state)
+{
+    (void)state;
+    struct srv_admit a = {.user = &tenant};
+    struct err e;
+    json_t *bound = pod("cueue-local"), *unbound = pod(NULL), *empty = pod("");
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_create(&a, bound, &e), ERR_FORBIDDEN);
+    assert_non_null(strstr(e.message, "spec.nodeName"));
+    assert_non_null(strstr(e.message, "run-unmanaged pods"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_create(&a, unbound, &e), 0);
+    assert_int_equal(srv_admit_pod_create(&a, empty, &e), 0);
+    a.user = &admin;
+    a.may_run_unmanaged = true;
+    assert_int_equal(srv_admit_pod_create(&a, bound, &e), 0);
+    json_decref(bound);
+    json_decref(unbound);
+    json_decref(empty);
+}
+
+static void test_pod_update(void **state)
+{
+    (void)state;
+    json_t *old = pod(NULL);
+    struct err e;
+    /* What an update may change: images, deadlines, added tolerations. */
+    json_t *ok = json_deep_copy(old);
+    json_t *spec = json_object_get(ok, "spec");
+    json_object_set_new(json_array_get(json_object_get(spec, "containers"), 0), "image",
+                        json_string("busybox:2"));
+    json_object_set_new(spec, "activeDeadlineSeconds", json_integer(5));
+    json_array_append_new(json_object_get(spec, "tolerations"),
+                          json_pack("{s:s,s:s}", "key", "b", "operator", "Exists"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(old, ok, &e), 0);
+    /* What it may not: binding to a node, other container fields, dropping
+     * a toleration. */
+    json_t *bound = pod("cueue-local");
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(old, bound, &e), ERR_INVALID);
+    assert_int_equal(e.ncauses, 1);
+    json_t *cmd = json_deep_copy(old);
+    json_object_set_new(
+        json_array_get(json_object_get(json_object_get(cmd, "spec"), "containers"), 0), "command",
+        json_pack("[s]", "sh"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(old, cmd, &e), ERR_INVALID);
+    json_t *fewer = json_deep_copy(old);
+    json_array_clear(json_object_get(json_object_get(fewer, "spec"), "tolerations"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(old, fewer, &e), ERR_INVALID);
+    json_decref(old);
+    json_decref(ok);
+    json_decref(bound);
+    json_decref(cmd);
+    json_decref(fewer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +311,8 @@ int main(void)
         cmocka_unit_test(test_update_queue_name),
         cmocka_unit_test(test_update_unsuspend),
         cmocka_unit_test(test_update_parallelism),
+        cmocka_unit_test(test_pod_create),
+        cmocka_unit_test(test_pod_update),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
-/* auth_test.c -- the tenant tokens file (server/auth.c): how its lines are
- * parsed, which files are read at all, and that every change is seen. */
+/* auth_test.c -- the users' tokens file (server/auth.c): how its lines are
+ * parsed, which files are read at all, and that every change is seen; and
+ * service account tokens (server/satoken.c): what a forged, tampered,
+ * expired or misdirected one gets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/srv_int.h"
@@ -28,7 +31,7 @@ static int setup(void **state)
     if (!mkdtemp(f->dir))
         return -1;
     snprintf(f->path, sizeof(f->path), "%s/tokens", f->dir);
-    srv_auth_init(&f->a, "admin-secret", f->path);
+    srv_auth_init(&f->a, "admin-secret", f->path, NULL);
     *state = f;
     /* A read that blocks (a FIFO) fails the test instead of hanging it. */
     alarm(20);
@@ -71,9 +74,10 @@ static void test_auth_tokens_lines(void **state)
 {
     struct fx *f = *state;
     struct sb t = SB_INIT;
-    sb_adds(&t, "# tenants\r\n\r\n");
+    sb_adds(&t, "# users\r\n\r\n");
     sb_adds(&t, "tok-crlf alice team-a,team-b\r\n");
     sb_adds(&t, "\ttok-tabs\tbob\tteam-a \n");
+    sb_adds(&t, "tok-two dave\n"); /* no groups */
     /* A comment longer than any line buffer whose tail reads as an entry. */
     sb_adds(&t, "# ");
     for (int i = 0; i < 5000; i++)
@@ -85,12 +89,12 @@ static void test_auth_tokens_lines(void **state)
         sb_addch(&t, ' ');
     sb_adds(&t, "carol team-a\n");
     /* Malformed lines are skipped whole. */
-    sb_adds(&t, "tok-two dave\n");
+    sb_adds(&t, "tok-one\n");
     sb_adds(&t, "tok-four erin team-a extra\n");
     sb_adds(&t, "tok-gap frank team-a,,team-b\n");
-    sb_adds(&t, "tok-long-ns grace ");
-    for (int i = 0; i < 64; i++)
-        sb_addch(&t, 'n');
+    sb_adds(&t, "tok-long-group grace ");
+    for (int i = 0; i < 128; i++)
+        sb_addch(&t, 'g');
     sb_adds(&t, "\ntok-many heidi ");
     for (int i = 0; i < 17; i++)
         sb_addf(&t, "%sns%d", i ? "," : "", i);
@@ -104,21 +108,29 @@ static void test_auth_tokens_lines(void **state)
     struct srv_user u;
     assert_true(srv_auth_lookup(&f->a, "Bearer tok-crlf", &u));
     assert_string_equal(u.name, "alice");
-    assert_int_equal(u.nns, 2);
-    assert_string_equal(u.ns[0], "team-a");
-    assert_string_equal(u.ns[1], "team-b"); /* not "team-b\r" */
+    assert_int_equal(u.ngroups, 3);
+    assert_string_equal(u.groups[0], "team-a");
+    assert_string_equal(u.groups[1], "team-b"); /* not "team-b\r" */
+    assert_string_equal(u.groups[2], "system:authenticated");
+    assert_false(srv_user_in(&u, "system:masters"));
     assert_string_equal(who(f, "tok-tabs"), "bob");
     assert_null(who(f, "tok-tail"));
     assert_string_equal(who(f, "tok-long"), "carol");
-    assert_null(who(f, "tok-two"));
+    assert_true(srv_auth_lookup(&f->a, "Bearer tok-two", &u));
+    assert_string_equal(u.name, "dave");
+    assert_int_equal(u.ngroups, 1);
+    assert_null(who(f, "tok-one"));
     assert_null(who(f, "tok-four"));
     assert_null(who(f, "tok-gap"));
-    assert_null(who(f, "tok-long-ns"));
+    assert_null(who(f, "tok-long-group"));
     assert_null(who(f, "tok-many"));
     assert_null(who(f, "tok-nul"));
     assert_string_equal(who(f, "tok-last"), "judy");
     assert_null(who(f, "#"));
     assert_string_equal(who(f, "admin-secret"), "admin");
+    assert_true(srv_auth_lookup(&f->a, "Bearer admin-secret", &u));
+    assert_true(srv_user_in(&u, "system:masters"));
+    assert_true(srv_user_in(&u, "system:authenticated"));
 }
 
 static void test_auth_tokens_not_regular(void **state)
@@ -185,6 +197,92 @@ static void test_auth_tokens_changes(void **state)
     assert_string_equal(who(f, "tok-cccc"), "carol");
 }
 
+/* Claims of a token for team-a/runner, valid from now for an hour. */
+static json_t *claims(void)
+{
+    json_int_t now = (json_int_t)time(NULL);
+    return json_pack("{s:[s],s:I,s:I,s:s,s:s,s:{s:s,s:{s:s,s:s}},s:I,s:s}", "aud", SRV_SA_ISSUER,
+                     "exp", now + 3600, "iat", now, "iss", SRV_SA_ISSUER, "jti", "j-1",
+                     "kubernetes.io", "namespace", "team-a", "serviceaccount", "name", "runner",
+                     "uid", "u-1", "nbf", now, "sub", "system:serviceaccount:team-a:runner");
+}
+
+static bool sa_ok(const unsigned char *key, json_t *c, const json_t *aud, struct srv_user *u)
+{
+    char *tok = srv_sa_token_sign(key, c);
+    bool ok = srv_sa_token_authenticate(key, tok, aud, u);
+    free(tok);
+    json_decref(c);
+    return ok;
+}
+
+static void test_sa_tokens(void **state)
+{
+    (void)state;
+    unsigned char key[32], other[32];
+    memset(key, 7, sizeof(key));
+    memset(other, 8, sizeof(other));
+    struct srv_user u;
+    assert_true(sa_ok(key, claims(), NULL, &u));
+    assert_string_equal(u.name, "system:serviceaccount:team-a:runner");
+    assert_string_equal(u.uid, "u-1");
+    assert_true(u.sa);
+    assert_string_equal(u.sa_claims.ns, "team-a");
+    assert_true(srv_user_in(&u, "system:serviceaccounts"));
+    assert_true(srv_user_in(&u, "system:serviceaccounts:team-a"));
+    assert_true(srv_user_in(&u, "system:authenticated"));
+
+    /* Another key, a changed payload, no signature, alg none. */
+    json_t *c = claims();
+    char *tok = srv_sa_token_sign(other, c);
+    assert_false(srv_sa_token_authenticate(key, tok, NULL, &u));
+    free(tok);
+    tok = srv_sa_token_sign(key, c);
+    json_object_set_new(c, "sub", json_string("system:serviceaccount:team-a:admin"));
+    char *forged = srv_sa_token_sign(other, c);
+    /* forged's payload with tok's signature */
+    char *p1 = strchr(tok, '.'), *f1 = strchr(forged, '.');
+    char *p2 = strchr(p1 + 1, '.'), *f2 = strchr(f1 + 1, '.');
+    struct sb mix = SB_INIT;
+    sb_add(&mix, forged, (size_t)(f2 - forged));
+    sb_adds(&mix, p2);
+    assert_false(srv_sa_token_authenticate(key, sb_str(&mix), NULL, &u));
+    sb_reset(&mix);
+    sb_add(&mix, tok, (size_t)(p2 - tok) + 1);
+    assert_false(srv_sa_token_authenticate(key, sb_str(&mix), NULL, &u));
+    sb_reset(&mix);
+    sb_adds(&mix, "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"); /* {"alg":"none","typ":"JWT"} */
+    sb_add(&mix, p1, (size_t)(p2 - p1) + 1);
+    assert_false(srv_sa_token_authenticate(key, sb_str(&mix), NULL, &u));
+    sb_release(&mix);
+    free(tok);
+    free(forged);
+    json_decref(c);
+
+    /* Expired, not yet valid, another issuer, a subject not its account's. */
+    c = claims();
+    json_object_set_new(c, "exp", json_integer((json_int_t)time(NULL) - 1));
+    assert_false(sa_ok(key, c, NULL, &u));
+    c = claims();
+    json_object_set_new(c, "nbf", json_integer((json_int_t)time(NULL) + 600));
+    assert_false(sa_ok(key, c, NULL, &u));
+    c = claims();
+    json_object_set_new(c, "iss", json_string("https://elsewhere"));
+    assert_false(sa_ok(key, c, NULL, &u));
+    c = claims();
+    json_object_set_new(c, "sub", json_string("system:serviceaccount:team-a:other"));
+    assert_false(sa_ok(key, c, NULL, &u));
+
+    /* A token for another audience is no API token, but a review for that
+     * audience accepts it. */
+    c = claims();
+    json_object_set_new(c, "aud", json_pack("[s]", "vault"));
+    json_t *aud = json_pack("[s]", "vault");
+    assert_false(sa_ok(key, json_deep_copy(c), NULL, &u));
+    assert_true(sa_ok(key, c, aud, &u));
+    json_decref(aud);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +290,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_auth_tokens_not_regular, setup, teardown),
         cmocka_unit_test_setup_teardown(test_auth_tokens_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_auth_tokens_changes, setup, teardown),
+        cmocka_unit_test(test_sa_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,52 +244,6 @@ static void test_jsonpath_forms(void **state)
     json_decref(o);
 }
 
-static void test_authorize_tenant(void **state)
-{
-    struct srv_user u = {.name = "tenant-a", .admin = false, .nns = 1};
-    strcpy(u.ns[0], "a");
-    const struct store_resource *cq = store_resource_find("clusterqueues.kueue.x-k8s.io");
-    const struct store_resource *wl = store_resource_find("workloads.kueue.x-k8s.io");
-    const struct store_resource *job = store_resource_find("jobs.batch");
-    const struct store_resource *lease = store_resource_find("leases.coordination.k8s.io");
-    assert_true(srv_authorize(&u, "get", cq, NULL, NULL));
-    assert_true(srv_authorize(&u, "watch", cq, NULL, NULL));
-    assert_false(srv_authorize(&u, "create", cq, NULL, NULL));
-    assert_false(srv_authorize(&u, "patch", cq, NULL, "status"));
-    assert_true(srv_authorize(&u, "create", job, "a", NULL));
-    assert_true(srv_authorize(&u, "delete", job, "a", NULL));
-    assert_false(srv_authorize(&u, "create", job, "b", NULL));
-    assert_false(srv_authorize(&u, "list", job, NULL, NULL));
-    assert_false(srv_authorize(&u, "update", job, "a", "status"));
-    assert_true(srv_authorize(&u, "list", wl, "a", NULL));
-    assert_false(srv_authorize(&u, "patch", wl, "a", "status"));
-    assert_false(srv_authorize(&u, "create", wl, "a", NULL));
-    assert_false(srv_authorize(&u, "get", lease, "a", NULL));
-    /* Kueue's batch-user role: Jobs may be updated and patched (the
-     * built-in admission judges what changes). */
-    assert_true(srv_authorize(&u, "update", job, "a", NULL));
-    assert_true(srv_authorize(&u, "patch", job, "a", NULL));
-    assert_false(srv_authorize(&u, "deletecollection", job, "a", NULL));
-    assert_false(srv_authorize(&u, "create", store_resource_find("pods"), "a", NULL));
-    /* Pending workloads: its LocalQueues', never a ClusterQueue's. */
-    struct store_resource vcq = {
-        .group = "visibility.kueue.x-k8s.io", .plural = "clusterqueues", .kind = "ClusterQueue"};
-    struct store_resource vlq = {.group = "visibility.kueue.x-k8s.io",
-                                 .plural = "localqueues",
-                                 .kind = "LocalQueue",
-                                 .namespaced = true};
-    assert_false(srv_authorize(&u, "get", &vcq, NULL, "pendingworkloads"));
-    assert_true(srv_authorize(&u, "get", &vlq, "a", "pendingworkloads"));
-    assert_false(srv_authorize(&u, "get", &vlq, "b", "pendingworkloads"));
-    /* Non-resource paths: discovery yes, /metrics only the admin. */
-    assert_true(srv_authorize_path(&u, "get", "/apis"));
-    assert_false(srv_authorize_path(&u, "get", "/metrics"));
-    struct srv_user admin = {.name = "admin", .admin = true};
-    assert_true(srv_authorize(&admin, "deletecollection", wl, NULL, NULL));
-    assert_true(srv_authorize(&admin, "get", &vcq, NULL, "pendingworkloads"));
-    assert_true(srv_authorize_path(&admin, "get", "/metrics"));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,7 +256,6 @@ int main(void)
         cmocka_unit_test(test_table_workload),
         cmocka_unit_test(test_table_cq_types),
         cmocka_unit_test(test_jsonpath_forms),
-        cmocka_unit_test(test_authorize_tenant),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
