@@ -313,6 +313,54 @@ bool api_quantity_text(const json_t *v, char *buf, size_t len)
     return true;
 }
 
+/* A quantity of a document, 0 when absent or not a quantity. */
+static q_amount doc_qty(const json_t *v)
+{
+    char text[128];
+    q_amount a = Q_ZERO;
+    if (!api_quantity_text(v, text, sizeof(text)) || q_parse_amount(text, &a, NULL))
+        return Q_ZERO;
+    return a;
+}
+
+const char *api_pod_qos_class(const json_t *pod_spec)
+{
+    static const char *const qos_resources[] = {"cpu", "memory"};
+    q_amount requests[2] = {Q_ZERO, Q_ZERO}, limits[2] = {Q_ZERO, Q_ZERO};
+    bool guaranteed = true;
+    static const char *const lists[] = {"containers", "initContainers"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(pod_spec, lists[l]), i, c)
+        {
+            const json_t *res = json_object_get(c, "resources");
+            for (size_t r = 0; r < 2; r++) {
+                q_amount lim =
+                    doc_qty(json_object_get(json_object_get(res, "limits"), qos_resources[r]));
+                const json_t *rv =
+                    json_object_get(json_object_get(res, "requests"), qos_resources[r]);
+                /* The API server defaults a missing request to the limit. */
+                q_amount req = rv ? doc_qty(rv) : lim;
+                if (q_cmp(req, Q_ZERO) > 0)
+                    requests[r] = q_add(requests[r], req);
+                if (q_cmp(lim, Q_ZERO) > 0)
+                    limits[r] = q_add(limits[r], lim);
+                else
+                    guaranteed = false;
+            }
+        }
+    }
+    bool any = false;
+    for (size_t r = 0; r < 2; r++) {
+        any = any || q_cmp(requests[r], Q_ZERO) > 0 || q_cmp(limits[r], Q_ZERO) > 0;
+        guaranteed = guaranteed && q_cmp(requests[r], limits[r]) == 0;
+    }
+    if (!any)
+        return "BestEffort";
+    return guaranteed ? "Guaranteed" : "Burstable";
+}
+
 /* Parse a quantity value at the current path. */
 static bool qty_value(struct dec *d, const json_t *v, q_amount *out, bool *saturated)
 {

@@ -591,6 +591,12 @@ bool api_condition_is_true(const struct api_conditions *c, const char *type);
 /* The text of a quantity as written in a document (a string as it is, a
  * number in decimal) into buf; false for a value of another type. */
 bool api_quantity_text(const json_t *v, char *buf, size_t len);
+/* A Pod's QoS class from its spec (core/v1 PodSpec), as Kubernetes computes
+ * it: "BestEffort" with no cpu or memory request or limit in any container
+ * or init container, "Guaranteed" when every container limits both and the
+ * requests (missing ones default to the limits) equal the limits, else
+ * "Burstable". */
+const char *api_pod_qos_class(const json_t *pod_spec);
 /* Does the selector select these labels? A NULL selector selects nothing;
  * an empty one selects everything. */
 bool api_selector_matches(const struct api_label_selector *sel, const struct api_kvs *labels);

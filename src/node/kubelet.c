@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -270,7 +271,7 @@ static int status_fn(json_t *obj, void *arg, struct err *e)
                           .restarts = kp->restarts,
                           .started_ms = kp->started_ms,
                           .pod_start_ms = kp->pod_start_ms,
-                          .qos_class = pst_qos_class(&kp->spec.res)};
+                          .qos_class = api_pod_qos_class(json_object_get(obj, "spec"))};
     pst_apply(obj, &pv, a->now);
     return 0;
 }

@@ -7,25 +7,12 @@
 #include <string.h>
 
 #include "base/time.h"
-#include "node/podspec.h"
 
 static void put_time(json_t *o, const char *k, int64_t ms)
 {
     char ts[TM_RFC3339_LEN];
     tm_format_rfc3339(ms, ts);
     json_object_set_new(o, k, json_string(ts));
-}
-
-const char *pst_qos_class(const struct ps_resources *r)
-{
-    bool any =
-        r->cpu_limit >= 0 || r->cpu_request >= 0 || r->memory_limit >= 0 || r->memory_request >= 0;
-    if (!any)
-        return "BestEffort";
-    bool guaranteed = r->cpu_limit > 0 && r->memory_limit > 0 &&
-                      (r->cpu_request < 0 || r->cpu_request == r->cpu_limit) &&
-                      (r->memory_request < 0 || r->memory_request == r->memory_limit);
-    return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 /* Set a condition, keeping its transition time while its status stays. */

@@ -13,8 +13,6 @@
 #include <jansson.h>
 #include <stdint.h>
 
-struct ps_resources;
-
 /* A container that ended. */
 struct pst_end {
     int exit_code;
@@ -40,11 +38,6 @@ struct pst_view {
     int64_t pod_start_ms; /* status.startTime, unless the Pod has one */
     const char *qos_class;
 };
-
-/* The Pod's QoS class from its container's resources (-1 = not given):
- * BestEffort with none, Guaranteed when cpu and memory limits are set and
- * the requests (if given) equal them, Burstable otherwise. */
-const char *pst_qos_class(const struct ps_resources *r);
 
 /* Write v into pod's status (pod is changed in place; conditions of other
  * types are kept). */

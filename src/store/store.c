@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "api/crd.h"
+#include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -2027,6 +2028,12 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
      * PrepareForCreate), which a client reads back as `status: {}`. */
     if (!strcmp(r->key, "jobs.batch"))
         json_object_set_new(doc, "status", json_object());
+    /* A new Pod is Pending with its QoS class (the pod strategy's
+     * PrepareForCreate); the kubelet writes the rest. */
+    if (!strcmp(r->key, "pods"))
+        json_object_set_new(doc, "status",
+                            json_pack("{s:s,s:s}", "phase", "Pending", "qosClass",
+                                      api_pod_qos_class(json_object_get(doc, "spec"))));
     const char *name = api_doc_meta_str(doc, "name");
     const char *gen = api_doc_meta_str(doc, "generateName");
     if ((!name || !*name) && gen && *gen) {

@@ -50,12 +50,26 @@ YAML
 }
 nd_job big 100 true >"$TMP/big.yaml"
 expect_exact "node: a new Job has status: {}" '{}' k create -f "$TMP/big.yaml" -o jsonpath='{.status}'
+expect_exact "node: a new Pod is Pending with its QoS class" "Pending Guaranteed" \
+    k create -o jsonpath='{.status.phase} {.status.qosClass}' -f - <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: unbound, namespace: nd}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources: {limits: {cpu: 100m, memory: 64Mi}}
+YAML
+k -n nd delete pod unbound >/dev/null
 sleep 1
 expect_exact "node: a Job never started has no active count" "" k -n nd get job big -o jsonpath='{.status.active}'
 nd_job talk 1 'for i in 1 2 3 4; do echo line $i; sleep 1; done' | k apply -f - >/dev/null
 wait_for "node: the Job's pod runs" 15 '^Running$' \
     k -n nd get pods -l job-name=talk -o jsonpath='{.items[0].status.phase}'
 pt=$(k -n nd get pods -l job-name=talk -o jsonpath='{.items[0].metadata.name}')
+expect_exact "node: the kubelet keeps the Pod's QoS class (a cpu request only)" "Burstable" \
+    k -n nd get pod "$pt" -o jsonpath='{.status.qosClass}'
 start=$(date +%s)
 k -n nd logs -f "$pt" --timestamps >"$TMP/follow.log" 2>&1
 took=$(($(date +%s) - start))

@@ -319,7 +319,7 @@ expect "  ... and cannot be bound by an update" \
     'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`' \
     kt "$EDDIE" replace -f "$TMP/bind.yaml"
 sleep 2
-expect_exact "  ... so nothing ran (no node, no phase)" "-" \
+expect_exact "  ... so nothing ran (no node, still Pending)" "-Pending" \
     k -n team-a get pod unbound -o 'jsonpath={.spec.nodeName}-{.status.phase}'
 expect_exact "  ... a Pod's image may still change" "pod/unbound image updated" \
     kt "$EDDIE" -n team-a set image pod/unbound c=busybox:2

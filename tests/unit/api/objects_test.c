@@ -475,10 +475,48 @@ static void test_nul_shown(void **state)
     json_decref(doc);
 }
 
+/* Kubernetes' QoS classes, over every container and init container. */
+static void qos_is(const char *spec_json, const char *want)
+{
+    json_error_t je;
+    json_t *spec = json_loads(spec_json, 0, &je);
+    assert_non_null(spec);
+    assert_string_equal(api_pod_qos_class(spec), want);
+    json_decref(spec);
+}
+
+static void test_pod_qos_class(void **state)
+{
+    (void)state;
+    qos_is("{}", "BestEffort");
+    qos_is("{\"containers\":[{\"name\":\"a\"}]}", "BestEffort");
+    /* Only cpu and memory count, and zero is no value. */
+    qos_is("{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"0\"},"
+           "\"limits\":{\"nvidia.com/gpu\":1}}}]}",
+           "BestEffort");
+    /* Limits alone: the requests default to them. */
+    qos_is("{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}",
+           "Guaranteed");
+    qos_is("{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"1000m\",\"memory\":"
+           "\"1024Mi\"},\"limits\":{\"cpu\":1,\"memory\":\"1Gi\"}}}]}",
+           "Guaranteed");
+    qos_is("{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"500m\"},"
+           "\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}",
+           "Burstable");
+    qos_is("{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1\"}}}]}", "Burstable");
+    /* An init container without limits spoils a Guaranteed container. */
+    qos_is("{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}],"
+           "\"initContainers\":[{\"name\":\"init\"}]}",
+           "Burstable");
+    qos_is("{\"initContainers\":[{\"resources\":{\"requests\":{\"memory\":\"1Mi\"}}}]}",
+           "Burstable");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kind_lookup),
+        cmocka_unit_test(test_pod_qos_class),
         cmocka_unit_test(test_decode_cluster_queue),
         cmocka_unit_test(test_decode_nil_vs_empty_selector),
         cmocka_unit_test(test_decode_workload),

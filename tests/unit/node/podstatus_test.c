@@ -126,26 +126,11 @@ static void test_pst_apply_waiting_with_last_state(void **state)
     json_decref(pod);
 }
 
-static void test_pst_qos_class(void **state)
-{
-    struct ps_resources none = {-1, -1, -1, -1, 0};
-    struct ps_resources limits = {1000, -1, 1 << 20, -1, 0};
-    struct ps_resources equal = {1000, 1000, 1 << 20, 1 << 20, 0};
-    struct ps_resources less = {1000, 500, 1 << 20, 1 << 20, 0};
-    struct ps_resources cpu_only = {1000, 1000, -1, -1, 0};
-    assert_string_equal(pst_qos_class(&none), "BestEffort");
-    assert_string_equal(pst_qos_class(&limits), "Guaranteed");
-    assert_string_equal(pst_qos_class(&equal), "Guaranteed");
-    assert_string_equal(pst_qos_class(&less), "Burstable");
-    assert_string_equal(pst_qos_class(&cpu_only), "Burstable");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pst_apply_running_then_oomkilled),
         cmocka_unit_test(test_pst_apply_waiting_with_last_state),
-        cmocka_unit_test(test_pst_qos_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
