@@ -56,9 +56,12 @@ const struct srv_review_kind *srv_review_route(const char *path, char *ns, size_
                 return k;
             continue;
         }
+        /* The prefix first: rest may be shorter than it. */
+        if (strncmp(rest, "namespaces/", 11))
+            continue;
         const char *slash = strchr(rest + 11, '/');
-        if (strncmp(rest, "namespaces/", 11) || !slash || slash == rest + 11 ||
-            strcmp(slash + 1, k->plural) || (size_t)(slash - rest - 11) >= len)
+        if (!slash || slash == rest + 11 || strcmp(slash + 1, k->plural) ||
+            (size_t)(slash - rest - 11) >= len)
             continue;
         snprintf(ns, len, "%.*s", (int)(slash - rest - 11), rest + 11);
         return k;
