@@ -1262,31 +1262,20 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
         return 0; /* already being deleted: nothing changes */
     if (rc)
         return rc;
-    if (is_crd) {
+    if (is_crd || is_ns) {
+        /* Empty it, remove it if nothing holds it, then read back what is
+         * left (if anything). */
         const char *name = api_doc_meta_str(cur, "name");
-        char key[320];
-        rc = empty_crd(s, crd_key(cur, key, sizeof(key)), depth, e);
-        if (!rc)
-            rc = finish_crd(s, name, depth, e);
-        if (rc)
-            return rc;
-        json_t *now;
-        rc = w_load(s, r, "", name, &now, e);
-        if (rc)
-            return rc;
-        *deleted = now == NULL;
-        if (now) {
-            json_object_clear(cur);
-            json_object_update(cur, now);
-            json_decref(now);
+        if (is_crd) {
+            char key[320];
+            rc = empty_crd(s, crd_key(cur, key, sizeof(key)), depth, e);
+            if (!rc)
+                rc = finish_crd(s, name, depth, e);
+        } else {
+            rc = empty_namespace(s, name, depth, e);
+            if (!rc)
+                rc = finish_namespace(s, name, depth, e);
         }
-        return 0;
-    }
-    if (is_ns) {
-        const char *name = api_doc_meta_str(cur, "name");
-        rc = empty_namespace(s, name, depth, e);
-        if (!rc)
-            rc = finish_namespace(s, name, depth, e);
         if (rc)
             return rc;
         json_t *now;
