@@ -69,9 +69,8 @@ static int make_crt(gnutls_x509_privkey_t key, const char *cn, const char *const
         (rc = gnutls_x509_crt_set_subject_key_id(crt, kid, kid_len)))
         goto fail;
     for (size_t i = 0; dns && dns[i]; i++)
-        if ((rc = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME, dns[i],
-                                                       (unsigned)strlen(dns[i]),
-                                                       GNUTLS_FSAN_APPEND)))
+        if ((rc = gnutls_x509_crt_set_subject_alt_name(
+                 crt, GNUTLS_SAN_DNSNAME, dns[i], (unsigned)strlen(dns[i]), GNUTLS_FSAN_APPEND)))
             goto fail;
     if (!ca && (rc = gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_SERVER, 0)))
         goto fail;
@@ -313,8 +312,8 @@ int certs_sync(struct ac_client *ac, const struct certs_target *t, int64_t now, 
             break;
         }
         certs_release(&cur);
-        rc = certs_generate(t->service, t->ns, now, t->validity_s ? t->validity_s : CERTS_VALIDITY_S,
-                            &cur, e);
+        rc = certs_generate(t->service, t->ns, now,
+                            t->validity_s ? t->validity_s : CERTS_VALIDITY_S, &cur, e);
         if (rc) {
             json_decref(secret);
             return rc;

@@ -46,7 +46,8 @@ static const json_t *at(const json_t *doc, const char *a, const char *b)
 
 static void copy(char *dst, size_t n, const json_t *v, const char *dflt)
 {
-    snprintf(dst, n, "%s", json_is_string(v) && *json_string_value(v) ? json_string_value(v) : dflt);
+    snprintf(dst, n, "%s",
+             json_is_string(v) && *json_string_value(v) ? json_string_value(v) : dflt);
 }
 
 /* The raw Configuration document (owned; an empty object without a file). */
@@ -172,7 +173,7 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
     snprintf(m->mutating, sizeof(m->mutating), "kueue-mutating-webhook-configuration");
     snprintf(m->validating, sizeof(m->validating), "kueue-validating-webhook-configuration");
     const json_t *port = at(doc, "webhook", "port");
-    int wport = o->webhook_port >= 0 ? o->webhook_port
+    int wport = o->webhook_port >= 0    ? o->webhook_port
                 : json_is_integer(port) ? (int)json_integer_value(port)
                                         : -1;
     char host[64], dir[1024], probe[128];

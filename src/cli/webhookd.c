@@ -92,11 +92,25 @@ static void diff(const json_t *a, const json_t *b, struct sb *p, json_t *ops)
 {
     if (json_equal(a, b))
         return;
+    size_t mark = p->len;
+    size_t na = json_array_size(a);
+    if (json_is_array(a) && json_is_array(b) && json_array_size(b) > na) {
+        /* Items appended (a finalizer, a label list grown): add each. */
+        bool prefix = true;
+        for (size_t i = 0; i < na && prefix; i++)
+            prefix = json_equal(json_array_get(a, i), json_array_get(b, i));
+        for (size_t i = na; prefix && i < json_array_size(b); i++) {
+            sb_addf(p, "/%zu", i);
+            op(ops, "add", sb_str(p), json_array_get(b, i));
+            sb_truncate(p, mark);
+        }
+        if (prefix)
+            return;
+    }
     if (!json_is_object(a) || !json_is_object(b)) {
         op(ops, "replace", p->len ? sb_str(p) : "", b);
         return;
     }
-    size_t mark = p->len;
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)a, k, v)
@@ -278,7 +292,8 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
     if (!review || !api || strcmp(api, "admission.k8s.io/v1") || !kind ||
         strcmp(kind, "AdmissionReview") || !json_is_object(rq) || !uid || !operation) {
         json_decref(review);
-        return text(out, 400, "the body is no AdmissionReview (admission.k8s.io/v1) with a request");
+        return text(out, 400,
+                    "the body is no AdmissionReview (admission.k8s.io/v1) with a request");
     }
     if (!okind || strcmp(okind, h->kind) || strcmp(group ? group : "", h->group)) {
         json_decref(review);
@@ -321,7 +336,8 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
         json_object_set_new(resp, "allowed", json_false());
         json_object_set_new(resp, "status",
                             json_pack("{s:i,s:s,s:s}", "code", denied ? 403 : 500, "reason",
-                                      denied ? "Forbidden" : "InternalError", "message", sb_str(&m)));
+                                      denied ? "Forbidden" : "InternalError", "message",
+                                      sb_str(&m)));
         sb_release(&m);
     }
     json_decref(patched);
@@ -350,8 +366,8 @@ static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
         return;
     }
     char *out = NULL;
-    unsigned status = whd_review(&w->o, rq->path, rq->body.buf ? rq->body.buf : "", rq->body.len,
-                                 &out);
+    unsigned status =
+        whd_review(&w->o, rq->path, rq->body.buf ? rq->body.buf : "", rq->body.len, &out);
     http_resp_header(rs, "Content-Type", status == 200 ? "application/json" : "text/plain");
     /* The API server keeps its connections to a webhook open. */
     rs->trusted = status == 200;
