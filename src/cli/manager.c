@@ -225,10 +225,10 @@ void mgr_run(struct mgr *m, const sigset_t *set)
         struct err e;
         err_init(&e);
         bool changed = false;
-        if (sync_certs(m, &changed, &e)) {
+        /* New certificates are served even when the caBundle could not be
+         * written this round: the next round writes it. */
+        if (sync_certs(m, &changed, &e))
             log_warn("webhook certificates: %s", e.message);
-            continue;
-        }
         if (changed && whd_reload(m->whd, m->certs.tls_crt, m->certs.tls_key, &e))
             log_error("webhook certificates: %s", e.message);
     }

@@ -78,10 +78,10 @@ static json_t *webhook_config(const char *kind, const char *name, int n)
 {
     json_t *hooks = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(
-            hooks, json_pack("{s:s,s:{s:{s:s,s:s}}}", "name", i ? "b.kb.io" : "a.kb.io",
-                             "clientConfig", "service", "name", "kueue-webhook-service",
-                             "namespace", "kueue-system"));
+        json_array_append_new(hooks,
+                              json_pack("{s:s,s:{s:{s:s,s:s}}}", "name", i ? "b.kb.io" : "a.kb.io",
+                                        "clientConfig", "service", "name", "kueue-webhook-service",
+                                        "namespace", "kueue-system"));
     return json_pack("{s:s,s:s,s:{s:s},s:o}", "apiVersion", "admissionregistration.k8s.io/v1",
                      "kind", kind, "metadata", "name", name, "webhooks", hooks);
 }

@@ -24,16 +24,16 @@ static int setup(void **state)
     opts = (struct whd_options){.client = &f->base};
     struct err e;
     err_init(&e);
-    json_t *ns = json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "v1", "kind", "Namespace",
-                           "metadata", "name", "team", "labels", "kubernetes.io/metadata.name",
-                           "team");
+    json_t *ns =
+        json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "v1", "kind", "Namespace", "metadata",
+                  "name", "team", "labels", "kubernetes.io/metadata.name", "team");
     json_t *lq = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "kueue.x-k8s.io/v1beta2",
-                           "kind", "LocalQueue", "metadata", "name", "default", "namespace",
-                           "team", "spec", "clusterQueue", "cq");
+                           "kind", "LocalQueue", "metadata", "name", "default", "namespace", "team",
+                           "spec", "clusterQueue", "cq");
     assert_int_equal(ac_create(&f->base, store_resource_find("namespaces"), NULL, ns, NULL, &e), 0);
-    assert_int_equal(
-        ac_create(&f->base, store_resource_find("localqueues.kueue.x-k8s.io"), "team", lq, NULL, &e),
-        0);
+    assert_int_equal(ac_create(&f->base, store_resource_find("localqueues.kueue.x-k8s.io"), "team",
+                               lq, NULL, &e),
+                     0);
     json_decref(ns);
     json_decref(lq);
     return 0;
@@ -80,22 +80,25 @@ static char *patch_of(const json_t *resp)
     "'kind':{'group':'" group "','version':'v1','kind':'" kind "'},'operation':'" op "',"          \
     "'namespace':'" ns "','object':" obj "}}"
 #define JOB(labels, spec)                                                                          \
-    "{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j','namespace':'team','labels':"    \
-    labels "},'spec':" spec "}"
+    "{'apiVersion':'batch/"                                                                        \
+    "v1','kind':'Job','metadata':{'name':'j','namespace':'team','labels':" labels "},'spec':" spec \
+    "}"
 #define TEMPLATE                                                                                   \
     "'template':{'spec':{'restartPolicy':'Never','containers':[{'name':'c','image':'i'}]}}"
 
 static void test_job_default_queue_and_suspend(void **state)
 {
     (void)state;
-    json_t *r = ask("/mutate-batch-v1-job", REVIEW("batch", "Job", "CREATE", "team", JOB("{}", "{" TEMPLATE "}")), 200);
+    json_t *r = ask("/mutate-batch-v1-job",
+                    REVIEW("batch", "Job", "CREATE", "team", JOB("{}", "{" TEMPLATE "}")), 200);
     assert_string_equal(json_string_value(json_object_get(r, "uid")), "u1");
     assert_true(json_is_true(json_object_get(r, "allowed")));
     assert_string_equal(json_string_value(json_object_get(r, "patchType")), "JSONPatch");
     char *p = patch_of(r);
-    assert_string_equal(p, "[{\"op\":\"add\",\"path\":\"/metadata/labels/kueue.x-k8s.io~1queue-name\","
-                           "\"value\":\"default\"},{\"op\":\"add\",\"path\":\"/spec/suspend\","
-                           "\"value\":true}]");
+    assert_string_equal(p,
+                        "[{\"op\":\"add\",\"path\":\"/metadata/labels/kueue.x-k8s.io~1queue-name\","
+                        "\"value\":\"default\"},{\"op\":\"add\",\"path\":\"/spec/suspend\","
+                        "\"value\":true}]");
     free(p);
     json_decref(r);
 }
@@ -103,9 +106,11 @@ static void test_job_default_queue_and_suspend(void **state)
 static void test_job_in_unknown_namespace_is_an_error(void **state)
 {
     (void)state;
-    json_t *r = ask("/mutate-batch-v1-job", REVIEW("batch", "Job", "CREATE", "nowhere", JOB("{}", "{" TEMPLATE "}")), 200);
+    json_t *r = ask("/mutate-batch-v1-job",
+                    REVIEW("batch", "Job", "CREATE", "nowhere", JOB("{}", "{" TEMPLATE "}")), 200);
     assert_true(json_is_false(json_object_get(r, "allowed")));
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "status"), "code")), 500);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "status"), "code")),
+                     500);
     json_decref(r);
 }
 
