@@ -267,6 +267,7 @@ int cli_controller(int argc, char **argv)
         rc = metrics_listen(metrics_addr, metrics, &mhs, &e);
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
+    mo.ctl = ctl;
     if (!rc)
         rc = mgr_start(&mo, &mgr, &e);
     if (!rc && !strcmp(executor, "local") && !strcmp(pod_network, "host") &&

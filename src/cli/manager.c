@@ -28,6 +28,7 @@
 
 struct mgr {
     struct ac_client *ac;
+    const struct ctl *ctl;
     struct api_object *config; /* the Configuration, defaulted */
     struct whd *whd;
     struct http_server *probes;
@@ -79,9 +80,13 @@ static void probe_handle(void *arg, struct http_req *rq, struct http_resp *rs)
         status = 200;
         body = "ok";
     } else if (!strcmp(rq->path, "/readyz")) {
-        bool ready = atomic_load(&m->ready);
-        status = ready ? 200 : 500;
-        body = ready ? "ok" : "[-]webhook failed: not serving yet\nreadyz check failed\n";
+        bool serving = atomic_load(&m->ready);
+        bool synced = !m->ctl || ctl_synced(m->ctl);
+        status = serving && synced ? 200 : 500;
+        body = !serving  ? "[-]webhook failed: not serving\nreadyz check failed\n"
+               : !synced ? "[-]cache-sync failed: the controllers' caches are not synced yet\n"
+                           "readyz check failed\n"
+                         : "ok";
     }
     http_resp_header(rs, "Content-Type", "text/plain; charset=utf-8");
     char *b = xstrdup(body);
@@ -161,6 +166,7 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
         return rc;
     struct mgr *m = xcalloc(1, sizeof(*m));
     m->ac = o->client;
+    m->ctl = o->ctl;
     rc = ctl_config_load(o->config_path, &m->config, e);
     const json_t *icm = json_object_get(doc, "internalCertManagement");
     const json_t *enable = json_object_get(icm, "enable");

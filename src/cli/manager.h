@@ -1,7 +1,8 @@
 /* manager.h -- what `cueue controller` serves besides its controllers, as
  * Kueue's controller manager does: the admission webhooks (webhookd.h)
  * with their certificates (certs.h, or files from a directory), and the
- * health probes /healthz and /readyz.
+ * health probes /healthz and /readyz (ready once the controllers' caches
+ * are synced and the webhooks serve).
  *
  * Settings come from the Configuration file (Kueue's
  * controller_manager_config.yaml: namespace, webhook.port, webhook.host,
@@ -16,11 +17,13 @@
 #include "base/compiler.h"
 
 struct ac_client;
+struct ctl;
 struct err;
 struct mgr;
 
 struct mgr_options {
     struct ac_client *client; /* borrowed */
+    const struct ctl *ctl;    /* borrowed: /readyz waits for its caches; NULL: does not */
     const char *config_path;  /* the Configuration, or NULL */
     int webhook_port;         /* -1: the Configuration's (none: no webhooks) */
     const char *webhook_host; /* NULL: the Configuration's, else every address */

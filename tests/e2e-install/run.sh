@@ -103,7 +103,8 @@ settle 20 'webhooks served at' cat "$TMP/controller.log"
 WPORT=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
 HPROBE=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
 expect_status "/healthz answers 200" 200 "$HPROBE/healthz"
-expect_status "/readyz answers 200 once the webhooks serve" 200 "$HPROBE/readyz"
+wait_for "/readyz answers ok once the caches are synced and the webhooks serve" 20 '^ok$' \
+    curl -s "$HPROBE/readyz"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.ca\.crt}' | base64 -d >"$TMP/ca.crt"
 expect "the Secret holds the CA the internal certificate manager made" "BEGIN CERTIFICATE" cat "$TMP/ca.crt"
 CAB=$(base64 -w0 <"$TMP/ca.crt")
