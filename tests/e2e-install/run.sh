@@ -130,6 +130,27 @@ subsets:
 EOF
 expect "the webhook Service's Endpoints point at the local controller" "created" k apply -f "$TMP/endpoints.yaml"
 
+# ---- a second replica, certificates from a directory (internalCertManagement off) ----------
+mkdir -p "$TMP/certs"
+k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
+k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
+sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
+"$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
+    --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
+    --webhook-cert-dir "$TMP/certs" >"$TMP/controller2.log" 2>&1 &
+CTL2=$!
+SERVER_PIDS="$SERVER_PIDS $CTL2"
+settle 20 'webhooks served at' cat "$TMP/controller2.log"
+W2=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller2.log" | head -1)
+H2=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p' "$TMP/controller2.log" | head -1)
+wait_for "a standby replica is ready too (its caches synced, its webhooks serving)" 20 '^ok$' curl -s "$H2/readyz"
+expect "  ... it serves the certificate from --webhook-cert-dir, verified for the Service's name" '"allowed":true' \
+    curl -s --cacert "$TMP/ca.crt" --resolve "kueue-webhook-service.kueue-system.svc:$W2:127.0.0.1" \
+    -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
+    "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
+expect_exact "  ... and leaves the Secret alone" "" sh -c "grep -i 'written to Secret' '$TMP/controller2.log'"
+stop_server "$CTL2" >/dev/null
+
 # ---- through the API server: the webhooks at work ---------------------------------------------
 expect "a ClusterQueue gets the resource-in-use finalizer from the mutating webhook" "kueue.x-k8s.io/resource-in-use" \
     k apply -f "$SRC/examples/quota-lab-queues.yaml" -o 'jsonpath={.items[?(@.kind=="ClusterQueue")].metadata.finalizers}'
