@@ -5,7 +5,8 @@
 # `cueue controller` runs as a local process with the ServiceAccount's
 # token, its webhooks reached through the Service's Endpoints; the
 # certificates, the caBundle, the probes; a Job with a queue name is
-# suspended by the webhook before any pod exists; the walkthrough; the
+# suspended by the webhook before any pod exists; the walkthrough, cohort
+# borrowing and preemption; the
 # platform admin / tenant admin / developer RBAC story; the AdmissionReview
 # table (reviews.py) and the webhook latency; `kubectl delete -f` leaves
 # nothing behind.
@@ -200,6 +201,65 @@ spec:
     flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "-1"}]}]
 EOF
 
+# ---- cohort borrowing and preemption, through the webhooks -----------------------------------
+cat >"$TMP/cohort.yaml" <<'EOF'
+apiVersion: v1
+kind: Namespace
+metadata: {name: pre}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq-a}
+spec:
+  namespaceSelector: {}
+  cohortName: org
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "1"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq-b}
+spec:
+  namespaceSelector: {}
+  cohortName: org
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "1"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: pre}
+spec: {clusterQueue: cq-a}
+EOF
+# job NAME PRIORITY CPU SECONDS: a one-pod Job of queue q.
+job() {
+    printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  namespace: pre\n  labels: {kueue.x-k8s.io/queue-name: q, kueue.x-k8s.io/priority-class: %s}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - {name: w, image: busybox, command: ["sh", "-c", "sleep %s"], resources: {requests: {cpu: "%s"}}}\n' \
+        "$1" "$2" "$4" "$3"
+}
+expect "cohort: two ClusterQueues of 1 CPU in cohort org" "clusterqueue.kueue.x-k8s.io/cq-b created" k apply -f "$TMP/cohort.yaml"
+job low low 2 4 | k apply -f - >/dev/null
+wait_for "cohort: a 2-CPU Job in cq-a runs on quota borrowed from cq-b" 20 '^1$' \
+    k -n pre get job low -o 'jsonpath={.status.active}'
+job high high 1 1 | k apply -f - >/dev/null
+wait_for "preemption: the high-priority Job evicts the low one (Evicted=True Preempted)" 20 '^True Preempted$' \
+    k -n pre get workloads -l 'kueue.x-k8s.io/job-uid' -o 'jsonpath={range .items[?(@.spec.priority==10)]}{.status.conditions[?(@.type=="Evicted")].status}{" "}{.status.conditions[?(@.type=="Evicted")].reason}{"\n"}{end}'
+wait_for "  ... the high Job completes" 30 '^True$' \
+    k -n pre get job high -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+wait_for "  ... then the low one is admitted again and completes" 40 '^True$' \
+    k -n pre get job low -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+
 # ---- the RBAC story ----------------------------------------------------------------------------
 for ns in team-a team-b; do k create namespace "$ns" >/dev/null; done
 "$CUEUE" token create --user platform --data-dir "$DATA" >"$TMP/platform.kc" 2>/dev/null
@@ -265,7 +325,7 @@ sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 20000
 # As on a cluster: the queues and Jobs go first, while the controller runs
 # to release Kueue's finalizers; then the controller; then the manifests.
 k delete clusterrolebinding platform >/dev/null
-for ns in team team-a team-b plain kueue-lab; do k delete namespace "$ns" --wait=false >/dev/null 2>&1; done
+for ns in team team-a team-b plain kueue-lab pre; do k delete namespace "$ns" --wait=false >/dev/null 2>&1; done
 k delete clusterqueues --all --wait=false >/dev/null 2>&1
 k delete resourceflavors --all --wait=false >/dev/null 2>&1
 wait_for "the queues and flavors are gone (the controller released their finalizers)" 60 '^gone$' \
