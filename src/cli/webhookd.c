@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/builtin.h"
+#include "api/codec.h"
 #include "api/defaults.h"
 #include "api/objects.h"
 #include "api/validate.h"
@@ -279,8 +280,12 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
     const struct hook *h = hook_find(path);
     if (!h)
         return text(out, 404, "404 page not found");
-    json_error_t je;
-    json_t *review = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+    /* The API server's parser, with its caps on depth and size. */
+    json_t *review = NULL;
+    struct err pe;
+    err_init(&pe);
+    if (codec_parse_json(body, len, &review, &pe))
+        review = NULL;
     json_t *rq = json_object_get(review, "request");
     const char *api = json_string_value(json_object_get(review, "apiVersion"));
     const char *kind = json_string_value(json_object_get(review, "kind"));
