@@ -333,6 +333,29 @@ static int publish(const struct serve_opts *o, const char *url, const char *ca_p
     return rc;
 }
 
+/* The controllers behind the explain endpoint: set once they started,
+ * cleared before they stop (an explanation in flight holds mu). */
+struct ctl_ref {
+    pthread_mutex_t mu;
+    struct ctl *ctl;
+};
+
+static json_t *serve_explain(void *arg, const char *ns, const char *name)
+{
+    struct ctl_ref *r = arg;
+    pthread_mutex_lock(&r->mu);
+    json_t *a = r->ctl ? ctl_explain(r->ctl, ns, name, 10000) : NULL;
+    pthread_mutex_unlock(&r->mu);
+    return a;
+}
+
+static void ctl_ref_clear(struct ctl_ref *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->ctl = NULL;
+    pthread_mutex_unlock(&r->mu);
+}
+
 static char *serve_metrics(void *arg)
 {
     return mreg_render(arg);
@@ -426,6 +449,12 @@ int cli_serve(int argc, char **argv)
         sopts.pending = vis_pending;
         sopts.pending_arg = vis;
     }
+    /* `cueue explain` asks the controllers, once they run. */
+    struct ctl_ref ref = {PTHREAD_MUTEX_INITIALIZER, NULL};
+    if (!strcmp(o.controllers, "all")) {
+        sopts.explain = serve_explain;
+        sopts.explain_arg = &ref;
+    }
     struct srv *s = NULL;
     int rc = 0;
     /* The built-in admission applies Kueue's Job management settings. */
@@ -463,6 +492,9 @@ int cli_serve(int argc, char **argv)
             ac_free(ac);
             goto out_srv;
         }
+        pthread_mutex_lock(&ref.mu);
+        ref.ctl = ctl;
+        pthread_mutex_unlock(&ref.mu);
     }
     if (run_node) {
         const char *hide[] = {kc_path, NULL};
@@ -473,6 +505,7 @@ int cli_serve(int argc, char **argv)
                                   .host_network = !strcmp(o.pod_network, "host")};
         if (node_start(&no, &node, &e)) {
             rc = fail(&e);
+            ctl_ref_clear(&ref);
             ctl_stop(ctl);
             ac_free(ac);
             goto out_srv;
@@ -481,6 +514,7 @@ int cli_serve(int argc, char **argv)
 
     cli_signals_wait(&set);
     node_stop(node);
+    ctl_ref_clear(&ref);
     ctl_stop(ctl);
     ac_free(ac);
 out_srv:

@@ -12,6 +12,7 @@
 #ifndef CUEUE_CONTROLLER_CTL_H
 #define CUEUE_CONTROLLER_CTL_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "base/compiler.h"
@@ -41,6 +42,11 @@ CU_MUST_CHECK int ctl_config_load(const char *path, struct api_object **out, str
 /* Start the controllers' thread. ERR_INVALID for an unreadable or invalid
  * configuration, ERR_INTERNAL when the thread cannot start. */
 CU_MUST_CHECK int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e);
+/* The WorkloadExplanation of ns/name (controller/explain.h; owned), asked
+ * of the controllers' thread from any other thread. NULL when the
+ * workload is not known to the engine, the controllers are not leading or
+ * synced, or no answer came within timeout_ms. */
+json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout_ms);
 /* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 

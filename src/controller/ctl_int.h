@@ -82,6 +82,14 @@ struct ctl {
     bool started;
     int wake[2];
     volatile int stop;
+    /* ctl_explain: one question at a time from other threads, answered by
+     * the loop (the engine is the loop's alone). */
+    pthread_mutex_t ask_mu;
+    pthread_cond_t ask_cond;
+    bool ask_busy, ask_pending, ask_done;
+    uint64_t ask_seq; /* the question being asked */
+    char ask_ns[256], ask_name[256];
+    json_t *ask_answer;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
     /* Child Jobs seen, by their parent Job: "ns/parent" -> owned string of

@@ -353,6 +353,16 @@ void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv
         a->ns = rt->kind == RT_PENDING_LQ ? rt->ns : NULL;
         a->name = rt->name;
         return;
+    case RT_EXPLAIN:
+        /* Authorized as reading the Workload: who may get it may know why
+         * it waits. */
+        a->resource = true;
+        a->verb = "get";
+        a->group = "kueue.x-k8s.io";
+        a->res = "workloads";
+        a->ns = rt->ns;
+        a->name = rt->name;
+        return;
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:

@@ -1292,6 +1292,38 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
 
 /* ---- visibility --------------------------------------------------------- */
 
+int srv_handle_explain(struct srv_req *q, const struct srv_route *rt)
+{
+    if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))
+        return reply_method(q);
+    json_t *body = q->srv->explain ? q->srv->explain(q->srv->explain_arg, rt->ns, rt->name) : NULL;
+    if (body) {
+        int ret = srv_reply_json(q, 200, body, NULL);
+        json_decref(body);
+        return ret;
+    }
+    const struct store_resource *r = store_resource_find("workloads.kueue.x-k8s.io");
+    struct err e;
+    err_init(&e);
+    json_t *obj = NULL;
+    int rc = r ? store_get(q->srv->store, r, rt->ns, rt->name, &obj, &e) : ERR_NOT_FOUND;
+    json_decref(obj);
+    char msg[800];
+    if (rc) {
+        snprintf(msg, sizeof(msg), "workloads.kueue.x-k8s.io \"%s\" not found", rt->name);
+        json_t *d = json_pack("{s:s,s:s,s:s}", "name", rt->name, "group", "kueue.x-k8s.io", "kind",
+                              "workloads");
+        int ret = srv_reply_status(q, 404, "NotFound", msg, d);
+        json_decref(d);
+        return ret;
+    }
+    snprintf(msg, sizeof(msg),
+             "no explanation of workload %s/%s: the scheduler has not taken it in yet, or "
+             "this server runs no controllers",
+             rt->ns, rt->name);
+    return srv_reply_status(q, 503, "ServiceUnavailable", msg, NULL);
+}
+
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
 {
     if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))

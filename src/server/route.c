@@ -39,7 +39,7 @@ static void parse_rest(struct store *st, char **seg, int n, struct srv_route *rt
     int i = 0;
     if (n >= 3 && !strcmp(seg[0], "namespaces")) {
         const struct store_resource *r = vis ? NULL : find_res(st, rt->group, rt->version, seg[2]);
-        bool vis_ns = vis && !strcmp(seg[2], "localqueues");
+        bool vis_ns = vis && (!strcmp(seg[2], "localqueues") || !strcmp(seg[2], "workloads"));
         if ((r && r->namespaced) || vis_ns) {
             copy(rt->ns, sizeof(rt->ns), seg[1]);
             if (bad_name(seg[1])) {
@@ -60,6 +60,11 @@ static void parse_rest(struct store *st, char **seg, int n, struct srv_route *rt
                 rt->kind = RT_PENDING_CQ;
             else if (!strcmp(plural, "localqueues") && rt->ns[0])
                 rt->kind = RT_PENDING_LQ;
+            copy(rt->name, sizeof(rt->name), seg[i + 1]);
+        }
+        if (left == 3 && !strcmp(seg[i + 2], "explanation") && !strcmp(plural, "workloads") &&
+            rt->ns[0]) {
+            rt->kind = RT_EXPLAIN;
             copy(rt->name, sizeof(rt->name), seg[i + 1]);
         }
         return;
