@@ -62,8 +62,7 @@ static void print_try(const json_t *t)
 {
     const char *res = js(t, "resource");
     if (!res) {
-        printf("    flavor %s: does not match (%s)\n", jsd(t, "flavor", "?"),
-               jsd(t, "reason", ""));
+        printf("    flavor %s: does not match (%s)\n", jsd(t, "flavor", "?"), jsd(t, "reason", ""));
         return;
     }
     printf("    flavor %s, %s: %s\n", jsd(t, "flavor", "?"), res, jsd(t, "mode", "?"));
@@ -95,8 +94,8 @@ static void print_cand(const json_t *c, bool target)
     if (target)
         printf(": %s\n", jsd(c, "policy", ""));
     else
-        printf(": %s by %s\n", json_is_true(json_object_get(c, "allowed")) ? "preemptible"
-                                                                           : "protected",
+        printf(": %s by %s\n",
+               json_is_true(json_object_get(c, "allowed")) ? "preemptible" : "protected",
                jsd(c, "policy", ""));
 }
 
@@ -158,8 +157,7 @@ static void print_text(const json_t *x)
             bool any = false;
             json_array_foreach(cs, k, c) any |= json_is_true(json_object_get(c, "allowed"));
             printf("    no workload can be preempted for it%s\n",
-                   any ? ": evicting the ones the policy allows would not free enough quota"
-                       : "");
+                   any ? ": evicting the ones the policy allows would not free enough quota" : "");
         }
         if (json_array_size(cs)) {
             printf("    admitted workloads considered:\n");
@@ -261,8 +259,8 @@ int cli_explain(int argc, char **argv)
             goto out;
         }
     }
-    if (!what || !target || (strcmp(what, "workload") && strcmp(what, "wl") &&
-                             strcmp(what, "workloads"))) {
+    if (!what || !target ||
+        (strcmp(what, "workload") && strcmp(what, "wl") && strcmp(what, "workloads"))) {
         usage(stderr);
         goto out;
     }

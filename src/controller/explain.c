@@ -78,10 +78,10 @@ json_t *explain_json(struct eng *eng, const char *ns, const char *name)
         return NULL;
     struct eng_why w;
     eng_explain(eng, wl, &w);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s},s:s,s:i}", "kind", "WorkloadExplanation",
-                          "apiVersion", "visibility.kueue.x-k8s.io/v1beta2", "metadata",
-                          "namespace", ns, "name", name, "state", w.state, "priority",
-                          (int)w.priority);
+    json_t *o =
+        json_pack("{s:s,s:s,s:{s:s,s:s},s:s,s:i}", "kind", "WorkloadExplanation", "apiVersion",
+                  "visibility.kueue.x-k8s.io/v1beta2", "metadata", "namespace", ns, "name", name,
+                  "state", w.state, "priority", (int)w.priority);
     put_s(o, "clusterQueue", w.cluster_queue);
     if (w.local_queue) {
         const char *slash = strchr(w.local_queue, '/');
@@ -130,9 +130,9 @@ json_t *explain_json(struct eng *eng, const char *ns, const char *name)
     }
     json_object_set_new(o, "podSets", pss);
     if (w.within_policy && strcmp(w.mode, "Fit")) {
-        json_t *pre = json_pack("{s:s,s:s,s:s}", "withinClusterQueue", w.within_policy,
-                                "reclaimWithinCohort", w.reclaim_policy, "borrowWithinCohort",
-                                w.borrow_policy);
+        json_t *pre =
+            json_pack("{s:s,s:s,s:s}", "withinClusterQueue", w.within_policy, "reclaimWithinCohort",
+                      w.reclaim_policy, "borrowWithinCohort", w.borrow_policy);
         json_t *t = json_array(), *c = json_array();
         for (size_t i = 0; i < w.n_targets; i++)
             json_array_append_new(t, cand_json(&w.targets[i], false));
@@ -144,10 +144,10 @@ json_t *explain_json(struct eng *eng, const char *ns, const char *name)
     }
     if (w.preempted) {
         const struct eng_why_preempted *p = w.preempted;
-        json_t *x = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i}", "preemptor", p->preemptor, "reason",
-                              p->reason, "message", p->message, "policy", p->policy,
-                              "preemptorPriority", (int)p->preemptor_priority, "priority",
-                              (int)p->priority);
+        json_t *x =
+            json_pack("{s:s,s:s,s:s,s:s,s:i,s:i}", "preemptor", p->preemptor, "reason", p->reason,
+                      "message", p->message, "policy", p->policy, "preemptorPriority",
+                      (int)p->preemptor_priority, "priority", (int)p->priority);
         put_s(x, "preemptorClusterQueue", p->preemptor_cq);
         put_s(x, "clusterQueue", p->cluster_queue);
         if (p->share >= 0) {

@@ -87,8 +87,7 @@ void why_preempted(struct eng *eng, const struct eng_wl *target, const struct en
     struct why_pre *p = xcalloc(1, sizeof(*p));
     arena_init_sized(&p->mem, 512);
     p->pub.preemptor = arena_strdup(&p->mem, preemptor->key);
-    p->pub.preemptor_cq =
-        preemptor->cq ? arena_strdup(&p->mem, preemptor->cq->name) : NULL;
+    p->pub.preemptor_cq = preemptor->cq ? arena_strdup(&p->mem, preemptor->cq->name) : NULL;
     p->pub.cluster_queue = target->cq ? arena_strdup(&p->mem, target->cq->name) : NULL;
     p->pub.reason = arena_strdup(&p->mem, reason ? reason : "");
     p->pub.message = arena_strdup(&p->mem, message ? message : "");
@@ -219,8 +218,7 @@ static void explain_pending(struct eng *eng, struct eng_wl *wl, struct eng_why *
         return;
     w->within_policy = within_name(pre__within_policy(cq));
     w->reclaim_policy = within_name(pre__reclaim_policy(cq));
-    w->borrow_policy = cq->preemption.borrow_policy == API_BORROW_NEVER ? "Never"
-                                                                         : "LowerPriority";
+    w->borrow_policy = cq->preemption.borrow_policy == API_BORROW_NEVER ? "Never" : "LowerPriority";
     struct fa_assignment a;
     eng->why = w;
     eng->cap_why_tries = 0;
@@ -232,8 +230,7 @@ static void explain_pending(struct eng *eng, struct eng_wl *wl, struct eng_why *
         size_t nt = pre_targets(eng, cq, wl, &a, &t);
         size_t cap = 0;
         for (size_t i = 0; i < nt; i++)
-            add_cand(w, &w->targets, &w->n_targets, &cap, t[i].wl, true,
-                     policy_field(t[i].reason));
+            add_cand(w, &w->targets, &w->n_targets, &cap, t[i].wl, true, policy_field(t[i].reason));
     }
     if (a.mode != FA_FIT)
         candidates(eng, cq, wl, w);
