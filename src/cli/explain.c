@@ -24,6 +24,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: cueue explain workload NAMESPACE/NAME [-o text|json] [--kubeconfig FILE]\n"
             "                     [--context NAME]\n"
+            "       cueue explain --history (workload NAMESPACE/NAME | -n NAMESPACE | -A)\n"
+            "                     [--limit N] [-o text|json|jsonl] [--kubeconfig FILE]\n"
             "       cueue explain -f FILE [-f FILE ...] [--cycles N] [--now RFC3339]\n"
             "                     workload NAMESPACE/NAME [-o text|json]\n\n"
             "Explain a workload's admission: for a pending one each flavor tried per pod set\n"
@@ -35,6 +37,11 @@ static void usage(FILE *out)
             "Against a server (kubeconfig: --kubeconfig, else $KUBECONFIG or ~/.kube/config)\n"
             "the caller needs get on the Workload. With -f, the files are run as by\n"
             "`cueue schedule` (same options) and nothing is contacted.\n\n"
+            "--history prints the decision log the server keeps (bounded by\n"
+            "--decision-log-max-age and --decision-log-max-entries of `cueue serve`): each\n"
+            "admission, preemption, eviction and requeue with the quota it concerned, oldest\n"
+            "first, the newest N (default 1000); -o jsonl exports one entry per line. A\n"
+            "namespace's log takes list on its Workloads, -A (all) list at the cluster scope.\n\n"
             "Exit status 0; 1 when the workload or the server cannot be reached; 2 for bad\n"
             "arguments or input. See docs/observability.md.\n");
 }
@@ -179,10 +186,46 @@ static void print_text(const json_t *x)
     }
 }
 
+static void print_entry(const json_t *x)
+{
+    const char *type = jsd(x, "type", "?");
+    printf("%s  %-13s %s/%s", jsd(x, "time", "?"), type, jsd(x, "namespace", "?"),
+           jsd(x, "name", "?"));
+    if (js(x, "clusterQueue"))
+        printf(" in %s", js(x, "clusterQueue"));
+    printf(" (priority %lld)", ji(x, "priority"));
+    if (!strcmp(type, "Preempted")) {
+        printf(" by %s (ClusterQueue %s, priority %lld): %s, %s", jsd(x, "preemptor", "?"),
+               jsd(x, "preemptorClusterQueue", "?"), ji(x, "preemptorPriority"),
+               jsd(x, "reason", "?"), jsd(x, "policy", "?"));
+        const json_t *a = json_object_get(x, "preemptorClusterQueueShare");
+        if (a)
+            printf(", shares %g vs %g", json_number_value(a),
+                   json_number_value(json_object_get(x, "clusterQueueShare")));
+    } else if (js(x, "reason")) {
+        printf(": %s: %s", js(x, "reason"), jsd(x, "message", ""));
+    }
+    if (json_object_get(x, "waitSeconds"))
+        printf(", waited %.0fs", json_number_value(json_object_get(x, "waitSeconds")));
+    printf("\n");
+    size_t i;
+    const json_t *u;
+    json_array_foreach(json_object_get(x, "quota"), i, u)
+    {
+        printf("    %s %s of %s %s; ClusterQueue uses %s of nominal %s",
+               !strcmp(type, "Preempted") || !strcmp(type, "Evicted") ? "gives back" : "holds",
+               jsd(u, "value", "0"), jsd(u, "resource", "?"), jsd(u, "flavor", "?"),
+               jsd(u, "clusterQueueUsage", "0"), jsd(u, "nominalQuota", "0"));
+        if (js(u, "borrowed"))
+            printf(", borrowing %s from cohort %s", js(u, "borrowed"), jsd(u, "borrowedFrom", "?"));
+        printf("\n");
+    }
+}
+
 /* ---- fetching ---------------------------------------------------------------------------- */
 
 static int from_server(const char *kubeconfig, const char *context, const char *ns,
-                       const char *name, json_t **out)
+                       const char *name, const char *what, json_t **out)
 {
     struct err e;
     err_init(&e);
@@ -199,14 +242,24 @@ static int from_server(const char *kubeconfig, const char *context, const char *
                                    .version = "v1beta2",
                                    .plural = "workloads",
                                    .namespaced = true};
-        char path[600];
-        snprintf(path, sizeof(path), "%s/explanation", name);
-        rc = ac_get(ac, &r, ns, path, out, &e);
+        char path[700];
+        if (!name) {
+            /* The namespace's or the cluster's log: ".../decisions?...". */
+            r.plural = what;
+            rc = ac_get(ac, &r, ns, NULL, out, &e);
+        } else {
+            snprintf(path, sizeof(path), "%s/%s", name, what);
+            rc = ac_get(ac, &r, ns, path, out, &e);
+        }
     }
     if (rc) {
         struct sb sb = SB_INIT;
         err_format(&e, &sb);
-        fprintf(stderr, "cueue explain: workload %s/%s: %s\n", ns, name, sb_str(&sb));
+        if (name)
+            fprintf(stderr, "cueue explain: workload %s/%s: %s\n", ns, name, sb_str(&sb));
+        else
+            fprintf(stderr, "cueue explain: the decision log%s%s: %s\n", ns ? " of " : "",
+                    ns ? ns : "", sb_str(&sb));
         sb_release(&sb);
     }
     if (ac)
@@ -215,11 +268,45 @@ static int from_server(const char *kubeconfig, const char *context, const char *
     return rc ? 1 : 0;
 }
 
+static void print_json(const json_t *x)
+{
+    struct sb sb = SB_INIT;
+    codec_write_json(x, true, &sb);
+    fputs(sb_str(&sb), stdout);
+    if (!sb.len || sb.buf[sb.len - 1] != '\n')
+        fputc('\n', stdout);
+    sb_release(&sb);
+}
+
+/* --history: the DecisionList's items as text, JSON or JSON lines. */
+static void print_history(const json_t *list, const char *fmt)
+{
+    const json_t *items = json_object_get(list, "items");
+    size_t i;
+    const json_t *x;
+    if (!strcmp(fmt, "json")) {
+        print_json(list);
+    } else if (!strcmp(fmt, "jsonl")) {
+        json_array_foreach(items, i, x)
+        {
+            char *line = json_dumps(x, JSON_COMPACT);
+            if (line)
+                puts(line);
+            free(line);
+        }
+    } else {
+        json_array_foreach(items, i, x) print_entry(x);
+        if (!json_array_size(items))
+            printf("no decisions recorded\n");
+    }
+}
+
 int cli_explain(int argc, char **argv)
 {
     const char *fmt = "text", *kubeconfig = NULL, *context = NULL, *now = NULL, *what = NULL,
-               *target = NULL;
-    long cycles = 0;
+               *target = NULL, *nsopt = NULL;
+    long cycles = 0, limit = 0;
+    bool history = false, all = false;
     size_t n_files = 0;
     const char **files = calloc((size_t)argc + 1, sizeof(*files));
     int rc = 2;
@@ -241,14 +328,22 @@ int cli_explain(int argc, char **argv)
             context = argv[++i];
         } else if (!strcmp(a, "--now") && val) {
             now = argv[++i];
-        } else if (!strcmp(a, "--cycles") && val) {
+        } else if (!strcmp(a, "--history")) {
+            history = true;
+        } else if (!strcmp(a, "-A") || !strcmp(a, "--all-namespaces")) {
+            all = true;
+        } else if ((!strcmp(a, "-n") || !strcmp(a, "--namespace")) && val) {
+            nsopt = argv[++i];
+        } else if ((!strcmp(a, "--cycles") || !strcmp(a, "--limit")) && val) {
             char *end;
-            cycles = strtol(argv[++i], &end, 10);
-            if (*end || cycles < 0) {
-                fprintf(stderr, "cueue explain: --cycles must be a number >= 0, got '%s'\n",
-                        argv[i]);
+            long v = strtol(argv[++i], &end, 10);
+            bool lim = !strcmp(a, "--limit");
+            if (*end || v < 0 || (lim && (v < 1 || v > 100000))) {
+                fprintf(stderr, "cueue explain: %s must be a number %s, got '%s'\n", a,
+                        lim ? "1-100000" : ">= 0", argv[i]);
                 goto out;
             }
+            *(lim ? &limit : &cycles) = v;
         } else if (a[0] != '-' && !what) {
             what = a;
         } else if (a[0] != '-' && !target) {
@@ -259,24 +354,36 @@ int cli_explain(int argc, char **argv)
             goto out;
         }
     }
-    if (!what || !target ||
-        (strcmp(what, "workload") && strcmp(what, "wl") && strcmp(what, "workloads"))) {
+    bool whole_log = history && !what && (all || nsopt);
+    if (!whole_log &&
+        (!what || !target ||
+         (strcmp(what, "workload") && strcmp(what, "wl") && strcmp(what, "workloads")))) {
         usage(stderr);
         goto out;
     }
-    if (strcmp(fmt, "text") && strcmp(fmt, "json")) {
-        fprintf(stderr, "cueue explain: -o must be text or json, got '%s'\n", fmt);
+    if (strcmp(fmt, "text") && strcmp(fmt, "json") && (!history || strcmp(fmt, "jsonl"))) {
+        fprintf(stderr, "cueue explain: -o must be text or json%s, got '%s'\n",
+                history ? " or jsonl" : "", fmt);
         goto out;
     }
-    const char *slash = strchr(target, '/');
-    if (!slash || slash == target || !slash[1] || strchr(slash + 1, '/') ||
-        (size_t)(slash - target) >= 254 || strlen(slash + 1) >= 254) {
-        fprintf(stderr, "cueue explain: workload must be NAMESPACE/NAME, got '%s'\n", target);
+    if (history && n_files) {
+        fprintf(stderr, "cueue explain: --history reads a server's decision log; -f has none\n");
         goto out;
     }
-    char ns[256];
-    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - target), target);
-    const char *name = slash + 1;
+    char ns[256] = "";
+    const char *name = NULL;
+    if (!whole_log) {
+        const char *slash = strchr(target, '/');
+        if (!slash || slash == target || !slash[1] || strchr(slash + 1, '/') ||
+            (size_t)(slash - target) >= 254 || strlen(slash + 1) >= 254) {
+            fprintf(stderr, "cueue explain: workload must be NAMESPACE/NAME, got '%s'\n", target);
+            goto out;
+        }
+        snprintf(ns, sizeof(ns), "%.*s", (int)(slash - target), target);
+        name = slash + 1;
+    } else if (!all) {
+        snprintf(ns, sizeof(ns), "%s", nsopt);
+    }
     json_t *x = NULL;
     if (n_files) {
         rc = cli_schedule_explain(files, n_files, now, cycles, ns, name, &x);
@@ -284,21 +391,21 @@ int cli_explain(int argc, char **argv)
             fprintf(stderr, "cueue explain: workload %s/%s is not in the files\n", ns, name);
             rc = 1;
         }
+    } else if (history) {
+        char what_q[64];
+        snprintf(what_q, sizeof(what_q), "decisions?limit=%ld", limit ? limit : 1000);
+        rc = from_server(kubeconfig, context, ns[0] ? ns : NULL, name, what_q, &x);
     } else {
-        rc = from_server(kubeconfig, context, ns, name, &x);
+        rc = from_server(kubeconfig, context, ns, name, "explanation", &x);
     }
     if (rc)
         goto out;
-    if (!strcmp(fmt, "json")) {
-        struct sb sb = SB_INIT;
-        codec_write_json(x, true, &sb);
-        fputs(sb_str(&sb), stdout);
-        if (!sb.len || sb.buf[sb.len - 1] != '\n')
-            fputc('\n', stdout);
-        sb_release(&sb);
-    } else {
+    if (history)
+        print_history(x, fmt);
+    else if (!strcmp(fmt, "json"))
+        print_json(x);
+    else
         print_text(x);
-    }
     json_decref(x);
 out:
     free(files);

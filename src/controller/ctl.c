@@ -817,6 +817,27 @@ json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout
     return a;
 }
 
+void ctl_log(struct ctl *c, json_t *entry)
+{
+    if (!entry)
+        return;
+    if (!c->dlog) {
+        json_decref(entry);
+        return;
+    }
+    if (!c->dlog_batch)
+        c->dlog_batch = json_array();
+    json_array_append_new(c->dlog_batch, entry);
+}
+
+static void dlog_flush(struct ctl *c)
+{
+    if (!c->dlog_batch || !json_array_size(c->dlog_batch))
+        return;
+    c->dlog(c->dlog_arg, c->dlog_batch, tm_now_ms());
+    json_array_clear(c->dlog_batch);
+}
+
 /* Answer the pending question, if any (on the loop's thread). */
 static void answer(struct ctl *c, bool ready)
 {
@@ -904,6 +925,7 @@ static void *loop(void *arg)
         if (c->cycle_dirty || now >= c->next_cycle_ms)
             ctl_run_cycles(c);
         process_queue(c);
+        dlog_flush(c);
         answer(c, true);
         now = tm_monotonic_ms();
         if (now >= next_periodic) {
@@ -953,6 +975,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     c->ac = o->client;
     c->metrics = o->metrics;
     c->vis = o->visibility;
+    c->dlog = o->decisions;
+    c->dlog_arg = o->decisions_arg;
     if (o->config_path) {
         int rc = ctl_config_load(o->config_path, &c->config, e);
         if (rc) {
@@ -1060,6 +1084,7 @@ void ctl_stop(struct ctl *c)
     close(c->wake[0]);
     close(c->wake[1]);
     json_decref(c->ask_answer);
+    json_decref(c->dlog_batch);
     pthread_cond_destroy(&c->ask_cond);
     pthread_mutex_destroy(&c->ask_mu);
     free(c);

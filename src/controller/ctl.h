@@ -31,6 +31,11 @@ struct ctl_options {
     const char *lease_namespace; /* for leader election; NULL = "kube-system" */
     struct mreg *metrics;        /* Prometheus metrics (borrowed), or NULL */
     struct vis *visibility;      /* pending-workloads snapshot (borrowed), or NULL */
+    /* The decision log: called on the controllers' thread with the entries
+     * of each round (an array, borrowed; controller/explain.h). NULL: no
+     * entry is even built. */
+    void (*decisions)(void *arg, const json_t *entries, int64_t now_ms);
+    void *decisions_arg;
 };
 
 /* Read a Configuration file (config.kueue.x-k8s.io/v1beta2), defaulted as

@@ -64,6 +64,61 @@ static json_t *cand_json(const struct eng_why_cand *c, bool with_allowed)
     return o;
 }
 
+static json_t *use_json(const struct eng_why *w, const struct eng_why_use *u)
+{
+    json_t *x = json_pack("{s:s,s:s}", "flavor", u->flavor, "resource", u->resource);
+    if (u->pod_set < w->n_pod_sets)
+        json_object_set_new(x, "podSet", json_string(w->pod_sets[u->pod_set]));
+    put_q(x, "value", u->resource, u->value);
+    put_q(x, "clusterQueueUsage", u->resource, u->usage);
+    put_q(x, "nominalQuota", u->resource, u->nominal);
+    if (u->borrowed) {
+        put_q(x, "borrowed", u->resource, u->borrowed);
+        put_s(x, "borrowedFrom", u->cohort);
+    }
+    return x;
+}
+
+static json_t *preempted_json(const struct eng_why_preempted *p)
+{
+    json_t *x =
+        json_pack("{s:s,s:s,s:s,s:s,s:i,s:i}", "preemptor", p->preemptor, "reason", p->reason,
+                  "message", p->message, "policy", p->policy, "preemptorPriority",
+                  (int)p->preemptor_priority, "priority", (int)p->priority);
+    put_s(x, "preemptorClusterQueue", p->preemptor_cq);
+    put_s(x, "clusterQueue", p->cluster_queue);
+    if (p->share >= 0) {
+        json_object_set_new(x, "preemptorClusterQueueShare", json_real(p->preemptor_share));
+        json_object_set_new(x, "clusterQueueShare", json_real(p->share));
+    }
+    return x;
+}
+
+json_t *explain_decision(struct eng *eng, struct eng_wl *wl, const char *type, int64_t now_ms)
+{
+    struct eng_why w;
+    eng_explain_admission(eng, wl, &w);
+    char ts[TM_RFC3339_LEN];
+    tm_format_rfc3339(now_ms, ts);
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:s,s:i}", "time", ts, "type", type, "namespace",
+                  eng_wl_namespace(wl), "name", eng_wl_name(wl), "priority", (int)w.priority);
+    put_s(o, "clusterQueue", w.cluster_queue);
+    if (w.n_uses) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < w.n_uses; i++)
+            json_array_append_new(a, use_json(&w, &w.uses[i]));
+        json_object_set_new(o, "quota", a);
+    }
+    if (!strcmp(type, "Preempted") && w.preempted) {
+        json_t *p = preempted_json(w.preempted);
+        json_object_update(o, p);
+        json_decref(p);
+    }
+    eng_why_release(&w);
+    return o;
+}
+
 static void put_time(json_t *o, const char *key, int64_t ms)
 {
     char buf[TM_RFC3339_LEN];
@@ -106,20 +161,9 @@ json_t *explain_json(struct eng *eng, const char *ns, const char *name)
         for (size_t i = 0; i < w.n_tries; i++)
             if (w.tries[i].pod_set == p)
                 json_array_append_new(tries, try_json(&w.tries[i]));
-        for (size_t i = 0; i < w.n_uses; i++) {
-            const struct eng_why_use *u = &w.uses[i];
-            if (u->pod_set != p)
-                continue;
-            json_t *x = json_pack("{s:s,s:s}", "flavor", u->flavor, "resource", u->resource);
-            put_q(x, "value", u->resource, u->value);
-            put_q(x, "clusterQueueUsage", u->resource, u->usage);
-            put_q(x, "nominalQuota", u->resource, u->nominal);
-            if (u->borrowed) {
-                put_q(x, "borrowed", u->resource, u->borrowed);
-                put_s(x, "borrowedFrom", u->cohort);
-            }
-            json_array_append_new(uses, x);
-        }
+        for (size_t i = 0; i < w.n_uses; i++)
+            if (w.uses[i].pod_set == p)
+                json_array_append_new(uses, use_json(&w, &w.uses[i]));
         if (json_array_size(tries))
             json_object_set(ps, "flavorsTried", tries);
         if (json_array_size(uses))
@@ -144,16 +188,7 @@ json_t *explain_json(struct eng *eng, const char *ns, const char *name)
     }
     if (w.preempted) {
         const struct eng_why_preempted *p = w.preempted;
-        json_t *x =
-            json_pack("{s:s,s:s,s:s,s:s,s:i,s:i}", "preemptor", p->preemptor, "reason", p->reason,
-                      "message", p->message, "policy", p->policy, "preemptorPriority",
-                      (int)p->preemptor_priority, "priority", (int)p->priority);
-        put_s(x, "preemptorClusterQueue", p->preemptor_cq);
-        put_s(x, "clusterQueue", p->cluster_queue);
-        if (p->share >= 0) {
-            json_object_set_new(x, "preemptorClusterQueueShare", json_real(p->preemptor_share));
-            json_object_set_new(x, "clusterQueueShare", json_real(p->share));
-        }
+        json_t *x = preempted_json(p);
         put_time(x, "time", p->at_ms);
         json_object_set_new(o, "preempted", x);
     }

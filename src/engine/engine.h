@@ -344,6 +344,10 @@ struct eng_why {
  * cycle would (no scan memory), recording each step; changes nothing. */
 void eng_explain(struct eng *eng, struct eng_wl *wl, struct eng_why *out);
 void eng_why_release(struct eng_why *w);
+/* The cheap part of eng_explain, for the decision log: identity, the
+ * quota an admitted workload uses (uses) and the preemption kept for it;
+ * no flavor assignment, no queue positions. */
+void eng_explain_admission(struct eng *eng, struct eng_wl *wl, struct eng_why *out);
 
 /* Every workload the engine knows, by index 0..eng_n_wls-1. */
 size_t eng_n_wls(const struct eng *eng);

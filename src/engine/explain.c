@@ -265,11 +265,10 @@ static void explain_admitted(struct eng *eng, struct eng_wl *wl, struct eng_why 
         }
 }
 
-void eng_explain(struct eng *eng, struct eng_wl *wl, struct eng_why *w)
+static void identity(struct eng *eng, struct eng_wl *wl, struct eng_why *w)
 {
     memset(w, 0, sizeof(*w));
     arena_init(&w->mem);
-    eng__refresh(eng);
     w->workload = wdup(w, wl->key);
     w->priority = wl->priority;
     w->n_pod_sets = wl->n_ps;
@@ -286,6 +285,21 @@ void eng_explain(struct eng *eng, struct eng_wl *wl, struct eng_why *w)
     w->inadmissible = wl->inadmissible;
     const struct why_pre *p = map_get(&eng->why_pre, wl->key);
     w->preempted = p ? &p->pub : NULL;
+    w->position_cq = w->position_lq = -1;
+}
+
+void eng_explain_admission(struct eng *eng, struct eng_wl *wl, struct eng_why *w)
+{
+    identity(eng, wl, w);
+    w->state = eng_wl_is_admitted(wl) ? "Admitted" : "Pending";
+    if (eng_wl_is_admitted(wl))
+        explain_admitted(eng, wl, w);
+}
+
+void eng_explain(struct eng *eng, struct eng_wl *wl, struct eng_why *w)
+{
+    eng__refresh(eng);
+    identity(eng, wl, w);
     positions(eng, wl, w);
     if (eng_wl_is_admitted(wl)) {
         w->state = "Admitted";

@@ -145,6 +145,8 @@ struct srv {
     void *pending_arg;
     srv_explain_fn explain;
     void *explain_arg;
+    srv_decisions_fn decisions;
+    void *decisions_arg;
     const struct api_configuration *config; /* borrowed (admit.c), or NULL */
     char *pod_log_dir;                      /* local executor output, or NULL (podlog.c) */
     char *(*metrics)(void *arg);            /* GET /metrics, or NULL */
@@ -176,6 +178,7 @@ enum srv_route_kind {
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
     RT_EXPLAIN,    /* visibility: namespaces/NS/workloads/N/explanation (cueue explain) */
+    RT_DECISIONS,  /* visibility: [namespaces/NS/[workloads/N/]]decisions (the decision log) */
 };
 
 struct srv_route {
@@ -281,6 +284,7 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_explain(struct srv_req *q, const struct srv_route *rt);
+int srv_handle_decisions(struct srv_req *q, const struct srv_route *rt);
 
 /* admit.c: the built-in admission: of Jobs beyond the api layer's
  * validation (which the store applies): Kueue's Job defaulting, the rules

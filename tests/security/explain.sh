@@ -121,3 +121,40 @@ expect "  ... and the priorities compared" "preemptor priority 1000 vs priority 
     "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$KC"
 expect "  ... which its tenant may read too" "preemptor priority 1000 vs priority 0" \
     "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$ALICE"
+expect "  ... without naming another tenant's workload" \
+    "by (a workload the caller may not read) (ClusterQueue shared)" \
+    "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$ALICE"
+
+# The decision log.
+expect "the decision log: the admission with the quota it took" \
+    "Admitted      team-a/$HOLD in shared (priority 0), waited" \
+    "$CUEUE" explain --history workload "team-a/$HOLD" --kubeconfig "$KC"
+expect "  ... the preemption with the priorities compared" \
+    "Preempted     team-a/$HOLD in shared (priority 0) by team-b/$URGENT (ClusterQueue shared, priority 1000): InClusterQueue, withinClusterQueue" \
+    "$CUEUE" explain --history workload "team-a/$HOLD" --kubeconfig "$KC"
+expect "  ... the requeue of the waiting workload with the arithmetic" \
+    "Requeued      team-b/$WAIT in shared (priority 0): WaitingForQuota: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default-flavor, 600m more needed" \
+    "$CUEUE" explain --history workload "team-b/$WAIT" --kubeconfig "$KC"
+expect_exact "  ... exported as JSON lines, every line an entry" "ok" \
+    sh -c "'$CUEUE' explain --history -A -o jsonl --kubeconfig '$KC' | $PY -c 'import json,sys; xs=[json.loads(l) for l in sys.stdin]; print(\"ok\" if len(xs) >= 4 and {\"Admitted\",\"Preempted\",\"Requeued\"} <= {x[\"type\"] for x in xs} else xs)'"
+expect "a tenant reads its namespace's log, the preemptor unnamed" \
+    "by (a workload the caller may not read) (ClusterQueue shared, priority 1000)" \
+    "$CUEUE" explain --history -n team-a --kubeconfig "$ALICE"
+expect "  ... not another namespace's" \
+    "is forbidden: User \"alice\" cannot list resource \"workloads\" in API group \"kueue.x-k8s.io\" in the namespace \"team-b\"" \
+    "$CUEUE" explain --history -n team-b --kubeconfig "$ALICE"
+expect "  ... nor the whole cluster's" \
+    "is forbidden: User \"alice\" cannot list resource \"workloads\" in API group \"kueue.x-k8s.io\" at the cluster scope" \
+    "$CUEUE" explain --history -A --kubeconfig "$ALICE"
+expect "  ... nor another namespace's workload's" "is forbidden: User \"alice\" cannot get resource \"workloads\"" \
+    "$CUEUE" explain --history workload "team-b/$WAIT" --kubeconfig "$ALICE"
+
+# The log is bounded by count.
+start_server small --controllers all --executor none --decision-log-max-entries 3 || exit 1
+k apply -f "$TMP/objs.yaml" >/dev/null
+for n in 1 2 3 4 5; do job "b$n" 1 | k -n team-b create -f - >/dev/null; done
+settle 30 '^5$' sh -c "kubectl --kubeconfig '$KC' -n team-b get workloads -o name | wc -l"
+settle 30 '^3$' sh -c "'$CUEUE' explain --history -A -o jsonl --kubeconfig '$KC' | wc -l"
+sleep 1
+expect_exact "the log keeps at most --decision-log-max-entries entries" "3" \
+    sh -c "'$CUEUE' explain --history -A -o jsonl --kubeconfig '$KC' | wc -l"

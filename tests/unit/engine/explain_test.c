@@ -44,21 +44,21 @@ static struct eng *load(const char *yaml, bool record)
 
 /* Two flavors: "tainted" the pod set does not tolerate, "default" with 4
  * cpu nominal in CQ a, which may borrow 2 from cohort org (CQ b lends). */
-static const char *const TREE =
-    HDR "kind: ResourceFlavor\nmetadata: {name: tainted}\nspec:\n  nodeTaints: [{key: k, value: "
-        "v, effect: NoSchedule}]\n"
-        "---\n" HDR "kind: ResourceFlavor\nmetadata: {name: default}\n"
-        "---\n" HDR "kind: ClusterQueue\nmetadata: {name: a}\nspec:\n  cohortName: org\n"
-        "  namespaceSelector: {}\n  preemption: {withinClusterQueue: LowerPriority}\n"
-        "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
-        "    - {name: tainted, resources: [{name: cpu, nominalQuota: 100}]}\n"
-        "    - {name: default, resources: [{name: cpu, nominalQuota: 4, borrowingLimit: 2}]}\n"
-        "---\n" HDR "kind: ClusterQueue\nmetadata: {name: b}\nspec:\n  cohortName: org\n"
-        "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
-        "    - {name: tainted, resources: [{name: cpu, nominalQuota: 0}]}\n"
-        "    - {name: default, resources: [{name: cpu, nominalQuota: 10}]}\n"
-        "---\n" HDR "kind: LocalQueue\nmetadata: {name: qa, namespace: ns}\nspec: {clusterQueue: a}\n"
-        "---\n" HDR "kind: LocalQueue\nmetadata: {name: qb, namespace: ns}\nspec: {clusterQueue: b}\n";
+static const char *const TREE = HDR
+    "kind: ResourceFlavor\nmetadata: {name: tainted}\nspec:\n  nodeTaints: [{key: k, value: "
+    "v, effect: NoSchedule}]\n"
+    "---\n" HDR "kind: ResourceFlavor\nmetadata: {name: default}\n"
+    "---\n" HDR "kind: ClusterQueue\nmetadata: {name: a}\nspec:\n  cohortName: org\n"
+    "  namespaceSelector: {}\n  preemption: {withinClusterQueue: LowerPriority}\n"
+    "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
+    "    - {name: tainted, resources: [{name: cpu, nominalQuota: 100}]}\n"
+    "    - {name: default, resources: [{name: cpu, nominalQuota: 4, borrowingLimit: 2}]}\n"
+    "---\n" HDR "kind: ClusterQueue\nmetadata: {name: b}\nspec:\n  cohortName: org\n"
+    "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
+    "    - {name: tainted, resources: [{name: cpu, nominalQuota: 0}]}\n"
+    "    - {name: default, resources: [{name: cpu, nominalQuota: 10}]}\n"
+    "---\n" HDR "kind: LocalQueue\nmetadata: {name: qa, namespace: ns}\nspec: {clusterQueue: a}\n"
+    "---\n" HDR "kind: LocalQueue\nmetadata: {name: qb, namespace: ns}\nspec: {clusterQueue: b}\n";
 
 static void apply(struct eng *eng, const char *yaml)
 {
