@@ -122,8 +122,13 @@ static void print_text(const json_t *x)
                "LocalQueue\n",
                ji(x, "positionInClusterQueue"), ji(x, "pendingInClusterQueue"),
                ji(x, "positionInLocalQueue"), ji(x, "pendingInLocalQueue"));
+    const json_t *pre = json_object_get(x, "preemption");
     if (js(x, "assignment"))
-        printf("  Flavor assignment against the current usage: %s\n", js(x, "assignment"));
+        printf("  Flavor assignment against the current usage: %s%s\n", js(x, "assignment"),
+               !strcmp(js(x, "assignment"), "Preempt") &&
+                       !json_array_size(json_object_get(pre, "targets"))
+                   ? ", but nothing can be preempted"
+                   : "");
     size_t i;
     const json_t *ps;
     json_array_foreach(json_object_get(x, "podSets"), i, ps)
@@ -147,7 +152,6 @@ static void print_text(const json_t *x)
             printf("\n");
         }
     }
-    const json_t *pre = json_object_get(x, "preemption");
     if (pre) {
         printf("  Preemption (withinClusterQueue %s, reclaimWithinCohort %s, borrowWithinCohort "
                "%s):\n",
@@ -212,7 +216,7 @@ static void print_entry(const json_t *x)
     const json_t *u;
     json_array_foreach(json_object_get(x, "quota"), i, u)
     {
-        printf("    %s %s of %s %s; ClusterQueue uses %s of nominal %s",
+        printf("    %s %s %s of flavor %s; ClusterQueue uses %s of nominal %s",
                !strcmp(type, "Preempted") || !strcmp(type, "Evicted") ? "gives back" : "holds",
                jsd(u, "value", "0"), jsd(u, "resource", "?"), jsd(u, "flavor", "?"),
                jsd(u, "clusterQueueUsage", "0"), jsd(u, "nominalQuota", "0"));

@@ -89,9 +89,9 @@ static int trim(struct store_dlog *d, int64_t now_ms, struct err *e)
     int rc = step_done(d->db, st, e, "trim by age");
     if (rc)
         return rc;
-    if (sqlite3_prepare_v2(d->db,
-                           "DELETE FROM decisions WHERE seq <= (SELECT max(seq) FROM decisions) - ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            d->db, "DELETE FROM decisions WHERE seq <= (SELECT max(seq) FROM decisions) - ?1", -1,
+            &st, NULL) != SQLITE_OK)
         return db_err(e, d->db, "trim");
     sqlite3_bind_int64(st, 1, (sqlite3_int64)d->max_entries);
     return step_done(d->db, st, e, "trim by count");
