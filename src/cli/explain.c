@@ -209,8 +209,8 @@ static void print_entry(const json_t *x)
     } else if (js(x, "reason")) {
         printf(": %s: %s", js(x, "reason"), jsd(x, "message", ""));
     }
-    if (json_object_get(x, "waitSeconds"))
-        printf(", waited %.0fs", json_number_value(json_object_get(x, "waitSeconds")));
+    if (json_object_get(x, "waitMilliseconds"))
+        printf(", waited %.1fs", (double)ji(x, "waitMilliseconds") / 1000);
     printf("\n");
     size_t i;
     const json_t *u;
@@ -342,9 +342,9 @@ int cli_explain(int argc, char **argv)
             char *end;
             long v = strtol(argv[++i], &end, 10);
             bool lim = !strcmp(a, "--limit");
-            if (*end || v < 0 || (lim && (v < 1 || v > 100000))) {
+            if (*end || v < 0 || (lim && (v < 1 || v > 10000))) {
                 fprintf(stderr, "cueue explain: %s must be a number %s, got '%s'\n", a,
-                        lim ? "1-100000" : ">= 0", argv[i]);
+                        lim ? "1-10000" : ">= 0", argv[i]);
                 goto out;
             }
             *(lim ? &limit : &cycles) = v;

@@ -1369,8 +1369,10 @@ int srv_handle_decisions(struct srv_req *q, const struct srv_route *rt)
         return reply_method(q);
     size_t limit = 1000;
     const char *v = srv_query(q, "limit");
-    if (v && (!parse_size(v, &limit) || limit > 100000))
-        return reply_bad(q, "invalid limit: %s (0-100000)", v);
+    /* A page at a time: a bigger one would let a caller make the server
+     * hold the whole log in memory per request. */
+    if (v && (!parse_size(v, &limit) || limit > 10000))
+        return reply_bad(q, "invalid limit: %s (0-10000)", v);
     if (!limit)
         limit = 1000;
     if (!q->srv->decisions)

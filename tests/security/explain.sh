@@ -20,6 +20,19 @@ spec:
 YAML
 }
 
+# Offline, on the files of a scenario: a fair-sharing preemption.
+FS="$SRC/tests/scenarios/preempt-9-5-fair-sharing-until-idle.yaml"
+expect "offline (-f): the preemption that evicted a workload, with the fair shares compared" \
+    "InCohortFairSharing (fairSharing):
+    preemptor priority 0 vs priority 0; ClusterQueue shares 0 (preemptor) vs 333.333" \
+    "$CUEUE" explain -f "$FS" workload ns/c3
+expect "  ... a workload not in the files" "cueue explain: workload ns/nope is not in the files" \
+    "$CUEUE" explain -f "$FS" workload ns/nope
+expect "  ... bad input is named as cueue schedule names it" "cueue explain: $TMP/missing.yaml:" \
+    "$CUEUE" explain -f "$TMP/missing.yaml" workload ns/c3
+expect "  ... and has no history" "cueue explain: --history reads a server's decision log; -f has none" \
+    "$CUEUE" explain --history -f "$FS" workload ns/c3
+
 start_server explain --controllers all --executor local || exit 1
 note "# explain: why a workload waits, what it uses, who preempted it"
 cat >"$TMP/objs.yaml" <<'YAML'

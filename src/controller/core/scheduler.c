@@ -92,9 +92,8 @@ static void decide_admitted(struct ctl *c, struct eng_wl *wl, enum eng_admitted_
         if (ctl_logging(c)) {
             json_t *x = explain_decision(
                 c->eng, wl, adm == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved", now);
-            /* Milliseconds are all the clocks tell. */
-            json_object_set_new(x, "waitSeconds",
-                                json_real(wait < 0 ? 0 : (double)(int64_t)(wait * 1000) / 1000));
+            json_object_set_new(x, "waitMilliseconds",
+                                json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
             ctl_log(c, x);
         }
         ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
