@@ -8,7 +8,8 @@
 
 int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
 int cli_schedule(int argc, char **argv);
-int cli_explain(int argc, char **argv); /* explain.c */
+int cli_explain(int argc, char **argv);  /* explain.c */
+int cli_kueuectl(int argc, char **argv); /* kueuectl.c: run as kubectl-kueue */
 /* `cueue explain -f`: run files as `cueue schedule` does, then *out = the
  * WorkloadExplanation of ns/name (NULL when there is no such Workload).
  * Returns 0, or 2 after printing what is wrong with the input. */

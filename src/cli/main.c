@@ -49,6 +49,11 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* Run as a kubectl plugin (kubectl kueue ...). */
+    const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+    base = base ? base + 1 : argc > 0 ? argv[0] : "";
+    if (!strcmp(base, "kubectl-kueue"))
+        return cli_kueuectl(argc, argv);
     if (argc < 2) {
         usage(stderr);
         return 2;
