@@ -236,9 +236,15 @@ static int from_server(const char *kubeconfig, const char *context, const char *
     struct kc_config cfg = {0};
     struct ac_client *ac = NULL;
     int rc = kc_config_load(kubeconfig, context, &cfg, &e);
+    if (rc) {
+        struct sb sb = SB_INIT;
+        err_format(&e, &sb);
+        fprintf(stderr, "cueue explain: kubeconfig: %s\n", sb_str(&sb));
+        sb_release(&sb);
+        return 1;
+    }
     struct kc_client_opts ko = {.user_agent = "cueue-explain"};
-    if (!rc)
-        rc = kc_client_new(&cfg, &ko, &ac, &e);
+    rc = kc_client_new(&cfg, &ko, &ac, &e);
     if (!rc) {
         /* The explanation as an object "NAME/explanation" of a namespaced
          * resource of the visibility group. */

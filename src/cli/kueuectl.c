@@ -193,8 +193,9 @@ static int do_list(struct ac_client *ac, const struct kopts *o, const char *ns)
 {
     const char *key = kind_key(o->args[1]);
     if (!key || !strcmp(key, "workloads.kueue.x-k8s.io")) {
-        fprintf(stderr, "error: unknown resource type \"%s\" for list (clusterqueue, localqueue, "
-                        "resourceflavor)\n",
+        fprintf(stderr,
+                "error: unknown resource type \"%s\" for list (clusterqueue, localqueue, "
+                "resourceflavor)\n",
                 o->args[1]);
         return 2;
     }
@@ -214,8 +215,8 @@ static int do_list(struct ac_client *ac, const struct kopts *o, const char *ns)
     char a[32], b[32], age[32];
     if (!strcmp(key, "clusterqueues.kueue.x-k8s.io")) {
         t.n_cols = 6;
-        const char *h[] = {"NAME", "COHORT", "PENDING WORKLOADS", "ADMITTED WORKLOADS", "ACTIVE",
-                           "AGE"};
+        const char *h[] = {"NAME",   "COHORT", "PENDING WORKLOADS", "ADMITTED WORKLOADS",
+                           "ACTIVE", "AGE"};
         row_add(&t, h);
         json_array_foreach(l.items, i, x)
         {
@@ -246,8 +247,8 @@ static int do_list(struct ac_client *ac, const struct kopts *o, const char *ns)
             count_of(x, "pendingWorkloads", a, sizeof(a));
             count_of(x, "admittedWorkloads", b, sizeof(b));
             age_of(x, now, age, sizeof(age));
-            const char *row[] = {jstr(jmeta(x), "namespace"), jstr(jmeta(x), "name"), cq, a, b,
-                                 age};
+            const char *row[] = {
+                jstr(jmeta(x), "namespace"), jstr(jmeta(x), "name"), cq, a, b, age};
             row_add(&t, with_ns ? row : row + 1);
         }
     } else {
@@ -306,7 +307,9 @@ static int do_stop_resume(struct ac_client *ac, const struct kopts *o, const cha
         patch = json_pack("{s:{s:b}}", "spec", "active", !stop);
     else
         patch = json_pack("{s:{s:s}}", "spec", "stopPolicy",
-                          !stop ? "None" : o->keep_running ? "Hold" : "HoldAndDrain");
+                          !stop             ? "None"
+                          : o->keep_running ? "Hold"
+                                            : "HoldAndDrain");
     json_t *out = NULL;
     struct err e;
     err_init(&e);
