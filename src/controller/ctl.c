@@ -27,6 +27,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/admission.h"
+#include "controller/explain.h"
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
@@ -776,6 +777,93 @@ static void periodic(struct ctl *c)
     }
 }
 
+/* ---- explanations --------------------------------------------------------------------- */
+
+json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout_ms)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += timeout_ms / 1000;
+    dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&c->ask_mu);
+    while (c->ask_busy)
+        if (pthread_cond_timedwait(&c->ask_cond, &c->ask_mu, &dl) == ETIMEDOUT) {
+            pthread_mutex_unlock(&c->ask_mu);
+            return NULL;
+        }
+    c->ask_busy = c->ask_pending = true;
+    c->ask_done = false;
+    c->ask_seq++;
+    snprintf(c->ask_ns, sizeof(c->ask_ns), "%s", ns);
+    snprintf(c->ask_name, sizeof(c->ask_name), "%s", name);
+    pthread_mutex_unlock(&c->ask_mu);
+    if (write(c->wake[1], "e", 1) < 0) {
+        /* the loop also wakes every 100 ms */
+    }
+    pthread_mutex_lock(&c->ask_mu);
+    while (!c->ask_done)
+        if (pthread_cond_timedwait(&c->ask_cond, &c->ask_mu, &dl) == ETIMEDOUT)
+            break;
+    json_t *a = c->ask_done ? c->ask_answer : NULL;
+    c->ask_answer = NULL;
+    c->ask_busy = c->ask_pending = c->ask_done = false;
+    c->ask_seq++; /* an answer still being computed is dropped */
+    pthread_cond_broadcast(&c->ask_cond);
+    pthread_mutex_unlock(&c->ask_mu);
+    return a;
+}
+
+void ctl_log(struct ctl *c, json_t *entry)
+{
+    if (!entry)
+        return;
+    if (!c->dlog) {
+        json_decref(entry);
+        return;
+    }
+    if (!c->dlog_batch)
+        c->dlog_batch = json_array();
+    json_array_append_new(c->dlog_batch, entry);
+}
+
+static void dlog_flush(struct ctl *c)
+{
+    if (!c->dlog_batch || !json_array_size(c->dlog_batch))
+        return;
+    c->dlog(c->dlog_arg, c->dlog_batch, tm_now_ms());
+    json_array_clear(c->dlog_batch);
+}
+
+/* Answer the pending question, if any (on the loop's thread). */
+static void answer(struct ctl *c, bool ready)
+{
+    pthread_mutex_lock(&c->ask_mu);
+    if (!c->ask_pending) {
+        pthread_mutex_unlock(&c->ask_mu);
+        return;
+    }
+    c->ask_pending = false;
+    uint64_t seq = c->ask_seq;
+    char ns[sizeof(c->ask_ns)], name[sizeof(c->ask_name)];
+    memcpy(ns, c->ask_ns, sizeof(ns));
+    memcpy(name, c->ask_name, sizeof(name));
+    pthread_mutex_unlock(&c->ask_mu);
+    json_t *a = ready ? explain_json(c->eng, ns, name) : NULL;
+    pthread_mutex_lock(&c->ask_mu);
+    if (c->ask_seq == seq && c->ask_busy) {
+        c->ask_answer = a;
+        c->ask_done = true;
+        pthread_cond_broadcast(&c->ask_cond);
+    } else {
+        json_decref(a);
+    }
+    pthread_mutex_unlock(&c->ask_mu);
+}
+
 static void *loop(void *arg)
 {
     struct ctl *c = arg;
@@ -823,6 +911,8 @@ static void *loop(void *arg)
                 log_warn("controller: lost the leadership; reconciling stops");
             c->leading = lead;
         }
+        if (!c->leading || !c->synced)
+            answer(c, false);
         if (!c->leading)
             continue;
         if (!c->synced) {
@@ -842,6 +932,8 @@ static void *loop(void *arg)
         if (c->cycle_dirty || now >= c->next_cycle_ms)
             ctl_run_cycles(c);
         process_queue(c);
+        dlog_flush(c);
+        answer(c, true);
         now = tm_monotonic_ms();
         if (now >= next_periodic) {
             periodic(c);
@@ -890,6 +982,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     c->ac = o->client;
     c->metrics = o->metrics;
     c->vis = o->visibility;
+    c->dlog = o->decisions;
+    c->dlog_arg = o->decisions_arg;
     if (o->config_path) {
         int rc = ctl_config_load(o->config_path, &c->config, e);
         if (rc) {
@@ -898,8 +992,11 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         }
     }
     struct eng_options eo = {.config = c->config ? c->config->u.config : NULL,
-                             .requeue_batch_ms = REQUEUE_BATCH_MS};
+                             .requeue_batch_ms = REQUEUE_BATCH_MS,
+                             .record_preemptions = true};
     c->eng = eng_new(&eo);
+    pthread_mutex_init(&c->ask_mu, NULL);
+    pthread_cond_init(&c->ask_cond, NULL);
     c->q = wq_new(NULL);
     if (pipe(c->wake)) {
         eng_free(c->eng);
@@ -998,5 +1095,9 @@ void ctl_stop(struct ctl *c)
     api_object_free(c->config);
     close(c->wake[0]);
     close(c->wake[1]);
+    json_decref(c->ask_answer);
+    json_decref(c->dlog_batch);
+    pthread_cond_destroy(&c->ask_cond);
+    pthread_mutex_destroy(&c->ask_mu);
     free(c);
 }

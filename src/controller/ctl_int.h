@@ -83,6 +83,18 @@ struct ctl {
     bool started;
     int wake[2];
     volatile int stop;
+    /* ctl_explain: one question at a time from other threads, answered by
+     * the loop (the engine is the loop's alone). */
+    pthread_mutex_t ask_mu;
+    pthread_cond_t ask_cond;
+    bool ask_busy, ask_pending, ask_done;
+    uint64_t ask_seq; /* the question being asked */
+    char ask_ns[256], ask_name[256];
+    json_t *ask_answer;
+    /* The decision log (ctl_options.decisions) and this round's entries. */
+    void (*dlog)(void *arg, const json_t *entries, int64_t now_ms);
+    void *dlog_arg;
+    json_t *dlog_batch;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
     /* Child Jobs seen, by their parent Job: "ns/parent" -> owned string of
@@ -195,6 +207,14 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
 /* Emit a core/v1 Event about obj. */
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
                const char *component, const char *fmt, ...) CU_PRINTF(6, 7);
+/* Append entry (stolen; NULL ignored) to the decision log's batch, written
+ * at the end of the loop's round. Without a log it is dropped. */
+void ctl_log(struct ctl *c, json_t *entry);
+/* Is the decision log on (build entries only then)? */
+static inline bool ctl_logging(const struct ctl *c)
+{
+    return c->dlog != NULL;
+}
 
 /* Replace the object (or its status subresource) through fn with retries
  * on conflict; the stored result is observed. 0, or the error (logged

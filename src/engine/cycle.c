@@ -425,6 +425,8 @@ static void issue_preemptions(struct eng *eng, struct entry *e, struct victims *
         d->reason = t->reason;
         d->message = t->message;
         eng->dec.changed = true;
+        if (eng->opt.record_preemptions)
+            why_preempted(eng, t->wl, e->wl, t->reason, t->message);
     }
     char suffix[96];
     snprintf(suffix, sizeof(suffix), ". Pending the preemption of %zu workload(s)", ok);

@@ -451,6 +451,12 @@ struct eng {
     size_t n_carry, cap_carry;
     struct eng_decisions dec;
     size_t cap_adm, cap_pre, cap_pend, cap_evi;
+    /* eng_explain: where the flavor assigner records its steps (NULL: it
+     * records nothing), the pod set it is on, and the preemptions kept by
+     * record_preemptions ("ns/name" -> struct eng_why_preempted, malloc). */
+    struct eng_why *why;
+    size_t why_ps, cap_why_tries;
+    struct map why_pre;
     /* eng_wl_admission's answer */
     struct eng_ps_admission *scratch_ps;
     size_t cap_scratch_ps;
@@ -615,6 +621,14 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
                bool use_scan_memory, struct fa_assignment *out);
 /* The message of §7.2 for a non-Fit assignment ("couldn't assign flavors
  * ..."); "" for Fit. Appends to sb. */
+/* eng_explain's recorders (explain.c), called only while eng->why is set. */
+void why_try(struct eng *eng, const struct eng_cq *cq, int fid, int fr, const char *mode,
+             const char *reason, int64_t prev, int64_t req, int level);
+void why_preempted(struct eng *eng, const struct eng_wl *target, const struct eng_wl *preemptor,
+                   const char *reason, const char *message);
+void why_forget(struct eng *eng, const struct eng_wl *wl);
+void why_free_all(struct eng *eng);
+
 void fa_message(const struct fa_assignment *a, const struct eng_wl *wl, struct sb *sb);
 const char *fa_reason_name(enum fa_reason r);
 

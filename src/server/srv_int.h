@@ -143,6 +143,10 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
+    srv_explain_fn explain;
+    void *explain_arg;
+    srv_decisions_fn decisions;
+    void *decisions_arg;
     const struct api_configuration *config; /* borrowed (admit.c), or NULL */
     char *pod_log_dir;                      /* local executor output, or NULL (podlog.c) */
     char *(*metrics)(void *arg);            /* GET /metrics, or NULL */
@@ -173,6 +177,8 @@ enum srv_route_kind {
     RT_SA_TOKEN,   /* /api/v1/namespaces/NS/serviceaccounts/N/token (satoken.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
+    RT_EXPLAIN,    /* visibility: namespaces/NS/workloads/N/explanation (cueue explain) */
+    RT_DECISIONS,  /* visibility: [namespaces/NS/[workloads/N/]]decisions (the decision log) */
 };
 
 struct srv_route {
@@ -277,6 +283,8 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
  * subresource (authorized by the caller). */
 int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
+int srv_handle_explain(struct srv_req *q, const struct srv_route *rt);
+int srv_handle_decisions(struct srv_req *q, const struct srv_route *rt);
 
 /* admit.c: the built-in admission: of Jobs beyond the api layer's
  * validation (which the store applies): Kueue's Job defaulting, the rules
