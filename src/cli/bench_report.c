@@ -103,6 +103,21 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
         json_integer(s->cpu_s > 0 ? (json_int_t)llround((double)s->admissions / s->cpu_s) : 0));
     json_object_set_new(en, "peakRssBytes", json_integer(s->peak_rss));
     json_object_set_new(r, "engine", en);
+    if (s->writes_pending >= 0) {
+        long all = s->writes_pending + s->writes_admitted;
+        double n = s->n_wls ? (double)s->n_wls : 1;
+        json_t *w = json_object();
+        json_object_set_new(w, "workloadUpdates", json_integer(all));
+        json_object_set_new(w, "perWorkload", json_real(round_to((double)all / n, 100)));
+        json_object_set_new(w, "whilePending", json_integer(s->writes_pending));
+        json_object_set_new(w, "whilePendingPerWorkload",
+                            json_real(round_to((double)s->writes_pending / n, 100)));
+        json_object_set_new(
+            w, "perAdmission",
+            json_real(round_to(
+                s->admissions ? (double)s->writes_admitted / (double)s->admissions : 0, 100)));
+        json_object_set_new(r, "apiWrites", w);
+    }
     return r;
 }
 
@@ -148,6 +163,15 @@ static void print_text(const json_t *r)
            json_real_value(json_object_get(en, "cpuSeconds")),
            (long long)json_integer_value(json_object_get(en, "admissionsPerSecond")),
            (double)json_integer_value(json_object_get(en, "peakRssBytes")) / 1048576.0);
+    json_t *w = json_object_get(r, "apiWrites");
+    if (w)
+        printf("Workload updates: %lld (%.2f per workload; while pending %lld, %.2f per workload; "
+               "with quota or finished %.2f per admission)\n",
+               (long long)json_integer_value(json_object_get(w, "workloadUpdates")),
+               json_real_value(json_object_get(w, "perWorkload")),
+               (long long)json_integer_value(json_object_get(w, "whilePending")),
+               json_real_value(json_object_get(w, "whilePendingPerWorkload")),
+               json_real_value(json_object_get(w, "perAdmission")));
 }
 
 void bench_report_print(const struct bench_config *c, const char *name,
