@@ -762,20 +762,9 @@ static void process_queue(struct ctl *c)
     }
 }
 
-/* Periodic pass: backoffs that ended, and workloads whose requeueAt passed. */
-static void periodic(struct ctl *c)
-{
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
-        const json_t *rq = cond(val, "Requeued");
-        if ((rq && jstr(rq, "status") && !strcmp(jstr(rq, "status"), "False")) ||
-            (cond_is(val, "QuotaReserved", "True") && !cond_is(val, "Finished", "True") &&
-             !cond_is(val, "PodsReady", "True")))
-            ctl_enqueue(c, "W:", mstr(val, "namespace"), mstr(val, "name"));
-    }
-}
+/* Nothing here scans every Workload on a timer: a deadline (requeueAt, the
+ * PodsReady timeout, the maximum execution time) is a delayed requeue of its
+ * own Workload (ctl_recheck), set when the Workload is reconciled. */
 
 /* ---- explanations --------------------------------------------------------------------- */
 
@@ -867,7 +856,6 @@ static void answer(struct ctl *c, bool ready)
 static void *loop(void *arg)
 {
     struct ctl *c = arg;
-    int64_t next_periodic = 0;
     int64_t next_le = 0;
     while (!c->stop) {
         struct pollfd fds[CK_N + 1];
@@ -935,10 +923,6 @@ static void *loop(void *arg)
         dlog_flush(c);
         answer(c, true);
         now = tm_monotonic_ms();
-        if (now >= next_periodic) {
-            periodic(c);
-            next_periodic = now + CYCLE_INTERVAL_MS;
-        }
         if (c->status_dirty && now >= c->next_status_ms) {
             c->status_dirty = false;
             ctl_queue_status(c);

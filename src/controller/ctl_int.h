@@ -33,8 +33,9 @@ struct wq;
 #define COMPONENT_ADMISSION "kueue-admission"
 #define COMPONENT_WORKLOAD "kueue-workload-controller"
 #define COMPONENT_JOB "batch/job-kueue-controller"
-#define CYCLE_INTERVAL_MS 1000 /* backoffs (requeueAt) are noticed this often */
+#define CYCLE_INTERVAL_MS 1000 /* a cycle runs at least this often */
 #define STATUS_INTERVAL_MS 200 /* queue status is rewritten at most this often */
+#define STATUS_COST_RATIO 9    /* and after at least 9x as long as the last pass took */
 #define REQUEUE_BATCH_MS 1000  /* Kueue requeues inadmissible workloads in one-second batches */
 
 enum ctl_kind {

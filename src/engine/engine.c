@@ -99,6 +99,7 @@ static void cq_free(struct eng_cq *cq)
     pq_release(&cq->q);
     free(cq->inactive_message);
     free(cq->admitted);
+    free(cq->victims);
     free(cq);
 }
 

@@ -210,6 +210,11 @@ struct eng_cq {
     struct eng_wl *preemptor; /* BestEffortFIFO sticky preemptor (§5.2) */
     struct eng_wl **admitted; /* workloads holding quota here (candidates) */
     size_t n_admitted, cap_admitted;
+    /* The same n_admitted workloads as a binary min-heap in their order as
+     * preemption candidates inside this CQ (wl_victim_before), so a search
+     * reads the few it needs instead of ordering them all. */
+    struct eng_wl **victims;
+    size_t cap_victims;
     uint64_t cycle_popped; /* requeue_events when the head was popped */
     bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
     uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
@@ -319,6 +324,7 @@ struct eng_wl {
     enum eng_wl_where where;
     size_t qpos;
     size_t adm_pos; /* index in cq->admitted while admitted */
+    size_t vic_pos; /* index in cq->victims while admitted */
     /* scan memory (§4.7) */
     bool scan_valid;
     uint64_t scan_cycle;
@@ -556,6 +562,14 @@ void wl_free(struct eng *eng, struct eng_wl *wl);
 /* Usage bookkeeping of admitted workloads in their CQ. */
 void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
 void wl_detach_admitted(struct eng *eng, struct eng_wl *wl);
+/* Candidate order of two admitted workloads of one CQ after the evicted
+ * ones (preemption.md §4.2): lower priority, then later admitted, then
+ * uid, then key. Negative when a goes first. */
+int wl_victim_cmp(const struct eng_wl *a, const struct eng_wl *b);
+/* Evicted ones first, then wl_victim_cmp: the order of cq->victims. */
+bool wl_victim_before(const struct eng_wl *a, const struct eng_wl *b);
+/* Mark an admitted workload evicted (it keeps its quota until released). */
+void wl_set_evicted(struct eng_wl *wl);
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm);
 uint64_t wl_shape(const struct eng_wl *wl);
 /* Fill a fresh record from a Workload view (requests per §2, priority,
