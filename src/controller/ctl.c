@@ -49,6 +49,7 @@ static const char *const res_keys[CK_N] = {
     [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
+    [CK_POD] = "pods",
 };
 
 static const enum api_kind engine_kind[CK_N] = {
@@ -58,6 +59,7 @@ static const enum api_kind engine_kind[CK_N] = {
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
     [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
     [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
+    [CK_POD] = API_KIND_UNKNOWN,
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -417,14 +419,16 @@ static void enqueue_children(struct ctl *c, const char *ns, const char *parent)
 /* A Workload created after a Job that names it as prebuilt. */
 static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *name)
 {
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
-        const char *p = job_prebuilt_name(val);
-        const char *jns = mstr(val, "namespace");
-        if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
-            ctl_enqueue(c, "J:", jns, mstr(val, "name"));
+    for (size_t i = 0; i < ctl_n_integs; i++) {
+        size_t it = 0;
+        const char *key;
+        void *val;
+        while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+            const char *p = jf_prebuilt_name(val);
+            const char *jns = mstr(val, "namespace");
+            if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
+                ctl_enqueue(c, ctl_integs[i].prefix, jns, mstr(val, "name"));
+        }
     }
 }
 
@@ -452,21 +456,30 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     }
     switch (k) {
     case CK_JOB:
-        ctl_enqueue(c, "J:", ns, name);
+    case CK_POD: {
+        const struct ctl_integ *ig = ctl_integ_of(k);
+        ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
             /* Its Workload may wait for this to drop its finalizer. */
             char wname[300];
-            job_workload_name_for(obj, wname, sizeof(wname));
+            jf_workload_name_for(ig->ji, obj, wname, sizeof(wname));
             ctl_enqueue(c, "W:", ns, wname);
         }
-        if (!prev && !deleted && name)
+        if (k == CK_JOB && !prev && !deleted && name)
             note_child(c, obj);
         break;
+    }
     case CK_WL: {
-        const json_t *owner = controller_owner(obj, "Job");
+        const json_t *owner = NULL;
+        const struct ctl_integ *ig = NULL;
+        for (size_t i = 0; i < ctl_n_integs && !owner; i++) {
+            ig = &ctl_integs[i];
+            owner = controller_owner(obj, ig->ji->kind);
+        }
         if (owner && jstr(owner, "name")) {
-            ctl_enqueue(c, "J:", ns, jstr(owner, "name"));
-            enqueue_children(c, ns, jstr(owner, "name"));
+            ctl_enqueue(c, ig->prefix, ns, jstr(owner, "name"));
+            if (ig->k == CK_JOB)
+                enqueue_children(c, ns, jstr(owner, "name"));
         } else if (!prev && !deleted) {
             enqueue_prebuilt_users(c, ns, name);
         }
@@ -515,15 +528,17 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     case CK_WPC: {
         if (!deleted && (!prev || !same_field(prev, obj, "value")))
             ctl_enqueue(c, "P:", NULL, name);
-        /* A Job naming a class that did not exist gets its Workload now. */
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
-            const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
-                                 JOB_PRIORITY_LABEL);
-            if (l && name && !strcmp(l, name))
-                ctl_enqueue(c, "J:", mstr(val, "namespace"), mstr(val, "name"));
+        /* A job naming a class that did not exist gets its Workload now. */
+        for (size_t i = 0; i < ctl_n_integs; i++) {
+            size_t it = 0;
+            const char *key;
+            void *val;
+            while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+                const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
+                                     JF_PRIORITY_LABEL);
+                if (l && name && !strcmp(l, name))
+                    ctl_enqueue(c, ctl_integs[i].prefix, mstr(val, "namespace"), mstr(val, "name"));
+            }
         }
         break;
     }
@@ -736,7 +751,8 @@ static void process_queue(struct ctl *c)
         if (strlen(k) > 2) {
             switch (k[0]) {
             case 'J':
-                ctl_reconcile_job(c, ns, name);
+            case 'O':
+                ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
@@ -823,7 +839,7 @@ static void *loop(void *arg)
             /* A cluster without resource.k8s.io/v1 has no templates to
              * wait for; they are applied whenever they come. */
             for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
+                all &= k == CK_RCT || c->res[k].off || inf_has_synced(c->res[k].inf);
             if (!all)
                 continue;
             rebuild_engine(c);
@@ -912,6 +928,9 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
         r->inf = inf_new(c->ac, r->r, &io, &h);
+        const struct ctl_integ *ig = ctl_integ_of(r->kind);
+        r->off =
+            ig && ig->k != CK_JOB && !jf_enabled(ig->ji, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {
@@ -930,6 +949,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         c->leading = false;
     }
     for (int k = 0; k < CK_N; k++) {
+        if (c->res[k].off)
+            continue;
         int rc = inf_start(c->res[k].inf, e);
         if (rc) {
             ctl_stop(c);

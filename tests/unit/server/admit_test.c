@@ -270,6 +270,7 @@ static void test_pod_update(void **state)
     (void)state;
     json_t *old = pod(NULL);
     struct err e;
+    struct srv_admit a = {0};
     /* What an update may change: images, deadlines, added tolerations. */
     json_t *ok = json_deep_copy(old);
     json_t *spec = json_object_get(ok, "spec");
@@ -279,23 +280,23 @@ static void test_pod_update(void **state)
     json_array_append_new(json_object_get(spec, "tolerations"),
                           json_pack("{s:s,s:s}", "key", "b", "operator", "Exists"));
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, ok, &e), 0);
+    assert_int_equal(srv_admit_pod_update(&a, old, ok, &e), 0);
     /* What it may not: binding to a node, other container fields, dropping
      * a toleration. */
     json_t *bound = pod("cueue-local");
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, bound, &e), ERR_INVALID);
+    assert_int_equal(srv_admit_pod_update(&a, old, bound, &e), ERR_INVALID);
     assert_int_equal(e.ncauses, 1);
     json_t *cmd = json_deep_copy(old);
     json_object_set_new(
         json_array_get(json_object_get(json_object_get(cmd, "spec"), "containers"), 0), "command",
         json_pack("[s]", "sh"));
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, cmd, &e), ERR_INVALID);
+    assert_int_equal(srv_admit_pod_update(&a, old, cmd, &e), ERR_INVALID);
     json_t *fewer = json_deep_copy(old);
     json_array_clear(json_object_get(json_object_get(fewer, "spec"), "tolerations"));
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, fewer, &e), ERR_INVALID);
+    assert_int_equal(srv_admit_pod_update(&a, old, fewer, &e), ERR_INVALID);
     json_decref(old);
     json_decref(ok);
     json_decref(bound);
