@@ -50,12 +50,11 @@ bool jf_enabled(const struct jf_integration *ji, const struct api_configuration 
     return false;
 }
 
-void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid,
-                      char *out, size_t len)
+void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
+                      size_t len)
 {
     char in[1024];
-    int n = snprintf(in, sizeof(in), "%s\n%s\n%s\n%s", ji->kind, ji->group, name,
-                     uid ? uid : "");
+    int n = snprintf(in, sizeof(in), "%s\n%s\n%s\n%s", ji->kind, ji->group, name, uid ? uid : "");
     if (n < 0 || (size_t)n >= sizeof(in))
         n = (int)sizeof(in) - 1;
     unsigned char dig[20];
@@ -80,8 +79,7 @@ const char *jf_prebuilt_name(const json_t *obj)
     return p && *p ? p : NULL;
 }
 
-void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out,
-                          size_t len)
+void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out, size_t len)
 {
     const char *p = jf_prebuilt_name(obj);
     if (p) {
@@ -89,8 +87,7 @@ void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, ch
         return;
     }
     const json_t *meta = json_object_get(obj, "metadata");
-    jf_workload_name(ji, jstr(meta, "name") ? jstr(meta, "name") : "", jstr(meta, "uid"), out,
-                     len);
+    jf_workload_name(ji, jstr(meta, "name") ? jstr(meta, "name") : "", jstr(meta, "uid"), out, len);
 }
 
 /* The max-exec-time-seconds label as a positive number, else 0. */

@@ -72,8 +72,8 @@ bool jf_enabled(const struct jf_integration *ji, const struct api_configuration 
 /* Kueue's GetWorkloadNameForOwnerWithGVK: "<lower-case kind>-<name>" cut
  * to 247 bytes, "-", and the first 5 hex digits of
  * sha1("<Kind>\n<group>\n<name>\n<uid>"). out needs 254 bytes. */
-void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid,
-                      char *out, size_t len);
+void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
+                      size_t len);
 
 /* The name of the object's Workload: the prebuilt one it names, else
  * jf_workload_name's. out needs 254 bytes. */

@@ -60,8 +60,8 @@ bool pod_default(json_t *pod, const struct pod_default_ctx *x)
     bool have = false;
     size_t i;
     const json_t *f;
-    json_array_foreach(fins, i, f) have |= json_string_value(f) &&
-                                           !strcmp(json_string_value(f), POD_FINALIZER);
+    json_array_foreach(fins, i, f) have |=
+        json_string_value(f) && !strcmp(json_string_value(f), POD_FINALIZER);
     if (!have)
         json_array_append_new(fins, json_string(POD_FINALIZER));
     if (!pod_gated(pod)) {

@@ -29,9 +29,9 @@ extern const struct jf_integration pod_integration;
 /* What the creation of pod (changed in place) is checked against. */
 struct pod_default_ctx {
     const struct api_configuration *cfg; /* NULL: Kueue's defaults */
-    bool ns_managed;       /* managedJobsNamespaceSelector selects the namespace */
-    bool default_lq;       /* the namespace has a LocalQueue named "default" */
-    bool owner_managed;    /* a controller owner is an object Kueue manages (a Job's Pod) */
+    bool ns_managed;                     /* managedJobsNamespaceSelector selects the namespace */
+    bool default_lq;                     /* the namespace has a LocalQueue named "default" */
+    bool owner_managed; /* a controller owner is an object Kueue manages (a Job's Pod) */
 };
 
 /* Kueue's Pod webhook Default: a Pod of a managed namespace, not owned by
