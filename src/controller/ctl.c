@@ -50,6 +50,22 @@ static const char *const res_keys[CK_N] = {
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
     [CK_POD] = "pods",
+    [CK_JOBSET] = "jobsets.jobset.x-k8s.io",
+};
+
+/* Kinds an API server serves only once their CRD is installed, which no
+ * built-in table names: the store and the HTTP client find them by key
+ * and path. */
+static const struct store_resource jobset_res = {
+    .group = "jobset.x-k8s.io",
+    .version = "v1alpha2",
+    .plural = "jobsets",
+    .singular = "jobset",
+    .kind = "JobSet",
+    .key = "jobsets.jobset.x-k8s.io",
+    .namespaced = true,
+    .has_status = true,
+    .custom = true,
 };
 
 static const enum api_kind engine_kind[CK_N] = {
@@ -59,7 +75,7 @@ static const enum api_kind engine_kind[CK_N] = {
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
     [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
     [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
-    [CK_POD] = API_KIND_UNKNOWN,
+    [CK_POD] = API_KIND_UNKNOWN,      [CK_JOBSET] = API_KIND_UNKNOWN,
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -456,7 +472,8 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     }
     switch (k) {
     case CK_JOB:
-    case CK_POD: {
+    case CK_POD:
+    case CK_JOBSET: {
         const struct ctl_integ *ig = ctl_integ_of(k);
         ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
@@ -752,6 +769,7 @@ static void process_queue(struct ctl *c)
             switch (k[0]) {
             case 'J':
             case 'O':
+            case 'S':
                 ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
                 break;
             case 'W':
@@ -837,9 +855,11 @@ static void *loop(void *arg)
         if (!c->synced) {
             bool all = true;
             /* A cluster without resource.k8s.io/v1 has no templates to
-             * wait for; they are applied whenever they come. */
+             * wait for, nor one without the JobSet CRD JobSets; they are
+             * taken whenever they come. */
             for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || c->res[k].off || inf_has_synced(c->res[k].inf);
+                all &=
+                    k == CK_RCT || k == CK_JOBSET || c->res[k].off || inf_has_synced(c->res[k].inf);
             if (!all)
                 continue;
             rebuild_engine(c);
@@ -924,6 +944,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->c = c;
         r->kind = (enum ctl_kind)k;
         r->r = store_resource_find(res_keys[k]);
+        if (!r->r && k == CK_JOBSET)
+            r->r = &jobset_res;
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};

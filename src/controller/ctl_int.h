@@ -50,7 +50,8 @@ enum ctl_kind {
     CK_RCT, /* ResourceClaimTemplates: DRA quota */
     CK_WL,
     CK_JOB,
-    CK_POD, /* the plain Pod integration's, watched only when it is enabled */
+    CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
+    CK_JOBSET, /* likewise; its CRD may come later */
     CK_N
 };
 
@@ -72,8 +73,8 @@ struct ctl {
     struct ctl_res res[CK_N];
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
-    struct wq *q; /* "J:ns/name" jobs, "O:ns/name" pods, "W:ns/name" workloads, "C:name" cq,
-                   * "F:name" rf */
+    struct wq *q;              /* "J:ns/name" jobs, "O:ns/name" pods, "S:ns/name" JobSets,
+                                * "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */

@@ -322,3 +322,51 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
         }
     }
 }
+
+const json_t *jf_pod_set(const json_t *wl, const char *name)
+{
+    size_t i;
+    const json_t *ps;
+    json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps)
+    {
+        if (jstr(ps, "name") && name && !strcmp(jstr(ps, "name"), name))
+            return ps;
+    }
+    return NULL;
+}
+
+void jf_restore_template(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                         const char *const *keep)
+{
+    const json_t *stored = json_object_get(jf_pod_set(wl, ps_name), "template");
+    if (!stored)
+        return;
+    const json_t *smeta = json_object_get(stored, "metadata");
+    const json_t *sspec = json_object_get(stored, "spec");
+    json_t *labels = json_is_object(json_object_get(smeta, "labels"))
+                         ? json_deep_copy(json_object_get(smeta, "labels"))
+                         : json_object();
+    const json_t *cur = json_object_get(tmeta, "labels");
+    for (size_t i = 0; keep && keep[i]; i++)
+        if (json_object_get(cur, keep[i]))
+            json_object_set(labels, keep[i], json_object_get(cur, keep[i]));
+    if (json_object_size(labels))
+        json_object_set_new(tmeta, "labels", labels);
+    else {
+        json_decref(labels);
+        json_object_del(tmeta, "labels");
+    }
+    const json_t *ann = json_object_get(smeta, "annotations");
+    if (ann)
+        json_object_set_new(tmeta, "annotations", json_deep_copy(ann));
+    else
+        json_object_del(tmeta, "annotations");
+    static const char *const sfields[] = {"nodeSelector", "tolerations", "schedulingGates", NULL};
+    for (size_t i = 0; sfields[i]; i++) {
+        const json_t *v = json_object_get(sspec, sfields[i]);
+        if (v)
+            json_object_set_new(tspec, sfields[i], json_deep_copy(v));
+        else
+            json_object_del(tspec, sfields[i]);
+    }
+}

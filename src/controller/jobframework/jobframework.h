@@ -51,8 +51,9 @@ struct jf_integration {
     bool (*finished)(const json_t *obj, bool *success, const char **message);
     /* Every pod ready or succeeded (waitForPodsReady). */
     bool (*pods_ready)(const json_t *obj);
-    /* Pods of pod set "main" that will not be needed again (0: none). */
-    int (*reclaimable)(const json_t *obj);
+    /* The pods that will not be needed again (status.reclaimablePods:
+     * an owned array of {name, count}, empty for none). */
+    json_t *(*reclaimable)(const json_t *obj);
     /* Pods not yet gone: an evicted Workload's quota waits for none. */
     int (*active)(const json_t *obj);
 };
@@ -106,6 +107,16 @@ bool jf_workload_matches(const json_t *wl, const json_t *built);
  * podset.Merge does; the podset label and workload annotation into tmeta. */
 void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
                        jf_flavor_fn flavor, void *arg);
+
+/* Kueue's RestorePodSetsInfo for one template: its labels, annotations,
+ * nodeSelector, tolerations and schedulingGates as the Workload's pod set
+ * ps_name stored them (tmeta, tspec changed in place); the labels named
+ * in keep (NULL-terminated, may be NULL) keep their current values. */
+void jf_restore_template(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                         const char *const *keep);
+
+/* The pod set named (borrowed) of a Workload's spec, or NULL. */
+const json_t *jf_pod_set(const json_t *wl, const char *name);
 
 /* The child object k of o (created empty when missing or not an object). */
 json_t *jf_obj_child(json_t *o, const char *k);

@@ -18,12 +18,14 @@
 #include "controller/ctl_int.h"
 #include "controller/jobframework/jobframework.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/pod/pod.h"
 
 /* The integrations, with the cache kind and work-queue prefix of each. */
 const struct ctl_integ ctl_integs[] = {
     {&job_integration, CK_JOB, "J:"},
     {&pod_integration, CK_POD, "O:"},
+    {&jobset_integration, CK_JOBSET, "S:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 
@@ -513,15 +515,14 @@ static const json_t *prebuilt(struct ctl *c, const struct ctl_integ *ig, const j
 
 static int reclaimable_fn(json_t *obj, void *arg, struct err *e)
 {
-    const int *rec = arg;
+    json_t *rec = arg;
     json_t *st = json_object_get(obj, "status");
     if (!json_is_object(st)) {
         st = json_object();
         json_object_set_new(obj, "status", st);
     }
-    if (*rec > 0)
-        json_object_set_new(st, "reclaimablePods",
-                            json_pack("[{s:s,s:i}]", "name", "main", "count", *rec));
+    if (json_array_size(rec))
+        json_object_set(st, "reclaimablePods", rec);
     else
         json_object_del(st, "reclaimablePods");
     return 0;
@@ -613,13 +614,15 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         return;
     }
     /* Dynamic reclaim (§1.11). */
-    int rec = ji->reclaimable(job);
+    json_t *rec = ji->reclaimable(job);
     const json_t *cur = json_object_get(json_object_get(wl, "status"), "reclaimablePods");
-    if (rec != (int)json_integer_value(json_object_get(json_array_get(cur, 0), "count")) &&
-        cond_is(wl, "QuotaReserved", "True")) {
-        ctl_write_status(c, CK_WL, ns, wname, reclaimable_fn, &rec);
+    bool same_rec = cur ? json_equal(cur, rec) : !json_array_size(rec);
+    if (!same_rec && cond_is(wl, "QuotaReserved", "True")) {
+        ctl_write_status(c, CK_WL, ns, wname, reclaimable_fn, rec);
+        json_decref(rec);
         return;
     }
+    json_decref(rec);
     if (sync_pods_ready(c, ig, job, wl))
         return;
     if (cond_is(wl, "Evicted", "True")) {

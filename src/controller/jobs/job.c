@@ -176,46 +176,14 @@ json_t *job_stop(const json_t *job, const json_t *wl)
     json_t *spec = jf_obj_child(j, "spec");
     json_object_set_new(spec, "suspend", json_true());
     const json_t *ps = json_array_get(json_object_get(json_object_get(wl, "spec"), "podSets"), 0);
-    const json_t *stored = json_object_get(ps, "template");
-    if (!stored)
+    if (!json_object_get(ps, "template"))
         return j;
     json_t *tpl = jf_obj_child(spec, "template");
-    json_t *tmeta = jf_obj_child(tpl, "metadata");
-    json_t *tspec = jf_obj_child(tpl, "spec");
-    const json_t *smeta = json_object_get(stored, "metadata");
-    const json_t *sspec = json_object_get(stored, "spec");
     /* Labels: the stored ones plus the Job controller's own. */
-    json_t *labels = json_is_object(json_object_get(smeta, "labels"))
-                         ? json_deep_copy(json_object_get(smeta, "labels"))
-                         : json_object();
     static const char *const keep[] = {"job-name", "controller-uid", "batch.kubernetes.io/job-name",
                                        "batch.kubernetes.io/controller-uid", NULL};
-    const json_t *cur = json_object_get(tmeta, "labels");
-    for (size_t i = 0; keep[i]; i++)
-        if (json_object_get(cur, keep[i]))
-            json_object_set(labels, keep[i], json_object_get(cur, keep[i]));
-    if (json_object_size(labels))
-        json_object_set_new(tmeta, "labels", labels);
-    else {
-        json_decref(labels);
-        json_object_del(tmeta, "labels");
-    }
-    static const char *const mfields[] = {"annotations", NULL};
-    static const char *const sfields[] = {"nodeSelector", "tolerations", "schedulingGates", NULL};
-    for (size_t i = 0; mfields[i]; i++) {
-        const json_t *v = json_object_get(smeta, mfields[i]);
-        if (v)
-            json_object_set_new(tmeta, mfields[i], json_deep_copy(v));
-        else
-            json_object_del(tmeta, mfields[i]);
-    }
-    for (size_t i = 0; sfields[i]; i++) {
-        const json_t *v = json_object_get(sspec, sfields[i]);
-        if (v)
-            json_object_set_new(tspec, sfields[i], json_deep_copy(v));
-        else
-            json_object_del(tspec, sfields[i]);
-    }
+    jf_restore_template(wl, json_string_value(json_object_get(ps, "name")),
+                        jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), keep);
     if (annotation(job, JOB_MIN_PARALLELISM) && json_is_integer(json_object_get(ps, "count")))
         json_object_set(spec, "parallelism", json_object_get(ps, "count"));
     return j;
@@ -309,6 +277,12 @@ static int job_active(const json_t *job)
     return (int)(int_or(st, "active", 0) + int_or(st, "terminating", 0));
 }
 
+static json_t *job_reclaimable_pods(const json_t *job)
+{
+    int n = job_reclaimable(job);
+    return n > 0 ? json_pack("[{s:s,s:i}]", "name", "main", "count", n) : json_array();
+}
+
 const struct jf_integration job_integration = {
     .framework = "batch/job",
     .api_version = "batch/v1",
@@ -321,6 +295,6 @@ const struct jf_integration job_integration = {
     .stop = job_stop,
     .finished = job_finished_as,
     .pods_ready = job_pods_ready,
-    .reclaimable = job_reclaimable,
+    .reclaimable = job_reclaimable_pods,
     .active = job_active,
 };

@@ -36,17 +36,15 @@ static void test_default(void **state)
     assert_true(pod_default(p, &x));
     assert_true(pod_gated(p));
     assert_true(pod_is_managed(p));
-    assert_string_equal(
-        json_string_value(json_array_get(json_object_get(json_object_get(p, "metadata"),
-                                                         "finalizers"),
-                                         0)),
-        POD_FINALIZER);
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(json_object_get(p, "metadata"), "finalizers"), 0)),
+                        POD_FINALIZER);
     /* Defaulting twice adds nothing twice. */
     assert_true(pod_default(p, &x));
     assert_int_equal(
         json_array_size(json_object_get(json_object_get(p, "spec"), "schedulingGates")), 1);
-    assert_int_equal(
-        json_array_size(json_object_get(json_object_get(p, "metadata"), "finalizers")), 1);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(p, "metadata"), "finalizers")),
+                     1);
     json_decref(p);
 
     /* Not Kueue's: an unmanaged namespace, a Job's Pod, no queue name. */
@@ -59,8 +57,7 @@ static void test_default(void **state)
     assert_false(pod_default(p, &x));
     assert_false(pod_is_managed(p));
     x.owner_managed = false;
-    json_object_del(json_object_get(json_object_get(p, "metadata"), "labels"),
-                    JF_QUEUE_LABEL);
+    json_object_del(json_object_get(json_object_get(p, "metadata"), "labels"), JF_QUEUE_LABEL);
     assert_false(pod_default(p, &x));
     /* ... unless the namespace has a default LocalQueue. */
     x.default_lq = true;
@@ -89,13 +86,12 @@ static void test_workload(void **state)
     assert_true(json_equal(
         json_object_get(json_object_get(json_object_get(ps, "template"), "spec"), "containers"),
         json_object_get(json_object_get(p, "spec"), "containers")));
-    const json_t *own = json_array_get(
-        json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), 0);
+    const json_t *own =
+        json_array_get(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), 0);
     assert_string_equal(json_string_value(json_object_get(own, "apiVersion")), "v1");
     assert_string_equal(json_string_value(json_object_get(own, "kind")), "Pod");
-    assert_string_equal(json_string_value(json_object_get(json_object_get(wl, "spec"),
-                                                          "queueName")),
-                        "user-queue");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(wl, "spec"), "queueName")), "user-queue");
     /* The stored Workload matches the Pod it was built from. */
     assert_true(jf_workload_matches(wl, wl));
     json_decref(wl);
@@ -146,8 +142,9 @@ static void test_run_and_finish(void **state)
     bool ok = false;
     const char *msg = NULL;
     assert_false(pod_integration.finished(run, &ok, &msg));
-    json_object_set_new(run, "status", json_pack("{s:s,s:[{s:s,s:s}]}", "phase", "Running",
-                                                 "conditions", "type", "Ready", "status", "True"));
+    json_object_set_new(run, "status",
+                        json_pack("{s:s,s:[{s:s,s:s}]}", "phase", "Running", "conditions", "type",
+                                  "Ready", "status", "True"));
     assert_true(pod_integration.pods_ready(run));
     assert_int_equal(pod_integration.active(run), 1);
     json_object_set_new(json_object_get(run, "status"), "phase", json_string("Failed"));

@@ -129,10 +129,10 @@ static bool pod_ready(const json_t *pod)
     return false;
 }
 
-static int pod_reclaimable(const json_t *pod)
+static json_t *pod_reclaimable(const json_t *pod)
 {
     (void)pod;
-    return 0;
+    return json_array();
 }
 
 /* A Running Pod (IsActive); one being deleted still runs until its

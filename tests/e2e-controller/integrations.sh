@@ -1,0 +1,77 @@
+# integrations.sh -- sourced by run.sh: the JobSet integration in `cueue
+# serve`, as Kueue's integration tests drive it (no JobSet operator: the
+# JobSet's status is set by hand). A JobSet naming a LocalQueue gets a
+# Workload with one pod set per replicated Job; admitted, it is
+# unsuspended with the flavor's node labels in every replicated Job's
+# template; evicted, it is suspended with its templates restored; its
+# Completed condition finishes the Workload and releases the quota.
+cat >"$TMP/integ-cfg.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [batch/job, pod, jobset.x-k8s.io/jobset]
+YAML
+start_server integ --controllers all --executor none --config "$TMP/integ-cfg.yaml" || return 1
+k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
+k apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: js}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: js-f}
+spec:
+  nodeLabels: {instance-type: on-demand}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: js-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: js-f
+      resources:
+      - {name: cpu, nominalQuota: "8"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: user-queue, namespace: js}
+spec: {clusterQueue: js-cq}
+YAML
+settle 10 '^True$' k get cq js-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io
+k -n js apply -f "$SRC/tests/data/jobset/jobset.yaml" >/dev/null
+JSW='{range .items[*]}{.metadata.name} {range .spec.podSets[*]}{.name}={.count} {end}{"\n"}{end}'
+wait_for "jobset: a Workload jobset-train-HASH, pod sets leader=1 workers=4" 15 \
+    '^jobset-train-[0-9a-f]{5} leader=1 workers=4 $' k -n js get workloads -o jsonpath="$JSW"
+wait_for "jobset: admitted, unsuspended" 15 '^false$' k -n js get jobset train -o jsonpath='{.spec.suspend}'
+expect_exact "jobset: the flavor's node labels in every replicated Job's template" "on-demand on-demand" \
+    k -n js get jobset train -o jsonpath='{.spec.replicatedJobs[0].template.spec.template.spec.nodeSelector.instance-type} {.spec.replicatedJobs[1].template.spec.template.spec.nodeSelector.instance-type}'
+expect_exact "jobset: its usage in the ClusterQueue" "5" \
+    k get cq js-cq -o jsonpath='{.status.flavorsReservation[0].resources[0].total}'
+W=$(k -n js get workloads -o jsonpath='{.items[0].metadata.name}')
+# Running (status by hand), then evicted: suspended, templates restored;
+# the quota waits for its Jobs to stop.
+k -n js patch jobset train --subresource=status --type=merge \
+    -p '{"status":{"replicatedJobsStatus":[{"name":"leader","active":1,"ready":0,"succeeded":0,"failed":0,"suspended":0},{"name":"workers","active":2,"ready":0,"succeeded":0,"failed":0,"suspended":0}]}}' >/dev/null
+k -n js patch workload "$W" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "jobset: evicted, suspended" 15 '^true$' k -n js get jobset train -o jsonpath='{.spec.suspend}'
+expect_exact "jobset: the templates restored" " " \
+    k -n js get jobset train -o jsonpath='{.spec.replicatedJobs[0].template.spec.template.spec.nodeSelector} {.spec.replicatedJobs[1].template.spec.template.spec.nodeSelector}'
+expect_exact "jobset: the quota is kept while its Jobs run" "True" \
+    k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+k -n js patch jobset train --subresource=status --type=merge \
+    -p '{"status":{"replicatedJobsStatus":[{"name":"leader","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":1},{"name":"workers","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":2}]}}' >/dev/null
+wait_for "jobset: released once its Jobs stopped" 15 '^False$' \
+    k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+k -n js patch workload "$W" --type=merge -p '{"spec":{"active":true}}' >/dev/null
+wait_for "jobset: reactivated, admitted and unsuspended again" 15 '^false$' \
+    k -n js get jobset train -o jsonpath='{.spec.suspend}'
+k -n js patch jobset train --subresource=status --type=merge \
+    -p '{"status":{"conditions":[{"type":"Completed","status":"True","reason":"AllJobsCompleted","message":"jobset completed successfully","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+wait_for "jobset: Completed finishes the Workload (Succeeded)" 15 '^True Succeeded jobset completed successfully$' \
+    k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason} {.status.conditions[?(@.type=="Finished")].message}'
+wait_for "jobset: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.status.reservingWorkloads}'
