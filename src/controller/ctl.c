@@ -51,31 +51,48 @@ static const char *const res_keys[CK_N] = {
     [CK_JOB] = "jobs.batch",
     [CK_POD] = "pods",
     [CK_JOBSET] = "jobsets.jobset.x-k8s.io",
+    [CK_PYTORCHJOB] = "pytorchjobs.kubeflow.org",
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
  * built-in table names: the store and the HTTP client find them by key
  * and path. */
-static const struct store_resource jobset_res = {
-    .group = "jobset.x-k8s.io",
-    .version = "v1alpha2",
-    .plural = "jobsets",
-    .singular = "jobset",
-    .kind = "JobSet",
-    .key = "jobsets.jobset.x-k8s.io",
-    .namespaced = true,
-    .has_status = true,
-    .custom = true,
+static const struct store_resource crd_res[] = {
+    {.group = "jobset.x-k8s.io",
+     .version = "v1alpha2",
+     .plural = "jobsets",
+     .singular = "jobset",
+     .kind = "JobSet",
+     .key = "jobsets.jobset.x-k8s.io",
+     .namespaced = true,
+     .has_status = true,
+     .custom = true},
+    {.group = "kubeflow.org",
+     .version = "v1",
+     .plural = "pytorchjobs",
+     .singular = "pytorchjob",
+     .kind = "PyTorchJob",
+     .key = "pytorchjobs.kubeflow.org",
+     .namespaced = true,
+     .has_status = true,
+     .custom = true},
 };
 
+/* Kinds served from CRDs, which a server may lack: not waited for. */
+static bool from_crd(enum ctl_kind k)
+{
+    return k == CK_RCT || k == CK_JOBSET || k == CK_PYTORCHJOB;
+}
+
 static const enum api_kind engine_kind[CK_N] = {
-    [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
-    [CK_COHORT] = API_KIND_COHORT,    [CK_AC] = API_KIND_ADMISSION_CHECK,
-    [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
-    [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
-    [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
-    [CK_POD] = API_KIND_UNKNOWN,      [CK_JOBSET] = API_KIND_UNKNOWN,
+    [CK_NS] = API_KIND_NAMESPACE,       [CK_RF] = API_KIND_RESOURCE_FLAVOR,
+    [CK_COHORT] = API_KIND_COHORT,      [CK_AC] = API_KIND_ADMISSION_CHECK,
+    [CK_CQ] = API_KIND_CLUSTER_QUEUE,   [CK_LQ] = API_KIND_LOCAL_QUEUE,
+    [CK_WPC] = API_KIND_UNKNOWN,        [CK_PC] = API_KIND_UNKNOWN,
+    [CK_LR] = API_KIND_UNKNOWN,         [CK_RCT] = API_KIND_UNKNOWN,
+    [CK_WL] = API_KIND_WORKLOAD,        [CK_JOB] = API_KIND_UNKNOWN,
+    [CK_POD] = API_KIND_UNKNOWN,        [CK_JOBSET] = API_KIND_UNKNOWN,
+    [CK_PYTORCHJOB] = API_KIND_UNKNOWN,
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -473,7 +490,8 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     switch (k) {
     case CK_JOB:
     case CK_POD:
-    case CK_JOBSET: {
+    case CK_JOBSET:
+    case CK_PYTORCHJOB: {
         const struct ctl_integ *ig = ctl_integ_of(k);
         ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
@@ -770,6 +788,7 @@ static void process_queue(struct ctl *c)
             case 'J':
             case 'O':
             case 'S':
+            case 'T':
                 ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
                 break;
             case 'W':
@@ -858,8 +877,7 @@ static void *loop(void *arg)
              * wait for, nor one without the JobSet CRD JobSets; they are
              * taken whenever they come. */
             for (int k = 0; k < CK_N; k++)
-                all &=
-                    k == CK_RCT || k == CK_JOBSET || c->res[k].off || inf_has_synced(c->res[k].inf);
+                all &= from_crd(k) || c->res[k].off || inf_has_synced(c->res[k].inf);
             if (!all)
                 continue;
             rebuild_engine(c);
@@ -944,8 +962,9 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->c = c;
         r->kind = (enum ctl_kind)k;
         r->r = store_resource_find(res_keys[k]);
-        if (!r->r && k == CK_JOBSET)
-            r->r = &jobset_res;
+        for (size_t i = 0; !r->r && i < sizeof(crd_res) / sizeof(crd_res[0]); i++)
+            if (!strcmp(crd_res[i].key, res_keys[k]))
+                r->r = &crd_res[i];
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};

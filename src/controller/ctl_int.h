@@ -52,6 +52,7 @@ enum ctl_kind {
     CK_JOB,
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
     CK_JOBSET, /* likewise; its CRD may come later */
+    CK_PYTORCHJOB,
     CK_N
 };
 
@@ -74,7 +75,7 @@ struct ctl {
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
     struct wq *q;              /* "J:ns/name" jobs, "O:ns/name" pods, "S:ns/name" JobSets,
-                                * "W:ns/name" workloads, "C:name" cq, "F:name" rf */
+                                * "T:ns/name" PyTorchJobs, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */

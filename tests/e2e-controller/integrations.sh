@@ -75,3 +75,30 @@ k -n js patch jobset train --subresource=status --type=merge \
 wait_for "jobset: Completed finishes the Workload (Succeeded)" 15 '^True Succeeded jobset completed successfully$' \
     k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason} {.status.conditions[?(@.type=="Finished")].message}'
 wait_for "jobset: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.status.reservingWorkloads}'
+
+# PyTorchJob (kubeflow.org/pytorchjob) the same way: replica specs to pod
+# sets master and worker, spec.runPolicy.suspend.
+cat >"$TMP/integ-cfg2.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [batch/job, kubeflow.org/pytorchjob]
+YAML
+k apply -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
+settle 10 'pytorchjobs' k api-resources --api-group=kubeflow.org
+k -n js apply -f "$SRC/tests/data/kubeflow/pytorchjob.yaml" >/dev/null
+sleep 1
+expect_exact "pytorchjob: not queued while its framework is not enabled" "" \
+    k -n js get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")].metadata.name}'
+stop_server "$PID"
+start_server integ --controllers all --executor none --config "$TMP/integ-cfg2.yaml" || return 1
+wait_for "pytorchjob: a Workload pytorchjob-mnist-HASH, pod sets master=1 worker=2" 20 \
+    '^pytorchjob-mnist-[0-9a-f]{5} master=1 worker=2 $' k -n js get workloads -o jsonpath="$JSW"
+wait_for "pytorchjob: admitted, runPolicy.suspend false" 15 '^false$' \
+    k -n js get pytorchjob mnist -o jsonpath='{.spec.runPolicy.suspend}'
+expect_exact "pytorchjob: the flavor's node labels in each replica's template" "on-demand on-demand" \
+    k -n js get pytorchjob mnist -o jsonpath='{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector.instance-type} {.spec.pytorchReplicaSpecs.Worker.template.spec.nodeSelector.instance-type}'
+k -n js patch pytorchjob mnist --subresource=status --type=merge \
+    -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded","message":"PyTorchJob mnist is successfully completed.","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+wait_for "pytorchjob: Succeeded finishes the Workload" 15 '^True Succeeded$' \
+    k -n js get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")]}{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason}{"\n"}{end}'

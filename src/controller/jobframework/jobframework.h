@@ -44,8 +44,8 @@ struct jf_integration {
      * labels and tolerations (jf_inject_flavors). */
     json_t *(*run)(const json_t *obj, const json_t *wl, jf_flavor_fn flavor, void *arg);
     /* The object as Kueue stops it (owned copy): suspended, the templates
-     * restored from the Workload. NULL for a kind that cannot be
-     * suspended: stopping deletes it (a Pod). */
+     * restored from the Workload (wl NULL: suspended only). NULL for a
+     * kind that cannot be suspended: stopping deletes it (a Pod). */
     json_t *(*stop)(const json_t *obj, const json_t *wl);
     /* Finished: true with *success and the message (borrowed from obj). */
     bool (*finished)(const json_t *obj, bool *success, const char **message);

@@ -19,6 +19,7 @@
 #include "controller/jobframework/jobframework.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
 
 /* The integrations, with the cache kind and work-queue prefix of each. */
@@ -26,6 +27,7 @@ const struct ctl_integ ctl_integs[] = {
     {&job_integration, CK_JOB, "J:"},
     {&pod_integration, CK_POD, "O:"},
     {&jobset_integration, CK_JOBSET, "S:"},
+    {&pytorchjob_integration, CK_PYTORCHJOB, "T:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 
@@ -118,8 +120,7 @@ static int job_suspend_write(struct ctl *c, const struct ctl_integ *ig, const js
 {
     if (!ig->ji->stop)
         return delete_object(c, ig, job, msg);
-    json_t *stopped = wl ? ig->ji->stop(job, wl) : json_deep_copy(job);
-    json_object_set_new(json_object_get(stopped, "spec"), "suspend", json_true());
+    json_t *stopped = ig->ji->stop(job, wl);
     struct replace_arg ra = {stopped};
     bool was_running = !ig->ji->is_suspended(job);
     int rc =

@@ -47,9 +47,8 @@ static void test_pod_sets_and_workload(void **state)
     err_init(&e);
     assert_int_equal(jf_build_workload(&jobset_integration, js, NULL, NULL, &wl, &e), 0);
     /* sha1("JobSet\njobset.x-k8s.io\njs\nu-2")[:5], by Python's hashlib. */
-    assert_string_equal(
-        json_string_value(json_object_get(json_object_get(wl, "metadata"), "name")),
-        "jobset-js-835f1");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(wl, "metadata"), "name")),
+                        "jobset-js-835f1");
     const json_t *pss = json_object_get(json_object_get(wl, "spec"), "podSets");
     assert_int_equal(json_array_size(pss), 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(pss, 0), "name")),
@@ -98,10 +97,10 @@ static void test_run_stop_round_trip(void **state)
         assert_int_equal(json_array_size(json_object_get(ps, "tolerations")), 1);
     }
     /* The workers keep their own node selector beside the flavor's. */
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(tpl(run, 1), "spec"), "nodeSelector"),
-                            "zone")),
-                        "a");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(tpl(run, 1), "spec"), "nodeSelector"), "zone")),
+        "a");
     json_t *stopped = jobset_integration.stop(run, wl);
     assert_true(jobset_integration.is_suspended(stopped));
     for (size_t i = 0; i < 2; i++)
