@@ -125,3 +125,5 @@ wait_for "pod: the waiting Pod is admitted and runs" 30 '^Running$' \
 k -n team-a delete pod "$L2" --wait=false >/dev/null
 wait_for "pod: a deleted Pod loses Kueue's finalizer and is gone" 30 'NotFound' \
     k -n team-a get pod "$L2"
+expect "pod: the deleted Pod's Workload went with it" "NotFound" \
+    k -n team-a get workload "$W1"

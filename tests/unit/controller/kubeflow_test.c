@@ -67,11 +67,11 @@ static void test_pytorchjob(void **state)
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
     json_t *run = pytorchjob_integration.run(j, wl, flavor, rf);
     assert_false(pytorchjob_integration.is_suspended(run));
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(tpl(run, "Worker"), "spec"),
-                                            "nodeSelector"),
-                            "instance")),
-                        "od");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(tpl(run, "Worker"), "spec"), "nodeSelector"),
+            "instance")),
+        "od");
     json_t *stopped = pytorchjob_integration.stop(run, wl);
     assert_true(pytorchjob_integration.is_suspended(stopped));
     assert_true(json_equal(tpl(stopped, "Master"), tpl(j, "Master")));

@@ -8,8 +8,8 @@
 #include <string.h>
 
 struct kf_kind {
-    const char *specs;              /* "pytorchReplicaSpecs" */
-    const char *const *types;       /* ordered replica types, NULL-terminated */
+    const char *specs;        /* "pytorchReplicaSpecs" */
+    const char *const *types; /* ordered replica types, NULL-terminated */
 };
 
 static const char *const pytorch_types[] = {"Master", "Worker", NULL};
@@ -46,8 +46,8 @@ static json_t *kf_pod_sets(const json_t *job, const struct kf_kind *k)
         const json_t *tpl = json_object_get(r, "template");
         json_array_append_new(
             out, json_pack("{s:s,s:I,s:o}", "name", name, "count",
-                           (json_int_t)(json_is_integer(n) ? json_integer_value(n) : 1),
-                           "template", tpl ? json_deep_copy(tpl) : json_object()));
+                           (json_int_t)(json_is_integer(n) ? json_integer_value(n) : 1), "template",
+                           tpl ? json_deep_copy(tpl) : json_object()));
     }
     return out;
 }
@@ -75,8 +75,8 @@ static json_t *kf_change(const json_t *job, const struct kf_kind *k, const json_
             jf_inject_flavors(wl, name, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
                               flavor, arg);
         } else if (jf_pod_set(wl, name)) {
-            jf_restore_template(wl, name, jf_obj_child(tpl, "metadata"),
-                                jf_obj_child(tpl, "spec"), NULL);
+            jf_restore_template(wl, name, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
+                                NULL);
             if (!json_object_size(json_object_get(tpl, "metadata")))
                 json_object_del(tpl, "metadata");
         }
