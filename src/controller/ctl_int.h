@@ -337,6 +337,9 @@ struct ctl_integ {
 };
 extern const struct ctl_integ ctl_integs[];
 extern const size_t ctl_n_integs;
+/* The cached object of an integration that controls wl (borrowed), or
+ * NULL; *owner is its owner reference (borrowed), or NULL. */
+const json_t *ctl_owner_job(struct ctl *c, const json_t *wl, const json_t **owner);
 /* The integration of a cache kind or of a work-queue prefix, or NULL. */
 const struct ctl_integ *ctl_integ_of(enum ctl_kind k);
 const struct ctl_integ *ctl_integ_by_prefix(char p);

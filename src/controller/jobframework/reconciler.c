@@ -39,6 +39,17 @@ const struct ctl_integ *ctl_integ_of(enum ctl_kind k)
     return NULL;
 }
 
+const json_t *ctl_owner_job(struct ctl *c, const json_t *wl, const json_t **owner)
+{
+    *owner = NULL;
+    for (size_t i = 0; i < ctl_n_integs && !*owner; i++) {
+        *owner = controller_owner(wl, ctl_integs[i].ji->kind);
+        if (*owner && jstr(*owner, "name"))
+            return ctl_get(c, ctl_integs[i].k, mstr(wl, "namespace"), jstr(*owner, "name"));
+    }
+    return NULL;
+}
+
 const struct ctl_integ *ctl_integ_by_prefix(char p)
 {
     for (size_t i = 0; i < ctl_n_integs; i++)
