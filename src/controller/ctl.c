@@ -30,6 +30,7 @@
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/pod/pod.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
 #include "controller/visibility.h"
@@ -502,6 +503,8 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         }
         if (k == CK_JOB && !prev && !deleted && name)
             note_child(c, obj);
+        if (k == CK_POD && pod_group_name(obj))
+            ctl_enqueue(c, "G:", ns, pod_group_name(obj));
         break;
     }
     case CK_WL: {
@@ -518,6 +521,10 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         } else if (!prev && !deleted) {
             enqueue_prebuilt_users(c, ns, name);
         }
+        const char *grp = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                               POD_IS_GROUP_WORKLOAD);
+        if (grp && !strcmp(grp, "true"))
+            ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
         if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
@@ -790,6 +797,9 @@ static void process_queue(struct ctl *c)
             case 'S':
             case 'T':
                 ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
+                break;
+            case 'G':
+                ctl_reconcile_pod_group(c, ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);

@@ -346,4 +346,9 @@ const struct ctl_integ *ctl_integ_by_prefix(char p);
 
 void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name);
 
+/* ---- jobframework/podgroup.c ---------------------------------------------------- */
+
+/* The Pods of group g in ns and their Workload ("G:ns/g" keys). */
+void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
+
 #endif

@@ -5,7 +5,8 @@
 # runs on the local executor and finishes its Workload, releasing the
 # quota; a Pod beyond the quota waits gated; eviction deletes the Pod. A
 # tenant can neither remove the gate nor label a Pod managed to have it
-# bound outside the quota. (Sourced by run.sh after lib.sh.)
+# bound outside the quota. Pod groups share one Workload; a failed
+# member is replaced. (Sourced by run.sh after lib.sh.)
 
 need kubectl
 
@@ -127,3 +128,51 @@ wait_for "pod: a deleted Pod loses Kueue's finalizer and is gone" 30 'NotFound' 
     k -n team-a get pod "$L2"
 expect "pod: the deleted Pod's Workload went with it" "NotFound" \
     k -n team-a get workload "$W1"
+
+# Pod groups: one Workload named after the group, created once all its
+# members exist, one pod set per role; a failed member's replacement is
+# started in the admitted group and the failed one let go.
+grp_pod() { # NAME GROUP ROLE COMMAND...
+    n=$1 g=$2 r=$3
+    shift 3
+    cmd=$(printf '"%s",' "$@")
+    kt "$TKC" -n team-a create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $n
+  labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: $g}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "2", kueue.x-k8s.io/role-hash: $r}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox
+    command: [${cmd%,}]
+    resources: {requests: {cpu: "1"}}
+YAML
+}
+grp_pod g1 grp main sleep 1
+sleep 1
+expect_exact "group: no Workload before the whole group exists" "" \
+    k -n team-a get workload grp -o name
+grp_pod g2 grp main sleep 1
+wait_for "group: one Workload named after the group, pod set main of 2" 15 '^main 2 true$' \
+    k -n team-a get workload grp -o jsonpath='{.spec.podSets[0].name} {.spec.podSets[0].count} {.metadata.annotations.kueue\.x-k8s\.io/is-group-workload}'
+wait_for "group: both members run to completion" 30 '^Succeeded Succeeded$' \
+    k -n team-a get pod g1 g2 -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+wait_for "group: the Workload finishes when all succeeded" 15 '^True Pods succeeded: 2/2.$' \
+    k -n team-a get workload grp -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].message}'
+wait_for "group: the members' finalizers are removed" 15 '^(\[\])? (\[\])?$' \
+    k -n team-a get pod g1 g2 -o jsonpath='{.items[0].metadata.finalizers} {.items[1].metadata.finalizers}'
+
+grp_pod r1 retry worker sleep 4
+grp_pod r2 retry worker sh -c "exit 1"
+wait_for "group: a member fails" 30 '^Failed$' k -n team-a get pod r2 -o jsonpath='{.status.phase}'
+grp_pod r3 retry worker sleep 1
+wait_for "group: its replacement is started in the admitted group" 30 '^Succeeded$' \
+    k -n team-a get pod r3 -o jsonpath='{.status.phase}'
+wait_for "group: the failed member is let go (no finalizer)" 15 '^(\[\])?$' \
+    k -n team-a get pod r2 -o jsonpath='{.metadata.finalizers}'
+wait_for "group: the group finishes with its replacement" 30 '^True Pods succeeded: 2/2.$' \
+    k -n team-a get workload retry -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].message}'

@@ -706,7 +706,7 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     if (!job || !jf_enabled(ig->ji, cfg))
         return;
-    if (ig->ji == &pod_integration && !pod_reconciled(job))
+    if (ig->ji == &pod_integration && !pod_is_managed(job))
         return;
     if (being_deleted(job)) {
         json_incref((json_t *)job);
@@ -714,6 +714,8 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
         json_decref((json_t *)job);
         return;
     }
+    if (ig->ji == &pod_integration && !pod_reconciled(job))
+        return;
     bool without_queue = cfg && cfg->manage_jobs_without_queue_name;
     if (!job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
         return;

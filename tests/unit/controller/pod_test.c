@@ -174,13 +174,62 @@ static void test_enabled(void **state)
     assert_false(jf_enabled(&pod_integration, &cfg));
 }
 
+/* A group's pod sets: one per role (the role-hash annotation, else the
+ * spec's shape), counting live members only, sorted by name. */
+static void test_group_pod_sets(void **state)
+{
+    (void)state;
+    json_t *a = parse(POD), *b = parse(POD), *c = parse(POD), *d = parse(POD);
+    assert_string_equal(pod_group_name(a) ? "x" : "none", "none");
+    json_object_set_new(json_object_get(json_object_get(a, "metadata"), "labels"), POD_GROUP_LABEL,
+                        json_string("g"));
+    json_object_set_new(json_object_get(a, "metadata"), "annotations",
+                        json_pack("{s:s}", POD_GROUP_TOTAL, "3"));
+    assert_string_equal(pod_group_name(a), "g");
+    assert_int_equal(pod_group_total(a), 3);
+    assert_int_equal(pod_group_total(b), -1);
+    /* c has another shape: another role; d failed: not counted. */
+    json_object_set_new(
+        json_array_get(json_object_get(json_object_get(c, "spec"), "containers"), 0), "image",
+        json_string("other"));
+    json_object_set_new(d, "status", json_pack("{s:s}", "phase", "Failed"));
+    char ra[80], rb[80], rc[80];
+    pod_role_hash(a, ra, sizeof(ra));
+    pod_role_hash(b, rb, sizeof(rb));
+    pod_role_hash(c, rc, sizeof(rc));
+    assert_int_equal(strlen(ra), 8);
+    assert_string_equal(ra, rb);
+    assert_string_not_equal(ra, rc);
+    json_t *pods = json_pack("[O,O,O,O]", a, b, c, d);
+    json_t *sets = pod_group_pod_sets(pods);
+    assert_int_equal(json_array_size(sets), 2);
+    const json_t *s0 = json_array_get(sets, 0), *s1 = json_array_get(sets, 1);
+    assert_true(strcmp(json_string_value(json_object_get(s0, "name")),
+                       json_string_value(json_object_get(s1, "name"))) < 0);
+    json_int_t n0 = json_integer_value(json_object_get(s0, "count"));
+    json_int_t n1 = json_integer_value(json_object_get(s1, "count"));
+    assert_int_equal(n0 + n1, 3);
+    assert_true((n0 == 2 && !strcmp(json_string_value(json_object_get(s0, "name")), ra)) ||
+                (n1 == 2 && !strcmp(json_string_value(json_object_get(s1, "name")), ra)));
+    /* The role-hash annotation names the role. */
+    json_object_set_new(json_object_get(c, "metadata"), "annotations",
+                        json_pack("{s:s}", POD_ROLE_HASH, "worker"));
+    pod_role_hash(c, rc, sizeof(rc));
+    assert_string_equal(rc, "worker");
+    json_decref(sets);
+    json_decref(pods);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    json_decref(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default),
-        cmocka_unit_test(test_workload),
-        cmocka_unit_test(test_run_and_finish),
-        cmocka_unit_test(test_enabled),
+        cmocka_unit_test(test_default),        cmocka_unit_test(test_workload),
+        cmocka_unit_test(test_run_and_finish), cmocka_unit_test(test_enabled),
+        cmocka_unit_test(test_group_pod_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

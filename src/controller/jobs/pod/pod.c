@@ -3,9 +3,14 @@
  * a single Pod). */
 #include "controller/jobs/pod/pod.h"
 
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/objects.h"
+#include "base/xalloc.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -91,12 +96,12 @@ static bool pod_is_suspended(const json_t *pod)
     return terminated(pod) || pod_gated(pod);
 }
 
-/* The gate removed and the flavors merged in (prepare). */
-static json_t *pod_run(const json_t *pod, const json_t *wl, jf_flavor_fn flavor, void *arg)
+json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, jf_flavor_fn flavor,
+                     void *arg)
 {
     json_t *p = json_deep_copy(pod);
     json_t *spec = jf_obj_child(p, "spec");
-    jf_inject_flavors(wl, "main", jf_obj_child(p, "metadata"), spec, flavor, arg);
+    jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), spec, flavor, arg);
     json_t *gates = json_object_get(spec, "schedulingGates");
     for (size_t i = json_array_size(gates); i-- > 0;)
         if (jstr(json_array_get(gates, i), "name") &&
@@ -105,6 +110,108 @@ static json_t *pod_run(const json_t *pod, const json_t *wl, jf_flavor_fn flavor,
     if (json_is_array(gates) && !json_array_size(gates))
         json_object_del(spec, "schedulingGates");
     return p;
+}
+
+/* The gate removed and the flavors merged in (prepare). */
+static json_t *pod_run(const json_t *pod, const json_t *wl, jf_flavor_fn flavor, void *arg)
+{
+    return pod_start_in(pod, wl, "main", flavor, arg);
+}
+
+const char *pod_group_name(const json_t *pod)
+{
+    const char *g =
+        jstr(json_object_get(json_object_get(pod, "metadata"), "labels"), POD_GROUP_LABEL);
+    return g && *g ? g : NULL;
+}
+
+long pod_group_total(const json_t *pod)
+{
+    const char *v =
+        jstr(json_object_get(json_object_get(pod, "metadata"), "annotations"), POD_GROUP_TOTAL);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end || n < 1 || n > 100000 ? -1 : n;
+}
+
+void pod_role_hash(const json_t *pod, char *out, size_t len)
+{
+    const char *given =
+        jstr(json_object_get(json_object_get(pod, "metadata"), "annotations"), POD_ROLE_HASH);
+    if (given && *given) {
+        snprintf(out, len, "%s", given);
+        return;
+    }
+    const json_t *spec = json_object_get(pod, "spec");
+    json_t *shape = json_object();
+    static const char *const fields[] = {"containers",  "initContainers",    "nodeSelector",
+                                         "tolerations", "priorityClassName", NULL};
+    for (size_t i = 0; fields[i]; i++)
+        if (json_object_get(spec, fields[i]))
+            json_object_set(shape, fields[i], json_object_get(spec, fields[i]));
+    char *txt = json_dumps(shape, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(shape);
+    unsigned char dig[32];
+    gnutls_hash_fast(GNUTLS_DIG_SHA256, txt ? txt : "", txt ? strlen(txt) : 0, dig);
+    free(txt);
+    snprintf(out, len, "%02x%02x%02x%02x", dig[0], dig[1], dig[2], dig[3]);
+}
+
+bool pod_group_member_live(const json_t *pod)
+{
+    return strcmp(phase(pod), "Failed") &&
+           !jstr(json_object_get(pod, "metadata"), "deletionTimestamp");
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
+    return strcmp(jstr(x, "name"), jstr(y, "name"));
+}
+
+json_t *pod_group_pod_sets(const json_t *pods)
+{
+    json_t *sets = json_array();
+    size_t i;
+    const json_t *p;
+    json_array_foreach(pods, i, p)
+    {
+        if (!pod_group_member_live(p))
+            continue;
+        char role[80];
+        pod_role_hash(p, role, sizeof(role));
+        json_t *found = NULL, *ps;
+        size_t k;
+        json_array_foreach(sets, k, ps)
+        {
+            if (!strcmp(jstr(ps, "name"), role))
+                found = ps;
+        }
+        if (found) {
+            json_object_set_new(
+                found, "count",
+                json_integer(json_integer_value(json_object_get(found, "count")) + 1));
+            continue;
+        }
+        json_t *one = pod_sets(p);
+        json_t *first = json_array_get(one, 0);
+        json_object_set_new(first, "name", json_string(role));
+        json_array_append(sets, first);
+        json_decref(one);
+    }
+    size_t n = json_array_size(sets);
+    const json_t **v = xcalloc(n ? n : 1, sizeof(*v));
+    for (i = 0; i < n; i++)
+        v[i] = json_array_get(sets, i);
+    qsort(v, n, sizeof(*v), by_name);
+    json_t *sorted = json_array();
+    for (i = 0; i < n; i++)
+        json_array_append(sorted, (json_t *)v[i]);
+    free(v);
+    json_decref(sets);
+    return sorted;
 }
 
 static bool pod_finished(const json_t *pod, bool *success, const char **message)

@@ -6,8 +6,9 @@
  * at creation (pod_default, called by the in-server admission of `cueue
  * serve` and by a webhook server), and the integration table the generic
  * job reconciler drives. A Pod cannot be suspended: stopping one deletes
- * it. Pod groups are not supported yet: a Pod labelled
- * kueue.x-k8s.io/pod-group-name is left gated (docs/integrations.md). */
+ * it. Pods of a group (kueue.x-k8s.io/pod-group-name and
+ * pod-group-total-count) share one Workload named after the group, with a
+ * pod set per role (pods of one spec shape): the pod_group_* functions. */
 #ifndef CUEUE_CONTROLLER_JOBS_POD_POD_H
 #define CUEUE_CONTROLLER_JOBS_POD_POD_H
 
@@ -40,6 +41,34 @@ struct pod_default_ctx {
  * manageJobsWithoutQueueName), the managed label, the finalizer and the
  * admission scheduling gate. Returns true when Kueue manages the Pod. */
 bool pod_default(json_t *pod, const struct pod_default_ctx *x);
+
+#define POD_ROLE_HASH "kueue.x-k8s.io/role-hash"
+#define POD_IS_GROUP_WORKLOAD "kueue.x-k8s.io/is-group-workload"
+
+/* The group a Pod belongs to (its pod-group-name label), or NULL. */
+const char *pod_group_name(const json_t *pod);
+
+/* Its pod-group-total-count annotation: 1 or more, else -1. */
+long pod_group_total(const json_t *pod);
+
+/* The role of a Pod in its group: its role-hash annotation, else the
+ * first 8 hex digits of sha256 over its spec's shape (containers, init
+ * containers, node selector, tolerations, priority class). out needs 9
+ * bytes. */
+void pod_role_hash(const json_t *pod, char *out, size_t len);
+
+/* A Pod that counts in its group: not Failed, not being deleted. */
+bool pod_group_member_live(const json_t *pod);
+
+/* The pod sets of a group (owned array, sorted by name): one per role of
+ * the live pods of pods (an array, borrowed), counted, with the first
+ * pod's spec as template (constructGroupPodSets). */
+json_t *pod_group_pod_sets(const json_t *pods);
+
+/* The Pod as Kueue starts it as a member of pod set ps_name of wl (owned
+ * copy): ungated, that pod set's flavors merged in. */
+json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, jf_flavor_fn flavor,
+                     void *arg);
 
 /* Does the Pod carry the admission gate? */
 bool pod_gated(const json_t *pod);
