@@ -338,6 +338,10 @@ int srv_admit_pod_update(const struct srv_admit *a, const json_t *old, const jso
                        " (once the Pod's Workload is admitted) or labels a Pod " POD_MANAGED_LABEL);
     json_t *was = fixed_spec(spec_of(old), spec_of(old));
     json_t *now = fixed_spec(spec_of(pod), spec_of(old));
+    /* The node agent of `cueue controller` binds the Pods Kueue admitted
+     * (the binding subresource's part), with run-unmanaged on pods. */
+    if (a->may_run_unmanaged && !node_name(old) && node_name(pod) && json_is_object(now))
+        json_object_del(now, "nodeName");
     bool same = json_equal(was, now);
     json_decref(was);
     json_decref(now);

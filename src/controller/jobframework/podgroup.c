@@ -101,12 +101,11 @@ static const struct jf_integration group_integration = {
 static void create_group_workload(struct ctl *c, const char *ns, const char *g, json_t *pods)
 {
     const json_t *first = json_array_get(pods, 0);
-    json_t *obj = json_pack("{s:{s:s,s:s,s:O},s:O}", "metadata", "name", g, "namespace", ns,
-                            "labels", json_object_get(json_object_get(first, "metadata"), "labels"),
-                            "members", pods);
-    const json_t *gate =
-        json_object_get(json_object_get(json_object_get(first, "metadata"), "annotations"),
-                        JF_GATE_ANNOTATION);
+    json_t *obj =
+        json_pack("{s:{s:s,s:s,s:O},s:O}", "metadata", "name", g, "namespace", ns, "labels",
+                  json_object_get(json_object_get(first, "metadata"), "labels"), "members", pods);
+    const json_t *gate = json_object_get(
+        json_object_get(json_object_get(first, "metadata"), "annotations"), JF_GATE_ANNOTATION);
     if (gate)
         json_object_set_new(json_object_get(obj, "metadata"), "annotations",
                             json_pack("{s:O}", JF_GATE_ANNOTATION, gate));
@@ -129,19 +128,18 @@ static void create_group_workload(struct ctl *c, const char *ns, const char *g, 
     const json_t *p;
     json_array_foreach(pods, i, p)
     {
-        json_array_append_new(owners,
-                              json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", "v1", "kind",
-                                        "Pod", "name", mstr(p, "name"), "uid",
-                                        mstr(p, "uid") ? mstr(p, "uid") : "", "controller", i == 0,
-                                        "blockOwnerDeletion", 1));
+        json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", "v1",
+                                                "kind", "Pod", "name", mstr(p, "name"), "uid",
+                                                mstr(p, "uid") ? mstr(p, "uid") : "", "controller",
+                                                i == 0, "blockOwnerDeletion", 1));
     }
     json_object_set_new(wm, "ownerReferences", owners);
     json_t *out = NULL;
     rc = ac_create(c->ac, c->res[CK_WL].r, ns, wl, &out, &e);
     if (!rc) {
         ctl_observe(c, CK_WL, out);
-        ctl_event(c, first, "Normal", "CreatedWorkload", COMPONENT_POD,
-                  "Created Workload: %s/%s", ns, g);
+        ctl_event(c, first, "Normal", "CreatedWorkload", COMPONENT_POD, "Created Workload: %s/%s",
+                  ns, g);
     } else if (rc != ERR_EXISTS) {
         ctl_log_err("workload create", &e);
     }
@@ -179,7 +177,8 @@ static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
     json_t *started = pod_start_in(pod, wl, role, lookup_flavor, c);
     /* The metadata as it is now, plus what starting adds. */
     json_t *meta = json_deep_copy(json_object_get(pod, "metadata"));
-    json_object_set(meta, "labels", json_object_get(json_object_get(started, "metadata"), "labels"));
+    json_object_set(meta, "labels",
+                    json_object_get(json_object_get(started, "metadata"), "labels"));
     json_object_set(meta, "annotations",
                     json_object_get(json_object_get(started, "metadata"), "annotations"));
     json_object_set_new(started, "metadata", meta);

@@ -337,6 +337,16 @@ static void test_pod_gate(void **state)
     a.may_run_unmanaged = true;
     err_init(&e);
     assert_int_equal(srv_admit_pod_update(&a, gated, ungated, &e), 0);
+    /* Binding an ungated Pod is the node agent's, with run-unmanaged. */
+    json_t *bound = json_deep_copy(ungated);
+    json_object_set_new(json_object_get(bound, "spec"), "nodeName", json_string("cueue-local"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, ungated, bound, &e), 0);
+    a.may_run_unmanaged = false;
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, ungated, bound, &e), ERR_INVALID);
+    a.may_run_unmanaged = true;
+    json_decref(bound);
     /* Once ungated, the nodeSelector is fixed again. */
     json_t *moved = json_deep_copy(ungated);
     json_object_set_new(json_object_get(moved, "spec"), "nodeSelector",
