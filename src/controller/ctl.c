@@ -731,13 +731,18 @@ int ctl_add_finalizer_fn(json_t *obj, void *arg, struct err *e)
 
 void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o)
 {
-    if (!has_finalizer(o, JOB_RESOURCE_IN_USE))
+    ctl_remove_finalizer_named(c, k, o, JOB_RESOURCE_IN_USE);
+}
+
+void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o, const char *fin)
+{
+    if (!has_finalizer(o, fin))
         return;
     struct err e;
     err_init(&e);
     json_t *out = NULL;
     int rc = ac_update_retry(c->ac, c->res[k].r, mstr(o, "namespace"), mstr(o, "name"),
-                             ctl_remove_finalizer_fn, (void *)JOB_RESOURCE_IN_USE, &out, &e);
+                             ctl_remove_finalizer_fn, (void *)fin, &out, &e);
     if (rc && rc != ERR_NOT_FOUND)
         ctl_log_err("finalizer removal", &e);
     if (!rc && out && rv_of(out))

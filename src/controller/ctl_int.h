@@ -216,6 +216,8 @@ int ctl_patch(struct ctl *c, enum ctl_kind k, const char *ns, const char *name, 
 int ctl_add_finalizer_fn(json_t *obj, void *arg, struct err *e);
 int ctl_remove_finalizer_fn(json_t *obj, void *arg, struct err *e);
 void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o);
+/* Removing the finalizer fin from o (a no-op when o has none). */
+void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o, const char *fin);
 
 /* Metrics (observability.md §1): labels are (name, value) pairs,
  * NULL-terminated; replica_role is appended. */

@@ -33,6 +33,9 @@ struct jf_integration {
     const char *group;       /* "batch", "" */
     const char *kind;        /* "Job", "Pod" */
     const char *component;   /* the source of its events */
+    /* The finalizer Kueue's admission puts on the object, removed once
+     * its Workload has finished or it is deleted; NULL for none. */
+    const char *finalizer;
     /* The pod sets of the Workload (owned array): name, count, minCount
      * (partial admission), template. */
     json_t *(*pod_sets)(const json_t *obj);

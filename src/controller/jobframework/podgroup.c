@@ -37,18 +37,7 @@ static json_t *members(struct ctl *c, const char *ns, const char *g)
 
 static void remove_pod_finalizer(struct ctl *c, const json_t *pod)
 {
-    if (!has_finalizer(pod, POD_FINALIZER))
-        return;
-    struct err e;
-    err_init(&e);
-    json_t *out = NULL;
-    int rc = ac_update_retry(c->ac, c->res[CK_POD].r, mstr(pod, "namespace"), mstr(pod, "name"),
-                             ctl_remove_finalizer_fn, (void *)POD_FINALIZER, &out, &e);
-    if (rc && rc != ERR_NOT_FOUND)
-        ctl_log_err("finalizer removal", &e);
-    if (!rc && out && rv_of(out))
-        ctl_observe(c, CK_POD, out);
-    json_decref(out);
+    ctl_remove_finalizer_named(c, CK_POD, pod, POD_FINALIZER);
 }
 
 static void delete_pod(struct ctl *c, const json_t *pod, const char *msg)

@@ -544,18 +544,8 @@ static int reclaimable_fn(json_t *obj, void *arg, struct err *e)
  * its Workload has finished, or when it is deleted (Kueue's Finalize). */
 static void finalize_object(struct ctl *c, const struct ctl_integ *ig, const json_t *obj)
 {
-    if (ig->ji == &pod_integration && has_finalizer(obj, POD_FINALIZER)) {
-        struct err e;
-        err_init(&e);
-        json_t *out = NULL;
-        int rc = ac_update_retry(c->ac, c->res[ig->k].r, mstr(obj, "namespace"), mstr(obj, "name"),
-                                 ctl_remove_finalizer_fn, (void *)POD_FINALIZER, &out, &e);
-        if (rc && rc != ERR_NOT_FOUND)
-            ctl_log_err("finalizer removal", &e);
-        if (!rc && out && rv_of(out))
-            ctl_observe(c, ig->k, out);
-        json_decref(out);
-    }
+    if (ig->ji->finalizer)
+        ctl_remove_finalizer_named(c, ig->k, obj, ig->ji->finalizer);
 }
 
 /* The top-level object's pass; job and wl are held by the caller. */

@@ -255,6 +255,7 @@ const struct jf_integration pod_integration = {
     .group = "",
     .kind = "Pod",
     .component = "pod-kueue-controller",
+    .finalizer = POD_FINALIZER,
     .pod_sets = pod_sets,
     .is_suspended = pod_is_suspended,
     .run = pod_run,
