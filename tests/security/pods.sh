@@ -176,3 +176,14 @@ wait_for "group: the failed member is let go (no finalizer)" 15 '^(\[\])?$' \
     k -n team-a get pod r2 -o jsonpath='{.metadata.finalizers}'
 wait_for "group: the group finishes with its replacement" 30 '^True Pods succeeded: 2/2.$' \
     k -n team-a get workload retry -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].message}'
+
+# An evicted group: its members are deleted and the quota released.
+grp_pod e1 ev main sleep 60
+grp_pod e2 ev main sleep 60
+wait_for "group: a long group runs" 30 '^Running Running$' \
+    k -n team-a get pod e1 e2 -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+k -n team-a patch workload ev --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "group: evicted, its members are deleted" 30 '^$' \
+    k -n team-a get pods -l kueue.x-k8s.io/pod-group-name=ev -o name
+wait_for "group: ... its Workload goes with them, the quota released" 30 '^0$' \
+    k get cq cq -o jsonpath='{.status.reservingWorkloads}'
