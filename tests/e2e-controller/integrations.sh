@@ -102,3 +102,50 @@ k -n js patch pytorchjob mnist --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded","message":"PyTorchJob mnist is successfully completed.","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
 wait_for "pytorchjob: Succeeded finishes the Workload" 15 '^True Succeeded$' \
     k -n js get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")]}{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason}{"\n"}{end}'
+stop_server "$PID"
+
+# The cluster path: `cueue controller` over HTTP, with its node agent,
+# against an API-only server that gates Pods (the Pod webhook's part).
+cat >"$TMP/integ-cfg3.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [batch/job, pod]
+YAML
+start_server integ-http --controllers none --config "$TMP/integ-cfg3.yaml" || return 1
+"$CUEUE" controller --kubeconfig "$KC" --config "$TMP/integ-cfg3.yaml" --executor local \
+    --data-dir "$DATA" >"$DATA/controller.log" 2>&1 &
+CTL_PIDS="$CTL_PIDS $!"
+CPID=$!
+k apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: ph}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: ph-f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: ph-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: ph-f
+      resources:
+      - {name: cpu, nominalQuota: "4"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: user-queue, namespace: ph}
+spec: {clusterQueue: ph-cq}
+YAML
+P=$(k -n ph create -f "$SRC/tests/data/pods/kueue-pod.yaml" -o jsonpath='{.metadata.name}')
+wait_for "pod over HTTP: admitted, ungated, bound and run to completion" 40 '^Succeeded cueue-local$' \
+    k -n ph get pod "$P" -o jsonpath='{.status.phase} {.spec.nodeName}'
+wait_for "pod over HTTP: its Workload finished" 15 '^True$' \
+    k -n ph get workloads -o jsonpath='{.items[0].status.conditions[?(@.type=="Finished")].status}'
+stop_server "$CPID"
