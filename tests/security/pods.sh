@@ -90,6 +90,8 @@ wait_for "pod: the second waits pending in the queue" 15 '^1$' \
     k get cq cq -o jsonpath='{.status.pendingWorkloads}'
 expect_exact "pod: ... still gated" "kueue.x-k8s.io/admission" \
     k -n team-a get pod "$L2" -o jsonpath='{.spec.schedulingGates[0].name}'
+wait_for "pod: ... which kubectl shows as SchedulingGated" 15 "^$L2 +0/1 +SchedulingGated " \
+    k -n team-a get pod "$L2" --no-headers
 
 # Hostile tenants: removing the gate, or creating an ungated managed Pod.
 expect "pod: a tenant cannot remove Kueue's scheduling gate" "only Kueue removes the scheduling gate" \
