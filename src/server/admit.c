@@ -50,6 +50,8 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
@@ -391,6 +393,21 @@ static bool is_pod(const struct store_resource *r)
     return !strcmp(r->key, "pods");
 }
 
+/* The integration of a kind served from a CRD (JobSet, PyTorchJob), or
+ * NULL. */
+static const struct jf_integration *crd_integration(const struct store_resource *r)
+{
+    static const struct {
+        const char *key;
+        const struct jf_integration *ji;
+    } kinds[] = {{"jobsets.jobset.x-k8s.io", &jobset_integration},
+                 {"pytorchjobs.kubeflow.org", &pytorchjob_integration}};
+    for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(r->key, kinds[i].key))
+            return kinds[i].ji;
+    return NULL;
+}
+
 int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
                             const char *why)
 {
@@ -464,6 +481,16 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         if (rc)
             *ret = reply_refused(q, rc, &e, r, ns, name, "create");
         return rc == 0;
+    }
+    const struct jf_integration *crd = crd_integration(r);
+    if (crd && ns && jf_enabled(crd, q->srv->config)) {
+        /* Kueue's webhook for the kind: suspended when Kueue manages it. */
+        struct srv_admit a;
+        prepare(q, ns, name, &a);
+        if (a.ns_managed &&
+            (jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+            crd->suspend(obj);
+        return true;
     }
     if (!is_job(r) || !ns)
         return true;

@@ -75,6 +75,9 @@ k -n js patch jobset train --subresource=status --type=merge \
 wait_for "jobset: Completed finishes the Workload (Succeeded)" 15 '^True Succeeded jobset completed successfully$' \
     k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason} {.status.conditions[?(@.type=="Finished")].message}'
 wait_for "jobset: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.status.reservingWorkloads}'
+expect_exact "jobset: created suspended when Kueue manages it (the webhook's defaulting)" "true" \
+    sh -c "sed -e 's/name: train/name: train2/' -e '/suspend: true/d' '$SRC/tests/data/jobset/jobset.yaml' |
+        timeout $E2E_TIMEOUT kubectl --kubeconfig '$KC' -n js create -f - -o jsonpath='{.spec.suspend}'"
 
 # PyTorchJob (kubeflow.org/pytorchjob) the same way: replica specs to pod
 # sets master and worker, spec.runPolicy.suspend.

@@ -42,6 +42,9 @@ struct jf_integration {
     /* Suspended: it runs no pod until admitted (a Job's spec.suspend, a
      * Pod's scheduling gate). */
     bool (*is_suspended)(const json_t *obj);
+    /* Suspend obj in place, as Kueue's webhook does at creation; NULL
+     * when the kind is held back otherwise (a Pod's gate). */
+    void (*suspend)(json_t *obj);
     /* The object as Kueue starts it for the Workload's admission (owned
      * copy): unsuspended, each pod set's template given its flavors' node
      * labels and tolerations (jf_inject_flavors). */

@@ -283,6 +283,11 @@ static json_t *job_reclaimable_pods(const json_t *job)
     return n > 0 ? json_pack("[{s:s,s:i}]", "name", "main", "count", n) : json_array();
 }
 
+static void job_suspend(json_t *job)
+{
+    json_object_set_new(jf_obj_child(job, "spec"), "suspend", json_true());
+}
+
 const struct jf_integration job_integration = {
     .framework = "batch/job",
     .api_version = "batch/v1",
@@ -291,6 +296,7 @@ const struct jf_integration job_integration = {
     .component = "batch/job-kueue-controller",
     .pod_sets = pod_sets,
     .is_suspended = job_is_suspended,
+    .suspend = job_suspend,
     .run = job_start,
     .stop = job_stop,
     .finished = job_finished_as,

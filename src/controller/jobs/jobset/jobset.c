@@ -59,6 +59,11 @@ static bool js_is_suspended(const json_t *js)
     return json_is_true(json_object_get(json_object_get(js, "spec"), "suspend"));
 }
 
+static void js_suspend(json_t *js)
+{
+    json_object_set_new(jf_obj_child(js, "spec"), "suspend", json_true());
+}
+
 static json_t *js_run(const json_t *js, const json_t *wl, jf_flavor_fn flavor, void *arg)
 {
     json_t *j = json_deep_copy(js);
@@ -178,6 +183,7 @@ const struct jf_integration jobset_integration = {
     .component = "jobset.x-k8s.io/jobset-kueue-controller",
     .pod_sets = js_pod_sets,
     .is_suspended = js_is_suspended,
+    .suspend = js_suspend,
     .run = js_run,
     .stop = js_stop,
     .finished = js_finished,

@@ -58,6 +58,12 @@ static bool kf_is_suspended(const json_t *job)
         json_object_get(json_object_get(json_object_get(job, "spec"), "runPolicy"), "suspend"));
 }
 
+static void kf_suspend(json_t *job)
+{
+    json_object_set_new(jf_obj_child(jf_obj_child(job, "spec"), "runPolicy"), "suspend",
+                        json_true());
+}
+
 static json_t *kf_change(const json_t *job, const struct kf_kind *k, const json_t *wl, bool run,
                          jf_flavor_fn flavor, void *arg)
 {
@@ -158,6 +164,7 @@ const struct jf_integration pytorchjob_integration = {
     .component = "kubeflow.org/pytorchjob-kueue-controller",
     .pod_sets = pt_pod_sets,
     .is_suspended = kf_is_suspended,
+    .suspend = kf_suspend,
     .run = pt_run,
     .stop = pt_stop,
     .finished = kf_finished,
