@@ -53,47 +53,44 @@ static const char *const res_keys[CK_N] = {
     [CK_POD] = "pods",
     [CK_JOBSET] = "jobsets.jobset.x-k8s.io",
     [CK_PYTORCHJOB] = "pytorchjobs.kubeflow.org",
+    [CK_TFJOB] = "tfjobs.kubeflow.org",
+    [CK_XGBOOSTJOB] = "xgboostjobs.kubeflow.org",
+    [CK_PADDLEJOB] = "paddlejobs.kubeflow.org",
+    [CK_JAXJOB] = "jaxjobs.kubeflow.org",
+    [CK_MPIJOB] = "mpijobs.kubeflow.org",
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
  * built-in table names: the store and the HTTP client find them by key
  * and path. */
+#define CRD_RES(g, v, p, s, k)                                                                     \
+    {                                                                                              \
+        .group = g, .version = v, .plural = p, .singular = s, .kind = k, .key = p "." g,           \
+        .namespaced = true, .has_status = true, .custom = true                                     \
+    }
 static const struct store_resource crd_res[] = {
-    {.group = "jobset.x-k8s.io",
-     .version = "v1alpha2",
-     .plural = "jobsets",
-     .singular = "jobset",
-     .kind = "JobSet",
-     .key = "jobsets.jobset.x-k8s.io",
-     .namespaced = true,
-     .has_status = true,
-     .custom = true},
-    {.group = "kubeflow.org",
-     .version = "v1",
-     .plural = "pytorchjobs",
-     .singular = "pytorchjob",
-     .kind = "PyTorchJob",
-     .key = "pytorchjobs.kubeflow.org",
-     .namespaced = true,
-     .has_status = true,
-     .custom = true},
+    CRD_RES("jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet"),
+    CRD_RES("kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob"),
+    CRD_RES("kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob"),
+    CRD_RES("kubeflow.org", "v1", "xgboostjobs", "xgboostjob", "XGBoostJob"),
+    CRD_RES("kubeflow.org", "v1", "paddlejobs", "paddlejob", "PaddleJob"),
+    CRD_RES("kubeflow.org", "v1", "jaxjobs", "jaxjob", "JAXJob"),
+    CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
-    return k == CK_RCT || k == CK_JOBSET || k == CK_PYTORCHJOB;
+    return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
 static const enum api_kind engine_kind[CK_N] = {
-    [CK_NS] = API_KIND_NAMESPACE,       [CK_RF] = API_KIND_RESOURCE_FLAVOR,
-    [CK_COHORT] = API_KIND_COHORT,      [CK_AC] = API_KIND_ADMISSION_CHECK,
-    [CK_CQ] = API_KIND_CLUSTER_QUEUE,   [CK_LQ] = API_KIND_LOCAL_QUEUE,
-    [CK_WPC] = API_KIND_UNKNOWN,        [CK_PC] = API_KIND_UNKNOWN,
-    [CK_LR] = API_KIND_UNKNOWN,         [CK_RCT] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,        [CK_JOB] = API_KIND_UNKNOWN,
-    [CK_POD] = API_KIND_UNKNOWN,        [CK_JOBSET] = API_KIND_UNKNOWN,
-    [CK_PYTORCHJOB] = API_KIND_UNKNOWN,
+    [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
+    [CK_COHORT] = API_KIND_COHORT,    [CK_AC] = API_KIND_ADMISSION_CHECK,
+    [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
+    [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
+    [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
+    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -488,12 +485,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_forget_metrics(c, co);
         }
     }
-    switch (k) {
-    case CK_JOB:
-    case CK_POD:
-    case CK_JOBSET:
-    case CK_PYTORCHJOB: {
-        const struct ctl_integ *ig = ctl_integ_of(k);
+    const struct ctl_integ *integ = ctl_integ_of(k);
+    if (integ) {
+        const struct ctl_integ *ig = integ;
         ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
             /* Its Workload may wait for this to drop its finalizer. */
@@ -505,8 +499,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             note_child(c, obj);
         if (k == CK_POD && pod_group_name(obj))
             ctl_enqueue(c, "G:", ns, pod_group_name(obj));
-        break;
+        return;
     }
+    switch (k) {
     case CK_WL: {
         const json_t *owner = NULL;
         const struct ctl_integ *ig = NULL;
@@ -797,12 +792,6 @@ static void process_queue(struct ctl *c)
         }
         if (strlen(k) > 2) {
             switch (k[0]) {
-            case 'J':
-            case 'O':
-            case 'S':
-            case 'T':
-                ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
-                break;
             case 'G':
                 ctl_reconcile_pod_group(c, ns, name);
                 break;
@@ -822,6 +811,8 @@ static void process_queue(struct ctl *c)
                 ctl_reconcile_ac(c, name);
                 break;
             default:
+                if (ctl_integ_by_prefix(k[0]))
+                    ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
                 break;
             }
         }

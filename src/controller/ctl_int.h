@@ -53,6 +53,11 @@ enum ctl_kind {
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
     CK_JOBSET, /* likewise; its CRD may come later */
     CK_PYTORCHJOB,
+    CK_TFJOB,
+    CK_XGBOOSTJOB,
+    CK_PADDLEJOB,
+    CK_JAXJOB,
+    CK_MPIJOB,
     CK_N
 };
 
@@ -75,7 +80,8 @@ struct ctl {
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
     struct wq *q;              /* "J:ns/name" jobs, "O:ns/name" pods, "S:ns/name" JobSets,
-                                * "T:ns/name" PyTorchJobs, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
+                                * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "W:ns/name" workloads,
+                                * "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */

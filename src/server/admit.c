@@ -401,7 +401,12 @@ static const struct jf_integration *crd_integration(const struct store_resource 
         const char *key;
         const struct jf_integration *ji;
     } kinds[] = {{"jobsets.jobset.x-k8s.io", &jobset_integration},
-                 {"pytorchjobs.kubeflow.org", &pytorchjob_integration}};
+                 {"pytorchjobs.kubeflow.org", &pytorchjob_integration},
+                 {"tfjobs.kubeflow.org", &tfjob_integration},
+                 {"xgboostjobs.kubeflow.org", &xgboostjob_integration},
+                 {"paddlejobs.kubeflow.org", &paddlejob_integration},
+                 {"jaxjobs.kubeflow.org", &jaxjob_integration},
+                 {"mpijobs.kubeflow.org", &mpijob_integration}};
     for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(r->key, kinds[i].key))
             return kinds[i].ji;

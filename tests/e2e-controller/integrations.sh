@@ -78,6 +78,7 @@ wait_for "jobset: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.
 expect_exact "jobset: created suspended when Kueue manages it (the webhook's defaulting)" "true" \
     sh -c "sed -e 's/name: train/name: train2/' -e '/suspend: true/d' '$SRC/tests/data/jobset/jobset.yaml' |
         timeout $E2E_TIMEOUT kubectl --kubeconfig '$KC' -n js create -f - -o jsonpath='{.spec.suspend}'"
+k -n js delete jobset train2 >/dev/null
 
 # PyTorchJob (kubeflow.org/pytorchjob) the same way: replica specs to pod
 # sets master and worker, spec.runPolicy.suspend.
@@ -85,7 +86,8 @@ cat >"$TMP/integ-cfg2.yaml" <<'YAML'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 integrations:
-  frameworks: [batch/job, kubeflow.org/pytorchjob]
+  frameworks: [batch/job, kubeflow.org/pytorchjob, kubeflow.org/tfjob, kubeflow.org/xgboostjob,
+               kubeflow.org/paddlejob, kubeflow.org/jaxjob, kubeflow.org/mpijob]
 YAML
 k apply -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
 settle 10 'pytorchjobs' k api-resources --api-group=kubeflow.org
@@ -105,6 +107,40 @@ k -n js patch pytorchjob mnist --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded","message":"PyTorchJob mnist is successfully completed.","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
 wait_for "pytorchjob: Succeeded finishes the Workload" 15 '^True Succeeded$' \
     k -n js get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")]}{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason}{"\n"}{end}'
+
+# The other Kubeflow kinds the same way: KIND PLURAL VERSION FIELD
+# "TYPE=REPLICAS ..." and the pod sets expected.
+kf_kind() {
+    kk=$1 kp=$2 kv=$3 kf=$4 types=$5 kw=$6
+    sed -e "s/pytorchjobs.kubeflow.org/$kp.kubeflow.org/" -e "s/kind: PyTorchJob/kind: $kk/" \
+        -e "s/listKind: PyTorchJobList/listKind: ${kk}List/" -e "s/plural: pytorchjobs/plural: $kp/" \
+        -e "s/singular: pytorchjob/singular: ${kp%s}/" -e "s/- name: v1\$/- name: $kv/" \
+        "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" | k apply -f - >/dev/null
+    settle 10 "^$kp " k api-resources --api-group=kubeflow.org --no-headers
+    {
+        printf 'apiVersion: kubeflow.org/%s\nkind: %s\nmetadata:\n  name: k\n' "$kv" "$kk"
+        printf '  labels: {kueue.x-k8s.io/queue-name: user-queue}\nspec:\n  %s:\n' "$kf"
+        for t in $types; do
+            printf '    %s:\n      replicas: %s\n      template:\n        spec:\n' "${t%=*}" "${t#*=}"
+            printf '          containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]\n'
+        done
+    } >"$TMP/kf.yaml"
+    expect_exact "$kp: created suspended" "true" \
+        k -n js create -f "$TMP/kf.yaml" -o jsonpath='{.spec.runPolicy.suspend}'
+    wait_for "$kp: its Workload's pod sets $kw" 20 "^${kp%s}-k-[0-9a-f]{5} $kw \$" \
+        k -n js get workloads -o jsonpath="$JSW"
+    wait_for "$kp: admitted, runPolicy.suspend false" 15 '^false$' \
+        k -n js get "$kp" k -o jsonpath='{.spec.runPolicy.suspend}'
+    k -n js patch "$kp" k --subresource=status --type=merge \
+        -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"Succeeded","message":"done","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+    wait_for "$kp: Succeeded finishes its Workload" 15 '^True$' \
+        k -n js get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].kind==\"$kk\")].status.conditions[?(@.type==\"Finished\")].status}"
+}
+kf_kind TFJob tfjobs v1 tfReplicaSpecs "Worker=2 PS=1 Chief=1" "chief=1 ps=1 worker=2"
+kf_kind XGBoostJob xgboostjobs v1 xgbReplicaSpecs "Worker=2 Master=1" "master=1 worker=2"
+kf_kind PaddleJob paddlejobs v1 paddleReplicaSpecs "Master=1 Worker=1" "master=1 worker=1"
+kf_kind JAXJob jaxjobs v1 jaxReplicaSpecs "Worker=3" "worker=3"
+kf_kind MPIJob mpijobs v2beta1 mpiReplicaSpecs "Worker=2 Launcher=1" "launcher=1 worker=2"
 stop_server "$PID"
 
 # The cluster path: `cueue controller` over HTTP, with its node agent,

@@ -28,6 +28,11 @@ const struct ctl_integ ctl_integs[] = {
     {&pod_integration, CK_POD, "O:"},
     {&jobset_integration, CK_JOBSET, "S:"},
     {&pytorchjob_integration, CK_PYTORCHJOB, "T:"},
+    {&tfjob_integration, CK_TFJOB, "K:"},
+    {&xgboostjob_integration, CK_XGBOOSTJOB, "X:"},
+    {&paddlejob_integration, CK_PADDLEJOB, "D:"},
+    {&jaxjob_integration, CK_JAXJOB, "Q:"},
+    {&mpijob_integration, CK_MPIJOB, "M:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 

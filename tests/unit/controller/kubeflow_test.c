@@ -97,10 +97,40 @@ static void test_pytorchjob(void **state)
     json_decref(j);
 }
 
+/* TFJob's replica types in Kueue's order (Chief, Master, PS, Worker,
+ * Evaluator), whatever the object's; MPIJob's launcher first. */
+static void test_order(void **state)
+{
+    (void)state;
+    json_t *tf = parse("{\"spec\":{\"tfReplicaSpecs\":{\"Evaluator\":{},\"Worker\":{\"replicas\":"
+                       "4},\"PS\":{\"replicas\":2},\"Chief\":{}}}}");
+    json_t *ps = tfjob_integration.pod_sets(tf);
+    const char *want[] = {"chief", "ps", "worker", "evaluator"};
+    const json_int_t counts[] = {1, 2, 4, 1};
+    assert_int_equal(json_array_size(ps), 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(json_string_value(json_object_get(json_array_get(ps, i), "name")),
+                            want[i]);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(ps, i), "count")),
+                         counts[i]);
+    }
+    json_decref(ps);
+    json_decref(tf);
+    json_t *mpi = parse("{\"spec\":{\"mpiReplicaSpecs\":{\"Worker\":{\"replicas\":2},"
+                        "\"Launcher\":{}}}}");
+    ps = mpijob_integration.pod_sets(mpi);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ps, 0), "name")),
+                        "launcher");
+    assert_string_equal(mpijob_integration.api_version, "kubeflow.org/v2beta1");
+    json_decref(ps);
+    json_decref(mpi);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorchjob),
+        cmocka_unit_test(test_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

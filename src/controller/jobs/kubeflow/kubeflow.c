@@ -14,6 +14,16 @@ struct kf_kind {
 
 static const char *const pytorch_types[] = {"Master", "Worker", NULL};
 static const struct kf_kind pytorch = {"pytorchReplicaSpecs", pytorch_types};
+static const char *const tf_types[] = {"Chief", "Master", "PS", "Worker", "Evaluator", NULL};
+static const struct kf_kind tf = {"tfReplicaSpecs", tf_types};
+static const char *const xgb_types[] = {"Master", "Worker", NULL};
+static const struct kf_kind xgb = {"xgbReplicaSpecs", xgb_types};
+static const char *const paddle_types[] = {"Master", "Worker", NULL};
+static const struct kf_kind paddle = {"paddleReplicaSpecs", paddle_types};
+static const char *const jax_types[] = {"Worker", NULL};
+static const struct kf_kind jax = {"jaxReplicaSpecs", jax_types};
+static const char *const mpi_types[] = {"Launcher", "Worker", NULL};
+static const struct kf_kind mpi = {"mpiReplicaSpecs", mpi_types};
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -141,34 +151,44 @@ static int kf_active(const json_t *job)
     return n > 1000000 ? 1000000 : (int)n;
 }
 
-static json_t *pt_pod_sets(const json_t *job)
-{
-    return kf_pod_sets(job, &pytorch);
-}
+/* One integration per kind: its three kind-bound functions and its table. */
+#define KF_INTEGRATION(var, kindv, fw, av, grp, kindname)                                          \
+    static json_t *var##_pod_sets(const json_t *job)                                               \
+    {                                                                                              \
+        return kf_pod_sets(job, &kindv);                                                           \
+    }                                                                                              \
+    static json_t *var##_run(const json_t *job, const json_t *wl, jf_flavor_fn flavor, void *arg)  \
+    {                                                                                              \
+        return kf_change(job, &kindv, wl, true, flavor, arg);                                      \
+    }                                                                                              \
+    static json_t *var##_stop(const json_t *job, const json_t *wl)                                 \
+    {                                                                                              \
+        return kf_change(job, &kindv, wl, false, NULL, NULL);                                      \
+    }                                                                                              \
+    const struct jf_integration var##_integration = {                                              \
+        .framework = fw,                                                                           \
+        .api_version = av,                                                                         \
+        .group = grp,                                                                              \
+        .kind = kindname,                                                                          \
+        .component = fw "-kueue-controller",                                                       \
+        .pod_sets = var##_pod_sets,                                                                \
+        .is_suspended = kf_is_suspended,                                                           \
+        .suspend = kf_suspend,                                                                     \
+        .run = var##_run,                                                                          \
+        .stop = var##_stop,                                                                        \
+        .finished = kf_finished,                                                                   \
+        .pods_ready = kf_pods_ready,                                                               \
+        .reclaimable = kf_reclaimable,                                                             \
+        .active = kf_active,                                                                       \
+    }
 
-static json_t *pt_run(const json_t *job, const json_t *wl, jf_flavor_fn flavor, void *arg)
-{
-    return kf_change(job, &pytorch, wl, true, flavor, arg);
-}
-
-static json_t *pt_stop(const json_t *job, const json_t *wl)
-{
-    return kf_change(job, &pytorch, wl, false, NULL, NULL);
-}
-
-const struct jf_integration pytorchjob_integration = {
-    .framework = "kubeflow.org/pytorchjob",
-    .api_version = "kubeflow.org/v1",
-    .group = "kubeflow.org",
-    .kind = "PyTorchJob",
-    .component = "kubeflow.org/pytorchjob-kueue-controller",
-    .pod_sets = pt_pod_sets,
-    .is_suspended = kf_is_suspended,
-    .suspend = kf_suspend,
-    .run = pt_run,
-    .stop = pt_stop,
-    .finished = kf_finished,
-    .pods_ready = kf_pods_ready,
-    .reclaimable = kf_reclaimable,
-    .active = kf_active,
-};
+KF_INTEGRATION(pytorchjob, pytorch, "kubeflow.org/pytorchjob", "kubeflow.org/v1", "kubeflow.org",
+               "PyTorchJob");
+KF_INTEGRATION(tfjob, tf, "kubeflow.org/tfjob", "kubeflow.org/v1", "kubeflow.org", "TFJob");
+KF_INTEGRATION(xgboostjob, xgb, "kubeflow.org/xgboostjob", "kubeflow.org/v1", "kubeflow.org",
+               "XGBoostJob");
+KF_INTEGRATION(paddlejob, paddle, "kubeflow.org/paddlejob", "kubeflow.org/v1", "kubeflow.org",
+               "PaddleJob");
+KF_INTEGRATION(jaxjob, jax, "kubeflow.org/jaxjob", "kubeflow.org/v1", "kubeflow.org", "JAXJob");
+KF_INTEGRATION(mpijob, mpi, "kubeflow.org/mpijob", "kubeflow.org/v2beta1", "kubeflow.org",
+               "MPIJob");
