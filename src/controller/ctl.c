@@ -974,6 +974,9 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
+        /* Only the Pods Kueue's admission labelled: a Job's are not read. */
+        if (k == CK_POD)
+            io.label_selector = POD_MANAGED_LABEL "=true";
         r->inf = inf_new(c->ac, r->r, &io, &h);
         const struct ctl_integ *ig = ctl_integ_of(r->kind);
         r->off =
