@@ -6,7 +6,7 @@ JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CC         ?= cc
 
-.PHONY: all deps build test unit asan run demo bench fmt fmt-check fuzz clean
+.PHONY: all deps build test unit asan run demo bench fmt fmt-check fuzz clean manifests
 
 all: build
 
@@ -49,6 +49,12 @@ bench: build
 	@$(BUILD)/cueue bench --config bench/configs/large-scale.yaml --mode virtual
 	@echo
 	@$(BUILD)/cueue bench --micro
+
+# The install manifests, rendered from config/default (kubectl's built-in
+# kustomize); committed, and tests/e2e-install checks they are current.
+manifests:
+	@mkdir -p dist
+	@kubectl kustomize config/default >dist/manifests.yaml.tmp && mv dist/manifests.yaml.tmp dist/manifests.yaml
 
 fmt:
 	@clang-format -i $$(git ls-files '*.c' '*.h')

@@ -15,6 +15,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/daemon.h"
+#include "cli/manager.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/metrics.h"
@@ -69,37 +70,49 @@ static int metrics_listen(const char *addr, struct mreg *m, struct http_server *
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: cueue controller [options]\n"
-                 "\n"
-                 "Run Kueue's controllers (admission, workloads, batch/v1 Jobs, queue status)\n"
-                 "against a Kubernetes API server.\n"
-                 "\n"
-                 "options:\n"
-                 "  --kubeconfig FILE      the server and credentials (default: in-cluster, then\n"
-                 "                         $KUBECONFIG, then ~/.kube/config)\n"
-                 "  --context NAME         kubeconfig context (default: current-context)\n"
-                 "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
-                 "  --feature-gates GATES  Kueue's feature gates (e.g. ConcurrentAdmission=true);\n"
-                 "                         or featureGates in --config, not both\n"
-                 "  --leader-elect         reconcile only while holding the Lease\n"
-                 "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
-                 "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
-                 "  --executor local|none  run Jobs' pods on this machine, each in a sandbox, as\n"
-                 "                         node cueue-local (default none: a cluster's kubelets\n"
-                 "                         run them; see docs/executor.md)\n"
-                 "  --data-dir DIR         where the local executor keeps pod output, DIR/pods\n"
-                 "                         (default .; created when missing)\n"
-                 "  --gpus LIST            GPU indices pods may have (e.g. 0,1; \"\" for none;\n"
-                 "                         default: those `nvidia-smi -L` lists)\n"
-                 "  --pod-network private|host\n"
-                 "                         pods get a network of their own with only loopback\n"
-                 "                         (default), or share this machine's\n"
-                 "  --metrics-bind-address ADDR\n"
-                 "                         serve the Prometheus metrics at http://ADDR/metrics\n"
-                 "                         (HOST:PORT or :PORT; :0 picks a free port; default\n"
-                 "                         0: no metrics; see docs/observability.md)\n"
-                 "  -v, --verbose          debug logging\n"
-                 "  -h, --help             show this help\n");
+    fprintf(out,
+            "usage: cueue controller [options]\n"
+            "\n"
+            "Run Kueue's controllers (admission, workloads, batch/v1 Jobs, queue status)\n"
+            "against a Kubernetes API server.\n"
+            "\n"
+            "options:\n"
+            "  --kubeconfig FILE      the server and credentials (default: in-cluster, then\n"
+            "                         $KUBECONFIG, then ~/.kube/config)\n"
+            "  --context NAME         kubeconfig context (default: current-context)\n"
+            "  --config FILE          cueue configuration (config.kueue.x-k8s.io/v1beta2)\n"
+            "  --feature-gates GATES  Kueue's feature gates (e.g. ConcurrentAdmission=true);\n"
+            "                         or featureGates in --config, not both\n"
+            "  --leader-elect         reconcile only while holding the Lease\n"
+            "                         kube-system/c1f6bfd2.kueue.x-k8s.io\n"
+            "  --lease-namespace NS   namespace of that Lease (default kube-system)\n"
+            "  --executor local|none  run Jobs' pods on this machine, each in a sandbox, as\n"
+            "                         node cueue-local (default none: a cluster's kubelets\n"
+            "                         run them; see docs/executor.md)\n"
+            "  --data-dir DIR         where the local executor keeps pod output, DIR/pods\n"
+            "                         (default .; created when missing)\n"
+            "  --gpus LIST            GPU indices pods may have (e.g. 0,1; \"\" for none;\n"
+            "                         default: those `nvidia-smi -L` lists)\n"
+            "  --pod-network private|host\n"
+            "                         pods get a network of their own with only loopback\n"
+            "                         (default), or share this machine's\n"
+            "  --metrics-bind-address ADDR\n"
+            "                         serve the Prometheus metrics at http://ADDR/metrics\n"
+            "                         (HOST:PORT or :PORT; :0 picks a free port; default\n"
+            "                         0: no metrics; see docs/observability.md)\n"
+            "  --webhook-port PORT    serve Kueue's admission webhooks over HTTPS on PORT\n"
+            "                         (Kueue's is 9443; default: webhook.port of --config,\n"
+            "                         else no webhooks; see docs/cluster.md)\n"
+            "  --webhook-host ADDR    the IPv4 address they listen on (default every one)\n"
+            "  --webhook-cert-dir DIR tls.crt and tls.key when internalCertManagement is\n"
+            "                         off (default webhook.certDir, else\n"
+            "                         /tmp/k8s-webhook-server/serving-certs)\n"
+            "  --health-probe-bind-address ADDR\n"
+            "                         serve /healthz and /readyz at http://ADDR (HOST:PORT or\n"
+            "                         :PORT; default health.healthProbeBindAddress, else 0:\n"
+            "                         off)\n"
+            "  -v, --verbose          debug logging\n"
+            "  -h, --help             show this help\n");
 }
 
 static int fail(const struct err *e)
@@ -121,6 +134,10 @@ int cli_controller(int argc, char **argv)
         {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
         {"metrics-bind-address", required_argument, NULL, 'm'},
+        {"webhook-port", required_argument, NULL, 'W'},
+        {"webhook-host", required_argument, NULL, 'H'},
+        {"webhook-cert-dir", required_argument, NULL, 'D'},
+        {"health-probe-bind-address", required_argument, NULL, 'P'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -128,6 +145,7 @@ int cli_controller(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
     const char *feature_gates = NULL, *metrics_addr = "0";
+    struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false;
     optind = 1;
     int ch;
@@ -165,6 +183,26 @@ int cli_controller(int argc, char **argv)
             break;
         case 'm':
             metrics_addr = optarg;
+            break;
+        case 'W': {
+            char *end = NULL;
+            long port = strtol(optarg, &end, 10);
+            if (!*optarg || *end || port < 0 || port > 65535) {
+                fprintf(stderr, "cueue controller: --webhook-port: \"%s\" is not a port number\n",
+                        optarg);
+                return 2;
+            }
+            mo.webhook_port = (int)port;
+            break;
+        }
+        case 'H':
+            mo.webhook_host = optarg;
+            break;
+        case 'D':
+            mo.cert_dir = optarg;
+            break;
+        case 'P':
+            mo.probe_addr = optarg;
             break;
         case 'v':
             verbose = true;
@@ -222,10 +260,16 @@ int cli_controller(int argc, char **argv)
                              .metrics = metrics};
     struct ctl *ctl = NULL;
     struct node *node = NULL;
+    struct mgr *mgr = NULL;
+    mo.client = ac;
+    mo.config_path = config;
     if (!rc && metrics)
         rc = metrics_listen(metrics_addr, metrics, &mhs, &e);
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
+    mo.ctl = ctl;
+    if (!rc)
+        rc = mgr_start(&mo, &mgr, &e);
     if (!rc && !strcmp(executor, "local") && !strcmp(pod_network, "host") &&
         !strncmp(server, "http:", 5))
         rc = err_set(&e, ERR_INVALID,
@@ -242,6 +286,7 @@ int cli_controller(int argc, char **argv)
     }
     kc_config_release(&cfg);
     if (rc) {
+        mgr_stop(mgr);
         ctl_stop(ctl);
         http_server_stop(mhs);
         mreg_free(metrics);
@@ -249,7 +294,10 @@ int cli_controller(int argc, char **argv)
         return fail(&e);
     }
     log_info("controllers running against %s", server);
-    cli_signals_wait(&set);
+    mgr_run(mgr, &set);
+    /* The webhooks stop first: the API server fails over to another replica
+     * while the controllers finish what they are writing. */
+    mgr_stop(mgr);
     node_stop(node);
     ctl_stop(ctl);
     http_server_stop(mhs);

@@ -865,6 +865,13 @@ static void *loop(void *arg)
         }
         for (int k = 0; k < CK_N; k++)
             inf_dispatch(c->res[k].inf);
+        if (!c->listed) {
+            bool all = true;
+            for (int k = 0; k < CK_N; k++)
+                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
+            if (all)
+                __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
+        }
         now = tm_monotonic_ms();
         if (c->le && now >= next_le) {
             next_le = now + le_tick(c->le, tm_now_ms());
@@ -1014,6 +1021,11 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     c->started = true;
     *out = c;
     return 0;
+}
+
+bool ctl_synced(const struct ctl *c)
+{
+    return __atomic_load_n(&c->listed, __ATOMIC_ACQUIRE);
 }
 
 void ctl_stop(struct ctl *c)

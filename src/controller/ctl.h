@@ -41,6 +41,9 @@ CU_MUST_CHECK int ctl_config_load(const char *path, struct api_object **out, str
 /* Start the controllers' thread. ERR_INVALID for an unreadable or invalid
  * configuration, ERR_INTERNAL when the thread cannot start. */
 CU_MUST_CHECK int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e);
+/* Has every informer listed its objects once (on every replica, leader
+ * or not: a readiness probe's question)? Any thread. */
+bool ctl_synced(const struct ctl *c);
 /* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 

@@ -85,6 +85,7 @@ struct ctl {
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
+    bool listed;       /* every informer listed, leader or not (ctl_synced; atomic) */
     bool rebuilding;   /* rebuild_engine is feeding the engine everything */
     bool cycle_dirty;  /* run a scheduling cycle */
     bool status_dirty; /* recompute queue status */

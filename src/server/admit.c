@@ -56,8 +56,6 @@
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
-#define LABELS "metadata.labels"
-
 /* ---- reading a Job ---------------------------------------------------------------- */
 
 static const json_t *spec_of(const json_t *job)
@@ -107,19 +105,6 @@ static void field_err(struct err *e, const char *path, const char *key, const ch
         err_push_key(e, key);
     err_field(e, ERR_INVALID, "%s", msg);
     err_restore(e, m);
-}
-
-/* Kueue refuses, in a namespace with a default LocalQueue, an update that
- * takes the queue name away (validateUpdateForQueueName). */
-static void default_queue(const struct srv_admit *a, const json_t *old, const json_t *job,
-                          struct err *e)
-{
-    const char *oq = meta_entry(old, "labels", JOB_QUEUE_LABEL);
-    const char *nq = meta_entry(job, "labels", JOB_QUEUE_LABEL);
-    if ((!nq || !*nq) && oq && *oq && a->default_lq)
-        field_err(e, LABELS, JOB_QUEUE_LABEL,
-                  "Invalid value: \"\": queue-name must not be empty in namespace with default "
-                  "queue");
 }
 
 /* While a Job Kueue manages runs, its parallelism is what was admitted.
@@ -196,25 +181,14 @@ static int tenant_policy(const struct srv_admit *a, const json_t *job, struct er
 
 int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e)
 {
-    if (!job_queue_name(job) && a->ns_managed && a->default_lq) {
-        json_t *meta = api_doc_meta(job);
-        json_t *labels = json_object_get(meta, "labels");
-        if (!json_is_object(labels)) {
-            labels = json_object();
-            json_object_set_new(meta, "labels", labels);
-        }
-        json_object_set_new(labels, JOB_QUEUE_LABEL, json_string("default"));
-    }
-    json_t *spec = json_object_get(job, "spec");
-    if (json_is_object(spec) && (job_queue_name(job) || managed(a, job)))
-        json_object_set_new(spec, "suspend", json_true());
+    job_default_create(job, a->ns_managed, a->default_lq, a->cfg);
     return tenant_policy(a, job, e);
 }
 
 int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const json_t *job,
                          struct err *e)
 {
-    default_queue(a, old, job, e);
+    job_check_queue_update(old, job, a->default_lq, e);
     running_parallelism(a, old, job, e);
     if (e->ncauses)
         return ERR_INVALID;

@@ -1,25 +1,30 @@
 # component.sh -- `cueue controller` (with its node agent) runs against
 # `cueue serve` as a service account holding only the ClusterRole the
-# cluster deployment ships (config/components/rbac): the quota walkthrough
+# cluster deployment ships (kueue-manager-role of dist/manifests.yaml): the quota walkthrough
 # works end to end, and the account can do nothing else (sourced by run.sh
 # after lib.sh).
 need kubectl
 
 start_server component --controllers none || exit 1
-k apply -f "$SRC/config/components/rbac/controller-role.yaml" \
-    -f "$SRC/config/components/rbac/controller-role-binding.yaml" >/dev/null
-tok=$(k -n cueue-system create token cueue-controller --duration 2h)
+/usr/bin/python3 -c '
+import sys, yaml
+want = {"Namespace", "ServiceAccount", "ClusterRole/kueue-manager-role", "ClusterRoleBinding"}
+docs = [d for d in yaml.safe_load_all(sys.stdin)
+        if d and (d["kind"] in want or d["kind"] + "/" + d["metadata"]["name"] in want)]
+yaml.safe_dump_all(docs, sys.stdout)' <"$SRC/dist/manifests.yaml" >"$TMP/controller-rbac.yaml"
+k apply -f "$TMP/controller-rbac.yaml" >/dev/null
+tok=$(k -n kueue-system create token kueue-controller-manager --duration 2h)
 CKC="$TMP/controller.kubeconfig"
 cp "$KC" "$CKC"
 kubectl --kubeconfig "$CKC" config set-credentials sa --token="$tok" >/dev/null
 kubectl --kubeconfig "$CKC" config set-context --current --user=sa >/dev/null
 expect_exact "the controller's account is the service account" \
-    "system:serviceaccount:cueue-system:cueue-controller" \
+    "system:serviceaccount:kueue-system:kueue-controller-manager" \
     kt "$CKC" auth whoami -o 'jsonpath={.status.userInfo.username}'
 expect_exact "  ... which may not read Secrets" "no" kt "$CKC" auth can-i get secrets -A
 expect_exact "  ... nor write RBAC" "no" kt "$CKC" auth can-i create clusterrolebindings
 "$CUEUE" controller --kubeconfig "$CKC" --executor local --data-dir "$DATA" --leader-elect \
-    --lease-namespace cueue-system >"$TMP/controller.log" 2>&1 &
+    --lease-namespace kueue-system >"$TMP/controller.log" 2>&1 &
 CPID=$!
 SERVER_PIDS="$SERVER_PIDS $CPID"
 L="$TMP/lab"

@@ -16,6 +16,11 @@ static const char *jstr(const json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
+static const char *label(const json_t *obj, const char *k)
+{
+    return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
+}
+
 static const char *annotation(const json_t *obj, const char *k)
 {
     return jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"), k);
@@ -77,6 +82,38 @@ bool job_managed(const json_t *job, const json_t *ns, const struct api_configura
     if (!job_namespace_managed(ns, cfg))
         return false;
     return job_queue_name(job) || (cfg && cfg->manage_jobs_without_queue_name);
+}
+
+void job_default_create(json_t *job, bool ns_managed, bool default_lq,
+                        const struct api_configuration *cfg)
+{
+    if (!job_queue_name(job) && ns_managed && default_lq) {
+        json_t *meta = api_doc_meta(job);
+        json_t *labels = json_object_get(meta, "labels");
+        if (!json_is_object(labels)) {
+            labels = json_object();
+            json_object_set_new(meta, "labels", labels);
+        }
+        json_object_set_new(labels, JOB_QUEUE_LABEL, json_string("default"));
+    }
+    json_t *spec = json_object_get(job, "spec");
+    bool managed =
+        ns_managed && (job_queue_name(job) || (cfg && cfg->manage_jobs_without_queue_name));
+    if (json_is_object(spec) && (job_queue_name(job) || managed))
+        json_object_set_new(spec, "suspend", json_true());
+}
+
+void job_check_queue_update(const json_t *old, const json_t *job, bool default_lq, struct err *e)
+{
+    const char *oq = label(old, JOB_QUEUE_LABEL);
+    const char *nq = label(job, JOB_QUEUE_LABEL);
+    if ((nq && *nq) || !oq || !*oq || !default_lq)
+        return;
+    size_t m = err_push_field(e, "metadata.labels");
+    err_push_key(e, JOB_QUEUE_LABEL);
+    err_field(e, ERR_INVALID,
+              "Invalid value: \"\": queue-name must not be empty in namespace with default queue");
+    err_restore(e, m);
 }
 
 static json_int_t int_or(const json_t *o, const char *k, json_int_t dflt)

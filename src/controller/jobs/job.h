@@ -56,6 +56,20 @@ bool job_namespace_managed(const json_t *ns, const struct api_configuration *cfg
  * and it names a queue, or cfg sets manageJobsWithoutQueueName. */
 bool job_managed(const json_t *job, const json_t *ns, const struct api_configuration *cfg);
 
+/* Kueue's Job defaulting on create (its mutating webhook), in place: a Job
+ * without a queue name in a managed namespace (ns_managed) that holds a
+ * LocalQueue named "default" (default_lq) gets that queue; a Job with a
+ * queue name, or that Kueue manages without one, is suspended so that no
+ * pod of it starts before its Workload is admitted. One implementation for
+ * `cueue serve`'s built-in admission and `cueue controller`'s webhook. */
+void job_default_create(json_t *job, bool ns_managed, bool default_lq,
+                        const struct api_configuration *cfg);
+
+/* Kueue's check of a Job update that depends on its namespace: where a
+ * LocalQueue named "default" exists (default_lq), the queue name may not
+ * be taken away. Records a cause in e (metadata.labels[queue-name]). */
+void job_check_queue_update(const json_t *old, const json_t *job, bool default_lq, struct err *e);
+
 /* Build the Workload of a managed Job (owned, in *out); without a
  * queue-name label its spec.queueName is absent (manageJobsWithoutQueueName),
  * so it waits until the Job names one. ERR_NOT_FOUND when the priority

@@ -1,0 +1,43 @@
+/* manager.h -- what `cueue controller` serves besides its controllers, as
+ * Kueue's controller manager does: the admission webhooks (webhookd.h)
+ * with their certificates (certs.h, or files from a directory), and the
+ * health probes /healthz and /readyz (ready once the controllers' caches
+ * are synced and the webhooks serve).
+ *
+ * Settings come from the Configuration file (Kueue's
+ * controller_manager_config.yaml: namespace, webhook.port, webhook.host,
+ * webhook.certDir, health.healthProbeBindAddress, internalCertManagement)
+ * and the command line, which wins. The webhooks are served when a port is
+ * set by either. */
+#ifndef CUEUE_CLI_MANAGER_H
+#define CUEUE_CLI_MANAGER_H
+
+#include <signal.h>
+
+#include "base/compiler.h"
+
+struct ac_client;
+struct ctl;
+struct err;
+struct mgr;
+
+struct mgr_options {
+    struct ac_client *client; /* borrowed */
+    const struct ctl *ctl;    /* borrowed: /readyz waits for its caches; NULL: does not */
+    const char *config_path;  /* the Configuration, or NULL */
+    int webhook_port;         /* -1: the Configuration's (none: no webhooks) */
+    const char *webhook_host; /* NULL: the Configuration's, else every address */
+    const char *cert_dir;     /* NULL: the Configuration's, else controller-runtime's */
+    const char *probe_addr;   /* HOST:PORT or :PORT; NULL: the Configuration's; "0": off */
+};
+
+/* Read the settings, start the probes, get the certificates and start
+ * the webhooks. 0 and *out, or an error naming the setting or file. */
+CU_MUST_CHECK int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e);
+/* Wait for a signal of set (SIGTERM, SIGINT), renewing the certificates
+ * and re-injecting the caBundle when they change meanwhile. */
+void mgr_run(struct mgr *m, const sigset_t *set);
+/* Stop serving and free; NULL is a no-op. */
+void mgr_stop(struct mgr *m);
+
+#endif

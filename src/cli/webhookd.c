@@ -1,0 +1,432 @@
+/* webhookd.c -- Kueue's admission webhooks over HTTPS (webhookd.h).
+ *
+ * A review is judged as the store judges a write of `cueue serve`: the
+ * object is defaulted (dflt_object), decoded and validated by the api
+ * layer, a Job through its built-in rules; the Job webhook adds what
+ * depends on the Job's namespace, read through the client. Nothing is
+ * cached: a review costs at most two GETs (a Job's Namespace and its
+ * `default` LocalQueue), the other kinds none. */
+#include "cli/webhookd.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/builtin.h"
+#include "api/codec.h"
+#include "api/defaults.h"
+#include "api/objects.h"
+#include "api/validate.h"
+#include "base/base64.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "controller/api_client.h"
+#include "controller/jobs/job.h"
+#include "server/http.h"
+#include "store/store.h"
+
+#define RESOURCE_IN_USE_FINALIZER "kueue.x-k8s.io/resource-in-use"
+
+enum hook_kind { HOOK_JOB, HOOK_WORKLOAD, HOOK_FINALIZER, HOOK_PLAIN };
+
+struct hook {
+    const char *path;
+    const char *group; /* of the kind the review must be about */
+    const char *kind;
+    bool mutating;
+    enum hook_kind what;
+};
+
+#define KQ "-kueue-x-k8s-io-v1beta2-"
+static const struct hook hooks[] = {
+    {"/mutate-batch-v1-job", "batch", "Job", true, HOOK_JOB},
+    {"/validate-batch-v1-job", "batch", "Job", false, HOOK_JOB},
+    {"/mutate" KQ "workload", "kueue.x-k8s.io", "Workload", true, HOOK_WORKLOAD},
+    {"/validate" KQ "workload", "kueue.x-k8s.io", "Workload", false, HOOK_PLAIN},
+    {"/mutate" KQ "clusterqueue", "kueue.x-k8s.io", "ClusterQueue", true, HOOK_FINALIZER},
+    {"/validate" KQ "clusterqueue", "kueue.x-k8s.io", "ClusterQueue", false, HOOK_PLAIN},
+    {"/mutate" KQ "resourceflavor", "kueue.x-k8s.io", "ResourceFlavor", true, HOOK_FINALIZER},
+    {"/validate" KQ "resourceflavor", "kueue.x-k8s.io", "ResourceFlavor", false, HOOK_PLAIN},
+    {"/validate" KQ "localqueue", "kueue.x-k8s.io", "LocalQueue", false, HOOK_PLAIN},
+    {"/validate" KQ "cohort", "kueue.x-k8s.io", "Cohort", false, HOOK_PLAIN},
+    {"/validate" KQ "workloadpriorityclass", "kueue.x-k8s.io", "WorkloadPriorityClass", false,
+     HOOK_PLAIN},
+};
+
+static const struct hook *hook_find(const char *path)
+{
+    for (size_t i = 0; i < CU_ARRAY_SIZE(hooks); i++)
+        if (!strcmp(hooks[i].path, path))
+            return &hooks[i];
+    return NULL;
+}
+
+/* ---- the JSONPatch from one document to another ------------------------------------ */
+
+static void pointer_add(struct sb *p, const char *key)
+{
+    sb_addch(p, '/');
+    for (const char *c = key; *c; c++) {
+        if (*c == '~')
+            sb_adds(p, "~0");
+        else if (*c == '/')
+            sb_adds(p, "~1");
+        else
+            sb_addch(p, *c);
+    }
+}
+
+static void op(json_t *ops, const char *name, const char *path, const json_t *value)
+{
+    json_t *o = json_pack("{s:s,s:s}", "op", name, "path", path);
+    if (value)
+        json_object_set_new(o, "value", json_deep_copy(value));
+    json_array_append_new(ops, o);
+}
+
+/* Append to ops what turns a into b at pointer p: members are added,
+ * removed or compared in turn; anything else that differs is replaced. */
+static void diff(const json_t *a, const json_t *b, struct sb *p, json_t *ops)
+{
+    if (json_equal(a, b))
+        return;
+    size_t mark = p->len;
+    size_t na = json_array_size(a);
+    if (json_is_array(a) && json_is_array(b) && json_array_size(b) > na) {
+        /* Items appended (a finalizer, a label list grown): add each. */
+        bool prefix = true;
+        for (size_t i = 0; i < na && prefix; i++)
+            prefix = json_equal(json_array_get(a, i), json_array_get(b, i));
+        for (size_t i = na; prefix && i < json_array_size(b); i++) {
+            sb_addf(p, "/%zu", i);
+            op(ops, "add", sb_str(p), json_array_get(b, i));
+            sb_truncate(p, mark);
+        }
+        if (prefix)
+            return;
+    }
+    if (!json_is_object(a) || !json_is_object(b)) {
+        op(ops, "replace", p->len ? sb_str(p) : "", b);
+        return;
+    }
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)a, k, v)
+    {
+        pointer_add(p, k);
+        const json_t *w = json_object_get(b, k);
+        if (!w)
+            op(ops, "remove", sb_str(p), NULL);
+        else
+            diff(v, w, p, ops);
+        sb_truncate(p, mark);
+    }
+    json_object_foreach((json_t *)b, k, v)
+    {
+        if (json_object_get(a, k))
+            continue;
+        pointer_add(p, k);
+        op(ops, "add", sb_str(p), v);
+        sb_truncate(p, mark);
+    }
+}
+
+/* ---- judging ------------------------------------------------------------------------- */
+
+/* The field errors of e as Kubernetes' ErrorList.ToAggregate prints them:
+ * "path: detail", several in brackets joined by ", ". */
+static void aggregate(const struct err *e, struct sb *out)
+{
+    if (!e->ncauses) {
+        sb_adds(out, e->message);
+        return;
+    }
+    if (e->ncauses > 1)
+        sb_addch(out, '[');
+    for (unsigned i = 0; i < e->ncauses; i++) {
+        if (i)
+            sb_adds(out, ", ");
+        if (e->causes[i].field[0])
+            sb_addf(out, "%s: ", e->causes[i].field);
+        sb_adds(out, e->causes[i].message);
+    }
+    if (e->ncauses > 1)
+        sb_addch(out, ']');
+}
+
+/* The api layer's rules on doc (defaulted in place), an update of old
+ * when old is set: what the store applies to every write of `cueue
+ * serve`. 0 or ERR_INVALID with the causes in e. */
+static int validate(json_t *doc, json_t *old, struct err *e)
+{
+    dflt_object(doc);
+    if (api_doc_kind(doc) == API_KIND_UNKNOWN)
+        return builtin_admit(doc, old, e);
+    struct api_object *o = NULL;
+    int rc = api_object_decode(doc, &o, e);
+    if (rc)
+        return rc;
+    struct api_object *prev = NULL;
+    struct err ignored;
+    err_init(&ignored);
+    if (old)
+        dflt_object(old);
+    if (old && api_object_decode(old, &prev, &ignored) == 0)
+        rc = val_object_update(prev, o, e);
+    else
+        rc = val_object(o, e);
+    api_object_free(prev);
+    api_object_free(o);
+    return rc;
+}
+
+/* What the Job webhook needs of the Job's namespace. */
+static int job_namespace(const struct whd_options *o, const char *ns, bool *managed,
+                         bool *default_lq, struct err *e)
+{
+    json_t *obj = NULL;
+    int rc = ac_get(o->client, store_resource_find("namespaces"), NULL, ns, &obj, e);
+    if (rc)
+        return rc;
+    *managed = job_namespace_managed(obj, o->cfg);
+    json_decref(obj);
+    obj = NULL;
+    struct err e2;
+    err_init(&e2);
+    rc = ac_get(o->client, store_resource_find("localqueues.kueue.x-k8s.io"), ns, "default", &obj,
+                &e2);
+    json_decref(obj);
+    if (rc && rc != ERR_NOT_FOUND) {
+        *e = e2;
+        return rc;
+    }
+    *default_lq = rc == 0;
+    return 0;
+}
+
+/* Judge one request: 0 allowed (*patched set for a mutation), ERR_INVALID
+ * or ERR_FORBIDDEN denied (e says why), another code an error (500). */
+static int judge(const struct whd_options *o, const struct hook *h, const char *operation,
+                 const char *ns, json_t *obj, json_t *old, json_t **patched, struct err *e)
+{
+    bool create = !strcmp(operation, "CREATE");
+    if (h->mutating) {
+        json_t *m = json_deep_copy(obj);
+        if (h->what == HOOK_JOB && create) {
+            bool managed = false, default_lq = false;
+            int rc = job_namespace(o, ns, &managed, &default_lq, e);
+            if (rc) {
+                json_decref(m);
+                return rc;
+            }
+            job_default_create(m, managed, default_lq, o->cfg);
+        } else if (h->what == HOOK_WORKLOAD) {
+            dflt_object(m);
+        } else if (h->what == HOOK_FINALIZER) {
+            json_t *meta = api_doc_meta(m);
+            json_t *fin = json_object_get(meta, "finalizers");
+            bool has = false;
+            size_t i;
+            json_t *f;
+            json_array_foreach(fin, i, f)
+            {
+                has |= !strcmp(json_string_value(f) ? json_string_value(f) : "",
+                               RESOURCE_IN_USE_FINALIZER);
+            }
+            if (!json_is_array(fin)) {
+                fin = json_array();
+                json_object_set_new(meta, "finalizers", fin);
+            }
+            if (!has)
+                json_array_append_new(fin, json_string(RESOURCE_IN_USE_FINALIZER));
+        }
+        *patched = m;
+        return 0;
+    }
+    if (!create && strcmp(operation, "UPDATE"))
+        return 0; /* Kueue's validators allow every delete */
+    json_t *doc = json_deep_copy(obj);
+    json_t *prev = create ? NULL : json_deep_copy(old);
+    int rc = validate(doc, prev, e);
+    if (!rc && h->what == HOOK_JOB && prev && ns) {
+        bool managed = false, default_lq = false;
+        rc = job_namespace(o, ns, &managed, &default_lq, e);
+        if (!rc) {
+            job_check_queue_update(prev, doc, default_lq, e);
+            rc = e->ncauses ? ERR_INVALID : 0;
+        }
+    }
+    json_decref(doc);
+    json_decref(prev);
+    return rc;
+}
+
+static unsigned text(char **out, unsigned status, const char *msg)
+{
+    struct sb b;
+    sb_init(&b);
+    sb_adds(&b, msg);
+    sb_addch(&b, '\n');
+    *out = sb_take(&b);
+    return status;
+}
+
+unsigned whd_review(const struct whd_options *o, const char *path, const char *body, size_t len,
+                    char **out)
+{
+    const struct hook *h = hook_find(path);
+    if (!h)
+        return text(out, 404, "404 page not found");
+    /* The API server's parser, with its caps on depth and size. */
+    json_t *review = NULL;
+    struct err pe;
+    err_init(&pe);
+    if (codec_parse_json(body, len, &review, &pe))
+        review = NULL;
+    json_t *rq = json_object_get(review, "request");
+    const char *api = json_string_value(json_object_get(review, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(review, "kind"));
+    const json_t *gvk = json_object_get(rq, "kind");
+    const char *group = json_string_value(json_object_get(gvk, "group"));
+    const char *okind = json_string_value(json_object_get(gvk, "kind"));
+    const char *uid = json_string_value(json_object_get(rq, "uid"));
+    const char *operation = json_string_value(json_object_get(rq, "operation"));
+    if (!review || !api || strcmp(api, "admission.k8s.io/v1") || !kind ||
+        strcmp(kind, "AdmissionReview") || !json_is_object(rq) || !uid || !operation) {
+        json_decref(review);
+        return text(out, 400,
+                    "the body is no AdmissionReview (admission.k8s.io/v1) with a request");
+    }
+    if (!okind || strcmp(okind, h->kind) || strcmp(group ? group : "", h->group)) {
+        json_decref(review);
+        return text(out, 400, "the request's kind is not this webhook's");
+    }
+    json_t *obj = json_object_get(rq, "object");
+    json_t *old = json_object_get(rq, "oldObject");
+    const char *ns = json_string_value(json_object_get(rq, "namespace"));
+    json_t *resp = json_pack("{s:s}", "uid", uid);
+    struct err e;
+    err_init(&e);
+    json_t *patched = NULL;
+    int rc = json_is_object(obj) || !strcmp(operation, "DELETE")
+                 ? judge(o, h, operation, ns, obj, json_is_object(old) ? old : NULL, &patched, &e)
+                 : err_set(&e, ERR_PARSE, "the request has no object");
+    if (!rc) {
+        json_object_set_new(resp, "allowed", json_true());
+        json_t *ops = json_array();
+        struct sb p;
+        sb_init(&p);
+        if (patched)
+            diff(obj, patched, &p, ops);
+        sb_release(&p);
+        if (json_array_size(ops)) {
+            char *enc = json_dumps(ops, JSON_COMPACT);
+            struct sb b;
+            sb_init(&b);
+            b64_encode(enc, strlen(enc), false, &b);
+            free(enc);
+            json_object_set_new(resp, "patchType", json_string("JSONPatch"));
+            json_object_set_new(resp, "patch", json_string(sb_str(&b)));
+            sb_release(&b);
+        }
+        json_decref(ops);
+    } else {
+        bool denied = rc == ERR_INVALID || rc == ERR_FORBIDDEN;
+        struct sb m;
+        sb_init(&m);
+        aggregate(&e, &m);
+        json_object_set_new(resp, "allowed", json_false());
+        json_object_set_new(resp, "status",
+                            json_pack("{s:i,s:s,s:s}", "code", denied ? 403 : 500, "reason",
+                                      denied ? "Forbidden" : "InternalError", "message",
+                                      sb_str(&m)));
+        sb_release(&m);
+    }
+    json_decref(patched);
+    json_t *answer = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                               "AdmissionReview", "response", resp);
+    json_decref(review);
+    *out = json_dumps(answer, JSON_COMPACT);
+    json_decref(answer);
+    return 200;
+}
+
+/* ---- the HTTPS server ---------------------------------------------------------------- */
+
+struct whd {
+    struct whd_options o;
+    struct http_server *hs;
+    int port;
+};
+
+static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
+{
+    struct whd *w = arg;
+    if (strcmp(rq->method, "POST")) {
+        char *b = xstrdup("method not allowed\n");
+        http_resp_set(rs, 405, b, strlen(b));
+        return;
+    }
+    char *out = NULL;
+    unsigned status =
+        whd_review(&w->o, rq->path, rq->body.buf ? rq->body.buf : "", rq->body.len, &out);
+    http_resp_header(rs, "Content-Type", status == 200 ? "application/json" : "text/plain");
+    /* The API server keeps its connections to a webhook open. */
+    rs->trusted = status == 200;
+    http_resp_set(rs, status, out, strlen(out));
+}
+
+static int listen_tls(struct whd *w, int port, const char *cert, const char *key,
+                      struct http_server **out, struct err *e)
+{
+    struct http_options ho = {.host = w->o.host ? w->o.host : "0.0.0.0",
+                              .port = port,
+                              .cert_pem = cert,
+                              .key_pem = key,
+                              .workers = 4,
+                              .handler = {.handle = handle, .arg = w}};
+    return http_server_start(&ho, out, e);
+}
+
+int whd_start(const struct whd_options *o, struct whd **out, struct err *e)
+{
+    struct whd *w = xcalloc(1, sizeof(*w));
+    w->o = *o;
+    int rc = listen_tls(w, o->port, o->cert_pem, o->key_pem, &w->hs, e);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    w->port = http_server_port(w->hs);
+    w->o.cert_pem = w->o.key_pem = NULL; /* not kept: the listener holds its own */
+    log_info("webhooks served at https://%s:%d", w->o.host ? w->o.host : "0.0.0.0", w->port);
+    *out = w;
+    return 0;
+}
+
+int whd_port(const struct whd *w)
+{
+    return w->port;
+}
+
+int whd_reload(struct whd *w, const char *cert_pem, const char *key_pem, struct err *e)
+{
+    /* The port is the Service's target: the new listener takes it over. */
+    http_server_stop(w->hs);
+    w->hs = NULL;
+    int rc = listen_tls(w, w->port, cert_pem, key_pem, &w->hs, e);
+    if (!rc)
+        log_info("webhook serving certificate reloaded");
+    return rc;
+}
+
+void whd_stop(struct whd *w)
+{
+    if (!w)
+        return;
+    http_server_stop(w->hs);
+    free(w);
+}

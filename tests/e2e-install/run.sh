@@ -1,0 +1,349 @@
+#!/bin/sh
+# run.sh -- install cueue as Kueue is installed, with `cueue serve
+# --controllers none` standing in for the cluster: dist/manifests.yaml is
+# current and passes a server-side dry run; applied (less the Deployment),
+# `cueue controller` runs as a local process with the ServiceAccount's
+# token, its webhooks reached through the Service's Endpoints; the
+# certificates, the caBundle, the probes; a Job with a queue name is
+# suspended by the webhook before any pod exists; the walkthrough, cohort
+# borrowing and preemption; the
+# platform admin / tenant admin / developer RBAC story; the AdmissionReview
+# table (reviews.py) and the webhook latency; `kubectl delete -f` leaves
+# nothing behind.
+# usage: sh run.sh <cueue binary> <source dir>
+set -u
+CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+HERE="$SRC/tests/e2e-install"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-install.XXXXXX")
+export HOME="$TMP/home"
+mkdir -p "$HOME"
+. "$SRC/tests/e2e/lib.sh"
+CTL=""
+kt() {
+    kc=$1
+    shift
+    timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$kc" "$@"
+}
+
+cleanup() {
+    if [ -n "$CTL" ] && kill -0 "$CTL" 2>/dev/null; then stop_server "$CTL"; fi
+    stop_servers
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if ! command -v kubectl >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+    note "SKIP: kubectl and curl are needed for the install tests"
+    exit 0
+fi
+PY=/usr/bin/python3
+M="$SRC/dist/manifests.yaml"
+
+# ---- the manifests ------------------------------------------------------------------------
+if kubectl kustomize "$SRC/config/default" | diff -q - "$M" >/dev/null; then
+    pass "dist/manifests.yaml is what config/default renders (make manifests)"
+else
+    fail "dist/manifests.yaml is what config/default renders (make manifests)" "run make manifests"
+fi
+# Every kind is one kube-apiserver 1.29 serves (the manifests' apiVersions).
+expect_exact "every object is of a kind kube-apiserver 1.29+ serves" "" $PY -c '
+import sys, yaml
+ok = {("v1", k) for k in ("Namespace", "ServiceAccount", "Service", "Secret", "ConfigMap")} | {
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), ("apps/v1", "Deployment"),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration")} | {
+    ("rbac.authorization.k8s.io/v1", k) for k in ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")}
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if (d["apiVersion"], d["kind"]) not in ok:
+        print(d["apiVersion"], d["kind"], d["metadata"]["name"])' "$M"
+expect_exact "the Deployment runs non-root, read-only, no privilege escalation, seccomp RuntimeDefault" \
+    "True 65532 True False RuntimeDefault ['ALL']" $PY -c '
+import sys, yaml
+d = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+c = d["containers"][0]["securityContext"]
+print(d["securityContext"]["runAsNonRoot"], d["securityContext"]["runAsUser"], c["readOnlyRootFilesystem"],
+      c["allowPrivilegeEscalation"], d["securityContext"]["seccompProfile"]["type"], c["capabilities"]["drop"])' "$M"
+
+start_server install --controllers none --executor none || exit 1
+# A cluster runs the Deployment; here the controller runs as a local process.
+$PY -c '
+import sys, yaml
+yaml.safe_dump_all([d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] != "Deployment"], sys.stdout)' "$M" >"$TMP/install.yaml"
+# As on a cluster, namespaced objects dry-run only once their namespace
+# exists. cueue serve serves no apps/v1: the Deployment is checked above.
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kueue-system}\n' | k apply -f - >/dev/null
+out=$(k apply --server-side --dry-run=server -f "$TMP/install.yaml" 2>&1)
+if [ $? -eq 0 ] && ! printf '%s\n' "$out" | grep -qv 'serverside-applied (server dry run)$'; then
+    pass "kubectl apply --server-side --dry-run=server of the manifests (less the Deployment) passes"
+else
+    fail "kubectl apply --server-side --dry-run=server of the manifests (less the Deployment) passes" \
+        "$(printf '%s\n' "$out" | grep -v 'serverside-applied (server dry run)$')"
+fi
+expect_exact "  ... and stores nothing" "" sh -c "k -n kueue-system get serviceaccounts,secrets,services -o name 2>/dev/null | grep kueue-"
+expect "the manifests less the Deployment apply (server-side)" "serverside-applied" \
+    k apply --server-side -f "$TMP/install.yaml"
+
+# ---- the controller, as the ServiceAccount ----------------------------------------------------
+tok=$(k -n kueue-system create token kueue-controller-manager --duration 2h)
+CKC="$TMP/controller.kubeconfig"
+cp "$KC" "$CKC"
+kubectl --kubeconfig "$CKC" config set-credentials sa --token="$tok" >/dev/null
+kubectl --kubeconfig "$CKC" config set-context --current --user=sa >/dev/null
+expect_exact "the controller's account may read no Secret outside kueue-system" "no" \
+    kt "$CKC" auth can-i get secrets -n default
+# The ConfigMap's Configuration, with this machine's addresses.
+k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.controller_manager_config\.yaml}' |
+    sed 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' >"$TMP/config.yaml"
+"$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
+    --lease-namespace kueue-system --executor local --data-dir "$DATA" \
+    --webhook-port 0 --webhook-host 127.0.0.1 >"$TMP/controller.log" 2>&1 &
+CTL=$!
+settle 20 'webhooks served at' cat "$TMP/controller.log"
+WPORT=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
+HPROBE=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
+expect_status "/healthz answers 200" 200 "$HPROBE/healthz"
+wait_for "/readyz answers ok once the caches are synced and the webhooks serve" 20 '^ok$' \
+    curl -s "$HPROBE/readyz"
+k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.ca\.crt}' | base64 -d >"$TMP/ca.crt"
+expect "the Secret holds the CA the internal certificate manager made" "BEGIN CERTIFICATE" cat "$TMP/ca.crt"
+CAB=$(base64 -w0 <"$TMP/ca.crt")
+for cfg in mutatingwebhookconfiguration/kueue-mutating-webhook-configuration \
+    validatingwebhookconfiguration/kueue-validating-webhook-configuration; do
+    wait_for "the caBundle of every webhook of $cfg is the CA" 10 '^ok$' sh -c \
+        "kubectl --kubeconfig '$KC' get $cfg -o 'jsonpath={range .webhooks[*]}{.clientConfig.caBundle}{\"\\n\"}{end}' | sort -u | { read -r l; [ \"\$l\" = '$CAB' ] && ! read -r _ && echo ok; }"
+done
+# The Service's endpoint is this machine (a cluster's endpoints controller
+# would point it at the pod).
+cat >"$TMP/endpoints.yaml" <<EOF
+apiVersion: v1
+kind: Endpoints
+metadata:
+  name: kueue-webhook-service
+  namespace: kueue-system
+subsets:
+- addresses:
+  - ip: 127.0.0.1
+  ports:
+  - port: $WPORT
+    protocol: TCP
+EOF
+expect "the webhook Service's Endpoints point at the local controller" "created" k apply -f "$TMP/endpoints.yaml"
+
+# ---- a second replica, certificates from a directory (internalCertManagement off) ----------
+mkdir -p "$TMP/certs"
+k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
+k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
+sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
+"$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
+    --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
+    --webhook-cert-dir "$TMP/certs" >"$TMP/controller2.log" 2>&1 &
+CTL2=$!
+SERVER_PIDS="$SERVER_PIDS $CTL2"
+settle 20 'webhooks served at' cat "$TMP/controller2.log"
+W2=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller2.log" | head -1)
+H2=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p' "$TMP/controller2.log" | head -1)
+wait_for "a standby replica is ready too (its caches synced, its webhooks serving)" 20 '^ok$' curl -s "$H2/readyz"
+expect "  ... it serves the certificate from --webhook-cert-dir, verified for the Service's name" '"allowed":true' \
+    curl -s --cacert "$TMP/ca.crt" --resolve "kueue-webhook-service.kueue-system.svc:$W2:127.0.0.1" \
+    -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
+    "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
+expect_exact "  ... and leaves the Secret alone" "" sh -c "grep -i 'written to Secret' '$TMP/controller2.log'"
+stop_server "$CTL2" >/dev/null
+
+# ---- through the API server: the webhooks at work ---------------------------------------------
+expect "a ClusterQueue gets the resource-in-use finalizer from the mutating webhook" "kueue.x-k8s.io/resource-in-use" \
+    k apply -f "$SRC/examples/quota-lab-queues.yaml" -o 'jsonpath={.items[?(@.kind=="ClusterQueue")].metadata.finalizers}'
+cat >"$TMP/job.yaml" <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: early
+  namespace: kueue-lab
+  labels:
+    kueue.x-k8s.io/queue-name: lab-queue
+spec:
+  suspend: false
+  parallelism: 1
+  completions: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: busybox
+        command: ["sh", "-c", "echo early"]
+        resources:
+          requests:
+            cpu: 100m
+            memory: 32Mi
+EOF
+expect_exact "a Job created with a queue name and suspend false is stored suspended (mjob.kb.io)" "true" \
+    k create -f "$TMP/job.yaml" -o 'jsonpath={.spec.suspend}'
+expect_exact "  ... and no pod of it exists yet" "" sh -c "k -n kueue-lab get pods -l job-name=early -o name; k -n kueue-lab get events -o jsonpath='{.items[?(@.reason==\"SuccessfulCreate\")].involvedObject.name}' | grep -w early"
+wait_for "  ... then Kueue admits it and it completes" 40 '^True$' \
+    k -n kueue-lab get job early -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+expect "a Job without a queue name in kueue-system is refused nothing by the webhooks (namespaceSelector)" "" \
+    sh -c "k -n kueue-system create job nq --image=busybox --dry-run=server -o name 2>&1 | grep -i 'denied' || true"
+sed 's/sleep 30/sleep 1/' "$SRC/examples/admitted-job.yaml" >"$TMP/admitted.yaml"
+expect "the walkthrough's Job is created" "created" k apply -f "$TMP/admitted.yaml"
+wait_for "  ... is admitted in lab-cq and completes" 40 '^True$' \
+    k -n kueue-lab get job admitted-job -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+expect "a ClusterQueue with a negative quota is refused" "must be greater than or equal to 0" \
+    k create -f - <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: bad}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "-1"}]}]
+EOF
+
+# ---- cohort borrowing and preemption, through the webhooks -----------------------------------
+cat >"$TMP/cohort.yaml" <<'EOF'
+apiVersion: v1
+kind: Namespace
+metadata: {name: pre}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq-a}
+spec:
+  namespaceSelector: {}
+  cohortName: org
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "1"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq-b}
+spec:
+  namespaceSelector: {}
+  cohortName: org
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "1"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: pre}
+spec: {clusterQueue: cq-a}
+EOF
+# job NAME PRIORITY CPU SECONDS: a one-pod Job of queue q.
+job() {
+    printf 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  namespace: pre\n  labels: {kueue.x-k8s.io/queue-name: q, kueue.x-k8s.io/priority-class: %s}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - {name: w, image: busybox, command: ["sh", "-c", "sleep %s"], resources: {requests: {cpu: "%s"}}}\n' \
+        "$1" "$2" "$4" "$3"
+}
+expect "cohort: two ClusterQueues of 1 CPU in cohort org" "clusterqueue.kueue.x-k8s.io/cq-b created" k apply -f "$TMP/cohort.yaml"
+job low low 2 4 | k apply -f - >/dev/null
+wait_for "cohort: a 2-CPU Job in cq-a runs on quota borrowed from cq-b" 20 '^1$' \
+    k -n pre get job low -o 'jsonpath={.status.active}'
+job high high 1 1 | k apply -f - >/dev/null
+wait_for "preemption: the high-priority Job evicts the low one (Evicted=True Preempted)" 20 '^True Preempted$' \
+    k -n pre get workloads -l 'kueue.x-k8s.io/job-uid' -o 'jsonpath={range .items[?(@.spec.priority==10)]}{.status.conditions[?(@.type=="Evicted")].status}{" "}{.status.conditions[?(@.type=="Evicted")].reason}{"\n"}{end}'
+wait_for "  ... the high Job completes" 30 '^True$' \
+    k -n pre get job high -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+wait_for "  ... then the low one is admitted again and completes" 40 '^True$' \
+    k -n pre get job low -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+
+# ---- the RBAC story ----------------------------------------------------------------------------
+for ns in team-a team-b; do k create namespace "$ns" >/dev/null; done
+"$CUEUE" token create --user platform --data-dir "$DATA" >"$TMP/platform.kc" 2>/dev/null
+"$CUEUE" token create --user tenant --data-dir "$DATA" >"$TMP/tenant.kc" 2>/dev/null
+"$CUEUE" token create --user dev --data-dir "$DATA" >"$TMP/dev.kc" 2>/dev/null
+k create clusterrolebinding platform --clusterrole=kueue-batch-admin-role --user=platform >/dev/null
+k -n team-a create rolebinding tenant --clusterrole=kueue-batch-admin-role --user=tenant >/dev/null
+k -n team-a create rolebinding dev --clusterrole=kueue-batch-user-role --user=dev >/dev/null
+expect "platform admin: creates a ClusterQueue" "clusterqueue.kueue.x-k8s.io/team-a-cq created" \
+    kt "$TMP/platform.kc" create -f - <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: team-a-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors: [{name: lab-default, resources: [{name: cpu, nominalQuota: "2"}, {name: memory, nominalQuota: 1Gi}]}]
+EOF
+expect_exact "tenant admin: may not create ClusterQueues" "no" kt "$TMP/tenant.kc" auth can-i create clusterqueues
+expect "tenant admin: creates a LocalQueue in team-a" "localqueue.kueue.x-k8s.io/default created" \
+    kt "$TMP/tenant.kc" create -f - <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: default, namespace: team-a}
+spec: {clusterQueue: team-a-cq}
+EOF
+expect_exact "tenant admin: may not create LocalQueues in team-b" "no" \
+    kt "$TMP/tenant.kc" auth can-i create localqueues -n team-b
+expect_exact "developer: may create Jobs in team-a" "yes" kt "$TMP/dev.kc" auth can-i create jobs -n team-a
+expect_exact "developer: may read Workloads in team-a" "yes" kt "$TMP/dev.kc" auth can-i list workloads -n team-a
+expect_exact "developer: may not write jobs/status" "no" kt "$TMP/dev.kc" auth can-i update jobs --subresource=status -n team-a
+expect_exact "developer: may not write workloads/status" "no" kt "$TMP/dev.kc" auth can-i update workloads --subresource=status -n team-a
+expect_exact "developer: may not create LocalQueues" "no" kt "$TMP/dev.kc" auth can-i create localqueues -n team-a
+sed -e 's/name: early/name: dev-job/' -e 's/namespace: kueue-lab/namespace: team-a/' \
+    -e '/kueue.x-k8s.io\/queue-name/d' -e '/^  labels:$/d' "$TMP/job.yaml" >"$TMP/dev-job.yaml"
+expect_exact "developer: a Job without a queue name gets team-a's default LocalQueue, suspended" "default true" \
+    kt "$TMP/dev.kc" create -f "$TMP/dev-job.yaml" -o 'jsonpath={.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.suspend}'
+wait_for "developer: the Job is admitted in team-a-cq and completes" 40 '^True$' \
+    k -n team-a get job dev-job -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
+expect_exact "developer: reads the Job's Workload" "team-a-cq" \
+    kt "$TMP/dev.kc" -n team-a get workloads -o 'jsonpath={.items[0].status.admission.clusterQueue}'
+
+# ---- the webhooks alone: the AdmissionReview table and the latency -------------------------
+k create namespace team >/dev/null
+k create namespace plain >/dev/null
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: default, namespace: team}
+spec: {clusterQueue: lab-cq}
+EOF
+out=$($PY "$HERE/reviews.py" "https://127.0.0.1:$WPORT" "$TMP/ca.crt" 2 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep -E '^(FAIL|latency|reviews)'
+n=$(printf '%s\n' "$out" | grep -c '^ok')
+if [ $rc -eq 0 ] && [ "$n" -ge 100 ]; then pass "AdmissionReview table: $n cases answered as Kueue answers"; else
+    fail "AdmissionReview table ($n passed)" "$(printf '%s\n' "$out" | grep -v '^ok' | head -20)"
+fi
+sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 20000
+
+# ---- uninstall, graceful shutdown -----------------------------------------------------------
+# As on a cluster: the queues and Jobs go first, while the controller runs
+# to release Kueue's finalizers; then the controller; then the manifests.
+k delete clusterrolebinding platform >/dev/null
+for ns in team team-a team-b plain kueue-lab pre; do k delete namespace "$ns" --wait=false >/dev/null 2>&1; done
+k delete clusterqueues --all --wait=false >/dev/null 2>&1
+k delete resourceflavors --all --wait=false >/dev/null 2>&1
+wait_for "the queues and flavors are gone (the controller released their finalizers)" 60 '^gone$' \
+    sh -c "kubectl --kubeconfig '$KC' get clusterqueues,resourceflavors -o name | grep . || echo gone"
+stop_server "$CTL"
+rc=$?
+CTL=""
+if [ $rc -eq 0 ]; then pass "SIGTERM: the controller stops cleanly"; else fail "SIGTERM: the controller stops cleanly (status $rc)" "$(tail -5 "$TMP/controller.log")"; fi
+expect "  ... and said it was shutting down" "shutting down" cat "$TMP/controller.log"
+k delete --ignore-not-found -f "$TMP/endpoints.yaml" >/dev/null
+expect "kubectl delete -f dist/manifests.yaml removes the installation" "deleted" \
+    k delete --ignore-not-found -f "$M"
+wait_for "  ... and leaves nothing behind (CRDs, roles, webhooks, namespace)" 30 '^none$' sh -c "
+    { kubectl --kubeconfig '$KC' get crd -o name | grep kueue.x-k8s.io;
+      kubectl --kubeconfig '$KC' get clusterroles,clusterrolebindings -o name | grep -E '/kueue-(manager|controller)';
+      kubectl --kubeconfig '$KC' get mutatingwebhookconfigurations,validatingwebhookconfigurations -o name;
+      kubectl --kubeconfig '$KC' get ns kueue-system -o name 2>/dev/null; } | grep . || echo none"
+
+check_server_logs
+note "install e2e: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

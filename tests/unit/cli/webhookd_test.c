@@ -1,0 +1,177 @@
+/* webhookd_test.c -- the admission webhooks' answers (cli/webhookd.c)
+ * without a socket: JSONPatches, refusals worded as controller-runtime
+ * words them, the Job defaulting that reads the namespace, bad requests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../controller/fake_ac.h"
+#include "base/base64.h"
+#include "base/strbuf.h"
+#include "cli/webhookd.h"
+#include "store/store.h"
+
+static struct fake *f;
+static struct whd_options opts;
+
+static int setup(void **state)
+{
+    (void)state;
+    f = fake_new();
+    opts = (struct whd_options){.client = &f->base};
+    struct err e;
+    err_init(&e);
+    json_t *ns =
+        json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "v1", "kind", "Namespace", "metadata",
+                  "name", "team", "labels", "kubernetes.io/metadata.name", "team");
+    json_t *lq = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "kueue.x-k8s.io/v1beta2",
+                           "kind", "LocalQueue", "metadata", "name", "default", "namespace", "team",
+                           "spec", "clusterQueue", "cq");
+    assert_int_equal(ac_create(&f->base, store_resource_find("namespaces"), NULL, ns, NULL, &e), 0);
+    assert_int_equal(ac_create(&f->base, store_resource_find("localqueues.kueue.x-k8s.io"), "team",
+                               lq, NULL, &e),
+                     0);
+    json_decref(ns);
+    json_decref(lq);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fake_free(&f->base);
+    return 0;
+}
+
+/* Send review (a JSON text with 'quotes') to path; returns the response. */
+static json_t *ask(const char *path, const char *review, unsigned want_status)
+{
+    char *body = xstrdup(review);
+    for (char *c = body; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    char *out = NULL;
+    unsigned status = whd_review(&opts, path, body, strlen(body), &out);
+    free(body);
+    assert_int_equal(status, want_status);
+    json_t *r = json_loads(out, 0, NULL);
+    free(out);
+    json_t *resp = json_incref(json_object_get(r, "response"));
+    json_decref(r);
+    return resp;
+}
+
+static char *patch_of(const json_t *resp)
+{
+    const char *p = json_string_value(json_object_get(resp, "patch"));
+    if (!p)
+        return xstrdup("");
+    struct sb b;
+    sb_init(&b);
+    assert_true(b64_decode(p, strlen(p), false, &b));
+    return sb_take(&b);
+}
+
+#define REVIEW(group, kind, op, ns, obj)                                                           \
+    "{'apiVersion':'admission.k8s.io/v1','kind':'AdmissionReview','request':{'uid':'u1',"          \
+    "'kind':{'group':'" group "','version':'v1','kind':'" kind "'},'operation':'" op "',"          \
+    "'namespace':'" ns "','object':" obj "}}"
+#define JOB(labels, spec)                                                                          \
+    "{'apiVersion':'batch/"                                                                        \
+    "v1','kind':'Job','metadata':{'name':'j','namespace':'team','labels':" labels "},'spec':" spec \
+    "}"
+#define TEMPLATE                                                                                   \
+    "'template':{'spec':{'restartPolicy':'Never','containers':[{'name':'c','image':'i'}]}}"
+
+static void test_job_default_queue_and_suspend(void **state)
+{
+    (void)state;
+    json_t *r = ask("/mutate-batch-v1-job",
+                    REVIEW("batch", "Job", "CREATE", "team", JOB("{}", "{" TEMPLATE "}")), 200);
+    assert_string_equal(json_string_value(json_object_get(r, "uid")), "u1");
+    assert_true(json_is_true(json_object_get(r, "allowed")));
+    assert_string_equal(json_string_value(json_object_get(r, "patchType")), "JSONPatch");
+    char *p = patch_of(r);
+    assert_string_equal(p,
+                        "[{\"op\":\"add\",\"path\":\"/metadata/labels/kueue.x-k8s.io~1queue-name\","
+                        "\"value\":\"default\"},{\"op\":\"add\",\"path\":\"/spec/suspend\","
+                        "\"value\":true}]");
+    free(p);
+    json_decref(r);
+}
+
+static void test_job_in_unknown_namespace_is_an_error(void **state)
+{
+    (void)state;
+    json_t *r = ask("/mutate-batch-v1-job",
+                    REVIEW("batch", "Job", "CREATE", "nowhere", JOB("{}", "{" TEMPLATE "}")), 200);
+    assert_true(json_is_false(json_object_get(r, "allowed")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "status"), "code")),
+                     500);
+    json_decref(r);
+}
+
+static void test_refusal_is_controller_runtimes(void **state)
+{
+    (void)state;
+    json_t *r = ask("/validate-kueue-x-k8s-io-v1beta2-clusterqueue",
+                    REVIEW("kueue.x-k8s.io", "ClusterQueue", "CREATE", "",
+                           "{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ClusterQueue',"
+                           "'metadata':{'name':'cq'},'spec':{'queueingStrategy':'Random',"
+                           "'stopPolicy':'Stop'}}"),
+                    200);
+    assert_true(json_is_false(json_object_get(r, "allowed")));
+    const json_t *st = json_object_get(r, "status");
+    assert_int_equal(json_integer_value(json_object_get(st, "code")), 403);
+    assert_string_equal(json_string_value(json_object_get(st, "reason")), "Forbidden");
+    assert_string_equal(json_string_value(json_object_get(st, "message")),
+                        "[spec.queueingStrategy: Unsupported value: \"Random\": supported values: "
+                        "\"StrictFIFO\", \"BestEffortFIFO\", spec.stopPolicy: Unsupported value: "
+                        "\"Stop\": supported values: \"None\", \"Hold\", \"HoldAndDrain\"]");
+    json_decref(r);
+}
+
+static void test_finalizer_appended(void **state)
+{
+    (void)state;
+    json_t *r = ask("/mutate-kueue-x-k8s-io-v1beta2-resourceflavor",
+                    REVIEW("kueue.x-k8s.io", "ResourceFlavor", "CREATE", "",
+                           "{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ResourceFlavor',"
+                           "'metadata':{'name':'rf','finalizers':['a/b']},'spec':{}}"),
+                    200);
+    char *p = patch_of(r);
+    assert_string_equal(p, "[{\"op\":\"add\",\"path\":\"/metadata/finalizers/1\","
+                           "\"value\":\"kueue.x-k8s.io/resource-in-use\"}]");
+    free(p);
+    json_decref(r);
+}
+
+static void test_bad_requests(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    assert_int_equal(whd_review(&opts, "/validate-v1-pod", "{}", 2, &out), 404);
+    free(out);
+    assert_int_equal(whd_review(&opts, "/validate-batch-v1-job", "{", 1, &out), 400);
+    free(out);
+    const char *other = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                        "\"request\":{\"uid\":\"u\",\"operation\":\"CREATE\",\"kind\":{\"group\":"
+                        "\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"object\":{}}}";
+    assert_int_equal(whd_review(&opts, "/validate-batch-v1-job", other, strlen(other), &out), 400);
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_job_default_queue_and_suspend),
+        cmocka_unit_test(test_job_in_unknown_namespace_is_an_error),
+        cmocka_unit_test(test_refusal_is_controller_runtimes),
+        cmocka_unit_test(test_finalizer_appended),
+        cmocka_unit_test(test_bad_requests),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
