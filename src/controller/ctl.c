@@ -835,6 +835,17 @@ static void periodic(struct ctl *c)
     }
 }
 
+/* Every informer has listed once. A cluster without resource.k8s.io/v1
+ * has no templates to wait for, nor one without an integration's CRD its
+ * objects; they are taken whenever they come. */
+static bool all_listed(struct ctl *c)
+{
+    for (int k = 0; k < CK_N; k++)
+        if (!from_crd(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
+            return false;
+    return true;
+}
+
 static void *loop(void *arg)
 {
     struct ctl *c = arg;
@@ -865,13 +876,8 @@ static void *loop(void *arg)
         }
         for (int k = 0; k < CK_N; k++)
             inf_dispatch(c->res[k].inf);
-        if (!c->listed) {
-            bool all = true;
-            for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
-            if (all)
-                __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
-        }
+        if (!c->listed && all_listed(c))
+            __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
         now = tm_monotonic_ms();
         if (c->le && now >= next_le) {
             next_le = now + le_tick(c->le, tm_now_ms());
@@ -885,13 +891,7 @@ static void *loop(void *arg)
         if (!c->leading)
             continue;
         if (!c->synced) {
-            bool all = true;
-            /* A cluster without resource.k8s.io/v1 has no templates to
-             * wait for, nor one without the JobSet CRD JobSets; they are
-             * taken whenever they come. */
-            for (int k = 0; k < CK_N; k++)
-                all &= from_crd(k) || c->res[k].off || inf_has_synced(c->res[k].inf);
-            if (!all)
+            if (!all_listed(c))
                 continue;
             rebuild_engine(c);
             log_info("controller: caches synced, %zu workloads, %zu jobs", c->res[CK_WL].cache.len,
