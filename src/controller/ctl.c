@@ -31,6 +31,7 @@
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/pod/pod.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
 #include "controller/visibility.h"
@@ -50,7 +51,39 @@ static const char *const res_keys[CK_N] = {
     [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
+    [CK_POD] = "pods",
+    [CK_JOBSET] = "jobsets.jobset.x-k8s.io",
+    [CK_PYTORCHJOB] = "pytorchjobs.kubeflow.org",
+    [CK_TFJOB] = "tfjobs.kubeflow.org",
+    [CK_XGBOOSTJOB] = "xgboostjobs.kubeflow.org",
+    [CK_PADDLEJOB] = "paddlejobs.kubeflow.org",
+    [CK_JAXJOB] = "jaxjobs.kubeflow.org",
+    [CK_MPIJOB] = "mpijobs.kubeflow.org",
 };
+
+/* Kinds an API server serves only once their CRD is installed, which no
+ * built-in table names: the store and the HTTP client find them by key
+ * and path. */
+#define CRD_RES(g, v, p, s, k)                                                                     \
+    {                                                                                              \
+        .group = g, .version = v, .plural = p, .singular = s, .kind = k, .key = p "." g,           \
+        .namespaced = true, .has_status = true, .custom = true                                     \
+    }
+static const struct store_resource crd_res[] = {
+    CRD_RES("jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet"),
+    CRD_RES("kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob"),
+    CRD_RES("kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob"),
+    CRD_RES("kubeflow.org", "v1", "xgboostjobs", "xgboostjob", "XGBoostJob"),
+    CRD_RES("kubeflow.org", "v1", "paddlejobs", "paddlejob", "PaddleJob"),
+    CRD_RES("kubeflow.org", "v1", "jaxjobs", "jaxjob", "JAXJob"),
+    CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
+};
+
+/* Kinds served from CRDs, which a server may lack: not waited for. */
+static bool from_crd(enum ctl_kind k)
+{
+    return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
+}
 
 static const enum api_kind engine_kind[CK_N] = {
     [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
@@ -58,7 +91,7 @@ static const enum api_kind engine_kind[CK_N] = {
     [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
     [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
+    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -418,14 +451,16 @@ static void enqueue_children(struct ctl *c, const char *ns, const char *parent)
 /* A Workload created after a Job that names it as prebuilt. */
 static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *name)
 {
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
-        const char *p = job_prebuilt_name(val);
-        const char *jns = mstr(val, "namespace");
-        if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
-            ctl_enqueue(c, "J:", jns, mstr(val, "name"));
+    for (size_t i = 0; i < ctl_n_integs; i++) {
+        size_t it = 0;
+        const char *key;
+        void *val;
+        while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+            const char *p = jf_prebuilt_name(val);
+            const char *jns = mstr(val, "namespace");
+            if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
+                ctl_enqueue(c, ctl_integs[i].prefix, jns, mstr(val, "name"));
+        }
     }
 }
 
@@ -451,26 +486,41 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_forget_metrics(c, co);
         }
     }
-    switch (k) {
-    case CK_JOB:
-        ctl_enqueue(c, "J:", ns, name);
+    const struct ctl_integ *integ = ctl_integ_of(k);
+    if (integ) {
+        const struct ctl_integ *ig = integ;
+        ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
             /* Its Workload may wait for this to drop its finalizer. */
             char wname[300];
-            job_workload_name_for(obj, wname, sizeof(wname));
+            jf_workload_name_for(ig->ji, obj, wname, sizeof(wname));
             ctl_enqueue(c, "W:", ns, wname);
         }
-        if (!prev && !deleted && name)
+        if (k == CK_JOB && !prev && !deleted && name)
             note_child(c, obj);
-        break;
+        if (k == CK_POD && pod_group_name(obj))
+            ctl_enqueue(c, "G:", ns, pod_group_name(obj));
+        return;
+    }
+    switch (k) {
     case CK_WL: {
-        const json_t *owner = controller_owner(obj, "Job");
+        const json_t *owner = NULL;
+        const struct ctl_integ *ig = NULL;
+        for (size_t i = 0; i < ctl_n_integs && !owner; i++) {
+            ig = &ctl_integs[i];
+            owner = controller_owner(obj, ig->ji->kind);
+        }
         if (owner && jstr(owner, "name")) {
-            ctl_enqueue(c, "J:", ns, jstr(owner, "name"));
-            enqueue_children(c, ns, jstr(owner, "name"));
+            ctl_enqueue(c, ig->prefix, ns, jstr(owner, "name"));
+            if (ig->k == CK_JOB)
+                enqueue_children(c, ns, jstr(owner, "name"));
         } else if (!prev && !deleted) {
             enqueue_prebuilt_users(c, ns, name);
         }
+        const char *grp = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                               POD_IS_GROUP_WORKLOAD);
+        if (grp && !strcmp(grp, "true"))
+            ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
         if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
@@ -516,15 +566,17 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     case CK_WPC: {
         if (!deleted && (!prev || !same_field(prev, obj, "value")))
             ctl_enqueue(c, "P:", NULL, name);
-        /* A Job naming a class that did not exist gets its Workload now. */
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
-            const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
-                                 JOB_PRIORITY_LABEL);
-            if (l && name && !strcmp(l, name))
-                ctl_enqueue(c, "J:", mstr(val, "namespace"), mstr(val, "name"));
+        /* A job naming a class that did not exist gets its Workload now. */
+        for (size_t i = 0; i < ctl_n_integs; i++) {
+            size_t it = 0;
+            const char *key;
+            void *val;
+            while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+                const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
+                                     JF_PRIORITY_LABEL);
+                if (l && name && !strcmp(l, name))
+                    ctl_enqueue(c, ctl_integs[i].prefix, mstr(val, "namespace"), mstr(val, "name"));
+            }
         }
         break;
     }
@@ -675,13 +727,18 @@ int ctl_add_finalizer_fn(json_t *obj, void *arg, struct err *e)
 
 void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o)
 {
-    if (!has_finalizer(o, JOB_RESOURCE_IN_USE))
+    ctl_remove_finalizer_named(c, k, o, JOB_RESOURCE_IN_USE);
+}
+
+void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o, const char *fin)
+{
+    if (!has_finalizer(o, fin))
         return;
     struct err e;
     err_init(&e);
     json_t *out = NULL;
     int rc = ac_update_retry(c->ac, c->res[k].r, mstr(o, "namespace"), mstr(o, "name"),
-                             ctl_remove_finalizer_fn, (void *)JOB_RESOURCE_IN_USE, &out, &e);
+                             ctl_remove_finalizer_fn, (void *)fin, &out, &e);
     if (rc && rc != ERR_NOT_FOUND)
         ctl_log_err("finalizer removal", &e);
     if (!rc && out && rv_of(out))
@@ -736,8 +793,8 @@ static void process_queue(struct ctl *c)
         }
         if (strlen(k) > 2) {
             switch (k[0]) {
-            case 'J':
-                ctl_reconcile_job(c, ns, name);
+            case 'G':
+                ctl_reconcile_pod_group(c, ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
@@ -755,6 +812,8 @@ static void process_queue(struct ctl *c)
                 ctl_reconcile_ac(c, name);
                 break;
             default:
+                if (ctl_integ_by_prefix(k[0]))
+                    ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
                 break;
             }
         }
@@ -853,6 +912,17 @@ static void answer(struct ctl *c, bool ready)
     pthread_mutex_unlock(&c->ask_mu);
 }
 
+/* Every informer has listed once. A cluster without resource.k8s.io/v1
+ * has no templates to wait for, nor one without an integration's CRD its
+ * objects; they are taken whenever they come. */
+static bool all_listed(struct ctl *c)
+{
+    for (int k = 0; k < CK_N; k++)
+        if (!from_crd(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
+            return false;
+    return true;
+}
+
 static void *loop(void *arg)
 {
     struct ctl *c = arg;
@@ -882,13 +952,8 @@ static void *loop(void *arg)
         }
         for (int k = 0; k < CK_N; k++)
             inf_dispatch(c->res[k].inf);
-        if (!c->listed) {
-            bool all = true;
-            for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
-            if (all)
-                __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
-        }
+        if (!c->listed && all_listed(c))
+            __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
         now = tm_monotonic_ms();
         if (c->le && now >= next_le) {
             next_le = now + le_tick(c->le, tm_now_ms());
@@ -904,12 +969,7 @@ static void *loop(void *arg)
         if (!c->leading)
             continue;
         if (!c->synced) {
-            bool all = true;
-            /* A cluster without resource.k8s.io/v1 has no templates to
-             * wait for; they are applied whenever they come. */
-            for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
-            if (!all)
+            if (!all_listed(c))
                 continue;
             rebuild_engine(c);
             log_info("controller: caches synced, %zu workloads, %zu jobs", c->res[CK_WL].cache.len,
@@ -996,10 +1056,19 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->c = c;
         r->kind = (enum ctl_kind)k;
         r->r = store_resource_find(res_keys[k]);
+        for (size_t i = 0; !r->r && i < sizeof(crd_res) / sizeof(crd_res[0]); i++)
+            if (!strcmp(crd_res[i].key, res_keys[k]))
+                r->r = &crd_res[i];
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
+        /* Only the Pods Kueue's admission labelled: a Job's are not read. */
+        if (k == CK_POD)
+            io.label_selector = POD_MANAGED_LABEL "=true";
         r->inf = inf_new(c->ac, r->r, &io, &h);
+        const struct ctl_integ *ig = ctl_integ_of(r->kind);
+        r->off =
+            ig && ig->k != CK_JOB && !jf_enabled(ig->ji, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {
@@ -1018,6 +1087,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         c->leading = false;
     }
     for (int k = 0; k < CK_N; k++) {
+        if (c->res[k].off)
+            continue;
         int rc = inf_start(c->res[k].inf, e);
         if (rc) {
             ctl_stop(c);

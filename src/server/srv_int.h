@@ -304,13 +304,19 @@ struct srv_admit {
  * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in
  * e. */
 CU_MUST_CHECK int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e);
-/* Check a Pod being created: one bound to a node (spec.nodeName) needs
- * may_run_unmanaged (SRV_VERB_UNMANAGED on pods). 0 or ERR_FORBIDDEN. */
+/* Check a Pod being created: one bound to a node (spec.nodeName), or
+ * labelled kueue.x-k8s.io/managed without Kueue's admission gate (the node
+ * agent would bind it), needs may_run_unmanaged (SRV_VERB_UNMANAGED on
+ * pods). 0 or ERR_FORBIDDEN. */
 CU_MUST_CHECK int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct err *e);
 /* Check an update of a Pod (old as stored): its spec may change only as
  * Kubernetes lets it (images, activeDeadlineSeconds,
- * terminationGracePeriodSeconds, added tolerations). 0 or ERR_INVALID. */
-CU_MUST_CHECK int srv_admit_pod_update(const json_t *old, const json_t *pod, struct err *e);
+ * terminationGracePeriodSeconds, added tolerations, removed scheduling
+ * gates, and while gated its nodeSelector). 0 or ERR_INVALID. Only
+ * may_run_unmanaged (on pods) removes Kueue's admission gate or adds the
+ * managed label: ERR_FORBIDDEN. */
+CU_MUST_CHECK int srv_admit_pod_update(const struct srv_admit *a, const json_t *old,
+                                       const json_t *pod, struct err *e);
 /* Check an update of a Job (old as stored, job as it would be stored):
  * 0, ERR_INVALID with field causes, or ERR_FORBIDDEN with the reason. */
 CU_MUST_CHECK int srv_admit_job_update(const struct srv_admit *a, const json_t *old,
