@@ -88,7 +88,8 @@ static void sift_down(struct eng_cq *cq, size_t i)
     heap_set(q, i, x);
 }
 
-void pq_push(struct eng_cq *cq, struct eng_wl *wl)
+/* At the end of the heap, not yet in heap order (heap_fix). */
+static void heap_append(struct eng_cq *cq, struct eng_wl *wl)
 {
     struct pq *q = &cq->q;
     XGROW(q->heap, q->cap, q->n + 1);
@@ -96,7 +97,28 @@ void pq_push(struct eng_cq *cq, struct eng_wl *wl)
     heap_set(q, q->n++, it);
     wl->where = WLQ_HEAP;
     wl->cq = cq;
-    sift_up(cq, q->n - 1);
+}
+
+/* Restore heap order after slots from `from` on were appended: a few are
+ * sifted up one by one; many at once rebuild the heap bottom-up, which
+ * costs O(n) compared with O(k log n) for k pushes.  The order is total
+ * (pq_before), so the pops come out the same either way. */
+static void heap_fix(struct eng_cq *cq, size_t from)
+{
+    size_t n = cq->q.n;
+    if ((n - from) * 8 < n) {
+        for (size_t i = from; i < n; i++)
+            sift_up(cq, i);
+        return;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(cq, i);
+}
+
+void pq_push(struct eng_cq *cq, struct eng_wl *wl)
+{
+    heap_append(cq, wl);
+    sift_up(cq, cq->q.n - 1);
 }
 
 struct eng_wl *pq_pop(struct eng_cq *cq)
@@ -124,6 +146,14 @@ void pq_push_inadm(struct eng_cq *cq, struct eng_wl *wl)
     wl->cq = cq;
 }
 
+static void inadm_remove(struct pq *q, struct eng_wl *wl)
+{
+    size_t i = wl->qpos;
+    struct eng_wl *last = q->inadm[--q->n_inadm];
+    q->inadm[i] = last;
+    last->qpos = i;
+}
+
 void pq_remove(struct eng_cq *cq, struct eng_wl *wl)
 {
     struct pq *q = &cq->q;
@@ -137,14 +167,29 @@ void pq_remove(struct eng_cq *cq, struct eng_wl *wl)
             sift_up(cq, m->qpos);
         }
     } else if (wl->where == WLQ_INADM) {
-        size_t i = wl->qpos;
-        struct eng_wl *last = q->inadm[--q->n_inadm];
-        q->inadm[i] = last;
-        last->qpos = i;
+        inadm_remove(q, wl);
     }
     wl->where = WLQ_NONE;
     if (cq->preemptor == wl)
         cq->preemptor = NULL;
+}
+
+size_t pq_bypass_shape(struct eng_cq *cq, uint64_t shape)
+{
+    struct pq *q = &cq->q;
+    size_t first = q->n_inadm, kept = 0, n = q->n;
+    for (size_t i = 0; i < n; i++) {
+        struct eng_wl *w = q->heap[i].wl;
+        if (w->shape != shape || w == cq->preemptor) {
+            heap_set(q, kept++, q->heap[i]);
+            continue;
+        }
+        pq_push_inadm(cq, w);
+    }
+    q->n = kept;
+    if (kept < n)
+        heap_fix(cq, 0);
+    return first;
 }
 
 void pq_release(struct pq *q)
@@ -177,7 +222,9 @@ static void requeue_cq(struct eng *eng, struct eng_cq *cq)
     struct pq *q = &cq->q;
     q->n_shapes = 0;
     q->requeue_events++;
-    size_t i = 0;
+    /* Kueue moves them one by one; here they are appended and the heap
+     * is fixed once, since a finish may requeue thousands (kueue#9715). */
+    size_t from = q->n, i = 0;
     while (i < q->n_inadm) {
         struct eng_wl *wl = q->inadm[i];
         bool backoff = wl->requeue_at > eng->now_ms;
@@ -185,10 +232,13 @@ static void requeue_cq(struct eng *eng, struct eng_cq *cq)
             i++;
             continue;
         }
-        pq_remove(cq, wl);
+        inadm_remove(q, wl);
+        if (cq->preemptor == wl)
+            cq->preemptor = NULL;
         wl->inadmissible = false;
-        pq_push(cq, wl);
+        heap_append(cq, wl);
     }
+    heap_fix(cq, from);
 }
 
 static void requeue_node(struct eng *eng, struct eng_node *n)
