@@ -159,6 +159,7 @@ struct eng_rgroup {
 struct pq_item {
     int64_t ts;       /* wl->ts_ms */
     int32_t priority; /* wl->priority */
+    uint64_t uid8;    /* wl->uid's first 8 bytes, big-endian: orders as strcmp */
     struct eng_wl *wl;
 };
 

@@ -48,6 +48,8 @@ static bool item_before(const struct eng_cq *cq, const struct pq_item *a, const 
         return a->priority > b->priority;
     if (a->ts != b->ts)
         return a->ts < b->ts;
+    if (a->uid8 != b->uid8)
+        return a->uid8 < b->uid8;
     return pq_before(cq, a->wl, b->wl);
 }
 
@@ -88,12 +90,23 @@ static void sift_down(struct eng_cq *cq, size_t i)
     heap_set(q, i, x);
 }
 
+/* Workloads created in the same millisecond with the same priority are
+ * ordered by uid: most comparisons end within its first 8 bytes. */
+static uint64_t uid8(const char *uid)
+{
+    uint64_t k = 0;
+    size_t i = 0;
+    for (; i < 8 && uid[i]; i++)
+        k = k << 8 | (unsigned char)uid[i];
+    return i ? k << (8 * (8 - i)) : 0;
+}
+
 /* At the end of the heap, not yet in heap order (heap_fix). */
 static void heap_append(struct eng_cq *cq, struct eng_wl *wl)
 {
     struct pq *q = &cq->q;
     XGROW(q->heap, q->cap, q->n + 1);
-    struct pq_item it = {wl->ts_ms, wl->priority, wl};
+    struct pq_item it = {wl->ts_ms, wl->priority, uid8(wl->uid), wl};
     heap_set(q, q->n++, it);
     wl->where = WLQ_HEAP;
     wl->cq = cq;
@@ -225,10 +238,15 @@ static void requeue_cq(struct eng *eng, struct eng_cq *cq)
     /* Kueue moves them one by one; here they are appended and the heap
      * is fixed once, since a finish may requeue thousands (kueue#9715). */
     size_t from = q->n, i = 0;
+    const char *last_ns = NULL; /* a backlog is mostly one namespace */
+    bool last_match = false;
     while (i < q->n_inadm) {
         struct eng_wl *wl = q->inadm[i];
-        bool backoff = wl->requeue_at > eng->now_ms;
-        if (backoff || !eng__ns_matches(eng, cq, wl->ns)) {
+        if (!last_ns || strcmp(last_ns, wl->ns)) {
+            last_ns = wl->ns;
+            last_match = eng__ns_matches(eng, cq, wl->ns);
+        }
+        if (wl->requeue_at > eng->now_ms || !last_match) {
             i++;
             continue;
         }
