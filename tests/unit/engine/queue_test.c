@@ -37,7 +37,8 @@ static struct api_label_selector everything;
  * after), are shorter than 8 bytes, or hold bytes above 0x7f. */
 static void fill(void)
 {
-    static const char *const pre[] = {"a", "ab", "abcdefgh", "abcdefghi", "abcdefgh\xc3", "\xe2x", ""};
+    static const char *const pre[] = {"a",     "ab", "abcdefgh", "abcdefghi", "abcdefgh\xc3",
+                                      "\xe2x", ""};
     memset(wls, 0, sizeof(wls));
     for (int i = 0; i < N; i++) {
         snprintf(uids[i], sizeof(uids[i]), "%s%u", pre[rnd(7)], rnd(4) ? rnd(50) : 0);
