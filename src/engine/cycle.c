@@ -616,18 +616,8 @@ static void bypass_equivalent(struct eng *eng, struct eng_cq *cq, uint64_t shape
                               const char *reason)
 {
     eng__add_nofit_shape(cq, shape, reason);
-    size_t i = 0;
-    while (i < cq->q.n) {
-        struct eng_wl *w = cq->q.heap[i].wl;
-        if (w->shape != shape || w == cq->preemptor) {
-            i++;
-            continue;
-        }
-        pq_remove(cq, w);
-        pq_push_inadm(cq, w);
-        eng__set_pending(eng, w, reason, BYPASS_MSG, true);
-        i = 0; /* the heap was reshaped */
-    }
+    for (size_t i = pq_bypass_shape(cq, shape); i < cq->q.n_inadm; i++)
+        eng__set_pending(eng, cq->q.inadm[i], reason, BYPASS_MSG, true);
 }
 
 static void requeue(struct eng *eng, struct entry *e)

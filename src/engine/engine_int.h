@@ -159,6 +159,7 @@ struct eng_rgroup {
 struct pq_item {
     int64_t ts;       /* wl->ts_ms */
     int32_t priority; /* wl->priority */
+    uint64_t uid8;    /* wl->uid's first 8 bytes, big-endian: orders as strcmp */
     struct eng_wl *wl;
 };
 
@@ -527,6 +528,10 @@ bool pq_before(const struct eng_cq *cq, const struct eng_wl *a, const struct eng
 void pq_push(struct eng_cq *cq, struct eng_wl *wl);
 struct eng_wl *pq_pop(struct eng_cq *cq);
 void pq_push_inadm(struct eng_cq *cq, struct eng_wl *wl);
+/* Move the heap's workloads of this shape (but the preemptor) to the
+ * inadmissible list in one pass; returns the index in q.inadm of the
+ * first one moved (the rest follow it). */
+size_t pq_bypass_shape(struct eng_cq *cq, uint64_t shape);
 void pq_remove(struct eng_cq *cq, struct eng_wl *wl); /* from either pool */
 void pq_release(struct pq *q);
 /* §5.4: move inadmissible workloads of every CQ in cq's tree back, at

@@ -48,6 +48,8 @@ static bool item_before(const struct eng_cq *cq, const struct pq_item *a, const 
         return a->priority > b->priority;
     if (a->ts != b->ts)
         return a->ts < b->ts;
+    if (a->uid8 != b->uid8)
+        return a->uid8 < b->uid8;
     return pq_before(cq, a->wl, b->wl);
 }
 
@@ -88,15 +90,48 @@ static void sift_down(struct eng_cq *cq, size_t i)
     heap_set(q, i, x);
 }
 
-void pq_push(struct eng_cq *cq, struct eng_wl *wl)
+/* Workloads created in the same millisecond with the same priority are
+ * ordered by uid: most comparisons end within its first 8 bytes. */
+static uint64_t uid8(const char *uid)
+{
+    uint64_t k = 0;
+    size_t i = 0;
+    for (; i < 8 && uid[i]; i++)
+        k = k << 8 | (unsigned char)uid[i];
+    return i ? k << (8 * (8 - i)) : 0;
+}
+
+/* At the end of the heap, not yet in heap order (heap_fix). */
+static void heap_append(struct eng_cq *cq, struct eng_wl *wl)
 {
     struct pq *q = &cq->q;
     XGROW(q->heap, q->cap, q->n + 1);
-    struct pq_item it = {wl->ts_ms, wl->priority, wl};
+    struct pq_item it = {wl->ts_ms, wl->priority, uid8(wl->uid), wl};
     heap_set(q, q->n++, it);
     wl->where = WLQ_HEAP;
     wl->cq = cq;
-    sift_up(cq, q->n - 1);
+}
+
+/* Restore heap order after slots from `from` on were appended: a few are
+ * sifted up one by one; many at once rebuild the heap bottom-up, which
+ * costs O(n) compared with O(k log n) for k pushes.  The order is total
+ * (pq_before), so the pops come out the same either way. */
+static void heap_fix(struct eng_cq *cq, size_t from)
+{
+    size_t n = cq->q.n;
+    if ((n - from) * 8 < n) {
+        for (size_t i = from; i < n; i++)
+            sift_up(cq, i);
+        return;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(cq, i);
+}
+
+void pq_push(struct eng_cq *cq, struct eng_wl *wl)
+{
+    heap_append(cq, wl);
+    sift_up(cq, cq->q.n - 1);
 }
 
 struct eng_wl *pq_pop(struct eng_cq *cq)
@@ -124,6 +159,14 @@ void pq_push_inadm(struct eng_cq *cq, struct eng_wl *wl)
     wl->cq = cq;
 }
 
+static void inadm_remove(struct pq *q, struct eng_wl *wl)
+{
+    size_t i = wl->qpos;
+    struct eng_wl *last = q->inadm[--q->n_inadm];
+    q->inadm[i] = last;
+    last->qpos = i;
+}
+
 void pq_remove(struct eng_cq *cq, struct eng_wl *wl)
 {
     struct pq *q = &cq->q;
@@ -137,14 +180,29 @@ void pq_remove(struct eng_cq *cq, struct eng_wl *wl)
             sift_up(cq, m->qpos);
         }
     } else if (wl->where == WLQ_INADM) {
-        size_t i = wl->qpos;
-        struct eng_wl *last = q->inadm[--q->n_inadm];
-        q->inadm[i] = last;
-        last->qpos = i;
+        inadm_remove(q, wl);
     }
     wl->where = WLQ_NONE;
     if (cq->preemptor == wl)
         cq->preemptor = NULL;
+}
+
+size_t pq_bypass_shape(struct eng_cq *cq, uint64_t shape)
+{
+    struct pq *q = &cq->q;
+    size_t first = q->n_inadm, kept = 0, n = q->n;
+    for (size_t i = 0; i < n; i++) {
+        struct eng_wl *w = q->heap[i].wl;
+        if (w->shape != shape || w == cq->preemptor) {
+            heap_set(q, kept++, q->heap[i]);
+            continue;
+        }
+        pq_push_inadm(cq, w);
+    }
+    q->n = kept;
+    if (kept < n)
+        heap_fix(cq, 0);
+    return first;
 }
 
 void pq_release(struct pq *q)
@@ -177,18 +235,28 @@ static void requeue_cq(struct eng *eng, struct eng_cq *cq)
     struct pq *q = &cq->q;
     q->n_shapes = 0;
     q->requeue_events++;
-    size_t i = 0;
+    /* Kueue moves them one by one; here they are appended and the heap
+     * is fixed once, since a finish may requeue thousands (kueue#9715). */
+    size_t from = q->n, i = 0;
+    const char *last_ns = NULL; /* a backlog is mostly one namespace */
+    bool last_match = false;
     while (i < q->n_inadm) {
         struct eng_wl *wl = q->inadm[i];
-        bool backoff = wl->requeue_at > eng->now_ms;
-        if (backoff || !eng__ns_matches(eng, cq, wl->ns)) {
+        if (!last_ns || strcmp(last_ns, wl->ns)) {
+            last_ns = wl->ns;
+            last_match = eng__ns_matches(eng, cq, wl->ns);
+        }
+        if (wl->requeue_at > eng->now_ms || !last_match) {
             i++;
             continue;
         }
-        pq_remove(cq, wl);
+        inadm_remove(q, wl);
+        if (cq->preemptor == wl)
+            cq->preemptor = NULL;
         wl->inadmissible = false;
-        pq_push(cq, wl);
+        heap_append(cq, wl);
     }
+    heap_fix(cq, from);
 }
 
 static void requeue_node(struct eng *eng, struct eng_node *n)

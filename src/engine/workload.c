@@ -201,8 +201,9 @@ uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq)
 
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm)
 {
-    bool same = wl->reason && reason && !strcmp(wl->reason, reason) && wl->inadmissible == inadm &&
-                wl->message && !strcmp(wl->message, message);
+    bool same = wl->reason && reason && wl->inadmissible == inadm &&
+                (wl->reason == reason || !strcmp(wl->reason, reason)) && wl->message &&
+                !strcmp(wl->message, message);
     if (same)
         return;
     wl->reason = reason;
