@@ -125,7 +125,7 @@ expect_grep "Admitted: the example's job holds 1 cpu of lab-default" \
 shot quota-lab-admitted "$ADMIN" "view=admitted"
 out=$(view "$ADMIN" "view=workload&ns=kueue-lab&name=$OVER")
 expect "Workload: the explanation's arithmetic (6 cpu requested, 1 used, 3 available, capacity 4, 3 missing)" \
-    '<td>lab-default</td><td>cpu</td><td>NoFit</td><td>insufficient quota for cpu in flavor lab-default, previously considered podsets requests (0) + current podset request (6) &gt; maximum capacity (4)</td><td>6</td><td>1</td><td>4</td><td>3</td><td>4</td><td>3</td>' \
+    '<td>lab-default</td><td>cpu</td><td>NoFit</td><td>6</td><td>1</td><td>4</td><td>3</td><td>4</td><td>3</td><td>0</td><td>insufficient quota for cpu in flavor lab-default, previously considered podsets requests (0) + current podset request (6) &gt; maximum capacity (4)</td>' \
     printf '%s' "$out"
 expect "  ... and its conditions" '<td>QuotaReserved</td><td>False</td><td>ExceedsMaxQuota</td>' printf '%s' "$out"
 shot quota-lab-workload "$ADMIN" "view=workload&ns=kueue-lab&name=$OVER"

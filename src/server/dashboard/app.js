@@ -382,7 +382,9 @@ function tree(v) {
   const flat = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) &&
     Object.values(x).every((y) => y === null || typeof y !== 'object');
   if (Array.isArray(v) && v.length > 0 && v.every(flat)) {
-    const cols = [...new Set(v.flatMap((x) => Object.keys(x)))];
+    // The prose (reason, message) goes last, after the numbers.
+    const prose = (c) => (c === 'reason' || c === 'message' ? 1 : 0);
+    const cols = [...new Set(v.flatMap((x) => Object.keys(x)))].sort((a, b) => prose(a) - prose(b));
     return table(cols, v.map((x) => cols.map((c) => (x[c] === undefined ? '' : String(x[c])))));
   }
   const dl = el('dl', { class: 'tree' });
@@ -411,7 +413,11 @@ async function viewWorkload(main, p) {
   }
   main.append(el('h3', {}, 'Explanation'));
   try {
-    main.append(tree(await api(`${VIS}/${path}/explanation`)));
+    const ex = await api(`${VIS}/${path}/explanation`);
+    delete ex.kind;
+    delete ex.apiVersion;
+    delete ex.metadata;
+    main.append(tree(ex));
   } catch (e) {
     main.append(errorBox(`the explanation of ${ns}/${name}`, e));
   }
