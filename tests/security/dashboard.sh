@@ -219,16 +219,27 @@ expect_grep "  ... and its last at position 11" \
     '>team-b/job-b-[0-9]+-[0-9a-f]+</a></td><td>lq</td><td>team-b</td><td class="num">11</td><td class="num">11</td>' \
     printf '%s' "$out"
 shot cohort-pending "$ADMIN" "view=pending"
+job team-a late 1 lq >"$TMP/late.yaml"
+expect "Live: an open page shows a new workload without being reloaded (a watch event)" \
+    "heading: 26 pending workloads
+followed" \
+    timeout 120 "$PY" "$SRC/tests/security/dashboard_live.py" "$CHROMIUM" \
+    "$URL/dashboard/#view=pending&token=$ADMIN" "25 pending workloads" "26 pending workloads" \
+    kubectl --kubeconfig "$KC" apply -f "$TMP/late.yaml"
 
 tenant alice team-a
 ALICE=$(token_of "$TKC")
 out=$(view "$ALICE" "view=pending&namespaces=team-a")
-expect "Pending (tenant): alice sees team-a's 12 waiting workloads" "<h2>12 pending workloads</h2>" \
+expect "Pending (tenant): alice sees team-a's 13 waiting workloads" "<h2>13 pending workloads</h2>" \
     printf '%s' "$out"
-expect_grep "  ... with their positions, the last at 11" \
-    '>team-a/job-a-[0-9]+-[0-9a-f]+</a></td><td>lq</td><td>team-a</td><td class="num">11</td><td class="num">11</td>' \
+expect_grep "  ... with their positions, the last at 12" \
+    '>team-a/job-[a-z0-9-]+</a></td><td>lq</td><td>team-a</td><td class="num">12</td><td class="num">12</td>' \
     printf '%s' "$out"
 lacks "  ... and none of team-b's" "team-b/"
+out=$(view "$ALICE" "view=pending&namespaces=team-a,team-b")
+expect "  ... naming team-b too gets the API's 403, not its workloads" \
+    '<p class="error" data-code="403">' printf '%s' "$out"
+lacks "  ... (none of them shown)" "team-b/job-"
 shot tenant-pending "$ALICE" "view=pending&namespaces=team-a"
 out=$(view "$ALICE" "view=admitted&namespaces=team-a")
 expect "Admitted (tenant): alice sees her 3-cpu job" "<h2>1 admitted workloads</h2>" printf '%s' "$out"
