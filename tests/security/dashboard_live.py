@@ -8,6 +8,7 @@ then waits, without reloading the page, until the heading reads AFTER.
 Prints each heading it saw; exits 0 when both were seen in time."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,9 +84,14 @@ def main():
                 print("the page was reloaded")
                 ok = False
     finally:
-        proc.kill()
-        proc.wait()
-        subprocess.run(["rm", "-rf", profile])
+        # Browser.close lets Chromium's processes end before the profile goes.
+        try:
+            call("Browser.close")
+            proc.wait(timeout=10)
+        except (Exception, SystemExit):
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(profile, ignore_errors=True)
     print("followed" if ok else "did not follow")
     return 0 if ok else 1
 
