@@ -5,7 +5,7 @@ set -eu
 
 pkgs="pkg-config cmake make gcc clang clang-format libclang-rt-14-dev libjansson-dev libyaml-dev
 libcurl4-gnutls-dev libgnutls28-dev libsqlite3-dev libcmocka-dev
-python3 python3-yaml python3-kubernetes sqlite3 prometheus"
+python3 python3-yaml python3-kubernetes sqlite3 prometheus chromium"
 
 missing=""
 for p in $pkgs; do

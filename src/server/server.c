@@ -131,7 +131,7 @@ int srv_reply_not_found_path(struct srv_req *q)
 static bool is_public(const char *path)
 {
     return !strcmp(path, "/healthz") || !strcmp(path, "/livez") || !strcmp(path, "/readyz") ||
-           !strcmp(path, "/version");
+           !strcmp(path, "/version") || srv_is_dashboard(path);
 }
 
 static int reply_unauthorized(struct srv_req *q)
@@ -159,6 +159,8 @@ static int dispatch(struct srv_req *q)
     const char *p = q->path;
     if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
         return reply_health(q);
+    if (srv_is_dashboard(p))
+        return srv_handle_dashboard(q);
     if (q->user.sa) {
         struct err e;
         err_init(&e);

@@ -285,6 +285,9 @@ int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_explain(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_decisions(struct srv_req *q, const struct srv_route *rt);
+/* dashboard.c: /dashboard and its files, served to anyone (they hold no data). */
+bool srv_is_dashboard(const char *path);
+int srv_handle_dashboard(struct srv_req *q);
 
 /* admit.c: the built-in admission: of Jobs beyond the api layer's
  * validation (which the store applies): Kueue's Job defaulting, the rules
