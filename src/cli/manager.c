@@ -199,6 +199,7 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
         }
         const char *h = o->webhook_host ? o->webhook_host : *host ? host : NULL;
         struct whd_options wo = {.client = m->ac,
+                                 .ctl = m->ctl,
                                  .cfg = m->config ? m->config->u.config : NULL,
                                  .host = h,
                                  .port = wport,
