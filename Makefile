@@ -5,8 +5,9 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CC         ?= cc
+PREFIX     ?= /usr/local
 
-.PHONY: all deps build test unit asan run demo bench fmt fmt-check fuzz clean manifests
+.PHONY: all deps build install test unit asan run demo bench fmt fmt-check fuzz clean manifests
 
 all: build
 
@@ -16,6 +17,12 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# The binary, and the link that makes it kubectl's `kueue` plugin.
+install: build
+	@install -d $(DESTDIR)$(PREFIX)/bin
+	@install -m 755 $(BUILD)/cueue $(DESTDIR)$(PREFIX)/bin/cueue
+	@ln -sf cueue $(DESTDIR)$(PREFIX)/bin/kubectl-kueue
 
 # The format check, every test, then every test again under ASan + UBSan,
 # then the fuzzers briefly.

@@ -94,6 +94,10 @@ struct bench_result {
     long cycles;   /* scheduling cycles run (virtual); -1 = not known */
     double cpu_s;  /* CPU of the run: the simulation, or the server process */
     long peak_rss; /* bytes, of the same process */
+    /* Updates of Workloads seen on the watch (real time; -1 = not counted):
+     * those after which the workload held no quota (its pending status,
+     * an eviction) and the others (admission, finish, ...). */
+    long writes_pending, writes_admitted;
 };
 
 /* Print the report (spec/bench.md's contract) of a run to stdout. */

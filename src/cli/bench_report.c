@@ -67,6 +67,7 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
     json_t *wlc = json_object();
     for (size_t k = 0; k < c->n_wl_cls; k++) {
         long n = 0, admitted = 0, finished = 0, ev = 0;
+        int64_t last_admission = -1;
         double to_admit = 0, to_finish = 0;
         for (size_t i = 0; i < s->n_wls; i++) {
             const struct bench_wl_rec *w = &s->wls[i];
@@ -77,6 +78,8 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
             if (w->admitted_ms >= 0) {
                 admitted++;
                 to_admit += (double)(w->admitted_ms - w->created_ms);
+                if (w->admitted_ms > last_admission)
+                    last_admission = w->admitted_ms;
             }
             if (w->finished_ms >= 0) {
                 finished++;
@@ -92,9 +95,15 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
         json_object_set_new(o, "totalEvictions", json_integer(ev));
         json_object_set_new(o, "admitted", json_integer(admitted));
         json_object_set_new(o, "finished", json_integer(finished));
+        json_object_set_new(o, "lastAdmissionAtMs", json_integer(last_admission));
         json_object_set_new(wlc, c->wl_cls[k], o);
     }
     json_object_set_new(r, "workloadClasses", wlc);
+    int64_t last_creation = -1;
+    for (size_t i = 0; i < s->n_wls; i++)
+        if (s->wls[i].created_ms > last_creation)
+            last_creation = s->wls[i].created_ms;
+    json_object_set_new(r, "lastCreationAtMs", json_integer(last_creation));
     json_t *en = json_object();
     json_object_set_new(en, "cycles", json_integer(s->cycles));
     json_object_set_new(en, "cpuSeconds", json_real(round_to(s->cpu_s, 1000)));
@@ -103,6 +112,21 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
         json_integer(s->cpu_s > 0 ? (json_int_t)llround((double)s->admissions / s->cpu_s) : 0));
     json_object_set_new(en, "peakRssBytes", json_integer(s->peak_rss));
     json_object_set_new(r, "engine", en);
+    if (s->writes_pending >= 0) {
+        long all = s->writes_pending + s->writes_admitted;
+        double n = s->n_wls ? (double)s->n_wls : 1;
+        json_t *w = json_object();
+        json_object_set_new(w, "workloadUpdates", json_integer(all));
+        json_object_set_new(w, "perWorkload", json_real(round_to((double)all / n, 100)));
+        json_object_set_new(w, "whilePending", json_integer(s->writes_pending));
+        json_object_set_new(w, "whilePendingPerWorkload",
+                            json_real(round_to((double)s->writes_pending / n, 100)));
+        json_object_set_new(
+            w, "perAdmission",
+            json_real(round_to(
+                s->admissions ? (double)s->writes_admitted / (double)s->admissions : 0, 100)));
+        json_object_set_new(r, "apiWrites", w);
+    }
     return r;
 }
 
@@ -148,6 +172,15 @@ static void print_text(const json_t *r)
            json_real_value(json_object_get(en, "cpuSeconds")),
            (long long)json_integer_value(json_object_get(en, "admissionsPerSecond")),
            (double)json_integer_value(json_object_get(en, "peakRssBytes")) / 1048576.0);
+    json_t *w = json_object_get(r, "apiWrites");
+    if (w)
+        printf("Workload updates: %lld (%.2f per workload; while pending %lld, %.2f per workload; "
+               "with quota or finished %.2f per admission)\n",
+               (long long)json_integer_value(json_object_get(w, "workloadUpdates")),
+               json_real_value(json_object_get(w, "perWorkload")),
+               (long long)json_integer_value(json_object_get(w, "whilePending")),
+               json_real_value(json_object_get(w, "whilePendingPerWorkload")),
+               json_real_value(json_object_get(w, "perAdmission")));
 }
 
 void bench_report_print(const struct bench_config *c, const char *name,

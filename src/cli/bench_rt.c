@@ -164,6 +164,7 @@ struct rt {
     struct due *dues; /* min-heap by t */
     size_t n_dues, cap_dues;
     long admissions, evictions, finished, errors;
+    long writes_pending, writes_admitted;
     int64_t wall_ms;
     bool stop;
 };
@@ -422,7 +423,7 @@ static void stop_run(struct rt *r, struct bench_wl_rec *w, int64_t t)
     w->gen++;
 }
 
-static void observe(struct rt *r, const json_t *obj)
+static void observe(struct rt *r, const json_t *obj, bool modified)
 {
     const json_t *m = json_object_get(obj, "metadata");
     const char *ns = json_string_value(json_object_get(m, "namespace"));
@@ -456,6 +457,12 @@ static void observe(struct rt *r, const json_t *obj)
             r->evictions++;
         }
     }
+    if (modified) {
+        if (w->running || finished)
+            r->writes_admitted++;
+        else
+            r->writes_pending++;
+    }
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -478,7 +485,7 @@ static size_t watch_data(char *p, size_t size, size_t n, void *arg)
         if (ev) {
             const char *type = json_string_value(json_object_get(ev, "type"));
             if (type && (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED")))
-                observe(wa->r, json_object_get(ev, "object"));
+                observe(wa->r, json_object_get(ev, "object"), !strcmp(type, "MODIFIED"));
             json_decref(ev);
         }
         size_t rest = wa->buf.len - len - 1;
@@ -844,8 +851,9 @@ int bench_rt_run(const struct bench_config *cfg, const char *name, enum bench_ou
         long rss = 0;
         if (server > 0)
             proc_figures(server, &cpu, &rss);
-        struct bench_result res = {"realtime",   r.cqs,       r.n_cqs,    r.wls, r.n_wls, r.wall_ms,
-                                   r.admissions, r.evictions, r.finished, -1,    cpu,     rss};
+        struct bench_result res = {
+            "realtime",  r.cqs,      r.n_cqs, r.wls, r.n_wls, r.wall_ms,        r.admissions,
+            r.evictions, r.finished, -1,      cpu,   rss,     r.writes_pending, r.writes_admitted};
         bench_report_print(cfg, name, &res, out);
         if (r.finished != (long)r.n_wls) {
             fprintf(stderr, "cueue bench: %ld of %zu workloads finished (%ld errors)\n", r.finished,

@@ -701,7 +701,9 @@ int bench_sim_run(const struct bench_config *c, const char *name, enum bench_out
                                s.finished,
                                s.cycles,
                                bench_cpu_seconds() - cpu0,
-                               bench_peak_rss()};
+                               bench_peak_rss(),
+                               -1,
+                               -1};
     bench_report_print(c, name, &res, out);
     int rc = s.finished == (long)s.n_wls ? 0 : 1;
     if (rc)

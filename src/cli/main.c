@@ -32,6 +32,7 @@ static const struct command commands[] = {
     {"version", cmd_version, "print the version"},
     {"validate", cli_validate, "check YAML/JSON files as the API server and Kueue would"},
     {"schedule", cli_schedule, "run the admission engine offline on files"},
+    {"explain", cli_explain, "explain a workload's admission, preemption and waiting"},
     {"bench", cli_bench, "Kueue's scalability test; engine micro-benchmarks"},
     {"serve", cli_serve, "run the Kubernetes-compatible API server"},
     {"token", cli_token, "issue a tenant token for the API server"},
@@ -48,6 +49,11 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* Run as a kubectl plugin (kubectl kueue ...). */
+    const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+    base = base ? base + 1 : argc > 0 ? argv[0] : "";
+    if (!strcmp(base, "kubectl-kueue"))
+        return cli_kueuectl(argc, argv);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -23,6 +23,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "controller/admission.h"
+#include "controller/explain.h"
 #include "controller/jobs/job.h"
 #include "engine/engine.h"
 
@@ -50,6 +51,7 @@ struct run {
     struct eng *eng;
     struct map by_key; /* workload key -> index + 1 in docs */
     int64_t now;
+    bool explain; /* keep what `cueue explain -f` needs */
     /* results */
     json_t *admitted;
     json_t *preempted;
@@ -84,6 +86,9 @@ static const char *jstr(const json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
+/* The command named in error messages: `cueue explain -f` runs here too. */
+static const char *prog = "cueue schedule";
+
 /* "cueue schedule: FILE: document N: Kind/[ns/]name: path: message" (the
  * object is named in e, see decode_doc). */
 static int bad_input(const char *file, size_t index, const json_t *doc, const struct err *e)
@@ -91,11 +96,11 @@ static int bad_input(const char *file, size_t index, const json_t *doc, const st
     struct sb sb = SB_INIT;
     err_format(e, &sb);
     if (e->object[0]) {
-        fprintf(stderr, "cueue schedule: %s: document %zu: %s\n", file, index, sb_str(&sb));
+        fprintf(stderr, "%s: %s: document %zu: %s\n", prog, file, index, sb_str(&sb));
     } else {
         const char *kind = jstr(doc, "kind"), *name = api_doc_meta_str(doc, "name");
-        fprintf(stderr, "cueue schedule: %s: document %zu: %s/%s: %s\n", file, index,
-                kind ? kind : "?", name ? name : "?", sb_str(&sb));
+        fprintf(stderr, "%s: %s: document %zu: %s/%s: %s\n", prog, file, index, kind ? kind : "?",
+                name ? name : "?", sb_str(&sb));
     }
     sb_release(&sb);
     return 2;
@@ -255,7 +260,7 @@ static int load(struct run *r)
             return rc;
     }
     /* The engine, with the configuration. */
-    struct eng_options opt = {0};
+    struct eng_options opt = {.record_preemptions = r->explain};
     for (size_t i = 0; i < r->n_docs; i++)
         if (r->docs[i].obj && r->docs[i].obj->kind == API_KIND_CONFIGURATION)
             opt.config = r->docs[i].obj->u.config;
@@ -559,6 +564,58 @@ static void release(struct run *r)
     json_decref(r->evicted);
 }
 
+/* Read files (owned by r from here on), load them and run the cycles. */
+static int run_files(struct run *r, const char **files, size_t n_files, const char *now,
+                     long cycles, int *ran)
+{
+    r->files = files;
+    r->now = tm_now_ms();
+    r->admitted = json_array();
+    r->preempted = json_array();
+    r->evicted = json_array();
+    if (now) {
+        struct err e;
+        err_init(&e);
+        if (tm_parse_rfc3339(now, &r->now, &e)) {
+            fprintf(stderr, "%s: --now: %s\n", prog, e.message);
+            return 2;
+        }
+    }
+    r->streams = xcalloc(n_files + 1, sizeof(*r->streams));
+    r->n_streams = n_files;
+    for (size_t i = 0; i < n_files; i++) {
+        struct err e;
+        err_init(&e);
+        if (codec_read_file(files[i], &r->streams[i], &e)) {
+            struct sb sb = SB_INIT;
+            err_format(&e, &sb);
+            fprintf(stderr, "%s: %s: %s\n", prog, files[i], sb_str(&sb));
+            sb_release(&sb);
+            return 2;
+        }
+    }
+    int rc = load(r);
+    if (rc)
+        return rc;
+    *ran = run_cycles(r, cycles);
+    write_remaining(r);
+    return 0;
+}
+
+int cli_schedule_explain(const char *const *files, size_t n_files, const char *now, long cycles,
+                         const char *ns, const char *name, json_t **out)
+{
+    struct run r = {.explain = true};
+    prog = "cueue explain";
+    const char **copy = xcalloc(n_files + 1, sizeof(*copy));
+    memcpy(copy, files, n_files * sizeof(*copy));
+    int ran = 0;
+    int rc = run_files(&r, copy, n_files, now, cycles, &ran);
+    *out = rc ? NULL : explain_json(r.eng, ns, name);
+    release(&r);
+    return rc;
+}
+
 int cli_schedule(int argc, char **argv)
 {
     struct run r = {0};
@@ -609,39 +666,10 @@ int cli_schedule(int argc, char **argv)
         free(files);
         return 2;
     }
-    r.now = tm_now_ms();
-    if (now) {
-        struct err e;
-        err_init(&e);
-        if (tm_parse_rfc3339(now, &r.now, &e)) {
-            fprintf(stderr, "cueue schedule: --now: %s\n", e.message);
-            free(files);
-            return 2;
-        }
-    }
-    r.files = files;
-    r.streams = xcalloc(n_files + 1, sizeof(*r.streams));
-    r.n_streams = n_files;
-    r.admitted = json_array();
-    r.preempted = json_array();
-    r.evicted = json_array();
-    for (size_t i = 0; i < n_files; i++) {
-        struct err e;
-        err_init(&e);
-        if (codec_read_file(files[i], &r.streams[i], &e)) {
-            struct sb sb = SB_INIT;
-            err_format(&e, &sb);
-            fprintf(stderr, "cueue schedule: %s: %s\n", files[i], sb_str(&sb));
-            sb_release(&sb);
-            rc = 2;
-            goto out;
-        }
-    }
-    rc = load(&r);
+    int ran = 0;
+    rc = run_files(&r, files, n_files, now, cycles, &ran);
     if (rc)
         goto out;
-    int ran = run_cycles(&r, cycles);
-    write_remaining(&r);
     json_t *out = result(&r, ran);
     struct sb sb = SB_INIT;
     if (!strcmp(fmt, "yaml")) {

@@ -25,6 +25,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "base/time.h"
 #include "cli/cli.h"
 #include "cli/daemon.h"
 #include "controller/api_client.h"
@@ -65,6 +66,11 @@ static void serve_usage(FILE *out)
         "                         (default), or share this machine's\n"
         "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
         "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
+        "  --decision-log-max-age DURATION\n"
+        "                         keep the scheduler's decisions (cueue explain --history)\n"
+        "                         this long (default 24h)\n"
+        "  --decision-log-max-entries N\n"
+        "                         and at most this many (default 100000)\n"
         "  --watch-history N      changes kept for watches to resume from (default 100000);\n"
         "                         a watch from an older version gets 410 Expired\n"
         "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
@@ -176,6 +182,8 @@ struct serve_opts {
     const char *feature_gates;
     int64_t event_ttl_s;  /* < 0: never */
     size_t watch_history; /* 0: the store's default */
+    int64_t dlog_age_s;   /* decision log bounds */
+    size_t dlog_max;
     bool insecure;
     bool verbose;
     const char *zap_encoder, *zap_level;
@@ -216,6 +224,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"watch-history", required_argument, NULL, 'w'},
         {"zap-encoder", required_argument, NULL, 'E'},
         {"zap-log-level", required_argument, NULL, 'L'},
+        {"decision-log-max-age", required_argument, NULL, 'A'},
+        {"decision-log-max-entries", required_argument, NULL, 'M'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -225,7 +235,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                              .controllers = "all",
                              .executor = "local",
                              .pod_network = "private",
-                             .event_ttl_s = 3600};
+                             .event_ttl_s = 3600,
+                             .dlog_age_s = 86400,
+                             .dlog_max = 100000};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -270,6 +282,29 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                 return 2;
             }
             o->watch_history = (size_t)v;
+            break;
+        }
+        case 'A':
+            o->dlog_age_s = parse_duration(optarg);
+            if (o->dlog_age_s < 0) {
+                fprintf(stderr,
+                        "cueue serve: --decision-log-max-age must be a positive duration (30s, "
+                        "10m, 24h), got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'M': {
+            char *end;
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno || *end || v < 1 || v > 100000000) {
+                fprintf(stderr,
+                        "cueue serve: --decision-log-max-entries must be 1-100000000, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->dlog_max = (size_t)v;
             break;
         }
         case 't':
@@ -344,6 +379,49 @@ static int publish(const struct serve_opts *o, const char *url, const char *ca_p
     rc = srv_write_file(kc_path, kc.buf, kc.len, 0600, e);
     sb_release(&kc);
     return rc;
+}
+
+/* The controllers behind the explain endpoint: set once they started,
+ * cleared before they stop (an explanation in flight holds mu). */
+struct ctl_ref {
+    pthread_mutex_t mu;
+    struct ctl *ctl;
+};
+
+static json_t *serve_explain(void *arg, const char *ns, const char *name)
+{
+    struct ctl_ref *r = arg;
+    pthread_mutex_lock(&r->mu);
+    json_t *a = r->ctl ? ctl_explain(r->ctl, ns, name, 10000) : NULL;
+    pthread_mutex_unlock(&r->mu);
+    return a;
+}
+
+static void serve_dlog_append(void *arg, const json_t *entries, int64_t now_ms)
+{
+    struct err e;
+    err_init(&e);
+    if (store_dlog_append(arg, entries, now_ms, &e))
+        log_warn("decision log: %s", e.message);
+}
+
+static json_t *serve_dlog_read(void *arg, const char *ns, const char *name, size_t limit)
+{
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    if (store_dlog_read(arg, ns, name, limit, tm_now_ms(), &out, &e)) {
+        log_warn("decision log: %s", e.message);
+        return NULL;
+    }
+    return out;
+}
+
+static void ctl_ref_clear(struct ctl_ref *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->ctl = NULL;
+    pthread_mutex_unlock(&r->mu);
 }
 
 static char *serve_metrics(void *arg)
@@ -441,6 +519,29 @@ int cli_serve(int argc, char **argv)
         sopts.pending = vis_pending;
         sopts.pending_arg = vis;
     }
+    /* `cueue explain` asks the controllers, once they run. */
+    struct ctl_ref ref = {PTHREAD_MUTEX_INITIALIZER, NULL};
+    if (!strcmp(o.controllers, "all")) {
+        sopts.explain = serve_explain;
+        sopts.explain_arg = &ref;
+    }
+    /* The scheduler's decisions, in the store's database. */
+    struct store_dlog *dlog = NULL;
+    if (!strcmp(o.controllers, "all")) {
+        struct store_dlog_options dopt = {
+            .path = db, .max_age_ms = o.dlog_age_s * 1000, .max_entries = o.dlog_max};
+        if (store_dlog_open(&dopt, &dlog, &e)) {
+            int frc = fail(&e);
+            mreg_free(metrics);
+            vis_free(vis);
+            store_close(st);
+            srv_tls_release(&tls);
+            srv_datadir_close(&dd);
+            return frc;
+        }
+        sopts.decisions = serve_dlog_read;
+        sopts.decisions_arg = dlog;
+    }
     struct srv *s = NULL;
     int rc = 0;
     /* The built-in admission applies Kueue's Job management settings. */
@@ -471,13 +572,20 @@ int cli_serve(int argc, char **argv)
     struct ctl *ctl = NULL;
     struct node *node = NULL;
     if (run_ctl) {
-        struct ctl_options co = {
-            .client = ac, .config_path = o.config, .metrics = metrics, .visibility = vis};
+        struct ctl_options co = {.client = ac,
+                                 .config_path = o.config,
+                                 .metrics = metrics,
+                                 .visibility = vis,
+                                 .decisions = serve_dlog_append,
+                                 .decisions_arg = dlog};
         if (ctl_start(&co, &ctl, &e)) {
             rc = fail(&e);
             ac_free(ac);
             goto out_srv;
         }
+        pthread_mutex_lock(&ref.mu);
+        ref.ctl = ctl;
+        pthread_mutex_unlock(&ref.mu);
     }
     if (run_node) {
         const char *hide[] = {kc_path, NULL};
@@ -488,6 +596,7 @@ int cli_serve(int argc, char **argv)
                                   .host_network = !strcmp(o.pod_network, "host")};
         if (node_start(&no, &node, &e)) {
             rc = fail(&e);
+            ctl_ref_clear(&ref);
             ctl_stop(ctl);
             ac_free(ac);
             goto out_srv;
@@ -496,12 +605,14 @@ int cli_serve(int argc, char **argv)
 
     cli_signals_wait(&set);
     node_stop(node);
+    ctl_ref_clear(&ref);
     ctl_stop(ctl);
     ac_free(ac);
 out_srv:
     srv_stop(s);
     mreg_free(metrics);
     vis_free(vis);
+    store_dlog_close(dlog);
 out_store:
     api_object_free(cfg);
     store_close(st);

@@ -27,9 +27,11 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/admission.h"
+#include "controller/explain.h"
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/pod/pod.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
 #include "controller/visibility.h"
@@ -49,7 +51,39 @@ static const char *const res_keys[CK_N] = {
     [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
+    [CK_POD] = "pods",
+    [CK_JOBSET] = "jobsets.jobset.x-k8s.io",
+    [CK_PYTORCHJOB] = "pytorchjobs.kubeflow.org",
+    [CK_TFJOB] = "tfjobs.kubeflow.org",
+    [CK_XGBOOSTJOB] = "xgboostjobs.kubeflow.org",
+    [CK_PADDLEJOB] = "paddlejobs.kubeflow.org",
+    [CK_JAXJOB] = "jaxjobs.kubeflow.org",
+    [CK_MPIJOB] = "mpijobs.kubeflow.org",
 };
+
+/* Kinds an API server serves only once their CRD is installed, which no
+ * built-in table names: the store and the HTTP client find them by key
+ * and path. */
+#define CRD_RES(g, v, p, s, k)                                                                     \
+    {                                                                                              \
+        .group = g, .version = v, .plural = p, .singular = s, .kind = k, .key = p "." g,           \
+        .namespaced = true, .has_status = true, .custom = true                                     \
+    }
+static const struct store_resource crd_res[] = {
+    CRD_RES("jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet"),
+    CRD_RES("kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob"),
+    CRD_RES("kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob"),
+    CRD_RES("kubeflow.org", "v1", "xgboostjobs", "xgboostjob", "XGBoostJob"),
+    CRD_RES("kubeflow.org", "v1", "paddlejobs", "paddlejob", "PaddleJob"),
+    CRD_RES("kubeflow.org", "v1", "jaxjobs", "jaxjob", "JAXJob"),
+    CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
+};
+
+/* Kinds served from CRDs, which a server may lack: not waited for. */
+static bool from_crd(enum ctl_kind k)
+{
+    return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
+}
 
 static const enum api_kind engine_kind[CK_N] = {
     [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
@@ -57,7 +91,7 @@ static const enum api_kind engine_kind[CK_N] = {
     [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
     [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN,
+    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -417,14 +451,16 @@ static void enqueue_children(struct ctl *c, const char *ns, const char *parent)
 /* A Workload created after a Job that names it as prebuilt. */
 static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *name)
 {
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
-        const char *p = job_prebuilt_name(val);
-        const char *jns = mstr(val, "namespace");
-        if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
-            ctl_enqueue(c, "J:", jns, mstr(val, "name"));
+    for (size_t i = 0; i < ctl_n_integs; i++) {
+        size_t it = 0;
+        const char *key;
+        void *val;
+        while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+            const char *p = jf_prebuilt_name(val);
+            const char *jns = mstr(val, "namespace");
+            if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
+                ctl_enqueue(c, ctl_integs[i].prefix, jns, mstr(val, "name"));
+        }
     }
 }
 
@@ -450,26 +486,41 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_forget_metrics(c, co);
         }
     }
-    switch (k) {
-    case CK_JOB:
-        ctl_enqueue(c, "J:", ns, name);
+    const struct ctl_integ *integ = ctl_integ_of(k);
+    if (integ) {
+        const struct ctl_integ *ig = integ;
+        ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
             /* Its Workload may wait for this to drop its finalizer. */
             char wname[300];
-            job_workload_name_for(obj, wname, sizeof(wname));
+            jf_workload_name_for(ig->ji, obj, wname, sizeof(wname));
             ctl_enqueue(c, "W:", ns, wname);
         }
-        if (!prev && !deleted && name)
+        if (k == CK_JOB && !prev && !deleted && name)
             note_child(c, obj);
-        break;
+        if (k == CK_POD && pod_group_name(obj))
+            ctl_enqueue(c, "G:", ns, pod_group_name(obj));
+        return;
+    }
+    switch (k) {
     case CK_WL: {
-        const json_t *owner = controller_owner(obj, "Job");
+        const json_t *owner = NULL;
+        const struct ctl_integ *ig = NULL;
+        for (size_t i = 0; i < ctl_n_integs && !owner; i++) {
+            ig = &ctl_integs[i];
+            owner = controller_owner(obj, ig->ji->kind);
+        }
         if (owner && jstr(owner, "name")) {
-            ctl_enqueue(c, "J:", ns, jstr(owner, "name"));
-            enqueue_children(c, ns, jstr(owner, "name"));
+            ctl_enqueue(c, ig->prefix, ns, jstr(owner, "name"));
+            if (ig->k == CK_JOB)
+                enqueue_children(c, ns, jstr(owner, "name"));
         } else if (!prev && !deleted) {
             enqueue_prebuilt_users(c, ns, name);
         }
+        const char *grp = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                               POD_IS_GROUP_WORKLOAD);
+        if (grp && !strcmp(grp, "true"))
+            ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
         if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
@@ -515,15 +566,17 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     case CK_WPC: {
         if (!deleted && (!prev || !same_field(prev, obj, "value")))
             ctl_enqueue(c, "P:", NULL, name);
-        /* A Job naming a class that did not exist gets its Workload now. */
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (map_next(&c->res[CK_JOB].cache, &it, &key, &val)) {
-            const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
-                                 JOB_PRIORITY_LABEL);
-            if (l && name && !strcmp(l, name))
-                ctl_enqueue(c, "J:", mstr(val, "namespace"), mstr(val, "name"));
+        /* A job naming a class that did not exist gets its Workload now. */
+        for (size_t i = 0; i < ctl_n_integs; i++) {
+            size_t it = 0;
+            const char *key;
+            void *val;
+            while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+                const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
+                                     JF_PRIORITY_LABEL);
+                if (l && name && !strcmp(l, name))
+                    ctl_enqueue(c, ctl_integs[i].prefix, mstr(val, "namespace"), mstr(val, "name"));
+            }
         }
         break;
     }
@@ -674,13 +727,18 @@ int ctl_add_finalizer_fn(json_t *obj, void *arg, struct err *e)
 
 void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o)
 {
-    if (!has_finalizer(o, JOB_RESOURCE_IN_USE))
+    ctl_remove_finalizer_named(c, k, o, JOB_RESOURCE_IN_USE);
+}
+
+void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o, const char *fin)
+{
+    if (!has_finalizer(o, fin))
         return;
     struct err e;
     err_init(&e);
     json_t *out = NULL;
     int rc = ac_update_retry(c->ac, c->res[k].r, mstr(o, "namespace"), mstr(o, "name"),
-                             ctl_remove_finalizer_fn, (void *)JOB_RESOURCE_IN_USE, &out, &e);
+                             ctl_remove_finalizer_fn, (void *)fin, &out, &e);
     if (rc && rc != ERR_NOT_FOUND)
         ctl_log_err("finalizer removal", &e);
     if (!rc && out && rv_of(out))
@@ -735,8 +793,8 @@ static void process_queue(struct ctl *c)
         }
         if (strlen(k) > 2) {
             switch (k[0]) {
-            case 'J':
-                ctl_reconcile_job(c, ns, name);
+            case 'G':
+                ctl_reconcile_pod_group(c, ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
@@ -754,6 +812,8 @@ static void process_queue(struct ctl *c)
                 ctl_reconcile_ac(c, name);
                 break;
             default:
+                if (ctl_integ_by_prefix(k[0]))
+                    ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
                 break;
             }
         }
@@ -761,25 +821,111 @@ static void process_queue(struct ctl *c)
     }
 }
 
-/* Periodic pass: backoffs that ended, and workloads whose requeueAt passed. */
-static void periodic(struct ctl *c)
+/* Nothing here scans every Workload on a timer: a deadline (requeueAt, the
+ * PodsReady timeout, the maximum execution time) is a delayed requeue of its
+ * own Workload (ctl_recheck), set when the Workload is reconciled. */
+
+/* ---- explanations --------------------------------------------------------------------- */
+
+json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout_ms)
 {
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
-        const json_t *rq = cond(val, "Requeued");
-        if ((rq && jstr(rq, "status") && !strcmp(jstr(rq, "status"), "False")) ||
-            (cond_is(val, "QuotaReserved", "True") && !cond_is(val, "Finished", "True") &&
-             !cond_is(val, "PodsReady", "True")))
-            ctl_enqueue(c, "W:", mstr(val, "namespace"), mstr(val, "name"));
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += timeout_ms / 1000;
+    dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
     }
+    pthread_mutex_lock(&c->ask_mu);
+    while (c->ask_busy)
+        if (pthread_cond_timedwait(&c->ask_cond, &c->ask_mu, &dl) == ETIMEDOUT) {
+            pthread_mutex_unlock(&c->ask_mu);
+            return NULL;
+        }
+    c->ask_busy = c->ask_pending = true;
+    c->ask_done = false;
+    c->ask_seq++;
+    snprintf(c->ask_ns, sizeof(c->ask_ns), "%s", ns);
+    snprintf(c->ask_name, sizeof(c->ask_name), "%s", name);
+    pthread_mutex_unlock(&c->ask_mu);
+    if (write(c->wake[1], "e", 1) < 0) {
+        /* the loop also wakes every 100 ms */
+    }
+    pthread_mutex_lock(&c->ask_mu);
+    while (!c->ask_done)
+        if (pthread_cond_timedwait(&c->ask_cond, &c->ask_mu, &dl) == ETIMEDOUT)
+            break;
+    json_t *a = c->ask_done ? c->ask_answer : NULL;
+    c->ask_answer = NULL;
+    c->ask_busy = c->ask_pending = c->ask_done = false;
+    c->ask_seq++; /* an answer still being computed is dropped */
+    pthread_cond_broadcast(&c->ask_cond);
+    pthread_mutex_unlock(&c->ask_mu);
+    return a;
+}
+
+void ctl_log(struct ctl *c, json_t *entry)
+{
+    if (!entry)
+        return;
+    if (!c->dlog) {
+        json_decref(entry);
+        return;
+    }
+    if (!c->dlog_batch)
+        c->dlog_batch = json_array();
+    json_array_append_new(c->dlog_batch, entry);
+}
+
+static void dlog_flush(struct ctl *c)
+{
+    if (!c->dlog_batch || !json_array_size(c->dlog_batch))
+        return;
+    c->dlog(c->dlog_arg, c->dlog_batch, tm_now_ms());
+    json_array_clear(c->dlog_batch);
+}
+
+/* Answer the pending question, if any (on the loop's thread). */
+static void answer(struct ctl *c, bool ready)
+{
+    pthread_mutex_lock(&c->ask_mu);
+    if (!c->ask_pending) {
+        pthread_mutex_unlock(&c->ask_mu);
+        return;
+    }
+    c->ask_pending = false;
+    uint64_t seq = c->ask_seq;
+    char ns[sizeof(c->ask_ns)], name[sizeof(c->ask_name)];
+    memcpy(ns, c->ask_ns, sizeof(ns));
+    memcpy(name, c->ask_name, sizeof(name));
+    pthread_mutex_unlock(&c->ask_mu);
+    json_t *a = ready ? explain_json(c->eng, ns, name) : NULL;
+    pthread_mutex_lock(&c->ask_mu);
+    if (c->ask_seq == seq && c->ask_busy) {
+        c->ask_answer = a;
+        c->ask_done = true;
+        pthread_cond_broadcast(&c->ask_cond);
+    } else {
+        json_decref(a);
+    }
+    pthread_mutex_unlock(&c->ask_mu);
+}
+
+/* Every informer has listed once. A cluster without resource.k8s.io/v1
+ * has no templates to wait for, nor one without an integration's CRD its
+ * objects; they are taken whenever they come. */
+static bool all_listed(struct ctl *c)
+{
+    for (int k = 0; k < CK_N; k++)
+        if (!from_crd(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
+            return false;
+    return true;
 }
 
 static void *loop(void *arg)
 {
     struct ctl *c = arg;
-    int64_t next_periodic = 0;
     int64_t next_le = 0;
     while (!c->stop) {
         struct pollfd fds[CK_N + 1];
@@ -806,13 +952,8 @@ static void *loop(void *arg)
         }
         for (int k = 0; k < CK_N; k++)
             inf_dispatch(c->res[k].inf);
-        if (!c->listed) {
-            bool all = true;
-            for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
-            if (all)
-                __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
-        }
+        if (!c->listed && all_listed(c))
+            __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
         now = tm_monotonic_ms();
         if (c->le && now >= next_le) {
             next_le = now + le_tick(c->le, tm_now_ms());
@@ -823,15 +964,12 @@ static void *loop(void *arg)
                 log_warn("controller: lost the leadership; reconciling stops");
             c->leading = lead;
         }
+        if (!c->leading || !c->synced)
+            answer(c, false);
         if (!c->leading)
             continue;
         if (!c->synced) {
-            bool all = true;
-            /* A cluster without resource.k8s.io/v1 has no templates to
-             * wait for; they are applied whenever they come. */
-            for (int k = 0; k < CK_N; k++)
-                all &= k == CK_RCT || inf_has_synced(c->res[k].inf);
-            if (!all)
+            if (!all_listed(c))
                 continue;
             rebuild_engine(c);
             log_info("controller: caches synced, %zu workloads, %zu jobs", c->res[CK_WL].cache.len,
@@ -842,11 +980,9 @@ static void *loop(void *arg)
         if (c->cycle_dirty || now >= c->next_cycle_ms)
             ctl_run_cycles(c);
         process_queue(c);
+        dlog_flush(c);
+        answer(c, true);
         now = tm_monotonic_ms();
-        if (now >= next_periodic) {
-            periodic(c);
-            next_periodic = now + CYCLE_INTERVAL_MS;
-        }
         if (c->status_dirty && now >= c->next_status_ms) {
             c->status_dirty = false;
             ctl_queue_status(c);
@@ -890,6 +1026,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     c->ac = o->client;
     c->metrics = o->metrics;
     c->vis = o->visibility;
+    c->dlog = o->decisions;
+    c->dlog_arg = o->decisions_arg;
     if (o->config_path) {
         int rc = ctl_config_load(o->config_path, &c->config, e);
         if (rc) {
@@ -898,8 +1036,11 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         }
     }
     struct eng_options eo = {.config = c->config ? c->config->u.config : NULL,
-                             .requeue_batch_ms = REQUEUE_BATCH_MS};
+                             .requeue_batch_ms = REQUEUE_BATCH_MS,
+                             .record_preemptions = true};
     c->eng = eng_new(&eo);
+    pthread_mutex_init(&c->ask_mu, NULL);
+    pthread_cond_init(&c->ask_cond, NULL);
     c->q = wq_new(NULL);
     if (pipe(c->wake)) {
         eng_free(c->eng);
@@ -915,10 +1056,19 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->c = c;
         r->kind = (enum ctl_kind)k;
         r->r = store_resource_find(res_keys[k]);
+        for (size_t i = 0; !r->r && i < sizeof(crd_res) / sizeof(crd_res[0]); i++)
+            if (!strcmp(crd_res[i].key, res_keys[k]))
+                r->r = &crd_res[i];
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
+        /* Only the Pods Kueue's admission labelled: a Job's are not read. */
+        if (k == CK_POD)
+            io.label_selector = POD_MANAGED_LABEL "=true";
         r->inf = inf_new(c->ac, r->r, &io, &h);
+        const struct ctl_integ *ig = ctl_integ_of(r->kind);
+        r->off =
+            ig && ig->k != CK_JOB && !jf_enabled(ig->ji, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {
@@ -937,6 +1087,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         c->leading = false;
     }
     for (int k = 0; k < CK_N; k++) {
+        if (c->res[k].off)
+            continue;
         int rc = inf_start(c->res[k].inf, e);
         if (rc) {
             ctl_stop(c);
@@ -1008,5 +1160,9 @@ void ctl_stop(struct ctl *c)
     api_object_free(c->config);
     close(c->wake[0]);
     close(c->wake[1]);
+    json_decref(c->ask_answer);
+    json_decref(c->dlog_batch);
+    pthread_cond_destroy(&c->ask_cond);
+    pthread_mutex_destroy(&c->ask_mu);
     free(c);
 }

@@ -31,6 +31,11 @@ struct ctl_options {
     const char *lease_namespace; /* for leader election; NULL = "kube-system" */
     struct mreg *metrics;        /* Prometheus metrics (borrowed), or NULL */
     struct vis *visibility;      /* pending-workloads snapshot (borrowed), or NULL */
+    /* The decision log: called on the controllers' thread with the entries
+     * of each round (an array, borrowed; controller/explain.h). NULL: no
+     * entry is even built. */
+    void (*decisions)(void *arg, const json_t *entries, int64_t now_ms);
+    void *decisions_arg;
 };
 
 /* Read a Configuration file (config.kueue.x-k8s.io/v1beta2), defaulted as
@@ -52,6 +57,11 @@ bool ctl_synced(const struct ctl *c);
  * when the controllers do not watch resource. */
 json_t *ctl_cached(const struct ctl *c, const char *resource, const char *ns, const char *name,
                    bool *synced);
+/* The WorkloadExplanation of ns/name (controller/explain.h; owned), asked
+ * of the controllers' thread from any other thread. NULL when the
+ * workload is not known to the engine, the controllers are not leading or
+ * synced, or no answer came within timeout_ms. */
+json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout_ms);
 /* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 

@@ -4,9 +4,9 @@
  * (informers, the cache, writes, events, metrics); core/ holds the
  * scheduler's writes (scheduler.c), the Workload status writers
  * (wlstatus.c), the workload reconciler (workload.c) and the queue
- * reconcilers (queues.c); jobframework/reconciler.c is the job reconciler
- * over the batch/v1 Job integration of jobs/job.c. All of them run on the
- * one loop thread and share one cache. */
+ * reconcilers (queues.c); jobframework/reconciler.c is the generic job
+ * reconciler over the integrations of jobs/ (jobframework.h). All of them
+ * run on the one loop thread and share one cache. */
 #ifndef CUEUE_CONTROLLER_CTL_INT_H
 #define CUEUE_CONTROLLER_CTL_INT_H
 
@@ -33,8 +33,9 @@ struct wq;
 #define COMPONENT_ADMISSION "kueue-admission"
 #define COMPONENT_WORKLOAD "kueue-workload-controller"
 #define COMPONENT_JOB "batch/job-kueue-controller"
-#define CYCLE_INTERVAL_MS 1000 /* backoffs (requeueAt) are noticed this often */
+#define CYCLE_INTERVAL_MS 1000 /* a cycle runs at least this often */
 #define STATUS_INTERVAL_MS 200 /* queue status is rewritten at most this often */
+#define STATUS_COST_RATIO 9    /* and after at least 9x as long as the last pass took */
 #define REQUEUE_BATCH_MS 1000  /* Kueue requeues inadmissible workloads in one-second batches */
 
 enum ctl_kind {
@@ -50,6 +51,14 @@ enum ctl_kind {
     CK_RCT, /* ResourceClaimTemplates: DRA quota */
     CK_WL,
     CK_JOB,
+    CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
+    CK_JOBSET, /* likewise; its CRD may come later */
+    CK_PYTORCHJOB,
+    CK_TFJOB,
+    CK_XGBOOSTJOB,
+    CK_PADDLEJOB,
+    CK_JAXJOB,
+    CK_MPIJOB,
     CK_N
 };
 
@@ -63,6 +72,7 @@ struct ctl_res {
     const struct store_resource *r;
     struct inf *inf;
     struct map cache; /* key -> json_t * (owned reference) */
+    bool off;         /* a disabled integration's kind: not watched */
 };
 
 struct ctl {
@@ -70,7 +80,9 @@ struct ctl {
     struct ctl_res res[CK_N];
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
-    struct wq *q; /* "J:ns/name" jobs, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
+    struct wq *q;              /* "J:ns/name" jobs, "O:ns/name" pods, "S:ns/name" JobSets,
+                                * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "W:ns/name" workloads,
+                                * "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
@@ -83,6 +95,18 @@ struct ctl {
     bool started;
     int wake[2];
     volatile int stop;
+    /* ctl_explain: one question at a time from other threads, answered by
+     * the loop (the engine is the loop's alone). */
+    pthread_mutex_t ask_mu;
+    pthread_cond_t ask_cond;
+    bool ask_busy, ask_pending, ask_done;
+    uint64_t ask_seq; /* the question being asked */
+    char ask_ns[256], ask_name[256];
+    json_t *ask_answer;
+    /* The decision log (ctl_options.decisions) and this round's entries. */
+    void (*dlog)(void *arg, const json_t *entries, int64_t now_ms);
+    void *dlog_arg;
+    json_t *dlog_batch;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
     /* Child Jobs seen, by their parent Job: "ns/parent" -> owned string of
@@ -195,6 +219,14 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
 /* Emit a core/v1 Event about obj. */
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
                const char *component, const char *fmt, ...) CU_PRINTF(6, 7);
+/* Append entry (stolen; NULL ignored) to the decision log's batch, written
+ * at the end of the loop's round. Without a log it is dropped. */
+void ctl_log(struct ctl *c, json_t *entry);
+/* Is the decision log on (build entries only then)? */
+static inline bool ctl_logging(const struct ctl *c)
+{
+    return c->dlog != NULL;
+}
 
 /* Replace the object (or its status subresource) through fn with retries
  * on conflict; the stored result is observed. 0, or the error (logged
@@ -212,6 +244,8 @@ int ctl_patch(struct ctl *c, enum ctl_kind k, const char *ns, const char *name, 
 int ctl_add_finalizer_fn(json_t *obj, void *arg, struct err *e);
 int ctl_remove_finalizer_fn(json_t *obj, void *arg, struct err *e);
 void ctl_remove_finalizer(struct ctl *c, enum ctl_kind k, const json_t *o);
+/* Removing the finalizer fin from o (a no-op when o has none). */
+void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o, const char *fin);
 
 /* Metrics (observability.md §1): labels are (name, value) pairs,
  * NULL-terminated; replica_role is appended. */
@@ -323,6 +357,28 @@ void ctl_reconcile_ac(struct ctl *c, const char *name);
 
 /* ---- jobframework/reconciler.c ------------------------------------------------- */
 
-void ctl_reconcile_job(struct ctl *c, const char *ns, const char *name);
+struct jf_integration;
+
+/* An integration, the cache kind of its objects and its work-queue prefix. */
+struct ctl_integ {
+    const struct jf_integration *ji;
+    enum ctl_kind k;
+    const char *prefix;
+};
+extern const struct ctl_integ ctl_integs[];
+extern const size_t ctl_n_integs;
+/* The cached object of an integration that controls wl (borrowed), or
+ * NULL; *owner is its owner reference (borrowed), or NULL. */
+const json_t *ctl_owner_job(struct ctl *c, const json_t *wl, const json_t **owner);
+/* The integration of a cache kind or of a work-queue prefix, or NULL. */
+const struct ctl_integ *ctl_integ_of(enum ctl_kind k);
+const struct ctl_integ *ctl_integ_by_prefix(char p);
+
+void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name);
+
+/* ---- jobframework/podgroup.c ---------------------------------------------------- */
+
+/* The Pods of group g in ns and their Workload ("G:ns/g" keys). */
+void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
 
 #endif

@@ -182,6 +182,22 @@ static int64_t acc_get(const struct fa_assignment *a, int fr)
     return 0;
 }
 
+static const char *pmode_name(enum fa_pmode m)
+{
+    switch (m) {
+    case FA_P_FIT:
+        return "Fit";
+    case FA_P_PREEMPT:
+        return "Preempt";
+    case FA_P_RECLAIM:
+        return "Reclaim";
+    case FA_P_NO_CANDIDATES:
+        return "NoCandidates";
+    default:
+        return "NoFit";
+    }
+}
+
 static bool can_preempt_while_borrowing(const struct eng *eng, const struct eng_cq *cq)
 {
     return cq->preemption.borrow_policy != API_BORROW_NEVER ||
@@ -209,13 +225,18 @@ static struct fit fits_quota(struct eng *eng, struct eng_cq *cq, const struct en
         if (*kind < FA_R_EXCEEDS_MAX_QUOTA)
             *kind = FA_R_EXCEEDS_MAX_QUOTA;
         out.mode = FA_P_NOFIT;
+        if (eng->why)
+            why_try(eng, cq, eng->fr_flavor[fr], fr, "NoFit", r->items[r->n - 1], prev, req, 0);
         return out;
     }
     bool may_reclaim = false;
     out.level = coh_borrow_level(&cq->node, fr, val, &may_reclaim);
     int64_t avail = coh_available(&cq->node, fr);
-    if (val <= avail)
+    if (val <= avail) {
+        if (eng->why)
+            why_try(eng, cq, eng->fr_flavor[fr], fr, "Fit", NULL, prev, req, out.level);
         return out;
+    }
     q_format_resource(rname, sat_sub(val, avail), a, sizeof(a));
     reason_add(eng, r, "insufficient unused quota for %s in flavor %s, %s more needed", rname,
                fname, a);
@@ -223,9 +244,14 @@ static struct fit fits_quota(struct eng *eng, struct eng_cq *cq, const struct en
         *kind = FA_R_WAITING_FOR_QUOTA;
     if (cq->node.nominal[fr] >= val || may_reclaim || can_preempt_while_borrowing(eng, cq)) {
         out.mode = pre_oracle(eng, cq, wl, fr, val, &out.level);
+        if (eng->why)
+            why_try(eng, cq, eng->fr_flavor[fr], fr, pmode_name(out.mode), r->items[r->n - 1], prev,
+                    req, out.level);
         return out;
     }
     out.mode = FA_P_NOFIT;
+    if (eng->why)
+        why_try(eng, cq, eng->fr_flavor[fr], fr, "NoFit", r->items[r->n - 1], prev, req, out.level);
     return out;
 }
 
@@ -308,6 +334,8 @@ static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *
         last = (int)i;
         any_attempt = true;
         if (!flavor_matches(eng, ps, g->flavors[i], r)) {
+            if (eng->why)
+                why_try(eng, cq, g->flavors[i], -1, "NoMatch", r->items[r->n - 1], 0, 0, 0);
             least = (least == FA_R_NONE || least > FA_R_NO_MATCHING_FLAVOR)
                         ? FA_R_NO_MATCHING_FLAVOR
                         : least;
@@ -394,6 +422,7 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
         struct fa_ps *fp = &out->ps[p];
         out->n_ps = p + 1;
         fp->count = counts ? counts[p] : ps->count;
+        eng->why_ps = p;
         fp->mode = FA_FIT;
         fp->items = cyc_alloc(eng, (ps->n_req + 1) * sizeof(*fp->items));
         fp->tried = cyc_alloc(eng, (ps->n_req + 1) * sizeof(*fp->tried));

@@ -417,7 +417,7 @@ static void issue_preemptions(struct eng *eng, struct entry *e, struct victims *
         ok++;
         if (t->wl->evicted)
             continue;
-        t->wl->evicted = true;
+        wl_set_evicted(t->wl);
         XGROW(eng->dec.preempted, eng->cap_pre, eng->dec.n_preempted + 1);
         struct eng_preempted *d = &eng->dec.preempted[eng->dec.n_preempted++];
         d->target = t->wl;
@@ -425,6 +425,8 @@ static void issue_preemptions(struct eng *eng, struct entry *e, struct victims *
         d->reason = t->reason;
         d->message = t->message;
         eng->dec.changed = true;
+        if (eng->opt.record_preemptions)
+            why_preempted(eng, t->wl, e->wl, t->reason, t->message);
     }
     char suffix[96];
     snprintf(suffix, sizeof(suffix), ". Pending the preemption of %zu workload(s)", ok);
@@ -581,10 +583,10 @@ static void commit_admission(struct eng *eng, struct entry *e)
     }
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;
-    wl_attach_admitted(eng, e->cq, wl);
     wl->admit_ms = eng->now_ms;
-    fs_afs_charge(eng, e->cq, wl); /* admission fair sharing entry penalty */
     wl->evicted = false;
+    wl_attach_admitted(eng, e->cq, wl);
+    fs_afs_charge(eng, e->cq, wl); /* admission fair sharing entry penalty */
     wl->reason = NULL;
     free(wl->message);
     wl->message = NULL;
@@ -656,7 +658,7 @@ static void requeue(struct eng *eng, struct entry *e)
 
 static void evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg)
 {
-    wl->evicted = true;
+    wl_set_evicted(wl);
     XGROW(eng->dec.evicted, eng->cap_evi, eng->dec.n_evicted + 1);
     struct eng_evicted *d = &eng->dec.evicted[eng->dec.n_evicted++];
     d->wl = wl;

@@ -99,6 +99,7 @@ static void cq_free(struct eng_cq *cq)
     pq_release(&cq->q);
     free(cq->inactive_message);
     free(cq->admitted);
+    free(cq->victims);
     free(cq);
 }
 
@@ -197,6 +198,7 @@ void eng_free(struct eng *eng)
     map_release(&eng->limit_ranges);
     map_release(&eng->wl_by_key);
     map_release(&eng->fr_map);
+    why_free_all(eng);
     free(eng->fr_flavor);
     free(eng->fr_res);
     names_release(&eng->flavor_names);
@@ -988,6 +990,7 @@ void eng_wl_release(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
 void eng_wl_delete(struct eng *eng, struct eng_wl *wl, int64_t now_ms)
 {
     eng_wl_finish(eng, wl, now_ms);
+    why_forget(eng, wl);
     for (size_t i = 0; i < eng->cq_names.n; i++)
         if (eng->cqs[i]->preemptor == wl)
             eng->cqs[i]->preemptor = NULL;

@@ -36,6 +36,9 @@ struct eng_options {
      * burst of events retries an unchanged no-fit workload once. 0 carries
      * them out at once (`cueue schedule`, the benchmark). */
     int64_t requeue_batch_ms;
+    /* Keep, per workload, the preemption that evicted it (preemptor,
+     * reason, priorities) for eng_explain. Off: nothing is kept. */
+    bool record_preemptions;
 };
 
 /* A new engine; free with eng_free. */
@@ -254,6 +257,97 @@ bool eng_lq_afs(const struct eng *eng, const char *ns, const char *name, struct 
 /* When the earliest batched requeue falls due (ms, the clock of now_ms),
  * or 0 when none waits: a cycle then should run (eng_options). */
 int64_t eng_next_requeue_ms(const struct eng *eng);
+
+/* ---- explanations (cueue explain) ------------------------------------------ */
+
+/* One (pod set, flavor, resource) the flavor assigner tried, in the order
+ * it tried them, with the arithmetic of its quota check. A flavor that
+ * does not match the pod set (taints, affinity) has resource NULL. All
+ * values are in Kueue units (millicores for cpu). */
+struct eng_why_try {
+    size_t pod_set;                /* index into the workload's pod sets */
+    const char *flavor, *resource; /* resource NULL: the flavor did not match */
+    const char *mode;              /* "Fit", "Preempt", "Reclaim", "NoCandidates", "NoFit" */
+    const char *reason;            /* the assigner's words when not Fit, else NULL */
+    int64_t previous, request;     /* earlier pod sets' use of the flavor; this one's */
+    int64_t usage, nominal;        /* the ClusterQueue's */
+    int64_t borrowing_limit;       /* ENG_NO_LIMIT when unset */
+    int64_t lending_limit;         /* ENG_NO_LIMIT when unset */
+    int64_t available;             /* what it may use now, borrowing included */
+    int64_t borrowable;            /* of available, what comes from the cohort */
+    int64_t potential;             /* the most it could ever use (maximum capacity) */
+    const char *cohort;            /* the ClusterQueue's cohort, NULL when none */
+    int borrow_level;              /* 0: within nominal quota */
+};
+#define ENG_NO_LIMIT (-1)
+
+/* An admitted workload the preemption search saw. */
+struct eng_why_cand {
+    const char *workload, *cluster_queue;
+    int32_t priority;
+    bool allowed;       /* the policy lets this preemptor preempt it */
+    const char *policy; /* the policy that decided: withinClusterQueue or reclaimWithinCohort */
+};
+
+/* What the flavor assigner uses of one (flavor, resource) for an admitted
+ * workload, and what its ClusterQueue borrows there. */
+struct eng_why_use {
+    size_t pod_set;
+    const char *flavor, *resource;
+    int64_t value;          /* this workload's */
+    int64_t usage, nominal; /* the ClusterQueue's */
+    int64_t borrowed;       /* usage above nominal quota */
+    const char *cohort;     /* lender, NULL when none */
+};
+
+/* The preemption that evicted a workload (record_preemptions). */
+struct eng_why_preempted {
+    const char *preemptor, *preemptor_cq, *cluster_queue;
+    const char *reason, *message;
+    const char *policy; /* withinClusterQueue, reclaimWithinCohort or fairSharing */
+    int32_t preemptor_priority, priority;
+    double preemptor_share, share; /* fair sharing: the ClusterQueues' shares; -1 unused */
+    int64_t at_ms;
+};
+
+struct eng_why {
+    struct arena mem;             /* everything below */
+    const char *workload, *state; /* state: Pending, Admitted, Finished, Inactive */
+    const char *cluster_queue, *local_queue;
+    int32_t priority;
+    size_t n_pod_sets;
+    const char **pod_sets;        /* names */
+    int32_t *counts;              /* pods per pod set */
+    const char *reason, *message; /* last QuotaReserved=False */
+    bool inadmissible;
+    long position_cq, position_lq; /* -1 when not queued */
+    size_t pending_cq, pending_lq;
+    /* Pending: a fresh flavor assignment against the current usage. */
+    const char *mode; /* Fit, Preempt, NoFit; NULL when not evaluated */
+    struct eng_why_try *tries;
+    size_t n_tries;
+    const char *within_policy, *reclaim_policy, *borrow_policy; /* the ClusterQueue's */
+    struct eng_why_cand *targets; /* what preemption would evict now */
+    size_t n_targets;
+    struct eng_why_cand *cands; /* admitted workloads considered (protected ones included) */
+    size_t n_cands;
+    /* Admitted. */
+    struct eng_why_use *uses;
+    size_t n_uses;
+    /* Evicted by preemption, the last time (NULL: never recorded);
+     * borrowed until the engine next changes. */
+    const struct eng_why_preempted *preempted;
+};
+
+/* Explain wl now into *out (release with eng_why_release): for a pending
+ * workload runs the flavor assigner and the preemption search as the next
+ * cycle would (no scan memory), recording each step; changes nothing. */
+void eng_explain(struct eng *eng, struct eng_wl *wl, struct eng_why *out);
+void eng_why_release(struct eng_why *w);
+/* The cheap part of eng_explain, for the decision log: identity, the
+ * quota an admitted workload uses (uses) and the preemption kept for it;
+ * no flavor assignment, no queue positions. */
+void eng_explain_admission(struct eng *eng, struct eng_wl *wl, struct eng_why *out);
 
 /* Every workload the engine knows, by index 0..eng_n_wls-1. */
 size_t eng_n_wls(const struct eng *eng);

@@ -210,6 +210,11 @@ struct eng_cq {
     struct eng_wl *preemptor; /* BestEffortFIFO sticky preemptor (§5.2) */
     struct eng_wl **admitted; /* workloads holding quota here (candidates) */
     size_t n_admitted, cap_admitted;
+    /* The same n_admitted workloads as a binary min-heap in their order as
+     * preemption candidates inside this CQ (wl_victim_before), so a search
+     * reads the few it needs instead of ordering them all. */
+    struct eng_wl **victims;
+    size_t cap_victims;
     uint64_t cycle_popped; /* requeue_events when the head was popped */
     bool requeue_flag;     /* an event hit it: requeue its tree at refresh (§5.4) */
     uint64_t spec_digest;  /* of the spec last applied: a status update changes nothing */
@@ -319,6 +324,7 @@ struct eng_wl {
     enum eng_wl_where where;
     size_t qpos;
     size_t adm_pos; /* index in cq->admitted while admitted */
+    size_t vic_pos; /* index in cq->victims while admitted */
     /* scan memory (§4.7) */
     bool scan_valid;
     uint64_t scan_cycle;
@@ -451,6 +457,12 @@ struct eng {
     size_t n_carry, cap_carry;
     struct eng_decisions dec;
     size_t cap_adm, cap_pre, cap_pend, cap_evi;
+    /* eng_explain: where the flavor assigner records its steps (NULL: it
+     * records nothing), the pod set it is on, and the preemptions kept by
+     * record_preemptions ("ns/name" -> struct eng_why_preempted, malloc). */
+    struct eng_why *why;
+    size_t why_ps, cap_why_tries;
+    struct map why_pre;
     /* eng_wl_admission's answer */
     struct eng_ps_admission *scratch_ps;
     size_t cap_scratch_ps;
@@ -550,6 +562,14 @@ void wl_free(struct eng *eng, struct eng_wl *wl);
 /* Usage bookkeeping of admitted workloads in their CQ. */
 void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
 void wl_detach_admitted(struct eng *eng, struct eng_wl *wl);
+/* Candidate order of two admitted workloads of one CQ after the evicted
+ * ones (preemption.md §4.2): lower priority, then later admitted, then
+ * uid, then key. Negative when a goes first. */
+int wl_victim_cmp(const struct eng_wl *a, const struct eng_wl *b);
+/* Evicted ones first, then wl_victim_cmp: the order of cq->victims. */
+bool wl_victim_before(const struct eng_wl *a, const struct eng_wl *b);
+/* Mark an admitted workload evicted (it keeps its quota until released). */
+void wl_set_evicted(struct eng_wl *wl);
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm);
 uint64_t wl_shape(const struct eng_wl *wl);
 /* Fill a fresh record from a Workload view (requests per §2, priority,
@@ -615,6 +635,14 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
                bool use_scan_memory, struct fa_assignment *out);
 /* The message of §7.2 for a non-Fit assignment ("couldn't assign flavors
  * ..."); "" for Fit. Appends to sb. */
+/* eng_explain's recorders (explain.c), called only while eng->why is set. */
+void why_try(struct eng *eng, const struct eng_cq *cq, int fid, int fr, const char *mode,
+             const char *reason, int64_t prev, int64_t req, int level);
+void why_preempted(struct eng *eng, const struct eng_wl *target, const struct eng_wl *preemptor,
+                   const char *reason, const char *message);
+void why_forget(struct eng *eng, const struct eng_wl *wl);
+void why_free_all(struct eng *eng);
+
 void fa_message(const struct fa_assignment *a, const struct eng_wl *wl, struct sb *sb);
 const char *fa_reason_name(enum fa_reason r);
 

@@ -136,14 +136,7 @@ static int cand_cmp(const struct pre_cand *ca, const struct pre_cand *cb, bool a
     if (afs && ca->has_afs && cb->has_afs && a->cq == b->cq && ca->afs != cb->afs &&
         strcmp(queue_name(a), queue_name(b)))
         return ca->afs > cb->afs ? -1 : 1;
-    if (a->priority != b->priority)
-        return a->priority < b->priority ? -1 : 1;
-    if (a->admit_ms != b->admit_ms)
-        return a->admit_ms > b->admit_ms ? -1 : 1;
-    int c = strcmp(a->uid, b->uid);
-    if (c)
-        return c;
-    return strcmp(a->key, b->key);
+    return wl_victim_cmp(a, b);
 }
 
 int pre__cand_cmp(const void *a, const void *b)
@@ -274,11 +267,19 @@ static bool fit_in_quota(const struct pre_ctx *x, const struct eng_node *n, int6
     return fits;
 }
 
+/* Whether the preemptor's own CQ's candidates are read in order from
+ * q->victims instead of collected: always, unless admission fair sharing
+ * puts its LocalQueue usage into the order. */
+static bool own_walked(const struct pre_ctx *x)
+{
+    return pre__within_policy(x->q) != PRE_POL_NEVER && !fs_afs_active(x->eng, x->q);
+}
+
 static void classical_candidates(struct classical *cl)
 {
     const struct pre_ctx *x = cl->x;
     struct eng_cq *q = x->q;
-    if (pre__within_policy(q) != PRE_POL_NEVER)
+    if (pre__within_policy(q) != PRE_POL_NEVER && !own_walked(x))
         for (size_t j = 0; j < q->n_admitted; j++) {
             struct eng_wl *c = q->admitted[j];
             if (classify(x, c, true, false) == PRE_V_WITHIN_CQ) {
@@ -329,16 +330,25 @@ static const char *variant_reason(enum pre_variant v)
 
 /* The concatenated candidate order of §4.2 (evicted then the rest; within
  * each, hierarchy, priority and own-CQ candidates, each sorted), produced
- * lazily: each part is a binary min-heap, and only as many candidates as
- * the greedy search reaches are ordered (typically a few out of
- * thousands). What has been produced is kept in seq, so a second attempt
- * replays it before producing more. */
+ * lazily: each collected part is a binary min-heap, and only as many
+ * candidates as the greedy search reaches are ordered (typically a few out
+ * of thousands). The own CQ's candidates, when walked, are read in order
+ * from q->victims (already a heap in that order) without collecting them:
+ * a second heap holds the frontier of positions to read next. What has
+ * been produced is kept in seq, so a second attempt replays it before
+ * producing more. */
 struct lazy {
     struct pre_cand *part[6];
     size_t n[6];
     int cur;
     struct pre_cand *seq; /* owned */
-    size_t n_seq;
+    size_t n_seq, cap_seq;
+    /* the walk of q->victims */
+    const struct pre_ctx *x;
+    bool walk;     /* parts 2 and 5 come from the walk */
+    size_t *front; /* owned: positions in q->victims, a heap */
+    size_t n_front, cap_front;
+    struct eng_wl *next; /* the walk's next candidate, or NULL at its end */
 };
 
 static void ch_down(struct pre_cand *c, size_t n, size_t i)
@@ -384,19 +394,109 @@ static void lazy_add(struct lazy *z, struct clist *l, int slot)
             ch_down(z->part[p], z->n[p], i);
 }
 
+/* ---- the walk of q->victims ---- */
+
+static bool front_before(const struct lazy *z, size_t a, size_t b)
+{
+    struct eng_wl *const *v = z->x->q->victims;
+    return wl_victim_before(v[a], v[b]);
+}
+
+static void front_push(struct lazy *z, size_t pos)
+{
+    if (pos >= z->x->q->n_admitted)
+        return;
+    XGROW(z->front, z->cap_front, z->n_front + 1);
+    size_t i = z->n_front++;
+    while (i > 0 && front_before(z, pos, z->front[(i - 1) / 2])) {
+        z->front[i] = z->front[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    z->front[i] = pos;
+}
+
+static size_t front_pop(struct lazy *z)
+{
+    size_t top = z->front[0], x = z->front[--z->n_front], n = z->n_front, i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = l;
+        if (l >= n)
+            break;
+        if (r < n && front_before(z, z->front[r], z->front[l]))
+            m = r;
+        if (!front_before(z, z->front[m], x))
+            break;
+        z->front[i] = z->front[m];
+        i = m;
+    }
+    if (n)
+        z->front[i] = x;
+    return top;
+}
+
+/* Advance z->next to the next own-CQ candidate in order. Past the evicted
+ * ones priorities only grow, so the first one the policy refuses for its
+ * priority ends the walk. */
+static void walk_advance(struct lazy *z)
+{
+    const struct pre_ctx *x = z->x;
+    enum pre_policy pol = pre__within_policy(x->q);
+    z->next = NULL;
+    while (z->n_front) {
+        size_t pos = front_pop(z);
+        front_push(z, 2 * pos + 1);
+        front_push(z, 2 * pos + 2);
+        struct eng_wl *c = x->q->victims[pos];
+        if (!c->evicted && (c->priority > x->w->priority ||
+                            (c->priority == x->w->priority && pol == PRE_POL_LOWER))) {
+            z->n_front = 0;
+            return;
+        }
+        if (classify(x, c, true, false) == PRE_V_WITHIN_CQ) {
+            z->next = c;
+            return;
+        }
+    }
+}
+
+static void walk_start(struct lazy *z)
+{
+    z->walk = true;
+    front_push(z, 0);
+    walk_advance(z);
+}
+
+/* The next candidate of part p, into *out; false when the part is done. */
+static bool part_next(struct lazy *z, int p, struct pre_cand *out)
+{
+    if (z->walk && (p == 2 || p == 5)) {
+        if (!z->next || z->next->evicted != (p == 2))
+            return false;
+        *out = pre__cand(z->x, z->next, NULL, PRE_V_WITHIN_CQ, true);
+        walk_advance(z);
+        return true;
+    }
+    if (!z->n[p])
+        return false;
+    struct pre_cand *h = z->part[p];
+    *out = h[0];
+    h[0] = h[--z->n[p]];
+    if (z->n[p])
+        ch_down(h, z->n[p], 0);
+    return true;
+}
+
 /* The idx-th candidate in order, or NULL past the end. */
 static const struct pre_cand *lazy_get(struct lazy *z, size_t idx)
 {
     while (idx >= z->n_seq) {
-        while (z->cur < 6 && !z->n[z->cur])
+        struct pre_cand c;
+        while (z->cur < 6 && !part_next(z, z->cur, &c))
             z->cur++;
         if (z->cur == 6)
             return NULL;
-        struct pre_cand *h = z->part[z->cur];
-        z->seq[z->n_seq++] = h[0];
-        h[0] = h[--z->n[z->cur]];
-        if (z->n[z->cur])
-            ch_down(h, z->n[z->cur], 0);
+        XGROW(z->seq, z->cap_seq, z->n_seq + 1);
+        z->seq[z->n_seq++] = c;
     }
     return &z->seq[idx];
 }
@@ -406,15 +506,20 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
 {
     struct classical cl = {x, {0}, {0}, {0}};
     classical_candidates(&cl);
+    bool walk = own_walked(x);
     size_t total = cl.hier.n + cl.prio.n + cl.own.n;
     size_t n_out = 0;
     *out = NULL;
-    if (!total)
+    if (!total && !(walk && x->q->n_admitted))
         goto out_free;
-    struct lazy z = {{NULL}, {0}, 0, xmalloc(total * sizeof(struct pre_cand)), 0};
+    struct lazy z;
+    memset(&z, 0, sizeof(z));
+    z.x = x;
     lazy_add(&z, &cl.hier, 0);
     lazy_add(&z, &cl.prio, 1);
     lazy_add(&z, &cl.own, 2);
+    if (walk)
+        walk_start(&z);
 
     bool no_other = cl.hier.n == 0 && cl.prio.n == 0;
     bool no_hier = cl.hier.n == 0;
@@ -438,7 +543,8 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
         n_att = 2;
     }
 
-    struct pre_cand *t = xmalloc(total * sizeof(*t));
+    struct pre_cand *t = NULL;
+    size_t cap_t = 0;
     for (size_t at = 0; at < n_att && !n_out; at++) {
         bool ab = attempts[at];
         size_t mark = snap_mark(x->eng), nt = 0;
@@ -447,6 +553,7 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
             if (!valid(x, c, ab))
                 continue;
             snap_remove_wl(x->eng, c->wl->cq, c->wl);
+            XGROW(t, cap_t, nt + 1);
             t[nt] = *c;
             t[nt].reason = variant_reason(c->variant);
             nt++;
@@ -461,6 +568,7 @@ static size_t classical_targets(const struct pre_ctx *x, struct pre_cand **out)
     if (!n_out)
         free(t);
     free(z.seq);
+    free(z.front);
 out_free:
     free(cl.hier.c);
     free(cl.prio.c);

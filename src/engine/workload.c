@@ -99,9 +99,68 @@ void wl_free(struct eng *eng, struct eng_wl *wl)
 
 /* ---- admitted bookkeeping ------------------------------------------------------ */
 
+int wl_victim_cmp(const struct eng_wl *a, const struct eng_wl *b)
+{
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->admit_ms != b->admit_ms)
+        return a->admit_ms > b->admit_ms ? -1 : 1;
+    int c = strcmp(a->uid, b->uid);
+    if (c)
+        return c;
+    return strcmp(a->key, b->key);
+}
+
+bool wl_victim_before(const struct eng_wl *a, const struct eng_wl *b)
+{
+    if (a->evicted != b->evicted)
+        return a->evicted;
+    return wl_victim_cmp(a, b) < 0;
+}
+
+static void victims_put(struct eng_cq *cq, size_t i, struct eng_wl *wl)
+{
+    cq->victims[i] = wl;
+    wl->vic_pos = i;
+}
+
+/* Restore the heap order around position i (n entries). */
+static void victims_fix(struct eng_cq *cq, size_t n, size_t i)
+{
+    struct eng_wl *wl = cq->victims[i];
+    while (i > 0 && wl_victim_before(wl, cq->victims[(i - 1) / 2])) {
+        victims_put(cq, i, cq->victims[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = l;
+        if (l >= n)
+            break;
+        if (r < n && wl_victim_before(cq->victims[r], cq->victims[l]))
+            m = r;
+        if (!wl_victim_before(cq->victims[m], wl))
+            break;
+        victims_put(cq, i, cq->victims[m]);
+        i = m;
+    }
+    victims_put(cq, i, wl);
+}
+
+void wl_set_evicted(struct eng_wl *wl)
+{
+    if (wl->evicted)
+        return;
+    wl->evicted = true;
+    if (wl->cq && wl->state == WL_ADMITTED)
+        victims_fix(wl->cq, wl->cq->n_admitted, wl->vic_pos);
+}
+
 void wl_attach_admitted(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl)
 {
     XGROW(cq->admitted, cq->cap_admitted, cq->n_admitted + 1);
+    XGROW(cq->victims, cq->cap_victims, cq->n_admitted + 1);
+    victims_put(cq, cq->n_admitted, wl);
+    victims_fix(cq, cq->n_admitted + 1, cq->n_admitted);
     wl->adm_pos = cq->n_admitted;
     cq->admitted[cq->n_admitted++] = wl;
     wl->cq = cq;
@@ -122,6 +181,11 @@ void wl_detach_admitted(struct eng *eng, struct eng_wl *wl)
     struct eng_wl *last = cq->admitted[--cq->n_admitted];
     cq->admitted[wl->adm_pos] = last;
     last->adm_pos = wl->adm_pos;
+    struct eng_wl *vlast = cq->victims[cq->n_admitted];
+    if (vlast != wl) {
+        victims_put(cq, wl->vic_pos, vlast);
+        victims_fix(cq, cq->n_admitted, vlast->vic_pos);
+    }
     if (!wl->pods_ready && eng->n_not_ready)
         eng->n_not_ready--;
     wl->cq = NULL;

@@ -555,6 +555,97 @@ static bool on_this_node(const json_t *pod)
     return nn && !strcmp(nn, NODE_NAME);
 }
 
+/* The scheduler's part for the Pods Kueue manages (the managed label, set
+ * only by admission, with the admission gate): once Kueue has removed every
+ * scheduling gate, the Pod is bound to this node. Other unbound Pods stay
+ * Pending, as with no scheduler: nothing outside Kueue's quota runs. */
+static bool bindable(const json_t *pod)
+{
+    const json_t *spec = json_object_get(pod, "spec");
+    const char *managed = node__str(json_object_get(json_object_get(pod, "metadata"), "labels"),
+                                    "kueue.x-k8s.io/managed");
+    const char *nn = node__str(spec, "nodeName");
+    return (!nn || !*nn) && managed && !strcmp(managed, "true") &&
+           !json_array_size(json_object_get(spec, "schedulingGates")) && !node__pod_terminal(pod) &&
+           !node__meta(pod, "deletionTimestamp");
+}
+
+static int bind_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)arg;
+    if (!bindable(obj))
+        return err_set(e, ERR_CONFLICT, "no longer bindable");
+    json_object_set_new(json_object_get(obj, "spec"), "nodeName", json_string(NODE_NAME));
+    return 0;
+}
+
+/* A gated Pod waiting for Kueue: PodScheduled=False/SchedulingGated, as
+ * the scheduler reports it (kubectl shows SchedulingGated). */
+static bool gated_unreported(const json_t *pod)
+{
+    const json_t *spec = json_object_get(pod, "spec");
+    const char *nn = node__str(spec, "nodeName");
+    const json_t *c = node__cond(pod, "PodScheduled");
+    const char *reason = c ? node__str(c, "reason") : NULL;
+    return (!nn || !*nn) && json_array_size(json_object_get(spec, "schedulingGates")) &&
+           !node__pod_terminal(pod) && !node__meta(pod, "deletionTimestamp") &&
+           !(reason && !strcmp(reason, "SchedulingGated"));
+}
+
+static int gated_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)arg;
+    if (!gated_unreported(obj))
+        return err_set(e, ERR_CONFLICT, "no longer gated");
+    json_t *st = json_object_get(obj, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    if (!node__str(st, "phase"))
+        json_object_set_new(st, "phase", json_string("Pending"));
+    json_t *conds = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = node__str(c, "type");
+        if (!t || strcmp(t, "PodScheduled"))
+            json_array_append(conds, c);
+    }
+    char now[TM_RFC3339_LEN];
+    tm_format_rfc3339(tm_now_ms(), now);
+    json_array_append_new(conds, json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "PodScheduled",
+                                           "status", "False", "lastProbeTime", "lastTransitionTime",
+                                           now, "reason", "SchedulingGated", "message",
+                                           "Scheduling is blocked due to non-empty scheduling "
+                                           "gates"));
+    json_object_set_new(st, "conditions", conds);
+    return 0;
+}
+
+static void report_gated(struct kl *k, const json_t *pod)
+{
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    if (!ac_update_status_retry(k->n->ac, store_resource_find("pods"), node__meta(pod, "namespace"),
+                                node__meta(pod, "name"), gated_fn, NULL, &out, &e))
+        node__observe(k->n, NODE_PODS, out);
+    json_decref(out);
+}
+
+static void bind(struct kl *k, const json_t *pod)
+{
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    if (!ac_update_retry(k->n->ac, store_resource_find("pods"), node__meta(pod, "namespace"),
+                         node__meta(pod, "name"), bind_fn, NULL, &out, &e))
+        node__observe(k->n, NODE_PODS, out);
+    json_decref(out);
+}
+
 static const struct ps_resources no_resources = {-1, -1, -1, -1, 0};
 
 static void write_failed_spec(struct kl *k, const json_t *pod, const struct err *e)
@@ -725,6 +816,16 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
         map_del(&k->waiting, key);
         remove_log(k, ns, name);
         free(key);
+        return;
+    }
+    if (k->recovered && bindable(pod)) {
+        free(key);
+        bind(k, pod);
+        return;
+    }
+    if (k->recovered && gated_unreported(pod)) {
+        free(key);
+        report_gated(k, pod);
         return;
     }
     if (!k->recovered || !on_this_node(pod)) {

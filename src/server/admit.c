@@ -50,6 +50,9 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
+#include "controller/jobs/pod/pod.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
@@ -199,14 +202,45 @@ int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const jso
 
 /* ---- Pods ------------------------------------------------------------------------------- */
 
+/* Owned by a batch/v1 Job: that Job's Workload covers the Pod (Kueue's
+ * FindAncestorJobManagedByKueue, without reading the Job). */
+static bool controller_job(const json_t *pod)
+{
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), i, r)
+    {
+        const char *av = json_string_value(json_object_get(r, "apiVersion"));
+        const char *k = json_string_value(json_object_get(r, "kind"));
+        if (json_is_true(json_object_get(r, "controller")) && av && k && !strcmp(av, "batch/v1") &&
+            !strcmp(k, "Job"))
+            return true;
+    }
+    return false;
+}
+
 static const char *node_name(const json_t *pod)
 {
     const char *n = json_string_value(json_object_get(spec_of(pod), "nodeName"));
     return n && *n ? n : NULL;
 }
 
+/* A Pod the node agent would bind at once: labelled as Kueue's without
+ * Kueue's admission gate. */
+static bool ungated_managed(const json_t *pod)
+{
+    return pod_is_managed(pod) && !pod_gated(pod);
+}
+
 int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct err *e)
 {
+    if (!a->may_run_unmanaged && ungated_managed(pod))
+        return err_set(e, ERR_FORBIDDEN,
+                       "metadata.labels[" POD_MANAGED_LABEL "]: only Kueue labels a Pod as "
+                       "managed, and only with its scheduling gate " POD_GATE
+                       " (user \"%s\" may not); name a LocalQueue with the label " JF_QUEUE_LABEL
+                       " instead",
+                       a->user->name);
     if (a->may_run_unmanaged || !node_name(pod))
         return 0;
     return err_set(e, ERR_FORBIDDEN,
@@ -235,6 +269,24 @@ static json_t *fixed_spec(const json_t *spec, const json_t *old_spec)
     }
     json_object_del(c, "activeDeadlineSeconds");
     json_object_del(c, "terminationGracePeriodSeconds");
+    /* Scheduling gates may be removed, and a gated Pod's nodeSelector
+     * changed (pod scheduling readiness); who removes Kueue's gate is
+     * srv_admit_pod_update's. */
+    bool gated = json_array_size(json_object_get(old_spec, "schedulingGates")) > 0;
+    const json_t *g;
+    size_t gi;
+    bool subset = true;
+    json_array_foreach(json_object_get(spec, "schedulingGates"), gi, g)
+    {
+        bool found = false;
+        for (size_t j = 0; j < json_array_size(json_object_get(old_spec, "schedulingGates")); j++)
+            found |= json_equal(g, json_array_get(json_object_get(old_spec, "schedulingGates"), j));
+        subset &= found;
+    }
+    if (subset)
+        json_object_del(c, "schedulingGates");
+    if (gated)
+        json_object_del(c, "nodeSelector");
     const json_t *was = json_object_get(old_spec, "tolerations");
     const json_t *now = json_object_get(spec, "tolerations");
     bool kept = true;
@@ -252,10 +304,20 @@ static json_t *fixed_spec(const json_t *spec, const json_t *old_spec)
     return c;
 }
 
-int srv_admit_pod_update(const json_t *old, const json_t *pod, struct err *e)
+int srv_admit_pod_update(const struct srv_admit *a, const json_t *old, const json_t *pod,
+                         struct err *e)
 {
+    if (!a->may_run_unmanaged &&
+        ((pod_gated(old) && !pod_gated(pod)) || (!pod_is_managed(old) && pod_is_managed(pod))))
+        return err_set(e, ERR_FORBIDDEN,
+                       "only Kueue removes the scheduling gate " POD_GATE
+                       " (once the Pod's Workload is admitted) or labels a Pod " POD_MANAGED_LABEL);
     json_t *was = fixed_spec(spec_of(old), spec_of(old));
     json_t *now = fixed_spec(spec_of(pod), spec_of(old));
+    /* The node agent of `cueue controller` binds the Pods Kueue admitted
+     * (the binding subresource's part), with run-unmanaged on pods. */
+    if (a->may_run_unmanaged && !node_name(old) && node_name(pod) && json_is_object(now))
+        json_object_del(now, "nodeName");
     bool same = json_equal(was, now);
     json_decref(was);
     json_decref(now);
@@ -303,6 +365,26 @@ static bool is_job(const struct store_resource *r)
 static bool is_pod(const struct store_resource *r)
 {
     return !strcmp(r->key, "pods");
+}
+
+/* The integration of a kind served from a CRD (JobSet, PyTorchJob), or
+ * NULL. */
+static const struct jf_integration *crd_integration(const struct store_resource *r)
+{
+    static const struct {
+        const char *key;
+        const struct jf_integration *ji;
+    } kinds[] = {{"jobsets.jobset.x-k8s.io", &jobset_integration},
+                 {"pytorchjobs.kubeflow.org", &pytorchjob_integration},
+                 {"tfjobs.kubeflow.org", &tfjob_integration},
+                 {"xgboostjobs.kubeflow.org", &xgboostjob_integration},
+                 {"paddlejobs.kubeflow.org", &paddlejob_integration},
+                 {"jaxjobs.kubeflow.org", &jaxjob_integration},
+                 {"mpijobs.kubeflow.org", &mpijob_integration}};
+    for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(r->key, kinds[i].key))
+            return kinds[i].ji;
+    return NULL;
 }
 
 int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
@@ -364,12 +446,30 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     }
     if (is_pod(r) && ns) {
         struct srv_admit a = {.user = &q->user};
-        a.may_run_unmanaged = node_name(obj) && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns,
-                                                                 name && *name ? name : NULL, NULL);
+        if (jf_enabled(&pod_integration, q->srv->config)) {
+            /* Kueue's Pod webhook defaulting: the gate, label, finalizer. */
+            prepare(q, ns, name, &a);
+            struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
+                                        controller_job(obj)};
+            pod_default(obj, &x);
+        }
+        a.may_run_unmanaged =
+            (node_name(obj) || ungated_managed(obj)) &&
+            srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns, name && *name ? name : NULL, NULL);
         int rc = srv_admit_pod_create(&a, obj, &e);
         if (rc)
             *ret = reply_refused(q, rc, &e, r, ns, name, "create");
         return rc == 0;
+    }
+    const struct jf_integration *crd = crd_integration(r);
+    if (crd && ns && jf_enabled(crd, q->srv->config)) {
+        /* Kueue's webhook for the kind: suspended when Kueue manages it. */
+        struct srv_admit a;
+        prepare(q, ns, name, &a);
+        if (a.ns_managed &&
+            (jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+            crd->suspend(obj);
+        return true;
     }
     if (!is_job(r) || !ns)
         return true;
@@ -393,7 +493,7 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
     if (srv_is_webhook_config(r))
         return wh_config_validate(!strncmp(r->kind, "Mutating", 8), next, e);
     if (is_pod(r))
-        return srv_admit_pod_update(cur, next, e);
+        return srv_admit_pod_update(a, cur, next, e);
     return srv_admit_job_update(a, cur, next, e);
 }
 
@@ -407,6 +507,8 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     } else if (is_pod(r)) {
         if (wo->status)
             return;
+        a->may_run_unmanaged =
+            ns && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns, name && *name ? name : NULL, NULL);
     } else if (!srv_is_webhook_config(r)) {
         if (!is_job(r) || wo->status || !ns)
             return;

@@ -353,6 +353,18 @@ void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv
         a->ns = rt->kind == RT_PENDING_LQ ? rt->ns : NULL;
         a->name = rt->name;
         return;
+    case RT_EXPLAIN:
+    case RT_DECISIONS:
+        /* Authorized as reading the Workloads: who may get one may know
+         * why it waits and what happened to it; a namespace's or the
+         * cluster's log takes list there. */
+        a->resource = true;
+        a->verb = rt->name[0] ? "get" : "list";
+        a->group = "kueue.x-k8s.io";
+        a->res = "workloads";
+        a->ns = rt->ns[0] ? rt->ns : NULL;
+        a->name = rt->name[0] ? rt->name : NULL;
+        return;
     case RT_COLLECTION:
     case RT_OBJECT:
     case RT_STATUS:

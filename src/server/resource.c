@@ -1292,6 +1292,106 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt)
 
 /* ---- visibility --------------------------------------------------------- */
 
+/* Workloads named in an explanation or a decision ("workload" and
+ * "preemptor": "ns/name") that the caller may not get are not named: a
+ * tenant learns that another namespace's workload was considered or
+ * preempted it, with its priority, not which one. */
+#define REDACTED "(a workload the caller may not read)"
+
+static void redact(struct srv_req *q, json_t *v, const struct store_resource *wr)
+{
+    if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) redact(q, x, wr);
+        return;
+    }
+    if (!json_is_object(v))
+        return;
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x)
+    {
+        if (json_is_string(x) && (!strcmp(k, "workload") || !strcmp(k, "preemptor"))) {
+            const char *s = json_string_value(x), *slash = strchr(s, '/');
+            char ns[256];
+            if (!slash || (size_t)(slash - s) >= sizeof(ns)) {
+                json_string_set(x, REDACTED);
+                continue;
+            }
+            snprintf(ns, sizeof(ns), "%.*s", (int)(slash - s), s);
+            if (!srv_can_resource(q, "get", wr, ns, slash + 1, NULL))
+                json_string_set(x, REDACTED);
+        } else {
+            redact(q, x, wr);
+        }
+    }
+}
+
+int srv_handle_explain(struct srv_req *q, const struct srv_route *rt)
+{
+    if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))
+        return reply_method(q);
+    json_t *body = q->srv->explain ? q->srv->explain(q->srv->explain_arg, rt->ns, rt->name) : NULL;
+    const struct store_resource *wr = store_resource_find("workloads.kueue.x-k8s.io");
+    if (body && wr)
+        redact(q, body, wr);
+    if (body) {
+        int ret = srv_reply_json(q, 200, body, NULL);
+        json_decref(body);
+        return ret;
+    }
+    const struct store_resource *r = store_resource_find("workloads.kueue.x-k8s.io");
+    struct err e;
+    err_init(&e);
+    json_t *obj = NULL;
+    int rc = r ? store_get(q->srv->store, r, rt->ns, rt->name, &obj, &e) : ERR_NOT_FOUND;
+    json_decref(obj);
+    char msg[800];
+    if (rc) {
+        snprintf(msg, sizeof(msg), "workloads.kueue.x-k8s.io \"%s\" not found", rt->name);
+        json_t *d = json_pack("{s:s,s:s,s:s}", "name", rt->name, "group", "kueue.x-k8s.io", "kind",
+                              "workloads");
+        int ret = srv_reply_status(q, 404, "NotFound", msg, d);
+        json_decref(d);
+        return ret;
+    }
+    snprintf(msg, sizeof(msg),
+             "no explanation of workload %s/%s: the scheduler has not taken it in yet, or "
+             "this server runs no controllers",
+             rt->ns, rt->name);
+    return srv_reply_status(q, 503, "ServiceUnavailable", msg, NULL);
+}
+
+int srv_handle_decisions(struct srv_req *q, const struct srv_route *rt)
+{
+    if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))
+        return reply_method(q);
+    size_t limit = 1000;
+    const char *v = srv_query(q, "limit");
+    /* A page at a time: a bigger one would let a caller make the server
+     * hold the whole log in memory per request. */
+    if (v && (!parse_size(v, &limit) || limit > 10000))
+        return reply_bad(q, "invalid limit: %s (0-10000)", v);
+    if (!limit)
+        limit = 1000;
+    if (!q->srv->decisions)
+        return srv_reply_status(q, 404, "NotFound",
+                                "this server keeps no decision log (it runs no controllers)", NULL);
+    json_t *items = q->srv->decisions(q->srv->decisions_arg, rt->ns[0] ? rt->ns : NULL,
+                                      rt->name[0] ? rt->name : NULL, limit);
+    if (!items)
+        return srv_reply_status(q, 500, "InternalError", "the decision log cannot be read", NULL);
+    const struct store_resource *wr = store_resource_find("workloads.kueue.x-k8s.io");
+    if (wr)
+        redact(q, items, wr);
+    json_t *body = json_pack("{s:s,s:s,s:{},s:o}", "kind", "DecisionList", "apiVersion",
+                             "visibility.kueue.x-k8s.io/v1beta2", "metadata", "items", items);
+    int ret = srv_reply_json(q, 200, body, NULL);
+    json_decref(body);
+    return ret;
+}
+
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt)
 {
     if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD"))

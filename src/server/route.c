@@ -39,7 +39,8 @@ static void parse_rest(struct store *st, char **seg, int n, struct srv_route *rt
     int i = 0;
     if (n >= 3 && !strcmp(seg[0], "namespaces")) {
         const struct store_resource *r = vis ? NULL : find_res(st, rt->group, rt->version, seg[2]);
-        bool vis_ns = vis && !strcmp(seg[2], "localqueues");
+        bool vis_ns = vis && (!strcmp(seg[2], "localqueues") || !strcmp(seg[2], "workloads") ||
+                              !strcmp(seg[2], "decisions"));
         if ((r && r->namespaced) || vis_ns) {
             copy(rt->ns, sizeof(rt->ns), seg[1]);
             if (bad_name(seg[1])) {
@@ -55,11 +56,26 @@ static void parse_rest(struct store *st, char **seg, int n, struct srv_route *rt
         return;
     const char *plural = seg[i];
     if (vis) {
+        if (left == 1 && !strcmp(plural, "decisions")) {
+            rt->kind = RT_DECISIONS;
+            return;
+        }
+        if (left == 3 && !strcmp(seg[i + 2], "decisions") && !strcmp(plural, "workloads") &&
+            rt->ns[0]) {
+            rt->kind = RT_DECISIONS;
+            copy(rt->name, sizeof(rt->name), seg[i + 1]);
+            return;
+        }
         if (left == 3 && !strcmp(seg[i + 2], "pendingworkloads")) {
             if (!strcmp(plural, "clusterqueues") && !rt->ns[0])
                 rt->kind = RT_PENDING_CQ;
             else if (!strcmp(plural, "localqueues") && rt->ns[0])
                 rt->kind = RT_PENDING_LQ;
+            copy(rt->name, sizeof(rt->name), seg[i + 1]);
+        }
+        if (left == 3 && !strcmp(seg[i + 2], "explanation") && !strcmp(plural, "workloads") &&
+            rt->ns[0]) {
+            rt->kind = RT_EXPLAIN;
             copy(rt->name, sizeof(rt->name), seg[i + 1]);
         }
         return;

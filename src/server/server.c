@@ -150,7 +150,8 @@ static int reply_health(struct srv_req *q)
 static bool is_resource_route(enum srv_route_kind k)
 {
     return k == RT_COLLECTION || k == RT_OBJECT || k == RT_STATUS || k == RT_SCALE ||
-           k == RT_POD_LOG || k == RT_SA_TOKEN || k == RT_PENDING_CQ || k == RT_PENDING_LQ;
+           k == RT_POD_LOG || k == RT_SA_TOKEN || k == RT_PENDING_CQ || k == RT_PENDING_LQ ||
+           k == RT_EXPLAIN || k == RT_DECISIONS;
 }
 
 static int dispatch(struct srv_req *q)
@@ -213,6 +214,10 @@ static int dispatch(struct srv_req *q)
     case RT_PENDING_CQ:
     case RT_PENDING_LQ:
         return srv_handle_pending(q, &rt);
+    case RT_EXPLAIN:
+        return srv_handle_explain(q, &rt);
+    case RT_DECISIONS:
+        return srv_handle_decisions(q, &rt);
     case RT_POD_LOG:
         return srv_handle_pod_log(q, &rt);
     case RT_SA_TOKEN:
@@ -299,6 +304,10 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->anonymous_admin = o->anonymous_admin;
     s->event_ttl_s = o->event_ttl_s ? o->event_ttl_s : 3600;
     s->pending_arg = o->pending_arg;
+    s->explain = o->explain;
+    s->explain_arg = o->explain_arg;
+    s->decisions = o->decisions;
+    s->decisions_arg = o->decisions_arg;
     s->pod_log_dir = o->pod_log_dir ? xstrdup(o->pod_log_dir) : NULL;
     s->metrics = o->metrics;
     s->metrics_arg = o->metrics_arg;

@@ -34,6 +34,16 @@ struct srv;
 typedef json_t *(*srv_pending_fn)(void *arg, const char *kind, const char *ns, const char *name,
                                   size_t offset, size_t limit);
 
+/* Why a Workload is where it is (`cueue explain`): a new WorkloadExplanation
+ * object (owned by the caller), or NULL when the scheduler has none for
+ * it. Called from HTTP threads. */
+typedef json_t *(*srv_explain_fn)(void *arg, const char *ns, const char *name);
+
+/* The decision log (`cueue explain --history`): the newest limit entries
+ * of workload ns/name, of namespace ns (name NULL) or of all (ns NULL), a
+ * new array oldest first, or NULL on failure. Called from HTTP threads. */
+typedef json_t *(*srv_decisions_fn)(void *arg, const char *ns, const char *name, size_t limit);
+
 struct srv_options {
     const char *host;        /* IPv4 address to bind, e.g. "127.0.0.1"; NULL: no socket
                               * and no threads, requests only through srv_serve_bytes */
@@ -57,6 +67,10 @@ struct srv_options {
     int64_t event_ttl_s;           /* Events older than this are deleted; 0 = 3600, < 0 = never */
     srv_pending_fn pending;        /* visibility source, or NULL (empty lists) */
     void *pending_arg;
+    srv_explain_fn explain; /* GET .../namespaces/NS/workloads/N/explanation, or NULL */
+    void *explain_arg;
+    srv_decisions_fn decisions; /* GET .../decisions, or NULL (404) */
+    void *decisions_arg;
     const char *pod_log_dir; /* where the local executor keeps pod output, or NULL */
     /* GET /metrics: the Prometheus text (owned by the caller), or NULL. */
     char *(*metrics)(void *arg);

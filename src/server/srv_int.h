@@ -143,6 +143,10 @@ struct srv {
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
     srv_pending_fn pending;
     void *pending_arg;
+    srv_explain_fn explain;
+    void *explain_arg;
+    srv_decisions_fn decisions;
+    void *decisions_arg;
     const struct api_configuration *config; /* borrowed (admit.c), or NULL */
     char *pod_log_dir;                      /* local executor output, or NULL (podlog.c) */
     char *(*metrics)(void *arg);            /* GET /metrics, or NULL */
@@ -173,6 +177,8 @@ enum srv_route_kind {
     RT_SA_TOKEN,   /* /api/v1/namespaces/NS/serviceaccounts/N/token (satoken.c) */
     RT_PENDING_CQ, /* visibility: clusterqueues/N/pendingworkloads */
     RT_PENDING_LQ, /* visibility: namespaces/NS/localqueues/N/pendingworkloads */
+    RT_EXPLAIN,    /* visibility: namespaces/NS/workloads/N/explanation (cueue explain) */
+    RT_DECISIONS,  /* visibility: [namespaces/NS/[workloads/N/]]decisions (the decision log) */
 };
 
 struct srv_route {
@@ -277,6 +283,8 @@ int srv_handle_resource(struct srv_req *q, const struct srv_route *rt);
  * subresource (authorized by the caller). */
 int srv_handle_scale(struct srv_req *q, const struct srv_route *rt);
 int srv_handle_pending(struct srv_req *q, const struct srv_route *rt);
+int srv_handle_explain(struct srv_req *q, const struct srv_route *rt);
+int srv_handle_decisions(struct srv_req *q, const struct srv_route *rt);
 
 /* admit.c: the built-in admission: of Jobs beyond the api layer's
  * validation (which the store applies): Kueue's Job defaulting, the rules
@@ -296,13 +304,19 @@ struct srv_admit {
  * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in
  * e. */
 CU_MUST_CHECK int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e);
-/* Check a Pod being created: one bound to a node (spec.nodeName) needs
- * may_run_unmanaged (SRV_VERB_UNMANAGED on pods). 0 or ERR_FORBIDDEN. */
+/* Check a Pod being created: one bound to a node (spec.nodeName), or
+ * labelled kueue.x-k8s.io/managed without Kueue's admission gate (the node
+ * agent would bind it), needs may_run_unmanaged (SRV_VERB_UNMANAGED on
+ * pods). 0 or ERR_FORBIDDEN. */
 CU_MUST_CHECK int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct err *e);
 /* Check an update of a Pod (old as stored): its spec may change only as
  * Kubernetes lets it (images, activeDeadlineSeconds,
- * terminationGracePeriodSeconds, added tolerations). 0 or ERR_INVALID. */
-CU_MUST_CHECK int srv_admit_pod_update(const json_t *old, const json_t *pod, struct err *e);
+ * terminationGracePeriodSeconds, added tolerations, removed scheduling
+ * gates, and while gated its nodeSelector). 0 or ERR_INVALID. Only
+ * may_run_unmanaged (on pods) removes Kueue's admission gate or adds the
+ * managed label: ERR_FORBIDDEN. */
+CU_MUST_CHECK int srv_admit_pod_update(const struct srv_admit *a, const json_t *old,
+                                       const json_t *pod, struct err *e);
 /* Check an update of a Job (old as stored, job as it would be stored):
  * 0, ERR_INVALID with field causes, or ERR_FORBIDDEN with the reason. */
 CU_MUST_CHECK int srv_admit_job_update(const struct srv_admit *a, const json_t *old,

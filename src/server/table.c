@@ -540,6 +540,16 @@ static const char *pod_status(const json_t *o, char *buf, size_t len)
     const char *phase = str_at(o, "status.phase");
     const char *reason = str_at(o, "status.reason");
     snprintf(buf, len, "%s", reason ? reason : phase ? phase : "Pending");
+    /* The scheduler's PodScheduled=False/SchedulingGated shows. */
+    size_t ci;
+    const json_t *cd;
+    json_array_foreach(get_path(o, "status.conditions"), ci, cd)
+    {
+        const char *ct = json_string_value(json_object_get(cd, "type"));
+        const char *cr = json_string_value(json_object_get(cd, "reason"));
+        if (ct && cr && !strcmp(ct, "PodScheduled") && !strcmp(cr, "SchedulingGated"))
+            snprintf(buf, len, "SchedulingGated");
+    }
     const json_t *cs = get_path(o, "status.containerStatuses");
     bool running = false;
     for (size_t i = json_array_size(cs); i-- > 0;) {

@@ -313,4 +313,33 @@ void store_watch_close(struct store_watch *w);
  * changes made (>= 0) or a negative ERR_*. Run by store_open. */
 CU_MUST_CHECK int store_gc_orphans(struct store *s, struct err *e);
 
+/* ---- the decision log (decisions.c) ------------------------------------------------- */
+
+/* What the scheduler decided, in the order it decided it: one JSON object
+ * per admission, preemption, eviction and requeue, kept in the store's
+ * database (table decisions) beside the objects, bounded by age and by
+ * count. Its own connection: appends never wait on the object writers'
+ * batches beyond SQLite's write lock. Thread safe. */
+struct store_dlog;
+
+struct store_dlog_options {
+    const char *path;   /* the store's database file */
+    int64_t max_age_ms; /* entries older are dropped; 0 = 24 h */
+    size_t max_entries; /* at most this many are kept; 0 = 100000 */
+};
+
+CU_MUST_CHECK int store_dlog_open(const struct store_dlog_options *o, struct store_dlog **out,
+                                  struct err *e);
+void store_dlog_close(struct store_dlog *d);
+/* Append the objects of the array entries (each has "namespace" and "name"
+ * strings, the workload) in one transaction, stamped now_ms, then drop
+ * what is past the bounds. */
+CU_MUST_CHECK int store_dlog_append(struct store_dlog *d, const json_t *entries, int64_t now_ms,
+                                    struct err *e);
+/* The newest limit entries (oldest first) of workload ns/name, of a
+ * namespace (name NULL) or of all (ns NULL), not older than the age bound
+ * at now_ms. *out: a new array. */
+CU_MUST_CHECK int store_dlog_read(struct store_dlog *d, const char *ns, const char *name,
+                                  size_t limit, int64_t now_ms, json_t **out, struct err *e);
+
 #endif

@@ -108,6 +108,22 @@ for name, v in cc.items():
 # in real time a run may end as it is evicted, hence the margin there).
 if used < (work if mode == "virtual" else 0.95 * work):
     errs.append("cpu used %d below the work of the config %d" % (used, work))
+# The last creation and each class's last admission.
+lc = r.get("lastCreationAtMs", -1)
+if not 0 <= lc <= r["wallMs"]:
+    errs.append("lastCreationAtMs %r" % lc)
+for name, v in wc.items():
+    if not 0 <= v.get("lastAdmissionAtMs", -1) <= r["wallMs"]:
+        errs.append("%s: lastAdmissionAtMs %r" % (name, v.get("lastAdmissionAtMs")))
+# Workload updates seen on the watch, real time only: at least one finish
+# per workload, each admission one more.
+w = r.get("apiWrites")
+if mode == "virtual" and w is not None:
+    errs.append("apiWrites in a virtual run")
+if mode == "realtime":
+    if (not w or w["workloadUpdates"] < r["workloads"] + r["admissions"] or
+            not 0 <= w["whilePending"] <= w["workloadUpdates"]):
+        errs.append("apiWrites %r" % w)
 e = r["engine"]
 if (e["cycles"] <= 0 and mode == "virtual") or e["peakRssBytes"] <= 0 or e["cpuSeconds"] < 0:
     errs.append("engine figures %r" % e)

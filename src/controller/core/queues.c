@@ -676,7 +676,7 @@ static void cohort_status(struct ctl *c, int64_t now)
 
 void ctl_queue_status(struct ctl *c)
 {
-    int64_t now = tm_now_ms();
+    int64_t now = tm_now_ms(), start = tm_monotonic_ms();
     if (c->vis)
         vis_begin(c->vis);
     if (c->metrics) {
@@ -863,7 +863,11 @@ void ctl_queue_status(struct ctl *c)
     qaggs_free(&by_lq);
     if (c->vis)
         vis_end(c->vis);
-    c->next_status_ms = tm_monotonic_ms() + STATUS_INTERVAL_MS;
+    /* A pass reads every queued and admitted workload: with a deep backlog
+     * it is long, so the next one waits STATUS_COST_RATIO times as long as
+     * this one took, and the passes keep to a bounded share of the loop. */
+    int64_t end = tm_monotonic_ms(), wait = (end - start) * STATUS_COST_RATIO;
+    c->next_status_ms = end + (wait > STATUS_INTERVAL_MS ? wait : STATUS_INTERVAL_MS);
 }
 
 /* ClusterQueue finalizer: always present; removed on deletion once no

@@ -9,6 +9,7 @@
 #include "base/xalloc.h"
 #include "controller/admission.h"
 #include "controller/ctl_int.h"
+#include "controller/explain.h"
 
 #define MAX_CYCLES_PER_ROUND 256
 
@@ -88,6 +89,13 @@ static void decide_admitted(struct ctl *c, struct eng_wl *wl, enum eng_admitted_
         }
         if (adm == ENG_ADMITTED_TRUE)
             ctl_report_admitted(c, o, 0);
+        if (ctl_logging(c)) {
+            json_t *x = explain_decision(
+                c->eng, wl, adm == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved", now);
+            json_object_set_new(x, "waitMilliseconds",
+                                json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
+            ctl_log(c, x);
+        }
         ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
                   "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
                   wait < 0 ? 0 : wait);
@@ -122,8 +130,16 @@ static void decide_pending(struct ctl *c, struct eng_wl *wl, const char *reason,
                            .now = now};
     char *r = xstrdup(reason), *m = xstrdup(message ? message : "");
     if (!ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op) &&
-        !same && (o = ctl_wl_obj(c, wl)))
+        !same && (o = ctl_wl_obj(c, wl))) {
         ctl_event(c, o, "Warning", r, COMPONENT_ADMISSION, "%s", m);
+        if (ctl_logging(c)) {
+            json_t *x = explain_decision(c->eng, wl, "Requeued", now);
+            json_object_set_new(x, "reason", json_string(r));
+            json_object_set_new(x, "message", json_string(m));
+            json_object_set_new(x, "inadmissible", json_boolean(eng_wl_inadmissible(wl)));
+            ctl_log(c, x);
+        }
+    }
     free(r);
     free(m);
     json_decref(rr);
@@ -141,10 +157,14 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
                            .message = msg,
                            .preempt_reason = reason,
                            .now = now};
+    /* Built before the write, which may replace the engine's record. */
+    json_t *entry = ctl_logging(c) ? explain_decision(c->eng, p->target, "Preempted", now) : NULL;
     char *pkey = xstrdup(eng_wl_key(p->preemptor));
     char *cq = xstrdup(eng_wl_cluster_queue(p->target) ? eng_wl_cluster_queue(p->target) : "");
     if (!ctl_write_status(c, CK_WL, eng_wl_namespace(p->target), eng_wl_name(p->target),
                           ctl_wl_mutate, &op)) {
+        ctl_log(c, entry);
+        entry = NULL;
         o = ctl_wl_obj(c, p->target);
         const char *pcq = eng_wl_cluster_queue(p->preemptor);
         const char *kv[] = {"preempting_cluster_queue", pcq ? pcq : "", "reason", reason, NULL};
@@ -161,6 +181,7 @@ static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64
                       "Preempted workload %s/%s (UID: %s) in ClusterQueue %s", mstr(o, "namespace"),
                       mstr(o, "name"), mstr(o, "uid") ? mstr(o, "uid") : "", cq);
     }
+    json_decref(entry);
     free(pkey);
     free(cq);
     free(msg);

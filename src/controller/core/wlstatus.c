@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "controller/ctl_int.h"
+#include "controller/explain.h"
 
 static json_t *status_of(json_t *obj)
 {
@@ -369,10 +370,23 @@ int ctl_evict(struct ctl *c, const char *ns, const char *name, struct ctl_wl_op 
 {
     op->kind = OP_EVICT;
     const json_t *before = ctl_get(c, CK_WL, ns, name);
+    /* Built before the write, which may replace the engine's record. */
+    struct eng_wl *wl = ctl_logging(c) ? eng_wl_find(c->eng, ns, name) : NULL;
+    json_t *x =
+        wl ? explain_decision(c->eng, wl, "Evicted", op->now ? op->now : tm_now_ms()) : NULL;
     bool had_admission =
         before && json_object_get(json_object_get(before, "status"), "admission") != NULL;
     int rc = ctl_write_status(c, CK_WL, ns, name, ctl_wl_mutate, op);
     if (!rc && had_admission)
         ctl_evicted_event(c, ns, name, op);
+    if (x && !rc) {
+        json_object_set_new(x, "reason", json_string(op->reason ? op->reason : ""));
+        json_object_set_new(x, "message", json_string(op->message ? op->message : ""));
+        if (op->cause && *op->cause)
+            json_object_set_new(x, "underlyingCause", json_string(op->cause));
+        ctl_log(c, x);
+        x = NULL;
+    }
+    json_decref(x);
     return rc;
 }

@@ -607,9 +607,8 @@ static const json_t *queue_cq(struct ctl *c, const json_t *lq)
 static void reconcile(struct ctl *c, const json_t *wl, const char *ns, const char *name)
 {
     int64_t now = tm_now_ms();
-    const json_t *owner = controller_owner(wl, "Job");
-    const json_t *job =
-        owner && jstr(owner, "name") ? ctl_get(c, CK_JOB, ns, jstr(owner, "name")) : NULL;
+    const json_t *owner = NULL;
+    const json_t *job = ctl_owner_job(c, wl, &owner);
     if (job && jstr(owner, "uid") && mstr(job, "uid") &&
         strcmp(jstr(owner, "uid"), mstr(job, "uid")))
         job = NULL;

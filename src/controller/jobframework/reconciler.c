@@ -1,5 +1,6 @@
-/* reconciler.c -- the job reconciler over the batch/v1 Job integration
- * (Kueue pkg/controller/jobframework/reconciler.go; lifecycle.md 2.4).
+/* reconciler.c -- the generic job reconciler over the integrations of
+ * jobframework.h (Kueue pkg/controller/jobframework/reconciler.go;
+ * lifecycle.md 2.4).
  *
  * One pass follows Kueue's ReconcileGenericJob: the namespace and queue
  * checks, a child Job of a managed Job (kept suspended while its parent
@@ -15,7 +16,52 @@
 #include "api/status.h"
 #include "base/xalloc.h"
 #include "controller/ctl_int.h"
+#include "controller/jobframework/jobframework.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
+#include "controller/jobs/pod/pod.h"
+
+/* The integrations, with the cache kind and work-queue prefix of each. */
+const struct ctl_integ ctl_integs[] = {
+    {&job_integration, CK_JOB, "J:"},
+    {&pod_integration, CK_POD, "O:"},
+    {&jobset_integration, CK_JOBSET, "S:"},
+    {&pytorchjob_integration, CK_PYTORCHJOB, "T:"},
+    {&tfjob_integration, CK_TFJOB, "K:"},
+    {&xgboostjob_integration, CK_XGBOOSTJOB, "X:"},
+    {&paddlejob_integration, CK_PADDLEJOB, "D:"},
+    {&jaxjob_integration, CK_JAXJOB, "Q:"},
+    {&mpijob_integration, CK_MPIJOB, "M:"},
+};
+const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
+
+const struct ctl_integ *ctl_integ_of(enum ctl_kind k)
+{
+    for (size_t i = 0; i < ctl_n_integs; i++)
+        if (ctl_integs[i].k == k)
+            return &ctl_integs[i];
+    return NULL;
+}
+
+const json_t *ctl_owner_job(struct ctl *c, const json_t *wl, const json_t **owner)
+{
+    *owner = NULL;
+    for (size_t i = 0; i < ctl_n_integs && !*owner; i++) {
+        *owner = controller_owner(wl, ctl_integs[i].ji->kind);
+        if (*owner && jstr(*owner, "name"))
+            return ctl_get(c, ctl_integs[i].k, mstr(wl, "namespace"), jstr(*owner, "name"));
+    }
+    return NULL;
+}
+
+const struct ctl_integ *ctl_integ_by_prefix(char p)
+{
+    for (size_t i = 0; i < ctl_n_integs; i++)
+        if (ctl_integs[i].prefix[0] == p)
+            return &ctl_integs[i];
+    return NULL;
+}
 
 static const json_t *lookup_class(void *arg, const char *kind, const char *name, size_t i)
 {
@@ -47,6 +93,15 @@ static int replace_spec(json_t *obj, void *arg, struct err *e)
 {
     struct replace_arg *ra = arg;
     json_object_set(obj, "spec", json_object_get(ra->with, "spec"));
+    static const char *const m[] = {"labels", "annotations"};
+    json_t *meta = json_object_get(obj, "metadata");
+    const json_t *wm = json_object_get(ra->with, "metadata");
+    for (size_t i = 0; i < 2 && json_is_object(meta); i++) {
+        if (json_object_get(wm, m[i]))
+            json_object_set(meta, m[i], json_object_get(wm, m[i]));
+        else
+            json_object_del(meta, m[i]);
+    }
     return 0;
 }
 
@@ -56,37 +111,49 @@ static int reset_start_time_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-static int job_suspend_write(struct ctl *c, const json_t *job, const json_t *wl, const char *msg)
+/* A kind that cannot be suspended is stopped by deleting it (a Pod). */
+static int delete_object(struct ctl *c, const struct ctl_integ *ig, const json_t *obj,
+                         const char *msg)
 {
-    json_t *stopped = wl ? job_stop(job, wl) : json_deep_copy(job);
-    json_object_set_new(json_object_get(stopped, "spec"), "suspend", json_true());
+    if (being_deleted(obj))
+        return 0;
+    ctl_event(c, obj, "Normal", "Stopped", ig->ji->component, "%s", msg);
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = ac_delete(c->ac, c->res[ig->k].r, mstr(obj, "namespace"), mstr(obj, "name"), NULL,
+                       &out, &e);
+    if (!rc && out && mstr(out, "deletionTimestamp"))
+        ctl_observe(c, ig->k, out);
+    json_decref(out);
+    if (rc && rc != ERR_NOT_FOUND)
+        ctl_log_err("stop by deletion", &e);
+    return rc == ERR_NOT_FOUND ? 0 : rc;
+}
+
+static int job_suspend_write(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                             const json_t *wl, const char *msg)
+{
+    if (!ig->ji->stop)
+        return delete_object(c, ig, job, msg);
+    json_t *stopped = ig->ji->stop(job, wl);
     struct replace_arg ra = {stopped};
-    bool was_running = !json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    bool was_running = !ig->ji->is_suspended(job);
     int rc =
-        ctl_write_object(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), replace_spec, &ra);
+        ctl_write_object(c, ig->k, mstr(job, "namespace"), mstr(job, "name"), replace_spec, &ra);
     json_decref(stopped);
     if (!rc && was_running) {
-        const json_t *j = ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
+        const json_t *j = ctl_get(c, ig->k, mstr(job, "namespace"), mstr(job, "name"));
         if (j)
-            ctl_event(c, j, "Normal", "Stopped", COMPONENT_JOB, "%s", msg);
+            ctl_event(c, j, "Normal", "Stopped", ig->ji->component, "%s", msg);
     }
     /* As Kueue's Job ResetStatus: a Job that may start again must not look
      * started, so that its template may change at the next admission. */
-    const json_t *j = rc ? NULL : ctl_get(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"));
+    const json_t *j = rc ? NULL : ctl_get(c, ig->k, mstr(job, "namespace"), mstr(job, "name"));
     if (j && jstr(json_object_get(j, "status"), "startTime"))
-        ctl_write_status(c, CK_JOB, mstr(job, "namespace"), mstr(job, "name"), reset_start_time_fn,
+        ctl_write_status(c, ig->k, mstr(job, "namespace"), mstr(job, "name"), reset_start_time_fn,
                          NULL);
     return rc;
-}
-
-/* The Job's Pods not yet gone: its active ones (Kueue's batch/job
- * IsActive) and those still terminating, so that an evicted workload's
- * quota is not handed on while its processes still run. */
-static int job_active(const json_t *job)
-{
-    const json_t *st = json_object_get(job, "status");
-    return (int)(json_integer_value(json_object_get(st, "active")) +
-                 json_integer_value(json_object_get(st, "terminating")));
 }
 
 /* kueue_workload_creation_latency_seconds: the Job's creation to its
@@ -111,15 +178,15 @@ static void report_creation_latency(struct ctl *c, const json_t *job, const json
                    w > j ? (double)(w - j) / 1000.0 : 0, b, 11);
 }
 
-static void create_workload(struct ctl *c, const json_t *job)
+static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
 {
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
-    int rc = job_build_workload(job, lookup_class, c, &wl, &e);
+    int rc = jf_build_workload(ig->ji, job, lookup_class, c, &wl, &e);
     if (rc) {
         if (rc == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
-            ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", COMPONENT_JOB, "%s",
+            ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", ig->ji->component, "%s",
                       e.message);
         else
             ctl_log_err("workload for a Job", &e);
@@ -129,7 +196,7 @@ static void create_workload(struct ctl *c, const json_t *job)
     rc = ac_create(c->ac, c->res[CK_WL].r, mstr(job, "namespace"), wl, &out, &e);
     if (!rc) {
         ctl_observe(c, CK_WL, out);
-        ctl_event(c, job, "Normal", "CreatedWorkload", COMPONENT_JOB, "Created Workload: %s/%s",
+        ctl_event(c, job, "Normal", "CreatedWorkload", ig->ji->component, "Created Workload: %s/%s",
                   mstr(out, "namespace"), mstr(out, "name"));
         report_creation_latency(c, job, out);
     } else if (rc != ERR_EXISTS) {
@@ -151,14 +218,15 @@ static int workload_spec_fn(json_t *obj, void *arg, struct err *e)
 
 /* Does the Workload still describe the Job? A Job whose shape cannot be
  * built (a missing priority class) is left as it is. */
-static bool workload_matches(struct ctl *c, const json_t *job, const json_t *wl)
+static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                             const json_t *wl)
 {
     json_t *built = NULL;
     struct err e;
     err_init(&e);
-    if (job_build_workload(job, lookup_class, c, &built, &e))
+    if (jf_build_workload(ig->ji, job, lookup_class, c, &built, &e))
         return true;
-    bool eq = job_workload_matches(wl, built);
+    bool eq = jf_workload_matches(wl, built);
     json_decref(built);
     return eq;
 }
@@ -167,7 +235,8 @@ static bool workload_matches(struct ctl *c, const json_t *job, const json_t *wl)
  * reserved quota: Kueue deletes that Workload and creates one for the new
  * shape (lifecycle.md §2.4 step 1), so the Job never starts with more than
  * was admitted. Deletion goes through the finalizer path below. */
-static void delete_workload(struct ctl *c, const json_t *job, const json_t *wl)
+static void delete_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                            const json_t *wl)
 {
     const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
     struct err e;
@@ -182,7 +251,7 @@ static void delete_workload(struct ctl *c, const json_t *job, const json_t *wl)
             ctl_log_err("workload delete", &e);
         return;
     }
-    ctl_event(c, job, "Normal", "DeletedWorkload", COMPONENT_JOB,
+    ctl_event(c, job, "Normal", "DeletedWorkload", ig->ji->component,
               "Deleted not matching Workload: %s/%s", ns, name);
 }
 
@@ -205,8 +274,8 @@ static int priority_fn(json_t *obj, void *arg, struct err *e)
  * Workload, the Workload follows it; a class that does not exist leaves
  * the Workload as it is, with a Warning event. A new value of the same
  * class is the WorkloadPriorityClass reconciler's (core/workload.c). */
-static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, const char *ns,
-                          const char *wname)
+static void sync_priority(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                          const json_t *wl, const char *ns, const char *wname)
 {
     const char *cls =
         jstr(json_object_get(json_object_get(job, "metadata"), "labels"), JOB_PRIORITY_LABEL);
@@ -222,7 +291,7 @@ static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, co
         return;
     const json_t *wpc = ctl_get(c, CK_WPC, NULL, cls);
     if (!wpc) {
-        ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", COMPONENT_JOB,
+        ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", ig->ji->component,
                   "WorkloadPriorityClass \"%s\" not found", cls);
         return;
     }
@@ -230,7 +299,7 @@ static void sync_priority(struct ctl *c, const json_t *job, const json_t *wl, co
                                         "WorkloadPriorityClass", "name", cls),
                               json_integer_value(json_object_get(wpc, "value"))};
     if (!ctl_write_object(c, CK_WL, ns, wname, priority_fn, &pa))
-        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+        ctl_event(c, job, "Normal", "UpdatedWorkload", ig->ji->component,
                   "Updated workload priority class: %s/%s", ns, wname);
     json_decref(pa.ref);
 }
@@ -254,8 +323,8 @@ static int gate_fn(json_t *obj, void *arg, struct err *e)
 
 /* Kueue's UpdateAdmissionGatedBy: the Job's admission-gated-by annotation
  * is the Workload's. Returns true when it wrote. */
-static bool sync_gate(struct ctl *c, const json_t *job, const json_t *wl, const char *ns,
-                      const char *wname)
+static bool sync_gate(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                      const json_t *wl, const char *ns, const char *wname)
 {
     const char *jg =
         jstr(json_object_get(json_object_get(job, "metadata"), "annotations"), JOB_GATE_ANNOTATION);
@@ -265,7 +334,7 @@ static bool sync_gate(struct ctl *c, const json_t *job, const json_t *wl, const 
         return false;
     char *g = jg && *jg ? xstrdup(jg) : NULL;
     if (!ctl_write_object(c, CK_WL, ns, wname, gate_fn, g))
-        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+        ctl_event(c, job, "Normal", "UpdatedWorkload", ig->ji->component,
                   "Updated workload AdmissionGatedBy to \"%s\"", g ? g : "");
     free(g);
     return true;
@@ -273,7 +342,8 @@ static bool sync_gate(struct ctl *c, const json_t *job, const json_t *wl, const 
 
 /* The Job's PodsReady condition (Kueue's generatePodsReadyCondition),
  * written when it changes. Returns true when it wrote. */
-static bool sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
+static bool sync_pods_ready(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                            const json_t *wl)
 {
     if (!ctl_wfpr(c).on)
         return false;
@@ -282,7 +352,7 @@ static bool sync_pods_ready(struct ctl *c, const json_t *job, const json_t *wl)
     const char *prev = pr ? jstr(pr, "reason") : NULL;
     const char *status = "False", *reason = "WaitForStart";
     const char *message = "Not all pods are ready or succeeded";
-    if (admitted && job_pods_ready(job)) {
+    if (admitted && ig->ji->pods_ready(job)) {
         status = "True";
         reason = prev && (!strcmp(prev, "WaitForRecovery") || !strcmp(prev, "Recovered"))
                      ? "Recovered"
@@ -383,13 +453,19 @@ static void reconcile_child(struct ctl *c, const json_t *job, const json_t *pare
     const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
     if (!ctl_write_object(c, CK_JOB, ns, name, suspend_fn, NULL) &&
         (job = ctl_get(c, CK_JOB, ns, name)))
-        ctl_event(c, job, "Normal", "Suspended", COMPONENT_JOB,
+        ctl_event(c, job, "Normal", "Suspended", job_integration.component,
                   "Kueue managed child job suspended");
 }
 
+struct own_arg {
+    const struct jf_integration *ji;
+    const json_t *job;
+};
+
 static int own_fn(json_t *obj, void *arg, struct err *e)
 {
-    const json_t *job = arg;
+    const struct own_arg *oa = arg;
+    const json_t *job = oa->job;
     json_t *meta = json_object_get(obj, "metadata");
     json_t *owners = json_array();
     size_t i;
@@ -400,9 +476,9 @@ static int own_fn(json_t *obj, void *arg, struct err *e)
             json_array_append(owners, r);
     }
     json_array_append_new(owners,
-                          json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", "batch/v1", "kind",
-                                    "Job", "name", mstr(job, "name"), "uid", mstr(job, "uid"),
-                                    "controller", 1, "blockOwnerDeletion", 1));
+                          json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", oa->ji->api_version,
+                                    "kind", oa->ji->kind, "name", mstr(job, "name"), "uid",
+                                    mstr(job, "uid"), "controller", 1, "blockOwnerDeletion", 1));
     json_object_set_new(meta, "ownerReferences", owners);
     const char *uid = mstr(job, "uid");
     if (uid && *uid && strlen(uid) <= 63) {
@@ -421,7 +497,8 @@ static int own_fn(json_t *obj, void *arg, struct err *e)
  * Job finishes as out of sync. Returns the Workload to go on with
  * (borrowed, possibly after a write) or NULL; *wrote says a write ends
  * the pass. */
-static const json_t *prebuilt(struct ctl *c, const json_t *job, const json_t *wl, bool *wrote)
+static const json_t *prebuilt(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                              const json_t *wl, bool *wrote)
 {
     const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
     const json_t *owner = NULL;
@@ -436,11 +513,12 @@ static const json_t *prebuilt(struct ctl *c, const json_t *job, const json_t *wl
         (!jstr(owner, "uid") || !mstr(job, "uid") || strcmp(jstr(owner, "uid"), mstr(job, "uid"))))
         return NULL; /* controlled by another object */
     if (!owner) {
-        ctl_write_object(c, CK_WL, ns, name, own_fn, (void *)job);
+        struct own_arg oa = {ig->ji, job};
+        ctl_write_object(c, CK_WL, ns, name, own_fn, &oa);
         *wrote = true;
         return NULL;
     }
-    if (!cond_is(wl, "Finished", "True") && !workload_matches(c, job, wl)) {
+    if (!cond_is(wl, "Finished", "True") && !workload_matches(c, ig, job, wl)) {
         struct ctl_wl_op op = {.kind = OP_FINISH,
                                .reason = "OutOfSync",
                                .message = "The prebuilt workload is out of sync with its user job",
@@ -454,131 +532,147 @@ static const json_t *prebuilt(struct ctl *c, const json_t *job, const json_t *wl
 
 static int reclaimable_fn(json_t *obj, void *arg, struct err *e)
 {
-    const int *rec = arg;
+    json_t *rec = arg;
     json_t *st = json_object_get(obj, "status");
     if (!json_is_object(st)) {
         st = json_object();
         json_object_set_new(obj, "status", st);
     }
-    if (*rec > 0)
-        json_object_set_new(st, "reclaimablePods",
-                            json_pack("[{s:s,s:i}]", "name", "main", "count", *rec));
+    if (json_array_size(rec))
+        json_object_set(st, "reclaimablePods", rec);
     else
         json_object_del(st, "reclaimablePods");
     return 0;
 }
 
-/* The top-level Job's pass; job and wl are held by the caller. */
-static void reconcile_top(struct ctl *c, const json_t *job, const char *ns, const char *name)
+/* The object's own finalizer (a Pod's kueue.x-k8s.io/managed) goes once
+ * its Workload has finished, or when it is deleted (Kueue's Finalize). */
+static void finalize_object(struct ctl *c, const struct ctl_integ *ig, const json_t *obj)
 {
-    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
-    const char *queue = job_queue_name(job);
+    if (ig->ji->finalizer)
+        ctl_remove_finalizer_named(c, ig->k, obj, ig->ji->finalizer);
+}
+
+/* The top-level object's pass; job and wl are held by the caller. */
+static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                          const char *ns, const char *name)
+{
+    const struct jf_integration *ji = ig->ji;
+    bool suspended = ji->is_suspended(job);
+    const char *queue = jf_queue_name(job);
     char wname[300];
-    job_workload_name_for(job, wname, sizeof(wname));
+    jf_workload_name_for(ji, job, wname, sizeof(wname));
     const json_t *wl = ctl_get(c, CK_WL, ns, wname);
-    if (wl && job_prebuilt_name(job)) {
+    if (wl && jf_prebuilt_name(job)) {
         bool wrote = false;
-        wl = prebuilt(c, job, wl, &wrote);
+        wl = prebuilt(c, ig, job, wl, &wrote);
         if (wrote)
             return;
     }
     if (wl && !being_deleted(wl) && !cond_is(wl, "Finished", "True")) {
-        if (sync_gate(c, job, wl, ns, wname))
+        if (sync_gate(c, ig, job, wl, ns, wname))
             return;
-        sync_priority(c, job, wl, ns, wname);
+        sync_priority(c, ig, job, wl, ns, wname);
         wl = ctl_get(c, CK_WL, ns, wname);
     }
     if (wl && cond_is(wl, "Finished", "True")) {
         if (has_finalizer(wl, JOB_RESOURCE_IN_USE)) {
-            ctl_event(c, job, "Normal", "FinishedWorkload", COMPONENT_JOB,
+            ctl_event(c, job, "Normal", "FinishedWorkload", ji->component,
                       "Workload '%s/%s' is declared finished", ns, wname);
             ctl_remove_finalizer(c, CK_WL, wl);
         }
+        finalize_object(c, ig, job);
         return;
     }
     if (wl && being_deleted(wl)) {
         if (!suspended)
-            job_suspend_write(c, job, wl, "Workload is deleted");
-        const json_t *cur = ctl_get(c, CK_JOB, ns, name);
-        if (job_active(cur ? cur : job) == 0)
+            job_suspend_write(c, ig, job, wl, "Workload is deleted");
+        const json_t *cur = ctl_get(c, ig->k, ns, name);
+        if (ji->active(cur ? cur : job) == 0)
             ctl_remove_finalizer(c, CK_WL, wl);
         return;
     }
-    const char *ftype, *fmsg;
-    if (job_finished(job, &ftype, &fmsg)) {
-        if (!wl)
+    bool success;
+    const char *fmsg;
+    if (ji->finished(job, &success, &fmsg)) {
+        if (!wl) {
+            finalize_object(c, ig, job);
             return;
+        }
         struct ctl_wl_op op = {.kind = OP_FINISH,
-                               .reason = !strcmp(ftype, "Complete") ? "Succeeded" : "Failed",
+                               .reason = success ? "Succeeded" : "Failed",
                                .message = fmsg,
                                .now = tm_now_ms()};
         if (!ctl_write_status(c, CK_WL, ns, wname, ctl_wl_mutate, &op))
-            ctl_event(c, job, "Normal", "FinishedWorkload", COMPONENT_JOB,
+            ctl_event(c, job, "Normal", "FinishedWorkload", ji->component,
                       "Workload '%s/%s' is declared finished", ns, wname);
         return;
     }
     if (!wl) {
-        if (job_prebuilt_name(job)) {
+        if (jf_prebuilt_name(job)) {
             if (!suspended)
-                job_suspend_write(c, job, NULL, "missing workload");
+                job_suspend_write(c, ig, job, NULL, "missing workload");
         } else if (!suspended) {
-            job_suspend_write(c, job, NULL, "Missing Workload; unable to restore pod templates");
-        } else if (job_active(job) == 0) {
-            create_workload(c, job);
+            job_suspend_write(c, ig, job, NULL,
+                              "Missing Workload; unable to restore pod templates");
+        } else if (ji->active(job) == 0) {
+            create_workload(c, ig, job);
         }
         return;
     }
     /* Dynamic reclaim (§1.11). */
-    int rec = job_reclaimable(job);
+    json_t *rec = ji->reclaimable(job);
     const json_t *cur = json_object_get(json_object_get(wl, "status"), "reclaimablePods");
-    if (rec != (int)json_integer_value(json_object_get(json_array_get(cur, 0), "count")) &&
-        cond_is(wl, "QuotaReserved", "True")) {
-        ctl_write_status(c, CK_WL, ns, wname, reclaimable_fn, &rec);
+    bool same_rec = cur ? json_equal(cur, rec) : !json_array_size(rec);
+    if (!same_rec && cond_is(wl, "QuotaReserved", "True")) {
+        ctl_write_status(c, CK_WL, ns, wname, reclaimable_fn, rec);
+        json_decref(rec);
         return;
     }
-    if (sync_pods_ready(c, job, wl))
+    json_decref(rec);
+    if (sync_pods_ready(c, ig, job, wl))
         return;
     if (cond_is(wl, "Evicted", "True")) {
         if (!suspended) {
             const json_t *ev = cond(wl, "Evicted");
             char *m = xstrdup(jstr(ev, "message") ? jstr(ev, "message") : "");
-            job_suspend_write(c, job, wl, m);
+            job_suspend_write(c, ig, job, wl, m);
             free(m);
             wl = ctl_get(c, CK_WL, ns, wname);
         }
-        /* The quota is released once the Job's pods are gone. */
-        const json_t *cj = ctl_get(c, CK_JOB, ns, name);
-        if (wl && cond_is(wl, "QuotaReserved", "True") && job_active(cj ? cj : job) == 0)
+        /* The quota is released once the object's pods are gone. */
+        const json_t *cj = ctl_get(c, ig->k, ns, name);
+        if (wl && cond_is(wl, "QuotaReserved", "True") && ji->active(cj ? cj : job) == 0)
             ctl_release_quota(c, wl);
         return;
     }
     if (suspended) {
-        if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, job, wl)) {
-            delete_workload(c, job, wl);
+        if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, ig, job, wl)) {
+            delete_workload(c, ig, job, wl);
         } else if (cond_is(wl, "Admitted", "True")) {
-            json_t *started = job_start(job, wl, lookup_flavor, c);
+            json_t *started = ji->run(job, wl, lookup_flavor, c);
             struct replace_arg ra = {started};
             const char *cq =
                 jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
             char *cqs = xstrdup(cq ? cq : "");
-            if (!ctl_write_object(c, CK_JOB, ns, name, replace_spec, &ra)) {
-                const json_t *j = ctl_get(c, CK_JOB, ns, name);
-                ctl_event(c, j ? j : job, "Normal", "Started", COMPONENT_JOB,
+            if (!ctl_write_object(c, ig->k, ns, name, replace_spec, &ra)) {
+                const json_t *j = ctl_get(c, ig->k, ns, name);
+                ctl_event(c, j ? j : job, "Normal", "Started", ji->component,
                           "Admitted by clusterQueue %s", cqs);
             }
             free(cqs);
             json_decref(started);
-        } else if (!cond_is(wl, "QuotaReserved", "True") && !job_prebuilt_name(job)) {
+        } else if (!cond_is(wl, "QuotaReserved", "True") && !jf_prebuilt_name(job)) {
             /* Spec or queue changes while pending (§2.7). */
             json_t *built = NULL;
             struct err e;
             err_init(&e);
-            if (!job_build_workload(job, lookup_class, c, &built, &e)) {
+            if (!jf_build_workload(ji, job, lookup_class, c, &built, &e)) {
                 const char *wq = jstr(json_object_get(wl, "spec"), "queueName");
                 bool same_queue = wq && queue ? !strcmp(wq, queue) : !wq && !queue;
-                if (!job_workload_matches(wl, built) || !same_queue) {
+                if (!jf_workload_matches(wl, built) || !same_queue) {
                     if (!ctl_write_object(c, CK_WL, ns, wname, workload_spec_fn, built))
-                        ctl_event(c, job, "Normal", "UpdatedWorkload", COMPONENT_JOB,
+                        ctl_event(c, job, "Normal", "UpdatedWorkload", ji->component,
                                   "Updated not matching Workload for suspended job: %s/%s", ns,
                                   wname);
                 }
@@ -588,23 +682,43 @@ static void reconcile_top(struct ctl *c, const json_t *job, const char *ns, cons
         return;
     }
     if (!cond_is(wl, "Admitted", "True"))
-        job_suspend_write(c, job, wl, "Not admitted by cluster queue");
+        job_suspend_write(c, ig, job, wl, "Not admitted by cluster queue");
 }
 
-void ctl_reconcile_job(struct ctl *c, const char *ns, const char *name)
+/* Is the Pod one Kueue's pod integration reconciles: labelled managed by
+ * admission, not a member of a pod group (not supported yet), not owned
+ * by a Job (whose own Workload covers it)? */
+static bool pod_reconciled(const json_t *pod)
 {
-    const json_t *job = ctl_get(c, CK_JOB, ns, name);
-    if (!job || being_deleted(job))
-        return;
+    return pod_is_managed(pod) &&
+           !jstr(json_object_get(json_object_get(pod, "metadata"), "labels"), POD_GROUP_LABEL) &&
+           !controller_owner(pod, "Job");
+}
+
+void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name)
+{
+    const json_t *job = ctl_get(c, ig->k, ns, name);
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    if (!job || !jf_enabled(ig->ji, cfg))
+        return;
+    if (ig->ji == &pod_integration && !pod_is_managed(job))
+        return;
+    if (being_deleted(job)) {
+        json_incref((json_t *)job);
+        finalize_object(c, ig, job);
+        json_decref((json_t *)job);
+        return;
+    }
+    if (ig->ji == &pod_integration && !pod_reconciled(job))
+        return;
     bool without_queue = cfg && cfg->manage_jobs_without_queue_name;
     if (!job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
         return;
     json_incref((json_t *)job);
-    const json_t *parent = managed_ancestor(c, job, without_queue);
+    const json_t *parent = ig->k == CK_JOB ? managed_ancestor(c, job, without_queue) : NULL;
     if (parent)
         reconcile_child(c, job, parent);
-    else if (job_queue_name(job) || without_queue)
-        reconcile_top(c, job, ns, name);
+    else if (jf_queue_name(job) || without_queue)
+        reconcile_top(c, ig, job, ns, name);
     json_decref((json_t *)job);
 }

@@ -2,7 +2,8 @@
  * Job, and the changes Kueue makes to a Job when it starts or stops it.
  *
  * Pure functions over JSON trees (spec/lifecycle.md §2.3, §2.5, §2.6,
- * §2.8); the reconciler that calls them is in ctl.c. Nothing here talks
+ * §2.8), and the table that makes them an integration (jobframework.h);
+ * the generic reconciler in jobframework/reconciler.c calls them. Nothing here talks
  * to the API. */
 #ifndef CUEUE_CONTROLLER_JOBS_JOB_H
 #define CUEUE_CONTROLLER_JOBS_JOB_H
@@ -11,23 +12,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "controller/jobframework/jobframework.h"
+
 struct api_configuration;
 struct err;
 
-#define JOB_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
-#define JOB_PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
+#define JOB_QUEUE_LABEL JF_QUEUE_LABEL
+#define JOB_PRIORITY_LABEL JF_PRIORITY_LABEL
 #define JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
-#define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
-#define JOB_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
-#define JOB_PREBUILT_LABEL "kueue.x-k8s.io/prebuilt-workload-name"
-#define JOB_MAX_EXEC_LABEL "kueue.x-k8s.io/max-exec-time-seconds"
-#define JOB_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
+#define JOB_UID_LABEL JF_UID_LABEL
+#define JOB_RESOURCE_IN_USE JF_RESOURCE_IN_USE
+#define JOB_PREBUILT_LABEL JF_PREBUILT_LABEL
+#define JOB_MAX_EXEC_LABEL JF_MAX_EXEC_LABEL
+#define JOB_GATE_ANNOTATION JF_GATE_ANNOTATION
 
-/* Looks up a cluster-scoped object: kind is "WorkloadPriorityClass" or
- * "PriorityClass"; name NULL asks for every PriorityClass in turn (index
- * i = 0, 1, ... until NULL) so the global default can be found. Returns a
- * borrowed object or NULL. */
-typedef const json_t *(*job_lookup_fn)(void *arg, const char *kind, const char *name, size_t i);
+/* The batch/v1 Job as an integration ("batch/job"). */
+extern const struct jf_integration job_integration;
+
+typedef jf_lookup_fn job_lookup_fn;
 
 /* Kueue's GetWorkloadNameForOwnerWithGVK for a batch/v1 Job: "job-<name>"
  * cut to 247 bytes, "-", and the first 5 hex digits of
@@ -89,7 +91,7 @@ bool job_finished(const json_t *job, const char **type, const char **message);
  * and workload annotation, and spec.parallelism set to the admitted count
  * when the Job allows partial admission. flavor_of(i) returns the
  * ResourceFlavor (borrowed, or NULL) named in the admission. */
-typedef const json_t *(*job_flavor_fn)(void *arg, const char *name);
+typedef jf_flavor_fn job_flavor_fn;
 json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, void *arg);
 
 /* The Job as Kueue stops it (§2.6): suspended, the template restored from

@@ -303,6 +303,144 @@ static void test_overlap_counts_for_metrics(void **state)
     eng_free(eng);
 }
 
+/* ---- own-CQ candidates read from the CQ's ordered heap (§4.2, §4.4, §4.5) -------------- */
+
+static uint64_t lcg = 88172645463325252ull;
+static uint32_t rnd(uint32_t n)
+{
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(lcg >> 33) % n;
+}
+
+/* q->victims holds exactly the admitted workloads, as a heap. */
+static void check_victims_heap(const struct eng_cq *q)
+{
+    for (size_t i = 0; i < q->n_admitted; i++) {
+        assert_ptr_equal(q->victims[i], q->admitted[q->victims[i]->adm_pos]);
+        assert_int_equal(q->victims[i]->vic_pos, i);
+        if (i)
+            assert_false(wl_victim_before(q->victims[i], q->victims[(i - 1) / 2]));
+    }
+}
+
+static int cand_order(const void *a, const void *b)
+{
+    const struct eng_wl *x = *(struct eng_wl *const *)a, *y = *(struct eng_wl *const *)b;
+    return wl_victim_before(x, y) ? -1 : wl_victim_before(y, x) ? 1 : 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(struct eng_wl *const *)a)->key, (*(struct eng_wl *const *)b)->key);
+}
+
+static int64_t usage_of(const struct eng_wl *wl)
+{
+    return wl->ps[0].adm.items[0].v;
+}
+
+/* The targets §4.4-§4.5 take in one CQ without a cohort: every admitted
+ * workload of lower priority in candidate order until the preemptor fits,
+ * then fill-back from the second last. */
+static size_t expected_targets(struct eng_cq *q, int32_t prio, int64_t need, int64_t quota,
+                               struct eng_wl **t)
+{
+    struct eng_wl **c = malloc((q->n_admitted + 1) * sizeof(*c));
+    int64_t used = 0;
+    size_t n = 0, nt = 0;
+    for (size_t i = 0; i < q->n_admitted; i++) {
+        used += usage_of(q->admitted[i]);
+        if (q->admitted[i]->priority < prio)
+            c[n++] = q->admitted[i];
+    }
+    qsort(c, n, sizeof(*c), cand_order);
+    bool fits = false;
+    for (size_t i = 0; i < n && !fits; i++) {
+        t[nt++] = c[i];
+        used -= usage_of(c[i]);
+        fits = used + need <= quota;
+    }
+    free(c);
+    if (!fits)
+        return 0;
+    for (size_t i = nt - 1; nt >= 2 && i-- > 0;)
+        if (used + usage_of(t[i]) + need <= quota) {
+            used += usage_of(t[i]);
+            t[i] = t[--nt];
+        }
+    return nt;
+}
+
+static void test_own_candidates_in_order(void **state)
+{
+    (void)state;
+    const int64_t quota = 120000;
+    struct eng *eng =
+        load(RF CQ("c", "  preemption: {withinClusterQueue: LowerPriority}\n", "120"), 0);
+    struct eng_cq *q = cq_of(eng, "c");
+    int fr = cpu_fr(eng);
+    int64_t clock = 1, used = 0;
+    int serial = 0;
+    char name[32];
+    struct eng_wl *t[256];
+    size_t with_targets = 0, with_evicted = 0;
+    for (int round = 0; round < 300; round++) {
+        /* Admit a few more while they fit (one head per cycle). */
+        for (int k = 0; k < 4; k++) {
+            int64_t cpu = 1000 * (1 + (int64_t)rnd(3));
+            if (used + cpu > quota)
+                break;
+            snprintf(name, sizeof(name), "w%d", serial++);
+            pending(eng, name, "lq-c", (int32_t)rnd(8), cpu);
+            const struct eng_decisions *d = eng_cycle(eng, clock++);
+            assert_int_equal(d->n_admitted, 1);
+            assert_int_equal(d->n_preempted, 0);
+            used += cpu;
+        }
+        /* Some are evicted (still holding quota), some finish. */
+        if (q->n_admitted && rnd(3) == 0)
+            wl_set_evicted(q->admitted[rnd((uint32_t)q->n_admitted)]);
+        if (q->n_admitted && rnd(2) == 0) {
+            struct eng_wl *f = q->admitted[rnd((uint32_t)q->n_admitted)];
+            used -= usage_of(f);
+            eng_wl_finish(eng, f, clock++);
+        }
+        check_victims_heap(q);
+        /* The search agrees with the order computed from scratch. */
+        int32_t prio = (int32_t)rnd(10);
+        int64_t need = 1000 * (1 + (int64_t)rnd(12));
+        snprintf(name, sizeof(name), "p%d", round);
+        struct eng_wl *p = pending(eng, name, "lq-c", prio, need);
+        eng__refresh(eng);
+        struct fa_assignment a;
+        memset(&a, 0, sizeof(a));
+        a.usage_fr = &fr;
+        a.usage_v = &need;
+        a.n_usage = 1;
+        a.preempt_fr = &fr;
+        a.n_preempt_fr = 1;
+        struct pre_target *got = NULL;
+        size_t n = pre_targets(eng, q, p, &a, &got);
+        size_t want = expected_targets(q, prio, need, quota, t);
+        assert_int_equal(n, want);
+        struct eng_wl **g = malloc((n + 1) * sizeof(*g));
+        for (size_t i = 0; i < n; i++)
+            g[i] = got[i].wl;
+        qsort(g, n, sizeof(*g), by_key);
+        qsort(t, want, sizeof(*t), by_key);
+        for (size_t i = 0; i < n; i++) {
+            assert_ptr_equal(g[i], t[i]);
+            with_evicted += g[i]->evicted;
+        }
+        with_targets += n > 0;
+        free(g);
+        eng_wl_delete(eng, p, clock++);
+    }
+    assert_true(q->n_admitted > 20);
+    assert_true(with_targets > 100 && with_evicted > 20); /* the runs covered both parts */
+    eng_free(eng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_fs_drs_worked_example),
         cmocka_unit_test(test_fs_zero_weight),
         cmocka_unit_test(test_afs_usage_decay_and_candidate_order),
+        cmocka_unit_test(test_own_candidates_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

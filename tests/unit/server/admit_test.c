@@ -15,6 +15,7 @@
 
 #include "api/objects.h"
 #include "base/err.h"
+#include "controller/jobs/pod/pod.h"
 #include "server/srv_int.h"
 
 static const struct srv_user tenant = {.name = "alice"};
@@ -270,6 +271,7 @@ static void test_pod_update(void **state)
     (void)state;
     json_t *old = pod(NULL);
     struct err e;
+    struct srv_admit a = {0};
     /* What an update may change: images, deadlines, added tolerations. */
     json_t *ok = json_deep_copy(old);
     json_t *spec = json_object_get(ok, "spec");
@@ -279,28 +281,83 @@ static void test_pod_update(void **state)
     json_array_append_new(json_object_get(spec, "tolerations"),
                           json_pack("{s:s,s:s}", "key", "b", "operator", "Exists"));
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, ok, &e), 0);
+    assert_int_equal(srv_admit_pod_update(&a, old, ok, &e), 0);
     /* What it may not: binding to a node, other container fields, dropping
      * a toleration. */
     json_t *bound = pod("cueue-local");
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, bound, &e), ERR_INVALID);
+    assert_int_equal(srv_admit_pod_update(&a, old, bound, &e), ERR_INVALID);
     assert_int_equal(e.ncauses, 1);
     json_t *cmd = json_deep_copy(old);
     json_object_set_new(
         json_array_get(json_object_get(json_object_get(cmd, "spec"), "containers"), 0), "command",
         json_pack("[s]", "sh"));
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, cmd, &e), ERR_INVALID);
+    assert_int_equal(srv_admit_pod_update(&a, old, cmd, &e), ERR_INVALID);
     json_t *fewer = json_deep_copy(old);
     json_array_clear(json_object_get(json_object_get(fewer, "spec"), "tolerations"));
     err_init(&e);
-    assert_int_equal(srv_admit_pod_update(old, fewer, &e), ERR_INVALID);
+    assert_int_equal(srv_admit_pod_update(&a, old, fewer, &e), ERR_INVALID);
     json_decref(old);
     json_decref(ok);
     json_decref(bound);
     json_decref(cmd);
     json_decref(fewer);
+}
+
+/* Kueue's admission gate: only Kueue (run-unmanaged on pods) removes it or
+ * labels a Pod managed; a gated Pod's nodeSelector may change, as
+ * Kubernetes lets it. */
+static void test_pod_gate(void **state)
+{
+    (void)state;
+    struct srv_admit a = {.user = &tenant};
+    struct err e;
+    json_t *gated = pod(NULL);
+    struct pod_default_ctx x = {.ns_managed = true, .default_lq = true};
+    assert_true(pod_default(gated, &x));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_create(&a, gated, &e), 0);
+    json_t *ungated = json_deep_copy(gated);
+    json_object_del(json_object_get(ungated, "spec"), "schedulingGates");
+    json_object_set_new(json_object_get(ungated, "spec"), "nodeSelector",
+                        json_pack("{s:s}", "instance", "od"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_create(&a, ungated, &e), ERR_FORBIDDEN);
+    assert_non_null(strstr(e.message, "only Kueue labels a Pod as managed"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, gated, ungated, &e), ERR_FORBIDDEN);
+    assert_non_null(strstr(e.message, "only Kueue removes the scheduling gate"));
+    json_t *plain = pod(NULL), *labelled = pod(NULL);
+    json_object_set_new(json_object_get(labelled, "metadata"), "labels",
+                        json_pack("{s:s}", POD_MANAGED_LABEL, "true"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, plain, labelled, &e), ERR_FORBIDDEN);
+    a.user = &admin;
+    a.may_run_unmanaged = true;
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, gated, ungated, &e), 0);
+    /* Binding an ungated Pod is the node agent's, with run-unmanaged. */
+    json_t *bound = json_deep_copy(ungated);
+    json_object_set_new(json_object_get(bound, "spec"), "nodeName", json_string("cueue-local"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, ungated, bound, &e), 0);
+    a.may_run_unmanaged = false;
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, ungated, bound, &e), ERR_INVALID);
+    a.may_run_unmanaged = true;
+    json_decref(bound);
+    /* Once ungated, the nodeSelector is fixed again. */
+    json_t *moved = json_deep_copy(ungated);
+    json_object_set_new(json_object_get(moved, "spec"), "nodeSelector",
+                        json_pack("{s:s}", "instance", "spot"));
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, ungated, moved, &e), ERR_INVALID);
+    json_decref(gated);
+    json_decref(ungated);
+    json_decref(plain);
+    json_decref(labelled);
+    json_decref(moved);
 }
 
 int main(void)
@@ -313,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_update_parallelism),
         cmocka_unit_test(test_pod_create),
         cmocka_unit_test(test_pod_update),
+        cmocka_unit_test(test_pod_gate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,372 @@
+/* jobframework.c -- what every integration shares (see jobframework.h).
+ * Mirrors Kueue pkg/controller/jobframework (workload_names.go,
+ * NewWorkload, EquivalentToWorkload) and pkg/podset (Merge). */
+#include "controller/jobframework/jobframework.h"
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/defaults.h"
+#include "api/objects.h"
+#include "base/err.h"
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static const char *label(const json_t *obj, const char *k)
+{
+    return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
+}
+
+static const char *annotation(const json_t *obj, const char *k)
+{
+    return jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"), k);
+}
+
+json_t *jf_obj_child(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_object(v)) {
+        v = json_object();
+        json_object_set_new(o, k, v);
+    }
+    return v;
+}
+
+bool jf_enabled(const struct jf_integration *ji, const struct api_configuration *cfg)
+{
+    if (!cfg || !cfg->frameworks.n)
+        return !strcmp(ji->framework, "batch/job");
+    for (size_t i = 0; i < cfg->frameworks.n; i++)
+        if (cfg->frameworks.items[i] && !strcmp(cfg->frameworks.items[i], ji->framework))
+            return true;
+    return false;
+}
+
+void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
+                      size_t len)
+{
+    char in[1024];
+    int n = snprintf(in, sizeof(in), "%s\n%s\n%s\n%s", ji->kind, ji->group, name, uid ? uid : "");
+    if (n < 0 || (size_t)n >= sizeof(in))
+        n = (int)sizeof(in) - 1;
+    unsigned char dig[20];
+    gnutls_hash_fast(GNUTLS_DIG_SHA1, in, (size_t)n, dig);
+    char prefix[256];
+    int k = snprintf(prefix, sizeof(prefix), "%s-%s", ji->kind, name);
+    for (int i = 0; i < k && prefix[i] != '-'; i++)
+        prefix[i] = (char)tolower((unsigned char)prefix[i]);
+    prefix[247] = '\0';
+    snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
+}
+
+const char *jf_queue_name(const json_t *obj)
+{
+    const char *q = label(obj, JF_QUEUE_LABEL);
+    return q && *q ? q : NULL;
+}
+
+const char *jf_prebuilt_name(const json_t *obj)
+{
+    const char *p = label(obj, JF_PREBUILT_LABEL);
+    return p && *p ? p : NULL;
+}
+
+void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out, size_t len)
+{
+    const char *p = jf_prebuilt_name(obj);
+    if (p) {
+        snprintf(out, len, "%s", p);
+        return;
+    }
+    const json_t *meta = json_object_get(obj, "metadata");
+    jf_workload_name(ji, jstr(meta, "name") ? jstr(meta, "name") : "", jstr(meta, "uid"), out, len);
+}
+
+/* The max-exec-time-seconds label as a positive number, else 0. */
+static json_int_t max_exec_seconds(const json_t *obj)
+{
+    const char *v = label(obj, JF_MAX_EXEC_LABEL);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    return *end || n <= 0 || n > INT32_MAX ? 0 : (json_int_t)n;
+}
+
+static json_t *priority_ref(const char *group, const char *kind, const char *name)
+{
+    json_t *ref = json_object();
+    json_object_set_new(ref, "group", json_string(group));
+    json_object_set_new(ref, "kind", json_string(kind));
+    json_object_set_new(ref, "name", json_string(name));
+    return ref;
+}
+
+/* lifecycle.md §2.8: the workload priority class label, else the pod
+ * template's priorityClassName, else the lowest globalDefault class. */
+static int set_priority(const json_t *obj, const json_t *tpl, jf_lookup_fn lookup, void *arg,
+                        json_t *spec, struct err *e)
+{
+    const char *wpc = label(obj, JF_PRIORITY_LABEL);
+    if (wpc && *wpc) {
+        const json_t *d = lookup ? lookup(arg, "WorkloadPriorityClass", wpc, 0) : NULL;
+        if (!d)
+            return err_set(e, ERR_NOT_FOUND, "WorkloadPriorityClass \"%s\" not found", wpc);
+        json_object_set_new(spec, "priorityClassRef",
+                            priority_ref("kueue.x-k8s.io", "WorkloadPriorityClass", wpc));
+        json_object_set_new(spec, "priority",
+                            json_integer(json_integer_value(json_object_get(d, "value"))));
+        return 0;
+    }
+    const char *pcn = jstr(json_object_get(tpl, "spec"), "priorityClassName");
+    const json_t *pc = NULL;
+    if (pcn && *pcn) {
+        pc = lookup ? lookup(arg, "PriorityClass", pcn, 0) : NULL;
+        if (!pc)
+            return err_set(e, ERR_NOT_FOUND, "priorityclass.scheduling.k8s.io \"%s\" not found",
+                           pcn);
+    } else if (lookup) {
+        const json_t *x;
+        for (size_t i = 0; (x = lookup(arg, "PriorityClass", NULL, i)); i++) {
+            if (!json_is_true(json_object_get(x, "globalDefault")))
+                continue;
+            if (!pc || json_integer_value(json_object_get(x, "value")) <
+                           json_integer_value(json_object_get(pc, "value")))
+                pc = x;
+        }
+    }
+    if (pc) {
+        json_object_set_new(spec, "priorityClassRef",
+                            priority_ref("scheduling.k8s.io", "PriorityClass",
+                                         jstr(json_object_get(pc, "metadata"), "name")));
+        json_object_set_new(spec, "priority",
+                            json_integer(json_integer_value(json_object_get(pc, "value"))));
+        return 0;
+    }
+    json_object_set_new(spec, "priority", json_integer(0));
+    return 0;
+}
+
+int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_lookup_fn lookup,
+                      void *arg, json_t **out, struct err *e)
+{
+    *out = NULL;
+    const char *queue = jf_queue_name(obj);
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *name = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *uid = jstr(meta, "uid");
+    if (!name)
+        name = "";
+    char wname[300];
+    jf_workload_name(ji, name, uid, wname, sizeof(wname));
+
+    json_t *spec = json_object();
+    if (queue) /* absent when managed without one: the Workload waits for a queue */
+        json_object_set_new(spec, "queueName", json_string(queue));
+    json_t *pss = ji->pod_sets(obj);
+    int rc = set_priority(obj, json_object_get(json_array_get(pss, 0), "template"), lookup, arg,
+                          spec, e);
+    if (rc) {
+        json_decref(pss);
+        json_decref(spec);
+        return rc;
+    }
+    json_object_set_new(spec, "active", json_true());
+    json_object_set_new(spec, "podSets", pss);
+    if (max_exec_seconds(obj))
+        json_object_set_new(spec, "maximumExecutionTimeSeconds",
+                            json_integer(max_exec_seconds(obj)));
+
+    json_t *wl = json_object();
+    json_object_set_new(wl, "apiVersion", json_string(API_VERSION_KUEUE));
+    json_object_set_new(wl, "kind", json_string("Workload"));
+    json_t *wm = json_object();
+    json_object_set_new(wm, "name", json_string(wname));
+    json_object_set_new(wm, "namespace", json_string(ns ? ns : "default"));
+    if (uid && *uid && strlen(uid) <= 63) {
+        json_t *labels = json_object();
+        json_object_set_new(labels, JF_UID_LABEL, json_string(uid));
+        json_object_set_new(wm, "labels", labels);
+    }
+    const char *gate = annotation(obj, JF_GATE_ANNOTATION);
+    if (gate) {
+        json_t *ann = json_object();
+        json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
+        json_object_set_new(wm, "annotations", ann);
+    }
+    json_t *fin = json_array();
+    json_array_append_new(fin, json_string(JF_RESOURCE_IN_USE));
+    json_object_set_new(wm, "finalizers", fin);
+    json_t *owner = json_object();
+    json_object_set_new(owner, "apiVersion", json_string(ji->api_version));
+    json_object_set_new(owner, "kind", json_string(ji->kind));
+    json_object_set_new(owner, "name", json_string(name));
+    json_object_set_new(owner, "uid", json_string(uid ? uid : ""));
+    json_object_set_new(owner, "controller", json_true());
+    json_object_set_new(owner, "blockOwnerDeletion", json_true());
+    json_t *owners = json_array();
+    json_array_append_new(owners, owner);
+    json_object_set_new(wm, "ownerReferences", owners);
+    json_object_set_new(wl, "metadata", wm);
+    json_object_set_new(wl, "spec", spec);
+    *out = wl;
+    return 0;
+}
+
+/* Equal values, or both absent (json_equal says no to two NULLs). */
+static bool same(const json_t *x, const json_t *y)
+{
+    return (!x && !y) || (x && y && json_equal(x, y));
+}
+
+static bool pod_set_matches(const json_t *pa, const json_t *pb, bool admitted)
+{
+    if (!same(json_object_get(pa, "name"), json_object_get(pb, "name")) ||
+        !same(json_object_get(pa, "count"), json_object_get(pb, "count")) ||
+        !same(json_object_get(pa, "minCount"), json_object_get(pb, "minCount")))
+        return false;
+    static const char *const fields[] = {"containers", "initContainers", "tolerations", NULL};
+    const json_t *sa = json_object_get(json_object_get(pa, "template"), "spec");
+    const json_t *sb = json_object_get(json_object_get(pb, "template"), "spec");
+    for (size_t i = 0; fields[i]; i++)
+        if (!(admitted && !strcmp(fields[i], "tolerations")) &&
+            !same(json_object_get(sa, fields[i]), json_object_get(sb, fields[i])))
+            return false;
+    return true;
+}
+
+bool jf_workload_matches(const json_t *wl, const json_t *built)
+{
+    json_t *a = json_deep_copy(wl), *b = json_deep_copy(built);
+    dflt_object(a);
+    dflt_object(b);
+    const json_t *psa = json_object_get(json_object_get(a, "spec"), "podSets");
+    const json_t *psb = json_object_get(json_object_get(b, "spec"), "podSets");
+    bool admitted = false;
+    size_t i;
+    const json_t *cd;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, cd)
+    {
+        admitted |= jstr(cd, "type") && !strcmp(jstr(cd, "type"), "Admitted") &&
+                    jstr(cd, "status") && !strcmp(jstr(cd, "status"), "True");
+    }
+    bool eq = json_array_size(psa) && json_array_size(psa) == json_array_size(psb) &&
+              same(json_object_get(json_object_get(a, "spec"), "maximumExecutionTimeSeconds"),
+                   json_object_get(json_object_get(b, "spec"), "maximumExecutionTimeSeconds"));
+    for (i = 0; eq && i < json_array_size(psa); i++)
+        eq = pod_set_matches(json_array_get(psa, i), json_array_get(psb, i), admitted);
+    json_decref(a);
+    json_decref(b);
+    return eq;
+}
+
+void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                       jf_flavor_fn flavor, void *arg)
+{
+    json_object_set_new(jf_obj_child(tmeta, "labels"), "kueue.x-k8s.io/podset",
+                        json_string(ps_name));
+    json_object_set_new(jf_obj_child(tmeta, "annotations"), "kueue.x-k8s.io/workload",
+                        json_string(jstr(json_object_get(wl, "metadata"), "name")));
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    const json_t *psa = NULL, *x;
+    size_t i;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
+    {
+        if (jstr(x, "name") && !strcmp(jstr(x, "name"), ps_name))
+            psa = x;
+    }
+    if (!psa)
+        psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
+    /* Every distinct flavor of the assignment, in resource order. */
+    const char *seen[64];
+    size_t n_seen = 0;
+    const char *res;
+    json_t *fl;
+    json_object_foreach((json_t *)json_object_get(psa, "flavors"), res, fl)
+    {
+        const char *fname = json_string_value(fl);
+        bool dup = false;
+        for (size_t k = 0; fname && k < n_seen; k++)
+            dup |= !strcmp(seen[k], fname);
+        if (!fname || dup || n_seen == 64)
+            continue;
+        seen[n_seen++] = fname;
+        const json_t *rf = flavor ? flavor(arg, fname) : NULL;
+        const json_t *rspec = json_object_get(rf, "spec");
+        const char *lk;
+        json_t *lv;
+        json_object_foreach((json_t *)json_object_get(rspec, "nodeLabels"), lk, lv)
+            json_object_set(jf_obj_child(tspec, "nodeSelector"), lk, lv);
+        const json_t *tol;
+        size_t t;
+        json_array_foreach(json_object_get(rspec, "tolerations"), t, tol)
+        {
+            json_t *tols = json_object_get(tspec, "tolerations");
+            if (!json_is_array(tols)) {
+                tols = json_array();
+                json_object_set_new(tspec, "tolerations", tols);
+            }
+            bool have = false;
+            const json_t *y;
+            size_t k;
+            json_array_foreach(tols, k, y) have |= json_equal(y, tol);
+            if (!have)
+                json_array_append(tols, (json_t *)tol);
+        }
+    }
+}
+
+const json_t *jf_pod_set(const json_t *wl, const char *name)
+{
+    size_t i;
+    const json_t *ps;
+    json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps)
+    {
+        if (jstr(ps, "name") && name && !strcmp(jstr(ps, "name"), name))
+            return ps;
+    }
+    return NULL;
+}
+
+void jf_restore_template(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                         const char *const *keep)
+{
+    const json_t *stored = json_object_get(jf_pod_set(wl, ps_name), "template");
+    if (!stored)
+        return;
+    const json_t *smeta = json_object_get(stored, "metadata");
+    const json_t *sspec = json_object_get(stored, "spec");
+    json_t *labels = json_is_object(json_object_get(smeta, "labels"))
+                         ? json_deep_copy(json_object_get(smeta, "labels"))
+                         : json_object();
+    const json_t *cur = json_object_get(tmeta, "labels");
+    for (size_t i = 0; keep && keep[i]; i++)
+        if (json_object_get(cur, keep[i]))
+            json_object_set(labels, keep[i], json_object_get(cur, keep[i]));
+    if (json_object_size(labels))
+        json_object_set_new(tmeta, "labels", labels);
+    else {
+        json_decref(labels);
+        json_object_del(tmeta, "labels");
+    }
+    const json_t *ann = json_object_get(smeta, "annotations");
+    if (ann)
+        json_object_set_new(tmeta, "annotations", json_deep_copy(ann));
+    else
+        json_object_del(tmeta, "annotations");
+    static const char *const sfields[] = {"nodeSelector", "tolerations", "schedulingGates", NULL};
+    for (size_t i = 0; sfields[i]; i++) {
+        const json_t *v = json_object_get(sspec, sfields[i]);
+        if (v)
+            json_object_set_new(tspec, sfields[i], json_deep_copy(v));
+        else
+            json_object_del(tspec, sfields[i]);
+    }
+}

@@ -1,0 +1,130 @@
+/* jobframework.h -- the integration interface (Kueue's GenericJob) and what
+ * every integration shares: the Workload built for a job object, its name,
+ * whether it still describes the object (Kueue pkg/controller/jobframework
+ * interface.go, workload_names.go, reconciler.go; spec/lifecycle.md §2).
+ *
+ * An integration is a table of pure functions over the object's JSON tree;
+ * the generic job reconciler (reconciler.c) drives every kind through it,
+ * so the Job, Pod, ... folders under jobs/ hold only what differs. Nothing
+ * here talks to the API. */
+#ifndef CUEUE_CONTROLLER_JOBFRAMEWORK_JOBFRAMEWORK_H
+#define CUEUE_CONTROLLER_JOBFRAMEWORK_JOBFRAMEWORK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct api_configuration;
+struct err;
+
+/* Looks up a cluster-scoped object: kind is "WorkloadPriorityClass" or
+ * "PriorityClass"; name NULL asks for every PriorityClass in turn (index
+ * i = 0, 1, ... until NULL) so the global default can be found. Returns a
+ * borrowed object or NULL. */
+typedef const json_t *(*jf_lookup_fn)(void *arg, const char *kind, const char *name, size_t i);
+
+/* The ResourceFlavor named (borrowed), or NULL. */
+typedef const json_t *(*jf_flavor_fn)(void *arg, const char *name);
+
+/* One integration (Kueue's GenericJob and its registration). */
+struct jf_integration {
+    const char *framework;   /* its name in integrations.frameworks: "batch/job", "pod" */
+    const char *api_version; /* of the owner reference of its Workloads: "batch/v1", "v1" */
+    const char *group;       /* "batch", "" */
+    const char *kind;        /* "Job", "Pod" */
+    const char *component;   /* the source of its events */
+    /* The finalizer Kueue's admission puts on the object, removed once
+     * its Workload has finished or it is deleted; NULL for none. */
+    const char *finalizer;
+    /* The pod sets of the Workload (owned array): name, count, minCount
+     * (partial admission), template. */
+    json_t *(*pod_sets)(const json_t *obj);
+    /* Suspended: it runs no pod until admitted (a Job's spec.suspend, a
+     * Pod's scheduling gate). */
+    bool (*is_suspended)(const json_t *obj);
+    /* Suspend obj in place, as Kueue's webhook does at creation; NULL
+     * when the kind is held back otherwise (a Pod's gate). */
+    void (*suspend)(json_t *obj);
+    /* The object as Kueue starts it for the Workload's admission (owned
+     * copy): unsuspended, each pod set's template given its flavors' node
+     * labels and tolerations (jf_inject_flavors). */
+    json_t *(*run)(const json_t *obj, const json_t *wl, jf_flavor_fn flavor, void *arg);
+    /* The object as Kueue stops it (owned copy): suspended, the templates
+     * restored from the Workload (wl NULL: suspended only). NULL for a
+     * kind that cannot be suspended: stopping deletes it (a Pod). */
+    json_t *(*stop)(const json_t *obj, const json_t *wl);
+    /* Finished: true with *success and the message (borrowed from obj). */
+    bool (*finished)(const json_t *obj, bool *success, const char **message);
+    /* Every pod ready or succeeded (waitForPodsReady). */
+    bool (*pods_ready)(const json_t *obj);
+    /* The pods that will not be needed again (status.reclaimablePods:
+     * an owned array of {name, count}, empty for none). */
+    json_t *(*reclaimable)(const json_t *obj);
+    /* Pods not yet gone: an evicted Workload's quota waits for none. */
+    int (*active)(const json_t *obj);
+};
+
+#define JF_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define JF_PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
+#define JF_PREBUILT_LABEL "kueue.x-k8s.io/prebuilt-workload-name"
+#define JF_MAX_EXEC_LABEL "kueue.x-k8s.io/max-exec-time-seconds"
+#define JF_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
+#define JF_UID_LABEL "kueue.x-k8s.io/job-uid"
+#define JF_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
+
+/* Is the integration enabled by cfg's integrations.frameworks (NULL:
+ * Kueue's default, batch/job alone)? */
+bool jf_enabled(const struct jf_integration *ji, const struct api_configuration *cfg);
+
+/* Kueue's GetWorkloadNameForOwnerWithGVK: "<lower-case kind>-<name>" cut
+ * to 247 bytes, "-", and the first 5 hex digits of
+ * sha1("<Kind>\n<group>\n<name>\n<uid>"). out needs 254 bytes. */
+void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
+                      size_t len);
+
+/* The name of the object's Workload: the prebuilt one it names, else
+ * jf_workload_name's. out needs 254 bytes. */
+void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out,
+                          size_t len);
+
+/* The queue-name label, or NULL when it is absent or empty. */
+const char *jf_queue_name(const json_t *obj);
+
+/* The prebuilt-workload-name label, or NULL when absent or empty. */
+const char *jf_prebuilt_name(const json_t *obj);
+
+/* Build the Workload of a managed object (owned, in *out): its pod sets,
+ * priority (the priority-class label's WorkloadPriorityClass, else the
+ * first template's PriorityClass, else the lowest global default), queue,
+ * owner reference, job-uid label and finalizer. ERR_NOT_FOUND when the
+ * priority class it names does not exist (e names it). */
+int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_lookup_fn lookup,
+                      void *arg, json_t **out, struct err *e);
+
+/* Does the stored Workload still describe the object? built is
+ * jf_build_workload's result. Kueue's EquivalentToWorkload: every pod
+ * set's count, minCount, containers, init containers and (unless the
+ * Workload is admitted: its flavors add some) tolerations, and
+ * maximumExecutionTimeSeconds. */
+bool jf_workload_matches(const json_t *wl, const json_t *built);
+
+/* The admitted flavors of the Workload's pod set ps_name merged into the
+ * pod spec tspec (its nodeSelector and tolerations), as Kueue's
+ * podset.Merge does; the podset label and workload annotation into tmeta. */
+void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                       jf_flavor_fn flavor, void *arg);
+
+/* Kueue's RestorePodSetsInfo for one template: its labels, annotations,
+ * nodeSelector, tolerations and schedulingGates as the Workload's pod set
+ * ps_name stored them (tmeta, tspec changed in place); the labels named
+ * in keep (NULL-terminated, may be NULL) keep their current values. */
+void jf_restore_template(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                         const char *const *keep);
+
+/* The pod set named (borrowed) of a Workload's spec, or NULL. */
+const json_t *jf_pod_set(const json_t *wl, const char *name);
+
+/* The child object k of o (created empty when missing or not an object). */
+json_t *jf_obj_child(json_t *o, const char *k);
+
+#endif

@@ -1,0 +1,269 @@
+/* podgroup.c -- the pod group reconciler (Kueue pkg/controller/jobs/pod,
+ * pod_controller.go for a group): the Pods labelled
+ * kueue.x-k8s.io/pod-group-name G share the Workload G, created once
+ * kueue.x-k8s.io/pod-group-total-count of them exist, owned by every
+ * member; admitted, every gated member is started in its role's pod set
+ * (a replacement Pod for a failed one too, and the failed one is let go);
+ * evicted, the members are deleted and the quota released once none
+ * runs; the group finishes when that many members succeeded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/status.h"
+#include "base/xalloc.h"
+#include "controller/ctl_int.h"
+#include "controller/jobframework/jobframework.h"
+#include "controller/jobs/job.h"
+#include "controller/jobs/pod/pod.h"
+
+#define COMPONENT_POD "pod-kueue-controller"
+
+/* The managed members of group g in ns from the cache (owned array of
+ * borrowed-then-referenced objects), oldest first by name. */
+static json_t *members(struct ctl *c, const char *ns, const char *g)
+{
+    json_t *out = json_array();
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_POD].cache, &it, &key, &val)) {
+        const char *pn = mstr(val, "namespace"), *pg = pod_group_name(val);
+        if (pn && pg && !strcmp(pn, ns) && !strcmp(pg, g) && pod_is_managed(val))
+            json_array_append(out, val);
+    }
+    return out;
+}
+
+static void remove_pod_finalizer(struct ctl *c, const json_t *pod)
+{
+    ctl_remove_finalizer_named(c, CK_POD, pod, POD_FINALIZER);
+}
+
+static void delete_pod(struct ctl *c, const json_t *pod, const char *msg)
+{
+    if (being_deleted(pod))
+        return;
+    ctl_event(c, pod, "Normal", "Stopped", COMPONENT_POD, "%s", msg);
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = ac_delete(c->ac, c->res[CK_POD].r, mstr(pod, "namespace"), mstr(pod, "name"), NULL,
+                       &out, &e);
+    if (!rc && out && mstr(out, "deletionTimestamp"))
+        ctl_observe(c, CK_POD, out);
+    json_decref(out);
+    if (rc && rc != ERR_NOT_FOUND)
+        ctl_log_err("pod delete", &e);
+}
+
+static const char *phase(const json_t *pod)
+{
+    const char *p = jstr(json_object_get(pod, "status"), "phase");
+    return p ? p : "";
+}
+
+/* The group's pod sets as an object's (the Workload builder's view). */
+static json_t *group_pod_sets(const json_t *obj)
+{
+    return pod_group_pod_sets(json_object_get(obj, "members"));
+}
+
+static bool never(const json_t *obj)
+{
+    (void)obj;
+    return false;
+}
+
+static const struct jf_integration group_integration = {
+    .framework = "pod",
+    .api_version = "v1",
+    .group = "",
+    .kind = "Pod",
+    .component = COMPONENT_POD,
+    .pod_sets = group_pod_sets,
+    .is_suspended = never,
+};
+
+/* The group's Workload (owned): named after the group, owned by every
+ * member (the first as controller), marked a group workload. */
+static void create_group_workload(struct ctl *c, const char *ns, const char *g, json_t *pods)
+{
+    const json_t *first = json_array_get(pods, 0);
+    json_t *obj =
+        json_pack("{s:{s:s,s:s,s:O},s:O}", "metadata", "name", g, "namespace", ns, "labels",
+                  json_object_get(json_object_get(first, "metadata"), "labels"), "members", pods);
+    const json_t *gate = json_object_get(
+        json_object_get(json_object_get(first, "metadata"), "annotations"), JF_GATE_ANNOTATION);
+    if (gate)
+        json_object_set_new(json_object_get(obj, "metadata"), "annotations",
+                            json_pack("{s:O}", JF_GATE_ANNOTATION, gate));
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    int rc = jf_build_workload(&group_integration, obj, NULL, NULL, &wl, &e);
+    json_decref(obj);
+    if (rc) {
+        ctl_log_err("workload for a pod group", &e);
+        return;
+    }
+    json_t *wm = json_object_get(wl, "metadata");
+    json_object_set_new(wm, "name", json_string(g));
+    json_object_del(wm, "labels");
+    json_object_set_new(jf_obj_child(wm, "annotations"), POD_IS_GROUP_WORKLOAD,
+                        json_string("true"));
+    json_t *owners = json_array();
+    size_t i;
+    const json_t *p;
+    json_array_foreach(pods, i, p)
+    {
+        json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", "v1",
+                                                "kind", "Pod", "name", mstr(p, "name"), "uid",
+                                                mstr(p, "uid") ? mstr(p, "uid") : "", "controller",
+                                                i == 0, "blockOwnerDeletion", 1));
+    }
+    json_object_set_new(wm, "ownerReferences", owners);
+    json_t *out = NULL;
+    rc = ac_create(c->ac, c->res[CK_WL].r, ns, wl, &out, &e);
+    if (!rc) {
+        ctl_observe(c, CK_WL, out);
+        ctl_event(c, first, "Normal", "CreatedWorkload", COMPONENT_POD, "Created Workload: %s/%s",
+                  ns, g);
+    } else if (rc != ERR_EXISTS) {
+        ctl_log_err("workload create", &e);
+    }
+    json_decref(out);
+    json_decref(wl);
+}
+
+static const json_t *lookup_flavor(void *arg, const char *name)
+{
+    return ctl_get(arg, CK_RF, NULL, name);
+}
+
+struct start_arg {
+    const json_t *with;
+};
+
+static int start_fn(json_t *obj, void *arg, struct err *e)
+{
+    struct start_arg *sa = arg;
+    (void)e;
+    if (!pod_gated(obj))
+        return 0;
+    json_object_set(obj, "spec", json_object_get(sa->with, "spec"));
+    json_object_set(obj, "metadata", json_object_get(sa->with, "metadata"));
+    return 0;
+}
+
+/* Start a gated member in its role's pod set. */
+static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
+{
+    char role[80];
+    pod_role_hash(pod, role, sizeof(role));
+    if (!jf_pod_set(wl, role))
+        return; /* a role the Workload does not have: it waits */
+    json_t *started = pod_start_in(pod, wl, role, lookup_flavor, c);
+    /* The metadata as it is now, plus what starting adds. */
+    json_t *meta = json_deep_copy(json_object_get(pod, "metadata"));
+    json_object_set(meta, "labels",
+                    json_object_get(json_object_get(started, "metadata"), "labels"));
+    json_object_set(meta, "annotations",
+                    json_object_get(json_object_get(started, "metadata"), "annotations"));
+    json_object_set_new(started, "metadata", meta);
+    struct start_arg sa = {started};
+    const char *cq =
+        jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
+    char *cqs = xstrdup(cq ? cq : "");
+    if (!ctl_write_object(c, CK_POD, mstr(pod, "namespace"), mstr(pod, "name"), start_fn, &sa))
+        ctl_event(c, pod, "Normal", "Started", COMPONENT_POD, "Admitted by clusterQueue %s", cqs);
+    free(cqs);
+    json_decref(started);
+}
+
+static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t *pods)
+{
+    const json_t *wl = ctl_get(c, CK_WL, ns, g);
+    size_t i;
+    const json_t *p;
+    long total = -1, live = 0, succeeded = 0, running = 0, gated = 0;
+    json_array_foreach(pods, i, p)
+    {
+        if (total < 0)
+            total = pod_group_total(p);
+        live += pod_group_member_live(p);
+        succeeded += !strcmp(phase(p), "Succeeded");
+        running += !strcmp(phase(p), "Running");
+        gated += pod_gated(p);
+    }
+    if (wl && cond_is(wl, "Finished", "True")) {
+        json_array_foreach(pods, i, p) remove_pod_finalizer(c, p);
+        if (has_finalizer(wl, JF_RESOURCE_IN_USE))
+            ctl_remove_finalizer(c, CK_WL, wl);
+        return;
+    }
+    if (wl && being_deleted(wl)) {
+        json_array_foreach(pods, i, p)
+        {
+            delete_pod(c, p, "Workload is deleted");
+            remove_pod_finalizer(c, p);
+        }
+        if (!running)
+            ctl_remove_finalizer(c, CK_WL, wl);
+        return;
+    }
+    if (total > 0 && succeeded >= total) {
+        if (!wl) {
+            json_array_foreach(pods, i, p) remove_pod_finalizer(c, p);
+            return;
+        }
+        char msg[80];
+        snprintf(msg, sizeof(msg), "Pods succeeded: %ld/%ld.", succeeded, total);
+        struct ctl_wl_op op = {
+            .kind = OP_FINISH, .reason = "Succeeded", .message = msg, .now = tm_now_ms()};
+        if (!ctl_write_status(c, CK_WL, ns, g, ctl_wl_mutate, &op))
+            ctl_event(c, json_array_get(pods, 0), "Normal", "FinishedWorkload", COMPONENT_POD,
+                      "Workload '%s/%s' is declared finished", ns, g);
+        return;
+    }
+    if (!wl) {
+        /* Created once the whole group is there, all of it gated. */
+        if (total > 0 && live >= total && gated == (long)json_array_size(pods))
+            create_group_workload(c, ns, g, pods);
+        return;
+    }
+    if (cond_is(wl, "Evicted", "True")) {
+        const json_t *ev = cond(wl, "Evicted");
+        char *m = xstrdup(jstr(ev, "message") ? jstr(ev, "message") : "");
+        json_array_foreach(pods, i, p)
+        {
+            if (strcmp(phase(p), "Succeeded") && strcmp(phase(p), "Failed"))
+                delete_pod(c, p, m);
+        }
+        free(m);
+        if (!running && cond_is(wl, "QuotaReserved", "True"))
+            ctl_release_quota(c, wl);
+        return;
+    }
+    if (!cond_is(wl, "Admitted", "True"))
+        return;
+    json_array_foreach(pods, i, p)
+    {
+        if (pod_gated(p) && pod_group_member_live(p))
+            start_member(c, p, wl);
+        /* A failed member with enough live ones besides is replaced. */
+        if (!strcmp(phase(p), "Failed") && live >= total)
+            remove_pod_finalizer(c, p);
+    }
+}
+
+void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g)
+{
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    if (!ns || !g || !jf_enabled(&pod_integration, cfg) ||
+        !job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
+        return;
+    json_t *pods = members(c, ns, g);
+    reconcile_group(c, ns, g, pods);
+    json_decref(pods);
+}

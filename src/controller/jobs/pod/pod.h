@@ -1,0 +1,79 @@
+/* pod.h -- the plain Pod integration ("pod"): a Pod Kueue manages waits
+ * behind the kueue.x-k8s.io/admission scheduling gate until its Workload
+ * is admitted (Kueue pkg/controller/jobs/pod; spec/lifecycle.md §2).
+ *
+ * Pure functions over JSON trees: the defaulting Kueue's Pod webhook does
+ * at creation (pod_default, called by the in-server admission of `cueue
+ * serve` and by a webhook server), and the integration table the generic
+ * job reconciler drives. A Pod cannot be suspended: stopping one deletes
+ * it. Pods of a group (kueue.x-k8s.io/pod-group-name and
+ * pod-group-total-count) share one Workload named after the group, with a
+ * pod set per role (pods of one spec shape): the pod_group_* functions. */
+#ifndef CUEUE_CONTROLLER_JOBS_POD_POD_H
+#define CUEUE_CONTROLLER_JOBS_POD_POD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "controller/jobframework/jobframework.h"
+
+struct api_configuration;
+
+#define POD_GATE "kueue.x-k8s.io/admission"
+#define POD_MANAGED_LABEL "kueue.x-k8s.io/managed"
+#define POD_FINALIZER "kueue.x-k8s.io/managed"
+#define POD_GROUP_LABEL "kueue.x-k8s.io/pod-group-name"
+#define POD_GROUP_TOTAL "kueue.x-k8s.io/pod-group-total-count"
+
+extern const struct jf_integration pod_integration;
+
+/* What the creation of pod (changed in place) is checked against. */
+struct pod_default_ctx {
+    const struct api_configuration *cfg; /* NULL: Kueue's defaults */
+    bool ns_managed;                     /* managedJobsNamespaceSelector selects the namespace */
+    bool default_lq;                     /* the namespace has a LocalQueue named "default" */
+    bool owner_managed; /* a controller owner is an object Kueue manages (a Job's Pod) */
+};
+
+/* Kueue's Pod webhook Default: a Pod of a managed namespace, not owned by
+ * an object Kueue manages, gets the "default" LocalQueue when it names
+ * none and one exists; when it then names a queue (or
+ * manageJobsWithoutQueueName), the managed label, the finalizer and the
+ * admission scheduling gate. Returns true when Kueue manages the Pod. */
+bool pod_default(json_t *pod, const struct pod_default_ctx *x);
+
+#define POD_ROLE_HASH "kueue.x-k8s.io/role-hash"
+#define POD_IS_GROUP_WORKLOAD "kueue.x-k8s.io/is-group-workload"
+
+/* The group a Pod belongs to (its pod-group-name label), or NULL. */
+const char *pod_group_name(const json_t *pod);
+
+/* Its pod-group-total-count annotation: 1 or more, else -1. */
+long pod_group_total(const json_t *pod);
+
+/* The role of a Pod in its group: its role-hash annotation, else the
+ * first 8 hex digits of sha256 over its spec's shape (containers, init
+ * containers, node selector, tolerations, priority class). out needs 9
+ * bytes. */
+void pod_role_hash(const json_t *pod, char *out, size_t len);
+
+/* A Pod that counts in its group: not Failed, not being deleted. */
+bool pod_group_member_live(const json_t *pod);
+
+/* The pod sets of a group (owned array, sorted by name): one per role of
+ * the live pods of pods (an array, borrowed), counted, with the first
+ * pod's spec as template (constructGroupPodSets). */
+json_t *pod_group_pod_sets(const json_t *pods);
+
+/* The Pod as Kueue starts it as a member of pod set ps_name of wl (owned
+ * copy): ungated, that pod set's flavors merged in. */
+json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, jf_flavor_fn flavor,
+                     void *arg);
+
+/* Does the Pod carry the admission gate? */
+bool pod_gated(const json_t *pod);
+
+/* Is the Pod Kueue's (the managed label)? */
+bool pod_is_managed(const json_t *pod);
+
+#endif
