@@ -111,6 +111,10 @@ static void usage(FILE *out)
             "                         serve /healthz and /readyz at http://ADDR (HOST:PORT or\n"
             "                         :PORT; default health.healthProbeBindAddress, else 0:\n"
             "                         off)\n"
+            "  --zap-encoder json|console\n"
+            "                         log lines as JSON objects or as text (default console)\n"
+            "  --zap-log-level LEVEL  debug, info, warn, error, or a verbosity (0 info, 1 or\n"
+            "                         more debug; default info)\n"
             "  -v, --verbose          debug logging\n"
             "  -h, --help             show this help\n");
 }
@@ -138,13 +142,17 @@ int cli_controller(int argc, char **argv)
         {"webhook-host", required_argument, NULL, 'H'},
         {"webhook-cert-dir", required_argument, NULL, 'D'},
         {"health-probe-bind-address", required_argument, NULL, 'P'},
+        /* Not in the usage: tests shorten the certificates' check interval. */
+        {"cert-check-interval", required_argument, NULL, 'I'},
+        {"zap-encoder", required_argument, NULL, 'E'},
+        {"zap-log-level", required_argument, NULL, 'L'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
-    const char *feature_gates = NULL, *metrics_addr = "0";
+    const char *feature_gates = NULL, *metrics_addr = "0", *zap_encoder = NULL, *zap_level = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false;
     optind = 1;
@@ -204,6 +212,25 @@ int cli_controller(int argc, char **argv)
         case 'P':
             mo.probe_addr = optarg;
             break;
+        case 'I': {
+            char *end = NULL;
+            long secs = strtol(optarg, &end, 10);
+            if (!*optarg || *end || secs < 1 || secs > 86400) {
+                fprintf(stderr,
+                        "cueue controller: --cert-check-interval: \"%s\" is not a number of "
+                        "seconds from 1 to 86400\n",
+                        optarg);
+                return 2;
+            }
+            mo.cert_check_s = (int)secs;
+            break;
+        }
+        case 'E':
+            zap_encoder = optarg;
+            break;
+        case 'L':
+            zap_level = optarg;
+            break;
         case 'v':
             verbose = true;
             break;
@@ -224,7 +251,9 @@ int cli_controller(int argc, char **argv)
     int grc = cli_feature_gates("controller", feature_gates, config);
     if (grc)
         return grc;
-    log_set_level(verbose ? LOG_DEBUG : LOG_INFO);
+    int lrc = cli_logging("controller", zap_encoder, zap_level, verbose);
+    if (lrc)
+        return lrc;
     struct err e;
     err_init(&e);
     struct kc_config cfg = {0};

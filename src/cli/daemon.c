@@ -41,6 +41,27 @@ int cli_feature_gates(const char *cmd, const char *gates, const char *config_pat
     return 0;
 }
 
+int cli_logging(const char *cmd, const char *encoder, const char *level, bool verbose)
+{
+    enum log_format f = LOG_FORMAT_TEXT;
+    enum log_level l = verbose ? LOG_DEBUG : LOG_INFO;
+    if (encoder && !log_parse_encoder(encoder, &f)) {
+        fprintf(stderr, "cueue %s: --zap-encoder must be json or console, got '%s'\n", cmd,
+                encoder);
+        return 2;
+    }
+    if (level && !log_parse_level(level, &l)) {
+        fprintf(stderr,
+                "cueue %s: --zap-log-level must be debug, info, warn, error or a verbosity "
+                "(0 or more), got '%s'\n",
+                cmd, level);
+        return 2;
+    }
+    log_set_format(f);
+    log_set_level(l);
+    return 0;
+}
+
 bool cli_executor_ok(const char *cmd, const char *executor)
 {
     if (!strcmp(executor, "local") || !strcmp(executor, "none"))

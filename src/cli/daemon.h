@@ -17,6 +17,12 @@ bool cli_executor_ok(const char *cmd, const char *executor);
 /* --pod-network must be "private" or "host"; as cli_executor_ok. */
 bool cli_pod_network_ok(const char *cmd, const char *value);
 
+/* Set up logging from Kueue's flags: --zap-encoder (json or console;
+ * NULL: console) and --zap-log-level (debug, info, warn, error or a
+ * verbosity; NULL: debug when verbose, else info). Returns 0, or 2 (the
+ * exit status) after printing "cueue CMD: ..." to stderr. */
+int cli_logging(const char *cmd, const char *encoder, const char *level, bool verbose);
+
 /* Install the process's Kueue feature gates (api/features.h) from
  * --feature-gates (gates, NULL when not given) and the featureGates of the
  * Configuration at config_path (NULL for none), as Kueue's manager does:

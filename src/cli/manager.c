@@ -23,7 +23,7 @@
 
 /* controller-runtime's default directory of tls.crt and tls.key. */
 #define DEFAULT_CERT_DIR "/tmp/k8s-webhook-server/serving-certs"
-/* How often the Secret and the caBundle are checked. */
+/* How often the Secret and the caBundle are checked, by default. */
 #define CERT_CHECK_S 60
 
 struct mgr {
@@ -34,6 +34,7 @@ struct mgr {
     struct http_server *probes;
     atomic_bool ready;
     bool internal_certs;
+    int cert_check_s;
     struct certs certs;
     char ns[256], service[256], secret[256], mutating[300], validating[300];
 };
@@ -167,6 +168,7 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
     struct mgr *m = xcalloc(1, sizeof(*m));
     m->ac = o->client;
     m->ctl = o->ctl;
+    m->cert_check_s = o->cert_check_s > 0 ? o->cert_check_s : CERT_CHECK_S;
     rc = ctl_config_load(o->config_path, &m->config, e);
     const json_t *icm = json_object_get(doc, "internalCertManagement");
     const json_t *enable = json_object_get(icm, "enable");
@@ -199,6 +201,7 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
         }
         const char *h = o->webhook_host ? o->webhook_host : *host ? host : NULL;
         struct whd_options wo = {.client = m->ac,
+                                 .ctl = m->ctl,
                                  .cfg = m->config ? m->config->u.config : NULL,
                                  .host = h,
                                  .port = wport,
@@ -219,7 +222,7 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
 void mgr_run(struct mgr *m, const sigset_t *set)
 {
     for (;;) {
-        struct timespec ts = {CERT_CHECK_S, 0};
+        struct timespec ts = {m->cert_check_s, 0};
         int sig = sigtimedwait(set, NULL, &ts);
         if (sig > 0) {
             log_info("signal %d: shutting down", sig);

@@ -29,6 +29,7 @@ struct mgr_options {
     const char *webhook_host; /* NULL: the Configuration's, else every address */
     const char *cert_dir;     /* NULL: the Configuration's, else controller-runtime's */
     const char *probe_addr;   /* HOST:PORT or :PORT; NULL: the Configuration's; "0": off */
+    int cert_check_s;         /* seconds between checks of the certificates; 0: 60 */
 };
 
 /* Read the settings, start the probes, get the certificates and start

@@ -75,6 +75,10 @@ static void serve_usage(FILE *out)
         "                         a watch from an older version gets 410 Expired\n"
         "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
         "                         token over HTTP, so requests without one act as the admin\n"
+        "  --zap-encoder json|console\n"
+        "                         log lines as JSON objects or as text (default console)\n"
+        "  --zap-log-level LEVEL  debug, info, warn, error, or a verbosity (0 info, 1 or\n"
+        "                         more debug; default info)\n"
         "  -v, --verbose          log every request\n"
         "  -h, --help             show this help\n");
 }
@@ -182,6 +186,7 @@ struct serve_opts {
     size_t dlog_max;
     bool insecure;
     bool verbose;
+    const char *zap_encoder, *zap_level;
 };
 
 /* "90", "90s", "10m", "2h" -> seconds; 0 -> -1 (never). -2 when malformed. */
@@ -217,6 +222,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"insecure-http", no_argument, NULL, 'i'},
         {"event-ttl", required_argument, NULL, 't'},
         {"watch-history", required_argument, NULL, 'w'},
+        {"zap-encoder", required_argument, NULL, 'E'},
+        {"zap-log-level", required_argument, NULL, 'L'},
         {"decision-log-max-age", required_argument, NULL, 'A'},
         {"decision-log-max-entries", required_argument, NULL, 'M'},
         {"verbose", no_argument, NULL, 'v'},
@@ -308,6 +315,12 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                         optarg);
                 return 2;
             }
+            break;
+        case 'E':
+            o->zap_encoder = optarg;
+            break;
+        case 'L':
+            o->zap_level = optarg;
             break;
         case 'v':
             o->verbose = true;
@@ -422,7 +435,9 @@ int cli_serve(int argc, char **argv)
     int prc = parse_args(argc, argv, &o);
     if (prc)
         return prc == 1 ? 0 : prc;
-    log_set_level(o.verbose ? LOG_DEBUG : LOG_INFO);
+    prc = cli_logging("serve", o.zap_encoder, o.zap_level, o.verbose);
+    if (prc)
+        return prc;
 #ifdef __GLIBC__
     /* Many threads (HTTP workers, controllers) would otherwise give glibc up
      * to 8 arenas per core, each keeping freed list buffers: measured 124

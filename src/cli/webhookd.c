@@ -3,9 +3,10 @@
  * A review is judged as the store judges a write of `cueue serve`: the
  * object is defaulted (dflt_object), decoded and validated by the api
  * layer, a Job through its built-in rules; the Job webhook adds what
- * depends on the Job's namespace, read through the client. Nothing is
- * cached: a review costs at most two GETs (a Job's Namespace and its
- * `default` LocalQueue), the other kinds none. */
+ * depends on the Job's namespace (its labels and whether it has a
+ * `default` LocalQueue), read as Kueue reads them: from the controllers'
+ * informer caches, so a review makes no API call (the API server is asked
+ * only before those caches have listed). */
 #include "cli/webhookd.h"
 
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "controller/api_client.h"
+#include "controller/ctl.h"
 #include "controller/jobs/job.h"
 #include "server/http.h"
 #include "store/store.h"
@@ -183,28 +185,41 @@ static int validate(json_t *doc, json_t *old, struct err *e)
     return rc;
 }
 
+/* The object from the controllers' informer cache once it has listed,
+ * else from the API server: 0 and *obj (NULL when there is none), or the
+ * error of the GET. */
+static int lookup(const struct whd_options *o, const char *resource, const char *ns,
+                  const char *name, json_t **obj, struct err *e)
+{
+    bool synced = false;
+    *obj = o->ctl ? ctl_cached(o->ctl, resource, ns, name, &synced) : NULL;
+    if (synced)
+        return 0;
+    int rc = ac_get(o->client, store_resource_find(resource), ns, name, obj, e);
+    if (rc == ERR_NOT_FOUND) {
+        err_init(e);
+        *obj = NULL;
+        return 0;
+    }
+    return rc;
+}
+
 /* What the Job webhook needs of the Job's namespace. */
 static int job_namespace(const struct whd_options *o, const char *ns, bool *managed,
                          bool *default_lq, struct err *e)
 {
     json_t *obj = NULL;
-    int rc = ac_get(o->client, store_resource_find("namespaces"), NULL, ns, &obj, e);
+    int rc = lookup(o, "namespaces", NULL, ns, &obj, e);
+    if (!rc && !obj)
+        rc = err_set(e, ERR_NOT_FOUND, "namespaces \"%s\" not found", ns);
     if (rc)
         return rc;
     *managed = job_namespace_managed(obj, o->cfg);
     json_decref(obj);
-    obj = NULL;
-    struct err e2;
-    err_init(&e2);
-    rc = ac_get(o->client, store_resource_find("localqueues.kueue.x-k8s.io"), ns, "default", &obj,
-                &e2);
+    rc = lookup(o, "localqueues.kueue.x-k8s.io", ns, "default", &obj, e);
+    *default_lq = obj != NULL;
     json_decref(obj);
-    if (rc && rc != ERR_NOT_FOUND) {
-        *e = e2;
-        return rc;
-    }
-    *default_lq = rc == 0;
-    return 0;
+    return rc;
 }
 
 /* Judge one request: 0 allowed (*patched set for a mutation), ERR_INVALID
@@ -248,8 +263,9 @@ static int judge(const struct whd_options *o, const struct hook *h, const char *
     }
     if (!create && strcmp(operation, "UPDATE"))
         return 0; /* Kueue's validators allow every delete */
-    json_t *doc = json_deep_copy(obj);
-    json_t *prev = create ? NULL : json_deep_copy(old);
+    /* The review's own objects: nothing reads them after the verdict. */
+    json_t *doc = obj;
+    json_t *prev = create ? NULL : old;
     int rc = validate(doc, prev, e);
     if (!rc && h->what == HOOK_JOB && prev && ns) {
         bool managed = false, default_lq = false;
@@ -259,8 +275,6 @@ static int judge(const struct whd_options *o, const struct hook *h, const char *
             rc = e->ncauses ? ERR_INVALID : 0;
         }
     }
-    json_decref(doc);
-    json_decref(prev);
     return rc;
 }
 

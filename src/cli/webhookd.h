@@ -30,11 +30,13 @@
 
 struct ac_client;
 struct api_configuration;
+struct ctl;
 struct err;
 struct whd;
 
 struct whd_options {
     struct ac_client *client;            /* borrowed: Namespaces and LocalQueues of Jobs */
+    const struct ctl *ctl;               /* borrowed: its caches answer first; or NULL */
     const struct api_configuration *cfg; /* borrowed; NULL: Kueue's defaults */
     const char *host;                    /* IPv4 address to bind; NULL: every address */
     int port;                            /* 0: any free port (whd_port) */

@@ -1109,6 +1109,16 @@ bool ctl_synced(const struct ctl *c)
     return __atomic_load_n(&c->listed, __ATOMIC_ACQUIRE);
 }
 
+json_t *ctl_cached(const struct ctl *c, const char *resource, const char *ns, const char *name,
+                   bool *synced)
+{
+    for (int k = 0; k < CK_N; k++)
+        if (!strcmp(res_keys[k], resource))
+            return inf_ref(c->res[k].inf, ns, name, synced);
+    *synced = false;
+    return NULL;
+}
+
 void ctl_stop(struct ctl *c)
 {
     if (!c)

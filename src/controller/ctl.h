@@ -50,6 +50,13 @@ CU_MUST_CHECK int ctl_start(const struct ctl_options *o, struct ctl **out, struc
 /* Has every informer listed its objects once (on every replica, leader
  * or not: a readiness probe's question)? Any thread. */
 bool ctl_synced(const struct ctl *c);
+/* From any thread: the object of resource (a store resource key, e.g.
+ * "namespaces") as the controllers' informer holds it, referenced
+ * (json_decref; not to be changed), or NULL when it has none. *synced is
+ * false, and the answer means nothing, until that informer has listed, or
+ * when the controllers do not watch resource. */
+json_t *ctl_cached(const struct ctl *c, const char *resource, const char *ns, const char *name,
+                   bool *synced);
 /* The WorkloadExplanation of ns/name (controller/explain.h; owned), asked
  * of the controllers' thread from any other thread. NULL when the
  * workload is not known to the engine, the controllers are not leading or

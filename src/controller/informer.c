@@ -53,7 +53,10 @@ struct inf {
     pthread_t thread;
     bool running;
 
-    /* Loop thread only. */
+    /* Written by the loop thread only, which reads them without a lock;
+     * other threads read them under cache_lock (inf_ref), which the loop
+     * takes for writing around each change, never around a handler. */
+    pthread_rwlock_t cache_lock;
     struct map cache; /* key -> owned json_t */
     bool synced;
 };
@@ -92,6 +95,7 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
     inf->pipe_wr = fds[1];
     pthread_mutex_init(&inf->mu, NULL);
     pthread_cond_init(&inf->cond, NULL);
+    pthread_rwlock_init(&inf->cache_lock, NULL);
     map_init(&inf->cache);
     return inf;
 }
@@ -327,9 +331,17 @@ void inf_stop(struct inf *inf)
 
 /* ---- loop thread ------------------------------------------------------------ */
 
+static json_t *cache_set(struct inf *inf, const char *key, json_t *obj)
+{
+    pthread_rwlock_wrlock(&inf->cache_lock);
+    json_t *old = obj ? map_put(&inf->cache, key, obj) : map_del(&inf->cache, key);
+    pthread_rwlock_unlock(&inf->cache_lock);
+    return old;
+}
+
 static void cache_put(struct inf *inf, const char *key, json_t *obj, size_t *calls)
 {
-    json_t *old = map_put(&inf->cache, key, obj);
+    json_t *old = cache_set(inf, key, obj);
     if (old) {
         if (inf->h.on_update)
             inf->h.on_update(inf->h.arg, old, obj);
@@ -344,7 +356,7 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
 {
     char *key = ac_object_key(d->obj);
     if (d->type == AC_DELETED) {
-        json_t *old = map_del(&inf->cache, key);
+        json_t *old = cache_set(inf, key, NULL);
         if (old) {
             if (inf->h.on_delete)
                 inf->h.on_delete(inf->h.arg, d->obj);
@@ -383,7 +395,7 @@ static void apply_replace(struct inf *inf, json_t *items, size_t *calls)
         }
     }
     for (size_t g = 0; g < ngone; g++) {
-        json_t *old = map_del(&inf->cache, gone[g]);
+        json_t *old = cache_set(inf, gone[g], NULL);
         if (inf->h.on_delete)
             inf->h.on_delete(inf->h.arg, old);
         (*calls)++;
@@ -421,7 +433,9 @@ size_t inf_dispatch(struct inf *inf)
     for (size_t i = 0; i < n; i++) {
         if (ds[i].kind == DELTA_REPLACE) {
             apply_replace(inf, ds[i].obj, &calls);
+            pthread_rwlock_wrlock(&inf->cache_lock);
             inf->synced = true;
+            pthread_rwlock_unlock(&inf->cache_lock);
         } else {
             apply_event(inf, &ds[i], &calls);
         }
@@ -444,6 +458,18 @@ const json_t *inf_get(const struct inf *inf, const char *ns, const char *name)
 {
     char *key = ac_key(ns, name);
     const json_t *o = map_get(&inf->cache, key);
+    free(key);
+    return o;
+}
+
+json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced)
+{
+    struct inf *w = (struct inf *)inf; /* the lock only */
+    char *key = ac_key(ns, name);
+    pthread_rwlock_rdlock(&w->cache_lock);
+    json_t *o = json_incref(map_get(&inf->cache, key));
+    *synced = inf->synced;
+    pthread_rwlock_unlock(&w->cache_lock);
     free(key);
     return o;
 }
@@ -490,6 +516,7 @@ void inf_free(struct inf *inf)
     close(inf->pipe_wr);
     pthread_mutex_destroy(&inf->mu);
     pthread_cond_destroy(&inf->cond);
+    pthread_rwlock_destroy(&inf->cache_lock);
     free(inf->ns);
     free(inf->label_selector);
     free(inf->field_selector);

@@ -13,8 +13,9 @@
  * cache and the handlers belong to the caller's event-loop thread. The
  * reader hands changes over through a locked queue and wakes the loop by
  * making inf_fd readable; the loop then calls inf_dispatch, which applies
- * them to the cache and runs the handlers. Nothing else touches the cache,
- * so handlers and inf_get need no locks. */
+ * them to the cache and runs the handlers. Nothing else changes the cache,
+ * so handlers and inf_get need no locks; other threads read it through
+ * inf_ref, which does lock. */
 #ifndef CUEUE_CONTROLLER_INFORMER_H
 #define CUEUE_CONTROLLER_INFORMER_H
 
@@ -79,6 +80,10 @@ bool inf_has_synced(const struct inf *inf);
 
 /* The cached object (borrowed until the next inf_dispatch), or NULL. */
 const json_t *inf_get(const struct inf *inf, const char *ns, const char *name);
+/* From any thread: the cached object, referenced (json_decref it; it must
+ * not be changed), or NULL; *synced tells whether the first list has been
+ * dispatched (before it, NULL says nothing). */
+json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced);
 size_t inf_len(const struct inf *inf);
 /* Walk the cache: `size_t it = 0; const json_t *o; while (inf_next(inf, &it, &o))`. */
 bool inf_next(const struct inf *inf, size_t *it, const json_t **obj);

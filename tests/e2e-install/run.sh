@@ -8,8 +8,9 @@
 # suspended by the webhook before any pod exists; the walkthrough, cohort
 # borrowing and preemption; the
 # platform admin / tenant admin / developer RBAC story; the AdmissionReview
-# table (reviews.py) and the webhook latency; `kubectl delete -f` leaves
-# nothing behind.
+# table (reviews.py) and the webhook latency; a renewed certificate served
+# by the running controller; JSON logs; `kubectl delete -f` leaves nothing
+# behind.
 # usage: sh run.sh <cueue binary> <source dir>
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -98,7 +99,7 @@ k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.control
     sed 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' >"$TMP/config.yaml"
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
-    --webhook-port 0 --webhook-host 127.0.0.1 >"$TMP/controller.log" 2>&1 &
+    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
 CTL=$!
 settle 20 'webhooks served at' cat "$TMP/controller.log"
 WPORT=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
@@ -138,7 +139,7 @@ k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.
 sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
-    --webhook-cert-dir "$TMP/certs" >"$TMP/controller2.log" 2>&1 &
+    --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 >"$TMP/controller2.log" 2>&1 &
 CTL2=$!
 SERVER_PIDS="$SERVER_PIDS $CTL2"
 settle 20 'webhooks served at' cat "$TMP/controller2.log"
@@ -150,6 +151,17 @@ expect "  ... it serves the certificate from --webhook-cert-dir, verified for th
     -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
     "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
 expect_exact "  ... and leaves the Secret alone" "" sh -c "grep -i 'written to Secret' '$TMP/controller2.log'"
+expect_exact "  ... and logs JSON lines, as --zap-encoder json asks" "info" \
+    $PY -c '
+import json, sys
+levels = set()
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert o["ts"].endswith("Z") and o["msg"], line
+    levels.add(o["level"])
+print("info" if "info" in levels else sorted(levels))' "$TMP/controller2.log"
+expect "cueue controller refuses an unknown --zap-encoder" "must be json or console" \
+    "$CUEUE" controller --zap-encoder xml
 stop_server "$CTL2" >/dev/null
 
 # ---- through the API server: the webhooks at work ---------------------------------------------
@@ -320,6 +332,26 @@ if [ $rc -eq 0 ] && [ "$n" -ge 100 ]; then pass "AdmissionReview table: $n cases
     fail "AdmissionReview table ($n passed)" "$(printf '%s\n' "$out" | grep -v '^ok' | head -20)"
 fi
 sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 20000
+
+# ---- certificate rotation in the running controller (checked every second here) ------------
+SECRET="secret/kueue-webhook-server-cert"
+old_ca=$(k -n kueue-system get "$SECRET" -o 'jsonpath={.data.ca\.crt}')
+k -n kueue-system patch "$SECRET" --type=json -p '[{"op":"remove","path":"/data/tls.crt"}]' >/dev/null
+wait_for "a Secret that lost its serving certificate is renewed by the running controller" 20 '^renewed$' \
+    sh -c "ca=\$(kubectl --kubeconfig '$KC' -n kueue-system get $SECRET -o 'jsonpath={.data.ca\\.crt} {.data.tls\\.crt}');
+           case \"\$ca\" in '$old_ca'*|' '*|*' ') ;; *) echo renewed ;; esac"
+k -n kueue-system get "$SECRET" -o 'jsonpath={.data.ca\.crt}' | base64 -d >"$TMP/ca2.crt"
+wait_for "  ... and the renewed certificate is served without a restart" 20 '"allowed":true' \
+    curl -s --cacert "$TMP/ca2.crt" --resolve "kueue-webhook-service.kueue-system.svc:$WPORT:127.0.0.1" \
+    -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
+    "https://kueue-webhook-service.kueue-system.svc:$WPORT/validate-kueue-x-k8s-io-v1beta2-cohort"
+expect_exact "  ... the old CA no longer verifies it" "" \
+    curl -s --cacert "$TMP/ca.crt" --resolve "kueue-webhook-service.kueue-system.svc:$WPORT:127.0.0.1" \
+    -H 'Content-Type: application/json' -d '{}' "https://kueue-webhook-service.kueue-system.svc:$WPORT/validate-kueue-x-k8s-io-v1beta2-cohort"
+expect_exact "  ... the process is the one started before" "$CTL" sh -c "kill -0 $CTL && echo $CTL"
+expect "  ... and the API server reaches the webhooks through the new caBundle" "kueue.x-k8s.io/resource-in-use" \
+    sh -c "printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: rotated}\n' |
+           kubectl --kubeconfig '$KC' create -f - -o 'jsonpath={.metadata.finalizers}'"
 
 # ---- uninstall, graceful shutdown -----------------------------------------------------------
 # As on a cluster: the queues and Jobs go first, while the controller runs

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -12,6 +13,7 @@
 #include "base/base64.h"
 #include "base/strbuf.h"
 #include "cli/webhookd.h"
+#include "controller/ctl.h"
 #include "store/store.h"
 
 static struct fake *f;
@@ -164,6 +166,76 @@ static void test_bad_requests(void **state)
     free(out);
 }
 
+static void wait_until(bool (*cond)(void))
+{
+    for (int i = 0; i < 1000 && !cond(); i++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    assert_true(cond());
+}
+
+static struct ctl *ctl_under_test;
+
+static bool ctl_listed(void)
+{
+    return ctl_synced(ctl_under_test);
+}
+
+static bool ns_default_lq_seen(void)
+{
+    bool synced = false;
+    json_t *lq =
+        ctl_cached(ctl_under_test, "localqueues.kueue.x-k8s.io", "other", "default", &synced);
+    json_decref(lq);
+    return lq != NULL;
+}
+
+/* Once the controllers' caches have listed, a Job review asks the API
+ * server nothing: it answers with the server down, and sees a LocalQueue
+ * created since through the informer. */
+static void test_job_review_reads_the_informer_caches(void **state)
+{
+    (void)state;
+    struct err e;
+    err_init(&e);
+    json_t *ns =
+        json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "v1", "kind", "Namespace", "metadata",
+                  "name", "other", "labels", "kubernetes.io/metadata.name", "other");
+    assert_int_equal(ac_create(&f->base, store_resource_find("namespaces"), NULL, ns, NULL, &e), 0);
+    json_decref(ns);
+    struct ctl_options co = {.client = &f->base};
+    assert_int_equal(ctl_start(&co, &ctl_under_test, &e), 0);
+    wait_until(ctl_listed);
+    json_t *lq = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "kueue.x-k8s.io/v1beta2",
+                           "kind", "LocalQueue", "metadata", "name", "default", "namespace",
+                           "other", "spec", "clusterQueue", "cq");
+    assert_int_equal(ac_create(&f->base, store_resource_find("localqueues.kueue.x-k8s.io"), "other",
+                               lq, NULL, &e),
+                     0);
+    json_decref(lq);
+    wait_until(ns_default_lq_seen);
+    fake_set_down(f, true);
+    struct whd_options cached = opts;
+    cached.ctl = ctl_under_test;
+    char *body = xstrdup(REVIEW("batch", "Job", "CREATE", "other", JOB("{}", "{" TEMPLATE "}")));
+    for (char *c = body; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    char *with = NULL, *without = NULL;
+    unsigned st_with = whd_review(&cached, "/mutate-batch-v1-job", body, strlen(body), &with);
+    /* Without the caches the same review needs the server, which is down. */
+    unsigned st_without = whd_review(&opts, "/mutate-batch-v1-job", body, strlen(body), &without);
+    free(body);
+    fake_set_down(f, false);
+    ctl_stop(ctl_under_test); /* before any assertion: a failed one must not hang the test */
+    assert_int_equal(st_with, 200);
+    assert_non_null(strstr(with, "\"allowed\":true"));
+    assert_non_null(strstr(with, "\"patch\""));
+    assert_int_equal(st_without, 200);
+    assert_non_null(strstr(without, "\"allowed\":false"));
+    free(with);
+    free(without);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_refusal_is_controller_runtimes),
         cmocka_unit_test(test_finalizer_appended),
         cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_job_review_reads_the_informer_caches),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
