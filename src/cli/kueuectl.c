@@ -438,6 +438,38 @@ static bool status_wanted(const struct kopts *o, const char *st)
     return false;
 }
 
+/* A pending Workload's position in its LocalQueue, from the visibility
+ * API's pendingworkloads (fetched once per LocalQueue into cache); "" when
+ * it is not listed there or the caller may not read it. */
+static void queue_position(struct ac_client *ac, json_t *cache, const char *ns, const char *lq,
+                           const char *name, char *buf, size_t len)
+{
+    buf[0] = 0;
+    char key[600];
+    snprintf(key, sizeof(key), "%s/%s/pendingworkloads", ns, lq);
+    json_t *summary = json_object_get(cache, key);
+    if (!summary) {
+        struct store_resource r = {.group = "visibility.kueue.x-k8s.io",
+                                   .version = "v1beta2",
+                                   .plural = "localqueues",
+                                   .namespaced = true};
+        struct err e;
+        err_init(&e);
+        if (ac_get(ac, &r, ns, key + strlen(ns) + 1, &summary, &e))
+            summary = json_object();
+        json_object_set_new(cache, key, summary);
+    }
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(summary, "items"), i, x)
+    {
+        const char *n = jstr(jmeta(x), "name");
+        if (n && !strcmp(n, name))
+            snprintf(buf, len, "%lld",
+                     (long long)json_integer_value(json_object_get(x, "positionInLocalQueue")));
+    }
+}
+
 static int list_workloads(struct ac_client *ac, const struct kopts *o, const char *ns)
 {
     for (size_t i = 0; i < o->n_statuses; i++) {
@@ -469,7 +501,7 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
     struct ac_list_opts none = {0};
     if (ac_list(ac, lqr, lns, &none, &lqs, &e))
         err_init(&e);
-    json_t *kept = json_array();
+    json_t *kept = json_array(), *positions = json_object();
     int64_t now = tm_now_ms();
     struct table t = {.n_cols = o->all_ns ? 10 : 9};
     const char *h[] = {"NAMESPACE",    "NAME",   "JOB TYPE",          "JOB NAME",  "LOCALQUEUE",
@@ -509,7 +541,9 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
                         orr->group);
             sb_addf(&names, "%s%s", j ? ", " : "", jstr(ref, "name") ? jstr(ref, "name") : "");
         }
-        char up[32], exec[32] = "", age[32];
+        char up[32], exec[32] = "", age[32], pos[32] = "";
+        if (!strcmp(st, "pending") && lq && wns && !o->output)
+            queue_position(ac, positions, wns, lq, jstr(jmeta(x), "name"), pos, sizeof(pos));
         size_t k = 0;
         for (; st[k] && k + 1 < sizeof(up); k++)
             up[k] = (char)toupper((unsigned char)st[k]);
@@ -526,7 +560,8 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
         err_init(&e);
         age_of(x, now, age, sizeof(age));
         const char *row[] = {
-            wns, jstr(jmeta(x), "name"), sb_str(&types), sb_str(&names), lq, cq, up, "", exec, age};
+            wns, jstr(jmeta(x), "name"), sb_str(&types), sb_str(&names), lq, cq, up, pos, exec,
+            age};
         row_add(&t, o->all_ns ? row : row + 1);
         sb_release(&types);
         sb_release(&names);
@@ -536,6 +571,7 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
     else
         table_free(&t);
     json_decref(kept);
+    json_decref(positions);
     ac_list_release(&lqs);
     ac_list_release(&l);
     return 0;

@@ -125,6 +125,22 @@ expect "  ... --for another job finds none" "No resources found in team-a namesp
 expect "  ... --clusterqueue cq-b finds none" "No resources found" \
     kk list workload -A --clusterqueue cq-b
 expect "  ... --localqueue lq" "$W" kk list workload -A --localqueue lq
+cat <<'YAML' | k -n team-a create -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j2
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: w, image: busybox, command: ["sh", "-c", "sleep 60"], resources: {requests: {cpu: "1"}}}
+YAML
+settle 20 ' j2 ' kk list workload -n team-a --status pending
+expect_grep "  ... a pending one: its position in the LocalQueue" \
+    '^job-j2-[0-9a-f]+ +job\.batch +j2 +lq +cq-a +PENDING +0 +[0-9]+s$' kk list workload -n team-a
 expect_exact "-o name for a list" "clusterqueue.kueue.x-k8s.io/cq-a
 clusterqueue.kueue.x-k8s.io/cq-b" kk list clusterqueue -o name
 expect_exact "-o json for a list: a v1 List" "List 2" \
