@@ -1,10 +1,11 @@
 /* kueuectl.c -- `kubectl kueue`: the binary answers as a kubectl plugin when
  * it runs as kubectl-kueue (a link to it named so, on PATH).
  *
- * A part of Kueue's kueuectl (cmd/kueuectl): list clusterqueue, localqueue
- * and resourceflavor with kueuectl's columns and filters; stop and resume
- * clusterqueue, localqueue and workload; and `explain`, which kueuectl has
- * not (cueue explain). Tables are printed as kubectl prints them: upper-case
+ * Kueue's kueuectl (cmd/kueuectl): create clusterqueue, localqueue and
+ * resourceflavor from flags; list them, workloads and a Job's pods with
+ * kueuectl's columns and filters; stop and resume clusterqueue, localqueue
+ * and workload; delete workload; version; and `explain`, which kueuectl
+ * has not (cueue explain). Tables are printed as kubectl prints them: upper-case
  * headers, columns three spaces apart, ages in kubectl's short form. */
 #include <ctype.h>
 #include <stdio.h>
@@ -23,17 +24,30 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: kubectl kueue COMMAND [flags]\n\n"
-            "  list clusterqueue [-l SELECTOR] [--field-selector SELECTOR] [--active=true|false]\n"
-            "  list localqueue [-n NS | -A] [--clusterqueue NAME] [-l ...] [--field-selector ...]\n"
-            "  list resourceflavor [-l SELECTOR] [--field-selector SELECTOR]\n"
-            "  stop clusterqueue|localqueue NAME [-n NS] [--keep-already-running]\n"
-            "  stop workload NAME [-n NS]\n"
-            "  resume clusterqueue|localqueue|workload NAME [-n NS]\n"
-            "  explain workload NAME [-n NS] [-o text|json]   (cueue explain)\n\n"
-            "Flags everywhere: --kubeconfig FILE, --context NAME, -n/--namespace NS (default:\n"
-            "the context's namespace, else default). Aliases: cq, lq, rf, wl.\n");
+    fprintf(
+        out,
+        "usage: kubectl kueue COMMAND [flags]\n\n"
+        "  create clusterqueue NAME [--cohort C] [--queuing-strategy S]\n"
+        "      [--namespace-selector k=v,...] [--reclaim-within-cohort P]\n"
+        "      [--preemption-within-cluster-queue P] [--nominal-quota F:res=q;res=q,...]\n"
+        "      [--borrowing-limit ...] [--lending-limit ...]\n"
+        "  create localqueue NAME -c CLUSTERQUEUE [-i|--ignore-unknown-cq] [-n NS]\n"
+        "  create resourceflavor NAME [--node-labels k=v,...] [--node-taints k=v:E,...]\n"
+        "      [--tolerations k=v:E,...] [--topology-name T]\n"
+        "  list clusterqueue [-l SELECTOR] [--field-selector SELECTOR] [--active=true|false]\n"
+        "  list localqueue [-n NS | -A] [-c CLUSTERQUEUE] [-l ...] [--field-selector ...]\n"
+        "  list resourceflavor [-l SELECTOR] [--field-selector SELECTOR]\n"
+        "  list workload [-n NS | -A] [-c CQ] [-q LQ] [--status S]... [--for TYPE/NAME] [-l ...]\n"
+        "  list pods --for job/NAME [-n NS | -A] [-l ...] [--field-selector ...]\n"
+        "  stop clusterqueue|localqueue NAME [-n NS] [--keep-already-running]\n"
+        "  stop workload NAME [-n NS]\n"
+        "  resume clusterqueue|localqueue|workload NAME [-n NS]\n"
+        "  delete workload NAME... | --all [-A] [-n NS] [-y|--yes]\n"
+        "  explain workload NAME [-n NS] [-o text|json]   (cueue explain)\n"
+        "  version\n\n"
+        "Lists and create take -o json|yaml|name; create and delete --dry-run=client.\n"
+        "Flags everywhere: --kubeconfig FILE, --context NAME, -n/--namespace NS (default:\n"
+        "the context's namespace, else default). Aliases: cq, lq, rf, wl.\n");
 }
 
 struct kopts {
