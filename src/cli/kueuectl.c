@@ -180,6 +180,11 @@ static const char *jstr(const json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
+static const char *str_or(const char *s)
+{
+    return s ? s : "";
+}
+
 static const json_t *jmeta(const json_t *o)
 {
     return json_object_get(o, "metadata");
@@ -553,7 +558,7 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
             if (orr)
                 sb_addf(&types, "%s%s%s%s", j ? ", " : "", orr->singular, *orr->group ? "." : "",
                         orr->group);
-            sb_addf(&names, "%s%s", j ? ", " : "", jstr(ref, "name") ? jstr(ref, "name") : "");
+            sb_addf(&names, "%s%s", j ? ", " : "", str_or(jstr(ref, "name")));
         }
         char up[32], exec[32] = "", age[32], pos[32] = "";
         if (!strcmp(st, "pending") && lq && wns && !o->output)
@@ -754,8 +759,8 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
         {
             const struct store_resource *orr =
                 store_resource_by_kind(jstr(ref, "apiVersion"), jstr(ref, "kind"));
-            sb_addf(&msg, "%s%s/%s", j ? ", " : "", orr ? orr->key : jstr(ref, "kind"),
-                    jstr(ref, "name"));
+            sb_addf(&msg, "%s%s/%s", j ? ", " : "", orr ? orr->key : str_or(jstr(ref, "kind")),
+                    str_or(jstr(ref, "name")));
         }
         sb_addf(&msg, " associated with the %s/%s workload\n", jstr(jmeta(wl), "namespace"),
                 jstr(jmeta(wl), "name"));
@@ -777,19 +782,22 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
             const struct store_resource *orr =
                 store_resource_by_kind(jstr(ref, "apiVersion"), jstr(ref, "kind"));
             if (!orr) {
-                fprintf(stderr, "error: no resource for kind %s in %s\n", jstr(ref, "kind"),
-                        jstr(ref, "apiVersion"));
+                fprintf(stderr, "error: no matches for kind \"%s\" in version \"%s\"\n",
+                        str_or(jstr(ref, "kind")), str_or(jstr(ref, "apiVersion")));
                 rc = 1;
                 goto out;
             }
-            if (!client_dry && ac_delete(ac, orr, wns, jstr(ref, "name"), &dopts, NULL, &e)) {
+            const char *rn = jstr(ref, "name");
+            if (!rn)
+                continue;
+            if (!client_dry && ac_delete(ac, orr, wns, rn, &dopts, NULL, &e)) {
                 if (e.code != ERR_NOT_FOUND) {
                     rc = fail(&e, NULL);
                     goto out;
                 }
                 err_init(&e);
             }
-            printf("%s/%s deleted%s\n", orr->key, jstr(ref, "name"), dry_suffix(o));
+            printf("%s/%s deleted%s\n", orr->key, rn, dry_suffix(o));
         }
         if (json_array_size(refs))
             continue;

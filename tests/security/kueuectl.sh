@@ -216,6 +216,9 @@ expect "  ... nor delete one there" \
 expect_grep "  ... but lists its own" "^$W +job\.batch +j1 +lq" \
     env KUBECONFIG="$TKC" kubectl kueue list workload -n team-a
 
+expect "delete workload --dry-run=client deletes nothing" "jobs.batch/j1 deleted (dry run)" \
+    kk delete workload "$W" -n team-a --dry-run=client
+expect_exact "  ... nothing" "j1" k -n team-a get job j1 -o jsonpath='{.metadata.name}'
 expect "delete workload --yes deletes its Job" "jobs.batch/j1 deleted" \
     kk delete workload "$W" -n team-a --yes
 settle 20 'NotFound' k -n team-a get workload "$W"
