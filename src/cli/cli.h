@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#define CUEUE_VERSION "0.1.0"
+
 int cli_validate(int argc, char **argv); /* cueue validate -f FILE... */
 int cli_schedule(int argc, char **argv);
 int cli_explain(int argc, char **argv);  /* explain.c */

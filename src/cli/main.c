@@ -5,8 +5,6 @@
 #include "cli/cli.h"
 #include "node/sandbox.h"
 
-#define CUEUE_VERSION "0.1.0"
-
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);

@@ -106,6 +106,97 @@ expect "explain, added to kueuectl's commands" "Workload team-a/$W:" kk explain 
 expect "  ... and the plugin's own --kubeconfig flag" "Workload team-a/$W:" \
     kubectl kueue explain workload "$W" -n team-a --kubeconfig "$KC"
 
+note "# kueuectl: list workload, list pods, -o, version, create, delete"
+expect_grep "list workload: kueuectl's columns" \
+    '^NAME +JOB TYPE +JOB NAME +LOCALQUEUE +CLUSTERQUEUE +STATUS +POSITION IN QUEUE +EXEC TIME +AGE$' \
+    kk list workload -n team-a
+expect_grep "  ... a row: the Job that owns it, its queues, ADMITTED" \
+    "^$W +job\.batch +j1 +lq +cq-a +ADMITTED +[0-9]+s +[0-9]+s$" kk list workload -n team-a
+expect_exact "  ... -A adds NAMESPACE, --status admitted keeps it" "team-a $W" \
+    sh -c "KUBECONFIG='$KC' kubectl kueue list wl -A --status admitted | sed 1d | awk '{print \$1, \$2}'"
+expect "  ... --status pending leaves it out" "No resources found" \
+    kk list workload -A --status pending
+expect "  ... a status kueuectl has not" 'error: invalid status value (running). Must be "all", "pending", "admitted" or "finished"' \
+    kk list workload --status running
+expect_exact "  ... --for job/j1 finds it" "$W" \
+    sh -c "KUBECONFIG='$KC' kubectl kueue list workload -n team-a --for job.batch/j1 -o name | sed 's|.*/||'"
+expect "  ... --for another job finds none" "No resources found in team-a namespace." \
+    kk list workload -n team-a --for job/other
+expect "  ... --clusterqueue cq-b finds none" "No resources found" \
+    kk list workload -A --clusterqueue cq-b
+expect "  ... --localqueue lq" "$W" kk list workload -A --localqueue lq
+cat <<'YAML' | k -n team-a create -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j2
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: w, image: busybox, command: ["sh", "-c", "sleep 60"], resources: {requests: {cpu: "1"}}}
+YAML
+settle 20 ' j2 ' kk list workload -n team-a --status pending
+expect_grep "  ... a pending one: its position in the LocalQueue" \
+    '^job-j2-[0-9a-f]+ +job\.batch +j2 +lq +cq-a +PENDING +0 +[0-9]+s$' kk list workload -n team-a
+expect_exact "-o name for a list" "clusterqueue.kueue.x-k8s.io/cq-a
+clusterqueue.kueue.x-k8s.io/cq-b" kk list clusterqueue -o name
+expect_exact "-o json for a list: a v1 List" "List 2" \
+    sh -c "KUBECONFIG='$KC' kubectl kueue list cq -o json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d[\"kind\"], len(d[\"items\"]))'"
+expect_exact "-o yaml keeps the filter" "cq-b" \
+    sh -c "KUBECONFIG='$KC' kubectl kueue list cq --active=false -o yaml | $PY -c 'import yaml,sys; print(*[i[\"metadata\"][\"name\"] for i in yaml.safe_load(sys.stdin)[\"items\"]])'"
+expect "an output format kubectl has not" 'unable to match a printer suitable for the output format "wide2"' \
+    kk list cq -o wide2
+expect_grep "version" '^Client Version: [0-9]+\.[0-9]+\.[0-9]+$' kk version
+expect "list pods --for job/j1: the Job's pods" "No resources found in team-a namespace." \
+    kk list pods -n team-a --for job/j1
+expect "list pods --for an unsupported kind" "error: unsupported kind: deployment" \
+    kk list pods -n team-a --for deployment/x
+expect "list pods without --for" 'error: required flag(s) "for" not set' kk list pods
+
+expect "create resourceflavor" "resourceflavor.kueue.x-k8s.io/cpu created" \
+    kk create resourceflavor cpu --node-labels zone=a,arch=x86 --node-taints gpu=yes:NoSchedule \
+    --tolerations dedicated:NoExecute
+expect_exact "  ... labels, taints, tolerations" 'a|NoSchedule|Exists' \
+    k get resourceflavor cpu -o jsonpath='{.spec.nodeLabels.zone}|{.spec.nodeTaints[0].effect}|{.spec.tolerations[0].operator}'
+expect "create clusterqueue" "clusterqueue.kueue.x-k8s.io/cq-new created" \
+    kk create clusterqueue cq-new --cohort org --queuing-strategy StrictFIFO \
+    --reclaim-within-cohort Any --preemption-within-cluster-queue LowerPriority \
+    --nominal-quota "cpu:cpu=4;memory=8Gi,gpu:cpu=2;memory=1Gi" --borrowing-limit "cpu:cpu=1" \
+    --lending-limit "gpu:memory=512Mi"
+expect_exact "  ... one resource group for flavors covering the same resources" \
+    'org|StrictFIFO|Any|LowerPriority|cpu memory|cpu gpu|4|1|512Mi' \
+    k get clusterqueue cq-new -o jsonpath='{.spec.cohortName}|{.spec.queueingStrategy}|{.spec.preemption.reclaimWithinCohort}|{.spec.preemption.withinClusterQueue}|{.spec.resourceGroups[0].coveredResources[*]}|{.spec.resourceGroups[0].flavors[*].name}|{.spec.resourceGroups[0].flavors[0].resources[0].nominalQuota}|{.spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit}|{.spec.resourceGroups[0].flavors[1].resources[1].lendingLimit}'
+expect "  ... a bad quota says which flag" "error: invalid --nominal-quota: invalid resources specification" \
+    kk create clusterqueue cq-bad --nominal-quota "cpu=4"
+expect "  ... the API's validation error, naming the object" 'error: ClusterQueue "cq-bad": spec.queueingStrategy: Unsupported value: "Sometimes"' \
+    kk create clusterqueue cq-bad --queuing-strategy Sometimes
+expect "create clusterqueue --dry-run=client creates nothing" \
+    "clusterqueue.kueue.x-k8s.io/cq-dry created (dry run)" kk create cq cq-dry --dry-run=client
+expect "  ... nothing" 'NotFound' k get clusterqueue cq-dry
+expect "create localqueue" "localqueue.kueue.x-k8s.io/lq2 created" \
+    kk create localqueue lq2 -n team-a -c cq-new
+expect "  ... of an unknown ClusterQueue" 'clusterqueues.kueue.x-k8s.io "nope" not found' \
+    kk create localqueue lq3 -n team-a -c nope
+expect "  ... unless --ignore-unknown-cq" "localqueue.kueue.x-k8s.io/lq3 created" \
+    kk create localqueue lq3 -n team-a -c nope --ignore-unknown-cq
+expect "  ... without --clusterqueue" "error: clusterqueue must be specified" \
+    kk create localqueue lq4 -n team-a
+expect_exact "  ... -o json prints the stored object" "cq-new" \
+    sh -c "KUBECONFIG='$KC' kubectl kueue create lq lq5 -n team-a -c cq-new -o json | $PY -c 'import json,sys; print(json.load(sys.stdin)[\"spec\"][\"clusterQueue\"])'"
+
+expect "delete workload asks before deleting its Job" "Deletion is canceled" \
+    sh -c "echo n | KUBECONFIG='$KC' kubectl kueue delete workload $W -n team-a"
+expect "  ... and names it" "  - jobs.batch/j1 associated with the team-a/$W workload" \
+    sh -c "echo n | KUBECONFIG='$KC' kubectl kueue delete workload $W -n team-a"
+expect_exact "  ... the Job is still there" "j1" k -n team-a get job j1 -o jsonpath='{.metadata.name}'
+expect "  ... a name is required" "error: requires at least 1 arg(s), only received 0" \
+    kk delete workload -n team-a
+expect "  ... an unknown one" 'workloads.kueue.x-k8s.io "nope" not found' \
+    kk delete workload nope -n team-a
+
 tenant alice team-a
 expect "a tenant cannot stop a ClusterQueue" \
     'clusterqueues.kueue.x-k8s.io "cq-a" is forbidden: User "alice" cannot patch resource "clusterqueues"' \
@@ -113,3 +204,22 @@ expect "a tenant cannot stop a ClusterQueue" \
 expect "  ... nor list another namespace's LocalQueues" \
     'User "alice" cannot list resource "localqueues" in API group "kueue.x-k8s.io" in the namespace "team-b"' \
     env KUBECONFIG="$TKC" kubectl kueue list lq -n team-b
+expect "  ... nor create a ClusterQueue" \
+    'clusterqueues.kueue.x-k8s.io is forbidden: User "alice" cannot create resource "clusterqueues"' \
+    env KUBECONFIG="$TKC" kubectl kueue create cq evil
+expect "  ... nor list another namespace's Workloads" \
+    'User "alice" cannot list resource "workloads" in API group "kueue.x-k8s.io" in the namespace "team-b"' \
+    env KUBECONFIG="$TKC" kubectl kueue list workload -n team-b
+expect "  ... nor delete one there" \
+    'User "alice" cannot get resource "workloads" in API group "kueue.x-k8s.io" in the namespace "team-b"' \
+    env KUBECONFIG="$TKC" kubectl kueue delete workload x -n team-b --yes
+expect_grep "  ... but lists its own" "^$W +job\.batch +j1 +lq" \
+    env KUBECONFIG="$TKC" kubectl kueue list workload -n team-a
+
+expect "delete workload --dry-run=client deletes nothing" "jobs.batch/j1 deleted (dry run)" \
+    kk delete workload "$W" -n team-a --dry-run=client
+expect_exact "  ... nothing" "j1" k -n team-a get job j1 -o jsonpath='{.metadata.name}'
+expect "delete workload --yes deletes its Job" "jobs.batch/j1 deleted" \
+    kk delete workload "$W" -n team-a --yes
+settle 20 'NotFound' k -n team-a get workload "$W"
+expect "  ... and the Workload goes with it" "NotFound" k -n team-a get workload "$W"
