@@ -116,14 +116,19 @@ expect_grep() {
     fi
 }
 
+# Waits end at the first match, so their limits cost nothing when things
+# work; WAIT_SCALE (default 3) stretches every limit so that a loaded 2-core
+# machine or a sanitizer build does not turn "slow" into "failed".
+WAIT_SCALE=${WAIT_SCALE:-3}
+
 # wait_for DESC SECONDS EXTENDED_REGEX CMD...: poll CMD until a line of its
-# output matches (a check: passes or fails).
+# output matches within SECONDS (times WAIT_SCALE): a check, passes or fails.
 wait_for() {
     desc=$1
     secs=$2
     want=$3
     shift 3
-    end=$(($(date +%s) + secs))
+    end=$(($(date +%s) + secs * WAIT_SCALE))
     while :; do
         out=$("$@" 2>&1)
         if printf '%s\n' "$out" | grep -Eq -- "$want"; then
@@ -144,7 +149,7 @@ settle() {
     ssecs=$1
     sre=$2
     shift 2
-    end=$(($(date +%s) + ssecs))
+    end=$(($(date +%s) + ssecs * WAIT_SCALE))
     while :; do
         out=$("$@" 2>&1)
         if printf '%s\n' "$out" | grep -Eq -- "$sre"; then return 0; fi

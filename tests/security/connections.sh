@@ -2,7 +2,9 @@
 #
 # - 10,000 idle TCP connections, then 2,000 TLS handshakes left half-done:
 #   /healthz and an API call from another client are still answered within
-#   a second (curl's own timing), and kubectl still works.
+#   five seconds (curl's own timing; a blocked server would not answer until
+#   the connections time out, and the margin keeps a loaded machine from
+#   failing the check), and kubectl still works.
 # - A connection that sends nothing, or never authenticates, is closed
 #   after the head timeout (10 s); an authenticated one may idle longer.
 # - One client address gets at most 512 connections.
@@ -12,10 +14,11 @@
 #
 # The client spreads its connections over 127.0.0.x source addresses, as the
 # per-client limit asks. Under AddressSanitizer (make asan) everything is
-# several times slower: the answers then get three seconds.
+# several times slower: the answers then get ten seconds.
 need curl
-within="0"
-if grep -q __asan_init "$CUEUE" 2>/dev/null; then within="[0-2]"; fi
+within="[0-4]"
+within_words="five seconds"
+if grep -q __asan_init "$CUEUE" 2>/dev/null; then within="[0-9]"; within_words="ten seconds"; fi
 
 start_server conn || exit 1
 TOKEN=$(cat "$DATA/admin-token")
@@ -111,7 +114,7 @@ expect "10,000 idle connections are held" "idle open 10000 of 10000" cat "$TMP/f
 expect "2,000 half-open TLS handshakes are held" "half-open 2000 of 2000" cat "$TMP/flood.out"
 for what in idle half-open; do
     for kind in healthz api; do
-        expect_grep "with $what connections, $kind answers 200 within a second" \
+        expect_grep "with $what connections, $kind answers 200 within $within_words" \
             "^$what: $kind 200 in $within\.[0-9]+ s" cat "$TMP/flood.out"
     done
     expect_grep "with $what connections, kubectl works" "^$what: kubectl namespace/default in" \
