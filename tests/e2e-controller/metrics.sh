@@ -182,5 +182,7 @@ expect_grep "controller: other paths are not found" '^404$' \
     curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${murl%/metrics}/debug"
 expect_grep "controller: a bad --metrics-bind-address is refused" '"nonsense" is not HOST:PORT' \
     sh -c "'$CUEUE' controller --kubeconfig '$KC' --metrics-bind-address nonsense 2>&1"
+expect_grep "controller: a bad --metrics-secure is refused" '"maybe" is not true or false' \
+    sh -c "'$CUEUE' controller --kubeconfig '$KC' --metrics-secure=maybe 2>&1"
 stop_server "$MCPID"
 stop_server "$PID"
