@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "cli/certs.h"
 #include "cli/cli.h"
 #include "cli/daemon.h"
 #include "cli/manager.h"
@@ -23,28 +26,116 @@
 #include "kube/kubeconfig.h"
 #include "node/agent.h"
 #include "server/http.h"
+#include "store/store.h"
+
+/* The metrics listener: Kueue's (controller-runtime's secure serving)
+ * HTTPS with every request authenticated by a TokenReview and authorized
+ * by a SubjectAccessReview (get on the nonResourceURL /metrics) that the
+ * API server answers; or plain HTTP and no checks when not secure. */
+struct metricsd {
+    struct mreg *reg;
+    struct ac_client *ac; /* NULL: plain HTTP, anyone may read */
+};
+
+static const struct store_resource token_reviews = {
+    .group = "authentication.k8s.io",
+    .version = "v1",
+    .plural = "tokenreviews",
+    .singular = "tokenreview",
+    .kind = "TokenReview",
+    .key = "tokenreviews.authentication.k8s.io",
+};
+static const struct store_resource subject_access_reviews = {
+    .group = "authorization.k8s.io",
+    .version = "v1",
+    .plural = "subjectaccessreviews",
+    .singular = "subjectaccessreview",
+    .kind = "SubjectAccessReview",
+    .key = "subjectaccessreviews.authorization.k8s.io",
+};
+
+static void metrics_text(struct http_resp *rs, unsigned status, const char *msg)
+{
+    char *b = xstrdup(msg);
+    http_resp_header(rs, "Content-Type", "text/plain; charset=utf-8");
+    http_resp_set(rs, status, b, strlen(b));
+}
+
+/* Who sent rq's bearer token, and may they get /metrics? 0 when allowed,
+ * else the status to answer (401, 403, or 500 when a review failed). */
+static unsigned metrics_authorize(struct ac_client *ac, const struct http_req *rq)
+{
+    const char *auth = http_req_header(rq, "Authorization");
+    if (!auth || strncasecmp(auth, "Bearer ", 7) || !auth[7])
+        return 401;
+    struct err e;
+    err_init(&e);
+    json_t *tr = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "authentication.k8s.io/v1", "kind",
+                           "TokenReview", "spec", "token", auth + 7);
+    json_t *tout = NULL;
+    int rc = ac_create(ac, &token_reviews, NULL, tr, &tout, &e);
+    json_decref(tr);
+    if (rc) {
+        log_warn("metrics: TokenReview failed: %s", e.message);
+        return 500;
+    }
+    json_t *st = json_object_get(tout, "status");
+    json_t *user = json_object_get(st, "user");
+    if (!json_is_true(json_object_get(st, "authenticated")) ||
+        !json_is_string(json_object_get(user, "username"))) {
+        json_decref(tout);
+        return 401;
+    }
+    json_t *sar =
+        json_pack("{s:s, s:s, s:{s:O, s:{s:s, s:s}}}", "apiVersion", "authorization.k8s.io/v1",
+                  "kind", "SubjectAccessReview", "spec", "user", json_object_get(user, "username"),
+                  "nonResourceAttributes", "path", "/metrics", "verb", "get");
+    json_t *spec = json_object_get(sar, "spec");
+    const char *copy[] = {"uid", "groups", "extra"};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(copy); i++)
+        if (json_object_get(user, copy[i]))
+            json_object_set(spec, copy[i], json_object_get(user, copy[i]));
+    json_decref(tout);
+    json_t *sout = NULL;
+    rc = ac_create(ac, &subject_access_reviews, NULL, sar, &sout, &e);
+    json_decref(sar);
+    if (rc) {
+        log_warn("metrics: SubjectAccessReview failed: %s", e.message);
+        return 500;
+    }
+    bool allowed = json_is_true(json_object_get(json_object_get(sout, "status"), "allowed"));
+    json_decref(sout);
+    return allowed ? 0 : 403;
+}
 
 /* GET /metrics: the controllers' metrics; anything else is not here. */
 static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 {
-    if (strcmp(rq->path, "/metrics")) {
-        char *b = xstrdup("404 page not found\n");
-        http_resp_set(rs, 404, b, strlen(b));
-        return;
+    struct metricsd *md = arg;
+    if (md->ac) {
+        unsigned status = metrics_authorize(md->ac, rq);
+        if (status == 401)
+            return metrics_text(rs, 401, "Unauthorized\n");
+        if (status == 403)
+            return metrics_text(rs, 403, "Forbidden\n");
+        if (status)
+            return metrics_text(rs, status, "the authentication or authorization review failed\n");
     }
-    if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
-        char *b = xstrdup("method not allowed\n");
-        http_resp_set(rs, 405, b, strlen(b));
-        return;
-    }
-    char *text = mreg_render(arg);
+    if (strcmp(rq->path, "/metrics"))
+        return metrics_text(rs, 404, "404 page not found\n");
+    if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))
+        return metrics_text(rs, 405, "method not allowed\n");
+    char *text = mreg_render(md->reg);
     http_resp_header(rs, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     http_resp_set(rs, 200, text, strlen(text));
 }
 
-/* Serve the metrics over plain HTTP at addr ("HOST:PORT" or ":PORT"; an
- * IPv4 host, default every address). Returns 0 and *out, or an error. */
-static int metrics_listen(const char *addr, struct mreg *m, struct http_server **out, struct err *e)
+/* Serve the metrics at addr ("HOST:PORT" or ":PORT"; an IPv4 host, default
+ * every address): over HTTPS with a self-signed certificate made now, as
+ * controller-runtime does without a certificate directory, when md->ac is
+ * set, else plain HTTP. Returns 0 and *out, or an error. */
+static int metrics_listen(const char *addr, struct metricsd *md, struct http_server **out,
+                          struct err *e)
 {
     const char *colon = strrchr(addr, ':');
     char host[64];
@@ -57,14 +148,22 @@ static int metrics_listen(const char *addr, struct mreg *m, struct http_server *
                        "metrics off)",
                        addr);
     snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+    struct certs c = {0};
+    if (md->ac && certs_generate("kueue-controller-manager-metrics-service", "kueue-system",
+                                 (int64_t)time(NULL), CERTS_VALIDITY_S, &c, e))
+        return e->code;
     struct http_options ho = {.host = *host ? host : "0.0.0.0",
                               .port = (int)port,
+                              .cert_pem = c.tls_crt,
+                              .key_pem = c.tls_key,
                               .workers = 2,
-                              .handler = {.handle = metrics_handle, .arg = m}};
+                              .handler = {.handle = metrics_handle, .arg = md}};
     int rc = http_server_start(&ho, out, e);
+    certs_release(&c);
     if (rc)
         return rc;
-    log_info("metrics served at http://%s:%d/metrics", ho.host, http_server_port(*out));
+    log_info("metrics served at %s://%s:%d/metrics", md->ac ? "https" : "http", ho.host,
+             http_server_port(*out));
     return 0;
 }
 
@@ -97,9 +196,14 @@ static void usage(FILE *out)
             "                         pods get a network of their own with only loopback\n"
             "                         (default), or share this machine's\n"
             "  --metrics-bind-address ADDR\n"
-            "                         serve the Prometheus metrics at http://ADDR/metrics\n"
-            "                         (HOST:PORT or :PORT; :0 picks a free port; default\n"
-            "                         0: no metrics; see docs/observability.md)\n"
+            "                         serve the Prometheus metrics at https://ADDR/metrics\n"
+            "                         (HOST:PORT or :PORT; :0 picks a free port; Kueue's is\n"
+            "                         :8443; default 0: no metrics; see\n"
+            "                         docs/observability.md)\n"
+            "  --metrics-secure=true|false\n"
+            "                         HTTPS, each request's bearer token checked with a\n"
+            "                         TokenReview and a SubjectAccessReview (get /metrics)\n"
+            "                         (default true); false: plain HTTP, no checks\n"
             "  --webhook-port PORT    serve Kueue's admission webhooks over HTTPS on PORT\n"
             "                         (Kueue's is 9443; default: webhook.port of --config,\n"
             "                         else no webhooks; see docs/cluster.md)\n"
@@ -138,6 +242,7 @@ int cli_controller(int argc, char **argv)
         {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
         {"metrics-bind-address", required_argument, NULL, 'm'},
+        {"metrics-secure", optional_argument, NULL, 'S'},
         {"webhook-port", required_argument, NULL, 'W'},
         {"webhook-host", required_argument, NULL, 'H'},
         {"webhook-cert-dir", required_argument, NULL, 'D'},
@@ -154,7 +259,7 @@ int cli_controller(int argc, char **argv)
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
     const char *feature_gates = NULL, *metrics_addr = "0", *zap_encoder = NULL, *zap_level = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
-    bool leader = false, verbose = false;
+    bool leader = false, verbose = false, metrics_secure = true;
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -191,6 +296,17 @@ int cli_controller(int argc, char **argv)
             break;
         case 'm':
             metrics_addr = optarg;
+            break;
+        case 'S':
+            if (!optarg || !strcmp(optarg, "true"))
+                metrics_secure = true;
+            else if (!strcmp(optarg, "false"))
+                metrics_secure = false;
+            else {
+                fprintf(stderr, "cueue controller: --metrics-secure: \"%s\" is not true or false\n",
+                        optarg);
+                return 2;
+            }
             break;
         case 'W': {
             char *end = NULL;
@@ -282,6 +398,7 @@ int cli_controller(int argc, char **argv)
 
     struct mreg *metrics = strcmp(metrics_addr, "0") ? mreg_new() : NULL;
     struct http_server *mhs = NULL;
+    struct metricsd md = {.reg = metrics, .ac = metrics_secure ? ac : NULL};
     struct ctl_options co = {.client = ac,
                              .config_path = config,
                              .leader_elect = leader,
@@ -293,7 +410,7 @@ int cli_controller(int argc, char **argv)
     mo.client = ac;
     mo.config_path = config;
     if (!rc && metrics)
-        rc = metrics_listen(metrics_addr, metrics, &mhs, &e);
+        rc = metrics_listen(metrics_addr, &md, &mhs, &e);
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
     mo.ctl = ctl;

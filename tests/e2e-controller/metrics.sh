@@ -161,10 +161,11 @@ wait_for "metrics: no series of the deleted queues and cohorts remain" 10 '^0$' 
     sh -c "kubectl --kubeconfig '$MKC' get --raw /metrics | grep -v '^#' | grep -c 'lab-cq\|lab-queue\|m-cq\|m-team\|m-root'"
 stop_server "$PID"
 
-# 4. `cueue controller` serves the same metrics.
+# 4. `cueue controller` serves the same metrics (over plain HTTP when not
+# secure; HTTPS with the reviews is tested in tests/e2e-install).
 start_server metrics-api --controllers none || return 1
 "$CUEUE" controller --kubeconfig "$KC" --executor none --metrics-bind-address 127.0.0.1:0 \
-    >"$DATA/controller.log" 2>&1 &
+    --metrics-secure=false >"$DATA/controller.log" 2>&1 &
 MCPID=$!
 CTL_PIDS="$CTL_PIDS $MCPID"
 k apply -f "$TMP/lab/queues.yaml" >/dev/null
@@ -181,5 +182,7 @@ expect_grep "controller: other paths are not found" '^404$' \
     curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${murl%/metrics}/debug"
 expect_grep "controller: a bad --metrics-bind-address is refused" '"nonsense" is not HOST:PORT' \
     sh -c "'$CUEUE' controller --kubeconfig '$KC' --metrics-bind-address nonsense 2>&1"
+expect_grep "controller: a bad --metrics-secure is refused" '"maybe" is not true or false' \
+    sh -c "'$CUEUE' controller --kubeconfig '$KC' --metrics-secure=maybe 2>&1"
 stop_server "$MCPID"
 stop_server "$PID"

@@ -99,7 +99,8 @@ k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.control
     sed 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' >"$TMP/config.yaml"
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
-    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
+    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 \
+    --metrics-bind-address 127.0.0.1:0 >"$TMP/controller.log" 2>&1 &
 CTL=$!
 settle 20 'webhooks served at' cat "$TMP/controller.log"
 WPORT=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
@@ -107,6 +108,27 @@ HPROBE=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p'
 expect_status "/healthz answers 200" 200 "$HPROBE/healthz"
 wait_for "/readyz answers ok once the caches are synced and the webhooks serve" 20 '^ok$' \
     curl -s "$HPROBE/readyz"
+# The metrics, as Kueue serves them: HTTPS, each scrape's bearer token
+# reviewed by the API server (TokenReview, then SubjectAccessReview for
+# get /metrics) with the rights the manifests give the controller.
+MURL=$(sed -n 's|.*metrics served at \(https://127.0.0.1:[0-9]*/metrics\).*|\1|p' "$TMP/controller.log" | head -1)
+k -n kueue-system create serviceaccount scraper >/dev/null
+k -n kueue-system create serviceaccount nosy >/dev/null
+k create clusterrolebinding scraper-metrics --clusterrole kueue-metrics-reader \
+    --serviceaccount kueue-system:scraper >/dev/null
+SCRAPER=$(k -n kueue-system create token scraper)
+NOSY=$(k -n kueue-system create token nosy)
+expect_grep "metrics over HTTPS: a token bound to kueue-metrics-reader reads them" \
+    '^kueue_cluster_queue_status|^# HELP kueue_' curl -sk --max-time 5 -H "Authorization: Bearer $SCRAPER" "$MURL"
+expect_exact "  ... another account's token is forbidden (403)" "403" \
+    curl -sk -o /dev/null -w '%{http_code}' --max-time 5 -H "Authorization: Bearer $NOSY" "$MURL"
+expect_exact "  ... no token is unauthorized (401)" "401" \
+    curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "$MURL"
+expect_exact "  ... a token the API server does not know is unauthorized (401)" "401" \
+    curl -sk -o /dev/null -w '%{http_code}' --max-time 5 -H "Authorization: Bearer not-a-token" "$MURL"
+expect_exact "  ... plain HTTP is not served" "000" \
+    curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://${MURL#https://}"
+k delete clusterrolebinding scraper-metrics >/dev/null
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.ca\.crt}' | base64 -d >"$TMP/ca.crt"
 expect "the Secret holds the CA the internal certificate manager made" "BEGIN CERTIFICATE" cat "$TMP/ca.crt"
 CAB=$(base64 -w0 <"$TMP/ca.crt")
