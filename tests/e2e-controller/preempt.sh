@@ -87,8 +87,13 @@ wait_for "preemption: the low job is stopped (Stopped event with the preemption 
     k -n pre get events --field-selector involvedObject.name=low
 wait_for "preemption: the low workload was requeued (Requeued=True/Preempted)" 15 '^low True Preempted' \
     k -n pre get workloads -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{" "}{.status.conditions[?(@.type=="Requeued")].status}{" "}{.status.conditions[?(@.type=="Requeued")].reason}{"\n"}{end}'
-sleep 0.3
-left=$(pgrep -f 'sleep 3.4242' | head -3)
+# Killing is asynchronous to the status write: give the node agent a few
+# seconds (a loaded machine), ending as soon as the processes are gone.
+n=0
+while left=$(pgrep -f 'sleep 3.4242' | head -3) && [ -n "$left" ] && [ $n -lt 50 ]; do
+    sleep 0.2
+    n=$((n + 1))
+done
 # The low job may have been readmitted already only once high finished.
 high_done=$(k -n pre get job high -o jsonpath='{.status.succeeded}')
 if [ -z "$left" ] || [ "$high_done" = 1 ]; then pass "preemption: the low job's processes were killed"; else
