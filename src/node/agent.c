@@ -1,6 +1,7 @@
-/* agent.c -- the node agent's thread: informers for Jobs and Pods, one
- * cache each, one work queue, and the loop that feeds the Job controller
- * (jobctl.c) and the kubelet (kubelet.c). See agent.h. */
+/* agent.c -- the node agent's thread: informers for Jobs, Pods and the
+ * apps/v1 kinds, one cache each, one work queue, and the loop that feeds
+ * the Job controller (jobctl.c), the apps controllers (apps.c) and the
+ * kubelet (kubelet.c). See agent.h. */
 #include "node/agent.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "controller/informer.h"
 #include "controller/workqueue.h"
 #include "node/agent_int.h"
+#include "node/apps.h"
 #include "node/jobctl.h"
 #include "node/kubelet.h"
 
@@ -34,7 +36,14 @@
 #define NODE_LEASE_EVERY_MS (NOBJ_LEASE_SECONDS * 1000 / 4)
 #define NODE_RETRY_MS 10000
 
-static const char *const res_keys[NODE_N] = {[NODE_JOBS] = "jobs.batch", [NODE_PODS] = "pods"};
+static const char *const res_keys[NODE_N] = {[NODE_JOBS] = "jobs.batch",
+                                             [NODE_PODS] = "pods",
+                                             [NODE_DEPLOYS] = "deployments.apps",
+                                             [NODE_RS] = "replicasets.apps",
+                                             [NODE_STS] = "statefulsets.apps"};
+/* The work queue prefix of each kind's reconciles, and its kind. */
+static const char *const prefixes[NODE_N] = {"J:", "P:", "D:", "R:", "S:"};
+static const char *const kinds[NODE_N] = {"Job", "Pod", "Deployment", "ReplicaSet", "StatefulSet"};
 
 /* ---- small JSON readers ---------------------------------------------------------------- */
 
@@ -165,23 +174,40 @@ void node__enqueue(struct node *n, const char *prefix, const char *ns, const cha
 static void react(struct node *n, enum node_kind k, const json_t *obj)
 {
     const char *ns = node__meta(obj, "namespace"), *name = node__meta(obj, "name");
-    if (k == NODE_JOBS) {
-        node__enqueue(n, "J:", ns, name, 0);
-        return;
+    node__enqueue(n, prefixes[k], ns, name, 0);
+    if (k == NODE_RS) {
+        const char *d = node__str(node__controller(obj, "Deployment"), "name");
+        if (d)
+            node__enqueue(n, "D:", ns, d, 0);
     }
-    node__enqueue(n, "P:", ns, name, 0);
-    const char *job = node__str(node__controller(obj, "Job"), "name");
-    if (job)
-        node__enqueue(n, "J:", ns, job, 0);
+    if (k != NODE_PODS)
+        return;
+    for (int o = 0; o < NODE_N; o++) {
+        const char *owner =
+            o == NODE_PODS ? NULL : node__str(node__controller(obj, kinds[o]), "name");
+        if (owner)
+            node__enqueue(n, prefixes[o], ns, owner, 0);
+    }
     if (n->synced)
         jc_check_orphan(n->jc, obj);
+}
+
+/* The uid of a Pod's controller of a kind the agent runs, or NULL. */
+static const char *pod_owner_uid(const json_t *pod)
+{
+    for (int o = 0; pod && o < NODE_N; o++) {
+        const char *uid = o == NODE_PODS ? NULL : node__controller_uid(pod, kinds[o]);
+        if (uid)
+            return uid;
+    }
+    return NULL;
 }
 
 /* The Pod index follows the cache. */
 static void index_pod(struct node *n, const json_t *prev, const json_t *cur, const char *key)
 {
-    const char *was = prev ? node__controller_uid(prev, "Job") : NULL;
-    const char *now = cur ? node__controller_uid(cur, "Job") : NULL;
+    const char *was = pod_owner_uid(prev);
+    const char *now = pod_owner_uid(cur);
     if (was && (!now || strcmp(was, now)))
         owned_del(n, was, key);
     if (now)
@@ -232,6 +258,8 @@ void node__forget(struct node *n, enum node_kind k, const json_t *obj)
     react(n, k, obj);
     if (k == NODE_JOBS && n->synced && node__meta(obj, "uid"))
         release_orphans(n, node__meta(obj, "uid"));
+    if (k >= NODE_DEPLOYS && n->synced)
+        apps_owner_gone(n, kinds[k], node__meta(obj, "uid"));
     json_decref(prev);
 }
 
@@ -372,6 +400,12 @@ static void process_queue(struct node *n)
             *slash = '\0';
             if (k[0] == 'J')
                 jc_sync(n->jc, body, slash + 1);
+            else if (k[0] == 'D')
+                apps_sync_deployment(n, body, slash + 1);
+            else if (k[0] == 'R')
+                apps_sync_replicaset(n, body, slash + 1);
+            else if (k[0] == 'S')
+                apps_sync_statefulset(n, body, slash + 1);
             else if (k[0] == 'P')
                 kl_sync(n->kl, body, slash + 1);
         }
@@ -391,7 +425,7 @@ static void first_sync(struct node *n)
         void *val;
         while (map_next(&n->res[k].cache, &it, &key, &val)) {
             const char *ns = node__meta(val, "namespace"), *name = node__meta(val, "name");
-            node__enqueue(n, k == NODE_JOBS ? "J:" : "P:", ns, name, 0);
+            node__enqueue(n, prefixes[k], ns, name, 0);
             if (k == NODE_PODS)
                 jc_check_orphan(n->jc, val);
         }
@@ -428,7 +462,10 @@ static void *loop(void *arg)
         for (int k = 0; k < NODE_N; k++)
             inf_dispatch(n->res[k].inf);
         if (!n->synced) {
-            if (!inf_has_synced(n->res[NODE_JOBS].inf) || !inf_has_synced(n->res[NODE_PODS].inf))
+            bool all = true;
+            for (int k = 0; k < NODE_N; k++)
+                all = all && inf_has_synced(n->res[k].inf);
+            if (!all)
                 continue;
             first_sync(n);
         }
