@@ -61,7 +61,8 @@ long apps_ordinal(const char *set, const char *pod)
     return *end || v < 0 || d[0] == '-' || d[0] == '+' ? -1 : v;
 }
 
-/* ---- shared ------------------------------------------------------------------------------------ */
+/* ---- shared ------------------------------------------------------------------------------------
+ */
 
 static int64_t int_at(const json_t *o, const char *k, int64_t d)
 {
@@ -102,9 +103,9 @@ static size_t live_pods(struct node *n, const char *uid, const json_t ***out)
 
 static json_t *owner_ref(const json_t *owner, const char *kind)
 {
-    return json_pack("[{s:s,s:s,s:s?,s:s?,s:b,s:b}]", "apiVersion", "apps/v1", "kind", kind,
-                     "name", node__meta(owner, "name"), "uid", node__meta(owner, "uid"),
-                     "controller", 1, "blockOwnerDeletion", 1);
+    return json_pack("[{s:s,s:s,s:s?,s:s?,s:b,s:b}]", "apiVersion", "apps/v1", "kind", kind, "name",
+                     node__meta(owner, "name"), "uid", node__meta(owner, "uid"), "controller", 1,
+                     "blockOwnerDeletion", 1);
 }
 
 /* A Pod of owner's template, unbound (owned). */
@@ -114,9 +115,10 @@ static json_t *pod_from(const json_t *owner, const char *kind)
     const json_t *tm = json_object_get(tpl, "metadata");
     json_t *m = json_object();
     json_object_set_new(m, "namespace", json_string(node__meta(owner, "namespace")));
-    json_object_set_new(m, "labels", json_is_object(json_object_get(tm, "labels"))
-                                         ? json_deep_copy(json_object_get(tm, "labels"))
-                                         : json_object());
+    json_object_set_new(m, "labels",
+                        json_is_object(json_object_get(tm, "labels"))
+                            ? json_deep_copy(json_object_get(tm, "labels"))
+                            : json_object());
     if (json_is_object(json_object_get(tm, "annotations")))
         json_object_set_new(m, "annotations", json_deep_copy(json_object_get(tm, "annotations")));
     if (json_is_array(json_object_get(tm, "finalizers")))
@@ -222,7 +224,8 @@ static int64_t replicas_of(const json_t *obj)
     return int_at(spec_of(obj), "replicas", 1);
 }
 
-/* ---- ReplicaSet -------------------------------------------------------------------------------- */
+/* ---- ReplicaSet --------------------------------------------------------------------------------
+ */
 
 #define RS_COMPONENT "replicaset-controller"
 
@@ -251,8 +254,7 @@ void apps_sync_replicaset(struct node *n, const char *ns, const char *name)
         snprintf(gen, sizeof(gen), "%.57s-", name);
         for (int64_t i = (int64_t)live; i < want && i - (int64_t)live < MAX_POD_CHANGES; i++) {
             json_t *pod = pod_from(rs, "ReplicaSet");
-            json_object_set_new(json_object_get(pod, "metadata"), "generateName",
-                                json_string(gen));
+            json_object_set_new(json_object_get(pod, "metadata"), "generateName", json_string(gen));
             if (!create_pod(n, rs, pod, RS_COMPONENT))
                 break;
         }
@@ -281,7 +283,8 @@ void apps_sync_replicaset(struct node *n, const char *ns, const char *name)
                          "observedGeneration", (json_int_t)generation(rs)));
 }
 
-/* ---- Deployment -------------------------------------------------------------------------------- */
+/* ---- Deployment --------------------------------------------------------------------------------
+ */
 
 #define DEPLOY_COMPONENT "deployment-controller"
 
@@ -322,10 +325,10 @@ static json_t *new_rs(const json_t *d, const char *hash, int64_t revision)
     json_t *meta = json_pack("{s:s,s:s?,s:O,s:{s:s},s:o}", "name", name, "namespace",
                              node__meta(d, "namespace"), "labels", labels, "annotations",
                              REVISION_ANN, rev, "ownerReferences", owner_ref(d, "Deployment"));
-    json_t *rs_spec = json_pack("{s:I,s:o,s:o}", "replicas", (json_int_t)0, "selector", sel,
-                                "template", tpl);
-    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "apps/v1", "kind", "ReplicaSet",
-                     "metadata", meta, "spec", rs_spec);
+    json_t *rs_spec =
+        json_pack("{s:I,s:o,s:o}", "replicas", (json_int_t)0, "selector", sel, "template", tpl);
+    return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "apps/v1", "kind", "ReplicaSet", "metadata",
+                     meta, "spec", rs_spec);
 }
 
 static json_t *condition(const char *type, bool ok, const char *reason, const char *msg,
@@ -336,11 +339,10 @@ static json_t *condition(const char *type, bool ok, const char *reason, const ch
     const char *status = ok ? "True" : "False";
     const char *was = node__str(prev, "status"), *was_reason = node__str(prev, "reason");
     bool same = was && !strcmp(was, status) && was_reason && !strcmp(was_reason, reason);
-    const char *trans = same && node__str(prev, "lastTransitionTime")
-                            ? node__str(prev, "lastTransitionTime")
-                            : now;
-    const char *upd = same && node__str(prev, "lastUpdateTime") ? node__str(prev, "lastUpdateTime")
-                                                                : now;
+    const char *trans =
+        same && node__str(prev, "lastTransitionTime") ? node__str(prev, "lastTransitionTime") : now;
+    const char *upd =
+        same && node__str(prev, "lastUpdateTime") ? node__str(prev, "lastUpdateTime") : now;
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "type", type, "status", status, "lastUpdateTime",
                      upd, "lastTransitionTime", trans, "reason", reason, "message", msg);
 }
@@ -412,8 +414,7 @@ void apps_sync_deployment(struct node *n, const char *ns, const char *name)
             cur_ref = out;
         } else {
             if (rc != ERR_EXISTS)
-                log_warn("deployment %s/%s: cannot create its ReplicaSet: %s", ns, name,
-                         e.message);
+                log_warn("deployment %s/%s: cannot create its ReplicaSet: %s", ns, name, e.message);
             json_decref(out);
         }
     }
@@ -428,8 +429,7 @@ void apps_sync_deployment(struct node *n, const char *ns, const char *name)
                   false);
         }
     }
-    int64_t updated =
-        cur_ref ? int_at(json_object_get(cur_ref, "status"), "replicas", 0) : 0;
+    int64_t updated = cur_ref ? int_at(json_object_get(cur_ref, "status"), "replicas", 0) : 0;
     /* Available while no more than maxUnavailable (25% by default, rounded
      * down) are missing; Recreate allows every one to be. */
     const json_t *strat = json_object_get(spec, "strategy");
@@ -442,24 +442,24 @@ void apps_sync_deployment(struct node *n, const char *ns, const char *name)
     bool complete = updated == want && replicas == want && available == want;
     char msg[400];
     json_t *conds = json_array();
-    json_array_append_new(conds, condition("Available", avail,
-                                           avail ? "MinimumReplicasAvailable"
-                                                 : "MinimumReplicasUnavailable",
-                                           avail ? "Deployment has minimum availability."
-                                                 : "Deployment does not have minimum availability.",
-                                           node__cond(d, "Available")));
+    json_array_append_new(
+        conds, condition("Available", avail,
+                         avail ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                         avail ? "Deployment has minimum availability."
+                               : "Deployment does not have minimum availability.",
+                         node__cond(d, "Available")));
     if (complete)
         snprintf(msg, sizeof(msg), "ReplicaSet \"%s\" has successfully progressed.", want_name);
     else
         snprintf(msg, sizeof(msg), "ReplicaSet \"%s\" is progressing.", want_name);
-    json_array_append_new(conds, condition("Progressing", true,
-                                           complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-                                           msg, node__cond(d, "Progressing")));
-    json_t *stat = json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "observedGeneration",
-                             (json_int_t)generation(d), "replicas", (json_int_t)replicas,
-                             "updatedReplicas", (json_int_t)updated, "readyReplicas",
-                             (json_int_t)ready, "availableReplicas", (json_int_t)available,
-                             "conditions", conds);
+    json_array_append_new(conds,
+                          condition("Progressing", true,
+                                    complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated", msg,
+                                    node__cond(d, "Progressing")));
+    json_t *stat = json_pack(
+        "{s:I,s:I,s:I,s:I,s:I,s:o}", "observedGeneration", (json_int_t)generation(d), "replicas",
+        (json_int_t)replicas, "updatedReplicas", (json_int_t)updated, "readyReplicas",
+        (json_int_t)ready, "availableReplicas", (json_int_t)available, "conditions", conds);
     if (replicas > available)
         json_object_set_new(stat, "unavailableReplicas", json_integer(replicas - available));
     else
@@ -479,10 +479,10 @@ void apps_sync_deployment(struct node *n, const char *ns, const char *name)
     for (size_t i = 0; same && i < json_array_size(conds); i++) {
         const json_t *c = json_array_get(conds, i);
         const json_t *p = node__cond(d, node__str(c, "type"));
-        same = p && !strcmp(node__str(p, "status") ? node__str(p, "status") : "",
-                            node__str(c, "status")) &&
-               !strcmp(node__str(p, "reason") ? node__str(p, "reason") : "",
-                       node__str(c, "reason"));
+        same =
+            p &&
+            !strcmp(node__str(p, "status") ? node__str(p, "status") : "", node__str(c, "status")) &&
+            !strcmp(node__str(p, "reason") ? node__str(p, "reason") : "", node__str(c, "reason"));
     }
     if (same)
         json_decref(stat);
@@ -495,7 +495,8 @@ void apps_sync_deployment(struct node *n, const char *ns, const char *name)
     free(hash);
 }
 
-/* ---- StatefulSet ------------------------------------------------------------------------------- */
+/* ---- StatefulSet -------------------------------------------------------------------------------
+ */
 
 #define STS_COMPONENT "statefulset-controller"
 
@@ -599,13 +600,14 @@ void apps_sync_statefulset(struct node *n, const char *ns, const char *name)
                json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:i}", "observedGeneration",
                          (json_int_t)generation(set), "replicas", (json_int_t)nlive,
                          "readyReplicas", (json_int_t)ready, "availableReplicas", (json_int_t)ready,
-                         "currentReplicas", (json_int_t)nlive, "updatedReplicas",
-                         (json_int_t)nlive, "currentRevision", revision, "updateRevision",
-                         revision, "collisionCount", 0));
+                         "currentReplicas", (json_int_t)nlive, "updatedReplicas", (json_int_t)nlive,
+                         "currentRevision", revision, "updateRevision", revision, "collisionCount",
+                         0));
     json_decref(hold);
 }
 
-/* ---- the garbage collector's part -------------------------------------------------------------- */
+/* ---- the garbage collector's part --------------------------------------------------------------
+ */
 
 void apps_owner_gone(struct node *n, const char *kind, const char *uid)
 {

@@ -44,39 +44,18 @@ static const char *const cat_api_ext[] = {"api-extensions", NULL};
 #define RBAC "rbac.authorization.k8s.io"
 #define ADMREG "admissionregistration.k8s.io"
 
-/* The apps/v1 kinds have a scale subresource and printer columns, which
- * the server takes from a CRD version: these are theirs (no schema). */
-#define APPS_AGE                                                                                   \
-    {                                                                                              \
-        "Age", "date", NULL, NULL, ".metadata.creationTimestamp", 0                                \
-    }
-static struct crd_column deploy_cols[] = {
-    {"Ready", "integer", NULL, NULL, ".status.readyReplicas", 0},
-    {"Up-to-date", "integer", NULL, NULL, ".status.updatedReplicas", 0},
-    {"Available", "integer", NULL, NULL, ".status.availableReplicas", 0},
-    APPS_AGE,
+/* The apps/v1 kinds have a scale subresource, which the server takes
+ * from a CRD version: this is theirs (no schema; their table columns are
+ * the server's). */
+static const struct crd_version apps_v1 = {
+    .name = "v1",
+    .served = true,
+    .storage = true,
+    .status = true,
+    .scale = true,
+    .spec_replicas_path = ".spec.replicas",
+    .status_replicas_path = ".status.replicas",
 };
-static struct crd_column rs_cols[] = {
-    {"Desired", "integer", NULL, NULL, ".spec.replicas", 0},
-    {"Current", "integer", NULL, NULL, ".status.replicas", 0},
-    {"Ready", "integer", NULL, NULL, ".status.readyReplicas", 0},
-    APPS_AGE,
-};
-static struct crd_column sts_cols[] = {
-    {"Ready", "integer", NULL, NULL, ".status.readyReplicas", 0},
-    {"Replicas", "integer", NULL, NULL, ".spec.replicas", 0},
-    APPS_AGE,
-};
-#define APPS_VERSION(cols)                                                                         \
-    {                                                                                              \
-        .name = "v1", .served = true, .storage = true, .status = true, .scale = true,              \
-        .spec_replicas_path = ".spec.replicas", .status_replicas_path = ".status.replicas",        \
-        .label_selector_path = ".status.selector", .columns = cols,                                \
-        .ncolumns = sizeof(cols) / sizeof(cols[0])                                                 \
-    }
-static const struct crd_version apps_deploy = APPS_VERSION(deploy_cols);
-static const struct crd_version apps_rs = APPS_VERSION(rs_cols);
-static const struct crd_version apps_sts = APPS_VERSION(sts_cols);
 #define APPS(p, s, k, sn, v)                                                                       \
     {                                                                                              \
         "apps", "v1", p, s, k, p ".apps", true, true, sn, cat_all, false, NULL, v                  \
@@ -106,9 +85,9 @@ static const struct store_resource resources[] = {
     BUILTIN("", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false,
             sn_limits, NULL),
     BUILTIN("batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all),
-    APPS("deployments", "deployment", "Deployment", sn_deploy, &apps_deploy),
-    APPS("replicasets", "replicaset", "ReplicaSet", sn_rs, &apps_rs),
-    APPS("statefulsets", "statefulset", "StatefulSet", sn_sts, &apps_sts),
+    APPS("deployments", "deployment", "Deployment", sn_deploy, &apps_v1),
+    APPS("replicasets", "replicaset", "ReplicaSet", sn_rs, &apps_v1),
+    APPS("statefulsets", "statefulset", "StatefulSet", sn_sts, &apps_v1),
     BUILTIN("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice",
             "endpointslices.discovery.k8s.io", true, false, NULL, NULL),
     BUILTIN("coordination.k8s.io", "v1", "leases", "lease", "Lease", "leases.coordination.k8s.io",

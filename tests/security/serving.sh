@@ -163,7 +163,7 @@ wait_for "statefulset: its Pods db-0 and db-1 run, one group of 2" 30 \
     sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {.spec.schedulingGates[0].name} {.status.phase} {.metadata.labels.kueue\.x-k8s\.io/pod-group-name} {.metadata.annotations.kueue\.x-k8s\.io/pod-group-total-count} {.metadata.annotations.kueue\.x-k8s\.io/pod-group-serving} {end}'"
 expect_exact "statefulset: one Workload for the group" "1" \
     sh -c "kubectl --kubeconfig $KC -n team-a get workloads -o name | wc -l"
-expect "statefulset: kubectl rollout status" 'partitioned roll out complete\|roll out complete' \
+expect "statefulset: kubectl rollout status" 'roll out complete' \
     kt "$TKC" -n team-a rollout status sts/db --timeout=30s
 # A second group of 2 x 400m does not fit beside the first: none of it runs.
 sed 's/name: db$/name: db2/; s/app: db}/app: db2}/g; s/serviceName: db/serviceName: db2/' "$TMP/db.yaml" >"$TMP/db2.yaml"
