@@ -462,10 +462,10 @@ static void *loop(void *arg)
         for (int k = 0; k < NODE_N; k++)
             inf_dispatch(n->res[k].inf);
         if (!n->synced) {
-            bool all = true;
-            for (int k = 0; k < NODE_N; k++)
-                all = all && inf_has_synced(n->res[k].inf);
-            if (!all)
+            /* Not the apps kinds: a client may not be allowed them (cueue
+             * controller's role on a cluster); their objects come when
+             * they do. */
+            if (!inf_has_synced(n->res[NODE_JOBS].inf) || !inf_has_synced(n->res[NODE_PODS].inf))
                 continue;
             first_sync(n);
         }
