@@ -442,7 +442,7 @@ static void *loop(void *arg)
         heartbeat(n);
         size_t nf = 0, n_pod_fds = 0;
         for (int k = 0; k < NODE_N; k++)
-            fds[nf++] = (struct pollfd){inf_fd(n->res[k].inf), POLLIN, 0};
+            fds[nf++] = (struct pollfd){n->res[k].inf ? inf_fd(n->res[k].inf) : -1, POLLIN, 0};
         fds[nf++] = (struct pollfd){n->wake[0], POLLIN, 0};
         if (n->synced)
             nf += n_pod_fds = kl_fds(n->kl, fds + nf, MAX_POD_FDS);
@@ -460,11 +460,10 @@ static void *loop(void *arg)
         if (n->synced)
             kl_process(n->kl, fds + NODE_N + 1, n_pod_fds);
         for (int k = 0; k < NODE_N; k++)
-            inf_dispatch(n->res[k].inf);
+            if (n->res[k].inf)
+                inf_dispatch(n->res[k].inf);
         if (!n->synced) {
-            /* Not the apps kinds: a client may not be allowed them (cueue
-             * controller's role on a cluster); their objects come when
-             * they do. */
+            /* Not the apps kinds: their objects come when they do. */
             if (!inf_has_synced(n->res[NODE_JOBS].inf) || !inf_has_synced(n->res[NODE_PODS].inf))
                 continue;
             first_sync(n);
@@ -563,10 +562,11 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
-        r->inf = inf_new(n->ac, r->r, &io, &h);
+        if (k < NODE_DEPLOYS || o->apps)
+            r->inf = inf_new(n->ac, r->r, &io, &h);
     }
     for (int k = 0; k < NODE_N; k++)
-        if ((rc = inf_start(n->res[k].inf, e)))
+        if (n->res[k].inf && (rc = inf_start(n->res[k].inf, e)))
             goto fail;
     if (pthread_create(&n->thread, NULL, loop, n)) {
         rc = err_set(e, ERR_INTERNAL, "cannot start the node agent's thread");

@@ -165,6 +165,17 @@ expect_exact "statefulset: one Workload for the group" "1" \
     sh -c "kubectl --kubeconfig $KC -n team-a get workloads -o name | wc -l"
 expect "statefulset: kubectl rollout status" 'roll out complete' \
     kt "$TKC" -n team-a rollout status sts/db --timeout=30s
+# Scaling up does not grow what was admitted: the new Pod stays gated.
+expect "statefulset: kubectl scale" "statefulset.apps/db scaled" kt "$TKC" -n team-a scale sts db --replicas=3
+wait_for "statefulset: scaled up, db-2 is made but stays gated" 20 '^db-2 kueue.x-k8s.io/admission Pending$' \
+    k -n team-a get pod db-2 -o jsonpath='{.metadata.name} {.spec.schedulingGates[0].name} {.status.phase}'
+settle 3 '^2$' sh -c "$(printf '%s' "kubectl --kubeconfig $KC -n team-a get pods -l app=db --field-selector=status.phase=Running -o name | wc -l")"
+expect_exact "statefulset: ... and only the admitted two run" "2" \
+    sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db --field-selector=status.phase=Running -o name | wc -l"
+kt "$TKC" -n team-a scale sts db --replicas=2 >/dev/null
+wait_for "statefulset: scaled down, from the highest ordinal" 30 '^db-0 db-1 $' \
+    sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {end}'"
+
 # A second group of 2 x 400m does not fit beside the first: none of it runs.
 sed 's/name: db$/name: db2/; s/app: db}/app: db2}/g; s/serviceName: db/serviceName: db2/' "$TMP/db.yaml" >"$TMP/db2.yaml"
 kt "$TKC" -n team-a create -f "$TMP/db2.yaml" >/dev/null
