@@ -577,7 +577,8 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
     return 0;
 fail:
     for (int k = 0; k < NODE_N; k++)
-        inf_stop(n->res[k].inf);
+        if (n->res[k].inf)
+            inf_stop(n->res[k].inf);
     free_node(n);
     return rc;
 }
@@ -594,6 +595,7 @@ void node_stop(struct node *n)
         pthread_join(n->thread, NULL);
     }
     for (int k = 0; k < NODE_N; k++)
-        inf_stop(n->res[k].inf);
+        if (n->res[k].inf)
+            inf_stop(n->res[k].inf);
     free_node(n);
 }
