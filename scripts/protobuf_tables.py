@@ -21,6 +21,9 @@ KINDS = [  # (group, kind, message)
     ("", "Secret", "core.Secret"),
     ("", "Service", "core.Service"),
     ("batch", "Job", "batch.Job"),
+    ("apps", "Deployment", "apps.Deployment"),
+    ("apps", "ReplicaSet", "apps.ReplicaSet"),
+    ("apps", "StatefulSet", "apps.StatefulSet"),
     ("scheduling.k8s.io", "PriorityClass", "sched.PriorityClass"),
     ("coordination.k8s.io", "Lease", "coord.Lease"),
     ("authorization.k8s.io", "SelfSubjectAccessReview", "authz.SelfSubjectAccessReview"),
@@ -37,7 +40,8 @@ KINDS = [  # (group, kind, message)
     ("authorization.k8s.io", "SubjectAccessReview", "authz.SubjectAccessReview"),
     ("authorization.k8s.io", "LocalSubjectAccessReview", "authz.LocalSubjectAccessReview"),
 ]
-API_PKGS = [("core/v1", "core"), ("batch/v1", "batch"), ("scheduling/v1", "sched"),
+API_PKGS = [("core/v1", "core"), ("batch/v1", "batch"), ("apps/v1", "apps"),
+            ("scheduling/v1", "sched"),
             ("coordination/v1", "coord"), ("authorization/v1", "authz"),
             ("authentication/v1", "authn"), ("rbac/v1", "rbac")]
 MACHINERY_PKGS = [("pkg/apis/meta/v1", "meta", True), ("pkg/runtime", "runtime", False),
@@ -46,6 +50,7 @@ PROTO_PKGS = {"k8s.io.apimachinery.pkg.apis.meta.v1": "meta", "k8s.io.api.core.v
               "k8s.io.apimachinery.pkg.runtime": "runtime",
               "k8s.io.apimachinery.pkg.api.resource": "resource",
               "k8s.io.apimachinery.pkg.util.intstr": "intstr", "k8s.io.api.batch.v1": "batch",
+              "k8s.io.api.apps.v1": "apps",
               "k8s.io.api.authorization.v1": "authz", "k8s.io.api.authentication.v1": "authn",
               "k8s.io.api.coordination.v1": "coord", "k8s.io.api.scheduling.v1": "sched",
               "k8s.io.api.rbac.v1": "rbac"}

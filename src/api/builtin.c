@@ -355,12 +355,74 @@ static int admit_endpointslice(json_t *doc, const json_t *old, struct err *e)
     return e->ncauses ? ERR_INVALID : 0;
 }
 
+/* ---- Deployment, ReplicaSet, StatefulSet ------------------------------- */
+
+/* obj.key as an object, made when missing. */
+static json_t *obj_child(json_t *o, const char *key)
+{
+    json_t *v = obj_at(o, key);
+    if (!v) {
+        v = json_object();
+        json_object_set_new(o, key, v);
+    }
+    return v;
+}
+
+static int admit_deployment(json_t *doc, const json_t *old, struct err *e)
+{
+    (void)old;
+    (void)e;
+    json_t *spec = obj_child(doc, "spec");
+    set_default(spec, "replicas", json_integer(1));
+    set_default(spec, "revisionHistoryLimit", json_integer(10));
+    set_default(spec, "progressDeadlineSeconds", json_integer(600));
+    json_t *strat = obj_child(spec, "strategy");
+    set_default(strat, "type", json_string("RollingUpdate"));
+    const char *t = json_string_value(json_object_get(strat, "type"));
+    if (t && !strcmp(t, "RollingUpdate")) {
+        json_t *ru = obj_child(strat, "rollingUpdate");
+        set_default(ru, "maxUnavailable", json_string("25%"));
+        set_default(ru, "maxSurge", json_string("25%"));
+    }
+    return 0;
+}
+
+static int admit_replicaset(json_t *doc, const json_t *old, struct err *e)
+{
+    (void)old;
+    (void)e;
+    set_default(obj_child(doc, "spec"), "replicas", json_integer(1));
+    return 0;
+}
+
+static int admit_statefulset(json_t *doc, const json_t *old, struct err *e)
+{
+    (void)old;
+    (void)e;
+    json_t *spec = obj_child(doc, "spec");
+    set_default(spec, "replicas", json_integer(1));
+    set_default(spec, "revisionHistoryLimit", json_integer(10));
+    set_default(spec, "podManagementPolicy", json_string("OrderedReady"));
+    json_t *us = obj_child(spec, "updateStrategy");
+    set_default(us, "type", json_string("RollingUpdate"));
+    const char *t = json_string_value(json_object_get(us, "type"));
+    if (t && !strcmp(t, "RollingUpdate"))
+        set_default(obj_child(us, "rollingUpdate"), "partition", json_integer(0));
+    json_t *pvc = obj_child(spec, "persistentVolumeClaimRetentionPolicy");
+    set_default(pvc, "whenDeleted", json_string("Retain"));
+    set_default(pvc, "whenScaled", json_string("Retain"));
+    return 0;
+}
+
 static const struct kind kinds[] = {
     {"v1", "Secret", admit_secret},
     {"v1", "ConfigMap", admit_configmap},
     {"v1", "Service", admit_service},
     {"v1", "LimitRange", admit_limitrange},
     {"discovery.k8s.io/v1", "EndpointSlice", admit_endpointslice},
+    {"apps/v1", "Deployment", admit_deployment},
+    {"apps/v1", "ReplicaSet", admit_replicaset},
+    {"apps/v1", "StatefulSet", admit_statefulset},
 };
 
 static const struct kind *kind_of(const char *api_version, const char *kind)

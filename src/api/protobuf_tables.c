@@ -15,6 +15,9 @@ static const struct pb_msg m_core_ConfigMap;
 static const struct pb_msg m_core_Secret;
 static const struct pb_msg m_core_Service;
 static const struct pb_msg m_batch_Job;
+static const struct pb_msg m_apps_Deployment;
+static const struct pb_msg m_apps_ReplicaSet;
+static const struct pb_msg m_apps_StatefulSet;
 static const struct pb_msg m_sched_PriorityClass;
 static const struct pb_msg m_coord_Lease;
 static const struct pb_msg m_authz_SelfSubjectAccessReview;
@@ -42,6 +45,12 @@ static const struct pb_msg m_core_ServiceSpec;
 static const struct pb_msg m_core_ServiceStatus;
 static const struct pb_msg m_batch_JobSpec;
 static const struct pb_msg m_batch_JobStatus;
+static const struct pb_msg m_apps_DeploymentSpec;
+static const struct pb_msg m_apps_DeploymentStatus;
+static const struct pb_msg m_apps_ReplicaSetSpec;
+static const struct pb_msg m_apps_ReplicaSetStatus;
+static const struct pb_msg m_apps_StatefulSetSpec;
+static const struct pb_msg m_apps_StatefulSetStatus;
 static const struct pb_msg m_coord_LeaseSpec;
 static const struct pb_msg m_authz_SelfSubjectAccessReviewSpec;
 static const struct pb_msg m_authz_SubjectAccessReviewStatus;
@@ -93,6 +102,14 @@ static const struct pb_msg m_meta_LabelSelector;
 static const struct pb_msg m_core_PodTemplateSpec;
 static const struct pb_msg m_batch_JobCondition;
 static const struct pb_msg m_batch_UncountedTerminatedPods;
+static const struct pb_msg m_apps_DeploymentStrategy;
+static const struct pb_msg m_apps_DeploymentCondition;
+static const struct pb_msg m_apps_ReplicaSetCondition;
+static const struct pb_msg m_core_PersistentVolumeClaim;
+static const struct pb_msg m_apps_StatefulSetUpdateStrategy;
+static const struct pb_msg m_apps_StatefulSetPersistentVolumeClaimRetentionPolicy;
+static const struct pb_msg m_apps_StatefulSetOrdinals;
+static const struct pb_msg m_apps_StatefulSetCondition;
 static const struct pb_msg m_authz_ResourceAttributes;
 static const struct pb_msg m_authz_NonResourceAttributes;
 static const struct pb_msg m_authn_UserInfo;
@@ -131,6 +148,10 @@ static const struct pb_msg m_core_LoadBalancerIngress;
 static const struct pb_msg m_batch_PodFailurePolicyRule;
 static const struct pb_msg m_batch_SuccessPolicyRule;
 static const struct pb_msg m_meta_LabelSelectorRequirement;
+static const struct pb_msg m_apps_RollingUpdateDeployment;
+static const struct pb_msg m_core_PersistentVolumeClaimSpec;
+static const struct pb_msg m_core_PersistentVolumeClaimStatus;
+static const struct pb_msg m_apps_RollingUpdateStatefulSetStrategy;
 static const struct pb_msg m_authz_FieldSelectorAttributes;
 static const struct pb_msg m_authz_LabelSelectorAttributes;
 static const struct pb_msg m_core_HostPathVolumeSource;
@@ -182,6 +203,11 @@ static const struct pb_msg m_core_ResourceHealth;
 static const struct pb_msg m_core_PortStatus;
 static const struct pb_msg m_batch_PodFailurePolicyOnExitCodesRequirement;
 static const struct pb_msg m_batch_PodFailurePolicyOnPodConditionsPattern;
+static const struct pb_msg m_core_VolumeResourceRequirements;
+static const struct pb_msg m_core_TypedLocalObjectReference;
+static const struct pb_msg m_core_TypedObjectReference;
+static const struct pb_msg m_core_PersistentVolumeClaimCondition;
+static const struct pb_msg m_core_ModifyVolumeStatus;
 static const struct pb_msg m_meta_FieldSelectorRequirement;
 static const struct pb_msg m_core_KeyToPath;
 static const struct pb_msg m_core_DownwardAPIVolumeFile;
@@ -204,12 +230,8 @@ static const struct pb_msg m_core_ConfigMapProjection;
 static const struct pb_msg m_core_ServiceAccountTokenProjection;
 static const struct pb_msg m_core_ClusterTrustBundleProjection;
 static const struct pb_msg m_core_PodCertificateProjection;
-static const struct pb_msg m_core_PersistentVolumeClaimSpec;
 static const struct pb_msg m_core_HTTPHeader;
 static const struct pb_msg m_core_NodeSelectorRequirement;
-static const struct pb_msg m_core_VolumeResourceRequirements;
-static const struct pb_msg m_core_TypedLocalObjectReference;
-static const struct pb_msg m_core_TypedObjectReference;
 
 static const struct pb_field f_core_Namespace[] = {
     {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
@@ -277,6 +299,30 @@ static const struct pb_field f_batch_Job[] = {
     {3, PB_MSG, "status", &m_batch_JobStatus},
 };
 static const struct pb_msg m_batch_Job = {"Job", f_batch_Job, CU_ARRAY_SIZE(f_batch_Job)};
+
+static const struct pb_field f_apps_Deployment[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_apps_DeploymentSpec},
+    {3, PB_MSG, "status", &m_apps_DeploymentStatus},
+};
+static const struct pb_msg m_apps_Deployment = {"Deployment", f_apps_Deployment,
+                                                CU_ARRAY_SIZE(f_apps_Deployment)};
+
+static const struct pb_field f_apps_ReplicaSet[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_apps_ReplicaSetSpec},
+    {3, PB_MSG, "status", &m_apps_ReplicaSetStatus},
+};
+static const struct pb_msg m_apps_ReplicaSet = {"ReplicaSet", f_apps_ReplicaSet,
+                                                CU_ARRAY_SIZE(f_apps_ReplicaSet)};
+
+static const struct pb_field f_apps_StatefulSet[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_apps_StatefulSetSpec},
+    {3, PB_MSG, "status", &m_apps_StatefulSetStatus},
+};
+static const struct pb_msg m_apps_StatefulSet = {"StatefulSet", f_apps_StatefulSet,
+                                                 CU_ARRAY_SIZE(f_apps_StatefulSet)};
 
 static const struct pb_field f_sched_PriorityClass[] = {
     {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
@@ -598,6 +644,86 @@ static const struct pb_field f_batch_JobStatus[] = {
 };
 static const struct pb_msg m_batch_JobStatus = {"JobStatus", f_batch_JobStatus,
                                                 CU_ARRAY_SIZE(f_batch_JobStatus)};
+
+static const struct pb_field f_apps_DeploymentSpec[] = {
+    {1, PB_INT32 | PB_PTR, "replicas", NULL},
+    {2, PB_MSG | PB_PTR, "selector", &m_meta_LabelSelector},
+    {3, PB_MSG, "template", &m_core_PodTemplateSpec},
+    {4, PB_MSG, "strategy", &m_apps_DeploymentStrategy},
+    {5, PB_INT32, "minReadySeconds", NULL},
+    {6, PB_INT32 | PB_PTR, "revisionHistoryLimit", NULL},
+    {7, PB_BOOL, "paused", NULL},
+    {9, PB_INT32 | PB_PTR, "progressDeadlineSeconds", NULL},
+};
+static const struct pb_msg m_apps_DeploymentSpec = {"DeploymentSpec", f_apps_DeploymentSpec,
+                                                    CU_ARRAY_SIZE(f_apps_DeploymentSpec)};
+
+static const struct pb_field f_apps_DeploymentStatus[] = {
+    {1, PB_INT64, "observedGeneration", NULL},
+    {2, PB_INT32, "replicas", NULL},
+    {3, PB_INT32, "updatedReplicas", NULL},
+    {7, PB_INT32, "readyReplicas", NULL},
+    {4, PB_INT32, "availableReplicas", NULL},
+    {5, PB_INT32, "unavailableReplicas", NULL},
+    {9, PB_INT32 | PB_PTR, "terminatingReplicas", NULL},
+    {6, PB_MSG | PB_REPEATED, "conditions", &m_apps_DeploymentCondition},
+    {8, PB_INT32 | PB_PTR, "collisionCount", NULL},
+};
+static const struct pb_msg m_apps_DeploymentStatus = {"DeploymentStatus", f_apps_DeploymentStatus,
+                                                      CU_ARRAY_SIZE(f_apps_DeploymentStatus)};
+
+static const struct pb_field f_apps_ReplicaSetSpec[] = {
+    {1, PB_INT32 | PB_PTR, "replicas", NULL},
+    {4, PB_INT32, "minReadySeconds", NULL},
+    {2, PB_MSG | PB_PTR, "selector", &m_meta_LabelSelector},
+    {3, PB_MSG, "template", &m_core_PodTemplateSpec},
+};
+static const struct pb_msg m_apps_ReplicaSetSpec = {"ReplicaSetSpec", f_apps_ReplicaSetSpec,
+                                                    CU_ARRAY_SIZE(f_apps_ReplicaSetSpec)};
+
+static const struct pb_field f_apps_ReplicaSetStatus[] = {
+    {1, PB_INT32 | PB_KEEP, "replicas", NULL},
+    {2, PB_INT32, "fullyLabeledReplicas", NULL},
+    {4, PB_INT32, "readyReplicas", NULL},
+    {5, PB_INT32, "availableReplicas", NULL},
+    {7, PB_INT32 | PB_PTR, "terminatingReplicas", NULL},
+    {3, PB_INT64, "observedGeneration", NULL},
+    {6, PB_MSG | PB_REPEATED, "conditions", &m_apps_ReplicaSetCondition},
+};
+static const struct pb_msg m_apps_ReplicaSetStatus = {"ReplicaSetStatus", f_apps_ReplicaSetStatus,
+                                                      CU_ARRAY_SIZE(f_apps_ReplicaSetStatus)};
+
+static const struct pb_field f_apps_StatefulSetSpec[] = {
+    {1, PB_INT32 | PB_PTR, "replicas", NULL},
+    {2, PB_MSG | PB_PTR, "selector", &m_meta_LabelSelector},
+    {3, PB_MSG, "template", &m_core_PodTemplateSpec},
+    {4, PB_MSG | PB_REPEATED, "volumeClaimTemplates", &m_core_PersistentVolumeClaim},
+    {5, PB_STRING | PB_KEEP, "serviceName", NULL},
+    {6, PB_STRING, "podManagementPolicy", NULL},
+    {7, PB_MSG, "updateStrategy", &m_apps_StatefulSetUpdateStrategy},
+    {8, PB_INT32 | PB_PTR, "revisionHistoryLimit", NULL},
+    {9, PB_INT32, "minReadySeconds", NULL},
+    {10, PB_MSG | PB_PTR, "persistentVolumeClaimRetentionPolicy",
+     &m_apps_StatefulSetPersistentVolumeClaimRetentionPolicy},
+    {11, PB_MSG | PB_PTR, "ordinals", &m_apps_StatefulSetOrdinals},
+};
+static const struct pb_msg m_apps_StatefulSetSpec = {"StatefulSetSpec", f_apps_StatefulSetSpec,
+                                                     CU_ARRAY_SIZE(f_apps_StatefulSetSpec)};
+
+static const struct pb_field f_apps_StatefulSetStatus[] = {
+    {1, PB_INT64, "observedGeneration", NULL},
+    {2, PB_INT32 | PB_KEEP, "replicas", NULL},
+    {3, PB_INT32, "readyReplicas", NULL},
+    {4, PB_INT32, "currentReplicas", NULL},
+    {5, PB_INT32, "updatedReplicas", NULL},
+    {6, PB_STRING, "currentRevision", NULL},
+    {7, PB_STRING, "updateRevision", NULL},
+    {9, PB_INT32 | PB_PTR, "collisionCount", NULL},
+    {10, PB_MSG | PB_REPEATED, "conditions", &m_apps_StatefulSetCondition},
+    {11, PB_INT32 | PB_KEEP, "availableReplicas", NULL},
+};
+static const struct pb_msg m_apps_StatefulSetStatus = {
+    "StatefulSetStatus", f_apps_StatefulSetStatus, CU_ARRAY_SIZE(f_apps_StatefulSetStatus)};
 
 static const struct pb_field f_coord_LeaseSpec[] = {
     {1, PB_STRING | PB_PTR, "holderIdentity", NULL},
@@ -1047,6 +1173,70 @@ static const struct pb_msg m_batch_UncountedTerminatedPods = {
     "UncountedTerminatedPods", f_batch_UncountedTerminatedPods,
     CU_ARRAY_SIZE(f_batch_UncountedTerminatedPods)};
 
+static const struct pb_field f_apps_DeploymentStrategy[] = {
+    {1, PB_STRING, "type", NULL},
+    {2, PB_MSG | PB_PTR, "rollingUpdate", &m_apps_RollingUpdateDeployment},
+};
+static const struct pb_msg m_apps_DeploymentStrategy = {
+    "DeploymentStrategy", f_apps_DeploymentStrategy, CU_ARRAY_SIZE(f_apps_DeploymentStrategy)};
+
+static const struct pb_field f_apps_DeploymentCondition[] = {
+    {1, PB_STRING | PB_KEEP, "type", NULL}, {2, PB_STRING | PB_KEEP, "status", NULL},
+    {6, PB_TIME, "lastUpdateTime", NULL},   {7, PB_TIME, "lastTransitionTime", NULL},
+    {4, PB_STRING, "reason", NULL},         {5, PB_STRING, "message", NULL},
+};
+static const struct pb_msg m_apps_DeploymentCondition = {
+    "DeploymentCondition", f_apps_DeploymentCondition, CU_ARRAY_SIZE(f_apps_DeploymentCondition)};
+
+static const struct pb_field f_apps_ReplicaSetCondition[] = {
+    {1, PB_STRING | PB_KEEP, "type", NULL},   {2, PB_STRING | PB_KEEP, "status", NULL},
+    {3, PB_TIME, "lastTransitionTime", NULL}, {4, PB_STRING, "reason", NULL},
+    {5, PB_STRING, "message", NULL},
+};
+static const struct pb_msg m_apps_ReplicaSetCondition = {
+    "ReplicaSetCondition", f_apps_ReplicaSetCondition, CU_ARRAY_SIZE(f_apps_ReplicaSetCondition)};
+
+static const struct pb_field f_core_PersistentVolumeClaim[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_core_PersistentVolumeClaimSpec},
+    {3, PB_MSG, "status", &m_core_PersistentVolumeClaimStatus},
+};
+static const struct pb_msg m_core_PersistentVolumeClaim = {
+    "PersistentVolumeClaim", f_core_PersistentVolumeClaim,
+    CU_ARRAY_SIZE(f_core_PersistentVolumeClaim)};
+
+static const struct pb_field f_apps_StatefulSetUpdateStrategy[] = {
+    {1, PB_STRING, "type", NULL},
+    {2, PB_MSG | PB_PTR, "rollingUpdate", &m_apps_RollingUpdateStatefulSetStrategy},
+};
+static const struct pb_msg m_apps_StatefulSetUpdateStrategy = {
+    "StatefulSetUpdateStrategy", f_apps_StatefulSetUpdateStrategy,
+    CU_ARRAY_SIZE(f_apps_StatefulSetUpdateStrategy)};
+
+static const struct pb_field f_apps_StatefulSetPersistentVolumeClaimRetentionPolicy[] = {
+    {1, PB_STRING, "whenDeleted", NULL},
+    {2, PB_STRING, "whenScaled", NULL},
+};
+static const struct pb_msg m_apps_StatefulSetPersistentVolumeClaimRetentionPolicy = {
+    "StatefulSetPersistentVolumeClaimRetentionPolicy",
+    f_apps_StatefulSetPersistentVolumeClaimRetentionPolicy,
+    CU_ARRAY_SIZE(f_apps_StatefulSetPersistentVolumeClaimRetentionPolicy)};
+
+static const struct pb_field f_apps_StatefulSetOrdinals[] = {
+    {1, PB_INT32 | PB_KEEP, "start", NULL},
+};
+static const struct pb_msg m_apps_StatefulSetOrdinals = {
+    "StatefulSetOrdinals", f_apps_StatefulSetOrdinals, CU_ARRAY_SIZE(f_apps_StatefulSetOrdinals)};
+
+static const struct pb_field f_apps_StatefulSetCondition[] = {
+    {1, PB_STRING | PB_KEEP, "type", NULL},   {2, PB_STRING | PB_KEEP, "status", NULL},
+    {3, PB_TIME, "lastTransitionTime", NULL}, {4, PB_STRING, "reason", NULL},
+    {5, PB_STRING, "message", NULL},
+};
+static const struct pb_msg m_apps_StatefulSetCondition = {
+    "StatefulSetCondition", f_apps_StatefulSetCondition,
+    CU_ARRAY_SIZE(f_apps_StatefulSetCondition)};
+
 static const struct pb_field f_authz_ResourceAttributes[] = {
     {1, PB_STRING, "namespace", NULL},
     {2, PB_STRING, "verb", NULL},
@@ -1423,6 +1613,51 @@ static const struct pb_field f_meta_LabelSelectorRequirement[] = {
 static const struct pb_msg m_meta_LabelSelectorRequirement = {
     "LabelSelectorRequirement", f_meta_LabelSelectorRequirement,
     CU_ARRAY_SIZE(f_meta_LabelSelectorRequirement)};
+
+static const struct pb_field f_apps_RollingUpdateDeployment[] = {
+    {1, PB_INTORSTR | PB_PTR, "maxUnavailable", NULL},
+    {2, PB_INTORSTR | PB_PTR, "maxSurge", NULL},
+};
+static const struct pb_msg m_apps_RollingUpdateDeployment = {
+    "RollingUpdateDeployment", f_apps_RollingUpdateDeployment,
+    CU_ARRAY_SIZE(f_apps_RollingUpdateDeployment)};
+
+static const struct pb_field f_core_PersistentVolumeClaimSpec[] = {
+    {1, PB_STRING | PB_REPEATED, "accessModes", NULL},
+    {4, PB_MSG | PB_PTR, "selector", &m_meta_LabelSelector},
+    {2, PB_MSG, "resources", &m_core_VolumeResourceRequirements},
+    {3, PB_STRING, "volumeName", NULL},
+    {5, PB_STRING | PB_PTR, "storageClassName", NULL},
+    {6, PB_STRING | PB_PTR, "volumeMode", NULL},
+    {7, PB_MSG | PB_PTR, "dataSource", &m_core_TypedLocalObjectReference},
+    {8, PB_MSG | PB_PTR, "dataSourceRef", &m_core_TypedObjectReference},
+    {9, PB_STRING | PB_PTR, "volumeAttributesClassName", NULL},
+};
+static const struct pb_msg m_core_PersistentVolumeClaimSpec = {
+    "PersistentVolumeClaimSpec", f_core_PersistentVolumeClaimSpec,
+    CU_ARRAY_SIZE(f_core_PersistentVolumeClaimSpec)};
+
+static const struct pb_field f_core_PersistentVolumeClaimStatus[] = {
+    {1, PB_STRING, "phase", NULL},
+    {2, PB_STRING | PB_REPEATED, "accessModes", NULL},
+    {3, PB_MAP_QUANTITY, "capacity", NULL},
+    {4, PB_MSG | PB_REPEATED, "conditions", &m_core_PersistentVolumeClaimCondition},
+    {5, PB_MAP_QUANTITY, "allocatedResources", NULL},
+    {7, PB_MAP_STRING, "allocatedResourceStatuses", NULL},
+    {8, PB_STRING | PB_PTR, "currentVolumeAttributesClassName", NULL},
+    {9, PB_MSG | PB_PTR, "modifyVolumeStatus", &m_core_ModifyVolumeStatus},
+};
+static const struct pb_msg m_core_PersistentVolumeClaimStatus = {
+    "PersistentVolumeClaimStatus", f_core_PersistentVolumeClaimStatus,
+    CU_ARRAY_SIZE(f_core_PersistentVolumeClaimStatus)};
+
+static const struct pb_field f_apps_RollingUpdateStatefulSetStrategy[] = {
+    {1, PB_INT32 | PB_PTR, "partition", NULL},
+    {2, PB_INTORSTR | PB_PTR, "maxUnavailable", NULL},
+};
+static const struct pb_msg m_apps_RollingUpdateStatefulSetStrategy = {
+    "RollingUpdateStatefulSetStrategy", f_apps_RollingUpdateStatefulSetStrategy,
+    CU_ARRAY_SIZE(f_apps_RollingUpdateStatefulSetStrategy)};
 
 static const struct pb_field f_authz_FieldSelectorAttributes[] = {
     {1, PB_STRING, "rawSelector", NULL},
@@ -1884,6 +2119,49 @@ static const struct pb_msg m_batch_PodFailurePolicyOnPodConditionsPattern = {
     "PodFailurePolicyOnPodConditionsPattern", f_batch_PodFailurePolicyOnPodConditionsPattern,
     CU_ARRAY_SIZE(f_batch_PodFailurePolicyOnPodConditionsPattern)};
 
+static const struct pb_field f_core_VolumeResourceRequirements[] = {
+    {1, PB_MAP_QUANTITY, "limits", NULL},
+    {2, PB_MAP_QUANTITY, "requests", NULL},
+};
+static const struct pb_msg m_core_VolumeResourceRequirements = {
+    "VolumeResourceRequirements", f_core_VolumeResourceRequirements,
+    CU_ARRAY_SIZE(f_core_VolumeResourceRequirements)};
+
+static const struct pb_field f_core_TypedLocalObjectReference[] = {
+    {1, PB_STRING | PB_PTR, "apiGroup", NULL},
+    {2, PB_STRING | PB_KEEP, "kind", NULL},
+    {3, PB_STRING | PB_KEEP, "name", NULL},
+};
+static const struct pb_msg m_core_TypedLocalObjectReference = {
+    "TypedLocalObjectReference", f_core_TypedLocalObjectReference,
+    CU_ARRAY_SIZE(f_core_TypedLocalObjectReference)};
+
+static const struct pb_field f_core_TypedObjectReference[] = {
+    {1, PB_STRING | PB_PTR, "apiGroup", NULL},
+    {2, PB_STRING | PB_KEEP, "kind", NULL},
+    {3, PB_STRING | PB_KEEP, "name", NULL},
+    {4, PB_STRING | PB_PTR, "namespace", NULL},
+};
+static const struct pb_msg m_core_TypedObjectReference = {
+    "TypedObjectReference", f_core_TypedObjectReference,
+    CU_ARRAY_SIZE(f_core_TypedObjectReference)};
+
+static const struct pb_field f_core_PersistentVolumeClaimCondition[] = {
+    {1, PB_STRING | PB_KEEP, "type", NULL}, {2, PB_STRING | PB_KEEP, "status", NULL},
+    {3, PB_TIME, "lastProbeTime", NULL},    {4, PB_TIME, "lastTransitionTime", NULL},
+    {5, PB_STRING, "reason", NULL},         {6, PB_STRING, "message", NULL},
+};
+static const struct pb_msg m_core_PersistentVolumeClaimCondition = {
+    "PersistentVolumeClaimCondition", f_core_PersistentVolumeClaimCondition,
+    CU_ARRAY_SIZE(f_core_PersistentVolumeClaimCondition)};
+
+static const struct pb_field f_core_ModifyVolumeStatus[] = {
+    {1, PB_STRING, "targetVolumeAttributesClassName", NULL},
+    {2, PB_STRING | PB_KEEP, "status", NULL},
+};
+static const struct pb_msg m_core_ModifyVolumeStatus = {
+    "ModifyVolumeStatus", f_core_ModifyVolumeStatus, CU_ARRAY_SIZE(f_core_ModifyVolumeStatus)};
+
 static const struct pb_field f_meta_FieldSelectorRequirement[] = {
     {1, PB_STRING | PB_KEEP, "key", NULL},
     {2, PB_STRING | PB_KEEP, "operator", NULL},
@@ -2071,21 +2349,6 @@ static const struct pb_msg m_core_PodCertificateProjection = {
     "PodCertificateProjection", f_core_PodCertificateProjection,
     CU_ARRAY_SIZE(f_core_PodCertificateProjection)};
 
-static const struct pb_field f_core_PersistentVolumeClaimSpec[] = {
-    {1, PB_STRING | PB_REPEATED, "accessModes", NULL},
-    {4, PB_MSG | PB_PTR, "selector", &m_meta_LabelSelector},
-    {2, PB_MSG, "resources", &m_core_VolumeResourceRequirements},
-    {3, PB_STRING, "volumeName", NULL},
-    {5, PB_STRING | PB_PTR, "storageClassName", NULL},
-    {6, PB_STRING | PB_PTR, "volumeMode", NULL},
-    {7, PB_MSG | PB_PTR, "dataSource", &m_core_TypedLocalObjectReference},
-    {8, PB_MSG | PB_PTR, "dataSourceRef", &m_core_TypedObjectReference},
-    {9, PB_STRING | PB_PTR, "volumeAttributesClassName", NULL},
-};
-static const struct pb_msg m_core_PersistentVolumeClaimSpec = {
-    "PersistentVolumeClaimSpec", f_core_PersistentVolumeClaimSpec,
-    CU_ARRAY_SIZE(f_core_PersistentVolumeClaimSpec)};
-
 static const struct pb_field f_core_HTTPHeader[] = {
     {1, PB_STRING | PB_KEEP, "name", NULL},
     {2, PB_STRING | PB_KEEP, "value", NULL},
@@ -2102,33 +2365,6 @@ static const struct pb_msg m_core_NodeSelectorRequirement = {
     "NodeSelectorRequirement", f_core_NodeSelectorRequirement,
     CU_ARRAY_SIZE(f_core_NodeSelectorRequirement)};
 
-static const struct pb_field f_core_VolumeResourceRequirements[] = {
-    {1, PB_MAP_QUANTITY, "limits", NULL},
-    {2, PB_MAP_QUANTITY, "requests", NULL},
-};
-static const struct pb_msg m_core_VolumeResourceRequirements = {
-    "VolumeResourceRequirements", f_core_VolumeResourceRequirements,
-    CU_ARRAY_SIZE(f_core_VolumeResourceRequirements)};
-
-static const struct pb_field f_core_TypedLocalObjectReference[] = {
-    {1, PB_STRING | PB_PTR, "apiGroup", NULL},
-    {2, PB_STRING | PB_KEEP, "kind", NULL},
-    {3, PB_STRING | PB_KEEP, "name", NULL},
-};
-static const struct pb_msg m_core_TypedLocalObjectReference = {
-    "TypedLocalObjectReference", f_core_TypedLocalObjectReference,
-    CU_ARRAY_SIZE(f_core_TypedLocalObjectReference)};
-
-static const struct pb_field f_core_TypedObjectReference[] = {
-    {1, PB_STRING | PB_PTR, "apiGroup", NULL},
-    {2, PB_STRING | PB_KEEP, "kind", NULL},
-    {3, PB_STRING | PB_KEEP, "name", NULL},
-    {4, PB_STRING | PB_PTR, "namespace", NULL},
-};
-static const struct pb_msg m_core_TypedObjectReference = {
-    "TypedObjectReference", f_core_TypedObjectReference,
-    CU_ARRAY_SIZE(f_core_TypedObjectReference)};
-
 const struct pb_top pb__kinds[] = {
     {"", "Namespace", &m_core_Namespace},
     {"", "Pod", &m_core_Pod},
@@ -2137,6 +2373,9 @@ const struct pb_top pb__kinds[] = {
     {"", "Secret", &m_core_Secret},
     {"", "Service", &m_core_Service},
     {"batch", "Job", &m_batch_Job},
+    {"apps", "Deployment", &m_apps_Deployment},
+    {"apps", "ReplicaSet", &m_apps_ReplicaSet},
+    {"apps", "StatefulSet", &m_apps_StatefulSet},
     {"scheduling.k8s.io", "PriorityClass", &m_sched_PriorityClass},
     {"coordination.k8s.io", "Lease", &m_coord_Lease},
     {"authorization.k8s.io", "SelfSubjectAccessReview", &m_authz_SelfSubjectAccessReview},

@@ -593,7 +593,8 @@ int cli_serve(int argc, char **argv)
                                   .data_dir = o.data_dir,
                                   .hide = hide,
                                   .gpus = o.gpus,
-                                  .host_network = !strcmp(o.pod_network, "host")};
+                                  .host_network = !strcmp(o.pod_network, "host"),
+                                  .apps = true};
         if (node_start(&no, &node, &e)) {
             rc = fail(&e);
             ctl_ref_clear(&ref);

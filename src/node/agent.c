@@ -1,6 +1,7 @@
-/* agent.c -- the node agent's thread: informers for Jobs and Pods, one
- * cache each, one work queue, and the loop that feeds the Job controller
- * (jobctl.c) and the kubelet (kubelet.c). See agent.h. */
+/* agent.c -- the node agent's thread: informers for Jobs, Pods and the
+ * apps/v1 kinds, one cache each, one work queue, and the loop that feeds
+ * the Job controller (jobctl.c), the apps controllers (apps.c) and the
+ * kubelet (kubelet.c). See agent.h. */
 #include "node/agent.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "controller/informer.h"
 #include "controller/workqueue.h"
 #include "node/agent_int.h"
+#include "node/apps.h"
 #include "node/jobctl.h"
 #include "node/kubelet.h"
 
@@ -34,7 +36,14 @@
 #define NODE_LEASE_EVERY_MS (NOBJ_LEASE_SECONDS * 1000 / 4)
 #define NODE_RETRY_MS 10000
 
-static const char *const res_keys[NODE_N] = {[NODE_JOBS] = "jobs.batch", [NODE_PODS] = "pods"};
+static const char *const res_keys[NODE_N] = {[NODE_JOBS] = "jobs.batch",
+                                             [NODE_PODS] = "pods",
+                                             [NODE_DEPLOYS] = "deployments.apps",
+                                             [NODE_RS] = "replicasets.apps",
+                                             [NODE_STS] = "statefulsets.apps"};
+/* The work queue prefix of each kind's reconciles, and its kind. */
+static const char *const prefixes[NODE_N] = {"J:", "P:", "D:", "R:", "S:"};
+static const char *const kinds[NODE_N] = {"Job", "Pod", "Deployment", "ReplicaSet", "StatefulSet"};
 
 /* ---- small JSON readers ---------------------------------------------------------------- */
 
@@ -165,23 +174,40 @@ void node__enqueue(struct node *n, const char *prefix, const char *ns, const cha
 static void react(struct node *n, enum node_kind k, const json_t *obj)
 {
     const char *ns = node__meta(obj, "namespace"), *name = node__meta(obj, "name");
-    if (k == NODE_JOBS) {
-        node__enqueue(n, "J:", ns, name, 0);
-        return;
+    node__enqueue(n, prefixes[k], ns, name, 0);
+    if (k == NODE_RS) {
+        const char *d = node__str(node__controller(obj, "Deployment"), "name");
+        if (d)
+            node__enqueue(n, "D:", ns, d, 0);
     }
-    node__enqueue(n, "P:", ns, name, 0);
-    const char *job = node__str(node__controller(obj, "Job"), "name");
-    if (job)
-        node__enqueue(n, "J:", ns, job, 0);
+    if (k != NODE_PODS)
+        return;
+    for (int o = 0; o < NODE_N; o++) {
+        const char *owner =
+            o == NODE_PODS ? NULL : node__str(node__controller(obj, kinds[o]), "name");
+        if (owner)
+            node__enqueue(n, prefixes[o], ns, owner, 0);
+    }
     if (n->synced)
         jc_check_orphan(n->jc, obj);
+}
+
+/* The uid of a Pod's controller of a kind the agent runs, or NULL. */
+static const char *pod_owner_uid(const json_t *pod)
+{
+    for (int o = 0; pod && o < NODE_N; o++) {
+        const char *uid = o == NODE_PODS ? NULL : node__controller_uid(pod, kinds[o]);
+        if (uid)
+            return uid;
+    }
+    return NULL;
 }
 
 /* The Pod index follows the cache. */
 static void index_pod(struct node *n, const json_t *prev, const json_t *cur, const char *key)
 {
-    const char *was = prev ? node__controller_uid(prev, "Job") : NULL;
-    const char *now = cur ? node__controller_uid(cur, "Job") : NULL;
+    const char *was = pod_owner_uid(prev);
+    const char *now = pod_owner_uid(cur);
     if (was && (!now || strcmp(was, now)))
         owned_del(n, was, key);
     if (now)
@@ -232,6 +258,8 @@ void node__forget(struct node *n, enum node_kind k, const json_t *obj)
     react(n, k, obj);
     if (k == NODE_JOBS && n->synced && node__meta(obj, "uid"))
         release_orphans(n, node__meta(obj, "uid"));
+    if (k >= NODE_DEPLOYS && n->synced)
+        apps_owner_gone(n, kinds[k], node__meta(obj, "uid"));
     json_decref(prev);
 }
 
@@ -372,6 +400,12 @@ static void process_queue(struct node *n)
             *slash = '\0';
             if (k[0] == 'J')
                 jc_sync(n->jc, body, slash + 1);
+            else if (k[0] == 'D')
+                apps_sync_deployment(n, body, slash + 1);
+            else if (k[0] == 'R')
+                apps_sync_replicaset(n, body, slash + 1);
+            else if (k[0] == 'S')
+                apps_sync_statefulset(n, body, slash + 1);
             else if (k[0] == 'P')
                 kl_sync(n->kl, body, slash + 1);
         }
@@ -391,7 +425,7 @@ static void first_sync(struct node *n)
         void *val;
         while (map_next(&n->res[k].cache, &it, &key, &val)) {
             const char *ns = node__meta(val, "namespace"), *name = node__meta(val, "name");
-            node__enqueue(n, k == NODE_JOBS ? "J:" : "P:", ns, name, 0);
+            node__enqueue(n, prefixes[k], ns, name, 0);
             if (k == NODE_PODS)
                 jc_check_orphan(n->jc, val);
         }
@@ -408,7 +442,7 @@ static void *loop(void *arg)
         heartbeat(n);
         size_t nf = 0, n_pod_fds = 0;
         for (int k = 0; k < NODE_N; k++)
-            fds[nf++] = (struct pollfd){inf_fd(n->res[k].inf), POLLIN, 0};
+            fds[nf++] = (struct pollfd){n->res[k].inf ? inf_fd(n->res[k].inf) : -1, POLLIN, 0};
         fds[nf++] = (struct pollfd){n->wake[0], POLLIN, 0};
         if (n->synced)
             nf += n_pod_fds = kl_fds(n->kl, fds + nf, MAX_POD_FDS);
@@ -426,8 +460,10 @@ static void *loop(void *arg)
         if (n->synced)
             kl_process(n->kl, fds + NODE_N + 1, n_pod_fds);
         for (int k = 0; k < NODE_N; k++)
-            inf_dispatch(n->res[k].inf);
+            if (n->res[k].inf)
+                inf_dispatch(n->res[k].inf);
         if (!n->synced) {
+            /* Not the apps kinds: their objects come when they do. */
             if (!inf_has_synced(n->res[NODE_JOBS].inf) || !inf_has_synced(n->res[NODE_PODS].inf))
                 continue;
             first_sync(n);
@@ -526,10 +562,11 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
-        r->inf = inf_new(n->ac, r->r, &io, &h);
+        if (k < NODE_DEPLOYS || o->apps)
+            r->inf = inf_new(n->ac, r->r, &io, &h);
     }
     for (int k = 0; k < NODE_N; k++)
-        if ((rc = inf_start(n->res[k].inf, e)))
+        if (n->res[k].inf && (rc = inf_start(n->res[k].inf, e)))
             goto fail;
     if (pthread_create(&n->thread, NULL, loop, n)) {
         rc = err_set(e, ERR_INTERNAL, "cannot start the node agent's thread");
@@ -540,7 +577,8 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
     return 0;
 fail:
     for (int k = 0; k < NODE_N; k++)
-        inf_stop(n->res[k].inf);
+        if (n->res[k].inf)
+            inf_stop(n->res[k].inf);
     free_node(n);
     return rc;
 }
@@ -557,6 +595,7 @@ void node_stop(struct node *n)
         pthread_join(n->thread, NULL);
     }
     for (int k = 0; k < NODE_N; k++)
-        inf_stop(n->res[k].inf);
+        if (n->res[k].inf)
+            inf_stop(n->res[k].inf);
     free_node(n);
 }

@@ -35,6 +35,8 @@ struct node_options {
     const char *const *hide;  /* more host paths pods must not see (kubeconfigs); NULL-ended */
     const char *gpus;         /* "0,1,..." (or "" for none); NULL: ask `nvidia-smi -L` */
     bool host_network;        /* pods share the host's network instead of a private one */
+    bool apps;                /* run Deployments, ReplicaSets and StatefulSets (apps.h): the
+                               * embedded server, which has no controller manager */
 };
 
 /* Check the options, prepare the node (its directory, cgroups, sandbox)

@@ -4,7 +4,8 @@
  * known of each object: from the informer, or from the agent's own writes
  * when their resourceVersion is newer, so neither part acts on a state
  * older than one it wrote. Reconciles are keyed in one work queue: "J:"
- * Jobs (jobctl.c), "P:" Pods (kubelet.c). */
+ * Jobs (jobctl.c), "P:" Pods (kubelet.c), "D:", "R:", "S:" Deployments,
+ * ReplicaSets and StatefulSets (apps.c). */
 #ifndef CUEUE_NODE_AGENT_INT_H
 #define CUEUE_NODE_AGENT_INT_H
 
@@ -25,7 +26,7 @@ struct kl;
 struct store_resource;
 struct wq;
 
-enum node_kind { NODE_JOBS, NODE_PODS, NODE_N };
+enum node_kind { NODE_JOBS, NODE_PODS, NODE_DEPLOYS, NODE_RS, NODE_STS, NODE_N };
 
 struct node_res {
     struct node *n;
@@ -39,7 +40,7 @@ struct node {
     struct ac_client *ac;
     char *pods_dir; /* DIR/pods */
     struct node_res res[NODE_N];
-    struct map by_owner; /* Job uid -> struct node_keys * (its Pods' keys) */
+    struct map by_owner; /* controller uid -> struct node_keys * (its Pods' keys) */
     struct wq *q;
     struct jc *jc;
     struct kl *kl;
@@ -53,7 +54,7 @@ struct node {
     volatile int stop;
 };
 
-/* The keys of the Pods a Job controls. */
+/* The keys of the Pods a Job, ReplicaSet or StatefulSet controls. */
 struct node_keys {
     char **keys; /* owned */
     size_t n, cap;
@@ -66,7 +67,7 @@ const json_t *node__get(struct node *n, enum node_kind k, const char *ns, const 
 void node__observe(struct node *n, enum node_kind k, const json_t *obj);
 /* Drop a deleted object from the cache and queue what it concerns. */
 void node__forget(struct node *n, enum node_kind k, const json_t *obj);
-/* The Pods controlled by the Job with this uid, or NULL. */
+/* The Pods controlled by the owner with this uid, or NULL. */
 const struct node_keys *node__owned(struct node *n, const char *uid);
 /* Queue a reconcile ("J:" or "P:"), now or after delay_ms. */
 void node__enqueue(struct node *n, const char *prefix, const char *ns, const char *name,

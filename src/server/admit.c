@@ -423,8 +423,87 @@ void srv_admit_default(const struct store_resource *r, json_t *obj)
         wh_config_default(!strncmp(r->kind, "Mutating", 8), obj);
 }
 
+/* ---- Deployments and StatefulSets ------------------------------------------------------- */
+
+static const struct jf_integration deployment_fw = {.framework = "deployment"};
+static const struct jf_integration statefulset_fw = {.framework = "statefulset"};
+
+static bool is_serving(const struct store_resource *r)
+{
+    return !strcmp(r->key, "deployments.apps") || !strcmp(r->key, "statefulsets.apps");
+}
+
+/* The Pod a template makes, for the Pod rules (borrowing the template's
+ * metadata and spec, which the rules may change in place). */
+static json_t *template_pod(json_t *obj)
+{
+    json_t *tpl = jf_obj_child(jf_obj_child(obj, "spec"), "template");
+    return json_pack("{s:O,s:O}", "metadata", jf_obj_child(tpl, "metadata"), "spec",
+                     jf_obj_child(tpl, "spec"));
+}
+
+/* Kueue's Deployment and StatefulSet webhooks, with the Pod webhook's
+ * defaulting done once on the template (the node agent makes the Pods
+ * without the server's admission): a managed one's Pods are created
+ * labelled managed, gated and with Kueue's finalizer; a StatefulSet's are
+ * one serving pod group named after it, of replicas Pods. Then the Pod
+ * rules for tenants: no template the node agent would run at once. */
+static int admit_serving(struct srv_req *q, const struct store_resource *r, json_t *obj,
+                         struct err *e)
+{
+    const char *ns = api_doc_meta_str(obj, "namespace");
+    const char *name = api_doc_meta_str(obj, "name");
+    bool sts = !strcmp(r->key, "statefulsets.apps");
+    struct srv_admit a;
+    prepare(q, ns, name, &a);
+    json_t *pod = template_pod(obj);
+    if (a.ns_managed && jf_enabled(&pod_integration, a.cfg) &&
+        jf_enabled(sts ? &statefulset_fw : &deployment_fw, a.cfg)) {
+        json_t *meta = jf_obj_child(obj, "metadata");
+        if (!jf_queue_name(obj) && a.default_lq)
+            json_object_set_new(jf_obj_child(meta, "labels"), JF_QUEUE_LABEL,
+                                json_string("default"));
+        const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(pod);
+        if (queue) {
+            json_t *pm = jf_obj_child(pod, "metadata");
+            json_object_set_new(jf_obj_child(pm, "labels"), JF_QUEUE_LABEL, json_string(queue));
+            json_object_set_new(jf_obj_child(pm, "annotations"),
+                                "kueue.x-k8s.io/pod-suspending-parent",
+                                json_string(sts ? "statefulset" : "deployment"));
+            if (sts) {
+                const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
+                char count[24];
+                snprintf(count, sizeof(count), "%lld",
+                         json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
+                json_object_set_new(jf_obj_child(pm, "labels"), POD_GROUP_LABEL,
+                                    json_string(name ? name : ""));
+                json_object_set_new(jf_obj_child(pm, "annotations"), POD_GROUP_TOTAL,
+                                    json_string(count));
+                json_object_set_new(jf_obj_child(pm, "annotations"),
+                                    "kueue.x-k8s.io/pod-group-serving", json_string("true"));
+            }
+            struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+            pod_default(pod, &x);
+        }
+    }
+    a.may_run_unmanaged =
+        srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
+    int rc = srv_admit_pod_create(&a, pod, e);
+    json_decref(pod);
+    return rc;
+}
+
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
 {
+    if (is_serving(r) && api_doc_meta_str(obj, "namespace")) {
+        struct err e;
+        err_init(&e);
+        int rc = admit_serving(q, r, obj, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, api_doc_meta_str(obj, "namespace"),
+                                 api_doc_meta_str(obj, "name"), "create");
+        return rc == 0;
+    }
     const char *ns = api_doc_meta_str(obj, "namespace");
     const char *name = api_doc_meta_str(obj, "name");
     struct err e;
@@ -494,6 +573,15 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
         return wh_config_validate(!strncmp(r->kind, "Mutating", 8), next, e);
     if (is_pod(r))
         return srv_admit_pod_update(a, cur, next, e);
+    if (is_serving(r)) {
+        /* No template the node agent would run at once, as on create. */
+        json_t *copy = json_deep_copy(next);
+        json_t *pod = template_pod(copy);
+        int rc = srv_admit_pod_create(a, pod, e);
+        json_decref(pod);
+        json_decref(copy);
+        return rc;
+    }
     return srv_admit_job_update(a, cur, next, e);
 }
 
@@ -509,6 +597,12 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
             return;
         a->may_run_unmanaged =
             ns && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns, name && *name ? name : NULL, NULL);
+    } else if (is_serving(r)) {
+        if (wo->status || !ns)
+            return;
+        a->user = &q->user;
+        a->may_run_unmanaged =
+            srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
     } else if (!srv_is_webhook_config(r)) {
         if (!is_job(r) || wo->status || !ns)
             return;

@@ -101,6 +101,10 @@ static const struct brole kube_roles[] = {
        NULL},
       {READ, "", "pods/attach,pods/exec,pods/portforward,pods/proxy,secrets,services/proxy", NULL},
       {"impersonate", "", "serviceaccounts", NULL},
+      {RW, "apps",
+       "daemonsets,deployments,deployments/rollback,deployments/scale,replicasets,"
+       "replicasets/scale,statefulsets,statefulsets/scale",
+       NULL},
       {RW, "batch", "cronjobs,jobs", NULL},
       {RW, "discovery.k8s.io", "endpointslices", NULL},
       {RW, "resource.k8s.io", "resourceclaims,resourceclaimtemplates", NULL}}},
@@ -117,6 +121,11 @@ static const struct brole kube_roles[] = {
        "replicationcontrollers/status,resourcequotas,resourcequotas/status",
        NULL},
       {READ, "", "namespaces", NULL},
+      {READ, "apps",
+       "controllerrevisions,daemonsets,daemonsets/status,deployments,deployments/scale,"
+       "deployments/status,replicasets,replicasets/scale,replicasets/status,statefulsets,"
+       "statefulsets/scale,statefulsets/status",
+       NULL},
       {READ, "batch", "cronjobs,cronjobs/status,jobs,jobs/status", NULL},
       {READ, "discovery.k8s.io", "endpointslices", NULL},
       {READ, "resource.k8s.io", "resourceclaims,resourceclaims/status,resourceclaimtemplates",

@@ -81,6 +81,36 @@ static const struct column job_cols[] = {
     {"Selector", COL_STRING, NULL, 1, "Selector of the job."},
     END_COL};
 
+#define APPS_AGE_COL                                                                               \
+    {                                                                                              \
+        "Age", COL_STRING, NULL, 0,                                                                \
+            "CreationTimestamp is a timestamp representing the server time when this object was "  \
+            "created."                                                                             \
+    }
+static const struct column deploy_cols[] = {
+    NAME_COL,
+    {"Ready", COL_STRING, NULL, 0, "Number of the pod with ready state"},
+    {"Up-to-date", COL_STRING, NULL, 0,
+     "Total number of non-terminated pods targeted by this "
+     "deployment that have the desired template spec."},
+    {"Available", COL_STRING, NULL, 0,
+     "Total number of available pods (ready for at least "
+     "minReadySeconds) targeted by this deployment."},
+    APPS_AGE_COL,
+    END_COL};
+static const struct column rs_cols[] = {
+    NAME_COL,
+    {"Desired", COL_INTEGER, NULL, 0, "Number of desired pods."},
+    {"Current", COL_INTEGER, NULL, 0, "Number of actual replicas."},
+    {"Ready", COL_INTEGER, NULL, 0, "Number of ready replicas."},
+    APPS_AGE_COL,
+    END_COL};
+static const struct column sts_cols[] = {
+    NAME_COL,
+    {"Ready", COL_STRING, NULL, 0, "Number of the pod with ready state"},
+    APPS_AGE_COL,
+    END_COL};
+
 static const struct column pod_cols[] = {
     NAME_COL,
     {"Ready", COL_STRING, NULL, 0,
@@ -468,6 +498,54 @@ static void join_containers(const json_t *o, const char *field, struct sb *out)
         const char *v = json_string_value(json_object_get(c, field));
         sb_adds(out, v ? v : "");
     }
+}
+
+/* spec.replicas, which the API server defaults to 1. */
+static json_int_t replicas_of(const json_t *o)
+{
+    const json_t *r = get_path(o, "spec.replicas");
+    return json_is_integer(r) ? json_integer_value(r) : 1;
+}
+
+static void add_ready_of(json_t *row, const json_t *o)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
+             json_integer_value(get_path(o, "status.readyReplicas")), replicas_of(o));
+    add_str(row, buf);
+}
+
+static void add_int_str(json_t *row, const json_t *o, const char *path)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(get_path(o, path)));
+    add_str(row, buf);
+}
+
+static void compute_deploy(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    add_ready_of(row, o);
+    add_int_str(row, o, "status.updatedReplicas");
+    add_int_str(row, o, "status.availableReplicas");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_rs(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    json_array_append_new(row, json_integer(replicas_of(o)));
+    json_array_append_new(row, json_integer(json_integer_value(get_path(o, "status.replicas"))));
+    json_array_append_new(row,
+                          json_integer(json_integer_value(get_path(o, "status.readyReplicas"))));
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+}
+
+static void compute_sts(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    add_ready_of(row, o);
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
 }
 
 static void compute_job(const json_t *o, json_t *row, int64_t now)
@@ -930,6 +1008,9 @@ static const struct printer printers[] = {
     {"priorityclasses.scheduling.k8s.io", pc_cols, compute_pc},
     {"namespaces", ns_cols, compute_ns},
     {"jobs.batch", job_cols, compute_job},
+    {"deployments.apps", deploy_cols, compute_deploy},
+    {"replicasets.apps", rs_cols, compute_rs},
+    {"statefulsets.apps", sts_cols, compute_sts},
     {"pods", pod_cols, compute_pod},
     {"events", ev_cols, compute_event},
     {"leases.coordination.k8s.io", lease_cols, compute_lease},
@@ -1017,7 +1098,7 @@ static json_t *partial(const json_t *obj)
 json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n,
                   const struct srv_table_opts *o)
 {
-    struct column *owned = r->crd_version ? crd_columns(r->crd_version) : NULL;
+    struct column *owned = r->custom && r->crd_version ? crd_columns(r->crd_version) : NULL;
     struct printer crd_printer = {r->key, owned, NULL};
     const struct printer *p = owned ? &crd_printer : printer_for(r);
     json_t *rows = json_array();

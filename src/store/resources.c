@@ -12,6 +12,7 @@
  * CRDs it installs (registry.c). */
 #include <string.h>
 
+#include "api/crd.h"
 #include "store/store.h"
 
 static const char *const sn_ns[] = {"ns", NULL};
@@ -33,12 +34,32 @@ static const char *const sn_ep[] = {"ep", NULL};
 static const char *const sn_cm[] = {"cm", NULL};
 static const char *const sn_limits[] = {"limits", NULL};
 static const char *const sn_crd[] = {"crd", "crds", NULL};
+static const char *const sn_deploy[] = {"deploy", NULL};
+static const char *const sn_rs[] = {"rs", NULL};
+static const char *const sn_sts[] = {"sts", NULL};
 static const char *const cat_all[] = {"all", NULL};
 static const char *const cat_api_ext[] = {"api-extensions", NULL};
 
 #define KUEUE "kueue.x-k8s.io"
 #define RBAC "rbac.authorization.k8s.io"
 #define ADMREG "admissionregistration.k8s.io"
+
+/* The apps/v1 kinds have a scale subresource, which the server takes
+ * from a CRD version: this is theirs (no schema; their table columns are
+ * the server's). */
+static const struct crd_version apps_v1 = {
+    .name = "v1",
+    .served = true,
+    .storage = true,
+    .status = true,
+    .scale = true,
+    .spec_replicas_path = ".spec.replicas",
+    .status_replicas_path = ".status.replicas",
+};
+#define APPS(p, s, k, sn, v)                                                                       \
+    {                                                                                              \
+        "apps", "v1", p, s, k, p ".apps", true, true, sn, cat_all, false, NULL, v                  \
+    }
 
 /* A built-in kind, and one of Kueue's (served from its CRD). */
 #define BUILTIN(g, v, p, s, k, key, nsd, st, sn, cat)                                              \
@@ -64,6 +85,9 @@ static const struct store_resource resources[] = {
     BUILTIN("", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false,
             sn_limits, NULL),
     BUILTIN("batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all),
+    APPS("deployments", "deployment", "Deployment", sn_deploy, &apps_v1),
+    APPS("replicasets", "replicaset", "ReplicaSet", sn_rs, &apps_v1),
+    APPS("statefulsets", "statefulset", "StatefulSet", sn_sts, &apps_v1),
     BUILTIN("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice",
             "endpointslices.discovery.k8s.io", true, false, NULL, NULL),
     BUILTIN("coordination.k8s.io", "v1", "leases", "lease", "Lease", "leases.coordination.k8s.io",

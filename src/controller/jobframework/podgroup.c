@@ -247,10 +247,19 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
     }
     if (!cond_is(wl, "Admitted", "True"))
         return;
+    /* No more members run than the Workload was admitted for, whatever the
+     * group grew to since (a scaled StatefulSet's new Pods stay gated). */
+    long admitted = 0, started = 0;
+    const json_t *ps;
+    json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps) admitted +=
+        (long)json_integer_value(json_object_get(ps, "count"));
+    json_array_foreach(pods, i, p) started += !pod_gated(p) && pod_group_member_live(p);
     json_array_foreach(pods, i, p)
     {
-        if (pod_gated(p) && pod_group_member_live(p))
+        if (pod_gated(p) && pod_group_member_live(p) && started < admitted) {
             start_member(c, p, wl);
+            started++;
+        }
         /* A failed member with enough live ones besides is replaced. */
         if (!strcmp(phase(p), "Failed") && live >= total)
             remove_pod_finalizer(c, p);
