@@ -137,23 +137,19 @@ static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 static int metrics_listen(const char *addr, struct metricsd *md, struct http_server **out,
                           struct err *e)
 {
-    const char *colon = strrchr(addr, ':');
     char host[64];
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || !colon[1] || *end || port < 0 || port > 65535 ||
-        (size_t)(colon - addr) >= sizeof(host))
+    int port;
+    if (!cli_split_bind_address(addr, host, sizeof(host), &port))
         return err_set(e, ERR_INVALID,
                        "--metrics-bind-address: \"%s\" is not HOST:PORT or :PORT (0 turns the "
                        "metrics off)",
                        addr);
-    snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
     struct certs c = {0};
     if (md->ac && certs_generate("kueue-controller-manager-metrics-service", "kueue-system",
                                  (int64_t)time(NULL), CERTS_VALIDITY_S, &c, e))
         return e->code;
     struct http_options ho = {.host = *host ? host : "0.0.0.0",
-                              .port = (int)port,
+                              .port = port,
                               .cert_pem = c.tls_crt,
                               .key_pem = c.tls_key,
                               .workers = 2,

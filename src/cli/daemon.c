@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/features.h"
@@ -92,4 +93,16 @@ void cli_signals_wait(const sigset_t *set)
     int sig = 0;
     sigwait(set, &sig);
     log_info("signal %d: shutting down", sig);
+}
+
+bool cli_split_bind_address(const char *addr, char *host, size_t hlen, int *port)
+{
+    const char *colon = strrchr(addr, ':');
+    char *end = NULL;
+    long p = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || !colon[1] || *end || p < 0 || p > 65535 || (size_t)(colon - addr) >= hlen)
+        return false;
+    snprintf(host, hlen, "%.*s", (int)(colon - addr), addr);
+    *port = (int)p;
+    return true;
 }

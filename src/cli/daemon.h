@@ -5,8 +5,14 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 struct err;
+
+/* Split a listener address "HOST:PORT" or ":PORT" (controller-runtime's
+ * bind-address form) into host (empty for every address) and port 0-65535.
+ * false when addr has another shape or host does not fit in hlen. */
+bool cli_split_bind_address(const char *addr, char *host, size_t hlen, int *port);
 
 /* Print "cueue CMD: <e>" to stderr; returns 1 (the exit status). */
 int cli_fail(const char *cmd, const struct err *e);

@@ -17,6 +17,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "cli/certs.h"
+#include "cli/daemon.h"
 #include "cli/webhookd.h"
 #include "controller/ctl.h"
 #include "server/http.h"
@@ -96,19 +97,15 @@ static void probe_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 
 static int probes_listen(struct mgr *m, const char *addr, struct err *e)
 {
-    const char *colon = strrchr(addr, ':');
     char host[64];
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || !colon[1] || *end || port < 0 || port > 65535 ||
-        (size_t)(colon - addr) >= sizeof(host))
+    int port;
+    if (!cli_split_bind_address(addr, host, sizeof(host), &port))
         return err_set(e, ERR_INVALID,
                        "health probe address \"%s\" is not HOST:PORT or :PORT (0 turns the probes "
                        "off)",
                        addr);
-    snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
     struct http_options ho = {.host = *host ? host : "0.0.0.0",
-                              .port = (int)port,
+                              .port = port,
                               .workers = 1,
                               .handler = {.handle = probe_handle, .arg = m}};
     int rc = http_server_start(&ho, &m->probes, e);
