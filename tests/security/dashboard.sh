@@ -242,7 +242,7 @@ expect "  ... naming team-b too gets the API's 403, not its workloads" \
 lacks "  ... (none of them shown)" "team-b/job-"
 shot tenant-pending "$ALICE" "view=pending&namespaces=team-a"
 out=$(view "$ALICE" "view=admitted&namespaces=team-a")
-expect "Admitted (tenant): alice sees her 3-cpu job" "<h2>1 admitted workloads</h2>" printf '%s' "$out"
+expect "Admitted (tenant): alice sees her 3-cpu job" "<h2>1 admitted workload</h2>" printf '%s' "$out"
 lacks "  ... and not team-b's" "team-b/"
 expect "ClusterQueues (tenant): the API's 403 is shown in the view" \
     '<p class="error" data-code="403">You may not read ClusterQueues (403 Forbidden)' \

@@ -88,6 +88,11 @@ function qty(s) {
 
 // ---- DOM helpers -------------------------------------------------------------
 
+// "1 cohort", "3 cohorts": headings read as English at every count.
+function counted(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -230,7 +235,7 @@ async function viewClusterQueues(main) {
       byCohort.set(name, { cohort: null, cqs: [] });
     byCohort.get(name).cqs.push(cq);
   }
-  main.append(el('h2', {}, `${cqs.length} ClusterQueues, ${[...byCohort.keys()].filter((k) => k).length} cohorts`));
+  main.append(el('h2', {}, `${counted(cqs.length, 'ClusterQueue')}, ${counted([...byCohort.keys()].filter((k) => k).length, 'cohort')}`));
   const names = [...byCohort.keys()].sort((a, b) => (a === '') - (b === '') || a.localeCompare(b));
   for (const name of names) {
     const { cohort, cqs: members } = byCohort.get(name);
@@ -337,7 +342,7 @@ async function viewPending(main) {
   const key = (w) => `${w.metadata.namespace}/${w.metadata.name}`;
   const order = (w) => (pos.has(key(w)) ? pos.get(key(w)).positionInClusterQueue : 1e9);
   pending.sort((a, b) => order(a) - order(b) || key(a).localeCompare(key(b)));
-  main.append(el('h2', {}, `${pending.length} pending workloads`));
+  main.append(el('h2', {}, counted(pending.length, 'pending workload')));
   main.append(...errors);
   main.append(table(['Workload', 'LocalQueue', 'ClusterQueue', 'Position in ClusterQueue', 'Position in LocalQueue', 'Priority', 'Requests', 'Waiting', 'Reason'],
     pending.map((w) => {
@@ -361,7 +366,7 @@ async function viewAdmitted(main) {
   }
   const admitted = wls.filter((w) => isTrue(w, 'QuotaReserved') && !isTrue(w, 'Finished'));
   admitted.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
-  main.append(el('h2', {}, `${admitted.length} admitted workloads`));
+  main.append(el('h2', {}, counted(admitted.length, 'admitted workload')));
   main.append(table(['Workload', 'LocalQueue', 'ClusterQueue', 'State', 'Priority', 'Assigned', 'Admitted for'],
     admitted.map((w) => {
       const adm = (w.status && w.status.admission) || {};
