@@ -2,6 +2,7 @@
 #include "base/time.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -132,4 +133,63 @@ struct timespec tm_deadline(clockid_t clock, int64_t ms)
         ts.tv_nsec -= 1000000000L;
     }
     return ts;
+}
+
+void tm_human_duration(int64_t ms, char *buf, size_t len)
+{
+    int64_t sec = ms / 1000;
+    if (ms < 0 && sec < -1) {
+        snprintf(buf, len, "<invalid>");
+        return;
+    }
+    if (sec < 0)
+        sec = 0;
+    if (sec < 120) {
+        snprintf(buf, len, "%" PRId64 "s", sec);
+        return;
+    }
+    int64_t min = sec / 60;
+    if (min < 10) {
+        if (sec % 60)
+            snprintf(buf, len, "%" PRId64 "m%" PRId64 "s", min, sec % 60);
+        else
+            snprintf(buf, len, "%" PRId64 "m", min);
+        return;
+    }
+    if (min < 180) {
+        snprintf(buf, len, "%" PRId64 "m", min);
+        return;
+    }
+    int64_t h = sec / 3600;
+    if (h < 8) {
+        if (min % 60)
+            snprintf(buf, len, "%" PRId64 "h%" PRId64 "m", h, min % 60);
+        else
+            snprintf(buf, len, "%" PRId64 "h", h);
+        return;
+    }
+    if (h < 48) {
+        snprintf(buf, len, "%" PRId64 "h", h);
+        return;
+    }
+    if (h < 24 * 8) {
+        if (h % 24)
+            snprintf(buf, len, "%" PRId64 "d%" PRId64 "h", h / 24, h % 24);
+        else
+            snprintf(buf, len, "%" PRId64 "d", h / 24);
+        return;
+    }
+    if (h < 24 * 365 * 2) {
+        snprintf(buf, len, "%" PRId64 "d", h / 24);
+        return;
+    }
+    if (h < 24 * 365 * 8) {
+        int64_t dy = (h / 24) % 365;
+        if (dy)
+            snprintf(buf, len, "%" PRId64 "y%" PRId64 "d", h / 24 / 365, dy);
+        else
+            snprintf(buf, len, "%" PRId64 "y", h / 24 / 365);
+        return;
+    }
+    snprintf(buf, len, "%" PRId64 "y", h / 24 / 365);
 }

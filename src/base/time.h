@@ -27,5 +27,8 @@ int64_t tm_monotonic_ms(void); /* CLOCK_MONOTONIC, for intervals */
 /* The moment ms milliseconds from now on clock (CLOCK_REALTIME or
  * CLOCK_MONOTONIC), as pthread_cond_timedwait takes it. */
 struct timespec tm_deadline(clockid_t clock, int64_t ms);
+/* A duration as kubectl prints an age ("45s", "3m20s", "5h", "2d3h", "3y"):
+ * apimachinery's HumanDuration; below -1 s "<invalid>". */
+void tm_human_duration(int64_t ms, char *buf, size_t len);
 
 #endif

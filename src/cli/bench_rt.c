@@ -607,13 +607,7 @@ static void *finisher_main(void *arg)
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
         if (!r->n_dues) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 50 * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
+            struct timespec ts = tm_deadline(CLOCK_REALTIME, 50);
             pthread_cond_timedwait(&r->cv, &r->mu, &ts);
             continue;
         }

@@ -78,39 +78,6 @@ static const char *kind_key(const char *k)
 
 /* ---- printing ------------------------------------------------------------------------ */
 
-/* kubectl's short age (apimachinery duration.HumanDuration). */
-static void human_age(int64_t ms, char *buf, size_t len)
-{
-    long long s = ms / 1000;
-    if (s < -1) {
-        snprintf(buf, len, "<invalid>");
-        return;
-    }
-    if (s < 0)
-        s = 0;
-    long long m = s / 60, h = s / 3600;
-    if (s < 120)
-        snprintf(buf, len, "%llds", s);
-    else if (m < 10)
-        s % 60 ? snprintf(buf, len, "%lldm%llds", m, s % 60) : snprintf(buf, len, "%lldm", m);
-    else if (m < 180)
-        snprintf(buf, len, "%lldm", m);
-    else if (h < 8)
-        m % 60 ? snprintf(buf, len, "%lldh%lldm", h, m % 60) : snprintf(buf, len, "%lldh", h);
-    else if (h < 48)
-        snprintf(buf, len, "%lldh", h);
-    else if (h < 24 * 8)
-        h % 24 ? snprintf(buf, len, "%lldd%lldh", h / 24, h % 24)
-               : snprintf(buf, len, "%lldd", h / 24);
-    else if (h < 24 * 365 * 2)
-        snprintf(buf, len, "%lldd", h / 24);
-    else if (h < 24 * 365 * 8)
-        (h / 24) % 365 ? snprintf(buf, len, "%lldy%lldd", h / 24 / 365, (h / 24) % 365)
-                       : snprintf(buf, len, "%lldy", h / 24 / 365);
-    else
-        snprintf(buf, len, "%lldy", h / 24 / 365);
-}
-
 #define MAX_COLS 10
 
 struct table {
@@ -199,7 +166,7 @@ static void age_of(const json_t *o, int64_t now, char *buf, size_t len)
     if (!ts || tm_parse_rfc3339(ts, &t, &e))
         snprintf(buf, len, "<unknown>");
     else
-        human_age(now - t, buf, len);
+        tm_human_duration(now - t, buf, len);
 }
 
 static bool cond_true(const json_t *o, const char *type)
@@ -574,7 +541,7 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
             const char *fin = cond_true(x, "Finished") ? cond_time(x, "Finished") : NULL;
             if (fin && tm_parse_rfc3339(fin, &t1, &e))
                 t1 = now;
-            human_age(t1 - t0, exec, sizeof(exec));
+            tm_human_duration(t1 - t0, exec, sizeof(exec));
         }
         err_init(&e);
         age_of(x, now, age, sizeof(age));

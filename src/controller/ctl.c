@@ -829,14 +829,7 @@ static void process_queue(struct ctl *c)
 
 json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout_ms)
 {
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += timeout_ms / 1000;
-    dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    struct timespec dl = tm_deadline(CLOCK_REALTIME, timeout_ms);
     pthread_mutex_lock(&c->ask_mu);
     while (c->ask_busy)
         if (pthread_cond_timedwait(&c->ask_cond, &c->ask_mu, &dl) == ETIMEDOUT) {

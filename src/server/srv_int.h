@@ -361,8 +361,6 @@ json_t *srv_table(const struct store_resource *r, json_t *const *items, size_t n
                   const struct srv_table_opts *o);
 /* Does the Accept header ask for a meta.k8s.io Table? */
 bool srv_accept_table(const char *accept);
-/* Age as kubectl prints it ("5s", "3m20s", "2d"). */
-void srv_human_duration(int64_t ms, char *buf, size_t len);
 /* Evaluate the small JSONPath forms of CRD printer columns. Borrowed. */
 const json_t *srv_jsonpath(const json_t *obj, const char *path);
 

@@ -265,65 +265,6 @@ static const struct column claim_cols[] = {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-void srv_human_duration(int64_t ms, char *buf, size_t len)
-{
-    int64_t sec = ms / 1000;
-    if (ms < 0 && sec < -1) {
-        snprintf(buf, len, "<invalid>");
-        return;
-    }
-    if (sec < 0)
-        sec = 0;
-    if (sec < 120) {
-        snprintf(buf, len, "%" PRId64 "s", sec);
-        return;
-    }
-    int64_t min = sec / 60;
-    if (min < 10) {
-        if (sec % 60)
-            snprintf(buf, len, "%" PRId64 "m%" PRId64 "s", min, sec % 60);
-        else
-            snprintf(buf, len, "%" PRId64 "m", min);
-        return;
-    }
-    if (min < 180) {
-        snprintf(buf, len, "%" PRId64 "m", min);
-        return;
-    }
-    int64_t h = sec / 3600;
-    if (h < 8) {
-        if (min % 60)
-            snprintf(buf, len, "%" PRId64 "h%" PRId64 "m", h, min % 60);
-        else
-            snprintf(buf, len, "%" PRId64 "h", h);
-        return;
-    }
-    if (h < 48) {
-        snprintf(buf, len, "%" PRId64 "h", h);
-        return;
-    }
-    if (h < 24 * 8) {
-        if (h % 24)
-            snprintf(buf, len, "%" PRId64 "d%" PRId64 "h", h / 24, h % 24);
-        else
-            snprintf(buf, len, "%" PRId64 "d", h / 24);
-        return;
-    }
-    if (h < 24 * 365 * 2) {
-        snprintf(buf, len, "%" PRId64 "d", h / 24);
-        return;
-    }
-    if (h < 24 * 365 * 8) {
-        int64_t dy = (h / 24) % 365;
-        if (dy)
-            snprintf(buf, len, "%" PRId64 "y%" PRId64 "d", h / 24 / 365, dy);
-        else
-            snprintf(buf, len, "%" PRId64 "y", h / 24 / 365);
-        return;
-    }
-    snprintf(buf, len, "%" PRId64 "y", h / 24 / 365);
-}
-
 /* "5m" since the RFC 3339 time s; "<unknown>" when absent, "<invalid>" when
  * unparsable. */
 static json_t *age_of(const char *s, int64_t now_ms, const char *absent)
@@ -336,7 +277,7 @@ static json_t *age_of(const char *s, int64_t now_ms, const char *absent)
     err_init(&e);
     if (tm_parse_rfc3339(s, &t, &e))
         return json_string("<invalid>");
-    srv_human_duration(now_ms - t, buf, sizeof(buf));
+    tm_human_duration(now_ms - t, buf, sizeof(buf));
     return json_string(buf);
 }
 
@@ -584,7 +525,7 @@ static void compute_job(const json_t *o, json_t *row, int64_t now)
     struct err e;
     err_init(&e);
     if (start && !tm_parse_rfc3339(start, &ts, &e) && (!end || !tm_parse_rfc3339(end, &te, &e))) {
-        srv_human_duration(te - ts, buf, sizeof(buf));
+        tm_human_duration(te - ts, buf, sizeof(buf));
         add_str(row, buf);
     } else {
         add_str(row, "");

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "base/err.h"
+#include "base/time.h"
 #include "server/srv_int.h"
 #include "store/store.h"
 
@@ -183,7 +184,7 @@ static void test_human_duration(void **state)
     };
     for (size_t i = 0; i < CU_ARRAY_SIZE(cases); i++) {
         char buf[32];
-        srv_human_duration(cases[i].ms, buf, sizeof(buf));
+        tm_human_duration(cases[i].ms, buf, sizeof(buf));
         assert_string_equal(buf, cases[i].want);
     }
 }
