@@ -59,6 +59,8 @@ static const char *const res_keys[CK_N] = {
     [CK_PADDLEJOB] = "paddlejobs.kubeflow.org",
     [CK_JAXJOB] = "jaxjobs.kubeflow.org",
     [CK_MPIJOB] = "mpijobs.kubeflow.org",
+    [CK_RAYJOB] = "rayjobs.ray.io",
+    [CK_RAYCLUSTER] = "rayclusters.ray.io",
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
@@ -77,6 +79,8 @@ static const struct store_resource crd_res[] = {
     CRD_RES("kubeflow.org", "v1", "paddlejobs", "paddlejob", "PaddleJob"),
     CRD_RES("kubeflow.org", "v1", "jaxjobs", "jaxjob", "JAXJob"),
     CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
+    CRD_RES("ray.io", "v1", "rayjobs", "rayjob", "RayJob"),
+    CRD_RES("ray.io", "v1", "rayclusters", "raycluster", "RayCluster"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */

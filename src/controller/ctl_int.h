@@ -59,6 +59,8 @@ enum ctl_kind {
     CK_PADDLEJOB,
     CK_JAXJOB,
     CK_MPIJOB,
+    CK_RAYJOB,
+    CK_RAYCLUSTER,
     CK_N
 };
 

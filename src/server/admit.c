@@ -53,6 +53,7 @@
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/ray/ray.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
@@ -380,7 +381,9 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"xgboostjobs.kubeflow.org", &xgboostjob_integration},
                  {"paddlejobs.kubeflow.org", &paddlejob_integration},
                  {"jaxjobs.kubeflow.org", &jaxjob_integration},
-                 {"mpijobs.kubeflow.org", &mpijob_integration}};
+                 {"mpijobs.kubeflow.org", &mpijob_integration},
+                 {"rayjobs.ray.io", &rayjob_integration},
+                 {"rayclusters.ray.io", &raycluster_integration}};
     for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(r->key, kinds[i].key))
             return kinds[i].ji;
@@ -542,11 +545,19 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     }
     const struct jf_integration *crd = crd_integration(r);
     if (crd && ns && jf_enabled(crd, q->srv->config)) {
-        /* Kueue's webhook for the kind: suspended when Kueue manages it. */
+        /* Kueue's webhook for the kind: validated and suspended when
+         * Kueue manages it. */
         struct srv_admit a;
         prepare(q, ns, name, &a);
-        if (a.ns_managed &&
-            (jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+        if (!a.ns_managed ||
+            !(jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+            return true;
+        int rc = crd->validate ? crd->validate(obj, &e) : 0;
+        if (rc) {
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+            return false;
+        }
+        if (!crd->is_skipped || !crd->is_skipped(obj))
             crd->suspend(obj);
         return true;
     }

@@ -62,6 +62,13 @@ struct jf_integration {
     json_t *(*reclaimable)(const json_t *obj);
     /* Pods not yet gone: an evicted Workload's quota waits for none. */
     int (*active)(const json_t *obj);
+    /* Optional. Not Kueue's to manage although it names a queue (Kueue's
+     * JobWithSkip, or an owner whose own integration covers it): neither
+     * suspended at creation nor reconciled. */
+    bool (*is_skipped)(const json_t *obj);
+    /* Optional. Kueue's webhook validation of an object it manages, on
+     * create: every problem as a field cause of e (ERR_INVALID). */
+    int (*validate)(const json_t *obj, struct err *e);
 };
 
 #define JF_QUEUE_LABEL "kueue.x-k8s.io/queue-name"

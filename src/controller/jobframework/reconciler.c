@@ -21,6 +21,7 @@
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/ray/ray.h"
 
 /* The integrations, with the cache kind and work-queue prefix of each. */
 const struct ctl_integ ctl_integs[] = {
@@ -33,6 +34,8 @@ const struct ctl_integ ctl_integs[] = {
     {&paddlejob_integration, CK_PADDLEJOB, "D:"},
     {&jaxjob_integration, CK_JAXJOB, "Q:"},
     {&mpijob_integration, CK_MPIJOB, "M:"},
+    {&rayjob_integration, CK_RAYJOB, "Y:"},
+    {&raycluster_integration, CK_RAYCLUSTER, "R:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 
@@ -699,7 +702,7 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
 {
     const json_t *job = ctl_get(c, ig->k, ns, name);
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
-    if (!job || !jf_enabled(ig->ji, cfg))
+    if (!job || !jf_enabled(ig->ji, cfg) || (ig->ji->is_skipped && ig->ji->is_skipped(job)))
         return;
     if (ig->ji == &pod_integration && !pod_is_managed(job))
         return;
