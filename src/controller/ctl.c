@@ -61,6 +61,7 @@ static const char *const res_keys[CK_N] = {
     [CK_MPIJOB] = "mpijobs.kubeflow.org",
     [CK_RAYJOB] = "rayjobs.ray.io",
     [CK_RAYCLUSTER] = "rayclusters.ray.io",
+    [CK_APPWRAPPER] = "appwrappers.workload.codeflare.dev",
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
@@ -81,6 +82,7 @@ static const struct store_resource crd_res[] = {
     CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
     CRD_RES("ray.io", "v1", "rayjobs", "rayjob", "RayJob"),
     CRD_RES("ray.io", "v1", "rayclusters", "raycluster", "RayCluster"),
+    CRD_RES("workload.codeflare.dev", "v1beta2", "appwrappers", "appwrapper", "AppWrapper"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */

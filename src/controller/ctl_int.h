@@ -61,6 +61,7 @@ enum ctl_kind {
     CK_MPIJOB,
     CK_RAYJOB,
     CK_RAYCLUSTER,
+    CK_APPWRAPPER,
     CK_N
 };
 

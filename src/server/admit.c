@@ -49,6 +49,7 @@
 
 #include "api/objects.h"
 #include "base/err.h"
+#include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
@@ -383,7 +384,8 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"jaxjobs.kubeflow.org", &jaxjob_integration},
                  {"mpijobs.kubeflow.org", &mpijob_integration},
                  {"rayjobs.ray.io", &rayjob_integration},
-                 {"rayclusters.ray.io", &raycluster_integration}};
+                 {"rayclusters.ray.io", &raycluster_integration},
+                 {"appwrappers.workload.codeflare.dev", &appwrapper_integration}};
     for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(r->key, kinds[i].key))
             return kinds[i].ji;

@@ -17,6 +17,7 @@
 #include "base/xalloc.h"
 #include "controller/ctl_int.h"
 #include "controller/jobframework/jobframework.h"
+#include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
@@ -36,6 +37,7 @@ const struct ctl_integ ctl_integs[] = {
     {&mpijob_integration, CK_MPIJOB, "M:"},
     {&rayjob_integration, CK_RAYJOB, "Y:"},
     {&raycluster_integration, CK_RAYCLUSTER, "R:"},
+    {&appwrapper_integration, CK_APPWRAPPER, "B:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 

@@ -36,9 +36,9 @@ static const char *RJ = "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\",\"met
                         "\"shutdownAfterJobFinishes\":true,\"entrypoint\":\"python x.py\","
                         "\"rayClusterSpec\":" CLUSTER "}}";
 
-static const char *RC = "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"metadata\":{"
-                        "\"name\":\"rc\",\"namespace\":\"ns\",\"uid\":\"u-4\"},\"spec\":" CLUSTER
-                        "}";
+static const char *RC =
+    "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"metadata\":{"
+    "\"name\":\"rc\",\"namespace\":\"ns\",\"uid\":\"u-4\"},\"spec\":" CLUSTER "}";
 
 static const json_t *ps_at(const json_t *pss, size_t i, const char **name, json_int_t *count)
 {
@@ -72,14 +72,14 @@ static void test_rayjob_pod_sets(void **state)
     }
     /* KubeRay's default submitter: the head's image, 500m CPU. */
     const json_t *sub = json_array_get(
-        json_object_get(json_object_get(json_object_get(json_array_get(pss, 3), "template"), "spec"),
-                        "containers"),
+        json_object_get(
+            json_object_get(json_object_get(json_array_get(pss, 3), "template"), "spec"),
+            "containers"),
         0);
     assert_string_equal(json_string_value(json_object_get(sub, "image")), "rayproject/ray:2.9");
-    assert_string_equal(
-        json_string_value(json_object_get(
-            json_object_get(json_object_get(sub, "resources"), "requests"), "cpu")),
-        "500m");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(sub, "resources"), "requests"), "cpu")),
+                        "500m");
     json_decref(wl);
 
     /* Other submission modes: no submitter pod set; in SidecarMode its
@@ -91,11 +91,10 @@ static void test_rayjob_pod_sets(void **state)
     json_object_set_new(json_object_get(rj, "spec"), "submissionMode", json_string("SidecarMode"));
     p = rayjob_integration.pod_sets(rj);
     assert_int_equal(json_array_size(p), 3);
-    assert_int_equal(
-        json_array_size(json_object_get(
-            json_object_get(json_object_get(json_array_get(p, 0), "template"), "spec"),
-            "containers")),
-        2);
+    assert_int_equal(json_array_size(json_object_get(
+                         json_object_get(json_object_get(json_array_get(p, 0), "template"), "spec"),
+                         "containers")),
+                     2);
     json_decref(p);
     json_decref(rj);
 }
@@ -118,9 +117,9 @@ static json_t *admitted_wl(const struct jf_integration *ji, const json_t *obj)
     json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps)
         json_array_append_new(psa, json_pack("{s:O,s:{s:s}}", "name", json_object_get(ps, "name"),
                                              "flavors", "cpu", "f"));
-    json_object_set_new(wl, "status",
-                        json_pack("{s:{s:s,s:o}}", "admission", "clusterQueue", "cq",
-                                  "podSetAssignments", psa));
+    json_object_set_new(
+        wl, "status",
+        json_pack("{s:{s:s,s:o}}", "admission", "clusterQueue", "cq", "podSetAssignments", psa));
     return wl;
 }
 
@@ -224,7 +223,8 @@ static void test_rayjob_validate(void **state)
     assert_int_equal(rayjob_integration.validate(rj, &e), 0);
     json_t *spec = json_object_get(rj, "spec");
     json_object_set_new(spec, "shutdownAfterJobFinishes", json_false());
-    expect_invalid(&rayjob_integration, rj, "spec.shutdownAfterJobFinishes", "Invalid value: false");
+    expect_invalid(&rayjob_integration, rj, "spec.shutdownAfterJobFinishes",
+                   "Invalid value: false");
     json_object_set_new(spec, "shutdownAfterJobFinishes", json_true());
     json_object_set_new(json_object_get(spec, "rayClusterSpec"), "enableInTreeAutoscaling",
                         json_true());
@@ -300,8 +300,8 @@ static void test_raycluster(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rayjob_pod_sets),  cmocka_unit_test(test_rayjob_round_trip),
-        cmocka_unit_test(test_rayjob_status),    cmocka_unit_test(test_rayjob_validate),
+        cmocka_unit_test(test_rayjob_pod_sets), cmocka_unit_test(test_rayjob_round_trip),
+        cmocka_unit_test(test_rayjob_status),   cmocka_unit_test(test_rayjob_validate),
         cmocka_unit_test(test_raycluster),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

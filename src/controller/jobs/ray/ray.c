@@ -67,8 +67,9 @@ static json_t *cluster_pod_sets(const json_t *cs)
 {
     json_t *out = json_array();
     json_array_append_new(
-        out, json_pack("{s:s,s:i,s:o}", "name", HEAD, "count", 1, "template",
-                       tpl_copy(json_object_get(json_object_get(cs, "headGroupSpec"), "template"))));
+        out,
+        json_pack("{s:s,s:i,s:o}", "name", HEAD, "count", 1, "template",
+                  tpl_copy(json_object_get(json_object_get(cs, "headGroupSpec"), "template"))));
     size_t i;
     const json_t *wg;
     json_array_foreach(workers(cs), i, wg)
@@ -92,8 +93,7 @@ static void change_template(json_t *tpl, const json_t *wl, const char *ps, bool 
         jf_inject_flavors(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), flavor,
                           arg);
     } else if (jf_pod_set(wl, ps)) {
-        jf_restore_template(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
-                            NULL);
+        jf_restore_template(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), NULL);
         if (!json_object_size(json_object_get(tpl, "metadata")))
             json_object_del(tpl, "metadata");
     }
@@ -105,9 +105,8 @@ static void change_cluster(json_t *cs, const json_t *wl, bool run, jf_flavor_fn 
                     run, flavor, arg);
     size_t i;
     json_t *wg;
-    json_array_foreach(workers(cs), i, wg)
-        change_template(json_object_get(wg, "template"), wl, jstr(wg, "groupName"), run, flavor,
-                        arg);
+    json_array_foreach(workers(cs), i, wg) change_template(json_object_get(wg, "template"), wl,
+                                                           jstr(wg, "groupName"), run, flavor, arg);
 }
 
 /* Kueue's checks of a managed cluster spec at path (spec or
@@ -251,8 +250,8 @@ static const char *submission_mode(const json_t *rj)
 /* KubeRay's default submitter resources (its GetDefaultSubmitterContainer). */
 static json_t *submitter_resources(void)
 {
-    return json_pack("{s:{s:s,s:s},s:{s:s,s:s}}", "limits", "cpu", "1", "memory", "1Gi",
-                     "requests", "cpu", "500m", "memory", "200Mi");
+    return json_pack("{s:{s:s,s:s},s:{s:s,s:s}}", "limits", "cpu", "1", "memory", "1Gi", "requests",
+                     "cpu", "500m", "memory", "200Mi");
 }
 
 /* The submitter Job's pod template (owned): spec.submitterPodTemplate,
