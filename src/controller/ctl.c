@@ -32,6 +32,7 @@
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/trainjob/trainjob.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
 #include "controller/visibility.h"
@@ -62,6 +63,9 @@ static const char *const res_keys[CK_N] = {
     [CK_RAYJOB] = "rayjobs.ray.io",
     [CK_RAYCLUSTER] = "rayclusters.ray.io",
     [CK_APPWRAPPER] = "appwrappers.workload.codeflare.dev",
+    [CK_TRAINJOB] = "trainjobs.trainer.kubeflow.org",
+    [CK_TR] = TRAINJOB_RUNTIME_KEY,
+    [CK_CTR] = TRAINJOB_CLUSTER_RUNTIME_KEY,
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
@@ -83,12 +87,23 @@ static const struct store_resource crd_res[] = {
     CRD_RES("ray.io", "v1", "rayjobs", "rayjob", "RayJob"),
     CRD_RES("ray.io", "v1", "rayclusters", "raycluster", "RayCluster"),
     CRD_RES("workload.codeflare.dev", "v1beta2", "appwrappers", "appwrapper", "AppWrapper"),
+    CRD_RES("trainer.kubeflow.org", "v1alpha1", "trainjobs", "trainjob", "TrainJob"),
+    CRD_RES("trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "trainingruntime",
+            "TrainingRuntime"),
+    {.group = "trainer.kubeflow.org",
+     .version = "v1alpha1",
+     .plural = "clustertrainingruntimes",
+     .singular = "clustertrainingruntime",
+     .kind = "ClusterTrainingRuntime",
+     .key = TRAINJOB_CLUSTER_RUNTIME_KEY,
+     .custom = true},
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
-    return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
+    return k == CK_RCT || k == CK_TR || k == CK_CTR ||
+           (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
 static const enum api_kind engine_kind[CK_N] = {
@@ -565,6 +580,18 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         break;
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
+        break;
+    case CK_TR:
+    case CK_CTR:
+        /* TrainJobs may have waited for their runtime. */
+        for (size_t i = 0; i < ctl_n_integs; i++) {
+            size_t it = 0;
+            const char *key;
+            void *val;
+            while (ctl_integs[i].ji->depends_on &&
+                   map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val))
+                ctl_enqueue(c, ctl_integs[i].prefix, mstr(val, "namespace"), mstr(val, "name"));
+        }
         break;
     case CK_AC:
         ctl_enqueue(c, "A:", NULL, name);
@@ -1068,6 +1095,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         const struct ctl_integ *ig = ctl_integ_of(r->kind);
         r->off =
             ig && ig->k != CK_JOB && !jf_enabled(ig->ji, c->config ? c->config->u.config : NULL);
+        if (k == CK_TR || k == CK_CTR)
+            r->off = !jf_enabled(&trainjob_integration, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {

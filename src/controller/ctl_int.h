@@ -62,6 +62,9 @@ enum ctl_kind {
     CK_RAYJOB,
     CK_RAYCLUSTER,
     CK_APPWRAPPER,
+    CK_TRAINJOB,
+    CK_TR, /* TrainingRuntimes and ClusterTrainingRuntimes: what TrainJobs are made of */
+    CK_CTR,
     CK_N
 };
 

@@ -55,6 +55,7 @@
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
 #include "controller/jobs/ray/ray.h"
+#include "controller/jobs/trainjob/trainjob.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
@@ -385,7 +386,8 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"mpijobs.kubeflow.org", &mpijob_integration},
                  {"rayjobs.ray.io", &rayjob_integration},
                  {"rayclusters.ray.io", &raycluster_integration},
-                 {"appwrappers.workload.codeflare.dev", &appwrapper_integration}};
+                 {"appwrappers.workload.codeflare.dev", &appwrapper_integration},
+                 {"trainjobs.trainer.kubeflow.org", &trainjob_integration}};
     for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(r->key, kinds[i].key))
             return kinds[i].ji;

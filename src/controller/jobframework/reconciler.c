@@ -23,6 +23,7 @@
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
 #include "controller/jobs/ray/ray.h"
+#include "controller/jobs/trainjob/trainjob.h"
 
 /* The integrations, with the cache kind and work-queue prefix of each. */
 const struct ctl_integ ctl_integs[] = {
@@ -38,6 +39,7 @@ const struct ctl_integ ctl_integs[] = {
     {&rayjob_integration, CK_RAYJOB, "Y:"},
     {&raycluster_integration, CK_RAYCLUSTER, "R:"},
     {&appwrapper_integration, CK_APPWRAPPER, "B:"},
+    {&trainjob_integration, CK_TRAINJOB, "N:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 
@@ -700,6 +702,26 @@ static bool pod_reconciled(const json_t *pod)
            !controller_owner(pod, "Job");
 }
 
+/* A copy of obj (owned) with the object its pod sets are built from as
+ * its JF_DEPENDENCY, or NULL while that is missing. */
+static json_t *with_dependency(struct ctl *c, const struct ctl_integ *ig, const json_t *obj)
+{
+    const char *res = NULL, *dns = NULL, *dname = NULL;
+    if (!ig->ji->depends_on(obj, &res, &dns, &dname))
+        return NULL;
+    for (int k = 0; k < CK_N; k++) {
+        if (!c->res[k].r || strcmp(c->res[k].r->key, res))
+            continue;
+        const json_t *dep = ctl_get(c, (enum ctl_kind)k, dns, dname);
+        if (!dep)
+            return NULL;
+        json_t *copy = json_copy((json_t *)obj);
+        json_object_set(copy, JF_DEPENDENCY, (json_t *)dep);
+        return copy;
+    }
+    return NULL;
+}
+
 void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name)
 {
     const json_t *job = ctl_get(c, ig->k, ns, name);
@@ -719,7 +741,13 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
     bool without_queue = cfg && cfg->manage_jobs_without_queue_name;
     if (!job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
         return;
-    json_incref((json_t *)job);
+    if (ig->ji->depends_on) {
+        job = with_dependency(c, ig, job);
+        if (!job)
+            return; /* reconciled again when it comes */
+    } else {
+        json_incref((json_t *)job);
+    }
     const json_t *parent = ig->k == CK_JOB ? managed_ancestor(c, job, without_queue) : NULL;
     if (parent)
         reconcile_child(c, job, parent);

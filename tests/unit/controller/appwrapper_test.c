@@ -59,9 +59,9 @@ static void test_pod_sets(void **state)
     }
     assert_string_equal(
         json_string_value(json_object_get(
-            json_object_get(json_object_get(json_object_get(json_array_get(pss, 0), "template"),
-                                            "metadata"),
-                            "labels"),
+            json_object_get(
+                json_object_get(json_object_get(json_array_get(pss, 0), "template"), "metadata"),
+                "labels"),
             "app")),
         "j");
     json_decref(wl);
@@ -76,13 +76,13 @@ static void test_pod_sets(void **state)
     json_decref(p);
     /* A path to nothing is no pod set. */
     json_object_del(aw, "status");
-    json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(
-                                                           json_object_get(aw, "spec"),
-                                                           "components"),
-                                                                       0),
-                                                       "podSets"),
-                                       0),
-                        "path", json_string("template.spec.nothere[0]"));
+    json_object_set_new(
+        json_array_get(
+            json_object_get(
+                json_array_get(json_object_get(json_object_get(aw, "spec"), "components"), 0),
+                "podSets"),
+            0),
+        "path", json_string("template.spec.nothere[0]"));
     p = appwrapper_integration.pod_sets(aw);
     assert_int_equal(json_array_size(p), 3);
     json_decref(p);
@@ -103,11 +103,12 @@ static void test_run_stop(void **state)
     struct err e;
     err_init(&e);
     assert_int_equal(jf_build_workload(&appwrapper_integration, aw, NULL, NULL, &wl, &e), 0);
-    json_object_set_new(wl, "status",
-                        parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":["
-                              "{\"name\":\"aw-0\",\"flavors\":{\"cpu\":\"f\"}},{\"name\":\"aw-1\","
-                              "\"flavors\":{\"cpu\":\"f\"}},{\"name\":\"aw-2\",\"flavors\":{"
-                              "\"cpu\":\"f\"}},{\"name\":\"aw-3\",\"flavors\":{\"cpu\":\"f\"}}]}}"));
+    json_object_set_new(
+        wl, "status",
+        parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":["
+              "{\"name\":\"aw-0\",\"flavors\":{\"cpu\":\"f\"}},{\"name\":\"aw-1\","
+              "\"flavors\":{\"cpu\":\"f\"}},{\"name\":\"aw-2\",\"flavors\":{"
+              "\"cpu\":\"f\"}},{\"name\":\"aw-3\",\"flavors\":{\"cpu\":\"f\"}}]}}"));
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"},\"tolerations\":[{"
                        "\"key\":\"k\",\"operator\":\"Exists\"}]}}");
     json_t *run = appwrapper_integration.run(aw, wl, flavor, rf);
@@ -122,22 +123,20 @@ static void test_run_stop(void **state)
         size_t k;
         json_array_foreach(infos, k, info)
         {
-            assert_string_equal(
-                json_string_value(json_object_get(json_object_get(info, "nodeSelector"),
-                                                  "instance")),
-                "od");
+            assert_string_equal(json_string_value(json_object_get(
+                                    json_object_get(info, "nodeSelector"), "instance")),
+                                "od");
             assert_int_equal(json_array_size(json_object_get(info, "tolerations")), 1);
-            assert_non_null(json_object_get(json_object_get(info, "labels"),
-                                            "kueue.x-k8s.io/podset"));
+            assert_non_null(
+                json_object_get(json_object_get(info, "labels"), "kueue.x-k8s.io/podset"));
         }
     }
     /* The wrapped templates themselves are not changed. */
-    assert_true(json_equal(json_object_get(json_array_get(comps, 0), "template"),
-                           json_object_get(json_array_get(json_object_get(json_object_get(aw,
-                                                                                          "spec"),
-                                                                          "components"),
-                                                          0),
-                                           "template")));
+    assert_true(json_equal(
+        json_object_get(json_array_get(comps, 0), "template"),
+        json_object_get(
+            json_array_get(json_object_get(json_object_get(aw, "spec"), "components"), 0),
+            "template")));
     json_t *stopped = appwrapper_integration.stop(run, wl);
     assert_true(appwrapper_integration.is_suspended(stopped));
     assert_true(json_equal(stopped, aw));

@@ -103,7 +103,8 @@ static json_t *infer(const json_t *obj)
     char p[200];
     if (str_is(av, "v1") && str_is(kind, "Pod")) {
         add_inferred(out, obj, "template", 1);
-    } else if (str_is(av, "apps/v1") && (str_is(kind, "Deployment") || str_is(kind, "StatefulSet"))) {
+    } else if (str_is(av, "apps/v1") &&
+               (str_is(kind, "Deployment") || str_is(kind, "StatefulSet"))) {
         add_inferred(out, obj, "template.spec.template", int_at(obj, "template.spec.replicas", 1));
     } else if (str_is(av, "batch/v1") && str_is(kind, "Job")) {
         add_inferred(out, obj, "template.spec.template", job_pods(obj, "template.spec"));
@@ -207,9 +208,9 @@ static void collect_one(size_t index, size_t comp, size_t local, const json_t *p
     else
         json_decref(m);
     json_object_set_new(t, "spec", json_deep_copy(json_object_get(tpl, "spec")));
-    json_array_append_new(c->out, json_pack("{s:s,s:I,s:o}", "name", name, "count",
-                                            json_is_integer(r) ? json_integer_value(r) : 1,
-                                            "template", t));
+    json_array_append_new(c->out,
+                          json_pack("{s:s,s:I,s:o}", "name", name, "count",
+                                    json_is_integer(r) ? json_integer_value(r) : 1, "template", t));
 }
 
 static json_t *aw_pod_sets(const json_t *aw)
@@ -240,8 +241,8 @@ struct infos {
 /* A pod set's info for the AppWrapper controller: what starting it in its
  * flavors adds to a template (labels, annotations, node selector,
  * tolerations). */
-static void info_one(size_t index, size_t comp, size_t local, const json_t *ps,
-                     const json_t *tpl, void *arg)
+static void info_one(size_t index, size_t comp, size_t local, const json_t *ps, const json_t *tpl,
+                     void *arg)
 {
     (void)ps;
     (void)tpl;
@@ -294,8 +295,7 @@ static json_t *aw_stop(const json_t *aw, const json_t *wl)
     json_object_set_new(spec, "suspend", json_true());
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(spec, "components"), i, c)
-        json_object_del(c, "podSetInfos");
+    json_array_foreach(json_object_get(spec, "components"), i, c) json_object_del(c, "podSetInfos");
     return j;
 }
 
