@@ -31,6 +31,7 @@
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/pod/pod.h"
 #include "controller/jobs/trainjob/trainjob.h"
 #include "controller/leader.h"
@@ -66,6 +67,7 @@ static const char *const res_keys[CK_N] = {
     [CK_TRAINJOB] = "trainjobs.trainer.kubeflow.org",
     [CK_TR] = TRAINJOB_RUNTIME_KEY,
     [CK_CTR] = TRAINJOB_CLUSTER_RUNTIME_KEY,
+    [CK_LWS] = LWS_RESOURCE_KEY,
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
@@ -97,12 +99,14 @@ static const struct store_resource crd_res[] = {
      .kind = "ClusterTrainingRuntime",
      .key = TRAINJOB_CLUSTER_RUNTIME_KEY,
      .custom = true},
+    CRD_RES("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset",
+            "LeaderWorkerSet"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
-    return k == CK_RCT || k == CK_TR || k == CK_CTR ||
+    return k == CK_RCT || k == CK_TR || k == CK_CTR || k == CK_LWS ||
            (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
@@ -538,6 +542,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         } else if (!prev && !deleted) {
             enqueue_prebuilt_users(c, ns, name);
         }
+        const json_t *lws_owner = controller_owner(obj, leaderworkerset_integration.kind);
+        if (lws_owner && jstr(lws_owner, "name"))
+            ctl_enqueue(c, "L:", ns, jstr(lws_owner, "name"));
         const char *grp = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
                                POD_IS_GROUP_WORKLOAD);
         if (grp && !strcmp(grp, "true"))
@@ -580,6 +587,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         break;
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
+        break;
+    case CK_LWS:
+        ctl_enqueue(c, "L:", ns, name);
         break;
     case CK_TR:
     case CK_CTR:
@@ -828,6 +838,9 @@ static void process_queue(struct ctl *c)
             switch (k[0]) {
             case 'G':
                 ctl_reconcile_pod_group(c, ns, name);
+                break;
+            case 'L':
+                ctl_reconcile_lws(c, ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
@@ -1097,6 +1110,9 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
             ig && ig->k != CK_JOB && !jf_enabled(ig->ji, c->config ? c->config->u.config : NULL);
         if (k == CK_TR || k == CK_CTR)
             r->off = !jf_enabled(&trainjob_integration, c->config ? c->config->u.config : NULL);
+        if (k == CK_LWS)
+            r->off =
+                !jf_enabled(&leaderworkerset_integration, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {

@@ -65,6 +65,7 @@ enum ctl_kind {
     CK_TRAINJOB,
     CK_TR, /* TrainingRuntimes and ClusterTrainingRuntimes: what TrainJobs are made of */
     CK_CTR,
+    CK_LWS, /* LeaderWorkerSets: their groups' Workloads (jobs/leaderworkerset) */
     CK_N
 };
 
@@ -382,9 +383,18 @@ const struct ctl_integ *ctl_integ_by_prefix(char p);
 
 void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name);
 
+/* The jf_lookup_fn over the controllers' caches of priority classes (arg:
+ * the struct ctl). */
+const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i);
+
 /* ---- jobframework/podgroup.c ---------------------------------------------------- */
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */
 void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
+
+/* ---- jobs/leaderworkerset/reconciler.c ------------------------------------------ */
+
+/* A LeaderWorkerSet's groups' Workloads ("L:ns/name" keys). */
+void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name);
 
 #endif

@@ -51,6 +51,7 @@
 #include "base/err.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
@@ -387,7 +388,8 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"rayjobs.ray.io", &rayjob_integration},
                  {"rayclusters.ray.io", &raycluster_integration},
                  {"appwrappers.workload.codeflare.dev", &appwrapper_integration},
-                 {"trainjobs.trainer.kubeflow.org", &trainjob_integration}};
+                 {"trainjobs.trainer.kubeflow.org", &trainjob_integration},
+                 {LWS_RESOURCE_KEY, &leaderworkerset_integration}};
     for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(r->key, kinds[i].key))
             return kinds[i].ji;
@@ -420,6 +422,24 @@ static int reply_refused(struct srv_req *q, int rc, const struct err *e,
     if (rc == ERR_NOT_FOUND)
         return srv_reply_status(q, 404, "NotFound", e->message, NULL);
     return srv_reply_err(q, rc, e, r, ns, name, op);
+}
+
+/* A Pod the LeaderWorkerSet operator made from a template Kueue's webhook
+ * marked joins its leader group's Workload (on a cluster Kueue's
+ * LeaderWorkerSet reconciler labels it so before ungating; here the
+ * server does it at creation, as the Pod part of the other serving kinds). */
+static void admit_lws_pod(struct srv_req *q, const char *ns, json_t *pod)
+{
+    const char *lname;
+    if (!jf_enabled(&leaderworkerset_integration, q->srv->config) || !lws_pod_of(pod, &lname))
+        return;
+    const struct store_resource *lr = store_lookup_key(q->srv->store, LWS_RESOURCE_KEY);
+    json_t *lws = NULL;
+    struct err e;
+    err_init(&e);
+    if (lr && !store_get(q->srv->store, lr, ns, lname, &lws, &e))
+        lws_pod_default(pod, lws);
+    json_decref(lws);
 }
 
 void srv_admit_default(const struct store_resource *r, json_t *obj)
@@ -535,6 +555,8 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         if (jf_enabled(&pod_integration, q->srv->config)) {
             /* Kueue's Pod webhook defaulting: the gate, label, finalizer. */
             prepare(q, ns, name, &a);
+            if (a.ns_managed)
+                admit_lws_pod(q, ns, obj);
             struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
                                         controller_job(obj)};
             pod_default(obj, &x);

@@ -227,8 +227,10 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
         return;
     }
     if (!wl) {
-        /* Created once the whole group is there, all of it gated. */
-        if (total > 0 && live >= total && gated == (long)json_array_size(pods))
+        /* Created once the whole group is there, all of it gated; a group
+         * naming a prebuilt Workload (a LeaderWorkerSet's) waits for it. */
+        if (total > 0 && live >= total && gated == (long)json_array_size(pods) &&
+            !jf_prebuilt_name(json_array_get(pods, 0)))
             create_group_workload(c, ns, g, pods);
         return;
     }

@@ -70,7 +70,7 @@ const struct ctl_integ *ctl_integ_by_prefix(char p)
     return NULL;
 }
 
-static const json_t *lookup_class(void *arg, const char *kind, const char *name, size_t i)
+const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i)
 {
     struct ctl *c = arg;
     enum ctl_kind k = !strcmp(kind, "WorkloadPriorityClass") ? CK_WPC : CK_PC;
@@ -190,7 +190,7 @@ static void create_workload(struct ctl *c, const struct ctl_integ *ig, const jso
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
-    int rc = jf_build_workload(ig->ji, job, lookup_class, c, &wl, &e);
+    int rc = jf_build_workload(ig->ji, job, ctl_lookup_class, c, &wl, &e);
     if (rc) {
         if (rc == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
             ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", ig->ji->component, "%s",
@@ -231,7 +231,7 @@ static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const js
     json_t *built = NULL;
     struct err e;
     err_init(&e);
-    if (jf_build_workload(ig->ji, job, lookup_class, c, &built, &e))
+    if (jf_build_workload(ig->ji, job, ctl_lookup_class, c, &built, &e))
         return true;
     bool eq = jf_workload_matches(wl, built);
     json_decref(built);
@@ -674,7 +674,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
             json_t *built = NULL;
             struct err e;
             err_init(&e);
-            if (!jf_build_workload(ji, job, lookup_class, c, &built, &e)) {
+            if (!jf_build_workload(ji, job, ctl_lookup_class, c, &built, &e)) {
                 const char *wq = jstr(json_object_get(wl, "spec"), "queueName");
                 bool same_queue = wq && queue ? !strcmp(wq, queue) : !wq && !queue;
                 if (!jf_workload_matches(wl, built) || !same_queue) {

@@ -71,12 +71,12 @@ static void test_pod_sets(void **state)
     /* The TrainJob's numNodes over the runtime's. */
     assert_int_equal(json_integer_value(json_object_get(node, "count")), 3);
     const json_t *req = json_object_get(
-        json_object_get(json_array_get(json_object_get(json_object_get(json_object_get(node,
-                                                                                       "template"),
-                                                                       "spec"),
-                                                       "containers"),
-                                       0),
-                        "resources"),
+        json_object_get(
+            json_array_get(
+                json_object_get(json_object_get(json_object_get(node, "template"), "spec"),
+                                "containers"),
+                0),
+            "resources"),
         "requests");
     /* resourcesPerNode over the container's, key by key. */
     assert_string_equal(json_string_value(json_object_get(req, "cpu")), "2");

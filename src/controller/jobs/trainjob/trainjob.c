@@ -77,7 +77,8 @@ static json_t *child_jobs(const json_t *tj)
 {
     const json_t *rt = json_object_get(tj, JF_DEPENDENCY);
     const json_t *rts = spec_of(rt);
-    const json_t *rjs = json_object_get(spec_of(json_object_get(rts, "template")), "replicatedJobs");
+    const json_t *rjs =
+        json_object_get(spec_of(json_object_get(rts, "template")), "replicatedJobs");
     if (!json_is_array(rjs))
         return NULL;
     const json_t *ml = json_object_get(rts, "mlPolicy");
@@ -126,8 +127,8 @@ static json_t *tj_pod_sets(const json_t *tj)
     const json_t *rj;
     json_array_foreach(rjs, i, rj)
     {
-        const json_t *tpl = json_object_get(json_object_get(json_object_get(rj, "template"), "spec"),
-                                            "template");
+        const json_t *tpl =
+            json_object_get(json_object_get(json_object_get(rj, "template"), "spec"), "template");
         json_array_append_new(
             out, json_pack("{s:s,s:I,s:o}", "name", jstr(rj, "name") ? jstr(rj, "name") : "",
                            "count", int_or(rj, "replicas", 1) * pods_per_replica(rj), "template",
@@ -193,9 +194,8 @@ static json_t *tj_run(const json_t *tj, const json_t *wl, jf_flavor_fn flavor, v
             continue;
         json_t *meta = json_object(), *pspec = json_object();
         jf_inject_flavors(wl, name, meta, pspec, flavor, arg);
-        json_array_append_new(list, json_pack("{s:s,s:{s:{s:{s:o,s:o}}}}", "name", name,
-                                              "template", "spec", "template", "metadata", meta,
-                                              "spec", pspec));
+        json_array_append_new(list, json_pack("{s:s,s:{s:{s:{s:o,s:o}}}}", "name", name, "template",
+                                              "spec", "template", "metadata", meta, "spec", pspec));
     }
     json_object_set_new(patch_spec(j), "replicatedJobs", list);
     return j;
@@ -248,7 +248,8 @@ static bool tj_pods_ready(const json_t *tj)
     size_t i;
     const json_t *x;
     json_array_foreach(rjs, i, x) want += int_or(x, "replicas", 1);
-    json_array_foreach(jobs_status(tj), i, x) have += int_or(x, "ready", 0) + int_or(x, "succeeded", 0);
+    json_array_foreach(jobs_status(tj), i, x) have +=
+        int_or(x, "ready", 0) + int_or(x, "succeeded", 0);
     bool ready = rjs && want == have;
     json_decref(rjs);
     return ready;
