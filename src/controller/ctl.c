@@ -33,6 +33,7 @@
 #include "controller/jobs/job.h"
 #include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/statefulset/statefulset.h"
 #include "controller/jobs/trainjob/trainjob.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
@@ -68,6 +69,7 @@ static const char *const res_keys[CK_N] = {
     [CK_TR] = TRAINJOB_RUNTIME_KEY,
     [CK_CTR] = TRAINJOB_CLUSTER_RUNTIME_KEY,
     [CK_LWS] = LWS_RESOURCE_KEY,
+    [CK_STS] = "statefulsets.apps",
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
@@ -106,7 +108,7 @@ static const struct store_resource crd_res[] = {
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
-    return k == CK_RCT || k == CK_TR || k == CK_CTR || k == CK_LWS ||
+    return k == CK_RCT || k == CK_TR || k == CK_CTR || k == CK_LWS || k == CK_STS ||
            (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
@@ -545,6 +547,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         const json_t *lws_owner = controller_owner(obj, leaderworkerset_integration.kind);
         if (lws_owner && jstr(lws_owner, "name"))
             ctl_enqueue(c, "L:", ns, jstr(lws_owner, "name"));
+        const json_t *sts_owner = controller_owner(obj, statefulset_integration.kind);
+        if (sts_owner && jstr(sts_owner, "name"))
+            ctl_enqueue(c, "U:", ns, jstr(sts_owner, "name"));
         const char *grp = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
                                POD_IS_GROUP_WORKLOAD);
         if (grp && !strcmp(grp, "true"))
@@ -590,6 +595,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         break;
     case CK_LWS:
         ctl_enqueue(c, "L:", ns, name);
+        break;
+    case CK_STS:
+        ctl_enqueue(c, "U:", ns, name);
         break;
     case CK_TR:
     case CK_CTR:
@@ -841,6 +849,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'L':
                 ctl_reconcile_lws(c, ns, name);
+                break;
+            case 'U':
+                ctl_reconcile_sts(c, ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
@@ -1113,6 +1124,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         if (k == CK_LWS)
             r->off =
                 !jf_enabled(&leaderworkerset_integration, c->config ? c->config->u.config : NULL);
+        if (k == CK_STS)
+            r->off = !jf_enabled(&statefulset_integration, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {

@@ -66,6 +66,7 @@ enum ctl_kind {
     CK_TR, /* TrainingRuntimes and ClusterTrainingRuntimes: what TrainJobs are made of */
     CK_CTR,
     CK_LWS, /* LeaderWorkerSets: their groups' Workloads (jobs/leaderworkerset) */
+    CK_STS, /* StatefulSets: their groups' Workloads (jobs/statefulset) */
     CK_N
 };
 
@@ -396,5 +397,10 @@ void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
 
 /* A LeaderWorkerSet's groups' Workloads ("L:ns/name" keys). */
 void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name);
+
+/* ---- jobs/statefulset/reconciler.c ---------------------------------------------- */
+
+/* A StatefulSet's group Workload ("U:ns/name" keys). */
+void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name);
 
 #endif

@@ -56,6 +56,7 @@
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
 #include "controller/jobs/ray/ray.h"
+#include "controller/jobs/statefulset/statefulset.h"
 #include "controller/jobs/trainjob/trainjob.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
@@ -453,7 +454,6 @@ void srv_admit_default(const struct store_resource *r, json_t *obj)
 /* ---- Deployments and StatefulSets ------------------------------------------------------- */
 
 static const struct jf_integration deployment_fw = {.framework = "deployment"};
-static const struct jf_integration statefulset_fw = {.framework = "statefulset"};
 
 static bool is_serving(const struct store_resource *r)
 {
@@ -485,7 +485,7 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     prepare(q, ns, name, &a);
     json_t *pod = template_pod(obj);
     if (a.ns_managed && jf_enabled(&pod_integration, a.cfg) &&
-        jf_enabled(sts ? &statefulset_fw : &deployment_fw, a.cfg)) {
+        jf_enabled(sts ? &statefulset_integration : &deployment_fw, a.cfg)) {
         json_t *meta = jf_obj_child(obj, "metadata");
         if (!jf_queue_name(obj) && a.default_lq)
             json_object_set_new(jf_obj_child(meta, "labels"), JF_QUEUE_LABEL,
@@ -504,6 +504,12 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
                          json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
                 json_object_set_new(jf_obj_child(pm, "labels"), POD_GROUP_LABEL,
                                     json_string(name ? name : ""));
+                /* Its Workload is made by Kueue's StatefulSet reconciler,
+                 * of the one pod set "main". */
+                json_object_set_new(jf_obj_child(pm, "labels"), JF_PREBUILT_LABEL,
+                                    json_string(name ? name : ""));
+                json_object_set_new(jf_obj_child(pm, "annotations"), POD_ROLE_HASH,
+                                    json_string("main"));
                 json_object_set_new(jf_obj_child(pm, "annotations"), POD_GROUP_TOTAL,
                                     json_string(count));
                 json_object_set_new(jf_obj_child(pm, "annotations"),
@@ -611,6 +617,10 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
     if (is_pod(r))
         return srv_admit_pod_update(a, cur, next, e);
     if (is_serving(r)) {
+        /* Kueue's StatefulSet webhook: scaled only to zero and back. */
+        if (a->sts_managed && !strcmp(r->key, "statefulsets.apps") && sts_group(cur) &&
+            sts_check_scale(cur, next, a->group_wl, e))
+            return e->code;
         /* No template the node agent would run at once, as on create. */
         json_t *copy = json_deep_copy(next);
         json_t *pod = template_pod(copy);
@@ -637,6 +647,24 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     } else if (is_serving(r)) {
         if (wo->status || !ns)
             return;
+        if (!strcmp(r->key, "statefulsets.apps") && name) {
+            /* Its group's Workload, which the scale rules need. */
+            prepare(q, ns, name, a);
+            a->q = q;
+            a->sts_managed = a->ns_managed && jf_enabled(&statefulset_integration, a->cfg) &&
+                             jf_enabled(&pod_integration, a->cfg);
+            json_t *cur = NULL;
+            struct err e;
+            err_init(&e);
+            if (a->sts_managed && !store_get(q->srv->store, r, ns, name, &cur, &e) &&
+                sts_group(cur)) {
+                err_init(&e);
+                if (store_get(q->srv->store, store_resource_find("workloads.kueue.x-k8s.io"), ns,
+                              sts_group(cur), &a->group_wl, &e))
+                    a->group_wl = NULL;
+            }
+            json_decref(cur);
+        }
         a->user = &q->user;
         a->may_run_unmanaged =
             srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
@@ -660,4 +688,6 @@ void srv_admit_release(struct srv_admit *a)
 {
     rbac_policy_unref(a->policy);
     a->policy = NULL;
+    json_decref(a->group_wl);
+    a->group_wl = NULL;
 }

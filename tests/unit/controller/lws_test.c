@@ -32,8 +32,8 @@ static const char *LWS =
 
 static const char *meta_str(const json_t *o, const char *part, const char *k)
 {
-    return json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), part),
-                                             k));
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(o, "metadata"), part), k));
 }
 
 static void test_template_default(void **state)
@@ -84,9 +84,8 @@ static void test_workload(void **state)
     const json_t *lt = json_object_get(json_array_get(pss, 0), "template");
     assert_string_equal(meta_str(lt, "labels", LWS_NAME_LABEL), "lws");
     assert_null(meta_str(lt, "labels", "leaderworkerset.sigs.k8s.io/worker-index"));
-    assert_string_equal(json_string_value(json_object_get(json_object_get(wl, "spec"),
-                                                          "queueName")),
-                        "q");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(wl, "spec"), "queueName")), "q");
     json_decref(wl);
     /* Without a leader template: one pod set "main" of size. */
     json_object_del(json_object_get(json_object_get(lws, "spec"), "leaderWorkerTemplate"),

@@ -50,8 +50,8 @@ static void template_default(const json_t *lws, json_t *tpl)
     json_t *labels = jf_obj_child(meta, "labels");
     if (jf_queue_name(lws))
         json_object_set_new(labels, JF_QUEUE_LABEL, json_string(jf_queue_name(lws)));
-    const char *pc = jstr(json_object_get(json_object_get(lws, "metadata"), "labels"),
-                          JF_PRIORITY_LABEL);
+    const char *pc =
+        jstr(json_object_get(json_object_get(lws, "metadata"), "labels"), JF_PRIORITY_LABEL);
     if (pc && *pc)
         json_object_set_new(labels, JF_PRIORITY_LABEL, json_string(pc));
     json_t *ann = jf_obj_child(meta, "annotations");
@@ -98,7 +98,8 @@ static json_t *lws_pod_sets(const json_t *lws)
     long n = group_size(lws);
     const char *worker = "main";
     if (has_leader(lws)) {
-        json_array_append_new(out, pod_set("leader", 1, json_object_get(lwt(lws), "leaderTemplate")));
+        json_array_append_new(out,
+                              pod_set("leader", 1, json_object_get(lwt(lws), "leaderTemplate")));
         worker = "worker";
         n--;
     }

@@ -42,8 +42,7 @@ void lws_workload_name(const json_t *lws, long index, char *out, size_t len);
  * queue, the owner reference, the job-uid label, and the owner and index
  * annotations; NULL with e set when a priority class it names is
  * missing. */
-json_t *lws_workload(const json_t *lws, long index, jf_lookup_fn lookup, void *arg,
-                     struct err *e);
+json_t *lws_workload(const json_t *lws, long index, jf_lookup_fn lookup, void *arg, struct err *e);
 
 /* Is the Pod one the LeaderWorkerSet's operator made from a template
  * Kueue's webhook marked? Its LeaderWorkerSet's name is *name. */

@@ -95,8 +95,8 @@ void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name)
             char *q = queue ? xstrdup(queue) : NULL;
             if (!ctl_write_object(c, CK_WL, ns, wname, queue_fn, q))
                 ctl_event(c, lws, "Normal", "UpdatedWorkload",
-                          leaderworkerset_integration.component,
-                          "Updated workload queue: %s/%s", ns, wname);
+                          leaderworkerset_integration.component, "Updated workload queue: %s/%s",
+                          ns, wname);
             free(q);
         }
     }
