@@ -56,11 +56,11 @@ static void test_workload(void **state)
                                 "schedulingGates"));
     json_decref(wl);
     /* Not marked by Kueue's webhook: not Kueue's. */
-    json_object_del(json_object_get(json_object_get(json_object_get(json_object_get(sts, "spec"),
-                                                                    "template"),
-                                                    "metadata"),
-                                    "annotations"),
-                    "kueue.x-k8s.io/pod-suspending-parent");
+    json_object_del(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(sts, "spec"), "template"), "metadata"),
+            "annotations"),
+        "kueue.x-k8s.io/pod-suspending-parent");
     assert_null(sts_group(sts));
     json_decref(sts);
 }

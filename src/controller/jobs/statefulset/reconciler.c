@@ -55,13 +55,11 @@ static int adopt_fn(json_t *obj, void *arg, struct err *e)
         json_t *owners = json_array();
         size_t i;
         json_t *r;
-        json_array_foreach(json_object_get(meta, "ownerReferences"), i, r)
-            json_array_append_new(owners,
-                                  json_pack("{s:O,s:O,s:O,s:O,s:b}", "apiVersion",
-                                            json_object_get(r, "apiVersion"), "kind",
-                                            json_object_get(r, "kind"), "name",
-                                            json_object_get(r, "name"), "uid",
-                                            json_object_get(r, "uid"), "controller", 0));
+        json_array_foreach(json_object_get(meta, "ownerReferences"), i, r) json_array_append_new(
+            owners,
+            json_pack("{s:O,s:O,s:O,s:O,s:b}", "apiVersion", json_object_get(r, "apiVersion"),
+                      "kind", json_object_get(r, "kind"), "name", json_object_get(r, "name"), "uid",
+                      json_object_get(r, "uid"), "controller", 0));
         json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion",
                                                 "apps/v1", "kind", "StatefulSet", "name",
                                                 mstr(a->sts, "name"), "uid", mstr(a->sts, "uid"),
@@ -94,11 +92,11 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
                (owner && (!jstr(owner, "uid") || !mstr(sts, "uid") ||
                           strcmp(jstr(owner, "uid"), mstr(sts, "uid"))))) {
         /* Another StatefulSet's of that name, or going. */
-    } else if (replicas > 0 && (!owner || strcmp(jstr(json_object_get(wl, "spec"), "queueName")
-                                                     ? jstr(json_object_get(wl, "spec"),
-                                                            "queueName")
-                                                     : "",
-                                                 jf_queue_name(sts) ? jf_queue_name(sts) : ""))) {
+    } else if (replicas > 0 &&
+               (!owner || strcmp(jstr(json_object_get(wl, "spec"), "queueName")
+                                     ? jstr(json_object_get(wl, "spec"), "queueName")
+                                     : "",
+                                 jf_queue_name(sts) ? jf_queue_name(sts) : ""))) {
         struct adopt_arg a = {sts, jf_queue_name(sts)};
         ctl_write_object(c, CK_WL, ns, g, adopt_fn, &a);
     } else if (replicas == 0 && cond_is(wl, "QuotaReserved", "True") &&
@@ -111,7 +109,8 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
     } else if (replicas > 0 && sts_on_hold(wl)) {
         struct ctl_wl_op op = {.kind = OP_UNSET,
                                .reason = "Pending",
-                               .message = "Workload no longer on hold; waiting for quota reservation",
+                               .message =
+                                   "Workload no longer on hold; waiting for quota reservation",
                                .now = tm_now_ms()};
         ctl_write_status(c, CK_WL, ns, g, ctl_wl_mutate, &op);
     }

@@ -28,7 +28,8 @@ long sts_replicas(const json_t *sts)
 const char *sts_group(const json_t *sts)
 {
     const json_t *meta = json_object_get(tpl_of(sts), "metadata");
-    const char *by = jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/pod-suspending-parent");
+    const char *by =
+        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/pod-suspending-parent");
     const char *g = jstr(json_object_get(meta, "labels"), POD_GROUP_LABEL);
     return by && !strcmp(by, "statefulset") && g && *g ? g : NULL;
 }
