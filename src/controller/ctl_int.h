@@ -384,6 +384,13 @@ const struct ctl_integ *ctl_integ_by_prefix(char p);
 
 void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name);
 
+/* Create wl (taken; NULL when building it failed with built) for obj with
+ * Kueue's events: CreatedWorkload from component, or
+ * WorkloadPriorityClassNotFound. Returns the created Workload (owned) or
+ * NULL (one that exists already is not an error). */
+json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const struct err *built,
+                            const char *component);
+
 /* The jf_lookup_fn over the controllers' caches of priority classes (arg:
  * the struct ctl). */
 const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i);

@@ -123,17 +123,7 @@ static void create_group_workload(struct ctl *c, const char *ns, const char *g, 
                                                 i == 0, "blockOwnerDeletion", 1));
     }
     json_object_set_new(wm, "ownerReferences", owners);
-    json_t *out = NULL;
-    rc = ac_create(c->ac, c->res[CK_WL].r, ns, wl, &out, &e);
-    if (!rc) {
-        ctl_observe(c, CK_WL, out);
-        ctl_event(c, first, "Normal", "CreatedWorkload", COMPONENT_POD, "Created Workload: %s/%s",
-                  ns, g);
-    } else if (rc != ERR_EXISTS) {
-        ctl_log_err("workload create", &e);
-    }
-    json_decref(out);
-    json_decref(wl);
+    json_decref(ctl_create_workload(c, first, wl, &e, COMPONENT_POD));
 }
 
 static const json_t *lookup_flavor(void *arg, const char *name)

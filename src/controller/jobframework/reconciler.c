@@ -185,32 +185,44 @@ static void report_creation_latency(struct ctl *c, const json_t *job, const json
                    w > j ? (double)(w - j) / 1000.0 : 0, b, 11);
 }
 
+json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const struct err *built,
+                            const char *component)
+{
+    if (!wl) {
+        if (built->code == ERR_NOT_FOUND && strstr(built->message, "WorkloadPriorityClass"))
+            ctl_event(c, obj, "Warning", "WorkloadPriorityClassNotFound", component, "%s",
+                      built->message);
+        else if (built->code)
+            ctl_log_err("workload build", built);
+        return NULL;
+    }
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = ac_create(c->ac, c->res[CK_WL].r, mstr(obj, "namespace"), wl, &out, &e);
+    json_decref(wl);
+    if (rc) {
+        if (rc != ERR_EXISTS)
+            ctl_log_err("workload create", &e);
+        json_decref(out);
+        return NULL;
+    }
+    ctl_observe(c, CK_WL, out);
+    ctl_event(c, obj, "Normal", "CreatedWorkload", component, "Created Workload: %s/%s",
+              mstr(out, "namespace"), mstr(out, "name"));
+    return out;
+}
+
 static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
 {
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
-    int rc = jf_build_workload(ig->ji, job, ctl_lookup_class, c, &wl, &e);
-    if (rc) {
-        if (rc == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
-            ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", ig->ji->component, "%s",
-                      e.message);
-        else
-            ctl_log_err("workload for a Job", &e);
-        return;
-    }
-    json_t *out = NULL;
-    rc = ac_create(c->ac, c->res[CK_WL].r, mstr(job, "namespace"), wl, &out, &e);
-    if (!rc) {
-        ctl_observe(c, CK_WL, out);
-        ctl_event(c, job, "Normal", "CreatedWorkload", ig->ji->component, "Created Workload: %s/%s",
-                  mstr(out, "namespace"), mstr(out, "name"));
+    jf_build_workload(ig->ji, job, ctl_lookup_class, c, &wl, &e);
+    json_t *out = ctl_create_workload(c, job, wl, &e, ig->ji->component);
+    if (out)
         report_creation_latency(c, job, out);
-    } else if (rc != ERR_EXISTS) {
-        ctl_log_err("workload create", &e);
-    }
     json_decref(out);
-    json_decref(wl);
 }
 
 static int workload_spec_fn(json_t *obj, void *arg, struct err *e)

@@ -19,25 +19,7 @@ static void create_group_workload(struct ctl *c, const json_t *lws, long index)
     struct err e;
     err_init(&e);
     json_t *wl = lws_workload(lws, index, ctl_lookup_class, c, &e);
-    if (!wl) {
-        if (e.code == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
-            ctl_event(c, lws, "Warning", "WorkloadPriorityClassNotFound",
-                      leaderworkerset_integration.component, "%s", e.message);
-        else
-            ctl_log_err("workload for a LeaderWorkerSet", &e);
-        return;
-    }
-    json_t *out = NULL;
-    int rc = ac_create(c->ac, c->res[CK_WL].r, mstr(lws, "namespace"), wl, &out, &e);
-    if (!rc) {
-        ctl_observe(c, CK_WL, out);
-        ctl_event(c, lws, "Normal", "CreatedWorkload", leaderworkerset_integration.component,
-                  "Created Workload: %s/%s", mstr(out, "namespace"), mstr(out, "name"));
-    } else if (rc != ERR_EXISTS) {
-        ctl_log_err("workload create", &e);
-    }
-    json_decref(out);
-    json_decref(wl);
+    json_decref(ctl_create_workload(c, lws, wl, &e, leaderworkerset_integration.component));
 }
 
 static int queue_fn(json_t *obj, void *arg, struct err *e)

@@ -18,25 +18,7 @@ static void create_sts_workload(struct ctl *c, const json_t *sts)
     struct err e;
     err_init(&e);
     json_t *wl = sts_workload(sts, ctl_lookup_class, c, &e);
-    if (!wl) {
-        if (e.code == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
-            ctl_event(c, sts, "Warning", "WorkloadPriorityClassNotFound",
-                      statefulset_integration.component, "%s", e.message);
-        else if (e.code)
-            ctl_log_err("workload for a StatefulSet", &e);
-        return;
-    }
-    json_t *out = NULL;
-    int rc = ac_create(c->ac, c->res[CK_WL].r, mstr(sts, "namespace"), wl, &out, &e);
-    if (!rc) {
-        ctl_observe(c, CK_WL, out);
-        ctl_event(c, sts, "Normal", "CreatedWorkload", statefulset_integration.component,
-                  "Created Workload: %s/%s", mstr(out, "namespace"), mstr(out, "name"));
-    } else if (rc != ERR_EXISTS) {
-        ctl_log_err("workload create", &e);
-    }
-    json_decref(out);
-    json_decref(wl);
+    json_decref(ctl_create_workload(c, sts, wl, &e, statefulset_integration.component));
 }
 
 struct adopt_arg {
