@@ -89,8 +89,10 @@ struct ctl {
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
     struct wq *q;              /* "J:ns/name" jobs, "O:ns/name" pods, "S:ns/name" JobSets,
-                                * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "W:ns/name" workloads,
-                                * "C:name" cq, "F:name" rf */
+                                * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "Y:" RayJobs,
+                                * "R:" RayClusters, "B:" AppWrappers, "N:" TrainJobs,
+                                * "G:ns/group" pod groups, "L:" LeaderWorkerSets, "U:"
+                                * StatefulSets, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
