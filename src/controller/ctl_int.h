@@ -393,6 +393,12 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
 json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const struct err *built,
                             const char *component);
 
+/* Delete the Workloads in ns controlled by the kind's object name but for
+ * the one of uid (NULL: all of them): the garbage collector's part for an
+ * owner gone, or made again, while its Workloads were being made. */
+void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind, const char *name,
+                                const char *uid);
+
 /* The jf_lookup_fn over the controllers' caches of priority classes (arg:
  * the struct ctl). */
 const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i);

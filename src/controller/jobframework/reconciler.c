@@ -213,6 +213,38 @@ json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const 
     return out;
 }
 
+void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind, const char *name,
+                                const char *uid)
+{
+    json_t *names = json_array();
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        const json_t *owner = controller_owner(val, kind);
+        const char *wns = mstr(val, "namespace"), *on = owner ? jstr(owner, "name") : NULL;
+        const char *ou = owner ? jstr(owner, "uid") : NULL;
+        if (on && wns && ns && name && !strcmp(wns, ns) && !strcmp(on, name) &&
+            !being_deleted(val) && !(uid && ou && !strcmp(uid, ou)))
+            json_array_append_new(names, json_string(mstr(val, "name")));
+    }
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        struct err e;
+        err_init(&e);
+        json_t *out = NULL;
+        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, json_string_value(n), NULL, &out, &e);
+        if (!rc && out && mstr(out, "deletionTimestamp"))
+            ctl_observe(c, CK_WL, out);
+        json_decref(out);
+        if (rc && rc != ERR_NOT_FOUND)
+            ctl_log_err("workload delete", &e);
+    }
+    json_decref(names);
+}
+
 static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
 {
     json_t *wl = NULL;
