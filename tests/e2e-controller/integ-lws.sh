@@ -107,4 +107,24 @@ wait_for "lws: scaled down to one group, the other group's Workload goes" 15 "^$
 k -n lws delete leaderworkerset vllm >/dev/null
 wait_for "lws: deleted, its Workloads go and the quota is free" 20 '^ 0$' \
     sh -c "echo \"\$(timeout $E2E_TIMEOUT kubectl --kubeconfig '$KC' -n lws get workloads -o jsonpath='{.items[*].metadata.name}') \$(timeout $E2E_TIMEOUT kubectl --kubeconfig '$KC' get cq lws-cq -o jsonpath='{.status.reservingWorkloads}')\""
+# The LeaderWorkerSet's Pods name their group's Workload as prebuilt: a
+# pod group that names one waits for it rather than making its own.
+k -n lws create -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: waits
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+    kueue.x-k8s.io/pod-group-name: later
+    kueue.x-k8s.io/prebuilt-workload-name: later
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "1"
+spec:
+  containers:
+  - {name: c, image: busybox, command: [sleep, "3600"], resources: {requests: {cpu: "1"}}}
+YAML
+sleep 2
+expect_exact "a pod group naming a prebuilt Workload waits for it (none is made)" "" \
+    k -n lws get workloads -o jsonpath='{.items[*].metadata.name}'
 stop_server "$PID"
