@@ -1755,6 +1755,25 @@ static void validate_configuration(struct err *e, const struct api_object *o)
         }
         err_restore(e, m);
     }
+    /* integrations.externalFrameworks: "Kind.version.group" (Kueue's
+     * schema.ParseKindArg), each once. */
+    const json_t *ext = val__get(val__get(o->json, "integrations"), "externalFrameworks");
+    for (size_t i = 0; i < json_array_size(ext); i++) {
+        const char *f = json_string_value(json_array_get(ext, i));
+        const char *dot = f ? strchr(f, '.') : NULL;
+        size_t m = PUSH(e, "integrations.externalFrameworks");
+        err_push_index(e, i);
+        if (!dot || !strchr(dot + 1, '.')) {
+            val__invalid(e, f ? f : "", "must be format, 'Kind.version.group.com'");
+        } else {
+            for (size_t j = 0; j < i; j++)
+                if (json_equal(json_array_get(ext, j), json_array_get(ext, i))) {
+                    val__duplicate(e, f);
+                    break;
+                }
+        }
+        err_restore(e, m);
+    }
     const json_t *gates = val__get(o->json, "featureGates");
     if (gates)
         check_feature_gates(e, gates);

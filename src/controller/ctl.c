@@ -31,7 +31,10 @@
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/statefulset/statefulset.h"
+#include "controller/jobs/trainjob/trainjob.h"
 #include "controller/leader.h"
 #include "controller/metrics.h"
 #include "controller/visibility.h"
@@ -59,6 +62,14 @@ static const char *const res_keys[CK_N] = {
     [CK_PADDLEJOB] = "paddlejobs.kubeflow.org",
     [CK_JAXJOB] = "jaxjobs.kubeflow.org",
     [CK_MPIJOB] = "mpijobs.kubeflow.org",
+    [CK_RAYJOB] = "rayjobs.ray.io",
+    [CK_RAYCLUSTER] = "rayclusters.ray.io",
+    [CK_APPWRAPPER] = "appwrappers.workload.codeflare.dev",
+    [CK_TRAINJOB] = "trainjobs.trainer.kubeflow.org",
+    [CK_TR] = TRAINJOB_RUNTIME_KEY,
+    [CK_CTR] = TRAINJOB_CLUSTER_RUNTIME_KEY,
+    [CK_LWS] = LWS_RESOURCE_KEY,
+    [CK_STS] = "statefulsets.apps",
 };
 
 /* Kinds an API server serves only once their CRD is installed, which no
@@ -77,12 +88,28 @@ static const struct store_resource crd_res[] = {
     CRD_RES("kubeflow.org", "v1", "paddlejobs", "paddlejob", "PaddleJob"),
     CRD_RES("kubeflow.org", "v1", "jaxjobs", "jaxjob", "JAXJob"),
     CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
+    CRD_RES("ray.io", "v1", "rayjobs", "rayjob", "RayJob"),
+    CRD_RES("ray.io", "v1", "rayclusters", "raycluster", "RayCluster"),
+    CRD_RES("workload.codeflare.dev", "v1beta2", "appwrappers", "appwrapper", "AppWrapper"),
+    CRD_RES("trainer.kubeflow.org", "v1alpha1", "trainjobs", "trainjob", "TrainJob"),
+    CRD_RES("trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "trainingruntime",
+            "TrainingRuntime"),
+    {.group = "trainer.kubeflow.org",
+     .version = "v1alpha1",
+     .plural = "clustertrainingruntimes",
+     .singular = "clustertrainingruntime",
+     .kind = "ClusterTrainingRuntime",
+     .key = TRAINJOB_CLUSTER_RUNTIME_KEY,
+     .custom = true},
+    CRD_RES("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset",
+            "LeaderWorkerSet"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
-    return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
+    return k == CK_RCT || k == CK_TR || k == CK_CTR || k == CK_LWS || k == CK_STS ||
+           (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
 static const enum api_kind engine_kind[CK_N] = {
@@ -517,6 +544,12 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         } else if (!prev && !deleted) {
             enqueue_prebuilt_users(c, ns, name);
         }
+        const json_t *lws_owner = controller_owner(obj, leaderworkerset_integration.kind);
+        if (lws_owner && jstr(lws_owner, "name"))
+            ctl_enqueue(c, "L:", ns, jstr(lws_owner, "name"));
+        const json_t *sts_owner = controller_owner(obj, statefulset_integration.kind);
+        if (sts_owner && jstr(sts_owner, "name"))
+            ctl_enqueue(c, "U:", ns, jstr(sts_owner, "name"));
         const char *grp = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
                                POD_IS_GROUP_WORKLOAD);
         if (grp && !strcmp(grp, "true"))
@@ -559,6 +592,24 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         break;
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
+        break;
+    case CK_LWS:
+        ctl_enqueue(c, "L:", ns, name);
+        break;
+    case CK_STS:
+        ctl_enqueue(c, "U:", ns, name);
+        break;
+    case CK_TR:
+    case CK_CTR:
+        /* TrainJobs may have waited for their runtime. */
+        for (size_t i = 0; i < ctl_n_integs; i++) {
+            size_t it = 0;
+            const char *key;
+            void *val;
+            while (ctl_integs[i].ji->depends_on &&
+                   map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val))
+                ctl_enqueue(c, ctl_integs[i].prefix, mstr(val, "namespace"), mstr(val, "name"));
+        }
         break;
     case CK_AC:
         ctl_enqueue(c, "A:", NULL, name);
@@ -795,6 +846,12 @@ static void process_queue(struct ctl *c)
             switch (k[0]) {
             case 'G':
                 ctl_reconcile_pod_group(c, ns, name);
+                break;
+            case 'L':
+                ctl_reconcile_lws(c, ns, name);
+                break;
+            case 'U':
+                ctl_reconcile_sts(c, ns, name);
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
@@ -1062,6 +1119,13 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         const struct ctl_integ *ig = ctl_integ_of(r->kind);
         r->off =
             ig && ig->k != CK_JOB && !jf_enabled(ig->ji, c->config ? c->config->u.config : NULL);
+        if (k == CK_TR || k == CK_CTR)
+            r->off = !jf_enabled(&trainjob_integration, c->config ? c->config->u.config : NULL);
+        if (k == CK_LWS)
+            r->off =
+                !jf_enabled(&leaderworkerset_integration, c->config ? c->config->u.config : NULL);
+        if (k == CK_STS)
+            r->off = !jf_enabled(&statefulset_integration, c->config ? c->config->u.config : NULL);
     }
     c->leading = true;
     if (o->leader_elect) {

@@ -59,6 +59,14 @@ enum ctl_kind {
     CK_PADDLEJOB,
     CK_JAXJOB,
     CK_MPIJOB,
+    CK_RAYJOB,
+    CK_RAYCLUSTER,
+    CK_APPWRAPPER,
+    CK_TRAINJOB,
+    CK_TR, /* TrainingRuntimes and ClusterTrainingRuntimes: what TrainJobs are made of */
+    CK_CTR,
+    CK_LWS, /* LeaderWorkerSets: their groups' Workloads (jobs/leaderworkerset) */
+    CK_STS, /* StatefulSets: their groups' Workloads (jobs/statefulset) */
     CK_N
 };
 
@@ -81,8 +89,10 @@ struct ctl {
     struct eng *eng;
     struct api_object *config; /* decoded Configuration, or NULL */
     struct wq *q;              /* "J:ns/name" jobs, "O:ns/name" pods, "S:ns/name" JobSets,
-                                * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "W:ns/name" workloads,
-                                * "C:name" cq, "F:name" rf */
+                                * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "Y:" RayJobs,
+                                * "R:" RayClusters, "B:" AppWrappers, "N:" TrainJobs,
+                                * "G:ns/group" pod groups, "L:" LeaderWorkerSets, "U:"
+                                * StatefulSets, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
@@ -376,9 +386,36 @@ const struct ctl_integ *ctl_integ_by_prefix(char p);
 
 void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name);
 
+/* Create wl (taken; NULL when building it failed with built) for obj with
+ * Kueue's events: CreatedWorkload from component, or
+ * WorkloadPriorityClassNotFound. Returns the created Workload (owned) or
+ * NULL (one that exists already is not an error). */
+json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const struct err *built,
+                            const char *component);
+
+/* Delete the Workloads in ns controlled by the kind's object name but for
+ * the one of uid (NULL: all of them): the garbage collector's part for an
+ * owner gone, or made again, while its Workloads were being made. */
+void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind, const char *name,
+                                const char *uid);
+
+/* The jf_lookup_fn over the controllers' caches of priority classes (arg:
+ * the struct ctl). */
+const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i);
+
 /* ---- jobframework/podgroup.c ---------------------------------------------------- */
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */
 void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
+
+/* ---- jobs/leaderworkerset/reconciler.c ------------------------------------------ */
+
+/* A LeaderWorkerSet's groups' Workloads ("L:ns/name" keys). */
+void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name);
+
+/* ---- jobs/statefulset/reconciler.c ---------------------------------------------- */
+
+/* A StatefulSet's group Workload ("U:ns/name" keys). */
+void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name);
 
 #endif

@@ -49,10 +49,15 @@
 
 #include "api/objects.h"
 #include "base/err.h"
+#include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/ray/ray.h"
+#include "controller/jobs/statefulset/statefulset.h"
+#include "controller/jobs/trainjob/trainjob.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
@@ -380,7 +385,12 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"xgboostjobs.kubeflow.org", &xgboostjob_integration},
                  {"paddlejobs.kubeflow.org", &paddlejob_integration},
                  {"jaxjobs.kubeflow.org", &jaxjob_integration},
-                 {"mpijobs.kubeflow.org", &mpijob_integration}};
+                 {"mpijobs.kubeflow.org", &mpijob_integration},
+                 {"rayjobs.ray.io", &rayjob_integration},
+                 {"rayclusters.ray.io", &raycluster_integration},
+                 {"appwrappers.workload.codeflare.dev", &appwrapper_integration},
+                 {"trainjobs.trainer.kubeflow.org", &trainjob_integration},
+                 {LWS_RESOURCE_KEY, &leaderworkerset_integration}};
     for (size_t i = 0; r->custom && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(r->key, kinds[i].key))
             return kinds[i].ji;
@@ -415,6 +425,24 @@ static int reply_refused(struct srv_req *q, int rc, const struct err *e,
     return srv_reply_err(q, rc, e, r, ns, name, op);
 }
 
+/* A Pod the LeaderWorkerSet operator made from a template Kueue's webhook
+ * marked joins its leader group's Workload (on a cluster Kueue's
+ * LeaderWorkerSet reconciler labels it so before ungating; here the
+ * server does it at creation, as the Pod part of the other serving kinds). */
+static void admit_lws_pod(struct srv_req *q, const char *ns, json_t *pod)
+{
+    const char *lname;
+    if (!jf_enabled(&leaderworkerset_integration, q->srv->config) || !lws_pod_of(pod, &lname))
+        return;
+    const struct store_resource *lr = store_lookup_key(q->srv->store, LWS_RESOURCE_KEY);
+    json_t *lws = NULL;
+    struct err e;
+    err_init(&e);
+    if (lr && !store_get(q->srv->store, lr, ns, lname, &lws, &e))
+        lws_pod_default(pod, lws);
+    json_decref(lws);
+}
+
 void srv_admit_default(const struct store_resource *r, json_t *obj)
 {
     if (srv_is_rbac(r))
@@ -426,7 +454,6 @@ void srv_admit_default(const struct store_resource *r, json_t *obj)
 /* ---- Deployments and StatefulSets ------------------------------------------------------- */
 
 static const struct jf_integration deployment_fw = {.framework = "deployment"};
-static const struct jf_integration statefulset_fw = {.framework = "statefulset"};
 
 static bool is_serving(const struct store_resource *r)
 {
@@ -458,7 +485,7 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     prepare(q, ns, name, &a);
     json_t *pod = template_pod(obj);
     if (a.ns_managed && jf_enabled(&pod_integration, a.cfg) &&
-        jf_enabled(sts ? &statefulset_fw : &deployment_fw, a.cfg)) {
+        jf_enabled(sts ? &statefulset_integration : &deployment_fw, a.cfg)) {
         json_t *meta = jf_obj_child(obj, "metadata");
         if (!jf_queue_name(obj) && a.default_lq)
             json_object_set_new(jf_obj_child(meta, "labels"), JF_QUEUE_LABEL,
@@ -477,6 +504,12 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
                          json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
                 json_object_set_new(jf_obj_child(pm, "labels"), POD_GROUP_LABEL,
                                     json_string(name ? name : ""));
+                /* Its Workload is made by Kueue's StatefulSet reconciler,
+                 * of the one pod set "main". */
+                json_object_set_new(jf_obj_child(pm, "labels"), JF_PREBUILT_LABEL,
+                                    json_string(name ? name : ""));
+                json_object_set_new(jf_obj_child(pm, "annotations"), POD_ROLE_HASH,
+                                    json_string("main"));
                 json_object_set_new(jf_obj_child(pm, "annotations"), POD_GROUP_TOTAL,
                                     json_string(count));
                 json_object_set_new(jf_obj_child(pm, "annotations"),
@@ -528,6 +561,8 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         if (jf_enabled(&pod_integration, q->srv->config)) {
             /* Kueue's Pod webhook defaulting: the gate, label, finalizer. */
             prepare(q, ns, name, &a);
+            if (a.ns_managed)
+                admit_lws_pod(q, ns, obj);
             struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
                                         controller_job(obj)};
             pod_default(obj, &x);
@@ -542,11 +577,19 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     }
     const struct jf_integration *crd = crd_integration(r);
     if (crd && ns && jf_enabled(crd, q->srv->config)) {
-        /* Kueue's webhook for the kind: suspended when Kueue manages it. */
+        /* Kueue's webhook for the kind: validated and suspended when
+         * Kueue manages it. */
         struct srv_admit a;
         prepare(q, ns, name, &a);
-        if (a.ns_managed &&
-            (jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+        if (!a.ns_managed ||
+            !(jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+            return true;
+        int rc = crd->validate ? crd->validate(obj, &e) : 0;
+        if (rc) {
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+            return false;
+        }
+        if (!crd->is_skipped || !crd->is_skipped(obj))
             crd->suspend(obj);
         return true;
     }
@@ -574,6 +617,10 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
     if (is_pod(r))
         return srv_admit_pod_update(a, cur, next, e);
     if (is_serving(r)) {
+        /* Kueue's StatefulSet webhook: scaled only to zero and back. */
+        if (a->sts_managed && !strcmp(r->key, "statefulsets.apps") && sts_group(cur) &&
+            sts_check_scale(cur, next, a->group_wl, e))
+            return e->code;
         /* No template the node agent would run at once, as on create. */
         json_t *copy = json_deep_copy(next);
         json_t *pod = template_pod(copy);
@@ -600,6 +647,24 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     } else if (is_serving(r)) {
         if (wo->status || !ns)
             return;
+        if (!strcmp(r->key, "statefulsets.apps") && name) {
+            /* Its group's Workload, which the scale rules need. */
+            prepare(q, ns, name, a);
+            a->q = q;
+            a->sts_managed = a->ns_managed && jf_enabled(&statefulset_integration, a->cfg) &&
+                             jf_enabled(&pod_integration, a->cfg);
+            json_t *cur = NULL;
+            struct err e;
+            err_init(&e);
+            if (a->sts_managed && !store_get(q->srv->store, r, ns, name, &cur, &e) &&
+                sts_group(cur)) {
+                err_init(&e);
+                if (store_get(q->srv->store, store_resource_find("workloads.kueue.x-k8s.io"), ns,
+                              sts_group(cur), &a->group_wl, &e))
+                    a->group_wl = NULL;
+            }
+            json_decref(cur);
+        }
         a->user = &q->user;
         a->may_run_unmanaged =
             srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
@@ -623,4 +688,6 @@ void srv_admit_release(struct srv_admit *a)
 {
     rbac_policy_unref(a->policy);
     a->policy = NULL;
+    json_decref(a->group_wl);
+    a->group_wl = NULL;
 }

@@ -302,6 +302,8 @@ struct srv_admit {
     bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
     bool default_lq;                     /* ... and holds a LocalQueue named "default" */
     struct rbac_policy *policy;          /* for an RBAC kind: a reference (srv_admit_release) */
+    json_t *group_wl; /* a StatefulSet's group Workload as read before the write (owned), or NULL */
+    bool sts_managed; /* the StatefulSet framework is on and its namespace managed */
 };
 /* Default and check a Job being created (changed in place). Returns 0 or
  * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in

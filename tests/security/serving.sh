@@ -175,6 +175,23 @@ expect_exact "statefulset: ... and only the admitted two run" "2" \
 kt "$TKC" -n team-a scale sts db --replicas=2 >/dev/null
 wait_for "statefulset: scaled down, from the highest ordinal" 30 '^db-0 db-1 $' \
     sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {end}'"
+# Kueue's StatefulSet rules: its Workload is the StatefulSet's, made ahead
+# of the Pods; the replicas change only to zero and back (kubectl scale,
+# the scale subresource, is not judged, as Kueue's webhook does not see it).
+expect_exact "statefulset: its group's Workload is owned by the StatefulSet" "StatefulSet db main=2" \
+    k -n team-a get workload db -o jsonpath='{.metadata.ownerReferences[?(@.controller==true)].kind} {.metadata.ownerReferences[?(@.controller==true)].name} {.spec.podSets[0].name}={.spec.podSets[0].count}'
+expect_grep "statefulset: resizing it is refused" 'spec.replicas: Invalid value: 3: field is immutable' \
+    kt "$TKC" -n team-a patch sts db --type=merge -p '{"spec":{"replicas":3}}'
+kt "$TKC" -n team-a patch sts db --type=merge -p '{"spec":{"replicas":0}}' >/dev/null
+wait_for "statefulset: scaled to zero, its Workload is on hold and the quota free" 30 '^False OnHold 0$' \
+    sh -c "echo \"\$(kubectl --kubeconfig $KC -n team-a get workload db -o jsonpath='{.status.conditions[?(@.type==\"QuotaReserved\")].status} {.status.conditions[?(@.type==\"QuotaReserved\")].reason}') \$(kubectl --kubeconfig $KC get cq cq -o jsonpath='{.status.reservingWorkloads}')\""
+wait_for "statefulset: ... and its Pods are gone" 30 '^0$' \
+    sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db -o name | wc -l"
+settle 15 '^0$' k -n team-a get sts db -o jsonpath='{.status.replicas}'
+kt "$TKC" -n team-a patch sts db --type=merge -p '{"spec":{"replicas":2}}' >/dev/null
+wait_for "statefulset: scaled up from zero, the same Workload is admitted again and the Pods run" 40 \
+    '^True db-0 Running db-1 Running $' \
+    sh -c "echo \"\$(kubectl --kubeconfig $KC -n team-a get workload db -o jsonpath='{.status.conditions[?(@.type==\"Admitted\")].status}') \$(kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} {end}')\""
 
 # A second group of 2 x 400m does not fit beside the first: none of it runs.
 sed 's/name: db$/name: db2/; s/app: db}/app: db2}/g; s/serviceName: db/serviceName: db2/' "$TMP/db.yaml" >"$TMP/db2.yaml"

@@ -62,7 +62,24 @@ struct jf_integration {
     json_t *(*reclaimable)(const json_t *obj);
     /* Pods not yet gone: an evicted Workload's quota waits for none. */
     int (*active)(const json_t *obj);
+    /* Optional. Not Kueue's to manage although it names a queue (Kueue's
+     * JobWithSkip, or an owner whose own integration covers it): neither
+     * suspended at creation nor reconciled. */
+    bool (*is_skipped)(const json_t *obj);
+    /* Optional. Kueue's webhook validation of an object it manages, on
+     * create: every problem as a field cause of e (ERR_INVALID). */
+    int (*validate)(const json_t *obj, struct err *e);
+    /* Optional. The object the pod sets are built from besides obj itself
+     * (a TrainJob's training runtime): its resource key, namespace (NULL:
+     * cluster-scoped) and name, borrowed from obj; false when obj names
+     * none. The reconciler hands the functions above a copy of obj with
+     * that object as its member JF_DEPENDENCY, and waits while it is
+     * missing. */
+    bool (*depends_on)(const json_t *obj, const char **resource, const char **ns,
+                       const char **name);
 };
+
+#define JF_DEPENDENCY "_dependency"
 
 #define JF_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 #define JF_PRIORITY_LABEL "kueue.x-k8s.io/priority-class"

@@ -123,17 +123,7 @@ static void create_group_workload(struct ctl *c, const char *ns, const char *g, 
                                                 i == 0, "blockOwnerDeletion", 1));
     }
     json_object_set_new(wm, "ownerReferences", owners);
-    json_t *out = NULL;
-    rc = ac_create(c->ac, c->res[CK_WL].r, ns, wl, &out, &e);
-    if (!rc) {
-        ctl_observe(c, CK_WL, out);
-        ctl_event(c, first, "Normal", "CreatedWorkload", COMPONENT_POD, "Created Workload: %s/%s",
-                  ns, g);
-    } else if (rc != ERR_EXISTS) {
-        ctl_log_err("workload create", &e);
-    }
-    json_decref(out);
-    json_decref(wl);
+    json_decref(ctl_create_workload(c, first, wl, &e, COMPONENT_POD));
 }
 
 static const json_t *lookup_flavor(void *arg, const char *name)
@@ -227,8 +217,10 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
         return;
     }
     if (!wl) {
-        /* Created once the whole group is there, all of it gated. */
-        if (total > 0 && live >= total && gated == (long)json_array_size(pods))
+        /* Created once the whole group is there, all of it gated; a group
+         * naming a prebuilt Workload (a LeaderWorkerSet's) waits for it. */
+        if (total > 0 && live >= total && gated == (long)json_array_size(pods) &&
+            !jf_prebuilt_name(json_array_get(pods, 0)))
             create_group_workload(c, ns, g, pods);
         return;
     }

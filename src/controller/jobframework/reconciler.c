@@ -17,10 +17,13 @@
 #include "base/xalloc.h"
 #include "controller/ctl_int.h"
 #include "controller/jobframework/jobframework.h"
+#include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/ray/ray.h"
+#include "controller/jobs/trainjob/trainjob.h"
 
 /* The integrations, with the cache kind and work-queue prefix of each. */
 const struct ctl_integ ctl_integs[] = {
@@ -33,6 +36,10 @@ const struct ctl_integ ctl_integs[] = {
     {&paddlejob_integration, CK_PADDLEJOB, "D:"},
     {&jaxjob_integration, CK_JAXJOB, "Q:"},
     {&mpijob_integration, CK_MPIJOB, "M:"},
+    {&rayjob_integration, CK_RAYJOB, "Y:"},
+    {&raycluster_integration, CK_RAYCLUSTER, "R:"},
+    {&appwrapper_integration, CK_APPWRAPPER, "B:"},
+    {&trainjob_integration, CK_TRAINJOB, "N:"},
 };
 const size_t ctl_n_integs = sizeof(ctl_integs) / sizeof(ctl_integs[0]);
 
@@ -63,7 +70,7 @@ const struct ctl_integ *ctl_integ_by_prefix(char p)
     return NULL;
 }
 
-static const json_t *lookup_class(void *arg, const char *kind, const char *name, size_t i)
+const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i)
 {
     struct ctl *c = arg;
     enum ctl_kind k = !strcmp(kind, "WorkloadPriorityClass") ? CK_WPC : CK_PC;
@@ -178,32 +185,76 @@ static void report_creation_latency(struct ctl *c, const json_t *job, const json
                    w > j ? (double)(w - j) / 1000.0 : 0, b, 11);
 }
 
+json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const struct err *built,
+                            const char *component)
+{
+    if (!wl) {
+        if (built->code == ERR_NOT_FOUND && strstr(built->message, "WorkloadPriorityClass"))
+            ctl_event(c, obj, "Warning", "WorkloadPriorityClassNotFound", component, "%s",
+                      built->message);
+        else if (built->code)
+            ctl_log_err("workload build", built);
+        return NULL;
+    }
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    int rc = ac_create(c->ac, c->res[CK_WL].r, mstr(obj, "namespace"), wl, &out, &e);
+    json_decref(wl);
+    if (rc) {
+        if (rc != ERR_EXISTS)
+            ctl_log_err("workload create", &e);
+        json_decref(out);
+        return NULL;
+    }
+    ctl_observe(c, CK_WL, out);
+    ctl_event(c, obj, "Normal", "CreatedWorkload", component, "Created Workload: %s/%s",
+              mstr(out, "namespace"), mstr(out, "name"));
+    return out;
+}
+
+void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind, const char *name,
+                                const char *uid)
+{
+    json_t *names = json_array();
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        const json_t *owner = controller_owner(val, kind);
+        const char *wns = mstr(val, "namespace"), *on = owner ? jstr(owner, "name") : NULL;
+        const char *ou = owner ? jstr(owner, "uid") : NULL;
+        if (on && wns && ns && name && !strcmp(wns, ns) && !strcmp(on, name) &&
+            !being_deleted(val) && !(uid && ou && !strcmp(uid, ou)))
+            json_array_append_new(names, json_string(mstr(val, "name")));
+    }
+    size_t i;
+    const json_t *n;
+    json_array_foreach(names, i, n)
+    {
+        struct err e;
+        err_init(&e);
+        json_t *out = NULL;
+        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, json_string_value(n), NULL, &out, &e);
+        if (!rc && out && mstr(out, "deletionTimestamp"))
+            ctl_observe(c, CK_WL, out);
+        json_decref(out);
+        if (rc && rc != ERR_NOT_FOUND)
+            ctl_log_err("workload delete", &e);
+    }
+    json_decref(names);
+}
+
 static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
 {
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
-    int rc = jf_build_workload(ig->ji, job, lookup_class, c, &wl, &e);
-    if (rc) {
-        if (rc == ERR_NOT_FOUND && strstr(e.message, "WorkloadPriorityClass"))
-            ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", ig->ji->component, "%s",
-                      e.message);
-        else
-            ctl_log_err("workload for a Job", &e);
-        return;
-    }
-    json_t *out = NULL;
-    rc = ac_create(c->ac, c->res[CK_WL].r, mstr(job, "namespace"), wl, &out, &e);
-    if (!rc) {
-        ctl_observe(c, CK_WL, out);
-        ctl_event(c, job, "Normal", "CreatedWorkload", ig->ji->component, "Created Workload: %s/%s",
-                  mstr(out, "namespace"), mstr(out, "name"));
+    jf_build_workload(ig->ji, job, ctl_lookup_class, c, &wl, &e);
+    json_t *out = ctl_create_workload(c, job, wl, &e, ig->ji->component);
+    if (out)
         report_creation_latency(c, job, out);
-    } else if (rc != ERR_EXISTS) {
-        ctl_log_err("workload create", &e);
-    }
     json_decref(out);
-    json_decref(wl);
 }
 
 static int workload_spec_fn(json_t *obj, void *arg, struct err *e)
@@ -224,7 +275,7 @@ static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const js
     json_t *built = NULL;
     struct err e;
     err_init(&e);
-    if (jf_build_workload(ig->ji, job, lookup_class, c, &built, &e))
+    if (jf_build_workload(ig->ji, job, ctl_lookup_class, c, &built, &e))
         return true;
     bool eq = jf_workload_matches(wl, built);
     json_decref(built);
@@ -667,7 +718,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
             json_t *built = NULL;
             struct err e;
             err_init(&e);
-            if (!jf_build_workload(ji, job, lookup_class, c, &built, &e)) {
+            if (!jf_build_workload(ji, job, ctl_lookup_class, c, &built, &e)) {
                 const char *wq = jstr(json_object_get(wl, "spec"), "queueName");
                 bool same_queue = wq && queue ? !strcmp(wq, queue) : !wq && !queue;
                 if (!jf_workload_matches(wl, built) || !same_queue) {
@@ -695,11 +746,31 @@ static bool pod_reconciled(const json_t *pod)
            !controller_owner(pod, "Job");
 }
 
+/* A copy of obj (owned) with the object its pod sets are built from as
+ * its JF_DEPENDENCY, or NULL while that is missing. */
+static json_t *with_dependency(struct ctl *c, const struct ctl_integ *ig, const json_t *obj)
+{
+    const char *res = NULL, *dns = NULL, *dname = NULL;
+    if (!ig->ji->depends_on(obj, &res, &dns, &dname))
+        return NULL;
+    for (int k = 0; k < CK_N; k++) {
+        if (!c->res[k].r || strcmp(c->res[k].r->key, res))
+            continue;
+        const json_t *dep = ctl_get(c, (enum ctl_kind)k, dns, dname);
+        if (!dep)
+            return NULL;
+        json_t *copy = json_copy((json_t *)obj);
+        json_object_set(copy, JF_DEPENDENCY, (json_t *)dep);
+        return copy;
+    }
+    return NULL;
+}
+
 void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns, const char *name)
 {
     const json_t *job = ctl_get(c, ig->k, ns, name);
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
-    if (!job || !jf_enabled(ig->ji, cfg))
+    if (!job || !jf_enabled(ig->ji, cfg) || (ig->ji->is_skipped && ig->ji->is_skipped(job)))
         return;
     if (ig->ji == &pod_integration && !pod_is_managed(job))
         return;
@@ -714,7 +785,13 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
     bool without_queue = cfg && cfg->manage_jobs_without_queue_name;
     if (!job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
         return;
-    json_incref((json_t *)job);
+    if (ig->ji->depends_on) {
+        job = with_dependency(c, ig, job);
+        if (!job)
+            return; /* reconciled again when it comes */
+    } else {
+        json_incref((json_t *)job);
+    }
     const json_t *parent = ig->k == CK_JOB ? managed_ancestor(c, job, without_queue) : NULL;
     if (parent)
         reconcile_child(c, job, parent);

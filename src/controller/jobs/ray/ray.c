@@ -1,0 +1,403 @@
+/* ray.c -- the RayJob and RayCluster integrations (see ray.h). Mirrors
+ * Kueue pkg/controller/jobs/raycluster/common.go (the cluster spec's pod
+ * sets, shared by both kinds), raycluster_controller.go,
+ * rayjob_controller.go and their webhooks' validation. */
+#include "controller/jobs/ray/ray.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+
+#define HEAD "head"
+#define SUBMITTER "submitter"
+#define SUBMITTER_CONTAINER "ray-job-submitter"
+#define MAX_POD_SETS 8
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static bool str_is(const char *s, const char *v)
+{
+    return s && !strcmp(s, v);
+}
+
+static const json_t *spec_of(const json_t *o)
+{
+    return json_object_get(o, "spec");
+}
+
+/* The RayJob's cluster spec, or the RayCluster's spec (borrowed). */
+static json_t *rayjob_cluster(const json_t *rj)
+{
+    return json_object_get(spec_of(rj), "rayClusterSpec");
+}
+
+static json_t *raycluster_cluster(const json_t *rc)
+{
+    return json_object_get(rc, "spec");
+}
+
+static const json_t *workers(const json_t *cs)
+{
+    return json_object_get(cs, "workerGroupSpecs");
+}
+
+/* Pods of a worker group: replicas (1 when unset) x numOfHosts when more
+ * than one host. */
+static json_int_t worker_count(const json_t *wg)
+{
+    const json_t *r = json_object_get(wg, "replicas");
+    json_int_t n = json_is_integer(r) ? json_integer_value(r) : 1;
+    const json_t *h = json_object_get(wg, "numOfHosts");
+    if (json_is_integer(h) && json_integer_value(h) > 1)
+        n *= json_integer_value(h);
+    return n;
+}
+
+static json_t *tpl_copy(const json_t *tpl)
+{
+    return json_is_object(tpl) ? json_deep_copy(tpl) : json_object();
+}
+
+/* BuildPodSets: the head, then the worker groups in order. */
+static json_t *cluster_pod_sets(const json_t *cs)
+{
+    json_t *out = json_array();
+    json_array_append_new(
+        out,
+        json_pack("{s:s,s:i,s:o}", "name", HEAD, "count", 1, "template",
+                  tpl_copy(json_object_get(json_object_get(cs, "headGroupSpec"), "template"))));
+    size_t i;
+    const json_t *wg;
+    json_array_foreach(workers(cs), i, wg)
+    {
+        json_array_append_new(out, json_pack("{s:s,s:I,s:o}", "name",
+                                             jstr(wg, "groupName") ? jstr(wg, "groupName") : "",
+                                             "count", worker_count(wg), "template",
+                                             tpl_copy(json_object_get(wg, "template"))));
+    }
+    return out;
+}
+
+/* Flavors into (run) or the stored template back to (stop) one group's
+ * template. */
+static void change_template(json_t *tpl, const json_t *wl, const char *ps, bool run,
+                            jf_flavor_fn flavor, void *arg)
+{
+    if (!json_is_object(tpl) || !ps)
+        return;
+    if (run) {
+        jf_inject_flavors(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), flavor,
+                          arg);
+    } else if (jf_pod_set(wl, ps)) {
+        jf_restore_template(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), NULL);
+        if (!json_object_size(json_object_get(tpl, "metadata")))
+            json_object_del(tpl, "metadata");
+    }
+}
+
+static void change_cluster(json_t *cs, const json_t *wl, bool run, jf_flavor_fn flavor, void *arg)
+{
+    change_template(json_object_get(json_object_get(cs, "headGroupSpec"), "template"), wl, HEAD,
+                    run, flavor, arg);
+    size_t i;
+    json_t *wg;
+    json_array_foreach(workers(cs), i, wg) change_template(json_object_get(wg, "template"), wl,
+                                                           jstr(wg, "groupName"), run, flavor, arg);
+}
+
+/* Kueue's checks of a managed cluster spec at path (spec or
+ * spec.rayClusterSpec). */
+static void validate_cluster(const json_t *cs, const char *path, struct err *e)
+{
+    size_t m = err_push_field(e, path);
+    size_t f = err_push_field(e, "enableInTreeAutoscaling");
+    if (json_is_true(json_object_get(cs, "enableInTreeAutoscaling")))
+        err_field(e, ERR_INVALID,
+                  "Invalid value: true: Kueue admits a Ray cluster of a fixed size; autoscaling "
+                  "needs elastic workloads, which are not supported");
+    err_restore(e, f);
+    size_t n = json_array_size(workers(cs)) + 1;
+    f = err_push_field(e, "workerGroupSpecs");
+    if (n > MAX_POD_SETS)
+        err_field(e, ERR_INVALID, "Too many: %zu: must have at most %d items", n, MAX_POD_SETS);
+    size_t i;
+    const json_t *wg;
+    json_array_foreach(workers(cs), i, wg)
+    {
+        if (!str_is(jstr(wg, "groupName"), HEAD))
+            continue;
+        size_t k = err_push_index(e, i);
+        err_push_field(e, "groupName");
+        err_field(e, ERR_INVALID, "Forbidden: \"%s\" is the head group's pod set name", HEAD);
+        err_restore(e, k);
+    }
+    err_restore(e, f);
+    err_restore(e, m);
+}
+
+static bool suspended_field(const json_t *o)
+{
+    return json_is_true(json_object_get(spec_of(o), "suspend"));
+}
+
+static void suspend_field(json_t *o)
+{
+    json_object_set_new(jf_obj_child(o, "spec"), "suspend", json_true());
+}
+
+static json_t *no_reclaimable(const json_t *o)
+{
+    (void)o;
+    return json_array();
+}
+
+/* ---- RayCluster ------------------------------------------------------------------------ */
+
+static json_t *rc_pod_sets(const json_t *rc)
+{
+    return cluster_pod_sets(raycluster_cluster(rc));
+}
+
+static json_t *rc_change(const json_t *rc, const json_t *wl, bool run, jf_flavor_fn flavor,
+                         void *arg)
+{
+    json_t *c = json_deep_copy(rc);
+    json_object_set_new(jf_obj_child(c, "spec"), "suspend", json_boolean(!run));
+    change_cluster(json_object_get(c, "spec"), wl, run, flavor, arg);
+    return c;
+}
+
+static json_t *rc_run(const json_t *rc, const json_t *wl, jf_flavor_fn flavor, void *arg)
+{
+    return rc_change(rc, wl, true, flavor, arg);
+}
+
+static json_t *rc_stop(const json_t *rc, const json_t *wl)
+{
+    return rc_change(rc, wl, false, NULL, NULL);
+}
+
+/* A cluster is never finished: it serves until deleted. */
+static bool rc_finished(const json_t *rc, bool *success, const char **message)
+{
+    (void)rc;
+    (void)success;
+    (void)message;
+    return false;
+}
+
+static bool rc_ready(const json_t *rc)
+{
+    return str_is(jstr(json_object_get(rc, "status"), "state"), "ready");
+}
+
+static int rc_active(const json_t *rc)
+{
+    return rc_ready(rc) ? 1 : 0;
+}
+
+/* A cluster a RayJob made runs under the RayJob's Workload. */
+static bool rc_skip(const json_t *rc)
+{
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(json_object_get(rc, "metadata"), "ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")) && str_is(jstr(r, "kind"), "RayJob"))
+            return true;
+    }
+    return false;
+}
+
+static int rc_validate(const json_t *rc, struct err *e)
+{
+    validate_cluster(raycluster_cluster(rc), "spec", e);
+    return e->code;
+}
+
+const struct jf_integration raycluster_integration = {
+    .framework = "ray.io/raycluster",
+    .api_version = "ray.io/v1",
+    .group = "ray.io",
+    .kind = "RayCluster",
+    .component = "ray.io/raycluster-kueue-controller",
+    .pod_sets = rc_pod_sets,
+    .is_suspended = suspended_field,
+    .suspend = suspend_field,
+    .run = rc_run,
+    .stop = rc_stop,
+    .finished = rc_finished,
+    .pods_ready = rc_ready,
+    .reclaimable = no_reclaimable,
+    .active = rc_active,
+    .is_skipped = rc_skip,
+    .validate = rc_validate,
+};
+
+/* ---- RayJob ---------------------------------------------------------------------------- */
+
+/* spec.submissionMode, K8sJobMode when unset (the CRD's default). */
+static const char *submission_mode(const json_t *rj)
+{
+    const char *m = jstr(spec_of(rj), "submissionMode");
+    return m && *m ? m : "K8sJobMode";
+}
+
+/* KubeRay's default submitter resources (its GetDefaultSubmitterContainer). */
+static json_t *submitter_resources(void)
+{
+    return json_pack("{s:{s:s,s:s},s:{s:s,s:s}}", "limits", "cpu", "1", "memory", "1Gi", "requests",
+                     "cpu", "500m", "memory", "200Mi");
+}
+
+/* The submitter Job's pod template (owned): spec.submitterPodTemplate,
+ * else KubeRay's default, with the head's image. */
+static json_t *submitter_template(const json_t *rj)
+{
+    const json_t *t = json_object_get(spec_of(rj), "submitterPodTemplate");
+    if (json_is_object(t))
+        return json_deep_copy(t);
+    const json_t *head = json_object_get(
+        json_object_get(json_object_get(rayjob_cluster(rj), "headGroupSpec"), "template"), "spec");
+    const char *image = jstr(json_array_get(json_object_get(head, "containers"), 0), "image");
+    return json_pack("{s:{s:[{s:s,s:s,s:o}],s:s}}", "spec", "containers", "name",
+                     SUBMITTER_CONTAINER, "image", image ? image : "", "resources",
+                     submitter_resources(), "restartPolicy", "Never");
+}
+
+static json_t *rj_pod_sets(const json_t *rj)
+{
+    json_t *out = cluster_pod_sets(rayjob_cluster(rj));
+    const char *mode = submission_mode(rj);
+    if (!strcmp(mode, "K8sJobMode")) {
+        json_array_append_new(out, json_pack("{s:s,s:i,s:o}", "name", SUBMITTER, "count", 1,
+                                             "template", submitter_template(rj)));
+    } else if (!strcmp(mode, "SidecarMode")) {
+        /* KubeRay adds the submitter container to the head pod. */
+        json_t *spec = jf_obj_child(jf_obj_child(json_array_get(out, 0), "template"), "spec");
+        json_t *cs = json_object_get(spec, "containers");
+        if (!json_is_array(cs)) {
+            cs = json_array();
+            json_object_set_new(spec, "containers", cs);
+        }
+        json_array_append_new(cs, json_pack("{s:s,s:o}", "name", SUBMITTER_CONTAINER, "resources",
+                                            submitter_resources()));
+    }
+    return out;
+}
+
+static json_t *rj_change(const json_t *rj, const json_t *wl, bool run, jf_flavor_fn flavor,
+                         void *arg)
+{
+    json_t *j = json_deep_copy(rj);
+    json_t *spec = jf_obj_child(j, "spec");
+    json_object_set_new(spec, "suspend", json_boolean(!run));
+    change_cluster(json_object_get(spec, "rayClusterSpec"), wl, run, flavor, arg);
+    if (strcmp(submission_mode(rj), "K8sJobMode"))
+        return j;
+    /* Started, the submitter's template is written out (KubeRay's default
+     * when there was none) so its pod gets the flavors too. */
+    if (run && !json_is_object(json_object_get(spec, "submitterPodTemplate")))
+        json_object_set_new(spec, "submitterPodTemplate", submitter_template(rj));
+    change_template(json_object_get(spec, "submitterPodTemplate"), wl, SUBMITTER, run, flavor, arg);
+    return j;
+}
+
+static json_t *rj_run(const json_t *rj, const json_t *wl, jf_flavor_fn flavor, void *arg)
+{
+    return rj_change(rj, wl, true, flavor, arg);
+}
+
+static json_t *rj_stop(const json_t *rj, const json_t *wl)
+{
+    return rj_change(rj, wl, false, NULL, NULL);
+}
+
+static const char *deployment_status(const json_t *rj)
+{
+    const char *s = jstr(json_object_get(rj, "status"), "jobDeploymentStatus");
+    return s ? s : "";
+}
+
+static bool rj_finished(const json_t *rj, bool *success, const char **message)
+{
+    const char *d = deployment_status(rj);
+    if (strcmp(d, "Complete") && strcmp(d, "Failed"))
+        return false;
+    const json_t *st = json_object_get(rj, "status");
+    *success = str_is(jstr(st, "jobStatus"), "SUCCEEDED");
+    *message = jstr(st, "message") ? jstr(st, "message") : "";
+    return true;
+}
+
+static bool rj_ready(const json_t *rj)
+{
+    return str_is(jstr(json_object_get(json_object_get(rj, "status"), "rayClusterStatus"), "state"),
+                  "ready");
+}
+
+/* Pods may run unless KubeRay reports the job New or Suspended (so an
+ * object KubeRay has not seen yet counts as active, as in Kueue). */
+static int rj_active(const json_t *rj)
+{
+    const char *d = deployment_status(rj);
+    return strcmp(d, "Suspended") && strcmp(d, "New") ? 1 : 0;
+}
+
+/* A RayJob using an existing cluster is not queued. */
+static bool rj_skip(const json_t *rj)
+{
+    return json_object_size(json_object_get(spec_of(rj), "clusterSelector")) > 0;
+}
+
+static int rj_validate(const json_t *rj, struct err *e)
+{
+    const json_t *spec = spec_of(rj);
+    bool selector = json_object_size(json_object_get(spec, "clusterSelector")) > 0;
+    const json_t *cs = rayjob_cluster(rj);
+    size_t m = err_push_field(e, "spec");
+    if (selector && cs) {
+        err_push_field(e, "clusterSelector");
+        err_field(e, ERR_INVALID,
+                  "Invalid value: the selector: a job Kueue manages brings its own cluster "
+                  "(rayClusterSpec), not an existing one");
+    } else if (!selector && !json_is_object(cs)) {
+        err_push_field(e, "rayClusterSpec");
+        err_field(e, ERR_INVALID,
+                  "Required value: a job Kueue manages without clusterSelector needs its cluster");
+    } else if (!selector) {
+        size_t f = err_push_field(e, "shutdownAfterJobFinishes");
+        if (!json_is_true(json_object_get(spec, "shutdownAfterJobFinishes")))
+            err_field(e, ERR_INVALID,
+                      "Invalid value: false: a job Kueue manages must delete its cluster once "
+                      "finished");
+        err_restore(e, f);
+    }
+    err_restore(e, m);
+    if (!selector && json_is_object(cs))
+        validate_cluster(cs, "spec.rayClusterSpec", e);
+    return e->code;
+}
+
+const struct jf_integration rayjob_integration = {
+    .framework = "ray.io/rayjob",
+    .api_version = "ray.io/v1",
+    .group = "ray.io",
+    .kind = "RayJob",
+    .component = "ray.io/rayjob-kueue-controller",
+    .pod_sets = rj_pod_sets,
+    .is_suspended = suspended_field,
+    .suspend = suspend_field,
+    .run = rj_run,
+    .stop = rj_stop,
+    .finished = rj_finished,
+    .pods_ready = rj_ready,
+    .reclaimable = no_reclaimable,
+    .active = rj_active,
+    .is_skipped = rj_skip,
+    .validate = rj_validate,
+};

@@ -1,0 +1,113 @@
+/* statefulset.c -- the StatefulSet integration (see statefulset.h).
+ * Mirrors Kueue pkg/controller/jobs/statefulset (statefulset_reconciler.go's
+ * constructWorkload, statefulset_webhook.go's replicas rules). */
+#include "controller/jobs/statefulset/statefulset.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "controller/jobs/pod/pod.h"
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static const json_t *tpl_of(const json_t *sts)
+{
+    return json_object_get(json_object_get(sts, "spec"), "template");
+}
+
+long sts_replicas(const json_t *sts)
+{
+    const json_t *r = json_object_get(json_object_get(sts, "spec"), "replicas");
+    return json_is_integer(r) ? (long)json_integer_value(r) : 1;
+}
+
+const char *sts_group(const json_t *sts)
+{
+    const json_t *meta = json_object_get(tpl_of(sts), "metadata");
+    const char *by =
+        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/pod-suspending-parent");
+    const char *g = jstr(json_object_get(meta, "labels"), POD_GROUP_LABEL);
+    return by && !strcmp(by, "statefulset") && g && *g ? g : NULL;
+}
+
+/* One pod set "main" of replicas Pods, the template's spec without
+ * Kueue's gate. */
+static json_t *sts_pod_sets(const json_t *sts)
+{
+    const json_t *spec = json_object_get(tpl_of(sts), "spec");
+    json_t *s = json_is_object(spec) ? json_deep_copy(spec) : json_object();
+    json_t *gates = json_object_get(s, "schedulingGates");
+    for (size_t i = json_array_size(gates); i-- > 0;)
+        if (!strcmp(jstr(json_array_get(gates, i), "name") ? jstr(json_array_get(gates, i), "name")
+                                                           : "",
+                    POD_GATE))
+            json_array_remove(gates, i);
+    if (json_is_array(gates) && !json_array_size(gates))
+        json_object_del(s, "schedulingGates");
+    return json_pack("[{s:s,s:I,s:{s:o}}]", "name", "main", "count", (json_int_t)sts_replicas(sts),
+                     "template", "spec", s);
+}
+
+const struct jf_integration statefulset_integration = {
+    .framework = "statefulset",
+    .api_version = "apps/v1",
+    .group = "apps",
+    .kind = "StatefulSet",
+    .component = "statefulset",
+    .pod_sets = sts_pod_sets,
+};
+
+json_t *sts_workload(const json_t *sts, jf_lookup_fn lookup, void *arg, struct err *e)
+{
+    const char *g = sts_group(sts);
+    json_t *wl = NULL;
+    if (!g || jf_build_workload(&statefulset_integration, sts, lookup, arg, &wl, e))
+        return NULL;
+    json_t *wm = json_object_get(wl, "metadata");
+    json_object_set_new(wm, "name", json_string(g));
+    json_t *ann = jf_obj_child(wm, "annotations");
+    json_object_set_new(ann, POD_IS_GROUP_WORKLOAD, json_string("true"));
+    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-gvk",
+                        json_string("apps/v1, Kind=StatefulSet"));
+    const char *name = jstr(json_object_get(sts, "metadata"), "name");
+    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-name", json_string(name ? name : ""));
+    return wl;
+}
+
+bool sts_on_hold(const json_t *wl)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, c)
+    {
+        if (jstr(c, "type") && !strcmp(jstr(c, "type"), "QuotaReserved"))
+            return jstr(c, "status") && !strcmp(jstr(c, "status"), "False") && jstr(c, "reason") &&
+                   !strcmp(jstr(c, "reason"), STS_ON_HOLD_REASON);
+    }
+    return false;
+}
+
+int sts_check_scale(const json_t *old, const json_t *sts, const json_t *wl, struct err *e)
+{
+    long was = sts_replicas(old), now = sts_replicas(sts);
+    if (was == now)
+        return 0;
+    size_t m = err_push_field(e, "spec");
+    err_push_field(e, "replicas");
+    if (was && now) {
+        err_field(e, ERR_INVALID, "Invalid value: %ld: field is immutable", now);
+    } else if (!was) {
+        const json_t *st = json_object_get(json_object_get(old, "status"), "replicas");
+        if (json_is_integer(st) && json_integer_value(st) > 0)
+            err_field(e, ERR_INVALID, "Forbidden: scaling down is still in progress");
+        else if (wl && !sts_on_hold(wl))
+            err_field(e, ERR_INVALID,
+                      "Forbidden: workload from previous scale-down is still being deleted");
+    }
+    err_restore(e, m);
+    return e->code;
+}

@@ -1,0 +1,47 @@
+/* statefulset.h -- the StatefulSet integration ("statefulset", Kueue
+ * pkg/controller/jobs/statefulset), on the Pod integration: a
+ * StatefulSet's Pods are one serving pod group whose Workload Kueue makes
+ * ahead of them and the StatefulSet owns, of one pod set "main" of
+ * replicas Pods. Kueue allows a managed StatefulSet to be scaled only to
+ * zero and back: scaled to zero, its Workload is put on hold (its quota
+ * given back, kept for the scale-up); scaled up again, the hold is cleared
+ * and it queues for admission again. Pure functions over JSON trees; the
+ * reconciler is ctl_reconcile_sts. */
+#ifndef CUEUE_CONTROLLER_JOBS_STATEFULSET_STATEFULSET_H
+#define CUEUE_CONTROLLER_JOBS_STATEFULSET_STATEFULSET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "controller/jobframework/jobframework.h"
+
+struct err;
+
+#define STS_ON_HOLD_REASON "OnHold"
+
+/* The kind's names ("statefulset", apps/v1 StatefulSet) and its pod sets. */
+extern const struct jf_integration statefulset_integration;
+
+/* spec.replicas, 1 when unset. */
+long sts_replicas(const json_t *sts);
+
+/* The pod group of a StatefulSet Kueue manages (its template's
+ * pod-group-name, which its Workload is named after, borrowed), or NULL
+ * when Kueue's webhook did not mark its template. */
+const char *sts_group(const json_t *sts);
+
+/* The group's Workload (owned), made ahead of the Pods: named after the
+ * group, owned by the StatefulSet, one pod set "main" of replicas Pods;
+ * NULL with e set when a priority class it names is missing. */
+json_t *sts_workload(const json_t *sts, jf_lookup_fn lookup, void *arg, struct err *e);
+
+/* Is the Workload on hold (QuotaReserved False for OnHold)? */
+bool sts_on_hold(const json_t *wl);
+
+/* Kueue's webhook rule for a change of a managed StatefulSet's replicas:
+ * only to zero and back from zero, once the scale-down is over (no Pod
+ * left, status.replicas 0) and its Workload is on hold or gone (wl, may
+ * be NULL). 0, or ERR_INVALID with the field named. */
+int sts_check_scale(const json_t *old, const json_t *sts, const json_t *wl, struct err *e);
+
+#endif
