@@ -35,10 +35,11 @@ struct doc {
     size_t index;
     json_t *json; /* borrowed from the stream, or owned (Job workloads) */
     bool owned;
-    struct api_object *obj; /* NULL for ResourceClaimTemplates, LimitRanges, skipped kinds */
+    struct api_object *obj; /* NULL for ResourceClaimTemplates, LimitRanges, Nodes */
     struct eng_wl *wl;      /* for Workloads */
     bool is_claim_tpl;
     bool is_limit_range;
+    bool is_node;
     bool superseded; /* a later document of the same Workload replaced it */
 };
 
@@ -200,6 +201,12 @@ static void claim_template(struct run *r, const json_t *doc)
     free(counts);
 }
 
+static bool is_node(const json_t *doc)
+{
+    const char *av = jstr(doc, "apiVersion"), *k = jstr(doc, "kind");
+    return av && k && !strcmp(av, "v1") && !strcmp(k, "Node");
+}
+
 static bool is_limit_range(const json_t *doc)
 {
     const char *av = jstr(doc, "apiVersion"), *k = jstr(doc, "kind");
@@ -231,6 +238,10 @@ static int load(struct run *r)
             }
             if (is_limit_range(j)) {
                 d->is_limit_range = true;
+                continue;
+            }
+            if (is_node(j)) {
+                d->is_node = true;
                 continue;
             }
             int rc = decode_doc(d);
@@ -272,6 +283,8 @@ static int load(struct run *r)
             claim_template(r, d->json);
         else if (d->is_limit_range)
             limit_range(r, d->json);
+        else if (d->is_node)
+            ctl_node_feed(r->eng, d->json, NULL);
         else if (d->obj->kind != API_KIND_WORKLOAD)
             eng_apply(r->eng, d->obj, r->now);
     }
