@@ -49,6 +49,9 @@ static const char *const res_keys[CK_N] = {
     [CK_PC] = "priorityclasses.scheduling.k8s.io",
     [CK_LR] = "limitranges",
     [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
+    [CK_TOPO] = "topologies.kueue.x-k8s.io",
+    [CK_NODE] = "nodes",
+    [CK_TASPOD] = "pods",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
     [CK_POD] = "pods",
@@ -91,7 +94,9 @@ static const enum api_kind engine_kind[CK_N] = {
     [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
     [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
+    [CK_TOPO] = API_KIND_TOPOLOGY,    [CK_NODE] = API_KIND_UNKNOWN,
+    [CK_TASPOD] = API_KIND_UNKNOWN,   [CK_WL] = API_KIND_WORKLOAD,
+    [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -330,6 +335,16 @@ static void refeed_namespace(struct ctl *c, const char *ns)
 
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
 {
+    if (k == CK_NODE) {
+        if (!c->synced || !mstr(obj, "name"))
+            return;
+        c->cycle_dirty = true;
+        if (deleted)
+            eng_delete_node(c->eng, mstr(obj, "name"));
+        else
+            ctl_node_feed(c->eng, obj, NULL);
+        return;
+    }
     if (k == CK_LR || k == CK_RCT) {
         if (c->synced)
             feed_namespace_input(c, k, obj, deleted);
@@ -522,6 +537,8 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (grp && !strcmp(grp, "true"))
             ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
+        if (!deleted && json_object_get(json_object_get(obj, "status"), "admission"))
+            ctl_enqueue(c, "U:", ns, name);
         if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
         /* A ClusterQueue being deleted waits for its workloads. */
@@ -557,6 +574,14 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (!c->rebuilding)
             refeed_namespace(c, ns);
         break;
+    case CK_TASPOD: {
+        /* A Pod of a TAS workload created or changed: the ungater looks. */
+        const char *wl = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                              "kueue.x-k8s.io/workload");
+        if (wl && !deleted)
+            ctl_enqueue(c, "U:", ns, wl);
+        break;
+    }
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
         break;
@@ -752,8 +777,8 @@ static void rebuild_engine(struct ctl *c)
 {
     /* Cluster objects first, then workloads: those holding a reservation
      * are charged again, the others queued. */
-    static const enum ctl_kind order[] = {CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ,
-                                          CK_LQ, CK_LR, CK_RCT,    CK_WL};
+    static const enum ctl_kind order[] = {CK_NS, CK_RF,  CK_COHORT, CK_AC,   CK_CQ, CK_LQ,
+                                          CK_LR, CK_RCT, CK_TOPO,   CK_NODE, CK_WL};
     c->synced = true;
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         size_t it = 0;
@@ -798,6 +823,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
+                break;
+            case 'U':
+                ctl_reconcile_tas_ungater(c, ns, name);
                 break;
             case 'C':
                 ctl_reconcile_cq(c, name);
@@ -1058,6 +1086,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         /* Only the Pods Kueue's admission labelled: a Job's are not read. */
         if (k == CK_POD)
             io.label_selector = POD_MANAGED_LABEL "=true";
+        if (k == CK_TASPOD)
+            io.label_selector = "kueue.x-k8s.io/podset";
         r->inf = inf_new(c->ac, r->r, &io, &h);
         const struct ctl_integ *ig = ctl_integ_of(r->kind);
         r->off =

@@ -47,8 +47,11 @@ enum ctl_kind {
     CK_LQ,
     CK_WPC,
     CK_PC,
-    CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
-    CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    CK_LR,   /* LimitRanges: defaults and bounds of workloads' requests */
+    CK_RCT,  /* ResourceClaimTemplates: DRA quota */
+    CK_TOPO, /* Topologies and Nodes: topology-aware scheduling */
+    CK_NODE,
+    CK_TASPOD, /* Pods Kueue started (the podset label): the TopologyUngater's */
     CK_WL,
     CK_JOB,
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
@@ -380,5 +383,11 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */
 void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
+
+/* ---- the TopologyUngater (core/tas_ungater.c) ---------------------------------- */
+
+/* Ungate the Pods of Workload ns/name that wait with the kueue.x-k8s.io/topology
+ * scheduling gate, each with the nodeSelector of its domain. */
+void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name);
 
 #endif

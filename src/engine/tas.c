@@ -163,8 +163,8 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
         r->unconstrained = t->unconstrained;
         r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
         r->slice_size = t->slice_size;
-        r->explicit_ = r->required || r->preferred || t->unconstrained || r->slice_level ||
-                       t->slice_size;
+        r->explicit_ =
+            r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
         return;
     }
     /* As Kueue's jobframework builds the request from the annotations. */
@@ -314,8 +314,7 @@ const char *tas_flavor_mismatch(struct eng *eng, const struct eng_cq *cq, const 
     if (!f->topology) {
         if (!ps_requests_group(cq, ps, group))
             return NULL;
-        snprintf(buf, sizeof(buf), "Flavor \"%s\" does not support TopologyAwareScheduling",
-                 name);
+        snprintf(buf, sizeof(buf), "Flavor \"%s\" does not support TopologyAwareScheduling", name);
         return cyc_strdup(eng, buf);
     }
     const struct eng_topo *t = flavor_topo(eng, fid);
@@ -442,8 +441,8 @@ static void take_placement(struct snap *s, const struct eng_ps *ps,
                            const struct eng_topology_assignment *ta, int32_t count)
 {
     for (size_t i = 0; i < ta->n_domains; i++) {
-        struct dom *leaf = map_get(&s->by_id, leaf_id(s, (const char *const *)ta->domains[i].values,
-                                                      ta->n_levels));
+        struct dom *leaf = map_get(
+            &s->by_id, leaf_id(s, (const char *const *)ta->domains[i].values, ta->n_levels));
         if (!leaf || !leaf->free)
             continue;
         int64_t n = ta->domains[i].count;
@@ -455,8 +454,7 @@ static void take_placement(struct snap *s, const struct eng_ps *ps,
     }
 }
 
-static void take_workload(struct snap *s, const struct eng_wl *wl,
-                          const struct fa_assignment *a)
+static void take_workload(struct snap *s, const struct eng_wl *wl, const struct fa_assignment *a)
 {
     for (size_t p = 0; p < wl->n_ps; p++) {
         const struct eng_ps *ps = &wl->ps[p];
@@ -522,7 +520,8 @@ static bool build_snapshot(struct eng *eng, int fid, bool simulate_empty, struct
     return true;
 }
 
-/* ---- node filtering (Kueue's default scheduling simulator) ------------------------------------ */
+/* ---- node filtering (Kueue's default scheduling simulator) ------------------------------------
+ */
 
 static bool tolerated(const struct eng_toleration *t, size_t n, const struct eng_taint *taint)
 {
@@ -647,9 +646,9 @@ static void fill_leaf(struct snap *s, const struct req *r, struct dom *leaf)
         if (r->per_pod[res] <= 0)
             continue;
         int64_t c = leaf->free[res] <= 0 ? 0 : leaf->free[res] / r->per_pod[res];
-        if (c < best || (c == best && limiting >= 0 &&
-                         strcmp(s->eng->res_names.names[res],
-                                s->eng->res_names.names[limiting]) < 0)) {
+        if (c < best ||
+            (c == best && limiting >= 0 &&
+             strcmp(s->eng->res_names.names[res], s->eng->res_names.names[limiting]) < 0)) {
             best = c;
             limiting = (int)res;
         }
@@ -705,8 +704,8 @@ static int cmp_dom(const struct snap *s, bool lfc, const struct dom *a, const st
 
 /* A stable merge sort of d[0..n) with tmp of n; by values when by_values,
  * else by cmp_dom (qsort takes no context). */
-static void msort(const struct snap *s, bool lfc, bool by_values, struct dom **d,
-                  struct dom **tmp, size_t n)
+static void msort(const struct snap *s, bool lfc, bool by_values, struct dom **d, struct dom **tmp,
+                  size_t n)
 {
     if (n < 2)
         return;
@@ -883,8 +882,8 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
 /* updateCountsToMinimumGeneric without leaders: keeps the fewest domains
  * that hold count pods (slices of slice_size when use_slices), cutting
  * the last one's count down. */
-static void to_minimum(struct snap *s, struct dom **d, size_t n, int32_t count,
-                       int32_t slice_size, bool lfc, bool use_slices, struct dlist *out)
+static void to_minimum(struct snap *s, struct dom **d, size_t n, int32_t count, int32_t slice_size,
+                       bool lfc, bool use_slices, struct dlist *out)
 {
     int32_t remaining = use_slices ? count / slice_size : count;
     for (size_t i = 0; i < n; i++) {
@@ -935,8 +934,7 @@ static struct eng_topology_assignment *build(struct snap *s, struct dlist *l)
 
 /* findTopologyAssignment for one pod set; NULL with the reason in sb. */
 static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq *cq,
-                                             const struct eng_ps *ps, int32_t count,
-                                             struct sb *sb)
+                                             const struct eng_ps *ps, int32_t count, struct sb *sb)
 {
     struct eng *eng = s->eng;
     const struct eng_topo *t = s->topo;
@@ -1114,8 +1112,7 @@ static void add_reason(struct eng *eng, struct fa_ps *fp, const char *msg)
     fp->cap_reasons = fp->n_reasons;
 }
 
-void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
-               struct fa_assignment *a)
+void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, struct fa_assignment *a)
 {
     if (a->mode == FA_NOFIT || !any_tas(eng, cq, wl))
         return;
@@ -1162,8 +1159,8 @@ bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct
         bool ok = true;
         for (size_t i = 0; i < fp->topo->n_domains && ok; i++) {
             const struct eng_topology_domain *d = &fp->topo->domains[i];
-            struct dom *leaf = map_get(
-                &s.by_id, leaf_id(&s, (const char *const *)d->values, fp->topo->n_levels));
+            struct dom *leaf =
+                map_get(&s.by_id, leaf_id(&s, (const char *const *)d->values, fp->topo->n_levels));
             if (!leaf)
                 ok = false;
             for (size_t k = 0; ok && k < wl->ps[p].n_req; k++) {
