@@ -187,8 +187,7 @@ static long rank_of(const json_t *pod, int32_t count)
 }
 
 /* The domain of each Pod (index into pods, -1: leave alone). */
-static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int32_t count,
-                       int *out)
+static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int32_t count, int *out)
 {
     /* By rank when every Pod has a distinct valid rank that matches the
      * domains of the ungated ones. */

@@ -124,7 +124,6 @@ static void test_api_status_requeue_state(void **state)
     json_decref(w);
 }
 
-
 static json_t *write_topology(const char *level, const char **values, const int32_t *counts,
                               size_t n)
 {
@@ -160,9 +159,10 @@ static void test_api_status_topology_single_slice(void **state)
     const int32_t c[] = {2, 2};
     json_t *t = write_topology("cloud.com/rack", v, c, 2);
     char *s = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    assert_string_equal(s, "{\"levels\":[\"cloud.com/rack\"],\"slices\":[{\"domainCount\":2,"
-                           "\"valuesPerLevel\":[{\"individual\":{\"prefix\":\"rack-\",\"suffix\":"
-                           "\"-row\",\"roots\":[\"1\",\"2\"]}}],\"podCounts\":{\"universal\":2}}]}");
+    assert_string_equal(s,
+                        "{\"levels\":[\"cloud.com/rack\"],\"slices\":[{\"domainCount\":2,"
+                        "\"valuesPerLevel\":[{\"individual\":{\"prefix\":\"rack-\",\"suffix\":"
+                        "\"-row\",\"roots\":[\"1\",\"2\"]}}],\"podCounts\":{\"universal\":2}}]}");
     free(s);
     json_decref(t);
     const char *one[] = {"host-a"};
@@ -195,12 +195,12 @@ static void test_api_status_topology_hostname_runs(void **state)
     for (size_t i = 0; i < 2; i++) {
         json_t *sl = json_array_get(slices, i);
         assert_int_equal(json_integer_value(json_object_get(sl, "domainCount")), 12);
-        json_t *ind = json_object_get(json_array_get(json_object_get(sl, "valuesPerLevel"), 0),
-                                      "individual");
+        json_t *ind =
+            json_object_get(json_array_get(json_object_get(sl, "valuesPerLevel"), 0), "individual");
         assert_string_equal(field(ind, "prefix"), i ? "pool-b-node-" : "pool-a-node-");
-        assert_int_equal(json_integer_value(json_object_get(json_object_get(sl, "podCounts"),
-                                                            "universal")),
-                         i ? 2 : 1);
+        assert_int_equal(
+            json_integer_value(json_object_get(json_object_get(sl, "podCounts"), "universal")),
+            i ? 2 : 1);
     }
     json_decref(t);
 }
