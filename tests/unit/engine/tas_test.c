@@ -89,8 +89,8 @@ static void test_tas_node_added_requeues_and_places(void **state)
     eng_wl_pending(w, &reason, &message, &inadm);
     assert_true(inadm);
     assert_string_equal(reason, "TopologyPlacementFailed");
-    assert_string_equal(message,
-                        "couldn't assign flavors to pod set main: no topology domains at level: rack");
+    assert_string_equal(
+        message, "couldn't assign flavors to pod set main: no topology domains at level: rack");
     node(&f, "x1", "r1", CPU(1));
     node(&f, "x2", "r2", CPU(3));
     eng_cycle(f.eng, 20);
