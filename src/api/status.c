@@ -1,9 +1,12 @@
 /* status.c -- see status.h. */
 #include "api/status.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/quantity.h"
+#include "base/map.h"
 #include "base/time.h"
 #include "base/xalloc.h"
 
@@ -214,32 +217,37 @@ static json_t *assignment_obj(const struct api_topology_assignment *t)
     return o;
 }
 
-/* Occurrences of the prefix s[0..len) among the hostnames (stops at 2). */
-static int prefix_uses(const struct api_topology_domain *doms, size_t n, size_t level,
-                       const char *s, size_t len)
+/* How many hostnames have each '-'-ended prefix (counted to 2), by prefix. */
+static void count_prefixes(const struct api_topology_domain *doms, size_t n, size_t level,
+                           struct map *counts)
 {
-    int uses = 0;
-    for (size_t i = 0; i < n && uses < 2; i++) {
+    for (size_t i = 0; i < n; i++) {
         const char *v = doms[i].values[level];
-        for (size_t end = 0; v[end] && v[end + 1]; end++)
-            if (v[end] == '-' && end + 1 == len && !strncmp(v, s, len)) {
-                uses++;
-                break;
-            }
+        for (size_t end = 0; v[end] && v[end + 1]; end++) {
+            if (v[end] != '-')
+                continue;
+            char *p = xstrndup(v, end + 1);
+            uintptr_t c = (uintptr_t)map_get(counts, p);
+            if (c < 2)
+                map_put(counts, p, (void *)(c + 1));
+            free(p);
+        }
     }
-    return uses;
 }
 
 /* The longest '-'-ended prefix of a hostname that another one shares, as
  * a length (0: none). */
-static size_t reusable_prefix(const struct api_topology_domain *doms, size_t n, size_t level,
-                              size_t i)
+static size_t reusable_prefix(const struct map *counts, const char *v)
 {
-    const char *v = doms[i].values[level];
     size_t best = 0;
-    for (size_t end = 0; v[end] && v[end + 1]; end++)
-        if (v[end] == '-' && prefix_uses(doms, n, level, v, end + 1) >= 2)
+    for (size_t end = 0; v[end] && v[end + 1]; end++) {
+        if (v[end] != '-')
+            continue;
+        char *p = xstrndup(v, end + 1);
+        if ((uintptr_t)map_get(counts, p) >= 2)
             best = end + 1;
+        free(p);
+    }
     return best;
 }
 
@@ -252,8 +260,11 @@ static json_t *topology_assignment_json(const struct api_topology_assignment *t)
     if (n < 2 || !nl || strcmp(t->levels.items[nl - 1], HOSTNAME_LEVEL))
         return single;
     size_t *key = xcalloc(n, sizeof(*key));
+    struct map counts = MAP_INIT;
+    count_prefixes(t->domains, n, nl - 1, &counts);
     for (size_t i = 0; i < n; i++)
-        key[i] = reusable_prefix(t->domains, n, nl - 1, i);
+        key[i] = reusable_prefix(&counts, t->domains[i].values[nl - 1]);
+    map_release(&counts);
     json_t *runs = assignment_obj(t);
     json_t *slices = json_object_get(runs, "slices");
     size_t start = 0;
