@@ -759,9 +759,11 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     free(v.wl);
     free(v.next);
 
-    /* Drop the snapshot's changes, then charge the admissions for real. */
+    /* Drop the snapshot's changes, then charge the admissions for real
+     * (their topology placements too: no longer assumed). */
     snap_rollback(eng, 0);
     eng->in_cycle = false;
+    eng->n_tas_cycle = 0;
     for (size_t i = 0; i < n; i++)
         if (es[i].admitted)
             commit_admission(eng, &es[i]);

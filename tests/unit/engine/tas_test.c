@@ -138,11 +138,31 @@ static void test_tas_usage_counts_and_unchanged_node_is_quiet(void **state)
     fx_release(&f);
 }
 
+/* After a cycle, what it admitted counts once: explaining a pending
+ * workload that fits beside it says Fit. */
+static void test_tas_explain_after_cycle_counts_once(void **state)
+{
+    (void)state;
+    struct fx f;
+    tas_setup(&f);
+    node(&f, "x2", "r2", CPU(4));
+    struct eng_wl *w1 = rack_wl(&f, "w1", 2);
+    eng_cycle(f.eng, 10);
+    assert_true(eng_wl_is_admitted(w1));
+    struct eng_wl *w2 = rack_wl(&f, "w2", 2);
+    struct eng_why why;
+    eng_explain(f.eng, w2, &why);
+    assert_string_equal(why.mode, "Fit");
+    eng_why_release(&why);
+    fx_release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tas_node_added_requeues_and_places),
         cmocka_unit_test(test_tas_usage_counts_and_unchanged_node_is_quiet),
+        cmocka_unit_test(test_tas_explain_after_cycle_counts_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
