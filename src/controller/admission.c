@@ -87,10 +87,15 @@ void ctl_requests_write(struct eng *eng, const struct eng_wl *wl, json_t *obj)
     free(ps);
 }
 
+/* A ResourceList value in Kueue units: a quantity string, or an integer
+ * already in those units. */
 static int64_t list_value(const json_t *list, const char *name)
 {
     struct q_quantity q;
-    const char *s = json_string_value(json_object_get(list, name));
+    const json_t *v = json_object_get(list, name);
+    if (json_is_integer(v))
+        return (int64_t)json_integer_value(v);
+    const char *s = json_string_value(v);
     if (!s || q_parse(s, &q, NULL))
         return 0;
     return q_resource_value(name, q.amount);

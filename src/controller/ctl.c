@@ -342,7 +342,7 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
         if (deleted)
             eng_delete_node(c->eng, mstr(obj, "name"));
         else
-            ctl_node_feed(c->eng, obj, NULL);
+            ctl_node_feed(c->eng, obj, ctl_node_usage(c, mstr(obj, "name")));
         return;
     }
     if (k == CK_LR || k == CK_RCT) {
@@ -575,6 +575,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             refeed_namespace(c, ns);
         break;
     case CK_TASPOD: {
+        ctl_tas_pod_usage(c, prev, obj, deleted);
         /* A Pod of a TAS workload created or changed: the ungater looks. */
         const char *wl = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
                               "kueue.x-k8s.io/workload");
@@ -1072,6 +1073,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     }
     fcntl(c->wake[0], F_SETFL, O_NONBLOCK);
     map_init(&c->job_children);
+    map_init(&c->node_usage);
     for (int k = 0; k < CK_N; k++) {
         struct ctl_res *r = &c->res[k];
         r->c = c;
@@ -1178,6 +1180,10 @@ void ctl_stop(struct ctl *c)
     while (map_next(&c->job_children, &it, &key, &val))
         free(val);
     map_release(&c->job_children);
+    it = 0;
+    while (map_next(&c->node_usage, &it, &key, &val))
+        json_decref(val);
+    map_release(&c->node_usage);
     eng_free(c->eng);
     wq_free(c->q);
     api_object_free(c->config);

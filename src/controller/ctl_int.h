@@ -116,6 +116,10 @@ struct ctl {
      * child names, each ending in '\n' (a parent's Workload changing
      * reconciles its children). */
     struct map job_children;
+    /* Per Node name, what the running Pods Kueue started without a topology
+     * request there (json_t {resource: value in Kueue units}, owned), taken
+     * off its capacity for topology-aware scheduling (core/tas_ungater.c). */
+    struct map node_usage;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -389,5 +393,10 @@ void ctl_reconcile_pod_group(struct ctl *c, const char *ns, const char *g);
 /* Ungate the Pods of Workload ns/name that wait with the kueue.x-k8s.io/topology
  * scheduling gate, each with the nodeSelector of its domain. */
 void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name);
+/* A Pod Kueue started changed (prev: as cached before; NULL when new): the
+ * usage of the Nodes it leaves or lands on is updated and fed again. */
+void ctl_tas_pod_usage(struct ctl *c, const json_t *prev, const json_t *obj, bool deleted);
+/* The Node's non-TAS usage for ctl_node_feed, or NULL. */
+const json_t *ctl_node_usage(struct ctl *c, const char *node);
 
 #endif

@@ -78,3 +78,51 @@ expect "tas: nor label a Pod with a pod set afterwards" "only Kueue removes the 
 sleep 1
 expect_exact "tas: neither Pod is bound to a Node" " " \
     k get pods rogue rogue2 -o jsonpath='{.items[0].spec.nodeName} {.items[1].spec.nodeName}'
+
+# Pods Kueue runs without a topology take their Node's capacity: with this
+# machine's Node in rack r9, one such Pod running there leaves room for one
+# pod fewer of a TAS Job confined to r9.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: plain-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: plain
+      resources: [{name: cpu, nominalQuota: 100}, {name: memory, nominalQuota: 100Gi}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: plain-queue, namespace: default}
+spec: {clusterQueue: plain-cq}
+YAML
+CPU=$(k get node cueue-local -o jsonpath='{.status.allocatable.cpu}')
+case "$CPU" in *m) N=$((${CPU%m} / 1000)) ;; *) N=$CPU ;; esac
+if [ "${N:-0}" -ge 2 ] 2>/dev/null; then
+    sed 's/tas-user-queue/plain-queue/; s/parallelism: 10/parallelism: 1/; s/completions: 10/completions: 1/;
+         s/"sleep", "1"/"sleep", "120"/; /podset-required-topology/d; /annotations:/d' \
+        "$D/job-required.yaml" >"$TMP/plain.yaml"
+    PLAIN=$(k create -f "$TMP/plain.yaml" -o jsonpath='{.metadata.name}')
+    settle 20 '^Running$' k get pods -l "job-name=$PLAIN" -o jsonpath='{.items[0].status.phase}'
+    k label node cueue-local cloud.provider.com/node-group=tas-group \
+        cloud.provider.com/topology-block=b2 cloud.provider.com/topology-rack=r9 >/dev/null
+    sed "s/parallelism: 10/parallelism: $N/; s/completions: 10/completions: $N/;
+         s/^    spec:\$/    spec:\n      nodeSelector: {cloud.provider.com\/topology-rack: r9}/" \
+        "$D/job-required.yaml" >"$TMP/r9.yaml"
+    R9=$(k create -f "$TMP/r9.yaml" -o jsonpath='{.metadata.name}')
+    wait_for "tas: a running Pod without topology takes its Node's capacity" 20 \
+        "^TopologyPlacementFailed .*topology \"default\" (allows to fit only $((N - 1)) out|doesn't allow to fit any) of $N pod\(s\)" \
+        k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$R9\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].reason} {.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}"
+    k delete job "$PLAIN" --wait=false >/dev/null 2>&1
+    wait_for "tas: once it is gone, the TAS Job is admitted on this machine's Node" 40 "^cueue-local( cueue-local)* ?$" \
+        k get pods -l "job-name=$R9" -o jsonpath='{range .items[*]}{.spec.nodeName} {end}'
+else
+    note "SKIP: this machine has fewer than 2 CPUs"
+fi

@@ -1,4 +1,6 @@
-/* tas_ungater.c -- Kueue's TopologyUngater (pkg/controller/tas/topology_ungater.go):
+/* tas_ungater.c -- the controllers of topology-aware scheduling.
+ *
+ * Kueue's TopologyUngater (pkg/controller/tas/topology_ungater.go):
  * the Pods of a Workload admitted with a topologyAssignment are created
  * with the kueue.x-k8s.io/topology scheduling gate; this removes it from
  * each, setting the nodeSelector of the domain the Pod goes to (the level
@@ -12,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/quantity.h"
 #include "base/xalloc.h"
+#include "controller/admission.h"
 #include "controller/ctl_int.h"
 
 #define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
@@ -302,4 +306,88 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
         free(dom);
         free_assignment(&a);
     }
+}
+
+/* ---- non-TAS usage of Nodes (Kueue's nonTasUsageCache) --------------------------------- */
+
+/* The Node a Pod takes capacity on without TAS, or NULL: bound, not
+ * terminated, without a topology annotation (Kueue's IsTAS). */
+static const char *non_tas_node(const json_t *pod)
+{
+    if (!pod || terminated(pod))
+        return NULL;
+    const json_t *ann = json_object_get(json_object_get(pod, "metadata"), "annotations");
+    static const char *const tas[] = {"kueue.x-k8s.io/podset-required-topology",
+                                      "kueue.x-k8s.io/podset-preferred-topology",
+                                      "kueue.x-k8s.io/podset-unconstrained-topology",
+                                      "kueue.x-k8s.io/podset-slice-required-topology", NULL};
+    for (size_t i = 0; tas[i]; i++)
+        if (json_object_get(ann, tas[i]))
+            return NULL;
+    const char *n = jstr(json_object_get(pod, "spec"), "nodeName");
+    return n && *n ? n : NULL;
+}
+
+static void add_requests(json_t *usage, const json_t *pod, int sign)
+{
+    size_t i;
+    const json_t *ctr;
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, ctr)
+    {
+        const char *res;
+        json_t *q;
+        json_object_foreach(json_object_get(json_object_get(ctr, "resources"), "requests"), res, q)
+        {
+            struct q_quantity v;
+            if (!json_is_string(q) || q_parse(json_string_value(q), &v, NULL))
+                continue;
+            json_int_t cur = json_integer_value(json_object_get(usage, res));
+            json_object_set_new(usage, res,
+                                json_integer(cur + sign * q_resource_value(res, v.amount)));
+        }
+    }
+    json_int_t pods = json_integer_value(json_object_get(usage, "pods"));
+    json_object_set_new(usage, "pods", json_integer(pods + sign));
+}
+
+static void refeed_node(struct ctl *c, const char *node)
+{
+    const json_t *n = ctl_get(c, CK_NODE, NULL, node);
+    if (n && c->synced) {
+        ctl_node_feed(c->eng, n, ctl_node_usage(c, node));
+        c->cycle_dirty = true;
+    }
+}
+
+void ctl_tas_pod_usage(struct ctl *c, const json_t *prev, const json_t *obj, bool deleted)
+{
+    const char *was = non_tas_node(prev), *now = deleted ? NULL : non_tas_node(obj);
+    if (was && now && !strcmp(was, now) &&
+        json_equal(json_object_get(prev, "spec"), json_object_get(obj, "spec")))
+        return;
+    if (was) {
+        json_t *u = map_get(&c->node_usage, was);
+        if (u)
+            add_requests(u, prev, -1);
+    }
+    if (now) {
+        json_t *u = map_get(&c->node_usage, now);
+        if (!u) {
+            u = json_object();
+            map_put(&c->node_usage, now, u);
+        }
+        add_requests(u, obj, 1);
+    }
+    char *a = was ? xstrdup(was) : NULL, *b = now ? xstrdup(now) : NULL;
+    if (a)
+        refeed_node(c, a);
+    if (b && (!a || strcmp(a, b)))
+        refeed_node(c, b);
+    free(a);
+    free(b);
+}
+
+const json_t *ctl_node_usage(struct ctl *c, const char *node)
+{
+    return node ? map_get(&c->node_usage, node) : NULL;
 }
