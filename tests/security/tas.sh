@@ -5,7 +5,8 @@
 # topologyAssignment within one rack, the Pods start gated
 # (kueue.x-k8s.io/topology), the TopologyUngater gives each the nodeSelector
 # of its host, and each runs bound to that Node. A Job that fits no rack
-# stays pending with Kueue's message. A tenant can neither create Nodes,
+# stays pending with Kueue's message; a running Pod without topology takes
+# its Node's capacity. A tenant can neither create Nodes,
 # nor label a Pod with a pod set without the topology gate, nor remove the
 # gate, to have the node bind a Pod outside the quota. (Sourced by run.sh
 # after lib.sh.)
