@@ -1063,6 +1063,7 @@ static void dec_psa(struct dec *d, const json_t *o, size_t i, void *ctx)
     const json_t *ta = d_obj(d, o, "topologyAssignment");
     if (ta)
         a->topology_assignment = dec_topology_assignment(d, ta);
+    a->delayed_topology_request = d_str(d, o, "delayedTopologyRequest");
 }
 
 static void dec_reclaimable(struct dec *d, const json_t *o, size_t i, void *ctx)

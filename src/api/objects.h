@@ -416,6 +416,7 @@ struct api_pod_set_assignment {
     bool has_count;
     int32_t count;
     struct api_topology_assignment *topology_assignment; /* NULL when absent */
+    const char *delayed_topology_request;                /* Pending, Ready; NULL when absent */
 };
 
 struct api_admission {

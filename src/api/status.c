@@ -325,6 +325,9 @@ void api_status_set_admission(json_t *obj, const struct api_admission *a)
         if (p->topology_assignment)
             json_object_set_new(o, "topologyAssignment",
                                 topology_assignment_json(p->topology_assignment));
+        if (p->delayed_topology_request)
+            json_object_set_new(o, "delayedTopologyRequest",
+                                json_string(p->delayed_topology_request));
         json_array_append_new(psas, o);
     }
     json_object_set_new(adm, "podSetAssignments", psas);

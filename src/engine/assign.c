@@ -434,6 +434,7 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
         fp->mode = FA_FIT;
         fp->topo = NULL;
         fp->tas_flavor = -1;
+        fp->tas_delayed = false;
         fp->items = cyc_alloc(eng, (ps->n_req + 1) * sizeof(*fp->items));
         fp->tried = cyc_alloc(eng, (ps->n_req + 1) * sizeof(*fp->tried));
         for (size_t k = 0; k < ps->n_req; k++) {

@@ -582,6 +582,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
         for (size_t k = 0; k < fp->n_items && k < ps->adm.cap; k++)
             ps->adm.items[ps->adm.n++] = fp->items[k];
         tas_commit(wl, ps, fp->topo);
+        ps->tas_delayed = fp->tas_delayed;
     }
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;

@@ -649,10 +649,13 @@ static void apply_check(struct eng *eng, const struct api_admission_check *v)
     int id = check_record(eng, v->meta.name);
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
     bool active = !c || !c->status || strcmp(c->status, "False");
-    if (eng->checks[id].exists && eng->checks[id].active == active)
+    bool mk = v->controller_name && !strcmp(v->controller_name, "kueue.x-k8s.io/multikueue");
+    if (eng->checks[id].exists && eng->checks[id].active == active &&
+        eng->checks[id].multikueue == mk)
         return; /* nothing the engine reads changed */
     eng->checks[id].exists = true;
     eng->checks[id].active = active;
+    eng->checks[id].multikueue = mk;
     config_changed(eng);
     flag_check(eng, id);
 }
@@ -1231,6 +1234,7 @@ bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admis
         d->name = ps->name;
         d->count = ps->adm.count;
         d->topology = ps->topo;
+        d->topology_delayed = ps->tas_delayed;
         d->usage = eng->scratch_usage + u;
         d->n = ps->adm.n;
         for (size_t k = 0; k < ps->adm.n; k++) {

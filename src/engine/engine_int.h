@@ -315,6 +315,7 @@ struct eng_ps {
     struct eng_psa adm;
     struct eng_tas_req tas;
     struct eng_topology_assignment *topo; /* the admitted one; NULL when none */
+    bool tas_delayed;                     /* admitted with delayedTopologyRequest Pending */
 };
 
 enum eng_wl_state {
@@ -435,6 +436,7 @@ struct eng_ns_limits {
 struct eng_check {
     bool exists;
     bool active;
+    bool multikueue; /* controllerName kueue.x-k8s.io/multikueue: TAS is the workers' */
 };
 
 struct undo_rec {
@@ -661,6 +663,7 @@ struct fa_ps {
     int16_t *tried;                       /* per req index of the pod set (not pods) */
     struct eng_topology_assignment *topo; /* TAS placement (cycle arena), or NULL */
     int tas_flavor;                       /* its flavor */
+    bool tas_delayed; /* placed later, elsewhere (MultiKueue): delayedTopologyRequest */
 };
 
 /* One flavor-assignment result (Kueue flavorassigner.Assignment). */

@@ -1112,10 +1112,25 @@ static void add_reason(struct eng *eng, struct fa_ps *fp, const char *msg)
     fp->cap_reasons = fp->n_reasons;
 }
 
+/* A MultiKueue check on the ClusterQueue: the worker cluster places the
+ * pods (Kueue delays the topology request). */
+static bool cq_multikueue(const struct eng *eng, const struct eng_cq *cq)
+{
+    for (size_t i = 0; i < cq->n_checks; i++)
+        if (eng->checks[cq->checks[i].check].multikueue)
+            return true;
+    return false;
+}
+
 void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, struct fa_assignment *a)
 {
     if (a->mode == FA_NOFIT || !any_tas(eng, cq, wl))
         return;
+    if (cq_multikueue(eng, cq)) {
+        for (size_t p = 0; p < a->n_ps; p++)
+            a->ps[p].tas_delayed = tas_requested(eng, cq, &wl->ps[p]) && a->ps[p].count > 0;
+        return;
+    }
     struct sb sb = SB_INIT;
     if (a->mode == FA_FIT) {
         int p = place_all(eng, cq, wl, a, false, &sb);

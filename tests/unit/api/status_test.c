@@ -83,7 +83,7 @@ static void test_api_status_set_admission_and_clear(void **state)
     json_t *w = workload(1);
     struct api_kv fl[1] = {{"cpu", "default"}};
     struct api_resource ru[2] = {{"cpu", {1500}}, {"memory", {(int64_t)1024 * 1024 * 1024 * 1000}}};
-    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 2}, true, 3, NULL};
+    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 2}, true, 3, NULL, NULL};
     struct api_admission a = {"q", &psa, 1};
     api_status_set_admission(w, &a);
     json_t *adm = json_object_get(json_object_get(w, "status"), "admission");
@@ -136,7 +136,7 @@ static json_t *write_topology(const char *level, const char **values, const int3
     struct api_topology_assignment ta = {{&level, 1}, d, n};
     struct api_kv fl[1] = {{"cpu", "tas"}};
     struct api_resource ru[1] = {{"cpu", {1000}}};
-    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 1}, true, 1, &ta};
+    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 1}, true, 1, &ta, NULL};
     struct api_admission a = {"q", &psa, 1};
     api_status_set_admission(w, &a);
     free(d);
