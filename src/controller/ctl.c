@@ -88,6 +88,13 @@ static bool from_crd(enum ctl_kind k)
     return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
+/* Topology-aware scheduling's inputs: not waited for either (a client may
+ * not be allowed them); a Node or Topology that comes later requeues. */
+static bool tas_input(enum ctl_kind k)
+{
+    return k == CK_TOPO || k == CK_NODE || k == CK_TASPOD;
+}
+
 static const enum api_kind engine_kind[CK_N] = {
     [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
     [CK_COHORT] = API_KIND_COHORT,    [CK_AC] = API_KIND_ADMISSION_CHECK,
@@ -940,7 +947,7 @@ static void answer(struct ctl *c, bool ready)
 static bool all_listed(struct ctl *c)
 {
     for (int k = 0; k < CK_N; k++)
-        if (!from_crd(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
+        if (!from_crd(k) && !tas_input(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
             return false;
     return true;
 }
