@@ -981,6 +981,76 @@ static void dec_pod_set(struct dec *d, const json_t *o, size_t i, void *ctx)
     d_i32(d, o, "count", &ps->count);
     ps->has_min_count = d_i32(d, o, "minCount", &ps->min_count);
     dec_pod_template(d, o, "template", &ps->template_);
+    D_IN(d, o, "topologyRequest", tr, {
+        struct api_topology_request *t = ARENA_NEW(d->a, struct api_topology_request);
+        t->required = d_str(d, tr, "required");
+        t->preferred = d_str(d, tr, "preferred");
+        d_bool(d, tr, "unconstrained", &t->unconstrained);
+        t->slice_topology = d_str(d, tr, "podSetSliceRequiredTopology");
+        d_i32(d, tr, "podSetSliceSize", &t->slice_size);
+        ps->topology_request = t;
+    });
+}
+
+/* The value of one domain at one level of a v1beta2 slice: universal, or
+ * prefix + roots[i] + suffix; NULL when the slice is malformed. */
+static const char *slice_value(struct dec *d, const json_t *lv, size_t i)
+{
+    const json_t *u = json_object_get(lv, "universal");
+    if (json_is_string(u))
+        return dup_str(d, u);
+    const json_t *ind = json_object_get(lv, "individual");
+    const json_t *root = json_array_get(json_object_get(ind, "roots"), i);
+    if (!json_is_string(root))
+        return NULL;
+    const char *pre = json_string_value(json_object_get(ind, "prefix"));
+    const char *suf = json_string_value(json_object_get(ind, "suffix"));
+    size_t n = strlen(pre ? pre : "") + json_string_length(root) + strlen(suf ? suf : "") + 1;
+    char *out = arena_alloc(d->a, n);
+    snprintf(out, n, "%s%s%s", pre ? pre : "", json_string_value(root), suf ? suf : "");
+    return out;
+}
+
+/* status.admission.podSetAssignments[].topologyAssignment, expanded to one
+ * domain per entry; a slice that does not hold together is skipped. */
+static struct api_topology_assignment *dec_topology_assignment(struct dec *d, const json_t *ta)
+{
+    struct api_topology_assignment *t = ARENA_NEW(d->a, struct api_topology_assignment);
+    t->levels = d_strs(d, ta, "levels");
+    const json_t *slices = json_object_get(ta, "slices");
+    size_t total = 0, i;
+    json_t *sl;
+    json_array_foreach(slices, i, sl)
+    {
+        json_int_t n = json_integer_value(json_object_get(sl, "domainCount"));
+        if (n > 0 && n <= 100000)
+            total += (size_t)n;
+    }
+    t->domains = ARENA_ARRAY(d->a, struct api_topology_domain, total + 1);
+    json_array_foreach(slices, i, sl)
+    {
+        json_int_t n = json_integer_value(json_object_get(sl, "domainCount"));
+        const json_t *vpl = json_object_get(sl, "valuesPerLevel");
+        const json_t *pc = json_object_get(sl, "podCounts");
+        if (n <= 0 || n > 100000 || json_array_size(vpl) != t->levels.n)
+            continue;
+        for (json_int_t k = 0; k < n; k++) {
+            struct api_topology_domain *dom = &t->domains[t->n_domains];
+            dom->values = ARENA_ARRAY(d->a, const char *, t->levels.n + 1);
+            bool ok = true;
+            for (size_t l = 0; l < t->levels.n && ok; l++)
+                ok = (dom->values[l] = slice_value(d, json_array_get(vpl, l), (size_t)k)) != NULL;
+            const json_t *c = json_object_get(pc, "universal");
+            if (!c)
+                c = json_array_get(json_object_get(pc, "individual"), (size_t)k);
+            if (!ok || !json_is_integer(c) || json_integer_value(c) < 1 ||
+                json_integer_value(c) > INT32_MAX)
+                continue;
+            dom->count = (int32_t)json_integer_value(c);
+            t->n_domains++;
+        }
+    }
+    return t;
 }
 
 static void dec_psa(struct dec *d, const json_t *o, size_t i, void *ctx)
@@ -990,6 +1060,10 @@ static void dec_psa(struct dec *d, const json_t *o, size_t i, void *ctx)
     a->flavors = d_kvs(d, o, "flavors");
     a->resource_usage = d_resources(d, o, "resourceUsage");
     a->has_count = d_i32(d, o, "count", &a->count);
+    const json_t *ta = d_obj(d, o, "topologyAssignment");
+    if (ta)
+        a->topology_assignment = dec_topology_assignment(d, ta);
+    a->delayed_topology_request = d_str(d, o, "delayedTopologyRequest");
 }
 
 static void dec_reclaimable(struct dec *d, const json_t *o, size_t i, void *ctx)

@@ -371,12 +371,22 @@ struct api_namespace {
 
 /* ---- Workload ----------------------------------------------------------------- */
 
+/* spec.podSets[].topologyRequest (topology-aware scheduling). */
+struct api_topology_request {
+    const char *required;  /* level (node label), NULL when unset */
+    const char *preferred; /* level, NULL when unset */
+    bool unconstrained;
+    const char *slice_topology; /* podSetSliceRequiredTopology, NULL when unset */
+    int32_t slice_size;         /* podSetSliceSize, 0 when unset */
+};
+
 struct api_pod_set {
     const char *name;
     int32_t count;
     bool has_min_count;
     int32_t min_count;
     struct api_pod_template template_;
+    struct api_topology_request *topology_request; /* NULL when absent */
 };
 
 struct api_priority_class_ref {
@@ -385,12 +395,28 @@ struct api_priority_class_ref {
     const char *name;
 };
 
+/* One domain of a topology assignment: a value per level, and its pods. */
+struct api_topology_domain {
+    const char **values; /* one per level */
+    int32_t count;
+};
+
+/* podSetAssignments[].topologyAssignment, its v1beta2 slices expanded to
+ * one entry per domain (api_status_set_admission compresses them back). */
+struct api_topology_assignment {
+    struct api_strings levels;
+    struct api_topology_domain *domains;
+    size_t n_domains;
+};
+
 struct api_pod_set_assignment {
     const char *name;
     struct api_kvs flavors; /* resource -> flavor */
     struct api_resources resource_usage;
     bool has_count;
     int32_t count;
+    struct api_topology_assignment *topology_assignment; /* NULL when absent */
+    const char *delayed_topology_request;                /* Pending, Ready; NULL when absent */
 };
 
 struct api_admission {

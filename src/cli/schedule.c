@@ -35,10 +35,11 @@ struct doc {
     size_t index;
     json_t *json; /* borrowed from the stream, or owned (Job workloads) */
     bool owned;
-    struct api_object *obj; /* NULL for ResourceClaimTemplates, LimitRanges, skipped kinds */
+    struct api_object *obj; /* NULL for ResourceClaimTemplates, LimitRanges, Nodes */
     struct eng_wl *wl;      /* for Workloads */
     bool is_claim_tpl;
     bool is_limit_range;
+    bool is_node;
     bool superseded; /* a later document of the same Workload replaced it */
 };
 
@@ -200,6 +201,48 @@ static void claim_template(struct run *r, const json_t *doc)
     free(counts);
 }
 
+static bool is_node(const json_t *doc)
+{
+    const char *av = jstr(doc, "apiVersion"), *k = jstr(doc, "kind");
+    return av && k && !strcmp(av, "v1") && !strcmp(k, "Node");
+}
+
+/* A Node's name and quantities must read, as the API server checks them. */
+static int check_node(const struct doc *d)
+{
+    struct err e;
+    err_init(&e);
+    const char *name = api_doc_meta_str(d->json, "name");
+    err_set_object(&e, "Node", NULL, name ? name : "");
+    if (!name || !*name) {
+        err_push_field(&e, "metadata");
+        err_push_field(&e, "name");
+        err_field(&e, ERR_INVALID, "Required value: name or generateName is required");
+        return bad_input(d->file, d->index, d->json, &e);
+    }
+    static const char *const lists[] = {"allocatable", "capacity"};
+    for (size_t l = 0; l < 2; l++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(json_object_get(d->json, "status"), lists[l]), k, v)
+        {
+            struct q_quantity q;
+            struct err qe;
+            err_init(&qe);
+            if (json_is_string(v) && !q_parse(json_string_value(v), &q, &qe))
+                continue;
+            size_t m = err_push_field(&e, "status");
+            err_push_field(&e, lists[l]);
+            err_push_key(&e, k);
+            err_field(&e, ERR_INVALID, "Invalid value: %s",
+                      json_is_string(v) ? qe.message : "must be a quantity string");
+            err_restore(&e, m);
+            return bad_input(d->file, d->index, d->json, &e);
+        }
+    }
+    return 0;
+}
+
 static bool is_limit_range(const json_t *doc)
 {
     const char *av = jstr(doc, "apiVersion"), *k = jstr(doc, "kind");
@@ -231,6 +274,13 @@ static int load(struct run *r)
             }
             if (is_limit_range(j)) {
                 d->is_limit_range = true;
+                continue;
+            }
+            if (is_node(j)) {
+                d->is_node = true;
+                int rc = check_node(d);
+                if (rc)
+                    return rc;
                 continue;
             }
             int rc = decode_doc(d);
@@ -272,6 +322,8 @@ static int load(struct run *r)
             claim_template(r, d->json);
         else if (d->is_limit_range)
             limit_range(r, d->json);
+        else if (d->is_node)
+            ctl_node_feed(r->eng, d->json, NULL);
         else if (d->obj->kind != API_KIND_WORKLOAD)
             eng_apply(r->eng, d->obj, r->now);
     }

@@ -19,4 +19,11 @@ void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);
  * set (at most 64 resources each). */
 void ctl_requests_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);
 
+/* Feed a core/v1 Node (JSON) to the engine for topology-aware scheduling:
+ * its labels, taints, Ready=True and not spec.unschedulable, and
+ * status.allocatable (else status.capacity). used, when not NULL, is a
+ * ResourceList object (quantity strings, or integers in Kueue units): what
+ * running pods not placed by TAS request on it. */
+void ctl_node_feed(struct eng *eng, const json_t *node, const json_t *used);
+
 #endif

@@ -52,6 +52,9 @@ static const char *const res_keys[CK_N] = {
     [CK_PC] = "priorityclasses.scheduling.k8s.io",
     [CK_LR] = "limitranges",
     [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
+    [CK_TOPO] = "topologies.kueue.x-k8s.io",
+    [CK_NODE] = "nodes",
+    [CK_TASPOD] = "pods",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
     [CK_POD] = "pods",
@@ -112,13 +115,22 @@ static bool from_crd(enum ctl_kind k)
            (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
+/* Topology-aware scheduling's inputs: not waited for either (a client may
+ * not be allowed them); a Node or Topology that comes later requeues. */
+static bool tas_input(enum ctl_kind k)
+{
+    return k == CK_TOPO || k == CK_NODE || k == CK_TASPOD;
+}
+
 static const enum api_kind engine_kind[CK_N] = {
     [CK_NS] = API_KIND_NAMESPACE,     [CK_RF] = API_KIND_RESOURCE_FLAVOR,
     [CK_COHORT] = API_KIND_COHORT,    [CK_AC] = API_KIND_ADMISSION_CHECK,
     [CK_CQ] = API_KIND_CLUSTER_QUEUE, [CK_LQ] = API_KIND_LOCAL_QUEUE,
     [CK_WPC] = API_KIND_UNKNOWN,      [CK_PC] = API_KIND_UNKNOWN,
     [CK_LR] = API_KIND_UNKNOWN,       [CK_RCT] = API_KIND_UNKNOWN,
-    [CK_WL] = API_KIND_WORKLOAD,      [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
+    [CK_TOPO] = API_KIND_TOPOLOGY,    [CK_NODE] = API_KIND_UNKNOWN,
+    [CK_TASPOD] = API_KIND_UNKNOWN,   [CK_WL] = API_KIND_WORKLOAD,
+    [CK_JOB] = API_KIND_UNKNOWN, /* and the other integrations' */
 };
 
 void ctl_log_err(const char *what, const struct err *e)
@@ -357,6 +369,16 @@ static void refeed_namespace(struct ctl *c, const char *ns)
 
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
 {
+    if (k == CK_NODE) {
+        if (!c->synced || !mstr(obj, "name"))
+            return;
+        c->cycle_dirty = true;
+        if (deleted)
+            eng_delete_node(c->eng, mstr(obj, "name"));
+        else
+            ctl_node_feed(c->eng, obj, ctl_node_usage(c, mstr(obj, "name")));
+        return;
+    }
     if (k == CK_LR || k == CK_RCT) {
         if (c->synced)
             feed_namespace_input(c, k, obj, deleted);
@@ -555,6 +577,8 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (grp && !strcmp(grp, "true"))
             ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
+        if (!deleted && json_object_get(json_object_get(obj, "status"), "admission"))
+            ctl_enqueue(c, "V:", ns, name);
         if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
         /* A ClusterQueue being deleted waits for its workloads. */
@@ -590,6 +614,15 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (!c->rebuilding)
             refeed_namespace(c, ns);
         break;
+    case CK_TASPOD: {
+        ctl_tas_pod_usage(c, prev, obj, deleted);
+        /* A Pod of a TAS workload created or changed: the ungater looks. */
+        const char *wl = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                              "kueue.x-k8s.io/workload");
+        if (wl && !deleted)
+            ctl_enqueue(c, "V:", ns, wl);
+        break;
+    }
     case CK_RF:
         ctl_enqueue(c, "F:", NULL, name);
         break;
@@ -803,8 +836,8 @@ static void rebuild_engine(struct ctl *c)
 {
     /* Cluster objects first, then workloads: those holding a reservation
      * are charged again, the others queued. */
-    static const enum ctl_kind order[] = {CK_NS, CK_RF, CK_COHORT, CK_AC, CK_CQ,
-                                          CK_LQ, CK_LR, CK_RCT,    CK_WL};
+    static const enum ctl_kind order[] = {CK_NS, CK_RF,  CK_COHORT, CK_AC,   CK_CQ, CK_LQ,
+                                          CK_LR, CK_RCT, CK_TOPO,   CK_NODE, CK_WL};
     c->synced = true;
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         size_t it = 0;
@@ -855,6 +888,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'W':
                 ctl_reconcile_workload(c, ns, name);
+                break;
+            case 'V':
+                ctl_reconcile_tas_ungater(c, ns, name);
                 break;
             case 'C':
                 ctl_reconcile_cq(c, name);
@@ -968,7 +1004,7 @@ static void answer(struct ctl *c, bool ready)
 static bool all_listed(struct ctl *c)
 {
     for (int k = 0; k < CK_N; k++)
-        if (!from_crd(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
+        if (!from_crd(k) && !tas_input(k) && !c->res[k].off && !inf_has_synced(c->res[k].inf))
             return false;
     return true;
 }
@@ -1101,6 +1137,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     }
     fcntl(c->wake[0], F_SETFL, O_NONBLOCK);
     map_init(&c->job_children);
+    map_init(&c->node_usage);
     for (int k = 0; k < CK_N; k++) {
         struct ctl_res *r = &c->res[k];
         r->c = c;
@@ -1115,6 +1152,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         /* Only the Pods Kueue's admission labelled: a Job's are not read. */
         if (k == CK_POD)
             io.label_selector = POD_MANAGED_LABEL "=true";
+        if (k == CK_TASPOD)
+            io.label_selector = "kueue.x-k8s.io/podset";
         r->inf = inf_new(c->ac, r->r, &io, &h);
         const struct ctl_integ *ig = ctl_integ_of(r->kind);
         r->off =
@@ -1212,6 +1251,10 @@ void ctl_stop(struct ctl *c)
     while (map_next(&c->job_children, &it, &key, &val))
         free(val);
     map_release(&c->job_children);
+    it = 0;
+    while (map_next(&c->node_usage, &it, &key, &val))
+        json_decref(val);
+    map_release(&c->node_usage);
     eng_free(c->eng);
     wq_free(c->q);
     api_object_free(c->config);

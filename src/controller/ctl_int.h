@@ -47,8 +47,11 @@ enum ctl_kind {
     CK_LQ,
     CK_WPC,
     CK_PC,
-    CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
-    CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    CK_LR,   /* LimitRanges: defaults and bounds of workloads' requests */
+    CK_RCT,  /* ResourceClaimTemplates: DRA quota */
+    CK_TOPO, /* Topologies and Nodes: topology-aware scheduling */
+    CK_NODE,
+    CK_TASPOD, /* Pods Kueue started (the podset label): the TopologyUngater's */
     CK_WL,
     CK_JOB,
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
@@ -92,7 +95,8 @@ struct ctl {
                                 * "T:", "K:", "X:", "D:", "Q:", "M:" Kubeflow jobs, "Y:" RayJobs,
                                 * "R:" RayClusters, "B:" AppWrappers, "N:" TrainJobs,
                                 * "G:ns/group" pod groups, "L:" LeaderWorkerSets, "U:"
-                                * StatefulSets, "W:ns/name" workloads, "C:name" cq, "F:name" rf */
+                                * StatefulSets, "V:ns/name" workloads to ungate by topology,
+                                * "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
     bool synced;       /* every informer listed, engine rebuilt */
@@ -123,6 +127,10 @@ struct ctl {
      * child names, each ending in '\n' (a parent's Workload changing
      * reconciles its children). */
     struct map job_children;
+    /* Per Node name, what the running Pods Kueue started without a topology
+     * request there (json_t {resource: value in Kueue units}, owned), taken
+     * off its capacity for topology-aware scheduling (core/tas_ungater.c). */
+    struct map node_usage;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -417,5 +425,16 @@ void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name);
 
 /* A StatefulSet's group Workload ("U:ns/name" keys). */
 void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name);
+
+/* ---- the TopologyUngater (core/tas_ungater.c) ---------------------------------- */
+
+/* Ungate the Pods of Workload ns/name that wait with the kueue.x-k8s.io/topology
+ * scheduling gate, each with the nodeSelector of its domain. */
+void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name);
+/* A Pod Kueue started changed (prev: as cached before; NULL when new): the
+ * usage of the Nodes it leaves or lands on is updated and fed again. */
+void ctl_tas_pod_usage(struct ctl *c, const json_t *prev, const json_t *obj, bool deleted);
+/* The Node's non-TAS usage for ctl_node_feed, or NULL. */
+const json_t *ctl_node_usage(struct ctl *c, const char *node);
 
 #endif

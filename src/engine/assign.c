@@ -24,6 +24,8 @@ const char *fa_reason_name(enum fa_reason r)
         return "NoMatchingFlavor";
     case FA_R_EXCEEDS_MAX_QUOTA:
         return "ExceedsMaxQuota";
+    case FA_R_TOPOLOGY_PLACEMENT_FAILED:
+        return "TopologyPlacementFailed";
     case FA_R_WAITING_FOR_QUOTA:
     case FA_R_NONE:
         break;
@@ -139,12 +141,18 @@ static bool affinity_matches(const struct eng_ps *ps, const struct api_kvs *labe
 }
 
 /* Returns true when F matches; else appends the reason. */
-static bool flavor_matches(struct eng *eng, const struct eng_ps *ps, int fid, struct reasons *r)
+static bool flavor_matches(struct eng *eng, const struct eng_cq *cq, const struct eng_ps *ps,
+                           int fid, int group, struct reasons *r)
 {
     const struct eng_flavor *f = eng->flavors[fid];
     const char *fname = eng->flavor_names.names[fid];
     if (!f || !f->exists) {
         reason_add(eng, r, "flavor %s not found", fname);
+        return false;
+    }
+    const char *tas = tas_flavor_mismatch(eng, cq, ps, fid, group);
+    if (tas) {
+        reason_add(eng, r, "%s", tas);
         return false;
     }
     for (size_t i = 0; i < f->n_taints; i++) {
@@ -333,7 +341,7 @@ static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *
     for (size_t i = (size_t)start; i < g->n_flavors; i++) {
         last = (int)i;
         any_attempt = true;
-        if (!flavor_matches(eng, ps, g->flavors[i], r)) {
+        if (!flavor_matches(eng, cq, ps, g->flavors[i], gi, r)) {
             if (eng->why)
                 why_try(eng, cq, g->flavors[i], -1, "NoMatch", r->items[r->n - 1], 0, 0, 0);
             least = (least == FA_R_NONE || least > FA_R_NO_MATCHING_FLAVOR)
@@ -424,6 +432,9 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
         fp->count = counts ? counts[p] : ps->count;
         eng->why_ps = p;
         fp->mode = FA_FIT;
+        fp->topo = NULL;
+        fp->tas_flavor = -1;
+        fp->tas_delayed = false;
         fp->items = cyc_alloc(eng, (ps->n_req + 1) * sizeof(*fp->items));
         fp->tried = cyc_alloc(eng, (ps->n_req + 1) * sizeof(*fp->tried));
         for (size_t k = 0; k < ps->n_req; k++) {
@@ -522,6 +533,7 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
     out->preempt_frs_any = out->n_preempt_fr > 0;
     if (out->mode == FA_PREEMPT)
         out->fail_reason = FA_R_WAITING_FOR_QUOTA;
+    tas_place(eng, cq, wl, out);
 }
 
 static int cmp_str(const void *a, const void *b)

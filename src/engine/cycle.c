@@ -501,6 +501,7 @@ static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
         return;
     }
     add_assignment_usage(eng, e->cq, &e->a);
+    tas_assume(eng, e->wl, &e->a);
     e->admitted = true;
     (*n_admitted)++;
 }
@@ -533,7 +534,7 @@ static void process(struct eng *eng, struct entry *e, struct victims *v, size_t 
         issue_preemptions(eng, e, v);
         return;
     }
-    if (!usage_fits(eng, e, v, a, NULL, 0)) {
+    if (!usage_fits(eng, e, v, a, NULL, 0) || !tas_still_fits(eng, a, e->wl)) {
         skip(e, "Workload no longer fits after processing another workload");
         return;
     }
@@ -580,6 +581,8 @@ static void commit_admission(struct eng *eng, struct entry *e)
         ps->adm.n = 0;
         for (size_t k = 0; k < fp->n_items && k < ps->adm.cap; k++)
             ps->adm.items[ps->adm.n++] = fp->items[k];
+        tas_commit(wl, ps, fp->topo);
+        ps->tas_delayed = fp->tas_delayed;
     }
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;
@@ -757,9 +760,11 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     free(v.wl);
     free(v.next);
 
-    /* Drop the snapshot's changes, then charge the admissions for real. */
+    /* Drop the snapshot's changes, then charge the admissions for real
+     * (their topology placements too: no longer assumed). */
     snap_rollback(eng, 0);
     eng->in_cycle = false;
+    eng->n_tas_cycle = 0;
     for (size_t i = 0; i < n; i++)
         if (es[i].admitted)
             commit_admission(eng, &es[i]);

@@ -168,6 +168,7 @@ void eng_free(struct eng *eng)
         flavor_free(eng->flavors[i]);
     free(eng->flavors);
     free(eng->checks);
+    tas_free_all(eng);
     size_t it = 0;
     const char *k;
     void *v;
@@ -585,7 +586,7 @@ static void apply_flavor(struct eng *eng, const struct api_resource_flavor *v)
         f->tols[i].value = adup(&f->mem, t->value ? t->value : "");
         f->tols[i].effect = adup(&f->mem, t->effect ? t->effect : "");
     }
-    f->has_topology = v->topology_name != NULL;
+    f->topology = adup(&f->mem, v->topology_name);
     config_changed(eng);
     flag_flavor(eng, fid);
 }
@@ -648,10 +649,13 @@ static void apply_check(struct eng *eng, const struct api_admission_check *v)
     int id = check_record(eng, v->meta.name);
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
     bool active = !c || !c->status || strcmp(c->status, "False");
-    if (eng->checks[id].exists && eng->checks[id].active == active)
+    bool mk = v->controller_name && !strcmp(v->controller_name, "kueue.x-k8s.io/multikueue");
+    if (eng->checks[id].exists && eng->checks[id].active == active &&
+        eng->checks[id].multikueue == mk)
         return; /* nothing the engine reads changed */
     eng->checks[id].exists = true;
     eng->checks[id].active = active;
+    eng->checks[id].multikueue = mk;
     config_changed(eng);
     flag_check(eng, id);
 }
@@ -765,6 +769,9 @@ struct eng_wl *eng_apply(struct eng *eng, const struct api_object *o, int64_t no
         break;
     case API_KIND_WORKLOAD:
         return apply_wl(eng, o->u.wl);
+    case API_KIND_TOPOLOGY:
+        tas_apply_topology(eng, o->u.topology);
+        break;
     default:
         break;
     }
@@ -881,6 +888,9 @@ void eng_delete(struct eng *eng, enum api_kind kind, const char *ns, const char 
             config_changed(eng);
             flag_flavor(eng, id);
         }
+        break;
+    case API_KIND_TOPOLOGY:
+        tas_delete_topology(eng, name);
         break;
     case API_KIND_LOCAL_QUEUE: {
         struct eng_lq *lq = map_get(&eng->lqs, key);
@@ -1223,6 +1233,8 @@ bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admis
         struct eng_ps_admission *d = &out->ps[out->n_ps++];
         d->name = ps->name;
         d->count = ps->adm.count;
+        d->topology = ps->topo;
+        d->topology_delayed = ps->tas_delayed;
         d->usage = eng->scratch_usage + u;
         d->n = ps->adm.n;
         for (size_t k = 0; k < ps->adm.n; k++) {

@@ -80,6 +80,41 @@ void eng_delete_claim_template(struct eng *eng, const char *ns, const char *name
 void eng_set_limit_range(struct eng *eng, const char *ns, const char *name, size_t n,
                          const struct api_limit *limits);
 
+/* ---- topology-aware scheduling (tas.c) ---------------------------------------- */
+
+/* A Node as topology-aware scheduling sees it (Kueue's TAS node cache):
+ * its labels (the topology levels), NoSchedule/NoExecute taints, whether
+ * it is Ready and schedulable, and per resource its allocatable and what
+ * running pods not placed by TAS request there (Kueue units). Copied.
+ * Topology objects come through eng_apply / eng_delete. */
+struct eng_node_info {
+    const char *name;
+    const struct api_kvs *labels;
+    size_t n_taints;
+    const struct api_taint *taints;
+    bool ready; /* Ready=True and not spec.unschedulable */
+    size_t n_res;
+    const char *const *res_names;
+    const int64_t *allocatable;
+    const int64_t *used; /* NULL: nothing */
+};
+/* Add or update a Node; a change that matters requeues what waits. */
+void eng_set_node(struct eng *eng, const struct eng_node_info *n);
+void eng_delete_node(struct eng *eng, const char *name);
+
+/* A pod set's topologyAssignment: levels (highest first) and per domain a
+ * value per level and its pod count, as Kueue's internal form. */
+struct eng_topology_domain {
+    const char **values;
+    int32_t count;
+};
+struct eng_topology_assignment {
+    size_t n_levels;
+    const char **levels;
+    size_t n_domains;
+    struct eng_topology_domain *domains;
+};
+
 /* Fast path for the benchmark: a pending workload without an API object,
  * whose namespace/name the engine does not know yet. Each pod set gives
  * per-pod requests in resource names. */
@@ -129,7 +164,9 @@ struct eng_ps_admission {
     const char *name;
     int32_t count;
     size_t n;
-    struct eng_res_usage *usage; /* in resource-name order */
+    struct eng_res_usage *usage;                    /* in resource-name order */
+    const struct eng_topology_assignment *topology; /* NULL: not placed by TAS */
+    bool topology_delayed; /* delayedTopologyRequest: Pending (MultiKueue) */
 };
 struct eng_admission {
     const char *cluster_queue;

@@ -114,7 +114,42 @@ struct eng_flavor {
     size_t n_taints;
     struct eng_toleration *tols;
     size_t n_tols;
-    bool has_topology;
+    const char *topology; /* spec.topologyName, in mem; NULL = none */
+};
+
+/* ---- topology-aware scheduling (tas.c) ----------------------------------- */
+
+struct eng_topo { /* a Topology */
+    char *name;
+    size_t n_levels;
+    char **levels; /* node labels, highest first */
+};
+
+struct fa_assignment;
+struct tas_assumed { /* a TAS placement admitted in this cycle */
+    struct eng_wl *wl;
+    const struct fa_assignment *a;
+};
+
+struct eng_tnode { /* a Node (eng_node_info) */
+    char *name;
+    struct arena mem;
+    struct api_kvs labels;
+    struct eng_taint *taints;
+    size_t n_taints;
+    bool ready;
+    size_t n_res;
+    int *res;
+    int64_t *free; /* allocatable - used by non-TAS pods */
+};
+
+/* A pod set's topology request: spec.podSets[].topologyRequest, or the pod
+ * template's annotations when the Workload has none. */
+struct eng_tas_req {
+    const char *required, *preferred, *slice_level; /* NULL when unset */
+    bool unconstrained;
+    int32_t slice_size;
+    bool explicit_; /* any of the above: Kueue's IsExplicitlyRequestingTAS */
 };
 
 /* ---- quota tree ----------------------------------------------------------- */
@@ -278,6 +313,9 @@ struct eng_ps {
     size_t n_terms;
     bool has_affinity;
     struct eng_psa adm;
+    struct eng_tas_req tas;
+    struct eng_topology_assignment *topo; /* the admitted one; NULL when none */
+    bool tas_delayed;                     /* admitted with delayedTopologyRequest Pending */
 };
 
 enum eng_wl_state {
@@ -398,6 +436,7 @@ struct eng_ns_limits {
 struct eng_check {
     bool exists;
     bool active;
+    bool multikueue; /* controllerName kueue.x-k8s.io/multikueue: TAS is the workers' */
 };
 
 struct undo_rec {
@@ -464,6 +503,12 @@ struct eng {
     struct eng_why *why;
     size_t why_ps, cap_why_tries;
     struct map why_pre;
+    /* topology-aware scheduling (tas.c): Topologies and Nodes by name, and
+     * the TAS placements admitted in this cycle (not yet committed) */
+    struct map topos, tnodes;
+    struct tas_assumed *tas_cycle;
+    size_t n_tas_cycle, cap_tas_cycle;
+    uint64_t tas_cycle_no;
     /* eng_wl_admission's answer */
     struct eng_ps_admission *scratch_ps;
     size_t cap_scratch_ps;
@@ -600,6 +645,7 @@ enum fa_pmode {
 /* Reason severity for NoFit resolution (§7.2), least to most severe. */
 enum fa_reason {
     FA_R_NONE = 0,
+    FA_R_TOPOLOGY_PLACEMENT_FAILED,
     FA_R_WAITING_FOR_QUOTA,
     FA_R_EXCEEDS_MAX_QUOTA,
     FA_R_NO_MATCHING_FLAVOR,
@@ -613,8 +659,11 @@ struct fa_ps {
     size_t n_items;
     char **reasons; /* cycle arena */
     size_t n_reasons, cap_reasons;
-    enum fa_reason fail_reason; /* when NoFit */
-    int16_t *tried;             /* per req index of the pod set (not pods) */
+    enum fa_reason fail_reason;           /* when NoFit */
+    int16_t *tried;                       /* per req index of the pod set (not pods) */
+    struct eng_topology_assignment *topo; /* TAS placement (cycle arena), or NULL */
+    int tas_flavor;                       /* its flavor */
+    bool tas_delayed; /* placed later, elsewhere (MultiKueue): delayedTopologyRequest */
 };
 
 /* One flavor-assignment result (Kueue flavorassigner.Assignment). */
@@ -650,6 +699,30 @@ void why_free_all(struct eng *eng);
 
 void fa_message(const struct fa_assignment *a, const struct eng_wl *wl, struct sb *sb);
 const char *fa_reason_name(enum fa_reason r);
+
+/* ---- topology-aware scheduling (tas.c) -------------------------------------- */
+
+void tas_apply_topology(struct eng *eng, const struct api_topology *t);
+void tas_delete_topology(struct eng *eng, const char *name);
+void tas_free_all(struct eng *eng);
+/* The pod set's topology request from its Workload view. */
+void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod_set *aps);
+/* An admitted pod set's topologyAssignment, copied into the workload. */
+void tas_load_admission(struct eng_wl *wl, struct eng_ps *ps,
+                        const struct api_topology_assignment *ta);
+void tas_commit(struct eng_wl *wl, struct eng_ps *ps, const struct eng_topology_assignment *ta);
+/* Kueue's checkPodSetAndFlavorMatchForTAS: why flavor fid does not suit the
+ * pod set for topology reasons (cycle arena), or NULL. */
+const char *tas_flavor_mismatch(struct eng *eng, const struct eng_cq *cq, const struct eng_ps *ps,
+                                int fid, int group);
+/* After quota: place the TAS pod sets of a Fit or Preempt assignment
+ * (Kueue's FindTopologyAssignmentsForWorkload), adjusting modes. */
+void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+               struct fa_assignment *a);
+/* Whether a's placements still fit after this cycle's earlier admissions;
+ * and recording an admitted one for the rest of the cycle. */
+bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl);
+void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *a);
 
 /* ---- the cycle (cycle.c) ---------------------------------------------------- */
 

@@ -618,6 +618,9 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
         }
         if (scale)
             ps->adm.count = after;
+        tas_load_admission(wl, ps, psa->topology_assignment);
+        ps->tas_delayed =
+            psa->delayed_topology_request && !strcmp(psa->delayed_topology_request, "Pending");
     }
 }
 
@@ -691,6 +694,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         ps->count = eff < 0 ? 0 : eff;
         ps->min_count = aps->has_min_count ? aps->min_count : 0;
         copy_pod_matching(wl, ps, &aps->template_.spec);
+        tas_load_request(wl, ps, aps);
         if (wl->invalid || !pod_requests(eng, wl, ns, i, aps, !holds, has_lr ? &lr : NULL, &lr_errs,
                                          &n_lr_errs, &reqs))
             rl_reset(&reqs);

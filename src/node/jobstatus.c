@@ -219,8 +219,11 @@ json_t *js_pod_from_template(const json_t *job, const char *node_name)
     json_t *spec = json_is_object(json_object_get(tpl, "spec"))
                        ? json_deep_copy(json_object_get(tpl, "spec"))
                        : json_object();
-    /* No scheduler: the Pod is bound to the node as it is created. */
-    json_object_set_new(spec, "nodeName", json_string(node_name));
+    /* No scheduler: the Pod is bound to the node as it is created, unless
+     * it waits for a scheduling gate (Kueue's topology gate): the kubelet
+     * binds it once ungated (kubelet.h). */
+    if (!json_array_size(json_object_get(spec, "schedulingGates")))
+        json_object_set_new(spec, "nodeName", json_string(node_name));
     return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m, "spec",
                      spec);
 }

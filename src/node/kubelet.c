@@ -80,6 +80,8 @@ struct kl {
     struct gpu_set gpus;
     struct map pods;    /* "ns/name" -> struct kpod * */
     struct map waiting; /* "ns/name" of Pods waiting for GPUs */
+    struct map sim;     /* Node name -> SIM_YES, or SIM_NO until sim_until (simulated_node) */
+    int64_t sim_until;
     bool recovered;
 };
 
@@ -147,6 +149,7 @@ int kl_new(struct node *n, const struct node_options *o, struct kl **out, struct
     k->n = n;
     map_init(&k->pods);
     map_init(&k->waiting);
+    map_init(&k->sim);
     int rc = 0;
     if (o->gpus) {
         rc = gpu_set_parse(&k->gpus, o->gpus, e);
@@ -219,6 +222,7 @@ void kl_free(struct kl *k)
         free_kpod(k, v);
     map_release(&k->pods);
     map_release(&k->waiting);
+    map_release(&k->sim);
     cg_root_close(k->cg);
     sbx_host_free(k->sbx);
     gpu_set_release(&k->gpus);
@@ -549,10 +553,58 @@ static void reap(struct kl *k, struct kpod *kp)
 
 /* ---- admission ------------------------------------------------------------------------------- */
 
-static bool on_this_node(const json_t *pod)
+#define SIM_YES ((void *)1)
+#define SIM_NO ((void *)2)
+#define SIM_RECHECK_MS 5000
+#define HOSTNAME_LABEL "kubernetes.io/hostname"
+
+/* A simulated Node: one created through the API (kubectl apply) that no
+ * kubelet renews a Lease for. This node runs its Pods, so a topology
+ * (Kueue's TAS) can be laid out over Nodes this machine stands in for. A
+ * Node with a kubelet of its own is never one. */
+static bool simulated_node(struct kl *k, const char *name)
+{
+    if (!name || !*name || !strcmp(name, NODE_NAME))
+        return false;
+    void *v = map_get(&k->sim, name);
+    if (v == SIM_YES || (v == SIM_NO && tm_monotonic_ms() < k->sim_until))
+        return v == SIM_YES;
+    struct err e;
+    err_init(&e);
+    json_t *o = NULL;
+    bool yes = !ac_get(k->n->ac, store_resource_find("nodes"), NULL, name, &o, &e);
+    json_decref(o);
+    o = NULL;
+    err_init(&e);
+    yes = yes && ac_get(k->n->ac, store_resource_find("leases.coordination.k8s.io"),
+                        "kube-node-lease", name, &o, &e) == ERR_NOT_FOUND;
+    json_decref(o);
+    map_put(&k->sim, name, yes ? SIM_YES : SIM_NO);
+    if (!yes)
+        k->sim_until = tm_monotonic_ms() + SIM_RECHECK_MS;
+    return yes;
+}
+
+static bool on_this_node(struct kl *k, const json_t *pod)
 {
     const char *nn = node__str(json_object_get(pod, "spec"), "nodeName");
-    return nn && !strcmp(nn, NODE_NAME);
+    return nn && (!strcmp(nn, NODE_NAME) || simulated_node(k, nn));
+}
+
+/* Where an ungated Pod of a Kueue-started Job goes: the Node its
+ * topology nodeSelector names (kubernetes.io/hostname), when it is this
+ * one or a simulated one; NULL when it is not such a Pod. */
+static const char *ungated_target(struct kl *k, const json_t *pod)
+{
+    const json_t *spec = json_object_get(pod, "spec");
+    const json_t *labels = json_object_get(json_object_get(pod, "metadata"), "labels");
+    const char *nn = node__str(spec, "nodeName");
+    const char *host = node__str(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
+    if ((nn && *nn) || !node__str(labels, "kueue.x-k8s.io/podset") || !host ||
+        json_array_size(json_object_get(spec, "schedulingGates")) || node__pod_terminal(pod) ||
+        node__meta(pod, "deletionTimestamp"))
+        return NULL;
+    return !strcmp(host, NODE_NAME) || simulated_node(k, host) ? host : NULL;
 }
 
 /* The scheduler's part for the Pods Kueue manages (the managed label, set
@@ -570,12 +622,18 @@ static bool bindable(const json_t *pod)
            !node__meta(pod, "deletionTimestamp");
 }
 
+struct bind_to {
+    struct kl *k;
+    const char *node; /* NULL: this one */
+};
+
 static int bind_fn(json_t *obj, void *arg, struct err *e)
 {
-    (void)arg;
-    if (!bindable(obj))
+    struct bind_to *b = arg;
+    const char *to = b->node ? ungated_target(b->k, obj) : NODE_NAME;
+    if (b->node ? !to || strcmp(to, b->node) : !bindable(obj))
         return err_set(e, ERR_CONFLICT, "no longer bindable");
-    json_object_set_new(json_object_get(obj, "spec"), "nodeName", json_string(NODE_NAME));
+    json_object_set_new(json_object_get(obj, "spec"), "nodeName", json_string(to));
     return 0;
 }
 
@@ -635,13 +693,17 @@ static void report_gated(struct kl *k, const json_t *pod)
     json_decref(out);
 }
 
-static void bind(struct kl *k, const json_t *pod)
+static void bind(struct kl *k, const json_t *pod, const char *node)
 {
     struct err e;
     err_init(&e);
     json_t *out = NULL;
-    if (!ac_update_retry(k->n->ac, store_resource_find("pods"), node__meta(pod, "namespace"),
-                         node__meta(pod, "name"), bind_fn, NULL, &out, &e))
+    char *to = node ? xstrdup(node) : NULL;
+    struct bind_to b = {k, to};
+    int rc = ac_update_retry(k->n->ac, store_resource_find("pods"), node__meta(pod, "namespace"),
+                             node__meta(pod, "name"), bind_fn, &b, &out, &e);
+    free(to);
+    if (!rc)
         node__observe(k->n, NODE_PODS, out);
     json_decref(out);
 }
@@ -685,7 +747,8 @@ static void admit(struct kl *k, const json_t *pod, const char *key)
     /* The scheduler's event: this node is the one a Pod is bound to. */
     if (!map_has(&k->waiting, key))
         node__event(k->n, pod, "Normal", "Scheduled", "default-scheduler",
-                    "Successfully assigned %s/%s to %s", kp->ns, kp->name, NODE_NAME);
+                    "Successfully assigned %s/%s to %s", kp->ns, kp->name,
+                    node__str(json_object_get(pod, "spec"), "nodeName"));
     int want = (int)kp->spec.res.gpus;
     if (want > 0 && !gpu_alloc(&k->gpus, kp->uid, want, kp->gpus)) {
         bool first = !map_has(&k->waiting, key);
@@ -788,7 +851,7 @@ void kl_recover(struct kl *k)
     json_t **lost = xcalloc(k->n->res[NODE_PODS].cache.len + 1, sizeof(*lost));
     size_t n = 0;
     while (map_next(&k->n->res[NODE_PODS].cache, &it, &key, &v)) {
-        if (on_this_node(v) && !node__pod_terminal(v) && was_started(v))
+        if (on_this_node(k, v) && !node__pod_terminal(v) && was_started(v))
             lost[n++] = json_incref(v);
     }
     for (size_t i = 0; i < n; i++) {
@@ -820,7 +883,13 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
     }
     if (k->recovered && bindable(pod)) {
         free(key);
-        bind(k, pod);
+        bind(k, pod, NULL);
+        return;
+    }
+    const char *target = k->recovered ? ungated_target(k, pod) : NULL;
+    if (target) {
+        free(key);
+        bind(k, pod, target);
         return;
     }
     if (k->recovered && gated_unreported(pod)) {
@@ -828,7 +897,7 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
         report_gated(k, pod);
         return;
     }
-    if (!k->recovered || !on_this_node(pod)) {
+    if (!k->recovered || !on_this_node(k, pod)) {
         free(key);
         return;
     }

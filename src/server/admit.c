@@ -230,6 +230,28 @@ static const char *node_name(const json_t *pod)
     return n && *n ? n : NULL;
 }
 
+#define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
+#define PODSET_LABEL "kueue.x-k8s.io/podset"
+
+static bool topology_gated(const json_t *pod)
+{
+    size_t i;
+    const json_t *g;
+    json_array_foreach(json_object_get(spec_of(pod), "schedulingGates"), i, g)
+    {
+        const char *n = json_string_value(json_object_get(g, "name"));
+        if (n && !strcmp(n, TOPOLOGY_GATE))
+            return true;
+    }
+    return false;
+}
+
+static bool podset_labelled(const json_t *pod)
+{
+    return json_object_get(json_object_get(json_object_get(pod, "metadata"), "labels"),
+                           PODSET_LABEL) != NULL;
+}
+
 /* A Pod the node agent would bind at once: labelled as Kueue's without
  * Kueue's admission gate. */
 static bool ungated_managed(const json_t *pod)
@@ -245,6 +267,13 @@ int srv_admit_pod_create(const struct srv_admit *a, const json_t *pod, struct er
                        "managed, and only with its scheduling gate " POD_GATE
                        " (user \"%s\" may not); name a LocalQueue with the label " JF_QUEUE_LABEL
                        " instead",
+                       a->user->name);
+    /* The node agent binds a Pod of a Job Kueue placed by topology once
+     * the TopologyUngater removed its gate: such a Pod is made gated. */
+    if (!a->may_run_unmanaged && podset_labelled(pod) && !topology_gated(pod))
+        return err_set(e, ERR_FORBIDDEN,
+                       "metadata.labels[" PODSET_LABEL "]: only Kueue labels a Pod with its pod "
+                       "set, or with the scheduling gate " TOPOLOGY_GATE " (user \"%s\" may not)",
                        a->user->name);
     if (a->may_run_unmanaged || !node_name(pod))
         return 0;
@@ -317,6 +346,11 @@ int srv_admit_pod_update(const struct srv_admit *a, const json_t *old, const jso
         return err_set(e, ERR_FORBIDDEN,
                        "only Kueue removes the scheduling gate " POD_GATE
                        " (once the Pod's Workload is admitted) or labels a Pod " POD_MANAGED_LABEL);
+    if (!a->may_run_unmanaged && ((topology_gated(old) && !topology_gated(pod)) ||
+                                  (!podset_labelled(old) && podset_labelled(pod))))
+        return err_set(e, ERR_FORBIDDEN,
+                       "only Kueue removes the scheduling gate " TOPOLOGY_GATE
+                       " (its TopologyUngater) or labels a Pod " PODSET_LABEL);
     json_t *was = fixed_spec(spec_of(old), spec_of(old));
     json_t *now = fixed_spec(spec_of(pod), spec_of(old));
     /* The node agent of `cueue controller` binds the Pods Kueue admitted

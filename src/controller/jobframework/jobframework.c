@@ -267,6 +267,38 @@ bool jf_workload_matches(const json_t *wl, const json_t *built)
     return eq;
 }
 
+/* A pod set placed by topology-aware scheduling (Kueue's podset.FromAssignment):
+ * its Pods wait with the kueue.x-k8s.io/topology gate for the TopologyUngater,
+ * and one that asked no topology is marked unconstrained. */
+static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec)
+{
+    const json_t *ps = jf_pod_set(wl, ps_name);
+    const json_t *tr = json_object_get(ps, "topologyRequest");
+    const json_t *ann = json_object_get(
+        json_object_get(json_object_get(ps, "template"), "metadata"), "annotations");
+    bool asked = json_object_get(tr, "required") || json_object_get(tr, "preferred") ||
+                 json_object_get(tr, "unconstrained") ||
+                 jstr(ann, "kueue.x-k8s.io/podset-required-topology") ||
+                 jstr(ann, "kueue.x-k8s.io/podset-preferred-topology") ||
+                 jstr(ann, "kueue.x-k8s.io/podset-unconstrained-topology");
+    if (!asked)
+        json_object_set_new(jf_obj_child(tmeta, "annotations"),
+                            "kueue.x-k8s.io/podset-unconstrained-topology", json_string("true"));
+    json_t *gates = json_object_get(tspec, "schedulingGates");
+    if (!json_is_array(gates)) {
+        gates = json_array();
+        json_object_set_new(tspec, "schedulingGates", gates);
+    }
+    size_t i;
+    const json_t *g;
+    json_array_foreach(gates, i, g)
+    {
+        if (jstr(g, "name") && !strcmp(jstr(g, "name"), "kueue.x-k8s.io/topology"))
+            return;
+    }
+    json_array_append_new(gates, json_pack("{s:s}", "name", "kueue.x-k8s.io/topology"));
+}
+
 void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
                        jf_flavor_fn flavor, void *arg)
 {
@@ -284,6 +316,8 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
     }
     if (!psa)
         psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
+    if (json_object_get(psa, "topologyAssignment"))
+        inject_topology(wl, ps_name, tmeta, tspec);
     /* Every distinct flavor of the assignment, in resource order. */
     const char *seen[64];
     size_t n_seen = 0;

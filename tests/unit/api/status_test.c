@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,7 +83,7 @@ static void test_api_status_set_admission_and_clear(void **state)
     json_t *w = workload(1);
     struct api_kv fl[1] = {{"cpu", "default"}};
     struct api_resource ru[2] = {{"cpu", {1500}}, {"memory", {(int64_t)1024 * 1024 * 1024 * 1000}}};
-    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 2}, true, 3};
+    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 2}, true, 3, NULL, NULL};
     struct api_admission a = {"q", &psa, 1};
     api_status_set_admission(w, &a);
     json_t *adm = json_object_get(json_object_get(w, "status"), "admission");
@@ -123,9 +124,92 @@ static void test_api_status_requeue_state(void **state)
     json_decref(w);
 }
 
+static json_t *write_topology(const char *level, const char **values, const int32_t *counts,
+                              size_t n)
+{
+    json_t *w = workload(1);
+    struct api_topology_domain *d = calloc(n, sizeof(*d));
+    for (size_t i = 0; i < n; i++) {
+        d[i].values = &values[i];
+        d[i].count = counts[i];
+    }
+    struct api_topology_assignment ta = {{&level, 1}, d, n};
+    struct api_kv fl[1] = {{"cpu", "tas"}};
+    struct api_resource ru[1] = {{"cpu", {1000}}};
+    struct api_pod_set_assignment psa = {"main", {fl, 1}, {ru, 1}, true, 1, &ta, NULL};
+    struct api_admission a = {"q", &psa, 1};
+    api_status_set_admission(w, &a);
+    free(d);
+    json_t *t = json_object_get(
+        json_array_get(json_object_get(json_object_get(json_object_get(w, "status"), "admission"),
+                                       "podSetAssignments"),
+                       0),
+        "topologyAssignment");
+    json_incref(t);
+    json_decref(w);
+    return t;
+}
+
+/* One compact slice: the common prefix and suffix around the roots, one
+ * pod count for all when they agree. */
+static void test_api_status_topology_single_slice(void **state)
+{
+    (void)state;
+    const char *v[] = {"rack-1-row", "rack-2-row"};
+    const int32_t c[] = {2, 2};
+    json_t *t = write_topology("cloud.com/rack", v, c, 2);
+    char *s = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(s,
+                        "{\"levels\":[\"cloud.com/rack\"],\"slices\":[{\"domainCount\":2,"
+                        "\"valuesPerLevel\":[{\"individual\":{\"prefix\":\"rack-\",\"suffix\":"
+                        "\"-row\",\"roots\":[\"1\",\"2\"]}}],\"podCounts\":{\"universal\":2}}]}");
+    free(s);
+    json_decref(t);
+    const char *one[] = {"host-a"};
+    const int32_t c1[] = {3};
+    t = write_topology("kubernetes.io/hostname", one, c1, 1);
+    s = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(s, "{\"levels\":[\"kubernetes.io/hostname\"],\"slices\":[{\"domainCount\":"
+                           "1,\"valuesPerLevel\":[{\"universal\":\"host-a\"}],\"podCounts\":{"
+                           "\"universal\":3}}]}");
+    free(s);
+    json_decref(t);
+}
+
+/* Hostnames split into runs by their longest shared '-' prefix, one slice
+ * each, when that is shorter than one slice for all. */
+static void test_api_status_topology_hostname_runs(void **state)
+{
+    (void)state;
+    const char *v[24];
+    int32_t c[24];
+    char names[24][32];
+    for (int i = 0; i < 24; i++) {
+        snprintf(names[i], sizeof(names[i]), "pool-%c-node-%d", i < 12 ? 'a' : 'b', i % 12);
+        v[i] = names[i];
+        c[i] = i < 12 ? 1 : 2;
+    }
+    json_t *t = write_topology("kubernetes.io/hostname", v, c, 24);
+    json_t *slices = json_object_get(t, "slices");
+    assert_int_equal(json_array_size(slices), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *sl = json_array_get(slices, i);
+        assert_int_equal(json_integer_value(json_object_get(sl, "domainCount")), 12);
+        json_t *ind =
+            json_object_get(json_array_get(json_object_get(sl, "valuesPerLevel"), 0), "individual");
+        assert_string_equal(field(ind, "prefix"), i ? "pool-b-node-" : "pool-a-node-");
+        assert_int_equal(
+            json_integer_value(json_object_get(json_object_get(sl, "podCounts"), "universal")),
+            i ? 2 : 1);
+    }
+    json_decref(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_api_status_topology_single_slice),
+        cmocka_unit_test(test_api_status_topology_hostname_runs),
         cmocka_unit_test(test_api_status_set_condition_new),
         cmocka_unit_test(test_api_status_set_condition_keeps_time_when_status_same),
         cmocka_unit_test(test_api_status_set_condition_truncates),

@@ -103,9 +103,11 @@ json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, j
     json_t *spec = jf_obj_child(p, "spec");
     jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), spec, flavor, arg);
     json_t *gates = json_object_get(spec, "schedulingGates");
+    /* A running Pod takes no new gate: plain Pods are not placed by topology. */
     for (size_t i = json_array_size(gates); i-- > 0;)
         if (jstr(json_array_get(gates, i), "name") &&
-            !strcmp(jstr(json_array_get(gates, i), "name"), POD_GATE))
+            (!strcmp(jstr(json_array_get(gates, i), "name"), POD_GATE) ||
+             !strcmp(jstr(json_array_get(gates, i), "name"), "kueue.x-k8s.io/topology")))
             json_array_remove(gates, i);
     if (json_is_array(gates) && !json_array_size(gates))
         json_object_del(spec, "schedulingGates");

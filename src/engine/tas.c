@@ -1,0 +1,1209 @@
+/* tas.c -- topology-aware scheduling: where in the data centre's topology
+ * the pods of an admitted pod set go.
+ *
+ * Mirrors Kueue pkg/cache/scheduler/tas_flavor_snapshot.go
+ * (findTopologyAssignment, fillInCounts, findLevelWithFitDomains,
+ * updateCountsToMinimumGeneric, sortedDomains, buildAssignment,
+ * notFitMessage) and pkg/scheduler/flavorassigner/tas_flavorassigner.go
+ * (which pod sets use TAS, checkPodSetAndFlavorMatchForTAS), with Kueue's
+ * default feature gates: BestFit, and LeastFreeCapacity for unconstrained
+ * pod sets (TASProfileMixed); no balanced placement, no leaders.
+ *
+ * A flavor with a topologyName has a snapshot built per evaluation: the
+ * Nodes that carry the flavor's nodeLabels and every level label, Ready,
+ * grouped into a tree of domains (one per distinct value prefix, leaves at
+ * the lowest level), each leaf's free capacity its Nodes' allocatable less
+ * non-TAS pods, less the placements of admitted TAS workloads in the
+ * flavor (and of those admitted earlier in this cycle). Everything built
+ * here lives in the cycle arena. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "engine/engine_int.h"
+
+#define HOSTNAME_LABEL "kubernetes.io/hostname"
+#define ANN_REQUIRED "kueue.x-k8s.io/podset-required-topology"
+#define ANN_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
+#define ANN_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
+#define ANN_SLICE_LEVEL "kueue.x-k8s.io/podset-slice-required-topology"
+#define ANN_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+
+/* ---- Topologies and Nodes ---------------------------------------------------------- */
+
+static void topo_free(struct eng_topo *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_levels; i++)
+        free(t->levels[i]);
+    free(t->levels);
+    free(t->name);
+    free(t);
+}
+
+static void tnode_free(struct eng_tnode *n)
+{
+    if (!n)
+        return;
+    free(n->name);
+    arena_release(&n->mem);
+    free(n);
+}
+
+void tas_apply_topology(struct eng *eng, const struct api_topology *v)
+{
+    struct eng_topo *t = xcalloc(1, sizeof(*t));
+    t->name = xstrdup(v->meta.name);
+    t->n_levels = v->levels.n;
+    t->levels = xcalloc(v->levels.n + 1, sizeof(char *));
+    for (size_t i = 0; i < v->levels.n; i++)
+        t->levels[i] = xstrdup(v->levels.items[i]);
+    topo_free(map_put(&eng->topos, t->name, t));
+    eng->requeue_all = true;
+}
+
+void tas_delete_topology(struct eng *eng, const char *name)
+{
+    topo_free(map_del(&eng->topos, name));
+}
+
+static bool same_node(const struct eng_tnode *o, const struct eng_tnode *n)
+{
+    if (!o || o->ready != n->ready || o->n_res != n->n_res || o->n_taints != n->n_taints ||
+        o->labels.n != n->labels.n)
+        return false;
+    for (size_t i = 0; i < n->n_res; i++)
+        if (o->res[i] != n->res[i] || o->free[i] != n->free[i])
+            return false;
+    for (size_t i = 0; i < n->labels.n; i++)
+        if (strcmp(o->labels.items[i].key, n->labels.items[i].key) ||
+            strcmp(o->labels.items[i].value, n->labels.items[i].value))
+            return false;
+    for (size_t i = 0; i < n->n_taints; i++)
+        if (strcmp(o->taints[i].key, n->taints[i].key) ||
+            strcmp(o->taints[i].value, n->taints[i].value) ||
+            strcmp(o->taints[i].effect, n->taints[i].effect))
+            return false;
+    return true;
+}
+
+void eng_set_node(struct eng *eng, const struct eng_node_info *v)
+{
+    struct eng_tnode *n = xcalloc(1, sizeof(*n));
+    arena_init(&n->mem);
+    n->name = xstrdup(v->name);
+    n->ready = v->ready;
+    size_t nl = v->labels ? v->labels->n : 0;
+    n->labels.items = ARENA_ARRAY(&n->mem, struct api_kv, nl + 1);
+    for (size_t i = 0; i < nl; i++) {
+        n->labels.items[n->labels.n].key = arena_strdup(&n->mem, v->labels->items[i].key);
+        n->labels.items[n->labels.n].value =
+            arena_strdup(&n->mem, v->labels->items[i].value ? v->labels->items[i].value : "");
+        n->labels.n++;
+    }
+    n->taints = ARENA_ARRAY(&n->mem, struct eng_taint, v->n_taints + 1);
+    for (size_t i = 0; i < v->n_taints; i++) {
+        const struct api_taint *t = &v->taints[i];
+        if (!t->effect || (strcmp(t->effect, "NoSchedule") && strcmp(t->effect, "NoExecute")))
+            continue;
+        struct eng_taint *d = &n->taints[n->n_taints++];
+        d->key = arena_strdup(&n->mem, t->key ? t->key : "");
+        d->value = arena_strdup(&n->mem, t->value ? t->value : "");
+        d->effect = arena_strdup(&n->mem, t->effect);
+    }
+    n->res = ARENA_ARRAY(&n->mem, int, v->n_res + 1);
+    n->free = ARENA_ARRAY(&n->mem, int64_t, v->n_res + 1);
+    for (size_t i = 0; i < v->n_res; i++) {
+        n->res[n->n_res] = eng__res_id(eng, v->res_names[i]);
+        n->free[n->n_res] = sat_sub(v->allocatable[i], v->used ? v->used[i] : 0);
+        n->n_res++;
+    }
+    struct eng_tnode *old = map_put(&eng->tnodes, n->name, n);
+    if (!same_node(old, n))
+        eng->requeue_all = true;
+    tnode_free(old);
+}
+
+void eng_delete_node(struct eng *eng, const char *name)
+{
+    struct eng_tnode *n = map_del(&eng->tnodes, name);
+    if (n)
+        eng->requeue_all = true;
+    tnode_free(n);
+}
+
+void tas_free_all(struct eng *eng)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(&eng->topos, &it, &k, &v))
+        topo_free(v);
+    map_release(&eng->topos);
+    it = 0;
+    while (map_next(&eng->tnodes, &it, &k, &v))
+        tnode_free(v);
+    map_release(&eng->tnodes);
+    free(eng->tas_cycle);
+}
+
+/* ---- workloads ---------------------------------------------------------------------------- */
+
+void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod_set *aps)
+{
+    struct eng_tas_req *r = &ps->tas;
+    memset(r, 0, sizeof(*r));
+    const struct api_topology_request *t = aps->topology_request;
+    if (t) {
+        r->required = t->required ? wl_strdup(wl, t->required) : NULL;
+        r->preferred = t->preferred ? wl_strdup(wl, t->preferred) : NULL;
+        r->unconstrained = t->unconstrained;
+        r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
+        r->slice_size = t->slice_size;
+        r->explicit_ =
+            r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
+        return;
+    }
+    /* As Kueue's jobframework builds the request from the annotations. */
+    const struct api_kvs *ann = &aps->template_.annotations;
+    const char *req = api_kvs_get(ann, ANN_REQUIRED), *pref = api_kvs_get(ann, ANN_PREFERRED);
+    const char *unc = api_kvs_get(ann, ANN_UNCONSTRAINED);
+    const char *sl = api_kvs_get(ann, ANN_SLICE_LEVEL), *ss = api_kvs_get(ann, ANN_SLICE_SIZE);
+    if (req)
+        r->required = wl_strdup(wl, req);
+    else if (pref)
+        r->preferred = wl_strdup(wl, pref);
+    else if (unc)
+        r->unconstrained = !strcmp(unc, "true") || !strcmp(unc, "True") || !strcmp(unc, "1");
+    if (sl && ss) {
+        r->slice_level = wl_strdup(wl, sl);
+        r->slice_size = (int32_t)strtol(ss, NULL, 10);
+    }
+    r->explicit_ = r->required || r->preferred || (unc && r->unconstrained) || r->slice_level;
+}
+
+void tas_commit(struct eng_wl *wl, struct eng_ps *ps, const struct eng_topology_assignment *ta)
+{
+    if (!ta) {
+        ps->topo = NULL;
+        return;
+    }
+    struct eng_topology_assignment *d = WL_ARRAY(wl, struct eng_topology_assignment, 1);
+    d->n_levels = ta->n_levels;
+    d->levels = WL_ARRAY(wl, const char *, ta->n_levels + 1);
+    for (size_t l = 0; l < ta->n_levels; l++)
+        d->levels[l] = wl_strdup(wl, ta->levels[l]);
+    d->n_domains = ta->n_domains;
+    d->domains = WL_ARRAY(wl, struct eng_topology_domain, ta->n_domains + 1);
+    for (size_t i = 0; i < ta->n_domains; i++) {
+        d->domains[i].count = ta->domains[i].count;
+        d->domains[i].values = WL_ARRAY(wl, const char *, ta->n_levels + 1);
+        for (size_t l = 0; l < ta->n_levels; l++)
+            d->domains[i].values[l] = wl_strdup(wl, ta->domains[i].values[l]);
+    }
+    ps->topo = d;
+}
+
+void tas_load_admission(struct eng_wl *wl, struct eng_ps *ps,
+                        const struct api_topology_assignment *ta)
+{
+    if (!ta || !ta->levels.n) {
+        ps->topo = NULL;
+        return;
+    }
+    struct eng_topology_assignment v = {
+        .n_levels = ta->levels.n,
+        .levels = (const char **)ta->levels.items,
+        .n_domains = ta->n_domains,
+        .domains = (struct eng_topology_domain *)ta->domains,
+    };
+    _Static_assert(sizeof(struct eng_topology_domain) == sizeof(struct api_topology_domain),
+                   "one domain layout");
+    tas_commit(wl, ps, &v);
+}
+
+/* ---- which pod sets, which flavors ---------------------------------------------------------- */
+
+static const struct eng_topo *flavor_topo(const struct eng *eng, int fid)
+{
+    const struct eng_flavor *f = eng->flavors[fid];
+    return f && f->exists && f->topology ? map_get(&eng->topos, f->topology) : NULL;
+}
+
+/* Every flavor of the ClusterQueue has a topology (Kueue's IsTASOnly). */
+static bool cq_tas_only(const struct eng *eng, const struct eng_cq *cq)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < cq->n_groups; g++)
+        for (size_t f = 0; f < cq->groups[g].n_flavors; f++, n++) {
+            const struct eng_flavor *fl = eng->flavors[cq->groups[g].flavors[f]];
+            if (!fl || !fl->topology)
+                return false;
+        }
+    return n > 0;
+}
+
+static bool tas_implied(const struct eng *eng, const struct eng_cq *cq, const struct eng_ps *ps)
+{
+    return !ps->tas.explicit_ && cq_tas_only(eng, cq);
+}
+
+static bool tas_requested(const struct eng *eng, const struct eng_cq *cq, const struct eng_ps *ps)
+{
+    return ps->tas.explicit_ || tas_implied(eng, cq, ps);
+}
+
+static int level_index(const struct eng_topo *t, const char *level)
+{
+    for (size_t i = 0; level && i < t->n_levels; i++)
+        if (!strcmp(t->levels[i], level))
+            return (int)i;
+    return -1;
+}
+
+/* Kueue's levelKey (with the implied fallback): the level the pod set asks
+ * to fit in; NULL when it asks none. */
+static const char *level_key(const struct eng_topo *t, const struct eng_tas_req *r, bool implied)
+{
+    if (r->required)
+        return r->required;
+    if (r->preferred)
+        return r->preferred;
+    if (!t->n_levels)
+        return NULL;
+    if (r->slice_level)
+        return t->levels[0];
+    if (r->unconstrained || implied)
+        return t->levels[t->n_levels - 1];
+    return NULL;
+}
+
+static bool has_level(const struct eng_topo *t, const struct eng_tas_req *r)
+{
+    const char *key = level_key(t, r, false);
+    if (!key || level_index(t, key) < 0)
+        return false;
+    return !r->slice_level || level_index(t, r->slice_level) >= 0;
+}
+
+static bool ps_requests_group(const struct eng_cq *cq, const struct eng_ps *ps, int group)
+{
+    for (size_t k = 0; k < ps->n_req; k++)
+        if ((size_t)ps->req[k].res < cq->n_res_group && cq->res_group[ps->req[k].res] == group)
+            return true;
+    return false;
+}
+
+const char *tas_flavor_mismatch(struct eng *eng, const struct eng_cq *cq, const struct eng_ps *ps,
+                                int fid, int group)
+{
+    const struct eng_flavor *f = eng->flavors[fid];
+    const char *name = eng->flavor_names.names[fid];
+    char buf[600];
+    if (!tas_requested(eng, cq, ps)) {
+        if (!f->topology)
+            return NULL;
+        snprintf(buf, sizeof(buf), "Flavor \"%s\" supports only TopologyAwareScheduling", name);
+        return cyc_strdup(eng, buf);
+    }
+    if (tas_implied(eng, cq, ps))
+        return NULL;
+    if (!f->topology) {
+        if (!ps_requests_group(cq, ps, group))
+            return NULL;
+        snprintf(buf, sizeof(buf), "Flavor \"%s\" does not support TopologyAwareScheduling", name);
+        return cyc_strdup(eng, buf);
+    }
+    const struct eng_topo *t = flavor_topo(eng, fid);
+    if (!t) {
+        snprintf(buf, sizeof(buf), "Flavor \"%s\" information missing in TAS cache", name);
+        return cyc_strdup(eng, buf);
+    }
+    if (!has_level(t, &ps->tas)) {
+        snprintf(buf, sizeof(buf), "Flavor \"%s\" does not contain the requested level", name);
+        return cyc_strdup(eng, buf);
+    }
+    return NULL;
+}
+
+/* ---- the snapshot --------------------------------------------------------------------------- */
+
+struct dom {
+    int level;
+    const char **values; /* level + 1 of them */
+    struct dom *parent;
+    struct dom **children;
+    size_t n_children, cap_children;
+    int64_t *free; /* leaves: by resource id */
+    int32_t pods, slices;
+};
+
+struct snap {
+    struct eng *eng;
+    const struct eng_topo *topo;
+    int flavor;
+    bool hostname_leaves; /* the lowest level is kubernetes.io/hostname */
+    size_t n_res;
+    struct map by_id; /* joined values -> struct dom (all levels) */
+    struct dom ***per_level;
+    size_t *n_per_level, *cap_per_level;
+    struct dom **leaves;
+    size_t n_leaves, cap_leaves;
+    /* exclusion statistics of the last fill */
+    int total_nodes, excl_selector, excl_affinity;
+    struct map taint_excl, res_excl; /* name -> count (as pointer) */
+};
+
+static void *grow(struct eng *eng, void *old, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return old;
+    size_t nc = *cap ? *cap * 2 : 8;
+    void *p = cyc_alloc(eng, nc * size);
+    if (n)
+        memcpy(p, old, n * size);
+    *cap = nc;
+    return p;
+}
+
+static const char *join_id(struct eng *eng, const char *const *values, size_t n)
+{
+    struct sb sb = SB_INIT;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sb_addch(&sb, '\x1f');
+        sb_adds(&sb, values[i]);
+    }
+    const char *s = cyc_strdup(eng, sb_str(&sb));
+    sb_release(&sb);
+    return s;
+}
+
+/* The leaf a placement's domain means: by hostname when the leaves are
+ * Nodes, else by all its values. */
+static const char *leaf_id(struct snap *s, const char *const *values, size_t n_values)
+{
+    if (s->hostname_leaves)
+        return n_values ? values[n_values - 1] : "";
+    return join_id(s->eng, values, n_values);
+}
+
+static struct dom *domain_of(struct snap *s, const char *const *values, int level)
+{
+    struct eng *eng = s->eng;
+    const char *id = join_id(eng, values, (size_t)level + 1);
+    struct dom *d = map_get(&s->by_id, id);
+    if (d)
+        return d;
+    d = cyc_alloc(eng, sizeof(*d));
+    memset(d, 0, sizeof(*d));
+    d->level = level;
+    d->values = cyc_alloc(eng, ((size_t)level + 1) * sizeof(char *));
+    for (int l = 0; l <= level; l++)
+        d->values[l] = values[l];
+    if (level > 0) {
+        d->parent = domain_of(s, values, level - 1);
+        d->parent->children = grow(eng, d->parent->children, d->parent->n_children,
+                                   &d->parent->cap_children, sizeof(struct dom *));
+        d->parent->children[d->parent->n_children++] = d;
+    }
+    s->per_level[level] = grow(eng, s->per_level[level], s->n_per_level[level],
+                               &s->cap_per_level[level], sizeof(struct dom *));
+    s->per_level[level][s->n_per_level[level]++] = d;
+    map_put(&s->by_id, id, d);
+    if (level == (int)s->topo->n_levels - 1) {
+        d->free = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
+        memset(d->free, 0, (s->n_res + 1) * sizeof(int64_t));
+        s->leaves = grow(eng, s->leaves, s->n_leaves, &s->cap_leaves, sizeof(struct dom *));
+        s->leaves[s->n_leaves++] = d;
+        if (s->hostname_leaves)
+            map_put(&s->by_id, values[level], d);
+    }
+    return d;
+}
+
+static bool node_in_flavor(const struct eng_flavor *f, const struct eng_tnode *n)
+{
+    for (size_t i = 0; i < f->labels.n; i++) {
+        const char *v = api_kvs_get(&n->labels, f->labels.items[i].key);
+        if (!v || strcmp(v, f->labels.items[i].value))
+            return false;
+    }
+    return true;
+}
+
+/* Usage of one pod set's placement: per pod requests times each domain's
+ * count, taken off the leaves. */
+static void take_placement(struct snap *s, const struct eng_ps *ps,
+                           const struct eng_topology_assignment *ta, int32_t count)
+{
+    for (size_t i = 0; i < ta->n_domains; i++) {
+        struct dom *leaf = map_get(
+            &s->by_id, leaf_id(s, (const char *const *)ta->domains[i].values, ta->n_levels));
+        if (!leaf || !leaf->free)
+            continue;
+        int64_t n = ta->domains[i].count;
+        for (size_t k = 0; k < ps->n_req; k++) {
+            int64_t per = count > 0 ? wl_scaled(ps, ps->req[k].v, 1) : 0;
+            leaf->free[ps->req[k].res] = sat_sub(leaf->free[ps->req[k].res], sat_mul(per, n));
+        }
+        leaf->free[s->eng->pods_res] = sat_sub(leaf->free[s->eng->pods_res], n);
+    }
+}
+
+static void take_workload(struct snap *s, const struct eng_wl *wl, const struct fa_assignment *a)
+{
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        const struct eng_ps *ps = &wl->ps[p];
+        if (a) {
+            if (p < a->n_ps && a->ps[p].topo && a->ps[p].tas_flavor == s->flavor)
+                take_placement(s, ps, a->ps[p].topo, a->ps[p].count);
+            continue;
+        }
+        if (!ps->topo)
+            continue;
+        bool in_flavor = false;
+        for (size_t k = 0; k < ps->adm.n && !in_flavor; k++)
+            in_flavor = ps->adm.items[k].flavor == s->flavor;
+        if (in_flavor)
+            take_placement(s, ps, ps->topo, ps->adm.count);
+    }
+}
+
+static bool build_snapshot(struct eng *eng, int fid, bool simulate_empty, struct snap *s)
+{
+    memset(s, 0, sizeof(*s));
+    const struct eng_topo *t = flavor_topo(eng, fid);
+    if (!t || !t->n_levels)
+        return false;
+    const struct eng_flavor *f = eng->flavors[fid];
+    s->eng = eng;
+    s->topo = t;
+    s->flavor = fid;
+    s->hostname_leaves = !strcmp(t->levels[t->n_levels - 1], HOSTNAME_LABEL);
+    s->n_res = eng->res_names.n;
+    s->per_level = cyc_alloc(eng, t->n_levels * sizeof(*s->per_level));
+    s->n_per_level = cyc_alloc(eng, t->n_levels * sizeof(size_t));
+    s->cap_per_level = cyc_alloc(eng, t->n_levels * sizeof(size_t));
+    memset(s->per_level, 0, t->n_levels * sizeof(*s->per_level));
+    memset(s->n_per_level, 0, t->n_levels * sizeof(size_t));
+    memset(s->cap_per_level, 0, t->n_levels * sizeof(size_t));
+    const char **values = cyc_alloc(eng, t->n_levels * sizeof(char *));
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(&eng->tnodes, &it, &k, &v)) {
+        const struct eng_tnode *n = v;
+        if (!n->ready || !node_in_flavor(f, n))
+            continue;
+        bool all = true;
+        for (size_t l = 0; l < t->n_levels && all; l++)
+            all = (values[l] = api_kvs_get(&n->labels, t->levels[l])) != NULL;
+        if (!all)
+            continue;
+        struct dom *leaf = domain_of(s, values, (int)t->n_levels - 1);
+        for (size_t r = 0; r < n->n_res; r++)
+            if ((size_t)n->res[r] < s->n_res)
+                leaf->free[n->res[r]] = sat_add(leaf->free[n->res[r]], n->free[r]);
+    }
+    if (simulate_empty)
+        return true;
+    for (size_t i = 0; i < eng->n_wls; i++)
+        if (eng->wls[i]->state == WL_ADMITTED)
+            take_workload(s, eng->wls[i], NULL);
+    if (eng->tas_cycle_no == eng->cycle_no)
+        for (size_t i = 0; i < eng->n_tas_cycle; i++)
+            take_workload(s, eng->tas_cycle[i].wl, eng->tas_cycle[i].a);
+    return true;
+}
+
+/* ---- node filtering (Kueue's default scheduling simulator) ------------------------------------
+ */
+
+static bool tolerated(const struct eng_toleration *t, size_t n, const struct eng_taint *taint)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (*t[i].effect && strcmp(t[i].effect, taint->effect))
+            continue;
+        if (*t[i].key && strcmp(t[i].key, taint->key))
+            continue;
+        if (!*t[i].op || !strcmp(t[i].op, "Equal")) {
+            if (!strcmp(t[i].value, taint->value) && *t[i].key)
+                return true;
+            continue;
+        }
+        if (!strcmp(t[i].op, "Exists"))
+            return true;
+    }
+    return false;
+}
+
+static bool requirement_ok(const struct api_requirement *r, const char *label)
+{
+    bool in = false;
+    for (size_t i = 0; label && i < r->values.n; i++)
+        in = in || !strcmp(r->values.items[i], label);
+    if (!strcmp(r->op, "In"))
+        return in;
+    if (!strcmp(r->op, "NotIn"))
+        return !in;
+    if (!strcmp(r->op, "Exists"))
+        return label != NULL;
+    if (!strcmp(r->op, "DoesNotExist"))
+        return label == NULL;
+    if ((!strcmp(r->op, "Gt") || !strcmp(r->op, "Lt")) && label && r->values.n == 1) {
+        long long a = strtoll(label, NULL, 10), b = strtoll(r->values.items[0], NULL, 10);
+        return r->op[0] == 'G' ? a > b : a < b;
+    }
+    return false;
+}
+
+static bool affinity_ok(const struct eng_ps *ps, const struct api_kvs *labels)
+{
+    if (!ps->has_affinity || !ps->n_terms)
+        return true;
+    for (size_t t = 0; t < ps->n_terms; t++) {
+        const struct api_node_selector_term *term = &ps->terms[t];
+        bool ok = term->n_match_expressions > 0;
+        for (size_t k = 0; k < term->n_match_expressions && ok; k++)
+            ok = requirement_ok(&term->match_expressions[k],
+                                api_kvs_get(labels, term->match_expressions[k].key));
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+static void count_excl(struct map *m, const char *key)
+{
+    uintptr_t n = (uintptr_t)map_get(m, key);
+    map_put(m, key, (void *)(n + 1));
+}
+
+/* Whether the pod set's pods may go to the Nodes of this leaf at all. */
+static bool leaf_feasible(struct snap *s, const struct eng_ps *ps, const struct dom *leaf)
+{
+    if (!s->hostname_leaves)
+        return true;
+    const struct eng_tnode *n = map_get(&s->eng->tnodes, leaf->values[leaf->level]);
+    if (!n)
+        return true;
+    const struct eng_flavor *f = s->eng->flavors[s->flavor];
+    for (size_t i = 0; i < n->n_taints; i++) {
+        const struct eng_taint *t = &n->taints[i];
+        if (tolerated(ps->tols, ps->n_tols, t) || tolerated(f->tols, f->n_tols, t))
+            continue;
+        char buf[700];
+        if (*t->value)
+            snprintf(buf, sizeof(buf), "%s=%s:%s", t->key, t->value, t->effect);
+        else
+            snprintf(buf, sizeof(buf), "%s:%s", t->key, t->effect);
+        count_excl(&s->taint_excl, buf);
+        return false;
+    }
+    for (size_t i = 0; i < ps->node_selector.n; i++) {
+        const char *v = api_kvs_get(&n->labels, ps->node_selector.items[i].key);
+        if (!v || strcmp(v, ps->node_selector.items[i].value)) {
+            s->excl_selector++;
+            return false;
+        }
+    }
+    if (!affinity_ok(ps, &n->labels)) {
+        s->excl_affinity++;
+        return false;
+    }
+    return true;
+}
+
+/* ---- the placement -------------------------------------------------------------------------- */
+
+struct req {
+    const struct eng_ps *ps;
+    int64_t *per_pod; /* by resource id, pods included */
+    int32_t count, slice_size;
+    int level, slice_level;
+    bool required, unconstrained;
+};
+
+static bool least_free(const struct req *r)
+{
+    return r->unconstrained; /* TASProfileMixed */
+}
+
+static void fill_leaf(struct snap *s, const struct req *r, struct dom *leaf)
+{
+    leaf->pods = 0;
+    leaf->slices = 0;
+    s->total_nodes++;
+    if (!leaf_feasible(s, r->ps, leaf))
+        return;
+    int64_t best = INT32_MAX;
+    int limiting = -1;
+    for (size_t res = 0; res < s->n_res; res++) {
+        if (r->per_pod[res] <= 0)
+            continue;
+        int64_t c = leaf->free[res] <= 0 ? 0 : leaf->free[res] / r->per_pod[res];
+        if (c < best ||
+            (c == best && limiting >= 0 &&
+             strcmp(s->eng->res_names.names[res], s->eng->res_names.names[limiting]) < 0)) {
+            best = c;
+            limiting = (int)res;
+        }
+    }
+    leaf->pods = (int32_t)(best > INT32_MAX ? INT32_MAX : best);
+    if (leaf->pods == 0 && limiting >= 0)
+        count_excl(&s->res_excl, s->eng->res_names.names[limiting]);
+}
+
+static void fill_up(struct dom *d, const struct req *r)
+{
+    if (!d->n_children) {
+        d->slices = d->level == r->slice_level ? d->pods / r->slice_size : 0;
+        return;
+    }
+    int64_t pods = 0, slices = 0;
+    for (size_t i = 0; i < d->n_children; i++) {
+        fill_up(d->children[i], r);
+        pods += d->children[i]->pods;
+        slices += d->children[i]->slices;
+    }
+    d->pods = (int32_t)(pods > INT32_MAX ? INT32_MAX : pods);
+    d->slices = (int32_t)(slices > INT32_MAX ? INT32_MAX : slices);
+    if (d->level == r->slice_level)
+        d->slices = d->pods / r->slice_size;
+}
+
+static int cmp_values(const struct snap *s, const struct dom *a, const struct dom *b)
+{
+    if (s->hostname_leaves && a->parent == b->parent && a->level == b->level)
+        return strcmp(a->values[a->level], b->values[b->level]);
+    for (int l = 0; l <= a->level && l <= b->level; l++) {
+        int c = strcmp(a->values[l], b->values[l]);
+        if (c)
+            return c;
+    }
+    return a->level - b->level;
+}
+
+/* sortedDomains: most slices first (least first for LeastFreeCapacity),
+ * then fewest pods, then by values. */
+static int cmp_dom(const struct snap *s, bool lfc, const struct dom *a, const struct dom *b)
+{
+    if (a->slices != b->slices) {
+        if (lfc)
+            return a->slices < b->slices ? -1 : 1;
+        return a->slices > b->slices ? -1 : 1;
+    }
+    if (a->pods != b->pods)
+        return a->pods < b->pods ? -1 : 1;
+    return cmp_values(s, a, b);
+}
+
+/* A stable merge sort of d[0..n) with tmp of n; by values when by_values,
+ * else by cmp_dom (qsort takes no context). */
+static void msort(const struct snap *s, bool lfc, bool by_values, struct dom **d, struct dom **tmp,
+                  size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    msort(s, lfc, by_values, d, tmp, h);
+    msort(s, lfc, by_values, d + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        int c = by_values ? cmp_values(s, d[j], d[i]) : cmp_dom(s, lfc, d[j], d[i]);
+        tmp[k++] = c < 0 ? d[j++] : d[i++];
+    }
+    while (i < h)
+        tmp[k++] = d[i++];
+    while (j < n)
+        tmp[k++] = d[j++];
+    memcpy(d, tmp, n * sizeof(*d));
+}
+
+static struct dom **sorted(struct snap *s, struct dom **in, size_t n, bool lfc)
+{
+    struct dom **out = cyc_alloc(s->eng, (n + 1) * sizeof(*out));
+    struct dom **tmp = cyc_alloc(s->eng, (n + 1) * sizeof(*tmp));
+    if (n)
+        memcpy(out, in, n * sizeof(*out));
+    msort(s, lfc, false, out, tmp, n);
+    return out;
+}
+
+/* findBestFitDomainBy: the first domain with the smallest count >= needed,
+ * else the first. */
+static size_t best_fit(struct dom **d, size_t n, int32_t needed, bool slices)
+{
+    size_t best = 0;
+    int32_t best_count = INT32_MAX;
+    bool found = false;
+    for (size_t i = 0; i < n; i++) {
+        int32_t c = slices ? d[i]->slices : d[i]->pods;
+        if (c >= needed && c < best_count) {
+            best = i;
+            best_count = c;
+            found = true;
+        }
+    }
+    return found ? best : 0;
+}
+
+struct dlist {
+    struct dom **d;
+    size_t n, cap;
+};
+
+static void dl_add(struct eng *eng, struct dlist *l, struct dom *d)
+{
+    l->d = grow(eng, l->d, l->n, &l->cap, sizeof(*l->d));
+    l->d[l->n++] = d;
+}
+
+/* Swap the chosen domain to position i, so the walk continues with the
+ * others (Go's loop reads the chosen one through its index too). */
+static struct dom *pick(struct dom **d, size_t i, size_t j)
+{
+    struct dom *t = d[i];
+    d[i] = d[j];
+    d[j] = t;
+    return d[i];
+}
+
+static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t slice_size,
+                            struct sb *sb)
+{
+    const char *unit = slice_size == 1 ? "pod" : "slice";
+    if (fit == 0)
+        sb_addf(sb, "topology \"%s\" doesn't allow to fit any of %d %s(s)", s->topo->name, total,
+                unit);
+    else
+        sb_addf(sb, "topology \"%s\" allows to fit only %d out of %d %s(s)", s->topo->name, fit,
+                total, unit);
+    size_t n_taints = s->taint_excl.len, n_res = s->res_excl.len;
+    if (!s->excl_selector && !s->excl_affinity && !n_taints && !n_res)
+        return;
+    /* The reasons sorted as strings, as Kueue's formatReasons. */
+    size_t n = 0, cap = 2 + n_taints + n_res;
+    char **items = xcalloc(cap + 1, sizeof(char *));
+    char buf[800];
+    if (s->excl_selector) {
+        snprintf(buf, sizeof(buf), "nodeSelector: %d", s->excl_selector);
+        items[n++] = xstrdup(buf);
+    }
+    if (s->excl_affinity) {
+        snprintf(buf, sizeof(buf), "affinity: %d", s->excl_affinity);
+        items[n++] = xstrdup(buf);
+    }
+    struct map *maps[2] = {&s->taint_excl, &s->res_excl};
+    for (int m = 0; m < 2; m++) {
+        size_t it = 0;
+        const char *k;
+        void *v;
+        while (map_next(maps[m], &it, &k, &v)) {
+            snprintf(buf, sizeof(buf), "%s \"%s\": %d", m ? "resource" : "taint", k,
+                     (int)(uintptr_t)v);
+            items[n++] = xstrdup(buf);
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(items[j - 1], items[j]) > 0; j--) {
+            char *t = items[j];
+            items[j] = items[j - 1];
+            items[j - 1] = t;
+        }
+    sb_addf(sb, ". Total nodes: %d; excluded: ", s->total_nodes);
+    for (size_t i = 0; i < n; i++) {
+        sb_adds(sb, i ? ", " : "");
+        sb_adds(sb, items[i]);
+        free(items[i]);
+    }
+    free(items);
+}
+
+/* findLevelWithFitDomains. Returns false with the message in sb. */
+static bool find_level(struct snap *s, const struct req *r, int level, int *out_level,
+                       struct dlist *out, struct sb *sb)
+{
+    struct eng *eng = s->eng;
+    size_t n = s->n_per_level[level];
+    if (!n) {
+        sb_addf(sb, "no topology domains at level: %s", s->topo->levels[level]);
+        return false;
+    }
+    bool lfc = least_free(r);
+    struct dom **d = sorted(s, s->per_level[level], n, lfc);
+    int32_t need = r->count / r->slice_size;
+    struct dom *top = d[0];
+    if (!lfc && top->slices >= need)
+        top = d[best_fit(d, n, need, true)];
+    if (lfc) {
+        for (size_t i = 0; i < n; i++)
+            if (d[i]->slices >= need) {
+                *out_level = level;
+                dl_add(eng, out, d[i]);
+                return true;
+            }
+        if (r->required) {
+            not_fit_message(s, d[n - 1]->pods, need, r->slice_size, sb);
+            return false;
+        }
+    }
+    if (top->slices >= need) {
+        *out_level = level;
+        dl_add(eng, out, top);
+        return true;
+    }
+    if (r->required) {
+        not_fit_message(s, top->slices, need, r->slice_size, sb);
+        return false;
+    }
+    if (level > 0 && !r->unconstrained)
+        return find_level(s, r, level - 1, out_level, out, sb);
+    int32_t remaining = need;
+    for (size_t i = 0; remaining > 0 && i < n; i++) {
+        struct dom *x = d[i];
+        if (!lfc && x->slices >= remaining)
+            x = pick(d, i, i + best_fit(d + i, n - i, remaining, true));
+        dl_add(eng, out, x);
+        remaining -= x->slices;
+    }
+    if (remaining > 0) {
+        not_fit_message(s, need - remaining, need, r->slice_size, sb);
+        return false;
+    }
+    *out_level = level;
+    return true;
+}
+
+/* updateCountsToMinimumGeneric without leaders: keeps the fewest domains
+ * that hold count pods (slices of slice_size when use_slices), cutting
+ * the last one's count down. */
+static void to_minimum(struct snap *s, struct dom **d, size_t n, int32_t count, int32_t slice_size,
+                       bool lfc, bool use_slices, struct dlist *out)
+{
+    int32_t remaining = use_slices ? count / slice_size : count;
+    for (size_t i = 0; i < n; i++) {
+        struct dom *x = d[i];
+        int32_t have = use_slices ? x->slices : x->pods;
+        if (!lfc && have >= remaining) {
+            x = pick(d, i, i + best_fit(d + i, n - i, remaining, use_slices));
+            have = use_slices ? x->slices : x->pods;
+        }
+        dl_add(s->eng, out, x);
+        if (have >= remaining) {
+            if (use_slices) {
+                x->pods = remaining * slice_size;
+                x->slices = remaining;
+            } else {
+                x->pods = remaining;
+            }
+            return;
+        }
+        if (use_slices)
+            x->pods = x->slices * slice_size;
+        remaining -= have;
+    }
+}
+
+static struct eng_topology_assignment *build(struct snap *s, struct dlist *l)
+{
+    struct eng *eng = s->eng;
+    struct dom **tmp = cyc_alloc(eng, (l->n + 1) * sizeof(*tmp));
+    msort(s, false, true, l->d, tmp, l->n);
+    int from = s->hostname_leaves ? (int)s->topo->n_levels - 1 : 0;
+    struct eng_topology_assignment *a = cyc_alloc(eng, sizeof(*a));
+    a->n_levels = s->topo->n_levels - (size_t)from;
+    a->levels = cyc_alloc(eng, (a->n_levels + 1) * sizeof(char *));
+    for (size_t i = 0; i < a->n_levels; i++)
+        a->levels[i] = s->topo->levels[(size_t)from + i];
+    a->domains = cyc_alloc(eng, (l->n + 1) * sizeof(*a->domains));
+    a->n_domains = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->d[i]->pods == 0)
+            continue;
+        struct eng_topology_domain *d = &a->domains[a->n_domains++];
+        d->values = (const char **)l->d[i]->values + from;
+        d->count = l->d[i]->pods;
+    }
+    return a;
+}
+
+/* findTopologyAssignment for one pod set; NULL with the reason in sb. */
+static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq *cq,
+                                             const struct eng_ps *ps, int32_t count, struct sb *sb)
+{
+    struct eng *eng = s->eng;
+    const struct eng_topo *t = s->topo;
+    bool implied = tas_implied(eng, cq, ps);
+    struct req r = {.ps = ps, .count = count, .slice_size = 1};
+    if (ps->tas.slice_level) {
+        if (ps->tas.slice_size <= 0) {
+            sb_adds(sb, "slice topology requested, but slice size not provided");
+            return NULL;
+        }
+        r.slice_size = ps->tas.slice_size;
+    }
+    r.required = ps->tas.required != NULL;
+    r.unconstrained = ps->tas.unconstrained || implied ||
+                      (!ps->tas.required && !ps->tas.preferred && ps->tas.slice_level);
+    const char *key = level_key(t, &ps->tas, implied);
+    if (!key) {
+        sb_adds(sb, "topology level not specified");
+        return NULL;
+    }
+    if ((r.level = level_index(t, key)) < 0) {
+        sb_addf(sb, "no requested topology level: %s", key);
+        return NULL;
+    }
+    const char *skey = ps->tas.slice_level ? ps->tas.slice_level : t->levels[t->n_levels - 1];
+    if ((r.slice_level = level_index(t, skey)) < 0) {
+        sb_addf(sb, "no requested topology level for slices: %s", skey);
+        return NULL;
+    }
+    if (r.level > r.slice_level) {
+        sb_addf(sb, "podset slice topology %s is above the podset topology %s", skey, key);
+        return NULL;
+    }
+    r.per_pod = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
+    memset(r.per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
+    for (size_t k = 0; k < ps->n_req; k++)
+        if ((size_t)ps->req[k].res < s->n_res)
+            r.per_pod[ps->req[k].res] = wl_scaled(ps, ps->req[k].v, 1);
+    r.per_pod[eng->pods_res] += 1;
+    /* phase 1: what fits where */
+    s->total_nodes = s->excl_selector = s->excl_affinity = 0;
+    map_release(&s->taint_excl);
+    map_release(&s->res_excl);
+    for (size_t i = 0; i < s->n_leaves; i++)
+        fill_leaf(s, &r, s->leaves[i]);
+    for (size_t i = 0; i < s->n_per_level[0]; i++)
+        fill_up(s->per_level[0][i], &r);
+    /* phase 2a: the level and the domains that hold it all */
+    struct dlist cur = {0};
+    int level = 0;
+    if (!find_level(s, &r, r.level, &level, &cur, sb))
+        return NULL;
+    bool lfc = least_free(&r);
+    struct dlist next = {0};
+    to_minimum(s, cur.d, cur.n, count, r.slice_size, lfc, true, &next);
+    cur = next;
+    /* phase 2b: down level by level, fewest domains at each */
+    int last = (int)t->n_levels - 1;
+    for (; level < (last < r.slice_level ? last : r.slice_level); level++) {
+        struct dlist lower = {0};
+        for (size_t i = 0; i < cur.n; i++)
+            for (size_t c = 0; c < cur.d[i]->n_children; c++)
+                dl_add(eng, &lower, cur.d[i]->children[c]);
+        struct dom **sd = sorted(s, lower.d, lower.n, lfc);
+        struct dlist out = {0};
+        to_minimum(s, sd, lower.n, count, r.slice_size, lfc, true, &out);
+        cur = out;
+    }
+    for (; level < last; level++) {
+        struct dlist out = {0};
+        for (size_t i = 0; i < cur.n; i++) {
+            struct dom *d = cur.d[i];
+            struct dom **sd = sorted(s, d->children, d->n_children, lfc);
+            to_minimum(s, sd, d->n_children, d->pods, 1, lfc, false, &out);
+        }
+        cur = out;
+    }
+    return build(s, &cur);
+}
+
+/* The one TAS flavor among the pod set's flavors, or -1. */
+static int ps_tas_flavor(const struct eng *eng, const struct fa_ps *fp, bool *several)
+{
+    int found = -1;
+    *several = false;
+    for (size_t k = 0; k < fp->n_items; k++) {
+        int f = fp->items[k].flavor;
+        if (f < 0 || !eng->flavors[f] || !eng->flavors[f]->topology)
+            continue;
+        if (found >= 0 && found != f)
+            *several = true;
+        found = f;
+    }
+    return found;
+}
+
+/* Every TAS pod set of the assignment placed (simulate_empty: as if no
+ * TAS workload ran). Returns the index of the pod set that does not fit,
+ * with the reason in sb, or -1. */
+static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                     struct fa_assignment *a, bool simulate_empty, struct sb *sb)
+{
+    struct snap *snaps = cyc_alloc(eng, (a->n_ps + 1) * sizeof(*snaps));
+    int *snap_flavor = cyc_alloc(eng, (a->n_ps + 1) * sizeof(int));
+    size_t n_snaps = 0;
+    int failed = -1;
+    for (size_t p = 0; p < a->n_ps && failed < 0; p++) {
+        struct fa_ps *fp = &a->ps[p];
+        const struct eng_ps *ps = &wl->ps[p];
+        fp->topo = NULL;
+        fp->tas_flavor = -1;
+        if (!tas_requested(eng, cq, ps) || fp->count == 0)
+            continue;
+        bool several;
+        int fid = ps_tas_flavor(eng, fp, &several);
+        if (fid < 0 || several) {
+            sb_adds(sb, fid < 0 ? "no TAS flavor assigned" : "multiple TAS flavors assigned");
+            failed = (int)p;
+            break;
+        }
+        struct snap *s = NULL;
+        for (size_t i = 0; i < n_snaps && !s; i++)
+            if (snap_flavor[i] == fid)
+                s = &snaps[i];
+        if (!s) {
+            s = &snaps[n_snaps];
+            if (!build_snapshot(eng, fid, simulate_empty, s)) {
+                sb_adds(sb, "workload requires Topology, but there is no TAS cache information");
+                failed = (int)p;
+                break;
+            }
+            snap_flavor[n_snaps++] = fid;
+        }
+        struct eng_topology_assignment *ta = place(s, cq, ps, fp->count, sb);
+        if (!ta) {
+            failed = (int)p;
+            break;
+        }
+        fp->topo = ta;
+        fp->tas_flavor = fid;
+        take_placement(s, ps, ta, fp->count); /* the next pod sets see it used */
+    }
+    for (size_t i = 0; i < n_snaps; i++) {
+        map_release(&snaps[i].by_id);
+        map_release(&snaps[i].taint_excl);
+        map_release(&snaps[i].res_excl);
+    }
+    return failed;
+}
+
+static bool any_tas(const struct eng *eng, const struct eng_cq *cq, const struct eng_wl *wl)
+{
+    for (size_t p = 0; p < wl->n_ps; p++)
+        if (tas_requested(eng, cq, &wl->ps[p]))
+            return true;
+    return false;
+}
+
+static void ps_mode(struct fa_assignment *a, size_t p, enum fa_mode m)
+{
+    a->ps[p].mode = m;
+    a->mode = FA_FIT;
+    for (size_t i = 0; i < a->n_ps; i++)
+        if (a->ps[i].mode < a->mode)
+            a->mode = a->ps[i].mode;
+}
+
+static void add_reason(struct eng *eng, struct fa_ps *fp, const char *msg)
+{
+    char **items = cyc_alloc(eng, (fp->n_reasons + 1) * sizeof(char *));
+    if (fp->n_reasons)
+        memcpy(items, fp->reasons, fp->n_reasons * sizeof(char *));
+    items[fp->n_reasons++] = cyc_strdup(eng, msg);
+    fp->reasons = items;
+    fp->cap_reasons = fp->n_reasons;
+}
+
+/* A MultiKueue check on the ClusterQueue: the worker cluster places the
+ * pods (Kueue delays the topology request). */
+static bool cq_multikueue(const struct eng *eng, const struct eng_cq *cq)
+{
+    for (size_t i = 0; i < cq->n_checks; i++)
+        if (eng->checks[cq->checks[i].check].multikueue)
+            return true;
+    return false;
+}
+
+void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, struct fa_assignment *a)
+{
+    if (a->mode == FA_NOFIT || !any_tas(eng, cq, wl))
+        return;
+    if (cq_multikueue(eng, cq)) {
+        for (size_t p = 0; p < a->n_ps; p++)
+            a->ps[p].tas_delayed = tas_requested(eng, cq, &wl->ps[p]) && a->ps[p].count > 0;
+        return;
+    }
+    struct sb sb = SB_INIT;
+    if (a->mode == FA_FIT) {
+        int p = place_all(eng, cq, wl, a, false, &sb);
+        if (p >= 0) {
+            add_reason(eng, &a->ps[p], sb_str(&sb));
+            ps_mode(a, (size_t)p, FA_PREEMPT);
+            a->fail_reason = FA_R_WAITING_FOR_QUOTA;
+        }
+    }
+    if (a->mode == FA_PREEMPT) {
+        sb_reset(&sb);
+        int p = place_all(eng, cq, wl, a, true, &sb);
+        if (p >= 0) {
+            ps_mode(a, (size_t)p, FA_NOFIT);
+            a->ps[p].fail_reason = FA_R_TOPOLOGY_PLACEMENT_FAILED;
+            a->fail_reason = FA_R_TOPOLOGY_PLACEMENT_FAILED;
+            for (size_t i = 0; i < a->n_ps; i++)
+                a->ps[i].topo = NULL;
+        } else {
+            for (size_t i = 0; i < a->n_ps; i++)
+                if (a->ps[i].topo) {
+                    a->ps[i].topo = NULL;
+                    ps_mode(a, i, FA_PREEMPT);
+                }
+        }
+    }
+    sb_release(&sb);
+}
+
+bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl)
+{
+    if (eng->tas_cycle_no != eng->cycle_no || !eng->n_tas_cycle)
+        return true;
+    for (size_t p = 0; p < a->n_ps; p++) {
+        const struct fa_ps *fp = &a->ps[p];
+        if (!fp->topo)
+            continue;
+        struct snap s;
+        if (!build_snapshot(eng, fp->tas_flavor, false, &s))
+            return false;
+        bool ok = true;
+        for (size_t i = 0; i < fp->topo->n_domains && ok; i++) {
+            const struct eng_topology_domain *d = &fp->topo->domains[i];
+            struct dom *leaf =
+                map_get(&s.by_id, leaf_id(&s, (const char *const *)d->values, fp->topo->n_levels));
+            if (!leaf)
+                ok = false;
+            for (size_t k = 0; ok && k < wl->ps[p].n_req; k++) {
+                int64_t per = wl_scaled(&wl->ps[p], wl->ps[p].req[k].v, 1);
+                ok = sat_mul(per, d->count) <= leaf->free[wl->ps[p].req[k].res];
+            }
+            ok = ok && d->count <= leaf->free[eng->pods_res];
+        }
+        map_release(&s.by_id);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *a)
+{
+    bool any = false;
+    for (size_t p = 0; p < a->n_ps && !any; p++)
+        any = a->ps[p].topo != NULL;
+    if (!any)
+        return;
+    if (eng->tas_cycle_no != eng->cycle_no) {
+        eng->n_tas_cycle = 0;
+        eng->tas_cycle_no = eng->cycle_no;
+    }
+    XGROW(eng->tas_cycle, eng->cap_tas_cycle, eng->n_tas_cycle + 1);
+    eng->tas_cycle[eng->n_tas_cycle].wl = wl;
+    eng->tas_cycle[eng->n_tas_cycle].a = a;
+    eng->n_tas_cycle++;
+}

@@ -1,0 +1,129 @@
+# tas.sh -- topology-aware scheduling in `cueue serve`, end to end with the
+# real kubectl: Kueue's TAS sample (a Topology of blocks, racks and hosts,
+# a flavor over it, Nodes this machine stands in for) and its
+# sample-job-required Job: the Workload is admitted with a
+# topologyAssignment within one rack, the Pods start gated
+# (kueue.x-k8s.io/topology), the TopologyUngater gives each the nodeSelector
+# of its host, and each runs bound to that Node. A Job that fits no rack
+# stays pending with Kueue's message; a running Pod without topology takes
+# its Node's capacity. A tenant can neither create Nodes,
+# nor label a Pod with a pod set without the topology gate, nor remove the
+# gate, to have the node bind a Pod outside the quota. (Sourced by run.sh
+# after lib.sh.)
+
+need kubectl
+
+start_server tas --controllers all --executor local || exit 1
+D="$SRC/tests/data/tas"
+k apply -f "$D/queues.yaml" -f "$D/nodes.yaml" >/dev/null
+for n in b1-r1-x1 b1-r1-x2 b1-r2-x3 b1-r2-x4; do
+    k patch node "$n" --subresource=status --type=merge --patch-file "$D/nodes-status.json" >/dev/null
+done
+settle 10 '^True$' k get cq tas-cluster-queue -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+
+# The sample Job: 10 pods of 1 CPU, required within a rack (12 CPUs each).
+JOB=$(k create -f "$D/job-required.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas: the Job's Workload is admitted" 20 '^True$' \
+    k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$JOB\")].status.conditions[?(@.type==\"Admitted\")].status}"
+TA=$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$JOB\")].status.admission.podSetAssignments[0].topologyAssignment}")
+expect_grep "tas: topologyAssignment by host, two hosts of one rack (6 + 4 pods)" \
+    '"levels":\["kubernetes.io/hostname"\].*"domainCount":2.*"individual":\[6,4\].*"prefix":"b1-r[12]-x"' \
+    echo "$TA"
+wait_for "tas: the Job completes" 30 '^True$' \
+    k get job "$JOB" -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+PODS=$(k get pods -l "job-name=$JOB" -o jsonpath='{range .items[*]}{.spec.nodeName} {.spec.nodeSelector.kubernetes\.io/hostname} {.spec.schedulingGates}{"\n"}{end}')
+expect_exact "tas: ten Pods, ungated, each bound to the host its nodeSelector names" 10 \
+    sh -c "printf '%s\n' \"$PODS\" | awk '\$1 != \"\" && \$1 == \$2 && NF == 2' | wc -l | tr -d ' '"
+expect_exact "tas: all of them in one rack" 1 \
+    sh -c "printf '%s\n' \"$PODS\" | sed -n 's/^b1-\(r[12]\)-.*/\1/p' | sort -u | wc -l | tr -d ' '"
+
+# 13 pods fit no rack: pending with Kueue's reason and message.
+sed 's/parallelism: 10/parallelism: 13/; s/completions: 10/completions: 13/' "$D/job-required.yaml" >"$TMP/big.yaml"
+BIG=$(k create -f "$TMP/big.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas: a Job that fits no rack waits, TopologyPlacementFailed, with Kueue's message" 20 \
+    "^TopologyPlacementFailed couldn't assign flavors to pod set main: topology \"default\" allows to fit only 12 out of 13 pod\(s\)$" \
+    k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$BIG\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].reason} {.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}"
+expect_exact "tas: its Job stays suspended" true k get job "$BIG" -o jsonpath='{.spec.suspend}'
+
+# Hostile tenant.
+ROLES="kueue-batch-user-role edit" tenant mallory default
+expect "tas: a tenant may not create a Node" "forbidden" \
+    kt "$TKC" create -f - <<'YAML'
+apiVersion: v1
+kind: Node
+metadata:
+  name: rogue
+  labels: {cloud.provider.com/node-group: tas-group, kubernetes.io/hostname: rogue}
+YAML
+cat >"$TMP/rogue-pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: rogue
+  labels: {kueue.x-k8s.io/podset: main}
+spec:
+  nodeSelector: {kubernetes.io/hostname: b1-r2-x3}
+  containers:
+  - {name: c, image: busybox, command: [sleep, "60"]}
+YAML
+expect "tas: a tenant may not create a Pod labelled with a pod set, ungated" \
+    "only Kueue labels a Pod with its pod set" kt "$TKC" create -f "$TMP/rogue-pod.yaml"
+sed 's/^spec:$/spec:\n  schedulingGates: [{name: kueue.x-k8s.io\/topology}]/' "$TMP/rogue-pod.yaml" >"$TMP/gated-pod.yaml"
+kt "$TKC" create -f "$TMP/gated-pod.yaml" >/dev/null 2>&1
+expect "tas: nor remove the topology gate" "only Kueue removes the scheduling gate kueue.x-k8s.io/topology" \
+    kt "$TKC" patch pod rogue --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'
+sed 's/  labels: {kueue.x-k8s.io\/podset: main}/  labels: {app: rogue}/; s/name: rogue$/name: rogue2/' "$TMP/rogue-pod.yaml" >"$TMP/plain-pod.yaml"
+kt "$TKC" create -f "$TMP/plain-pod.yaml" >/dev/null 2>&1
+expect "tas: nor label a Pod with a pod set afterwards" "only Kueue removes the scheduling gate kueue.x-k8s.io/topology" \
+    kt "$TKC" label pod rogue2 kueue.x-k8s.io/podset=main
+sleep 1
+expect_exact "tas: neither Pod is bound to a Node" " " \
+    k get pods rogue rogue2 -o jsonpath='{.items[0].spec.nodeName} {.items[1].spec.nodeName}'
+
+# Pods Kueue runs without a topology take their Node's capacity: with this
+# machine's Node in rack r9, one such Pod running there leaves room for one
+# pod fewer of a TAS Job confined to r9.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: plain-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: plain
+      resources: [{name: cpu, nominalQuota: 100}, {name: memory, nominalQuota: 100Gi}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: plain-queue, namespace: default}
+spec: {clusterQueue: plain-cq}
+YAML
+CPU=$(k get node cueue-local -o jsonpath='{.status.allocatable.cpu}')
+case "$CPU" in *m) N=$((${CPU%m} / 1000)) ;; *) N=$CPU ;; esac
+if [ "${N:-0}" -ge 2 ] 2>/dev/null; then
+    sed 's/tas-user-queue/plain-queue/; s/parallelism: 10/parallelism: 1/; s/completions: 10/completions: 1/;
+         s/"sleep", "1"/"sleep", "120"/; /podset-required-topology/d; /annotations:/d' \
+        "$D/job-required.yaml" >"$TMP/plain.yaml"
+    PLAIN=$(k create -f "$TMP/plain.yaml" -o jsonpath='{.metadata.name}')
+    settle 20 '^Running$' k get pods -l "job-name=$PLAIN" -o jsonpath='{.items[0].status.phase}'
+    k label node cueue-local cloud.provider.com/node-group=tas-group \
+        cloud.provider.com/topology-block=b2 cloud.provider.com/topology-rack=r9 >/dev/null
+    sed "s/parallelism: 10/parallelism: $N/; s/completions: 10/completions: $N/;
+         s/^    spec:\$/    spec:\n      nodeSelector: {cloud.provider.com\/topology-rack: r9}/" \
+        "$D/job-required.yaml" >"$TMP/r9.yaml"
+    R9=$(k create -f "$TMP/r9.yaml" -o jsonpath='{.metadata.name}')
+    wait_for "tas: a running Pod without topology takes its Node's capacity" 20 \
+        "^TopologyPlacementFailed .*topology \"default\" (allows to fit only $((N - 1)) out|doesn't allow to fit any) of $N pod\(s\)" \
+        k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$R9\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].reason} {.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}"
+    k delete job "$PLAIN" --wait=false >/dev/null 2>&1
+    wait_for "tas: once it is gone, the TAS Job is admitted on this machine's Node" 40 "^cueue-local( cueue-local)* ?$" \
+        k get pods -l "job-name=$R9" -o jsonpath='{range .items[*]}{.spec.nodeName} {end}'
+else
+    note "SKIP: this machine has fewer than 2 CPUs"
+fi

@@ -1,0 +1,168 @@
+/* Unit tests for topology-aware scheduling in the engine (src/engine/tas.c):
+ * Nodes fed through eng_set_node, what their changes requeue, and the
+ * admission's topology assignment. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "fixture.h"
+
+#define CPU(n) ((int64_t)(n)*1000)
+
+static void tas_setup(struct fx *f)
+{
+    fx_init(f);
+    struct api_topology *t = ARENA_NEW(&f->mem, struct api_topology);
+    t->meta.name = "topo";
+    static const char *levels[] = {"rack", "kubernetes.io/hostname"};
+    t->levels.items = levels;
+    t->levels.n = 2;
+    fx_apply(f, API_KIND_TOPOLOGY, t);
+    struct api_resource_flavor *rf = ARENA_NEW(&f->mem, struct api_resource_flavor);
+    rf->meta.name = "tas";
+    rf->topology_name = "topo";
+    fx_apply(f, API_KIND_RESOURCE_FLAVOR, rf);
+    struct fx_quota q = {"tas", CPU(100), -1, -1};
+    fx_cq(f, "a", NULL, &q, 1);
+    fx_lq(f, "a");
+}
+
+static void node(struct fx *f, const char *name, const char *rack, int64_t cpu)
+{
+    struct api_kv kv[2] = {{"rack", rack}, {"kubernetes.io/hostname", name}};
+    struct api_kvs labels = {kv, 2};
+    const char *res[] = {"cpu", "pods"};
+    int64_t alloc[] = {cpu, 110};
+    struct eng_node_info n = {.name = name,
+                              .labels = &labels,
+                              .ready = true,
+                              .n_res = 2,
+                              .res_names = res,
+                              .allocatable = alloc};
+    eng_set_node(f->eng, &n);
+}
+
+/* A workload of count pods of 1 CPU that requires one rack. */
+static struct eng_wl *rack_wl(struct fx *f, const char *name, int32_t count)
+{
+    struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
+    w->meta.name = name;
+    w->meta.namespace_ = "ns";
+    w->queue_name = "a";
+    w->active = true;
+    struct api_pod_set *ps = ARENA_NEW(&f->mem, struct api_pod_set);
+    ps->name = "main";
+    ps->count = count;
+    struct api_kv *ann = ARENA_NEW(&f->mem, struct api_kv);
+    *ann = (struct api_kv){"kueue.x-k8s.io/podset-required-topology", "rack"};
+    ps->template_.annotations = (struct api_kvs){ann, 1};
+    struct api_container *c = ARENA_NEW(&f->mem, struct api_container);
+    c->name = "c";
+    c->requests.items = ARENA_NEW(&f->mem, struct api_resource);
+    c->requests.items[0] = (struct api_resource){"cpu", {CPU(1)}};
+    c->requests.n = 1;
+    ps->template_.spec.containers = c;
+    ps->template_.spec.n_containers = 1;
+    w->pod_sets = ps;
+    w->n_pod_sets = 1;
+    struct api_object o;
+    memset(&o, 0, sizeof(o));
+    o.kind = API_KIND_WORKLOAD;
+    o.u.meta = &w->meta;
+    return eng_apply(f->eng, &o, 0);
+}
+
+/* No Node: inadmissible, TopologyPlacementFailed with Kueue's message; a
+ * Node that fits requeues it and it is admitted on that Node. */
+static void test_tas_node_added_requeues_and_places(void **state)
+{
+    (void)state;
+    struct fx f;
+    tas_setup(&f);
+    struct eng_wl *w = rack_wl(&f, "w", 2);
+    eng_cycle(f.eng, 10);
+    const char *reason, *message;
+    bool inadm;
+    eng_wl_pending(w, &reason, &message, &inadm);
+    assert_true(inadm);
+    assert_string_equal(reason, "TopologyPlacementFailed");
+    assert_string_equal(
+        message, "couldn't assign flavors to pod set main: no topology domains at level: rack");
+    node(&f, "x1", "r1", CPU(1));
+    node(&f, "x2", "r2", CPU(3));
+    eng_cycle(f.eng, 20);
+    assert_true(eng_wl_is_admitted(w));
+    struct eng_admission a;
+    assert_true(eng_wl_admission(f.eng, w, &a));
+    const struct eng_topology_assignment *t = a.ps[0].topology;
+    assert_non_null(t);
+    assert_int_equal(t->n_levels, 1);
+    assert_string_equal(t->levels[0], "kubernetes.io/hostname");
+    assert_int_equal(t->n_domains, 1);
+    assert_string_equal(t->domains[0].values[0], "x2");
+    assert_int_equal(t->domains[0].count, 2);
+    fx_release(&f);
+}
+
+/* Admitted placements count: 2 of x2's CPUs are taken, so 4 more pods fit
+ * only once it has 6; a Node written again unchanged requeues nothing. */
+static void test_tas_usage_counts_and_unchanged_node_is_quiet(void **state)
+{
+    (void)state;
+    struct fx f;
+    tas_setup(&f);
+    node(&f, "x2", "r2", CPU(3));
+    struct eng_wl *w1 = rack_wl(&f, "w1", 2);
+    eng_cycle(f.eng, 10);
+    assert_true(eng_wl_is_admitted(w1));
+    struct eng_wl *w2 = rack_wl(&f, "w2", 4);
+    eng_cycle(f.eng, 20);
+    assert_false(eng_wl_is_admitted(w2));
+    assert_true(eng_wl_inadmissible(w2));
+    node(&f, "x2", "r2", CPU(3));
+    assert_int_equal(eng_cycle(f.eng, 25)->n_heads, 0);
+    node(&f, "x2", "r2", CPU(5));
+    assert_int_equal(eng_cycle(f.eng, 30)->n_heads, 1);
+    assert_false(eng_wl_is_admitted(w2));
+    const char *reason, *message;
+    bool inadm;
+    eng_wl_pending(w2, &reason, &message, &inadm);
+    assert_string_equal(message, "couldn't assign flavors to pod set main: topology \"topo\" "
+                                 "allows to fit only 3 out of 4 pod(s)");
+    node(&f, "x2", "r2", CPU(6));
+    eng_cycle(f.eng, 40);
+    assert_true(eng_wl_is_admitted(w2));
+    fx_release(&f);
+}
+
+/* After a cycle, what it admitted counts once: explaining a pending
+ * workload that fits beside it says Fit. */
+static void test_tas_explain_after_cycle_counts_once(void **state)
+{
+    (void)state;
+    struct fx f;
+    tas_setup(&f);
+    node(&f, "x2", "r2", CPU(4));
+    struct eng_wl *w1 = rack_wl(&f, "w1", 2);
+    eng_cycle(f.eng, 10);
+    assert_true(eng_wl_is_admitted(w1));
+    struct eng_wl *w2 = rack_wl(&f, "w2", 2);
+    struct eng_why why;
+    eng_explain(f.eng, w2, &why);
+    assert_string_equal(why.mode, "Fit");
+    eng_why_release(&why);
+    fx_release(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tas_node_added_requeues_and_places),
+        cmocka_unit_test(test_tas_usage_counts_and_unchanged_node_is_quiet),
+        cmocka_unit_test(test_tas_explain_after_cycle_counts_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
