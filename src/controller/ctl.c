@@ -264,8 +264,8 @@ void ctl_report_gate_removed(struct ctl *c, const json_t *wl, const char *gate, 
     /* Prometheus' default buckets, as Kueue's histogram has. */
     static const double b[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
     int64_t since = tm_now_ms() - cond_time(wl, "Admitted");
-    const char *kv[] = {"name", gate, "cluster_queue", cq_of(wl), "is_group",
-                        group ? "true" : "false", NULL};
+    const char *kv[] = {
+        "name", gate, "cluster_queue", cq_of(wl), "is_group", group ? "true" : "false", NULL};
     ctl_observe_in(c, "kueue_pod_scheduling_gate_removal_seconds", kv,
                    since > 0 ? (double)since / 1000.0 : 0, b, CU_ARRAY_SIZE(b));
 }

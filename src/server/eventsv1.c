@@ -42,8 +42,8 @@ static const char *const renamed[][2] = {
 
 /* The other top-level fields of an events.k8s.io/v1 Event. */
 static const char *const same[] = {
-    "apiVersion", "kind",   "metadata", "eventTime",         "series", "reason",
-    "type",       "action", "related",  "reportingInstance",
+    "apiVersion", "kind", "metadata", "eventTime", "series",
+    "reason",     "type", "action",   "related",   "reportingInstance",
 };
 
 bool srv_ev1_is(const struct store_resource *r)
@@ -185,8 +185,8 @@ static void check_new_style(const json_t *ev, struct err *e)
     const char *ns = str(meta, "namespace");
     const char *io_ns = str(json_object_get(ev, "involvedObject"), "namespace");
     if (!*io_ns && strcmp(ns, "default") && strcmp(ns, "kube-system"))
-        field_err(e, "involvedObject.namespace", "Invalid value: \"%s\": does not match event.namespace",
-                  io_ns);
+        field_err(e, "involvedObject.namespace",
+                  "Invalid value: \"%s\": does not match event.namespace", io_ns);
     const char *rc = str(ev, "reportingComponent");
     if (!*rc)
         required(e, "reportingController");
@@ -246,15 +246,16 @@ static void check_update(const json_t *ev, const json_t *old, struct err *e)
     if (!same_value(ev, old, "series"))
         check_series(ev, e);
     static const char *const immutable[] = {
-        "involvedObject", "reason", "message", "source",     "firstTimestamp",     "lastTimestamp",
-        "count",          "type",   "eventTime", "action",  "related", "reportingComponent",
+        "involvedObject",    "reason",        "message", "source",
+        "firstTimestamp",    "lastTimestamp", "count",   "type",
+        "eventTime",         "action",        "related", "reportingComponent",
         "reportingInstance",
     };
     for (size_t i = 0; i < CU_ARRAY_SIZE(immutable); i++) {
         if (same_value(ev, old, immutable[i]))
             continue;
-        const char *shown = !strcmp(immutable[i], "reportingComponent") ? "reportingController"
-                                                                         : immutable[i];
+        const char *shown =
+            !strcmp(immutable[i], "reportingComponent") ? "reportingController" : immutable[i];
         char *v = json_dumps(json_object_get(ev, immutable[i]), JSON_COMPACT | JSON_ENCODE_ANY);
         field_err(e, shown, "Invalid value: %.200s: field is immutable", v ? v : "null");
         free(v);
