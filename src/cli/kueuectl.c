@@ -6,7 +6,10 @@
  * kueuectl's columns and filters; stop and resume clusterqueue, localqueue
  * and workload; delete workload; version; and `explain`, which kueuectl
  * has not (cueue explain). Tables are printed as kubectl prints them: upper-case
- * headers, columns three spaces apart, ages in kubectl's short form. */
+ * headers, columns three spaces apart, ages in kubectl's short form. The
+ * writes take kueuectl's --dry-run: client (nothing sent) or server (sent
+ * with dryRun=All). The pass-through commands and completion are
+ * kueuectl_shell.c's. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include "api/codec.h"
 #include "base/time.h"
 #include "cli/cli.h"
+#include "cli/kueuectl_int.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "store/store.h"
@@ -44,8 +48,12 @@ static void usage(FILE *out)
         "  resume clusterqueue|localqueue|workload NAME [-n NS]\n"
         "  delete workload NAME... | --all [-A] [-n NS] [-y|--yes]\n"
         "  explain workload NAME [-n NS] [-o text|json]   (cueue explain)\n"
+        "  get|describe|edit|patch|delete clusterqueue|localqueue|resourceflavor|workload ...\n"
+        "      (kubectl's own, run with the same arguments)\n"
+        "  completion bash|zsh\n"
         "  version\n\n"
-        "Lists and create take -o json|yaml|name; create and delete --dry-run=client.\n"
+        "Lists, create, stop and resume take -o json|yaml|name; create, delete, stop and\n"
+        "resume take --dry-run=none|client|server.\n"
         "Flags everywhere: --kubeconfig FILE, --context NAME, -n/--namespace NS (default:\n"
         "the context's namespace, else default). Aliases: cq, lq, rf, wl.\n");
 }
@@ -654,9 +662,17 @@ static bool confirmed(const char *message)
     return !strcasecmp(line, "y");
 }
 
+/* Nothing is sent: --dry-run=client. */
+static bool client_dry(const struct kopts *o)
+{
+    return o->dry_run && !strcmp(o->dry_run, "client");
+}
+
 static const char *dry_suffix(const struct kopts *o)
 {
-    return o->dry_run && !strcmp(o->dry_run, "client") ? " (dry run)" : "";
+    if (!o->dry_run || !strcmp(o->dry_run, "none"))
+        return "";
+    return client_dry(o) ? " (client dry run)" : " (server dry run)";
 }
 
 /* delete workload NAME... | --all [-A]: kueuectl deletes what owns each
@@ -738,7 +754,7 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
         printf("Deletion is canceled\n");
         goto out;
     }
-    bool client_dry = *dry_suffix(o);
+    bool no_send = client_dry(o);
     struct ac_delete_opts dopts = {.propagation_policy = "Background"};
     json_array_foreach(wls, i, wl)
     {
@@ -757,7 +773,7 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
             const char *rn = jstr(ref, "name");
             if (!rn)
                 continue;
-            if (!client_dry && ac_delete(ac, orr, wns, rn, &dopts, NULL, &e)) {
+            if (!no_send && ac_delete(ac, orr, wns, rn, &dopts, NULL, &e)) {
                 if (e.code != ERR_NOT_FOUND) {
                     rc = fail(&e, NULL);
                     goto out;
@@ -768,7 +784,7 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
         }
         if (json_array_size(refs))
             continue;
-        if (!client_dry && ac_delete(ac, r, wns, jstr(jmeta(wl), "name"), &dopts, NULL, &e)) {
+        if (!no_send && ac_delete(ac, r, wns, jstr(jmeta(wl), "name"), &dopts, NULL, &e)) {
             if (e.code != ERR_NOT_FOUND) {
                 rc = fail(&e, NULL);
                 goto out;
@@ -1003,7 +1019,7 @@ static int do_create(struct ac_client *ac, const struct kopts *o, const char *ns
             goto out;
     }
     json_t *created = NULL;
-    if (!*dry_suffix(o)) {
+    if (!client_dry(o)) {
         if (ac_create(ac, r, r->namespaced ? ns : NULL, obj, &created, &e)) {
             char what[320];
             snprintf(what, sizeof(what), "%s \"%s\"", r->kind, name);
@@ -1047,13 +1063,27 @@ static int do_stop_resume(struct ac_client *ac, const struct kopts *o, const cha
     json_t *out = NULL;
     struct err e;
     err_init(&e);
-    int rc = ac_patch(ac, r, r->namespaced ? ns : NULL, o->args[2], AC_PATCH_MERGE, patch, false,
-                      &out, &e);
+    const char *name = o->args[2], *rns = r->namespaced ? ns : NULL;
+    int rc;
+    if (client_dry(o)) {
+        /* As kueuectl: the object as the patch would leave it, unsent. */
+        rc = ac_get(ac, r, rns, name, &out, &e);
+        if (!rc)
+            json_object_update(json_object_get(out, "spec"), json_object_get(patch, "spec"));
+    } else {
+        rc = ac_patch(ac, r, rns, name, AC_PATCH_MERGE, patch, false, &out, &e);
+    }
     json_decref(patch);
-    json_decref(out);
     if (rc)
         return fail(&e, NULL);
-    printf("%s.%s/%s %s\n", r->singular, r->group, o->args[2], stop ? "stopped" : "resumed");
+    if (o->output && (!strcmp(o->output, "json") || !strcmp(o->output, "yaml")))
+        print_doc(out, o->output);
+    else if (o->output && !strcmp(o->output, "name"))
+        printf("%s.%s/%s\n", r->singular, r->group, name);
+    else
+        printf("%s.%s/%s %s%s\n", r->singular, r->group, name, stop ? "stopped" : "resumed",
+               dry_suffix(o));
+    json_decref(out);
     return 0;
 }
 
@@ -1102,6 +1132,15 @@ static const char **value_flag(struct kopts *o, const char *name)
 
 int cli_kueuectl(int argc, char **argv)
 {
+    const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+    base = base ? base + 1 : argc > 0 ? argv[0] : "";
+    if (!strcmp(base, "kubectl_complete-kueue"))
+        return kq_complete(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "__complete"))
+        return kq_complete(argc - 2, argv + 2);
+    int pt = kq_passthrough(argc, argv);
+    if (pt >= 0)
+        return pt;
     struct kopts o = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1134,10 +1173,11 @@ int cli_kueuectl(int argc, char **argv)
             return 2;
         }
     }
-    if (o.dry_run && strcmp(o.dry_run, "none") && strcmp(o.dry_run, "client")) {
+    if (o.dry_run && strcmp(o.dry_run, "none") && strcmp(o.dry_run, "client") &&
+        strcmp(o.dry_run, "server")) {
         fprintf(stderr,
-                "error: Invalid dry-run value (%s). Must be \"none\" or \"client\" (cueue "
-                "has no server-side dry run here).\n",
+                "error: invalid dry-run value (%s). Must be \"none\", \"server\", or "
+                "\"client\"\n",
                 o.dry_run);
         return 1;
     }
@@ -1161,6 +1201,8 @@ int cli_kueuectl(int argc, char **argv)
         printf("Client Version: %s\n", CUEUE_VERSION);
         return 0;
     }
+    if (!strcmp(verb, "completion"))
+        return kq_completion_script(argc, argv);
     bool list = !strcmp(verb, "list"), stop = !strcmp(verb, "stop"),
          resume = !strcmp(verb, "resume"), explain = !strcmp(verb, "explain"),
          create = !strcmp(verb, "create"), del = !strcmp(verb, "delete");
@@ -1204,7 +1246,8 @@ int cli_kueuectl(int argc, char **argv)
         return cli_explain(n, eargv);
     }
     struct ac_client *ac = NULL;
-    struct kc_client_opts ko = {.user_agent = "kubectl-kueue"};
+    struct kc_client_opts ko = {.user_agent = "kubectl-kueue",
+                                .dry_run = o.dry_run && !strcmp(o.dry_run, "server")};
     if (kc_client_new(&cfg, &ko, &ac, &e)) {
         kc_config_release(&cfg);
         return fail(&e, NULL);
