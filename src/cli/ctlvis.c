@@ -55,8 +55,8 @@ int cli_dlog_max_entries(const char *cmd, const char *arg, size_t *max)
     errno = 0;
     long long v = strtoll(arg, &end, 10);
     if (errno || end == arg || *end || v < 1 || v > 100000000) {
-        fprintf(stderr, "cueue %s: --decision-log-max-entries must be 1-100000000, got '%s'\n",
-                cmd, arg);
+        fprintf(stderr, "cueue %s: --decision-log-max-entries must be 1-100000000, got '%s'\n", cmd,
+                arg);
         return 2;
     }
     *max = (size_t)v;
@@ -204,8 +204,8 @@ static bool parse(const char *path, struct vis_req *v)
 
 /* May user read the Workloads the request is about (verb on workloads in
  * ns, of name)? 0, or the status to answer. */
-static unsigned may_read(struct ac_client *ac, const json_t *user, const char *verb,
-                         const char *ns, const char *name)
+static unsigned may_read(struct ac_client *ac, const json_t *user, const char *verb, const char *ns,
+                         const char *name)
 {
     json_t *a = json_pack("{s:s,s:s,s:s}", "verb", verb, "group", "kueue.x-k8s.io", "resource",
                           "workloads");
@@ -311,7 +311,8 @@ void ctlvis_handle(struct ctlvis *v, struct http_req *rq, struct http_resp *rs)
     }
     if (!parse(rq->path, &q)) {
         json_decref(user);
-        return reply_status(rs, 404, "NotFound", "the server could not find the requested resource");
+        return reply_status(rs, 404, "NotFound",
+                            "the server could not find the requested resource");
     }
     if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
         json_decref(user);
