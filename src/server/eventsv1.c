@@ -207,13 +207,28 @@ static void check_new_style(const json_t *ev, struct err *e)
     too_long(e, ev, "message", 1024);
 }
 
+/* An Event without an eventTime names its namespace in involvedObject, or
+ * is in default (kube's legacy rule). */
+static void check_old_style(const json_t *ev, struct err *e)
+{
+    const char *ns = str(json_object_get(ev, "metadata"), "namespace");
+    const char *io_ns = str(json_object_get(ev, "involvedObject"), "namespace");
+    if (*io_ns ? strcmp(ns, io_ns) != 0 : *ns && strcmp(ns, "default"))
+        field_err(e, "involvedObject.namespace",
+                  "Invalid value: \"%s\": does not match event.namespace", io_ns);
+}
+
+/* In kube's order: the rules every Event follows, then events.k8s.io's. */
 static void check_create(const json_t *ev, struct err *e)
 {
-    check_series(ev, e);
-    if (!time_set(ev, "eventTime"))
-        required(e, "eventTime");
-    else
+    bool has_time = time_set(ev, "eventTime");
+    if (has_time)
         check_new_style(ev, e);
+    else
+        check_old_style(ev, e);
+    check_series(ev, e);
+    if (!has_time)
+        required(e, "eventTime");
     const char *type = str(ev, "type");
     if (strcmp(type, "Normal") && strcmp(type, "Warning"))
         field_err(e, "type", "Invalid value: \"\": has invalid value: %s", type);

@@ -63,8 +63,9 @@ static void test_srv_ev1_from_core_renames(void **state)
     assert_int_equal(json_integer_value(json_object_get(ev, "deprecatedCount")), 3);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(ev, "series"), "count")),
                      2);
-    static const char *const gone[] = {"message", "involvedObject", "source", "firstTimestamp",
-                                       "lastTimestamp", "count", "reportingComponent"};
+    static const char *const gone[] = {"message",           "involvedObject", "source",
+                                       "firstTimestamp",    "lastTimestamp",  "count",
+                                       "reportingComponent"};
     for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
         assert_null(json_object_get(ev, gone[i]));
     json_decref(ev);
@@ -120,15 +121,18 @@ static void test_srv_ev1_validate_create(void **state)
     json_decref(ev);
 
     ev = parse("{\"metadata\":{\"name\":\"e\",\"namespace\":\"ns\"},\"type\":\"Info\","
-               "\"count\":2}");
+               "\"count\":2,\"involvedObject\":{\"namespace\":\"other\"}}");
     err_init(&e);
     assert_int_equal(srv_ev1_validate(ev, NULL, &e), ERR_INVALID);
-    assert_int_equal(e.ncauses, 3);
-    assert_string_equal(e.causes[0].field, "eventTime");
-    assert_string_equal(e.causes[0].message, "Required value");
-    assert_string_equal(e.causes[1].field, "type");
-    assert_string_equal(e.causes[1].message, "Invalid value: \"\": has invalid value: Info");
-    assert_string_equal(e.causes[2].field, "count");
+    assert_int_equal(e.ncauses, 4);
+    assert_string_equal(e.causes[0].field, "involvedObject.namespace");
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: \"other\": does not match event.namespace");
+    assert_string_equal(e.causes[1].field, "eventTime");
+    assert_string_equal(e.causes[1].message, "Required value");
+    assert_string_equal(e.causes[2].field, "type");
+    assert_string_equal(e.causes[2].message, "Invalid value: \"\": has invalid value: Info");
+    assert_string_equal(e.causes[3].field, "count");
     json_decref(ev);
 
     /* With an eventTime: who reports it, and the regarding namespace. */
@@ -140,10 +144,10 @@ static void test_srv_ev1_validate_create(void **state)
     err_init(&e);
     assert_int_equal(srv_ev1_validate(ev, NULL, &e), ERR_INVALID);
     assert_int_equal(e.ncauses, 4);
-    assert_string_equal(e.causes[0].field, "series.count");
-    assert_string_equal(e.causes[1].field, "involvedObject.namespace");
-    assert_string_equal(e.causes[2].field, "reportingController");
-    assert_string_equal(e.causes[3].field, "reason");
+    assert_string_equal(e.causes[0].field, "involvedObject.namespace");
+    assert_string_equal(e.causes[1].field, "reportingController");
+    assert_string_equal(e.causes[2].field, "reason");
+    assert_string_equal(e.causes[3].field, "series.count");
     json_decref(ev);
 
     ev = good();
@@ -179,11 +183,10 @@ static void test_srv_ev1_field_selector(void **state)
     struct sb out = SB_INIT;
     struct err e;
     err_init(&e);
-    assert_int_equal(srv_ev1_field_selector("regarding.name=wl,reportingController!=x,type==Normal",
-                                            &out, &e),
-                     0);
-    assert_string_equal(sb_str(&out),
-                        "involvedObject.name=wl,reportingComponent!=x,type==Normal");
+    assert_int_equal(
+        srv_ev1_field_selector("regarding.name=wl,reportingController!=x,type==Normal", &out, &e),
+        0);
+    assert_string_equal(sb_str(&out), "involvedObject.name=wl,reportingComponent!=x,type==Normal");
     sb_reset(&out);
     assert_int_equal(srv_ev1_field_selector("metadata.name=a,involvedObject.kind=Pod", &out, &e),
                      ERR_INVALID);
