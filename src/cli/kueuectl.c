@@ -340,8 +340,8 @@ static int print_output(const json_t *items, const struct store_resource *r, con
     if (!strcmp(output, "name")) {
         size_t i;
         const json_t *x;
-        json_array_foreach(items, i, x)
-            printf("%s.%s/%s\n", r->singular, r->group, jstr(jmeta(x), "name"));
+        json_array_foreach(items, i, x) printf("%s%s%s/%s\n", r->singular, *r->group ? "." : "",
+                                               r->group, jstr(jmeta(x), "name"));
         return 0;
     }
     if (strcmp(output, "json") && strcmp(output, "yaml"))
@@ -571,8 +571,49 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
     return 0;
 }
 
-/* list pods --for TYPE[.GROUP]/NAME: the pods of a Job, by the label its
- * controller puts on them, in kubectl's pod columns. */
+/* The kinds whose pods `list pods --for` finds, and the labels of one's
+ * pods: Kueue's integrations' PodLabelSelector. */
+#define KF_JOB "training.kubeflow.org/job-name"
+#define KF_OPERATOR "training.kubeflow.org/operator-name"
+
+static const struct pods_of {
+    const char *kind, *plural, *group;
+    const char *name_label, *also; /* the label naming it; more labels, or "" */
+} pods_of[] = {
+    {"job", "jobs", "batch", "batch.kubernetes.io/job-name", ""},
+    {"jobset", "jobsets", "jobset.x-k8s.io", "jobset.sigs.k8s.io/jobset-name", ""},
+    {"trainjob", "trainjobs", "trainer.kubeflow.org", "jobset.sigs.k8s.io/jobset-name", ""},
+    {"pytorchjob", "pytorchjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=pytorchjob-controller"},
+    {"tfjob", "tfjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=tfjob-controller"},
+    {"xgboostjob", "xgboostjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=xgboostjob-controller"},
+    {"paddlejob", "paddlejobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=paddlejob-controller"},
+    {"jaxjob", "jaxjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=jaxjob-controller"},
+    {"mpijob", "mpijobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=mpi-operator"},
+    {"raycluster", "rayclusters", "ray.io", "ray.io/cluster", ""},
+    {"sparkapplication", "sparkapplications", "sparkoperator.k8s.io",
+     "sparkoperator.k8s.io/app-name", ""},
+};
+
+/* The entry of --for's TYPE[.GROUP] (a kind's lower-case name or plural),
+ * or NULL. */
+static const struct pods_of *pods_kind(const char *type, size_t len)
+{
+    char t[128];
+    snprintf(t, sizeof(t), "%.*s", (int)(len < sizeof(t) ? len : sizeof(t) - 1), type);
+    char *dot = strchr(t, '.');
+    if (dot)
+        *dot++ = '\0';
+    for (size_t i = 0; i < CU_ARRAY_SIZE(pods_of); i++) {
+        const struct pods_of *p = &pods_of[i];
+        if ((!strcasecmp(t, p->kind) || !strcmp(t, p->plural)) && (!dot || !strcmp(dot, p->group)))
+            return p;
+    }
+    return NULL;
+}
+
+/* list pods --for TYPE[.GROUP]/NAME: the pods of a Job (or another kind
+ * Kueue runs), by the labels its controller puts on them, in kubectl's pod
+ * columns. */
 static int list_pods(struct ac_client *ac, const struct kopts *o, const char *ns)
 {
     if (!o->for_ref) {
@@ -587,17 +628,15 @@ static int list_pods(struct ac_client *ac, const struct kopts *o, const char *ns
                 o->for_ref);
         return 1;
     }
-    json_t *ref =
-        json_pack("{s:s,s:s,s:s}", "apiVersion", "batch/v1", "kind", "Job", "name", slash + 1);
-    bool job = ref_matches(ref, o->for_ref);
-    json_decref(ref);
-    if (!job) {
+    const struct pods_of *kind = pods_kind(o->for_ref, (size_t)(slash - o->for_ref));
+    if (!kind) {
         fprintf(stderr, "error: unsupported kind: %.*s\n", (int)(slash - o->for_ref), o->for_ref);
         return 1;
     }
     struct sb sel = SB_INIT;
-    sb_addf(&sel, "%s%sbatch.kubernetes.io/job-name=%s", o->label ? o->label : "",
-            o->label ? "," : "", slash + 1);
+    if (o->label)
+        sb_addf(&sel, "%s,", o->label);
+    sb_addf(&sel, "%s=%s%s", kind->name_label, slash + 1, kind->also);
     struct ac_list_opts lo = {.label_selector = sb_str(&sel), .field_selector = o->field};
     struct ac_list l = {0};
     struct err e;

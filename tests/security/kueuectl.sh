@@ -152,6 +152,30 @@ expect "an output format kubectl has not" 'unable to match a printer suitable fo
 expect_grep "version" '^Client Version: [0-9]+\.[0-9]+\.[0-9]+$' kk version
 expect "list pods --for job/j1: the Job's pods" "No resources found in team-a namespace." \
     kk list pods -n team-a --for job/j1
+k -n team-a apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: js1-leader-0
+  labels: {jobset.sigs.k8s.io/jobset-name: js1}
+spec:
+  containers: [{name: c, image: busybox, command: ["true"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pt1-master-0
+  labels: {training.kubeflow.org/job-name: pt1, training.kubeflow.org/operator-name: pytorchjob-controller}
+spec:
+  containers: [{name: c, image: busybox, command: ["true"]}]
+YAML
+expect_exact "list pods --for jobset.jobset.x-k8s.io/js1: a JobSet's pods, by Kueue's label" \
+    "pod/js1-leader-0" kk list pods -n team-a --for jobset.jobset.x-k8s.io/js1 -o name
+expect_exact "  ... a PyTorchJob's (its name and operator labels)" "pod/pt1-master-0" \
+    kk list pods -n team-a --for pytorchjob/pt1 -o name
+expect_exact "  ... not a TFJob of that name" "" kk list pods -n team-a --for tfjob/pt1 -o name
+expect "  ... a kind in another group is not one of them" "error: unsupported kind: jobset.batch" \
+    kk list pods -n team-a --for jobset.batch/js1
 expect "list pods --for an unsupported kind" "error: unsupported kind: deployment" \
     kk list pods -n team-a --for deployment/x
 expect "list pods without --for" 'error: required flag(s) "for" not set' kk list pods
