@@ -161,7 +161,7 @@ static void usage(FILE *out)
             "                         (default 24h), served with `cueue explain` on the\n"
             "                         metrics listener (cueue explain --controller URL)\n"
             "  --decision-log-max-entries N\n"
-            "                         and at most this many (default 100000)\n"
+            "                         and at most this many (default 10000, about 5 MB)\n"
             "  --webhook-port PORT    serve Kueue's admission webhooks over HTTPS on PORT\n"
             "                         (Kueue's is 9443; default: webhook.port of --config,\n"
             "                         else no webhooks; see docs/cluster.md)\n"
@@ -229,7 +229,7 @@ int cli_controller(int argc, char **argv)
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false, metrics_secure = true;
     int64_t dlog_age_s = 0;
-    size_t dlog_max = 0;
+    size_t dlog_max = 10000; /* in memory: a tenth of cueue serve's default */
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
