@@ -9,7 +9,11 @@
  * TokenReview, then reading the Workloads asked about by a
  * SubjectAccessReview (get on the Workload; list in the namespace; list
  * everywhere for the whole log), so a tenant reads the history of its own
- * namespaces' Workloads and nothing else, as through cueue serve. */
+ * namespaces' Workloads and nothing else, as through cueue serve. Other
+ * Workloads named in an answer are checked too (list in their namespace,
+ * else get), at most 64 reviews per answer so that one request cannot
+ * make the controller flood the API server: past them, unchecked names
+ * are redacted. */
 #include "cli/ctlvis.h"
 
 #include <errno.h>
@@ -221,8 +225,36 @@ static unsigned may_read(struct ac_client *ac, const json_t *user, const char *v
 struct redactor {
     struct ac_client *ac;
     const json_t *user;
-    struct map seen; /* "ns/name" -> (void *)1 readable, (void *)2 not */
+    struct map seen; /* "ns/name" and "ns/" -> (void *)1 readable, (void *)2 not */
+    int reviews;     /* asked so far */
 };
+
+/* Each review is a request to the API server: one answer asks at most
+ * this many; past them, the names not yet known readable are redacted. */
+#define MAX_REVIEWS 64
+
+/* May the caller read the Workload ns/name: list in its namespace (which
+ * shows every name there), else get on it; cached per answer. */
+static bool readable(struct redactor *r, const char *key, const char *ns, const char *name)
+{
+    char nskey[260];
+    snprintf(nskey, sizeof(nskey), "%s/", ns);
+    void *v = map_get(&r->seen, nskey);
+    if (!v && r->reviews < MAX_REVIEWS) {
+        r->reviews++;
+        v = (void *)(may_read(r->ac, r->user, "list", ns, NULL) ? (uintptr_t)2 : (uintptr_t)1);
+        map_put(&r->seen, nskey, v);
+    }
+    if (v == (void *)1)
+        return true;
+    v = map_get(&r->seen, key);
+    if (!v && r->reviews < MAX_REVIEWS) {
+        r->reviews++;
+        v = (void *)(may_read(r->ac, r->user, "get", ns, name) ? (uintptr_t)2 : (uintptr_t)1);
+        map_put(&r->seen, key, v);
+    }
+    return v == (void *)1;
+}
 
 /* Workloads named in the answer ("workload", "preemptor": "ns/name") that
  * the caller may not get are not named, as cueue serve answers. */
@@ -245,18 +277,13 @@ static void redact(struct redactor *r, json_t *v)
             continue;
         }
         const char *s = json_string_value(x), *slash = strchr(s, '/');
-        void *known = map_get(&r->seen, s);
-        if (!known) {
-            char ns[256];
-            bool ok = slash && (size_t)(slash - s) < sizeof(ns);
-            if (ok) {
-                snprintf(ns, sizeof(ns), "%.*s", (int)(slash - s), s);
-                ok = may_read(r->ac, r->user, "get", ns, slash + 1) == 0;
-            }
-            known = (void *)(ok ? (uintptr_t)1 : (uintptr_t)2);
-            map_put(&r->seen, s, known);
+        char ns[256];
+        bool ok = slash && slash > s && (size_t)(slash - s) < sizeof(ns);
+        if (ok) {
+            snprintf(ns, sizeof(ns), "%.*s", (int)(slash - s), s);
+            ok = readable(r, s, ns, slash + 1);
         }
-        if (known == (void *)2)
+        if (!ok)
             json_string_set(x, REDACTED);
     }
 }
@@ -368,7 +395,7 @@ void ctlvis_handle(struct ctlvis *v, struct http_req *rq, struct http_resp *rs)
                          "visibility.kueue.x-k8s.io/v1beta2", "metadata", "items", items);
     }
     if (v->ac) {
-        struct redactor r = {v->ac, user, MAP_INIT};
+        struct redactor r = {v->ac, user, MAP_INIT, 0};
         redact(&r, body);
         map_release(&r.seen);
     }
