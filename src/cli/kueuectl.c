@@ -79,7 +79,8 @@ static const char *kind_key(const char *k)
         return "localqueues.kueue.x-k8s.io";
     if (!strcmp(k, "resourceflavor") || !strcmp(k, "resourceflavors") || !strcmp(k, "rf"))
         return "resourceflavors.kueue.x-k8s.io";
-    if (!strcmp(k, "workload") || !strcmp(k, "workloads") || !strcmp(k, "wl"))
+    if (!strcmp(k, "workload") || !strcmp(k, "workloads") || !strcmp(k, "wl") ||
+        !strcmp(k, "kwl") || !strcmp(k, "kueueworkload") || !strcmp(k, "kueueworkloads"))
         return "workloads.kueue.x-k8s.io";
     return NULL;
 }

@@ -40,7 +40,9 @@ static const char *const pt_kinds[] = {
     "rf",
     NULL,
 };
-static const char *const wl_names[] = {"workload", "workloads", "wl", NULL};
+/* kueuectl's own `delete workload` answers to these. */
+static const char *const wl_names[] = {"workload",      "workloads",      "wl", "kwl",
+                                       "kueueworkload", "kueueworkloads", NULL};
 
 static bool one_of(const char *s, const char *const *set)
 {

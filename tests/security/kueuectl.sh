@@ -220,6 +220,8 @@ expect "  ... a name is required" "error: requires at least 1 arg(s), only recei
     kk delete workload -n team-a
 expect "  ... an unknown one" 'workloads.kueue.x-k8s.io "nope" not found' \
     kk delete workload nope -n team-a
+expect "  ... kwl is kueuectl's delete too, not kubectl's" "Deletion is canceled" \
+    sh -c "echo n | KUBECONFIG='$KC' kubectl kueue delete kwl $W -n team-a"
 
 tenant alice team-a
 expect "a tenant cannot stop a ClusterQueue" \
