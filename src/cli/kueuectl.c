@@ -55,7 +55,7 @@ static void usage(FILE *out)
         "Lists, create, stop and resume take -o json|yaml|name; create, delete, stop and\n"
         "resume take --dry-run=none|client|server.\n"
         "Flags everywhere: --kubeconfig FILE, --context NAME, -n/--namespace NS (default:\n"
-        "the context's namespace, else default). Aliases: cq, lq, rf, wl.\n");
+        "the context's namespace, else default). Aliases: cq, lq, rf, wl, kwl.\n");
 }
 
 struct kopts {
