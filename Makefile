@@ -18,11 +18,12 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The binary, and the link that makes it kubectl's `kueue` plugin.
+# The binary, and the links that make it kubectl's `kueue` plugin and its completion.
 install: build
 	@install -d $(DESTDIR)$(PREFIX)/bin
 	@install -m 755 $(BUILD)/cueue $(DESTDIR)$(PREFIX)/bin/cueue
 	@ln -sf cueue $(DESTDIR)$(PREFIX)/bin/kubectl-kueue
+	@ln -sf cueue $(DESTDIR)$(PREFIX)/bin/kubectl_complete-kueue
 
 # The format check, every test, then every test again under ASan + UBSan,
 # then the fuzzers briefly.

@@ -17,6 +17,7 @@
 #include "base/xalloc.h"
 #include "cli/certs.h"
 #include "cli/cli.h"
+#include "cli/ctlvis.h"
 #include "cli/daemon.h"
 #include "cli/manager.h"
 #include "controller/api_client.h"
@@ -31,27 +32,12 @@
 /* The metrics listener: Kueue's (controller-runtime's secure serving)
  * HTTPS with every request authenticated by a TokenReview and authorized
  * by a SubjectAccessReview (get on the nonResourceURL /metrics) that the
- * API server answers; or plain HTTP and no checks when not secure. */
+ * API server answers; or plain HTTP and no checks when not secure. It also
+ * answers `cueue explain` (ctlvis.h). */
 struct metricsd {
     struct mreg *reg;
     struct ac_client *ac; /* NULL: plain HTTP, anyone may read */
-};
-
-static const struct store_resource token_reviews = {
-    .group = "authentication.k8s.io",
-    .version = "v1",
-    .plural = "tokenreviews",
-    .singular = "tokenreview",
-    .kind = "TokenReview",
-    .key = "tokenreviews.authentication.k8s.io",
-};
-static const struct store_resource subject_access_reviews = {
-    .group = "authorization.k8s.io",
-    .version = "v1",
-    .plural = "subjectaccessreviews",
-    .singular = "subjectaccessreview",
-    .kind = "SubjectAccessReview",
-    .key = "subjectaccessreviews.authorization.k8s.io",
+    struct ctlvis vis;
 };
 
 static void metrics_text(struct http_resp *rs, unsigned status, const char *msg)
@@ -65,53 +51,23 @@ static void metrics_text(struct http_resp *rs, unsigned status, const char *msg)
  * else the status to answer (401, 403, or 500 when a review failed). */
 static unsigned metrics_authorize(struct ac_client *ac, const struct http_req *rq)
 {
-    const char *auth = http_req_header(rq, "Authorization");
-    if (!auth || strncasecmp(auth, "Bearer ", 7) || !auth[7])
-        return 401;
-    struct err e;
-    err_init(&e);
-    json_t *tr = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "authentication.k8s.io/v1", "kind",
-                           "TokenReview", "spec", "token", auth + 7);
-    json_t *tout = NULL;
-    int rc = ac_create(ac, &token_reviews, NULL, tr, &tout, &e);
-    json_decref(tr);
-    if (rc) {
-        log_warn("metrics: TokenReview failed: %s", e.message);
-        return 500;
-    }
-    json_t *st = json_object_get(tout, "status");
-    json_t *user = json_object_get(st, "user");
-    if (!json_is_true(json_object_get(st, "authenticated")) ||
-        !json_is_string(json_object_get(user, "username"))) {
-        json_decref(tout);
-        return 401;
-    }
-    json_t *sar =
-        json_pack("{s:s, s:s, s:{s:O, s:{s:s, s:s}}}", "apiVersion", "authorization.k8s.io/v1",
-                  "kind", "SubjectAccessReview", "spec", "user", json_object_get(user, "username"),
-                  "nonResourceAttributes", "path", "/metrics", "verb", "get");
-    json_t *spec = json_object_get(sar, "spec");
-    const char *copy[] = {"uid", "groups", "extra"};
-    for (size_t i = 0; i < CU_ARRAY_SIZE(copy); i++)
-        if (json_object_get(user, copy[i]))
-            json_object_set(spec, copy[i], json_object_get(user, copy[i]));
-    json_decref(tout);
-    json_t *sout = NULL;
-    rc = ac_create(ac, &subject_access_reviews, NULL, sar, &sout, &e);
-    json_decref(sar);
-    if (rc) {
-        log_warn("metrics: SubjectAccessReview failed: %s", e.message);
-        return 500;
-    }
-    bool allowed = json_is_true(json_object_get(json_object_get(sout, "status"), "allowed"));
-    json_decref(sout);
-    return allowed ? 0 : 403;
+    json_t *user = NULL;
+    unsigned st = cli_authenticate(ac, rq, &user);
+    if (st)
+        return st;
+    json_t *attrs = json_pack("{s:s, s:s}", "path", "/metrics", "verb", "get");
+    st = cli_authorize(ac, user, "nonResourceAttributes", attrs);
+    json_decref(attrs);
+    json_decref(user);
+    return st;
 }
 
 /* GET /metrics: the controllers' metrics; anything else is not here. */
 static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 {
     struct metricsd *md = arg;
+    if (ctlvis_path(rq->path))
+        return ctlvis_handle(&md->vis, rq, rs);
     if (md->ac) {
         unsigned status = metrics_authorize(md->ac, rq);
         if (status == 401)
@@ -200,6 +156,12 @@ static void usage(FILE *out)
             "                         HTTPS, each request's bearer token checked with a\n"
             "                         TokenReview and a SubjectAccessReview (get /metrics)\n"
             "                         (default true); false: plain HTTP, no checks\n"
+            "  --decision-log-max-age DURATION\n"
+            "                         keep the scheduler's decisions in memory this long\n"
+            "                         (default 24h), served with `cueue explain` on the\n"
+            "                         metrics listener (cueue explain --controller URL)\n"
+            "  --decision-log-max-entries N\n"
+            "                         and at most this many (default 10000, about 5 MB)\n"
             "  --webhook-port PORT    serve Kueue's admission webhooks over HTTPS on PORT\n"
             "                         (Kueue's is 9443; default: webhook.port of --config,\n"
             "                         else no webhooks; see docs/cluster.md)\n"
@@ -222,6 +184,14 @@ static void usage(FILE *out)
 static int fail(const struct err *e)
 {
     return cli_fail("controller", e);
+}
+
+static void dlog_append(void *arg, const json_t *entries, int64_t now_ms)
+{
+    struct err e;
+    err_init(&e);
+    if (store_dlog_append(arg, entries, now_ms, &e))
+        log_warn("decision log: %s", e.message);
 }
 
 int cli_controller(int argc, char **argv)
@@ -247,6 +217,8 @@ int cli_controller(int argc, char **argv)
         {"cert-check-interval", required_argument, NULL, 'I'},
         {"zap-encoder", required_argument, NULL, 'E'},
         {"zap-log-level", required_argument, NULL, 'L'},
+        {"decision-log-max-age", required_argument, NULL, 'A'},
+        {"decision-log-max-entries", required_argument, NULL, 'M'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -256,6 +228,8 @@ int cli_controller(int argc, char **argv)
     const char *feature_gates = NULL, *metrics_addr = "0", *zap_encoder = NULL, *zap_level = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false, metrics_secure = true;
+    int64_t dlog_age_s = 0;
+    size_t dlog_max = 10000; /* in memory: a tenth of cueue serve's default */
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -337,6 +311,14 @@ int cli_controller(int argc, char **argv)
             mo.cert_check_s = (int)secs;
             break;
         }
+        case 'A':
+            if (cli_dlog_max_age("controller", optarg, &dlog_age_s))
+                return 2;
+            break;
+        case 'M':
+            if (cli_dlog_max_entries("controller", optarg, &dlog_max))
+                return 2;
+            break;
         case 'E':
             zap_encoder = optarg;
             break;
@@ -395,11 +377,21 @@ int cli_controller(int argc, char **argv)
     struct mreg *metrics = strcmp(metrics_addr, "0") ? mreg_new() : NULL;
     struct http_server *mhs = NULL;
     struct metricsd md = {.reg = metrics, .ac = metrics_secure ? ac : NULL};
+    md.vis.ac = md.ac;
+    /* The decision log is read on the metrics listener: kept only with it. */
+    struct store_dlog *dlog = NULL;
+    struct store_dlog_options dopt = {
+        .path = ":memory:", .max_age_ms = dlog_age_s * 1000, .max_entries = dlog_max};
+    if (!rc && metrics)
+        rc = store_dlog_open(&dopt, &dlog, &e);
+    md.vis.log = dlog;
     struct ctl_options co = {.client = ac,
                              .config_path = config,
                              .leader_elect = leader,
                              .lease_namespace = lease_ns,
-                             .metrics = metrics};
+                             .metrics = metrics,
+                             .decisions = dlog ? dlog_append : NULL,
+                             .decisions_arg = dlog};
     struct ctl *ctl = NULL;
     struct node *node = NULL;
     struct mgr *mgr = NULL;
@@ -410,6 +402,7 @@ int cli_controller(int argc, char **argv)
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
     mo.ctl = ctl;
+    md.vis.ctl = ctl;
     if (!rc)
         rc = mgr_start(&mo, &mgr, &e);
     if (!rc && !strcmp(executor, "local") && !strcmp(pod_network, "host") &&
@@ -429,8 +422,9 @@ int cli_controller(int argc, char **argv)
     kc_config_release(&cfg);
     if (rc) {
         mgr_stop(mgr);
+        http_server_stop(mhs); /* it may be asking the controllers */
         ctl_stop(ctl);
-        http_server_stop(mhs);
+        store_dlog_close(dlog);
         mreg_free(metrics);
         ac_free(ac);
         return fail(&e);
@@ -441,8 +435,9 @@ int cli_controller(int argc, char **argv)
      * while the controllers finish what they are writing. */
     mgr_stop(mgr);
     node_stop(node);
-    ctl_stop(ctl);
     http_server_stop(mhs);
+    ctl_stop(ctl);
+    store_dlog_close(dlog);
     mreg_free(metrics);
     ac_free(ac);
     return 0;

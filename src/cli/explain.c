@@ -14,6 +14,7 @@
 #include "api/codec.h"
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
@@ -21,29 +22,35 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cueue explain workload NAMESPACE/NAME [-o text|json] [--kubeconfig FILE]\n"
-            "                     [--context NAME]\n"
-            "       cueue explain --history (workload NAMESPACE/NAME | -n NAMESPACE | -A)\n"
-            "                     [--limit N] [-o text|json|jsonl] [--kubeconfig FILE]\n"
-            "       cueue explain -f FILE [-f FILE ...] [--cycles N] [--now RFC3339]\n"
-            "                     workload NAMESPACE/NAME [-o text|json]\n\n"
-            "Explain a workload's admission: for a pending one each flavor tried per pod set\n"
-            "with the quota arithmetic (requested, used, nominal, borrowable from the cohort,\n"
-            "limits, what is missing), its position in its LocalQueue and ClusterQueue and\n"
-            "the preemption considered; for an admitted one the quota it uses and what its\n"
-            "ClusterQueue borrows; for a preempted one the preemptor, the policy and the\n"
-            "priorities (or fair shares) compared.\n\n"
-            "Against a server (kubeconfig: --kubeconfig, else $KUBECONFIG or ~/.kube/config)\n"
-            "the caller needs get on the Workload. With -f, the files are run as by\n"
-            "`cueue schedule` (same options) and nothing is contacted.\n\n"
-            "--history prints the decision log the server keeps (bounded by\n"
-            "--decision-log-max-age and --decision-log-max-entries of `cueue serve`): each\n"
-            "admission, preemption, eviction and requeue with the quota it concerned, oldest\n"
-            "first, the newest N (default 1000); -o jsonl exports one entry per line. A\n"
-            "namespace's log takes list on its Workloads, -A (all) list at the cluster scope.\n\n"
-            "Exit status 0; 1 when the workload or the server cannot be reached; 2 for bad\n"
-            "arguments or input. See docs/observability.md.\n");
+    fprintf(
+        out,
+        "usage: cueue explain workload NAMESPACE/NAME [-o text|json] [--kubeconfig FILE]\n"
+        "                     [--context NAME] [--controller URL [--insecure-skip-tls-verify]]\n"
+        "       cueue explain --history (workload NAMESPACE/NAME | -n NAMESPACE | -A)\n"
+        "                     [--limit N] [-o text|json|jsonl] [--kubeconfig FILE]\n"
+        "                     [--controller URL [--insecure-skip-tls-verify]]\n"
+        "       cueue explain -f FILE [-f FILE ...] [--cycles N] [--now RFC3339]\n"
+        "                     workload NAMESPACE/NAME [-o text|json]\n\n"
+        "Explain a workload's admission: for a pending one each flavor tried per pod set\n"
+        "with the quota arithmetic (requested, used, nominal, borrowable from the cohort,\n"
+        "limits, what is missing), its position in its LocalQueue and ClusterQueue and\n"
+        "the preemption considered; for an admitted one the quota it uses and what its\n"
+        "ClusterQueue borrows; for a preempted one the preemptor, the policy and the\n"
+        "priorities (or fair shares) compared.\n\n"
+        "Against a server (kubeconfig: --kubeconfig, else $KUBECONFIG or ~/.kube/config)\n"
+        "the caller needs get on the Workload. With -f, the files are run as by\n"
+        "`cueue schedule` (same options) and nothing is contacted.\n\n"
+        "--history prints the decision log the server keeps (bounded by\n"
+        "--decision-log-max-age and --decision-log-max-entries of `cueue serve`): each\n"
+        "admission, preemption, eviction and requeue with the quota it concerned, oldest\n"
+        "first, the newest N (default 1000); -o jsonl exports one entry per line. A\n"
+        "namespace's log takes list on its Workloads, -A (all) list at the cluster scope.\n\n"
+        "On a cluster, `cueue controller` answers both on its metrics listener:\n"
+        "--controller https://HOST:PORT asks it there, with the kubeconfig's bearer\n"
+        "token (its certificate is self-signed: --insecure-skip-tls-verify, or the\n"
+        "kubeconfig's CA if it signed it).\n\n"
+        "Exit status 0; 1 when the workload or the server cannot be reached; 2 for bad\n"
+        "arguments or input. See docs/observability.md.\n");
 }
 
 /* ---- text ------------------------------------------------------------------------------ */
@@ -228,14 +235,21 @@ static void print_entry(const json_t *x)
 
 /* ---- fetching ---------------------------------------------------------------------------- */
 
-static int from_server(const char *kubeconfig, const char *context, const char *ns,
-                       const char *name, const char *what, json_t **out)
+/* Where to ask: the kubeconfig's server, or --controller (with the
+ * kubeconfig's credentials). */
+struct origin {
+    const char *kubeconfig, *context, *controller;
+    bool insecure;
+};
+
+static int from_server(const struct origin *o, const char *ns, const char *name, const char *what,
+                       json_t **out)
 {
     struct err e;
     err_init(&e);
     struct kc_config cfg = {0};
     struct ac_client *ac = NULL;
-    int rc = kc_config_load(kubeconfig, context, &cfg, &e);
+    int rc = kc_config_load(o->kubeconfig, o->context, &cfg, &e);
     if (rc) {
         struct sb sb = SB_INIT;
         err_format(&e, &sb);
@@ -243,6 +257,15 @@ static int from_server(const char *kubeconfig, const char *context, const char *
         sb_release(&sb);
         return 1;
     }
+    if (o->controller) {
+        free(cfg.server);
+        cfg.server = xstrdup(o->controller);
+        size_t n = strlen(cfg.server);
+        while (n && cfg.server[n - 1] == '/')
+            cfg.server[--n] = '\0';
+    }
+    if (o->insecure)
+        cfg.insecure = true;
     struct kc_client_opts ko = {.user_agent = "cueue-explain"};
     rc = kc_client_new(&cfg, &ko, &ac, &e);
     if (!rc) {
@@ -265,6 +288,9 @@ static int from_server(const char *kubeconfig, const char *context, const char *
     if (rc) {
         struct sb sb = SB_INIT;
         err_format(&e, &sb);
+        if (o->controller && !o->insecure && strstr(e.message, "certificate"))
+            sb_adds(&sb, " (a controller's certificate is self-signed: add "
+                         "--insecure-skip-tls-verify)");
         if (name)
             fprintf(stderr, "cueue explain: workload %s/%s: %s\n", ns, name, sb_str(&sb));
         else
@@ -313,8 +339,8 @@ static void print_history(const json_t *list, const char *fmt)
 
 int cli_explain(int argc, char **argv)
 {
-    const char *fmt = "text", *kubeconfig = NULL, *context = NULL, *now = NULL, *what = NULL,
-               *target = NULL, *nsopt = NULL;
+    const char *fmt = "text", *now = NULL, *what = NULL, *target = NULL, *nsopt = NULL;
+    struct origin origin = {0};
     long cycles = 0, limit = 0;
     bool history = false, all = false;
     size_t n_files = 0;
@@ -333,9 +359,13 @@ int cli_explain(int argc, char **argv)
         } else if (!strcmp(a, "-o") && val) {
             fmt = argv[++i];
         } else if (!strcmp(a, "--kubeconfig") && val) {
-            kubeconfig = argv[++i];
+            origin.kubeconfig = argv[++i];
         } else if (!strcmp(a, "--context") && val) {
-            context = argv[++i];
+            origin.context = argv[++i];
+        } else if (!strcmp(a, "--controller") && val) {
+            origin.controller = argv[++i];
+        } else if (!strcmp(a, "--insecure-skip-tls-verify")) {
+            origin.insecure = true;
         } else if (!strcmp(a, "--now") && val) {
             now = argv[++i];
         } else if (!strcmp(a, "--history")) {
@@ -376,6 +406,13 @@ int cli_explain(int argc, char **argv)
                 history ? " or jsonl" : "", fmt);
         goto out;
     }
+    if (origin.controller && strncmp(origin.controller, "https://", 8) &&
+        strncmp(origin.controller, "http://", 7)) {
+        fprintf(stderr,
+                "cueue explain: --controller must be an http:// or https:// URL, got '%s'\n",
+                origin.controller);
+        goto out;
+    }
     if (history && n_files) {
         fprintf(stderr, "cueue explain: --history reads a server's decision log; -f has none\n");
         goto out;
@@ -404,9 +441,9 @@ int cli_explain(int argc, char **argv)
     } else if (history) {
         char what_q[64];
         snprintf(what_q, sizeof(what_q), "decisions?limit=%ld", limit ? limit : 1000);
-        rc = from_server(kubeconfig, context, ns[0] ? ns : NULL, name, what_q, &x);
+        rc = from_server(&origin, ns[0] ? ns : NULL, name, what_q, &x);
     } else {
-        rc = from_server(kubeconfig, context, ns, name, "explanation", &x);
+        rc = from_server(&origin, ns, name, "explanation", &x);
     }
     if (rc)
         goto out;

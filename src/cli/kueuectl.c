@@ -6,7 +6,10 @@
  * kueuectl's columns and filters; stop and resume clusterqueue, localqueue
  * and workload; delete workload; version; and `explain`, which kueuectl
  * has not (cueue explain). Tables are printed as kubectl prints them: upper-case
- * headers, columns three spaces apart, ages in kubectl's short form. */
+ * headers, columns three spaces apart, ages in kubectl's short form. The
+ * writes take kueuectl's --dry-run: client (nothing sent) or server (sent
+ * with dryRun=All). The pass-through commands and completion are
+ * kueuectl_shell.c's. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include "api/codec.h"
 #include "base/time.h"
 #include "cli/cli.h"
+#include "cli/kueuectl_int.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "store/store.h"
@@ -44,10 +48,14 @@ static void usage(FILE *out)
         "  resume clusterqueue|localqueue|workload NAME [-n NS]\n"
         "  delete workload NAME... | --all [-A] [-n NS] [-y|--yes]\n"
         "  explain workload NAME [-n NS] [-o text|json]   (cueue explain)\n"
+        "  get|describe|edit|patch|delete clusterqueue|localqueue|resourceflavor|workload ...\n"
+        "      (kubectl's own, run with the same arguments)\n"
+        "  completion bash|zsh\n"
         "  version\n\n"
-        "Lists and create take -o json|yaml|name; create and delete --dry-run=client.\n"
+        "Lists, create, stop and resume take -o json|yaml|name; create, delete, stop and\n"
+        "resume take --dry-run=none|client|server.\n"
         "Flags everywhere: --kubeconfig FILE, --context NAME, -n/--namespace NS (default:\n"
-        "the context's namespace, else default). Aliases: cq, lq, rf, wl.\n");
+        "the context's namespace, else default). Aliases: cq, lq, rf, wl, kwl.\n");
 }
 
 struct kopts {
@@ -71,7 +79,8 @@ static const char *kind_key(const char *k)
         return "localqueues.kueue.x-k8s.io";
     if (!strcmp(k, "resourceflavor") || !strcmp(k, "resourceflavors") || !strcmp(k, "rf"))
         return "resourceflavors.kueue.x-k8s.io";
-    if (!strcmp(k, "workload") || !strcmp(k, "workloads") || !strcmp(k, "wl"))
+    if (!strcmp(k, "workload") || !strcmp(k, "workloads") || !strcmp(k, "wl") ||
+        !strcmp(k, "kwl") || !strcmp(k, "kueueworkload") || !strcmp(k, "kueueworkloads"))
         return "workloads.kueue.x-k8s.io";
     return NULL;
 }
@@ -332,8 +341,8 @@ static int print_output(const json_t *items, const struct store_resource *r, con
     if (!strcmp(output, "name")) {
         size_t i;
         const json_t *x;
-        json_array_foreach(items, i, x)
-            printf("%s.%s/%s\n", r->singular, r->group, jstr(jmeta(x), "name"));
+        json_array_foreach(items, i, x) printf("%s%s%s/%s\n", r->singular, *r->group ? "." : "",
+                                               r->group, jstr(jmeta(x), "name"));
         return 0;
     }
     if (strcmp(output, "json") && strcmp(output, "yaml"))
@@ -563,8 +572,49 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
     return 0;
 }
 
-/* list pods --for TYPE[.GROUP]/NAME: the pods of a Job, by the label its
- * controller puts on them, in kubectl's pod columns. */
+/* The kinds whose pods `list pods --for` finds, and the labels of one's
+ * pods: Kueue's integrations' PodLabelSelector. */
+#define KF_JOB "training.kubeflow.org/job-name"
+#define KF_OPERATOR "training.kubeflow.org/operator-name"
+
+static const struct pods_of {
+    const char *kind, *plural, *group;
+    const char *name_label, *also; /* the label naming it; more labels, or "" */
+} pods_of[] = {
+    {"job", "jobs", "batch", "batch.kubernetes.io/job-name", ""},
+    {"jobset", "jobsets", "jobset.x-k8s.io", "jobset.sigs.k8s.io/jobset-name", ""},
+    {"trainjob", "trainjobs", "trainer.kubeflow.org", "jobset.sigs.k8s.io/jobset-name", ""},
+    {"pytorchjob", "pytorchjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=pytorchjob-controller"},
+    {"tfjob", "tfjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=tfjob-controller"},
+    {"xgboostjob", "xgboostjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=xgboostjob-controller"},
+    {"paddlejob", "paddlejobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=paddlejob-controller"},
+    {"jaxjob", "jaxjobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=jaxjob-controller"},
+    {"mpijob", "mpijobs", "kubeflow.org", KF_JOB, "," KF_OPERATOR "=mpi-operator"},
+    {"raycluster", "rayclusters", "ray.io", "ray.io/cluster", ""},
+    {"sparkapplication", "sparkapplications", "sparkoperator.k8s.io",
+     "sparkoperator.k8s.io/app-name", ""},
+};
+
+/* The entry of --for's TYPE[.GROUP] (a kind's lower-case name or plural),
+ * or NULL. */
+static const struct pods_of *pods_kind(const char *type, size_t len)
+{
+    char t[128];
+    snprintf(t, sizeof(t), "%.*s", (int)(len < sizeof(t) ? len : sizeof(t) - 1), type);
+    char *dot = strchr(t, '.');
+    if (dot)
+        *dot++ = '\0';
+    for (size_t i = 0; i < CU_ARRAY_SIZE(pods_of); i++) {
+        const struct pods_of *p = &pods_of[i];
+        if ((!strcasecmp(t, p->kind) || !strcmp(t, p->plural)) && (!dot || !strcmp(dot, p->group)))
+            return p;
+    }
+    return NULL;
+}
+
+/* list pods --for TYPE[.GROUP]/NAME: the pods of a Job (or another kind
+ * Kueue runs), by the labels its controller puts on them, in kubectl's pod
+ * columns. */
 static int list_pods(struct ac_client *ac, const struct kopts *o, const char *ns)
 {
     if (!o->for_ref) {
@@ -579,17 +629,15 @@ static int list_pods(struct ac_client *ac, const struct kopts *o, const char *ns
                 o->for_ref);
         return 1;
     }
-    json_t *ref =
-        json_pack("{s:s,s:s,s:s}", "apiVersion", "batch/v1", "kind", "Job", "name", slash + 1);
-    bool job = ref_matches(ref, o->for_ref);
-    json_decref(ref);
-    if (!job) {
+    const struct pods_of *kind = pods_kind(o->for_ref, (size_t)(slash - o->for_ref));
+    if (!kind) {
         fprintf(stderr, "error: unsupported kind: %.*s\n", (int)(slash - o->for_ref), o->for_ref);
         return 1;
     }
     struct sb sel = SB_INIT;
-    sb_addf(&sel, "%s%sbatch.kubernetes.io/job-name=%s", o->label ? o->label : "",
-            o->label ? "," : "", slash + 1);
+    if (o->label)
+        sb_addf(&sel, "%s,", o->label);
+    sb_addf(&sel, "%s=%s%s", kind->name_label, slash + 1, kind->also);
     struct ac_list_opts lo = {.label_selector = sb_str(&sel), .field_selector = o->field};
     struct ac_list l = {0};
     struct err e;
@@ -654,9 +702,17 @@ static bool confirmed(const char *message)
     return !strcasecmp(line, "y");
 }
 
+/* Nothing is sent: --dry-run=client. */
+static bool client_dry(const struct kopts *o)
+{
+    return o->dry_run && !strcmp(o->dry_run, "client");
+}
+
 static const char *dry_suffix(const struct kopts *o)
 {
-    return o->dry_run && !strcmp(o->dry_run, "client") ? " (dry run)" : "";
+    if (!o->dry_run || !strcmp(o->dry_run, "none"))
+        return "";
+    return client_dry(o) ? " (client dry run)" : " (server dry run)";
 }
 
 /* delete workload NAME... | --all [-A]: kueuectl deletes what owns each
@@ -738,7 +794,7 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
         printf("Deletion is canceled\n");
         goto out;
     }
-    bool client_dry = *dry_suffix(o);
+    bool no_send = client_dry(o);
     struct ac_delete_opts dopts = {.propagation_policy = "Background"};
     json_array_foreach(wls, i, wl)
     {
@@ -757,7 +813,7 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
             const char *rn = jstr(ref, "name");
             if (!rn)
                 continue;
-            if (!client_dry && ac_delete(ac, orr, wns, rn, &dopts, NULL, &e)) {
+            if (!no_send && ac_delete(ac, orr, wns, rn, &dopts, NULL, &e)) {
                 if (e.code != ERR_NOT_FOUND) {
                     rc = fail(&e, NULL);
                     goto out;
@@ -768,7 +824,7 @@ static int do_delete(struct ac_client *ac, const struct kopts *o, const char *ns
         }
         if (json_array_size(refs))
             continue;
-        if (!client_dry && ac_delete(ac, r, wns, jstr(jmeta(wl), "name"), &dopts, NULL, &e)) {
+        if (!no_send && ac_delete(ac, r, wns, jstr(jmeta(wl), "name"), &dopts, NULL, &e)) {
             if (e.code != ERR_NOT_FOUND) {
                 rc = fail(&e, NULL);
                 goto out;
@@ -1003,7 +1059,7 @@ static int do_create(struct ac_client *ac, const struct kopts *o, const char *ns
             goto out;
     }
     json_t *created = NULL;
-    if (!*dry_suffix(o)) {
+    if (!client_dry(o)) {
         if (ac_create(ac, r, r->namespaced ? ns : NULL, obj, &created, &e)) {
             char what[320];
             snprintf(what, sizeof(what), "%s \"%s\"", r->kind, name);
@@ -1047,13 +1103,27 @@ static int do_stop_resume(struct ac_client *ac, const struct kopts *o, const cha
     json_t *out = NULL;
     struct err e;
     err_init(&e);
-    int rc = ac_patch(ac, r, r->namespaced ? ns : NULL, o->args[2], AC_PATCH_MERGE, patch, false,
-                      &out, &e);
+    const char *name = o->args[2], *rns = r->namespaced ? ns : NULL;
+    int rc;
+    if (client_dry(o)) {
+        /* As kueuectl: the object as the patch would leave it, unsent. */
+        rc = ac_get(ac, r, rns, name, &out, &e);
+        if (!rc)
+            json_object_update(json_object_get(out, "spec"), json_object_get(patch, "spec"));
+    } else {
+        rc = ac_patch(ac, r, rns, name, AC_PATCH_MERGE, patch, false, &out, &e);
+    }
     json_decref(patch);
-    json_decref(out);
     if (rc)
         return fail(&e, NULL);
-    printf("%s.%s/%s %s\n", r->singular, r->group, o->args[2], stop ? "stopped" : "resumed");
+    if (o->output && (!strcmp(o->output, "json") || !strcmp(o->output, "yaml")))
+        print_doc(out, o->output);
+    else if (o->output && !strcmp(o->output, "name"))
+        printf("%s.%s/%s\n", r->singular, r->group, name);
+    else
+        printf("%s.%s/%s %s%s\n", r->singular, r->group, name, stop ? "stopped" : "resumed",
+               dry_suffix(o));
+    json_decref(out);
     return 0;
 }
 
@@ -1102,6 +1172,15 @@ static const char **value_flag(struct kopts *o, const char *name)
 
 int cli_kueuectl(int argc, char **argv)
 {
+    const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+    base = base ? base + 1 : argc > 0 ? argv[0] : "";
+    if (!strcmp(base, "kubectl_complete-kueue"))
+        return kq_complete(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "__complete"))
+        return kq_complete(argc - 2, argv + 2);
+    int pt = kq_passthrough(argc, argv);
+    if (pt >= 0)
+        return pt;
     struct kopts o = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1134,10 +1213,11 @@ int cli_kueuectl(int argc, char **argv)
             return 2;
         }
     }
-    if (o.dry_run && strcmp(o.dry_run, "none") && strcmp(o.dry_run, "client")) {
+    if (o.dry_run && strcmp(o.dry_run, "none") && strcmp(o.dry_run, "client") &&
+        strcmp(o.dry_run, "server")) {
         fprintf(stderr,
-                "error: Invalid dry-run value (%s). Must be \"none\" or \"client\" (cueue "
-                "has no server-side dry run here).\n",
+                "error: invalid dry-run value (%s). Must be \"none\", \"server\", or "
+                "\"client\"\n",
                 o.dry_run);
         return 1;
     }
@@ -1161,6 +1241,8 @@ int cli_kueuectl(int argc, char **argv)
         printf("Client Version: %s\n", CUEUE_VERSION);
         return 0;
     }
+    if (!strcmp(verb, "completion"))
+        return kq_completion_script(argc, argv);
     bool list = !strcmp(verb, "list"), stop = !strcmp(verb, "stop"),
          resume = !strcmp(verb, "resume"), explain = !strcmp(verb, "explain"),
          create = !strcmp(verb, "create"), del = !strcmp(verb, "delete");
@@ -1204,7 +1286,8 @@ int cli_kueuectl(int argc, char **argv)
         return cli_explain(n, eargv);
     }
     struct ac_client *ac = NULL;
-    struct kc_client_opts ko = {.user_agent = "kubectl-kueue"};
+    struct kc_client_opts ko = {.user_agent = "kubectl-kueue",
+                                .dry_run = o.dry_run && !strcmp(o.dry_run, "server")};
     if (kc_client_new(&cfg, &ko, &ac, &e)) {
         kc_config_release(&cfg);
         return fail(&e, NULL);

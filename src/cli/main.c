@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     /* Run as a kubectl plugin (kubectl kueue ...). */
     const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
     base = base ? base + 1 : argc > 0 ? argv[0] : "";
-    if (!strcmp(base, "kubectl-kueue"))
+    if (!strcmp(base, "kubectl-kueue") || !strcmp(base, "kubectl_complete-kueue"))
         return cli_kueuectl(argc, argv);
     if (argc < 2) {
         usage(stderr);

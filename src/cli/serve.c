@@ -27,6 +27,7 @@
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "cli/cli.h"
+#include "cli/ctlvis.h"
 #include "cli/daemon.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
@@ -285,28 +286,13 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             break;
         }
         case 'A':
-            o->dlog_age_s = parse_duration(optarg);
-            if (o->dlog_age_s < 0) {
-                fprintf(stderr,
-                        "cueue serve: --decision-log-max-age must be a positive duration (30s, "
-                        "10m, 24h), got '%s'\n",
-                        optarg);
+            if (cli_dlog_max_age("serve", optarg, &o->dlog_age_s))
                 return 2;
-            }
             break;
-        case 'M': {
-            char *end;
-            errno = 0;
-            long long v = strtoll(optarg, &end, 10);
-            if (errno || *end || v < 1 || v > 100000000) {
-                fprintf(stderr,
-                        "cueue serve: --decision-log-max-entries must be 1-100000000, got '%s'\n",
-                        optarg);
+        case 'M':
+            if (cli_dlog_max_entries("serve", optarg, &o->dlog_max))
                 return 2;
-            }
-            o->dlog_max = (size_t)v;
             break;
-        }
         case 't':
             o->event_ttl_s = parse_duration(optarg);
             if (o->event_ttl_s == -2) {

@@ -296,6 +296,19 @@ void ctl_report_finished(struct ctl *c, const json_t *wl)
         ctl_observe_seconds(c, "kueue_local_queue_execution_time_seconds", lkv, s, 16);
 }
 
+void ctl_report_gate_removed(struct ctl *c, const json_t *wl, const char *gate, bool group)
+{
+    if (!cond_is(wl, "Admitted", "True"))
+        return;
+    /* Prometheus' default buckets, as Kueue's histogram has. */
+    static const double b[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+    int64_t since = tm_now_ms() - cond_time(wl, "Admitted");
+    const char *kv[] = {
+        "name", gate, "cluster_queue", cq_of(wl), "is_group", group ? "true" : "false", NULL};
+    ctl_observe_in(c, "kueue_pod_scheduling_gate_removal_seconds", kv,
+                   since > 0 ? (double)since / 1000.0 : 0, b, CU_ARRAY_SIZE(b));
+}
+
 /* ---- cache ------------------------------------------------------------------------ */
 
 const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char *name)

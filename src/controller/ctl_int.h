@@ -285,6 +285,9 @@ void ctl_report_admitted(struct ctl *c, const json_t *wl, double wait);
 /* A workload became Finished: the finished counters and its execution
  * time (Kueue's reportFinishedWorkload). */
 void ctl_report_finished(struct ctl *c, const json_t *wl);
+/* A pod's scheduling gate was removed for its Admitted workload wl:
+ * kueue_pod_scheduling_gate_removal_seconds (group: a pod group's member). */
+void ctl_report_gate_removed(struct ctl *c, const json_t *wl, const char *gate, bool group);
 /* Observe seconds in a histogram of Kueue's exponential buckets (1, then
  * 2.5 doubling: n buckets). */
 void ctl_observe_seconds(struct ctl *c, const char *name, const char *const *kv, double s,

@@ -96,6 +96,9 @@ static const struct family families[] = {
     {"kueue_finished_workloads_total", "Workloads that finished, per 'cluster_queue'."},
     {"kueue_local_queue_admission_checks_wait_time_seconds",
      "Seconds from quota reservation to admission, per LocalQueue."},
+    {"kueue_local_queue_admission_fair_sharing_usage",
+     "Admission fair sharing usage of the LocalQueue: its decayed consumption plus pending "
+     "entry penalties, weighted per resource, divided by its fair sharing weight."},
     {"kueue_local_queue_admission_wait_time_seconds",
      "Seconds from creation or last requeue to admission, per LocalQueue."},
     {"kueue_local_queue_admitted_active_workloads",
@@ -134,6 +137,9 @@ static const struct family families[] = {
     {"kueue_pending_workloads",
      "Pending workloads of the 'cluster_queue', by 'status': active (waiting their turn) or "
      "inadmissible (parked until something changes, or held by a stopped queue)."},
+    {"kueue_pod_scheduling_gate_removal_seconds",
+     "Seconds from a workload's admission to the removal of a pod's scheduling gate 'name', "
+     "per 'cluster_queue' and 'is_group' (a pod group's member)."},
     {"kueue_pods_ready_to_evicted_time_seconds",
      "Seconds from the pods being ready to the eviction, per 'cluster_queue', 'reason' and "
      "'underlying_cause'."},

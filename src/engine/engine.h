@@ -285,6 +285,7 @@ bool eng_cohort_share(struct eng *eng, const char *name, double *out);
 #define ENG_AFS_MAX_RES 32
 struct eng_lq_afs {
     int64_t last_update_ms;
+    double usage; /* the weighted usage that orders the queues (Kueue's CalculateUsage) */
     size_t n;
     const char *resources[ENG_AFS_MAX_RES]; /* borrowed, valid until eng_free */
     int64_t values[ENG_AFS_MAX_RES];        /* in each resource's units (millicores for cpu) */

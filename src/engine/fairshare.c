@@ -987,6 +987,7 @@ bool eng_lq_afs(const struct eng *eng, const char *ns, const char *name, struct 
     if (!cq || !cq->afs)
         return false;
     out->last_update_ms = lq->afs_last_ms;
+    out->usage = fs_afs_lq_usage(eng, key);
     for (size_t r = 0; r < lq->afs_n && out->n < ENG_AFS_MAX_RES; r++) {
         if (lq->afs_consumed[r] == 0)
             continue;

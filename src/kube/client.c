@@ -34,6 +34,7 @@ struct kc_client {
     long timeout_ms;
     long connect_timeout_ms;
     char *user_agent;
+    bool dry_run;
 
     pthread_mutex_t mu; /* guards the fields below */
     CURL **pool;
@@ -207,6 +208,11 @@ static int request(struct kc_client *c, const char *method, const char *url,
     curl_easy_reset(h);
     char errbuf[CURL_ERROR_SIZE] = "";
     struct curl_slist *hdrs = NULL;
+    struct sb dry = SB_INIT;
+    if (c->dry_run && strcmp(method, "GET")) {
+        sb_addf(&dry, "%s%cdryRun=All", url, strchr(url, '?') ? '&' : '?');
+        url = sb_str(&dry);
+    }
     setup(c, h, url, method, payload ? content_type : NULL, &hdrs, errbuf);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
     char *text = NULL;
@@ -245,6 +251,7 @@ static int request(struct kc_client *c, const char *method, const char *url,
         handle_give(c, h);
     else
         curl_easy_cleanup(h); /* a broken connection: do not reuse the handle */
+    sb_release(&dry);
     return rc;
 }
 
@@ -665,6 +672,7 @@ int kc_client_new(const struct kc_config *cfg, const struct kc_client_opts *opts
     c->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 30000;
     c->connect_timeout_ms = opts && opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms : 10000;
     c->user_agent = xstrdup(opts && opts->user_agent ? opts->user_agent : "cueue");
+    c->dry_run = opts && opts->dry_run;
     int rc = 0;
     if (cfg->ca_data)
         rc = spill(c, cfg->ca_data, cfg->ca_data_len, "ca", &c->ca_file, e);

@@ -32,6 +32,7 @@ struct kc_client_opts {
     long timeout_ms;         /* per request (not watches); 0 = 30 s */
     long connect_timeout_ms; /* 0 = 10 s */
     const char *user_agent;  /* NULL = "cueue" */
+    bool dry_run;            /* every write asks for a server-side dry run (dryRun=All) */
 };
 
 /* Make a client for cfg (copied: cfg may be released after). opts may be

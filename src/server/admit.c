@@ -575,6 +575,12 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     const char *name = api_doc_meta_str(obj, "name");
     struct err e;
     err_init(&e);
+    if (srv_ev1_is(r)) {
+        int rc = srv_ev1_validate(obj, NULL, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
     if (srv_is_webhook_config(r)) {
         int rc = srv_webhook_config_admit(r, obj, &e);
         if (rc)
@@ -644,6 +650,8 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
                         const json_t *cur, struct err *e)
 {
     struct srv_admit *a = arg;
+    if (a->events_v1)
+        return srv_ev1_validate(next, cur, e);
     if (srv_is_rbac(r))
         return srv_rbac_admit(a->q, a->policy, r, next, cur, e);
     if (srv_is_webhook_config(r))
@@ -673,6 +681,8 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     a->q = q;
     if (srv_is_rbac(r)) {
         a->policy = srv_policy(q->srv);
+    } else if (srv_ev1_is(r)) {
+        a->events_v1 = true;
     } else if (is_pod(r)) {
         if (wo->status)
             return;

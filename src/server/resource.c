@@ -365,6 +365,18 @@ static int check_fields(struct srv_req *q, const struct store_resource *r, int m
 {
     if (r->crd_version && r->crd_version->schema)
         return check_fields_schema(q, r, mode, doc, out);
+    if (srv_ev1_is(r)) {
+        struct pruned p = {q, mode, SB_INIT};
+        srv_ev1_prune(doc, on_pruned, &p);
+        int rc = 0;
+        if (p.strict.len)
+            rc = err_set(out, ERR_PARSE,
+                         "Event in version \"v1\" cannot be handled as a Event: strict decoding "
+                         "error: %s",
+                         sb_str(&p.strict));
+        sb_release(&p.strict);
+        return rc;
+    }
     for (int round = 0; round < 8; round++) {
         struct err e;
         err_init(&e);
@@ -426,12 +438,23 @@ static bool fields_ok(struct srv_req *q, const struct store_resource *r, int mod
  * its apiVersion changes, nothing else. */
 static bool converts(const struct store_resource *r)
 {
-    return r->crd_version && !r->crd_version->storage;
+    return (r->crd_version && !r->crd_version->storage) || srv_ev1_is(r);
+}
+
+/* A body read through r in the form objects are stored in. */
+static void to_storage(const struct store_resource *r, json_t *obj)
+{
+    if (srv_ev1_is(r))
+        srv_ev1_to_core(obj);
 }
 
 static void ensure_type(const struct store_resource *r, json_t *obj)
 {
     char gv[160];
+    if (srv_ev1_is(r)) {
+        srv_ev1_from_core(obj);
+        return;
+    }
     if (!json_object_get(obj, "apiVersion") || !json_object_get(obj, "kind") || converts(r)) {
         gv_string(r, gv, sizeof(gv));
         json_object_set_new(obj, "apiVersion", json_string(gv));
@@ -452,8 +475,11 @@ static int include_object(struct srv_req *q)
 static int reply_object(struct srv_req *q, const struct store_resource *r, json_t *obj,
                         unsigned code)
 {
-    ensure_type(r, obj);
-    if (srv_accept_table(srv_header(q, "Accept"))) {
+    bool table = srv_accept_table(srv_header(q, "Accept"));
+    /* An Event's table is computed from its stored form, in either group. */
+    if (!table || !srv_ev1_is(r))
+        ensure_type(r, obj);
+    if (table) {
         struct srv_table_opts o = {true, include_object(q), tm_now_ms()};
         json_t *t = srv_table(r, &obj, 1, &o);
         const char *rv = api_doc_meta_str(obj, "resourceVersion");
@@ -510,6 +536,25 @@ static int reply_raw_list(struct srv_req *q, const struct store_resource *r, jso
     return srv_reply_take(q, 200, "application/json", buf, off);
 }
 
+#define BAD_SELECTOR ((const char *)1)
+
+/* The request's fieldSelector in the names the store evaluates (an
+ * events.k8s.io/v1 one translated into buf), or NULL; BAD_SELECTOR after
+ * replying 400 to one naming a field the group does not select on. */
+static const char *field_selector(struct srv_req *q, const struct store_resource *r, struct sb *buf,
+                                  int *ret)
+{
+    const char *fs = srv_query(q, "fieldSelector");
+    if (!fs || !*fs || !srv_ev1_is(r))
+        return fs;
+    struct err e;
+    err_init(&e);
+    if (!srv_ev1_field_selector(fs, buf, &e))
+        return sb_str(buf);
+    *ret = srv_reply_status(q, 400, "BadRequest", e.message, NULL);
+    return BAD_SELECTOR;
+}
+
 /* `fieldSelector=metadata.name=N` in one namespace (what `kubectl wait` and
  * `kubectl delete` send while waiting) names at most one object: a get,
  * not a scan. */
@@ -542,11 +587,12 @@ static int list_one(struct srv_req *q, const struct store_resource *r, const cha
     return 0;
 }
 
-static int do_list(struct srv_req *q, const struct srv_route *rt)
+/* A list (or watch) with the field selector fs, in the store's names. */
+static int list_selected(struct srv_req *q, const struct srv_route *rt, const char *fs)
 {
     const struct store_resource *r = rt->res;
     const char *ls = srv_query(q, "labelSelector");
-    const char *fs = srv_query(q, "fieldSelector");
+    int ret;
     bool table = srv_accept_table(srv_header(q, "Accept"));
     if (srv_parse_bool(srv_query(q, "watch")))
         return srv_handle_watch(q, rt, ls, fs, table);
@@ -554,7 +600,8 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     struct err e;
     err_init(&e);
     struct srv_fsel sel;
-    if (srv_fsel_parse(fs, r, &sel, &e))
+    int rc = srv_fsel_parse(fs, r, &sel, &e);
+    if (rc)
         return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
     struct store_list_opts lo = {0};
     lo.label_selector = ls && *ls ? ls : NULL;
@@ -572,7 +619,6 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     lo.raw = !table && sel.store_can && !converts(r);
     struct store_list l = {0};
     const char *ns = rt->ns[0] ? rt->ns : NULL;
-    int rc;
     if (names_one(&sel, &lo, r, ns)) {
         lo.raw = false;
         rc = list_one(q, r, ns, sel.sel.reqs[0].values[0], &l, &e);
@@ -594,7 +640,6 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
         if (l.remaining >= 0)
             json_object_set_new(meta, "remainingItemCount", json_integer(l.remaining));
     }
-    int ret;
     if (lo.raw) {
         srv_fsel_release(&sel);
         ret = reply_raw_list(q, r, meta, &l);
@@ -608,7 +653,8 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     size_t kept = 0;
     for (size_t i = 0; i < l.n; i++) {
         if (srv_fsel_match(&sel, l.items[i])) {
-            ensure_type(r, l.items[i]);
+            if (!table || !srv_ev1_is(r))
+                ensure_type(r, l.items[i]);
             l.items[kept++] = l.items[i];
         } else {
             json_decref(l.items[i]);
@@ -637,6 +683,17 @@ static int do_list(struct srv_req *q, const struct srv_route *rt)
     store_list_release(&l);
     ret = srv_reply_json(q, 200, body, type);
     json_decref(body);
+    return ret;
+}
+
+static int do_list(struct srv_req *q, const struct srv_route *rt)
+{
+    struct sb buf = SB_INIT;
+    int ret;
+    const char *fs = field_selector(q, rt->res, &buf, &ret);
+    if (fs != BAD_SELECTOR)
+        ret = list_selected(q, rt, fs);
+    sb_release(&buf);
     return ret;
 }
 
@@ -682,7 +739,10 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
         return ret;
     const char *name = NULL;
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
-        !fields_ok(q, r, mode, obj, &ret) || !srv_admit_create(q, r, obj, &ret))
+        !fields_ok(q, r, mode, obj, &ret))
+        goto out;
+    to_storage(r, obj);
+    if (!srv_admit_create(q, r, obj, &ret))
         goto out;
     name = api_doc_meta_str(obj, "name");
     if (name && !check_name(q, r, name, &ret))
@@ -750,6 +810,7 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
+    to_storage(r, obj);
     const char *name = api_doc_meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
         ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
@@ -853,7 +914,13 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
             return NULL;
         }
     }
-    json_t *out = srv_patch_apply(a->type, cur, a->patch, a->q->srv->max_body, e);
+    json_t *seen = NULL; /* cur as the client sees it, when that is not how it is stored */
+    if (srv_ev1_is(a->res)) {
+        seen = json_deep_copy(cur);
+        srv_ev1_from_core(seen);
+    }
+    json_t *out = srv_patch_apply(a->type, seen ? seen : cur, a->patch, a->q->srv->max_body, e);
+    json_decref(seen);
     if (!out) {
         a->failed = true;
         return NULL;
@@ -874,6 +941,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
         json_decref(out);
         return NULL;
     }
+    to_storage(a->res, out);
     return out;
 }
 
@@ -945,6 +1013,7 @@ static int apply_create(struct srv_req *q, const struct srv_route *rt, json_t *p
     if (!check_type(q, r, obj, &ret) || !check_namespace(q, rt, obj, &ret) ||
         !fields_ok(q, r, mode, obj, &ret))
         goto out;
+    to_storage(r, obj);
     const char *name = api_doc_meta_str(obj, "name");
     if (name && *name && strcmp(name, rt->name)) {
         ret = reply_bad(q, "the name of the object (%s) does not match the name on the URL (%s)",
@@ -1172,9 +1241,16 @@ static int do_delete_collection(struct srv_req *q, const struct srv_route *rt)
         return ret;
     struct err e;
     err_init(&e);
-    const char *fs = srv_query(q, "fieldSelector");
+    struct sb fsbuf = SB_INIT;
+    const char *fs = field_selector(q, r, &fsbuf, &ret);
+    if (fs == BAD_SELECTOR) {
+        json_decref(d.body);
+        return ret;
+    }
     struct srv_fsel sel;
-    if (srv_fsel_parse(fs, r, &sel, &e)) {
+    int prc = srv_fsel_parse(fs, r, &sel, &e);
+    sb_release(&fsbuf); /* the store is not given fs: sel is matched here */
+    if (prc) {
         json_decref(d.body);
         return srv_reply_status(q, 400, "BadRequest", e.message, NULL);
     }

@@ -304,6 +304,7 @@ struct srv_admit {
     struct rbac_policy *policy;          /* for an RBAC kind: a reference (srv_admit_release) */
     json_t *group_wl; /* a StatefulSet's group Workload as read before the write (owned), or NULL */
     bool sts_managed; /* the StatefulSet framework is on and its namespace managed */
+    bool events_v1;   /* an Event written through events.k8s.io/v1 */
 };
 /* Default and check a Job being created (changed in place). Returns 0 or
  * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in
@@ -346,6 +347,22 @@ int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct
 /* 403 `<resource> "<name>" is forbidden: <why>` (name may be NULL). */
 int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
                             const char *why);
+
+/* eventsv1.c: events.k8s.io/v1 Events, stored as core/v1 Events */
+bool srv_ev1_is(const struct store_resource *r); /* the events.k8s.io/v1 entry */
+/* Convert in place: a core/v1 Event to its events.k8s.io/v1 form, and back. */
+void srv_ev1_from_core(json_t *obj);
+void srv_ev1_to_core(json_t *obj);
+/* Drop the top-level fields an events.k8s.io/v1 Event does not have,
+ * calling on_pruned with each one's name first. */
+void srv_ev1_prune(json_t *obj, void (*on_pruned)(void *arg, const char *path), void *arg);
+/* kube-apiserver's rules of an events.k8s.io/v1 write, on the core form:
+ * a create (old NULL) or an update of old. ERR_INVALID with a cause per
+ * broken rule. */
+CU_MUST_CHECK int srv_ev1_validate(const json_t *ev, const json_t *old, struct err *e);
+/* An events.k8s.io/v1 field selector as the core one the store evaluates,
+ * appended to out; ERR_INVALID for a label events.k8s.io does not have. */
+CU_MUST_CHECK int srv_ev1_field_selector(const char *text, struct sb *out, struct err *e);
 
 /* watch.c */
 int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *label_selector,

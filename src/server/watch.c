@@ -124,9 +124,13 @@ static void emit_event(struct watch *wt, struct http_out *out, struct store_even
     }
     if (!srv_fsel_match(&wt->sel, ev->object))
         return;
-    /* Another served version of a CRD than the storage one: None conversion. */
+    /* An Event through events.k8s.io/v1 (its table is the stored form's);
+     * another served version of a CRD than the storage one: None conversion. */
     bool convert = wt->res->crd_version && !wt->res->crd_version->storage;
-    if (!json_object_get(ev->object, "kind") || convert) {
+    if (srv_ev1_is(wt->res)) {
+        if (!wt->table)
+            srv_ev1_from_core(ev->object);
+    } else if (!json_object_get(ev->object, "kind") || convert) {
         char gv[160];
         if (*wt->res->group)
             snprintf(gv, sizeof(gv), "%s/%s", wt->res->group, wt->res->version);
@@ -269,8 +273,8 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
         wt->sel.store_can && field_selector && *field_selector ? field_selector : NULL;
     wo.since = since;
     /* nothing for the server to evaluate or reshape */
-    wo.raw =
-        !table && wt->sel.store_can && !(wt->res->crd_version && !wt->res->crd_version->storage);
+    wo.raw = !table && wt->sel.store_can &&
+             !(wt->res->crd_version && !wt->res->crd_version->storage) && !srv_ev1_is(wt->res);
     wo.send_initial_events = since == 0; /* absent or "0": current state first */
     wo.notify = watch_notify;
     wo.notify_arg = wt;

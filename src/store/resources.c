@@ -76,6 +76,9 @@ static const struct store_resource resources[] = {
             NULL),
     BUILTIN("", "v1", "pods", "pod", "Pod", "pods", true, true, sn_po, cat_all),
     BUILTIN("", "v1", "events", "event", "Event", "events", true, false, sn_ev, NULL),
+    /* Events again in events.k8s.io/v1: the same objects (same key), which
+     * the server converts (server/eventsv1.c). */
+    BUILTIN("events.k8s.io", "v1", "events", "event", "Event", "events", true, false, sn_ev, NULL),
     BUILTIN("", "v1", "nodes", "node", "Node", "nodes", false, true, sn_no, NULL),
     BUILTIN("", "v1", "services", "service", "Service", "services", true, true, sn_svc, cat_all),
     BUILTIN("", "v1", "endpoints", "endpoints", "Endpoints", "endpoints", true, false, sn_ep, NULL),

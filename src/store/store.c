@@ -1511,11 +1511,16 @@ bool store_crd_terminating(struct store *s, const struct store_resource *r)
     return r->custom && store__reg_terminating(s->reg, r->key);
 }
 
-/* The entry objects of r are stored under: r itself for a built-in kind,
- * the storage version's for a custom one; NULL when s does not serve it. */
+/* The entry objects of r are stored under: the first built-in entry of its
+ * key for a built-in kind (Events are served in two groups), the storage
+ * version's for a custom one; NULL when s does not serve it. */
 static const struct store_resource *live(struct store *s, const struct store_resource *r)
 {
-    if (!r || !r->custom)
+    if (r && !r->custom) {
+        const struct store_resource *first = store_resource_find(r->key);
+        return first ? first : r;
+    }
+    if (!r)
         return r;
     return store__reg_key(s->reg, r->key);
 }

@@ -186,3 +186,72 @@ expect_grep "controller: a bad --metrics-secure is refused" '"maybe" is not true
     sh -c "'$CUEUE' controller --kubeconfig '$KC' --metrics-secure=maybe 2>&1"
 stop_server "$MCPID"
 stop_server "$PID"
+
+# 5. The plain-Pod integration times the removal of its scheduling gate,
+# and admission fair sharing publishes each LocalQueue's usage.
+cat >"$TMP/metrics-pod.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [batch/job, pod]
+admissionFairSharing:
+  usageHalfLifeTime: 1h
+  usageSamplingInterval: 1s
+YAML
+start_server metrics-pod --controllers all --executor none --config "$TMP/metrics-pod.yaml" || return 1
+k apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: mp}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: mp-f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: mp-cq}
+spec:
+  namespaceSelector: {}
+  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: mp-f
+      resources: [{name: cpu, nominalQuota: "4"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: mp-q, namespace: mp}
+spec: {clusterQueue: mp-cq}
+YAML
+settle 10 '^True$' k -n mp get lq mp-q -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+k -n mp apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: p1, labels: {kueue.x-k8s.io/queue-name: mp-q}}
+spec:
+  containers:
+  - {name: c, image: busybox, command: ["sleep", "60"], resources: {requests: {cpu: "2"}}}
+YAML
+wait_for "metrics: the Pod is admitted and its gate removed" 15 '^$' \
+    k -n mp get pod p1 -o jsonpath='{.spec.schedulingGates}'
+wait_for "metrics: kueue_pod_scheduling_gate_removal_seconds counts the removal" 10 \
+    '^kueue_pod_scheduling_gate_removal_seconds_count\{name="kueue.x-k8s.io/admission",cluster_queue="mp-cq",is_group="false",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
+expect_grep "  ... with Prometheus' default buckets" \
+    '^kueue_pod_scheduling_gate_removal_seconds_bucket\{name="kueue.x-k8s.io/admission",cluster_queue="mp-cq",is_group="false",replica_role="standalone",le="0.005"\} [01]$' \
+    k get --raw /metrics
+wait_for "metrics: the LocalQueue's admission fair sharing usage grows with its 2 cpu" 15 \
+    '^kueue_local_queue_admission_fair_sharing_usage\{name="mp-q",namespace="mp",cluster_queue="mp-cq",replica_role="standalone"\} [0-9.e+-]*[1-9]' \
+    k get --raw /metrics
+if command -v promtool >/dev/null 2>&1; then
+    expect_exact "metrics: promtool check metrics is clean with both" "clean" \
+        sh -c "kubectl --kubeconfig '$KC' get --raw /metrics >'$TMP/pmetrics.txt' && promtool check metrics <'$TMP/pmetrics.txt' >'$TMP/promtool.out' 2>&1 && echo clean || cat '$TMP/promtool.out'"
+fi
+k -n mp delete pod p1 --wait=false >/dev/null
+k -n mp delete lq mp-q >/dev/null
+k delete cq mp-cq --wait=false >/dev/null
+wait_for "metrics: both go with their queues" 15 '^0$' \
+    sh -c "kubectl --kubeconfig '$KC' get --raw /metrics | grep -v '^#' | grep -c 'mp-cq\|mp-q'"
+stop_server "$PID"

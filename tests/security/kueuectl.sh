@@ -152,6 +152,30 @@ expect "an output format kubectl has not" 'unable to match a printer suitable fo
 expect_grep "version" '^Client Version: [0-9]+\.[0-9]+\.[0-9]+$' kk version
 expect "list pods --for job/j1: the Job's pods" "No resources found in team-a namespace." \
     kk list pods -n team-a --for job/j1
+k -n team-a apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: js1-leader-0
+  labels: {jobset.sigs.k8s.io/jobset-name: js1}
+spec:
+  containers: [{name: c, image: busybox, command: ["true"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pt1-master-0
+  labels: {training.kubeflow.org/job-name: pt1, training.kubeflow.org/operator-name: pytorchjob-controller}
+spec:
+  containers: [{name: c, image: busybox, command: ["true"]}]
+YAML
+expect_exact "list pods --for jobset.jobset.x-k8s.io/js1: a JobSet's pods, by Kueue's label" \
+    "pod/js1-leader-0" kk list pods -n team-a --for jobset.jobset.x-k8s.io/js1 -o name
+expect_exact "  ... a PyTorchJob's (its name and operator labels)" "pod/pt1-master-0" \
+    kk list pods -n team-a --for pytorchjob/pt1 -o name
+expect_exact "  ... not a TFJob of that name" "" kk list pods -n team-a --for tfjob/pt1 -o name
+expect "  ... a kind in another group is not one of them" "error: unsupported kind: jobset.batch" \
+    kk list pods -n team-a --for jobset.batch/js1
 expect "list pods --for an unsupported kind" "error: unsupported kind: deployment" \
     kk list pods -n team-a --for deployment/x
 expect "list pods without --for" 'error: required flag(s) "for" not set' kk list pods
@@ -174,7 +198,7 @@ expect "  ... a bad quota says which flag" "error: invalid --nominal-quota: inva
 expect "  ... the API's validation error, naming the object" 'error: ClusterQueue "cq-bad": spec.queueingStrategy: Unsupported value: "Sometimes"' \
     kk create clusterqueue cq-bad --queuing-strategy Sometimes
 expect "create clusterqueue --dry-run=client creates nothing" \
-    "clusterqueue.kueue.x-k8s.io/cq-dry created (dry run)" kk create cq cq-dry --dry-run=client
+    "clusterqueue.kueue.x-k8s.io/cq-dry created (client dry run)" kk create cq cq-dry --dry-run=client
 expect "  ... nothing" 'NotFound' k get clusterqueue cq-dry
 expect "create localqueue" "localqueue.kueue.x-k8s.io/lq2 created" \
     kk create localqueue lq2 -n team-a -c cq-new
@@ -196,6 +220,8 @@ expect "  ... a name is required" "error: requires at least 1 arg(s), only recei
     kk delete workload -n team-a
 expect "  ... an unknown one" 'workloads.kueue.x-k8s.io "nope" not found' \
     kk delete workload nope -n team-a
+expect "  ... kwl is kueuectl's delete too, not kubectl's" "Deletion is canceled" \
+    sh -c "echo n | KUBECONFIG='$KC' kubectl kueue delete kwl $W -n team-a"
 
 tenant alice team-a
 expect "a tenant cannot stop a ClusterQueue" \
@@ -216,10 +242,71 @@ expect "  ... nor delete one there" \
 expect_grep "  ... but lists its own" "^$W +job\.batch +j1 +lq" \
     env KUBECONFIG="$TKC" kubectl kueue list workload -n team-a
 
-expect "delete workload --dry-run=client deletes nothing" "jobs.batch/j1 deleted (dry run)" \
+expect "delete workload --dry-run=client deletes nothing" "jobs.batch/j1 deleted (client dry run)" \
     kk delete workload "$W" -n team-a --dry-run=client
 expect_exact "  ... nothing" "j1" k -n team-a get job j1 -o jsonpath='{.metadata.name}'
 expect "delete workload --yes deletes its Job" "jobs.batch/j1 deleted" \
     kk delete workload "$W" -n team-a --yes
 settle 20 'NotFound' k -n team-a get workload "$W"
 expect "  ... and the Workload goes with it" "NotFound" k -n team-a get workload "$W"
+
+note "# kueuectl: --dry-run=server, pass-through commands, completion"
+expect "create --dry-run=server: the server checks it, stores nothing" \
+    "clusterqueue.kueue.x-k8s.io/cq-srv created (server dry run)" kk create cq cq-srv --dry-run=server
+expect "  ... nothing" 'NotFound' k get clusterqueue cq-srv
+expect "  ... and its refusals are the server's" \
+    'error: ClusterQueue "cq-srv": spec.queueingStrategy: Unsupported value: "Sometimes"' \
+    kk create cq cq-srv --queuing-strategy Sometimes --dry-run=server
+expect "  ... as are a tenant's (RBAC holds for dry runs)" \
+    'clusterqueues.kueue.x-k8s.io is forbidden: User "alice" cannot create resource "clusterqueues"' \
+    env KUBECONFIG="$TKC" kubectl kueue create cq evil --dry-run=server
+expect "kueuectl's words for a bad --dry-run" \
+    'error: invalid dry-run value (maybe). Must be "none", "server", or "client"' \
+    kk create cq cq-srv --dry-run=maybe
+expect "stop --dry-run=server" "clusterqueue.kueue.x-k8s.io/cq-a stopped (server dry run)" \
+    kk stop cq cq-a --dry-run=server
+expect_exact "  ... leaves it running" "None" k get clusterqueue cq-a -o jsonpath='{.spec.stopPolicy}'
+expect "stop --dry-run=client -o yaml shows what it would be" "stopPolicy: Hold" \
+    kk stop cq cq-a --keep-already-running --dry-run=client -o yaml
+expect_exact "  ... unsent" "None" k get clusterqueue cq-a -o jsonpath='{.spec.stopPolicy}'
+expect_exact "resume -o name" "localqueue.kueue.x-k8s.io/lq" kk resume lq lq -n team-a -o name
+BEFORE=$(k -n team-a get workloads,jobs -o name)
+expect "delete workload --all --dry-run=server" "deleted (server dry run)" \
+    kk delete workload -n team-a --dry-run=server --all
+expect_exact "  ... deletes nothing" "$BEFORE" k -n team-a get workloads,jobs -o name
+
+expect_exact "get clusterqueue is kubectl's own (pass-through)" "$(k get cq)" kk get cq
+expect_grep "  ... describe localqueue" '^Kind: +LocalQueue$' kk describe lq lq -n team-a
+expect "  ... patch resourceflavor" "resourceflavor.kueue.x-k8s.io/gpu patched" \
+    kk patch rf gpu --type=merge -p '{"metadata":{"labels":{"tier":"x"}}}'
+expect "  ... delete clusterqueue" 'clusterqueue.kueue.x-k8s.io "cq-new" deleted' \
+    kk delete cq cq-new --wait=false
+expect "  ... with a tenant's rights, not more" 'User "alice" cannot get resource "workloads" in API group "kueue.x-k8s.io" in the namespace "team-b"' \
+    env KUBECONFIG="$TKC" kubectl kueue get kwl x -n team-b
+expect "  ... and kubectl must be on PATH" 'error: pass-through commands are not available: exec: "kubectl"' \
+    env PATH=/nonexistent "$TMP/bin/kubectl-kueue" get cq
+
+ln -s "$CUEUE" "$TMP/bin/kubectl_complete-kueue"
+expect_exact "completion: the verbs" "stop
+:4" kk __complete st
+expect_exact "  ... the kinds a verb takes" "clusterqueue
+localqueue
+workload
+:4" kk __complete resume ""
+expect_exact "  ... the names, from the server" "lq
+lq2
+lq3
+lq5
+:4" kk __complete stop lq -n team-a ""
+expect_exact "  ... a flag's values" "pending
+:4" kk __complete list workload --status p
+expect_exact "  ... through kubectl's plugin completion (kubectl_complete-kueue)" "cq-a
+cq-b
+:4" env KUBECONFIG="$KC" kubectl __complete kueue stop cq cq-
+kk completion bash >"$TMP/kueue.bash"
+expect_exact "  ... the bash script completes kubectl-kueue" "cq-a
+cq-b" \
+    env KUBECONFIG="$KC" bash -c ". '$TMP/kueue.bash'; COMP_WORDS=(kubectl-kueue stop cq cq-); COMP_CWORD=3; _kubectl_kueue; printf '%s\n' \"\${COMPREPLY[@]}\""
+expect "  ... zsh has its script" "compdef _kubectl_kueue kubectl-kueue" kk completion zsh
+expect "  ... other shells are refused" 'error: completion takes bash or zsh, got "fish"' \
+    kk completion fish

@@ -833,6 +833,8 @@ void ctl_queue_status(struct ctl *c)
         }
         struct eng_lq_afs afs;
         if (cqi >= 0 && eng_lq_afs(c->eng, ns, name, &afs)) {
+            const char *kv[] = {"name", name, "namespace", ns, "cluster_queue", cqn, NULL};
+            ctl_gauge(c, "kueue_local_queue_admission_fair_sharing_usage", kv, afs.usage);
             json_t *consumed = json_object();
             for (size_t k = 0; k < afs.n; k++) {
                 char b[Q_BUFLEN];

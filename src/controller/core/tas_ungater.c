@@ -299,7 +299,8 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
             if (!names[i])
                 continue;
             struct ungate u = {&a, dom[i]};
-            ctl_write_object(c, CK_TASPOD, ns, names[i], ungate_fn, &u);
+            if (ctl_write_object(c, CK_TASPOD, ns, names[i], ungate_fn, &u) == 0)
+                ctl_report_gate_removed(c, wl, TOPOLOGY_GATE, false);
             free(names[i]);
         }
         free(names);

@@ -165,8 +165,10 @@ static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
     const char *cq =
         jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
     char *cqs = xstrdup(cq ? cq : "");
-    if (!ctl_write_object(c, CK_POD, mstr(pod, "namespace"), mstr(pod, "name"), start_fn, &sa))
+    if (!ctl_write_object(c, CK_POD, mstr(pod, "namespace"), mstr(pod, "name"), start_fn, &sa)) {
+        ctl_report_gate_removed(c, wl, POD_GATE, true);
         ctl_event(c, pod, "Normal", "Started", COMPONENT_POD, "Admitted by clusterQueue %s", cqs);
+    }
     free(cqs);
     json_decref(started);
 }

@@ -701,12 +701,15 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, ig, job, wl)) {
             delete_workload(c, ig, job, wl);
         } else if (cond_is(wl, "Admitted", "True")) {
+            bool gated = ig->k == CK_POD && pod_gated(job);
             json_t *started = ji->run(job, wl, lookup_flavor, c);
             struct replace_arg ra = {started};
             const char *cq =
                 jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");
             char *cqs = xstrdup(cq ? cq : "");
             if (!ctl_write_object(c, ig->k, ns, name, replace_spec, &ra)) {
+                if (gated)
+                    ctl_report_gate_removed(c, wl, POD_GATE, false);
                 const json_t *j = ctl_get(c, ig->k, ns, name);
                 ctl_event(c, j ? j : job, "Normal", "Started", ji->component,
                           "Admitted by clusterQueue %s", cqs);
