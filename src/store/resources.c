@@ -27,6 +27,7 @@ static const char *const sn_wpc[] = {"wpc", NULL};
 static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
+static const char *const sn_prc[] = {"prc", NULL};
 static const char *const sn_sa[] = {"sa", NULL};
 static const char *const sn_no[] = {"no", NULL};
 static const char *const sn_svc[] = {"svc", NULL};
@@ -84,6 +85,8 @@ static const struct store_resource resources[] = {
     BUILTIN("", "v1", "secrets", "secret", "Secret", "secrets", true, false, NULL, NULL),
     BUILTIN("", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false,
             sn_limits, NULL),
+    BUILTIN("", "v1", "podtemplates", "podtemplate", "PodTemplate", "podtemplates", true, false,
+            NULL, NULL),
     BUILTIN("batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all),
     APPS("deployments", "deployment", "Deployment", sn_deploy, &apps_v1),
     APPS("replicasets", "replicaset", "ReplicaSet", sn_rs, &apps_v1),
@@ -127,6 +130,8 @@ static const struct store_resource resources[] = {
                false, sn_wpc),
     KUEUE_KIND("admissionchecks", "admissioncheck", "AdmissionCheck", false, true, sn_ac),
     KUEUE_KIND("topologies", "topology", "Topology", false, false, sn_topo),
+    KUEUE_KIND("provisioningrequestconfigs", "provisioningrequestconfig",
+               "ProvisioningRequestConfig", false, false, sn_prc),
     {NULL, NULL, NULL, NULL, NULL, NULL, false, false, NULL, NULL, false, NULL, NULL},
 };
 
