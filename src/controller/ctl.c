@@ -49,6 +49,8 @@ static const char *const res_keys[CK_N] = {
     [CK_PC] = "priorityclasses.scheduling.k8s.io",
     [CK_LR] = "limitranges",
     [CK_RCT] = "resourceclaimtemplates.resource.k8s.io",
+    [CK_PRC] = "provisioningrequestconfigs.kueue.x-k8s.io",
+    [CK_PROVREQ] = "provisioningrequests.autoscaling.x-k8s.io",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
     [CK_POD] = "pods",
@@ -77,12 +79,14 @@ static const struct store_resource crd_res[] = {
     CRD_RES("kubeflow.org", "v1", "paddlejobs", "paddlejob", "PaddleJob"),
     CRD_RES("kubeflow.org", "v1", "jaxjobs", "jaxjob", "JAXJob"),
     CRD_RES("kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob"),
+    CRD_RES("autoscaling.x-k8s.io", "v1", "provisioningrequests", "provisioningrequest",
+            "ProvisioningRequest"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
-    return k == CK_RCT || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
+    return k == CK_RCT || k == CK_PROVREQ || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
 static const enum api_kind engine_kind[CK_N] = {
@@ -470,6 +474,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
                   bool deleted)
 {
     ctl_feed_engine(c, k, obj, deleted);
+    ctl_prov_react(c, k, prev, obj, deleted);
     const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
     if (deleted && name) {
         /* The gauges go with the next status pass; counters and
@@ -810,6 +815,12 @@ static void process_queue(struct ctl *c)
                 break;
             case 'A':
                 ctl_reconcile_ac(c, name);
+                break;
+            case 'v':
+                ctl_prov_reconcile_workload(c, ns, name);
+                break;
+            case 'y':
+                ctl_prov_reconcile_check(c, name);
                 break;
             default:
                 if (ctl_integ_by_prefix(k[0]))

@@ -49,6 +49,8 @@ enum ctl_kind {
     CK_PC,
     CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
     CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    CK_PRC,     /* ProvisioningRequestConfigs */
+    CK_PROVREQ, /* the autoscaler's ProvisioningRequests; its CRD may be missing */
     CK_WL,
     CK_JOB,
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
@@ -354,6 +356,15 @@ void ctl_queue_status(struct ctl *c);
 void ctl_reconcile_cq(struct ctl *c, const char *name);
 void ctl_reconcile_rf(struct ctl *c, const char *name);
 void ctl_reconcile_ac(struct ctl *c, const char *name);
+
+/* ---- admissionchecks/provisioning/reconciler.c --------------------------------------- */
+
+/* The provisioning check's reactions to a change of kind k ("v:" Workloads,
+ * "y:" AdmissionChecks), and its two reconcilers. */
+void ctl_prov_react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
+                    bool deleted);
+void ctl_prov_reconcile_workload(struct ctl *c, const char *ns, const char *name);
+void ctl_prov_reconcile_check(struct ctl *c, const char *name);
 
 /* ---- jobframework/reconciler.c ------------------------------------------------- */
 
