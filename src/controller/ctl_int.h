@@ -47,8 +47,8 @@ enum ctl_kind {
     CK_LQ,
     CK_WPC,
     CK_PC,
-    CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
-    CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    CK_LR,      /* LimitRanges: defaults and bounds of workloads' requests */
+    CK_RCT,     /* ResourceClaimTemplates: DRA quota */
     CK_PRC,     /* ProvisioningRequestConfigs */
     CK_PROVREQ, /* the autoscaler's ProvisioningRequests; its CRD may be missing */
     CK_WL,

@@ -297,8 +297,7 @@ static void add_toleration(json_t *tspec, const json_t *tol)
  * tmeta, nodeSelector into tspec, tolerations added when new. Stopping
  * restores the template from the Workload (jf_restore_template), which
  * takes them away again. */
-static void merge_check_updates(const json_t *wl, const char *ps_name, json_t *tmeta,
-                                json_t *tspec)
+static void merge_check_updates(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec)
 {
     size_t i, j;
     const json_t *ck, *u;
@@ -361,7 +360,8 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
             json_object_set(jf_obj_child(tspec, "nodeSelector"), lk, lv);
         const json_t *tol;
         size_t t;
-        json_array_foreach(json_object_get(rspec, "tolerations"), t, tol) add_toleration(tspec, tol);
+        json_array_foreach(json_object_get(rspec, "tolerations"), t, tol)
+            add_toleration(tspec, tol);
     }
     merge_check_updates(wl, ps_name, tmeta, tspec);
 }

@@ -73,8 +73,8 @@ int prov_config_ref(const json_t *ac, const char **name, struct sb *why)
         return -1;
     }
     if (!eq(k, PROV_CONFIG_KIND)) {
-        sb_addf(why, "wrong kind \"%s\", expecting \"" PROV_CONFIG_KIND
-                     "\": bad parameters reference",
+        sb_addf(why,
+                "wrong kind \"%s\", expecting \"" PROV_CONFIG_KIND "\": bad parameters reference",
                 k ? k : "");
         return -1;
     }
@@ -205,8 +205,9 @@ static bool containers_use(const json_t *spec, const char *k, const json_t *set)
         for (size_t p = 0; p < 2; p++) {
             const char *r;
             const json_t *v;
-            json_object_foreach((json_t *)json_object_get(json_object_get(c, "resources"), parts[p]),
-                                r, v) if (in_list(set, r)) return true;
+            json_object_foreach(
+                (json_t *)json_object_get(json_object_get(c, "resources"), parts[p]), r,
+                v) if (in_list(set, r)) return true;
         }
     }
     return false;
@@ -238,7 +239,8 @@ static const json_t *assignment(const json_t *wl, const char *ps)
 static int64_t assigned_count(const json_t *ps, const json_t *psa)
 {
     const json_t *n = json_object_get(psa, "count");
-    return json_is_integer(n) ? json_integer_value(n) : json_integer_value(json_object_get(ps, "count"));
+    return json_is_integer(n) ? json_integer_value(n)
+                              : json_integer_value(json_object_get(ps, "count"));
 }
 
 static const json_t *managed_of(const json_t *prc)
@@ -309,8 +311,8 @@ static bool can_merge(const json_t *a, const json_t *b, const char *policy)
     if (!eq(policy, "IdenticalWorkloadSchedulingRequirements"))
         return false;
     const json_t *sa = json_object_get(ta, "spec"), *sb_ = json_object_get(tb, "spec");
-    static const char *const keys[] = {"resources",    "nodeSelector",   "tolerations",
-                                       "affinity",     "resourceClaims", NULL};
+    static const char *const keys[] = {"resources", "nodeSelector",   "tolerations",
+                                       "affinity",  "resourceClaims", NULL};
     for (size_t i = 0; keys[i]; i++)
         if (!same(json_object_get(sa, keys[i]), json_object_get(sb_, keys[i])))
             return false;
@@ -361,8 +363,8 @@ json_t *prov_merged_pod_sets(const json_t *wl, const json_t *prc)
             }
         }
         if (!merged)
-            json_array_append_new(out, json_pack("{s:s,s:I}", "name", str(ps, "name"), "count",
-                                                 (json_int_t)n));
+            json_array_append_new(
+                out, json_pack("{s:s,s:I}", "name", str(ps, "name"), "count", (json_int_t)n));
     }
     return out;
 }
@@ -373,8 +375,8 @@ static json_t *owner_ref(const json_t *owner, const char *api_version, const cha
 {
     const json_t *m = json_object_get(owner, "metadata");
     return json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", api_version, "kind", kind, "name",
-                     str(m, "name") ? str(m, "name") : "", "uid", str(m, "uid") ? str(m, "uid") : "",
-                     "controller", 1, "blockOwnerDeletion", 1);
+                     str(m, "name") ? str(m, "name") : "", "uid",
+                     str(m, "uid") ? str(m, "uid") : "", "controller", 1, "blockOwnerDeletion", 1);
 }
 
 json_t *prov_build_request(const json_t *wl, const char *check, const json_t *prc, int attempt,
@@ -402,14 +404,14 @@ json_t *prov_build_request(const json_t *wl, const char *check, const json_t *pr
     {
         char tn[PROV_NAME_MAX];
         prov_template_name(name, str(ps, "name"), tn);
-        json_array_append_new(sets, json_pack("{s:{s:s},s:O}", "podTemplateRef", "name", tn, "count",
-                                              json_object_get(ps, "count")));
+        json_array_append_new(sets, json_pack("{s:{s:s},s:O}", "podTemplateRef", "name", tn,
+                                              "count", json_object_get(ps, "count")));
     }
     json_t *pr = json_pack(
-        "{s:s,s:s,s:{s:s,s:s,s:{s:s},s:[o]},s:{s:s,s:o}}", "apiVersion",
-        "autoscaling.x-k8s.io/v1", "kind", "ProvisioningRequest", "metadata", "name", name,
-        "namespace", str(wm, "namespace") ? str(wm, "namespace") : "", "labels", MANAGED_LABEL,
-        "true", "ownerReferences", owner_ref(wl, "kueue.x-k8s.io/v1beta2", "Workload"), "spec",
+        "{s:s,s:s,s:{s:s,s:s,s:{s:s},s:[o]},s:{s:s,s:o}}", "apiVersion", "autoscaling.x-k8s.io/v1",
+        "kind", "ProvisioningRequest", "metadata", "name", name, "namespace",
+        str(wm, "namespace") ? str(wm, "namespace") : "", "labels", MANAGED_LABEL, "true",
+        "ownerReferences", owner_ref(wl, "kueue.x-k8s.io/v1beta2", "Workload"), "spec",
         "provisioningClassName",
         str(json_object_get(prc, "spec"), "provisioningClassName")
             ? str(json_object_get(prc, "spec"), "provisioningClassName")
@@ -508,9 +510,10 @@ json_t *prov_pod_set_updates(const json_t *wl, const json_t *pr, const json_t *p
 {
     const char *prn = str(json_object_get(pr, "metadata"), "name");
     const char *cls = str(json_object_get(pr, "spec"), "provisioningClassName");
-    const json_t *nsel =
-        json_object_get(json_object_get(json_object_get(prc, "spec"), "podSetUpdates"), "nodeSelector");
-    bool has_updates = json_is_object(json_object_get(json_object_get(prc, "spec"), "podSetUpdates"));
+    const json_t *nsel = json_object_get(
+        json_object_get(json_object_get(prc, "spec"), "podSetUpdates"), "nodeSelector");
+    bool has_updates =
+        json_is_object(json_object_get(json_object_get(prc, "spec"), "podSetUpdates"));
     const json_t *details =
         json_object_get(json_object_get(pr, "status"), "provisioningClassDetails");
     json_t *out = json_array();
@@ -529,17 +532,18 @@ json_t *prov_pod_set_updates(const json_t *wl, const json_t *pr, const json_t *p
             if (eq(tn, want))
                 ps_name = str(ps, "name");
         }
-        json_t *u = json_pack("{s:s,s:{s:s,s:s}}", "name", ps_name, "annotations",
-                              PROV_CONSUME_ANNOTATION, prn ? prn : "", PROV_CLASS_ANNOTATION,
-                              cls ? cls : "");
+        json_t *u =
+            json_pack("{s:s,s:{s:s,s:s}}", "name", ps_name, "annotations", PROV_CONSUME_ANNOTATION,
+                      prn ? prn : "", PROV_CLASS_ANNOTATION, cls ? cls : "");
         if (has_updates) {
             json_t *sel = json_object();
             const json_t *e;
             json_array_foreach(nsel, k, e)
             {
-                const json_t *v = json_object_get(details, str(e, "valueFromProvisioningClassDetail")
-                                                               ? str(e, "valueFromProvisioningClassDetail")
-                                                               : "");
+                const json_t *v =
+                    json_object_get(details, str(e, "valueFromProvisioningClassDetail")
+                                                 ? str(e, "valueFromProvisioningClassDetail")
+                                                 : "");
                 if (json_is_string(v) && str(e, "key"))
                     json_object_set(sel, str(e, "key"), (json_t *)v);
             }

@@ -219,7 +219,8 @@ static void sync_states(struct ctl *c, const char *ns, const char *name, struct 
             continue;
         json_t *s = json_deep_copy(cur);
         updated |= prov_sync_check(wl, pc[i].name, pc[i].prc, pc[i].last, s);
-        if (strcmp(jstr(s, "state") ? jstr(s, "state") : "", jstr(cur, "state") ? jstr(cur, "state") : "")) {
+        if (strcmp(jstr(s, "state") ? jstr(s, "state") : "",
+                   jstr(cur, "state") ? jstr(cur, "state") : "")) {
             struct sb m = SB_INIT;
             sb_addf(&m, "Admission check %s updated state from %s to %s", pc[i].name,
                     jstr(cur, "state") ? jstr(cur, "state") : "", jstr(s, "state"));
@@ -234,9 +235,8 @@ static void sync_states(struct ctl *c, const char *ns, const char *name, struct 
         wl = ctl_get(c, CK_WL, ns, name);
         size_t i;
         const json_t *m;
-        json_array_foreach(msgs, i, m)
-            ctl_event(c, wl, "Normal", "AdmissionCheckUpdated", COMPONENT_PROV, "%s",
-                      json_string_value(m));
+        json_array_foreach(msgs, i, m) ctl_event(c, wl, "Normal", "AdmissionCheckUpdated",
+                                                 COMPONENT_PROV, "%s", json_string_value(m));
     }
     json_decref(states);
     json_decref(msgs);
@@ -272,11 +272,11 @@ static int own_by_request_fn(json_t *obj, void *arg, struct err *e)
     const json_t *pr = arg;
     (void)e;
     json_t *refs = json_array();
-    json_array_append_new(
-        refs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", "autoscaling.x-k8s.io/v1", "kind",
-                        "ProvisioningRequest", "name", mstr(pr, "name"), "uid",
-                        mstr(pr, "uid") ? mstr(pr, "uid") : "", "controller", 1,
-                        "blockOwnerDeletion", 1));
+    json_array_append_new(refs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion",
+                                          "autoscaling.x-k8s.io/v1", "kind", "ProvisioningRequest",
+                                          "name", mstr(pr, "name"), "uid",
+                                          mstr(pr, "uid") ? mstr(pr, "uid") : "", "controller", 1,
+                                          "blockOwnerDeletion", 1));
     json_object_set_new(json_object_get(obj, "metadata"), "ownerReferences", refs);
     return 0;
 }
@@ -398,7 +398,8 @@ void ctl_prov_reconcile_workload(struct ctl *c, const char *ns, const char *name
             bool inconsistent;
             if (!pc[i].prc || !prov_request_needed(wl, pc[i].prc, &inconsistent))
                 continue;
-            int attempt = prov_next_attempt(wl, pc[i].name, check_state(wl, pc[i].name), pc[i].last);
+            int attempt =
+                prov_next_attempt(wl, pc[i].name, check_state(wl, pc[i].name), pc[i].last);
             if (attempt > 0)
                 create_request(c, wl, pc[i].name, pc[i].prc, attempt);
         }
