@@ -47,10 +47,12 @@ enum ctl_kind {
     CK_LQ,
     CK_WPC,
     CK_PC,
-    CK_LR,      /* LimitRanges: defaults and bounds of workloads' requests */
-    CK_RCT,     /* ResourceClaimTemplates: DRA quota */
-    CK_PRC,     /* ProvisioningRequestConfigs */
-    CK_PROVREQ, /* the autoscaler's ProvisioningRequests; its CRD may be missing */
+    CK_LR,  /* LimitRanges: defaults and bounds of workloads' requests */
+    CK_RCT, /* ResourceClaimTemplates: DRA quota */
+    /* The provisioning check's configs, and the autoscaler's
+     * ProvisioningRequests (whose CRD a cluster may lack). */
+    CK_PRC,
+    CK_PROVREQ,
     CK_WL,
     CK_JOB,
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */

@@ -173,8 +173,7 @@ static void test_needed_and_merged(void **state)
     assert_string_equal(s_at(json_array_get(m, 0), "name", NULL), "main");
     json_decref(m);
     /* Managing memory only: nothing to provision. */
-    json_object_set_new(json_object_get(prc, "spec"), "managedResources",
-                        js("['memory']"));
+    json_object_set_new(json_object_get(prc, "spec"), "managedResources", js("['memory']"));
     assert_false(prov_request_needed(wl, prc, &inc));
     assert_false(inc);
     /* Every resource managed, identical templates merged. */
