@@ -6,10 +6,9 @@
  * Pods, Services and Jobs are in `all`, as on a real API server. The
  * built-in kinds are those a Kueue installation meets: Nodes, Services
  * and their endpoints (webhooks, `kubectl cluster-info`), ConfigMaps,
- * Secrets, LimitRanges, the DRA kinds of resource.k8s.io and the
- * CustomResourceDefinitions themselves. Kueue's kinds are listed for the
- * clients that name them (the controllers); a store serves them from the
- * CRDs it installs (registry.c). */
+ * Secrets, LimitRanges, PodTemplates (the provisioning check's), the DRA kinds of resource.k8s.io
+ * and the CustomResourceDefinitions themselves. Kueue's kinds are listed for the clients that name
+ * them (the controllers); a store serves them from the CRDs it installs (registry.c). */
 #include <string.h>
 
 #include "api/crd.h"
