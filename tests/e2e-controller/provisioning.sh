@@ -169,4 +169,6 @@ PROV_CPID=$!
 k create namespace default >/dev/null 2>&1
 PROV_PODS= provisioning "provisioning over HTTP"
 stop_server "$PROV_CPID"
+expect_exact "provisioning over HTTP: the controller's log is free of sanitizer reports" "" \
+    grep -E 'Sanitizer|runtime error:' "$DATA/controller.log"
 stop_server "$PID"
