@@ -1159,6 +1159,7 @@ void ctl_stop(struct ctl *c)
     while (map_next(&c->job_children, &it, &key, &val))
         free(val);
     map_release(&c->job_children);
+    ctl_prov_release(c);
     eng_free(c->eng);
     wq_free(c->q);
     api_object_free(c->config);

@@ -117,6 +117,9 @@ struct ctl {
      * child names, each ending in '\n' (a parent's Workload changing
      * reconciles its children). */
     struct map job_children;
+    /* The provisioning check's ProvisioningRequests by their controlling
+     * Workload: "ns/workload" -> owned JSON array of request names. */
+    struct map prov_owned;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -367,6 +370,8 @@ void ctl_prov_react(struct ctl *c, enum ctl_kind k, const json_t *prev, const js
                     bool deleted);
 void ctl_prov_reconcile_workload(struct ctl *c, const char *ns, const char *name);
 void ctl_prov_reconcile_check(struct ctl *c, const char *name);
+/* Free the provisioning check's state (ctl_stop). */
+void ctl_prov_release(struct ctl *c);
 
 /* ---- jobframework/reconciler.c ------------------------------------------------- */
 

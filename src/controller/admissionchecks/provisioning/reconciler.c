@@ -6,8 +6,9 @@
  * provisioning.c's; here the cache is read and the results written.
  *
  * Work-queue keys: "v:ns/name" a Workload, "y:name" an AdmissionCheck.
- * A Workload's requests are found by scanning the cached requests of its
- * namespace for its controller reference (Kueue keeps an index). */
+ * A Workload's requests are found through an index of the cached requests
+ * by their controlling Workload (c->prov_owned), as Kueue's
+ * RequestsOwnedByWorkloadKey index finds them. */
 #include <string.h>
 
 #include "api/features.h"
@@ -86,16 +87,55 @@ static void enqueue_users(struct ctl *c, const char *check)
             ctl_enqueue(c, "v:", mstr(val, "namespace"), mstr(val, "name"));
 }
 
+/* Note (present) or forget request pr under its controlling Workload. */
+static void index_request(struct ctl *c, const json_t *pr, bool present)
+{
+    const json_t *owner = controller_owner(pr, "Workload");
+    const char *name = mstr(pr, "name");
+    if (!owner || !jstr(owner, "name") || !name)
+        return;
+    char *key = ac_key(mstr(pr, "namespace"), jstr(owner, "name"));
+    json_t *names = map_get(&c->prov_owned, key);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(names, i, v) if (!strcmp(json_string_value(v), name)) break;
+    bool have = names && i < json_array_size(names);
+    if (present && !have) {
+        if (!names) {
+            names = json_array();
+            map_put(&c->prov_owned, key, names);
+        }
+        json_array_append_new(names, json_string(name));
+    } else if (!present && have) {
+        json_array_remove(names, i);
+        if (!json_array_size(names)) {
+            map_del(&c->prov_owned, key);
+            json_decref(names);
+        }
+    }
+    free(key);
+}
+
+void ctl_prov_release(struct ctl *c)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->prov_owned, &it, &key, &val))
+        json_decref(val);
+    map_release(&c->prov_owned);
+}
+
 void ctl_prov_react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
                     bool deleted)
 {
-    (void)deleted;
     switch (k) {
     case CK_WL:
         if (json_array_size(json_object_get(json_object_get(obj, "status"), "admissionChecks")))
             ctl_enqueue(c, "v:", mstr(obj, "namespace"), mstr(obj, "name"));
         break;
     case CK_PROVREQ: {
+        index_request(c, obj, !deleted);
         const json_t *owner = controller_owner(obj, "Workload");
         if (owner && jstr(owner, "name"))
             ctl_enqueue(c, "v:", mstr(obj, "namespace"), jstr(owner, "name"));
@@ -131,15 +171,16 @@ void ctl_prov_react(struct ctl *c, enum ctl_kind k, const json_t *prev, const js
 static json_t *owned_requests(struct ctl *c, const char *ns, const char *name)
 {
     json_t *out = json_array();
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_PROVREQ].cache, &it, &key, &val)) {
-        const json_t *o = controller_owner(val, "Workload");
-        const char *pns = mstr(val, "namespace");
-        if (o && jstr(o, "name") && !strcmp(jstr(o, "name"), name) && pns && !strcmp(pns, ns))
-            json_array_append(out, val);
+    char *key = ac_key(ns, name);
+    size_t i;
+    const json_t *v;
+    json_array_foreach((json_t *)map_get(&c->prov_owned, key), i, v)
+    {
+        const json_t *pr = ctl_get(c, CK_PROVREQ, ns, json_string_value(v));
+        if (pr)
+            json_array_append(out, (json_t *)pr);
     }
+    free(key);
     return out;
 }
 
