@@ -13,7 +13,6 @@
 
 #include "api/features.h"
 #include "api/status.h"
-#include "base/log.h"
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "base/xalloc.h"
