@@ -266,6 +266,20 @@ static void pruned(void *arg, const char *path)
     err_field(arg, ERR_INVALID, "unknown field \"%s\"", path);
 }
 
+int val_crd_object(json_t *doc, const json_t *old, struct err *e)
+{
+    const struct sch *schema = kueue_schema(doc);
+    if (!schema)
+        return ERR_UNSUPPORTED;
+    int rc = val_unknown_fields(doc, e);
+    sch_default(schema, doc);
+    if (sch_validate(schema, doc, old, e))
+        rc = ERR_INVALID;
+    if (rc && !e->object[0])
+        api_doc_err_object(doc, e);
+    return rc;
+}
+
 int val_unknown_fields(const json_t *doc, struct err *e)
 {
     if (!json_is_object(doc))

@@ -129,6 +129,17 @@ static int check_doc(json_t *doc, json_t *old)
         return 1;
     }
     if (api_doc_kind(doc) == API_KIND_UNKNOWN) {
+        struct err ce;
+        err_init(&ce);
+        int crc = val_crd_object(doc, old, &ce);
+        if (crc != ERR_UNSUPPORTED) {
+            if (crc) {
+                print_err(&ce);
+                return 1;
+            }
+            printf("%s: valid\n", label);
+            return 0;
+        }
         /* Kueue's own groups are cueue's business: a wrong version or kind
          * there is a mistake, not another system's object. */
         if (!strncmp(api_version, "kueue.x-k8s.io/", 15) ||

@@ -55,6 +55,8 @@ static const char *const res_keys[CK_N] = {
     [CK_TOPO] = "topologies.kueue.x-k8s.io",
     [CK_NODE] = "nodes",
     [CK_TASPOD] = "pods",
+    [CK_PRC] = "provisioningrequestconfigs.kueue.x-k8s.io",
+    [CK_PROVREQ] = "provisioningrequests.autoscaling.x-k8s.io",
     [CK_WL] = "workloads.kueue.x-k8s.io",
     [CK_JOB] = "jobs.batch",
     [CK_POD] = "pods",
@@ -106,13 +108,15 @@ static const struct store_resource crd_res[] = {
      .custom = true},
     CRD_RES("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset",
             "LeaderWorkerSet"),
+    CRD_RES("autoscaling.x-k8s.io", "v1", "provisioningrequests", "provisioningrequest",
+            "ProvisioningRequest"),
 };
 
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
     return k == CK_RCT || k == CK_TR || k == CK_CTR || k == CK_LWS || k == CK_STS ||
-           (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
+           k == CK_PROVREQ || (ctl_integ_of(k) && k != CK_JOB && k != CK_POD);
 }
 
 /* Topology-aware scheduling's inputs: not waited for either (a client may
@@ -532,6 +536,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
                   bool deleted)
 {
     ctl_feed_engine(c, k, obj, deleted);
+    ctl_prov_react(c, k, prev, obj, deleted);
     const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
     if (deleted && name) {
         /* The gauges go with the next status pass; counters and
@@ -917,6 +922,12 @@ static void process_queue(struct ctl *c)
             case 'A':
                 ctl_reconcile_ac(c, name);
                 break;
+            case 'v':
+                ctl_prov_reconcile_workload(c, ns, name);
+                break;
+            case 'y':
+                ctl_prov_reconcile_check(c, name);
+                break;
             default:
                 if (ctl_integ_by_prefix(k[0]))
                     ctl_reconcile_job(c, ctl_integ_by_prefix(k[0]), ns, name);
@@ -1268,6 +1279,7 @@ void ctl_stop(struct ctl *c)
     while (map_next(&c->node_usage, &it, &key, &val))
         json_decref(val);
     map_release(&c->node_usage);
+    ctl_prov_release(c);
     eng_free(c->eng);
     wq_free(c->q);
     api_object_free(c->config);

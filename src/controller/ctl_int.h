@@ -52,6 +52,10 @@ enum ctl_kind {
     CK_TOPO, /* Topologies and Nodes: topology-aware scheduling */
     CK_NODE,
     CK_TASPOD, /* Pods Kueue started (the podset label): the TopologyUngater's */
+    /* The provisioning check's configs, and the autoscaler's
+     * ProvisioningRequests (whose CRD a cluster may lack). */
+    CK_PRC,
+    CK_PROVREQ,
     CK_WL,
     CK_JOB,
     CK_POD,    /* the plain Pod integration's, watched only when it is enabled */
@@ -131,6 +135,9 @@ struct ctl {
      * request there (json_t {resource: value in Kueue units}, owned), taken
      * off its capacity for topology-aware scheduling (core/tas_ungater.c). */
     struct map node_usage;
+    /* The provisioning check's ProvisioningRequests by their controlling
+     * Workload: "ns/workload" -> owned JSON array of request names. */
+    struct map prov_owned;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -375,6 +382,17 @@ void ctl_queue_status(struct ctl *c);
 void ctl_reconcile_cq(struct ctl *c, const char *name);
 void ctl_reconcile_rf(struct ctl *c, const char *name);
 void ctl_reconcile_ac(struct ctl *c, const char *name);
+
+/* ---- admissionchecks/provisioning/reconciler.c --------------------------------------- */
+
+/* The provisioning check's reactions to a change of kind k ("v:" Workloads,
+ * "y:" AdmissionChecks), and its two reconcilers. */
+void ctl_prov_react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
+                    bool deleted);
+void ctl_prov_reconcile_workload(struct ctl *c, const char *ns, const char *name);
+void ctl_prov_reconcile_check(struct ctl *c, const char *name);
+/* Free the provisioning check's state (ctl_stop). */
+void ctl_prov_release(struct ctl *c);
 
 /* ---- jobframework/reconciler.c ------------------------------------------------- */
 

@@ -6,10 +6,9 @@
  * Pods, Services and Jobs are in `all`, as on a real API server. The
  * built-in kinds are those a Kueue installation meets: Nodes, Services
  * and their endpoints (webhooks, `kubectl cluster-info`), ConfigMaps,
- * Secrets, LimitRanges, the DRA kinds of resource.k8s.io and the
- * CustomResourceDefinitions themselves. Kueue's kinds are listed for the
- * clients that name them (the controllers); a store serves them from the
- * CRDs it installs (registry.c). */
+ * Secrets, LimitRanges, PodTemplates (the provisioning check's), the DRA kinds of resource.k8s.io
+ * and the CustomResourceDefinitions themselves. Kueue's kinds are listed for the clients that name
+ * them (the controllers); a store serves them from the CRDs it installs (registry.c). */
 #include <string.h>
 
 #include "api/crd.h"
@@ -27,6 +26,7 @@ static const char *const sn_wpc[] = {"wpc", NULL};
 static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
+static const char *const sn_prc[] = {"prc", NULL};
 static const char *const sn_sa[] = {"sa", NULL};
 static const char *const sn_no[] = {"no", NULL};
 static const char *const sn_svc[] = {"svc", NULL};
@@ -87,6 +87,8 @@ static const struct store_resource resources[] = {
     BUILTIN("", "v1", "secrets", "secret", "Secret", "secrets", true, false, NULL, NULL),
     BUILTIN("", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false,
             sn_limits, NULL),
+    BUILTIN("", "v1", "podtemplates", "podtemplate", "PodTemplate", "podtemplates", true, false,
+            NULL, NULL),
     BUILTIN("batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all),
     APPS("deployments", "deployment", "Deployment", sn_deploy, &apps_v1),
     APPS("replicasets", "replicaset", "ReplicaSet", sn_rs, &apps_v1),
@@ -130,6 +132,8 @@ static const struct store_resource resources[] = {
                false, sn_wpc),
     KUEUE_KIND("admissionchecks", "admissioncheck", "AdmissionCheck", false, true, sn_ac),
     KUEUE_KIND("topologies", "topology", "Topology", false, false, sn_topo),
+    KUEUE_KIND("provisioningrequestconfigs", "provisioningrequestconfig",
+               "ProvisioningRequestConfig", false, false, sn_prc),
     {NULL, NULL, NULL, NULL, NULL, NULL, false, false, NULL, NULL, false, NULL, NULL},
 };
 

@@ -9,9 +9,11 @@ start_server crd --insecure-http || exit 1
 
 out=$(k get crd 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '\.kueue\.x-k8s\.io ')
-if [ "$n" = 8 ]; then pass "get crd lists Kueue's 8 CRDs, installed at start"; else
-    fail "get crd lists Kueue's 8 CRDs, installed at start" "$out"
+if [ "$n" = 9 ]; then pass "get crd lists Kueue's 9 CRDs, installed at start"; else
+    fail "get crd lists Kueue's 9 CRDs, installed at start" "$out"
 fi
+expect "and the autoscaler's ProvisioningRequest, for the provisioning check" \
+    "provisioningrequests.autoscaling.x-k8s.io" k get crd provisioningrequests.autoscaling.x-k8s.io
 expect_grep "get crd prints CREATED AT" '^NAME +CREATED AT$' k get crd
 expect_exact "Kueue's CRDs are Established" "True" \
     k get crd clusterqueues.kueue.x-k8s.io -o 'jsonpath={.status.conditions[?(@.type=="Established")].status}'

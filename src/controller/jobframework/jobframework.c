@@ -195,12 +195,23 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
         json_object_set_new(labels, JF_UID_LABEL, json_string(uid));
         json_object_set_new(wm, "labels", labels);
     }
-    const char *gate = annotation(obj, JF_GATE_ANNOTATION);
-    if (gate) {
-        json_t *ann = json_object();
-        json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
-        json_object_set_new(wm, "annotations", ann);
+    /* The provisioning check's parameters (provreq.kueue.x-k8s.io/...)
+     * travel on the Workload, as Kueue's NewWorkload copies them. */
+    json_t *ann = json_object();
+    const char *ak;
+    json_t *av;
+    json_object_foreach(json_object_get(json_object_get(obj, "metadata"), "annotations"), ak, av)
+    {
+        if (!strncmp(ak, JF_PROVREQ_PREFIX, strlen(JF_PROVREQ_PREFIX)) && json_is_string(av))
+            json_object_set(ann, ak, av);
     }
+    const char *gate = annotation(obj, JF_GATE_ANNOTATION);
+    if (gate)
+        json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
+    if (json_object_size(ann))
+        json_object_set_new(wm, "annotations", ann);
+    else
+        json_decref(ann);
     json_t *fin = json_array();
     json_array_append_new(fin, json_string(JF_RESOURCE_IN_USE));
     json_object_set_new(wm, "finalizers", fin);
@@ -299,6 +310,49 @@ static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta
     json_array_append_new(gates, json_pack("{s:s}", "name", "kueue.x-k8s.io/topology"));
 }
 
+/* Add tol to tspec's tolerations unless an equal one is there. */
+static void add_toleration(json_t *tspec, const json_t *tol)
+{
+    json_t *tols = json_object_get(tspec, "tolerations");
+    if (!json_is_array(tols)) {
+        tols = json_array();
+        json_object_set_new(tspec, "tolerations", tols);
+    }
+    size_t k;
+    const json_t *y;
+    json_array_foreach(tols, k, y) if (json_equal(y, tol)) return;
+    json_array_append(tols, (json_t *)tol);
+}
+
+/* The admission checks' podSetUpdates for pod set ps_name (Kueue's
+ * GetPodSetsInfoFromStatus and podset.Merge): labels and annotations into
+ * tmeta, nodeSelector into tspec, tolerations added when new. Stopping
+ * restores the template from the Workload (jf_restore_template), which
+ * takes them away again. */
+static void merge_check_updates(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec)
+{
+    size_t i, j;
+    const json_t *ck, *u;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "admissionChecks"), i, ck)
+        json_array_foreach(json_object_get(ck, "podSetUpdates"), j, u)
+    {
+        if (!jstr(u, "name") || strcmp(jstr(u, "name"), ps_name))
+            continue;
+        static const char *const maps[][2] = {
+            {"labels", "m"}, {"annotations", "m"}, {"nodeSelector", "s"}};
+        for (size_t m = 0; m < 3; m++) {
+            const char *k;
+            json_t *v;
+            json_t *dst = maps[m][1][0] == 'm' ? tmeta : tspec;
+            json_object_foreach((json_t *)json_object_get(u, maps[m][0]), k, v)
+                json_object_set(jf_obj_child(dst, maps[m][0]), k, v);
+        }
+        const json_t *tol;
+        size_t t;
+        json_array_foreach(json_object_get(u, "tolerations"), t, tol) add_toleration(tspec, tol);
+    }
+}
+
 void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
                        jf_flavor_fn flavor, void *arg)
 {
@@ -341,20 +395,9 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
         const json_t *tol;
         size_t t;
         json_array_foreach(json_object_get(rspec, "tolerations"), t, tol)
-        {
-            json_t *tols = json_object_get(tspec, "tolerations");
-            if (!json_is_array(tols)) {
-                tols = json_array();
-                json_object_set_new(tspec, "tolerations", tols);
-            }
-            bool have = false;
-            const json_t *y;
-            size_t k;
-            json_array_foreach(tols, k, y) have |= json_equal(y, tol);
-            if (!have)
-                json_array_append(tols, (json_t *)tol);
-        }
+            add_toleration(tspec, tol);
     }
+    merge_check_updates(wl, ps_name, tmeta, tspec);
 }
 
 const json_t *jf_pod_set(const json_t *wl, const char *name)

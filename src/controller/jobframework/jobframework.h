@@ -88,6 +88,7 @@ struct jf_integration {
 #define JF_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
 #define JF_UID_LABEL "kueue.x-k8s.io/job-uid"
 #define JF_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
+#define JF_PROVREQ_PREFIX "provreq.kueue.x-k8s.io/"
 
 /* Is the integration enabled by cfg's integrations.frameworks (NULL:
  * Kueue's default, batch/job alone)? */
@@ -113,7 +114,8 @@ const char *jf_prebuilt_name(const json_t *obj);
 /* Build the Workload of a managed object (owned, in *out): its pod sets,
  * priority (the priority-class label's WorkloadPriorityClass, else the
  * first template's PriorityClass, else the lowest global default), queue,
- * owner reference, job-uid label and finalizer. ERR_NOT_FOUND when the
+ * owner reference, job-uid label, finalizer and the object's
+ * provreq.kueue.x-k8s.io/ annotations. ERR_NOT_FOUND when the
  * priority class it names does not exist (e names it). */
 int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_lookup_fn lookup,
                       void *arg, json_t **out, struct err *e);

@@ -228,7 +228,18 @@ static void test_crd_kueue_manifests(void **state)
     size_t n = 0;
     for (const char *const *m = crd_kueue_manifests(); *m; m++)
         n++;
-    assert_int_equal(n, 8);
+    assert_int_equal(n, 10);
+    /* Known by their CRDs alone: the provisioning check's config, and the
+     * autoscaler's request that cueue serve installs for it. */
+    struct crd *prc = kueue_crd("ProvisioningRequestConfig");
+    assert_non_null(prc);
+    assert_string_equal(prc->group, "kueue.x-k8s.io");
+    crd_free(prc);
+    struct crd *pr = kueue_crd("ProvisioningRequest");
+    assert_non_null(pr);
+    assert_string_equal(pr->group, "autoscaling.x-k8s.io");
+    assert_string_equal(pr->versions[pr->storage].name, "v1");
+    crd_free(pr);
     for (size_t i = 0; i < 8; i++) {
         struct crd *c = kueue_crd(kinds[i]);
         assert_non_null(c);

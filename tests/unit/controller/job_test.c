@@ -290,6 +290,58 @@ static void test_start_and_stop(void **state)
     json_decref(flavor_obj);
 }
 
+/* The admission checks' podSetUpdates reach the pods when the Job starts
+ * (a provisioning check's consume annotation), and stopping takes them
+ * away; the Workload carries the Job's provreq.kueue.x-k8s.io/
+ * annotations. */
+static void test_start_with_check_updates(void **state)
+{
+    memset(classes, 0, sizeof(classes));
+    json_t *j = job("",
+                    "\"provreq.kueue.x-k8s.io/maxRunDurationSeconds\":\"600\","
+                    "\"other\":\"x\"",
+                    "");
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, NULL, NULL, &wl, &e), 0);
+    const json_t *wann = json_object_get(json_object_get(wl, "metadata"), "annotations");
+    assert_string_equal(
+        json_string_value(json_object_get(wann, "provreq.kueue.x-k8s.io/maxRunDurationSeconds")),
+        "600");
+    assert_null(json_object_get(wann, "other"));
+    json_object_set_new(
+        wl, "status",
+        parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+              "[{\"name\":\"main\",\"count\":3,\"flavors\":{}}]},\"admissionChecks\":[{"
+              "\"name\":\"prov\",\"state\":\"Ready\",\"podSetUpdates\":[{\"name\":\"main\","
+              "\"annotations\":{\"autoscaling.x-k8s.io/consume-provisioning-request\":\"r-1\"},"
+              "\"labels\":{\"l\":\"v\"},\"nodeSelector\":{\"pool\":\"p1\"},"
+              "\"tolerations\":[{\"key\":\"t\",\"operator\":\"Exists\"}]},"
+              "{\"name\":\"other\",\"labels\":{\"no\":\"no\"}}]}]}"));
+    json_t *started = job_start(j, wl, NULL, NULL);
+    const json_t *tpl = json_object_get(json_object_get(started, "spec"), "template");
+    assert_string_equal(path_str(tpl, "metadata", "annotations",
+                                 "autoscaling.x-k8s.io/consume-provisioning-request"),
+                        "r-1");
+    assert_string_equal(path_str(tpl, "metadata", "labels", "l"), "v");
+    assert_null(path_str(tpl, "metadata", "labels", "no"));
+    assert_string_equal(path_str(tpl, "spec", "nodeSelector", "pool"), "p1");
+    assert_int_equal(json_array_size(json_object_get(json_object_get(tpl, "spec"), "tolerations")),
+                     1);
+    json_t *stopped = job_stop(started, wl);
+    tpl = json_object_get(json_object_get(stopped, "spec"), "template");
+    assert_null(path_str(tpl, "metadata", "annotations",
+                         "autoscaling.x-k8s.io/consume-provisioning-request"));
+    assert_null(path_str(tpl, "metadata", "labels", "l"));
+    assert_null(json_object_get(json_object_get(tpl, "spec"), "nodeSelector"));
+    assert_null(json_object_get(json_object_get(tpl, "spec"), "tolerations"));
+    json_decref(stopped);
+    json_decref(started);
+    json_decref(wl);
+    json_decref(j);
+}
+
 static void test_reclaimable_and_finished(void **state)
 {
     json_t *j = parse(
@@ -348,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_unmanaged_job),
         cmocka_unit_test(test_managed),
         cmocka_unit_test(test_start_and_stop),
+        cmocka_unit_test(test_start_with_check_updates),
         cmocka_unit_test(test_reclaimable_and_finished),
         cmocka_unit_test(test_reclaimable_indexed),
         cmocka_unit_test(test_pods_ready),
