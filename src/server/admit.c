@@ -53,6 +53,7 @@
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/webhooks.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
@@ -201,23 +202,6 @@ int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const jso
 }
 
 /* ---- Pods ------------------------------------------------------------------------------- */
-
-/* Owned by a batch/v1 Job: that Job's Workload covers the Pod (Kueue's
- * FindAncestorJobManagedByKueue, without reading the Job). */
-static bool controller_job(const json_t *pod)
-{
-    size_t i;
-    const json_t *r;
-    json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), i, r)
-    {
-        const char *av = json_string_value(json_object_get(r, "apiVersion"));
-        const char *k = json_string_value(json_object_get(r, "kind"));
-        if (json_is_true(json_object_get(r, "controller")) && av && k && !strcmp(av, "batch/v1") &&
-            !strcmp(k, "Job"))
-            return true;
-    }
-    return false;
-}
 
 static const char *node_name(const json_t *pod)
 {
@@ -425,16 +409,13 @@ void srv_admit_default(const struct store_resource *r, json_t *obj)
 
 /* ---- Deployments and StatefulSets ------------------------------------------------------- */
 
-static const struct jf_integration deployment_fw = {.framework = "deployment"};
-static const struct jf_integration statefulset_fw = {.framework = "statefulset"};
-
 static bool is_serving(const struct store_resource *r)
 {
     return !strcmp(r->key, "deployments.apps") || !strcmp(r->key, "statefulsets.apps");
 }
 
 /* The Pod a template makes, for the Pod rules (borrowing the template's
- * metadata and spec, which the rules may change in place). */
+ * metadata and spec). */
 static json_t *template_pod(json_t *obj)
 {
     json_t *tpl = jf_obj_child(jf_obj_child(obj, "spec"), "template");
@@ -444,10 +425,8 @@ static json_t *template_pod(json_t *obj)
 
 /* Kueue's Deployment and StatefulSet webhooks, with the Pod webhook's
  * defaulting done once on the template (the node agent makes the Pods
- * without the server's admission): a managed one's Pods are created
- * labelled managed, gated and with Kueue's finalizer; a StatefulSet's are
- * one serving pod group named after it, of replicas Pods. Then the Pod
- * rules for tenants: no template the node agent would run at once. */
+ * without the server's admission): jw_default_serving. Then the Pod rules
+ * for tenants: no template the node agent would run at once. */
 static int admit_serving(struct srv_req *q, const struct store_resource *r, json_t *obj,
                          struct err *e)
 {
@@ -456,38 +435,13 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     bool sts = !strcmp(r->key, "statefulsets.apps");
     struct srv_admit a;
     prepare(q, ns, name, &a);
-    json_t *pod = template_pod(obj);
-    if (a.ns_managed && jf_enabled(&pod_integration, a.cfg) &&
-        jf_enabled(sts ? &statefulset_fw : &deployment_fw, a.cfg)) {
-        json_t *meta = jf_obj_child(obj, "metadata");
-        if (!jf_queue_name(obj) && a.default_lq)
-            json_object_set_new(jf_obj_child(meta, "labels"), JF_QUEUE_LABEL,
-                                json_string("default"));
-        const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(pod);
-        if (queue) {
-            json_t *pm = jf_obj_child(pod, "metadata");
-            json_object_set_new(jf_obj_child(pm, "labels"), JF_QUEUE_LABEL, json_string(queue));
-            json_object_set_new(jf_obj_child(pm, "annotations"),
-                                "kueue.x-k8s.io/pod-suspending-parent",
-                                json_string(sts ? "statefulset" : "deployment"));
-            if (sts) {
-                const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
-                char count[24];
-                snprintf(count, sizeof(count), "%lld",
-                         json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
-                json_object_set_new(jf_obj_child(pm, "labels"), POD_GROUP_LABEL,
-                                    json_string(name ? name : ""));
-                json_object_set_new(jf_obj_child(pm, "annotations"), POD_GROUP_TOTAL,
-                                    json_string(count));
-                json_object_set_new(jf_obj_child(pm, "annotations"),
-                                    "kueue.x-k8s.io/pod-group-serving", json_string("true"));
-            }
-            struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
-            pod_default(pod, &x);
-        }
+    if (jw_enabled(sts ? &jw_statefulset : &jw_deployment, a.cfg)) {
+        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+        jw_default_serving(obj, sts, &x);
     }
     a.may_run_unmanaged =
         srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
+    json_t *pod = template_pod(obj);
     int rc = srv_admit_pod_create(&a, pod, e);
     json_decref(pod);
     return rc;
@@ -529,7 +483,7 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
             /* Kueue's Pod webhook defaulting: the gate, label, finalizer. */
             prepare(q, ns, name, &a);
             struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
-                                        controller_job(obj)};
+                                        jw_pod_owner_managed(obj, q->srv->config)};
             pod_default(obj, &x);
         }
         a.may_run_unmanaged =
@@ -545,9 +499,8 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         /* Kueue's webhook for the kind: suspended when Kueue manages it. */
         struct srv_admit a;
         prepare(q, ns, name, &a);
-        if (a.ns_managed &&
-            (jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
-            crd->suspend(obj);
+        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+        jw_default_job(crd, obj, &x);
         return true;
     }
     if (!is_job(r) || !ns)
