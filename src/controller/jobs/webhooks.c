@@ -27,9 +27,8 @@ const struct jf_integration jw_statefulset = {
 
 /* The integrations whose objects own Pods that their Workloads cover. */
 static const struct jf_integration *const owners[] = {
-    &job_integration,        &jobset_integration,     &pytorchjob_integration,
-    &tfjob_integration,      &xgboostjob_integration, &paddlejob_integration,
-    &jaxjob_integration,     &mpijob_integration,
+    &job_integration,        &jobset_integration,    &pytorchjob_integration, &tfjob_integration,
+    &xgboostjob_integration, &paddlejob_integration, &jaxjob_integration,     &mpijob_integration,
 };
 
 static const char *entry(const json_t *obj, const char *map, const char *key)
@@ -86,8 +85,8 @@ static void default_queue(json_t *obj, const struct pod_default_ctx *x)
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x)
 {
     default_queue(obj, x);
-    bool managed = x->ns_managed &&
-                   (jf_queue_name(obj) || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+    bool managed =
+        x->ns_managed && (jf_queue_name(obj) || (x->cfg && x->cfg->manage_jobs_without_queue_name));
     if (managed && ji->suspend)
         ji->suspend(obj);
     return managed;
@@ -98,33 +97,34 @@ void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x)
     if (!x->ns_managed)
         return;
     default_queue(obj, x);
+    const json_t *tpl0 = json_object_get(json_object_get(obj, "spec"), "template");
+    const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(tpl0);
+    if (!queue)
+        return;
     json_t *tpl = jf_obj_child(jf_obj_child(obj, "spec"), "template");
     json_t *tmeta = jf_obj_child(tpl, "metadata");
+    json_t *labels = jf_obj_child(tmeta, "labels");
+    json_t *annotations = jf_obj_child(tmeta, "annotations");
+    json_object_set_new(labels, JF_QUEUE_LABEL, json_string(queue));
+    const char *prio = entry(obj, "labels", JF_PRIORITY_LABEL);
+    if (!empty(prio))
+        json_object_set_new(labels, JF_PRIORITY_LABEL, json_string(prio));
+    json_object_set_new(annotations, SUSPENDING_PARENT,
+                        json_string(sts ? "statefulset" : "deployment"));
+    if (sts) {
+        const char *name = api_doc_meta_str(obj, "name");
+        const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
+        char count[24];
+        snprintf(count, sizeof(count), "%lld",
+                 json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
+        json_object_set_new(labels, POD_GROUP_LABEL, json_string(name ? name : ""));
+        json_object_set_new(annotations, POD_GROUP_TOTAL, json_string(count));
+        json_object_set_new(annotations, GROUP_SERVING, json_string("true"));
+    }
     /* The Pod the template makes, borrowing its metadata and spec, which
      * the Pod defaulting changes in place. */
     json_t *pod = json_pack("{s:O,s:O}", "metadata", tmeta, "spec", jf_obj_child(tpl, "spec"));
-    const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(pod);
-    if (queue) {
-        json_t *labels = jf_obj_child(tmeta, "labels");
-        json_t *annotations = jf_obj_child(tmeta, "annotations");
-        json_object_set_new(labels, JF_QUEUE_LABEL, json_string(queue));
-        const char *prio = entry(obj, "labels", JF_PRIORITY_LABEL);
-        if (!empty(prio))
-            json_object_set_new(labels, JF_PRIORITY_LABEL, json_string(prio));
-        json_object_set_new(annotations, SUSPENDING_PARENT,
-                            json_string(sts ? "statefulset" : "deployment"));
-        if (sts) {
-            const char *name = api_doc_meta_str(obj, "name");
-            const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
-            char count[24];
-            snprintf(count, sizeof(count), "%lld",
-                     json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
-            json_object_set_new(labels, POD_GROUP_LABEL, json_string(name ? name : ""));
-            json_object_set_new(annotations, POD_GROUP_TOTAL, json_string(count));
-            json_object_set_new(annotations, GROUP_SERVING, json_string("true"));
-        }
-        pod_default(pod, x);
-    }
+    pod_default(pod, x);
     json_decref(pod);
 }
 
@@ -158,9 +158,9 @@ static void pod_common(struct err *e, const json_t *pod)
         cause(e, LABELS, POD_MANAGED_LABEL, "Forbidden: managed label value can only be 'true'");
     const char *group = entry(pod, "labels", POD_GROUP_LABEL);
     const char *total = entry(pod, "annotations", POD_GROUP_TOTAL);
-    bool has_total = json_object_get(
-                         json_object_get(json_object_get(pod, "metadata"), "annotations"),
-                         POD_GROUP_TOTAL) != NULL;
+    bool has_total =
+        json_object_get(json_object_get(json_object_get(pod, "metadata"), "annotations"),
+                        POD_GROUP_TOTAL) != NULL;
     if (empty(group)) {
         if (has_total)
             cause(e, LABELS, POD_GROUP_LABEL, "Required value: " GROUP_DETAIL);
@@ -197,7 +197,8 @@ static void pod_validate(struct err *e, const json_t *pod, const json_t *old)
     if (old) {
         const char *ov = entry(old, "annotations", RETRIABLE_IN_GROUP);
         const char *nv = entry(pod, "annotations", RETRIABLE_IN_GROUP);
-        if (!empty(entry(pod, "labels", POD_GROUP_LABEL)) && same(ov, "false") && !same(nv, "false"))
+        if (!empty(entry(pod, "labels", POD_GROUP_LABEL)) && same(ov, "false") &&
+            !same(nv, "false"))
             cause(e, ANNOTATIONS, RETRIABLE_IN_GROUP,
                   "Forbidden: unretriable pod group can't be converted to retriable");
         const char *og = entry(old, "labels", POD_GROUP_LABEL);
@@ -239,8 +240,7 @@ static void serving_validate(struct err *e, bool sts, const json_t *obj, const j
     const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
     bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
     if ((!suspended || !nq) && !same(oq, nq))
-        cause(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable",
-              nq ? nq : "");
+        cause(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable", nq ? nq : "");
     val_priority_class_update(e, old, obj, suspended);
     bool managed = x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
     if (!sts || !managed)
