@@ -99,13 +99,13 @@ expect_exact "the controller's account may read no Secret outside kueue-system" 
 # needs its CRD (a cluster would have the JobSet operator's).
 k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.controller_manager_config\.yaml}' |
     sed -e 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' \
+        -e 's/bindAddress: :8443/bindAddress: 127.0.0.1:0/' \
         -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset|' >"$TMP/config.yaml"
 k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
 settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
-    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 \
-    --metrics-bind-address 127.0.0.1:0 >"$TMP/controller.log" 2>&1 &
+    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
 CTL=$!
 settle 20 'webhooks served at' cat "$TMP/controller.log"
 WPORT=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
@@ -113,7 +113,8 @@ HPROBE=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p'
 expect_status "/healthz answers 200" 200 "$HPROBE/healthz"
 wait_for "/readyz answers ok once the caches are synced and the webhooks serve" 20 '^ok$' \
     curl -s "$HPROBE/readyz"
-# The metrics, as Kueue serves them: HTTPS, each scrape's bearer token
+# The metrics, as Kueue serves them: on by default, at the Configuration's
+# metrics.bindAddress (here a free port); HTTPS, each scrape's bearer token
 # reviewed by the API server (TokenReview, then SubjectAccessReview for
 # get /metrics) with the rights the manifests give the controller.
 MURL=$(sed -n 's|.*metrics served at \(https://127.0.0.1:[0-9]*/metrics\).*|\1|p' "$TMP/controller.log" | head -1)
@@ -164,7 +165,7 @@ mkdir -p "$TMP/certs"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
 sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
-"$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
     --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 >"$TMP/controller2.log" 2>&1 &
 CTL2=$!
