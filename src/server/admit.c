@@ -425,8 +425,9 @@ static json_t *template_pod(json_t *obj)
 
 /* Kueue's Deployment and StatefulSet webhooks, with the Pod webhook's
  * defaulting done once on the template (the node agent makes the Pods
- * without the server's admission): jw_default_serving. Then the Pod rules
- * for tenants: no template the node agent would run at once. */
+ * without the server's admission): jw_default_serving, and their rules
+ * on create. Then the Pod rules for tenants: no template the node agent
+ * would run at once. */
 static int admit_serving(struct srv_req *q, const struct store_resource *r, json_t *obj,
                          struct err *e)
 {
@@ -435,9 +436,12 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     bool sts = !strcmp(r->key, "statefulsets.apps");
     struct srv_admit a;
     prepare(q, ns, name, &a);
-    if (jw_enabled(sts ? &jw_statefulset : &jw_deployment, a.cfg)) {
+    const struct jf_integration *ji = sts ? &jw_statefulset : &jw_deployment;
+    if (jw_enabled(ji, a.cfg)) {
         struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
         jw_default_serving(obj, sts, &x);
+        if (jw_validate(ji, obj, NULL, &x, e))
+            return ERR_INVALID;
     }
     a.may_run_unmanaged =
         srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
@@ -480,11 +484,15 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     if (is_pod(r) && ns) {
         struct srv_admit a = {.user = &q->user};
         if (jf_enabled(&pod_integration, q->srv->config)) {
-            /* Kueue's Pod webhook defaulting: the gate, label, finalizer. */
+            /* Kueue's Pod webhook: the gate, label, finalizer; its rules. */
             prepare(q, ns, name, &a);
             struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
                                         jw_pod_owner_managed(obj, q->srv->config)};
             pod_default(obj, &x);
+            if (jw_validate(&pod_integration, obj, NULL, &x, &e)) {
+                *ret = reply_refused(q, ERR_INVALID, &e, r, ns, name, "create");
+                return false;
+            }
         }
         a.may_run_unmanaged =
             (node_name(obj) || ungated_managed(obj)) &&
@@ -501,7 +509,10 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         prepare(q, ns, name, &a);
         struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
         jw_default_job(crd, obj, &x);
-        return true;
+        if (!jw_validate(crd, obj, NULL, &x, &e))
+            return true;
+        *ret = reply_refused(q, ERR_INVALID, &e, r, ns, name, "create");
+        return false;
     }
     if (!is_job(r) || !ns)
         return true;
