@@ -114,11 +114,14 @@ void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x)
     if (sts) {
         const char *name = api_doc_meta_str(obj, "name");
         const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
+        long long n = json_is_integer(rep) ? (long long)json_integer_value(rep) : 1;
+        /* Scaled to zero, the count stays what it was: the scale
+         * subresource, which no webhook sees, may bring the Pods back. */
         char count[24];
-        snprintf(count, sizeof(count), "%lld",
-                 json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
+        snprintf(count, sizeof(count), "%lld", n > 0 ? n : 1);
         json_object_set_new(labels, POD_GROUP_LABEL, json_string(name ? name : ""));
-        json_object_set_new(annotations, POD_GROUP_TOTAL, json_string(count));
+        if (n > 0 || !json_object_get(annotations, POD_GROUP_TOTAL))
+            json_object_set_new(annotations, POD_GROUP_TOTAL, json_string(count));
         json_object_set_new(annotations, GROUP_SERVING, json_string("true"));
     }
     /* The Pod the template makes, borrowing its metadata and spec, which

@@ -365,6 +365,31 @@ static void test_deployment_template_labelled(void **state)
     json_decref(r);
 }
 
+/* Scaled to zero through the StatefulSet, its template keeps the group's
+ * count: Pods brought back through the scale subresource (which no
+ * webhook sees) still name a valid group. */
+static void test_statefulset_scaled_to_zero_keeps_its_count(void **state)
+{
+    (void)state;
+    const char *sts =
+        "{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'db','namespace':'team',"
+        "'labels':{'kueue.x-k8s.io/queue-name':'q'}},'spec':{'replicas':0,'template':{"
+        "'metadata':{'annotations':{'kueue.x-k8s.io/pod-group-total-count':'3'}},'spec':" PODSPEC
+        "}}}";
+    char review[2048];
+    snprintf(review, sizeof(review),
+             "{'apiVersion':'admission.k8s.io/v1','kind':'AdmissionReview','request':{'uid':'u1',"
+             "'kind':{'group':'apps','version':'v1','kind':'StatefulSet'},'operation':'UPDATE',"
+             "'namespace':'team','object':%s,'oldObject':%s}}",
+             sts, sts);
+    json_t *r = ask_enabled("/mutate-apps-v1-statefulset", review, 200);
+    char *p = patch_of(r);
+    assert_null(strstr(p, "pod-group-total-count"));
+    assert_non_null(strstr(p, "pod-group-name"));
+    free(p);
+    json_decref(r);
+}
+
 static void test_statefulset_scales_only_from_and_to_zero(void **state)
 {
     (void)state;
@@ -451,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_pod_validation),
         cmocka_unit_test(test_deployment_template_labelled),
         cmocka_unit_test(test_statefulset_scales_only_from_and_to_zero),
+        cmocka_unit_test(test_statefulset_scaled_to_zero_keeps_its_count),
         cmocka_unit_test(test_jobset_suspended_and_its_queue_fixed_while_running),
         cmocka_unit_test(test_pytorchjob_suspended),
     };
