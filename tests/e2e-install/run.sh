@@ -442,6 +442,8 @@ wait_for "  ... and leaves nothing behind (CRDs, roles, webhooks, namespace)" 30
       kubectl --kubeconfig '$KC' get mutatingwebhookconfigurations,validatingwebhookconfigurations -o name;
       kubectl --kubeconfig '$KC' get ns kueue-system -o name 2>/dev/null; } | grep . || echo none"
 
+expect_exact "the controllers' logs are free of sanitizer reports" "" \
+    sh -c "grep -lE 'Sanitizer|runtime error:' '$TMP'/controller*.log"
 check_server_logs
 note "install e2e: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
