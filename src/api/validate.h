@@ -10,6 +10,7 @@
 #define CUEUE_API_VALIDATE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "base/compiler.h"
 
@@ -49,5 +50,26 @@ CU_MUST_CHECK int val_crd_object(json_t *doc, const json_t *old, struct err *e);
  * them; for other modules that validate names (CustomResourceDefinitions). */
 void val_dns_subdomain(struct err *e, const char *v);
 void val_dns_label(struct err *e, const char *v);
+
+/* Kueue's jobframework checks of the labels and annotations of an object
+ * of any integration (ValidateJobOnCreate when old is NULL, else
+ * ValidateJobOnUpdate less its default-LocalQueue rule, which reads the
+ * namespace): the queue name and prebuilt Workload name are DNS
+ * subdomains, max-exec-time-seconds a positive integer, and while the
+ * object runs (now_suspended, was_suspended: the kind's IsSuspended of obj
+ * and old) the queue name, prebuilt name and max-exec-time stay, with the
+ * priority-class rule of val_priority_class_update. Causes go to e. A
+ * batch/v1 Job gets these through val_object. */
+void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool now_suspended,
+                       bool was_suspended);
+
+/* ValidateLabelAsCRDName / ValidateAnnotationAsCRDName: v (NULL: absent,
+ * no cause) at map[key] ("metadata.labels", "metadata.annotations") is a
+ * DNS subdomain. */
+void val_crd_name(struct err *e, const char *map, const char *key, const char *v);
+
+/* ValidateUpdateForWorkloadPriorityClassName: the priority-class label may
+ * not be added while the object runs (suspended false), nor removed. */
+void val_priority_class_update(struct err *e, const json_t *old, const json_t *obj, bool suspended);
 
 #endif

@@ -27,6 +27,7 @@
 
 #include "api/features.h"
 #include "api/objects.h"
+#include "api/validate.h"
 #include "api/validate_int.h"
 #include "base/err.h"
 
@@ -254,8 +255,7 @@ static void kube_update(struct err *e, const json_t *old, const json_t *job)
 
 /* ---- Kueue's Job webhook: create ------------------------------------------------------ */
 
-/* ValidateLabelAsCRDName / ValidateAnnotationAsCRDName. */
-static void crd_name(struct err *e, const char *map, const char *key, const char *v)
+void val_crd_name(struct err *e, const char *map, const char *key, const char *v)
 {
     if (!v)
         return;
@@ -289,9 +289,9 @@ static const char *prebuilt_name(const json_t *job)
 static void prebuilt(struct err *e, const json_t *job)
 {
     if (prebuilt_from_annotation(job))
-        crd_name(e, ANNOTATIONS, VAL_PREBUILT_KEY, val__annotation(job, VAL_PREBUILT_KEY));
+        val_crd_name(e, ANNOTATIONS, VAL_PREBUILT_KEY, val__annotation(job, VAL_PREBUILT_KEY));
     else
-        crd_name(e, LABELS, VAL_PREBUILT_KEY, val__label(job, VAL_PREBUILT_KEY));
+        val_crd_name(e, LABELS, VAL_PREBUILT_KEY, val__label(job, VAL_PREBUILT_KEY));
 }
 
 static void max_exec_time(struct err *e, const json_t *job)
@@ -604,12 +604,11 @@ static void tas(struct err *e, const json_t *job)
 
 /* ---- Kueue's Job webhook: update ------------------------------------------------------ */
 
-/* ValidateUpdateForWorkloadPriorityClassName. */
-static void priority_class_update(struct err *e, const json_t *old, const json_t *job)
+void val_priority_class_update(struct err *e, const json_t *old, const json_t *obj, bool suspended)
 {
     const char *was = val__label(old, VAL_PRIORITY_CLASS_LABEL);
-    const char *now = val__label(job, VAL_PRIORITY_CLASS_LABEL);
-    if (!suspended(job) && val__empty(was) && !val__empty(now))
+    const char *now = val__label(obj, VAL_PRIORITY_CLASS_LABEL);
+    if (!suspended && val__empty(was) && !val__empty(now))
         at_key(e, LABELS, VAL_PRIORITY_CLASS_LABEL,
                "Invalid value: \"%s\": WorkloadPriorityClass cannot be added to a non-suspended "
                "workload",
@@ -619,26 +618,49 @@ static void priority_class_update(struct err *e, const json_t *old, const json_t
                "Invalid value: \"\": WorkloadPriorityClass cannot be removed from a workload");
 }
 
-/* ValidateJobOnUpdate, less the default-queue rule. */
-static void kueue_update(struct err *e, const json_t *old, const json_t *job)
+/* ValidateJobOnUpdate, less the default-queue rule, for any kind:
+ * suspended and was_suspended are Kueue's IsSuspended of job and old;
+ * elastic only where Kueue supports it (a Job). */
+static void kueue_update(struct err *e, const json_t *old, const json_t *job, bool now_suspended,
+                         bool was_suspended, bool job_kind)
 {
     const char *oq = val__label(old, VAL_QUEUE_LABEL), *nq = val__label(job, VAL_QUEUE_LABEL);
-    if (!suspended(job) && !val__str_eq(oq, nq))
+    if (!now_suspended && !val__str_eq(oq, nq))
         immutable_entry(e, LABELS, VAL_QUEUE_LABEL, nq);
     /* validateUpdateForPrebuiltWorkload: as on create (checked already)
      * while suspended or elastic, else the name is fixed. */
-    if (!suspended(job) && !elastic(old) && strcmp(prebuilt_name(old), prebuilt_name(job)))
+    bool was_elastic = job_kind && elastic(old);
+    if (!now_suspended && !was_elastic && strcmp(prebuilt_name(old), prebuilt_name(job)))
         immutable_entry(e, prebuilt_from_annotation(job) ? ANNOTATIONS : LABELS, VAL_PREBUILT_KEY,
                         prebuilt_name(job));
-    if ((!suspended(job) || !suspended(old)) &&
+    if ((!now_suspended || !was_suspended) &&
         !val__str_eq(val__label(old, VAL_MAX_EXEC_LABEL), val__label(job, VAL_MAX_EXEC_LABEL)))
         immutable_entry(e, LABELS, VAL_MAX_EXEC_LABEL, val__label(job, VAL_MAX_EXEC_LABEL));
-    priority_class_update(e, old, job);
-    if (elastic(old) != elastic(job))
+    val_priority_class_update(e, old, job, now_suspended);
+    if (job_kind && elastic(old) != elastic(job))
         at_key(e, ANNOTATIONS, VAL_ELASTIC_ANNOTATION, "Invalid value: %s: field is immutable",
                elastic(job) ? "true" : "false");
     if (fg_enabled(FG_ADMISSION_GATED_BY))
         val__gated_by(e, old, job);
+}
+
+/* ValidateJobOnCreate's checks of the labels and annotations every kind
+ * shares. */
+static void kueue_create(struct err *e, const json_t *obj)
+{
+    val_crd_name(e, LABELS, VAL_QUEUE_LABEL, val__label(obj, VAL_QUEUE_LABEL));
+    prebuilt(e, obj);
+    max_exec_time(e, obj);
+}
+
+void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool now_suspended,
+                       bool was_suspended)
+{
+    kueue_create(e, obj);
+    if (fg_enabled(FG_ADMISSION_GATED_BY) && !old)
+        val__gated_by(e, NULL, obj);
+    if (old)
+        kueue_update(e, old, obj, now_suspended, was_suspended, false);
 }
 
 /* validatePartialAdmissionUpdate (see the file comment for "after"); its
@@ -665,10 +687,7 @@ static void partial_admission_update(struct err *e, const json_t *old, const jso
 /* The webhook: on create (old NULL) and on update. */
 static void kueue_webhook(struct err *e, const json_t *job, const json_t *old)
 {
-    const char *queue = val__label(job, VAL_QUEUE_LABEL);
-    crd_name(e, LABELS, VAL_QUEUE_LABEL, queue);
-    prebuilt(e, job);
-    max_exec_time(e, job);
+    kueue_create(e, job);
     if (fg_enabled(FG_ADMISSION_GATED_BY) && !old)
         val__gated_by(e, NULL, job);
     if (!old || !val__str_eq(val__annotation(old, VAL_MIN_PARALLELISM_ANNOTATION),
@@ -676,7 +695,7 @@ static void kueue_webhook(struct err *e, const json_t *job, const json_t *old)
         min_parallelism(e, job);
     sync_completions_create(e, job);
     if (old) {
-        kueue_update(e, old, job);
+        kueue_update(e, old, job, suspended(job), suspended(old), true);
         partial_admission_update(e, old, job);
     }
     if (fg_enabled(FG_TOPOLOGY_AWARE_SCHEDULING))

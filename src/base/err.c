@@ -66,15 +66,24 @@ void err_set_object(struct err *e, const char *kind, const char *ns, const char 
         snprintf(e->object, sizeof(e->object), "%s/%s", kind, name ? name : "");
 }
 
-/* Append text to the path, truncating at the buffer's end. Returns the mark. */
+/* Append s to the path, truncating at the buffer's end. */
+static void put(struct err *e, const char *s)
+{
+    size_t room = sizeof(e->path) - 1 - e->path_len;
+    size_t n = strnlen(s, room);
+    memcpy(e->path + e->path_len, s, n);
+    e->path_len += n;
+    e->path[e->path_len] = '\0';
+}
+
+/* Append sep, text and close to the path (no printf: validation pushes a
+ * path segment for every field it visits). Returns the mark. */
 static size_t append(struct err *e, const char *sep, const char *text, const char *close)
 {
     size_t mark = e->path_len;
-    size_t room = sizeof(e->path) - e->path_len;
-    int n = snprintf(e->path + e->path_len, room, "%s%s%s", sep, text, close);
-    if (n < 0)
-        n = 0;
-    e->path_len += (size_t)n < room ? (size_t)n : room - 1;
+    put(e, sep);
+    put(e, text);
+    put(e, close);
     return mark;
 }
 
@@ -86,8 +95,12 @@ size_t err_push_field(struct err *e, const char *name)
 size_t err_push_index(struct err *e, size_t i)
 {
     char num[24];
-    snprintf(num, sizeof(num), "%zu", i);
-    return append(e, "[", num, "]");
+    char *p = num + sizeof(num);
+    *--p = '\0';
+    do
+        *--p = (char)('0' + i % 10);
+    while ((i /= 10) > 0);
+    return append(e, "[", p, "]");
 }
 
 size_t err_push_key(struct err *e, const char *key)

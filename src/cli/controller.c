@@ -149,9 +149,9 @@ static void usage(FILE *out)
             "                         (default), or share this machine's\n"
             "  --metrics-bind-address ADDR\n"
             "                         serve the Prometheus metrics at https://ADDR/metrics\n"
-            "                         (HOST:PORT or :PORT; :0 picks a free port; Kueue's is\n"
-            "                         :8443; default 0: no metrics; see\n"
-            "                         docs/observability.md)\n"
+            "                         (HOST:PORT or :PORT; :0 picks a free port; 0: no\n"
+            "                         metrics; default metrics.bindAddress of --config,\n"
+            "                         else Kueue's :8443; see docs/observability.md)\n"
             "  --metrics-secure=true|false\n"
             "                         HTTPS, each request's bearer token checked with a\n"
             "                         TokenReview and a SubjectAccessReview (get /metrics)\n"
@@ -225,7 +225,7 @@ int cli_controller(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
-    const char *feature_gates = NULL, *metrics_addr = "0", *zap_encoder = NULL, *zap_level = NULL;
+    const char *feature_gates = NULL, *metrics_flag = NULL, *zap_encoder = NULL, *zap_level = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false, metrics_secure = true;
     int64_t dlog_age_s = 0;
@@ -265,7 +265,7 @@ int cli_controller(int argc, char **argv)
             pod_network = optarg;
             break;
         case 'm':
-            metrics_addr = optarg;
+            metrics_flag = optarg;
             break;
         case 'S':
             if (!optarg || !strcmp(optarg, "true"))
@@ -350,6 +350,12 @@ int cli_controller(int argc, char **argv)
         return lrc;
     struct err e;
     err_init(&e);
+    /* Kueue's default: metrics are served, at :8443. */
+    char metrics_addr[128];
+    snprintf(metrics_addr, sizeof(metrics_addr), "%s", metrics_flag ? metrics_flag : "");
+    if (!metrics_flag && mgr_config_string(config, "metrics", "bindAddress", ":8443", metrics_addr,
+                                           sizeof(metrics_addr), &e))
+        return fail(&e);
     struct kc_config cfg = {0};
     if (kc_config_resolve(kubeconfig, context, NULL, &cfg, &e))
         return fail(&e);

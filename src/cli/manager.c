@@ -71,6 +71,17 @@ static int config_doc(const char *path, json_t **out, struct err *e)
     return *out ? 0 : err_set(e, ERR_INVALID, "%s: expected one Configuration document", path);
 }
 
+int mgr_config_string(const char *config_path, const char *section, const char *key,
+                      const char *dflt, char *out, size_t len, struct err *e)
+{
+    json_t *doc = NULL;
+    int rc = config_doc(config_path, &doc, e);
+    if (!rc)
+        copy(out, len, at(doc, section, key), dflt);
+    json_decref(doc);
+    return rc;
+}
+
 /* ---- probes ---------------------------------------------------------------------------- */
 
 static void probe_handle(void *arg, struct http_req *rq, struct http_resp *rs)

@@ -13,6 +13,7 @@
 #define CUEUE_CLI_MANAGER_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "base/compiler.h"
 
@@ -31,6 +32,12 @@ struct mgr_options {
     const char *probe_addr;   /* HOST:PORT or :PORT; NULL: the Configuration's; "0": off */
     int cert_check_s;         /* seconds between checks of the certificates; 0: 60 */
 };
+
+/* The string at section.key of the Configuration file config_path (NULL:
+ * none), else dflt, copied to out[len]: settings of the controller that are
+ * not the manager's (metrics.bindAddress). 0, or an error naming the file. */
+CU_MUST_CHECK int mgr_config_string(const char *config_path, const char *section, const char *key,
+                                    const char *dflt, char *out, size_t len, struct err *e);
 
 /* Read the settings, start the probes, get the certificates and start
  * the webhooks. 0 and *out, or an error naming the setting or file. */

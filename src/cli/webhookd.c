@@ -27,12 +27,24 @@
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/jobs/job.h"
+#include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
+#include "controller/jobs/pod/pod.h"
+#include "controller/jobs/webhooks.h"
 #include "server/http.h"
 #include "store/store.h"
 
 #define RESOURCE_IN_USE_FINALIZER "kueue.x-k8s.io/resource-in-use"
 
-enum hook_kind { HOOK_JOB, HOOK_WORKLOAD, HOOK_FINALIZER, HOOK_PLAIN };
+enum hook_kind {
+    HOOK_JOB,
+    HOOK_WORKLOAD,
+    HOOK_FINALIZER,
+    HOOK_PLAIN,
+    HOOK_POD,     /* Kueue's Pod webhook */
+    HOOK_SERVING, /* Deployments, StatefulSets */
+    HOOK_JOBLIKE, /* BaseWebhook: JobSet, the Kubeflow jobs */
+};
 
 struct hook {
     const char *path;
@@ -40,22 +52,57 @@ struct hook {
     const char *kind;
     bool mutating;
     enum hook_kind what;
+    const struct jf_integration *ji; /* an integration's: passes through while it is disabled */
 };
 
 #define KQ "-kueue-x-k8s-io-v1beta2-"
 static const struct hook hooks[] = {
-    {"/mutate-batch-v1-job", "batch", "Job", true, HOOK_JOB},
-    {"/validate-batch-v1-job", "batch", "Job", false, HOOK_JOB},
-    {"/mutate" KQ "workload", "kueue.x-k8s.io", "Workload", true, HOOK_WORKLOAD},
-    {"/validate" KQ "workload", "kueue.x-k8s.io", "Workload", false, HOOK_PLAIN},
-    {"/mutate" KQ "clusterqueue", "kueue.x-k8s.io", "ClusterQueue", true, HOOK_FINALIZER},
-    {"/validate" KQ "clusterqueue", "kueue.x-k8s.io", "ClusterQueue", false, HOOK_PLAIN},
-    {"/mutate" KQ "resourceflavor", "kueue.x-k8s.io", "ResourceFlavor", true, HOOK_FINALIZER},
-    {"/validate" KQ "resourceflavor", "kueue.x-k8s.io", "ResourceFlavor", false, HOOK_PLAIN},
-    {"/validate" KQ "localqueue", "kueue.x-k8s.io", "LocalQueue", false, HOOK_PLAIN},
-    {"/validate" KQ "cohort", "kueue.x-k8s.io", "Cohort", false, HOOK_PLAIN},
+    {"/mutate-batch-v1-job", "batch", "Job", true, HOOK_JOB, NULL},
+    {"/validate-batch-v1-job", "batch", "Job", false, HOOK_JOB, NULL},
+    {"/mutate" KQ "workload", "kueue.x-k8s.io", "Workload", true, HOOK_WORKLOAD, NULL},
+    {"/validate" KQ "workload", "kueue.x-k8s.io", "Workload", false, HOOK_PLAIN, NULL},
+    {"/mutate" KQ "clusterqueue", "kueue.x-k8s.io", "ClusterQueue", true, HOOK_FINALIZER, NULL},
+    {"/validate" KQ "clusterqueue", "kueue.x-k8s.io", "ClusterQueue", false, HOOK_PLAIN, NULL},
+    {"/mutate" KQ "resourceflavor", "kueue.x-k8s.io", "ResourceFlavor", true, HOOK_FINALIZER, NULL},
+    {"/validate" KQ "resourceflavor", "kueue.x-k8s.io", "ResourceFlavor", false, HOOK_PLAIN, NULL},
+    {"/validate" KQ "localqueue", "kueue.x-k8s.io", "LocalQueue", false, HOOK_PLAIN, NULL},
+    {"/validate" KQ "cohort", "kueue.x-k8s.io", "Cohort", false, HOOK_PLAIN, NULL},
     {"/validate" KQ "workloadpriorityclass", "kueue.x-k8s.io", "WorkloadPriorityClass", false,
-     HOOK_PLAIN},
+     HOOK_PLAIN, NULL},
+    {"/mutate--v1-pod", "", "Pod", true, HOOK_POD, &pod_integration},
+    {"/validate--v1-pod", "", "Pod", false, HOOK_POD, &pod_integration},
+    {"/mutate-apps-v1-deployment", "apps", "Deployment", true, HOOK_SERVING, &jw_deployment},
+    {"/validate-apps-v1-deployment", "apps", "Deployment", false, HOOK_SERVING, &jw_deployment},
+    {"/mutate-apps-v1-statefulset", "apps", "StatefulSet", true, HOOK_SERVING, &jw_statefulset},
+    {"/validate-apps-v1-statefulset", "apps", "StatefulSet", false, HOOK_SERVING, &jw_statefulset},
+    {"/mutate-jobset-x-k8s-io-v1alpha2-jobset", "jobset.x-k8s.io", "JobSet", true, HOOK_JOBLIKE,
+     &jobset_integration},
+    {"/validate-jobset-x-k8s-io-v1alpha2-jobset", "jobset.x-k8s.io", "JobSet", false, HOOK_JOBLIKE,
+     &jobset_integration},
+    {"/mutate-kubeflow-org-v1-pytorchjob", "kubeflow.org", "PyTorchJob", true, HOOK_JOBLIKE,
+     &pytorchjob_integration},
+    {"/validate-kubeflow-org-v1-pytorchjob", "kubeflow.org", "PyTorchJob", false, HOOK_JOBLIKE,
+     &pytorchjob_integration},
+    {"/mutate-kubeflow-org-v1-tfjob", "kubeflow.org", "TFJob", true, HOOK_JOBLIKE,
+     &tfjob_integration},
+    {"/validate-kubeflow-org-v1-tfjob", "kubeflow.org", "TFJob", false, HOOK_JOBLIKE,
+     &tfjob_integration},
+    {"/mutate-kubeflow-org-v1-xgboostjob", "kubeflow.org", "XGBoostJob", true, HOOK_JOBLIKE,
+     &xgboostjob_integration},
+    {"/validate-kubeflow-org-v1-xgboostjob", "kubeflow.org", "XGBoostJob", false, HOOK_JOBLIKE,
+     &xgboostjob_integration},
+    {"/mutate-kubeflow-org-v1-paddlejob", "kubeflow.org", "PaddleJob", true, HOOK_JOBLIKE,
+     &paddlejob_integration},
+    {"/validate-kubeflow-org-v1-paddlejob", "kubeflow.org", "PaddleJob", false, HOOK_JOBLIKE,
+     &paddlejob_integration},
+    {"/mutate-kubeflow-org-v1-jaxjob", "kubeflow.org", "JAXJob", true, HOOK_JOBLIKE,
+     &jaxjob_integration},
+    {"/validate-kubeflow-org-v1-jaxjob", "kubeflow.org", "JAXJob", false, HOOK_JOBLIKE,
+     &jaxjob_integration},
+    {"/mutate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "MPIJob", true, HOOK_JOBLIKE,
+     &mpijob_integration},
+    {"/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "MPIJob", false, HOOK_JOBLIKE,
+     &mpijob_integration},
 };
 
 static const struct hook *hook_find(const char *path)
@@ -222,12 +269,45 @@ static int job_namespace(const struct whd_options *o, const char *ns, bool *mana
     return rc;
 }
 
+/* An integration's webhook (h->ji enabled): Kueue's defaulting on create
+ * (a Deployment's or StatefulSet's on update too), its validation on
+ * create and update. */
+static int judge_integration(const struct whd_options *o, const struct hook *h, bool create,
+                             const char *ns, json_t *obj, json_t *old, json_t **patched,
+                             struct err *e)
+{
+    if (h->mutating && !create && h->what != HOOK_SERVING)
+        return 0;
+    struct pod_default_ctx x = {.cfg = o->cfg};
+    int rc = ns ? job_namespace(o, ns, &x.ns_managed, &x.default_lq, e) : 0;
+    if (rc)
+        return rc;
+    if (!h->mutating)
+        return jw_validate(h->ji, obj, create ? NULL : old, &x, e);
+    json_t *m = json_deep_copy(obj);
+    if (h->what == HOOK_POD) {
+        x.owner_managed = jw_pod_owner_managed(m, o->cfg);
+        pod_default(m, &x);
+    } else if (h->what == HOOK_SERVING) {
+        jw_default_serving(m, h->ji == &jw_statefulset, &x);
+    } else {
+        jw_default_job(h->ji, m, &x);
+    }
+    *patched = m;
+    return 0;
+}
+
 /* Judge one request: 0 allowed (*patched set for a mutation), ERR_INVALID
  * or ERR_FORBIDDEN denied (e says why), another code an error (500). */
 static int judge(const struct whd_options *o, const struct hook *h, const char *operation,
                  const char *ns, json_t *obj, json_t *old, json_t **patched, struct err *e)
 {
     bool create = !strcmp(operation, "CREATE");
+    if (h->ji) {
+        if (!jw_enabled(h->ji, o->cfg) || (!create && strcmp(operation, "UPDATE")))
+            return 0; /* Kueue's no-op webhook of a disabled integration; deletes */
+        return judge_integration(o, h, create, ns, obj, old, patched, e);
+    }
     if (h->mutating) {
         json_t *m = json_deep_copy(obj);
         if (h->what == HOOK_JOB && create) {

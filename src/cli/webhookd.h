@@ -17,6 +17,12 @@
  *   /mutate-kueue-x-k8s-io-v1beta2-{workload,clusterqueue,resourceflavor}
  *   /validate-kueue-x-k8s-io-v1beta2-{workload,clusterqueue,localqueue,
  *       cohort,resourceflavor,workloadpriorityclass}
+ *   the integrations' (controller/jobs/webhooks.h), each /mutate- and
+ *   /validate-: -v1-pod, apps-v1-{deployment,statefulset},
+ *   jobset-x-k8s-io-v1alpha2-jobset, kubeflow-org-v1-{pytorchjob,tfjob,
+ *   xgboostjob,paddlejob,jaxjob}, kubeflow-org-v2beta1-mpijob; a review of
+ *   an integration the Configuration does not enable is allowed unchanged,
+ *   as Kueue's no-op webhooks allow it.
  * Kueue checks LocalQueues and WorkloadPriorityClasses with CEL rules in
  * their CRDs only; their paths are served for completeness and the shipped
  * webhook configurations do not register them, as Kueue's do not. */

@@ -58,6 +58,7 @@
 #include "controller/jobs/ray/ray.h"
 #include "controller/jobs/statefulset/statefulset.h"
 #include "controller/jobs/trainjob/trainjob.h"
+#include "controller/jobs/webhooks.h"
 #include "server/srv_int.h"
 #include "server/webhook.h"
 
@@ -206,23 +207,6 @@ int srv_admit_job_update(const struct srv_admit *a, const json_t *old, const jso
 }
 
 /* ---- Pods ------------------------------------------------------------------------------- */
-
-/* Owned by a batch/v1 Job: that Job's Workload covers the Pod (Kueue's
- * FindAncestorJobManagedByKueue, without reading the Job). */
-static bool controller_job(const json_t *pod)
-{
-    size_t i;
-    const json_t *r;
-    json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), i, r)
-    {
-        const char *av = json_string_value(json_object_get(r, "apiVersion"));
-        const char *k = json_string_value(json_object_get(r, "kind"));
-        if (json_is_true(json_object_get(r, "controller")) && av && k && !strcmp(av, "batch/v1") &&
-            !strcmp(k, "Job"))
-            return true;
-    }
-    return false;
-}
 
 static const char *node_name(const json_t *pod)
 {
@@ -487,15 +471,13 @@ void srv_admit_default(const struct store_resource *r, json_t *obj)
 
 /* ---- Deployments and StatefulSets ------------------------------------------------------- */
 
-static const struct jf_integration deployment_fw = {.framework = "deployment"};
-
 static bool is_serving(const struct store_resource *r)
 {
     return !strcmp(r->key, "deployments.apps") || !strcmp(r->key, "statefulsets.apps");
 }
 
 /* The Pod a template makes, for the Pod rules (borrowing the template's
- * metadata and spec, which the rules may change in place). */
+ * metadata and spec). */
 static json_t *template_pod(json_t *obj)
 {
     json_t *tpl = jf_obj_child(jf_obj_child(obj, "spec"), "template");
@@ -505,10 +487,9 @@ static json_t *template_pod(json_t *obj)
 
 /* Kueue's Deployment and StatefulSet webhooks, with the Pod webhook's
  * defaulting done once on the template (the node agent makes the Pods
- * without the server's admission): a managed one's Pods are created
- * labelled managed, gated and with Kueue's finalizer; a StatefulSet's are
- * one serving pod group named after it, of replicas Pods. Then the Pod
- * rules for tenants: no template the node agent would run at once. */
+ * without the server's admission): jw_default_serving, and their rules
+ * on create. Then the Pod rules for tenants: no template the node agent
+ * would run at once. */
 static int admit_serving(struct srv_req *q, const struct store_resource *r, json_t *obj,
                          struct err *e)
 {
@@ -517,44 +498,16 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     bool sts = !strcmp(r->key, "statefulsets.apps");
     struct srv_admit a;
     prepare(q, ns, name, &a);
-    json_t *pod = template_pod(obj);
-    if (a.ns_managed && jf_enabled(&pod_integration, a.cfg) &&
-        jf_enabled(sts ? &statefulset_integration : &deployment_fw, a.cfg)) {
-        json_t *meta = jf_obj_child(obj, "metadata");
-        if (!jf_queue_name(obj) && a.default_lq)
-            json_object_set_new(jf_obj_child(meta, "labels"), JF_QUEUE_LABEL,
-                                json_string("default"));
-        const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(pod);
-        if (queue) {
-            json_t *pm = jf_obj_child(pod, "metadata");
-            json_object_set_new(jf_obj_child(pm, "labels"), JF_QUEUE_LABEL, json_string(queue));
-            json_object_set_new(jf_obj_child(pm, "annotations"),
-                                "kueue.x-k8s.io/pod-suspending-parent",
-                                json_string(sts ? "statefulset" : "deployment"));
-            if (sts) {
-                const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
-                char count[24];
-                snprintf(count, sizeof(count), "%lld",
-                         json_is_integer(rep) ? (long long)json_integer_value(rep) : 1LL);
-                json_object_set_new(jf_obj_child(pm, "labels"), POD_GROUP_LABEL,
-                                    json_string(name ? name : ""));
-                /* Its Workload is made by Kueue's StatefulSet reconciler,
-                 * of the one pod set "main". */
-                json_object_set_new(jf_obj_child(pm, "labels"), JF_PREBUILT_LABEL,
-                                    json_string(name ? name : ""));
-                json_object_set_new(jf_obj_child(pm, "annotations"), POD_ROLE_HASH,
-                                    json_string("main"));
-                json_object_set_new(jf_obj_child(pm, "annotations"), POD_GROUP_TOTAL,
-                                    json_string(count));
-                json_object_set_new(jf_obj_child(pm, "annotations"),
-                                    "kueue.x-k8s.io/pod-group-serving", json_string("true"));
-            }
-            struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
-            pod_default(pod, &x);
-        }
+    const struct jf_integration *ji = sts ? &jw_statefulset : &jw_deployment;
+    if (jw_enabled(ji, a.cfg)) {
+        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+        jw_default_serving(obj, sts, &x);
+        if (jw_validate(ji, obj, NULL, &x, e))
+            return ERR_INVALID;
     }
     a.may_run_unmanaged =
         srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
+    json_t *pod = template_pod(obj);
     int rc = srv_admit_pod_create(&a, pod, e);
     json_decref(pod);
     return rc;
@@ -599,13 +552,17 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     if (is_pod(r) && ns) {
         struct srv_admit a = {.user = &q->user};
         if (jf_enabled(&pod_integration, q->srv->config)) {
-            /* Kueue's Pod webhook defaulting: the gate, label, finalizer. */
+            /* Kueue's Pod webhook: the gate, label, finalizer; its rules. */
             prepare(q, ns, name, &a);
             if (a.ns_managed)
                 admit_lws_pod(q, ns, obj);
             struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
-                                        controller_job(obj)};
+                                        jw_pod_owner_managed(obj, q->srv->config)};
             pod_default(obj, &x);
+            if (jw_validate(&pod_integration, obj, NULL, &x, &e)) {
+                *ret = reply_refused(q, ERR_INVALID, &e, r, ns, name, "create");
+                return false;
+            }
         }
         a.may_run_unmanaged =
             (node_name(obj) || ungated_managed(obj)) &&
@@ -621,17 +578,16 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
          * Kueue manages it. */
         struct srv_admit a;
         prepare(q, ns, name, &a);
-        if (!a.ns_managed ||
-            !(jf_queue_name(obj) || (a.cfg && a.cfg->manage_jobs_without_queue_name)))
+        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+        bool managed = jw_default_job(crd, obj, &x);
+        int rc = jw_validate(crd, obj, NULL, &x, &e);
+        /* The kind's own rules (Ray's, say) bind only the jobs Kueue manages. */
+        if (!rc && managed && crd->validate)
+            rc = crd->validate(obj, &e);
+        if (!rc)
             return true;
-        int rc = crd->validate ? crd->validate(obj, &e) : 0;
-        if (rc) {
-            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
-            return false;
-        }
-        if (!crd->is_skipped || !crd->is_skipped(obj))
-            crd->suspend(obj);
-        return true;
+        *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return false;
     }
     if (!is_job(r) || !ns)
         return true;

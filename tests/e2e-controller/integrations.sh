@@ -152,7 +152,7 @@ integrations:
   frameworks: [batch/job, pod]
 YAML
 start_server integ-http --controllers none --config "$TMP/integ-cfg3.yaml" || return 1
-"$CUEUE" controller --kubeconfig "$KC" --config "$TMP/integ-cfg3.yaml" --executor local \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$KC" --config "$TMP/integ-cfg3.yaml" --executor local \
     --data-dir "$DATA" >"$DATA/controller.log" 2>&1 &
 CTL_PIDS="$CTL_PIDS $!"
 CPID=$!

@@ -135,7 +135,7 @@ stop_server "$PID"
 # The controller of the cluster path, against an API-only server that stays up.
 start_server restart-ctl --controllers none || return 1
 expect "restart-ctl: queues" "created" k apply -f "$TMP/rs.yaml"
-"$CUEUE" controller --kubeconfig "$KC" --executor none --data-dir "$DATA" \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$KC" --executor none --data-dir "$DATA" \
     >>"$DATA/controller.log" 2>&1 &
 KPID=$!
 CTL_PIDS="$CTL_PIDS $KPID"
@@ -146,7 +146,7 @@ wait_for "restart-ctl: admissions under way" 30 '[1-9]' \
 kill -9 "$KPID"
 wait "$KPID" 2>/dev/null
 wait "$APPLY" 2>/dev/null
-"$CUEUE" controller --kubeconfig "$KC" --executor none --data-dir "$DATA" \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$KC" --executor none --data-dir "$DATA" \
     >>"$DATA/controller.log" 2>&1 &
 KPID=$!
 CTL_PIDS="$CTL_PIDS $KPID"

@@ -123,7 +123,7 @@ fi
 # 2. The cluster path: `cueue controller` over HTTP against an API-only server.
 if want http; then
     start_server apionly --controllers none || exit 1
-    "$CUEUE" controller --kubeconfig "$KC" --executor local --data-dir "$DATA" --leader-elect \
+    "$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$KC" --executor local --data-dir "$DATA" --leader-elect \
         --lease-namespace default >"$DATA/controller.log" 2>&1 &
     CTL_PIDS="$CTL_PIDS $!"
     CPID=$!

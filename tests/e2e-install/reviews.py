@@ -5,7 +5,9 @@ reviews sent by 200 clients at once.
 
 usage: python3 reviews.py https://HOST:PORT CA_FILE [SECONDS]
 Jobs are reviewed in namespace "team", which must exist and hold a LocalQueue
-named "default", and in namespace "plain" (no default LocalQueue).
+named "default", and in namespace "plain" (no default LocalQueue). The
+controller enables the integrations batch/job, pod, deployment, statefulset
+and jobset.x-k8s.io/jobset, not the Kubeflow ones.
 Prints "ok   - ..." / "FAIL - ..." lines and the latency figures; exits 1 on
 any failure."""
 import base64
@@ -76,7 +78,9 @@ def run(desc, path, rv, allowed, message=None, patch=None):
         good = good and resp["status"].get("code") == 403 and message is not None and message in got_msg
     got_patch = json.loads(base64.b64decode(resp["patch"])) if "patch" in resp else []
     if patch is not None:
-        good = good and got_patch == patch
+        def order(ops):
+            return sorted(ops, key=lambda o: json.dumps(o, sort_keys=True))
+        good = good and order(got_patch) == order(patch)
     if not good:
         desc += " -- got allowed=%s message=%r patch=%r" % (resp.get("allowed"), got_msg, got_patch)
     check(desc, good)
@@ -369,12 +373,194 @@ run("Job update: completions are immutable", VJ,
     "spec.completions: Invalid value: 5: field is immutable")
 run("Job delete: allowed", VJ, review("batch", "v1", "Job", "DELETE", None, job(), "team"), True)
 
+# ---- the integrations: Pod, Deployment, StatefulSet, JobSet, a disabled PyTorchJob --------
+def esc(key):
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+GATE = [{"name": KQ + "/admission"}]
+QN, MANAGED, GROUP, TOTAL = KQ + "/queue-name", KQ + "/managed", KQ + "/pod-group-name", KQ + "/pod-group-total-count"
+
+
+def pod(labels=None, annotations=None, ns="team", gated=False, owner=None, name="p"):
+    meta = {"name": name, "namespace": ns, "labels": dict(labels or {})}
+    if annotations:
+        meta["annotations"] = annotations
+    if owner:
+        meta["ownerReferences"] = [{"apiVersion": owner[0], "kind": owner[1], "name": "o", "uid": "x",
+                                    "controller": True}]
+    spec = copy.deepcopy(POD["spec"])
+    if gated:
+        spec["schedulingGates"] = copy.deepcopy(GATE)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def core(op, obj, old=None):
+    return review("", "v1", "Pod", op, obj, old, (obj or old)["metadata"]["namespace"])
+
+
+MP, VP = "/mutate--v1-pod", "/validate--v1-pod"
+run("Pod mutate: a Pod naming a queue is labelled managed, given the finalizer and gated", MP,
+    core("CREATE", pod({QN: "q"}, ns="plain")), True,
+    patch=[{"op": "add", "path": "/metadata/labels/" + esc(MANAGED), "value": "true"},
+           {"op": "add", "path": "/metadata/finalizers", "value": [MANAGED]},
+           {"op": "add", "path": "/spec/schedulingGates", "value": GATE}])
+run("Pod mutate: without a queue name, in a namespace with a default LocalQueue, it gets it and is gated", MP,
+    core("CREATE", pod()), True,
+    patch=[{"op": "add", "path": "/metadata/labels/" + esc(QN), "value": "default"},
+           {"op": "add", "path": "/metadata/labels/" + esc(MANAGED), "value": "true"},
+           {"op": "add", "path": "/metadata/finalizers", "value": [MANAGED]},
+           {"op": "add", "path": "/spec/schedulingGates", "value": GATE}])
+run("Pod mutate: without a queue name and no default LocalQueue, untouched", MP,
+    core("CREATE", pod(ns="plain")), True, patch=[])
+run("Pod mutate: a Job's Pod is left to the Job's Workload", MP,
+    core("CREATE", pod({QN: "q"}, owner=("batch/v1", "Job"))), True, patch=[])
+run("Pod mutate: a ReplicaSet's Pod naming a queue is gated", MP,
+    core("CREATE", pod({QN: "q"}, ns="plain", owner=("apps/v1", "ReplicaSet"))), True,
+    patch=[{"op": "add", "path": "/metadata/labels/" + esc(MANAGED), "value": "true"},
+           {"op": "add", "path": "/metadata/finalizers", "value": [MANAGED]},
+           {"op": "add", "path": "/spec/schedulingGates", "value": GATE}])
+run("Pod create: a Pod naming a queue is valid", VP, core("CREATE", pod({QN: "q"})), True)
+run("Pod create: a managed label other than true", VP, core("CREATE", pod({MANAGED: "false"})), False,
+    "metadata.labels[kueue.x-k8s.io/managed]: Forbidden: managed label value can only be 'true'")
+run("Pod create: a group name without the total count", VP, core("CREATE", pod({GROUP: "g"})), False,
+    "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the "
+    "'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set")
+run("Pod create: a total count without the group name", VP, core("CREATE", pod(annotations={TOTAL: "2"})), False,
+    "metadata.labels[kueue.x-k8s.io/pod-group-name]: Required value: both the")
+run("Pod create: a total count that is no number", VP, core("CREATE", pod({GROUP: "g"}, {TOTAL: "two"})), False,
+    'metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Invalid value: "two": strconv.Atoi: parsing "two": invalid syntax')
+run("Pod create: a total count of 0", VP, core("CREATE", pod({GROUP: "g"}, {TOTAL: "0"})), False,
+    "group total count should be greater than zero")
+run("Pod create: a group name that is no DNS subdomain", VP, core("CREATE", pod({GROUP: "G_1"}, {TOTAL: "2"})), False,
+    'metadata.labels[kueue.x-k8s.io/pod-group-name]: Invalid value: "G_1": a lowercase RFC 1123 subdomain')
+run("Pod create: a group of 2 is valid", VP, core("CREATE", pod({GROUP: "g", QN: "q"}, {TOTAL: "2"})), True)
+run("Pod create: a prebuilt Workload other than the group", VP,
+    core("CREATE", pod({GROUP: "g", KQ + "/prebuilt-workload-name": "w"}, {TOTAL: "2"})), False,
+    'Invalid value: "w": prebuilt workload and pod group should be equal')
+run("Pod update: the group name is immutable", VP,
+    core("UPDATE", pod({GROUP: "h"}, {TOTAL: "2"}), pod({GROUP: "g"}, {TOTAL: "2"})), False,
+    'metadata.labels[kueue.x-k8s.io/pod-group-name]: Invalid value: "h": field is immutable')
+run("Pod update: an unretriable group stays unretriable", VP,
+    core("UPDATE", pod({GROUP: "g"}, {TOTAL: "2"}),
+         pod({GROUP: "g"}, {TOTAL: "2", KQ + "/retriable-in-group": "false"})), False,
+    "Forbidden: unretriable pod group can't be converted to retriable")
+run("Pod update: the queue name of a running Pod is fixed", VP,
+    core("UPDATE", pod({QN: "b"}), pod({QN: "q"})), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("Pod update: the queue name of a gated Pod may change", VP,
+    core("UPDATE", pod({QN: "b"}, gated=True), pod({QN: "q"}, gated=True)), True)
+run("Pod delete: allowed", VP, core("DELETE", None, pod()), True)
+
+
+def apps(kind, labels=None, replicas=2, ready=0, image="busybox", ns="plain", status_replicas=0):
+    tpl = copy.deepcopy(POD)
+    tpl["spec"]["containers"][0]["image"] = image
+    return {"apiVersion": "apps/v1", "kind": kind,
+            "metadata": {"name": "web", "namespace": ns, "labels": dict(labels or {})},
+            "spec": {"replicas": replicas, "template": tpl},
+            "status": {"readyReplicas": ready, "replicas": status_replicas}}
+
+
+def ar(kind, op, obj, old=None):
+    return review("apps", "v1", kind, op, obj, old, "plain")
+
+
+MD, VD, MS, VS = "/mutate-apps-v1-deployment", "/validate-apps-v1-deployment", "/mutate-apps-v1-statefulset", "/validate-apps-v1-statefulset"
+TEMPLATE_GATE = {"op": "add", "path": "/spec/template/spec/schedulingGates", "value": GATE}
+run("Deployment mutate: its Pod template gets the queue name, managed, gated", MD,
+    ar("Deployment", "CREATE", apps("Deployment", {QN: "q"})), True,
+    patch=[{"op": "add", "path": "/spec/template/metadata", "value": {
+        "labels": {QN: "q", MANAGED: "true"}, "annotations": {KQ + "/pod-suspending-parent": "deployment"},
+        "finalizers": [MANAGED]}}, TEMPLATE_GATE])
+run("Deployment mutate: the priority class goes to the template too", MD,
+    ar("Deployment", "CREATE", apps("Deployment", {QN: "q", KQ + "/priority-class": "high"})), True,
+    patch=[{"op": "add", "path": "/spec/template/metadata", "value": {
+        "labels": {QN: "q", MANAGED: "true", KQ + "/priority-class": "high"},
+        "annotations": {KQ + "/pod-suspending-parent": "deployment"}, "finalizers": [MANAGED]}}, TEMPLATE_GATE])
+run("Deployment mutate: without a queue name, untouched", MD,
+    ar("Deployment", "CREATE", apps("Deployment")), True, patch=[])
+run("Deployment create: a queue name that is no DNS subdomain", VD,
+    ar("Deployment", "CREATE", apps("Deployment", {QN: "Q!"})), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "Q!"')
+run("Deployment update: the queue name may not be removed", VD,
+    ar("Deployment", "UPDATE", apps("Deployment"), apps("Deployment", {QN: "q"})), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "": field is immutable')
+run("Deployment update: the queue name is fixed while a Pod is ready", VD,
+    ar("Deployment", "UPDATE", apps("Deployment", {QN: "b"}), apps("Deployment", {QN: "q"}, ready=1)), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("Deployment update: the queue name may change while no Pod is ready", VD,
+    ar("Deployment", "UPDATE", apps("Deployment", {QN: "b"}), apps("Deployment", {QN: "q"})), True)
+run("StatefulSet mutate: its Pods are one serving pod group of replicas", MS,
+    ar("StatefulSet", "CREATE", apps("StatefulSet", {QN: "q"}, replicas=3)), True,
+    patch=[{"op": "add", "path": "/spec/template/metadata", "value": {
+        "labels": {QN: "q", MANAGED: "true", GROUP: "web"},
+        "annotations": {KQ + "/pod-suspending-parent": "statefulset", TOTAL: "3", KQ + "/pod-group-serving": "true"},
+        "finalizers": [MANAGED]}}, TEMPLATE_GATE])
+run("StatefulSet update: a managed one scales only to or from zero", VS,
+    ar("StatefulSet", "UPDATE", apps("StatefulSet", {QN: "q"}, replicas=3), apps("StatefulSet", {QN: "q"})), False,
+    "spec.replicas: Invalid value: 3: field is immutable")
+run("StatefulSet update: scaled to zero", VS,
+    ar("StatefulSet", "UPDATE", apps("StatefulSet", {QN: "q"}, replicas=0), apps("StatefulSet", {QN: "q"})), True)
+run("StatefulSet update: scaling up while Pods still terminate", VS,
+    ar("StatefulSet", "UPDATE", apps("StatefulSet", {QN: "q"}, status_replicas=1),
+       apps("StatefulSet", {QN: "q"}, replicas=0)), False, "spec.replicas: Forbidden: scaling down is still in progress")
+run("StatefulSet update: a managed one's Pods keep their shape", VS,
+    ar("StatefulSet", "UPDATE", apps("StatefulSet", {QN: "q"}, image="nginx"), apps("StatefulSet", {QN: "q"})), False,
+    "spec.template.spec: Forbidden")
+run("StatefulSet update: an unmanaged one may change", VS,
+    ar("StatefulSet", "UPDATE", apps("StatefulSet", replicas=5, image="nginx"), apps("StatefulSet")), True)
+
+
+def jobset(labels=None, suspend=None, ns="team"):
+    spec = {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {"template": copy.deepcopy(POD)}}}]}
+    if suspend is not None:
+        spec["suspend"] = suspend
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "js", "namespace": ns, "labels": dict(labels or {})}, "spec": spec}
+
+
+def js(op, obj, old=None):
+    return review("jobset.x-k8s.io", "v1alpha2", "JobSet", op, obj, old, (obj or old)["metadata"]["namespace"])
+
+
+MJS, VJS = "/mutate-jobset-x-k8s-io-v1alpha2-jobset", "/validate-jobset-x-k8s-io-v1alpha2-jobset"
+run("JobSet mutate: a JobSet naming a queue is suspended", MJS, js("CREATE", jobset({QN: "q"}, ns="plain")), True,
+    patch=SUSPEND)
+run("JobSet mutate: suspend false is turned to true", MJS, js("CREATE", jobset({QN: "q"}, False, "plain")), True,
+    patch=[{"op": "replace", "path": "/spec/suspend", "value": True}])
+run("JobSet mutate: the default LocalQueue, then suspended", MJS, js("CREATE", jobset()), True,
+    patch=[{"op": "add", "path": "/metadata/labels/" + esc(QN), "value": "default"}] + SUSPEND)
+run("JobSet mutate: without a queue name and no default LocalQueue, untouched", MJS,
+    js("CREATE", jobset(ns="plain")), True, patch=[])
+run("JobSet create: a max-exec-time that is no number", VJS,
+    js("CREATE", jobset({QN: "q", KQ + "/max-exec-time-seconds": "ten"})), False,
+    'metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: "ten"')
+run("JobSet update: the queue name of a running JobSet is fixed", VJS,
+    js("UPDATE", jobset({QN: "b"}, False), jobset({QN: "q"}, False)), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("JobSet update: a priority class may not be added while it runs", VJS,
+    js("UPDATE", jobset({QN: "q", KQ + "/priority-class": "high"}, False), jobset({QN: "q"}, False)), False,
+    "WorkloadPriorityClass cannot be added to a non-suspended workload")
+run("JobSet update: removing the queue name where a default LocalQueue exists", VJS,
+    js("UPDATE", jobset({}, True), jobset({QN: "q"}, True)), False,
+    "queue-name must not be empty in namespace with default queue")
+run("JobSet update: the queue name of a suspended JobSet may change", VJS,
+    js("UPDATE", jobset({QN: "b"}, True), jobset({QN: "q"}, True)), True)
+PT = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+      "metadata": {"name": "pt", "namespace": "team", "labels": {QN: "Not A Name"}},
+      "spec": {"pytorchReplicaSpecs": {"Master": {"replicas": 1, "template": copy.deepcopy(POD)}}}}
+run("PyTorchJob mutate: the integration is not enabled, so its webhook lets it through", "/mutate-kubeflow-org-v1-pytorchjob",
+    review("kubeflow.org", "v1", "PyTorchJob", "CREATE", PT, None, "team"), True, patch=[])
+run("PyTorchJob create: ... and does not judge it", "/validate-kubeflow-org-v1-pytorchjob",
+    review("kubeflow.org", "v1", "PyTorchJob", "CREATE", PT, None, "team"), True)
+
 # ---- malformed requests -----------------------------------------------------------------------
 for desc, path, body, want in [
         ("not JSON", VJ, b"{", 400),
         ("not an AdmissionReview", VJ, json.dumps({"kind": "Pod"}).encode(), 400),
         ("a review of another kind", V + "clusterqueue", json.dumps(bj("CREATE", job())).encode(), 400),
-        ("no webhook at the path", "/validate-v1-pod", json.dumps(bj("CREATE", job())).encode(), 404)]:
+        ("no webhook at the path", "/validate-v1-pods", json.dumps(bj("CREATE", job())).encode(), 404)]:
     CONN.request("POST", path, body, {"Content-Type": "application/json"})
     r = CONN.getresponse()
     r.read()

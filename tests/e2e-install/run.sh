@@ -95,12 +95,17 @@ kubectl --kubeconfig "$CKC" config set-context --current --user=sa >/dev/null
 expect_exact "the controller's account may read no Secret outside kueue-system" "no" \
     kt "$CKC" auth can-i get secrets -n default
 # The ConfigMap's Configuration, with this machine's addresses.
+# The integrations whose webhooks are tested below are enabled; JobSet's
+# needs its CRD (a cluster would have the JobSet operator's).
 k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.controller_manager_config\.yaml}' |
-    sed 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' >"$TMP/config.yaml"
+    sed -e 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' \
+        -e 's/bindAddress: :8443/bindAddress: 127.0.0.1:0/' \
+        -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset|' >"$TMP/config.yaml"
+k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
+settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
-    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 \
-    --metrics-bind-address 127.0.0.1:0 >"$TMP/controller.log" 2>&1 &
+    --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
 CTL=$!
 settle 20 'webhooks served at' cat "$TMP/controller.log"
 WPORT=$(sed -n 's|.*webhooks served at https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
@@ -108,7 +113,8 @@ HPROBE=$(sed -n 's|.*health probes served at \(http://127.0.0.1:[0-9]*\).*|\1|p'
 expect_status "/healthz answers 200" 200 "$HPROBE/healthz"
 wait_for "/readyz answers ok once the caches are synced and the webhooks serve" 20 '^ok$' \
     curl -s "$HPROBE/readyz"
-# The metrics, as Kueue serves them: HTTPS, each scrape's bearer token
+# The metrics, as Kueue serves them: on by default, at the Configuration's
+# metrics.bindAddress (here a free port); HTTPS, each scrape's bearer token
 # reviewed by the API server (TokenReview, then SubjectAccessReview for
 # get /metrics) with the rights the manifests give the controller.
 MURL=$(sed -n 's|.*metrics served at \(https://127.0.0.1:[0-9]*/metrics\).*|\1|p' "$TMP/controller.log" | head -1)
@@ -159,7 +165,7 @@ mkdir -p "$TMP/certs"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
 sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
-"$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
     --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 >"$TMP/controller2.log" 2>&1 &
 CTL2=$!
@@ -220,6 +226,44 @@ wait_for "  ... then Kueue admits it and it completes" 40 '^True$' \
     k -n kueue-lab get job early -o 'jsonpath={.status.conditions[?(@.type=="Complete")].status}'
 expect "a Job without a queue name in kueue-system is refused nothing by the webhooks (namespaceSelector)" "" \
     sh -c "k -n kueue-system create job nq --image=busybox --dry-run=server -o name 2>&1 | grep -i 'denied' || true"
+# The integrations' webhooks (cueue serve here enables none of them in
+# its own admission: what changes is the webhooks' doing).
+k create namespace integ >/dev/null
+expect_exact "a Pod naming a queue is gated and labelled managed at creation (mpod.kb.io)" \
+    "kueue.x-k8s.io/admission true kueue.x-k8s.io/managed" \
+    k -n integ run gated --image=busybox --restart=Never --labels=kueue.x-k8s.io/queue-name=nowhere \
+    -o 'jsonpath={.spec.schedulingGates[0].name} {.metadata.labels.kueue\.x-k8s\.io/managed} {.metadata.finalizers[0]}'
+expect "  ... a Pod with a managed label other than true is refused (vpod.kb.io)" \
+    "admission webhook \"vpod.kb.io\" denied the request: metadata.labels[kueue.x-k8s.io/managed]: Forbidden: managed label value can only be 'true'" \
+    k -n integ run bad --image=busybox --restart=Never --labels=kueue.x-k8s.io/managed=yes
+k -n integ patch pod gated --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null
+k -n integ delete pod gated --wait=false >/dev/null
+cat >"$TMP/deployment.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {kueue.x-k8s.io/queue-name: nowhere}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m}}}]
+EOF
+expect_exact "a Deployment's Pod template gets its queue name, managed and gated (mdeployment.kb.io)" \
+    "nowhere true deployment kueue.x-k8s.io/admission" \
+    k -n integ create -f "$TMP/deployment.yaml" -o 'jsonpath={.spec.template.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.template.metadata.labels.kueue\.x-k8s\.io/managed} {.spec.template.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent} {.spec.template.spec.schedulingGates[0].name}'
+expect "  ... and its queue name may not be removed (vdeployment.kb.io)" \
+    "admission webhook \"vdeployment.kb.io\" denied the request: metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"\": field is immutable" \
+    k -n integ label deployment web kueue.x-k8s.io/queue-name-
+expect_exact "a JobSet naming a queue is created suspended (mjobset.kb.io)" "true" \
+    sh -c "sed -e '/suspend: true/d' -e 's/user-queue/nowhere/' '$SRC/tests/data/jobset/jobset.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - -o jsonpath='{.spec.suspend}'"
+expect "  ... and its queue name is fixed once it runs (vjobset.kb.io)" \
+    "admission webhook \"vjobset.kb.io\" denied the request: metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"other\": field is immutable" \
+    k -n integ patch jobset train --type=merge -p '{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"other"}},"spec":{"suspend":false}}'
 sed 's/sleep 30/sleep 1/' "$SRC/examples/admitted-job.yaml" >"$TMP/admitted.yaml"
 expect "the walkthrough's Job is created" "created" k apply -f "$TMP/admitted.yaml"
 wait_for "  ... is admitted in lab-cq and completes" 40 '^True$' \
@@ -379,7 +423,7 @@ expect "  ... and the API server reaches the webhooks through the new caBundle" 
 # As on a cluster: the queues and Jobs go first, while the controller runs
 # to release Kueue's finalizers; then the controller; then the manifests.
 k delete clusterrolebinding platform >/dev/null
-for ns in team team-a team-b plain kueue-lab pre; do k delete namespace "$ns" --wait=false >/dev/null 2>&1; done
+for ns in team team-a team-b plain kueue-lab pre integ; do k delete namespace "$ns" --wait=false >/dev/null 2>&1; done
 k delete clusterqueues --all --wait=false >/dev/null 2>&1
 k delete resourceflavors --all --wait=false >/dev/null 2>&1
 wait_for "the queues and flavors are gone (the controller released their finalizers)" 60 '^gone$' \
@@ -398,6 +442,8 @@ wait_for "  ... and leaves nothing behind (CRDs, roles, webhooks, namespace)" 30
       kubectl --kubeconfig '$KC' get mutatingwebhookconfigurations,validatingwebhookconfigurations -o name;
       kubectl --kubeconfig '$KC' get ns kueue-system -o name 2>/dev/null; } | grep . || echo none"
 
+expect_exact "the controllers' logs are free of sanitizer reports" "" \
+    sh -c "grep -lE 'Sanitizer|runtime error:' '$TMP'/controller*.log"
 check_server_logs
 note "install e2e: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -23,7 +23,7 @@ expect_exact "the controller's account is the service account" \
     kt "$CKC" auth whoami -o 'jsonpath={.status.userInfo.username}'
 expect_exact "  ... which may not read Secrets" "no" kt "$CKC" auth can-i get secrets -A
 expect_exact "  ... nor write RBAC" "no" kt "$CKC" auth can-i create clusterrolebindings
-"$CUEUE" controller --kubeconfig "$CKC" --executor local --data-dir "$DATA" --leader-elect \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$CKC" --executor local --data-dir "$DATA" --leader-elect \
     --lease-namespace kueue-system >"$TMP/controller.log" 2>&1 &
 CPID=$!
 SERVER_PIDS="$SERVER_PIDS $CPID"

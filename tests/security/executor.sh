@@ -377,7 +377,7 @@ wait_for "--pod-network host: a pod reaches the machine's loopback (here the API
 stop_servers
 
 start_server api --controllers none --executor none || exit 1
-"$CUEUE" controller --kubeconfig "$KC" --executor local --data-dir "$TMP/made/by/agent" \
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$KC" --executor local --data-dir "$TMP/made/by/agent" \
     >"$TMP/controller.log" 2>&1 &
 SERVER_PIDS="$SERVER_PIDS $!"
 plain_job overhttp | k apply -f - >/dev/null

@@ -13,6 +13,7 @@
 #include "base/base64.h"
 #include "base/strbuf.h"
 #include "cli/webhookd.h"
+#include "api/objects.h"
 #include "controller/ctl.h"
 #include "store/store.h"
 
@@ -236,6 +237,231 @@ static void test_job_review_reads_the_informer_caches(void **state)
     free(without);
 }
 
+/* ---- the integrations' webhooks ------------------------------------------------------ */
+
+static const char *all_frameworks[] = {"batch/job",
+                                       "pod",
+                                       "deployment",
+                                       "statefulset",
+                                       "jobset.x-k8s.io/jobset",
+                                       "kubeflow.org/pytorchjob"};
+
+/* opts with every integration above enabled, for one review. */
+static json_t *ask_enabled(const char *path, const char *review, unsigned want_status)
+{
+    struct api_configuration cfg = {
+        .frameworks = {all_frameworks, sizeof(all_frameworks) / sizeof(all_frameworks[0])}};
+    struct whd_options saved = opts;
+    opts.cfg = &cfg;
+    json_t *r = ask(path, review, want_status);
+    opts = saved;
+    return r;
+}
+
+#define UPDATE(group, kind, ns, obj, old)                                                          \
+    "{'apiVersion':'admission.k8s.io/v1','kind':'AdmissionReview','request':{'uid':'u1',"          \
+    "'kind':{'group':'" group "','version':'v1','kind':'" kind "'},'operation':'UPDATE',"          \
+    "'namespace':'" ns "','object':" obj ",'oldObject':" old "}}"
+#define PODSPEC "{'containers':[{'name':'c','image':'i'}]}"
+#define POD(meta) "{'apiVersion':'v1','kind':'Pod','metadata':" meta ",'spec':" PODSPEC "}"
+
+static const char *message_of(const json_t *r)
+{
+    return json_string_value(json_object_get(json_object_get(r, "status"), "message"));
+}
+
+static void test_pod_gated_with_the_default_queue(void **state)
+{
+    (void)state;
+    json_t *r = ask_enabled("/mutate--v1-pod",
+                            REVIEW("", "Pod", "CREATE", "team", POD("{'name':'p'}")), 200);
+    char *p = patch_of(r);
+    assert_string_equal(
+        p, "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"kueue.x-k8s.io/"
+           "queue-name\":\"default\",\"kueue.x-k8s.io/managed\":\"true\"}},{\"op\":\"add\","
+           "\"path\":\"/metadata/finalizers\",\"value\":[\"kueue.x-k8s.io/managed\"]},{\"op\":"
+           "\"add\",\"path\":\"/spec/schedulingGates\",\"value\":[{\"name\":\"kueue.x-k8s.io/"
+           "admission\"}]}]");
+    free(p);
+    json_decref(r);
+    /* A Job's Pod: the Job's Workload covers it. */
+    r = ask_enabled("/mutate--v1-pod",
+                    REVIEW("", "Pod", "CREATE", "team",
+                           POD("{'name':'p','ownerReferences':[{'apiVersion':'batch/v1','kind':"
+                               "'Job','name':'j','uid':'x','controller':true}]}")),
+                    200);
+    assert_null(json_object_get(r, "patch"));
+    json_decref(r);
+}
+
+/* Kueue registers every integration's webhook; a disabled one lets the
+ * object through unchanged (cfg NULL: batch/job alone). */
+static void test_disabled_integration_passes_through(void **state)
+{
+    (void)state;
+    json_t *r =
+        ask("/mutate--v1-pod", REVIEW("", "Pod", "CREATE", "team", POD("{'name':'p'}")), 200);
+    assert_true(json_is_true(json_object_get(r, "allowed")));
+    assert_null(json_object_get(r, "patch"));
+    json_decref(r);
+    r = ask("/validate--v1-pod",
+            REVIEW("", "Pod", "CREATE", "team",
+                   POD("{'name':'p','labels':{'kueue.x-k8s.io/managed':'no'}}")),
+            200);
+    assert_true(json_is_true(json_object_get(r, "allowed")));
+    json_decref(r);
+}
+
+static void test_pod_validation(void **state)
+{
+    (void)state;
+    json_t *r = ask_enabled(
+        "/validate--v1-pod",
+        REVIEW("", "Pod", "CREATE", "team",
+               POD("{'name':'p','labels':{'kueue.x-k8s.io/managed':'no','kueue.x-k8s.io/"
+                   "pod-group-name':'g'}}")),
+        200);
+    assert_true(json_is_false(json_object_get(r, "allowed")));
+    assert_string_equal(
+        message_of(r),
+        "[metadata.labels[kueue.x-k8s.io/managed]: Forbidden: managed label value can only be "
+        "'true', metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both "
+        "the 'kueue.x-k8s.io/pod-group-total-count' annotation and the "
+        "'kueue.x-k8s.io/pod-group-name' label should be set]");
+    json_decref(r);
+    r = ask_enabled(
+        "/validate--v1-pod",
+        UPDATE("", "Pod", "team",
+               POD("{'name':'p','labels':{'kueue.x-k8s.io/pod-group-name':'h'},'annotations':{"
+                   "'kueue.x-k8s.io/pod-group-total-count':'2'}}"),
+               POD("{'name':'p','labels':{'kueue.x-k8s.io/pod-group-name':'g'},'annotations':{"
+                   "'kueue.x-k8s.io/pod-group-total-count':'2'}}")),
+        200);
+    assert_string_equal(message_of(r),
+                        "metadata.labels[kueue.x-k8s.io/pod-group-name]: Invalid value: \"h\": "
+                        "field is immutable");
+    json_decref(r);
+}
+
+#define DEPLOY(kind, labels, replicas)                                                             \
+    "{'apiVersion':'apps/v1','kind':'" kind "','metadata':{'name':'d','namespace':'team',"         \
+    "'labels':" labels "},'spec':{'replicas':" replicas ",'template':{'spec':" PODSPEC "}}}"
+
+static void test_deployment_template_labelled(void **state)
+{
+    (void)state;
+    json_t *r = ask_enabled("/mutate-apps-v1-deployment",
+                            REVIEW("apps", "Deployment", "CREATE", "team",
+                                   DEPLOY("Deployment", "{'kueue.x-k8s.io/queue-name':'q'}", "2")),
+                            200);
+    char *p = patch_of(r);
+    assert_non_null(strstr(p, "{\"op\":\"add\",\"path\":\"/spec/template/metadata\",\"value\":{"
+                              "\"labels\":{\"kueue.x-k8s.io/queue-name\":\"q\",\"kueue.x-k8s.io/"
+                              "managed\":\"true\"},\"annotations\":{\"kueue.x-k8s.io/"
+                              "pod-suspending-parent\":\"deployment\"},\"finalizers\":["
+                              "\"kueue.x-k8s.io/managed\"]}}"));
+    assert_non_null(strstr(p, "/spec/template/spec/schedulingGates"));
+    free(p);
+    json_decref(r);
+}
+
+/* Scaled to zero through the StatefulSet, its template keeps the group's
+ * count: Pods brought back through the scale subresource (which no
+ * webhook sees) still name a valid group. */
+static void test_statefulset_scaled_to_zero_keeps_its_count(void **state)
+{
+    (void)state;
+    const char *sts =
+        "{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'db','namespace':'team',"
+        "'labels':{'kueue.x-k8s.io/queue-name':'q'}},'spec':{'replicas':0,'template':{"
+        "'metadata':{'annotations':{'kueue.x-k8s.io/pod-group-total-count':'3'}},'spec':" PODSPEC
+        "}}}";
+    char review[2048];
+    snprintf(review, sizeof(review),
+             "{'apiVersion':'admission.k8s.io/v1','kind':'AdmissionReview','request':{'uid':'u1',"
+             "'kind':{'group':'apps','version':'v1','kind':'StatefulSet'},'operation':'UPDATE',"
+             "'namespace':'team','object':%s,'oldObject':%s}}",
+             sts, sts);
+    json_t *r = ask_enabled("/mutate-apps-v1-statefulset", review, 200);
+    char *p = patch_of(r);
+    assert_null(strstr(p, "pod-group-total-count"));
+    assert_non_null(strstr(p, "pod-group-name"));
+    free(p);
+    json_decref(r);
+}
+
+static void test_statefulset_scales_only_from_and_to_zero(void **state)
+{
+    (void)state;
+    json_t *r = ask_enabled("/validate-apps-v1-statefulset",
+                            UPDATE("apps", "StatefulSet", "team",
+                                   DEPLOY("StatefulSet", "{'kueue.x-k8s.io/queue-name':'q'}", "3"),
+                                   DEPLOY("StatefulSet", "{'kueue.x-k8s.io/queue-name':'q'}", "2")),
+                            200);
+    assert_string_equal(message_of(r), "spec.replicas: Invalid value: 3: field is immutable");
+    json_decref(r);
+    r = ask_enabled("/validate-apps-v1-statefulset",
+                    UPDATE("apps", "StatefulSet", "team",
+                           DEPLOY("StatefulSet", "{'kueue.x-k8s.io/queue-name':'q'}", "0"),
+                           DEPLOY("StatefulSet", "{'kueue.x-k8s.io/queue-name':'q'}", "2")),
+                    200);
+    assert_true(json_is_true(json_object_get(r, "allowed")));
+    json_decref(r);
+}
+
+#define JOBSET(labels, suspend)                                                                    \
+    "{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet','metadata':{'name':'js',"            \
+    "'namespace':'team','labels':" labels "},'spec':{" suspend "'replicatedJobs':[{'name':'w',"    \
+    "'replicas':1,'template':{'spec':{'template':{'spec':" PODSPEC "}}}}]}}"
+
+static void test_jobset_suspended_and_its_queue_fixed_while_running(void **state)
+{
+    (void)state;
+    json_t *r =
+        ask_enabled("/mutate-jobset-x-k8s-io-v1alpha2-jobset",
+                    REVIEW("jobset.x-k8s.io", "JobSet", "CREATE", "team", JOBSET("{}", "")), 200);
+    char *p = patch_of(r);
+    assert_string_equal(p,
+                        "[{\"op\":\"add\",\"path\":\"/metadata/labels/kueue.x-k8s.io~1queue-name\","
+                        "\"value\":\"default\"},{\"op\":\"add\",\"path\":\"/spec/suspend\","
+                        "\"value\":true}]");
+    free(p);
+    json_decref(r);
+    r = ask_enabled("/validate-jobset-x-k8s-io-v1alpha2-jobset",
+                    UPDATE("jobset.x-k8s.io", "JobSet", "team",
+                           JOBSET("{'kueue.x-k8s.io/queue-name':'b'}", "'suspend':false,"),
+                           JOBSET("{'kueue.x-k8s.io/queue-name':'a'}", "'suspend':false,")),
+                    200);
+    assert_string_equal(message_of(r), "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid "
+                                       "value: \"b\": field is immutable");
+    json_decref(r);
+    r = ask_enabled("/validate-jobset-x-k8s-io-v1alpha2-jobset",
+                    REVIEW("jobset.x-k8s.io", "JobSet", "CREATE", "team",
+                           JOBSET("{'kueue.x-k8s.io/queue-name':'Bad_Name'}", "")),
+                    200);
+    assert_true(json_is_false(json_object_get(r, "allowed")));
+    assert_non_null(strstr(message_of(r), "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid "
+                                          "value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
+    json_decref(r);
+}
+
+static void test_pytorchjob_suspended(void **state)
+{
+    (void)state;
+    json_t *r = ask_enabled(
+        "/mutate-kubeflow-org-v1-pytorchjob",
+        REVIEW("kubeflow.org", "PyTorchJob", "CREATE", "team",
+               "{'apiVersion':'kubeflow.org/v1','kind':'PyTorchJob','metadata':{'name':'pt',"
+               "'namespace':'team','labels':{'kueue.x-k8s.io/queue-name':'q'}},'spec':{"
+               "'pytorchReplicaSpecs':{'Master':{'replicas':1,'template':{'spec':" PODSPEC "}}}}}"),
+        200);
+    char *p = patch_of(r);
+    assert_string_equal(p, "[{\"op\":\"add\",\"path\":\"/spec/runPolicy\",\"value\":{\"suspend\":"
+                           "true}}]");
+    free(p);
+    json_decref(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +471,14 @@ int main(void)
         cmocka_unit_test(test_finalizer_appended),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_job_review_reads_the_informer_caches),
+        cmocka_unit_test(test_pod_gated_with_the_default_queue),
+        cmocka_unit_test(test_disabled_integration_passes_through),
+        cmocka_unit_test(test_pod_validation),
+        cmocka_unit_test(test_deployment_template_labelled),
+        cmocka_unit_test(test_statefulset_scales_only_from_and_to_zero),
+        cmocka_unit_test(test_statefulset_scaled_to_zero_keeps_its_count),
+        cmocka_unit_test(test_jobset_suspended_and_its_queue_fixed_while_running),
+        cmocka_unit_test(test_pytorchjob_suspended),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

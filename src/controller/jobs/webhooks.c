@@ -1,0 +1,281 @@
+/* webhooks.c -- Kueue's webhooks of the integrations (webhooks.h). */
+#include "controller/jobs/webhooks.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/objects.h"
+#include "api/validate.h"
+#include "base/err.h"
+#include "controller/jobs/job.h"
+#include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
+#include "controller/jobs/statefulset/statefulset.h"
+
+#define SUSPENDING_PARENT "kueue.x-k8s.io/pod-suspending-parent"
+#define GROUP_SERVING "kueue.x-k8s.io/pod-group-serving"
+#define RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
+#define LABELS "metadata.labels"
+#define ANNOTATIONS "metadata.annotations"
+
+const struct jf_integration jw_deployment = {
+    .framework = "deployment", .api_version = "apps/v1", .group = "apps", .kind = "Deployment"};
+const struct jf_integration jw_statefulset = {
+    .framework = "statefulset", .api_version = "apps/v1", .group = "apps", .kind = "StatefulSet"};
+
+/* The integrations whose objects own Pods that their Workloads cover. */
+static const struct jf_integration *const owners[] = {
+    &job_integration,        &jobset_integration,    &pytorchjob_integration, &tfjob_integration,
+    &xgboostjob_integration, &paddlejob_integration, &jaxjob_integration,     &mpijob_integration,
+};
+
+static const char *entry(const json_t *obj, const char *map, const char *key)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(obj, "metadata"), map), key));
+}
+
+static bool same(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+static bool empty(const char *s)
+{
+    return !s || !*s;
+}
+
+bool jw_enabled(const struct jf_integration *ji, const struct api_configuration *cfg)
+{
+    if (ji == &jw_deployment || ji == &jw_statefulset)
+        return jf_enabled(ji, cfg) && jf_enabled(&pod_integration, cfg);
+    return jf_enabled(ji, cfg);
+}
+
+bool jw_pod_owner_managed(const json_t *pod, const struct api_configuration *cfg)
+{
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), i, r)
+    {
+        const char *av = json_string_value(json_object_get(r, "apiVersion"));
+        const char *k = json_string_value(json_object_get(r, "kind"));
+        if (!json_is_true(json_object_get(r, "controller")) || !av || !k)
+            continue;
+        for (size_t o = 0; o < CU_ARRAY_SIZE(owners); o++)
+            if (!strcmp(owners[o]->api_version, av) && !strcmp(owners[o]->kind, k))
+                return jf_enabled(owners[o], cfg);
+    }
+    return false;
+}
+
+/* ---- defaulting ----------------------------------------------------------------------- */
+
+/* ApplyDefaultLocalQueue: the "default" LocalQueue for an object of a
+ * managed namespace that names none. */
+static void default_queue(json_t *obj, const struct pod_default_ctx *x)
+{
+    if (x->ns_managed && x->default_lq && !jf_queue_name(obj))
+        json_object_set_new(jf_obj_child(jf_obj_child(obj, "metadata"), "labels"), JF_QUEUE_LABEL,
+                            json_string("default"));
+}
+
+bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x)
+{
+    default_queue(obj, x);
+    bool managed =
+        x->ns_managed && (jf_queue_name(obj) || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+    if (managed && ji->suspend && (!ji->is_skipped || !ji->is_skipped(obj)))
+        ji->suspend(obj);
+    return managed;
+}
+
+void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x)
+{
+    if (!x->ns_managed)
+        return;
+    default_queue(obj, x);
+    const json_t *tpl0 = json_object_get(json_object_get(obj, "spec"), "template");
+    const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(tpl0);
+    if (!queue)
+        return;
+    json_t *tpl = jf_obj_child(jf_obj_child(obj, "spec"), "template");
+    json_t *tmeta = jf_obj_child(tpl, "metadata");
+    json_t *labels = jf_obj_child(tmeta, "labels");
+    json_t *annotations = jf_obj_child(tmeta, "annotations");
+    json_object_set_new(labels, JF_QUEUE_LABEL, json_string(queue));
+    const char *prio = entry(obj, "labels", JF_PRIORITY_LABEL);
+    if (!empty(prio))
+        json_object_set_new(labels, JF_PRIORITY_LABEL, json_string(prio));
+    json_object_set_new(annotations, SUSPENDING_PARENT,
+                        json_string(sts ? "statefulset" : "deployment"));
+    if (sts) {
+        const char *name = api_doc_meta_str(obj, "name");
+        const json_t *rep = json_object_get(json_object_get(obj, "spec"), "replicas");
+        long long n = json_is_integer(rep) ? (long long)json_integer_value(rep) : 1;
+        /* Scaled to zero, the count stays what it was: the scale
+         * subresource, which no webhook sees, may bring the Pods back. */
+        char count[24];
+        snprintf(count, sizeof(count), "%lld", n > 0 ? n : 1);
+        json_object_set_new(labels, POD_GROUP_LABEL, json_string(name ? name : ""));
+        /* Its Workload is made by Kueue's StatefulSet reconciler, of the
+         * one pod set "main". */
+        json_object_set_new(labels, JF_PREBUILT_LABEL, json_string(name ? name : ""));
+        json_object_set_new(annotations, POD_ROLE_HASH, json_string("main"));
+        if (n > 0 || !json_object_get(annotations, POD_GROUP_TOTAL))
+            json_object_set_new(annotations, POD_GROUP_TOTAL, json_string(count));
+        json_object_set_new(annotations, GROUP_SERVING, json_string("true"));
+    }
+    /* The Pod the template makes, borrowing its metadata and spec, which
+     * the Pod defaulting changes in place. */
+    json_t *pod = json_pack("{s:O,s:O}", "metadata", tmeta, "spec", jf_obj_child(tpl, "spec"));
+    pod_default(pod, x);
+    json_decref(pod);
+}
+
+/* ---- validation ----------------------------------------------------------------------- */
+
+static void cause(struct err *e, const char *map, const char *key, const char *fmt, ...)
+    CU_PRINTF(4, 5);
+static void cause(struct err *e, const char *map, const char *key, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    size_t m = err_push_field(e, map);
+    if (key)
+        err_push_key(e, key);
+    err_field(e, ERR_INVALID, "%s", msg);
+    err_restore(e, m);
+}
+
+#define GROUP_DETAIL                                                                               \
+    "both the '" POD_GROUP_TOTAL "' annotation and the '" POD_GROUP_LABEL "' label should be set"
+
+/* validateCommon: the managed label's value, the pod group's metadata
+ * and its prebuilt Workload. */
+static void pod_common(struct err *e, const json_t *pod)
+{
+    const char *managed = entry(pod, "labels", POD_MANAGED_LABEL);
+    if (managed && strcmp(managed, "true"))
+        cause(e, LABELS, POD_MANAGED_LABEL, "Forbidden: managed label value can only be 'true'");
+    const char *group = entry(pod, "labels", POD_GROUP_LABEL);
+    const char *total = entry(pod, "annotations", POD_GROUP_TOTAL);
+    bool has_total =
+        json_object_get(json_object_get(json_object_get(pod, "metadata"), "annotations"),
+                        POD_GROUP_TOTAL) != NULL;
+    if (empty(group)) {
+        if (has_total)
+            cause(e, LABELS, POD_GROUP_LABEL, "Required value: " GROUP_DETAIL);
+    } else {
+        val_crd_name(e, LABELS, POD_GROUP_LABEL, group);
+        if (!has_total)
+            cause(e, ANNOTATIONS, POD_GROUP_TOTAL, "Required value: " GROUP_DETAIL);
+    }
+    if (has_total && !empty(group)) {
+        const char *t = total ? total : "";
+        char *end;
+        errno = 0;
+        long long n = strtoll(t, &end, 10);
+        if (!*t || *end)
+            cause(e, ANNOTATIONS, POD_GROUP_TOTAL,
+                  "Invalid value: \"%s\": strconv.Atoi: parsing \"%s\": invalid syntax", t, t);
+        else if (errno == ERANGE)
+            cause(e, ANNOTATIONS, POD_GROUP_TOTAL,
+                  "Invalid value: \"%s\": strconv.Atoi: parsing \"%s\": value out of range", t, t);
+        else if (n < 1)
+            cause(e, ANNOTATIONS, POD_GROUP_TOTAL,
+                  "Invalid value: \"%s\": incorrect annotation value '" POD_GROUP_TOTAL
+                  "=%s': group total count should be greater than zero",
+                  t, t);
+    }
+    const char *prebuilt = jf_prebuilt_name(pod);
+    if (!empty(group) && prebuilt && strcmp(prebuilt, group))
+        cause(e, LABELS, JF_PREBUILT_LABEL,
+              "Invalid value: \"%s\": prebuilt workload and pod group should be equal", prebuilt);
+}
+
+static void pod_validate(struct err *e, const json_t *pod, const json_t *old)
+{
+    if (old) {
+        const char *ov = entry(old, "annotations", RETRIABLE_IN_GROUP);
+        const char *nv = entry(pod, "annotations", RETRIABLE_IN_GROUP);
+        if (!empty(entry(pod, "labels", POD_GROUP_LABEL)) && same(ov, "false") &&
+            !same(nv, "false"))
+            cause(e, ANNOTATIONS, RETRIABLE_IN_GROUP,
+                  "Forbidden: unretriable pod group can't be converted to retriable");
+        const char *og = entry(old, "labels", POD_GROUP_LABEL);
+        const char *ng = entry(pod, "labels", POD_GROUP_LABEL);
+        if (!empty(og) && !same(og, ng))
+            cause(e, LABELS, POD_GROUP_LABEL, "Invalid value: \"%s\": field is immutable",
+                  ng ? ng : "");
+    }
+    pod_common(e, pod);
+}
+
+static long long int_at(const json_t *obj, const char *part, const char *k, long long dflt)
+{
+    const json_t *v = json_object_get(json_object_get(obj, part), k);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+/* The Pod template's shape (pod_role_hash of it without annotations). */
+static void shape(const json_t *obj, char *out, size_t len)
+{
+    const json_t *spec =
+        json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "spec");
+    json_t *pod = json_pack("{s:O}", "spec", spec ? (json_t *)spec : json_object());
+    pod_role_hash(pod, out, len);
+    json_decref(pod);
+}
+
+/* The Deployment and StatefulSet webhooks: a queue name that is a name;
+ * while a Pod is ready (status.readyReplicas of old), the queue name and
+ * priority class are fixed, and the queue name is never removed. A
+ * StatefulSet Kueue manages keeps its Pods' shape and scales only to and
+ * from zero. */
+static void serving_validate(struct err *e, bool sts, const json_t *obj, const json_t *old,
+                             const struct pod_default_ctx *x)
+{
+    val_crd_name(e, LABELS, JF_QUEUE_LABEL, jf_queue_name(obj));
+    if (!old)
+        return;
+    const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
+    bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
+    if ((!suspended || !nq) && !same(oq, nq))
+        cause(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable", nq ? nq : "");
+    val_priority_class_update(e, old, obj, suspended);
+    bool managed = x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+    if (!sts || !managed)
+        return;
+    char a[9], b[9];
+    shape(old, a, sizeof(a));
+    shape(obj, b, sizeof(b));
+    if (strcmp(a, b))
+        cause(e, "spec.template.spec", NULL,
+              "Forbidden: the Pods' containers, init containers, node selector, tolerations and "
+              "priority class may not change while Kueue manages the StatefulSet");
+    /* The replicas rule is the StatefulSet reconciler's, which cueue serve
+     * also checks with the group's Workload at hand. */
+    sts_check_scale(old, obj, NULL, e);
+}
+
+int jw_validate(const struct jf_integration *ji, const json_t *obj, const json_t *old,
+                const struct pod_default_ctx *x, struct err *e)
+{
+    if (ji == &jw_deployment || ji == &jw_statefulset) {
+        serving_validate(e, ji == &jw_statefulset, obj, old, x);
+    } else {
+        val_job_framework(e, obj, old, ji->is_suspended(obj), old && ji->is_suspended(old));
+        if (old)
+            job_check_queue_update(old, obj, x->default_lq, e);
+        if (ji == &pod_integration)
+            pod_validate(e, obj, old);
+    }
+    return e->ncauses ? ERR_INVALID : 0;
+}

@@ -1,0 +1,64 @@
+/* webhooks.h -- what Kueue's webhooks of the integrations do to an object
+ * on its way into the store, besides the batch/v1 Job's (job.h): the Pod
+ * webhook (pod_webhook.go), the Deployment and StatefulSet webhooks, and
+ * the BaseWebhook of JobSet and the Kubeflow jobs (jobframework
+ * base_webhook.go, validation.go).
+ *
+ * Pure functions over JSON trees, given what the namespace holds (struct
+ * pod_default_ctx: whether managedJobsNamespaceSelector selects it and
+ * whether it has a LocalQueue named "default"). One implementation for
+ * `cueue serve`'s built-in admission and `cueue controller`'s webhooks. */
+#ifndef CUEUE_CONTROLLER_JOBS_WEBHOOKS_H
+#define CUEUE_CONTROLLER_JOBS_WEBHOOKS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "controller/jobframework/jobframework.h"
+#include "controller/jobs/pod/pod.h"
+
+struct api_configuration;
+struct err;
+
+/* The deployment and statefulset integrations, by their framework names
+ * (integrations.frameworks "deployment", "statefulset"): Kueue runs their
+ * Pods as pod groups through the Pod integration, which they need. */
+extern const struct jf_integration jw_deployment;
+extern const struct jf_integration jw_statefulset;
+
+/* Is the webhook of integration ji enabled by cfg: its framework, and for
+ * Deployments and StatefulSets the Pod integration too? Kueue registers
+ * every webhook and lets a disabled one's requests through unchanged. */
+bool jw_enabled(const struct jf_integration *ji, const struct api_configuration *cfg);
+
+/* Is the Pod's controller owner of the kind of an enabled integration
+ * other than Pod (a Job's, a JobSet's or a Kubeflow job's Pod)? Kueue's
+ * FindAncestorJobManagedByKueue, without reading the owner: its Workload
+ * covers the Pod, which Kueue leaves ungated. */
+bool jw_pod_owner_managed(const json_t *pod, const struct api_configuration *cfg);
+
+/* BaseWebhook.Default of a JobSet or Kubeflow job (ji), in place: in a
+ * managed namespace, the "default" LocalQueue when it names none and one
+ * exists; then suspended when it names a queue (or
+ * manageJobsWithoutQueueName). Returns true when Kueue manages it. */
+bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x);
+
+/* The Deployment or StatefulSet (sts) webhook's defaulting, in place: in
+ * a managed namespace the "default" LocalQueue when it names none; when
+ * it then names one, its Pod template gets the queue name, the
+ * priority-class label and the pod-suspending-parent annotation, a
+ * StatefulSet's also the pod group (its name, replicas as the total,
+ * serving), and the Pod webhook's defaulting (pod_default): the Pods are
+ * created managed and gated. */
+void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x);
+
+/* The validating webhook of integration ji (pod_integration, jw_deployment,
+ * jw_statefulset, jobset_integration, a Kubeflow one) on obj, an update
+ * of old when old is set. x->default_lq for "queue-name must not be
+ * empty in namespace with default queue", x->ns_managed for a
+ * StatefulSet's rules on a managed one. Returns 0, or ERR_INVALID with
+ * Kueue's causes in e. */
+int jw_validate(const struct jf_integration *ji, const json_t *obj, const json_t *old,
+                const struct pod_default_ctx *x, struct err *e);
+
+#endif
