@@ -163,7 +163,7 @@ PROV_PODS=1 provisioning "provisioning in-process"
 stop_server "$PID"
 
 start_server prov-api --controllers none || return 1
-"$CUEUE" controller --kubeconfig "$KC" >"$DATA/controller.log" 2>&1 &
+"$CUEUE" controller --kubeconfig "$KC" --metrics-bind-address 0 >"$DATA/controller.log" 2>&1 &
 CTL_PIDS="$CTL_PIDS $!"
 PROV_CPID=$!
 k create namespace default >/dev/null 2>&1
