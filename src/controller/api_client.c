@@ -53,10 +53,8 @@ static int update_retry(struct ac_client *c, const struct store_resource *r, con
 {
     if (c->ops->write_many) {
         struct ac_write w = {
-            .r = r, .ns = ns, .name = name, .fn = fn, .arg = arg, .status = status};
+            .r = r, .ns = ns, .name = name, .fn = fn, .arg = arg, .status = status, .e = e};
         c->ops->write_many(c, &w, 1);
-        if (w.rc)
-            *e = w.e;
         if (out)
             *out = w.out;
         else
@@ -106,11 +104,10 @@ void ac_write_many(struct ac_client *c, struct ac_write *w, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         struct ac_write *x = &w[i];
-        err_init(&x->e);
         x->out = NULL;
-        x->rc =
-            x->fn ? update_retry(c, x->r, x->ns, x->name, x->status, x->fn, x->arg, &x->out, &x->e)
-                  : ac_create(c, x->r, x->ns, x->obj, &x->out, &x->e);
+        x->rc = x->fn
+                    ? update_retry(c, x->r, x->ns, x->name, x->status, x->fn, x->arg, &x->out, x->e)
+                    : ac_create(c, x->r, x->ns, x->obj, &x->out, x->e);
     }
 }
 

@@ -239,9 +239,9 @@ struct ac_write {
     ac_mutate_fn fn;
     void *arg;
     bool status;
-    int rc; /* the results: rc and e as the single call gives them, */
-    struct err e;
-    json_t *out; /* the stored object (owned), or NULL */
+    struct err *e; /* the caller's, for this write's error */
+    int rc;        /* the results: rc and e as the single call gives them, */
+    json_t *out;   /* the stored object (owned), or NULL */
 };
 
 /* Run n writes in order, each with its own result. A back-end that can

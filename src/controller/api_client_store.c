@@ -271,7 +271,8 @@ static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct ac_write *x = &w[i];
         m[i] = (struct mutation){x->fn, x->arg};
-        sw[i] = (struct store_write){.r = x->r, .ns = x->ns, .opts = {.status = x->status}};
+        sw[i] =
+            (struct store_write){.r = x->r, .ns = x->ns, .opts = {.status = x->status}, .e = x->e};
         if (x->fn) {
             sw[i].name = x->name;
             sw[i].fn = run_mutation;
@@ -286,10 +287,6 @@ static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
     for (size_t i = 0; i < n; i++) {
         w[i].rc = sw[i].rc;
         w[i].out = sw[i].out;
-        if (sw[i].rc)
-            w[i].e = sw[i].e;
-        else
-            err_init(&w[i].e);
     }
     free(m);
     free(sw);

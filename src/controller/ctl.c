@@ -711,17 +711,21 @@ void ctl_flush_events(struct ctl *c)
     if (!n || !r)
         return;
     struct ac_write *w = xcalloc(n, sizeof(*w));
+    struct err *errs = xmalloc(n * sizeof(*errs));
     for (size_t i = 0; i < n; i++) {
         json_t *ev = json_array_get(c->events, i);
-        w[i] = (struct ac_write){.r = r, .ns = ac_meta_str(ev, "namespace"), .obj = ev};
+        err_init(&errs[i]);
+        w[i] =
+            (struct ac_write){.r = r, .ns = ac_meta_str(ev, "namespace"), .obj = ev, .e = &errs[i]};
     }
     ac_write_many(c->ac, w, n);
     for (size_t i = 0; i < n; i++) {
         if (w[i].rc)
-            log_debug("event %s not recorded: %s", jstr(w[i].obj, "reason"), w[i].e.message);
+            log_debug("event %s not recorded: %s", jstr(w[i].obj, "reason"), w[i].e->message);
         json_decref(w[i].out);
     }
     free(w);
+    free(errs);
     json_array_clear(c->events);
 }
 

@@ -2511,14 +2511,13 @@ void store_write_many(struct store *s, struct store_write *w, size_t n)
     struct wop *first = NULL, *last = NULL;
     for (size_t i = 0; i < n; i++) {
         struct store_write *x = &w[i];
-        err_init(&x->e);
         x->out = NULL;
         if (x->name) {
-            err_set_object(&x->e, x->r->kind, x->r->namespaced ? x->ns : NULL, x->name);
+            err_set_object(x->e, x->r->kind, x->r->namespaced ? x->ns : NULL, x->name);
             ops[i].u = (struct update_op){.name = x->name, .fn = x->fn, .arg = x->arg};
-            x->rc = update_prep(s, x->r, x->ns, &ops[i].u, &x->opts, &x->e);
+            x->rc = update_prep(s, x->r, x->ns, &ops[i].u, &x->opts, x->e);
         } else {
-            x->rc = create_prep(s, x->r, x->ns, x->obj, &x->opts, &ops[i].c, &x->e);
+            x->rc = create_prep(s, x->r, x->ns, x->obj, &x->opts, &ops[i].c, x->e);
         }
         if (x->rc)
             continue;

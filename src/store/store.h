@@ -235,8 +235,8 @@ struct store_write {
     store_mutate_fn fn; /* a mutation */
     void *arg;
     struct store_write_opts opts;
-    int rc; /* the results */
-    struct err e;
+    struct err *e; /* the caller's, for this write's error */
+    int rc;        /* the results */
     json_t *out;
 };
 void store_write_many(struct store *s, struct store_write *w, size_t n);

@@ -94,13 +94,17 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             .now = now};
     }
     struct ac_write *w = xcalloc(n ? n : 1, sizeof(*w));
-    for (size_t i = 0; i < n; i++)
-        w[i] = (struct ac_write){.r = c->res[CK_WL].r,
+    struct err *errs = xmalloc((n ? n : 1) * sizeof(*errs));
+    for (size_t i = 0; i < n; i++) {
+        err_init(&errs[i]);
+        w[i] = (struct ac_write){.e = &errs[i],
+                                 .r = c->res[CK_WL].r,
                                  .ns = aw[i].ns,
                                  .name = aw[i].name,
                                  .fn = ctl_wl_mutate,
                                  .arg = &aw[i].op,
                                  .status = true};
+    }
     if (n)
         ac_write_many(c->ac, w, n);
     for (size_t i = 0; i < n; i++) {
@@ -110,7 +114,7 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
         const json_t *o;
         if (w[i].rc) {
             if (w[i].rc != ERR_NOT_FOUND)
-                ctl_log_err("status update", &w[i].e);
+                ctl_log_err("status update", w[i].e);
             resync_wl(c, p->wl);
         } else {
             ctl_observe(c, CK_WL, w[i].out);
@@ -153,6 +157,7 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
         free(p->name);
     }
     free(w);
+    free(errs);
     free(aw);
 }
 
@@ -200,13 +205,17 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
                                    .now = now};
     }
     struct ac_write *w = xcalloc(n ? n : 1, sizeof(*w));
-    for (size_t i = 0; i < n; i++)
-        w[i] = (struct ac_write){.r = c->res[CK_WL].r,
+    struct err *errs = xmalloc((n ? n : 1) * sizeof(*errs));
+    for (size_t i = 0; i < n; i++) {
+        err_init(&errs[i]);
+        w[i] = (struct ac_write){.e = &errs[i],
+                                 .r = c->res[CK_WL].r,
                                  .ns = pw[i].ns,
                                  .name = pw[i].name,
                                  .fn = ctl_wl_mutate,
                                  .arg = &pw[i].op,
                                  .status = true};
+    }
     if (n)
         ac_write_many(c->ac, w, n);
     for (size_t i = 0; i < n; i++) {
@@ -214,7 +223,7 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
         const json_t *o;
         if (w[i].rc) {
             if (w[i].rc != ERR_NOT_FOUND)
-                ctl_log_err("status update", &w[i].e);
+                ctl_log_err("status update", w[i].e);
         } else {
             ctl_observe(c, CK_WL, w[i].out);
             if (!p->same && (o = ctl_get(c, CK_WL, p->ns, p->name))) {
@@ -237,6 +246,7 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
         free(p->message);
     }
     free(w);
+    free(errs);
     free(pw);
 }
 

@@ -450,16 +450,21 @@ static void test_store_write_many(void **state)
         {.r = R("jobs.batch"), .ns = "default", .name = "j", .fn = set_suspend},
     };
     size_t n = sizeof(w) / sizeof(w[0]);
+    struct err errs[sizeof(w) / sizeof(w[0])];
+    for (size_t i = 0; i < n; i++) {
+        err_init(&errs[i]);
+        w[i].e = &errs[i];
+    }
     store_write_many(t->s, w, n);
     assert_int_equal(w[0].rc, 0);
     assert_string_equal(mstr(w[0].out, "name"), "a");
     assert_int_equal(w[1].rc, 0);
     assert_true(json_is_true(json_object_get(json_object_get(w[1].out, "spec"), "suspend")));
     assert_int_equal(w[2].rc, ERR_EXISTS);
-    assert_string_equal(w[2].e.message, "jobs.batch \"j\" already exists");
+    assert_string_equal(w[2].e->message, "jobs.batch \"j\" already exists");
     assert_null(w[2].out);
     assert_int_equal(w[3].rc, ERR_INVALID);
-    assert_string_equal(w[3].e.message, "no");
+    assert_string_equal(w[3].e->message, "no");
     assert_int_equal(w[4].rc, ERR_NOT_FOUND);
     assert_int_equal(w[5].rc, 0);
     /* In order: the last change of j is the one stored, after the first. */
