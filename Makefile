@@ -62,7 +62,7 @@ bench: build
 	@echo
 	@$(BUILD)/cueue bench --micro
 	@$(BUILD)/cueue bench --micro --preemption > $(BENCH_OUT)/preemption.txt
-	@for c in baseline large-scale deep-backlog; do \
+	@for c in baseline large-scale deep-backlog gpu-cohort; do \
 	  $(BUILD)/cueue bench --config bench/configs/$$c.yaml -o json > $(BENCH_OUT)/$$c.virtual.json; done
 	@$(BUILD)/cueue bench --config bench/configs/baseline.yaml --mode realtime -o json \
 	  > $(BENCH_OUT)/baseline.realtime.json

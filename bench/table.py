@@ -6,8 +6,8 @@ the limit, side by side.
 usage: bench/table.py DIR
 
 DIR holds what `make bench` wrote: baseline.virtual.json,
-baseline.realtime.json, large-scale.virtual.json, deep-backlog.virtual.json
-(`cueue bench -o json`), preemption.txt (`cueue bench --micro
+baseline.realtime.json, large-scale.virtual.json, deep-backlog.virtual.json,
+gpu-cohort.virtual.json (`cueue bench -o json`), preemption.txt (`cueue bench --micro
 --preemption`) and pending.json (bench/pending.py). A report that is
 missing shows as "not run".
 """
@@ -35,6 +35,7 @@ def main():
     d = sys.argv[1]
     bv, br = load(d, "baseline.virtual.json"), load(d, "baseline.realtime.json")
     lv, dv = load(d, "large-scale.virtual.json"), load(d, "deep-backlog.virtual.json")
+    gv = load(d, "gpu-cohort.virtual.json")
     pre, pend = load(d, "preemption.txt"), load(d, "pending.json")
     rows = []
 
@@ -81,7 +82,9 @@ def main():
 
     row("(a) deep backlog, virtual: last creation to every cpu workload admitted", run(dv, deep),
         "", "<= 1 s")
-    row("(b) #14477-shaped GPU cluster", "no config yet", "", "")
+    row("(b) #14477-shaped GPU cluster, virtual: admissions per minute",
+        run(gv, lambda r: "%.0f" % (r["admissions"] * 60000.0 / r["wallMs"])), "about 10 (a real cluster)", "")
+    row("(b) the same: time to admission s/m/l", run(gv, waits), "", "")
 
     def preempting(text):
         m = re.search(r"stream of \d+ preemptors:\s*(\d+)", text)
