@@ -49,14 +49,27 @@ run: build
 demo: build
 	@./scripts/demo.sh $(BUILD)/cueue
 
-# Kueue's scalability test in virtual time (baseline, large-scale), then the
-# engine micro-benchmarks. Figures and how to read them: bench/README.md.
+# Kueue's scalability test (baseline and large-scale in virtual time, the
+# baseline in real time), the deep backlog, the engine micro-benchmarks,
+# 50,000 pending Workloads (memory, restart), then one table of the
+# targets beside Kueue's figures (several minutes). Figures and how to read
+# them: bench/README.md.
+BENCH_OUT = $(BUILD)/bench
 bench: build
+	@mkdir -p $(BENCH_OUT)
 	@$(BUILD)/cueue bench --config bench/configs/baseline.yaml --mode virtual
 	@echo
 	@$(BUILD)/cueue bench --config bench/configs/large-scale.yaml --mode virtual
 	@echo
 	@$(BUILD)/cueue bench --micro
+	@$(BUILD)/cueue bench --micro --preemption > $(BENCH_OUT)/preemption.txt
+	@for c in baseline large-scale deep-backlog gpu-cohort; do \
+	  $(BUILD)/cueue bench --config bench/configs/$$c.yaml -o json > $(BENCH_OUT)/$$c.virtual.json; done
+	@$(BUILD)/cueue bench --config bench/configs/baseline.yaml --mode realtime -o json \
+	  > $(BENCH_OUT)/baseline.realtime.json
+	@/usr/bin/python3 bench/pending.py $(BUILD)/cueue 50000 > $(BENCH_OUT)/pending.json
+	@echo
+	@/usr/bin/python3 bench/table.py $(BENCH_OUT)
 
 # The install manifests, rendered from config/default (kubectl's built-in
 # kustomize); committed, and tests/e2e-install checks they are current.

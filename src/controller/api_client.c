@@ -51,6 +51,16 @@ static int update_retry(struct ac_client *c, const struct store_resource *r, con
                         const char *name, bool status, ac_mutate_fn fn, void *arg, json_t **out,
                         struct err *e)
 {
+    if (c->ops->write_many) {
+        struct ac_write w = {
+            .r = r, .ns = ns, .name = name, .fn = fn, .arg = arg, .status = status, .e = e};
+        c->ops->write_many(c, &w, 1);
+        if (out)
+            *out = w.out;
+        else
+            json_decref(w.out);
+        return w.rc;
+    }
     int rc = ERR_CONFLICT;
     for (int attempt = 0; attempt < AC_UPDATE_RETRIES; attempt++) {
         json_t *cur = NULL;
@@ -86,6 +96,21 @@ int ac_update_status_retry(struct ac_client *c, const struct store_resource *r, 
     return update_retry(c, r, ns, name, true, fn, arg, out, e);
 }
 
+void ac_write_many(struct ac_client *c, struct ac_write *w, size_t n)
+{
+    if (c->ops->write_many) {
+        c->ops->write_many(c, w, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct ac_write *x = &w[i];
+        x->out = NULL;
+        x->rc = x->fn
+                    ? update_retry(c, x->r, x->ns, x->name, x->status, x->fn, x->arg, &x->out, x->e)
+                    : ac_create(c, x->r, x->ns, x->obj, &x->out, x->e);
+    }
+}
+
 /* ---- events ------------------------------------------------------------------ */
 
 static const char *jstr(const json_t *o, const char *k)
@@ -93,8 +118,8 @@ static const char *jstr(const json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
-              const char *component, const char *message)
+json_t *ac_event_new(const json_t *obj, const char *type, const char *reason, const char *component,
+                     const char *message)
 {
     /* Names must differ between every writer of the process. */
     static atomic_uint seq;
@@ -144,10 +169,17 @@ void ac_event(struct ac_client *c, const json_t *obj, const char *type, const ch
     json_object_set_new(ev, "lastTimestamp", json_string(ts));
     json_object_set_new(ev, "eventTime", json_string(mts));
     json_object_set_new(ev, "count", json_integer(1));
+    return ev;
+}
+
+void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
+              const char *component, const char *message)
+{
+    json_t *ev = ac_event_new(obj, type, reason, component, message);
     struct err e;
     err_init(&e);
     const struct store_resource *r = store_resource_find("events");
-    if (r && ac_create(c, r, ns ? ns : "default", ev, NULL, &e))
+    if (r && ac_create(c, r, ac_meta_str(ev, "namespace"), ev, NULL, &e))
         log_debug("event %s not recorded: %s", reason, e.message);
     json_decref(ev);
 }

@@ -26,11 +26,12 @@
 #include <stddef.h>
 
 #include "base/compiler.h"
+#include "base/err.h"
 #include "store/store.h"
 
-struct err;
 struct ac_client;
 struct ac_watch;
+struct ac_write;
 
 struct ac_list_opts {
     const char *label_selector; /* Kubernetes selector text, or NULL */
@@ -94,6 +95,9 @@ struct ac_ops {
     int (*del)(struct ac_client *c, const struct store_resource *r, const char *ns,
                const char *name, const struct ac_delete_opts *opts, json_t **out, struct err *e);
     void (*free)(struct ac_client *c);
+    /* Optional: several writes at once (ac_write_many), each mutation
+     * applied to the current object, without a conflict to retry. */
+    void (*write_many)(struct ac_client *c, struct ac_write *w, size_t n);
 };
 
 /* Every back-end's client struct starts with this. */
@@ -224,6 +228,27 @@ CU_MUST_CHECK int ac_update_status_retry(struct ac_client *c, const struct store
                                          const char *ns, const char *name, ac_mutate_fn fn,
                                          void *arg, json_t **out, struct err *e);
 
+/* One write of ac_write_many: a create of obj (fn NULL), or a change of
+ * name (its status subresource with status) through fn, as
+ * ac_update_retry makes it. */
+struct ac_write {
+    const struct store_resource *r;
+    const char *ns;
+    const char *name;
+    const json_t *obj; /* a create (borrowed) */
+    ac_mutate_fn fn;
+    void *arg;
+    bool status;
+    struct err *e; /* the caller's, for this write's error */
+    int rc;        /* the results: rc and e as the single call gives them, */
+    json_t *out;   /* the stored object (owned), or NULL */
+};
+
+/* Run n writes in order, each with its own result. A back-end that can
+ * commits them together (the in-process store: shared transactions);
+ * otherwise they are made one at a time. */
+void ac_write_many(struct ac_client *c, struct ac_write *w, size_t n);
+
 /* Apply patches locally, as an API server does. Both return a new tree
  * (owned) in *out, leaving doc untouched; ERR_INVALID for a malformed patch,
  * ERR_CONFLICT when a JSON patch "test" fails, ERR_NOT_FOUND when a path is
@@ -240,6 +265,10 @@ CU_MUST_CHECK int ac_json_patch_apply(const json_t *doc, const json_t *patch, js
  * failure is only logged (debug). */
 void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
               const char *component, const char *message);
+/* The Event ac_event records (owned), for a caller that writes several at
+ * once (ac_write_many). */
+json_t *ac_event_new(const json_t *obj, const char *type, const char *reason, const char *component,
+                     const char *message);
 
 /* "namespace/name", or "name" when ns is NULL or empty: the key of an
  * object in caches and work queues (client-go's MetaNamespaceKeyFunc). */

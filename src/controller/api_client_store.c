@@ -245,6 +245,53 @@ static int sc_delete(struct ac_client *c, const struct store_resource *r, const 
     return rc;
 }
 
+struct mutation {
+    ac_mutate_fn fn;
+    void *arg;
+};
+
+/* fn on a private copy of the current object, under the store's write lock. */
+static json_t *run_mutation(const json_t *current, void *arg, struct err *e)
+{
+    struct mutation *m = arg;
+    json_t *copy = json_deep_copy(current);
+    int rc = m->fn(copy, m->arg, e);
+    if (!rc)
+        return copy;
+    if (!e->code)
+        err_set(e, rc, "the change was refused");
+    json_decref(copy);
+    return NULL;
+}
+
+static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
+{
+    struct store_write *sw = xcalloc(n ? n : 1, sizeof(*sw));
+    struct mutation *m = xcalloc(n ? n : 1, sizeof(*m));
+    for (size_t i = 0; i < n; i++) {
+        const struct ac_write *x = &w[i];
+        m[i] = (struct mutation){x->fn, x->arg};
+        sw[i] =
+            (struct store_write){.r = x->r, .ns = x->ns, .opts = {.status = x->status}, .e = x->e};
+        if (x->fn) {
+            sw[i].name = x->name;
+            sw[i].fn = run_mutation;
+            sw[i].arg = &m[i];
+        } else {
+            const char *ns = x->ns ? x->ns : ac_meta_str(x->obj, "namespace");
+            sw[i].ns = x->r->namespaced ? ns : NULL;
+            sw[i].obj = x->obj;
+        }
+    }
+    store_write_many(st(c), sw, n);
+    for (size_t i = 0; i < n; i++) {
+        w[i].rc = sw[i].rc;
+        w[i].out = sw[i].out;
+    }
+    free(m);
+    free(sw);
+}
+
 static void sc_free(struct ac_client *c)
 {
     free(c);
@@ -261,6 +308,7 @@ static const struct ac_ops store_ops = {
     .update = sc_update,
     .patch = sc_patch,
     .del = sc_delete,
+    .write_many = sc_write_many,
     .free = sc_free,
 };
 

@@ -797,7 +797,38 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    ac_event(c->ac, obj, type, reason, component, msg);
+    if (!c->defer_events) {
+        ac_event(c->ac, obj, type, reason, component, msg);
+        return;
+    }
+    if (!c->events)
+        c->events = json_array();
+    json_array_append_new(c->events, ac_event_new(obj, type, reason, component, msg));
+}
+
+void ctl_flush_events(struct ctl *c)
+{
+    size_t n = json_array_size(c->events);
+    const struct store_resource *r = store_resource_find("events");
+    if (!n || !r)
+        return;
+    struct ac_write *w = xcalloc(n, sizeof(*w));
+    struct err *errs = xmalloc(n * sizeof(*errs));
+    for (size_t i = 0; i < n; i++) {
+        json_t *ev = json_array_get(c->events, i);
+        err_init(&errs[i]);
+        w[i] =
+            (struct ac_write){.r = r, .ns = ac_meta_str(ev, "namespace"), .obj = ev, .e = &errs[i]};
+    }
+    ac_write_many(c->ac, w, n);
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].rc)
+            log_debug("event %s not recorded: %s", jstr(w[i].obj, "reason"), w[i].e->message);
+        json_decref(w[i].out);
+    }
+    free(w);
+    free(errs);
+    json_array_clear(c->events);
 }
 
 /* ---- finalizers ----------------------------------------------------------------- */
@@ -1037,7 +1068,9 @@ static void *loop(void *arg)
 {
     struct ctl *c = arg;
     int64_t next_le = 0;
+    c->defer_events = true;
     while (!c->stop) {
+        ctl_flush_events(c);
         struct pollfd fds[CK_N + 1];
         for (int k = 0; k < CK_N; k++) {
             fds[k].fd = inf_fd(c->res[k].inf);
@@ -1098,6 +1131,8 @@ static void *loop(void *arg)
             ctl_queue_status(c);
         }
     }
+    ctl_flush_events(c);
+    c->defer_events = false;
     return NULL;
 }
 
@@ -1287,6 +1322,7 @@ void ctl_stop(struct ctl *c)
     close(c->wake[1]);
     json_decref(c->ask_answer);
     json_decref(c->dlog_batch);
+    json_decref(c->events);
     pthread_cond_destroy(&c->ask_cond);
     pthread_mutex_destroy(&c->ask_mu);
     free(c);

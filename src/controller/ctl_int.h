@@ -138,6 +138,11 @@ struct ctl {
     /* The provisioning check's ProvisioningRequests by their controlling
      * Workload: "ns/workload" -> owned JSON array of request names. */
     struct map prov_owned;
+    /* Events of this round of the loop, written together at its end
+     * (their store commits shared); outside the loop they are written at
+     * once. */
+    bool defer_events;
+    json_t *events;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -241,9 +246,11 @@ void ctl_enqueue(struct ctl *c, const char *prefix, const char *ns, const char *
 void ctl_recheck(struct ctl *c, const char *ns, const char *name, int64_t delay_ms);
 /* Feed an object (borrowed) to the engine as it is now; deleted forgets it. */
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted);
-/* Emit a core/v1 Event about obj. */
+/* Emit a core/v1 Event about obj (in the loop, at the end of its round). */
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
                const char *component, const char *fmt, ...) CU_PRINTF(6, 7);
+/* Write the Events emitted since the last call. */
+void ctl_flush_events(struct ctl *c);
 /* Append entry (stolen; NULL ignored) to the decision log's batch, written
  * at the end of the loop's round. Without a log it is dropped. */
 void ctl_log(struct ctl *c, json_t *entry);

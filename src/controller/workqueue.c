@@ -23,9 +23,10 @@ struct wq {
     struct map dirty;      /* keys queued (value unused, non-NULL) */
     struct map processing; /* key -> owned copy handed out by wq_get */
     struct map failures;   /* key -> (uintptr_t) count */
-    struct waiting *wait;
+    struct waiting *wait;  /* a min-heap by ready_ms */
     size_t nwait, capwait;
-    int64_t tokens; /* milli-tokens of the bucket; may go negative (reservations) */
+    struct map waitpos; /* key -> (uintptr_t) its index in wait + 1 */
+    int64_t tokens;     /* milli-tokens of the bucket; may go negative (reservations) */
     int64_t last_ms;
     bool bucket_started;
 };
@@ -46,6 +47,7 @@ struct wq *wq_new(const struct wq_opts *opts)
     map_init(&q->dirty);
     map_init(&q->processing);
     map_init(&q->failures);
+    map_init(&q->waitpos);
     q->tokens = q->o.burst * 1000;
     return q;
 }
@@ -68,6 +70,7 @@ void wq_free(struct wq *q)
     map_release(&q->dirty);
     map_release(&q->processing);
     map_release(&q->failures);
+    map_release(&q->waitpos);
     free(q);
 }
 
@@ -95,6 +98,41 @@ void wq_add(struct wq *q, const char *key)
     push(q, key);
 }
 
+/* ---- the waiting keys: a heap by ready time, indexed by key ---- */
+
+static void wait_place(struct wq *q, size_t i, struct waiting w)
+{
+    q->wait[i] = w;
+    map_put(&q->waitpos, w.key, (void *)(uintptr_t)(i + 1));
+}
+
+static void wait_up(struct wq *q, size_t i)
+{
+    struct waiting w = q->wait[i];
+    while (i > 0 && w.ready_ms < q->wait[(i - 1) / 2].ready_ms) {
+        wait_place(q, i, q->wait[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    wait_place(q, i, w);
+}
+
+static void wait_down(struct wq *q, size_t i)
+{
+    struct waiting w = q->wait[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->nwait)
+            break;
+        if (c + 1 < q->nwait && q->wait[c + 1].ready_ms < q->wait[c].ready_ms)
+            c++;
+        if (w.ready_ms <= q->wait[c].ready_ms)
+            break;
+        wait_place(q, i, q->wait[c]);
+        i = c;
+    }
+    wait_place(q, i, w);
+}
+
 void wq_add_after(struct wq *q, const char *key, int64_t delay_ms, int64_t now_ms)
 {
     if (delay_ms <= 0) {
@@ -102,17 +140,17 @@ void wq_add_after(struct wq *q, const char *key, int64_t delay_ms, int64_t now_m
         return;
     }
     int64_t ready = now_ms + delay_ms;
-    for (size_t i = 0; i < q->nwait; i++) {
-        if (!strcmp(q->wait[i].key, key)) {
-            if (ready < q->wait[i].ready_ms)
-                q->wait[i].ready_ms = ready;
-            return;
+    uintptr_t pos = (uintptr_t)map_get(&q->waitpos, key);
+    if (pos) {
+        if (ready < q->wait[pos - 1].ready_ms) {
+            q->wait[pos - 1].ready_ms = ready;
+            wait_up(q, pos - 1);
         }
+        return;
     }
     XGROW(q->wait, q->capwait, q->nwait + 1);
-    q->wait[q->nwait].key = xstrdup(key);
-    q->wait[q->nwait].ready_ms = ready;
-    q->nwait++;
+    q->wait[q->nwait] = (struct waiting){xstrdup(key), ready};
+    wait_up(q, q->nwait++);
 }
 
 /* The bucket's delay for one more retry at now_ms (a reservation). */
@@ -164,16 +202,13 @@ unsigned wq_num_requeues(const struct wq *q, const char *key)
 /* Move every waiting key whose time has come into the queue, earliest first. */
 static void promote(struct wq *q, int64_t now_ms)
 {
-    for (;;) {
-        size_t best = SIZE_MAX;
-        for (size_t i = 0; i < q->nwait; i++)
-            if (q->wait[i].ready_ms <= now_ms &&
-                (best == SIZE_MAX || q->wait[i].ready_ms < q->wait[best].ready_ms))
-                best = i;
-        if (best == SIZE_MAX)
-            return;
-        char *key = q->wait[best].key;
-        q->wait[best] = q->wait[--q->nwait];
+    while (q->nwait && q->wait[0].ready_ms <= now_ms) {
+        char *key = q->wait[0].key;
+        map_del(&q->waitpos, key);
+        if (--q->nwait) {
+            q->wait[0] = q->wait[q->nwait];
+            wait_down(q, 0);
+        }
         wq_add(q, key);
         free(key);
     }
@@ -204,15 +239,10 @@ int64_t wq_next_delay_ms(const struct wq *q, int64_t now_ms)
 {
     if (q->head < q->len)
         return 0;
-    int64_t best = -1;
-    for (size_t i = 0; i < q->nwait; i++) {
-        int64_t d = q->wait[i].ready_ms - now_ms;
-        if (d < 0)
-            d = 0;
-        if (best < 0 || d < best)
-            best = d;
-    }
-    return best;
+    if (!q->nwait)
+        return -1;
+    int64_t d = q->wait[0].ready_ms - now_ms;
+    return d < 0 ? 0 : d;
 }
 
 size_t wq_len(const struct wq *q)

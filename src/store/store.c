@@ -576,33 +576,36 @@ static void run_batch(struct store *s, struct wop *batch)
     pthread_mutex_unlock(&s->wlock);
 }
 
-/* Queue op and wait until a leader (maybe this thread) has run and
- * committed it. Returns op->rc. */
-static int run_write(struct store *s, struct wop *op)
+/* Queue the chain first..last (linked by next) and wait until leaders
+ * (maybe this thread) have run and committed all of it. The queue runs in
+ * order, so the last op done means every op of the chain is. */
+static void run_chain(struct store *s, struct wop *first, struct wop *last)
 {
-    op->rc = 0;
-    op->discard = false;
-    op->done = false;
-    op->next = NULL;
+    for (struct wop *op = first; op; op = op == last ? NULL : op->next) {
+        op->rc = 0;
+        op->discard = false;
+        op->done = false;
+    }
+    last->next = NULL;
     pthread_mutex_lock(&s->qlock);
     if (s->qtail)
-        s->qtail->next = op;
+        s->qtail->next = first;
     else
-        s->qhead = op;
-    s->qtail = op;
-    while (!op->done) {
+        s->qhead = first;
+    s->qtail = last;
+    while (!last->done) {
         if (s->leader) {
             pthread_cond_wait(&s->qcond, &s->qlock);
             continue;
         }
         s->leader = true;
-        struct wop *batch = s->qhead, *last = batch;
-        for (int n = 1; n < MAX_BATCH && last->next; n++)
-            last = last->next;
-        s->qhead = last->next;
+        struct wop *batch = s->qhead, *end = batch;
+        for (int n = 1; n < MAX_BATCH && end->next; n++)
+            end = end->next;
+        s->qhead = end->next;
         if (!s->qhead)
             s->qtail = NULL;
-        last->next = NULL;
+        end->next = NULL;
         pthread_mutex_unlock(&s->qlock);
         run_batch(s, batch);
         pthread_mutex_lock(&s->qlock);
@@ -614,6 +617,12 @@ static int run_write(struct store *s, struct wop *op)
         pthread_cond_broadcast(&s->qcond);
     }
     pthread_mutex_unlock(&s->qlock);
+}
+
+/* Queue op and wait until it is committed. Returns op->rc. */
+static int run_write(struct store *s, struct wop *op)
+{
+    run_chain(s, op, op);
     return op->rc;
 }
 
@@ -2137,17 +2146,18 @@ static int create_run(struct store *s, struct wop *op)
     return obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
 }
 
-int store_create(struct store *s, const struct store_resource *r, const char *ns, const json_t *obj,
-                 const struct store_write_opts *opts, json_t **out, struct err *e)
+/* Check and default a create into c (its doc owned by the caller). */
+static int create_prep(struct store *s, const struct store_resource *r, const char *ns,
+                       const json_t *obj, const struct store_write_opts *opts, struct create_op *c,
+                       struct err *e)
 {
-    *out = NULL;
     if (!(r = live(s, r)))
         return unserved(e);
     json_t *doc;
     int rc = prepare_create(s, r, ns, obj, &doc, e);
     if (rc)
         return rc;
-    struct create_op c = {
+    *c = (struct create_op){
         .base = {.run = create_run, .e = e},
         .r = r,
         .ns = r->namespaced ? api_doc_meta_str(doc, "namespace") : "",
@@ -2155,12 +2165,23 @@ int store_create(struct store *s, const struct store_resource *r, const char *ns
         .generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name"),
         .dry_run = opts && opts->dry_run,
     };
+    return 0;
+}
+
+int store_create(struct store *s, const struct store_resource *r, const char *ns, const json_t *obj,
+                 const struct store_write_opts *opts, json_t **out, struct err *e)
+{
+    *out = NULL;
+    struct create_op c;
+    int rc = create_prep(s, r, ns, obj, opts, &c, e);
+    if (rc)
+        return rc;
     rc = run_write(s, &c.base);
     if (rc) {
-        json_decref(doc);
+        json_decref(c.doc);
         return rc;
     }
-    *out = doc;
+    *out = c.doc;
     return 0;
 }
 
@@ -2407,11 +2428,9 @@ static bool rv_required(const struct store_resource *r)
     return !strcmp(r->group, "kueue.x-k8s.io");
 }
 
-/* Run an update or a mutate: u names the object and what to write; the
- * rest is filled in here. */
-static int run_update(struct store *s, const struct store_resource *r, const char *ns,
-                      struct update_op *u, const struct store_write_opts *opts, json_t **out,
-                      struct err *e)
+/* Complete u (naming the object and what to write) for run_write. */
+static int update_prep(struct store *s, const struct store_resource *r, const char *ns,
+                       struct update_op *u, const struct store_write_opts *opts, struct err *e)
 {
     static const struct store_write_opts none = {0};
     if (!(r = live(s, r)))
@@ -2420,7 +2439,17 @@ static int run_update(struct store *s, const struct store_resource *r, const cha
     u->r = r;
     u->ns = r->namespaced ? ns : "";
     u->o = opts ? opts : &none;
-    int rc = run_write(s, &u->base);
+    return 0;
+}
+
+/* Run an update or a mutate. */
+static int run_update(struct store *s, const struct store_resource *r, const char *ns,
+                      struct update_op *u, const struct store_write_opts *opts, json_t **out,
+                      struct err *e)
+{
+    int rc = update_prep(s, r, ns, u, opts, e);
+    if (!rc)
+        rc = run_write(s, &u->base);
     if (rc) {
         json_decref(u->out);
         return rc;
@@ -2471,6 +2500,52 @@ int store_mutate(struct store *s, const struct store_resource *r, const char *ns
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     struct update_op u = {.name = name, .fn = fn, .arg = arg};
     return run_update(s, r, ns, &u, opts, out, e);
+}
+
+/* ---- several writes at once ---------------------------------------------------------------- */
+
+union any_op {
+    struct wop base;
+    struct create_op c;
+    struct update_op u;
+};
+
+void store_write_many(struct store *s, struct store_write *w, size_t n)
+{
+    union any_op *ops = xcalloc(n ? n : 1, sizeof(*ops));
+    struct wop *first = NULL, *last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        struct store_write *x = &w[i];
+        x->out = NULL;
+        if (x->name) {
+            err_set_object(x->e, x->r->kind, x->r->namespaced ? x->ns : NULL, x->name);
+            ops[i].u = (struct update_op){.name = x->name, .fn = x->fn, .arg = x->arg};
+            x->rc = update_prep(s, x->r, x->ns, &ops[i].u, &x->opts, x->e);
+        } else {
+            x->rc = create_prep(s, x->r, x->ns, x->obj, &x->opts, &ops[i].c, x->e);
+        }
+        if (x->rc)
+            continue;
+        if (last)
+            last->next = &ops[i].base;
+        else
+            first = &ops[i].base;
+        last = &ops[i].base;
+    }
+    if (first)
+        run_chain(s, first, last);
+    for (size_t i = 0; i < n; i++) {
+        struct store_write *x = &w[i];
+        if (x->rc)
+            continue;
+        x->rc = ops[i].base.rc;
+        json_t *out = x->name ? ops[i].u.out : ops[i].c.doc;
+        if (x->rc)
+            json_decref(out);
+        else
+            x->out = out;
+    }
+    free(ops);
 }
 
 /* ---- replacing an undecodable CRD ----------------------------------------------------------- */

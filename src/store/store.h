@@ -53,6 +53,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/err.h"
 
 struct crd;
 struct crd_version;
@@ -220,6 +221,25 @@ typedef json_t *(*store_mutate_fn)(const json_t *current, void *arg, struct err 
 CU_MUST_CHECK int store_mutate(struct store *s, const struct store_resource *r, const char *ns,
                                const char *name, store_mutate_fn fn, void *arg,
                                const struct store_write_opts *opts, json_t **out, struct err *e);
+
+/* Several writes queued at once, creates (name NULL: obj is created) and
+ * mutations (of name, through fn): they share the store's transactions
+ * (group commit) and the caller waits once. They run in order; each has
+ * its own result, as store_create or store_mutate would give it (out owned
+ * by the caller), and one that fails changes nothing of the others. */
+struct store_write {
+    const struct store_resource *r;
+    const char *ns;
+    const char *name;   /* a mutation of this object; NULL: a create */
+    const json_t *obj;  /* a create (borrowed) */
+    store_mutate_fn fn; /* a mutation */
+    void *arg;
+    struct store_write_opts opts;
+    struct err *e; /* the caller's, for this write's error */
+    int rc;        /* the results */
+    json_t *out;
+};
+void store_write_many(struct store *s, struct store_write *w, size_t n);
 
 struct store_delete_opts {
     bool dry_run;

@@ -51,98 +51,203 @@ static void resync_wl(struct ctl *c, const struct eng_wl *wl)
         ctl_feed_engine(c, CK_WL, o, false);
 }
 
-static void decide_admitted(struct ctl *c, struct eng_wl *wl, enum eng_admitted_cond adm,
-                            int64_t now)
+/* An admission of decide_admitted, with what its metrics and Events need. */
+struct admit_write {
+    struct ctl_wl_op op;
+    struct eng_wl *wl;
+    char *ns, *name;
+    int64_t queued; /* when the workload was queued */
+};
+
+/* The admissions of a cycle, written together (their store commits
+ * shared); a write that fails feeds the engine the stored state again. */
+static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_t na, int64_t now)
 {
-    const json_t *o = ctl_wl_obj(c, wl);
-    json_t *a = admission_json(c, wl);
-    if (!o || !a) {
-        json_decref(a);
-        return;
+    struct admit_write *aw = xcalloc(na ? na : 1, sizeof(*aw));
+    size_t n = 0;
+    for (size_t i = 0; i < na; i++) {
+        struct eng_wl *wl = adm[i].wl;
+        const json_t *o = ctl_wl_obj(c, wl);
+        json_t *a = admission_json(c, wl);
+        if (!o || !a) {
+            json_decref(a);
+            continue;
+        }
+        struct admit_write *p = &aw[n++];
+        p->queued = mstr(o, "creationTimestamp") ? 0 : now;
+        const json_t *rq = cond(o, "Requeued");
+        const char *since = rq ? jstr(rq, "lastTransitionTime") : mstr(o, "creationTimestamp");
+        if (since) {
+            struct err e;
+            err_init(&e);
+            if (tm_parse_rfc3339(since, &p->queued, &e))
+                p->queued = now;
+        }
+        p->wl = wl;
+        p->ns = xstrdup(eng_wl_namespace(wl));
+        p->name = xstrdup(eng_wl_name(wl));
+        p->op = (struct ctl_wl_op){
+            .kind = OP_ADMIT,
+            .admission = a,
+            .admitted = adm[i].admitted,
+            .cq = xstrdup(eng_wl_cluster_queue(wl) ? eng_wl_cluster_queue(wl) : ""),
+            .now = now};
     }
-    char *cq = xstrdup(eng_wl_cluster_queue(wl) ? eng_wl_cluster_queue(wl) : "");
-    int64_t queued = mstr(o, "creationTimestamp") ? 0 : now;
-    const json_t *rq = cond(o, "Requeued");
-    const char *since = rq ? jstr(rq, "lastTransitionTime") : mstr(o, "creationTimestamp");
-    if (since) {
-        struct err e;
-        err_init(&e);
-        if (tm_parse_rfc3339(since, &queued, &e))
-            queued = now;
+    struct ac_write *w = xcalloc(n ? n : 1, sizeof(*w));
+    struct err *errs = xmalloc((n ? n : 1) * sizeof(*errs));
+    for (size_t i = 0; i < n; i++) {
+        err_init(&errs[i]);
+        w[i] = (struct ac_write){.e = &errs[i],
+                                 .r = c->res[CK_WL].r,
+                                 .ns = aw[i].ns,
+                                 .name = aw[i].name,
+                                 .fn = ctl_wl_mutate,
+                                 .arg = &aw[i].op,
+                                 .status = true};
     }
-    struct ctl_wl_op op = {.kind = OP_ADMIT, .admission = a, .admitted = adm, .cq = cq, .now = now};
-    if (ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op)) {
-        resync_wl(c, wl);
-    } else if ((o = ctl_wl_obj(c, wl))) {
-        double wait = (double)(now - queued) / 1000.0;
-        const char *pc = ctl_priority_class(o), *lq = jstr(json_object_get(o, "spec"), "queueName");
-        const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
-        ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
-        ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv, wait < 0 ? 0 : wait,
-                            14);
-        if (lq) {
-            const char *lkv[] = {"name",           lq, "namespace", eng_wl_namespace(wl),
-                                 "priority_class", pc, NULL};
-            ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
-            ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
+    if (n)
+        ac_write_many(c->ac, w, n);
+    for (size_t i = 0; i < n; i++) {
+        struct admit_write *p = &aw[i];
+        const char *cq = p->op.cq;
+        enum eng_admitted_cond adm_cond = p->op.admitted;
+        const json_t *o;
+        if (w[i].rc) {
+            if (w[i].rc != ERR_NOT_FOUND)
+                ctl_log_err("status update", w[i].e);
+            resync_wl(c, p->wl);
+        } else {
+            ctl_observe(c, CK_WL, w[i].out);
+        }
+        if (!w[i].rc && (o = ctl_get(c, CK_WL, p->ns, p->name))) {
+            double wait = (double)(now - p->queued) / 1000.0;
+            const char *pc = ctl_priority_class(o),
+                       *lq = jstr(json_object_get(o, "spec"), "queueName");
+            const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
+            ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
+            ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv,
                                 wait < 0 ? 0 : wait, 14);
+            if (lq) {
+                const char *lkv[] = {"name", lq, "namespace", p->ns, "priority_class", pc, NULL};
+                ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
+                ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
+                                    wait < 0 ? 0 : wait, 14);
+            }
+            if (adm_cond == ENG_ADMITTED_TRUE)
+                ctl_report_admitted(c, o, 0);
+            if (ctl_logging(c)) {
+                json_t *x = explain_decision(
+                    c->eng, p->wl, adm_cond == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved",
+                    now);
+                json_object_set_new(x, "waitMilliseconds",
+                                    json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
+                ctl_log(c, x);
+            }
+            ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
+                      "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
+                      wait < 0 ? 0 : wait);
+            if (adm_cond == ENG_ADMITTED_TRUE)
+                ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
+                          "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
         }
-        if (adm == ENG_ADMITTED_TRUE)
-            ctl_report_admitted(c, o, 0);
-        if (ctl_logging(c)) {
-            json_t *x = explain_decision(
-                c->eng, wl, adm == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved", now);
-            json_object_set_new(x, "waitMilliseconds",
-                                json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
-            ctl_log(c, x);
-        }
-        ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
-                  "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
-                  wait < 0 ? 0 : wait);
-        if (adm == ENG_ADMITTED_TRUE)
-            ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
-                      "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
+        json_decref(w[i].out);
+        json_decref(p->op.admission);
+        free((char *)p->op.cq);
+        free(p->ns);
+        free(p->name);
     }
-    free(cq);
-    json_decref(a);
+    free(w);
+    free(errs);
+    free(aw);
 }
 
-static void decide_pending(struct ctl *c, struct eng_wl *wl, const char *reason,
-                           const char *message, int64_t now)
+/* A pending status write of decide_pending; the strings are its own, as
+ * observing one write may replace another workload's engine record. */
+struct pending_write {
+    struct ctl_wl_op op;
+    struct eng_wl *wl;
+    char *ns, *name, *reason, *message;
+    bool same; /* the reason and message unchanged: no Event */
+};
+
+/* The pending statuses of a cycle, written together (their store commits
+ * shared): only those whose reason, message or requests change. */
+static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t np, int64_t now)
 {
-    const json_t *o = ctl_wl_obj(c, wl);
-    if (!o || !reason || cond_is(o, "QuotaReserved", "True") || cond_is(o, "Finished", "True"))
-        return;
-    const json_t *qr = cond(o, "QuotaReserved");
-    bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
-                jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
-    json_t *rr = requests_json(c, wl);
-    bool same_rr =
-        json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"));
-    if (same && same_rr) {
-        json_decref(rr);
-        return;
-    }
-    struct ctl_wl_op op = {.kind = OP_PENDING,
-                           .requests = rr,
-                           .reason = reason,
-                           .message = message ? message : "",
-                           .now = now};
-    char *r = xstrdup(reason), *m = xstrdup(message ? message : "");
-    if (!ctl_write_status(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), ctl_wl_mutate, &op) &&
-        !same && (o = ctl_wl_obj(c, wl))) {
-        ctl_event(c, o, "Warning", r, COMPONENT_ADMISSION, "%s", m);
-        if (ctl_logging(c)) {
-            json_t *x = explain_decision(c->eng, wl, "Requeued", now);
-            json_object_set_new(x, "reason", json_string(r));
-            json_object_set_new(x, "message", json_string(m));
-            json_object_set_new(x, "inadmissible", json_boolean(eng_wl_inadmissible(wl)));
-            ctl_log(c, x);
+    struct pending_write *pw = xcalloc(np ? np : 1, sizeof(*pw));
+    size_t n = 0;
+    for (size_t i = 0; i < np; i++) {
+        struct eng_wl *wl = pen[i].wl;
+        const char *reason = pen[i].reason, *message = pen[i].message;
+        const json_t *o = ctl_wl_obj(c, wl);
+        if (!o || !reason || cond_is(o, "QuotaReserved", "True") || cond_is(o, "Finished", "True"))
+            continue;
+        const json_t *qr = cond(o, "QuotaReserved");
+        bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
+                    jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
+        json_t *rr = requests_json(c, wl);
+        if (same &&
+            json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"))) {
+            json_decref(rr);
+            continue;
         }
+        struct pending_write *p = &pw[n++];
+        p->wl = wl;
+        p->same = same;
+        p->ns = xstrdup(eng_wl_namespace(wl));
+        p->name = xstrdup(eng_wl_name(wl));
+        p->reason = xstrdup(reason);
+        p->message = xstrdup(message ? message : "");
+        p->op = (struct ctl_wl_op){.kind = OP_PENDING,
+                                   .requests = rr,
+                                   .reason = p->reason,
+                                   .message = p->message,
+                                   .now = now};
     }
-    free(r);
-    free(m);
-    json_decref(rr);
+    struct ac_write *w = xcalloc(n ? n : 1, sizeof(*w));
+    struct err *errs = xmalloc((n ? n : 1) * sizeof(*errs));
+    for (size_t i = 0; i < n; i++) {
+        err_init(&errs[i]);
+        w[i] = (struct ac_write){.e = &errs[i],
+                                 .r = c->res[CK_WL].r,
+                                 .ns = pw[i].ns,
+                                 .name = pw[i].name,
+                                 .fn = ctl_wl_mutate,
+                                 .arg = &pw[i].op,
+                                 .status = true};
+    }
+    if (n)
+        ac_write_many(c->ac, w, n);
+    for (size_t i = 0; i < n; i++) {
+        struct pending_write *p = &pw[i];
+        const json_t *o;
+        if (w[i].rc) {
+            if (w[i].rc != ERR_NOT_FOUND)
+                ctl_log_err("status update", w[i].e);
+        } else {
+            ctl_observe(c, CK_WL, w[i].out);
+            if (!p->same && (o = ctl_get(c, CK_WL, p->ns, p->name))) {
+                ctl_event(c, o, "Warning", p->reason, COMPONENT_ADMISSION, "%s", p->message);
+                if (ctl_logging(c)) {
+                    json_t *x = explain_decision(c->eng, p->wl, "Requeued", now);
+                    json_object_set_new(x, "reason", json_string(p->reason));
+                    json_object_set_new(x, "message", json_string(p->message));
+                    json_object_set_new(x, "inadmissible",
+                                        json_boolean(eng_wl_inadmissible(p->wl)));
+                    ctl_log(c, x);
+                }
+            }
+        }
+        json_decref(w[i].out);
+        json_decref(p->op.requests);
+        free(p->ns);
+        free(p->name);
+        free(p->reason);
+        free(p->message);
+    }
+    free(w);
+    free(errs);
+    free(pw);
 }
 
 static void decide_preempted(struct ctl *c, const struct eng_preempted *p, int64_t now)
@@ -243,10 +348,8 @@ void ctl_run_cycles(struct ctl *c)
             memcpy(pre, d->preempted, npr * sizeof(*pre));
         if (nev)
             memcpy(evs, d->evicted, nev * sizeof(*evs));
-        for (size_t i = 0; i < na; i++)
-            decide_admitted(c, adm[i].wl, adm[i].admitted, now);
-        for (size_t i = 0; i < np; i++)
-            decide_pending(c, pen[i].wl, pen[i].reason, pen[i].message, now);
+        decide_admitted(c, adm, na, now);
+        decide_pending(c, pen, np, now);
         for (size_t i = 0; i < npr; i++)
             decide_preempted(c, &pre[i], now);
         for (size_t i = 0; i < nev; i++)

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "controller/workqueue.h"
@@ -84,6 +86,44 @@ static void test_wq_add_rate_limited_bucket(void **state)
     wq_free(q);
 }
 
+/* Many waiting keys, some moved earlier: they fall due earliest first,
+ * each once. */
+static void test_wq_add_after_many(void **state)
+{
+    struct wq *q = wq_new(NULL);
+    enum { N = 2000 };
+    int64_t due[N];
+    char key[32];
+    for (int i = 0; i < N; i++) {
+        due[i] = 1 + (int64_t)((i * 7919) % N) * 10;
+        snprintf(key, sizeof(key), "k%d", i);
+        wq_add_after(q, key, due[i], 0);
+    }
+    for (int i = 0; i < N; i += 3) {
+        snprintf(key, sizeof(key), "k%d", i);
+        wq_add_after(q, key, due[i] / 2 + 1, 0); /* earlier: moves */
+        wq_add_after(q, key, due[i] * 2, 0);     /* later: ignored */
+        due[i] = due[i] / 2 + 1;
+    }
+    int64_t last = 0;
+    int seen = 0;
+    for (int64_t now = 0; seen < N; now++) {
+        assert_true(now <= 10 * N + 1);
+        const char *k;
+        while ((k = wq_get(q, now))) {
+            int i = atoi(k + 1);
+            assert_true(due[i] <= now);
+            assert_true(due[i] >= last);
+            last = due[i];
+            due[i] = INT64_MAX; /* once */
+            wq_done(q, k);
+            seen++;
+        }
+    }
+    assert_int_equal(wq_next_delay_ms(q, 0), -1);
+    wq_free(q);
+}
+
 static void test_wq_add_after_keeps_earliest(void **state)
 {
     struct wq *q = wq_new(NULL);
@@ -132,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_wq_add_rate_limited_backoff),
         cmocka_unit_test(test_wq_add_rate_limited_bucket),
         cmocka_unit_test(test_wq_add_after_keeps_earliest),
+        cmocka_unit_test(test_wq_add_after_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

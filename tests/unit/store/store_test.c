@@ -434,6 +434,59 @@ static void test_store_job_defaults_and_mutate(void **state)
     tstore_free(t);
 }
 
+/* Several writes queued at once: each its own result, in order, one that
+ * fails changing nothing of the others. */
+static void test_store_write_many(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *a = job_doc("a"), *dup = job_doc("j");
+    struct store_write w[] = {
+        {.r = R("jobs.batch"), .ns = "default", .obj = a},
+        {.r = R("jobs.batch"), .ns = "default", .name = "j", .fn = set_suspend, .arg = "x"},
+        {.r = R("jobs.batch"), .ns = "default", .obj = dup},
+        {.r = R("jobs.batch"), .ns = "default", .name = "j", .fn = fail_mutation},
+        {.r = R("jobs.batch"), .ns = "default", .name = "missing", .fn = set_suspend},
+        {.r = R("jobs.batch"), .ns = "default", .name = "j", .fn = set_suspend},
+    };
+    size_t n = sizeof(w) / sizeof(w[0]);
+    struct err errs[sizeof(w) / sizeof(w[0])];
+    for (size_t i = 0; i < n; i++) {
+        err_init(&errs[i]);
+        w[i].e = &errs[i];
+    }
+    store_write_many(t->s, w, n);
+    assert_int_equal(w[0].rc, 0);
+    assert_string_equal(mstr(w[0].out, "name"), "a");
+    assert_int_equal(w[1].rc, 0);
+    assert_true(json_is_true(json_object_get(json_object_get(w[1].out, "spec"), "suspend")));
+    assert_int_equal(w[2].rc, ERR_EXISTS);
+    assert_string_equal(w[2].e->message, "jobs.batch \"j\" already exists");
+    assert_null(w[2].out);
+    assert_int_equal(w[3].rc, ERR_INVALID);
+    assert_string_equal(w[3].e->message, "no");
+    assert_int_equal(w[4].rc, ERR_NOT_FOUND);
+    assert_int_equal(w[5].rc, 0);
+    /* In order: the last change of j is the one stored, after the first. */
+    assert_true(json_is_false(json_object_get(json_object_get(w[5].out, "spec"), "suspend")));
+    assert_int_equal(rv_of(w[1].out), rv_of(w[0].out) + 1);
+    assert_int_equal(rv_of(w[5].out), rv_of(w[1].out) + 1);
+    json_t *got = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("jobs.batch"), "default", "j", &got, &e), 0);
+    assert_int_equal(rv_of(got), rv_of(w[5].out));
+    json_decref(got);
+    assert_true(exists_any(t->s, "jobs.batch", "default", "a"));
+    for (size_t i = 0; i < n; i++)
+        json_decref(w[i].out);
+    store_write_many(t->s, NULL, 0);
+    json_decref(a);
+    json_decref(dup);
+    json_decref(job);
+    tstore_free(t);
+}
+
 /* ---- admission hook ------------------------------------------------------------------- */
 
 static int fake_admit(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e)
@@ -1131,6 +1184,7 @@ int main(void)
         cmocka_unit_test(test_store_create_invalid_name),
         cmocka_unit_test(test_store_dry_run_stores_nothing),
         cmocka_unit_test(test_store_update_conflict),
+        cmocka_unit_test(test_store_write_many),
         cmocka_unit_test(test_store_update_builtin_unconditional),
         cmocka_unit_test(test_store_update_status_split),
         cmocka_unit_test(test_store_job_defaults_and_mutate),

@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""Memory and start-up of `cueue serve` holding many pending Workloads.
+
+usage: bench/pending.py CUEUE [N] [--settle SECONDS] [--keep DIR]
+
+Starts CUEUE serve (plain HTTP, no executor) in a temporary data
+directory, creates a ResourceFlavor, a ClusterQueue without quota, a
+LocalQueue and one suspended Job in it, and waits for the Job's Workload
+to be pending. The server is stopped; the Job and its Workload are then
+copied N-1 times in the store's database (new names and uids, the
+Workload owned by its Job, each a new resourceVersion), which is much
+faster than N creations through the API and gives the same documents.
+The server starts on that store, writes what its controllers decide
+(the copies' pending messages), and is stopped again after SECONDS. Then
+it restarts on that settled store: the report (JSON, on stdout) is
+the time from its start to the controllers' caches synced ("startupMs",
+their log line; the first cycle follows in the same round), and its resident set after
+SECONDS (default 20) of settling ("rssBytes", "peakRssBytes"). With
+--keep the data directory is DIR (new) and is kept: DIR/store is a store
+to start `cueue serve --data-dir` on again, DIR/serve.log the log.
+"""
+import hashlib
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+
+import yaml
+
+JOBS = "jobs.batch"
+WORKLOADS = "workloads.kueue.x-k8s.io"
+NS = "bench"
+TEMPLATE = "pendingjob000000"  # the first Job; its copies have names of the same length
+
+
+def start(cueue, data):
+    kc = os.path.join(data, "kubeconfig")
+    log = open(os.path.join(data, "serve.log"), "ab")
+    t0 = time.monotonic()
+    p = subprocess.Popen(
+        [cueue, "serve", "--listen", "127.0.0.1:0", "--data-dir", os.path.join(data, "store"),
+         "--kubeconfig-out", kc, "--insecure-http", "--executor", "none"],
+        stdout=log, stderr=subprocess.STDOUT)
+    return p, t0, kc
+
+
+def wait_for_log(data, pattern, since, timeout):
+    deadline = time.monotonic() + timeout
+    path = os.path.join(data, "serve.log")
+    while time.monotonic() < deadline:
+        with open(path, "rb") as f:
+            f.seek(since)
+            m = re.search(pattern, f.read().decode(errors="replace"))
+        if m:
+            return m
+        time.sleep(0.02)
+    sys.exit("pending.py: the server did not log %r in %d s" % (pattern, timeout))
+
+
+def api(kc):
+    with open(kc) as f:
+        cfg = yaml.safe_load(f)
+    url = cfg["clusters"][0]["cluster"]["server"]
+    token = cfg["users"][0]["user"]["token"]
+
+    def call(method, path, body=None):
+        req = urllib.request.Request(url + path, method=method,
+                                     data=json.dumps(body).encode() if body else None,
+                                     headers={"Authorization": "Bearer " + token,
+                                              "Content-Type": "application/json"})
+        with urllib.request.urlopen(req) as r:
+            return json.load(r)
+
+    return call
+
+
+def stop(p):
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(120)
+    except subprocess.TimeoutExpired:
+        print("pending.py: the server did not stop in 120 s after SIGTERM; killed",
+              file=sys.stderr)
+        p.kill()
+        p.wait()
+
+
+def setup(cueue, data):
+    p, _, kc = start(cueue, data)
+    wait_for_log(data, r"caches synced", 0, 60)
+    call = api(kc)
+    k = "/apis/kueue.x-k8s.io/v1beta2"
+    call("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
+    call("POST", k + "/resourceflavors", {"metadata": {"name": "default"}})
+    call("POST", k + "/clusterqueues", {
+        "metadata": {"name": "cq"},
+        "spec": {"namespaceSelector": {}, "resourceGroups": [{
+            "coveredResources": ["cpu"],
+            "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": "0"}]}]}]}})
+    call("POST", k + "/namespaces/%s/localqueues" % NS,
+         {"metadata": {"name": "lq"}, "spec": {"clusterQueue": "cq"}})
+    call("POST", "/apis/batch/v1/namespaces/%s/jobs" % NS, {
+        "metadata": {"name": TEMPLATE, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+        "spec": {"suspend": True, "template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "busybox", "command": ["true"],
+                            "resources": {"requests": {"cpu": "1"}}}]}}}})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        items = call("GET", k + "/namespaces/%s/workloads" % NS)["items"]
+        conds = [c for w in items for c in w.get("status", {}).get("conditions", [])
+                 if c["type"] == "QuotaReserved" and c["status"] == "False"]
+        if conds:
+            break
+        time.sleep(0.1)
+    else:
+        sys.exit("pending.py: the Job's Workload did not become pending")
+    stop(p)
+
+
+def copy_rows(db, n):
+    con = sqlite3.connect(db)
+    job_uid, job_doc = con.execute("SELECT uid, doc FROM objects WHERE res=? AND ns=? AND name=?",
+                                   (JOBS, NS, TEMPLATE)).fetchone()
+    wl_name, wl_uid, wl_doc = con.execute("SELECT name, uid, doc FROM objects WHERE res=? AND ns=?",
+                                          (WORKLOADS, NS)).fetchone()
+    rv = con.execute("SELECT v FROM meta WHERE k='rv'").fetchone()[0]
+    rows, owners = [], []
+    for i in range(1, n):
+        name = "pendingjob%06d" % i
+        juid, wuid = str(uuid.uuid4()), str(uuid.uuid4())
+
+        # The job integration names a Job's Workload after the Job's name and uid.
+        digest = hashlib.sha1(("Job\nbatch\n%s\n%s" % (name, juid)).encode()).hexdigest()
+        new_wl = "job-%s-%s" % (name, digest[:5])
+
+        def renamed(text):
+            text = text.replace(wl_name, new_wl)
+            return text.replace(TEMPLATE, name).replace(job_uid, juid).replace(wl_uid, wuid)
+
+        for res, uid, text in ((JOBS, juid, job_doc), (WORKLOADS, wuid, wl_doc)):
+            rv += 1
+            doc = json.loads(renamed(text))
+            doc["metadata"]["resourceVersion"] = str(rv)
+            rows.append((res, NS, doc["metadata"]["name"], uid, rv,
+                         json.dumps(doc, separators=(",", ":"))))
+        owners.append((juid, WORKLOADS, NS, new_wl))
+    con.executemany("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?,?,?,?,?,?)", rows)
+    con.executemany("INSERT OR IGNORE INTO owners(owner_uid, res, ns, name) VALUES(?,?,?,?)", owners)
+    con.execute("UPDATE meta SET v=? WHERE k='rv'", (rv,))
+    con.commit()
+    con.close()
+
+
+def status_bytes(pid, field):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return -1
+
+
+def main():
+    args = sys.argv[1:]
+    opts = {"--settle": "20", "--keep": None}
+    for k in opts:
+        if k in args:
+            i = args.index(k)
+            opts[k] = args[i + 1]
+            del args[i:i + 2]
+    settle = float(opts["--settle"])
+    if not args:
+        sys.exit(__doc__)
+    cueue, n = os.path.abspath(args[0]), int(args[1]) if len(args) > 1 else 50000
+    if opts["--keep"]:
+        os.makedirs(opts["--keep"])
+        run(cueue, n, settle, opts["--keep"])
+    else:
+        with tempfile.TemporaryDirectory(prefix="cueue-pending.") as data:
+            run(cueue, n, settle, data)
+
+
+def run(cueue, n, settle, data):
+    setup(cueue, data)
+    db = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(data, "store"))
+          for f in fs if f.endswith(".db")][0]
+    copy_rows(db, n)
+    # A first start writes what the controllers decide for the copies (the
+    # copies' pending messages); the restart measured is on a settled store.
+    since = os.path.getsize(os.path.join(data, "serve.log"))
+    p, _, _ = start(cueue, data)
+    wait_for_log(data, r"caches synced", since, 600)
+    time.sleep(settle)
+    stop(p)
+    since = os.path.getsize(os.path.join(data, "serve.log"))
+    p, t0, _ = start(cueue, data)
+    m = wait_for_log(data, r"caches synced, (\d+) workloads, (\d+) jobs", since, 600)
+    startup_ms = (time.monotonic() - t0) * 1000
+    time.sleep(settle)
+    report = {"workloads": int(m.group(1)), "jobs": int(m.group(2)),
+              "startupMs": round(startup_ms), "settleSeconds": settle,
+              "rssBytes": status_bytes(p.pid, "VmRSS"),
+              "peakRssBytes": status_bytes(p.pid, "VmHWM")}
+    stop(p)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
