@@ -228,6 +228,48 @@ m -n default delete job two --wait=false >/dev/null
 wait_for "deleting the manager's Job removes the worker's copies" 30 '^$' \
     kubectl --kubeconfig "$LOSEKC" -n default get workloads,jobs -o name
 
+# ---- the incremental dispatcher ----------------------------------------------------------
+
+# A second manager that nominates one worker at a time, the lost one first:
+# the live worker gets no copy while the first round lasts (AllAtOnce
+# would have dispatched to it at once).
+cat >"$TMP/manager2.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+multiKueue:
+  dispatcherName: kueue.x-k8s.io/multikueue-dispatcher-incremental
+  incrementalDispatcherConfig: {stepSize: 1}
+YAML
+start_server manager2 --controllers all --executor local --config "$TMP/manager2.yaml" || exit 1
+M2KC=$KC
+m2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$M2KC" "$@"; }
+m2 create namespace kueue-system >/dev/null
+m2 -n kueue-system create secret generic live --from-file=kubeconfig="$LOSEKC" >/dev/null
+m2 -n kueue-system create secret generic dead --from-file=kubeconfig="$WINKC" >/dev/null
+sed -e 's/  - multikueue-test-worker1/  - dead\n  - live/' -e '/^kind: MultiKueueCluster/,$d' \
+    "$SRC/examples/multikueue/multikueue-setup.yaml" | sed '$d' >"$TMP/setup2.yaml"
+cat >>"$TMP/setup2.yaml" <<'YAML'
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: dead}
+spec: {clusterSource: {kubeConfig: {location: dead}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: live}
+spec: {clusterSource: {kubeConfig: {location: live}}}
+YAML
+m2 apply -f "$TMP/setup2.yaml" >/dev/null
+wait_for "incremental: the check is partially active" 20 '^SomeActiveClusters Inactive clusters: \[dead\]$' \
+    m2 get admissioncheck sample-multikueue -o jsonpath='{.status.conditions[0].reason} {.status.conditions[0].message}'
+job three 1 | m2 apply -f - >/dev/null
+wait_for "incremental: the first round nominates the first worker only" 20 '^\["dead"\]$' \
+    m2 -n default get workloads -o jsonpath='{.items[0].status.nominatedClusterNames}'
+sleep 2
+expect_exact "incremental: the second worker got no copy in the first round" "" \
+    kubectl --kubeconfig "$LOSEKC" -n default get workloads -o name
+
 stop_servers
 bad=$(grep -lE 'Sanitizer|runtime error:|Segmentation' "$TMP"/*/serve.log 2>/dev/null)
 if [ -z "$bad" ]; then pass "server logs are free of sanitizer reports"; else

@@ -28,9 +28,8 @@ bool mk_job_managed(const json_t *job, char *why, size_t len)
 
 static bool ours(struct mk *m, const json_t *obj)
 {
-    const char *o = json_string_value(
-        json_object_get(json_object_get(json_object_get(obj, "metadata"), "labels"),
-                        MK_ORIGIN_LABEL));
+    const char *o = json_string_value(json_object_get(
+        json_object_get(json_object_get(obj, "metadata"), "labels"), MK_ORIGIN_LABEL));
     return o && !strcmp(o, m->set.origin);
 }
 
@@ -74,8 +73,11 @@ static json_t *remote_copy(struct mk *m, const json_t *local, const char *wl_nam
     json_t *spec = json_deep_copy(json_object_get(local, "spec"));
     json_object_del(spec, "selector");
     json_object_del(spec, "managedBy");
-    json_t *tl = json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),
-                                 "labels");
+    /* Started by the worker's Kueue once its copy of the Workload is
+     * admitted, whatever the manager's Job is now. */
+    json_object_set_new(spec, "suspend", json_true());
+    json_t *tl =
+        json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"), "labels");
     static const char *const drop[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
                                        "job-name", "batch.kubernetes.io/job-name"};
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
@@ -112,8 +114,8 @@ int mk_job_sync(struct mk *m, struct mk_cluster *c, const json_t *local_job, con
     if (!ours(m, remote)) {
         /* Kueue's ValidateRemoteObjectOwnership: not a copy of ours. */
         json_decref(remote);
-        return err_set(e, ERR_CONFLICT, "the job %s/%s in cluster %s is not of origin %s", ns,
-                       name, c->name, m->set.origin);
+        return err_set(e, ERR_CONFLICT, "the job %s/%s in cluster %s is not of origin %s", ns, name,
+                       c->name, m->set.origin);
     }
     /* Kueue's determineStatusUpdate: the worker's status, unless the
      * manager's Job is still suspended while the worker's runs. */

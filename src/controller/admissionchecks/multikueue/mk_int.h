@@ -31,9 +31,12 @@ struct mk_cluster {
 struct mk {
     struct ac_client *ac;
     mk_connect_fn connect;
+    bool (*leading)(void *arg);
+    void *leading_arg;
     struct mk_settings set;
     int64_t pass_ms, next_gc_ms;
     struct map clusters; /* name -> struct mk_cluster * */
+    json_t *rounds;      /* incremental dispatch: ns/name -> round start (ms) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;

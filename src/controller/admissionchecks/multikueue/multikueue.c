@@ -80,6 +80,7 @@ int mk_settings_from_config(const json_t *config, struct mk_settings *out, struc
     out->worker_lost_timeout_ms = 15 * 60 * 1000;
     snprintf(out->origin, sizeof(out->origin), "multikueue");
     snprintf(out->dispatcher, sizeof(out->dispatcher), "%s", MK_DISPATCHER_ALL_AT_ONCE);
+    out->step_size = 3;
     const char *ns = json_string_value(json_object_get(config, "namespace"));
     snprintf(out->ns, sizeof(out->ns), "%s", ns && *ns ? ns : "kueue-system");
     const json_t *mk = json_object_get(config, "multiKueue");
@@ -101,6 +102,16 @@ int mk_settings_from_config(const json_t *config, struct mk_settings *out, struc
                            "values: \"%s\", \"%s\"",
                            d, MK_DISPATCHER_ALL_AT_ONCE, MK_DISPATCHER_INCREMENTAL);
         snprintf(out->dispatcher, sizeof(out->dispatcher), "%s", d);
+    }
+    const json_t *step =
+        json_object_get(json_object_get(mk, "incrementalDispatcherConfig"), "stepSize");
+    if (step) {
+        if (!json_is_integer(step) || json_integer_value(step) < 1 ||
+            json_integer_value(step) > INT32_MAX)
+            return err_set(e, ERR_INVALID,
+                           "multiKueue.incrementalDispatcherConfig.stepSize: must be an integer "
+                           "greater than or equal to 1");
+        out->step_size = (int32_t)json_integer_value(step);
     }
     return 0;
 }
@@ -212,8 +223,8 @@ static int kubeconfig_text(struct mk *m, const json_t *kc, char **out, const cha
             sb_addf(msg, "load client config failed: %s", e.message);
         return e.code;
     }
-    const char *b64 = json_string_value(
-        json_object_get(json_object_get(secret, "data"), "kubeconfig"));
+    const char *b64 =
+        json_string_value(json_object_get(json_object_get(secret, "data"), "kubeconfig"));
     int rc = 0;
     struct sb t = SB_INIT;
     if (!b64) {
@@ -221,8 +232,9 @@ static int kubeconfig_text(struct mk *m, const json_t *kc, char **out, const cha
                 loc);
         rc = ERR_NOT_FOUND;
     } else if (strlen(b64) > KUBECONFIG_MAX * 2 || !b64_decode(b64, strlen(b64), false, &t)) {
-        sb_addf(msg, "load client config failed: key \"kubeconfig\" of secret \"%s\" is not "
-                     "base64",
+        sb_addf(msg,
+                "load client config failed: key \"kubeconfig\" of secret \"%s\" is not "
+                "base64",
                 loc);
         rc = ERR_INVALID;
     } else {
@@ -503,8 +515,8 @@ static void checks_pass(struct mk *m, const json_t *acs, const json_t *configs,
     const json_t *ac;
     json_array_foreach(acs, i, ac)
     {
-        const char *cn = json_string_value(json_object_get(json_object_get(ac, "spec"),
-                                                           "controllerName"));
+        const char *cn =
+            json_string_value(json_object_get(json_object_get(ac, "spec"), "controllerName"));
         const char *name = api_doc_meta_str(ac, "name");
         if (!cn || strcmp(cn, MK_CONTROLLER_NAME) || !name)
             continue;
@@ -574,25 +586,38 @@ static json_t *list_all(struct mk *m, const char *key)
     return items;
 }
 
+/* One look at everything. The Workloads, the costly list, are read only
+ * while a MultiKueue check or a worker exists. */
 static void pass(struct mk *m)
 {
     json_t *clusters = list_all(m, "multikueueclusters.kueue.x-k8s.io");
     json_t *configs = list_all(m, "multikueueconfigs.kueue.x-k8s.io");
     json_t *acs = list_all(m, "admissionchecks.kueue.x-k8s.io");
-    json_t *wls = list_all(m, "workloads.kueue.x-k8s.io");
+    json_t *wls = NULL;
     json_t *checks = json_object();
-    if (!clusters || !configs || !acs || !wls)
+    if (!clusters || !configs || !acs)
         goto out;
     clusters_pass(m, clusters);
     /* The clusters' conditions as just written. */
     json_decref(clusters);
     clusters = list_all(m, "multikueueclusters.kueue.x-k8s.io");
     checks_pass(m, acs, configs, clusters, checks);
-    if (json_object_size(checks))
+    if (json_object_size(checks) && (wls = list_all(m, "workloads.kueue.x-k8s.io"))) {
         mk_workloads_pass(m, wls, checks);
+        /* A Workload deleted here takes its copies with it at once (Kueue
+         * reacts to the deletion); the workers were listed before the
+         * Workloads, so a copy made from a Workload listed is never taken
+         * for an orphan. */
+        size_t it = 0;
+        const char *key;
+        void *val;
+        while (map_next(&m->clusters, &it, &key, &val))
+            if (((struct mk_cluster *)val)->connected)
+                mk_gc(m, val, wls);
+    }
     int64_t now = tm_now_ms();
     if (m->set.gc_interval_ms > 0 && now >= m->next_gc_ms) {
-        if (m->next_gc_ms) {
+        if (m->next_gc_ms && m->clusters.len) {
             /* The workloads as they are now: one dispatched during this
              * pass is not an orphan. */
             json_decref(wls);
@@ -620,7 +645,8 @@ static void *loop(void *arg)
     pthread_mutex_lock(&m->mu);
     while (!m->stop) {
         pthread_mutex_unlock(&m->mu);
-        pass(m);
+        if (!m->leading || m->leading(m->leading_arg))
+            pass(m);
         pthread_mutex_lock(&m->mu);
         struct timespec dl = tm_deadline(CLOCK_REALTIME, m->pass_ms);
         while (!m->stop && pthread_cond_timedwait(&m->cond, &m->mu, &dl) != ETIMEDOUT) {
@@ -639,9 +665,12 @@ int mk_start(const struct mk_options *o, struct mk **out, struct err *e)
     struct mk *m = xcalloc(1, sizeof(*m));
     m->ac = o->client;
     m->connect = o->connect;
+    m->leading = o->leading;
+    m->leading_arg = o->leading_arg;
     m->set = set;
     m->pass_ms = o->pass_ms > 0 ? o->pass_ms : 500;
     map_init(&m->clusters);
+    m->rounds = json_object();
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cond, NULL);
     if (pthread_create(&m->thread, NULL, loop, m)) {
@@ -670,6 +699,7 @@ void mk_stop(struct mk *m)
     while (map_next(&m->clusters, &it, &key, &val))
         cluster_free(val);
     map_release(&m->clusters);
+    json_decref(m->rounds);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cond);
     free(m);

@@ -43,17 +43,21 @@ struct mk_options {
     struct ac_client *client; /* the manager's API (borrowed; outlives the controller) */
     const json_t *config;     /* the Configuration document (borrowed for mk_start), or NULL */
     mk_connect_fn connect;
+    /* With leader election: does this replica act now? NULL: always. */
+    bool (*leading)(void *arg);
+    void *leading_arg;
     int64_t pass_ms; /* how often everything is looked at again; 0 = 500 ms */
 };
 
 /* The multiKueue settings of a Configuration document (NULL: Kueue's
  * defaults), and the namespace whose Secrets hold the kubeconfigs. */
 struct mk_settings {
-    int64_t gc_interval_ms;       /* 0: no garbage collection (default 1m) */
+    int64_t gc_interval_ms;         /* 0: no garbage collection (default 1m) */
     int64_t worker_lost_timeout_ms; /* default 15m */
-    char origin[64];              /* default "multikueue" */
-    char dispatcher[128];         /* default MK_DISPATCHER_ALL_AT_ONCE */
-    char ns[64];                  /* Configuration namespace, default "kueue-system" */
+    char origin[64];                /* default "multikueue" */
+    char dispatcher[128];           /* default MK_DISPATCHER_ALL_AT_ONCE */
+    char ns[64];                    /* Configuration namespace, default "kueue-system" */
+    int32_t step_size;              /* incrementalDispatcherConfig.stepSize, default 3 */
 };
 /* ERR_INVALID with the field named for a value that does not parse. */
 CU_MUST_CHECK int mk_settings_from_config(const json_t *config, struct mk_settings *out,

@@ -22,6 +22,8 @@
 
 #define RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
 #define COMPONENT "kueue-multikueue-controller"
+/* Kueue's incrementalDispatcherRoundTimeout. */
+#define INCREMENTAL_ROUND_MS (5 * 60 * 1000)
 
 static const struct store_resource *wl_res(void)
 {
@@ -224,14 +226,46 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Nominate every connected worker (AllAtOnce), create the copies that are
- * missing and remove those of workers no longer nominated. */
-static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
-                     const char *key)
+/* Kueue's incremental dispatcher: stepSize more workers of the config (in
+ * its order) every round of INCREMENTAL_ROUND_MS until one admits. Returns
+ * the nominated workers (owned). */
+static json_t *incremental(struct mk *m, const json_t *wl, const json_t *clusters, const char *key)
 {
+    const json_t *cur = status_of(wl, "nominatedClusterNames");
+    json_t *nom = json_is_array(cur) ? json_deep_copy(cur) : json_array();
+    int64_t now = tm_now_ms();
+    json_int_t start = json_integer_value(json_object_get(m->rounds, key));
+    if (start && now - start <= INCREMENTAL_ROUND_MS)
+        return nom;
+    size_t added = 0, i, j;
+    const json_t *n, *x;
+    json_array_foreach(clusters, i, n)
+    {
+        bool have = false;
+        json_array_foreach(nom, j, x) have = have || json_equal(x, n);
+        if (have || added >= (size_t)m->set.step_size)
+            continue;
+        json_array_append(nom, (json_t *)n);
+        added++;
+    }
+    if (!added)
+        return nom; /* no more workers to nominate */
     const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
-    if (!other_checks_ready(wl, check))
-        return;
+    struct err e;
+    err_init(&e);
+    if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
+        log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+        json_decref(nom);
+        return json_is_array(cur) ? json_deep_copy(cur) : json_array();
+    }
+    json_object_set_new(m->rounds, key, json_integer(now));
+    return nom;
+}
+
+/* AllAtOnce: every connected worker, by name. Returns them (owned), or
+ * NULL when they could not be written. */
+static json_t *all_at_once(struct mk *m, const json_t *wl, const json_t *clusters)
+{
     size_t n = json_array_size(clusters), k = 0;
     const char **names = xcalloc(n ? n : 1, sizeof(*names));
     for (size_t i = 0; i < n; i++) {
@@ -243,18 +277,52 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
     json_t *nom = json_array();
     for (size_t i = 0; i < k; i++)
         json_array_append_new(nom, json_string(names[i]));
+    free(names);
     const json_t *cur = status_of(wl, "nominatedClusterNames");
-    if (k && !json_equal(nom, cur ? cur : json_array())) {
+    json_t *empty = json_array();
+    bool same = json_equal(nom, cur ? cur : empty);
+    json_decref(empty);
+    if (k && !same) {
+        const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
         struct err e;
         err_init(&e);
         if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
             log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
-            goto out;
+            json_decref(nom);
+            return NULL;
         }
     }
+    return nom;
+}
+
+/* Nominate workers as the dispatcher does, create the copies the
+ * nominated connected workers lack and remove those of the others. */
+static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
+                     const char *key, const char *job)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    if (!other_checks_ready(wl, check))
+        return;
+    json_t *nom = strcmp(m->set.dispatcher, MK_DISPATCHER_INCREMENTAL)
+                      ? all_at_once(m, wl, clusters)
+                      : incremental(m, wl, clusters, key);
+    if (!nom)
+        return;
     json_t *clone = NULL;
-    for (size_t i = 0; i < k; i++) {
-        struct mk_cluster *c = mk_connected(m, names[i]);
+    size_t i, j;
+    const json_t *n, *x;
+    json_array_foreach(clusters, i, n)
+    {
+        struct mk_cluster *c = mk_connected(m, json_string_value(n));
+        if (!c)
+            continue;
+        bool nominated = false;
+        json_array_foreach(nom, j, x) nominated = nominated || json_equal(x, n);
+        if (!nominated) {
+            if (remote_of(c, key))
+                remove_remote(m, c, ns, name, job);
+            continue;
+        }
         if (remote_of(c, key))
             continue;
         if (!clone)
@@ -268,9 +336,7 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
             log_info("multikueue: workload %s/%s dispatched to cluster %s", ns, name, c->name);
     }
     json_decref(clone);
-out:
     json_decref(nom);
-    free(names);
 }
 
 /* ---- one Workload ------------------------------------------------------------------- */
@@ -299,7 +365,8 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         if (owner) {
             /* Go's GroupVersionKind.String(). */
             const char *slash = ov ? strchr(ov, '/') : NULL;
-            snprintf(msg, sizeof(msg), "No multikueue adapter found for owner kind \"%.*s%s%s, Kind=%s\"",
+            snprintf(msg, sizeof(msg),
+                     "No multikueue adapter found for owner kind \"%.*s%s%s, Kind=%s\"",
                      slash ? (int)(slash - ov) : 0, slash ? ov : "", slash ? "/" : "",
                      slash ? slash + 1 : (ov ? ov : ""), ok ? ok : "");
         } else {
@@ -393,7 +460,7 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     }
     /* Kueue's ShouldSkipClusterNomination. */
     if (!strcmp(state, "Pending") && !cluster_name)
-        nominate(m, wl, check, clusters, key);
+        nominate(m, wl, check, clusters, key, job_name);
 out_key:
     free(key);
 out:
@@ -404,6 +471,19 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
 {
     size_t i, j;
     const json_t *wl, *acs;
+    /* The incremental rounds of workloads no longer nominating end. */
+    json_t *rounds = m->rounds;
+    m->rounds = json_object();
+    json_array_foreach(workloads, i, wl)
+    {
+        char *key = ac_object_key(wl);
+        json_t *r = json_object_get(rounds, key);
+        if (r && mk_cond_true(wl, "QuotaReserved") &&
+            !json_string_value(status_of(wl, "clusterName")))
+            json_object_set(m->rounds, key, r);
+        free(key);
+    }
+    json_decref(rounds);
     json_array_foreach(workloads, i, wl)
     {
         json_array_foreach(status_of(wl, "admissionChecks"), j, acs)
@@ -452,8 +532,7 @@ void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads)
             if (json_is_true(json_object_get(r, "controller")) && k && !strcmp(k, "Job"))
                 job = json_string_value(json_object_get(r, "name"));
         }
-        log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name,
-                 c->name);
+        log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name, c->name);
         remove_remote(m, c, ns, name, job);
     }
     json_decref(remote);
