@@ -98,24 +98,21 @@ int mk_job_sync(struct mk *m, struct mk_cluster *c, const json_t *local_job, con
 {
     const char *ns = api_doc_meta_str(local_job, "namespace");
     const char *name = api_doc_meta_str(local_job, "name");
-    json_t *remote = NULL;
-    int rc = ac_get(c->client, jobs(), ns, name, &remote, e);
-    if (rc == ERR_NOT_FOUND) {
-        err_init(e);
+    char *key = ac_key(ns, name);
+    const json_t *remote = c->remote_jobs ? json_object_get(c->remote_jobs, key) : NULL;
+    free(key);
+    int rc = 0;
+    if (!remote) {
         json_t *copy = remote_copy(m, local_job, wl_name);
         rc = ac_create(c->client, jobs(), ns, copy, NULL, e);
         json_decref(copy);
         if (!rc)
             log_info("multikueue: job %s/%s created in cluster %s", ns, name, c->name);
+        else if (rc == ERR_EXISTS)
+            /* Kueue's ValidateRemoteObjectOwnership: not a copy of ours. */
+            err_set(e, rc, "the job %s/%s in cluster %s is not of origin %s", ns, name, c->name,
+                    m->set.origin);
         return rc;
-    }
-    if (rc)
-        return rc;
-    if (!ours(m, remote)) {
-        /* Kueue's ValidateRemoteObjectOwnership: not a copy of ours. */
-        json_decref(remote);
-        return err_set(e, ERR_CONFLICT, "the job %s/%s in cluster %s is not of origin %s", ns, name,
-                       c->name, m->set.origin);
     }
     /* Kueue's determineStatusUpdate: the worker's status, unless the
      * manager's Job is still suspended while the worker's runs. */
@@ -124,7 +121,6 @@ int mk_job_sync(struct mk *m, struct mk_cluster *c, const json_t *local_job, con
     if ((!suspended(local_job) || suspended(remote) || finished) && st &&
         !json_equal(st, json_object_get(local_job, "status")))
         rc = ac_update_status_retry(m->ac, jobs(), ns, name, set_status_fn, (void *)st, NULL, e);
-    json_decref(remote);
     return rc;
 }
 

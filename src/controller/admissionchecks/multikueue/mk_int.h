@@ -25,6 +25,7 @@ struct mk_cluster {
     int64_t next_attempt_ms; /* no new attempt before (wall clock) */
     int64_t lost_since_ms;   /* when a connected worker was lost; 0 while connected */
     json_t *remote;          /* this pass: "ns/name" -> the worker's Workload of our origin */
+    json_t *remote_jobs;     /* and its Jobs of our origin */
     bool seen;               /* named by a MultiKueueCluster this pass */
 };
 

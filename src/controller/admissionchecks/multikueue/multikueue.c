@@ -2,6 +2,7 @@
  * the worker clusters (Kueue's clustersReconciler and remoteClient) and
  * the Active condition of MultiKueueClusters and of the AdmissionChecks of
  * kueue.x-k8s.io/multikueue (Kueue's ACReconciler). See multikueue.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,8 +93,19 @@ int mk_settings_from_config(const json_t *config, struct mk_settings *out, struc
     if (rc)
         return rc;
     const char *origin = json_string_value(json_object_get(mk, "origin"));
-    if (origin && *origin)
+    if (origin && *origin) {
+        /* A label value: it selects our objects in the workers. */
+        size_t n = strlen(origin);
+        bool ok =
+            n <= 63 && isalnum((unsigned char)origin[0]) && isalnum((unsigned char)origin[n - 1]);
+        for (size_t i = 0; ok && i < n; i++)
+            ok = isalnum((unsigned char)origin[i]) || strchr("-_.", origin[i]);
+        if (!ok)
+            return err_set(e, ERR_INVALID,
+                           "multiKueue.origin: Invalid value: \"%s\": must be a valid label value",
+                           origin);
         snprintf(out->origin, sizeof(out->origin), "%s", origin);
+    }
     const char *d = json_string_value(json_object_get(mk, "dispatcherName"));
     if (d && *d) {
         if (strcmp(d, MK_DISPATCHER_ALL_AT_ONCE) && strcmp(d, MK_DISPATCHER_INCREMENTAL))
@@ -160,6 +172,7 @@ static void cluster_free(struct mk_cluster *c)
     ac_free(c->client);
     free(c->kubeconfig);
     json_decref(c->remote);
+    json_decref(c->remote_jobs);
     free(c->name);
     free(c);
 }
@@ -174,7 +187,8 @@ static void disconnect(struct mk_cluster *c)
         c->lost_since_ms = tm_now_ms();
     c->connected = false;
     json_decref(c->remote);
-    c->remote = NULL;
+    json_decref(c->remote_jobs);
+    c->remote = c->remote_jobs = NULL;
 }
 
 /* The kubeconfig text of a MultiKueueCluster (owned) into *out, or the
@@ -299,28 +313,43 @@ static int64_t retry_after_ms(unsigned failed)
     return ((int64_t)1 << (steps - 1)) * RETRY_INCREMENT_MS;
 }
 
-/* List the worker's Workloads of our origin: the connection's test and
- * this pass's view of the worker. */
-static int list_remote(struct mk *m, struct mk_cluster *c, struct err *e)
+/* The worker's objects of resource key and our origin, by "ns/name"
+ * (owned), or NULL with the error in e. */
+static json_t *list_ours(struct mk *m, struct mk_cluster *c, const char *key, struct err *e)
 {
     char sel[128];
     snprintf(sel, sizeof(sel), "%s=%s", MK_ORIGIN_LABEL, m->set.origin);
     struct ac_list_opts lo = {.label_selector = sel};
     struct ac_list l;
-    int rc = ac_list(c->client, res("workloads.kueue.x-k8s.io"), NULL, &lo, &l, e);
-    if (rc)
-        return rc;
-    json_decref(c->remote);
-    c->remote = json_object();
+    if (ac_list(c->client, res(key), NULL, &lo, &l, e))
+        return NULL;
+    json_t *out = json_object();
     size_t i;
     json_t *w;
     json_array_foreach(l.items, i, w)
     {
-        char *key = ac_object_key(w);
-        json_object_set(c->remote, key, w);
-        free(key);
+        char *k = ac_object_key(w);
+        json_object_set(out, k, w);
+        free(k);
     }
     ac_list_release(&l);
+    return out;
+}
+
+/* This pass's view of the worker, which is also the test of the
+ * connection: its Workloads and Jobs of our origin. */
+static int list_remote(struct mk *m, struct mk_cluster *c, struct err *e)
+{
+    json_t *wls = list_ours(m, c, "workloads.kueue.x-k8s.io", e);
+    json_t *jobs = wls ? list_ours(m, c, "jobs.batch", e) : NULL;
+    if (!jobs) {
+        json_decref(wls);
+        return e->code ? e->code : ERR_IO;
+    }
+    json_decref(c->remote);
+    json_decref(c->remote_jobs);
+    c->remote = wls;
+    c->remote_jobs = jobs;
     return 0;
 }
 
