@@ -36,6 +36,13 @@ CU_MUST_CHECK int val_object_update(const struct api_object *old, const struct a
  * object. */
 CU_MUST_CHECK int val_unknown_fields(const json_t *doc, struct err *e);
 
+/* A Kueue kind cueue checks by its CRD's schema alone (MultiKueueConfig,
+ * MultiKueueCluster), as the API server does on a create (old NULL) or an
+ * update of old: unknown fields, then defaults (applied to doc), then the
+ * schema's rules. 0, ERR_INVALID with the causes in e, or ERR_UNSUPPORTED
+ * for a document of no such kind. */
+CU_MUST_CHECK int val_kueue_schema(json_t *doc, const json_t *old, struct err *e);
+
 /* Kubernetes' name checks (IsDNS1123Subdomain, IsDNS1123Label) of v at
  * e's current path, recorded as causes worded as kube-apiserver words
  * them; for other modules that validate names (CustomResourceDefinitions). */

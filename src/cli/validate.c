@@ -128,6 +128,17 @@ static int check_doc(json_t *doc, json_t *old)
         printf("%s: apiVersion and kind are required\n", label);
         return 1;
     }
+    struct err e;
+    err_init(&e);
+    int rc = val_kueue_schema(doc, old, &e);
+    if (rc != ERR_UNSUPPORTED) {
+        if (rc) {
+            print_err(&e);
+            return 1;
+        }
+        printf("%s: valid\n", label);
+        return 0;
+    }
     if (api_doc_kind(doc) == API_KIND_UNKNOWN) {
         /* Kueue's own groups are cueue's business: a wrong version or kind
          * there is a mistake, not another system's object. */
@@ -144,8 +155,6 @@ static int check_doc(json_t *doc, json_t *old)
     struct api_object *prev = NULL;
     if (old && !(prev = decode_old(old, label)))
         return 2;
-    struct err e;
-    err_init(&e);
     int bad = val_unknown_fields(doc, &e) != 0;
     dflt_object(doc);
     struct api_object *o = NULL;
