@@ -268,9 +268,8 @@ static void pruned(void *arg, const char *path)
 
 int val_kueue_schema(json_t *doc, const json_t *old, struct err *e)
 {
-    const struct sch *s = json_is_object(doc) && api_doc_kind(doc) == API_KIND_UNKNOWN
-                              ? kueue_schema(doc)
-                              : NULL;
+    const struct sch *s =
+        json_is_object(doc) && api_doc_kind(doc) == API_KIND_UNKNOWN ? kueue_schema(doc) : NULL;
     if (!s)
         return ERR_UNSUPPORTED;
     int rc = val_unknown_fields(doc, e);

@@ -427,7 +427,15 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     const json_t *adm = best_by(m, clusters, key, "Admitted", &who);
     if (!adm && !strcmp(state, "Ready")) {
         struct mk_cluster *c = cluster_name ? map_get(&m->clusters, cluster_name) : NULL;
-        if (cluster_name && (!c || !c->connected)) {
+        bool listed = false;
+        json_array_foreach(clusters, i, r)
+        {
+            const char *n = json_string_value(r);
+            listed = listed || (n && cluster_name && !strcmp(n, cluster_name));
+        }
+        /* A worker of the config that cannot be reached may come back;
+         * one no longer in the config will not. */
+        if (cluster_name && listed && (!c || !c->connected)) {
             int64_t lost = c && c->lost_since_ms ? c->lost_since_ms : tm_now_ms();
             if (tm_now_ms() - lost < m->set.worker_lost_timeout_ms)
                 goto out_key; /* wait for it to come back */

@@ -156,9 +156,9 @@ static void secret(struct ac_client *c, const char *name, const char *kubeconfig
 {
     struct sb b = SB_INIT;
     b64_encode(kubeconfig, strlen(kubeconfig), false, &b);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "v1", "kind", "Secret",
-                          "metadata", "name", name, "namespace", "kueue-system", "data",
-                          "kubeconfig", sb_str(&b));
+    json_t *o =
+        json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "v1", "kind", "Secret", "metadata",
+                  "name", name, "namespace", "kueue-system", "data", "kubeconfig", sb_str(&b));
     struct err e;
     err_init(&e);
     assert_int_equal(ac_create(c, store_resource_find("secrets"), "kueue-system", o, NULL, &e), 0);
@@ -181,7 +181,8 @@ static const char *active_of(struct ac_client *c, const char *key, const char *n
                              size_t len)
 {
     json_t *o = get(c, key, NULL, name);
-    const json_t *cd = json_array_get(json_object_get(json_object_get(o, "status"), "conditions"), 0);
+    const json_t *cd =
+        json_array_get(json_object_get(json_object_get(o, "status"), "conditions"), 0);
     snprintf(buf, len, "%s %s %s", json_string_value(json_object_get(cd, "status")),
              json_string_value(json_object_get(cd, "reason")),
              json_string_value(json_object_get(cd, "message")));
@@ -212,8 +213,9 @@ static void test_mk_controller_conditions(void **state)
     struct side mgr;
     assert_int_equal(open_side(&mgr), 0);
     assert_int_equal(open_side(&worker), 0);
-    create(mgr.c, "namespaces", NULL,
-           "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kueue-system\"}}");
+    create(
+        mgr.c, "namespaces", NULL,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kueue-system\"}}");
     secret(mgr.c, "good", good_kc);
     char insecure[1024];
     snprintf(insecure, sizeof(insecure), "%s", good_kc);
@@ -234,14 +236,15 @@ static void test_mk_controller_conditions(void **state)
     json_decref(cfg);
 
 #define MKC(name, src)                                                                             \
-    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueCluster\",\"metadata\":{"  \
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueCluster\",\"metadata\":{"     \
     "\"name\":\"" name "\"},\"spec\":{\"clusterSource\":{\"kubeConfig\":" src "}}}"
     const char *mkc = "multikueueclusters.kueue.x-k8s.io", *acs = "admissionchecks.kueue.x-k8s.io";
     create(mgr.c, mkc, NULL, MKC("w1", "{\"location\":\"good\"}"));
     create(mgr.c, mkc, NULL, MKC("nosecret", "{\"location\":\"missing\"}"));
     create(mgr.c, mkc, NULL, MKC("insecure", "{\"location\":\"insecure\"}"));
     create(mgr.c, mkc, NULL, MKC("down", "{\"location\":\"down\"}"));
-    create(mgr.c, mkc, NULL, MKC("path", "{\"locationType\":\"Path\",\"location\":\"/etc/passwd\"}"));
+    create(mgr.c, mkc, NULL,
+           MKC("path", "{\"locationType\":\"Path\",\"location\":\"/etc/passwd\"}"));
     wait_active(mgr.c, mkc, "w1", "True Active Connected");
     wait_active(mgr.c, mkc, "nosecret",
                 "False BadKubeConfig load client config failed: secrets \"missing\" not found");
@@ -255,15 +258,18 @@ static void test_mk_controller_conditions(void **state)
                 "is not under \"/etc/multikueue/kubeconfigs\"");
 
 #define CONF(name, clusters)                                                                       \
-    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueConfig\",\"metadata\":{"   \
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueConfig\",\"metadata\":{"      \
     "\"name\":\"" name "\"},\"spec\":{\"clusters\":" clusters "}}"
 #define AC(name, params)                                                                           \
-    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"AdmissionCheck\",\"metadata\":{"     \
-    "\"name\":\"" name "\"},\"spec\":{\"controllerName\":\"kueue.x-k8s.io/multikueue\"" params "}}"
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"AdmissionCheck\",\"metadata\":{"        \
+    "\"name\":\"" name "\"},\"spec\":{\"controllerName\":\"kueue.x-k8s.io/multikueue\"" params     \
+    "}}"
 #define PARAMS(kind, name)                                                                         \
-    ",\"parameters\":{\"apiGroup\":\"kueue.x-k8s.io\",\"kind\":\"" kind "\",\"name\":\"" name "\"}"
+    ",\"parameters\":{\"apiGroup\":\"kueue.x-k8s.io\",\"kind\":\"" kind "\",\"name\":\"" name "\"" \
+                                                                                              "}"
     create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("all", "[\"w1\"]"));
-    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("some", "[\"w1\",\"down\",\"gone\"]"));
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL,
+           CONF("some", "[\"w1\",\"down\",\"gone\"]"));
     create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("none", "[\"down\"]"));
     create(mgr.c, acs, NULL, AC("ok", PARAMS("MultiKueueConfig", "all")));
     create(mgr.c, acs, NULL, AC("some", PARAMS("MultiKueueConfig", "some")));
