@@ -9,8 +9,8 @@ start_server crd --insecure-http || exit 1
 
 out=$(k get crd 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '\.kueue\.x-k8s\.io ')
-if [ "$n" = 8 ]; then pass "get crd lists Kueue's 8 CRDs, installed at start"; else
-    fail "get crd lists Kueue's 8 CRDs, installed at start" "$out"
+if [ "$n" = 10 ]; then pass "get crd lists Kueue's 10 CRDs, installed at start"; else
+    fail "get crd lists Kueue's 10 CRDs, installed at start" "$out"
 fi
 expect_grep "get crd prints CREATED AT" '^NAME +CREATED AT$' k get crd
 expect_exact "Kueue's CRDs are Established" "True" \

@@ -222,14 +222,26 @@ static struct crd *kueue_crd(const char *kind)
 
 static void test_crd_kueue_manifests(void **state)
 {
-    static const char *const kinds[] = {"ResourceFlavor", "Cohort",   "ClusterQueue",
-                                        "LocalQueue",     "Workload", "WorkloadPriorityClass",
-                                        "AdmissionCheck", "Topology"};
+    /* The kinds the api layer models, then those checked by their schema
+     * alone (val_kueue_schema). */
+    static const char *const kinds[] = {"ResourceFlavor",   "Cohort",   "ClusterQueue",
+                                        "LocalQueue",       "Workload", "WorkloadPriorityClass",
+                                        "AdmissionCheck",   "Topology", "MultiKueueConfig",
+                                        "MultiKueueCluster"};
+    const size_t modelled = 8, all = sizeof(kinds) / sizeof(kinds[0]);
     size_t n = 0;
     for (const char *const *m = crd_kueue_manifests(); *m; m++)
         n++;
-    assert_int_equal(n, 8);
-    for (size_t i = 0; i < 8; i++) {
+    assert_int_equal(n, all);
+    for (size_t i = modelled; i < all; i++) {
+        struct crd *c = kueue_crd(kinds[i]);
+        assert_non_null(c);
+        assert_string_equal(c->group, "kueue.x-k8s.io");
+        assert_string_equal(c->versions[c->storage].name, "v1beta2");
+        assert_int_equal(api_kind_lookup("kueue.x-k8s.io/v1beta2", c->kind), API_KIND_UNKNOWN);
+        crd_free(c);
+    }
+    for (size_t i = 0; i < modelled; i++) {
         struct crd *c = kueue_crd(kinds[i]);
         assert_non_null(c);
         assert_string_equal(c->group, "kueue.x-k8s.io");

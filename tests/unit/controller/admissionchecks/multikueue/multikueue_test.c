@@ -266,7 +266,7 @@ static void test_mk_controller_conditions(void **state)
     "}}"
 #define PARAMS(kind, name)                                                                         \
     ",\"parameters\":{\"apiGroup\":\"kueue.x-k8s.io\",\"kind\":\"" kind "\",\"name\":\"" name "\"" \
-                                                                                              "}"
+    "}"
     create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("all", "[\"w1\"]"));
     create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL,
            CONF("some", "[\"w1\",\"down\",\"gone\"]"));
