@@ -193,7 +193,11 @@ wait_for "two: admitted on one worker" 30 '^Ready multikueue-test-worker[12]$' \
     sh -c "kubectl --kubeconfig '$MKC' -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"two\")]}{.status.admissionChecks[0].state} {.status.clusterName}{end}'"
 WL=$(wl_of two)
 WIN=$(m -n default get workload "$WL" -o jsonpath='{.status.clusterName}')
-if [ "$WIN" = multikueue-test-worker1 ]; then WINKC=$W1KC LOSEKC=$W2KC WINPID=$W1PID; else WINKC=$W2KC LOSEKC=$W1KC WINPID=$W2PID; fi
+if [ "$WIN" = multikueue-test-worker1 ]; then
+    WINKC=$W1KC LOSEKC=$W2KC WINPID=$W1PID WINNAME=worker1
+else
+    WINKC=$W2KC LOSEKC=$W1KC WINPID=$W2PID WINNAME=worker2
+fi
 wait_for "two: the other worker's copy is removed" 20 '^$' \
     kubectl --kubeconfig "$LOSEKC" -n default get workloads -o name
 wait_for "two: the winner runs the Job" 30 '^1$' \
@@ -222,6 +226,19 @@ wait_for "two: the Job runs there" 30 '^1$' \
     kubectl --kubeconfig "$LOSEKC" -n default get job two -o jsonpath='{.status.active}'
 expect_exact "the manager's executor still runs nothing" "" m -n default get pods -o name
 
+# ---- the lost worker comes back ---------------------------------------------------------
+
+# Same data dir and port: the kubeconfig in the Secret is good again, and
+# the manager reconnects at its next attempt (backing off: 5 s doubling).
+PORT=$(sed 's/.*://' "$TMP/$WINNAME/endpoint")
+start_server "$WINNAME" --controllers all --executor local --listen "127.0.0.1:$PORT" || exit 1
+wait_for "the worker that came back is connected again" 60 '^True Active Connected$' \
+    m get mkc "$WIN" -o jsonpath='{.status.conditions[0].status} {.status.conditions[0].reason} {.status.conditions[0].message}'
+wait_for "its stale copy of the moved workload is removed" 30 '^$' \
+    kubectl --kubeconfig "$WINKC" -n default get workloads,jobs -o name
+expect_exact "the workload stays where it moved" "Ready $NOW" \
+    m -n default get workload "$WL" -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+
 # ---- garbage collection ------------------------------------------------------------------
 
 m -n default delete job two --wait=false >/dev/null
@@ -230,7 +247,7 @@ wait_for "deleting the manager's Job removes the worker's copies" 30 '^$' \
 
 # ---- the incremental dispatcher ----------------------------------------------------------
 
-# A second manager that nominates one worker at a time, the lost one first:
+# A second manager that nominates one worker at a time, a dead one first:
 # the live worker gets no copy while the first round lasts (AllAtOnce
 # would have dispatched to it at once).
 cat >"$TMP/manager2.yaml" <<'YAML'
@@ -245,7 +262,8 @@ M2KC=$KC
 m2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$M2KC" "$@"; }
 m2 create namespace kueue-system >/dev/null
 m2 -n kueue-system create secret generic live --from-file=kubeconfig="$LOSEKC" >/dev/null
-m2 -n kueue-system create secret generic dead --from-file=kubeconfig="$WINKC" >/dev/null
+sed 's|server: https://127.0.0.1:[0-9]*|server: https://127.0.0.1:1|' "$WINKC" >"$TMP/dead.kubeconfig"
+m2 -n kueue-system create secret generic dead --from-file=kubeconfig="$TMP/dead.kubeconfig" >/dev/null
 sed -e 's/  - multikueue-test-worker1/  - dead\n  - live/' -e '/^kind: MultiKueueCluster/,$d' \
     "$SRC/examples/multikueue/multikueue-setup.yaml" | sed '$d' >"$TMP/setup2.yaml"
 cat >>"$TMP/setup2.yaml" <<'YAML'

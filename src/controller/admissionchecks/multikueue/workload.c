@@ -425,6 +425,15 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         goto out_key;
     }
     const json_t *adm = best_by(m, clusters, key, "Admitted", &who);
+    if (adm && cluster_name && strcmp(who->name, cluster_name)) {
+        /* Once a worker is recorded, a copy admitted elsewhere is stale (a
+         * worker lost, then back after the workload moved on): only the
+         * recorded worker's copy counts, and the others go below. */
+        struct mk_cluster *rec = mk_connected(m, cluster_name);
+        const json_t *rc = remote_of(rec, key);
+        adm = rc && mk_cond_true(rc, "Admitted") ? mk_cond(rc, "Admitted") : NULL;
+        who = adm ? rec : NULL;
+    }
     if (!adm && !strcmp(state, "Ready")) {
         struct mk_cluster *c = cluster_name ? map_get(&m->clusters, cluster_name) : NULL;
         bool listed = false;
