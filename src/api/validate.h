@@ -37,12 +37,13 @@ CU_MUST_CHECK int val_object_update(const struct api_object *old, const struct a
  * object. */
 CU_MUST_CHECK int val_unknown_fields(const json_t *doc, struct err *e);
 
-/* A document of a Kueue kind that cueue knows only by its CRD (the
- * ProvisioningRequestConfig, which Kueue validates with its CRD alone):
- * unknown fields, then the CRD's defaults (doc changes) and its schema and
- * rules, with old (or NULL) as the stored object for transition rules.
- * Returns 0, ERR_INVALID with the causes in e, or ERR_UNSUPPORTED when no
- * built-in CRD describes the document's kind. */
+/* A document of a kind that cueue knows only by its CRD (the
+ * ProvisioningRequestConfig, MultiKueueConfig and MultiKueueCluster, which
+ * Kueue validates with their CRDs alone), as the API server checks it on a
+ * create (old NULL) or an update of old: unknown fields, then the CRD's
+ * defaults (applied to doc), then its schema and rules. Returns 0,
+ * ERR_INVALID with the causes in e, or ERR_UNSUPPORTED when no built-in
+ * CRD describes the document's kind. */
 CU_MUST_CHECK int val_crd_object(json_t *doc, const json_t *old, struct err *e);
 
 /* Kubernetes' name checks (IsDNS1123Subdomain, IsDNS1123Label) of v at

@@ -268,16 +268,18 @@ static void pruned(void *arg, const char *path)
 
 int val_crd_object(json_t *doc, const json_t *old, struct err *e)
 {
-    const struct sch *schema = kueue_schema(doc);
-    if (!schema)
+    const struct sch *s =
+        json_is_object(doc) && api_doc_kind(doc) == API_KIND_UNKNOWN ? kueue_schema(doc) : NULL;
+    if (!s)
         return ERR_UNSUPPORTED;
     int rc = val_unknown_fields(doc, e);
-    sch_default(schema, doc);
-    if (sch_validate(schema, doc, old, e))
+    sch_prune(s, doc, NULL, NULL);
+    sch_default(s, doc);
+    if (sch_validate(s, doc, old, e))
         rc = ERR_INVALID;
     if (rc && !e->object[0])
         api_doc_err_object(doc, e);
-    return rc;
+    return rc ? ERR_INVALID : 0;
 }
 
 int val_unknown_fields(const json_t *doc, struct err *e)

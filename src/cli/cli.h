@@ -22,4 +22,10 @@ int cli_serve(int argc, char **argv);      /* serve.c */
 int cli_token(int argc, char **argv);      /* token.c */
 int cli_controller(int argc, char **argv); /* controller.c */
 
+struct ac_client;
+struct err;
+/* A client of a MultiKueue worker cluster from its kubeconfig document
+ * (mkconnect.c; the multikueue controller's mk_connect_fn). */
+int cli_mk_connect(const json_t *kubeconfig, struct ac_client **out, struct err *e);
+
 #endif

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -20,6 +21,7 @@
 #include "cli/ctlvis.h"
 #include "cli/daemon.h"
 #include "cli/manager.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/metrics.h"
@@ -192,6 +194,29 @@ static void dlog_append(void *arg, const json_t *entries, int64_t now_ms)
     err_init(&e);
     if (store_dlog_append(arg, entries, now_ms, &e))
         log_warn("decision log: %s", e.message);
+}
+
+static bool mk_leading(void *arg)
+{
+    return ctl_leading(arg);
+}
+
+/* The MultiKueue controller beside the others, acting while they lead. */
+static int start_multikueue(const char *config, struct ac_client *ac, struct ctl *ctl,
+                            struct mk **out, struct err *e)
+{
+    struct api_object *cfg = NULL;
+    int rc = ctl_config_load(config, &cfg, e);
+    if (rc)
+        return rc;
+    struct mk_options o = {.client = ac,
+                           .config = cfg->json,
+                           .connect = cli_mk_connect,
+                           .leading = mk_leading,
+                           .leading_arg = ctl};
+    rc = mk_start(&o, out, e);
+    api_object_free(cfg);
+    return rc;
 }
 
 int cli_controller(int argc, char **argv)
@@ -407,6 +432,9 @@ int cli_controller(int argc, char **argv)
         rc = metrics_listen(metrics_addr, &md, &mhs, &e);
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
+    struct mk *mk = NULL;
+    if (!rc)
+        rc = start_multikueue(config, ac, ctl, &mk, &e);
     mo.ctl = ctl;
     md.vis.ctl = ctl;
     if (!rc)
@@ -429,6 +457,7 @@ int cli_controller(int argc, char **argv)
     if (rc) {
         mgr_stop(mgr);
         http_server_stop(mhs); /* it may be asking the controllers */
+        mk_stop(mk);
         ctl_stop(ctl);
         store_dlog_close(dlog);
         mreg_free(metrics);
@@ -441,6 +470,8 @@ int cli_controller(int argc, char **argv)
      * while the controllers finish what they are writing. */
     mgr_stop(mgr);
     node_stop(node);
+    mk_stop(mk);
+    ctl_stop(ctl);
     http_server_stop(mhs);
     ctl_stop(ctl);
     store_dlog_close(dlog);

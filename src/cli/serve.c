@@ -29,6 +29,7 @@
 #include "cli/cli.h"
 #include "cli/ctlvis.h"
 #include "cli/daemon.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/metrics.h"
@@ -556,6 +557,7 @@ int cli_serve(int argc, char **argv)
     bool run_ctl = !strcmp(o.controllers, "all"), run_node = !strcmp(o.executor, "local");
     struct ac_client *ac = run_ctl || run_node ? ac_store_new(st) : NULL;
     struct ctl *ctl = NULL;
+    struct mk *mk = NULL;
     struct node *node = NULL;
     if (run_ctl) {
         struct ctl_options co = {.client = ac,
@@ -572,6 +574,14 @@ int cli_serve(int argc, char **argv)
         pthread_mutex_lock(&ref.mu);
         ref.ctl = ctl;
         pthread_mutex_unlock(&ref.mu);
+        struct mk_options mo = {.client = ac, .config = cfg->json, .connect = cli_mk_connect};
+        if (mk_start(&mo, &mk, &e)) {
+            rc = fail(&e);
+            ctl_ref_clear(&ref);
+            ctl_stop(ctl);
+            ac_free(ac);
+            goto out_srv;
+        }
     }
     if (run_node) {
         const char *hide[] = {kc_path, NULL};
@@ -583,6 +593,7 @@ int cli_serve(int argc, char **argv)
                                   .apps = true};
         if (node_start(&no, &node, &e)) {
             rc = fail(&e);
+            mk_stop(mk);
             ctl_ref_clear(&ref);
             ctl_stop(ctl);
             ac_free(ac);
@@ -592,6 +603,7 @@ int cli_serve(int argc, char **argv)
 
     cli_signals_wait(&set);
     node_stop(node);
+    mk_stop(mk);
     ctl_ref_clear(&ref);
     ctl_stop(ctl);
     ac_free(ac);

@@ -128,13 +128,13 @@ static int check_doc(json_t *doc, json_t *old)
         printf("%s: apiVersion and kind are required\n", label);
         return 1;
     }
+    struct err e;
+    err_init(&e);
     if (api_doc_kind(doc) == API_KIND_UNKNOWN) {
-        struct err ce;
-        err_init(&ce);
-        int crc = val_crd_object(doc, old, &ce);
-        if (crc != ERR_UNSUPPORTED) {
-            if (crc) {
-                print_err(&ce);
+        int rc = val_crd_object(doc, old, &e);
+        if (rc != ERR_UNSUPPORTED) {
+            if (rc) {
+                print_err(&e);
                 return 1;
             }
             printf("%s: valid\n", label);
@@ -155,8 +155,6 @@ static int check_doc(json_t *doc, json_t *old)
     struct api_object *prev = NULL;
     if (old && !(prev = decode_old(old, label)))
         return 2;
-    struct err e;
-    err_init(&e);
     int bad = val_unknown_fields(doc, &e) != 0;
     dflt_object(doc);
     struct api_object *o = NULL;

@@ -1105,7 +1105,7 @@ static void *loop(void *arg)
                 log_info("controller: became the leader");
             if (c->leading && !lead)
                 log_warn("controller: lost the leadership; reconciling stops");
-            c->leading = lead;
+            __atomic_store_n(&c->leading, lead, __ATOMIC_RELEASE);
         }
         if (!c->leading || !c->synced)
             answer(c, false);
@@ -1257,6 +1257,11 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     c->started = true;
     *out = c;
     return 0;
+}
+
+bool ctl_leading(const struct ctl *c)
+{
+    return __atomic_load_n(&c->leading, __ATOMIC_ACQUIRE);
 }
 
 bool ctl_synced(const struct ctl *c)

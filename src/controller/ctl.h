@@ -62,6 +62,9 @@ json_t *ctl_cached(const struct ctl *c, const char *resource, const char *ns, co
  * workload is not known to the engine, the controllers are not leading or
  * synced, or no answer came within timeout_ms. */
 json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout_ms);
+/* Does this replica reconcile (it holds the Lease, or elects none)? Any
+ * thread; the answer may change the next moment. */
+bool ctl_leading(const struct ctl *c);
 /* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 

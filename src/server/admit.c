@@ -185,9 +185,57 @@ static int tenant_policy(const struct srv_admit *a, const json_t *job, struct er
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
+/* The store's object of resource key (owned), or NULL. */
+static json_t *stored(const struct srv_admit *a, const char *key, const char *ns, const char *name)
+{
+    json_t *o = NULL;
+    struct err e;
+    err_init(&e);
+    if (!name || store_get(a->q->srv->store, store_resource_find(key), ns, name, &o, &e))
+        return NULL;
+    return o;
+}
+
+/* Kueue's ApplyDefaultForManagedBy: a Job queued where a MultiKueue check
+ * guards admission is managed by MultiKueue, which runs it in a worker
+ * cluster; the local executor leaves it alone (node/jobctl.c). */
+static void default_managed_by(const struct srv_admit *a, json_t *job)
+{
+    json_t *spec = json_object_get(job, "spec");
+    const char *mb = json_string_value(json_object_get(spec, "managedBy"));
+    if (!a->q || !json_is_object(spec) || (mb && strcmp(mb, "kubernetes.io/job-controller")))
+        return;
+    const char *lqn = meta_entry(job, "labels", JF_QUEUE_LABEL);
+    json_t *lq = stored(a, "localqueues.kueue.x-k8s.io", api_doc_meta_str(job, "namespace"), lqn);
+    json_t *cq =
+        stored(a, "clusterqueues.kueue.x-k8s.io", NULL,
+               json_string_value(json_object_get(json_object_get(lq, "spec"), "clusterQueue")));
+    const json_t *checks = json_object_get(
+        json_object_get(json_object_get(cq, "spec"), "admissionChecksStrategy"), "admissionChecks");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(checks, i, c)
+    {
+        json_t *ac = stored(a, "admissionchecks.kueue.x-k8s.io", NULL,
+                            json_string_value(json_object_get(c, "name")));
+        const char *ctl =
+            json_string_value(json_object_get(json_object_get(ac, "spec"), "controllerName"));
+        bool mk = ctl && !strcmp(ctl, "kueue.x-k8s.io/multikueue");
+        json_decref(ac);
+        if (mk) {
+            json_object_set_new(spec, "managedBy", json_string("kueue.x-k8s.io/multikueue"));
+            break;
+        }
+    }
+    json_decref(cq);
+    json_decref(lq);
+}
+
 int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e)
 {
     job_default_create(job, a->ns_managed, a->default_lq, a->cfg);
+    if (a->ns_managed)
+        default_managed_by(a, job);
     return tenant_policy(a, job, e);
 }
 
@@ -595,6 +643,7 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     prepare(q, ns, name, &a);
     if (!a.ns_exists)
         return true; /* the store answers NotFound */
+    a.q = q;
     int rc = srv_admit_job_create(&a, obj, &e);
     if (!rc)
         return true;

@@ -27,6 +27,8 @@ static const char *const sn_ac[] = {"ac", NULL};
 static const char *const sn_pc[] = {"pc", NULL};
 static const char *const sn_topo[] = {"topo", NULL};
 static const char *const sn_prc[] = {"prc", NULL};
+static const char *const sn_mkc[] = {"mkc", NULL};
+static const char *const sn_mkconf[] = {"mkconf", NULL};
 static const char *const sn_sa[] = {"sa", NULL};
 static const char *const sn_no[] = {"no", NULL};
 static const char *const sn_svc[] = {"svc", NULL};
@@ -134,6 +136,9 @@ static const struct store_resource resources[] = {
     KUEUE_KIND("topologies", "topology", "Topology", false, false, sn_topo),
     KUEUE_KIND("provisioningrequestconfigs", "provisioningrequestconfig",
                "ProvisioningRequestConfig", false, false, sn_prc),
+    KUEUE_KIND("multikueueconfigs", "multikueueconfig", "MultiKueueConfig", false, false,
+               sn_mkconf),
+    KUEUE_KIND("multikueueclusters", "multikueuecluster", "MultiKueueCluster", false, true, sn_mkc),
     {NULL, NULL, NULL, NULL, NULL, NULL, false, false, NULL, NULL, false, NULL, NULL},
 };
 

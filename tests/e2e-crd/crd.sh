@@ -9,8 +9,8 @@ start_server crd --insecure-http || exit 1
 
 out=$(k get crd 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '\.kueue\.x-k8s\.io ')
-if [ "$n" = 9 ]; then pass "get crd lists Kueue's 9 CRDs, installed at start"; else
-    fail "get crd lists Kueue's 9 CRDs, installed at start" "$out"
+if [ "$n" = 11 ]; then pass "get crd lists Kueue's 11 CRDs, installed at start"; else
+    fail "get crd lists Kueue's 11 CRDs, installed at start" "$out"
 fi
 expect "and the autoscaler's ProvisioningRequest, for the provisioning check" \
     "provisioningrequests.autoscaling.x-k8s.io" k get crd provisioningrequests.autoscaling.x-k8s.io

@@ -222,25 +222,40 @@ static struct crd *kueue_crd(const char *kind)
 
 static void test_crd_kueue_manifests(void **state)
 {
-    static const char *const kinds[] = {"ResourceFlavor", "Cohort",   "ClusterQueue",
-                                        "LocalQueue",     "Workload", "WorkloadPriorityClass",
-                                        "AdmissionCheck", "Topology"};
+    /* The kinds the api layer models, then those checked by their schema
+     * alone (val_crd_object). */
+    static const char *const kinds[] = {"ResourceFlavor",
+                                        "Cohort",
+                                        "ClusterQueue",
+                                        "LocalQueue",
+                                        "Workload",
+                                        "WorkloadPriorityClass",
+                                        "AdmissionCheck",
+                                        "Topology",
+                                        "MultiKueueConfig",
+                                        "MultiKueueCluster",
+                                        "ProvisioningRequestConfig"};
+    const size_t modelled = 8, all = sizeof(kinds) / sizeof(kinds[0]);
     size_t n = 0;
     for (const char *const *m = crd_kueue_manifests(); *m; m++)
         n++;
-    assert_int_equal(n, 10);
-    /* Known by their CRDs alone: the provisioning check's config, and the
-     * autoscaler's request that cueue serve installs for it. */
-    struct crd *prc = kueue_crd("ProvisioningRequestConfig");
-    assert_non_null(prc);
-    assert_string_equal(prc->group, "kueue.x-k8s.io");
-    crd_free(prc);
+    assert_int_equal(n, all + 2);
+    for (size_t i = modelled; i < all; i++) {
+        struct crd *c = kueue_crd(kinds[i]);
+        assert_non_null(c);
+        assert_string_equal(c->group, "kueue.x-k8s.io");
+        assert_string_equal(c->versions[c->storage].name, "v1beta2");
+        assert_int_equal(api_kind_lookup("kueue.x-k8s.io/v1beta2", c->kind), API_KIND_UNKNOWN);
+        crd_free(c);
+    }
+    /* The autoscaler's request that cueue serve installs for the
+     * provisioning check. */
     struct crd *pr = kueue_crd("ProvisioningRequest");
     assert_non_null(pr);
     assert_string_equal(pr->group, "autoscaling.x-k8s.io");
     assert_string_equal(pr->versions[pr->storage].name, "v1");
     crd_free(pr);
-    for (size_t i = 0; i < 8; i++) {
+    for (size_t i = 0; i < modelled; i++) {
         struct crd *c = kueue_crd(kinds[i]);
         assert_non_null(c);
         assert_string_equal(c->group, "kueue.x-k8s.io");

@@ -1,0 +1,71 @@
+/* mk_int.h -- what the files of the MultiKueue controller share (not a
+ * public API): multikueue.c keeps the connections to the workers and the
+ * conditions of MultiKueueClusters and AdmissionChecks, workload.c
+ * dispatches workloads and brings their state back, jobadapter.c is the
+ * batch/v1 Job adapter. */
+#ifndef CUEUE_CONTROLLER_MK_INT_H
+#define CUEUE_CONTROLLER_MK_INT_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/map.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
+#include "controller/api_client.h"
+
+/* A worker cluster, as the last pass found it. */
+struct mk_cluster {
+    char *name;
+    char *kubeconfig;         /* the text the client was made from (owned), or NULL */
+    struct ac_client *client; /* owned, or NULL */
+    bool connected;
+    unsigned failed;         /* failed connection attempts in a row */
+    int64_t next_attempt_ms; /* no new attempt before (wall clock) */
+    int64_t lost_since_ms;   /* when a connected worker was lost; 0 while connected */
+    json_t *remote;          /* this pass: "ns/name" -> the worker's Workload of our origin */
+    json_t *remote_jobs;     /* and its Jobs of our origin */
+    bool seen;               /* named by a MultiKueueCluster this pass */
+};
+
+struct mk {
+    struct ac_client *ac;
+    mk_connect_fn connect;
+    bool (*leading)(void *arg);
+    void *leading_arg;
+    struct mk_settings set;
+    int64_t pass_ms, next_gc_ms;
+    struct map clusters; /* name -> struct mk_cluster * */
+    json_t *rounds;      /* incremental dispatch: ns/name -> round start (ms) */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    bool stop;
+};
+
+/* The condition of a type in obj's status.conditions (borrowed), or NULL. */
+const json_t *mk_cond(const json_t *obj, const char *type);
+bool mk_cond_true(const json_t *obj, const char *type);
+/* A connected worker (borrowed), or NULL. */
+struct mk_cluster *mk_connected(struct mk *m, const char *name);
+
+/* workload.c: one pass over the manager's Workloads. checks maps the
+ * names of the AdmissionChecks of this controller to their
+ * MultiKueueConfig's spec.clusters (borrowed JSON arrays), or to NULL. */
+void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *checks);
+/* Delete what a worker holds of ours whose Workload is gone here. */
+void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads);
+
+/* jobadapter.c: the batch/v1 Job adapter (Kueue's MultiKueueAdapter). */
+/* "" when the manager's Job may be dispatched, else why not (Kueue's
+ * IsJobManagedByKueue) into why (len bytes). */
+bool mk_job_managed(const json_t *job, char *why, size_t len);
+/* Create the worker's copy of the Job, or bring its status back to the
+ * manager's Job (Kueue's SyncJob). 0, or the error. */
+int mk_job_sync(struct mk *m, struct mk_cluster *c, const json_t *local_job, const char *wl_name,
+                struct err *e);
+/* Delete the worker's copy of a Job, when it is ours. */
+void mk_job_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *name);
+
+#endif

@@ -1,0 +1,71 @@
+/* multikueue.h -- the MultiKueue admission check controller
+ * (kueue.x-k8s.io/multikueue): workloads admitted in this (manager)
+ * cluster are dispatched to worker clusters, run in the first worker that
+ * admits them, and report back.
+ *
+ * Mirrors Kueue pkg/controller/admissionchecks/multikueue (admissioncheck.go,
+ * multikueuecluster.go, workload.go) and the batch/v1 Job adapter
+ * (pkg/controller/jobs/job/job_multikueue_adapter.go); docs/multikueue.md
+ * tells what is matched and what is not.
+ *
+ * It runs on a thread of its own, beside the controllers of ctl.h, and
+ * meets them only through the API: it reads the manager's objects through
+ * one api_client and each worker's through a client made from the
+ * kubeconfig of its MultiKueueCluster, and it writes what Kueue's
+ * MultiKueue writes (MultiKueueCluster and AdmissionCheck conditions, the
+ * Workload's check state, clusterName and nominatedClusterNames, the Job's
+ * status). Each pass reads everything afresh, so a restart or a lost
+ * worker needs no bookkeeping beyond the connection backoff. */
+#ifndef CUEUE_CONTROLLER_MULTIKUEUE_H
+#define CUEUE_CONTROLLER_MULTIKUEUE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+struct ac_client;
+struct err;
+struct mk;
+
+#define MK_CONTROLLER_NAME "kueue.x-k8s.io/multikueue"
+#define MK_ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
+#define MK_DISPATCHER_ALL_AT_ONCE "kueue.x-k8s.io/multikueue-dispatcher-all-at-once"
+#define MK_DISPATCHER_INCREMENTAL "kueue.x-k8s.io/multikueue-dispatcher-incremental"
+
+/* Make a client of a worker cluster from its kubeconfig (a parsed
+ * document, borrowed). 0 and *out (owned, ac_free), or an error in e. The
+ * transport (kube/client.h) is the caller's, so that this controller needs
+ * only the api_client interface. */
+typedef int (*mk_connect_fn)(const json_t *kubeconfig, struct ac_client **out, struct err *e);
+
+struct mk_options {
+    struct ac_client *client; /* the manager's API (borrowed; outlives the controller) */
+    const json_t *config;     /* the Configuration document (borrowed for mk_start), or NULL */
+    mk_connect_fn connect;
+    /* With leader election: does this replica act now? NULL: always. */
+    bool (*leading)(void *arg);
+    void *leading_arg;
+    int64_t pass_ms; /* how often everything is looked at again; 0 = 500 ms */
+};
+
+/* The multiKueue settings of a Configuration document (NULL: Kueue's
+ * defaults), and the namespace whose Secrets hold the kubeconfigs. */
+struct mk_settings {
+    int64_t gc_interval_ms;         /* 0: no garbage collection (default 1m) */
+    int64_t worker_lost_timeout_ms; /* default 15m */
+    char origin[64];                /* default "multikueue" */
+    char dispatcher[128];           /* default MK_DISPATCHER_ALL_AT_ONCE */
+    char ns[64];                    /* Configuration namespace, default "kueue-system" */
+    int32_t step_size;              /* incrementalDispatcherConfig.stepSize, default 3 */
+};
+/* ERR_INVALID with the field named for a value that does not parse. */
+CU_MUST_CHECK int mk_settings_from_config(const json_t *config, struct mk_settings *out,
+                                          struct err *e);
+
+/* Start the controller's thread. ERR_INVALID for bad settings. */
+CU_MUST_CHECK int mk_start(const struct mk_options *o, struct mk **out, struct err *e);
+/* Stop the thread and free; NULL is a no-op. */
+void mk_stop(struct mk *m);
+
+#endif

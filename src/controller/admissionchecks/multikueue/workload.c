@@ -1,0 +1,557 @@
+/* workload.c -- MultiKueue's workload reconciler (Kueue's wlReconciler in
+ * pkg/controller/admissionchecks/multikueue/workload.go): a Workload with
+ * quota reserved and its MultiKueue check Pending is copied to every
+ * eligible worker; the first worker to admit it wins, the other copies go,
+ * the Job is created there, and the check turns Ready with the worker in
+ * status.clusterName; the worker's Job status and Finished condition come
+ * back; a worker lost for longer than workerLostTimeout, or evicting the
+ * workload, sets the check to Retry (the workload controller then evicts
+ * and requeues). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/objects.h"
+#include "api/status.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "base/time.h"
+#include "base/xalloc.h"
+#include "controller/admissionchecks/multikueue/mk_int.h"
+
+#define RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
+#define COMPONENT "kueue-multikueue-controller"
+/* Kueue's incrementalDispatcherRoundTimeout. */
+#define INCREMENTAL_ROUND_MS (5 * 60 * 1000)
+
+static const struct store_resource *wl_res(void)
+{
+    return store_resource_find("workloads.kueue.x-k8s.io");
+}
+
+static const json_t *status_of(const json_t *o, const char *k)
+{
+    return json_object_get(json_object_get(o, "status"), k);
+}
+
+/* ---- writes to the manager's Workload ----------------------------------------------- */
+
+struct acs_arg {
+    const char *check, *state, *message;
+    const char *cluster; /* Ready: the admitting worker */
+};
+
+static int acs_fn(json_t *obj, void *arg, struct err *e)
+{
+    const struct acs_arg *a = arg;
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "admissionChecks"), i, x)
+    {
+        const char *n = json_string_value(json_object_get(x, "name"));
+        if (!n || strcmp(n, a->check))
+            continue;
+        const char *old = json_string_value(json_object_get(x, "state"));
+        if (!old || strcmp(old, a->state)) {
+            char now[TM_RFC3339_LEN];
+            tm_format_rfc3339(tm_now_ms(), now);
+            json_object_set_new(x, "lastTransitionTime", json_string(now));
+        }
+        json_object_set_new(x, "state", json_string(a->state));
+        json_object_set_new(x, "message", json_string(a->message));
+        if (a->cluster) {
+            json_t *st = json_object_get(obj, "status");
+            json_object_set_new(st, "clusterName", json_string(a->cluster));
+            json_object_del(st, "nominatedClusterNames");
+        }
+        return 0;
+    }
+    return err_set(e, ERR_NOT_FOUND, "no admission check %s", a->check);
+}
+
+/* Kueue's updateACS (the message says what the state was). */
+static void update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
+                       const char *msg, const char *cluster)
+{
+    const char *check = json_string_value(json_object_get(acs, "name"));
+    const char *prev = json_string_value(json_object_get(acs, "state"));
+    struct sb full = SB_INIT;
+    if (cluster)
+        sb_adds(&full, msg);
+    else
+        sb_addf(&full, "%s, Previously: \"%s\"", msg, prev ? prev : "");
+    struct acs_arg a = {check, state, sb_str(&full), cluster};
+    struct err e;
+    err_init(&e);
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    if (ac_update_status_retry(m->ac, wl_res(), ns, name, acs_fn, &a, NULL, &e)) {
+        if (e.code != ERR_NOT_FOUND)
+            log_warn("multikueue: workload %s/%s: check %s: %s", ns, name, check, e.message);
+    } else {
+        log_info("multikueue: workload %s/%s: check %s %s: %s", ns, name, check, state,
+                 sb_str(&full));
+        if (strcmp(state, "Rejected"))
+            ac_event(m->ac, wl, "Normal", "MultiKueue", COMPONENT, sb_str(&full));
+    }
+    sb_release(&full);
+}
+
+static int nominate_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    json_object_set(json_object_get(obj, "status"), "nominatedClusterNames", (json_t *)arg);
+    return 0;
+}
+
+struct finish_arg {
+    const char *reason, *message;
+};
+
+static int finish_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    const struct finish_arg *a = arg;
+    api_status_set_condition(obj, "Finished", "True", a->reason, a->message, tm_now_ms());
+    return 0;
+}
+
+/* ---- the worker copies -------------------------------------------------------------- */
+
+/* Kueue's cloneForCreate (owned). */
+static json_t *clone_for_create(struct mk *m, const json_t *wl)
+{
+    const json_t *meta = json_object_get(wl, "metadata");
+    json_t *labels = json_deep_copy(json_object_get(meta, "labels"));
+    if (!json_is_object(labels)) {
+        json_decref(labels);
+        labels = json_object();
+    }
+    json_object_del(labels, "kueue.x-k8s.io/job-uid");
+    json_object_set_new(labels, MK_ORIGIN_LABEL, json_string(m->set.origin));
+    json_t *nm = json_pack("{s:O?,s:O?,s:o}", "name", json_object_get(meta, "name"), "namespace",
+                           json_object_get(meta, "namespace"), "labels", labels);
+    if (json_object_get(meta, "annotations"))
+        json_object_set(nm, "annotations", json_object_get(meta, "annotations"));
+    return json_pack("{s:s,s:s,s:o,s:O}", "apiVersion", API_VERSION_KUEUE, "kind", "Workload",
+                     "metadata", nm, "spec", json_object_get(wl, "spec"));
+}
+
+static int drop_finalizer_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)arg;
+    (void)e;
+    json_t *fins = json_object_get(json_object_get(obj, "metadata"), "finalizers");
+    for (size_t i = json_array_size(fins); i-- > 0;)
+        if (json_string_value(json_array_get(fins, i)) &&
+            !strcmp(json_string_value(json_array_get(fins, i)), RESOURCE_IN_USE))
+            json_array_remove(fins, i);
+    return 0;
+}
+
+/* Kueue's RemoveRemoteObjects: the worker's Job, then its Workload. */
+static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
+                          const char *job)
+{
+    if (job)
+        mk_job_delete(m, c, ns, job);
+    struct err e;
+    err_init(&e);
+    if (ac_update_retry(c->client, wl_res(), ns, name, drop_finalizer_fn, NULL, NULL, &e) &&
+        e.code != ERR_NOT_FOUND)
+        log_warn("multikueue: cluster %s: workload %s/%s: %s", c->name, ns, name, e.message);
+    err_init(&e);
+    if (ac_delete(c->client, wl_res(), ns, name, NULL, NULL, &e) && e.code != ERR_NOT_FOUND)
+        log_warn("multikueue: cluster %s: deleting workload %s/%s: %s", c->name, ns, name,
+                 e.message);
+    else
+        log_info("multikueue: cluster %s: workload %s/%s removed", c->name, ns, name);
+    if (c->remote) {
+        char *key = ac_key(ns, name);
+        json_object_del(c->remote, key);
+        free(key);
+    }
+}
+
+/* The remote copy of key in worker c (borrowed), or NULL. */
+static const json_t *remote_of(struct mk_cluster *c, const char *key)
+{
+    return c && c->remote ? json_object_get(c->remote, key) : NULL;
+}
+
+/* Kueue's bestMatchByCondition: the copy whose condition of type is True
+ * since the earliest time; its worker in *who. */
+static const json_t *best_by(struct mk *m, const json_t *clusters, const char *key,
+                             const char *type, struct mk_cluster **who)
+{
+    const json_t *bc = NULL;
+    size_t i;
+    const json_t *n;
+    *who = NULL;
+    json_array_foreach(clusters, i, n)
+    {
+        struct mk_cluster *c = mk_connected(m, json_string_value(n));
+        const json_t *r = remote_of(c, key);
+        const json_t *cd = r ? mk_cond(r, type) : NULL;
+        const char *st = json_string_value(json_object_get(cd, "status"));
+        if (!st || strcmp(st, "True"))
+            continue;
+        const char *t = json_string_value(json_object_get(cd, "lastTransitionTime"));
+        const char *bt = json_string_value(json_object_get(bc, "lastTransitionTime"));
+        /* RFC 3339 in UTC compares as text. */
+        if (!bc || (t && bt && strcmp(t, bt) < 0)) {
+            bc = cd;
+            *who = c;
+        }
+    }
+    return bc;
+}
+
+static bool other_checks_ready(const json_t *wl, const char *mk_check)
+{
+    size_t i;
+    const json_t *x;
+    json_array_foreach(status_of(wl, "admissionChecks"), i, x)
+    {
+        const char *n = json_string_value(json_object_get(x, "name"));
+        const char *s = json_string_value(json_object_get(x, "state"));
+        if (n && strcmp(n, mk_check) && (!s || strcmp(s, "Ready")))
+            return false;
+    }
+    return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Kueue's incremental dispatcher: stepSize more workers of the config (in
+ * its order) every round of INCREMENTAL_ROUND_MS until one admits. Returns
+ * the nominated workers (owned). */
+static json_t *incremental(struct mk *m, const json_t *wl, const json_t *clusters, const char *key)
+{
+    const json_t *cur = status_of(wl, "nominatedClusterNames");
+    json_t *nom = json_is_array(cur) ? json_deep_copy(cur) : json_array();
+    int64_t now = tm_now_ms();
+    json_int_t start = json_integer_value(json_object_get(m->rounds, key));
+    if (start && now - start <= INCREMENTAL_ROUND_MS)
+        return nom;
+    size_t added = 0, i, j;
+    const json_t *n, *x;
+    json_array_foreach(clusters, i, n)
+    {
+        bool have = false;
+        json_array_foreach(nom, j, x) have = have || json_equal(x, n);
+        if (have || added >= (size_t)m->set.step_size)
+            continue;
+        json_array_append(nom, (json_t *)n);
+        added++;
+    }
+    if (!added)
+        return nom; /* no more workers to nominate */
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    struct err e;
+    err_init(&e);
+    if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
+        log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+        json_decref(nom);
+        return json_is_array(cur) ? json_deep_copy(cur) : json_array();
+    }
+    json_object_set_new(m->rounds, key, json_integer(now));
+    return nom;
+}
+
+/* AllAtOnce: every connected worker, by name. Returns them (owned), or
+ * NULL when they could not be written. */
+static json_t *all_at_once(struct mk *m, const json_t *wl, const json_t *clusters)
+{
+    size_t n = json_array_size(clusters), k = 0;
+    const char **names = xcalloc(n ? n : 1, sizeof(*names));
+    for (size_t i = 0; i < n; i++) {
+        const char *cn = json_string_value(json_array_get(clusters, i));
+        if (mk_connected(m, cn))
+            names[k++] = cn;
+    }
+    qsort(names, k, sizeof(*names), cmp_str);
+    json_t *nom = json_array();
+    for (size_t i = 0; i < k; i++)
+        json_array_append_new(nom, json_string(names[i]));
+    free(names);
+    const json_t *cur = status_of(wl, "nominatedClusterNames");
+    json_t *empty = json_array();
+    bool same = json_equal(nom, cur ? cur : empty);
+    json_decref(empty);
+    if (k && !same) {
+        const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+        struct err e;
+        err_init(&e);
+        if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
+            log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+            json_decref(nom);
+            return NULL;
+        }
+    }
+    return nom;
+}
+
+/* Nominate workers as the dispatcher does, create the copies the
+ * nominated connected workers lack and remove those of the others. */
+static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
+                     const char *key, const char *job)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    if (!other_checks_ready(wl, check))
+        return;
+    json_t *nom = strcmp(m->set.dispatcher, MK_DISPATCHER_INCREMENTAL)
+                      ? all_at_once(m, wl, clusters)
+                      : incremental(m, wl, clusters, key);
+    if (!nom)
+        return;
+    json_t *clone = NULL;
+    size_t i, j;
+    const json_t *n, *x;
+    json_array_foreach(clusters, i, n)
+    {
+        struct mk_cluster *c = mk_connected(m, json_string_value(n));
+        if (!c)
+            continue;
+        bool nominated = false;
+        json_array_foreach(nom, j, x) nominated = nominated || json_equal(x, n);
+        if (!nominated) {
+            if (remote_of(c, key))
+                remove_remote(m, c, ns, name, job);
+            continue;
+        }
+        if (remote_of(c, key))
+            continue;
+        if (!clone)
+            clone = clone_for_create(m, wl);
+        struct err e;
+        err_init(&e);
+        if (ac_create(c->client, wl_res(), ns, clone, NULL, &e) && e.code != ERR_EXISTS)
+            log_warn("multikueue: cluster %s: creating workload %s/%s: %s", c->name, ns, name,
+                     e.message);
+        else
+            log_info("multikueue: workload %s/%s dispatched to cluster %s", ns, name, c->name);
+    }
+    json_decref(clone);
+    json_decref(nom);
+}
+
+/* ---- one Workload ------------------------------------------------------------------- */
+
+static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const json_t *clusters)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    const char *state = json_string_value(json_object_get(acs, "state"));
+    const char *check = json_string_value(json_object_get(acs, "name"));
+    if (!ns || !name || !state || !strcmp(state, "Rejected"))
+        return;
+    /* The adapter: batch/v1 Jobs only. */
+    const json_t *owner = NULL;
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")) || !owner)
+            owner = r;
+    }
+    const char *ov = json_string_value(json_object_get(owner, "apiVersion"));
+    const char *ok = json_string_value(json_object_get(owner, "kind"));
+    const char *job_name = json_string_value(json_object_get(owner, "name"));
+    if (!owner || !ov || !ok || strcmp(ov, "batch/v1") || strcmp(ok, "Job") || !job_name) {
+        char msg[512];
+        if (owner) {
+            /* Go's GroupVersionKind.String(). */
+            const char *slash = ov ? strchr(ov, '/') : NULL;
+            snprintf(msg, sizeof(msg),
+                     "No multikueue adapter found for owner kind \"%.*s%s%s, Kind=%s\"",
+                     slash ? (int)(slash - ov) : 0, slash ? ov : "", slash ? "/" : "",
+                     slash ? slash + 1 : (ov ? ov : ""), ok ? ok : "");
+        } else {
+            snprintf(msg, sizeof(msg), "No multikueue adapter found");
+        }
+        update_acs(m, wl, acs, "Rejected", msg, NULL);
+        return;
+    }
+    json_t *job = NULL;
+    struct err e;
+    err_init(&e);
+    if (ac_get(m->ac, store_resource_find("jobs.batch"), ns, job_name, &job, &e))
+        return; /* not there yet, or gone: its deletion finishes the workload */
+    char why[300];
+    if (!mk_job_managed(job, why, sizeof(why))) {
+        char msg[400];
+        snprintf(msg, sizeof(msg), "The owner is not managed by Kueue: %s", why);
+        update_acs(m, wl, acs, "Rejected", msg, NULL);
+        goto out;
+    }
+    char *key = ac_key(ns, name);
+    bool reserved = mk_cond_true(wl, "QuotaReserved");
+    if (mk_cond_true(wl, "Finished") || !reserved || api_doc_meta_str(wl, "deletionTimestamp")) {
+        json_array_foreach(clusters, i, r)
+        {
+            struct mk_cluster *c = mk_connected(m, json_string_value(r));
+            if (remote_of(c, key))
+                remove_remote(m, c, ns, name, job_name);
+        }
+        goto out_key;
+    }
+    struct mk_cluster *who = NULL;
+    const json_t *fin = best_by(m, clusters, key, "Finished", &who);
+    if (fin) {
+        if (mk_job_sync(m, who, job, name, &e))
+            log_warn("multikueue: workload %s/%s: job status from %s: %s", ns, name, who->name,
+                     e.message);
+        struct finish_arg fa = {json_string_value(json_object_get(fin, "reason")),
+                                json_string_value(json_object_get(fin, "message"))};
+        if (!fa.reason)
+            fa.reason = "Succeeded";
+        if (!fa.message)
+            fa.message = "";
+        err_init(&e);
+        if (ac_update_status_retry(m->ac, wl_res(), ns, name, finish_fn, &fa, NULL, &e))
+            log_warn("multikueue: workload %s/%s: finishing: %s", ns, name, e.message);
+        goto out_key;
+    }
+    const char *cluster_name = json_string_value(status_of(wl, "clusterName"));
+    if (best_by(m, clusters, key, "Evicted", &who) && !strcmp(state, "Ready")) {
+        char msg[600];
+        snprintf(msg, sizeof(msg),
+                 "Workload evicted on worker cluster: \"%s\", resetting for re-admission",
+                 cluster_name ? cluster_name : who->name);
+        update_acs(m, wl, acs, "Retry", msg, NULL);
+        goto out_key;
+    }
+    const json_t *adm = best_by(m, clusters, key, "Admitted", &who);
+    if (adm && cluster_name && strcmp(who->name, cluster_name)) {
+        /* Once a worker is recorded, a copy admitted elsewhere is stale (a
+         * worker lost, then back after the workload moved on): only the
+         * recorded worker's copy counts, and the others go below. */
+        struct mk_cluster *rec = mk_connected(m, cluster_name);
+        const json_t *rc = remote_of(rec, key);
+        adm = rc && mk_cond_true(rc, "Admitted") ? mk_cond(rc, "Admitted") : NULL;
+        who = adm ? rec : NULL;
+    }
+    if (!adm && !strcmp(state, "Ready")) {
+        struct mk_cluster *c = cluster_name ? map_get(&m->clusters, cluster_name) : NULL;
+        bool listed = false;
+        json_array_foreach(clusters, i, r)
+        {
+            const char *n = json_string_value(r);
+            listed = listed || (n && cluster_name && !strcmp(n, cluster_name));
+        }
+        /* A worker of the config that cannot be reached may come back;
+         * one no longer in the config will not. */
+        if (cluster_name && listed && (!c || !c->connected)) {
+            int64_t lost = c && c->lost_since_ms ? c->lost_since_ms : tm_now_ms();
+            if (tm_now_ms() - lost < m->set.worker_lost_timeout_ms)
+                goto out_key; /* wait for it to come back */
+            update_acs(m, wl, acs, "Retry", "Admitting remote lost", NULL);
+        } else if (!cluster_name) {
+            update_acs(m, wl, acs, "Retry",
+                       "Admission check is Ready but no admitting cluster is recorded; this is "
+                       "unexpected, please report it",
+                       NULL);
+        } else {
+            update_acs(m, wl, acs, "Retry", "Admitting remote no longer exists", NULL);
+        }
+        goto out_key;
+    }
+    if (adm) {
+        json_array_foreach(clusters, i, r)
+        {
+            struct mk_cluster *c = mk_connected(m, json_string_value(r));
+            if (c && c != who && remote_of(c, key))
+                remove_remote(m, c, ns, name, job_name);
+        }
+        if (mk_job_sync(m, who, job, name, &e))
+            log_warn("multikueue: workload %s/%s: job in %s: %s", ns, name, who->name, e.message);
+        if (strcmp(state, "Ready") && strcmp(state, "Retry")) {
+            char msg[400];
+            snprintf(msg, sizeof(msg), "The workload was admitted on \"%s\"", who->name);
+            update_acs(m, wl, acs, "Ready", msg, who->name);
+        }
+        goto out_key;
+    }
+    /* Kueue's ShouldSkipClusterNomination. */
+    if (!strcmp(state, "Pending") && !cluster_name)
+        nominate(m, wl, check, clusters, key, job_name);
+out_key:
+    free(key);
+out:
+    json_decref(job);
+}
+
+void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *checks)
+{
+    size_t i, j;
+    const json_t *wl, *acs;
+    /* The incremental rounds of workloads no longer nominating end. */
+    json_t *rounds = m->rounds;
+    m->rounds = json_object();
+    json_array_foreach(workloads, i, wl)
+    {
+        char *key = ac_object_key(wl);
+        json_t *r = json_object_get(rounds, key);
+        if (r && mk_cond_true(wl, "QuotaReserved") &&
+            !json_string_value(status_of(wl, "clusterName")))
+            json_object_set(m->rounds, key, r);
+        free(key);
+    }
+    json_decref(rounds);
+    json_array_foreach(workloads, i, wl)
+    {
+        json_array_foreach(status_of(wl, "admissionChecks"), j, acs)
+        {
+            const char *n = json_string_value(json_object_get(acs, "name"));
+            const json_t *clusters = n ? json_object_get(checks, n) : NULL;
+            if (json_is_array(clusters)) {
+                reconcile(m, wl, acs, clusters);
+                break;
+            }
+        }
+    }
+}
+
+/* Kueue's runGC: the worker's Workloads of our origin whose Workload here
+ * is gone or going, with their Jobs. */
+void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads)
+{
+    json_t *local = json_object();
+    size_t i;
+    const json_t *wl;
+    json_array_foreach(workloads, i, wl)
+    {
+        if (api_doc_meta_str(wl, "deletionTimestamp"))
+            continue;
+        char *key = ac_object_key(wl);
+        json_object_set_new(local, key, json_true());
+        free(key);
+    }
+    /* A copy: removing deletes from c->remote. */
+    json_t *remote = c->remote ? json_copy(c->remote) : json_object();
+    const char *key;
+    json_t *rw;
+    json_object_foreach(remote, key, rw)
+    {
+        if (json_object_get(local, key))
+            continue;
+        const char *ns = api_doc_meta_str(rw, "namespace"), *name = api_doc_meta_str(rw, "name");
+        const char *job = NULL;
+        size_t j;
+        const json_t *r;
+        json_array_foreach(json_object_get(json_object_get(rw, "metadata"), "ownerReferences"), j,
+                           r)
+        {
+            const char *k = json_string_value(json_object_get(r, "kind"));
+            if (json_is_true(json_object_get(r, "controller")) && k && !strcmp(k, "Job"))
+                job = json_string_value(json_object_get(r, "name"));
+        }
+        log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name, c->name);
+        remove_remote(m, c, ns, name, job);
+    }
+    json_decref(remote);
+    json_decref(local);
+}

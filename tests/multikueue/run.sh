@@ -1,0 +1,297 @@
+#!/bin/sh
+# run.sh -- MultiKueue end to end: one manager and two worker `cueue serve`
+# processes on this machine, each on a free port with its own data dir, the
+# manager reaching the workers through kubeconfigs in Secrets, as Kueue's
+# multikueue-setup.yaml has it (docs/multikueue.md).
+# usage: sh run.sh <cueue binary> <source dir>
+#
+# Checked: Kueue's setup file is accepted and its objects validated; the
+# clusters and the check turn Active; a job whose quota is in one worker
+# only runs there, and finishing there finishes it in the manager; with
+# quota in both, the first worker to admit wins and the other copy goes;
+# a worker killed mid-run turns Inactive and, after workerLostTimeout, the
+# workload is requeued and runs in the other worker; the manager's own
+# executor never runs a Job that MultiKueue manages.
+set -u
+CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-mk.XXXXXX")
+export HOME="$TMP/home"
+mkdir -p "$HOME"
+. "$SRC/tests/e2e/lib.sh"
+
+cleanup() {
+    stop_servers
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if ! command -v kubectl >/dev/null 2>&1; then
+    note "SKIP: kubectl is needed for the MultiKueue tests"
+    exit 0
+fi
+
+# The workers: a queue named as the manager's, with cpu quota $2.
+worker() {
+    start_server "$1" --controllers all --executor local || exit 1
+    cat >"$TMP/$1-queues.yaml" <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cluster-queue}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: cpu, nominalQuota: "$2"}
+      - {name: memory, nominalQuota: 36Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: default, name: user-queue}
+spec: {clusterQueue: cluster-queue}
+YAML
+    expect "$1: queues applied" "localqueue.kueue.x-k8s.io/user-queue created" \
+        k apply -f "$TMP/$1-queues.yaml"
+}
+
+worker worker1 1
+W1KC=$KC W1PID=$PID
+worker worker2 0
+W2KC=$KC W2PID=$PID
+
+cat >"$TMP/manager.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+multiKueue:
+  gcInterval: 2s
+  workerLostTimeout: 6s
+YAML
+start_server manager --controllers all --executor local --config "$TMP/manager.yaml" || exit 1
+MKC=$KC
+MDATA=$DATA
+m() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$MKC" "$@"; }
+w1() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W1KC" "$@"; }
+w2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W2KC" "$@"; }
+
+# ---- the objects ------------------------------------------------------------------------
+
+expect "bad: a MultiKueueConfig without clusters" 'spec.clusters: Required value' \
+    m apply -f - <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueConfig
+metadata: {name: bad}
+spec: {}
+YAML
+expect "bad: a cluster named twice" 'must be unique' m apply -f - <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueConfig
+metadata: {name: bad}
+spec: {clusters: [a, a]}
+YAML
+expect "bad: a location type that does not exist" 'supported values: "Secret", "Path"' \
+    m apply -f - <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: bad}
+spec: {clusterSource: {kubeConfig: {location: x, locationType: Disk}}}
+YAML
+expect "bad: no cluster source" 'exactly one of the fields in [kubeConfig clusterProfileRef] must be set' \
+    m apply -f - <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: bad}
+spec: {clusterSource: {}}
+YAML
+expect_exact "nothing bad was stored" "" m get multikueueconfigs,multikueueclusters -o name
+
+m create namespace kueue-system >/dev/null
+m -n kueue-system create secret generic worker1-secret --from-file=kubeconfig="$W1KC" >/dev/null
+m -n kueue-system create secret generic worker2-secret --from-file=kubeconfig="$W2KC" >/dev/null
+# Kueue's multikueue-setup.yaml, with the second worker added.
+sed -e 's/  - multikueue-test-worker1/  - multikueue-test-worker1\n  - multikueue-test-worker2/' \
+    "$SRC/examples/multikueue/multikueue-setup.yaml" >"$TMP/setup.yaml"
+cat >>"$TMP/setup.yaml" <<'YAML'
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata:
+  name: multikueue-test-worker2
+spec:
+  clusterSource:
+    kubeConfig:
+      location: worker2-secret
+YAML
+expect "Kueue's multikueue-setup.yaml is accepted" \
+    "multikueuecluster.kueue.x-k8s.io/multikueue-test-worker1 created" m apply -f "$TMP/setup.yaml"
+expect_exact "locationType defaults to Secret" "Secret" \
+    m get mkc multikueue-test-worker2 -o jsonpath='{.spec.clusterSource.kubeConfig.locationType}'
+wait_for "both clusters are connected" 20 '^True True *$' \
+    m get mkc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Active")].status}{" "}{end}'
+expect_grep "kubectl shows the Connected column" 'multikueue-test-worker1 +True' m get mkc
+wait_for "the admission check is Active" 20 '^True Active The admission check is active$' \
+    m get admissioncheck sample-multikueue \
+    -o jsonpath='{.status.conditions[0].status} {.status.conditions[0].reason} {.status.conditions[0].message}'
+
+# ---- a job whose quota is in worker1 only ------------------------------------------------
+
+job() { # name, sleep seconds
+    cat <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $1
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        command: ["sh", "-c", "echo started; sleep $2"]
+        resources: {requests: {cpu: "1", memory: 100Mi}}
+YAML
+}
+wl_of() { # the manager's workload of job $1
+    m -n default get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$1\")]}{.metadata.name}{end}"
+}
+
+job one 2 | m apply -f - >/dev/null
+expect_exact "the Job is managed by MultiKueue (defaulted)" "kueue.x-k8s.io/multikueue" \
+    m -n default get job one -o jsonpath='{.spec.managedBy}'
+wait_for "one: the check is Ready, admitted on worker1" 30 \
+    '^Ready The workload was admitted on "multikueue-test-worker1" multikueue-test-worker1$' \
+    sh -c "kubectl --kubeconfig '$MKC' -n default get workload \$(kubectl --kubeconfig '$MKC' -n default get workloads -o name | head -1 | cut -d/ -f2) -o jsonpath='{.status.admissionChecks[0].state} {.status.admissionChecks[0].message} {.status.clusterName}'"
+WL=$(wl_of one)
+expect_grep "the worker's copy is labelled with its origin" "^$WL\$" \
+    w1 -n default get workloads -l kueue.x-k8s.io/multikueue-origin=multikueue -o name --no-headers -o custom-columns=N:.metadata.name
+expect_exact "the worker's Job names the prebuilt workload" "$WL" \
+    w1 -n default get job one -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name}'
+wait_for "one: finishing in worker1 finishes the manager's workload" 40 '^True$' \
+    m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
+wait_for "one: the worker's Job status is copied to the manager's Job" 20 '^1$' \
+    m -n default get job one -o jsonpath='{.status.succeeded}'
+expect_exact "the manager ran no pod of the Job" "" m -n default get pods -o name
+wait_for "the finished workload's copies are removed from worker1" 20 '^$' \
+    w1 -n default get workloads -o name
+
+# ---- quota in both workers: the first to admit wins --------------------------------------
+
+w2 patch clusterqueue cluster-queue --type=json \
+    -p '[{"op":"replace","path":"/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota","value":"1"}]' >/dev/null
+job two 120 | m apply -f - >/dev/null
+wait_for "two: admitted on one worker" 30 '^Ready multikueue-test-worker[12]$' \
+    sh -c "kubectl --kubeconfig '$MKC' -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"two\")]}{.status.admissionChecks[0].state} {.status.clusterName}{end}'"
+WL=$(wl_of two)
+WIN=$(m -n default get workload "$WL" -o jsonpath='{.status.clusterName}')
+if [ "$WIN" = multikueue-test-worker1 ]; then
+    WINKC=$W1KC LOSEKC=$W2KC WINPID=$W1PID WINNAME=worker1
+else
+    WINKC=$W2KC LOSEKC=$W1KC WINPID=$W2PID WINNAME=worker2
+fi
+wait_for "two: the other worker's copy is removed" 20 '^$' \
+    kubectl --kubeconfig "$LOSEKC" -n default get workloads -o name
+wait_for "two: the winner runs the Job" 30 '^1$' \
+    kubectl --kubeconfig "$WINKC" -n default get job two -o jsonpath='{.status.active}'
+wait_for "two: the manager's Job shows it running" 20 '^1$' \
+    m -n default get job two -o jsonpath='{.status.active}'
+expect_exact "the manager's executor runs nothing" "" m -n default get pods -o name
+expect_grep "kubectl get workloads in the manager shows it admitted" "$WL +user-queue +cluster-queue +True" \
+    m -n default get workloads
+
+# ---- the winner is killed mid-run --------------------------------------------------------
+
+kill -KILL "$WINPID"
+wait_for "the killed worker turns inactive" 30 '^False ClientConnectionFailed$' \
+    m get mkc "$WIN" -o jsonpath='{.status.conditions[0].status} {.status.conditions[0].reason}'
+wait_for "the admission check is partially active" 20 '^True SomeActiveClusters' \
+    m get admissioncheck sample-multikueue -o jsonpath='{.status.conditions[0].status} {.status.conditions[0].reason} {.status.conditions[0].message}'
+wait_for "two: after workerLostTimeout the workload is evicted by its check" 40 \
+    '^AdmissionCheck .*Admitting remote lost' \
+    m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].reason} {.status.conditions[?(@.type=="Evicted")].message}'
+wait_for "two: it runs in the remaining worker" 60 "^Ready [a-z0-9-]+\$" \
+    m -n default get workload "$WL" -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+NOW=$(m -n default get workload "$WL" -o jsonpath='{.status.clusterName}')
+if [ "$NOW" != "$WIN" ]; then pass "two: moved to the other worker"; else fail "two: moved to the other worker" "$NOW"; fi
+wait_for "two: the Job runs there" 30 '^1$' \
+    kubectl --kubeconfig "$LOSEKC" -n default get job two -o jsonpath='{.status.active}'
+expect_exact "the manager's executor still runs nothing" "" m -n default get pods -o name
+
+# ---- the lost worker comes back ---------------------------------------------------------
+
+# Same data dir and port: the kubeconfig in the Secret is good again, and
+# the manager reconnects at its next attempt (backing off: 5 s doubling).
+PORT=$(sed 's/.*://' "$TMP/$WINNAME/endpoint")
+start_server "$WINNAME" --controllers all --executor local --listen "127.0.0.1:$PORT" || exit 1
+wait_for "the worker that came back is connected again" 60 '^True Active Connected$' \
+    m get mkc "$WIN" -o jsonpath='{.status.conditions[0].status} {.status.conditions[0].reason} {.status.conditions[0].message}'
+wait_for "its stale copy of the moved workload is removed" 30 '^$' \
+    kubectl --kubeconfig "$WINKC" -n default get workloads,jobs -o name
+expect_exact "the workload stays where it moved" "Ready $NOW" \
+    m -n default get workload "$WL" -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+
+# ---- garbage collection ------------------------------------------------------------------
+
+m -n default delete job two --wait=false >/dev/null
+wait_for "deleting the manager's Job removes the worker's copies" 30 '^$' \
+    kubectl --kubeconfig "$LOSEKC" -n default get workloads,jobs -o name
+
+# ---- the incremental dispatcher ----------------------------------------------------------
+
+# A second manager that nominates one worker at a time, a dead one first:
+# the live worker gets no copy while the first round lasts (AllAtOnce
+# would have dispatched to it at once).
+cat >"$TMP/manager2.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+multiKueue:
+  dispatcherName: kueue.x-k8s.io/multikueue-dispatcher-incremental
+  incrementalDispatcherConfig: {stepSize: 1}
+YAML
+start_server manager2 --controllers all --executor local --config "$TMP/manager2.yaml" || exit 1
+M2KC=$KC
+m2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$M2KC" "$@"; }
+m2 create namespace kueue-system >/dev/null
+m2 -n kueue-system create secret generic live --from-file=kubeconfig="$LOSEKC" >/dev/null
+sed 's|server: https://127.0.0.1:[0-9]*|server: https://127.0.0.1:1|' "$WINKC" >"$TMP/dead.kubeconfig"
+m2 -n kueue-system create secret generic dead --from-file=kubeconfig="$TMP/dead.kubeconfig" >/dev/null
+sed -e 's/  - multikueue-test-worker1/  - dead\n  - live/' -e '/^kind: MultiKueueCluster/,$d' \
+    "$SRC/examples/multikueue/multikueue-setup.yaml" | sed '$d' >"$TMP/setup2.yaml"
+cat >>"$TMP/setup2.yaml" <<'YAML'
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: dead}
+spec: {clusterSource: {kubeConfig: {location: dead}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: live}
+spec: {clusterSource: {kubeConfig: {location: live}}}
+YAML
+m2 apply -f "$TMP/setup2.yaml" >/dev/null
+wait_for "incremental: the check is partially active" 20 '^SomeActiveClusters Inactive clusters: \[dead\]$' \
+    m2 get admissioncheck sample-multikueue -o jsonpath='{.status.conditions[0].reason} {.status.conditions[0].message}'
+job three 1 | m2 apply -f - >/dev/null
+wait_for "incremental: the first round nominates the first worker only" 20 '^\["dead"\]$' \
+    m2 -n default get workloads -o jsonpath='{.items[0].status.nominatedClusterNames}'
+sleep 2
+expect_exact "incremental: the second worker got no copy in the first round" "" \
+    kubectl --kubeconfig "$LOSEKC" -n default get workloads -o name
+
+stop_servers
+bad=$(grep -lE 'Sanitizer|runtime error:|Segmentation' "$TMP"/*/serve.log 2>/dev/null)
+if [ -z "$bad" ]; then pass "server logs are free of sanitizer reports"; else
+    fail "server logs are free of sanitizer reports" "$(cat $bad | head -60)"
+fi
+note "multikueue: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]

@@ -1,0 +1,308 @@
+/* Unit tests for the MultiKueue controller: its settings, and the
+ * controller itself over two in-process stores, a manager and a worker
+ * (the worker's "client" is a store client, made by a fake connect). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/base64.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "base/time.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
+#include "controller/api_client.h"
+#include "store/store.h"
+
+/* ---- settings -------------------------------------------------------------------------- */
+
+static json_t *config(const char *mk_json)
+{
+    json_error_t je;
+    json_t *mk = json_loads(mk_json, 0, &je);
+    assert_non_null(mk);
+    return json_pack("{s:s,s:s,s:o}", "apiVersion", "config.kueue.x-k8s.io/v1beta2", "kind",
+                     "Configuration", "multiKueue", mk);
+}
+
+static void test_mk_settings_from_config_defaults(void **state)
+{
+    (void)state;
+    struct mk_settings s;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_settings_from_config(NULL, &s, &e), 0);
+    assert_int_equal(s.gc_interval_ms, 60000);
+    assert_int_equal(s.worker_lost_timeout_ms, 15 * 60000);
+    assert_string_equal(s.origin, "multikueue");
+    assert_string_equal(s.dispatcher, MK_DISPATCHER_ALL_AT_ONCE);
+    assert_string_equal(s.ns, "kueue-system");
+    assert_int_equal(s.step_size, 3);
+}
+
+static void test_mk_settings_from_config_values(void **state)
+{
+    (void)state;
+    json_t *c = config("{\"gcInterval\":\"0s\",\"workerLostTimeout\":\"90s\",\"origin\":\"mgr-1\","
+                       "\"dispatcherName\":\"kueue.x-k8s.io/multikueue-dispatcher-incremental\","
+                       "\"incrementalDispatcherConfig\":{\"stepSize\":1}}");
+    json_object_set_new(c, "namespace", json_string("queues"));
+    struct mk_settings s;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_settings_from_config(c, &s, &e), 0);
+    assert_int_equal(s.gc_interval_ms, 0);
+    assert_int_equal(s.worker_lost_timeout_ms, 90000);
+    assert_string_equal(s.origin, "mgr-1");
+    assert_string_equal(s.dispatcher, MK_DISPATCHER_INCREMENTAL);
+    assert_string_equal(s.ns, "queues");
+    assert_int_equal(s.step_size, 1);
+    json_decref(c);
+}
+
+static void expect_bad(const char *mk_json, const char *msg)
+{
+    json_t *c = config(mk_json);
+    struct mk_settings s;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_settings_from_config(c, &s, &e), ERR_INVALID);
+    struct sb sb = SB_INIT;
+    err_format(&e, &sb);
+    if (!strstr(sb_str(&sb), msg))
+        fail_msg("wanted \"%s\" in \"%s\"", msg, sb_str(&sb));
+    sb_release(&sb);
+    json_decref(c);
+}
+
+static void test_mk_settings_from_config_invalid(void **state)
+{
+    (void)state;
+    expect_bad("{\"gcInterval\":\"soon\"}", "multiKueue.gcInterval");
+    expect_bad("{\"workerLostTimeout\":5}", "multiKueue.workerLostTimeout");
+    expect_bad("{\"origin\":\"a b\"}", "multiKueue.origin: Invalid value: \"a b\"");
+    expect_bad("{\"dispatcherName\":\"mine\"}", "multiKueue.dispatcherName: unsupported value");
+    expect_bad("{\"incrementalDispatcherConfig\":{\"stepSize\":0}}",
+               "multiKueue.incrementalDispatcherConfig.stepSize");
+}
+
+/* ---- the controller over two stores ------------------------------------------------------ */
+
+struct side {
+    char dir[64];
+    struct store *s;
+    struct ac_client *c;
+};
+
+static struct side worker; /* the fake connect's target */
+
+static int open_side(struct side *x)
+{
+    snprintf(x->dir, sizeof(x->dir), "/tmp/cueue-mk-XXXXXX");
+    if (!mkdtemp(x->dir))
+        return -1;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/store.db", x->dir);
+    struct store_options o = {.path = path};
+    struct err e;
+    err_init(&e);
+    if (store_open(&o, &x->s, &e))
+        return -1;
+    x->c = ac_store_new(x->s);
+    return 0;
+}
+
+static void close_side(struct side *x)
+{
+    ac_free(x->c);
+    store_close(x->s);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", x->dir);
+    if (system(cmd)) {
+    }
+}
+
+/* "https://worker" reaches the worker store; any other server is down. */
+static int fake_connect(const json_t *kc, struct ac_client **out, struct err *e)
+{
+    const char *server = json_string_value(json_object_get(
+        json_object_get(json_array_get(json_object_get(kc, "clusters"), 0), "cluster"), "server"));
+    if (!server || strcmp(server, "https://worker"))
+        return err_set(e, ERR_IO, "dial tcp: connection refused");
+    *out = ac_store_new(worker.s);
+    return 0;
+}
+
+static void create(struct ac_client *c, const char *key, const char *ns, const char *yaml)
+{
+    json_error_t je;
+    json_t *o = json_loads(yaml, 0, &je);
+    if (!o)
+        fail_msg("bad json: %s: %s", je.text, yaml);
+    struct err e;
+    err_init(&e);
+    if (ac_create(c, store_resource_find(key), ns, o, NULL, &e))
+        fail_msg("create %s: %s", key, e.message);
+    json_decref(o);
+}
+
+static void secret(struct ac_client *c, const char *name, const char *kubeconfig)
+{
+    struct sb b = SB_INIT;
+    b64_encode(kubeconfig, strlen(kubeconfig), false, &b);
+    json_t *o =
+        json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "v1", "kind", "Secret", "metadata",
+                  "name", name, "namespace", "kueue-system", "data", "kubeconfig", sb_str(&b));
+    struct err e;
+    err_init(&e);
+    assert_int_equal(ac_create(c, store_resource_find("secrets"), "kueue-system", o, NULL, &e), 0);
+    json_decref(o);
+    sb_release(&b);
+}
+
+static json_t *get(struct ac_client *c, const char *key, const char *ns, const char *name)
+{
+    json_t *o = NULL;
+    struct err e;
+    err_init(&e);
+    if (ac_get(c, store_resource_find(key), ns, name, &o, &e))
+        return NULL;
+    return o;
+}
+
+/* "status reason message" of the Active condition, into buf. */
+static const char *active_of(struct ac_client *c, const char *key, const char *name, char *buf,
+                             size_t len)
+{
+    json_t *o = get(c, key, NULL, name);
+    const json_t *cd =
+        json_array_get(json_object_get(json_object_get(o, "status"), "conditions"), 0);
+    snprintf(buf, len, "%s %s %s", json_string_value(json_object_get(cd, "status")),
+             json_string_value(json_object_get(cd, "reason")),
+             json_string_value(json_object_get(cd, "message")));
+    json_decref(o);
+    return buf;
+}
+
+/* Wait (up to 10 s) for the Active condition of an object to start with want. */
+static void wait_active(struct ac_client *c, const char *key, const char *name, const char *want)
+{
+    char buf[1024];
+    int64_t end = tm_monotonic_ms() + 10000;
+    while (strncmp(active_of(c, key, name, buf, sizeof(buf)), want, strlen(want))) {
+        if (tm_monotonic_ms() > end)
+            fail_msg("%s %s: wanted \"%s\", got \"%s\"", key, name, want, buf);
+        usleep(10000);
+    }
+}
+
+static const char *good_kc = "apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n"
+                             "    server: https://worker\n    certificate-authority-data: eA==\n"
+                             "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n"
+                             "  context: {cluster: w, user: u}\ncurrent-context: c\n";
+
+static void test_mk_controller_conditions(void **state)
+{
+    (void)state;
+    struct side mgr;
+    assert_int_equal(open_side(&mgr), 0);
+    assert_int_equal(open_side(&worker), 0);
+    create(
+        mgr.c, "namespaces", NULL,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kueue-system\"}}");
+    secret(mgr.c, "good", good_kc);
+    char insecure[1024];
+    snprintf(insecure, sizeof(insecure), "%s", good_kc);
+    char *p = strstr(insecure, "certificate-authority-data: eA==");
+    memcpy(p, "insecure-skip-tls-verify: true  ", strlen("certificate-authority-data: eA=="));
+    secret(mgr.c, "insecure", insecure);
+    char down[1024];
+    snprintf(down, sizeof(down), "%s", good_kc);
+    memcpy(strstr(down, "https://worker"), "https://nowhere", strlen("https://worker"));
+    secret(mgr.c, "down", down);
+
+    json_t *cfg = config("{\"gcInterval\":\"1s\"}");
+    struct mk_options o = {.client = mgr.c, .config = cfg, .connect = fake_connect, .pass_ms = 10};
+    struct mk *m = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_start(&o, &m, &e), 0);
+    json_decref(cfg);
+
+#define MKC(name, src)                                                                             \
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueCluster\",\"metadata\":{"     \
+    "\"name\":\"" name "\"},\"spec\":{\"clusterSource\":{\"kubeConfig\":" src "}}}"
+    const char *mkc = "multikueueclusters.kueue.x-k8s.io", *acs = "admissionchecks.kueue.x-k8s.io";
+    create(mgr.c, mkc, NULL, MKC("w1", "{\"location\":\"good\"}"));
+    create(mgr.c, mkc, NULL, MKC("nosecret", "{\"location\":\"missing\"}"));
+    create(mgr.c, mkc, NULL, MKC("insecure", "{\"location\":\"insecure\"}"));
+    create(mgr.c, mkc, NULL, MKC("down", "{\"location\":\"down\"}"));
+    create(mgr.c, mkc, NULL,
+           MKC("path", "{\"locationType\":\"Path\",\"location\":\"/etc/passwd\"}"));
+    wait_active(mgr.c, mkc, "w1", "True Active Connected");
+    wait_active(mgr.c, mkc, "nosecret",
+                "False BadKubeConfig load client config failed: secrets \"missing\" not found");
+    wait_active(mgr.c, mkc, "insecure",
+                "False InsecureKubeConfig load client config failed: insecure TLS verification is "
+                "not allowed for cluster w");
+    wait_active(mgr.c, mkc, "down",
+                "False BadKubeConfig load client config failed: dial tcp: connection refused");
+    wait_active(mgr.c, mkc, "path",
+                "False BadKubeConfig load client config failed: path not allowed: \"/etc/passwd\" "
+                "is not under \"/etc/multikueue/kubeconfigs\"");
+
+#define CONF(name, clusters)                                                                       \
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueConfig\",\"metadata\":{"      \
+    "\"name\":\"" name "\"},\"spec\":{\"clusters\":" clusters "}}"
+#define AC(name, params)                                                                           \
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"AdmissionCheck\",\"metadata\":{"        \
+    "\"name\":\"" name "\"},\"spec\":{\"controllerName\":\"kueue.x-k8s.io/multikueue\"" params     \
+    "}}"
+#define PARAMS(kind, name)                                                                         \
+    ",\"parameters\":{\"apiGroup\":\"kueue.x-k8s.io\",\"kind\":\"" kind "\",\"name\":\"" name "\"" \
+    "}"
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("all", "[\"w1\"]"));
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL,
+           CONF("some", "[\"w1\",\"down\",\"gone\"]"));
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("none", "[\"down\"]"));
+    create(mgr.c, acs, NULL, AC("ok", PARAMS("MultiKueueConfig", "all")));
+    create(mgr.c, acs, NULL, AC("some", PARAMS("MultiKueueConfig", "some")));
+    create(mgr.c, acs, NULL, AC("none", PARAMS("MultiKueueConfig", "none")));
+    create(mgr.c, acs, NULL, AC("noparams", ""));
+    create(mgr.c, acs, NULL, AC("wrongkind", PARAMS("ProvisioningRequestConfig", "all")));
+    create(mgr.c, acs, NULL, AC("noconfig", PARAMS("MultiKueueConfig", "absent")));
+    wait_active(mgr.c, acs, "ok", "True Active The admission check is active");
+    wait_active(mgr.c, acs, "some",
+                "True SomeActiveClusters Missing clusters: [gone], Inactive clusters: [down]");
+    wait_active(mgr.c, acs, "none", "False NoUsableClusters Inactive clusters: [down]");
+    wait_active(mgr.c, acs, "noparams",
+                "False BadConfig Cannot load the AdmissionChecks parameters: missing parameters "
+                "reference");
+    wait_active(mgr.c, acs, "wrongkind",
+                "False BadConfig Cannot load the AdmissionChecks parameters: wrong kind "
+                "\"ProvisioningRequestConfig\", expecting \"MultiKueueConfig\": bad parameters "
+                "reference");
+    wait_active(mgr.c, acs, "noconfig",
+                "False BadConfig Cannot load the AdmissionChecks parameters: "
+                "multikueueconfigs.kueue.x-k8s.io \"absent\" not found");
+    mk_stop(m);
+    close_side(&worker);
+    close_side(&mgr);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mk_settings_from_config_defaults),
+        cmocka_unit_test(test_mk_settings_from_config_values),
+        cmocka_unit_test(test_mk_settings_from_config_invalid),
+        cmocka_unit_test(test_mk_controller_conditions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
