@@ -471,8 +471,7 @@ int cli_controller(int argc, char **argv)
     mgr_stop(mgr);
     node_stop(node);
     mk_stop(mk);
-    ctl_stop(ctl);
-    http_server_stop(mhs);
+    http_server_stop(mhs); /* it may be asking the controllers */
     ctl_stop(ctl);
     store_dlog_close(dlog);
     mreg_free(metrics);

@@ -494,8 +494,9 @@ run("Deployment update: the queue name may change while no Pod is ready", VD,
 run("StatefulSet mutate: its Pods are one serving pod group of replicas", MS,
     ar("StatefulSet", "CREATE", apps("StatefulSet", {QN: "q"}, replicas=3)), True,
     patch=[{"op": "add", "path": "/spec/template/metadata", "value": {
-        "labels": {QN: "q", MANAGED: "true", GROUP: "web"},
-        "annotations": {KQ + "/pod-suspending-parent": "statefulset", TOTAL: "3", KQ + "/pod-group-serving": "true"},
+        "labels": {QN: "q", MANAGED: "true", GROUP: "web", KQ + "/prebuilt-workload-name": "web"},
+        "annotations": {KQ + "/pod-suspending-parent": "statefulset", KQ + "/role-hash": "main", TOTAL: "3",
+                        KQ + "/pod-group-serving": "true"},
         "finalizers": [MANAGED]}}, TEMPLATE_GATE])
 run("StatefulSet update: a managed one scales only to or from zero", VS,
     ar("StatefulSet", "UPDATE", apps("StatefulSet", {QN: "q"}, replicas=3), apps("StatefulSet", {QN: "q"})), False,

@@ -271,7 +271,10 @@ int jw_validate(const struct jf_integration *ji, const json_t *obj, const json_t
     if (ji == &jw_deployment || ji == &jw_statefulset) {
         serving_validate(e, ji == &jw_statefulset, obj, old, x);
     } else {
-        val_job_framework(e, obj, old, ji->is_suspended(obj), old && ji->is_suspended(old));
+        /* A kind held back by its Pods' gates (LeaderWorkerSet) is never
+         * suspended itself. */
+        bool (*held)(const json_t *) = ji->is_suspended;
+        val_job_framework(e, obj, old, held && held(obj), old && held && held(old));
         if (old)
             job_check_queue_update(old, obj, x->default_lq, e);
         if (ji == &pod_integration)

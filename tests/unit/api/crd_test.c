@@ -239,7 +239,7 @@ static void test_crd_kueue_manifests(void **state)
     size_t n = 0;
     for (const char *const *m = crd_kueue_manifests(); *m; m++)
         n++;
-    assert_int_equal(n, all + 2);
+    assert_int_equal(n, all + 1);
     for (size_t i = modelled; i < all; i++) {
         struct crd *c = kueue_crd(kinds[i]);
         assert_non_null(c);

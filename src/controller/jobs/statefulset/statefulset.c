@@ -101,7 +101,9 @@ int sts_check_scale(const json_t *old, const json_t *sts, const json_t *wl, stru
     if (was && now) {
         err_field(e, ERR_INVALID, "Invalid value: %ld: field is immutable", now);
     } else if (!was) {
-        const json_t *st = json_object_get(json_object_get(old, "status"), "replicas");
+        /* The new object's status, as Kueue reads it (an update of the
+         * spec carries the stored status). */
+        const json_t *st = json_object_get(json_object_get(sts, "status"), "replicas");
         if (json_is_integer(st) && json_integer_value(st) > 0)
             err_field(e, ERR_INVALID, "Forbidden: scaling down is still in progress");
         else if (wl && !sts_on_hold(wl))
