@@ -201,6 +201,11 @@ static bool mk_leading(void *arg)
     return ctl_leading(arg);
 }
 
+static void mk_count(void *arg, const char *name, const char *const *kv)
+{
+    ctl_count(arg, name, kv);
+}
+
 /* The MultiKueue controller beside the others, acting while they lead. */
 static int start_multikueue(const char *config, struct ac_client *ac, struct ctl *ctl,
                             struct mk **out, struct err *e)
@@ -213,7 +218,9 @@ static int start_multikueue(const char *config, struct ac_client *ac, struct ctl
                            .config = cfg->json,
                            .connect = cli_mk_connect,
                            .leading = mk_leading,
-                           .leading_arg = ctl};
+                           .leading_arg = ctl,
+                           .count = mk_count,
+                           .count_arg = ctl};
     rc = mk_start(&o, out, e);
     api_object_free(cfg);
     return rc;

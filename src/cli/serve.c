@@ -384,6 +384,12 @@ static json_t *serve_explain(void *arg, const char *ns, const char *name)
     return a;
 }
 
+/* The MultiKueue controller's counters go to the controllers' metrics. */
+static void serve_mk_count(void *arg, const char *name, const char *const *kv)
+{
+    ctl_count(arg, name, kv);
+}
+
 static void serve_dlog_append(void *arg, const json_t *entries, int64_t now_ms)
 {
     struct err e;
@@ -574,7 +580,11 @@ int cli_serve(int argc, char **argv)
         pthread_mutex_lock(&ref.mu);
         ref.ctl = ctl;
         pthread_mutex_unlock(&ref.mu);
-        struct mk_options mo = {.client = ac, .config = cfg->json, .connect = cli_mk_connect};
+        struct mk_options mo = {.client = ac,
+                                .config = cfg->json,
+                                .connect = cli_mk_connect,
+                                .count = serve_mk_count,
+                                .count_arg = ctl};
         if (mk_start(&mo, &mk, &e)) {
             rc = fail(&e);
             ctl_ref_clear(&ref);

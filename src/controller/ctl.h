@@ -65,6 +65,9 @@ json_t *ctl_explain(struct ctl *c, const char *ns, const char *name, int timeout
 /* Does this replica reconcile (it holds the Lease, or elects none)? Any
  * thread; the answer may change the next moment. */
 bool ctl_leading(const struct ctl *c);
+/* Add one to the counter name with labels kv (pairs, NULL-terminated; the
+ * replica_role is added). Any thread. */
+void ctl_count(struct ctl *c, const char *name, const char *const *kv);
 /* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 

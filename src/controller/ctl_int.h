@@ -281,7 +281,6 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
 
 /* Metrics (observability.md §1): labels are (name, value) pairs,
  * NULL-terminated; replica_role is appended. */
-void ctl_count(struct ctl *c, const char *name, const char *const *kv);
 void ctl_count_by(struct ctl *c, const char *name, const char *const *kv, double n);
 void ctl_gauge(struct ctl *c, const char *name, const char *const *kv, double v);
 const char *ctl_priority_class(const json_t *wl);

@@ -165,6 +165,12 @@ static const struct family families[] = {
     {"kueue_workload_eviction_latency_seconds",
      "Seconds from a workload's eviction to the release of its quota, per 'cluster_queue' "
      "and 'reason'."},
+    {"multikueue_workloads_admitted_total",
+     "Remote workloads admitted on a worker cluster, per 'cluster_queue' and 'cluster' (again "
+     "when evicted and admitted again)."},
+    {"multikueue_workloads_dispatched_total",
+     "Remote workloads the MultiKueue manager created on a worker cluster, per "
+     "'cluster_queue' and 'cluster'."},
 };
 
 static const char *help_of(const char *name)

@@ -183,6 +183,14 @@ wait_for "one: the worker's Job status is copied to the manager's Job" 20 '^1$' 
 expect_exact "the manager ran no pod of the Job" "" m -n default get pods -o name
 wait_for "the finished workload's copies are removed from worker1" 20 '^$' \
     w1 -n default get workloads -o name
+expect_grep "metrics: the workload was dispatched to worker1, counted" \
+    '^multikueue_workloads_dispatched_total\{cluster_queue="cluster-queue",cluster="multikueue-test-worker1",replica_role="standalone"\} 1$' \
+    m get --raw /metrics
+expect_grep "metrics: its admission on worker1 is counted" \
+    '^multikueue_workloads_admitted_total\{cluster_queue="cluster-queue",cluster="multikueue-test-worker1",replica_role="standalone"\} 1$' \
+    m get --raw /metrics
+expect_grep "metrics: the counters have HELP and TYPE" '^# TYPE multikueue_workloads_admitted_total counter$' \
+    m get --raw /metrics
 
 # ---- quota in both workers: the first to admit wins --------------------------------------
 

@@ -34,6 +34,8 @@ struct mk {
     mk_connect_fn connect;
     bool (*leading)(void *arg);
     void *leading_arg;
+    void (*count)(void *arg, const char *name, const char *const *kv);
+    void *count_arg;
     struct mk_settings set;
     int64_t pass_ms, next_gc_ms;
     struct map clusters; /* name -> struct mk_cluster * */

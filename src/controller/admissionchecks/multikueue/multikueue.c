@@ -696,6 +696,8 @@ int mk_start(const struct mk_options *o, struct mk **out, struct err *e)
     m->connect = o->connect;
     m->leading = o->leading;
     m->leading_arg = o->leading_arg;
+    m->count = o->count;
+    m->count_arg = o->count_arg;
     m->set = set;
     m->pass_ms = o->pass_ms > 0 ? o->pass_ms : 500;
     map_init(&m->clusters);

@@ -47,6 +47,10 @@ struct mk_options {
     bool (*leading)(void *arg);
     void *leading_arg;
     int64_t pass_ms; /* how often everything is looked at again; 0 = 500 ms */
+    /* Kueue's multikueue_* counters: add one to metric name with labels kv
+     * (pairs, NULL-terminated). NULL: not counted. */
+    void (*count)(void *arg, const char *name, const char *const *kv);
+    void *count_arg;
 };
 
 /* The multiKueue settings of a Configuration document (NULL: Kueue's

@@ -71,7 +71,8 @@ static int acs_fn(json_t *obj, void *arg, struct err *e)
 }
 
 /* Kueue's updateACS (the message says what the state was). */
-static void update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
+/* Whether the status was written. */
+static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
                        const char *msg, const char *cluster)
 {
     const char *check = json_string_value(json_object_get(acs, "name"));
@@ -85,7 +86,8 @@ static void update_acs(struct mk *m, const json_t *wl, const json_t *acs, const 
     struct err e;
     err_init(&e);
     const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
-    if (ac_update_status_retry(m->ac, wl_res(), ns, name, acs_fn, &a, NULL, &e)) {
+    bool written = !ac_update_status_retry(m->ac, wl_res(), ns, name, acs_fn, &a, NULL, &e);
+    if (!written) {
         if (e.code != ERR_NOT_FOUND)
             log_warn("multikueue: workload %s/%s: check %s: %s", ns, name, check, e.message);
     } else {
@@ -95,6 +97,7 @@ static void update_acs(struct mk *m, const json_t *wl, const json_t *acs, const 
             ac_event(m->ac, wl, "Normal", "MultiKueue", COMPONENT, sb_str(&full));
     }
     sb_release(&full);
+    return written;
 }
 
 static int nominate_fn(json_t *obj, void *arg, struct err *e)
@@ -295,6 +298,16 @@ static json_t *all_at_once(struct mk *m, const json_t *wl, const json_t *cluster
     return nom;
 }
 
+/* Kueue's multikueue_workloads_{dispatched,admitted}_total, per the
+ * workload's ClusterQueue and the worker. */
+static void count(struct mk *m, const char *metric, const json_t *wl, const char *cluster)
+{
+    const char *cq = json_string_value(json_object_get(status_of(wl, "admission"), "clusterQueue"));
+    const char *kv[] = {"cluster_queue", cq ? cq : "", "cluster", cluster, NULL};
+    if (m->count)
+        m->count(m->count_arg, metric, kv);
+}
+
 /* Nominate workers as the dispatcher does, create the copies the
  * nominated connected workers lack and remove those of the others. */
 static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
@@ -329,11 +342,13 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
             clone = clone_for_create(m, wl);
         struct err e;
         err_init(&e);
-        if (ac_create(c->client, wl_res(), ns, clone, NULL, &e) && e.code != ERR_EXISTS)
+        if (!ac_create(c->client, wl_res(), ns, clone, NULL, &e)) {
+            log_info("multikueue: workload %s/%s dispatched to cluster %s", ns, name, c->name);
+            count(m, "multikueue_workloads_dispatched_total", wl, c->name);
+        } else if (e.code != ERR_EXISTS) {
             log_warn("multikueue: cluster %s: creating workload %s/%s: %s", c->name, ns, name,
                      e.message);
-        else
-            log_info("multikueue: workload %s/%s dispatched to cluster %s", ns, name, c->name);
+        }
     }
     json_decref(clone);
     json_decref(nom);
@@ -471,7 +486,8 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         if (strcmp(state, "Ready") && strcmp(state, "Retry")) {
             char msg[400];
             snprintf(msg, sizeof(msg), "The workload was admitted on \"%s\"", who->name);
-            update_acs(m, wl, acs, "Ready", msg, who->name);
+            if (update_acs(m, wl, acs, "Ready", msg, who->name))
+                count(m, "multikueue_workloads_admitted_total", wl, who->name);
         }
         goto out_key;
     }
