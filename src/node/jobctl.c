@@ -151,6 +151,9 @@ struct sync {
     struct fin fin;
     struct js_backoff backoff; /* the record once this sync's flush is written */
     int64_t now;
+    /* Suspended or Resumed, told once the condition is written: a status
+     * write that conflicts is tried again, and must not repeat the Event. */
+    const char *suspend_event, *suspend_message;
 };
 
 static json_t *status_obj(json_t *job)
@@ -402,8 +405,10 @@ static bool flush(struct sync *s)
     if (rc) {
         if (rc != ERR_NOT_FOUND && rc != ERR_CONFLICT)
             log_warn("job %s/%s: status: %s", s->ns, s->name, e.message);
+        /* A conflict: the newer Job is on its way through the watch, which
+         * requeues it; retrying at once would only conflict again. */
         if (rc == ERR_CONFLICT || rc == ERR_IO)
-            node__enqueue(n, "J:", s->ns, s->name, rc == ERR_IO ? 1000 : 0);
+            node__enqueue(n, "J:", s->ns, s->name, rc == ERR_IO ? 1000 : 50);
         json_decref(out);
         return false;
     }
@@ -502,6 +507,8 @@ static void track(struct sync *s, bool needs_flush)
         s->fin.type = "Complete";
     }
     bool ok = !needs_flush || flush(s);
+    if (ok && s->suspend_event)
+        node__event(n, s->job, "Normal", s->suspend_event, COMPONENT, "%s", s->suspend_message);
     if (ok && n_untrack) {
         for (size_t i = 0; i < n_untrack; i++) {
             if (!drop_tracking(n, to_untrack[i]))
@@ -649,13 +656,15 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
             if (js_ensure_cond(s.status, "Suspended", "True", "JobSuspended", "Job suspended",
                                s.now)) {
                 needs_flush = true;
-                node__event(j->n, cur, "Normal", "Suspended", COMPONENT, "Job suspended");
+                s.suspend_event = "Suspended";
+                s.suspend_message = "Job suspended";
             }
         } else if (!deleting(cur)) {
             if (js_ensure_cond(s.status, "Suspended", "False", "JobResumed", "Job resumed",
                                s.now)) {
                 needs_flush = true;
-                node__event(j->n, cur, "Normal", "Resumed", COMPONENT, "Job resumed");
+                s.suspend_event = "Resumed";
+                s.suspend_message = "Job resumed";
                 /* activeDeadlineSeconds counts from the resumption. */
                 json_object_set_new(s.status, "startTime", json_string(ts));
             }

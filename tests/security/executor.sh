@@ -241,6 +241,9 @@ expect_grep "... with the kubelet's waiting reason" 'ContainerCreating waiting f
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l 'job-name in (gpu1,gpu2,gpu3)' -o jsonpath='{range .items[*]}{.status.containerStatuses[0].state.waiting.reason}{\" \"}{.status.containerStatuses[0].state.waiting.message}{\"\\n\"}{end}'"
 wait_for "all three GPU Jobs complete" 40 '^Complete Complete Complete$' \
     sh -c "for j in gpu1 gpu2 gpu3; do kubectl --kubeconfig '$KC' -n team-a get job \$j -o jsonpath='{.status.conditions[?(@.type==\"Complete\")].type}'; echo; done | tr '\n' ' ' | sed 's/ \$//'"
+# A status write that conflicts is tried again; its Event is not repeated.
+expect_exact "the Job controller tells each Job's suspension at most once" "" \
+    sh -c "kubectl --kubeconfig '$KC' -n team-a get events --field-selector involvedObject.kind=Job -o jsonpath='{range .items[*]}{.involvedObject.name} {.reason}{\"\\n\"}{end}' | grep ' Suspended\$' | sort | uniq -d"
 for g in 1 2 3; do kt "$TKC" -n team-a logs "$(pod_of team-a gpu$g)"; done >"$TMP/gpus.log" 2>&1
 d=$(sed -n 's/^gpus=\([0-9]*\) cuda=\1$/\1/p' "$TMP/gpus.log" | sort | tr '\n' ' ')
 case "$d" in
