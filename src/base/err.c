@@ -58,6 +58,21 @@ int err_field(struct err *e, int code, const char *fmt, ...)
     return code;
 }
 
+int err_invalid_at(struct err *e, const char *path, const char *key, const char *fmt, ...)
+{
+    char msg[sizeof(e->causes[0].message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    size_t m = err_push_field(e, path);
+    if (key)
+        err_push_key(e, key);
+    err_field(e, ERR_INVALID, "%s", msg);
+    err_restore(e, m);
+    return ERR_INVALID;
+}
+
 void err_set_object(struct err *e, const char *kind, const char *ns, const char *name)
 {
     if (ns && *ns)

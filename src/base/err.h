@@ -66,6 +66,10 @@ int err_vset(struct err *e, int code, const char *fmt, va_list ap) CU_PRINTF(3, 
  * Kubernetes-worded detail, e.g. "Invalid value: \"%s\": must be ...".
  * Returns code. The first cause also becomes the main message. */
 int err_field(struct err *e, int code, const char *fmt, ...) CU_PRINTF(3, 4);
+/* An ERR_INVALID cause at path (a field path below the current one, dots
+ * allowed) and, unless NULL, its map key: "path[key]". Returns ERR_INVALID. */
+int err_invalid_at(struct err *e, const char *path, const char *key, const char *fmt, ...)
+    CU_PRINTF(4, 5);
 
 /* Name the object the error is about: "Kind/name" (namespace optional). */
 void err_set_object(struct err *e, const char *kind, const char *ns, const char *name);

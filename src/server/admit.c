@@ -95,24 +95,6 @@ static bool managed(const struct srv_admit *a, const json_t *job)
            (job_queue_name(job) || (a->cfg && a->cfg->manage_jobs_without_queue_name));
 }
 
-/* ---- field errors, worded as Kubernetes' field package ------------------------------- */
-
-static void field_err(struct err *e, const char *path, const char *key, const char *fmt, ...)
-    CU_PRINTF(4, 5);
-static void field_err(struct err *e, const char *path, const char *key, const char *fmt, ...)
-{
-    char msg[700];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    size_t m = err_push_field(e, path);
-    if (key)
-        err_push_key(e, key);
-    err_field(e, ERR_INVALID, "%s", msg);
-    err_restore(e, m);
-}
-
 /* While a Job Kueue manages runs, its parallelism is what was admitted.
  * Kueue refuses a change only under partial admission (the api layer's
  * rule); otherwise it lets the change through, then stops and requeues
@@ -394,12 +376,13 @@ int srv_admit_pod_update(const struct srv_admit *a, const json_t *old, const jso
     json_decref(now);
     if (same)
         return 0;
-    field_err(e, "spec", NULL,
-              "Forbidden: pod updates may not change fields other than "
-              "`spec.containers[*].image`,`spec.initContainers[*].image`,"
-              "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
-              "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
-              "was previously negative)");
+    err_invalid_at(
+        e, "spec", NULL,
+        "Forbidden: pod updates may not change fields other than "
+        "`spec.containers[*].image`,`spec.initContainers[*].image`,"
+        "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+        "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
+        "was previously negative)");
     return ERR_INVALID;
 }
 

@@ -138,22 +138,6 @@ void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x)
 
 /* ---- validation ----------------------------------------------------------------------- */
 
-static void cause(struct err *e, const char *map, const char *key, const char *fmt, ...)
-    CU_PRINTF(4, 5);
-static void cause(struct err *e, const char *map, const char *key, const char *fmt, ...)
-{
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    size_t m = err_push_field(e, map);
-    if (key)
-        err_push_key(e, key);
-    err_field(e, ERR_INVALID, "%s", msg);
-    err_restore(e, m);
-}
-
 #define GROUP_DETAIL                                                                               \
     "both the '" POD_GROUP_TOTAL "' annotation and the '" POD_GROUP_LABEL "' label should be set"
 
@@ -163,7 +147,8 @@ static void pod_common(struct err *e, const json_t *pod)
 {
     const char *managed = entry(pod, "labels", POD_MANAGED_LABEL);
     if (managed && strcmp(managed, "true"))
-        cause(e, LABELS, POD_MANAGED_LABEL, "Forbidden: managed label value can only be 'true'");
+        err_invalid_at(e, LABELS, POD_MANAGED_LABEL,
+                       "Forbidden: managed label value can only be 'true'");
     const char *group = entry(pod, "labels", POD_GROUP_LABEL);
     const char *total = entry(pod, "annotations", POD_GROUP_TOTAL);
     bool has_total =
@@ -171,11 +156,11 @@ static void pod_common(struct err *e, const json_t *pod)
                         POD_GROUP_TOTAL) != NULL;
     if (empty(group)) {
         if (has_total)
-            cause(e, LABELS, POD_GROUP_LABEL, "Required value: " GROUP_DETAIL);
+            err_invalid_at(e, LABELS, POD_GROUP_LABEL, "Required value: " GROUP_DETAIL);
     } else {
         val_crd_name(e, LABELS, POD_GROUP_LABEL, group);
         if (!has_total)
-            cause(e, ANNOTATIONS, POD_GROUP_TOTAL, "Required value: " GROUP_DETAIL);
+            err_invalid_at(e, ANNOTATIONS, POD_GROUP_TOTAL, "Required value: " GROUP_DETAIL);
     }
     if (has_total && !empty(group)) {
         const char *t = total ? total : "";
@@ -183,21 +168,24 @@ static void pod_common(struct err *e, const json_t *pod)
         errno = 0;
         long long n = strtoll(t, &end, 10);
         if (!*t || *end)
-            cause(e, ANNOTATIONS, POD_GROUP_TOTAL,
-                  "Invalid value: \"%s\": strconv.Atoi: parsing \"%s\": invalid syntax", t, t);
+            err_invalid_at(e, ANNOTATIONS, POD_GROUP_TOTAL,
+                           "Invalid value: \"%s\": strconv.Atoi: parsing \"%s\": invalid syntax", t,
+                           t);
         else if (errno == ERANGE)
-            cause(e, ANNOTATIONS, POD_GROUP_TOTAL,
-                  "Invalid value: \"%s\": strconv.Atoi: parsing \"%s\": value out of range", t, t);
+            err_invalid_at(
+                e, ANNOTATIONS, POD_GROUP_TOTAL,
+                "Invalid value: \"%s\": strconv.Atoi: parsing \"%s\": value out of range", t, t);
         else if (n < 1)
-            cause(e, ANNOTATIONS, POD_GROUP_TOTAL,
-                  "Invalid value: \"%s\": incorrect annotation value '" POD_GROUP_TOTAL
-                  "=%s': group total count should be greater than zero",
-                  t, t);
+            err_invalid_at(e, ANNOTATIONS, POD_GROUP_TOTAL,
+                           "Invalid value: \"%s\": incorrect annotation value '" POD_GROUP_TOTAL
+                           "=%s': group total count should be greater than zero",
+                           t, t);
     }
     const char *prebuilt = jf_prebuilt_name(pod);
     if (!empty(group) && prebuilt && strcmp(prebuilt, group))
-        cause(e, LABELS, JF_PREBUILT_LABEL,
-              "Invalid value: \"%s\": prebuilt workload and pod group should be equal", prebuilt);
+        err_invalid_at(e, LABELS, JF_PREBUILT_LABEL,
+                       "Invalid value: \"%s\": prebuilt workload and pod group should be equal",
+                       prebuilt);
 }
 
 static void pod_validate(struct err *e, const json_t *pod, const json_t *old)
@@ -207,13 +195,13 @@ static void pod_validate(struct err *e, const json_t *pod, const json_t *old)
         const char *nv = entry(pod, "annotations", RETRIABLE_IN_GROUP);
         if (!empty(entry(pod, "labels", POD_GROUP_LABEL)) && same(ov, "false") &&
             !same(nv, "false"))
-            cause(e, ANNOTATIONS, RETRIABLE_IN_GROUP,
-                  "Forbidden: unretriable pod group can't be converted to retriable");
+            err_invalid_at(e, ANNOTATIONS, RETRIABLE_IN_GROUP,
+                           "Forbidden: unretriable pod group can't be converted to retriable");
         const char *og = entry(old, "labels", POD_GROUP_LABEL);
         const char *ng = entry(pod, "labels", POD_GROUP_LABEL);
         if (!empty(og) && !same(og, ng))
-            cause(e, LABELS, POD_GROUP_LABEL, "Invalid value: \"%s\": field is immutable",
-                  ng ? ng : "");
+            err_invalid_at(e, LABELS, POD_GROUP_LABEL, "Invalid value: \"%s\": field is immutable",
+                           ng ? ng : "");
     }
     pod_common(e, pod);
 }
@@ -248,7 +236,8 @@ static void serving_validate(struct err *e, bool sts, const json_t *obj, const j
     const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
     bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
     if ((!suspended || !nq) && !same(oq, nq))
-        cause(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable", nq ? nq : "");
+        err_invalid_at(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable",
+                       nq ? nq : "");
     val_priority_class_update(e, old, obj, suspended);
     bool managed = x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
     if (!sts || !managed)
@@ -257,9 +246,10 @@ static void serving_validate(struct err *e, bool sts, const json_t *obj, const j
     shape(old, a, sizeof(a));
     shape(obj, b, sizeof(b));
     if (strcmp(a, b))
-        cause(e, "spec.template.spec", NULL,
-              "Forbidden: the Pods' containers, init containers, node selector, tolerations and "
-              "priority class may not change while Kueue manages the StatefulSet");
+        err_invalid_at(
+            e, "spec.template.spec", NULL,
+            "Forbidden: the Pods' containers, init containers, node selector, tolerations and "
+            "priority class may not change while Kueue manages the StatefulSet");
     /* The replicas rule is the StatefulSet reconciler's, which cueue serve
      * also checks with the group's Workload at hand. */
     sts_check_scale(old, obj, NULL, e);
