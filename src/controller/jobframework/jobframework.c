@@ -353,26 +353,9 @@ static void merge_check_updates(const json_t *wl, const char *ps_name, json_t *t
     }
 }
 
-void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
-                       jf_flavor_fn flavor, void *arg)
+void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, void *arg)
 {
-    json_object_set_new(jf_obj_child(tmeta, "labels"), "kueue.x-k8s.io/podset",
-                        json_string(ps_name));
-    json_object_set_new(jf_obj_child(tmeta, "annotations"), "kueue.x-k8s.io/workload",
-                        json_string(jstr(json_object_get(wl, "metadata"), "name")));
-    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
-    const json_t *psa = NULL, *x;
-    size_t i;
-    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
-    {
-        if (jstr(x, "name") && !strcmp(jstr(x, "name"), ps_name))
-            psa = x;
-    }
-    if (!psa)
-        psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
-    if (json_object_get(psa, "topologyAssignment"))
-        inject_topology(wl, ps_name, tmeta, tspec);
-    /* Every distinct flavor of the assignment, in resource order. */
+    /* Every distinct flavor, in resource order. */
     const char *seen[64];
     size_t n_seen = 0;
     const char *res;
@@ -397,6 +380,28 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
         json_array_foreach(json_object_get(rspec, "tolerations"), t, tol)
             add_toleration(tspec, tol);
     }
+}
+
+void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                       jf_flavor_fn flavor, void *arg)
+{
+    json_object_set_new(jf_obj_child(tmeta, "labels"), "kueue.x-k8s.io/podset",
+                        json_string(ps_name));
+    json_object_set_new(jf_obj_child(tmeta, "annotations"), "kueue.x-k8s.io/workload",
+                        json_string(jstr(json_object_get(wl, "metadata"), "name")));
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    const json_t *psa = NULL, *x;
+    size_t i;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
+    {
+        if (jstr(x, "name") && !strcmp(jstr(x, "name"), ps_name))
+            psa = x;
+    }
+    if (!psa)
+        psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
+    if (json_object_get(psa, "topologyAssignment"))
+        inject_topology(wl, ps_name, tmeta, tspec);
+    jf_apply_flavors(psa, tspec, flavor, arg);
     merge_check_updates(wl, ps_name, tmeta, tspec);
 }
 

@@ -132,6 +132,9 @@ bool jf_workload_matches(const json_t *wl, const json_t *built);
  * podset.Merge does; the podset label and workload annotation into tmeta. */
 void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
                        jf_flavor_fn flavor, void *arg);
+/* The node labels (into nodeSelector) and tolerations (those not there
+ * yet) of the flavors of pod-set assignment psa, merged into tspec. */
+void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, void *arg);
 
 /* Kueue's RestorePodSetsInfo for one template: its labels, annotations,
  * nodeSelector, tolerations and schedulingGates as the Workload's pod set

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "controller/jobframework/jobframework.h"
 
 #define NAME_HASH_LEN 5
 #define NAME_MAX_PREFIX (252 - NAME_HASH_LEN)
@@ -468,33 +469,7 @@ json_t *prov_build_template(const json_t *wl, const char *name, const char *ps_n
     }
     json_t *spec = child(tpl, "spec");
     /* The admission's flavors, as Kueue's podset.FromAssignment and Merge. */
-    const char *res;
-    json_t *fl;
-    json_object_foreach((json_t *)json_object_get(assignment(wl, ps_name), "flavors"), res, fl)
-    {
-        const json_t *rf = flavor ? flavor(arg, json_string_value(fl)) : NULL;
-        const json_t *rs = json_object_get(rf, "spec");
-        const char *lk;
-        json_t *lv;
-        json_object_foreach((json_t *)json_object_get(rs, "nodeLabels"), lk, lv)
-            json_object_set(child(spec, "nodeSelector"), lk, lv);
-        const json_t *tol;
-        size_t t;
-        json_array_foreach(json_object_get(rs, "tolerations"), t, tol)
-        {
-            json_t *tols = json_object_get(spec, "tolerations");
-            if (!json_is_array(tols)) {
-                tols = json_array();
-                json_object_set_new(spec, "tolerations", tols);
-            }
-            bool have = false;
-            const json_t *y;
-            size_t k;
-            json_array_foreach(tols, k, y) have |= json_equal(y, tol);
-            if (!have)
-                json_array_append(tols, (json_t *)tol);
-        }
-    }
+    jf_apply_flavors(assignment(wl, ps_name), spec, flavor, arg);
     limits_as_requests(spec, "initContainers");
     limits_as_requests(spec, "containers");
     return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s},s:[o]},s:o}", "apiVersion", "v1", "kind",
