@@ -87,38 +87,17 @@ static bool sync_completions(const json_t *job)
     return v && val__parse_bool(v, &b) && b;
 }
 
-/* An error at metadata.labels[key] (or another map), with a formatted
- * Invalid value. */
-static void at_key(struct err *e, const char *map, const char *key, const char *fmt, ...)
-    CU_PRINTF(4, 5);
-static void at_key(struct err *e, const char *map, const char *key, const char *fmt, ...)
-{
-    char msg[700];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    size_t m = PUSH(e, map);
-    err_push_key(e, key);
-    err_field(e, ERR_INVALID, "%s", msg);
-    err_restore(e, m);
-}
-
 static void immutable_value(struct err *e, const char *path, const char *key, const json_t *now)
 {
     char v[320];
     val__value_text(now, v, sizeof(v));
-    size_t m = PUSH(e, path);
-    if (key)
-        err_push_key(e, key);
-    err_field(e, ERR_INVALID, "Invalid value: %s: field is immutable", v);
-    err_restore(e, m);
+    err_invalid_at(e, path, key, "Invalid value: %s: field is immutable", v);
 }
 
 /* ValidateImmutableField on a label or annotation value ("" when absent). */
 static void immutable_entry(struct err *e, const char *map, const char *key, const char *now)
 {
-    at_key(e, map, key, "Invalid value: \"%s\": field is immutable", now ? now : "");
+    err_invalid_at(e, map, key, "Invalid value: \"%s\": field is immutable", now ? now : "");
 }
 
 /* ---- Kubernetes' Job validation ------------------------------------------------------- */
@@ -302,9 +281,10 @@ static void max_exec_time(struct err *e, const json_t *job)
     if (!v)
         return;
     if (!val__atoi(v, &n, why, sizeof(why)))
-        at_key(e, LABELS, VAL_MAX_EXEC_LABEL, "Invalid value: \"%s\": %s", v, why);
+        err_invalid_at(e, LABELS, VAL_MAX_EXEC_LABEL, "Invalid value: \"%s\": %s", v, why);
     else if (n <= 0)
-        at_key(e, LABELS, VAL_MAX_EXEC_LABEL, "Invalid value: %lld: should be greater than 0", n);
+        err_invalid_at(e, LABELS, VAL_MAX_EXEC_LABEL,
+                       "Invalid value: %lld: should be greater than 0", n);
 }
 
 /* validatePartialAdmissionCreate. */
@@ -316,17 +296,18 @@ static void min_parallelism(struct err *e, const json_t *job)
     if (!v)
         return;
     if (!val__atoi(v, &n, why, sizeof(why))) {
-        at_key(e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION, "Invalid value: \"%s\": %s", v, why);
+        err_invalid_at(e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION, "Invalid value: \"%s\": %s",
+                       v, why);
     } else {
         long long pods = pods_count(job);
         if ((int32_t)n >= pods || n <= 0)
-            at_key(e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION,
-                   "Invalid value: %lld: should be between 0 and %lld", n, pods - 1);
+            err_invalid_at(e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION,
+                           "Invalid value: %lld: should be between 0 and %lld", n, pods - 1);
     }
     if (elastic(job))
-        at_key(e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION,
-               "Invalid value: \"%s\": partial admission and elastic job cannot be used together",
-               v);
+        err_invalid_at(
+            e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION,
+            "Invalid value: \"%s\": partial admission and elastic job cannot be used together", v);
 }
 
 /* validateSyncCompletionCreate. */
@@ -337,14 +318,15 @@ static void sync_completions_create(struct err *e, const json_t *job)
     if (!v)
         return;
     if (!val__parse_bool(v, &on))
-        at_key(e, ANNOTATIONS, VAL_SYNC_COMPLETIONS_ANNOTATION,
-               "Invalid value: \"%s\": strconv.ParseBool: parsing \"%s\": invalid syntax", v, v);
+        err_invalid_at(e, ANNOTATIONS, VAL_SYNC_COMPLETIONS_ANNOTATION,
+                       "Invalid value: \"%s\": strconv.ParseBool: parsing \"%s\": invalid syntax",
+                       v, v);
     if (!on)
         return;
     const char *mode = val__str(spec_of(job), "completionMode");
     if (!mode || !strcmp(mode, "NonIndexed"))
-        at_key(e, ANNOTATIONS, VAL_SYNC_COMPLETIONS_ANNOTATION,
-               "Invalid value: \"%s\": should not be enabled for NonIndexed jobs", v);
+        err_invalid_at(e, ANNOTATIONS, VAL_SYNC_COMPLETIONS_ANNOTATION,
+                       "Invalid value: \"%s\": should not be enabled for NonIndexed jobs", v);
     const json_t *c = val__get(spec_of(job), "completions");
     long long completions = json_is_integer(c) ? json_integer_value(c) : 1;
     if (parallelism(job) != completions) {
@@ -609,13 +591,15 @@ void val_priority_class_update(struct err *e, const json_t *old, const json_t *o
     const char *was = val__label(old, VAL_PRIORITY_CLASS_LABEL);
     const char *now = val__label(obj, VAL_PRIORITY_CLASS_LABEL);
     if (!suspended && val__empty(was) && !val__empty(now))
-        at_key(e, LABELS, VAL_PRIORITY_CLASS_LABEL,
-               "Invalid value: \"%s\": WorkloadPriorityClass cannot be added to a non-suspended "
-               "workload",
-               now);
+        err_invalid_at(
+            e, LABELS, VAL_PRIORITY_CLASS_LABEL,
+            "Invalid value: \"%s\": WorkloadPriorityClass cannot be added to a non-suspended "
+            "workload",
+            now);
     else if (val__empty(now) && !val__empty(was))
-        at_key(e, LABELS, VAL_PRIORITY_CLASS_LABEL,
-               "Invalid value: \"\": WorkloadPriorityClass cannot be removed from a workload");
+        err_invalid_at(
+            e, LABELS, VAL_PRIORITY_CLASS_LABEL,
+            "Invalid value: \"\": WorkloadPriorityClass cannot be removed from a workload");
 }
 
 /* ValidateJobOnUpdate, less the default-queue rule, for any kind:
@@ -638,8 +622,8 @@ static void kueue_update(struct err *e, const json_t *old, const json_t *job, bo
         immutable_entry(e, LABELS, VAL_MAX_EXEC_LABEL, val__label(job, VAL_MAX_EXEC_LABEL));
     val_priority_class_update(e, old, job, now_suspended);
     if (job_kind && elastic(old) != elastic(job))
-        at_key(e, ANNOTATIONS, VAL_ELASTIC_ANNOTATION, "Invalid value: %s: field is immutable",
-               elastic(job) ? "true" : "false");
+        err_invalid_at(e, ANNOTATIONS, VAL_ELASTIC_ANNOTATION,
+                       "Invalid value: %s: field is immutable", elastic(job) ? "true" : "false");
     if (fg_enabled(FG_ADMISSION_GATED_BY))
         val__gated_by(e, old, job);
 }
