@@ -697,8 +697,17 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     struct eng_cq *old_cq = NULL;
     uint64_t old_usage = 0;
     int32_t old_priority = 0;
+    /* A pending status decided outside a cycle (a shape bypass at arrival)
+     * and not yet reported: an update that leaves the workload where it was
+     * must not drop it, or its QuotaReserved condition is never written. */
+    const char *unreported_reason = NULL;
+    char *unreported_msg = NULL;
     if (old) {
         old_priority = old->priority;
+        if (old->status_dirty && old->reason) {
+            unreported_reason = old->reason;
+            unreported_msg = xstrdup(old->message ? old->message : "");
+        }
         keep_inadm = old->where == WLQ_INADM;
         old_shape = old->shape;
         old_key = old->requeue_key;
@@ -737,11 +746,15 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
             if (id >= 0 && eng->cqs[id]->exists) {
                 pq_push_inadm(eng->cqs[id], wl);
                 wl->inadmissible = true;
+                if (unreported_reason)
+                    eng__set_pending(eng, wl, unreported_reason, unreported_msg, true);
+                free(unreported_msg);
                 return wl;
             }
         }
         eng__queue_wl(eng, wl);
     }
+    free(unreported_msg);
     return wl;
 }
 

@@ -261,6 +261,35 @@ static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int
     return api_wl_full(f, name, lq, cpu_milli, 0, NULL);
 }
 
+/* A workload bypassed at arrival (an equivalent one just failed) is told so
+ * in the next cycle, even when an update of its object (another controller's
+ * condition) comes in between. */
+static void test_eng_bypass_at_arrival_survives_update(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(1), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    api_wl_full(&f, "w1", "a", CPU(1), 0, "a");
+    api_wl(&f, "w2", "a", CPU(1));
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_pending, 1);
+    assert_string_equal(eng_wl_name(d->pending[0].wl), "w2");
+    api_wl(&f, "w3", "a", CPU(1));
+    api_wl(&f, "w3", "a", CPU(1)); /* updated before the next cycle */
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_pending, 1);
+    assert_string_equal(eng_wl_name(d->pending[0].wl), "w3");
+    assert_true(d->pending[0].inadmissible);
+    assert_string_equal(
+        d->pending[0].message,
+        "Bypassed scheduling evaluation because an equivalent workload recently failed");
+    fx_release(&f);
+}
+
 /* Kueue's PriorityChanged: an admitted workload whose priority changes
  * (and nothing else) moves its tree's inadmissible workloads back. */
 static void test_eng_admitted_priority_change_requeues(void **state)
@@ -330,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
         cmocka_unit_test(test_eng_requeue_batched),
         cmocka_unit_test(test_eng_requeued_condition_change_requeues),
+        cmocka_unit_test(test_eng_bypass_at_arrival_survives_update),
         cmocka_unit_test(test_eng_limit_range_set_and_forget),
         cmocka_unit_test(test_eng_admitted_priority_change_requeues),
     };
