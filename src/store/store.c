@@ -1915,6 +1915,31 @@ static const char *const SERVER_SET_META[] = {"uid",
                                               "managedFields",
                                               NULL};
 
+/* kube-apiserver sets metadata.generation only where a kind's strategy does:
+ * custom resources and the kinds whose spec controllers observe. Events,
+ * ConfigMaps, Secrets, RBAC objects, Leases, Namespaces and Nodes have none. */
+static bool keeps_generation(const struct store_resource *r)
+{
+    static const char *const keys[] = {"pods",
+                                       "jobs.batch",
+                                       "deployments.apps",
+                                       "replicasets.apps",
+                                       "statefulsets.apps",
+                                       STORE_CRD_KEY,
+                                       "mutatingwebhookconfigurations."
+                                       "admissionregistration.k8s.io",
+                                       "validatingwebhookconfigurations."
+                                       "admissionregistration.k8s.io",
+                                       "deviceclasses.resource.k8s.io",
+                                       NULL};
+    if (r->custom)
+        return true;
+    for (const char *const *k = keys; *k; k++)
+        if (!strcmp(r->key, *k))
+            return true;
+    return false;
+}
+
 /* Namespace defaults of the API server: the name label, the kubernetes
  * finalizer in spec, phase Active. */
 static void default_namespace(json_t *doc, const char *name)
@@ -2068,7 +2093,8 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
     now_rfc3339(now);
     json_object_set_new(m, "uid", json_string(uid));
     json_object_set_new(m, "creationTimestamp", json_string(now));
-    json_object_set_new(m, "generation", json_integer(1));
+    if (keeps_generation(r))
+        json_object_set_new(m, "generation", json_integer(1));
     if (!strcmp(r->key, "namespaces"))
         default_namespace(doc, name);
     else if (!strcmp(r->key, "jobs.batch"))
@@ -2320,7 +2346,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     }
     json_t *cm = json_object_get(cur, "metadata");
     json_object_set(api_doc_meta(res), "resourceVersion", json_object_get(cm, "resourceVersion"));
-    if (!o->status && spec_changed(cur, res)) {
+    if (!o->status && keeps_generation(r) && spec_changed(cur, res)) {
         json_int_t g = json_integer_value(json_object_get(cm, "generation"));
         json_object_set_new(api_doc_meta(res), "generation", json_integer(g + 1));
     }

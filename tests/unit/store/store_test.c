@@ -142,6 +142,34 @@ static void test_store_create_sets_server_fields(void **state)
     tstore_free(t);
 }
 
+/* Only the kinds kube-apiserver gives a generation have one: a Job and a
+ * Workload do; an Event and a ConfigMap never get one, also after an update. */
+static void test_store_generation_only_where_kubernetes_sets_it(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    assert_int_equal(generation(job), 1);
+    json_t *cm = create(t->s, "configmaps", "default",
+                        parse("{\"metadata\":{\"name\":\"c\"},\"data\":{\"a\":\"1\"}}"));
+    assert_null(json_object_get(json_object_get(cm, "metadata"), "generation"));
+    json_t *ev = create(t->s, "events", "default",
+                        parse("{\"metadata\":{\"name\":\"e\"},\"involvedObject\":"
+                              "{\"kind\":\"Job\",\"name\":\"j\",\"namespace\":\"default\"},"
+                              "\"reason\":\"Created\",\"message\":\"m\",\"type\":\"Normal\"}"));
+    assert_null(json_object_get(json_object_get(ev, "metadata"), "generation"));
+    json_object_set_new(json_object_get(cm, "data"), "a", json_string("2"));
+    struct err e;
+    err_init(&e);
+    json_t *cm2 = NULL;
+    assert_int_equal(store_update(t->s, R("configmaps"), "default", "c", cm, NULL, &cm2, &e), 0);
+    assert_null(json_object_get(json_object_get(cm2, "metadata"), "generation"));
+    json_decref(cm2);
+    json_decref(ev);
+    json_decref(cm);
+    json_decref(job);
+    tstore_free(t);
+}
+
 static void test_store_create_exists(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -1178,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_store_resources_table),
         cmocka_unit_test(test_store_open_errors),
         cmocka_unit_test(test_store_create_sets_server_fields),
+        cmocka_unit_test(test_store_generation_only_where_kubernetes_sets_it),
         cmocka_unit_test(test_store_create_exists),
         cmocka_unit_test(test_store_create_namespace_rules),
         cmocka_unit_test(test_store_create_generate_name),
