@@ -613,14 +613,12 @@ static bool immediate(const struct eng_cq *cq, enum requeue_reason rq)
     return rq == RQ_FAILED_AFTER_NOMINATION || rq == RQ_PENDING_PREEMPTION;
 }
 
-#define BYPASS_MSG "Bypassed scheduling evaluation because an equivalent workload recently failed"
-
 static void bypass_equivalent(struct eng *eng, struct eng_cq *cq, uint64_t shape,
                               const char *reason)
 {
     eng__add_nofit_shape(cq, shape, reason);
     for (size_t i = pq_bypass_shape(cq, shape); i < cq->q.n_inadm; i++)
-        eng__set_pending(eng, cq->q.inadm[i], reason, BYPASS_MSG, true);
+        eng__set_pending(eng, cq->q.inadm[i], reason, ENG_BYPASS_MSG, true);
 }
 
 static void requeue(struct eng *eng, struct entry *e)

@@ -345,8 +345,6 @@ void eng__unqueue_wl(struct eng *eng, struct eng_wl *wl)
         wl->cq = NULL;
 }
 
-#define BYPASS_MSG "Bypassed scheduling evaluation because an equivalent workload recently failed"
-
 void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
 {
     if (wl->state != WL_PENDING) {
@@ -393,7 +391,7 @@ void eng__queue_wl(struct eng *eng, struct eng_wl *wl)
     } else if (target->strategy == API_BEST_EFFORT_FIFO &&
                (shape_reason = eng__nofit_shape(target, wl->shape))) {
         pq_push_inadm(target, wl);
-        eng__set_pending(eng, wl, shape_reason, BYPASS_MSG, true);
+        eng__set_pending(eng, wl, shape_reason, ENG_BYPASS_MSG, true);
     } else {
         pq_push(target, wl);
     }
