@@ -1,4 +1,4 @@
-/* bench_report.c -- the report of a `cueue bench` run (spec/bench.md, a
+/* report.c -- the report of a `cueue bench` run (spec/bench.md, a
  * contract: fields are added, never renamed), as JSON, YAML or a short
  * table, from the records either mode keeps. */
 #include <jansson.h>
@@ -10,16 +10,16 @@
 
 #include "api/codec.h"
 #include "base/strbuf.h"
-#include "cli/bench_int.h"
+#include "sim/sim_int.h"
 
-double bench_cpu_seconds(void)
+double sim_cpu_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-long bench_peak_rss(void)
+long sim_peak_rss(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -33,7 +33,7 @@ static double round_to(double v, double per)
     return round(v * per) / per;
 }
 
-static json_t *report(const struct bench_result *s, const struct bench_config *c, const char *name)
+static json_t *report(const struct sim_result *s, const struct sim_config *c, const char *name)
 {
     json_t *r = json_object();
     json_object_set_new(r, "config", json_string(name));
@@ -70,7 +70,7 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
         int64_t last_admission = -1;
         double to_admit = 0, to_finish = 0;
         for (size_t i = 0; i < s->n_wls; i++) {
-            const struct bench_wl_rec *w = &s->wls[i];
+            const struct sim_wl_rec *w = &s->wls[i];
             if (w->tmpl->cls_idx != k)
                 continue;
             n++;
@@ -183,15 +183,15 @@ static void print_text(const json_t *r)
                json_real_value(json_object_get(w, "perAdmission")));
 }
 
-void bench_report_print(const struct bench_config *c, const char *name,
-                        const struct bench_result *res, enum bench_output out)
+void sim_report_print(const struct sim_config *c, const char *name, const struct sim_result *res,
+                      enum sim_output out)
 {
     json_t *r = report(res, c, name);
-    if (out == BENCH_OUT_TEXT) {
+    if (out == SIM_OUT_TEXT) {
         print_text(r);
     } else {
         struct sb sb = SB_INIT;
-        if (out == BENCH_OUT_JSON)
+        if (out == SIM_OUT_JSON)
             codec_write_json(r, true, &sb);
         else
             codec_write_yaml(r, &sb);
