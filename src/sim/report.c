@@ -4,12 +4,14 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #include "api/codec.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "sim/sim_int.h"
 
 double sim_cpu_seconds(void)
@@ -31,6 +33,21 @@ long sim_peak_rss(void)
 static double round_to(double v, double per)
 {
     return round(v * per) / per;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The nearest-rank percentile p of the n sorted values (0 when n is 0). */
+static int64_t percentile(const int64_t *sorted, size_t n, int p)
+{
+    if (!n)
+        return 0;
+    size_t rank = ((size_t)p * n + 99) / 100;
+    return sorted[rank ? rank - 1 : 0];
 }
 
 static json_t *report(const struct sim_result *s, const struct sim_config *c, const char *name)
@@ -65,6 +82,7 @@ static json_t *report(const struct sim_result *s, const struct sim_config *c, co
     }
     json_object_set_new(r, "clusterQueueClasses", cqc);
     json_t *wlc = json_object();
+    int64_t *waits = xcalloc(s->n_wls ? s->n_wls : 1, sizeof(*waits));
     for (size_t k = 0; k < c->n_wl_cls; k++) {
         long n = 0, admitted = 0, finished = 0, ev = 0;
         int64_t last_admission = -1;
@@ -76,7 +94,7 @@ static json_t *report(const struct sim_result *s, const struct sim_config *c, co
             n++;
             ev += w->evictions;
             if (w->admitted_ms >= 0) {
-                admitted++;
+                waits[admitted++] = w->admitted_ms - w->created_ms;
                 to_admit += (double)(w->admitted_ms - w->created_ms);
                 if (w->admitted_ms > last_admission)
                     last_admission = w->admitted_ms;
@@ -86,6 +104,7 @@ static json_t *report(const struct sim_result *s, const struct sim_config *c, co
                 to_finish += (double)(w->finished_ms - w->created_ms);
             }
         }
+        qsort(waits, (size_t)admitted, sizeof(*waits), cmp_i64);
         json_t *o = json_object();
         json_object_set_new(o, "count", json_integer(n));
         json_object_set_new(o, "averageTimeToAdmissionMs",
@@ -96,8 +115,13 @@ static json_t *report(const struct sim_result *s, const struct sim_config *c, co
         json_object_set_new(o, "admitted", json_integer(admitted));
         json_object_set_new(o, "finished", json_integer(finished));
         json_object_set_new(o, "lastAdmissionAtMs", json_integer(last_admission));
+        json_object_set_new(o, "p50TimeToAdmissionMs",
+                            json_integer(percentile(waits, (size_t)admitted, 50)));
+        json_object_set_new(o, "p99TimeToAdmissionMs",
+                            json_integer(percentile(waits, (size_t)admitted, 99)));
         json_object_set_new(wlc, c->wl_cls[k], o);
     }
+    free(waits);
     json_object_set_new(r, "workloadClasses", wlc);
     int64_t last_creation = -1;
     for (size_t i = 0; i < s->n_wls; i++)
@@ -152,13 +176,15 @@ static void print_text(const json_t *r)
                json_real_value(json_object_get(v, "usagePercent")),
                (double)json_integer_value(json_object_get(v, "nominalQuotaMilli")) / 1000.0);
     }
-    printf("\n%-16s %8s %18s %18s %10s\n", "workloads", "count", "avg to admission",
-           "avg to finish", "evictions");
+    printf("\n%-16s %8s %18s %20s %18s %10s\n", "workloads", "count", "avg to admission",
+           "p50 / p99", "avg to finish", "evictions");
     json_object_foreach(json_object_get(r, "workloadClasses"), k, v)
     {
-        printf("%-16s %8lld %16.1f s %16.1f s %10lld\n", k,
+        printf("%-16s %8lld %16.1f s %8.1f / %7.1f s %16.1f s %10lld\n", k,
                (long long)json_integer_value(json_object_get(v, "count")),
                (double)json_integer_value(json_object_get(v, "averageTimeToAdmissionMs")) / 1000.0,
+               (double)json_integer_value(json_object_get(v, "p50TimeToAdmissionMs")) / 1000.0,
+               (double)json_integer_value(json_object_get(v, "p99TimeToAdmissionMs")) / 1000.0,
                (double)json_integer_value(json_object_get(v, "averageTimeToFinishMs")) / 1000.0,
                (long long)json_integer_value(json_object_get(v, "totalEvictions")));
     }
