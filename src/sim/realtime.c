@@ -458,6 +458,7 @@ static void observe(struct rt *r, const json_t *obj, bool modified)
         }
     }
     if (modified) {
+        w->updates++;
         if (w->running || finished)
             r->writes_admitted++;
         else

@@ -149,6 +149,24 @@ static json_t *report(const struct sim_result *s, const struct sim_config *c, co
             w, "perAdmission",
             json_real(round_to(
                 s->admissions ? (double)s->writes_admitted / (double)s->admissions : 0, 100)));
+        /* Split by whether the workload was ever admitted: the writes a
+         * workload costs while it cannot be admitted (kueue#8095). */
+        long n_adm = 0, up_adm = 0, up_not = 0;
+        for (size_t i = 0; i < s->n_wls; i++) {
+            if (s->wls[i].admitted_ms >= 0) {
+                n_adm++;
+                up_adm += s->wls[i].updates;
+            } else {
+                up_not += s->wls[i].updates;
+            }
+        }
+        long n_not = (long)s->n_wls - n_adm;
+        json_object_set_new(w, "admittedWorkloads", json_integer(n_adm));
+        json_object_set_new(w, "perAdmittedWorkload",
+                            json_real(round_to(n_adm ? (double)up_adm / (double)n_adm : 0, 100)));
+        json_object_set_new(w, "nonAdmittedWorkloads", json_integer(n_not));
+        json_object_set_new(w, "perNonAdmittedWorkload",
+                            json_real(round_to(n_not ? (double)up_not / (double)n_not : 0, 100)));
         json_object_set_new(r, "apiWrites", w);
     }
     return r;
@@ -207,6 +225,13 @@ static void print_text(const json_t *r)
                (long long)json_integer_value(json_object_get(w, "whilePending")),
                json_real_value(json_object_get(w, "whilePendingPerWorkload")),
                json_real_value(json_object_get(w, "perAdmission")));
+    if (w)
+        printf("Workload updates per workload admitted: %.2f (%lld); never admitted: %.2f "
+               "(%lld)\n",
+               json_real_value(json_object_get(w, "perAdmittedWorkload")),
+               (long long)json_integer_value(json_object_get(w, "admittedWorkloads")),
+               json_real_value(json_object_get(w, "perNonAdmittedWorkload")),
+               (long long)json_integer_value(json_object_get(w, "nonAdmittedWorkloads")));
 }
 
 void sim_report_print(const struct sim_config *c, const char *name, const struct sim_result *res,

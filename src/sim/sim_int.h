@@ -80,6 +80,7 @@ struct sim_wl_rec {
     int64_t created_ms, admitted_ms, finished_ms;
     uint32_t gen; /* bumped at each stop: a finish due for an older run is stale */
     uint32_t evictions;
+    uint32_t updates; /* real time: MODIFIED events of it seen on the watch */
     bool running;
 };
 

@@ -128,6 +128,11 @@ if mode == "realtime":
     if (not w or w["workloadUpdates"] < r["workloads"] + r["admissions"] or
             not 0 <= w["whilePending"] <= w["workloadUpdates"]):
         errs.append("apiWrites %r" % w)
+    # Every workload was admitted: its updates are all of them.
+    elif (w.get("admittedWorkloads") != r["workloads"] or w.get("nonAdmittedWorkloads") != 0 or
+          w.get("perAdmittedWorkload") != w["perWorkload"] or
+          w.get("perNonAdmittedWorkload") != 0):
+        errs.append("apiWrites by admission %r" % w)
 e = r["engine"]
 if (e["cycles"] <= 0 and mode == "virtual") or e["peakRssBytes"] <= 0 or e["cpuSeconds"] < 0:
     errs.append("engine figures %r" % e)
