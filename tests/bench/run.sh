@@ -298,11 +298,17 @@ if "$bin" bench --micro --cqs 10 --pending 4 2>&1 | grep -q "^cycle: *10 Cluster
 else fail "micro row"; fi
 
 # 12. The targets' table from a directory of reports: a report present
-#     fills its rows, one missing says "not run" (no timing asserted).
+#     fills its rows and says whether the limit is met, one missing says
+#     "not run", a backlog not admitted says so (no timing asserted).
 mkdir "$tmp/table"
 cp "$tmp/a.json" "$tmp/table/baseline.virtual.json"
+cp "$tmp/never.json" "$tmp/table/deep-backlog.realtime.json"
+sed -i 's/"huge"/"cpu"/' "$tmp/table/deep-backlog.realtime.json"
+sed 's/"small"/"cpu"/' "$tmp/a.json" >"$tmp/table/deep-backlog.virtual.json"
 if "$py" "$src/bench/table.py" "$tmp/table" >"$tmp/table.txt" 2>"$tmp/err" &&
-    grep -q "^baseline, virtual: CQ usage .* 55.9 %" "$tmp/table.txt" &&
+    grep -q "^baseline, virtual: CQ usage .* 55.9 %  *>= 85 %  *yes$" "$tmp/table.txt" &&
+    grep -q "^(a) deep backlog, virtual: .* ms  *<= 1 s  *yes$" "$tmp/table.txt" &&
+    grep -q "^(a) the same, real time .*0 of 6 cpu workloads admitted  *<= 1 s$" "$tmp/table.txt" &&
     grep -q "^baseline, real time: wall  *not run" "$tmp/table.txt"; then
     pass
 else
