@@ -47,7 +47,7 @@ def main():
     # A row: what, ours, Kueue's, the limit, and met(value) -> bool when the
     # limit is a bound (value is what `get` returned before formatting).
     def row(target, rep, get, fmt, kueue="", limit="", met=None):
-        val = None
+        val, reached = None, True
         if rep is None:
             ours = "not run"
         else:
@@ -55,11 +55,18 @@ def main():
                 val = get(rep)
                 ours = fmt(val)
             except NotReached as e:
-                ours = str(e)
+                ours, reached = str(e), False
             except (KeyError, TypeError, ValueError, ZeroDivisionError):
                 ours = "not in the report"
-        ok = "" if met is None or val is None else ("yes" if met(val) else "no")
+        ok = ("" if met is None or (reached and val is None) else
+              "yes" if reached and met(val) else "no")
         rows.append((target, ours, kueue, limit, ok))
+
+    def wall(r):
+        if r["finished"] < r["workloads"]:
+            raise NotReached("> %s (%s of %s finished)" % (sec(r["wallMs"]), format(r["finished"], ","),
+                                                        format(r["workloads"], ",")))
+        return r["wallMs"]
 
     def usage(r):
         return r["clusterQueueClasses"]["cq"]["usagePercent"]
@@ -76,7 +83,7 @@ def main():
     sml = ("small", "medium", "large")
     row("baseline, virtual: wall", bv, lambda r: r["wallMs"], sec, "351 s")
     row("baseline, virtual: CQ usage", bv, usage, pct, "55.9 %", ">= 85 %", lambda v: v >= 85)
-    row("baseline, real time: wall", br, lambda r: r["wallMs"], sec, "351 s", "<= 80 s",
+    row("baseline, real time: wall", br, wall, sec, "351 s", "<= 80 s",
         lambda v: v <= 80000)
     row("baseline, real time: CQ usage", br, usage, pct, "55.9 %", ">= 94 %", lambda v: v >= 94)
     row("baseline, real time: time to admission s/m/l", br,
@@ -103,7 +110,7 @@ def main():
         waits("averageTimeToAdmissionMs", sml), secs, "700 s / 256 s / 106 s")
     row("large-scale, virtual: engine CPU", lv, lambda r: r["engine"]["cpuSeconds"],
         lambda v: "%.2f s" % v, "", "< 2 s", lambda v: v < 2)
-    row("large-scale, real time: wall", lr, lambda r: r["wallMs"], sec, "1,179 s", "<= 15 s",
+    row("large-scale, real time: wall", lr, wall, sec, "1,179 s", "<= 15 s",
         lambda v: v <= 15000)
     lvw = lv and [lv["workloadClasses"][k]["averageTimeToAdmissionMs"] for k in sml]
     row("large-scale, real time: time to admission s/m/l", lr,
@@ -133,6 +140,7 @@ def main():
     g8 = ("small", "medium", "large")
     row("(b) #14477-shaped GPU cluster, virtual: admissions per minute", gv, per_minute,
         lambda v: "%.0f" % v, "about 10 (a real cluster)")
+    row("(b) the same, real time: wall", gr, wall, sec)
     row("(b) the same, real time: admissions per minute", gr, per_minute, lambda v: "%.0f" % v,
         "about 10 (a real cluster)")
     row("(b) real time: p50 wait, 8/32/64 GPUs", gr, waits("p50TimeToAdmissionMs", g8), secs)

@@ -710,6 +710,24 @@ static pid_t start_server(const char *binary, const char *dir, char *url, size_t
     return -1;
 }
 
+/* Stop the server this run started. A server holding tens of thousands of
+ * Workloads may take minutes to exit on SIGTERM; its figures are read by
+ * then and its data dir is thrown away, so after a grace period it is
+ * killed. */
+static void stop_server(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    int64_t deadline = mono_ms() + 20000;
+    while (waitpid(pid, NULL, WNOHANG) == 0) {
+        if (mono_ms() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            return;
+        }
+        sleep_ms(50);
+    }
+}
+
 /* CPU seconds and peak RSS of a child still running, from /proc. */
 static void proc_figures(pid_t pid, double *cpu, long *rss)
 {
@@ -850,6 +868,7 @@ int sim_run_realtime(const struct sim_config *cfg, const char *name, enum sim_ou
             "realtime",  r.cqs,      r.n_cqs, r.wls, r.n_wls, r.wall_ms,        r.admissions,
             r.evictions, r.finished, -1,      cpu,   rss,     r.writes_pending, r.writes_admitted};
         sim_report_print(cfg, name, &res, out);
+        fflush(stdout);
         if (r.finished != (long)r.n_wls) {
             fprintf(stderr, "cueue bench: %ld of %zu workloads finished (%ld errors)\n", r.finished,
                     r.n_wls, r.errors);
@@ -858,10 +877,8 @@ int sim_run_realtime(const struct sim_config *cfg, const char *name, enum sim_ou
     } else {
         rc = 2;
     }
-    if (server > 0) {
-        kill(server, SIGTERM);
-        waitpid(server, NULL, 0);
-    }
+    if (server > 0)
+        stop_server(server);
     if (have_dir) {
         char cmd[600];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
