@@ -178,7 +178,9 @@ static bool drain(struct setup *s, int64_t *clock, long *admitted, long *preempt
             eng_wl_release(s->eng, d->preempted[i].target, *clock);
         if (!d->changed)
             break;
-        if (budget > 0 && now_s() - t0 > budget)
+        /* Reading the thread's CPU clock is a system call: every cycle's
+         * read was a tenth of a preemption row's time. */
+        if (budget > 0 && *cycles % 64 == 0 && now_s() - t0 > budget)
             return true;
     }
     return false;
