@@ -54,8 +54,8 @@ demo: build
 # config in virtual time, the baseline, large-scale and #14477-shaped
 # configs in real time (the last takes 3 minutes: its jobs run 20-60 s;
 # large-scale stops after 5), the first minute of the deep backlog in real
-# time, 50,000 pending Workloads (memory, restart). 15-20 minutes on a
-# loaded 2-core machine; figures and how to read them: bench/README.md. A
+# time, 50,000 pending Workloads (memory, restart). 27 minutes on a 2-core
+# machine at load 30; figures and how to read them: bench/README.md. A
 # run that does not finish still writes its report (the table shows what
 # it reached).
 BENCH_OUT = $(BUILD)/bench
