@@ -12,7 +12,7 @@
 
 #include "api/objects.h"
 #include "base/arena.h"
-#include "cli/eng_objects.h"
+#include "sim/sim.h"
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 
@@ -110,14 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 2; i++) {
         struct api_resource_flavor *rf = ARENA_NEW(&a, struct api_resource_flavor);
         rf->meta.name = flavors[i];
-        cli_eng_apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
+        sim_eng_apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
     }
     for (int i = 0; i < N_CQS; i++) {
         struct api_local_queue *lq = ARENA_NEW(&a, struct api_local_queue);
         lq->meta.name = cq_names[i];
         lq->meta.namespace_ = "ns";
         lq->cluster_queue = cq_names[i];
-        cli_eng_apply(eng, API_KIND_LOCAL_QUEUE, lq);
+        sim_eng_apply(eng, API_KIND_LOCAL_QUEUE, lq);
     }
     int64_t now = 0, serial = 0;
     while (g.n) {
@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (q->has_lending_limit && q->lending_limit.milli > q->nominal_quota.milli)
                     q->lending_limit = q->nominal_quota;
             }
-            cli_eng_apply(eng, API_KIND_CLUSTER_QUEUE, cq);
+            sim_eng_apply(eng, API_KIND_CLUSTER_QUEUE, cq);
             break;
         }
         case 2: { /* a Cohort */
@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 c->resource_groups = group(&a, &g);
                 c->n_resource_groups = 1;
             }
-            cli_eng_apply(eng, API_KIND_COHORT, c);
+            sim_eng_apply(eng, API_KIND_COHORT, c);
             break;
         }
         case 3:

@@ -4,9 +4,10 @@
 # contract present, every workload admitted at least once and finished,
 # admissions = workloads + evictions, usage within bounds, the same report
 # twice). Timing is never asserted. Then: YAML and text output, a bad
-# config, an ignored `tas` key, a workload that never fits, an unknown
-# mode, the smoke config in real time (when `serve` exists), one
-# micro-benchmark row.
+# config, an ignored `tas` key, a workload that never fits, the
+# percentiles of the time to admission, an unknown mode, the smoke config
+# in real time (when `serve` exists), one micro-benchmark row, the
+# targets' table, bench/pending.py on a small store.
 # Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -73,8 +74,8 @@ if set(wc) != set(want_cls):
     errs.append("workload classes %s, want %s" % (sorted(wc), sorted(want_cls)))
 ev = 0
 for name, v in wc.items():
-    need(v, ["count", "averageTimeToAdmissionMs", "averageTimeToFinishMs", "totalEvictions"],
-         "workloadClasses.%s." % name)
+    need(v, ["count", "averageTimeToAdmissionMs", "averageTimeToFinishMs", "totalEvictions",
+             "p50TimeToAdmissionMs", "p99TimeToAdmissionMs"], "workloadClasses.%s." % name)
     if errs:
         break
     ev += v["totalEvictions"]
@@ -83,6 +84,9 @@ for name, v in wc.items():
     if v.get("admitted") != v["count"] or v.get("finished") != v["count"]:
         errs.append("%s: admitted %r finished %r of %d"
                     % (name, v.get("admitted"), v.get("finished"), v["count"]))
+    if not 0 <= v["p50TimeToAdmissionMs"] <= v["p99TimeToAdmissionMs"] <= r["wallMs"]:
+        errs.append("%s: p50 / p99 %d / %d" % (name, v["p50TimeToAdmissionMs"],
+                                               v["p99TimeToAdmissionMs"]))
     if not 0 <= v["averageTimeToAdmissionMs"] < v["averageTimeToFinishMs"] <= r["wallMs"]:
         errs.append("%s: times %d / %d" % (name, v["averageTimeToAdmissionMs"],
                                           v["averageTimeToFinishMs"]))
@@ -124,6 +128,11 @@ if mode == "realtime":
     if (not w or w["workloadUpdates"] < r["workloads"] + r["admissions"] or
             not 0 <= w["whilePending"] <= w["workloadUpdates"]):
         errs.append("apiWrites %r" % w)
+    # Every workload was admitted: its updates are all of them.
+    elif (w.get("admittedWorkloads") != r["workloads"] or w.get("nonAdmittedWorkloads") != 0 or
+          w.get("perAdmittedWorkload") != w["perWorkload"] or
+          w.get("perNonAdmittedWorkload") != 0):
+        errs.append("apiWrites by admission %r" % w)
 e = r["engine"]
 if (e["cycles"] <= 0 and mode == "virtual") or e["peakRssBytes"] <= 0 or e["cpuSeconds"] < 0:
     errs.append("engine figures %r" % e)
@@ -226,7 +235,37 @@ else
     cat "$tmp/never.json" "$tmp/err"
 fi
 
-# 8. Unknown mode and output format.
+# 8. Percentiles of the time to admission: four 1-cpu workloads of 100 ms,
+#    created 1 ms apart into a 1-cpu queue, wait 0, 99, 198 and 297 ms.
+cat >"$tmp/line.yaml" <<'EOF'
+cohorts:
+- className: cohort
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 1
+    nominalQuota: 1
+    borrowingLimit: 0
+    workloadsSets:
+    - count: 4
+      creationIntervalMs: 1
+      workloads:
+      - className: one
+        runtimeMs: 100
+        request: 1
+EOF
+if "$bin" bench --config "$tmp/line.yaml" -o json >"$tmp/line.json" 2>"$tmp/err" && "$py" -c '
+import json, sys
+w = json.load(open(sys.argv[1]))["workloadClasses"]["one"]
+got = (w["averageTimeToAdmissionMs"], w["p50TimeToAdmissionMs"], w["p99TimeToAdmissionMs"])
+if got != (149, 99, 297):
+    print("avg / p50 / p99 %r" % (got,))
+    sys.exit(1)' "$tmp/line.json"; then pass; else
+    fail "percentiles of the time to admission"
+    cat "$tmp/err"
+fi
+
+# 9. Unknown mode and output format.
 if "$bin" bench --config "$smoke" --mode sometime >/dev/null 2>&1; then
     fail "unknown mode accepted"
 else pass; fi
@@ -234,7 +273,7 @@ if "$bin" bench --config "$smoke" -o xml >/dev/null 2>&1; then
     fail "unknown output accepted"
 else pass; fi
 
-# 9. Real time, when this cueue (or $CUEUE_BENCH_SERVER) has a `serve` with
+# 10. Real time, when this cueue (or $CUEUE_BENCH_SERVER) has a `serve` with
 #    its controllers (one that admits Workloads): the smoke config against a
 #    fresh server, the same checks.
 server=${CUEUE_BENCH_SERVER:-$bin}
@@ -253,17 +292,23 @@ else
     echo "note: $server serve has no controllers: realtime mode not run"
 fi
 
-# 10. One micro-benchmark row runs (no timing asserted).
+# 11. One micro-benchmark row runs (no timing asserted).
 if "$bin" bench --micro --cqs 10 --pending 4 2>&1 | grep -q "^cycle: *10 ClusterQueues"; then
     pass
 else fail "micro row"; fi
 
-# 11. The targets' table from a directory of reports: a report present
-#     fills its rows, one missing says "not run" (no timing asserted).
+# 12. The targets' table from a directory of reports: a report present
+#     fills its rows and says whether the limit is met, one missing says
+#     "not run", a backlog not admitted says so (no timing asserted).
 mkdir "$tmp/table"
 cp "$tmp/a.json" "$tmp/table/baseline.virtual.json"
+cp "$tmp/never.json" "$tmp/table/deep-backlog.realtime.json"
+sed -i 's/"huge"/"cpu"/' "$tmp/table/deep-backlog.realtime.json"
+sed 's/"small"/"cpu"/' "$tmp/a.json" >"$tmp/table/deep-backlog.virtual.json"
 if "$py" "$src/bench/table.py" "$tmp/table" >"$tmp/table.txt" 2>"$tmp/err" &&
-    grep -q "^baseline, virtual: CQ usage .* 55.9 %" "$tmp/table.txt" &&
+    grep -q "^baseline, virtual: CQ usage .* 55.9 %  *>= 85 %  *yes$" "$tmp/table.txt" &&
+    grep -q "^(a) deep backlog, virtual: .* ms  *<= 1 s  *yes$" "$tmp/table.txt" &&
+    grep -q "^(a) the same, real time .*0 of 6 cpu workloads admitted  *<= 1 s  *no$" "$tmp/table.txt" &&
     grep -q "^baseline, real time: wall  *not run" "$tmp/table.txt"; then
     pass
 else
@@ -271,7 +316,7 @@ else
     cat "$tmp/table.txt" "$tmp/err"
 fi
 
-# 12. bench/pending.py on a small store: the restarted server holds every
+# 13. bench/pending.py on a small store: the restarted server holds every
 #     Workload and Job copied (when serve runs the controllers).
 if [ -z "${server_has_controllers:-}" ]; then
     echo "note: pending.py not run (no controllers)"

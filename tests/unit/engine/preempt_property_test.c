@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "cli/eng_objects.h"
+#include "sim/sim.h"
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "engine/fairshare.h"
@@ -88,7 +88,7 @@ static void build(struct world *w, uint64_t seed)
     struct api_resource_flavor rf;
     memset(&rf, 0, sizeof(rf));
     rf.meta.name = "default";
-    cli_eng_apply(w->eng, API_KIND_RESOURCE_FLAVOR, &rf);
+    sim_eng_apply(w->eng, API_KIND_RESOURCE_FLAVOR, &rf);
     /* Every fourth run (classical) puts the CQs in two sub-cohorts of the
      * pool, so that reclaiming crosses cohort levels. */
     bool tree = seed % 4 == 1;
@@ -100,7 +100,7 @@ static void build(struct world *w, uint64_t seed)
             co.meta.name = subs[i];
             co.parent_name = "pool";
             co.fair_sharing.weight.milli = 1000;
-            cli_eng_apply(w->eng, API_KIND_COHORT, &co);
+            sim_eng_apply(w->eng, API_KIND_COHORT, &co);
         }
     }
     w->n_cqs = 2 + (int)rnd(3);
@@ -140,14 +140,14 @@ static void build(struct world *w, uint64_t seed)
         }
         cq.fair_sharing.weight.milli = w->fs ? weights[rnd(4)] : 1000;
         w->pol[i] = cq.preemption;
-        cli_eng_apply(w->eng, API_KIND_CLUSTER_QUEUE, &cq);
+        sim_eng_apply(w->eng, API_KIND_CLUSTER_QUEUE, &cq);
         struct api_local_queue lq;
         memset(&lq, 0, sizeof(lq));
         lq.meta.name = lqs[i];
         lq.meta.namespace_ = "ns";
         lq.cluster_queue = names[i];
         lq.fair_sharing.weight.milli = 1000;
-        cli_eng_apply(w->eng, API_KIND_LOCAL_QUEUE, &lq);
+        sim_eng_apply(w->eng, API_KIND_LOCAL_QUEUE, &lq);
     }
     eng__refresh(w->eng);
     w->fr = eng__fr_find(w->eng, names_find(&w->eng->flavor_names, "default"),

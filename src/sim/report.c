@@ -1,25 +1,27 @@
-/* bench_report.c -- the report of a `cueue bench` run (spec/bench.md, a
+/* report.c -- the report of a `cueue bench` run (spec/bench.md, a
  * contract: fields are added, never renamed), as JSON, YAML or a short
  * table, from the records either mode keeps. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #include "api/codec.h"
 #include "base/strbuf.h"
-#include "cli/bench_int.h"
+#include "base/xalloc.h"
+#include "sim/sim_int.h"
 
-double bench_cpu_seconds(void)
+double sim_cpu_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-long bench_peak_rss(void)
+long sim_peak_rss(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -33,7 +35,22 @@ static double round_to(double v, double per)
     return round(v * per) / per;
 }
 
-static json_t *report(const struct bench_result *s, const struct bench_config *c, const char *name)
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The nearest-rank percentile p of the n sorted values (0 when n is 0). */
+static int64_t percentile(const int64_t *sorted, size_t n, int p)
+{
+    if (!n)
+        return 0;
+    size_t rank = ((size_t)p * n + 99) / 100;
+    return sorted[rank ? rank - 1 : 0];
+}
+
+static json_t *report(const struct sim_result *s, const struct sim_config *c, const char *name)
 {
     json_t *r = json_object();
     json_object_set_new(r, "config", json_string(name));
@@ -65,18 +82,19 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
     }
     json_object_set_new(r, "clusterQueueClasses", cqc);
     json_t *wlc = json_object();
+    int64_t *waits = xcalloc(s->n_wls ? s->n_wls : 1, sizeof(*waits));
     for (size_t k = 0; k < c->n_wl_cls; k++) {
         long n = 0, admitted = 0, finished = 0, ev = 0;
         int64_t last_admission = -1;
         double to_admit = 0, to_finish = 0;
         for (size_t i = 0; i < s->n_wls; i++) {
-            const struct bench_wl_rec *w = &s->wls[i];
+            const struct sim_wl_rec *w = &s->wls[i];
             if (w->tmpl->cls_idx != k)
                 continue;
             n++;
             ev += w->evictions;
             if (w->admitted_ms >= 0) {
-                admitted++;
+                waits[admitted++] = w->admitted_ms - w->created_ms;
                 to_admit += (double)(w->admitted_ms - w->created_ms);
                 if (w->admitted_ms > last_admission)
                     last_admission = w->admitted_ms;
@@ -86,6 +104,7 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
                 to_finish += (double)(w->finished_ms - w->created_ms);
             }
         }
+        qsort(waits, (size_t)admitted, sizeof(*waits), cmp_i64);
         json_t *o = json_object();
         json_object_set_new(o, "count", json_integer(n));
         json_object_set_new(o, "averageTimeToAdmissionMs",
@@ -96,8 +115,13 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
         json_object_set_new(o, "admitted", json_integer(admitted));
         json_object_set_new(o, "finished", json_integer(finished));
         json_object_set_new(o, "lastAdmissionAtMs", json_integer(last_admission));
+        json_object_set_new(o, "p50TimeToAdmissionMs",
+                            json_integer(percentile(waits, (size_t)admitted, 50)));
+        json_object_set_new(o, "p99TimeToAdmissionMs",
+                            json_integer(percentile(waits, (size_t)admitted, 99)));
         json_object_set_new(wlc, c->wl_cls[k], o);
     }
+    free(waits);
     json_object_set_new(r, "workloadClasses", wlc);
     int64_t last_creation = -1;
     for (size_t i = 0; i < s->n_wls; i++)
@@ -125,6 +149,24 @@ static json_t *report(const struct bench_result *s, const struct bench_config *c
             w, "perAdmission",
             json_real(round_to(
                 s->admissions ? (double)s->writes_admitted / (double)s->admissions : 0, 100)));
+        /* Split by whether the workload was ever admitted: the writes a
+         * workload costs while it cannot be admitted (kueue#8095). */
+        long n_adm = 0, up_adm = 0, up_not = 0;
+        for (size_t i = 0; i < s->n_wls; i++) {
+            if (s->wls[i].admitted_ms >= 0) {
+                n_adm++;
+                up_adm += s->wls[i].updates;
+            } else {
+                up_not += s->wls[i].updates;
+            }
+        }
+        long n_not = (long)s->n_wls - n_adm;
+        json_object_set_new(w, "admittedWorkloads", json_integer(n_adm));
+        json_object_set_new(w, "perAdmittedWorkload",
+                            json_real(round_to(n_adm ? (double)up_adm / (double)n_adm : 0, 100)));
+        json_object_set_new(w, "nonAdmittedWorkloads", json_integer(n_not));
+        json_object_set_new(w, "perNonAdmittedWorkload",
+                            json_real(round_to(n_not ? (double)up_not / (double)n_not : 0, 100)));
         json_object_set_new(r, "apiWrites", w);
     }
     return r;
@@ -152,13 +194,15 @@ static void print_text(const json_t *r)
                json_real_value(json_object_get(v, "usagePercent")),
                (double)json_integer_value(json_object_get(v, "nominalQuotaMilli")) / 1000.0);
     }
-    printf("\n%-16s %8s %18s %18s %10s\n", "workloads", "count", "avg to admission",
-           "avg to finish", "evictions");
+    printf("\n%-16s %8s %18s %20s %18s %10s\n", "workloads", "count", "avg to admission",
+           "p50 / p99", "avg to finish", "evictions");
     json_object_foreach(json_object_get(r, "workloadClasses"), k, v)
     {
-        printf("%-16s %8lld %16.1f s %16.1f s %10lld\n", k,
+        printf("%-16s %8lld %16.1f s %8.1f / %7.1f s %16.1f s %10lld\n", k,
                (long long)json_integer_value(json_object_get(v, "count")),
                (double)json_integer_value(json_object_get(v, "averageTimeToAdmissionMs")) / 1000.0,
+               (double)json_integer_value(json_object_get(v, "p50TimeToAdmissionMs")) / 1000.0,
+               (double)json_integer_value(json_object_get(v, "p99TimeToAdmissionMs")) / 1000.0,
                (double)json_integer_value(json_object_get(v, "averageTimeToFinishMs")) / 1000.0,
                (long long)json_integer_value(json_object_get(v, "totalEvictions")));
     }
@@ -181,17 +225,24 @@ static void print_text(const json_t *r)
                (long long)json_integer_value(json_object_get(w, "whilePending")),
                json_real_value(json_object_get(w, "whilePendingPerWorkload")),
                json_real_value(json_object_get(w, "perAdmission")));
+    if (w)
+        printf("Workload updates per workload admitted: %.2f (%lld); never admitted: %.2f "
+               "(%lld)\n",
+               json_real_value(json_object_get(w, "perAdmittedWorkload")),
+               (long long)json_integer_value(json_object_get(w, "admittedWorkloads")),
+               json_real_value(json_object_get(w, "perNonAdmittedWorkload")),
+               (long long)json_integer_value(json_object_get(w, "nonAdmittedWorkloads")));
 }
 
-void bench_report_print(const struct bench_config *c, const char *name,
-                        const struct bench_result *res, enum bench_output out)
+void sim_report_print(const struct sim_config *c, const char *name, const struct sim_result *res,
+                      enum sim_output out)
 {
     json_t *r = report(res, c, name);
-    if (out == BENCH_OUT_TEXT) {
+    if (out == SIM_OUT_TEXT) {
         print_text(r);
     } else {
         struct sb sb = SB_INIT;
-        if (out == BENCH_OUT_JSON)
+        if (out == SIM_OUT_JSON)
             codec_write_json(r, true, &sb);
         else
             codec_write_yaml(r, &sb);

@@ -1,4 +1,4 @@
-/* bench_rt.c -- `cueue bench --mode realtime`: Kueue's scalability test in
+/* realtime.c -- `cueue bench --mode realtime`: Kueue's scalability test in
  * wall-clock time against the whole system, as Kueue's own test runs it.
  *
  * `cueue serve` (API server, store, controllers, engine in one process) is
@@ -16,7 +16,7 @@
  *   until a client does so (Kueue's runner does the same).
  * The report is the virtual mode's; CPU and peak RSS are the server's
  * when this process started it. */
-#include "cli/bench_rt.h"
+#include "sim/sim.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -39,7 +39,7 @@
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "base/xalloc.h"
-#include "cli/bench_int.h"
+#include "sim/sim_int.h"
 
 #define KUEUE "/apis/kueue.x-k8s.io/v1beta2"
 
@@ -147,11 +147,11 @@ struct due {
 };
 
 struct rt {
-    const struct bench_config *cfg;
+    const struct sim_config *cfg;
     const char *base, *token;
-    struct bench_cq_rec *cqs;
+    struct sim_cq_rec *cqs;
     size_t n_cqs;
-    struct bench_wl_rec *wls;
+    struct sim_wl_rec *wls;
     char **names; /* "namespace/name" of each workload */
     int64_t *due_create;
     size_t n_wls;
@@ -212,7 +212,7 @@ static int64_t now_rel(const struct rt *r)
  * same naming and order as the virtual mode. */
 static void plan(struct rt *r)
 {
-    const struct bench_config *c = r->cfg;
+    const struct sim_config *c = r->cfg;
     size_t n_cqs = 0, n_wls = 0;
     for (size_t i = 0; i < c->n_cohorts; i++)
         for (size_t j = 0; j < c->cohorts[i].n_qs; j++) {
@@ -236,7 +236,7 @@ static void plan(struct rt *r)
                 for (int64_t qi = 0; qi < q->count; qi++) {
                     snprintf(buf, sizeof(buf), "%s-%zu-%lld-%s-%lld", q->cls, j, (long long)qi,
                              h->cls, (long long)ci);
-                    struct bench_cq_rec *cq = &r->cqs[r->n_cqs];
+                    struct sim_cq_rec *cq = &r->cqs[r->n_cqs];
                     cq->name = xstrdup(buf);
                     cq->cls_idx = q->cls_idx;
                     cq->nominal_milli = q->nominal_milli;
@@ -244,7 +244,7 @@ static void plan(struct rt *r)
                         const struct bc_wl_set *s = &q->sets[k];
                         for (int64_t round = 0; round < s->count; round++)
                             for (size_t t = 0; t < s->n_tmpl; t++) {
-                                struct bench_wl_rec *w = &r->wls[r->n_wls];
+                                struct sim_wl_rec *w = &r->wls[r->n_wls];
                                 w->tmpl = &s->tmpl[t];
                                 w->cq = r->n_cqs;
                                 w->created_ms = w->admitted_ms = w->finished_ms = -1;
@@ -290,7 +290,7 @@ static int setup_objects(struct rt *r, struct conn *c)
                json_pack("{s:s,s:s,s:o}", "apiVersion", "kueue.x-k8s.io/v1beta2", "kind",
                          "ResourceFlavor", "metadata", meta(NULL, "default-flavor"))))
         return -1;
-    const struct bench_config *cfg = r->cfg;
+    const struct sim_config *cfg = r->cfg;
     size_t k = 0;
     char path[700], b1[32], b2[32];
     for (size_t i = 0; i < cfg->n_cohorts; i++) {
@@ -372,7 +372,7 @@ static void *client_main(void *arg)
         pthread_mutex_unlock(&r->mu);
         if (stop)
             break;
-        const struct bench_wl_rec *w = &r->wls[i];
+        const struct sim_wl_rec *w = &r->wls[i];
         const char *ns = r->cqs[w->cq].name, *name = strchr(r->names[i], '/') + 1;
         json_t *obj = json_pack(
             "{s:s,s:s,s:o,s:{s:s,s:i,s:[{s:s,s:i,s:{s:{s:s,s:[{s:s,s:s,s:{s:{s:s}}}]}}}]}}",
@@ -416,7 +416,7 @@ static bool cond_true(const json_t *obj, const char *type)
     return false;
 }
 
-static void stop_run(struct rt *r, struct bench_wl_rec *w, int64_t t)
+static void stop_run(struct rt *r, struct sim_wl_rec *w, int64_t t)
 {
     r->cqs[w->cq].used_milli_ms += w->tmpl->request_milli * (t - w->admitted_ms);
     w->running = false;
@@ -435,7 +435,7 @@ static void observe(struct rt *r, const json_t *obj, bool modified)
     size_t idx = (size_t)(uintptr_t)map_get(&r->index, key);
     if (!idx)
         return;
-    struct bench_wl_rec *w = &r->wls[idx - 1];
+    struct sim_wl_rec *w = &r->wls[idx - 1];
     bool reserved = cond_true(obj, "QuotaReserved") && !cond_true(obj, "Evicted");
     bool finished = cond_true(obj, "Finished");
     int64_t t = now_rel(r);
@@ -458,6 +458,7 @@ static void observe(struct rt *r, const json_t *obj, bool modified)
         }
     }
     if (modified) {
+        w->updates++;
         if (w->running || finished)
             r->writes_admitted++;
         else
@@ -619,7 +620,7 @@ static void *finisher_main(void *arg)
             continue;
         }
         struct due d = due_pop(r);
-        struct bench_wl_rec *w = &r->wls[d.wl];
+        struct sim_wl_rec *w = &r->wls[d.wl];
         if (d.release) {
             pthread_mutex_unlock(&r->mu);
             if (!finish(r, &c, d.wl, true))
@@ -709,6 +710,24 @@ static pid_t start_server(const char *binary, const char *dir, char *url, size_t
     return -1;
 }
 
+/* Stop the server this run started. A server holding tens of thousands of
+ * Workloads may take minutes to exit on SIGTERM; its figures are read by
+ * then and its data dir is thrown away, so after a grace period it is
+ * killed. */
+static void stop_server(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    int64_t deadline = mono_ms() + 20000;
+    while (waitpid(pid, NULL, WNOHANG) == 0) {
+        if (mono_ms() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            return;
+        }
+        sleep_ms(50);
+    }
+}
+
 /* CPU seconds and peak RSS of a child still running, from /proc. */
 static void proc_figures(pid_t pid, double *cpu, long *rss)
 {
@@ -768,8 +787,8 @@ static int read_kubeconfig(const char *path, char *url, size_t url_len, char **t
     return rc;
 }
 
-int bench_rt_run(const struct bench_config *cfg, const char *name, enum bench_output out,
-                 const struct bench_rt_options *opt)
+int sim_run_realtime(const struct sim_config *cfg, const char *name, enum sim_output out,
+                     const struct sim_rt_options *opt)
 {
     char url[512], dir[] = "/tmp/cueue-bench.XXXXXX";
     char *token = NULL;
@@ -845,10 +864,11 @@ int bench_rt_run(const struct bench_config *cfg, const char *name, enum bench_ou
         long rss = 0;
         if (server > 0)
             proc_figures(server, &cpu, &rss);
-        struct bench_result res = {
+        struct sim_result res = {
             "realtime",  r.cqs,      r.n_cqs, r.wls, r.n_wls, r.wall_ms,        r.admissions,
             r.evictions, r.finished, -1,      cpu,   rss,     r.writes_pending, r.writes_admitted};
-        bench_report_print(cfg, name, &res, out);
+        sim_report_print(cfg, name, &res, out);
+        fflush(stdout);
         if (r.finished != (long)r.n_wls) {
             fprintf(stderr, "cueue bench: %ld of %zu workloads finished (%ld errors)\n", r.finished,
                     r.n_wls, r.errors);
@@ -857,10 +877,8 @@ int bench_rt_run(const struct bench_config *cfg, const char *name, enum bench_ou
     } else {
         rc = 2;
     }
-    if (server > 0) {
-        kill(server, SIGTERM);
-        waitpid(server, NULL, 0);
-    }
+    if (server > 0)
+        stop_server(server);
     if (have_dir) {
         char cmd[600];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -1,12 +1,12 @@
-/* eng_objects.c -- engine input built in code (see eng_objects.h). */
-#include "cli/eng_objects.h"
+/* objects.c -- engine input built in code (sim.h: sim_eng_apply and the rest). */
+#include "sim/sim.h"
 
 #include <string.h>
 
 #include "base/arena.h"
 #include "engine/engine.h"
 
-void cli_eng_apply(struct eng *eng, enum api_kind kind, void *view)
+void sim_eng_apply(struct eng *eng, enum api_kind kind, void *view)
 {
     struct api_object o;
     memset(&o, 0, sizeof(o));
@@ -15,14 +15,14 @@ void cli_eng_apply(struct eng *eng, enum api_kind kind, void *view)
     eng_apply(eng, &o, 0);
 }
 
-void cli_eng_flavor(struct eng *eng, struct arena *mem, const char *name)
+void sim_eng_flavor(struct eng *eng, struct arena *mem, const char *name)
 {
     struct api_resource_flavor *rf = ARENA_NEW(mem, struct api_resource_flavor);
     rf->meta.name = arena_strdup(mem, name);
-    cli_eng_apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
+    sim_eng_apply(eng, API_KIND_RESOURCE_FLAVOR, rf);
 }
 
-struct api_resource_group *cli_resource_group(struct arena *mem, const char *flavor, size_t n,
+struct api_resource_group *sim_resource_group(struct arena *mem, const char *flavor, size_t n,
                                               const char *const *resources,
                                               const int64_t *nominal_milli)
 {

@@ -1,4 +1,4 @@
-/* bench_sim.c -- Kueue's scheduler scalability test in virtual time.
+/* virtual.c -- Kueue's scheduler scalability test in virtual time.
  *
  * The generator (Kueue test/performance/scheduler/runner/generator) builds
  * cohorts, ClusterQueues and a timed stream of Workloads from a YAML
@@ -9,8 +9,8 @@
  * engine admits or preempts nothing more. A cycle costs no virtual time;
  * everything is deterministic (ties broken by event sequence number), so
  * the same config gives the same report. */
-#include "cli/bench_sim.h"
-#include "cli/bench_int.h"
+#include "sim/sim.h"
+#include "sim/sim_int.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -29,12 +29,11 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-#include "cli/eng_objects.h"
 #include "engine/engine.h"
 
 /* ---- the config ------------------------------------------------------------------------ */
 
-static size_t class_index(struct bench_config *c, const char ***names, size_t *n, const char *s)
+static size_t class_index(struct sim_config *c, const char ***names, size_t *n, const char *s)
 {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*names)[i], s))
@@ -158,7 +157,7 @@ static int check_object(const json_t *v, struct err *e)
     return err_field(e, ERR_INVALID, "Invalid value: must be a mapping");
 }
 
-static int read_tmpl(struct bench_config *c, const json_t *o, struct bc_wl_tmpl *t, struct err *e)
+static int read_tmpl(struct sim_config *c, const json_t *o, struct bc_wl_tmpl *t, struct err *e)
 {
     static const char *const known[] = {"className", "runtimeMs", "priority", "request", NULL};
     int64_t prio = 0, zero = 0;
@@ -180,7 +179,7 @@ static int read_tmpl(struct bench_config *c, const json_t *o, struct bc_wl_tmpl 
     return 0;
 }
 
-static int read_wl_set(struct bench_config *c, const json_t *o, struct bc_wl_set *s, struct err *e)
+static int read_wl_set(struct sim_config *c, const json_t *o, struct bc_wl_set *s, struct err *e)
 {
     static const char *const known[] = {"count", "creationIntervalMs", "workloads", NULL};
     json_t *list;
@@ -221,7 +220,7 @@ static int read_policy(const json_t *o, const char *key, const char *const *name
     return ERR_INVALID;
 }
 
-static int read_queue_set(struct bench_config *c, const json_t *o, struct bc_queue_set *q,
+static int read_queue_set(struct sim_config *c, const json_t *o, struct bc_queue_set *q,
                           struct err *e)
 {
     static const char *const known[] = {"className",           "count",
@@ -260,7 +259,7 @@ static int read_queue_set(struct bench_config *c, const json_t *o, struct bc_que
     return 0;
 }
 
-static int read_cohort(struct bench_config *c, const json_t *o, struct bc_cohort *h, struct err *e)
+static int read_cohort(struct sim_config *c, const json_t *o, struct bc_cohort *h, struct err *e)
 {
     static const char *const known[] = {"className", "count", "queuesSets", NULL};
     json_t *list;
@@ -282,10 +281,10 @@ static int read_cohort(struct bench_config *c, const json_t *o, struct bc_cohort
 }
 
 /* Caps that keep a hostile config from asking for absurd memory. */
-#define BENCH_MAX_CQS 100000
-#define BENCH_MAX_WORKLOADS 10000000
+#define SIM_MAX_CQS 100000
+#define SIM_MAX_WORKLOADS 10000000
 
-static int check_size(const struct bench_config *c, struct err *e)
+static int check_size(const struct sim_config *c, struct err *e)
 {
     int64_t cqs = 0, wls = 0;
     for (size_t i = 0; i < c->n_cohorts; i++)
@@ -295,26 +294,26 @@ static int check_size(const struct bench_config *c, struct err *e)
             for (size_t k = 0; k < q->n_sets; k++)
                 per += q->sets[k].count * (int64_t)q->sets[k].n_tmpl;
             cqs += n;
-            if (cqs > BENCH_MAX_CQS || (n && per > BENCH_MAX_WORKLOADS / n))
+            if (cqs > SIM_MAX_CQS || (n && per > SIM_MAX_WORKLOADS / n))
                 return err_set(e, ERR_INVALID,
                                "config too large: more than %d ClusterQueues "
                                "or %d workloads",
-                               BENCH_MAX_CQS, BENCH_MAX_WORKLOADS);
+                               SIM_MAX_CQS, SIM_MAX_WORKLOADS);
             wls += n * per;
-            if (wls > BENCH_MAX_WORKLOADS)
+            if (wls > SIM_MAX_WORKLOADS)
                 return err_set(e, ERR_INVALID, "config too large: more than %d workloads",
-                               BENCH_MAX_WORKLOADS);
+                               SIM_MAX_WORKLOADS);
         }
     return 0;
 }
 
-int bench_config_read(const char *path, struct bench_config **out, struct err *e)
+int sim_config_read(const char *path, struct sim_config **out, struct err *e)
 {
     struct codec_stream st = {0};
     int rc = codec_read_file(path, &st, e);
     if (rc)
         return rc;
-    struct bench_config *c = xcalloc(1, sizeof(*c));
+    struct sim_config *c = xcalloc(1, sizeof(*c));
     arena_init(&c->mem);
     if (st.n != 1) {
         rc = err_set(e, ERR_INVALID, "expected one YAML document, found %zu", st.n);
@@ -342,11 +341,11 @@ int bench_config_read(const char *path, struct bench_config **out, struct err *e
     return 0;
 fail:
     codec_stream_release(&st);
-    bench_config_free(c);
+    sim_config_free(c);
     return rc;
 }
 
-void bench_config_free(struct bench_config *c)
+void sim_config_free(struct sim_config *c)
 {
     if (!c)
         return;
@@ -378,11 +377,11 @@ struct sim_event {
 struct sim {
     struct eng *eng;
     struct arena mem;
-    struct bench_cq_rec *cqs;
+    struct sim_cq_rec *cqs;
     size_t n_cqs;
     struct sim_stream *streams;
     size_t n_streams;
-    struct bench_wl_rec *wls;
+    struct sim_wl_rec *wls;
     size_t n_wls, cap_wls;
     /* eng_wl handle -> index in wls: open addressing, linear probing. */
     struct eng_wl **slot_key;
@@ -474,7 +473,7 @@ static void slot_put(struct sim *s, struct eng_wl *h, size_t v)
     s->slot_val[j] = v;
 }
 
-static struct bench_wl_rec *slot_get(struct sim *s, const struct eng_wl *h)
+static struct sim_wl_rec *slot_get(struct sim *s, const struct eng_wl *h)
 {
     if (!s->slot_cap)
         return NULL;
@@ -502,10 +501,10 @@ static char *fmt(struct arena *mem, const char *f, ...)
  * `<className>-<i>`, per queue a ClusterQueue
  * `<className>-<setIdx>-<i>-<cohortName>` (cpu in the one flavor, the
  * set's preemption policies), its Namespace and LocalQueue of that name. */
-static void sim_build(struct sim *s, const struct bench_config *c)
+static void sim_build(struct sim *s, const struct sim_config *c)
 {
     struct arena *mem = &s->mem;
-    cli_eng_flavor(s->eng, mem, "default-flavor");
+    sim_eng_flavor(s->eng, mem, "default-flavor");
     size_t n_cqs = 0, n_streams = 0;
     for (size_t i = 0; i < c->n_cohorts; i++)
         for (size_t j = 0; j < c->cohorts[i].n_qs; j++) {
@@ -525,14 +524,14 @@ static void sim_build(struct sim *s, const struct bench_config *c)
                     char *name = fmt(mem, "%s-%zu-%lld-%s", q->cls, j, (long long)qi, cohort);
                     struct api_namespace *ns = ARENA_NEW(mem, struct api_namespace);
                     ns->meta.name = name;
-                    cli_eng_apply(s->eng, API_KIND_NAMESPACE, ns);
+                    sim_eng_apply(s->eng, API_KIND_NAMESPACE, ns);
                     struct api_cluster_queue *cq = ARENA_NEW(mem, struct api_cluster_queue);
                     cq->meta.name = name;
                     cq->cohort_name = cohort;
                     cq->namespace_selector = ARENA_NEW(mem, struct api_label_selector);
                     static const char *const res[] = {"cpu"};
                     struct api_resource_group *g =
-                        cli_resource_group(mem, "default-flavor", 1, res, &q->nominal_milli);
+                        sim_resource_group(mem, "default-flavor", 1, res, &q->nominal_milli);
                     g->flavors->resources->has_borrowing_limit = q->has_borrowing_limit;
                     g->flavors->resources->borrowing_limit.milli = q->borrowing_limit_milli;
                     cq->resource_groups = g;
@@ -540,14 +539,14 @@ static void sim_build(struct sim *s, const struct bench_config *c)
                     cq->preemption.reclaim_within_cohort = q->reclaim;
                     cq->preemption.within_cluster_queue = q->within;
                     cq->fair_sharing.weight.milli = 1000;
-                    cli_eng_apply(s->eng, API_KIND_CLUSTER_QUEUE, cq);
+                    sim_eng_apply(s->eng, API_KIND_CLUSTER_QUEUE, cq);
                     struct api_local_queue *lq = ARENA_NEW(mem, struct api_local_queue);
                     lq->meta.name = name;
                     lq->meta.namespace_ = name;
                     lq->cluster_queue = name;
                     lq->fair_sharing.weight.milli = 1000;
-                    cli_eng_apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
-                    struct bench_cq_rec *sc = &s->cqs[s->n_cqs];
+                    sim_eng_apply(s->eng, API_KIND_LOCAL_QUEUE, lq);
+                    struct sim_cq_rec *sc = &s->cqs[s->n_cqs];
                     sc->name = name;
                     sc->cls_idx = q->cls_idx;
                     sc->nominal_milli = q->nominal_milli;
@@ -574,7 +573,7 @@ static void sim_create(struct sim *s, size_t stream_idx)
 {
     struct sim_stream *st = &s->streams[stream_idx];
     const struct bc_wl_tmpl *t = &st->set->tmpl[st->tmpl];
-    const struct bench_cq_rec *cq = &s->cqs[st->cq];
+    const struct sim_cq_rec *cq = &s->cqs[st->cq];
     char name[512];
     snprintf(name, sizeof(name), "%s-%zu-%lld-%zu", t->cls, st->set_idx, (long long)st->round,
              st->tmpl);
@@ -582,7 +581,7 @@ static void sim_create(struct sim *s, size_t stream_idx)
     struct eng_simple_ps ps = {"main", 1, 0, 1, res, &t->request_milli};
     struct eng_simple_wl w = {cq->name, name, cq->name, t->priority, s->now, 1, &ps};
     XGROW(s->wls, s->cap_wls, s->n_wls + 1);
-    struct bench_wl_rec *wl = &s->wls[s->n_wls];
+    struct sim_wl_rec *wl = &s->wls[s->n_wls];
     memset(wl, 0, sizeof(*wl));
     wl->h = eng_add_simple(s->eng, &w, s->now);
     wl->tmpl = t;
@@ -601,7 +600,7 @@ static void sim_create(struct sim *s, size_t stream_idx)
 
 /* A running workload stops (finished or evicted): its cpu x time goes to
  * its ClusterQueue. */
-static void sim_stop(struct sim *s, struct bench_wl_rec *wl)
+static void sim_stop(struct sim *s, struct sim_wl_rec *wl)
 {
     s->cqs[wl->cq].used_milli_ms += wl->tmpl->request_milli * (s->now - wl->admitted_ms);
     wl->running = false;
@@ -610,7 +609,7 @@ static void sim_stop(struct sim *s, struct bench_wl_rec *wl)
 
 static void sim_evict(struct sim *s, struct eng_wl *h)
 {
-    struct bench_wl_rec *wl = slot_get(s, h);
+    struct sim_wl_rec *wl = slot_get(s, h);
     if (!wl)
         return;
     if (wl->running)
@@ -645,7 +644,7 @@ static void sim_schedule(struct sim *s)
         for (size_t i = 0; i < d->n_evicted; i++)
             sim_evict(s, d->evicted[i].wl);
         for (size_t i = 0; i < d->n_admitted; i++) {
-            struct bench_wl_rec *wl = slot_get(s, d->admitted[i].wl);
+            struct sim_wl_rec *wl = slot_get(s, d->admitted[i].wl);
             if (!wl || wl->running)
                 continue;
             wl->running = true;
@@ -668,7 +667,7 @@ static void sim_run(struct sim *s)
                 sim_create(s, ev.idx);
                 continue;
             }
-            struct bench_wl_rec *wl = &s->wls[ev.idx];
+            struct sim_wl_rec *wl = &s->wls[ev.idx];
             if (!wl->running || wl->gen != ev.gen)
                 continue; /* evicted since: that run never ends */
             sim_stop(s, wl);
@@ -681,30 +680,30 @@ static void sim_run(struct sim *s)
     }
 }
 
-int bench_sim_run(const struct bench_config *c, const char *name, enum bench_output out)
+int sim_run_virtual(const struct sim_config *c, const char *name, enum sim_output out)
 {
-    double cpu0 = bench_cpu_seconds();
+    double cpu0 = sim_cpu_seconds();
     struct sim s;
     memset(&s, 0, sizeof(s));
     arena_init(&s.mem);
     s.eng = eng_new(NULL);
     sim_build(&s, c);
     sim_run(&s);
-    struct bench_result res = {"virtual",
-                               s.cqs,
-                               s.n_cqs,
-                               s.wls,
-                               s.n_wls,
-                               s.wall_ms,
-                               s.admissions,
-                               s.evictions,
-                               s.finished,
-                               s.cycles,
-                               bench_cpu_seconds() - cpu0,
-                               bench_peak_rss(),
-                               -1,
-                               -1};
-    bench_report_print(c, name, &res, out);
+    struct sim_result res = {"virtual",
+                             s.cqs,
+                             s.n_cqs,
+                             s.wls,
+                             s.n_wls,
+                             s.wall_ms,
+                             s.admissions,
+                             s.evictions,
+                             s.finished,
+                             s.cycles,
+                             sim_cpu_seconds() - cpu0,
+                             sim_peak_rss(),
+                             -1,
+                             -1};
+    sim_report_print(c, name, &res, out);
     int rc = s.finished == (long)s.n_wls ? 0 : 1;
     if (rc)
         fprintf(stderr, "cueue bench: %ld of %zu workloads finished\n", s.finished, s.n_wls);

@@ -1,9 +1,9 @@
-/* bench_int.h -- what the parts of `cueue bench` share: the generator
- * config as read (bench_sim.c), the records a run keeps per ClusterQueue
- * and per Workload, and the report built from them (bench_report.c), the
+/* sim_int.h -- what the parts of the simulator share: the generator
+ * config as read (virtual.c), the records a run keeps per ClusterQueue
+ * and per Workload, and the report built from them (report.c), the
  * same for the virtual and the real-time mode. */
-#ifndef CUEUE_CLI_BENCH_INT_H
-#define CUEUE_CLI_BENCH_INT_H
+#ifndef CUEUE_SIM_SIM_INT_H
+#define CUEUE_SIM_SIM_INT_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 
 #include "api/objects.h"
 #include "base/arena.h"
-#include "cli/bench_sim.h"
+#include "sim/sim.h"
 
 struct eng_wl;
 
@@ -20,7 +20,7 @@ struct eng_wl;
 
 struct bc_wl_tmpl {
     const char *cls;
-    size_t cls_idx; /* in bench_config.wl_cls */
+    size_t cls_idx; /* in sim_config.wl_cls */
     int64_t runtime_ms;
     int32_t priority;
     int64_t request_milli; /* cpu per workload (one pod) */
@@ -35,7 +35,7 @@ struct bc_wl_set {
 
 struct bc_queue_set {
     const char *cls;
-    size_t cls_idx; /* in bench_config.cq_cls */
+    size_t cls_idx; /* in sim_config.cq_cls */
     int64_t count;
     int64_t nominal_milli;
     bool has_borrowing_limit;
@@ -53,7 +53,7 @@ struct bc_cohort {
     struct bc_queue_set *qs;
 };
 
-struct bench_config {
+struct sim_config {
     struct arena mem;
     size_t n_cohorts;
     struct bc_cohort *cohorts;
@@ -65,7 +65,7 @@ struct bench_config {
 /* ---- what a run records ---- */
 
 /* One ClusterQueue and what the recorder sums for it. */
-struct bench_cq_rec {
+struct sim_cq_rec {
     const char *name; /* also its namespace and LocalQueue */
     size_t cls_idx;
     int64_t nominal_milli;
@@ -73,21 +73,22 @@ struct bench_cq_rec {
 };
 
 /* One Workload. Times in ms from the start of the run, -1 = never. */
-struct bench_wl_rec {
+struct sim_wl_rec {
     struct eng_wl *h; /* virtual mode: the engine's handle */
     const struct bc_wl_tmpl *tmpl;
     size_t cq;
     int64_t created_ms, admitted_ms, finished_ms;
     uint32_t gen; /* bumped at each stop: a finish due for an older run is stale */
     uint32_t evictions;
+    uint32_t updates; /* real time: MODIFIED events of it seen on the watch */
     bool running;
 };
 
-struct bench_result {
+struct sim_result {
     const char *mode; /* "virtual" or "realtime" */
-    const struct bench_cq_rec *cqs;
+    const struct sim_cq_rec *cqs;
     size_t n_cqs;
-    const struct bench_wl_rec *wls;
+    const struct sim_wl_rec *wls;
     size_t n_wls;
     int64_t wall_ms;
     long admissions, evictions, finished;
@@ -101,11 +102,11 @@ struct bench_result {
 };
 
 /* Print the report (spec/bench.md's contract) of a run to stdout. */
-void bench_report_print(const struct bench_config *c, const char *name,
-                        const struct bench_result *r, enum bench_output out);
+void sim_report_print(const struct sim_config *c, const char *name, const struct sim_result *r,
+                      enum sim_output out);
 
 /* Process CPU seconds and peak RSS (bytes) of this process. */
-double bench_cpu_seconds(void);
-long bench_peak_rss(void);
+double sim_cpu_seconds(void);
+long sim_peak_rss(void);
 
 #endif

@@ -1,4 +1,4 @@
-/* bench_preempt.c -- the cost of preemption and fair sharing, engine only.
+/* preempt.c -- the cost of preemption and fair sharing, engine only.
  *
  * - Target search: one ClusterQueue holds N admitted 1-cpu workloads
  *   (N = 1,000 and 10,000), borrowing its cohort neighbour's quota; one
@@ -25,8 +25,7 @@
 
 #include "api/objects.h"
 #include "base/arena.h"
-#include "cli/bench_preempt.h"
-#include "cli/eng_objects.h"
+#include "sim/sim.h"
 #include "engine/engine.h"
 
 static double now_s(void)
@@ -46,18 +45,18 @@ static void add_cq(struct eng *eng, struct arena *mem, const char *name, const c
     cq->namespace_selector = ARENA_NEW(mem, struct api_label_selector);
     static const char *const res[] = {"cpu"};
     const int64_t quota = cores * 1000;
-    cq->resource_groups = cli_resource_group(mem, "default", 1, res, &quota);
+    cq->resource_groups = sim_resource_group(mem, "default", 1, res, &quota);
     cq->n_resource_groups = 1;
     if (pol)
         cq->preemption = *pol;
     cq->fair_sharing.weight.milli = 1000;
-    cli_eng_apply(eng, API_KIND_CLUSTER_QUEUE, cq);
+    sim_eng_apply(eng, API_KIND_CLUSTER_QUEUE, cq);
     struct api_local_queue *lq = ARENA_NEW(mem, struct api_local_queue);
     lq->meta.name = cq->meta.name;
     lq->meta.namespace_ = "bench";
     lq->cluster_queue = cq->meta.name;
     lq->fair_sharing.weight.milli = 1000;
-    cli_eng_apply(eng, API_KIND_LOCAL_QUEUE, lq);
+    sim_eng_apply(eng, API_KIND_LOCAL_QUEUE, lq);
 }
 
 static struct eng_wl *add_wl(struct eng *eng, const char *name, const char *queue, int32_t prio,
@@ -86,7 +85,7 @@ static double search_cost(int n, bool within)
     struct arena mem;
     arena_init(&mem);
     struct eng *eng = eng_new(NULL);
-    cli_eng_flavor(eng, &mem, "default");
+    sim_eng_flavor(eng, &mem, "default");
     struct api_preemption pol;
     memset(&pol, 0, sizeof(pol));
     pol.reclaim_within_cohort = API_RECLAIM_ANY;
@@ -133,7 +132,7 @@ static double fair_cycle_cost(int n_cqs, int n_cohorts, int per_cq, size_t *head
     cfg.has_fair_sharing = true;
     struct eng_options opt = {.config = &cfg};
     struct eng *eng = eng_new(&opt);
-    cli_eng_flavor(eng, &mem, "default");
+    sim_eng_flavor(eng, &mem, "default");
     struct api_preemption pol;
     memset(&pol, 0, sizeof(pol));
     pol.reclaim_within_cohort = API_RECLAIM_ANY;
@@ -182,7 +181,7 @@ static double preemptor_stream(int n_admitted, int n_preemptors)
     struct arena mem;
     arena_init(&mem);
     struct eng *eng = eng_new(NULL);
-    cli_eng_flavor(eng, &mem, "default");
+    sim_eng_flavor(eng, &mem, "default");
     struct api_preemption pol;
     memset(&pol, 0, sizeof(pol));
     pol.within_cluster_queue = API_WITHIN_LOWER_PRIORITY;
@@ -215,7 +214,7 @@ static double preemptor_stream(int n_admitted, int n_preemptors)
     return ok > 0 && dt > 0 ? n_preemptors / dt : -1;
 }
 
-int cli_bench_preemption(void)
+int sim_micro_preemption(void)
 {
     int rc = 0;
     double rate = preemptor_stream(25000, 2000);

@@ -1,0 +1,90 @@
+/* sim.h -- the what-if simulator and the benchmarks (spec/bench.md):
+ * Kueue's scheduler scalability test (its generator config format) played
+ * in virtual time over the engine (virtual.c) or in real time against
+ * `cueue serve` over HTTP (realtime.c), one report for both (report.c);
+ * the engine's micro-benchmarks (micro.c, preempt.c); and engine input
+ * built in code, for them, the engine fuzzer and the property tests
+ * (objects.c). Runs print their reports and rows to stdout. */
+#ifndef CUEUE_SIM_SIM_H
+#define CUEUE_SIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/objects.h"
+#include "base/compiler.h"
+
+struct arena;
+struct eng;
+struct err;
+struct sim_config;
+
+/* ---- Kueue's scalability test ---- */
+
+/* Read a generator config (Kueue's format, unchanged) from path. Unknown
+ * keys and `tas` keys are ignored with a warning on stderr. Returns 0, or
+ * ERR_IO / ERR_PARSE / ERR_INVALID with the field path in e. */
+CU_MUST_CHECK int sim_config_read(const char *path, struct sim_config **out, struct err *e);
+void sim_config_free(struct sim_config *c);
+
+enum sim_output { SIM_OUT_TEXT = 0, SIM_OUT_JSON, SIM_OUT_YAML };
+
+/* Run the config in virtual time and print the report (the contract of
+ * spec/bench.md) to stdout. name is the config's name in the report.
+ * Returns the exit status: 0, or 1 when the run did not finish every
+ * workload (which the report then shows). */
+int sim_run_virtual(const struct sim_config *c, const char *name, enum sim_output out);
+
+struct sim_rt_options {
+    const char *kubeconfig;    /* an existing server (plain HTTP); NULL = start one */
+    const char *server_binary; /* the cueue binary to run `serve` from */
+    int clients;               /* creating threads (and as many finishing ones) */
+    long timeout_s;            /* give up after this long */
+};
+
+/* Run the config in wall-clock time against the server and print the
+ * report. Returns 0, 1 when not every workload finished (the report says
+ * which), 2 when the server could not be started or the objects not
+ * created. */
+int sim_run_realtime(const struct sim_config *c, const char *name, enum sim_output out,
+                     const struct sim_rt_options *opt);
+
+/* ---- the engine's micro-benchmarks ---- */
+
+/* Each returns the exit status: 0, or 1 when a measured run did not
+ * behave as set up (not everything admitted, no preemption happened). */
+
+/* Every table below, each row in a child process of its own. */
+int sim_micro_all(void);
+/* Admissions per CPU second, 50,000 workloads over 1,000 ClusterQueues. */
+int sim_micro_admissions(void);
+/* Admissions per CPU second by number of ClusterQueues, for each mode. */
+int sim_micro_table(void);
+
+enum sim_micro_mode { SIM_MICRO_PLAIN = 0, SIM_MICRO_PREEMPT, SIM_MICRO_FAIR };
+/* One row of that table: n_cqs ClusterQueues, in this process. */
+int sim_micro_row(enum sim_micro_mode mode, int n_cqs);
+
+/* The CPU cost of one cycle over n_cqs ClusterQueues with per_cq (>= 2)
+ * pending workloads each. */
+void sim_micro_cycle_cost(int n_cqs, int per_cq);
+
+/* Preemption target search, a stream of preemptors, fair-sharing cycles. */
+int sim_micro_preemption(void);
+
+/* ---- engine input built in code ---- */
+
+/* eng_apply the view (a struct api_<kind>, borrowed: it must outlive the
+ * engine, as every view given to eng_apply) at time 0. */
+void sim_eng_apply(struct eng *eng, enum api_kind kind, void *view);
+
+/* A ResourceFlavor named name (copied into mem), applied to eng. */
+void sim_eng_flavor(struct eng *eng, struct arena *mem, const char *name);
+
+/* One resource group, in mem: the n resources covered by the one flavor
+ * named flavor (borrowed), with nominal quotas nominal_milli[i]. */
+struct api_resource_group *sim_resource_group(struct arena *mem, const char *flavor, size_t n,
+                                              const char *const *resources,
+                                              const int64_t *nominal_milli);
+
+#endif
