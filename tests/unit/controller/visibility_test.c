@@ -35,8 +35,9 @@ static void on_wake(void *arg)
 static void build(struct vis *v, const char *wl)
 {
     vis_begin(v);
-    vis_put(v, "cq", json_pack("[{s:{s:s},s:s,s:s}]", "metadata", "name", wl, "localQueueName",
-                               "lq", "_ns", "ns"));
+    vis_put(v, "cq",
+            json_pack("[{s:{s:s},s:s,s:s}]", "metadata", "name", wl, "localQueueName", "lq", "_ns",
+                      "ns"));
     vis_lq(v, "ns", "lq", "cq");
     vis_end(v);
 }
