@@ -687,13 +687,15 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     }
 }
 
-/* The workload-count gauges follow the cached Workloads; a LocalQueue
- * changing may move its Workloads' series, so they are counted again. */
+/* The workload-count gauges follow the cached Workloads; a LocalQueue that
+ * comes, goes or changes its spec may move its Workloads' series, so they
+ * are counted again (not for its status, which the queue-status pass
+ * rewrites). */
 static void cache_changed(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj)
 {
     if (k == CK_WL)
         ctl_wl_counted(c, prev, obj);
-    else if (k == CK_LQ)
+    else if (k == CK_LQ && (!prev || !obj || !same_field(prev, obj, "spec")))
         c->wl_counts_stale = true;
 }
 
