@@ -687,6 +687,18 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     }
 }
 
+/* The workload-count gauges follow the cached Workloads; a LocalQueue that
+ * comes, goes or changes its spec may move its Workloads' series, so they
+ * are counted again (not for its status, which the queue-status pass
+ * rewrites). */
+static void cache_changed(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj)
+{
+    if (k == CK_WL)
+        ctl_wl_counted(c, prev, obj);
+    else if (k == CK_LQ && (!prev || !obj || !same_field(prev, obj, "spec")))
+        c->wl_counts_stale = true;
+}
+
 /* Cache obj and react to it, unless the cache holds this version or a newer
  * one. With share, an equal version held as another tree (the result of our
  * own write, decoded separately) is replaced by obj without reacting, so each
@@ -703,6 +715,7 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
     }
     map_put(&c->res[k].cache, key, json_incref((json_t *)obj));
     free(key);
+    cache_changed(c, k, prev, obj);
     if (!(share && same))
         react(c, k, prev, obj, false);
     json_decref(prev);
@@ -718,6 +731,7 @@ static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
     char *key = ac_object_key(obj);
     json_t *prev = map_del(&c->res[k].cache, key);
     free(key);
+    cache_changed(c, k, prev, NULL);
     react(c, k, prev, obj, true);
     json_decref(prev);
 }
@@ -1126,6 +1140,12 @@ static void *loop(void *arg)
         dlog_flush(c);
         answer(c, true);
         now = tm_monotonic_ms();
+        if (c->vis) {
+            if (c->status_dirty)
+                vis_changed(c->vis);
+            if (vis_wanted(c->vis, now))
+                ctl_visibility(c);
+        }
         if (c->status_dirty && now >= c->next_status_ms) {
             c->status_dirty = false;
             ctl_queue_status(c);
@@ -1165,6 +1185,15 @@ int ctl_config_load(const char *path, struct api_object **out, struct err *e)
     return rc;
 }
 
+/* A visibility request wants a snapshot: have the loop look now. */
+static void wake_loop(void *arg)
+{
+    struct ctl *c = arg;
+    if (write(c->wake[1], "v", 1) < 0) {
+        /* the loop also wakes every 100 ms */
+    }
+}
+
 int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
 {
     struct ctl *c = xcalloc(1, sizeof(*c));
@@ -1195,8 +1224,12 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         return err_set(e, ERR_INTERNAL, "pipe: %s", strerror(errno));
     }
     fcntl(c->wake[0], F_SETFL, O_NONBLOCK);
+    if (c->vis)
+        vis_set_wake(c->vis, wake_loop, c);
     map_init(&c->job_children);
     map_init(&c->node_usage);
+    map_init(&c->wl_counts);
+    c->wl_counts_stale = true;
     for (int k = 0; k < CK_N; k++) {
         struct ctl_res *r = &c->res[k];
         r->c = c;
@@ -1283,6 +1316,8 @@ void ctl_stop(struct ctl *c)
 {
     if (!c)
         return;
+    if (c->vis)
+        vis_set_wake(c->vis, NULL, NULL);
     bool joined = c->started;
     c->stop = 1;
     if (joined) {
@@ -1319,6 +1354,7 @@ void ctl_stop(struct ctl *c)
     while (map_next(&c->node_usage, &it, &key, &val))
         json_decref(val);
     map_release(&c->node_usage);
+    ctl_wl_counts_release(c);
     ctl_prov_release(c);
     eng_free(c->eng);
     wq_free(c->q);

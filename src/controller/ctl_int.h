@@ -127,6 +127,11 @@ struct ctl {
     json_t *dlog_batch;
     struct mreg *metrics; /* or NULL */
     struct vis *vis;      /* or NULL */
+    /* The workload-count gauges' series, kept as Workloads come and go
+     * (ctl_wl_counted): metric "\x1f" labels... -> int64_t *; recounted
+     * from the cache when a LocalQueue changed (wl_counts_stale). */
+    struct map wl_counts;
+    bool wl_counts_stale;
     /* Child Jobs seen, by their parent Job: "ns/parent" -> owned string of
      * child names, each ending in '\n' (a parent's Workload changing
      * reconciles its children). */
@@ -382,9 +387,14 @@ void ctl_reconcile_wpc(struct ctl *c, const char *name);
 
 /* ---- core/queues.c ------------------------------------------------------------- */
 
-/* Rewrite ClusterQueue and LocalQueue status, metrics and the visibility
- * snapshot. */
+/* Rewrite ClusterQueue and LocalQueue status and metrics. */
 void ctl_queue_status(struct ctl *c);
+/* A cached Workload changes from prev to obj (either NULL): the
+ * workload-count gauges follow. */
+void ctl_wl_counted(struct ctl *c, const json_t *prev, const json_t *obj);
+void ctl_wl_counts_release(struct ctl *c);
+/* Build the visibility snapshot a request waits for (visibility.h). */
+void ctl_visibility(struct ctl *c);
 void ctl_reconcile_cq(struct ctl *c, const char *name);
 void ctl_reconcile_rf(struct ctl *c, const char *name);
 void ctl_reconcile_ac(struct ctl *c, const char *name);

@@ -2,21 +2,42 @@
 #include "controller/visibility.h"
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/time.h"
 #include "base/xalloc.h"
+
+/* A request waits at most this long for the controllers to build a
+ * snapshot; then it is answered from the last one. */
+#define VIS_WAIT_MS 2000
+/* Building a snapshot reads every pending workload: the next build waits
+ * this many times as long as the last took, so that requests in a loop
+ * keep the builds to a bounded share of the controllers' time. */
+#define VIS_COST_RATIO 4
 
 struct vis {
     pthread_mutex_t lock;
-    json_t *cur;  /* {"cq": {name: items}, "lq": {"ns/name": cq}} */
-    json_t *next; /* being built */
+    pthread_cond_t built;
+    json_t *cur;   /* {"cq": {name: items}, "lq": {"ns/name": cq}} */
+    json_t *next;  /* being built */
+    bool stale;    /* the queues changed since cur was built */
+    bool wanted;   /* a request waits for a fresh snapshot */
+    uint64_t gen;  /* snapshots published */
+    int64_t start; /* monotonic ms: the build under way began */
+    int64_t next_build_ms;
+    void (*wake)(void *);
+    void *wake_arg;
 };
 
 struct vis *vis_new(void)
 {
     struct vis *v = xcalloc(1, sizeof(*v));
     pthread_mutex_init(&v->lock, NULL);
+    pthread_cond_init(&v->built, NULL);
+    v->stale = true;
     return v;
 }
 
@@ -26,12 +47,41 @@ void vis_free(struct vis *v)
         return;
     json_decref(v->cur);
     json_decref(v->next);
+    pthread_cond_destroy(&v->built);
     pthread_mutex_destroy(&v->lock);
     free(v);
 }
 
+void vis_set_wake(struct vis *v, void (*wake)(void *), void *arg)
+{
+    pthread_mutex_lock(&v->lock);
+    v->wake = wake;
+    v->wake_arg = arg;
+    pthread_mutex_unlock(&v->lock);
+}
+
+void vis_changed(struct vis *v)
+{
+    pthread_mutex_lock(&v->lock);
+    v->stale = true;
+    pthread_mutex_unlock(&v->lock);
+}
+
+bool vis_wanted(struct vis *v, int64_t now_ms)
+{
+    pthread_mutex_lock(&v->lock);
+    bool w = v->wanted && now_ms >= v->next_build_ms;
+    pthread_mutex_unlock(&v->lock);
+    return w;
+}
+
 void vis_begin(struct vis *v)
 {
+    v->start = tm_monotonic_ms();
+    pthread_mutex_lock(&v->lock);
+    /* Changes from now on make this snapshot stale in turn. */
+    v->stale = false;
+    pthread_mutex_unlock(&v->lock);
     json_decref(v->next);
     v->next = json_pack("{s:{},s:{}}", "cq", "lq");
 }
@@ -54,12 +104,36 @@ void vis_lq(struct vis *v, const char *ns, const char *lq, const char *cq)
 
 void vis_end(struct vis *v)
 {
+    int64_t end = tm_monotonic_ms();
     pthread_mutex_lock(&v->lock);
     json_t *old = v->cur;
     v->cur = v->next;
     v->next = NULL;
+    v->gen++;
+    v->wanted = false;
+    v->next_build_ms = end + (end - v->start) * VIS_COST_RATIO;
+    pthread_cond_broadcast(&v->built);
     pthread_mutex_unlock(&v->lock);
     json_decref(old);
+}
+
+/* The current snapshot (a reference), built afresh first when the queues
+ * changed since the last one and the controllers answer in time. */
+static json_t *snapshot(struct vis *v)
+{
+    pthread_mutex_lock(&v->lock);
+    if ((v->stale || !v->cur) && v->wake) {
+        uint64_t gen = v->gen;
+        v->wanted = true;
+        v->wake(v->wake_arg);
+        struct timespec dl = tm_deadline(CLOCK_REALTIME, VIS_WAIT_MS);
+        while (v->gen == gen)
+            if (pthread_cond_timedwait(&v->built, &v->lock, &dl))
+                break;
+    }
+    json_t *snap = json_incref(v->cur);
+    pthread_mutex_unlock(&v->lock);
+    return snap;
 }
 
 /* Strip the bookkeeping fields of a stored item. */
@@ -78,9 +152,7 @@ json_t *vis_pending(void *arg, const char *kind, const char *ns, const char *nam
         limit = 1000;
     if (limit > 100000)
         limit = 100000;
-    pthread_mutex_lock(&v->lock);
-    json_t *snap = json_incref(v->cur);
-    pthread_mutex_unlock(&v->lock);
+    json_t *snap = snapshot(v);
     if (!snap)
         return NULL;
     json_t *out = NULL;

@@ -1,20 +1,33 @@
 /* visibility.h -- the pending-workloads snapshot behind the visibility API
  * (spec/observability.md §2).
  *
- * The controllers publish, after queue changes, each ClusterQueue's
- * pending workloads in the order the scheduler would try them; the HTTP
- * server answers GET .../pendingworkloads from the last snapshot. All
- * functions are thread safe. */
+ * The snapshot is built on demand: the HTTP server's GET
+ * .../pendingworkloads asks the controllers (the wake callback) for one when
+ * the queues changed since the last (vis_changed), and waits for it; the
+ * controllers build it (each ClusterQueue's pending workloads in the order
+ * the scheduler would try them) when vis_wanted says so, so that a server
+ * nobody asks spends nothing on it. All functions are thread safe. */
 #ifndef CUEUE_CONTROLLER_VISIBILITY_H
 #define CUEUE_CONTROLLER_VISIBILITY_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct vis;
 
 struct vis *vis_new(void);
 void vis_free(struct vis *v);
+
+/* How a request asks the controllers for a snapshot (their loop's wake-up);
+ * wake NULL: requests are answered from the last snapshot as it is. */
+void vis_set_wake(struct vis *v, void (*wake)(void *), void *arg);
+/* The queues changed: the next request waits for a new snapshot. */
+void vis_changed(struct vis *v);
+/* Does a request wait for a snapshot that may be built now (monotonic
+ * ms)? A build follows the last after a pause proportional to its cost. */
+bool vis_wanted(struct vis *v, int64_t now_ms);
 
 /* Build a new snapshot: vis_begin, vis_put per ClusterQueue (its full
  * pending list as PendingWorkload items with positions; stolen), vis_lq

@@ -201,13 +201,16 @@ uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq)
 
 void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm)
 {
-    bool same = wl->reason && reason && wl->inadmissible == inadm &&
-                (wl->reason == reason || !strcmp(wl->reason, reason)) && wl->message &&
-                !strcmp(wl->message, message);
+    /* Only the reason and message are written to the API: a workload that
+     * a requeue brought back and the next cycle sends away again with the
+     * same words is not a decision to report (a deep backlog would report
+     * all of its workloads after every finish). */
+    wl->inadmissible = inadm;
+    bool same = wl->reason && reason && (wl->reason == reason || !strcmp(wl->reason, reason)) &&
+                wl->message && !strcmp(wl->message, message);
     if (same)
         return;
     wl->reason = reason;
-    wl->inadmissible = inadm;
     if (!wl->message || strcmp(wl->message, message)) {
         free(wl->message);
         wl->message = xstrdup(message);

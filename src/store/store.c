@@ -2003,14 +2003,32 @@ static int check_namespace(struct store *s, const struct store_resource *r, cons
                            const char *name, struct err *e)
 {
     const struct store_resource *nsr = store_resource_find("namespaces");
-    json_t *nso;
-    int rc = w_load(s, nsr, "", ns, &nso, e);
+    /* Every create asks: the stored text is parsed only when it may carry
+     * a deletionTimestamp. */
+    sqlite3_stmt *st = store__stmt(&s->w, ST_GET);
+    bind_text(st, 1, nsr->key);
+    bind_text(st, 2, "");
+    bind_text(st, 3, ns);
+    int step = sqlite3_step(st);
+    const char *text = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    bool maybe = text && strstr(text, "\"deletionTimestamp\"");
+    int rc = step != SQLITE_ROW && step != SQLITE_DONE ? db_err(e, s->w.db, "read") : 0;
+    sqlite3_reset(st);
     if (rc)
         return rc;
-    if (!nso)
+    if (step == SQLITE_DONE)
         return err_set(e, ERR_NOT_FOUND, "namespaces \"%s\" not found", ns);
-    bool terminating = has_deletion(nso);
-    json_decref(nso);
+    bool terminating = false;
+    if (maybe) {
+        json_t *nso;
+        rc = w_load(s, nsr, "", ns, &nso, e);
+        if (rc)
+            return rc;
+        if (!nso)
+            return err_set(e, ERR_NOT_FOUND, "namespaces \"%s\" not found", ns);
+        terminating = has_deletion(nso);
+        json_decref(nso);
+    }
     if (terminating)
         return err_set(e, ERR_FORBIDDEN,
                        "%s \"%s\" is forbidden: unable to create new content in namespace %s "

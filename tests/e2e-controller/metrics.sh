@@ -102,9 +102,14 @@ wait_for "metrics: a held LocalQueue has no pending series" 10 '^0$' \
 expect_grep "metrics: ... and its workload is not pending in lab-cq" \
     '^kueue_pending_workloads\{cluster_queue="lab-cq",status="inadmissible",replica_role="standalone"\} 0$' \
     k get --raw /metrics
+expect_exact "metrics: ... nor unadmitted there" 0 \
+    sh -c "kubectl --kubeconfig '$KC' get --raw /metrics | grep -c '^kueue_unadmitted_workloads{cluster_queue=\"lab-cq\"'"
 k -n kueue-lab patch localqueue lab-queue --type merge -p '{"spec":{"stopPolicy":"None"}}' >/dev/null
 wait_for "metrics: resumed, the workload is pending again" 10 \
     '^kueue_local_queue_pending_workloads\{name="lab-queue",namespace="kueue-lab",status="inadmissible",replica_role="standalone"\} 1$' \
+    k get --raw /metrics
+expect_grep "metrics: ... and unadmitted again" \
+    '^kueue_unadmitted_workloads\{cluster_queue="lab-cq",reason="NoReservation",underlying_cause="ExceedsMaxQuota",replica_role="standalone"\} 1$' \
     k get --raw /metrics
 
 # 3. A real Prometheus scraping over TLS with the admin's token.
@@ -152,7 +157,11 @@ else
 fi
 
 # 2. Deleting the queues removes their series, counters and histograms too.
-k -n kueue-lab delete job admitted-job over-quota-job >/dev/null
+# The workload-count series follow a Workload that goes away.
+k -n kueue-lab delete job over-quota-job >/dev/null
+wait_for "metrics: a deleted workload is no longer counted unadmitted" 20 '^0$' \
+    sh -c "kubectl --kubeconfig '$KC' get --raw /metrics | grep -c '^kueue_unadmitted_workloads{cluster_queue=\"lab-cq\"'"
+k -n kueue-lab delete job admitted-job >/dev/null
 k -n kueue-lab wait --for=delete workload --all --timeout=30s >/dev/null 2>&1
 k -n kueue-lab delete localqueue lab-queue >/dev/null
 k delete clusterqueue lab-cq m-cq --timeout=20s >/dev/null

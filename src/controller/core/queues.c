@@ -1,5 +1,5 @@
 /* queues.c -- ClusterQueue and LocalQueue status, metrics and the
- * visibility snapshot; ClusterQueue and ResourceFlavor finalizers (Kueue
+ * visibility snapshot (on demand); ClusterQueue and ResourceFlavor finalizers (Kueue
  * pkg/controller/core: clusterqueue, localqueue, resourceflavor
  * controllers; lifecycle.md 6). */
 #include <math.h>
@@ -190,6 +190,28 @@ static json_t *pending_items(struct ctl *c, size_t cqi)
     map_release(&per_lq);
     free(pw);
     return items;
+}
+
+void ctl_visibility(struct ctl *c)
+{
+    vis_begin(c->vis);
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+        const char *name = mstr(val, "name");
+        int cqi = name ? eng_cq_find(c->eng, name) : -1;
+        if (cqi >= 0)
+            vis_put(c->vis, name, pending_items(c, (size_t)cqi));
+    }
+    it = 0;
+    while (map_next(&c->res[CK_LQ].cache, &it, &key, &val)) {
+        const char *ns = mstr(val, "namespace"), *name = mstr(val, "name");
+        const char *cqn = jstr(json_object_get(val, "spec"), "clusterQueue");
+        if (ns && name && cqn)
+            vis_lq(c->vis, ns, name, cqn);
+    }
+    vis_end(c->vis);
 }
 
 /* What the workloads of one ClusterQueue or LocalQueue add up to. */
@@ -538,68 +560,100 @@ static void cohort_metrics(struct ctl *c, struct map *by_cq)
     map_release(&aggs);
 }
 
-static void bump(struct map *counts, const char *key)
+/* Add delta to the series of key; a series at 0 is dropped, as a pass
+ * that counted every Workload would not have it. */
+static void bump(struct map *counts, const char *key, int64_t delta)
 {
     int64_t *n = map_get(counts, key);
     if (!n) {
         n = xcalloc(1, sizeof(*n));
         map_put(counts, key, n);
     }
-    ++*n;
+    *n += delta;
+    if (!*n)
+        free(map_del(counts, key));
 }
 
-/* kueue_finished_workloads and kueue_unadmitted_workloads, and their
- * LocalQueue twins, from the cached Workloads. */
-static void workload_count_metrics(struct ctl *c)
+/* What one Workload adds to kueue_finished_workloads and
+ * kueue_unadmitted_workloads and their LocalQueue twins. */
+static void count_wl(struct ctl *c, const json_t *wl, int64_t delta)
 {
-    struct map counts = MAP_INIT; /* metric "\x1f" labels... -> int64_t * */
+    const json_t *spec = json_object_get(wl, "spec"), *st = json_object_get(wl, "status");
+    const char *ns = mstr(wl, "namespace"), *lq = jstr(spec, "queueName");
+    const char *cq = jstr(json_object_get(st, "admission"), "clusterQueue");
+    const json_t *lqo = lq ? ctl_get(c, CK_LQ, ns, lq) : NULL;
+    const char *stop = jstr(json_object_get(lqo, "spec"), "stopPolicy");
+    /* A stopped LocalQueue's workloads are out of the queues. */
+    bool queued = !stop || !strcmp(stop, "None");
+    if (!cq && lqo)
+        cq = jstr(json_object_get(lqo, "spec"), "clusterQueue");
+    struct sb k = SB_INIT;
+    if (cond_is(wl, "Finished", "True")) {
+        if (jstr(json_object_get(st, "admission"), "clusterQueue")) {
+            sb_addf(&k, "F\x1f%s", cq);
+            bump(&c->wl_counts, sb_str(&k), delta);
+        }
+        if (lq) {
+            sb_reset(&k);
+            sb_addf(&k, "f\x1f%s\x1f%s", lq, ns ? ns : "");
+            bump(&c->wl_counts, sb_str(&k), delta);
+        }
+    } else if (!cond_is(wl, "Admitted", "True") && !mstr(wl, "deletionTimestamp") && cq && queued) {
+        const char *reason = jstr(cond(wl, "Admitted"), "reason");
+        const char *cause =
+            cond_is(wl, "QuotaReserved", "True") ? "" : jstr(cond(wl, "QuotaReserved"), "reason");
+        if (!reason || !*reason)
+            reason = "NoReservation";
+        if (!cause)
+            cause = "PendingEvaluation";
+        sb_addf(&k, "U\x1f%s\x1f%s\x1f%s", cq, reason, cause);
+        bump(&c->wl_counts, sb_str(&k), delta);
+        if (lq) {
+            sb_reset(&k);
+            sb_addf(&k, "u\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", lq, ns ? ns : "", cq, reason, cause);
+            bump(&c->wl_counts, sb_str(&k), delta);
+        }
+    }
+    sb_release(&k);
+}
+
+static void wl_counts_clear(struct ctl *c)
+{
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
-        const json_t *wl = val;
-        const json_t *spec = json_object_get(wl, "spec"), *st = json_object_get(wl, "status");
-        const char *ns = mstr(wl, "namespace"), *lq = jstr(spec, "queueName");
-        const char *cq = jstr(json_object_get(st, "admission"), "clusterQueue");
-        const json_t *lqo = lq ? ctl_get(c, CK_LQ, ns, lq) : NULL;
-        const char *stop = jstr(json_object_get(lqo, "spec"), "stopPolicy");
-        /* A stopped LocalQueue's workloads are out of the queues. */
-        bool queued = !stop || !strcmp(stop, "None");
-        if (!cq && lqo)
-            cq = jstr(json_object_get(lqo, "spec"), "clusterQueue");
-        struct sb k = SB_INIT;
-        if (cond_is(wl, "Finished", "True")) {
-            if (jstr(json_object_get(st, "admission"), "clusterQueue")) {
-                sb_addf(&k, "F\x1f%s", cq);
-                bump(&counts, sb_str(&k));
-            }
-            if (lq) {
-                sb_reset(&k);
-                sb_addf(&k, "f\x1f%s\x1f%s", lq, ns ? ns : "");
-                bump(&counts, sb_str(&k));
-            }
-        } else if (!cond_is(wl, "Admitted", "True") && !mstr(wl, "deletionTimestamp") && cq &&
-                   queued) {
-            const char *reason = jstr(cond(wl, "Admitted"), "reason");
-            const char *cause = cond_is(wl, "QuotaReserved", "True")
-                                    ? ""
-                                    : jstr(cond(wl, "QuotaReserved"), "reason");
-            if (!reason || !*reason)
-                reason = "NoReservation";
-            if (!cause)
-                cause = "PendingEvaluation";
-            sb_addf(&k, "U\x1f%s\x1f%s\x1f%s", cq, reason, cause);
-            bump(&counts, sb_str(&k));
-            if (lq) {
-                sb_reset(&k);
-                sb_addf(&k, "u\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", lq, ns ? ns : "", cq, reason, cause);
-                bump(&counts, sb_str(&k));
-            }
-        }
-        sb_release(&k);
+    while (map_next(&c->wl_counts, &it, &key, &val))
+        free(val);
+    map_release(&c->wl_counts);
+    map_init(&c->wl_counts);
+}
+
+void ctl_wl_counted(struct ctl *c, const json_t *prev, const json_t *obj)
+{
+    if (!c->metrics || c->wl_counts_stale)
+        return; /* the next pass counts them all */
+    if (prev)
+        count_wl(c, prev, -1);
+    if (obj)
+        count_wl(c, obj, 1);
+}
+
+/* The workload-count gauges from the counts kept as Workloads change (a
+ * pass no longer reads every Workload); all counted again after a
+ * LocalQueue changed, since a Workload's series depend on its queue. */
+static void workload_count_metrics(struct ctl *c)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    if (c->wl_counts_stale) {
+        wl_counts_clear(c);
+        while (map_next(&c->res[CK_WL].cache, &it, &key, &val))
+            count_wl(c, val, 1);
+        c->wl_counts_stale = false;
     }
     it = 0;
-    while (map_next(&counts, &it, &key, &val)) {
+    while (map_next(&c->wl_counts, &it, &key, &val)) {
         char buf[1024];
         snprintf(buf, sizeof(buf), "%s", key);
         const char *f[6] = {NULL};
@@ -635,9 +689,13 @@ static void workload_count_metrics(struct ctl *c)
                                 NULL};
             ctl_gauge(c, "kueue_local_queue_unadmitted_workloads", kv, v);
         }
-        free(val);
     }
-    map_release(&counts);
+}
+
+void ctl_wl_counts_release(struct ctl *c)
+{
+    wl_counts_clear(c);
+    map_release(&c->wl_counts);
 }
 
 static int cohort_status_fn(json_t *obj, void *arg, struct err *e)
@@ -677,8 +735,6 @@ static void cohort_status(struct ctl *c, int64_t now)
 void ctl_queue_status(struct ctl *c)
 {
     int64_t now = tm_now_ms(), start = tm_monotonic_ms();
-    if (c->vis)
-        vis_begin(c->vis);
     if (c->metrics) {
         mreg_gauges_begin(c->metrics);
         {
@@ -761,8 +817,6 @@ void ctl_queue_status(struct ctl *c)
                 ctl_gauge(c, "kueue_cluster_queue_status", kvs, k == is);
             }
         }
-        if (c->vis)
-            vis_put(c->vis, name, pending_items(c, (size_t)cqi));
         if (status_differs(cq, &qa))
             ctl_write_status(c, CK_CQ, NULL, name, qstatus_fn, &qa);
         json_decref(qa.fields);
@@ -848,8 +902,6 @@ void ctl_queue_status(struct ctl *c)
                                           "admissionFairSharingStatus", "consumedResources",
                                           consumed, "lastUpdate", ts));
         }
-        if (c->vis && cqn)
-            vis_lq(c->vis, ns, name, cqn);
         if (status_differs(lq, &qa))
             ctl_write_status(c, CK_LQ, ns, name, qstatus_fn, &qa);
         json_decref(qa.fields);
@@ -863,8 +915,6 @@ void ctl_queue_status(struct ctl *c)
     }
     qaggs_free(&by_cq);
     qaggs_free(&by_lq);
-    if (c->vis)
-        vis_end(c->vis);
     /* A pass reads every queued and admitted workload: with a deep backlog
      * it is long, so the next one waits STATUS_COST_RATIO times as long as
      * this one took, and the passes keep to a bounded share of the loop. */

@@ -10,6 +10,7 @@
 #include "controller/admission.h"
 #include "controller/ctl_int.h"
 #include "controller/explain.h"
+#include "controller/visibility.h"
 
 #define MAX_CYCLES_PER_ROUND 256
 
@@ -51,11 +52,55 @@ static void resync_wl(struct ctl *c, const struct eng_wl *wl)
         ctl_feed_engine(c, CK_WL, o, false);
 }
 
-/* An admission of decide_admitted, with what its metrics and Events need. */
-struct admit_write {
+/* A Workload status write of a cycle: the head of admit_write and
+ * pending_write. The strings are its own, as observing one write may
+ * replace another workload's engine record. */
+struct wl_write {
     struct ctl_wl_op op;
     struct eng_wl *wl;
     char *ns, *name;
+};
+
+/* The writes of one batch and their results, w[i] for the i-th wl_write. */
+struct wl_batch {
+    struct ac_write *w;
+    struct err *errs;
+    size_t n;
+};
+
+/* Write n status changes together (their store commits shared): ws points
+ * at n records of `size` bytes, each starting with a struct wl_write. */
+static void wl_batch_run(struct ctl *c, struct wl_batch *b, size_t n, void *ws, size_t size)
+{
+    b->n = n;
+    b->w = xcalloc(n ? n : 1, sizeof(*b->w));
+    b->errs = xmalloc((n ? n : 1) * sizeof(*b->errs));
+    for (size_t i = 0; i < n; i++) {
+        struct wl_write *x = (struct wl_write *)((char *)ws + i * size);
+        err_init(&b->errs[i]);
+        b->w[i] = (struct ac_write){.e = &b->errs[i],
+                                    .r = c->res[CK_WL].r,
+                                    .ns = x->ns,
+                                    .name = x->name,
+                                    .fn = ctl_wl_mutate,
+                                    .arg = &x->op,
+                                    .status = true};
+    }
+    if (n)
+        ac_write_many(c->ac, b->w, n);
+}
+
+static void wl_batch_release(struct wl_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        json_decref(b->w[i].out);
+    free(b->w);
+    free(b->errs);
+}
+
+/* An admission of decide_admitted, with what its metrics and Events need. */
+struct admit_write {
+    struct wl_write h;
     int64_t queued; /* when the workload was queued */
 };
 
@@ -83,43 +128,32 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             if (tm_parse_rfc3339(since, &p->queued, &e))
                 p->queued = now;
         }
-        p->wl = wl;
-        p->ns = xstrdup(eng_wl_namespace(wl));
-        p->name = xstrdup(eng_wl_name(wl));
-        p->op = (struct ctl_wl_op){
+        p->h.wl = wl;
+        p->h.ns = xstrdup(eng_wl_namespace(wl));
+        p->h.name = xstrdup(eng_wl_name(wl));
+        p->h.op = (struct ctl_wl_op){
             .kind = OP_ADMIT,
             .admission = a,
             .admitted = adm[i].admitted,
             .cq = xstrdup(eng_wl_cluster_queue(wl) ? eng_wl_cluster_queue(wl) : ""),
             .now = now};
     }
-    struct ac_write *w = xcalloc(n ? n : 1, sizeof(*w));
-    struct err *errs = xmalloc((n ? n : 1) * sizeof(*errs));
-    for (size_t i = 0; i < n; i++) {
-        err_init(&errs[i]);
-        w[i] = (struct ac_write){.e = &errs[i],
-                                 .r = c->res[CK_WL].r,
-                                 .ns = aw[i].ns,
-                                 .name = aw[i].name,
-                                 .fn = ctl_wl_mutate,
-                                 .arg = &aw[i].op,
-                                 .status = true};
-    }
-    if (n)
-        ac_write_many(c->ac, w, n);
+    struct wl_batch b;
+    wl_batch_run(c, &b, n, aw, sizeof(*aw));
+    struct ac_write *w = b.w;
     for (size_t i = 0; i < n; i++) {
         struct admit_write *p = &aw[i];
-        const char *cq = p->op.cq;
-        enum eng_admitted_cond adm_cond = p->op.admitted;
+        const char *cq = p->h.op.cq;
+        enum eng_admitted_cond adm_cond = p->h.op.admitted;
         const json_t *o;
         if (w[i].rc) {
             if (w[i].rc != ERR_NOT_FOUND)
                 ctl_log_err("status update", w[i].e);
-            resync_wl(c, p->wl);
+            resync_wl(c, p->h.wl);
         } else {
             ctl_observe(c, CK_WL, w[i].out);
         }
-        if (!w[i].rc && (o = ctl_get(c, CK_WL, p->ns, p->name))) {
+        if (!w[i].rc && (o = ctl_get(c, CK_WL, p->h.ns, p->h.name))) {
             double wait = (double)(now - p->queued) / 1000.0;
             const char *pc = ctl_priority_class(o),
                        *lq = jstr(json_object_get(o, "spec"), "queueName");
@@ -128,7 +162,7 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv,
                                 wait < 0 ? 0 : wait, 14);
             if (lq) {
-                const char *lkv[] = {"name", lq, "namespace", p->ns, "priority_class", pc, NULL};
+                const char *lkv[] = {"name", lq, "namespace", p->h.ns, "priority_class", pc, NULL};
                 ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
                 ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
                                     wait < 0 ? 0 : wait, 14);
@@ -137,7 +171,7 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
                 ctl_report_admitted(c, o, 0);
             if (ctl_logging(c)) {
                 json_t *x = explain_decision(
-                    c->eng, p->wl, adm_cond == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved",
+                    c->eng, p->h.wl, adm_cond == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved",
                     now);
                 json_object_set_new(x, "waitMilliseconds",
                                     json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
@@ -150,23 +184,19 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
                 ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
                           "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
         }
-        json_decref(w[i].out);
-        json_decref(p->op.admission);
-        free((char *)p->op.cq);
-        free(p->ns);
-        free(p->name);
+        json_decref(p->h.op.admission);
+        free((char *)p->h.op.cq);
+        free(p->h.ns);
+        free(p->h.name);
     }
-    free(w);
-    free(errs);
+    wl_batch_release(&b);
     free(aw);
 }
 
-/* A pending status write of decide_pending; the strings are its own, as
- * observing one write may replace another workload's engine record. */
+/* A pending status write of decide_pending. */
 struct pending_write {
-    struct ctl_wl_op op;
-    struct eng_wl *wl;
-    char *ns, *name, *reason, *message;
+    struct wl_write h;
+    char *reason, *message;
     bool same; /* the reason and message unchanged: no Event */
 };
 
@@ -179,10 +209,24 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
     for (size_t i = 0; i < np; i++) {
         struct eng_wl *wl = pen[i].wl;
         const char *reason = pen[i].reason, *message = pen[i].message;
-        const json_t *o = ctl_wl_obj(c, wl);
-        if (!o || !reason || cond_is(o, "QuotaReserved", "True") || cond_is(o, "Finished", "True"))
+        const json_t *o = reason ? ctl_wl_obj(c, wl) : NULL;
+        if (!o)
             continue;
-        const json_t *qr = cond(o, "QuotaReserved");
+        /* One pass over the conditions: most of a cycle's pending
+         * decisions (a requeue brought them back) change nothing. */
+        const json_t *qr = NULL, *fin = NULL, *cd;
+        size_t ci;
+        json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), ci, cd)
+        {
+            const char *t = jstr(cd, "type");
+            if (t && !qr && !strcmp(t, "QuotaReserved"))
+                qr = cd;
+            else if (t && !fin && !strcmp(t, "Finished"))
+                fin = cd;
+        }
+        if ((qr && jstr(qr, "status") && !strcmp(jstr(qr, "status"), "True")) ||
+            (fin && jstr(fin, "status") && !strcmp(jstr(fin, "status"), "True")))
+            continue;
         bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
                     jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
         json_t *rr = requests_json(c, wl);
@@ -192,32 +236,21 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
             continue;
         }
         struct pending_write *p = &pw[n++];
-        p->wl = wl;
+        p->h.wl = wl;
         p->same = same;
-        p->ns = xstrdup(eng_wl_namespace(wl));
-        p->name = xstrdup(eng_wl_name(wl));
+        p->h.ns = xstrdup(eng_wl_namespace(wl));
+        p->h.name = xstrdup(eng_wl_name(wl));
         p->reason = xstrdup(reason);
         p->message = xstrdup(message ? message : "");
-        p->op = (struct ctl_wl_op){.kind = OP_PENDING,
-                                   .requests = rr,
-                                   .reason = p->reason,
-                                   .message = p->message,
-                                   .now = now};
+        p->h.op = (struct ctl_wl_op){.kind = OP_PENDING,
+                                     .requests = rr,
+                                     .reason = p->reason,
+                                     .message = p->message,
+                                     .now = now};
     }
-    struct ac_write *w = xcalloc(n ? n : 1, sizeof(*w));
-    struct err *errs = xmalloc((n ? n : 1) * sizeof(*errs));
-    for (size_t i = 0; i < n; i++) {
-        err_init(&errs[i]);
-        w[i] = (struct ac_write){.e = &errs[i],
-                                 .r = c->res[CK_WL].r,
-                                 .ns = pw[i].ns,
-                                 .name = pw[i].name,
-                                 .fn = ctl_wl_mutate,
-                                 .arg = &pw[i].op,
-                                 .status = true};
-    }
-    if (n)
-        ac_write_many(c->ac, w, n);
+    struct wl_batch b;
+    wl_batch_run(c, &b, n, pw, sizeof(*pw));
+    struct ac_write *w = b.w;
     for (size_t i = 0; i < n; i++) {
         struct pending_write *p = &pw[i];
         const json_t *o;
@@ -226,27 +259,25 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
                 ctl_log_err("status update", w[i].e);
         } else {
             ctl_observe(c, CK_WL, w[i].out);
-            if (!p->same && (o = ctl_get(c, CK_WL, p->ns, p->name))) {
+            if (!p->same && (o = ctl_get(c, CK_WL, p->h.ns, p->h.name))) {
                 ctl_event(c, o, "Warning", p->reason, COMPONENT_ADMISSION, "%s", p->message);
                 if (ctl_logging(c)) {
-                    json_t *x = explain_decision(c->eng, p->wl, "Requeued", now);
+                    json_t *x = explain_decision(c->eng, p->h.wl, "Requeued", now);
                     json_object_set_new(x, "reason", json_string(p->reason));
                     json_object_set_new(x, "message", json_string(p->message));
                     json_object_set_new(x, "inadmissible",
-                                        json_boolean(eng_wl_inadmissible(p->wl)));
+                                        json_boolean(eng_wl_inadmissible(p->h.wl)));
                     ctl_log(c, x);
                 }
             }
         }
-        json_decref(w[i].out);
-        json_decref(p->op.requests);
-        free(p->ns);
-        free(p->name);
+        json_decref(p->h.op.requests);
+        free(p->h.ns);
+        free(p->h.name);
         free(p->reason);
         free(p->message);
     }
-    free(w);
-    free(errs);
+    wl_batch_release(&b);
     free(pw);
 }
 
@@ -364,6 +395,8 @@ void ctl_run_cycles(struct ctl *c)
          * LocalQueues' status shows it. */
         if (c->config && c->config->u.config->has_admission_fair_sharing)
             c->status_dirty = true;
+        if (c->vis && (changed || na || np))
+            vis_changed(c->vis);
         if (!changed && !na)
             break;
         now = tm_now_ms();

@@ -50,6 +50,39 @@ static void test_eng_cycle_update_of_own_cq_requeues(void **state)
     fx_release(&f);
 }
 
+/* A requeue that changes nothing: the workload tried again and sent back
+ * with the same reason and message is no pending decision (only its
+ * inadmissible flag went and came back; the controllers would find
+ * nothing to write). */
+static void test_eng_same_status_after_requeue_not_reported(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct eng_wl *w = fx_wl(&f, "w", "a", CPU(3), 0, 1);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_pending, 1);
+    assert_string_equal(d->pending[0].reason, "ExceedsMaxQuota");
+    assert_true(eng_wl_inadmissible(w));
+    /* Its own ClusterQueue changes, not enough: w is tried again. */
+    struct fx_quota q2b = {"default", CPU(2), CPU(1), -1};
+    fx_cq(&f, "a", NULL, &q2b, 1);
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_heads, 1);
+    assert_int_equal(d->n_admitted, 0);
+    assert_int_equal(d->n_pending, 0);
+    assert_true(eng_wl_inadmissible(w));
+    const char *reason, *message;
+    bool inadm;
+    eng_wl_pending(w, &reason, &message, &inadm);
+    assert_string_equal(reason, "ExceedsMaxQuota");
+    assert_true(inadm);
+    fx_release(&f);
+}
+
 static void test_eng_wl_finish_requeues_cohort(void **state)
 {
     struct fx f;
@@ -356,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eng_cycle_update_of_own_cq_requeues),
         cmocka_unit_test(test_eng_wl_finish_requeues_cohort),
+        cmocka_unit_test(test_eng_same_status_after_requeue_not_reported),
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
         cmocka_unit_test(test_eng_requeue_batched),
         cmocka_unit_test(test_eng_requeued_condition_change_requeues),
