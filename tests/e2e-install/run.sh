@@ -100,9 +100,14 @@ expect_exact "the controller's account may read no Secret outside kueue-system" 
 k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.controller_manager_config\.yaml}' |
     sed -e 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' \
         -e 's/bindAddress: :8443/bindAddress: 127.0.0.1:0/' \
-        -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset|' >"$TMP/config.yaml"
-k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
+        -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset\n  - ray.io/rayjob\n  - ray.io/raycluster\n  - trainer.kubeflow.org/trainjob\n  - workload.codeflare.dev/appwrapper\n  - leaderworkerset.x-k8s.io/leaderworkerset|' >"$TMP/config.yaml"
+for crd in jobset/jobset-crd ray/rayjob-crd ray/raycluster-crd trainjob/trainjob-crd \
+    trainjob/trainingruntime-crd trainjob/clustertrainingruntime-crd appwrapper/appwrapper-crd \
+    leaderworkerset/leaderworkerset-crd; do
+    k apply -f "$SRC/tests/data/$crd.yaml" >/dev/null
+done
 settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io
+settle 10 'leaderworkersets' k api-resources --api-group=leaderworkerset.x-k8s.io
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
     --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
@@ -264,6 +269,23 @@ expect_exact "a JobSet naming a queue is created suspended (mjobset.kb.io)" "tru
 expect "  ... and its queue name is fixed once it runs (vjobset.kb.io)" \
     "admission webhook \"vjobset.kb.io\" denied the request: metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"other\": field is immutable" \
     k -n integ patch jobset train --type=merge -p '{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"other"}},"spec":{"suspend":false}}'
+expect_exact "a RayJob naming a queue is created suspended (mrayjob.kb.io)" "true" \
+    sh -c "sed 's/user-queue/nowhere/' '$SRC/tests/data/ray/rayjob.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - -o jsonpath='{.spec.suspend}'"
+expect "  ... and may not switch autoscaling on (vrayjob.kb.io)" \
+    "admission webhook \"vrayjob.kb.io\" denied the request: spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: true: a kueue managed job should only use autoscaling when workload slicing is enabled" \
+    k -n integ patch rayjob pi --type=merge -p '{"spec":{"rayClusterSpec":{"enableInTreeAutoscaling":true}}}'
+expect "a managed RayJob that keeps its cluster is refused (vrayjob.kb.io)" \
+    "spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job should delete the cluster after finishing" \
+    sh -c "sed -e 's/user-queue/nowhere/' -e 's/name: pi/name: keep/' -e 's/shutdownAfterJobFinishes: true/shutdownAfterJobFinishes: false/' '$SRC/tests/data/ray/rayjob.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - 2>&1"
+expect_exact "a LeaderWorkerSet's templates are marked for Kueue at creation (mleaderworkerset.kb.io)" \
+    "nowhere leaderworkerset.x-k8s.io/leaderworkerset true" \
+    sh -c "sed 's/user-queue/nowhere/' '$SRC/tests/data/leaderworkerset/leaderworkerset.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - -o 'jsonpath={.spec.leaderWorkerTemplate.workerTemplate.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.leaderWorkerTemplate.workerTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent} {.spec.leaderWorkerTemplate.leaderTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-group-serving}'"
+expect "  ... and its group size is fixed (vleaderworkerset.kb.io)" \
+    "admission webhook \"vleaderworkerset.kb.io\" denied the request: spec.leaderWorkerTemplate.size: Invalid value: 3: field is immutable" \
+    k -n integ patch leaderworkerset vllm --type=merge -p '{"spec":{"leaderWorkerTemplate":{"size":3}}}'
 sed 's/sleep 30/sleep 1/' "$SRC/examples/admitted-job.yaml" >"$TMP/admitted.yaml"
 expect "the walkthrough's Job is created" "created" k apply -f "$TMP/admitted.yaml"
 wait_for "  ... is admitted in lab-cq and completes" 40 '^True$' \
