@@ -89,11 +89,13 @@ static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 }
 
 /* Serve the metrics at addr ("HOST:PORT" or ":PORT"; an IPv4 host, default
- * every address): over HTTPS with a self-signed certificate made now, as
- * controller-runtime does without a certificate directory, when md->ac is
- * set, else plain HTTP. Returns 0 and *out, or an error. */
-static int metrics_listen(const char *addr, struct metricsd *md, struct http_server **out,
-                          struct err *e)
+ * every address): when md->ac is set over HTTPS, with the certificate of
+ * cert_dir when the Configuration (config) turns internalCertManagement
+ * off, as Kueue does, else a self-signed one made now, as controller-runtime
+ * does without a certificate directory; plain HTTP otherwise. Returns 0
+ * and *out, or an error. */
+static int metrics_listen(const char *addr, const char *config, const char *cert_dir,
+                          struct metricsd *md, struct http_server **out, struct err *e)
 {
     char host[64];
     int port;
@@ -103,8 +105,11 @@ static int metrics_listen(const char *addr, struct metricsd *md, struct http_ser
                        "metrics off)",
                        addr);
     struct certs c = {0};
-    if (md->ac && certs_generate("kueue-controller-manager-metrics-service", "kueue-system",
-                                 (int64_t)time(NULL), CERTS_VALIDITY_S, &c, e))
+    if (md->ac && mgr_metrics_certs(config, cert_dir, &c, e))
+        return e->code;
+    if (md->ac && !c.tls_crt &&
+        certs_generate("kueue-controller-manager-metrics-service", "kueue-system",
+                       (int64_t)time(NULL), CERTS_VALIDITY_S, &c, e))
         return e->code;
     struct http_options ho = {.host = *host ? host : "0.0.0.0",
                               .port = port,
@@ -154,6 +159,9 @@ static void usage(FILE *out)
             "                         (HOST:PORT or :PORT; :0 picks a free port; 0: no\n"
             "                         metrics; default metrics.bindAddress of --config,\n"
             "                         else Kueue's :8443; see docs/observability.md)\n"
+            "  --metrics-cert-dir DIR tls.crt and tls.key of the metrics listener when\n"
+            "                         internalCertManagement is off (default\n"
+            "                         /etc/kueue/metrics/certs); else self-signed\n"
             "  --metrics-secure=true|false\n"
             "                         HTTPS, each request's bearer token checked with a\n"
             "                         TokenReview and a SubjectAccessReview (get /metrics)\n"
@@ -241,6 +249,7 @@ int cli_controller(int argc, char **argv)
         {"pod-network", required_argument, NULL, 'N'},
         {"metrics-bind-address", required_argument, NULL, 'm'},
         {"metrics-secure", optional_argument, NULL, 'S'},
+        {"metrics-cert-dir", required_argument, NULL, 'T'},
         {"webhook-port", required_argument, NULL, 'W'},
         {"webhook-host", required_argument, NULL, 'H'},
         {"webhook-cert-dir", required_argument, NULL, 'D'},
@@ -258,6 +267,7 @@ int cli_controller(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
     const char *feature_gates = NULL, *metrics_flag = NULL, *zap_encoder = NULL, *zap_level = NULL;
+    const char *metrics_cert_dir = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false, metrics_secure = true;
     int64_t dlog_age_s = 0;
@@ -295,6 +305,9 @@ int cli_controller(int argc, char **argv)
             break;
         case 'N':
             pod_network = optarg;
+            break;
+        case 'T':
+            metrics_cert_dir = optarg;
             break;
         case 'm':
             metrics_flag = optarg;
@@ -436,7 +449,7 @@ int cli_controller(int argc, char **argv)
     mo.client = ac;
     mo.config_path = config;
     if (!rc && metrics)
-        rc = metrics_listen(metrics_addr, &md, &mhs, &e);
+        rc = metrics_listen(metrics_addr, config, metrics_cert_dir, &md, &mhs, &e);
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
     struct mk *mk = NULL;

@@ -24,6 +24,7 @@
 
 /* controller-runtime's default directory of tls.crt and tls.key. */
 #define DEFAULT_CERT_DIR "/tmp/k8s-webhook-server/serving-certs"
+#define DEFAULT_METRICS_CERT_DIR "/etc/kueue/metrics/certs"
 /* How often the Secret and the caBundle are checked, by default. */
 #define CERT_CHECK_S 60
 
@@ -132,7 +133,7 @@ static char *read_text(const char *path, struct err *e)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        err_set(e, ERR_IO, "webhook certificate %s: cannot read it", path);
+        err_set(e, ERR_IO, "certificate %s: cannot read it", path);
         return NULL;
     }
     struct sb b;
@@ -153,6 +154,24 @@ static int certs_from_dir(const char *dir, struct certs *c, struct err *e)
     snprintf(p, sizeof(p), "%s/tls.key", dir);
     c->tls_key = c->tls_crt ? read_text(p, e) : NULL;
     return c->tls_key ? 0 : e->code;
+}
+
+int mgr_metrics_certs(const char *config_path, const char *dir, struct certs *out, struct err *e)
+{
+    json_t *doc = NULL;
+    int rc = config_doc(config_path, &doc, e);
+    if (rc)
+        return rc;
+    bool internal =
+        !json_is_false(json_object_get(json_object_get(doc, "internalCertManagement"), "enable"));
+    json_decref(doc);
+    memset(out, 0, sizeof(*out));
+    if (internal)
+        return 0;
+    rc = certs_from_dir(dir ? dir : DEFAULT_METRICS_CERT_DIR, out, e);
+    if (rc)
+        certs_release(out);
+    return rc;
 }
 
 static int sync_certs(struct mgr *m, bool *changed, struct err *e)

@@ -18,6 +18,7 @@
 #include "base/compiler.h"
 
 struct ac_client;
+struct certs;
 struct ctl;
 struct err;
 struct mgr;
@@ -38,6 +39,15 @@ struct mgr_options {
  * not the manager's (metrics.bindAddress). 0, or an error naming the file. */
 CU_MUST_CHECK int mgr_config_string(const char *config_path, const char *section, const char *key,
                                     const char *dflt, char *out, size_t len, struct err *e);
+
+/* The metrics listener's certificate as Kueue's manager chooses it: with
+ * internalCertManagement off (cert-manager), tls.crt and tls.key of dir
+ * (NULL: Kueue's /etc/kueue/metrics/certs, where its Deployment mounts the
+ * metrics Certificate's Secret) into *out; else none (out zeroed: the
+ * caller makes a self-signed one, as controller-runtime does). 0, or an
+ * error naming the file. */
+CU_MUST_CHECK int mgr_metrics_certs(const char *config_path, const char *dir, struct certs *out,
+                                    struct err *e);
 
 /* Read the settings, start the probes, get the certificates and start
  * the webhooks. 0 and *out, or an error naming the setting or file. */

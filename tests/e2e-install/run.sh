@@ -67,6 +67,54 @@ c = d["containers"][0]["securityContext"]
 print(d["securityContext"]["runAsNonRoot"], d["securityContext"]["runAsUser"], c["readOnlyRootFilesystem"],
       c["allowPrivilegeEscalation"], d["securityContext"]["seccompProfile"]["type"], c["capabilities"]["drop"])' "$M"
 
+# The optional overlays: cert-manager in place of the internal certificate
+# manager, the Prometheus operator's ServiceMonitor and roles.
+kubectl kustomize "$SRC/config/default" >"$TMP/default.yaml"
+kubectl kustomize "$SRC/config/certmanager" >"$TMP/certmanager.yaml"
+expect_exact "config/certmanager: cert-manager's Issuer and Certificates, its CA injector, the controller reading their Secrets" \
+    "Issuer kueue-selfsigned-issuer; Certificate kueue-metrics-cert kueue-metrics-server-cert; Certificate kueue-serving-cert kueue-webhook-server-cert; inject kueue-system/kueue-serving-cert kueue-system/kueue-serving-cert; no internal Secret; mounts /tmp/k8s-webhook-server/serving-certs=kueue-webhook-server-cert /etc/kueue/metrics/certs=kueue-metrics-server-cert; config differs in internalCertManagement.enable only" \
+    $PY -c '
+import sys, yaml
+d = list(yaml.safe_load_all(open(sys.argv[1])))
+base = list(yaml.safe_load_all(open(sys.argv[2])))
+out = []
+for o in d:
+    if o["kind"] == "Issuer":
+        out.append("Issuer " + o["metadata"]["name"])
+for o in sorted((o for o in d if o["kind"] == "Certificate"), key=lambda o: o["metadata"]["name"]):
+    out.append("Certificate %s %s" % (o["metadata"]["name"], o["spec"]["secretName"]))
+out.append("inject " + " ".join(o["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from", "-")
+                                for o in d if o["kind"].endswith("WebhookConfiguration")))
+out.append("no internal Secret" if not [o for o in d if o["kind"] == "Secret"] else "a Secret")
+dep = [o for o in d if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+vols = {v["name"]: v.get("secret", {}).get("secretName") for v in dep["volumes"]}
+out.append("mounts " + " ".join("%s=%s" % (m["mountPath"], vols[m["name"]])
+                                 for m in dep["containers"][0]["volumeMounts"] if vols.get(m["name"])))
+def cfg(docs):
+    cm = [o for o in docs if o["kind"] == "ConfigMap"][0]
+    return yaml.safe_load(cm["data"]["controller_manager_config.yaml"])
+a, b = cfg(d), cfg(base)
+b["internalCertManagement"]["enable"] = False
+out.append("config differs in internalCertManagement.enable only" if a == b else "config differs: %r" % a)
+print("; ".join(out))' "$TMP/certmanager.yaml" "$TMP/default.yaml"
+expect_exact "config/prometheus: the ServiceMonitor, Kueue's prometheus-k8s Role and RoleBinding, and prometheus-k8s reading /metrics" \
+    "ClusterRoleBinding kueue-prometheus-k8s-metrics-reader kueue-metrics-reader; Role kueue-prometheus-k8s; RoleBinding kueue-prometheus-k8s kueue-prometheus-k8s; ServiceMonitor kueue-controller-manager-metrics-monitor True" \
+    sh -c "kubectl kustomize '$SRC/config/prometheus' | $PY -c '
+import sys, yaml
+out = []
+for o in yaml.safe_load_all(sys.stdin):
+    extra = o.get(\"roleRef\", {}).get(\"name\", \"\")
+    if o[\"kind\"] == \"ServiceMonitor\":
+        extra = str(o[\"spec\"][\"endpoints\"][0][\"tlsConfig\"][\"insecureSkipVerify\"])
+    out.append((o[\"kind\"] + \" \" + o[\"metadata\"][\"name\"] + \" \" + extra).strip())
+print(\"; \".join(sorted(out)))'"
+expect_exact "config/prometheus-certmanager: the scrape verifies cert-manager's metrics certificate" \
+    "kueue-controller-manager-metrics-service.kueue-system.svc False kueue-metrics-server-cert" \
+    sh -c "kubectl kustomize '$SRC/config/prometheus-certmanager' | $PY -c '
+import sys, yaml
+t = [o for o in yaml.safe_load_all(sys.stdin) if o[\"kind\"] == \"ServiceMonitor\"][0][\"spec\"][\"endpoints\"][0][\"tlsConfig\"]
+print(t[\"serverName\"], t[\"insecureSkipVerify\"], t[\"ca\"][\"secret\"][\"name\"])'"
+
 start_server install --controllers none --executor none || exit 1
 # A cluster runs the Deployment; here the controller runs as a local process.
 $PY -c '
@@ -170,7 +218,8 @@ mkdir -p "$TMP/certs"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
 sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
-"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
+"$CUEUE" controller --metrics-bind-address 127.0.0.1:0 --metrics-cert-dir "$TMP/certs" --kubeconfig "$CKC" \
+    --config "$TMP/config2.yaml" --leader-elect \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
     --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 >"$TMP/controller2.log" 2>&1 &
 CTL2=$!
@@ -184,6 +233,21 @@ expect "  ... it serves the certificate from --webhook-cert-dir, verified for th
     -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
     "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
 expect_exact "  ... and leaves the Secret alone" "" sh -c "grep -i 'written to Secret' '$TMP/controller2.log'"
+# Kueue's metrics with internalCertManagement off: the certificate mounted
+# for them (here the webhook's, from the Secret), not a self-signed one.
+M2=$(sed -n 's|.*metrics served at https://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$TMP/controller2.log" | head -1)
+MP=${MURL#https://127.0.0.1:}
+MP=${MP%/metrics}
+expect_exact "  ... its metrics are served over TLS with the mounted certificate, verified by its CA (401: no token)" "401" \
+    curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/ca.crt" \
+    --resolve "kueue-webhook-service.kueue-system.svc:$M2:127.0.0.1" "https://kueue-webhook-service.kueue-system.svc:$M2/metrics"
+expect_exact "  ... where the first replica's metrics certificate is self-signed (that CA does not verify it)" "000" \
+    curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/ca.crt" \
+    --resolve "kueue-webhook-service.kueue-system.svc:$MP:127.0.0.1" "https://kueue-webhook-service.kueue-system.svc:$MP/metrics"
+expect "  ... and without its certificate files a controller does not start" \
+    "certificate $TMP/none/tls.crt: cannot read it" \
+    timeout 20 "$CUEUE" controller --metrics-bind-address 127.0.0.1:0 --metrics-cert-dir "$TMP/none" --kubeconfig "$CKC" \
+    --config "$TMP/config2.yaml" --webhook-port 0 --webhook-host 127.0.0.1 --webhook-cert-dir "$TMP/certs"
 expect_exact "  ... and logs JSON lines, as --zap-encoder json asks" "info" \
     $PY -c '
 import json, sys
