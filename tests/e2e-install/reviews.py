@@ -653,6 +653,11 @@ run("RayCluster mutate: one a RayJob made is left to the RayJob's Workload", MRC
         "name": "rc", "namespace": "plain", "labels": {QN: "q"}, "ownerReferences": [
             {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "rj", "uid": "x", "controller": True}]})),
     True, patch=[])
+run("RayCluster mutate: ... and gets no default LocalQueue", MRC,
+    ray("RayCluster", "CREATE", dict(raycluster(), metadata={
+        "name": "rc", "namespace": "team", "labels": {}, "ownerReferences": [
+            {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "rj", "uid": "x", "controller": True}]})),
+    True, patch=[])
 for op in ("CREATE", "UPDATE"):
     t = "RayCluster %s: " % op.lower()
     old = raycluster({QN: "q"}, True) if op == "UPDATE" else None
@@ -688,7 +693,7 @@ run("TrainJob mutate: a TrainJob naming a queue is suspended, with Kueue's runti
     tr("CREATE", trainjob({QN: "q"}, ns="plain")), True,
     patch=SUSPEND + [{"op": "add", "path": "/spec/runtimePatches", "value": [
         {"manager": KQ + "/manager", "trainingRuntimeSpec": {"template": {"spec": {}}}}]}])
-run("TrainJob mutate: without a queue name and no default LocalQueue, untouched", MTJ,
+run("TrainJob mutate: without a queue name and no default LocalQueue, not suspended (and, unlike Kueue's, not patched)", MTJ,
     tr("CREATE", trainjob(ns="plain")), True, patch=[])
 run("TrainJob create: a max-exec-time of 0", VTJ, tr("CREATE", trainjob({QN: "q", KQ + "/max-exec-time-seconds": "0"})),
     False, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: 0: should be greater than 0")

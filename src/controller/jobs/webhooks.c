@@ -18,6 +18,7 @@
 #include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/ray/ray.h"
 #include "controller/jobs/statefulset/statefulset.h"
+#include "controller/jobs/trainjob/trainjob.h"
 
 #define SUSPENDING_PARENT "kueue.x-k8s.io/pod-suspending-parent"
 #define GROUP_SERVING "kueue.x-k8s.io/pod-group-serving"
@@ -32,9 +33,10 @@ const struct jf_integration jw_statefulset = {
 
 /* The integrations whose objects own Pods that their Workloads cover. */
 static const struct jf_integration *const owners[] = {
-    &job_integration,        &jobset_integration,     &pytorchjob_integration, &tfjob_integration,
-    &xgboostjob_integration, &paddlejob_integration,  &jaxjob_integration,     &mpijob_integration,
-    &raycluster_integration, &appwrapper_integration,
+    &job_integration,        &jobset_integration,     &pytorchjob_integration,
+    &tfjob_integration,      &xgboostjob_integration, &paddlejob_integration,
+    &jaxjob_integration,     &mpijob_integration,     &raycluster_integration,
+    &appwrapper_integration, &rayjob_integration,     &trainjob_integration,
 };
 
 static const char *entry(const json_t *obj, const char *map, const char *key)
@@ -95,7 +97,10 @@ static void default_queue(json_t *obj, const struct pod_default_ctx *x)
 
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x)
 {
-    default_queue(obj, x);
+    /* An object a managed owner made (a RayJob's RayCluster) runs under
+     * the owner's Workload: no queue of its own. */
+    if (!jw_pod_owner_managed(obj, x->cfg))
+        default_queue(obj, x);
     bool managed =
         x->ns_managed && (jf_queue_name(obj) || (x->cfg && x->cfg->manage_jobs_without_queue_name));
     if (managed && ji->suspend && (!ji->is_skipped || !ji->is_skipped(obj)))

@@ -32,10 +32,11 @@ extern const struct jf_integration jw_statefulset;
  * every webhook and lets a disabled one's requests through unchanged. */
 bool jw_enabled(const struct jf_integration *ji, const struct api_configuration *cfg);
 
-/* Is the Pod's controller owner of the kind of an enabled integration
- * other than Pod (a Job's, a JobSet's or a Kubeflow job's Pod)? Kueue's
- * FindAncestorJobManagedByKueue, without reading the owner: its Workload
- * covers the Pod, which Kueue leaves ungated. */
+/* Is the object's controller owner of the kind of an enabled integration
+ * other than Pod (a Job's, a JobSet's or a Kubeflow job's Pod, a RayJob's
+ * RayCluster)? Kueue's FindAncestorJobManagedByKueue, without reading the
+ * owner: its Workload covers the object, which Kueue leaves ungated and
+ * gives no default LocalQueue. */
 bool jw_pod_owner_managed(const json_t *pod, const struct api_configuration *cfg);
 
 /* The Default of the webhook of a kind with a suspend (ji: JobSet, a
