@@ -39,6 +39,11 @@
  * `create pods`; and a Pod's spec is immutable but for what Kubernetes lets
  * an update change, so no one binds or reshapes a Pod by updating it.
  *
+ * The integrations' objects (Pods, Deployments, StatefulSets, the kinds of
+ * CRDs such as JobSet, RayJob, LeaderWorkerSet) get Kueue's webhooks of
+ * their integration (controller/jobs/webhooks.h): the defaulting on
+ * create, the checks on create and, inside the store's write, on update.
+ *
  * The other kinds the server itself admits: the RBAC kinds (defaults, their
  * rules, escalation prevention: authz.c) and the webhook configurations
  * (defaults and rules: webhook.h). */

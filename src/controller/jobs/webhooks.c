@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
-#include "api/features.h"
+#include "base/xalloc.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
@@ -317,7 +318,7 @@ static void ray_cluster_rules(struct err *e, const json_t *cs, const char *path,
 static void go_map(const json_t *m, char *out, size_t len)
 {
     size_t n = json_object_size(m), used = 0;
-    const char **keys = calloc(n ? n : 1, sizeof(*keys));
+    const char **keys = xcalloc(n ? n : 1, sizeof(*keys));
     const char *k;
     const json_t *v;
     size_t i = 0;
