@@ -221,7 +221,8 @@ sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
 "$CUEUE" controller --metrics-bind-address 127.0.0.1:0 --metrics-cert-dir "$TMP/certs" --kubeconfig "$CKC" \
     --config "$TMP/config2.yaml" --leader-elect \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
-    --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 >"$TMP/controller2.log" 2>&1 &
+    --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 --cert-check-interval 1 \
+    >"$TMP/controller2.log" 2>&1 &
 CTL2=$!
 SERVER_PIDS="$SERVER_PIDS $CTL2"
 settle 20 'webhooks served at' cat "$TMP/controller2.log"
@@ -257,6 +258,23 @@ for line in open(sys.argv[1]):
     assert o["ts"].endswith("Z") and o["msg"], line
     levels.add(o["level"])
 print("info" if "info" in levels else sorted(levels))' "$TMP/controller2.log"
+# cert-manager renews the certificates in the mounted Secrets: the files
+# change, and both listeners serve the new ones without a restart.
+if command -v openssl >/dev/null 2>&1; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+        -subj /CN=renewed -addext "subjectAltName=DNS:kueue-webhook-service.kueue-system.svc" \
+        -keyout "$TMP/new.key" -out "$TMP/new.crt" 2>/dev/null
+    cp "$TMP/new.key" "$TMP/certs/tls.key.new" && cp "$TMP/new.crt" "$TMP/certs/tls.crt.new"
+    mv "$TMP/certs/tls.key.new" "$TMP/certs/tls.key" && mv "$TMP/certs/tls.crt.new" "$TMP/certs/tls.crt"
+    wait_for "  ... renewed certificate files are served by its metrics listener without a restart" 20 '^401$' \
+        curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/new.crt" \
+        --resolve "kueue-webhook-service.kueue-system.svc:$M2:127.0.0.1" "https://kueue-webhook-service.kueue-system.svc:$M2/metrics"
+    wait_for "  ... and by its webhooks" 20 '"allowed":true' \
+        curl -s --cacert "$TMP/new.crt" --resolve "kueue-webhook-service.kueue-system.svc:$W2:127.0.0.1" \
+        -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
+        "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
+    expect_exact "  ... by the same process" "$CTL2" sh -c "kill -0 $CTL2 && echo $CTL2"
+fi
 expect "cueue controller refuses an unknown --zap-encoder" "must be json or console" \
     "$CUEUE" controller --zap-encoder xml
 stop_server "$CTL2" >/dev/null
