@@ -40,6 +40,10 @@ struct metricsd {
     struct mreg *reg;
     struct ac_client *ac; /* NULL: plain HTTP, anyone may read */
     struct ctlvis vis;
+    struct http_server *hs; /* the listener, or NULL */
+    char host[64];
+    int port;        /* the listener's */
+    bool from_files; /* its certificate was read from files */
 };
 
 static void metrics_text(struct http_resp *rs, unsigned status, const char *msg)
@@ -89,11 +93,38 @@ static void metrics_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 }
 
 /* Serve the metrics at addr ("HOST:PORT" or ":PORT"; an IPv4 host, default
- * every address): over HTTPS with a self-signed certificate made now, as
- * controller-runtime does without a certificate directory, when md->ac is
- * set, else plain HTTP. Returns 0 and *out, or an error. */
-static int metrics_listen(const char *addr, struct metricsd *md, struct http_server **out,
-                          struct err *e)
+ * every address): when md->ac is set over HTTPS, with the certificate of
+ * cert_dir when the Configuration (config) turns internalCertManagement
+ * off, as Kueue does, else a self-signed one made now, as controller-runtime
+ * does without a certificate directory; plain HTTP otherwise. Returns 0
+ * and *out, or an error. */
+static int metrics_serve(struct metricsd *md, const char *cert_pem, const char *key_pem,
+                         struct err *e)
+{
+    struct http_options ho = {.host = md->host,
+                              .port = md->port,
+                              .cert_pem = cert_pem,
+                              .key_pem = key_pem,
+                              .workers = 2,
+                              .handler = {.handle = metrics_handle, .arg = md}};
+    int rc = http_server_start(&ho, &md->hs, e);
+    if (!rc)
+        md->port = http_server_port(md->hs);
+    return rc;
+}
+
+/* New certificate files: served on the same port by a new listener (the
+ * mgr_cert_watch of the metrics). */
+static int metrics_reload(void *arg, const char *cert_pem, const char *key_pem, struct err *e)
+{
+    struct metricsd *md = arg;
+    http_server_stop(md->hs);
+    md->hs = NULL;
+    return metrics_serve(md, cert_pem, key_pem, e);
+}
+
+static int metrics_listen(const char *addr, const char *config, const char *cert_dir,
+                          struct metricsd *md, struct err *e)
 {
     char host[64];
     int port;
@@ -103,21 +134,20 @@ static int metrics_listen(const char *addr, struct metricsd *md, struct http_ser
                        "metrics off)",
                        addr);
     struct certs c = {0};
-    if (md->ac && certs_generate("kueue-controller-manager-metrics-service", "kueue-system",
-                                 (int64_t)time(NULL), CERTS_VALIDITY_S, &c, e))
+    if (md->ac && mgr_metrics_certs(config, cert_dir, &c, e))
         return e->code;
-    struct http_options ho = {.host = *host ? host : "0.0.0.0",
-                              .port = port,
-                              .cert_pem = c.tls_crt,
-                              .key_pem = c.tls_key,
-                              .workers = 2,
-                              .handler = {.handle = metrics_handle, .arg = md}};
-    int rc = http_server_start(&ho, out, e);
+    md->from_files = c.tls_crt != NULL;
+    if (md->ac && !c.tls_crt &&
+        certs_generate("kueue-controller-manager-metrics-service", "kueue-system",
+                       (int64_t)time(NULL), CERTS_VALIDITY_S, &c, e))
+        return e->code;
+    snprintf(md->host, sizeof(md->host), "%s", *host ? host : "0.0.0.0");
+    md->port = port;
+    int rc = metrics_serve(md, c.tls_crt, c.tls_key, e);
     certs_release(&c);
     if (rc)
         return rc;
-    log_info("metrics served at %s://%s:%d/metrics", md->ac ? "https" : "http", ho.host,
-             http_server_port(*out));
+    log_info("metrics served at %s://%s:%d/metrics", md->ac ? "https" : "http", md->host, md->port);
     return 0;
 }
 
@@ -154,6 +184,9 @@ static void usage(FILE *out)
             "                         (HOST:PORT or :PORT; :0 picks a free port; 0: no\n"
             "                         metrics; default metrics.bindAddress of --config,\n"
             "                         else Kueue's :8443; see docs/observability.md)\n"
+            "  --metrics-cert-dir DIR tls.crt and tls.key of the metrics listener when\n"
+            "                         internalCertManagement is off (default\n"
+            "                         /etc/kueue/metrics/certs); else self-signed\n"
             "  --metrics-secure=true|false\n"
             "                         HTTPS, each request's bearer token checked with a\n"
             "                         TokenReview and a SubjectAccessReview (get /metrics)\n"
@@ -241,6 +274,7 @@ int cli_controller(int argc, char **argv)
         {"pod-network", required_argument, NULL, 'N'},
         {"metrics-bind-address", required_argument, NULL, 'm'},
         {"metrics-secure", optional_argument, NULL, 'S'},
+        {"metrics-cert-dir", required_argument, NULL, 'T'},
         {"webhook-port", required_argument, NULL, 'W'},
         {"webhook-host", required_argument, NULL, 'H'},
         {"webhook-cert-dir", required_argument, NULL, 'D'},
@@ -258,6 +292,7 @@ int cli_controller(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
     const char *feature_gates = NULL, *metrics_flag = NULL, *zap_encoder = NULL, *zap_level = NULL;
+    const char *metrics_cert_dir = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false, metrics_secure = true;
     int64_t dlog_age_s = 0;
@@ -295,6 +330,9 @@ int cli_controller(int argc, char **argv)
             break;
         case 'N':
             pod_network = optarg;
+            break;
+        case 'T':
+            metrics_cert_dir = optarg;
             break;
         case 'm':
             metrics_flag = optarg;
@@ -413,7 +451,6 @@ int cli_controller(int argc, char **argv)
     cli_signals_block(&set);
 
     struct mreg *metrics = strcmp(metrics_addr, "0") ? mreg_new() : NULL;
-    struct http_server *mhs = NULL;
     struct metricsd md = {.reg = metrics, .ac = metrics_secure ? ac : NULL};
     md.vis.ac = md.ac;
     /* The decision log is read on the metrics listener: kept only with it. */
@@ -436,7 +473,12 @@ int cli_controller(int argc, char **argv)
     mo.client = ac;
     mo.config_path = config;
     if (!rc && metrics)
-        rc = metrics_listen(metrics_addr, &md, &mhs, &e);
+        rc = metrics_listen(metrics_addr, config, metrics_cert_dir, &md, &e);
+    if (md.from_files)
+        mo.metrics = (struct mgr_cert_watch){.dir = metrics_cert_dir ? metrics_cert_dir
+                                                                     : MGR_METRICS_CERT_DIR,
+                                             .reload = metrics_reload,
+                                             .arg = &md};
     if (!rc)
         rc = ctl_start(&co, &ctl, &e);
     struct mk *mk = NULL;
@@ -463,7 +505,7 @@ int cli_controller(int argc, char **argv)
     kc_config_release(&cfg);
     if (rc) {
         mgr_stop(mgr);
-        http_server_stop(mhs); /* it may be asking the controllers */
+        http_server_stop(md.hs); /* it may be asking the controllers */
         mk_stop(mk);
         ctl_stop(ctl);
         store_dlog_close(dlog);
@@ -478,7 +520,7 @@ int cli_controller(int argc, char **argv)
     mgr_stop(mgr);
     node_stop(node);
     mk_stop(mk);
-    http_server_stop(mhs); /* it may be asking the controllers */
+    http_server_stop(md.hs); /* it may be asking the controllers */
     ctl_stop(ctl);
     store_dlog_close(dlog);
     mreg_free(metrics);

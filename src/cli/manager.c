@@ -37,6 +37,9 @@ struct mgr {
     bool internal_certs;
     int cert_check_s;
     struct certs certs;
+    char cert_dir[1024];           /* the webhook's files, with internal_certs off */
+    struct mgr_cert_watch metrics; /* the metrics listener's files, or none */
+    struct certs metrics_certs;    /* ... as last served */
     char ns[256], service[256], secret[256], mutating[300], validating[300];
 };
 
@@ -132,7 +135,7 @@ static char *read_text(const char *path, struct err *e)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        err_set(e, ERR_IO, "webhook certificate %s: cannot read it", path);
+        err_set(e, ERR_IO, "certificate %s: cannot read it", path);
         return NULL;
     }
     struct sb b;
@@ -153,6 +156,24 @@ static int certs_from_dir(const char *dir, struct certs *c, struct err *e)
     snprintf(p, sizeof(p), "%s/tls.key", dir);
     c->tls_key = c->tls_crt ? read_text(p, e) : NULL;
     return c->tls_key ? 0 : e->code;
+}
+
+int mgr_metrics_certs(const char *config_path, const char *dir, struct certs *out, struct err *e)
+{
+    json_t *doc = NULL;
+    int rc = config_doc(config_path, &doc, e);
+    if (rc)
+        return rc;
+    bool internal =
+        !json_is_false(json_object_get(json_object_get(doc, "internalCertManagement"), "enable"));
+    json_decref(doc);
+    memset(out, 0, sizeof(*out));
+    if (internal)
+        return 0;
+    rc = certs_from_dir(dir ? dir : MGR_METRICS_CERT_DIR, out, e);
+    if (rc)
+        certs_release(out);
+    return rc;
 }
 
 static int sync_certs(struct mgr *m, bool *changed, struct err *e)
@@ -177,6 +198,11 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
     m->ac = o->client;
     m->ctl = o->ctl;
     m->cert_check_s = o->cert_check_s > 0 ? o->cert_check_s : CERT_CHECK_S;
+    m->metrics = o->metrics;
+    struct err me;
+    err_init(&me);
+    if (m->metrics.dir && certs_from_dir(m->metrics.dir, &m->metrics_certs, &me))
+        certs_release(&m->metrics_certs); /* served when they can be read again */
     rc = ctl_config_load(o->config_path, &m->config, e);
     const json_t *icm = json_object_get(doc, "internalCertManagement");
     const json_t *enable = json_object_get(icm, "enable");
@@ -205,7 +231,8 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
             bool changed = false;
             rc = sync_certs(m, &changed, e);
         } else {
-            rc = certs_from_dir(o->cert_dir ? o->cert_dir : dir, &m->certs, e);
+            snprintf(m->cert_dir, sizeof(m->cert_dir), "%s", o->cert_dir ? o->cert_dir : dir);
+            rc = certs_from_dir(m->cert_dir, &m->certs, e);
         }
         const char *h = o->webhook_host ? o->webhook_host : *host ? host : NULL;
         struct whd_options wo = {.client = m->ac,
@@ -227,6 +254,25 @@ int mgr_start(const struct mgr_options *o, struct mgr **out, struct err *e)
     return 0;
 }
 
+/* Files that changed since *served are read into *served: true. Kueue's
+ * certificate watcher, for certificates from files (cert-manager's, which
+ * the kubelet updates in the mounted Secret). */
+static bool files_changed(const char *dir, struct certs *served)
+{
+    struct certs now = {0};
+    struct err e;
+    err_init(&e);
+    if (certs_from_dir(dir, &now, &e) ||
+        (served->tls_crt && served->tls_key && !strcmp(now.tls_crt, served->tls_crt) &&
+         !strcmp(now.tls_key, served->tls_key))) {
+        certs_release(&now);
+        return false;
+    }
+    certs_release(served);
+    *served = now;
+    return true;
+}
+
 void mgr_run(struct mgr *m, const sigset_t *set)
 {
     for (;;) {
@@ -237,9 +283,21 @@ void mgr_run(struct mgr *m, const sigset_t *set)
             atomic_store(&m->ready, false);
             return;
         }
+        struct err e;
+        err_init(&e);
+        if (m->metrics.dir && files_changed(m->metrics.dir, &m->metrics_certs)) {
+            if (m->metrics.reload(m->metrics.arg, m->metrics_certs.tls_crt,
+                                  m->metrics_certs.tls_key, &e))
+                log_error("metrics certificate: %s", e.message);
+            else
+                log_info("metrics serving certificate reloaded");
+        }
+        err_init(&e);
+        if (m->whd && !m->internal_certs && files_changed(m->cert_dir, &m->certs) &&
+            whd_reload(m->whd, m->certs.tls_crt, m->certs.tls_key, &e))
+            log_error("webhook certificates: %s", e.message);
         if (!m->whd || !m->internal_certs)
             continue;
-        struct err e;
         err_init(&e);
         bool changed = false;
         /* New certificates are served even when the caBundle could not be
@@ -258,6 +316,7 @@ void mgr_stop(struct mgr *m)
     whd_stop(m->whd);
     http_server_stop(m->probes);
     certs_release(&m->certs);
+    certs_release(&m->metrics_certs);
     api_object_free(m->config);
     free(m);
 }

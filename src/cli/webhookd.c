@@ -26,10 +26,14 @@
 #include "base/xalloc.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
+#include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
+#include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/pod/pod.h"
+#include "controller/jobs/ray/ray.h"
+#include "controller/jobs/trainjob/trainjob.h"
 #include "controller/jobs/webhooks.h"
 #include "server/http.h"
 #include "store/store.h"
@@ -43,7 +47,7 @@ enum hook_kind {
     HOOK_PLAIN,
     HOOK_POD,     /* Kueue's Pod webhook */
     HOOK_SERVING, /* Deployments, StatefulSets */
-    HOOK_JOBLIKE, /* BaseWebhook: JobSet, the Kubeflow jobs */
+    HOOK_JOBLIKE, /* a kind with a suspend: JobSet, the Kubeflow jobs, Ray, ... */
 };
 
 struct hook {
@@ -103,6 +107,24 @@ static const struct hook hooks[] = {
      &mpijob_integration},
     {"/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "MPIJob", false, HOOK_JOBLIKE,
      &mpijob_integration},
+    {"/mutate-ray-io-v1-rayjob", "ray.io", "RayJob", true, HOOK_JOBLIKE, &rayjob_integration},
+    {"/validate-ray-io-v1-rayjob", "ray.io", "RayJob", false, HOOK_JOBLIKE, &rayjob_integration},
+    {"/mutate-ray-io-v1-raycluster", "ray.io", "RayCluster", true, HOOK_JOBLIKE,
+     &raycluster_integration},
+    {"/validate-ray-io-v1-raycluster", "ray.io", "RayCluster", false, HOOK_JOBLIKE,
+     &raycluster_integration},
+    {"/mutate-trainer-kubeflow-org-v1alpha1-trainjob", "trainer.kubeflow.org", "TrainJob", true,
+     HOOK_JOBLIKE, &trainjob_integration},
+    {"/validate-trainer-kubeflow-org-v1alpha1-trainjob", "trainer.kubeflow.org", "TrainJob", false,
+     HOOK_JOBLIKE, &trainjob_integration},
+    {"/mutate-workload-codeflare-dev-v1beta2-appwrapper", "workload.codeflare.dev", "AppWrapper",
+     true, HOOK_JOBLIKE, &appwrapper_integration},
+    {"/validate-workload-codeflare-dev-v1beta2-appwrapper", "workload.codeflare.dev", "AppWrapper",
+     false, HOOK_JOBLIKE, &appwrapper_integration},
+    {"/mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset", "leaderworkerset.x-k8s.io",
+     "LeaderWorkerSet", true, HOOK_JOBLIKE, &leaderworkerset_integration},
+    {"/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset", "leaderworkerset.x-k8s.io",
+     "LeaderWorkerSet", false, HOOK_JOBLIKE, &leaderworkerset_integration},
 };
 
 static const struct hook *hook_find(const char *path)
@@ -270,13 +292,13 @@ static int job_namespace(const struct whd_options *o, const char *ns, bool *mana
 }
 
 /* An integration's webhook (h->ji enabled): Kueue's defaulting on create
- * (a Deployment's or StatefulSet's on update too), its validation on
- * create and update. */
+ * (a Deployment's, StatefulSet's or LeaderWorkerSet's on update too), its
+ * validation on create and update. */
 static int judge_integration(const struct whd_options *o, const struct hook *h, bool create,
                              const char *ns, json_t *obj, json_t *old, json_t **patched,
                              struct err *e)
 {
-    if (h->mutating && !create && h->what != HOOK_SERVING)
+    if (h->mutating && !create && h->what != HOOK_SERVING && h->ji != &leaderworkerset_integration)
         return 0;
     struct pod_default_ctx x = {.cfg = o->cfg};
     int rc = ns ? job_namespace(o, ns, &x.ns_managed, &x.default_lq, e) : 0;

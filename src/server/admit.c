@@ -39,6 +39,11 @@
  * `create pods`; and a Pod's spec is immutable but for what Kubernetes lets
  * an update change, so no one binds or reshapes a Pod by updating it.
  *
+ * The integrations' objects (Pods, Deployments, StatefulSets, the kinds of
+ * CRDs such as JobSet, RayJob, LeaderWorkerSet) get Kueue's webhooks of
+ * their integration (controller/jobs/webhooks.h): the defaulting on
+ * create, the checks on create and, inside the store's write, on update.
+ *
  * The other kinds the server itself admits: the RBAC kinds (defaults, their
  * rules, escalation prevention: authz.c) and the webhook configurations
  * (defaults and rules: webhook.h). */
@@ -610,11 +615,8 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         struct srv_admit a;
         prepare(q, ns, name, &a);
         struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
-        bool managed = jw_default_job(crd, obj, &x);
+        jw_default_job(crd, obj, &x);
         int rc = jw_validate(crd, obj, NULL, &x, &e);
-        /* The kind's own rules (Ray's, say) bind only the jobs Kueue manages. */
-        if (!rc && managed && crd->validate)
-            rc = crd->validate(obj, &e);
         if (!rc)
             return true;
         *ret = reply_refused(q, rc, &e, r, ns, name, "create");
@@ -634,10 +636,24 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     return false;
 }
 
+/* Kueue's validating webhook of a->ji on an update of cur to next. */
+static int integration_update(const struct srv_admit *a, const json_t *next, const json_t *cur,
+                              struct err *e)
+{
+    struct pod_default_ctx x = {a->cfg, a->ns_managed, a->default_lq, false};
+    return jw_validate(a->ji, next, cur, &x, e);
+}
+
 static int check_update(void *arg, const struct store_resource *r, const json_t *next,
                         const json_t *cur, struct err *e)
 {
     struct srv_admit *a = arg;
+    /* The webhook rules come first, as the API server calls the webhooks
+     * before it stores; then what cueue's own policy adds. */
+    if (a->ji && integration_update(a, next, cur, e))
+        return ERR_INVALID;
+    if (a->ji && crd_integration(r))
+        return 0;
     if (a->events_v1)
         return srv_ev1_validate(next, cur, e);
     if (srv_is_rbac(r))
@@ -674,15 +690,30 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     } else if (is_pod(r)) {
         if (wo->status)
             return;
+        if (ns && jf_enabled(&pod_integration, q->srv->config)) {
+            prepare(q, ns, name, a);
+            a->q = q;
+            a->ji = &pod_integration;
+        }
         a->may_run_unmanaged =
             ns && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns, name && *name ? name : NULL, NULL);
+    } else if (crd_integration(r)) {
+        if (wo->status || !ns || !jf_enabled(crd_integration(r), q->srv->config))
+            return;
+        prepare(q, ns, name, a);
+        a->q = q;
+        a->ji = crd_integration(r);
     } else if (is_serving(r)) {
         if (wo->status || !ns)
             return;
+        const struct jf_integration *ji =
+            !strcmp(r->key, "statefulsets.apps") ? &jw_statefulset : &jw_deployment;
+        prepare(q, ns, name, a);
+        a->q = q;
+        if (jw_enabled(ji, a->cfg))
+            a->ji = ji;
         if (!strcmp(r->key, "statefulsets.apps") && name) {
             /* Its group's Workload, which the scale rules need. */
-            prepare(q, ns, name, a);
-            a->q = q;
             a->sts_managed = a->ns_managed && jf_enabled(&statefulset_integration, a->cfg) &&
                              jf_enabled(&pod_integration, a->cfg);
             json_t *cur = NULL;

@@ -305,6 +305,9 @@ struct srv_admit {
     json_t *group_wl; /* a StatefulSet's group Workload as read before the write (owned), or NULL */
     bool sts_managed; /* the StatefulSet framework is on and its namespace managed */
     bool events_v1;   /* an Event written through events.k8s.io/v1 */
+    /* The integration whose webhook rules judge an update (jw_validate),
+     * or NULL. */
+    const struct jf_integration *ji;
 };
 /* Default and check a Job being created (changed in place). Returns 0 or
  * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in

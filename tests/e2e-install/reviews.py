@@ -6,8 +6,10 @@ reviews sent by 200 clients at once.
 usage: python3 reviews.py https://HOST:PORT CA_FILE [SECONDS]
 Jobs are reviewed in namespace "team", which must exist and hold a LocalQueue
 named "default", and in namespace "plain" (no default LocalQueue). The
-controller enables the integrations batch/job, pod, deployment, statefulset
-and jobset.x-k8s.io/jobset, not the Kubeflow ones.
+controller enables the integrations batch/job, pod, deployment, statefulset,
+jobset.x-k8s.io/jobset, ray.io/rayjob, ray.io/raycluster,
+trainer.kubeflow.org/trainjob, workload.codeflare.dev/appwrapper and
+leaderworkerset.x-k8s.io/leaderworkerset, not the Kubeflow ones.
 Prints "ok   - ..." / "FAIL - ..." lines and the latency figures; exits 1 on
 any failure."""
 import base64
@@ -555,6 +557,221 @@ run("PyTorchJob mutate: the integration is not enabled, so its webhook lets it t
     review("kubeflow.org", "v1", "PyTorchJob", "CREATE", PT, None, "team"), True, patch=[])
 run("PyTorchJob create: ... and does not judge it", "/validate-kubeflow-org-v1-pytorchjob",
     review("kubeflow.org", "v1", "PyTorchJob", "CREATE", PT, None, "team"), True)
+
+# ---- RayJob, RayCluster, TrainJob, AppWrapper, LeaderWorkerSet -----------------------------
+RAY_POD = {"spec": {"containers": [{"name": "ray", "image": "rayproject/ray", "resources": {"requests": {"cpu": "1"}}}]}}
+
+
+def ray_cluster(autoscale=False, groups=("small",)):
+    cs = {"headGroupSpec": {"template": copy.deepcopy(RAY_POD)},
+          "workerGroupSpecs": [{"groupName": g, "replicas": 1, "template": copy.deepcopy(RAY_POD)} for g in groups]}
+    if autoscale:
+        cs["enableInTreeAutoscaling"] = True
+    return cs
+
+
+def rayjob(labels=None, suspend=None, ns="team", shutdown=True, cluster=True, selector=None, **kw):
+    spec = {"entrypoint": "python -c 1"}
+    if shutdown is not None:
+        spec["shutdownAfterJobFinishes"] = shutdown
+    if cluster:
+        spec["rayClusterSpec"] = ray_cluster(**kw)
+    if selector:
+        spec["clusterSelector"] = selector
+    if suspend is not None:
+        spec["suspend"] = suspend
+    return {"apiVersion": "ray.io/v1", "kind": "RayJob",
+            "metadata": {"name": "rj", "namespace": ns, "labels": dict(labels or {})}, "spec": spec}
+
+
+def raycluster(labels=None, suspend=None, ns="team", **kw):
+    spec = ray_cluster(**kw)
+    if suspend is not None:
+        spec["suspend"] = suspend
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster",
+            "metadata": {"name": "rc", "namespace": ns, "labels": dict(labels or {})}, "spec": spec}
+
+
+def ray(kind, op, obj, old=None):
+    return review("ray.io", "v1", kind, op, obj, old, (obj or old)["metadata"]["namespace"])
+
+
+MRJ, VRJ = "/mutate-ray-io-v1-rayjob", "/validate-ray-io-v1-rayjob"
+MRC, VRC = "/mutate-ray-io-v1-raycluster", "/validate-ray-io-v1-raycluster"
+run("RayJob mutate: a RayJob naming a queue is suspended", MRJ, ray("RayJob", "CREATE", rayjob({QN: "q"}, ns="plain")),
+    True, patch=SUSPEND)
+run("RayJob mutate: suspend false is turned to true", MRJ,
+    ray("RayJob", "CREATE", rayjob({QN: "q"}, False, "plain")), True,
+    patch=[{"op": "replace", "path": "/spec/suspend", "value": True}])
+run("RayJob mutate: the default LocalQueue, then suspended", MRJ, ray("RayJob", "CREATE", rayjob()), True,
+    patch=[{"op": "add", "path": "/metadata/labels/" + esc(QN), "value": "default"}] + SUSPEND)
+run("RayJob mutate: without a queue name and no default LocalQueue, untouched", MRJ,
+    ray("RayJob", "CREATE", rayjob(ns="plain")), True, patch=[])
+run("RayJob mutate: update is not mutated", MRJ, ray("RayJob", "UPDATE", rayjob({QN: "q"}), rayjob({QN: "q"})),
+    True, patch=[])
+for op in ("CREATE", "UPDATE"):
+    t = "RayJob %s: " % op.lower()
+    old = rayjob({QN: "q"}, True) if op == "UPDATE" else None
+    run(t + "a RayJob naming a queue with its own cluster is valid", VRJ,
+        ray("RayJob", op, rayjob({QN: "q"}, True), old), True)
+    run(t + "a managed RayJob must delete its cluster once finished", VRJ,
+        ray("RayJob", op, rayjob({QN: "q"}, True, shutdown=False), old), False,
+        "spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job should delete the cluster "
+        "after finishing")
+    run(t + "a managed RayJob may not use an existing cluster", VRJ,
+        ray("RayJob", op, rayjob({QN: "q"}, True, selector={"ray.io/cluster": "shared"}), old), False,
+        'spec.clusterSelector: Invalid value: map[string]string{"ray.io/cluster":"shared"}: a kueue managed '
+        'job should not use an existing cluster')
+    run(t + "a managed RayJob needs rayClusterSpec", VRJ,
+        ray("RayJob", op, rayjob({QN: "q"}, True, cluster=False), old), False,
+        "spec.rayClusterSpec: Required value: rayClusterSpec is required for Kueue-managed jobs that don't "
+        "use clusterSelector")
+    run(t + "a managed RayJob may not autoscale", VRJ,
+        ray("RayJob", op, rayjob({QN: "q"}, True, autoscale=True), old), False,
+        "spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: true: a kueue managed job should only use "
+        "autoscaling when workload slicing is enabled")
+    run(t + "a worker group may not be named head", VRJ,
+        ray("RayJob", op, rayjob({QN: "q"}, True, groups=("head",)), old), False,
+        'spec.rayClusterSpec.workerGroupSpecs[0].groupName: Forbidden: "head" is reserved for the head group')
+run("RayJob create: a RayJob Kueue does not manage may autoscale", VRJ,
+    ray("RayJob", "CREATE", rayjob(ns="plain", shutdown=False, autoscale=True)), True)
+run("RayJob create: a queue name that is no name", VRJ, ray("RayJob", "CREATE", rayjob({QN: "Q_1"})), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "Q_1"')
+run("RayJob update: the queue name of a running RayJob is fixed", VRJ,
+    ray("RayJob", "UPDATE", rayjob({QN: "b"}, False), rayjob({QN: "q"}, False)), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("RayJob update: the queue name of a suspended RayJob may change", VRJ,
+    ray("RayJob", "UPDATE", rayjob({QN: "b"}, True), rayjob({QN: "q"}, True)), True)
+run("RayJob update: removing the queue name where a default LocalQueue exists", VRJ,
+    ray("RayJob", "UPDATE", rayjob({}, True), rayjob({QN: "q"}, True)), False,
+    "queue-name must not be empty in namespace with default queue")
+run("RayJob delete: allowed", VRJ, ray("RayJob", "DELETE", None, rayjob({QN: "q"})), True)
+run("RayCluster mutate: a RayCluster naming a queue is suspended", MRC,
+    ray("RayCluster", "CREATE", raycluster({QN: "q"}, ns="plain")), True, patch=SUSPEND)
+run("RayCluster mutate: one a RayJob made is left to the RayJob's Workload", MRC,
+    ray("RayCluster", "CREATE", dict(raycluster({QN: "q"}, ns="plain"), metadata={
+        "name": "rc", "namespace": "plain", "labels": {QN: "q"}, "ownerReferences": [
+            {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "rj", "uid": "x", "controller": True}]})),
+    True, patch=[])
+run("RayCluster mutate: ... and gets no default LocalQueue", MRC,
+    ray("RayCluster", "CREATE", dict(raycluster(), metadata={
+        "name": "rc", "namespace": "team", "labels": {}, "ownerReferences": [
+            {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "rj", "uid": "x", "controller": True}]})),
+    True, patch=[])
+for op in ("CREATE", "UPDATE"):
+    t = "RayCluster %s: " % op.lower()
+    old = raycluster({QN: "q"}, True) if op == "UPDATE" else None
+    run(t + "a RayCluster naming a queue is valid", VRC, ray("RayCluster", op, raycluster({QN: "q"}, True), old), True)
+    run(t + "a managed RayCluster may not autoscale", VRC,
+        ray("RayCluster", op, raycluster({QN: "q"}, True, autoscale=True), old), False,
+        "spec.enableInTreeAutoscaling: Invalid value: true: a kueue-managed RayCluster can use autoscaling only "
+        'as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the '
+        '"kueue.x-k8s.io/elastic-job": "true" annotation')
+    run(t + "at most 18 pod sets", VRC,
+        ray("RayCluster", op, raycluster({QN: "q"}, True, groups=["g%d" % i for i in range(18)]), old), False,
+        "spec.workerGroupSpecs: Too many: 19: must have at most 18 items")
+run("RayCluster update: a priority class may not be added while it runs", VRC,
+    ray("RayCluster", "UPDATE", raycluster({QN: "q", KQ + "/priority-class": "high"}, False),
+        raycluster({QN: "q"}, False)), False,
+    "WorkloadPriorityClass cannot be added to a non-suspended workload")
+
+
+def trainjob(labels=None, suspend=None, ns="team"):
+    spec = {"runtimeRef": {"name": "torch"}, "trainer": {"numNodes": 1}}
+    if suspend is not None:
+        spec["suspend"] = suspend
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": "tj", "namespace": ns, "labels": dict(labels or {})}, "spec": spec}
+
+
+def tr(op, obj, old=None):
+    return review("trainer.kubeflow.org", "v1alpha1", "TrainJob", op, obj, old, (obj or old)["metadata"]["namespace"])
+
+
+MTJ, VTJ = "/mutate-trainer-kubeflow-org-v1alpha1-trainjob", "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
+run("TrainJob mutate: a TrainJob naming a queue is suspended, with Kueue's runtime patch", MTJ,
+    tr("CREATE", trainjob({QN: "q"}, ns="plain")), True,
+    patch=SUSPEND + [{"op": "add", "path": "/spec/runtimePatches", "value": [
+        {"manager": KQ + "/manager", "trainingRuntimeSpec": {"template": {"spec": {}}}}]}])
+run("TrainJob mutate: without a queue name and no default LocalQueue, not suspended (and, unlike Kueue's, not patched)", MTJ,
+    tr("CREATE", trainjob(ns="plain")), True, patch=[])
+run("TrainJob create: a max-exec-time of 0", VTJ, tr("CREATE", trainjob({QN: "q", KQ + "/max-exec-time-seconds": "0"})),
+    False, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: 0: should be greater than 0")
+run("TrainJob update: the queue name of a running TrainJob is fixed", VTJ,
+    tr("UPDATE", trainjob({QN: "b"}, False), trainjob({QN: "q"}, False)), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("TrainJob update: the queue name of a suspended TrainJob may change", VTJ,
+    tr("UPDATE", trainjob({QN: "b"}, True), trainjob({QN: "q"}, True)), True)
+
+
+def appwrapper(labels=None, suspend=None, ns="team"):
+    spec = {"components": [{"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                         "spec": copy.deepcopy(POD["spec"])}}]}
+    if suspend is not None:
+        spec["suspend"] = suspend
+    return {"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+            "metadata": {"name": "aw", "namespace": ns, "labels": dict(labels or {})}, "spec": spec}
+
+
+def aw(op, obj, old=None):
+    return review("workload.codeflare.dev", "v1beta2", "AppWrapper", op, obj, old, (obj or old)["metadata"]["namespace"])
+
+
+MAW, VAW = "/mutate-workload-codeflare-dev-v1beta2-appwrapper", "/validate-workload-codeflare-dev-v1beta2-appwrapper"
+run("AppWrapper mutate: an AppWrapper naming a queue is suspended", MAW, aw("CREATE", appwrapper({QN: "q"}, ns="plain")),
+    True, patch=SUSPEND)
+run("AppWrapper mutate: the default LocalQueue, then suspended", MAW, aw("CREATE", appwrapper()), True,
+    patch=[{"op": "add", "path": "/metadata/labels/" + esc(QN), "value": "default"}] + SUSPEND)
+run("AppWrapper update: the queue name of a running AppWrapper is fixed", VAW,
+    aw("UPDATE", appwrapper({QN: "b"}, False), appwrapper({QN: "q"}, False)), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("AppWrapper update: removing the queue name where a default LocalQueue exists", VAW,
+    aw("UPDATE", appwrapper({}, True), appwrapper({QN: "q"}, True)), False,
+    "queue-name must not be empty in namespace with default queue")
+
+
+def lws(labels=None, replicas=2, size=2, image="busybox", ready=0, ns="plain"):
+    def tpl(name):
+        return {"spec": {"containers": [{"name": name, "image": image, "resources": {"requests": {"cpu": "1"}}}]}}
+    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+            "metadata": {"name": "lws", "namespace": ns, "labels": dict(labels or {})},
+            "spec": {"replicas": replicas, "leaderWorkerTemplate": {
+                "size": size, "leaderTemplate": tpl("leader"), "workerTemplate": tpl("worker")}},
+            "status": {"readyReplicas": ready}}
+
+
+def lw(op, obj, old=None):
+    return review("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", op, obj, old, (obj or old)["metadata"]["namespace"])
+
+
+MLW, VLW = "/mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset", "/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset"
+MARKS = {"labels": {QN: "q"}, "annotations": {KQ + "/pod-suspending-parent": "leaderworkerset.x-k8s.io/leaderworkerset",
+                                               KQ + "/pod-group-serving": "true"}}
+LWS_MARKED = [{"op": "add", "path": "/spec/leaderWorkerTemplate/%s/metadata" % t, "value": MARKS}
+              for t in ("leaderTemplate", "workerTemplate")]
+run("LeaderWorkerSet mutate: both templates get the queue name and the suspending-parent and serving marks", MLW,
+    lw("CREATE", lws({QN: "q"})), True, patch=LWS_MARKED)
+run("LeaderWorkerSet mutate: on update too", MLW, lw("UPDATE", lws({QN: "q"}), lws({QN: "q"})), True,
+    patch=LWS_MARKED)
+run("LeaderWorkerSet mutate: without a queue name, untouched", MLW, lw("CREATE", lws()), True, patch=[])
+run("LeaderWorkerSet create: a queue name that is no name", VLW, lw("CREATE", lws({QN: "Q!"})), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "Q!"')
+run("LeaderWorkerSet create: negative replicas", VLW, lw("CREATE", lws({QN: "q"}, replicas=-1)), False,
+    "spec.replicas: Invalid value: -1: invalid LeaderWorkerSet replicas: must be >= 0, got -1")
+run("LeaderWorkerSet update: the queue name is fixed while a group is ready", VLW,
+    lw("UPDATE", lws({QN: "b"}), lws({QN: "q"}, ready=1)), False,
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "b": field is immutable')
+run("LeaderWorkerSet update: the queue name may change while none is", VLW,
+    lw("UPDATE", lws({QN: "b"}), lws({QN: "q"})), True)
+run("LeaderWorkerSet update: the group size of a managed one is fixed", VLW,
+    lw("UPDATE", lws({QN: "q"}, size=3), lws({QN: "q"})), False,
+    "spec.leaderWorkerTemplate.size: Invalid value: 3: field is immutable")
+run("LeaderWorkerSet update: a managed one's Pods keep their shape", VLW,
+    lw("UPDATE", lws({QN: "q"}, image="nginx"), lws({QN: "q"})), False,
+    "spec.leaderWorkerTemplate.leaderTemplate.spec: Forbidden")
+run("LeaderWorkerSet update: replicas may change", VLW, lw("UPDATE", lws({QN: "q"}, replicas=4), lws({QN: "q"})), True)
+run("LeaderWorkerSet update: an unmanaged one may change", VLW,
+    lw("UPDATE", lws(size=5, image="nginx"), lws()), True)
 
 # ---- malformed requests -----------------------------------------------------------------------
 for desc, path, body, want in [

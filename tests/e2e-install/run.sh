@@ -67,6 +67,54 @@ c = d["containers"][0]["securityContext"]
 print(d["securityContext"]["runAsNonRoot"], d["securityContext"]["runAsUser"], c["readOnlyRootFilesystem"],
       c["allowPrivilegeEscalation"], d["securityContext"]["seccompProfile"]["type"], c["capabilities"]["drop"])' "$M"
 
+# The optional overlays: cert-manager in place of the internal certificate
+# manager, the Prometheus operator's ServiceMonitor and roles.
+kubectl kustomize "$SRC/config/default" >"$TMP/default.yaml"
+kubectl kustomize "$SRC/config/certmanager" >"$TMP/certmanager.yaml"
+expect_exact "config/certmanager: cert-manager's Issuer and Certificates, its CA injector, the controller reading their Secrets" \
+    "Issuer kueue-selfsigned-issuer; Certificate kueue-metrics-cert kueue-metrics-server-cert; Certificate kueue-serving-cert kueue-webhook-server-cert; inject kueue-system/kueue-serving-cert kueue-system/kueue-serving-cert; no internal Secret; mounts /tmp/k8s-webhook-server/serving-certs=kueue-webhook-server-cert /etc/kueue/metrics/certs=kueue-metrics-server-cert; config differs in internalCertManagement.enable only" \
+    $PY -c '
+import sys, yaml
+d = list(yaml.safe_load_all(open(sys.argv[1])))
+base = list(yaml.safe_load_all(open(sys.argv[2])))
+out = []
+for o in d:
+    if o["kind"] == "Issuer":
+        out.append("Issuer " + o["metadata"]["name"])
+for o in sorted((o for o in d if o["kind"] == "Certificate"), key=lambda o: o["metadata"]["name"]):
+    out.append("Certificate %s %s" % (o["metadata"]["name"], o["spec"]["secretName"]))
+out.append("inject " + " ".join(o["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from", "-")
+                                for o in d if o["kind"].endswith("WebhookConfiguration")))
+out.append("no internal Secret" if not [o for o in d if o["kind"] == "Secret"] else "a Secret")
+dep = [o for o in d if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+vols = {v["name"]: v.get("secret", {}).get("secretName") for v in dep["volumes"]}
+out.append("mounts " + " ".join("%s=%s" % (m["mountPath"], vols[m["name"]])
+                                 for m in dep["containers"][0]["volumeMounts"] if vols.get(m["name"])))
+def cfg(docs):
+    cm = [o for o in docs if o["kind"] == "ConfigMap"][0]
+    return yaml.safe_load(cm["data"]["controller_manager_config.yaml"])
+a, b = cfg(d), cfg(base)
+b["internalCertManagement"]["enable"] = False
+out.append("config differs in internalCertManagement.enable only" if a == b else "config differs: %r" % a)
+print("; ".join(out))' "$TMP/certmanager.yaml" "$TMP/default.yaml"
+expect_exact "config/prometheus: the ServiceMonitor, Kueue's prometheus-k8s Role and RoleBinding, and prometheus-k8s reading /metrics" \
+    "ClusterRoleBinding kueue-prometheus-k8s-metrics-reader kueue-metrics-reader; Role kueue-prometheus-k8s; RoleBinding kueue-prometheus-k8s kueue-prometheus-k8s; ServiceMonitor kueue-controller-manager-metrics-monitor True" \
+    sh -c "kubectl kustomize '$SRC/config/prometheus' | $PY -c '
+import sys, yaml
+out = []
+for o in yaml.safe_load_all(sys.stdin):
+    extra = o.get(\"roleRef\", {}).get(\"name\", \"\")
+    if o[\"kind\"] == \"ServiceMonitor\":
+        extra = str(o[\"spec\"][\"endpoints\"][0][\"tlsConfig\"][\"insecureSkipVerify\"])
+    out.append((o[\"kind\"] + \" \" + o[\"metadata\"][\"name\"] + \" \" + extra).strip())
+print(\"; \".join(sorted(out)))'"
+expect_exact "config/prometheus-certmanager: the scrape verifies cert-manager's metrics certificate" \
+    "kueue-controller-manager-metrics-service.kueue-system.svc False kueue-metrics-server-cert" \
+    sh -c "kubectl kustomize '$SRC/config/prometheus-certmanager' | $PY -c '
+import sys, yaml
+t = [o for o in yaml.safe_load_all(sys.stdin) if o[\"kind\"] == \"ServiceMonitor\"][0][\"spec\"][\"endpoints\"][0][\"tlsConfig\"]
+print(t[\"serverName\"], t[\"insecureSkipVerify\"], t[\"ca\"][\"secret\"][\"name\"])'"
+
 start_server install --controllers none --executor none || exit 1
 # A cluster runs the Deployment; here the controller runs as a local process.
 $PY -c '
@@ -100,9 +148,14 @@ expect_exact "the controller's account may read no Secret outside kueue-system" 
 k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.controller_manager_config\.yaml}' |
     sed -e 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' \
         -e 's/bindAddress: :8443/bindAddress: 127.0.0.1:0/' \
-        -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset|' >"$TMP/config.yaml"
-k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
+        -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset\n  - ray.io/rayjob\n  - ray.io/raycluster\n  - trainer.kubeflow.org/trainjob\n  - workload.codeflare.dev/appwrapper\n  - leaderworkerset.x-k8s.io/leaderworkerset|' >"$TMP/config.yaml"
+for crd in jobset/jobset-crd ray/rayjob-crd ray/raycluster-crd trainjob/trainjob-crd \
+    trainjob/trainingruntime-crd trainjob/clustertrainingruntime-crd appwrapper/appwrapper-crd \
+    leaderworkerset/leaderworkerset-crd; do
+    k apply -f "$SRC/tests/data/$crd.yaml" >/dev/null
+done
 settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io
+settle 10 'leaderworkersets' k api-resources --api-group=leaderworkerset.x-k8s.io
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
     --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
@@ -165,9 +218,11 @@ mkdir -p "$TMP/certs"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
 sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
-"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$CKC" --config "$TMP/config2.yaml" --leader-elect \
+"$CUEUE" controller --metrics-bind-address 127.0.0.1:0 --metrics-cert-dir "$TMP/certs" --kubeconfig "$CKC" \
+    --config "$TMP/config2.yaml" --leader-elect \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
-    --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 >"$TMP/controller2.log" 2>&1 &
+    --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 --cert-check-interval 1 \
+    >"$TMP/controller2.log" 2>&1 &
 CTL2=$!
 SERVER_PIDS="$SERVER_PIDS $CTL2"
 settle 20 'webhooks served at' cat "$TMP/controller2.log"
@@ -179,6 +234,21 @@ expect "  ... it serves the certificate from --webhook-cert-dir, verified for th
     -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
     "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
 expect_exact "  ... and leaves the Secret alone" "" sh -c "grep -i 'written to Secret' '$TMP/controller2.log'"
+# Kueue's metrics with internalCertManagement off: the certificate mounted
+# for them (here the webhook's, from the Secret), not a self-signed one.
+M2=$(sed -n 's|.*metrics served at https://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$TMP/controller2.log" | head -1)
+MP=${MURL#https://127.0.0.1:}
+MP=${MP%/metrics}
+expect_exact "  ... its metrics are served over TLS with the mounted certificate, verified by its CA (401: no token)" "401" \
+    curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/ca.crt" \
+    --resolve "kueue-webhook-service.kueue-system.svc:$M2:127.0.0.1" "https://kueue-webhook-service.kueue-system.svc:$M2/metrics"
+expect_exact "  ... where the first replica's metrics certificate is self-signed (that CA does not verify it)" "000" \
+    curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/ca.crt" \
+    --resolve "kueue-webhook-service.kueue-system.svc:$MP:127.0.0.1" "https://kueue-webhook-service.kueue-system.svc:$MP/metrics"
+expect "  ... and without its certificate files a controller does not start" \
+    "certificate $TMP/none/tls.crt: cannot read it" \
+    timeout 20 "$CUEUE" controller --metrics-bind-address 127.0.0.1:0 --metrics-cert-dir "$TMP/none" --kubeconfig "$CKC" \
+    --config "$TMP/config2.yaml" --webhook-port 0 --webhook-host 127.0.0.1 --webhook-cert-dir "$TMP/certs"
 expect_exact "  ... and logs JSON lines, as --zap-encoder json asks" "info" \
     $PY -c '
 import json, sys
@@ -188,6 +258,23 @@ for line in open(sys.argv[1]):
     assert o["ts"].endswith("Z") and o["msg"], line
     levels.add(o["level"])
 print("info" if "info" in levels else sorted(levels))' "$TMP/controller2.log"
+# cert-manager renews the certificates in the mounted Secrets: the files
+# change, and both listeners serve the new ones without a restart.
+if command -v openssl >/dev/null 2>&1; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+        -subj /CN=renewed -addext "subjectAltName=DNS:kueue-webhook-service.kueue-system.svc" \
+        -keyout "$TMP/new.key" -out "$TMP/new.crt" 2>/dev/null
+    cp "$TMP/new.key" "$TMP/certs/tls.key.new" && cp "$TMP/new.crt" "$TMP/certs/tls.crt.new"
+    mv "$TMP/certs/tls.key.new" "$TMP/certs/tls.key" && mv "$TMP/certs/tls.crt.new" "$TMP/certs/tls.crt"
+    wait_for "  ... renewed certificate files are served by its metrics listener without a restart" 20 '^401$' \
+        curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$TMP/new.crt" \
+        --resolve "kueue-webhook-service.kueue-system.svc:$M2:127.0.0.1" "https://kueue-webhook-service.kueue-system.svc:$M2/metrics"
+    wait_for "  ... and by its webhooks" 20 '"allowed":true' \
+        curl -s --cacert "$TMP/new.crt" --resolve "kueue-webhook-service.kueue-system.svc:$W2:127.0.0.1" \
+        -H 'Content-Type: application/json' -d '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"Cohort"},"operation":"CREATE","object":{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Cohort","metadata":{"name":"c"},"spec":{}}}}' \
+        "https://kueue-webhook-service.kueue-system.svc:$W2/validate-kueue-x-k8s-io-v1beta2-cohort"
+    expect_exact "  ... by the same process" "$CTL2" sh -c "kill -0 $CTL2 && echo $CTL2"
+fi
 expect "cueue controller refuses an unknown --zap-encoder" "must be json or console" \
     "$CUEUE" controller --zap-encoder xml
 stop_server "$CTL2" >/dev/null
@@ -264,6 +351,23 @@ expect_exact "a JobSet naming a queue is created suspended (mjobset.kb.io)" "tru
 expect "  ... and its queue name is fixed once it runs (vjobset.kb.io)" \
     "admission webhook \"vjobset.kb.io\" denied the request: metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"other\": field is immutable" \
     k -n integ patch jobset train --type=merge -p '{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"other"}},"spec":{"suspend":false}}'
+expect_exact "a RayJob naming a queue is created suspended (mrayjob.kb.io)" "true" \
+    sh -c "sed 's/user-queue/nowhere/' '$SRC/tests/data/ray/rayjob.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - -o jsonpath='{.spec.suspend}'"
+expect "  ... and may not switch autoscaling on (vrayjob.kb.io)" \
+    "admission webhook \"vrayjob.kb.io\" denied the request: spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: true: a kueue managed job should only use autoscaling when workload slicing is enabled" \
+    k -n integ patch rayjob pi --type=merge -p '{"spec":{"rayClusterSpec":{"enableInTreeAutoscaling":true}}}'
+expect "a managed RayJob that keeps its cluster is refused (vrayjob.kb.io)" \
+    "spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job should delete the cluster after finishing" \
+    sh -c "sed -e 's/user-queue/nowhere/' -e 's/name: pi/name: keep/' -e 's/shutdownAfterJobFinishes: true/shutdownAfterJobFinishes: false/' '$SRC/tests/data/ray/rayjob.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - 2>&1"
+expect_exact "a LeaderWorkerSet's templates are marked for Kueue at creation (mleaderworkerset.kb.io)" \
+    "nowhere leaderworkerset.x-k8s.io/leaderworkerset true" \
+    sh -c "sed 's/user-queue/nowhere/' '$SRC/tests/data/leaderworkerset/leaderworkerset.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - -o 'jsonpath={.spec.leaderWorkerTemplate.workerTemplate.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.leaderWorkerTemplate.workerTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-suspending-parent} {.spec.leaderWorkerTemplate.leaderTemplate.metadata.annotations.kueue\.x-k8s\.io/pod-group-serving}'"
+expect "  ... and its group size is fixed (vleaderworkerset.kb.io)" \
+    "admission webhook \"vleaderworkerset.kb.io\" denied the request: spec.leaderWorkerTemplate.size: Invalid value: 3: field is immutable" \
+    k -n integ patch leaderworkerset vllm --type=merge -p '{"spec":{"leaderWorkerTemplate":{"size":3}}}'
 sed 's/sleep 30/sleep 1/' "$SRC/examples/admitted-job.yaml" >"$TMP/admitted.yaml"
 expect "the walkthrough's Job is created" "created" k apply -f "$TMP/admitted.yaml"
 wait_for "  ... is admitted in lab-cq and completes" 40 '^True$' \

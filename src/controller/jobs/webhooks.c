@@ -7,13 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/err.h"
+#include "base/xalloc.h"
+#include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
+#include "controller/jobs/leaderworkerset/lws.h"
+#include "controller/jobs/ray/ray.h"
 #include "controller/jobs/statefulset/statefulset.h"
+#include "controller/jobs/trainjob/trainjob.h"
 
 #define SUSPENDING_PARENT "kueue.x-k8s.io/pod-suspending-parent"
 #define GROUP_SERVING "kueue.x-k8s.io/pod-group-serving"
@@ -28,8 +34,10 @@ const struct jf_integration jw_statefulset = {
 
 /* The integrations whose objects own Pods that their Workloads cover. */
 static const struct jf_integration *const owners[] = {
-    &job_integration,        &jobset_integration,    &pytorchjob_integration, &tfjob_integration,
-    &xgboostjob_integration, &paddlejob_integration, &jaxjob_integration,     &mpijob_integration,
+    &job_integration,        &jobset_integration,     &pytorchjob_integration,
+    &tfjob_integration,      &xgboostjob_integration, &paddlejob_integration,
+    &jaxjob_integration,     &mpijob_integration,     &raycluster_integration,
+    &appwrapper_integration, &rayjob_integration,     &trainjob_integration,
 };
 
 static const char *entry(const json_t *obj, const char *map, const char *key)
@@ -41,6 +49,11 @@ static const char *entry(const json_t *obj, const char *map, const char *key)
 static bool same(const char *a, const char *b)
 {
     return !strcmp(a ? a : "", b ? b : "");
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static bool empty(const char *s)
@@ -85,7 +98,10 @@ static void default_queue(json_t *obj, const struct pod_default_ctx *x)
 
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x)
 {
-    default_queue(obj, x);
+    /* An object a managed owner made (a RayJob's RayCluster) runs under
+     * the owner's Workload: no queue of its own. */
+    if (!jw_pod_owner_managed(obj, x->cfg))
+        default_queue(obj, x);
     bool managed =
         x->ns_managed && (jf_queue_name(obj) || (x->cfg && x->cfg->manage_jobs_without_queue_name));
     if (managed && ji->suspend && (!ji->is_skipped || !ji->is_skipped(obj)))
@@ -255,14 +271,217 @@ static void serving_validate(struct err *e, bool sts, const json_t *obj, const j
     sts_check_scale(old, obj, NULL, e);
 }
 
+/* ---- Ray ---------------------------------------------------------------------------------- */
+
+/* Kueue's jobframework.MaxPodSets: the pod sets a Workload may have. */
+#define MAX_POD_SETS 18
+#define RAY_HEAD "head"
+
+static bool ray_suspended(const json_t *obj)
+{
+    return json_is_true(json_object_get(json_object_get(obj, "spec"), "suspend"));
+}
+
+/* The rules of a Ray cluster spec cs at path (spec, spec.rayClusterSpec):
+ * no autoscaling (Kueue allows it for elastic workloads only, which cueue
+ * does not run for Ray: the message is Kueue's for a job that is not
+ * elastic), at most MAX_POD_SETS pod sets, no worker group named "head". */
+static void ray_cluster_rules(struct err *e, const json_t *cs, const char *path, bool rayjob)
+{
+    char at[96];
+    snprintf(at, sizeof(at), "%s.enableInTreeAutoscaling", path);
+    if (json_is_true(json_object_get(cs, "enableInTreeAutoscaling")))
+        err_invalid_at(e, at, NULL, "%s",
+                       rayjob ? "Invalid value: true: a kueue managed job should only use "
+                                "autoscaling when workload slicing is enabled"
+                              : "Invalid value: true: a kueue-managed RayCluster can use "
+                                "autoscaling only as an elastic job: enable the "
+                                "ElasticJobsViaWorkloadSlices feature gate and set the "
+                                "\"kueue.x-k8s.io/elastic-job\": \"true\" annotation");
+    const json_t *workers = json_object_get(cs, "workerGroupSpecs");
+    snprintf(at, sizeof(at), "%s.workerGroupSpecs", path);
+    if (json_array_size(workers) + 1 > MAX_POD_SETS)
+        err_invalid_at(e, at, NULL, "Too many: %zu: must have at most %d items",
+                       json_array_size(workers) + 1, MAX_POD_SETS);
+    size_t i;
+    const json_t *wg;
+    json_array_foreach(workers, i, wg)
+    {
+        if (!same(json_string_value(json_object_get(wg, "groupName")), RAY_HEAD))
+            continue;
+        snprintf(at, sizeof(at), "%s.workerGroupSpecs[%zu].groupName", path, i);
+        err_invalid_at(e, at, NULL, "Forbidden: \"" RAY_HEAD "\" is reserved for the head group");
+    }
+}
+
+/* clusterSelector as Go prints a map[string]string (%#v): keys sorted. */
+static void go_map(const json_t *m, char *out, size_t len)
+{
+    size_t n = json_object_size(m), used = 0;
+    const char **keys = xcalloc(n ? n : 1, sizeof(*keys));
+    const char *k;
+    const json_t *v;
+    size_t i = 0;
+    json_object_foreach((json_t *)m, k, v)
+    {
+        keys[i++] = k;
+    }
+    qsort(keys, n, sizeof(*keys), by_string);
+    used += (size_t)snprintf(out, len, "map[string]string{");
+    for (i = 0; i < n && used < len; i++) {
+        const char *val = json_string_value(json_object_get(m, keys[i]));
+        used += (size_t)snprintf(out + used, len - used, "%s\"%s\":\"%s\"", i ? ", " : "", keys[i],
+                                 val ? val : "");
+    }
+    if (used < len)
+        snprintf(out + used, len - used, "}");
+    free(keys);
+}
+
+/* The RayJob webhook's validateCreate of a job Kueue manages: its own
+ * cluster (rayClusterSpec, no clusterSelector) deleted once finished.
+ * False when Kueue stops there (it then skips ValidateJobOnCreate). */
+static bool rayjob_rules(struct err *e, const json_t *rj)
+{
+    const json_t *spec = json_object_get(rj, "spec");
+    const json_t *selector = json_object_get(spec, "clusterSelector");
+    const json_t *cs = json_object_get(spec, "rayClusterSpec");
+    bool has_cs = json_is_object(cs);
+    if (json_object_size(selector) > 0) {
+        if (has_cs) {
+            char m[512];
+            go_map(selector, m, sizeof(m));
+            err_invalid_at(e, "spec.clusterSelector", NULL,
+                           "Invalid value: %s: a kueue managed job should not use an existing "
+                           "cluster",
+                           m);
+        }
+        return false;
+    }
+    if (!has_cs) {
+        err_invalid_at(e, "spec.rayClusterSpec", NULL,
+                       "Required value: rayClusterSpec is required for Kueue-managed jobs that "
+                       "don't use clusterSelector");
+        return false;
+    }
+    if (!json_is_true(json_object_get(spec, "shutdownAfterJobFinishes")))
+        err_invalid_at(e, "spec.shutdownAfterJobFinishes", NULL,
+                       "Invalid value: false: a kueue managed job should delete the cluster after "
+                       "finishing");
+    ray_cluster_rules(e, cs, "spec.rayClusterSpec", true);
+    return true;
+}
+
+/* The RayJob and RayCluster webhooks: the kind's rules when Kueue manages
+ * the object by its queue name (or manageJobsWithoutQueueName), then
+ * ValidateJobOnCreate; an update is judged only while Kueue manages the
+ * object or managed it before (ValidateRayAndSparkJobUpdates), with
+ * ValidateJobOnUpdate first. */
+static void ray_validate(struct err *e, const struct jf_integration *ji, const json_t *obj,
+                         const json_t *old, const struct pod_default_ctx *x)
+{
+    bool mjwqn = x->cfg && x->cfg->manage_jobs_without_queue_name;
+    if (old && !mjwqn && !jf_queue_name(obj) &&
+        !(fg_enabled(FG_VALIDATE_RAY_AND_SPARK_JOB_UPDATES) && jf_queue_name(old)))
+        return;
+    if (old)
+        job_check_queue_update(old, obj, x->default_lq, e);
+    if (mjwqn || jf_queue_name(obj)) {
+        if (ji == &rayjob_integration) {
+            if (!rayjob_rules(e, obj))
+                return;
+        } else {
+            ray_cluster_rules(e, json_object_get(obj, "spec"), "spec", false);
+        }
+    }
+    val_job_framework(e, obj, old, ray_suspended(obj), old && ray_suspended(old));
+}
+
+/* ---- LeaderWorkerSet ---------------------------------------------------------------------- */
+
+static long long lws_size(const json_t *lws)
+{
+    const json_t *t = json_object_get(json_object_get(lws, "spec"), "leaderWorkerTemplate");
+    const json_t *v = json_object_get(t, "size");
+    return json_is_integer(v) ? (long long)json_integer_value(v) : 1;
+}
+
+/* The shape of the template at spec.leaderWorkerTemplate.<name>, "" when
+ * there is none. */
+static void lws_shape(const json_t *lws, const char *name, char *out, size_t len)
+{
+    const json_t *tpl = json_object_get(
+        json_object_get(json_object_get(lws, "spec"), "leaderWorkerTemplate"), name);
+    if (!json_is_object(tpl)) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    json_t *wrap = json_pack("{s:{s:O}}", "spec", "template", (json_t *)tpl);
+    shape(wrap, out, len);
+    json_decref(wrap);
+}
+
+/* The LeaderWorkerSet webhook: a queue name that is a name, replicas in
+ * [0, 1000000]; on update the queue name is fixed while a group is ready
+ * (status.readyReplicas of old) and never removed, the priority-class
+ * rule, and while Kueue manages it its templates keep their Pods' shape
+ * and its group size stays (LWSImmutableGroupSize). */
+static void lws_validate(struct err *e, const json_t *obj, const json_t *old,
+                         const struct pod_default_ctx *x)
+{
+    val_crd_name(e, LABELS, JF_QUEUE_LABEL, jf_queue_name(obj));
+    long long replicas = int_at(obj, "spec", "replicas", 1);
+    if (replicas < 0)
+        err_invalid_at(e, "spec.replicas", NULL,
+                       "Invalid value: %lld: invalid LeaderWorkerSet replicas: must be >= 0, got "
+                       "%lld",
+                       replicas, replicas);
+    else if (replicas > 1000000)
+        err_invalid_at(e, "spec.replicas", NULL,
+                       "Invalid value: %lld: invalid LeaderWorkerSet replicas: must be <= 1000000, "
+                       "got %lld",
+                       replicas, replicas);
+    if (!old)
+        return;
+    const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
+    bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
+    if ((!suspended || !nq) && !same(oq, nq))
+        err_invalid_at(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable",
+                       nq ? nq : "");
+    val_priority_class_update(e, old, obj, suspended);
+    bool managed = x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+    if (!managed)
+        return;
+    static const char *const templates[] = {"leaderTemplate", "workerTemplate"};
+    for (size_t i = 0; i < 2; i++) {
+        char a[9], b[9], at[64];
+        lws_shape(old, templates[i], a, sizeof(a));
+        lws_shape(obj, templates[i], b, sizeof(b));
+        if (strcmp(a, b)) {
+            snprintf(at, sizeof(at), "spec.leaderWorkerTemplate.%s.spec", templates[i]);
+            err_invalid_at(e, at, NULL,
+                           "Forbidden: the Pods' containers, init containers, node selector, "
+                           "tolerations and priority class may not change while Kueue manages "
+                           "the LeaderWorkerSet");
+        }
+    }
+    if (fg_enabled(FG_LWS_IMMUTABLE_GROUP_SIZE) && lws_size(old) != lws_size(obj))
+        err_invalid_at(e, "spec.leaderWorkerTemplate.size", NULL,
+                       "Invalid value: %lld: field is immutable", lws_size(obj));
+}
+
 int jw_validate(const struct jf_integration *ji, const json_t *obj, const json_t *old,
                 const struct pod_default_ctx *x, struct err *e)
 {
     if (ji == &jw_deployment || ji == &jw_statefulset) {
         serving_validate(e, ji == &jw_statefulset, obj, old, x);
+    } else if (ji == &rayjob_integration || ji == &raycluster_integration) {
+        ray_validate(e, ji, obj, old, x);
+    } else if (ji == &leaderworkerset_integration) {
+        lws_validate(e, obj, old, x);
     } else {
-        /* A kind held back by its Pods' gates (LeaderWorkerSet) is never
-         * suspended itself. */
+        /* TrainJob, AppWrapper, JobSet, the Kubeflow jobs, Pod: Kueue's
+         * BaseWebhook rules (the Pod's besides). */
         bool (*held)(const json_t *) = ji->is_suspended;
         val_job_framework(e, obj, old, held && held(obj), old && held && held(old));
         if (old)

@@ -1,8 +1,9 @@
 /* webhooks.h -- what Kueue's webhooks of the integrations do to an object
  * on its way into the store, besides the batch/v1 Job's (job.h): the Pod
  * webhook (pod_webhook.go), the Deployment and StatefulSet webhooks, and
- * the BaseWebhook of JobSet and the Kubeflow jobs (jobframework
- * base_webhook.go, validation.go).
+ * the BaseWebhook of JobSet, the Kubeflow jobs, TrainJob and AppWrapper
+ * (jobframework base_webhook.go, validation.go), the RayJob, RayCluster
+ * and LeaderWorkerSet webhooks.
  *
  * Pure functions over JSON trees, given what the namespace holds (struct
  * pod_default_ctx: whether managedJobsNamespaceSelector selects it and
@@ -31,16 +32,19 @@ extern const struct jf_integration jw_statefulset;
  * every webhook and lets a disabled one's requests through unchanged. */
 bool jw_enabled(const struct jf_integration *ji, const struct api_configuration *cfg);
 
-/* Is the Pod's controller owner of the kind of an enabled integration
- * other than Pod (a Job's, a JobSet's or a Kubeflow job's Pod)? Kueue's
- * FindAncestorJobManagedByKueue, without reading the owner: its Workload
- * covers the Pod, which Kueue leaves ungated. */
+/* Is the object's controller owner of the kind of an enabled integration
+ * other than Pod (a Job's, a JobSet's or a Kubeflow job's Pod, a RayJob's
+ * RayCluster)? Kueue's FindAncestorJobManagedByKueue, without reading the
+ * owner: its Workload covers the object, which Kueue leaves ungated and
+ * gives no default LocalQueue. */
 bool jw_pod_owner_managed(const json_t *pod, const struct api_configuration *cfg);
 
-/* BaseWebhook.Default of a JobSet or Kubeflow job (ji), in place: in a
- * managed namespace, the "default" LocalQueue when it names none and one
- * exists; then suspended when it names a queue (or
- * manageJobsWithoutQueueName). Returns true when Kueue manages it. */
+/* The Default of the webhook of a kind with a suspend (ji: JobSet, a
+ * Kubeflow job, TrainJob, AppWrapper, RayJob, RayCluster,
+ * LeaderWorkerSet), in place: in a managed namespace, the "default"
+ * LocalQueue when it names none and one exists; then, when it names a
+ * queue (or manageJobsWithoutQueueName), ji->suspend: suspended, a
+ * LeaderWorkerSet's templates marked. Returns true when Kueue manages it. */
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x);
 
 /* The Deployment or StatefulSet (sts) webhook's defaulting, in place: in
@@ -53,8 +57,11 @@ bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct p
 void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x);
 
 /* The validating webhook of integration ji (pod_integration, jw_deployment,
- * jw_statefulset, jobset_integration, a Kubeflow one) on obj, an update
- * of old when old is set. x->default_lq for "queue-name must not be
+ * jw_statefulset, leaderworkerset_integration, rayjob_integration,
+ * raycluster_integration, or one of the BaseWebhook's) on obj, an update
+ * of old when old is set: Kueue's ValidateCreate or ValidateUpdate, the
+ * kind's own rules included (a RayJob's cluster, a LeaderWorkerSet's
+ * fixed templates). x->default_lq for "queue-name must not be
  * empty in namespace with default queue", x->ns_managed for a
  * StatefulSet's rules on a managed one. Returns 0, or ERR_INVALID with
  * Kueue's causes in e. */
