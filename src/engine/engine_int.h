@@ -386,6 +386,10 @@ struct eng_wl {
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
     double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
                           * fs_afs_refresh for queue order in AFS CQs */
+    /* Removed from the snapshot by a simulation (snap_remove_wl while the
+     * undo log is on): its topology placements no longer take Node
+     * capacity. Logged, so every rollback restores it. */
+    int64_t sim_removed;
 };
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -547,8 +551,8 @@ void node_grow(struct eng_node *n, size_t old_cap, size_t new_cap);
 void snap_add_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v);
 void snap_remove_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v);
 /* Add / remove all of an admitted (or assigned) workload's usage. */
-void snap_add_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
-void snap_remove_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
+void snap_add_wl(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
+void snap_remove_wl(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
 /* Undo log: a mark, and rolling back to it (marks nest). A cycle logs
  * everything; outside a cycle logging is on between a mark and its
  * rollback, so a simulation (preemption oracle, tests) can always undo. */
@@ -678,6 +682,7 @@ struct fa_assignment {
     int64_t *usage_v;
     size_t n_usage;
     bool preempt_frs_any; /* some fr needs preemption */
+    bool tas_preempt;     /* TAS pod sets placed only if preemption frees their Nodes */
     int *preempt_fr;      /* frs whose mode is Preempt (P of preemption.md) */
     size_t n_preempt_fr;
 };
@@ -722,6 +727,11 @@ void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
 /* Whether a's placements still fit after this cycle's earlier admissions;
  * and recording an admitted one for the rest of the cycle. */
 bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl);
+/* Whether every TAS pod set of a (tas_preempt) can be placed on the Nodes
+ * as the snapshot stands, without the workloads a simulation removed
+ * (Kueue's topology check in the preemption's workloadFits). */
+bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+              const struct fa_assignment *a);
 void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *a);
 
 /* ---- the cycle (cycle.c) ---------------------------------------------------- */

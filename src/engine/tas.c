@@ -512,7 +512,7 @@ static bool build_snapshot(struct eng *eng, int fid, bool simulate_empty, struct
     if (simulate_empty)
         return true;
     for (size_t i = 0; i < eng->n_wls; i++)
-        if (eng->wls[i]->state == WL_ADMITTED)
+        if (eng->wls[i]->state == WL_ADMITTED && eng->wls[i]->sim_removed <= 0)
             take_workload(s, eng->wls[i], NULL);
     if (eng->tas_cycle_no == eng->cycle_no)
         for (size_t i = 0; i < eng->n_tas_cycle; i++)
@@ -1112,6 +1112,21 @@ static void add_reason(struct eng *eng, struct fa_ps *fp, const char *msg)
     fp->cap_reasons = fp->n_reasons;
 }
 
+/* Every fr of a pod set needs preemption, as Kueue sets all its flavors'
+ * modes to Preempt when only the topology is in the way. */
+static void preempt_all(struct fa_assignment *a, const struct fa_ps *fp)
+{
+    for (size_t k = 0; k < fp->n_items; k++) {
+        int fr = fp->items[k].fr;
+        bool have = fr < 0;
+        for (size_t i = 0; i < a->n_preempt_fr && !have; i++)
+            have = a->preempt_fr[i] == fr;
+        if (!have)
+            a->preempt_fr[a->n_preempt_fr++] = fr;
+    }
+    a->preempt_frs_any = a->n_preempt_fr > 0;
+}
+
 /* A MultiKueue check on the ClusterQueue: the worker cluster places the
  * pods (Kueue delays the topology request). */
 static bool cq_multikueue(const struct eng *eng, const struct eng_cq *cq)
@@ -1154,10 +1169,26 @@ void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, stru
                 if (a->ps[i].topo) {
                     a->ps[i].topo = NULL;
                     ps_mode(a, i, FA_PREEMPT);
+                    preempt_all(a, &a->ps[i]);
                 }
+            a->tas_preempt = true;
         }
     }
     sb_release(&sb);
+}
+
+bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+              const struct fa_assignment *a)
+{
+    if (!a->tas_preempt)
+        return true;
+    struct fa_assignment c = *a; /* place_all writes the pod sets' placements */
+    c.ps = cyc_alloc(eng, (a->n_ps + 1) * sizeof(*c.ps));
+    memcpy(c.ps, a->ps, a->n_ps * sizeof(*c.ps));
+    struct sb sb = SB_INIT;
+    int failed = place_all(eng, cq, wl, &c, false, &sb);
+    sb_release(&sb);
+    return failed < 0;
 }
 
 bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl)
