@@ -700,6 +700,8 @@ void why_try(struct eng *eng, const struct eng_cq *cq, int fid, int fr, const ch
 void why_preempted(struct eng *eng, const struct eng_wl *target, const struct eng_wl *preemptor,
                    const char *reason, const char *message);
 void why_forget(struct eng *eng, const struct eng_wl *wl);
+/* A topology level tried; the strings are copied. */
+void why_level(struct eng *eng, const struct eng_why_level *l);
 void why_free_all(struct eng *eng);
 
 void fa_message(const struct fa_assignment *a, const struct eng_wl *wl, struct sb *sb);

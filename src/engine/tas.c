@@ -354,6 +354,9 @@ struct snap {
     size_t n_leaves, cap_leaves;
     /* exclusion statistics of the last fill */
     int total_nodes, excl_selector, excl_affinity;
+    /* `cueue explain`: record the levels tried, for pod set ps_idx */
+    bool record;
+    size_t ps_idx;
     struct map taint_excl, res_excl; /* name -> count (as pointer) */
 };
 
@@ -824,6 +827,38 @@ static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t 
     free(items);
 }
 
+/* For `cueue explain`: level tried, what its fullest domain holds, and
+ * the domains taken there (out from `from` on; none when it failed). */
+static void note_level(struct snap *s, const struct req *r, int level, struct dom **d, size_t n,
+                       int32_t need, const struct dlist *out, size_t from, bool fit)
+{
+    if (!s->record || !s->eng->why)
+        return;
+    struct eng_why_level l = {.pod_set = s->ps_idx,
+                              .flavor = s->eng->flavor_names.names[s->flavor],
+                              .topology = s->topo->name,
+                              .level = s->topo->levels[level],
+                              .domains = (int32_t)n,
+                              .needed = need,
+                              .slice_size = r->slice_size};
+    for (size_t i = 0; i < n; i++)
+        if (d[i]->slices > l.most)
+            l.most = d[i]->slices;
+    l.taken = fit ? (int32_t)(out->n - from) : 0;
+    struct sb sb = SB_INIT;
+    if (l.taken == 1) {
+        const struct dom *c = out->d[from];
+        for (int i = 0; i <= c->level; i++) {
+            if (i)
+                sb_addch(&sb, '/');
+            sb_adds(&sb, c->values[i]);
+        }
+        l.chosen = sb_str(&sb);
+    }
+    why_level(s->eng, &l);
+    sb_release(&sb);
+}
+
 /* findLevelWithFitDomains. Returns false with the message in sb. */
 static bool find_level(struct snap *s, const struct req *r, int level, int *out_level,
                        struct dlist *out, struct sb *sb)
@@ -837,6 +872,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     bool lfc = least_free(r);
     struct dom **d = sorted(s, s->per_level[level], n, lfc);
     int32_t need = r->count / r->slice_size;
+    size_t from = out->n;
     struct dom *top = d[0];
     if (!lfc && top->slices >= need)
         top = d[best_fit(d, n, need, true)];
@@ -845,9 +881,11 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
             if (d[i]->slices >= need) {
                 *out_level = level;
                 dl_add(eng, out, d[i]);
+                note_level(s, r, level, d, n, need, out, from, true);
                 return true;
             }
         if (r->required) {
+            note_level(s, r, level, d, n, need, out, from, false);
             not_fit_message(s, d[n - 1]->pods, need, r->slice_size, sb);
             return false;
         }
@@ -855,14 +893,18 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     if (top->slices >= need) {
         *out_level = level;
         dl_add(eng, out, top);
+        note_level(s, r, level, d, n, need, out, from, true);
         return true;
     }
     if (r->required) {
+        note_level(s, r, level, d, n, need, out, from, false);
         not_fit_message(s, top->slices, need, r->slice_size, sb);
         return false;
     }
-    if (level > 0 && !r->unconstrained)
+    if (level > 0 && !r->unconstrained) {
+        note_level(s, r, level, d, n, need, out, from, false);
         return find_level(s, r, level - 1, out_level, out, sb);
+    }
     int32_t remaining = need;
     for (size_t i = 0; remaining > 0 && i < n; i++) {
         struct dom *x = d[i];
@@ -871,6 +913,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
         dl_add(eng, out, x);
         remaining -= x->slices;
     }
+    note_level(s, r, level, d, n, need, out, from, remaining <= 0);
     if (remaining > 0) {
         not_fit_message(s, need - remaining, need, r->slice_size, sb);
         return false;
@@ -1068,6 +1111,8 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
             }
             snap_flavor[n_snaps++] = fid;
         }
+        s->record = !simulate_empty;
+        s->ps_idx = p;
         struct eng_topology_assignment *ta = place(s, cq, ps, fp->count, sb);
         if (!ta) {
             failed = (int)p;

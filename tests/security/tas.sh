@@ -81,6 +81,14 @@ wait_for "tas: a Job that fits no rack waits, TopologyPlacementFailed, with Kueu
     "^TopologyPlacementFailed couldn't assign flavors to pod set main: topology \"default\" allows to fit only 12 out of 13 pod\(s\)$" \
     k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$BIG\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].reason} {.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}"
 expect_exact "tas: its Job stays suspended" true k get job "$BIG" -o jsonpath='{.spec.suspend}'
+BIGWL=$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$BIG\")].metadata.name}")
+expect "tas: cueue explain shows the level that did not fit and why" \
+    "topology default, level cloud.provider.com/topology-rack: 2 domains, at most 12 pods in one, 13 needed: does not fit" \
+    "$CUEUE" explain workload "default/$BIGWL" --kubeconfig "$KC"
+WL=$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$JOB\")].metadata.name}")
+expect_grep "tas: the decision log shows the domains an admission chose" \
+    "^    placed: 6 of pod set main on b1-r[12]-x[1-4], 4 of pod set main on b1-r[12]-x[1-4]" \
+    "$CUEUE" explain --history workload "default/$WL" --kubeconfig "$KC"
 
 # Hostile tenant.
 ROLES="kueue-batch-user-role edit" tenant mallory default
