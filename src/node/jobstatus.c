@@ -298,18 +298,23 @@ int64_t js_pod_index(const json_t *pod, int64_t completions)
 
 void js_parse_indexes(const char *s, bool *done, int64_t completions)
 {
+    /* Intervals in increasing order, as the Job controller writes them;
+     * the rest of a list out of order is ignored, so that marking costs
+     * at most completions whatever the string. */
+    long long last = -1;
     while (s && *s) {
         char *end;
         long long a = strtoll(s, &end, 10), b = a;
-        if (end == s)
+        if (end == s || a <= last)
             return;
         if (*end == '-') {
             const char *q = end + 1;
             b = strtoll(q, &end, 10);
-            if (end == q)
+            if (end == q || b < a)
                 return;
         }
-        for (long long i = a < 0 ? 0 : a; i <= b && i < completions; i++)
+        last = b;
+        for (long long i = a; i <= b && i < completions; i++)
             done[i] = true;
         if (*end != ',')
             return;

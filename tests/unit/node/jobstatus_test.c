@@ -209,6 +209,11 @@ static void test_js_indexes(void **state)
     s = js_format_indexes(done, 10);
     assert_string_equal(s, "1-5,8-9");
     free(s);
+    bool part[10] = {0};
+    js_parse_indexes("4-6,2,8", part, 10); /* out of order: the rest is ignored */
+    s = js_format_indexes(part, 10);
+    assert_string_equal(s, "4-6");
+    free(s);
     bool none[3] = {0};
     js_parse_indexes("x,1", none, 3); /* malformed: nothing */
     s = js_format_indexes(none, 3);
