@@ -1227,12 +1227,18 @@ bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
 {
     if (!a->tas_preempt)
         return true;
+    /* A search may try thousands of victim sets: each trial's snapshot
+     * goes in an arena of its own, freed here, not in the cycle's. */
+    struct arena cycle_mem = eng->cycle_mem;
+    arena_init(&eng->cycle_mem);
     struct fa_assignment c = *a; /* place_all writes the pod sets' placements */
     c.ps = cyc_alloc(eng, (a->n_ps + 1) * sizeof(*c.ps));
     memcpy(c.ps, a->ps, a->n_ps * sizeof(*c.ps));
     struct sb sb = SB_INIT;
     int failed = place_all(eng, cq, wl, &c, false, &sb);
     sb_release(&sb);
+    arena_release(&eng->cycle_mem);
+    eng->cycle_mem = cycle_mem;
     return failed < 0;
 }
 
