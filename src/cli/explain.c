@@ -142,7 +142,9 @@ static void print_text(const json_t *x)
     {
         const json_t *tries = json_object_get(ps, "flavorsTried");
         const json_t *uses = json_object_get(ps, "assigned");
-        if (!tries && !uses)
+        const json_t *levels = json_object_get(ps, "topologyLevelsTried");
+        const json_t *doms = json_object_get(ps, "topologyAssignment");
+        if (!tries && !uses && !levels && !doms)
             continue;
         printf("  Pod set %s (%lld pods):\n", jsd(ps, "name", "?"), ji(ps, "count"));
         size_t k;
@@ -156,6 +158,25 @@ static void print_text(const json_t *x)
             if (js(t, "borrowed"))
                 printf(", borrowing %s from cohort %s", js(t, "borrowed"),
                        jsd(t, "borrowedFrom", "?"));
+            printf("\n");
+        }
+        json_array_foreach(levels, k, t)
+        {
+            const char *unit = jsd(t, "unit", "pods");
+            printf("    topology %s, level %s: %lld domains, at most %lld %s in one, %lld needed",
+                   jsd(t, "topology", "?"), jsd(t, "level", "?"), ji(t, "domains"),
+                   ji(t, "mostInOneDomain"), unit, ji(t, "needed"));
+            if (js(t, "domain"))
+                printf(": fits in %s\n", js(t, "domain"));
+            else if (ji(t, "domainsTaken") > 0)
+                printf(": spread over %lld of them\n", ji(t, "domainsTaken"));
+            else
+                printf(": does not fit\n");
+        }
+        if (json_array_size(doms)) {
+            printf("    placed:");
+            json_array_foreach(doms, k, t)
+                printf("%s %lld on %s", k ? "," : "", ji(t, "count"), jsd(t, "domain", "?"));
             printf("\n");
         }
     }
@@ -229,6 +250,15 @@ static void print_entry(const json_t *x)
                jsd(u, "clusterQueueUsage", "0"), jsd(u, "nominalQuota", "0"));
         if (js(u, "borrowed"))
             printf(", borrowing %s from cohort %s", js(u, "borrowed"), jsd(u, "borrowedFrom", "?"));
+        printf("\n");
+    }
+    const json_t *doms = json_object_get(x, "topology");
+    if (json_array_size(doms)) {
+        printf("    %s:",
+               !strcmp(type, "Preempted") || !strcmp(type, "Evicted") ? "leaves" : "placed");
+        json_array_foreach(doms, i, u)
+            printf("%s %lld of pod set %s on %s", i ? "," : "", ji(u, "count"),
+                   jsd(u, "podSet", "?"), jsd(u, "domain", "?"));
         printf("\n");
     }
 }

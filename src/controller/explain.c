@@ -79,6 +79,33 @@ static json_t *use_json(const struct eng_why *w, const struct eng_why_use *u)
     return x;
 }
 
+static json_t *level_json(const struct eng_why_level *l)
+{
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:s}", "flavor", l->flavor, "topology", l->topology,
+                  "level", l->level, "domains", (int)l->domains, "mostInOneDomain", (int)l->most,
+                  "needed", (int)l->needed, "unit", l->slice_size > 1 ? "slices" : "pods");
+    json_object_set_new(o, "domainsTaken", json_integer(l->taken));
+    put_s(o, "domain", l->chosen);
+    return o;
+}
+
+/* An admitted workload's placements: [{podSet, domain, count}]. */
+static json_t *domains_json(const struct eng_why *w, size_t pod_set, bool all)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < w->n_domains; i++) {
+        const struct eng_why_domain *d = &w->domains[i];
+        if (!all && d->pod_set != pod_set)
+            continue;
+        json_t *x = json_pack("{s:s,s:i}", "domain", d->domain, "count", (int)d->count);
+        if (all && d->pod_set < w->n_pod_sets)
+            json_object_set_new(x, "podSet", json_string(w->pod_sets[d->pod_set]));
+        json_array_append_new(a, x);
+    }
+    return a;
+}
+
 static json_t *preempted_json(const struct eng_why_preempted *p)
 {
     json_t *x =
@@ -110,6 +137,8 @@ json_t *explain_decision(struct eng *eng, struct eng_wl *wl, const char *type, i
             json_array_append_new(a, use_json(&w, &w.uses[i]));
         json_object_set_new(o, "quota", a);
     }
+    if (w.n_domains)
+        json_object_set_new(o, "topology", domains_json(&w, 0, true));
     if (!strcmp(type, "Preempted") && w.preempted) {
         json_t *p = preempted_json(w.preempted);
         json_object_update(o, p);
@@ -170,6 +199,17 @@ json_t *explain_json(struct eng *eng, const char *ns, const char *name)
             json_object_set(ps, "assigned", uses);
         json_decref(tries);
         json_decref(uses);
+        json_t *levels = json_array();
+        for (size_t i = 0; i < w.n_levels; i++)
+            if (w.levels[i].pod_set == p)
+                json_array_append_new(levels, level_json(&w.levels[i]));
+        if (json_array_size(levels))
+            json_object_set(ps, "topologyLevelsTried", levels);
+        json_decref(levels);
+        json_t *doms = domains_json(&w, p, false);
+        if (json_array_size(doms))
+            json_object_set(ps, "topologyAssignment", doms);
+        json_decref(doms);
         json_array_append_new(pss, ps);
     }
     json_object_set_new(o, "podSets", pss);

@@ -319,6 +319,26 @@ struct eng_why_try {
 };
 #define ENG_NO_LIMIT (-1)
 
+/* A level the topology placement of a pod set looked at (tas.c's
+ * findLevelWithFitDomains), with the Nodes as they are used now. */
+struct eng_why_level {
+    size_t pod_set;
+    const char *flavor, *topology, *level;
+    int32_t domains;    /* domains of that level over the flavor's Nodes */
+    int32_t most;       /* the most pods (slices) one of them holds */
+    int32_t needed;     /* pods (slices) the pod set needs */
+    int32_t slice_size; /* 1: counts are pods */
+    int32_t taken;      /* domains taken at that level; 0: it did not fit */
+    const char *chosen; /* when one: its values, highest level first, joined by "/" */
+};
+
+/* A domain of an admitted pod set's topologyAssignment. */
+struct eng_why_domain {
+    size_t pod_set;
+    const char *domain; /* its values joined by "/" */
+    int32_t count;
+};
+
 /* An admitted workload the preemption search saw. */
 struct eng_why_cand {
     const char *workload, *cluster_queue;
@@ -375,6 +395,12 @@ struct eng_why {
     /* Evicted by preemption, the last time (NULL: never recorded);
      * borrowed until the engine next changes. */
     const struct eng_why_preempted *preempted;
+    /* Topology: the levels the placement tried (Pending), the domains of
+     * the placement (Admitted). */
+    struct eng_why_level *levels;
+    size_t n_levels;
+    struct eng_why_domain *domains;
+    size_t n_domains;
 };
 
 /* Explain wl now into *out (release with eng_why_release): for a pending

@@ -386,6 +386,10 @@ struct eng_wl {
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
     double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
                           * fs_afs_refresh for queue order in AFS CQs */
+    /* Removed from the snapshot by a simulation (snap_remove_wl while the
+     * undo log is on): its topology placements no longer take Node
+     * capacity. Logged, so every rollback restores it. */
+    int64_t sim_removed;
 };
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -551,8 +555,8 @@ void node_grow(struct eng_node *n, size_t old_cap, size_t new_cap);
 void snap_add_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v);
 void snap_remove_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v);
 /* Add / remove all of an admitted (or assigned) workload's usage. */
-void snap_add_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
-void snap_remove_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl);
+void snap_add_wl(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
+void snap_remove_wl(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl);
 /* Undo log: a mark, and rolling back to it (marks nest). A cycle logs
  * everything; outside a cycle logging is on between a mark and its
  * rollback, so a simulation (preemption oracle, tests) can always undo. */
@@ -682,6 +686,7 @@ struct fa_assignment {
     int64_t *usage_v;
     size_t n_usage;
     bool preempt_frs_any; /* some fr needs preemption */
+    bool tas_preempt;     /* TAS pod sets placed only if preemption frees their Nodes */
     int *preempt_fr;      /* frs whose mode is Preempt (P of preemption.md) */
     size_t n_preempt_fr;
 };
@@ -699,6 +704,8 @@ void why_try(struct eng *eng, const struct eng_cq *cq, int fid, int fr, const ch
 void why_preempted(struct eng *eng, const struct eng_wl *target, const struct eng_wl *preemptor,
                    const char *reason, const char *message);
 void why_forget(struct eng *eng, const struct eng_wl *wl);
+/* A topology level tried; the strings are copied. */
+void why_level(struct eng *eng, const struct eng_why_level *l);
 void why_free_all(struct eng *eng);
 
 void fa_message(const struct fa_assignment *a, const struct eng_wl *wl, struct sb *sb);
@@ -726,6 +733,11 @@ void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
 /* Whether a's placements still fit after this cycle's earlier admissions;
  * and recording an admitted one for the rest of the cycle. */
 bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl);
+/* Whether every TAS pod set of a (tas_preempt) can be placed on the Nodes
+ * as the snapshot stands, without the workloads a simulation removed
+ * (Kueue's topology check in the preemption's workloadFits). */
+bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+              const struct fa_assignment *a);
 void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *a);
 
 /* ---- the cycle (cycle.c) ---------------------------------------------------- */

@@ -70,6 +70,48 @@ void why_try(struct eng *eng, const struct eng_cq *cq, int fid, int fr, const ch
     t->borrow_level = level;
 }
 
+void why_level(struct eng *eng, const struct eng_why_level *l)
+{
+    struct eng_why *w = eng->why;
+    struct eng_why_level *a = arena_alloc(&w->mem, (w->n_levels + 1) * sizeof(*a));
+    if (w->n_levels)
+        memcpy(a, w->levels, w->n_levels * sizeof(*a));
+    a[w->n_levels] = *l;
+    struct eng_why_level *x = &a[w->n_levels++];
+    x->flavor = wdup(w, l->flavor);
+    x->topology = wdup(w, l->topology);
+    x->level = wdup(w, l->level);
+    x->chosen = wdup(w, l->chosen);
+    w->levels = a;
+}
+
+/* The admitted placements' domains. */
+static void explain_domains(struct eng_wl *wl, struct eng_why *w)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < wl->n_ps; p++)
+        n += wl->ps[p].topo ? wl->ps[p].topo->n_domains : 0;
+    if (!n)
+        return;
+    w->domains = arena_alloc(&w->mem, n * sizeof(*w->domains));
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        const struct eng_topology_assignment *ta = wl->ps[p].topo;
+        for (size_t i = 0; ta && i < ta->n_domains; i++) {
+            struct sb sb = SB_INIT;
+            for (size_t l = 0; l < ta->n_levels; l++) {
+                if (l)
+                    sb_addch(&sb, '/');
+                sb_adds(&sb, ta->domains[i].values[l]);
+            }
+            struct eng_why_domain *d = &w->domains[w->n_domains++];
+            d->pod_set = p;
+            d->domain = wdup(w, sb_str(&sb));
+            d->count = ta->domains[i].count;
+            sb_release(&sb);
+        }
+    }
+}
+
 static const char *policy_field(const char *reason)
 {
     if (!strcmp(reason, "InClusterQueue"))
@@ -263,6 +305,7 @@ static void explain_admitted(struct eng *eng, struct eng_wl *wl, struct eng_why 
             u->borrowed = u->usage > u->nominal ? u->usage - u->nominal : 0;
             u->cohort = wdup(w, node_name(cq->node.parent));
         }
+    explain_domains(wl, w);
 }
 
 static void identity(struct eng *eng, struct eng_wl *wl, struct eng_why *w)

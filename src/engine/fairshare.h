@@ -34,6 +34,8 @@ struct pre_ctx {
     const int *u_fr; /* U */
     const int64_t *u_v;
     size_t n_u;
+    const struct fa_assignment *a; /* W's assignment, for its topology; NULL
+                                    * in the oracle (quota only, as Kueue's) */
 };
 
 /* Classification of a candidate (Kueue preemption variants). */

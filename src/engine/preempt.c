@@ -162,7 +162,7 @@ bool pre__fits(const struct pre_ctx *x, bool allow_borrowing)
         if (v > coh_available(q, fr))
             return false;
     }
-    return true;
+    return !x->a || tas_fits(x->eng, x->q, x->w, x->a);
 }
 
 /* Fill-back that keeps the attempt's borrowing rule (classical runs it
@@ -646,7 +646,7 @@ enum fa_pmode pre_oracle(struct eng *eng, struct eng_cq *cq, const struct eng_wl
     int64_t *pv = cyc_alloc(eng, sizeof(int64_t));
     *pf = fr;
     *pv = val;
-    struct pre_ctx x = {eng, cq, wl, pf, 1, p_mask(eng, pf, 1), pf, pv, 1};
+    struct pre_ctx x = {eng, cq, wl, pf, 1, p_mask(eng, pf, 1), pf, pv, 1, NULL};
     struct pre_cand *t = NULL;
     size_t n = search(&x, &t);
     enum fa_pmode mode = FA_P_NO_CANDIDATES;
@@ -680,7 +680,8 @@ size_t pre_targets(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
                         p_mask(eng, a->preempt_fr, a->n_preempt_fr),
                         a->usage_fr,
                         a->usage_v,
-                        a->n_usage};
+                        a->n_usage,
+                        a};
     struct pre_cand *t = NULL;
     size_t n = search(&x, &t);
     sim_end(eng, s);

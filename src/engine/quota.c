@@ -381,8 +381,23 @@ void snap_remove_usage(struct eng *eng, struct eng_node *n, int fr, int64_t v)
     }
 }
 
-void snap_add_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl)
+/* A simulation's removal (or return) of a workload with topology
+ * placements, for tas.c's snapshot; real admissions and evictions are
+ * never logged, so only simulations count. */
+static void sim_count(struct eng *eng, struct eng_wl *wl, int64_t d)
 {
+    if (!eng->in_cycle && !eng->marks_outside)
+        return;
+    for (size_t p = 0; p < wl->n_ps; p++)
+        if (wl->ps[p].topo) {
+            snap_set(eng, &wl->sim_removed, wl->sim_removed + d);
+            return;
+        }
+}
+
+void snap_add_wl(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl)
+{
+    sim_count(eng, wl, -1);
     for (size_t p = 0; p < wl->n_ps; p++)
         for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
             const struct eng_asg_item *it = &wl->ps[p].adm.items[k];
@@ -391,8 +406,9 @@ void snap_add_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl)
         }
 }
 
-void snap_remove_wl(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl)
+void snap_remove_wl(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl)
 {
+    sim_count(eng, wl, 1);
     for (size_t p = 0; p < wl->n_ps; p++)
         for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
             const struct eng_asg_item *it = &wl->ps[p].adm.items[k];

@@ -354,6 +354,9 @@ struct snap {
     size_t n_leaves, cap_leaves;
     /* exclusion statistics of the last fill */
     int total_nodes, excl_selector, excl_affinity;
+    /* `cueue explain`: record the levels tried, for pod set ps_idx */
+    bool record;
+    size_t ps_idx;
     struct map taint_excl, res_excl; /* name -> count (as pointer) */
 };
 
@@ -512,7 +515,7 @@ static bool build_snapshot(struct eng *eng, int fid, bool simulate_empty, struct
     if (simulate_empty)
         return true;
     for (size_t i = 0; i < eng->n_wls; i++)
-        if (eng->wls[i]->state == WL_ADMITTED)
+        if (eng->wls[i]->state == WL_ADMITTED && eng->wls[i]->sim_removed <= 0)
             take_workload(s, eng->wls[i], NULL);
     if (eng->tas_cycle_no == eng->cycle_no)
         for (size_t i = 0; i < eng->n_tas_cycle; i++)
@@ -824,6 +827,38 @@ static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t 
     free(items);
 }
 
+/* For `cueue explain`: level tried, what its fullest domain holds, and
+ * the domains taken there (out from `from` on; none when it failed). */
+static void note_level(struct snap *s, const struct req *r, int level, struct dom **d, size_t n,
+                       int32_t need, const struct dlist *out, size_t from, bool fit)
+{
+    if (!s->record || !s->eng->why)
+        return;
+    struct eng_why_level l = {.pod_set = s->ps_idx,
+                              .flavor = s->eng->flavor_names.names[s->flavor],
+                              .topology = s->topo->name,
+                              .level = s->topo->levels[level],
+                              .domains = (int32_t)n,
+                              .needed = need,
+                              .slice_size = r->slice_size};
+    for (size_t i = 0; i < n; i++)
+        if (d[i]->slices > l.most)
+            l.most = d[i]->slices;
+    l.taken = fit ? (int32_t)(out->n - from) : 0;
+    struct sb sb = SB_INIT;
+    if (l.taken == 1) {
+        const struct dom *c = out->d[from];
+        for (int i = 0; i <= c->level; i++) {
+            if (i)
+                sb_addch(&sb, '/');
+            sb_adds(&sb, c->values[i]);
+        }
+        l.chosen = sb_str(&sb);
+    }
+    why_level(s->eng, &l);
+    sb_release(&sb);
+}
+
 /* findLevelWithFitDomains. Returns false with the message in sb. */
 static bool find_level(struct snap *s, const struct req *r, int level, int *out_level,
                        struct dlist *out, struct sb *sb)
@@ -837,6 +872,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     bool lfc = least_free(r);
     struct dom **d = sorted(s, s->per_level[level], n, lfc);
     int32_t need = r->count / r->slice_size;
+    size_t from = out->n;
     struct dom *top = d[0];
     if (!lfc && top->slices >= need)
         top = d[best_fit(d, n, need, true)];
@@ -845,9 +881,11 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
             if (d[i]->slices >= need) {
                 *out_level = level;
                 dl_add(eng, out, d[i]);
+                note_level(s, r, level, d, n, need, out, from, true);
                 return true;
             }
         if (r->required) {
+            note_level(s, r, level, d, n, need, out, from, false);
             not_fit_message(s, d[n - 1]->pods, need, r->slice_size, sb);
             return false;
         }
@@ -855,14 +893,18 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     if (top->slices >= need) {
         *out_level = level;
         dl_add(eng, out, top);
+        note_level(s, r, level, d, n, need, out, from, true);
         return true;
     }
     if (r->required) {
+        note_level(s, r, level, d, n, need, out, from, false);
         not_fit_message(s, top->slices, need, r->slice_size, sb);
         return false;
     }
-    if (level > 0 && !r->unconstrained)
+    if (level > 0 && !r->unconstrained) {
+        note_level(s, r, level, d, n, need, out, from, false);
         return find_level(s, r, level - 1, out_level, out, sb);
+    }
     int32_t remaining = need;
     for (size_t i = 0; remaining > 0 && i < n; i++) {
         struct dom *x = d[i];
@@ -871,6 +913,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
         dl_add(eng, out, x);
         remaining -= x->slices;
     }
+    note_level(s, r, level, d, n, need, out, from, remaining <= 0);
     if (remaining > 0) {
         not_fit_message(s, need - remaining, need, r->slice_size, sb);
         return false;
@@ -1068,6 +1111,8 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
             }
             snap_flavor[n_snaps++] = fid;
         }
+        s->record = !simulate_empty;
+        s->ps_idx = p;
         struct eng_topology_assignment *ta = place(s, cq, ps, fp->count, sb);
         if (!ta) {
             failed = (int)p;
@@ -1112,6 +1157,21 @@ static void add_reason(struct eng *eng, struct fa_ps *fp, const char *msg)
     fp->cap_reasons = fp->n_reasons;
 }
 
+/* Every fr of a pod set needs preemption, as Kueue sets all its flavors'
+ * modes to Preempt when only the topology is in the way. */
+static void preempt_all(struct fa_assignment *a, const struct fa_ps *fp)
+{
+    for (size_t k = 0; k < fp->n_items; k++) {
+        int fr = fp->items[k].fr;
+        bool have = fr < 0;
+        for (size_t i = 0; i < a->n_preempt_fr && !have; i++)
+            have = a->preempt_fr[i] == fr;
+        if (!have)
+            a->preempt_fr[a->n_preempt_fr++] = fr;
+    }
+    a->preempt_frs_any = a->n_preempt_fr > 0;
+}
+
 /* A MultiKueue check on the ClusterQueue: the worker cluster places the
  * pods (Kueue delays the topology request). */
 static bool cq_multikueue(const struct eng *eng, const struct eng_cq *cq)
@@ -1154,10 +1214,32 @@ void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, stru
                 if (a->ps[i].topo) {
                     a->ps[i].topo = NULL;
                     ps_mode(a, i, FA_PREEMPT);
+                    preempt_all(a, &a->ps[i]);
                 }
+            a->tas_preempt = true;
         }
     }
     sb_release(&sb);
+}
+
+bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+              const struct fa_assignment *a)
+{
+    if (!a->tas_preempt)
+        return true;
+    /* A search may try thousands of victim sets: each trial's snapshot
+     * goes in an arena of its own, freed here, not in the cycle's. */
+    struct arena cycle_mem = eng->cycle_mem;
+    arena_init(&eng->cycle_mem);
+    struct fa_assignment c = *a; /* place_all writes the pod sets' placements */
+    c.ps = cyc_alloc(eng, (a->n_ps + 1) * sizeof(*c.ps));
+    memcpy(c.ps, a->ps, a->n_ps * sizeof(*c.ps));
+    struct sb sb = SB_INIT;
+    int failed = place_all(eng, cq, wl, &c, false, &sb);
+    sb_release(&sb);
+    arena_release(&eng->cycle_mem);
+    eng->cycle_mem = cycle_mem;
+    return failed < 0;
 }
 
 bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl)

@@ -1,8 +1,9 @@
 /* jobctl.c -- the Job controller's stand-in (see jobctl.h).
  *
  * Mirrors Kubernetes pkg/controller/job/job_controller.go (syncJob,
- * manageJob, trackJobStatusAndRemoveFinalizers) and backoff_utils.go for
- * NonIndexed Jobs. One sync reads the Job and its Pods from the agent's
+ * manageJob, trackJobStatusAndRemoveFinalizers), indexed_job_utils.go
+ * (Indexed Jobs: one Pod per completion index, completedIndexes) and
+ * backoff_utils.go. One sync reads the Job and its Pods from the agent's
  * cache, makes the Pod changes, and writes the Job's status with the
  * resourceVersion it read: a conflict means a newer Job is on its way, and
  * the sync runs again then. */
@@ -25,6 +26,7 @@
 #define MANAGED_BY_SELF "kubernetes.io/job-controller"
 #define MAX_UNCOUNTED 500   /* uids in status.uncountedTerminatedPods at once */
 #define MAX_POD_CHANGES 500 /* Pods created or deleted in one sync */
+#define MAX_INDEXED 100000  /* completions of an Indexed Job run here */
 
 #define REASON_BACKOFF "BackoffLimitExceeded"
 #define MSG_BACKOFF "Job has reached the specified backoff limit"
@@ -154,6 +156,11 @@ struct sync {
     /* Suspended or Resumed, told once the condition is written: a status
      * write that conflicts is tried again, and must not repeat the Event. */
     const char *suspend_event, *suspend_message;
+    /* Indexed Jobs: completions, and per index whether it succeeded and
+     * whether an active Pod runs it */
+    bool indexed;
+    int64_t completions;
+    bool *done, *running;
 };
 
 static json_t *status_obj(json_t *job)
@@ -208,10 +215,10 @@ static void next_backoff(struct sync *s, json_t **new_s, size_t ns, json_t **new
 /* ---- Pods -------------------------------------------------------------------------------------
  */
 
-static bool create_pod(struct sync *s)
+static bool create_pod(struct sync *s, int64_t index)
 {
     struct node *n = s->j->n;
-    json_t *pod = js_pod_from_template(s->job, NODE_NAME), *out = NULL;
+    json_t *pod = js_pod_from_template(s->job, NODE_NAME, index), *out = NULL;
     struct err e;
     err_init(&e);
     int rc = ac_create(n->ac, store_resource_find("pods"), s->ns, pod, &out, &e);
@@ -322,6 +329,28 @@ static int removal_cmp(const void *a, const void *b)
     return (cy > cx) - (cy < cx);
 }
 
+/* An Indexed Job's active Pods that must go (appendDuplicatedIndexPodsForRemoval):
+ * without a valid index, for an index already succeeded, or a second Pod
+ * for one index. Marks the indexes the others run. */
+static void drop_index_strays(struct sync *s)
+{
+    for (size_t i = 0; i < s->n_pods; i++) {
+        json_t *p = s->pods[i];
+        if (!active(p))
+            continue;
+        int64_t x = js_pod_index(p, s->completions);
+        if (x >= 0 && !s->done[x] && !s->running[x]) {
+            s->running[x] = true;
+            continue;
+        }
+        bool ready = pod_ready(p);
+        if (delete_pod(s, p, true)) {
+            s->n_active--;
+            s->ready -= ready;
+        }
+    }
+}
+
 /* Delete up to want of the active Pods (all when want < 0). */
 static void delete_active(struct sync *s, int64_t want, bool untrack)
 {
@@ -374,8 +403,19 @@ static void manage(struct sync *s)
         node__enqueue(s->j->n, "J:", s->ns, s->name, wait);
         return;
     }
+    /* Indexed: the lowest indexes neither succeeded nor running
+     * (firstPendingIndexes). */
+    int64_t next = 0;
     for (int64_t i = 0; i < diff && i < MAX_POD_CHANGES; i++) {
-        if (!create_pod(s))
+        int64_t index = -1;
+        if (s->indexed) {
+            while (next < s->completions && (s->done[next] || s->running[next]))
+                next++;
+            if (next == s->completions)
+                break;
+            index = next++;
+        }
+        if (!create_pod(s, index))
             break;
         s->n_active++;
     }
@@ -569,16 +609,30 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
         free(key);
         return;
     }
-    if (mode && strcmp(mode, "NonIndexed")) {
+    const json_t *comp = json_object_get(spec, "completions");
+    bool indexed = mode && !strcmp(mode, "Indexed");
+    /* Per-index state is kept for every completion: bounded, as
+     * Kubernetes bounds an Indexed Job's parallelism. */
+    if ((mode && strcmp(mode, "NonIndexed") && !indexed) ||
+        (indexed && (!json_is_integer(comp) || json_integer_value(comp) > MAX_INDEXED))) {
         if (!map_has(&j->warned, key)) {
             map_put(&j->warned, key, NULL);
-            node__event(j->n, cur, "Warning", "UnsupportedCompletionMode", COMPONENT,
-                        "the local node agent runs NonIndexed Jobs only, not %s ones", mode);
+            if (indexed)
+                node__event(j->n, cur, "Warning", "UnsupportedCompletionMode", COMPONENT,
+                            "the local node agent runs Indexed Jobs of 1 to %d completions",
+                            MAX_INDEXED);
+            else
+                node__event(j->n, cur, "Warning", "UnsupportedCompletionMode", COMPONENT,
+                            "the local node agent does not run %s Jobs", mode);
         }
         free(key);
         return;
     }
     struct sync s = {.j = j, .ns = ns, .name = name, .key = key, .now = tm_now_ms()};
+    if (indexed) {
+        s.indexed = true;
+        s.completions = json_integer_value(comp) > 0 ? json_integer_value(comp) : 0;
+    }
     s.job = json_deep_copy(cur);
     s.status = status_obj(s.job);
     json_t *unc = json_object_get(s.status, "uncountedTerminatedPods");
@@ -592,6 +646,7 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
     json_t **new_s = xcalloc(s.n_pods + 1, sizeof(*new_s));
     json_t **new_f = xcalloc(s.n_pods + 1, sizeof(*new_f));
     size_t n_new_s = 0, n_new_f = 0;
+    bool needs_flush_idx = false;
     for (size_t i = 0; i < s.n_pods; i++) {
         json_t *p = s.pods[i];
         const char *uid = node__meta(p, "uid");
@@ -610,9 +665,31 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
     }
     s.succeeded =
         int_or(s.status, "succeeded", 0) + (int64_t)n_new_s + (int64_t)json_array_size(s.unc_s);
+    if (s.indexed) {
+        /* calculateSucceededIndexes: what the status lists, and every
+         * succeeded Pod's index; the Job counts indexes, not Pods. */
+        s.done = xcalloc((size_t)s.completions + 1, sizeof(bool));
+        s.running = xcalloc((size_t)s.completions + 1, sizeof(bool));
+        js_parse_indexes(node__str(s.status, "completedIndexes"), s.done, s.completions);
+        for (size_t i = 0; i < s.n_pods; i++) {
+            int64_t x = succeeded(s.pods[i]) ? js_pod_index(s.pods[i], s.completions) : -1;
+            if (x >= 0)
+                s.done[x] = true;
+        }
+        char *ci = js_format_indexes(s.done, s.completions);
+        const char *was = node__str(s.status, "completedIndexes");
+        if (strcmp(was ? was : "", ci)) {
+            json_object_set_new(s.status, "completedIndexes", json_string(ci));
+            needs_flush_idx = true;
+        }
+        free(ci);
+        s.succeeded = 0;
+        for (int64_t x = 0; x < s.completions; x++)
+            s.succeeded += s.done[x];
+    }
     s.failed = int_or(s.status, "failed", 0) + (int64_t)n_new_f + (int64_t)json_array_size(s.unc_f);
     bool suspended = json_is_true(json_object_get(spec, "suspend"));
-    bool needs_flush = false;
+    bool needs_flush = needs_flush_idx;
     char ts[TM_RFC3339_LEN];
     tm_format_rfc3339(s.now, ts);
     if (!node__str(s.status, "startTime") && !suspended) {
@@ -644,9 +721,10 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
             s.fin.type = NULL;
         }
     } else {
+        if (s.indexed && !suspended)
+            drop_index_strays(&s);
         if (!deleting(cur))
             manage(&s);
-        const json_t *comp = json_object_get(spec, "completions");
         bool complete = json_is_integer(comp)
                             ? s.succeeded >= json_integer_value(comp) && s.n_active == 0
                             : s.succeeded > 0 && s.n_active == 0;
@@ -685,6 +763,8 @@ static void sync_job(struct jc *j, const char *ns, const char *name, const json_
             json_object_set_new(s.status, fields[i], json_integer(now[i]));
     }
     track(&s, needs_flush);
+    free(s.done);
+    free(s.running);
     release(&s);
 }
 

@@ -2,10 +2,13 @@
 #include "node/jobstatus.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "base/time.h"
+#include "base/xalloc.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -181,14 +184,46 @@ bool js_past_restart_limit(const json_t *job, json_t *const *pods, size_t n, int
     return limit == 0 ? restarts > 0 : restarts >= limit;
 }
 
-json_t *js_pod_from_template(const json_t *job, const char *node_name)
+/* JOB_COMPLETION_INDEX from the Pod's annotation, prepended to each
+ * container's env (addCompletionIndexEnvVariables). */
+static void add_index_env(json_t *containers)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(containers, i, c)
+    {
+        json_t *env = json_object_get(c, "env");
+        if (!json_is_array(env)) {
+            env = json_array();
+            json_object_set_new(c, "env", env);
+        }
+        size_t k;
+        json_t *e;
+        bool have = false;
+        json_array_foreach(env, k, e) have |=
+            json_string_value(json_object_get(e, "name")) &&
+            !strcmp(json_string_value(json_object_get(e, "name")), "JOB_COMPLETION_INDEX");
+        if (!have)
+            json_array_append_new(env,
+                                  json_pack("{s:s,s:{s:{s:s}}}", "name", "JOB_COMPLETION_INDEX",
+                                            "valueFrom", "fieldRef", "fieldPath",
+                                            "metadata.annotations['" JS_INDEX_KEY "']"));
+    }
+}
+
+json_t *js_pod_from_template(const json_t *job, const char *node_name, int64_t index)
 {
     const json_t *tpl = json_object_get(json_object_get(job, "spec"), "template");
     const json_t *tm = json_object_get(tpl, "metadata");
     const char *name = meta(job, "name"), *uid = meta(job, "uid");
     json_t *m = json_object();
-    char gen[80];
-    snprintf(gen, sizeof(gen), "%.57s-", name ? name : "");
+    char gen[96], idx[24] = "";
+    if (index >= 0)
+        snprintf(idx, sizeof(idx), "%lld", (long long)index);
+    /* 58 characters at most (the name's random suffix makes 63), the
+     * index kept whole (podGenerateNameWithIndex). */
+    snprintf(gen, sizeof(gen), "%.*s-%s%s", (int)(57 - (index >= 0 ? strlen(idx) + 1 : 0)),
+             name ? name : "", idx, index >= 0 ? "-" : "");
     json_object_set_new(m, "generateName", json_string(gen));
     json_object_set_new(m, "namespace", json_string(meta(job, "namespace")));
     json_t *labels = json_is_object(json_object_get(tm, "labels"))
@@ -198,9 +233,18 @@ json_t *js_pod_from_template(const json_t *job, const char *node_name)
     json_object_set_new(labels, "batch.kubernetes.io/job-name", json_string(name));
     json_object_set_new(labels, "controller-uid", json_string(uid));
     json_object_set_new(labels, "job-name", json_string(name));
+    if (index >= 0)
+        json_object_set_new(labels, JS_INDEX_KEY, json_string(idx));
     json_object_set_new(m, "labels", labels);
-    if (json_is_object(json_object_get(tm, "annotations")))
-        json_object_set_new(m, "annotations", json_deep_copy(json_object_get(tm, "annotations")));
+    json_t *ann = json_is_object(json_object_get(tm, "annotations"))
+                      ? json_deep_copy(json_object_get(tm, "annotations"))
+                      : json_object();
+    if (index >= 0)
+        json_object_set_new(ann, JS_INDEX_KEY, json_string(idx));
+    if (json_object_size(ann))
+        json_object_set_new(m, "annotations", ann);
+    else
+        json_decref(ann);
     json_t *fins = json_is_array(json_object_get(tm, "finalizers"))
                        ? json_deep_copy(json_object_get(tm, "finalizers"))
                        : json_array();
@@ -219,6 +263,15 @@ json_t *js_pod_from_template(const json_t *job, const char *node_name)
     json_t *spec = json_is_object(json_object_get(tpl, "spec"))
                        ? json_deep_copy(json_object_get(tpl, "spec"))
                        : json_object();
+    if (index >= 0) {
+        add_index_env(json_object_get(spec, "containers"));
+        add_index_env(json_object_get(spec, "initContainers"));
+        if (!json_string_value(json_object_get(spec, "hostname"))) {
+            char host[96];
+            snprintf(host, sizeof(host), "%.*s-%s", (int)(62 - strlen(idx)), name ? name : "", idx);
+            json_object_set_new(spec, "hostname", json_string(host));
+        }
+    }
     /* No scheduler: the Pod is bound to the node as it is created, unless
      * it waits for a scheduling gate (Kueue's topology gate): the kubelet
      * binds it once ungated (kubelet.h). */
@@ -226,4 +279,67 @@ json_t *js_pod_from_template(const json_t *job, const char *node_name)
         json_object_set_new(spec, "nodeName", json_string(node_name));
     return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", m, "spec",
                      spec);
+}
+
+int64_t js_pod_index(const json_t *pod, int64_t completions)
+{
+    const json_t *ann = json_object_get(json_object_get(pod, "metadata"), "annotations");
+    const char *v = json_string_value(json_object_get(ann, JS_INDEX_KEY));
+    if (!v || !*v || strlen(v) > 18)
+        return -1;
+    int64_t n = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n < completions ? n : -1;
+}
+
+void js_parse_indexes(const char *s, bool *done, int64_t completions)
+{
+    /* Intervals in increasing order, as the Job controller writes them;
+     * the rest of a list out of order is ignored, so that marking costs
+     * at most completions whatever the string. */
+    long long last = -1;
+    while (s && *s) {
+        char *end;
+        long long a = strtoll(s, &end, 10), b = a;
+        if (end == s || a <= last)
+            return;
+        if (*end == '-') {
+            const char *q = end + 1;
+            b = strtoll(q, &end, 10);
+            if (end == q || b < a)
+                return;
+        }
+        last = b;
+        for (long long i = a; i <= b && i < completions; i++)
+            done[i] = true;
+        if (*end != ',')
+            return;
+        s = end + 1;
+    }
+}
+
+char *js_format_indexes(const bool *done, int64_t completions)
+{
+    struct sb sb = SB_INIT;
+    for (int64_t i = 0; i < completions; i++) {
+        if (!done[i])
+            continue;
+        int64_t j = i;
+        while (j + 1 < completions && done[j + 1])
+            j++;
+        if (sb.len)
+            sb_addch(&sb, ',');
+        if (j == i)
+            sb_addf(&sb, "%lld", (long long)i);
+        else
+            sb_addf(&sb, "%lld-%lld", (long long)i, (long long)j);
+        i = j;
+    }
+    char *r = xstrdup(sb_str(&sb));
+    sb_release(&sb);
+    return r;
 }

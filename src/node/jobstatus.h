@@ -58,10 +58,26 @@ void js_append_cond(json_t *status, const char *type, const char *reason, const 
  * and pending Pods reach backoffLimit (any restart when it is 0). */
 bool js_past_restart_limit(const json_t *job, json_t *const *pods, size_t n, int64_t limit);
 
+#define JS_INDEX_KEY "batch.kubernetes.io/job-completion-index"
+
 /* The Pod a Job's template makes (owned): generateName "<job>-", the
  * job-name and controller-uid labels (and their batch.kubernetes.io/
  * forms), the Job as controller owner, the tracking finalizer, bound to
- * node_name. */
-json_t *js_pod_from_template(const json_t *job, const char *node_name);
+ * node_name. With index >= 0 (an Indexed Job) it is that completion's Pod,
+ * as Kubernetes makes it: generateName "<job>-<index>-", the index as
+ * annotation and label (JS_INDEX_KEY), JOB_COMPLETION_INDEX in every
+ * container's environment (from the annotation), hostname "<job>-<index>"
+ * unless the template sets one. */
+json_t *js_pod_from_template(const json_t *job, const char *node_name, int64_t index);
+
+/* An Indexed Job's Pod's completion index (its annotation), or -1 when it
+ * has none or it is not a decimal below completions. */
+int64_t js_pod_index(const json_t *pod, int64_t completions);
+
+/* status.completedIndexes ("1,3-5") into done[0..completions): marks the
+ * indexes it lists (those out of range are ignored). */
+void js_parse_indexes(const char *s, bool *done, int64_t completions);
+/* done[0..completions) as status.completedIndexes (malloc'd; "" when none). */
+char *js_format_indexes(const bool *done, int64_t completions);
 
 #endif

@@ -36,6 +36,43 @@ expect_exact "tas: ten Pods, ungated, each bound to the host its nodeSelector na
     sh -c "printf '%s\n' \"$PODS\" | awk '\$1 != \"\" && \$1 == \$2 && NF == 2' | wc -l | tr -d ' '"
 expect_exact "tas: all of them in one rack" 1 \
     sh -c "printf '%s\n' \"$PODS\" | sed -n 's/^b1-\(r[12]\)-.*/\1/p' | sort -u | wc -l | tr -d ' '"
+# An Indexed Job: its Pods are placed by rank, indexes 0-5 on the first
+# host of the assignment, 6-9 on the second.
+RANKS=$(k get pods -l "job-name=$JOB" -o jsonpath='{range .items[*]}{.metadata.labels.batch\.kubernetes\.io/job-completion-index} {.spec.nodeName}{"\n"}{end}' | sort -n)
+expect_exact "tas: indexes 0-9, one Pod each" "0 1 2 3 4 5 6 7 8 9" \
+    sh -c "printf '%s\n' \"$RANKS\" | awk '{print \$1}' | tr '\n' ' ' | sed 's/ \$//'"
+expect_exact "tas: by rank, 0-5 on the first host, 6-9 on the second" "6 4 1" \
+    sh -c "printf '%s\n' \"$RANKS\" | awk '\$1 < 6 {a[\$2]++} \$1 >= 6 {b[\$2]++} END {for (h in a) na++; for (h in b) nb++; for (h in a) for (g in b) lt = (h < g); print a[h] + 0, b[g] + 0, (na == 1 && nb == 1 && lt)}'"
+expect_exact "tas: the Job counts completed indexes" "10 0-9" \
+    k get job "$JOB" -o jsonpath='{.status.succeeded} {.status.completedIndexes}'
+
+# Each Pod of an Indexed Job has its index in JOB_COMPLETION_INDEX (it
+# fails otherwise), and its Workload is placed like any other.
+k create -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: indexed-env
+  labels: {kueue.x-k8s.io/queue-name: tas-user-queue}
+spec:
+  parallelism: 3
+  completions: 3
+  completionMode: Indexed
+  backoffLimit: 0
+  template:
+    metadata:
+      annotations: {kueue.x-k8s.io/podset-required-topology: cloud.provider.com/topology-rack}
+    spec:
+      containers:
+      - name: c
+        image: busybox
+        command: ["sh", "-c", "case \"$JOB_COMPLETION_INDEX\" in [0-2]) exit 0;; esac; exit 1"]
+        resources:
+          requests: {cpu: "1", memory: 200Mi}
+      restartPolicy: Never
+YAML
+wait_for "tas: an Indexed Job's Pods see JOB_COMPLETION_INDEX" 30 '^True 0-2$' \
+    k get job indexed-env -o jsonpath='{.status.conditions[?(@.type=="Complete")].status} {.status.completedIndexes}'
 
 # 13 pods fit no rack: pending with Kueue's reason and message.
 sed 's/parallelism: 10/parallelism: 13/; s/completions: 10/completions: 13/' "$D/job-required.yaml" >"$TMP/big.yaml"
@@ -44,6 +81,14 @@ wait_for "tas: a Job that fits no rack waits, TopologyPlacementFailed, with Kueu
     "^TopologyPlacementFailed couldn't assign flavors to pod set main: topology \"default\" allows to fit only 12 out of 13 pod\(s\)$" \
     k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$BIG\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].reason} {.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}"
 expect_exact "tas: its Job stays suspended" true k get job "$BIG" -o jsonpath='{.spec.suspend}'
+BIGWL=$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$BIG\")].metadata.name}")
+expect "tas: cueue explain shows the level that did not fit and why" \
+    "topology default, level cloud.provider.com/topology-rack: 2 domains, at most 12 pods in one, 13 needed: does not fit" \
+    "$CUEUE" explain workload "default/$BIGWL" --kubeconfig "$KC"
+WL=$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$JOB\")].metadata.name}")
+expect_grep "tas: the decision log shows the domains an admission chose" \
+    "^    placed: 6 of pod set main on b1-r[12]-x[1-4], 4 of pod set main on b1-r[12]-x[1-4]" \
+    "$CUEUE" explain --history workload "default/$WL" --kubeconfig "$KC"
 
 # Hostile tenant.
 ROLES="kueue-batch-user-role edit" tenant mallory default

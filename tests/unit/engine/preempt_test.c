@@ -249,7 +249,7 @@ static void test_afs_usage_decay_and_candidate_order(void **state)
     struct eng_wl *b1 = eng_wl_find(eng, "ns", "b1");
     struct eng_wl *w = pending(eng, "x", "lq-q", 10, 1000);
     int fr = cpu_fr(eng);
-    struct pre_ctx x = {eng, q, w, &fr, 1, NULL, &fr, NULL, 0};
+    struct pre_ctx x = {eng, q, w, &fr, 1, NULL, &fr, NULL, 0, NULL};
     struct pre_cand ca = pre__cand(&x, a1, NULL, PRE_V_WITHIN_CQ, true);
     struct pre_cand cb = pre__cand(&x, b1, NULL, PRE_V_WITHIN_CQ, true);
     assert_true(ca.has_afs && cb.has_afs);

@@ -45,8 +45,18 @@ static void node(struct fx *f, const char *name, const char *rack, int64_t cpu)
     eng_set_node(f->eng, &n);
 }
 
+/* A workload of count pods of 1 CPU with a topology annotation. */
+static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, const char *key,
+                              const char *level);
+
 /* A workload of count pods of 1 CPU that requires one rack. */
 static struct eng_wl *rack_wl(struct fx *f, const char *name, int32_t count)
+{
+    return topo_wl(f, name, count, "kueue.x-k8s.io/podset-required-topology", "rack");
+}
+
+static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, const char *key,
+                              const char *level)
 {
     struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
     w->meta.name = name;
@@ -57,7 +67,7 @@ static struct eng_wl *rack_wl(struct fx *f, const char *name, int32_t count)
     ps->name = "main";
     ps->count = count;
     struct api_kv *ann = ARENA_NEW(&f->mem, struct api_kv);
-    *ann = (struct api_kv){"kueue.x-k8s.io/podset-required-topology", "rack"};
+    *ann = (struct api_kv){key, level};
     ps->template_.annotations = (struct api_kvs){ann, 1};
     struct api_container *c = ARENA_NEW(&f->mem, struct api_container);
     c->name = "c";
@@ -157,12 +167,58 @@ static void test_tas_explain_after_cycle_counts_once(void **state)
     fx_release(&f);
 }
 
+/* cueue explain: a preferred pod set tries the host level (no host holds
+ * 3 pods), then the rack level, where r1 does; once admitted, the
+ * explanation lists the hosts chosen. */
+static void test_tas_explain_levels_and_domains(void **state)
+{
+    (void)state;
+    struct fx f;
+    tas_setup(&f);
+    node(&f, "x1", "r1", CPU(2));
+    node(&f, "x2", "r1", CPU(2));
+    node(&f, "x3", "r2", CPU(1));
+    struct eng_wl *w =
+        topo_wl(&f, "w", 3, "kueue.x-k8s.io/podset-preferred-topology", "kubernetes.io/hostname");
+    struct eng_why why;
+    eng_explain(f.eng, w, &why);
+    assert_string_equal(why.mode, "Fit");
+    assert_int_equal(why.n_levels, 2);
+    const struct eng_why_level *l = why.levels;
+    assert_string_equal(l[0].level, "kubernetes.io/hostname");
+    assert_string_equal(l[0].topology, "topo");
+    assert_string_equal(l[0].flavor, "tas");
+    assert_int_equal(l[0].domains, 3);
+    assert_int_equal(l[0].most, 2);
+    assert_int_equal(l[0].needed, 3);
+    assert_int_equal(l[0].taken, 0);
+    assert_null(l[0].chosen);
+    assert_string_equal(l[1].level, "rack");
+    assert_int_equal(l[1].domains, 2);
+    assert_int_equal(l[1].most, 4);
+    assert_int_equal(l[1].taken, 1);
+    assert_string_equal(l[1].chosen, "r1");
+    assert_int_equal(why.n_domains, 0);
+    eng_why_release(&why);
+    eng_cycle(f.eng, 10);
+    assert_true(eng_wl_is_admitted(w));
+    eng_explain(f.eng, w, &why);
+    assert_int_equal(why.n_levels, 0);
+    assert_int_equal(why.n_domains, 2);
+    assert_string_equal(why.domains[0].domain, "x1");
+    assert_int_equal(why.domains[0].count + why.domains[1].count, 3);
+    assert_string_equal(why.domains[1].domain, "x2");
+    eng_why_release(&why);
+    fx_release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tas_node_added_requeues_and_places),
         cmocka_unit_test(test_tas_usage_counts_and_unchanged_node_is_quiet),
         cmocka_unit_test(test_tas_explain_after_cycle_counts_once),
+        cmocka_unit_test(test_tas_explain_levels_and_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,7 +146,7 @@ static void test_js_pod_from_template(void **state)
         parse("{\"metadata\":{\"name\":\"j\",\"namespace\":\"ns\",\"uid\":\"u1\"},\"spec\":{"
               "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"},\"annotations\":{\"x\":\"y\"}},"
               "\"spec\":{\"nodeName\":\"elsewhere\",\"containers\":[{\"name\":\"c\"}]}}}}");
-    json_t *pod = js_pod_from_template(job, "cueue-local");
+    json_t *pod = js_pod_from_template(job, "cueue-local", -1);
     char *text = json_dumps(pod, JSON_SORT_KEYS | JSON_COMPACT);
     assert_string_equal(
         text, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"annotations\":{\"x\":\"y\"},"
@@ -162,13 +162,77 @@ static void test_js_pod_from_template(void **state)
     json_decref(job);
 }
 
+/* An Indexed Job's Pod, as Kubernetes makes it (indexed_job_utils.go). */
+static void test_js_pod_from_template_indexed(void **state)
+{
+    json_t *job = parse("{\"metadata\":{\"name\":\"j\",\"namespace\":\"ns\",\"uid\":\"u1\"},"
+                        "\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\","
+                        "\"env\":[{\"name\":\"A\",\"value\":\"1\"}]}]}}}}");
+    json_t *pod = js_pod_from_template(job, "cueue-local", 7);
+    char *text = json_dumps(pod, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_non_null(strstr(text, "\"generateName\":\"j-7-\""));
+    assert_non_null(strstr(text, "\"annotations\":{\"batch.kubernetes.io/job-completion-index\":"
+                                 "\"7\"}"));
+    assert_non_null(strstr(text, "\"batch.kubernetes.io/job-completion-index\":\"7\",\"batch."
+                                 "kubernetes.io/job-name\""));
+    assert_non_null(strstr(text,
+                           "\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"JOB_"
+                           "COMPLETION_INDEX\",\"valueFrom\":{\"fieldRef\":{\"fieldPath\":"
+                           "\"metadata.annotations['batch.kubernetes.io/job-completion-index']"
+                           "\"}}}]"));
+    assert_non_null(strstr(text, "\"hostname\":\"j-7\""));
+    assert_int_equal(js_pod_index(pod, 8), 7);
+    assert_int_equal(js_pod_index(pod, 7), -1); /* out of range */
+    free(text);
+    json_decref(pod);
+    /* A long name is cut so that the index stays whole. */
+    json_object_set_new(
+        json_object_get(job, "metadata"), "name",
+        json_string("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    pod = js_pod_from_template(job, "cueue-local", 123);
+    const char *gen =
+        json_string_value(json_object_get(json_object_get(pod, "metadata"), "generateName"));
+    assert_int_equal(strlen(gen), 58);
+    assert_string_equal(gen + 53, "-123-");
+    json_decref(pod);
+    json_decref(job);
+}
+
+static void test_js_indexes(void **state)
+{
+    bool done[10] = {0};
+    js_parse_indexes("1,3-5,8,12-14", done, 10);
+    char *s = js_format_indexes(done, 10);
+    assert_string_equal(s, "1,3-5,8");
+    free(s);
+    done[2] = done[9] = true;
+    s = js_format_indexes(done, 10);
+    assert_string_equal(s, "1-5,8-9");
+    free(s);
+    bool part[10] = {0};
+    js_parse_indexes("4-6,2,8", part, 10); /* out of order: the rest is ignored */
+    s = js_format_indexes(part, 10);
+    assert_string_equal(s, "4-6");
+    free(s);
+    bool none[3] = {0};
+    js_parse_indexes("x,1", none, 3); /* malformed: nothing */
+    s = js_format_indexes(none, 3);
+    assert_string_equal(s, "");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_js_backoff_delay_ms),  cmocka_unit_test(test_js_backoff_remaining_ms),
-        cmocka_unit_test(test_js_backoff_next),      cmocka_unit_test(test_js_pod_finish_ms),
-        cmocka_unit_test(test_js_ensure_cond),       cmocka_unit_test(test_js_past_restart_limit),
+        cmocka_unit_test(test_js_backoff_delay_ms),
+        cmocka_unit_test(test_js_backoff_remaining_ms),
+        cmocka_unit_test(test_js_backoff_next),
+        cmocka_unit_test(test_js_pod_finish_ms),
+        cmocka_unit_test(test_js_ensure_cond),
+        cmocka_unit_test(test_js_past_restart_limit),
         cmocka_unit_test(test_js_pod_from_template),
+        cmocka_unit_test(test_js_pod_from_template_indexed),
+        cmocka_unit_test(test_js_indexes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
