@@ -1,8 +1,8 @@
 /* mk_int.h -- what the files of the MultiKueue controller share (not a
  * public API): multikueue.c keeps the connections to the workers and the
  * conditions of MultiKueueClusters and AdmissionChecks, workload.c
- * dispatches workloads and brings their state back, jobadapter.c is the
- * batch/v1 Job adapter. */
+ * dispatches workloads and brings their state back, adapter.c holds the
+ * adapters of the job kinds. */
 #ifndef CUEUE_CONTROLLER_MK_INT_H
 #define CUEUE_CONTROLLER_MK_INT_H
 
@@ -25,7 +25,6 @@ struct mk_cluster {
     int64_t next_attempt_ms; /* no new attempt before (wall clock) */
     int64_t lost_since_ms;   /* when a connected worker was lost; 0 while connected */
     json_t *remote;          /* this pass: "ns/name" -> the worker's Workload of our origin */
-    json_t *remote_jobs;     /* and its Jobs of our origin */
     bool seen;               /* named by a MultiKueueCluster this pass */
 };
 
@@ -59,15 +58,29 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
 /* Delete what a worker holds of ours whose Workload is gone here. */
 void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads);
 
-/* jobadapter.c: the batch/v1 Job adapter (Kueue's MultiKueueAdapter). */
-/* "" when the manager's Job may be dispatched, else why not (Kueue's
- * IsJobManagedByKueue) into why (len bytes). */
-bool mk_job_managed(const json_t *job, char *why, size_t len);
-/* Create the worker's copy of the Job, or bring its status back to the
- * manager's Job (Kueue's SyncJob). 0, or the error. */
-int mk_job_sync(struct mk *m, struct mk_cluster *c, const json_t *local_job, const char *wl_name,
-                struct err *e);
-/* Delete the worker's copy of a Job, when it is ours. */
-void mk_job_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *name);
+/* adapter.c: the adapters of the job kinds (Kueue's MultiKueueAdapter). */
+struct mk_adapter {
+    const char *api_version, *kind; /* of the Workload's owner */
+    const char *resource;           /* its resource key (ctl_resource) */
+    const char *under;              /* managedBy is in spec.<under> (runPolicy), or in spec */
+    const char *field;              /* managedBy as Kueue's message names it */
+    const char *controller;         /* the kind's own controller name */
+    /* Optional: what the worker's copy leaves out besides managedBy. */
+    void (*prepare)(json_t *copy);
+    /* Optional: whether the worker's status is copied now (else always). */
+    bool (*status_now)(const json_t *local, const json_t *remote);
+};
+/* The adapter of an owner kind, or NULL when MultiKueue has none. */
+const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind);
+/* Whether the manager's object may be dispatched (Kueue's
+ * IsJobManagedByKueue); when not, why into why (len bytes). */
+bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why, size_t len);
+/* Create the worker's copy of the manager's object local, or bring its
+ * status back to local (Kueue's SyncJob). 0, or the error. */
+int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e);
+/* Delete the worker's copy of an object, when it is ours. */
+void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name);
 
 #endif

@@ -172,7 +172,6 @@ static void cluster_free(struct mk_cluster *c)
     ac_free(c->client);
     free(c->kubeconfig);
     json_decref(c->remote);
-    json_decref(c->remote_jobs);
     free(c->name);
     free(c);
 }
@@ -187,8 +186,7 @@ static void disconnect(struct mk_cluster *c)
         c->lost_since_ms = tm_now_ms();
     c->connected = false;
     json_decref(c->remote);
-    json_decref(c->remote_jobs);
-    c->remote = c->remote_jobs = NULL;
+    c->remote = NULL;
 }
 
 /* The kubeconfig text of a MultiKueueCluster (owned) into *out, or the
@@ -337,19 +335,14 @@ static json_t *list_ours(struct mk *m, struct mk_cluster *c, const char *key, st
 }
 
 /* This pass's view of the worker, which is also the test of the
- * connection: its Workloads and Jobs of our origin. */
+ * connection: its Workloads of our origin. */
 static int list_remote(struct mk *m, struct mk_cluster *c, struct err *e)
 {
     json_t *wls = list_ours(m, c, "workloads.kueue.x-k8s.io", e);
-    json_t *jobs = wls ? list_ours(m, c, "jobs.batch", e) : NULL;
-    if (!jobs) {
-        json_decref(wls);
+    if (!wls)
         return e->code ? e->code : ERR_IO;
-    }
     json_decref(c->remote);
-    json_decref(c->remote_jobs);
     c->remote = wls;
-    c->remote_jobs = jobs;
     return 0;
 }
 

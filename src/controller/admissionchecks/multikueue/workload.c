@@ -19,6 +19,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/admissionchecks/multikueue/mk_int.h"
+#include "controller/ctl.h"
 
 #define RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
 #define COMPONENT "kueue-multikueue-controller"
@@ -152,12 +153,32 @@ static int drop_finalizer_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* Kueue's RemoveRemoteObjects: the worker's Job, then its Workload. */
-static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
-                          const char *job)
+/* The object a Workload is of (Kueue's wlReconciler.adapter): its
+ * controller owner, else its first owner (borrowed), and the adapter of
+ * its kind into *a (NULL when MultiKueue has none). */
+static const json_t *owner_of(const json_t *wl, const struct mk_adapter **a)
 {
-    if (job)
-        mk_job_delete(m, c, ns, job);
+    const json_t *owner = NULL, *r;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")) || !owner)
+            owner = r;
+        if (json_is_true(json_object_get(r, "controller")))
+            break;
+    }
+    *a = mk_adapter_find(json_string_value(json_object_get(owner, "apiVersion")),
+                         json_string_value(json_object_get(owner, "kind")));
+    return owner;
+}
+
+/* Kueue's RemoveRemoteObjects: the worker's job object (of adapter a,
+ * when known), then its Workload. */
+static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
+                          const struct mk_adapter *a, const char *job)
+{
+    if (a && job)
+        mk_adapter_delete(m, a, c, ns, job);
     struct err e;
     err_init(&e);
     if (ac_update_retry(c->client, wl_res(), ns, name, drop_finalizer_fn, NULL, NULL, &e) &&
@@ -311,7 +332,7 @@ static void count(struct mk *m, const char *metric, const json_t *wl, const char
 /* Nominate workers as the dispatcher does, create the copies the
  * nominated connected workers lack and remove those of the others. */
 static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
-                     const char *key, const char *job)
+                     const char *key, const struct mk_adapter *a, const char *job)
 {
     const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
     if (!other_checks_ready(wl, check))
@@ -333,7 +354,7 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
         json_array_foreach(nom, j, x) nominated = nominated || json_equal(x, n);
         if (!nominated) {
             if (remote_of(c, key))
-                remove_remote(m, c, ns, name, job);
+                remove_remote(m, c, ns, name, a, job);
             continue;
         }
         if (remote_of(c, key))
@@ -363,19 +384,14 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     const char *check = json_string_value(json_object_get(acs, "name"));
     if (!ns || !name || !state || !strcmp(state, "Rejected"))
         return;
-    /* The adapter: batch/v1 Jobs only. */
-    const json_t *owner = NULL;
+    const struct mk_adapter *a = NULL;
+    const json_t *owner = owner_of(wl, &a);
+    const char *job_name = json_string_value(json_object_get(owner, "name"));
     size_t i;
     const json_t *r;
-    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
-    {
-        if (json_is_true(json_object_get(r, "controller")) || !owner)
-            owner = r;
-    }
-    const char *ov = json_string_value(json_object_get(owner, "apiVersion"));
-    const char *ok = json_string_value(json_object_get(owner, "kind"));
-    const char *job_name = json_string_value(json_object_get(owner, "name"));
-    if (!owner || !ov || !ok || strcmp(ov, "batch/v1") || strcmp(ok, "Job") || !job_name) {
+    if (!a || !job_name) {
+        const char *ov = json_string_value(json_object_get(owner, "apiVersion"));
+        const char *ok = json_string_value(json_object_get(owner, "kind"));
         char msg[512];
         if (owner) {
             /* Go's GroupVersionKind.String(). */
@@ -393,10 +409,10 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     json_t *job = NULL;
     struct err e;
     err_init(&e);
-    if (ac_get(m->ac, store_resource_find("jobs.batch"), ns, job_name, &job, &e))
+    if (ac_get(m->ac, ctl_resource(a->resource), ns, job_name, &job, &e))
         return; /* not there yet, or gone: its deletion finishes the workload */
     char why[300];
-    if (!mk_job_managed(job, why, sizeof(why))) {
+    if (!mk_adapter_managed(a, job, why, sizeof(why))) {
         char msg[400];
         snprintf(msg, sizeof(msg), "The owner is not managed by Kueue: %s", why);
         update_acs(m, wl, acs, "Rejected", msg, NULL);
@@ -409,16 +425,16 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         {
             struct mk_cluster *c = mk_connected(m, json_string_value(r));
             if (remote_of(c, key))
-                remove_remote(m, c, ns, name, job_name);
+                remove_remote(m, c, ns, name, a, job_name);
         }
         goto out_key;
     }
     struct mk_cluster *who = NULL;
     const json_t *fin = best_by(m, clusters, key, "Finished", &who);
     if (fin) {
-        if (mk_job_sync(m, who, job, name, &e))
-            log_warn("multikueue: workload %s/%s: job status from %s: %s", ns, name, who->name,
-                     e.message);
+        if (mk_adapter_sync(m, a, who, job, name, &e))
+            log_warn("multikueue: workload %s/%s: %s status from %s: %s", ns, name, a->kind,
+                     who->name, e.message);
         struct finish_arg fa = {json_string_value(json_object_get(fin, "reason")),
                                 json_string_value(json_object_get(fin, "message"))};
         if (!fa.reason)
@@ -479,10 +495,11 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         {
             struct mk_cluster *c = mk_connected(m, json_string_value(r));
             if (c && c != who && remote_of(c, key))
-                remove_remote(m, c, ns, name, job_name);
+                remove_remote(m, c, ns, name, a, job_name);
         }
-        if (mk_job_sync(m, who, job, name, &e))
-            log_warn("multikueue: workload %s/%s: job in %s: %s", ns, name, who->name, e.message);
+        if (mk_adapter_sync(m, a, who, job, name, &e))
+            log_warn("multikueue: workload %s/%s: %s in %s: %s", ns, name, a->kind, who->name,
+                     e.message);
         if (strcmp(state, "Ready") && strcmp(state, "Retry")) {
             char msg[400];
             snprintf(msg, sizeof(msg), "The workload was admitted on \"%s\"", who->name);
@@ -493,7 +510,7 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     }
     /* Kueue's ShouldSkipClusterNomination. */
     if (!strcmp(state, "Pending") && !cluster_name)
-        nominate(m, wl, check, clusters, key, job_name);
+        nominate(m, wl, check, clusters, key, a, job_name);
 out_key:
     free(key);
 out:
@@ -555,18 +572,10 @@ void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads)
         if (json_object_get(local, key))
             continue;
         const char *ns = api_doc_meta_str(rw, "namespace"), *name = api_doc_meta_str(rw, "name");
-        const char *job = NULL;
-        size_t j;
-        const json_t *r;
-        json_array_foreach(json_object_get(json_object_get(rw, "metadata"), "ownerReferences"), j,
-                           r)
-        {
-            const char *k = json_string_value(json_object_get(r, "kind"));
-            if (json_is_true(json_object_get(r, "controller")) && k && !strcmp(k, "Job"))
-                job = json_string_value(json_object_get(r, "name"));
-        }
+        const struct mk_adapter *a = NULL;
+        const char *job = json_string_value(json_object_get(owner_of(rw, &a), "name"));
         log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name, c->name);
-        remove_remote(m, c, ns, name, job);
+        remove_remote(m, c, ns, name, a, job);
     }
     json_decref(remote);
     json_decref(local);
