@@ -224,6 +224,22 @@ crd_kind() { # kind plural jsonpath-of-managedBy worker-status finished-conditio
         -o jsonpath="{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {$mbpath}"
     wait_for "$kind: the worker's copy is started by the worker's Kueue" 30 '^Admitted=True$' \
         w1 -n default get workload "$WL" -o jsonpath='Admitted={.status.conditions[?(@.type=="Admitted")].status}'
+    if [ "$kind" = JobSet ]; then
+        # The worker's copy changed under its Workload: the worker finishes
+        # that Workload as OutOfSync, which is no end of the job: the
+        # manager resets its check and dispatches it again.
+        w1 -n default patch jobsets mk-jobsets --type=json \
+            -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/resources/requests/cpu","value":"500m"}]' >/dev/null
+        wait_for "$kind: a worker's OutOfSync copy resets the check for re-dispatch" 30 \
+            'Remote workload on worker cluster "multikueue-test-worker1" is out of sync with its user job, resetting for re-dispatch, Previously: "Ready"' \
+            m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].message}'
+        expect_exact "$kind: the manager's workload is not finished by it" "" \
+            m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
+        wait_for "$kind: dispatched again, admitted on worker1" 40 '^Ready multikueue-test-worker1 1$' \
+            sh -c "kubectl --kubeconfig '$MKC' -n default get workload $WL -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName} ' && kubectl --kubeconfig '$W1KC' -n default get jobset mk-jobsets -o jsonpath='{.spec.replicatedJobs[0].template.spec.template.spec.containers[0].resources.requests.cpu}'"
+        wait_for "$kind: the new copy is started" 30 '^Admitted=True$' \
+            w1 -n default get workload "$WL" -o jsonpath='Admitted={.status.conditions[?(@.type=="Admitted")].status}'
+    fi
     w1 -n default patch "$plural" "mk-$plural" --subresource=status --type=merge -p "$running" >/dev/null
     wait_for "$kind: the worker's status is copied to the manager's object" 20 '^played$' \
         m -n default get "$plural" "mk-$plural" -o jsonpath='{.status.conditions[0].message}'
@@ -305,6 +321,22 @@ wait_for "a JobSet managed by another controller: the check is Rejected" 30 \
     m -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="other")]}{.status.admissionChecks[0].state} {.status.admissionChecks[0].message}{end}'
 expect_exact "and nothing of it reaches the workers" "" w1 -n default get jobsets -o name
 m -n default delete jobset other >/dev/null
+
+# ---- remote spec drift ---------------------------------------------------------------
+
+# Neither worker has the 2 cpus: both copies wait. A copy whose spec no
+# longer is the manager's Workload's is removed, and made again.
+job drift 60 | sed 's/cpu: "1"/cpu: "2"/' | m apply -f - >/dev/null
+wait_for "drift: both workers hold a waiting copy" 30 '^1 1$' \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get workloads -o name | wc -l) \$(kubectl --kubeconfig '$W2KC' -n default get workloads -o name | wc -l)"
+WL=$(wl_of drift)
+UID0=$(w2 -n default get workload "$WL" -o jsonpath='{.metadata.uid}')
+w2 -n default patch workload "$WL" --type=merge -p '{"spec":{"priority":7}}' >/dev/null
+wait_for "drift: the changed copy is replaced by a fresh one" 20 '^new 0$' \
+    sh -c "u=\$(kubectl --kubeconfig '$W2KC' -n default get workload '$WL' -o jsonpath='{.metadata.uid}'); p=\$(kubectl --kubeconfig '$W2KC' -n default get workload '$WL' -o jsonpath='{.spec.priority}'); [ -n \"\$u\" ] && [ \"\$u\" != '$UID0' ] && echo new \${p:-0}"
+m -n default delete job drift >/dev/null
+wait_for "drift: deleting the job removes both copies" 30 '^$' \
+    sh -c "kubectl --kubeconfig '$W1KC' -n default get workloads -o name; kubectl --kubeconfig '$W2KC' -n default get workloads -o name"
 
 # ---- quota in both workers: the first to admit wins --------------------------------------
 

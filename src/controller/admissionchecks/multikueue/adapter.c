@@ -64,6 +64,16 @@ static const struct mk_adapter adapters[] = {
      "spec.managedBy", TRAINJOB_CTL, trainjob_prepare, NULL},
 };
 
+size_t mk_adapter_count(void)
+{
+    return sizeof(adapters) / sizeof(adapters[0]);
+}
+
+const struct mk_adapter *mk_adapter_at(size_t i)
+{
+    return &adapters[i];
+}
+
 const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind)
 {
     for (size_t i = 0; api_version && kind && i < sizeof(adapters) / sizeof(adapters[0]); i++)

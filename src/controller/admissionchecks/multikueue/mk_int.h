@@ -15,17 +15,31 @@
 #include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/api_client.h"
 
+/* A watch that wakes the controller: a change of the resource (objects
+ * of our origin only, in a worker), or the watch ending, calls for a pass.
+ * The pass reads everything afresh, so events need not be kept. */
+struct mk_watch {
+    const struct store_resource *r;
+    const char *ns;     /* one namespace, or NULL */
+    bool ours;          /* only the objects labelled with our origin */
+    struct ac_watch *w; /* open, or NULL */
+    unsigned failed;    /* failed opens in a row */
+    int64_t retry_ms;   /* not opened again before (wall clock) */
+};
+
 /* A worker cluster, as the last pass found it. */
 struct mk_cluster {
     char *name;
     char *kubeconfig;         /* the text the client was made from (owned), or NULL */
     struct ac_client *client; /* owned, or NULL */
     bool connected;
-    unsigned failed;         /* failed connection attempts in a row */
-    int64_t next_attempt_ms; /* no new attempt before (wall clock) */
-    int64_t lost_since_ms;   /* when a connected worker was lost; 0 while connected */
-    json_t *remote;          /* this pass: "ns/name" -> the worker's Workload of our origin */
-    bool seen;               /* named by a MultiKueueCluster this pass */
+    unsigned failed;          /* failed connection attempts in a row */
+    int64_t next_attempt_ms;  /* no new attempt before (wall clock) */
+    int64_t lost_since_ms;    /* when a connected worker was lost; 0 while connected */
+    json_t *remote;           /* this pass: "ns/name" -> the worker's Workload of our origin */
+    struct mk_watch *watches; /* while connected: its Workloads and job kinds, or NULL */
+    size_t nwatches;
+    bool seen; /* named by a MultiKueueCluster this pass */
 };
 
 struct mk {
@@ -37,8 +51,10 @@ struct mk {
     void *count_arg;
     struct mk_settings set;
     int64_t pass_ms, next_gc_ms;
-    struct map clusters; /* name -> struct mk_cluster * */
-    json_t *rounds;      /* incremental dispatch: ns/name -> round start (ms) */
+    int64_t wake_ms;          /* the next pass, without a change, is due then */
+    struct mk_watch local[5]; /* of the manager's objects that concern us */
+    struct map clusters;      /* name -> struct mk_cluster * */
+    json_t *rounds;           /* incremental dispatch: ns/name -> round start (ms) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;
@@ -48,6 +64,9 @@ struct mk {
 /* The condition of a type in obj's status.conditions (borrowed), or NULL. */
 const json_t *mk_cond(const json_t *obj, const char *type);
 bool mk_cond_true(const json_t *obj, const char *type);
+/* Have a pass run by time t (wall clock) at the latest, for what is
+ * due then (a reconnection, a lost worker's timeout, a dispatch round). */
+void mk_due(struct mk *m, int64_t t);
 /* A connected worker (borrowed), or NULL. */
 struct mk_cluster *mk_connected(struct mk *m, const char *name);
 
@@ -70,6 +89,9 @@ struct mk_adapter {
     /* Optional: whether the worker's status is copied now (else always). */
     bool (*status_now)(const json_t *local, const json_t *remote);
 };
+/* The adapters, i < mk_adapter_count(). */
+size_t mk_adapter_count(void);
+const struct mk_adapter *mk_adapter_at(size_t i);
 /* The adapter of an owner kind, or NULL when MultiKueue has none. */
 const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind);
 /* Whether the manager's object may be dispatched (Kueue's

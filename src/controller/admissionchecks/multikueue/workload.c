@@ -71,10 +71,10 @@ static int acs_fn(json_t *obj, void *arg, struct err *e)
     return err_set(e, ERR_NOT_FOUND, "no admission check %s", a->check);
 }
 
-/* Kueue's updateACS (the message says what the state was). */
-/* Whether the status was written. */
-static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
-                       const char *msg, const char *cluster)
+/* Kueue's updateACS (the message says what the state was), and its event
+ * of type ev (none for Rejected). Whether the status was written. */
+static bool update_acs_ev(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
+                          const char *msg, const char *cluster, const char *ev)
 {
     const char *check = json_string_value(json_object_get(acs, "name"));
     const char *prev = json_string_value(json_object_get(acs, "state"));
@@ -95,10 +95,16 @@ static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const 
         log_info("multikueue: workload %s/%s: check %s %s: %s", ns, name, check, state,
                  sb_str(&full));
         if (strcmp(state, "Rejected"))
-            ac_event(m->ac, wl, "Normal", "MultiKueue", COMPONENT, sb_str(&full));
+            ac_event(m->ac, wl, ev, "MultiKueue", COMPONENT, sb_str(&full));
     }
     sb_release(&full);
     return written;
+}
+
+static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
+                       const char *msg, const char *cluster)
+{
+    return update_acs_ev(m, wl, acs, state, msg, cluster, "Normal");
 }
 
 static int nominate_fn(json_t *obj, void *arg, struct err *e)
@@ -259,8 +265,10 @@ static json_t *incremental(struct mk *m, const json_t *wl, const json_t *cluster
     json_t *nom = json_is_array(cur) ? json_deep_copy(cur) : json_array();
     int64_t now = tm_now_ms();
     json_int_t start = json_integer_value(json_object_get(m->rounds, key));
-    if (start && now - start <= INCREMENTAL_ROUND_MS)
+    if (start && now - start <= INCREMENTAL_ROUND_MS) {
+        mk_due(m, start + INCREMENTAL_ROUND_MS + 1);
         return nom;
+    }
     size_t added = 0, i, j;
     const json_t *n, *x;
     json_array_foreach(clusters, i, n)
@@ -283,6 +291,7 @@ static json_t *incremental(struct mk *m, const json_t *wl, const json_t *cluster
         return json_is_array(cur) ? json_deep_copy(cur) : json_array();
     }
     json_object_set_new(m->rounds, key, json_integer(now));
+    mk_due(m, now + INCREMENTAL_ROUND_MS + 1);
     return nom;
 }
 
@@ -375,6 +384,82 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
     json_decref(nom);
 }
 
+/* ---- remote spec drift ------------------------------------------------------------- */
+
+/* Kueue's isRemoteSpecOutOfSync: the copy's spec is the Workload's, but
+ * for the preemption gates, which each side keeps for itself. */
+static bool spec_in_sync(const json_t *wl, const json_t *remote)
+{
+    json_t *a = json_copy(json_object_get(wl, "spec"));
+    json_t *b = json_copy(json_object_get(remote, "spec"));
+    json_object_del(a, "preemptionGates");
+    json_object_del(b, "preemptionGates");
+    bool same = json_equal(a, b);
+    json_decref(a);
+    json_decref(b);
+    return same;
+}
+
+static const char *ref_str(const json_t *wl, const char *k)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(wl, "spec"), "priorityClassRef"), k));
+}
+
+static bool is_pod_priority_class(const json_t *wl)
+{
+    const char *g = ref_str(wl, "group"), *k = ref_str(wl, "kind");
+    return g && k && !strcmp(g, "scheduling.k8s.io") && !strcmp(k, "PriorityClass");
+}
+
+static bool is_workload_priority_class(const json_t *wl)
+{
+    const char *g = ref_str(wl, "group"), *k = ref_str(wl, "kind");
+    return g && k && !strcmp(g, "kueue.x-k8s.io") && !strcmp(k, "WorkloadPriorityClass");
+}
+
+static int set_priority_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    const json_t *from = json_object_get(arg, "spec");
+    json_t *spec = json_object_get(obj, "spec");
+    static const char *const keys[] = {"priorityClassRef", "priority"};
+    for (size_t i = 0; i < 2; i++) {
+        if (json_object_get(from, keys[i]))
+            json_object_set(spec, keys[i], json_object_get(from, keys[i]));
+        else
+            json_object_del(spec, keys[i]);
+    }
+    return 0;
+}
+
+/* Kueue's PriorityChanged: a WorkloadPriorityClass (not a Pod's
+ * PriorityClass) or its value changed in the manager; the copy gets it.
+ * Whether it did (else the copy is out of sync otherwise). */
+static bool sync_priority(struct mk *m, struct mk_cluster *c, const json_t *wl,
+                          const json_t *remote)
+{
+    if (is_pod_priority_class(remote) || !is_workload_priority_class(wl))
+        return false;
+    const char *ln = ref_str(wl, "name"), *rn = ref_str(remote, "name");
+    const json_t *lp = json_object_get(json_object_get(wl, "spec"), "priority");
+    const json_t *rp = json_object_get(json_object_get(remote, "spec"), "priority");
+    bool changed =
+        (ln && *ln && (!rn || strcmp(ln, rn))) || json_integer_value(lp) != json_integer_value(rp);
+    if (!changed)
+        return false;
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    struct err e;
+    err_init(&e);
+    if (ac_update_retry(c->client, wl_res(), ns, name, set_priority_fn, (void *)wl, NULL, &e)) {
+        log_warn("multikueue: cluster %s: workload %s/%s: priority: %s", c->name, ns, name,
+                 e.message);
+        return true; /* tried again next pass, not removed for it */
+    }
+    log_info("multikueue: cluster %s: workload %s/%s: priority brought over", c->name, ns, name);
+    return true;
+}
+
 /* ---- one Workload ------------------------------------------------------------------- */
 
 static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const json_t *clusters)
@@ -431,6 +516,25 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     }
     struct mk_cluster *who = NULL;
     const json_t *fin = best_by(m, clusters, key, "Finished", &who);
+    const char *fin_reason = json_string_value(json_object_get(fin, "reason"));
+    if (fin && fin_reason && !strcmp(fin_reason, "OutOfSync")) {
+        /* The worker's copy no longer describes its job: a failure to
+         * sync, not the job's end. Dispatched again, never finished. */
+        if (!strcmp(state, "Ready")) {
+            char msg[600];
+            snprintf(msg, sizeof(msg),
+                     "Remote workload on worker cluster \"%s\" is out of sync with its user job, "
+                     "resetting for re-dispatch",
+                     who->name);
+            update_acs_ev(m, wl, acs, "Retry", msg, NULL, "Warning");
+            goto out_key;
+        }
+        /* Requeued since: the dead copy goes, and the next pass makes a
+         * new one (Kueue removes it with the quota, which a pass may not
+         * see released). */
+        remove_remote(m, who, ns, name, a, job_name);
+        goto out_key;
+    }
     if (fin) {
         if (mk_adapter_sync(m, a, who, job, name, &e))
             log_warn("multikueue: workload %s/%s: %s status from %s: %s", ns, name, a->kind,
@@ -455,6 +559,15 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         update_acs(m, wl, acs, "Retry", msg, NULL);
         goto out_key;
     }
+    json_array_foreach(clusters, i, r)
+    {
+        struct mk_cluster *c = mk_connected(m, json_string_value(r));
+        const json_t *rw = remote_of(c, key);
+        if (!rw || spec_in_sync(wl, rw))
+            continue;
+        if (!sync_priority(m, c, wl, rw))
+            remove_remote(m, c, ns, name, a, job_name);
+    }
     const json_t *adm = best_by(m, clusters, key, "Admitted", &who);
     if (adm && cluster_name && strcmp(who->name, cluster_name)) {
         /* Once a worker is recorded, a copy admitted elsewhere is stale (a
@@ -477,8 +590,10 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
          * one no longer in the config will not. */
         if (cluster_name && listed && (!c || !c->connected)) {
             int64_t lost = c && c->lost_since_ms ? c->lost_since_ms : tm_now_ms();
-            if (tm_now_ms() - lost < m->set.worker_lost_timeout_ms)
+            if (tm_now_ms() - lost < m->set.worker_lost_timeout_ms) {
+                mk_due(m, lost + m->set.worker_lost_timeout_ms);
                 goto out_key; /* wait for it to come back */
+            }
             update_acs(m, wl, acs, "Retry", "Admitting remote lost", NULL);
         } else if (!cluster_name) {
             update_acs(m, wl, acs, "Retry",
