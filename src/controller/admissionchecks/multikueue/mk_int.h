@@ -53,6 +53,7 @@ struct mk {
     int64_t pass_ms, next_gc_ms;
     int64_t wake_ms;          /* the next pass, without a change, is due then */
     struct mk_watch local[5]; /* of the manager's objects that concern us */
+    uint32_t kinds;           /* bit i: a Workload of adapter i is dispatched (last pass) */
     struct map clusters;      /* name -> struct mk_cluster * */
     json_t *rounds;           /* incremental dispatch: ns/name -> round start (ms) */
     pthread_t thread;

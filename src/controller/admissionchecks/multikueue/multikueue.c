@@ -188,8 +188,9 @@ static void watches_free(struct mk_cluster *c)
 }
 
 /* A connected worker's watches: its Workloads and each kind's objects of
- * our origin (a kind the worker does not serve fails to open, and is
- * tried again now and then). */
+ * our origin. A kind's watch is open only while a Workload here is of
+ * that kind: each opens a connection of its own, and a kind the worker
+ * does not serve fails to open, and is tried again now and then. */
 static void watches_make(struct mk_cluster *c)
 {
     if (c->watches)
@@ -257,8 +258,13 @@ static bool watches_poll(struct mk *m)
     void *val;
     while (map_next(&m->clusters, &it, &key, &val)) {
         struct mk_cluster *c = val;
-        for (size_t i = 0; c->connected && c->client && i < c->nwatches; i++)
+        for (size_t i = 0; c->connected && c->client && i < c->nwatches; i++) {
+            if (i && !(m->kinds & (1u << (i - 1)))) {
+                watch_close(&c->watches[i]);
+                continue;
+            }
             changed = watch_poll(m, c->client, &c->watches[i], now) || changed;
+        }
     }
     return changed;
 }

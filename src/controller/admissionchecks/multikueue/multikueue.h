@@ -14,8 +14,10 @@
  * kubeconfig of its MultiKueueCluster, and it writes what Kueue's
  * MultiKueue writes (MultiKueueCluster and AdmissionCheck conditions, the
  * Workload's check state, clusterName and nominatedClusterNames, the Job's
- * status). Each pass reads everything afresh, so a restart or a lost
- * worker needs no bookkeeping beyond the connection backoff. */
+ * status). A pass runs when a watch (of the manager's objects, of the
+ * workers' Workloads and jobs of our origin) tells of a change, and reads
+ * everything afresh, so a restart or a lost worker needs no bookkeeping
+ * beyond the connection backoff. */
 #ifndef CUEUE_CONTROLLER_MULTIKUEUE_H
 #define CUEUE_CONTROLLER_MULTIKUEUE_H
 
@@ -47,7 +49,9 @@ struct mk_options {
     /* With leader election: does this replica act now? NULL: always. */
     bool (*leading)(void *arg);
     void *leading_arg;
-    int64_t pass_ms; /* how often everything is looked at again; 0 = 500 ms */
+    /* Everything is looked at again at least this often, changed or not;
+     * 0 = 10 s. */
+    int64_t pass_ms;
     /* Kueue's multikueue_* counters: add one to metric name with labels kv
      * (pairs, NULL-terminated). NULL: not counted. */
     void (*count)(void *arg, const char *name, const char *const *kv);

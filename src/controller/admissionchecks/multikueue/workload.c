@@ -649,6 +649,7 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
         free(key);
     }
     json_decref(rounds);
+    uint32_t kinds = 0;
     json_array_foreach(workloads, i, wl)
     {
         json_array_foreach(status_of(wl, "admissionChecks"), j, acs)
@@ -656,11 +657,17 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
             const char *n = json_string_value(json_object_get(acs, "name"));
             const json_t *clusters = n ? json_object_get(checks, n) : NULL;
             if (json_is_array(clusters)) {
+                const struct mk_adapter *ad = NULL;
+                owner_of(wl, &ad);
+                for (size_t k = 0; ad && k < mk_adapter_count(); k++)
+                    if (mk_adapter_at(k) == ad)
+                        kinds |= 1u << k;
                 reconcile(m, wl, acs, clusters);
                 break;
             }
         }
     }
+    m->kinds = kinds;
 }
 
 /* Kueue's runGC: the worker's Workloads of our origin whose Workload here
