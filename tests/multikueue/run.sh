@@ -178,7 +178,7 @@ wl_of() { # the manager's workload of job $1
     m -n default get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$1\")]}{.metadata.name}{end}"
 }
 
-job one 2 | m apply -f - >/dev/null
+job one 8 | m apply -f - >/dev/null
 expect_exact "the Job is managed by MultiKueue (defaulted)" "kueue.x-k8s.io/multikueue" \
     m -n default get job one -o jsonpath='{.spec.managedBy}'
 wait_for "one: the check is Ready, admitted on worker1" 30 \
@@ -334,7 +334,30 @@ UID0=$(w2 -n default get workload "$WL" -o jsonpath='{.metadata.uid}')
 w2 -n default patch workload "$WL" --type=merge -p '{"spec":{"priority":7}}' >/dev/null
 wait_for "drift: the changed copy is replaced by a fresh one" 20 '^new 0$' \
     sh -c "u=\$(kubectl --kubeconfig '$W2KC' -n default get workload '$WL' -o jsonpath='{.metadata.uid}'); p=\$(kubectl --kubeconfig '$W2KC' -n default get workload '$WL' -o jsonpath='{.spec.priority}'); [ -n \"\$u\" ] && [ \"\$u\" != '$UID0' ] && echo new \${p:-0}"
-m -n default delete job drift >/dev/null
+# A changed WorkloadPriorityClass is brought over to the copies instead.
+for kc in "$MKC" "$W1KC" "$W2KC"; do
+    kubectl --kubeconfig "$kc" apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+YAML
+done
+job prio 60 | sed -e 's/cpu: "1"/cpu: "2"/' -e 's/labels: {/labels: {kueue.x-k8s.io\/priority-class: low, /' |
+    m apply -f - >/dev/null
+wait_for "priority: both workers hold a waiting copy of class low" 30 '^low low$' \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get workloads -o jsonpath='{.items[*].spec.priorityClassRef.name}') \$(kubectl --kubeconfig '$W2KC' -n default get workloads -o jsonpath='{.items[*].spec.priorityClassRef.name}')"
+PWL=$(wl_of prio)
+UID1=$(w1 -n default get workload "$PWL" -o jsonpath='{.metadata.uid}')
+m -n default label job prio kueue.x-k8s.io/priority-class=high --overwrite >/dev/null
+wait_for "priority: the copies get the new class and value, and stay" 30 "^high 100 $UID1 high 100\$" \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get workload '$PWL' -o jsonpath='{.spec.priorityClassRef.name} {.spec.priority} {.metadata.uid}') \$(kubectl --kubeconfig '$W2KC' -n default get workload '$PWL' -o jsonpath='{.spec.priorityClassRef.name} {.spec.priority}')"
+m -n default delete job drift prio >/dev/null
 wait_for "drift: deleting the job removes both copies" 30 '^$' \
     sh -c "kubectl --kubeconfig '$W1KC' -n default get workloads -o name; kubectl --kubeconfig '$W2KC' -n default get workloads -o name"
 
