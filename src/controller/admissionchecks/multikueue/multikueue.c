@@ -777,19 +777,26 @@ out:
 
 /* Passes run when a watch tells of a change, when something falls due
  * (mk_due), and at least every pass_ms; the watches are looked at every
- * POLL_MS in between, which costs no request. */
+ * POLL_MS in between, which costs no request. Changes coming all the time
+ * (a busy manager's Workloads) run a pass at most every MIN_GAP_MS, as
+ * each reads everything. */
 #define POLL_MS 100
+#define MIN_GAP_MS 500
 
 static void *loop(void *arg)
 {
     struct mk *m = arg;
+    bool changed = false;
+    int64_t last = 0;
     pthread_mutex_lock(&m->mu);
     while (!m->stop) {
         pthread_mutex_unlock(&m->mu);
         if (!m->leading || m->leading(m->leading_arg)) {
-            bool changed = watches_poll(m);
+            changed = watches_poll(m) || changed;
             int64_t now = tm_now_ms();
-            if (changed || now >= m->wake_ms) {
+            if ((changed && now - last >= MIN_GAP_MS) || now >= m->wake_ms) {
+                changed = false;
+                last = now;
                 m->wake_ms = now + m->pass_ms;
                 pass(m);
             }
