@@ -112,6 +112,15 @@ static const struct store_resource crd_res[] = {
             "ProvisioningRequest"),
 };
 
+const struct store_resource *ctl_resource(const char *key)
+{
+    const struct store_resource *r = store_resource_find(key);
+    for (size_t i = 0; !r && i < sizeof(crd_res) / sizeof(crd_res[0]); i++)
+        if (!strcmp(crd_res[i].key, key))
+            r = &crd_res[i];
+    return r;
+}
+
 /* Kinds served from CRDs, which a server may lack: not waited for. */
 static bool from_crd(enum ctl_kind k)
 {
@@ -1234,10 +1243,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         struct ctl_res *r = &c->res[k];
         r->c = c;
         r->kind = (enum ctl_kind)k;
-        r->r = store_resource_find(res_keys[k]);
-        for (size_t i = 0; !r->r && i < sizeof(crd_res) / sizeof(crd_res[0]); i++)
-            if (!strcmp(crd_res[i].key, res_keys[k]))
-                r->r = &crd_res[i];
+        r->r = ctl_resource(res_keys[k]);
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};

@@ -18,6 +18,7 @@
 #include "base/compiler.h"
 
 struct ac_client;
+struct store_resource;
 struct api_object;
 struct mreg;
 struct vis;
@@ -68,6 +69,10 @@ bool ctl_leading(const struct ctl *c);
 /* Add one to the counter name with labels kv (pairs, NULL-terminated; the
  * replica_role is added). Any thread. */
 void ctl_count(struct ctl *c, const char *name, const char *const *kv);
+/* The resource of key ("jobs.batch", "jobsets.jobset.x-k8s.io"): the
+ * store's, or one of the kinds of the integrations an API server serves
+ * from CRDs. NULL when unknown. */
+const struct store_resource *ctl_resource(const char *key);
 /* Stop the thread and free. NULL is a no-op. */
 void ctl_stop(struct ctl *c);
 

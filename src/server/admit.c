@@ -54,6 +54,7 @@
 
 #include "api/objects.h"
 #include "base/err.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/leaderworkerset/lws.h"
@@ -183,14 +184,13 @@ static json_t *stored(const struct srv_admit *a, const char *key, const char *ns
     return o;
 }
 
-/* Kueue's ApplyDefaultForManagedBy: a Job queued where a MultiKueue check
- * guards admission is managed by MultiKueue, which runs it in a worker
- * cluster; the local executor leaves it alone (node/jobctl.c). */
+/* Kueue's ApplyDefaultForManagedBy: a Job (or JobSet, Kubeflow job, ...)
+ * queued where a MultiKueue check guards admission is managed by
+ * MultiKueue, which runs it in a worker cluster; the local executor
+ * leaves it alone (node/jobctl.c). */
 static void default_managed_by(const struct srv_admit *a, json_t *job)
 {
-    json_t *spec = json_object_get(job, "spec");
-    const char *mb = json_string_value(json_object_get(spec, "managedBy"));
-    if (!a->q || !json_is_object(spec) || (mb && strcmp(mb, "kubernetes.io/job-controller")))
+    if (!a->q)
         return;
     const char *lqn = meta_entry(job, "labels", JF_QUEUE_LABEL);
     json_t *lq = stored(a, "localqueues.kueue.x-k8s.io", api_doc_meta_str(job, "namespace"), lqn);
@@ -207,10 +207,10 @@ static void default_managed_by(const struct srv_admit *a, json_t *job)
                             json_string_value(json_object_get(c, "name")));
         const char *ctl =
             json_string_value(json_object_get(json_object_get(ac, "spec"), "controllerName"));
-        bool mk = ctl && !strcmp(ctl, "kueue.x-k8s.io/multikueue");
+        bool mk = ctl && !strcmp(ctl, MK_CONTROLLER_NAME);
         json_decref(ac);
         if (mk) {
-            json_object_set_new(spec, "managedBy", json_string("kueue.x-k8s.io/multikueue"));
+            mk_default_managed_by(job);
             break;
         }
     }
@@ -615,7 +615,11 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
         struct srv_admit a;
         prepare(q, ns, name, &a);
         struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
-        jw_default_job(crd, obj, &x);
+        bool managed = jw_default_job(crd, obj, &x);
+        if (managed) {
+            a.q = q;
+            default_managed_by(&a, obj);
+        }
         int rc = jw_validate(crd, obj, NULL, &x, &e);
         if (!rc)
             return true;

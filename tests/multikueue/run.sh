@@ -32,9 +32,20 @@ if ! command -v kubectl >/dev/null 2>&1; then
     exit 0
 fi
 
+# The integrations of the manager and the workers: the JobSet and
+# PyTorchJob kinds are served from CRDs; no operator of theirs runs, the
+# tests play the workers' status by hand as Kueue's integration tests do.
+cat >"$TMP/frameworks.yaml" <<'YAML'
+integrations:
+  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob]
+YAML
+{ echo "apiVersion: config.kueue.x-k8s.io/v1beta2"; echo "kind: Configuration"
+  cat "$TMP/frameworks.yaml"; } >"$TMP/worker.yaml"
+
 # The workers: a queue named as the manager's, with cpu quota $2.
 worker() {
-    start_server "$1" --controllers all --executor local || exit 1
+    start_server "$1" --controllers all --executor local --config "$TMP/worker.yaml" || exit 1
+    k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
     cat >"$TMP/$1-queues.yaml" <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -74,10 +85,12 @@ multiKueue:
   gcInterval: 2s
   workerLostTimeout: 6s
 YAML
+cat "$TMP/frameworks.yaml" >>"$TMP/manager.yaml"
 start_server manager --controllers all --executor local --config "$TMP/manager.yaml" || exit 1
 MKC=$KC
 MDATA=$DATA
 m() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$MKC" "$@"; }
+m apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
 w1() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W1KC" "$@"; }
 w2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W2KC" "$@"; }
 
@@ -165,7 +178,7 @@ wl_of() { # the manager's workload of job $1
     m -n default get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$1\")]}{.metadata.name}{end}"
 }
 
-job one 2 | m apply -f - >/dev/null
+job one 8 | m apply -f - >/dev/null
 expect_exact "the Job is managed by MultiKueue (defaulted)" "kueue.x-k8s.io/multikueue" \
     m -n default get job one -o jsonpath='{.spec.managedBy}'
 wait_for "one: the check is Ready, admitted on worker1" 30 \
@@ -191,6 +204,162 @@ expect_grep "metrics: its admission on worker1 is counted" \
     m get --raw /metrics
 expect_grep "metrics: the counters have HELP and TYPE" '^# TYPE multikueue_workloads_admitted_total counter$' \
     m get --raw /metrics
+
+# ---- a JobSet and a PyTorchJob: the generic adapter of the CRD kinds -------------------
+
+# kind, name, apiVersion, the kind's own queued document (spec); the rest
+# as the Job: dispatched, admitted in worker1 (the only one with quota),
+# its status played there, brought back, finished.
+crd_kind() { # kind plural jsonpath-of-managedBy worker-status finished-condition manifest
+    kind=$1 plural=$2 mbpath=$3 running=$4 done=$5
+    printf '%s\n' "$6" | m apply -f - >/dev/null
+    expect_exact "$kind: managedBy is defaulted to MultiKueue" "kueue.x-k8s.io/multikueue" \
+        m -n default get "$plural" mk-$plural -o jsonpath="{$mbpath}"
+    wait_for "$kind: the check is Ready, admitted on worker1" 30 \
+        '^Ready multikueue-test-worker1$' \
+        m -n default get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"mk-$plural\")]}{.status.admissionChecks[0].state} {.status.clusterName}{end}"
+    WL=$(wl_of "mk-$plural")
+    expect_exact "$kind: the worker's copy names the prebuilt workload and the origin, without managedBy" \
+        "$WL multikueue " w1 -n default get "$plural" "mk-$plural" \
+        -o jsonpath="{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {$mbpath}"
+    wait_for "$kind: the worker's copy is started by the worker's Kueue" 30 '^Admitted=True$' \
+        w1 -n default get workload "$WL" -o jsonpath='Admitted={.status.conditions[?(@.type=="Admitted")].status}'
+    if [ "$kind" = JobSet ]; then
+        # The worker's copy changed under its Workload: the worker finishes
+        # that Workload as OutOfSync, which is no end of the job: the
+        # manager resets its check and dispatches it again.
+        w1 -n default patch jobsets mk-jobsets --type=json \
+            -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/resources/requests/cpu","value":"500m"}]' >/dev/null
+        wait_for "$kind: a worker's OutOfSync copy resets the check for re-dispatch" 30 \
+            'Remote workload on worker cluster "multikueue-test-worker1" is out of sync with its user job, resetting for re-dispatch, Previously: "Ready"' \
+            m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].message}'
+        expect_exact "$kind: the manager's workload is not finished by it" "" \
+            m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
+        wait_for "$kind: dispatched again, admitted on worker1" 40 '^Ready multikueue-test-worker1 1$' \
+            sh -c "kubectl --kubeconfig '$MKC' -n default get workload $WL -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName} ' && kubectl --kubeconfig '$W1KC' -n default get jobset mk-jobsets -o jsonpath='{.spec.replicatedJobs[0].template.spec.template.spec.containers[0].resources.requests.cpu}'"
+        wait_for "$kind: the new copy is started" 30 '^Admitted=True$' \
+            w1 -n default get workload "$WL" -o jsonpath='Admitted={.status.conditions[?(@.type=="Admitted")].status}'
+    fi
+    w1 -n default patch "$plural" "mk-$plural" --subresource=status --type=merge -p "$running" >/dev/null
+    wait_for "$kind: the worker's status is copied to the manager's object" 20 '^played$' \
+        m -n default get "$plural" "mk-$plural" -o jsonpath='{.status.conditions[0].message}'
+    w1 -n default patch "$plural" "mk-$plural" --subresource=status --type=json \
+        -p "[{\"op\":\"add\",\"path\":\"/status/conditions/-\",\"value\":{\"type\":\"$done\",\"status\":\"True\",\"reason\":\"Done\",\"message\":\"finished in the worker\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}}]" >/dev/null
+    wait_for "$kind: finishing in worker1 finishes the manager's workload" 40 '^True$' \
+        m -n default get workload "$WL" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
+    wait_for "$kind: the manager's object has the worker's final status" 20 '^True$' \
+        m -n default get "$plural" "mk-$plural" -o jsonpath="{.status.conditions[?(@.type==\"$done\")].status}"
+    wait_for "$kind: the finished workload's copies are removed from worker1" 20 '^$' \
+        w1 -n default get workloads,"$plural" -o name
+}
+crd_kind JobSet jobsets .spec.managedBy \
+    '{"status":{"conditions":[{"type":"StartupPolicyCompleted","status":"True","reason":"x","message":"played","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' \
+    Completed "$(cat <<'YAML'
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: mk-jobsets
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicatedJobs:
+  - name: main
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - {name: c, image: busybox, command: [sleep, "60"], resources: {requests: {cpu: "1"}}}
+YAML
+)"
+crd_kind PyTorchJob pytorchjobs .spec.runPolicy.managedBy \
+    '{"status":{"conditions":[{"type":"Running","status":"True","reason":"x","message":"played","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' \
+    Succeeded "$(cat <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: mk-pytorchjobs
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - {name: pytorch, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+)"
+
+# A JobSet that another controller manages is not MultiKueue's to dispatch.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: other
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  managedBy: example.com/other
+  replicatedJobs:
+  - name: main
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+wait_for "a JobSet managed by another controller: the check is Rejected" 30 \
+    '^Rejected The owner is not managed by Kueue: Expecting spec.managedBy to be "kueue.x-k8s.io/multikueue" not "example.com/other", Previously: "Pending"$' \
+    m -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="other")]}{.status.admissionChecks[0].state} {.status.admissionChecks[0].message}{end}'
+expect_exact "and nothing of it reaches the workers" "" w1 -n default get jobsets -o name
+m -n default delete jobset other >/dev/null
+
+# ---- remote spec drift ---------------------------------------------------------------
+
+# Neither worker has the 2 cpus: both copies wait. A copy whose spec no
+# longer is the manager's Workload's is removed, and made again.
+job drift 60 | sed 's/cpu: "1"/cpu: "2"/' | m apply -f - >/dev/null
+wait_for "drift: both workers hold a waiting copy" 30 '^1 1$' \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get workloads -o name | wc -l) \$(kubectl --kubeconfig '$W2KC' -n default get workloads -o name | wc -l)"
+WL=$(wl_of drift)
+UID0=$(w2 -n default get workload "$WL" -o jsonpath='{.metadata.uid}')
+w2 -n default patch workload "$WL" --type=merge -p '{"spec":{"priority":7}}' >/dev/null
+wait_for "drift: the changed copy is replaced by a fresh one" 20 '^new 0$' \
+    sh -c "u=\$(kubectl --kubeconfig '$W2KC' -n default get workload '$WL' -o jsonpath='{.metadata.uid}'); p=\$(kubectl --kubeconfig '$W2KC' -n default get workload '$WL' -o jsonpath='{.spec.priority}'); [ -n \"\$u\" ] && [ \"\$u\" != '$UID0' ] && echo new \${p:-0}"
+# A changed WorkloadPriorityClass is brought over to the copies instead.
+for kc in "$MKC" "$W1KC" "$W2KC"; do
+    kubectl --kubeconfig "$kc" apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+YAML
+done
+job prio 60 | sed -e 's/cpu: "1"/cpu: "2"/' -e 's/labels: {/labels: {kueue.x-k8s.io\/priority-class: low, /' |
+    m apply -f - >/dev/null
+wait_for "priority: both workers hold a waiting copy of class low" 30 '^low low$' \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get workloads -o jsonpath='{.items[*].spec.priorityClassRef.name}') \$(kubectl --kubeconfig '$W2KC' -n default get workloads -o jsonpath='{.items[*].spec.priorityClassRef.name}')"
+PWL=$(wl_of prio)
+UID1=$(w1 -n default get workload "$PWL" -o jsonpath='{.metadata.uid}')
+m -n default label job prio kueue.x-k8s.io/priority-class=high --overwrite >/dev/null
+wait_for "priority: the copies get the new class and value, and stay" 30 "^high 100 $UID1 high 100\$" \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get workload '$PWL' -o jsonpath='{.spec.priorityClassRef.name} {.spec.priority} {.metadata.uid}') \$(kubectl --kubeconfig '$W2KC' -n default get workload '$PWL' -o jsonpath='{.spec.priorityClassRef.name} {.spec.priority}')"
+m -n default delete job drift prio >/dev/null
+wait_for "drift: deleting the job removes both copies" 30 '^$' \
+    sh -c "kubectl --kubeconfig '$W1KC' -n default get workloads -o name; kubectl --kubeconfig '$W2KC' -n default get workloads -o name"
 
 # ---- quota in both workers: the first to admit wins --------------------------------------
 

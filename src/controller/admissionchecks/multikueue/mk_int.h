@@ -1,8 +1,8 @@
 /* mk_int.h -- what the files of the MultiKueue controller share (not a
  * public API): multikueue.c keeps the connections to the workers and the
  * conditions of MultiKueueClusters and AdmissionChecks, workload.c
- * dispatches workloads and brings their state back, jobadapter.c is the
- * batch/v1 Job adapter. */
+ * dispatches workloads and brings their state back, adapter.c holds the
+ * adapters of the job kinds. */
 #ifndef CUEUE_CONTROLLER_MK_INT_H
 #define CUEUE_CONTROLLER_MK_INT_H
 
@@ -15,18 +15,31 @@
 #include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/api_client.h"
 
+/* A watch that wakes the controller: a change of the resource (objects
+ * of our origin only, in a worker), or the watch ending, calls for a pass.
+ * The pass reads everything afresh, so events need not be kept. */
+struct mk_watch {
+    const struct store_resource *r;
+    const char *ns;     /* one namespace, or NULL */
+    bool ours;          /* only the objects labelled with our origin */
+    struct ac_watch *w; /* open, or NULL */
+    unsigned failed;    /* failed opens in a row */
+    int64_t retry_ms;   /* not opened again before (wall clock) */
+};
+
 /* A worker cluster, as the last pass found it. */
 struct mk_cluster {
     char *name;
     char *kubeconfig;         /* the text the client was made from (owned), or NULL */
     struct ac_client *client; /* owned, or NULL */
     bool connected;
-    unsigned failed;         /* failed connection attempts in a row */
-    int64_t next_attempt_ms; /* no new attempt before (wall clock) */
-    int64_t lost_since_ms;   /* when a connected worker was lost; 0 while connected */
-    json_t *remote;          /* this pass: "ns/name" -> the worker's Workload of our origin */
-    json_t *remote_jobs;     /* and its Jobs of our origin */
-    bool seen;               /* named by a MultiKueueCluster this pass */
+    unsigned failed;          /* failed connection attempts in a row */
+    int64_t next_attempt_ms;  /* no new attempt before (wall clock) */
+    int64_t lost_since_ms;    /* when a connected worker was lost; 0 while connected */
+    json_t *remote;           /* this pass: "ns/name" -> the worker's Workload of our origin */
+    struct mk_watch *watches; /* while connected: its Workloads and job kinds, or NULL */
+    size_t nwatches;
+    bool seen; /* named by a MultiKueueCluster this pass */
 };
 
 struct mk {
@@ -38,8 +51,11 @@ struct mk {
     void *count_arg;
     struct mk_settings set;
     int64_t pass_ms, next_gc_ms;
-    struct map clusters; /* name -> struct mk_cluster * */
-    json_t *rounds;      /* incremental dispatch: ns/name -> round start (ms) */
+    int64_t wake_ms;          /* the next pass, without a change, is due then */
+    struct mk_watch local[5]; /* of the manager's objects that concern us */
+    uint32_t kinds;           /* bit i: a Workload of adapter i is dispatched (last pass) */
+    struct map clusters;      /* name -> struct mk_cluster * */
+    json_t *rounds;           /* incremental dispatch: ns/name -> round start (ms) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;
@@ -49,6 +65,9 @@ struct mk {
 /* The condition of a type in obj's status.conditions (borrowed), or NULL. */
 const json_t *mk_cond(const json_t *obj, const char *type);
 bool mk_cond_true(const json_t *obj, const char *type);
+/* Have a pass run by time t (wall clock) at the latest, for what is
+ * due then (a reconnection, a lost worker's timeout, a dispatch round). */
+void mk_due(struct mk *m, int64_t t);
 /* A connected worker (borrowed), or NULL. */
 struct mk_cluster *mk_connected(struct mk *m, const char *name);
 
@@ -59,15 +78,32 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
 /* Delete what a worker holds of ours whose Workload is gone here. */
 void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads);
 
-/* jobadapter.c: the batch/v1 Job adapter (Kueue's MultiKueueAdapter). */
-/* "" when the manager's Job may be dispatched, else why not (Kueue's
- * IsJobManagedByKueue) into why (len bytes). */
-bool mk_job_managed(const json_t *job, char *why, size_t len);
-/* Create the worker's copy of the Job, or bring its status back to the
- * manager's Job (Kueue's SyncJob). 0, or the error. */
-int mk_job_sync(struct mk *m, struct mk_cluster *c, const json_t *local_job, const char *wl_name,
-                struct err *e);
-/* Delete the worker's copy of a Job, when it is ours. */
-void mk_job_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *name);
+/* adapter.c: the adapters of the job kinds (Kueue's MultiKueueAdapter). */
+struct mk_adapter {
+    const char *api_version, *kind; /* of the Workload's owner */
+    const char *resource;           /* its resource key (ctl_resource) */
+    const char *under;              /* managedBy is in spec.<under> (runPolicy), or in spec */
+    const char *field;              /* managedBy as Kueue's message names it */
+    const char *controller;         /* the kind's own controller name */
+    /* Optional: what the worker's copy leaves out besides managedBy. */
+    void (*prepare)(json_t *copy);
+    /* Optional: whether the worker's status is copied now (else always). */
+    bool (*status_now)(const json_t *local, const json_t *remote);
+};
+/* The adapters, i < mk_adapter_count(). */
+size_t mk_adapter_count(void);
+const struct mk_adapter *mk_adapter_at(size_t i);
+/* The adapter of an owner kind, or NULL when MultiKueue has none. */
+const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind);
+/* Whether the manager's object may be dispatched (Kueue's
+ * IsJobManagedByKueue); when not, why into why (len bytes). */
+bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why, size_t len);
+/* Create the worker's copy of the manager's object local, or bring its
+ * status back to local (Kueue's SyncJob). 0, or the error. */
+int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e);
+/* Delete the worker's copy of an object, when it is ours. */
+void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name);
 
 #endif

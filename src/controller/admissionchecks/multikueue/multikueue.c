@@ -18,6 +18,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/admissionchecks/multikueue/mk_int.h"
+#include "controller/ctl.h"
 
 #define KUBECONFIG_MAX (1u << 20)
 /* Kueue's retryAfter: 5 s doubling, seven steps (up to 5m20s). */
@@ -49,6 +50,12 @@ bool mk_cond_true(const json_t *obj, const char *type)
 {
     const char *s = json_string_value(json_object_get(mk_cond(obj, type), "status"));
     return s && !strcmp(s, "True");
+}
+
+void mk_due(struct mk *m, int64_t t)
+{
+    if (t > 0 && t < m->wake_ms)
+        m->wake_ms = t;
 }
 
 struct mk_cluster *mk_connected(struct mk *m, const char *name)
@@ -163,22 +170,122 @@ static void set_active(struct mk *m, const char *key, const json_t *obj, bool ac
         log_warn("multikueue: %s %s: status update: %s", key, name, e.message);
 }
 
+/* ---- watches ---------------------------------------------------------------------------- */
+
+static void watch_close(struct mk_watch *w)
+{
+    ac_watch_close(w->w);
+    w->w = NULL;
+}
+
+static void watches_free(struct mk_cluster *c)
+{
+    for (size_t i = 0; i < c->nwatches; i++)
+        watch_close(&c->watches[i]);
+    free(c->watches);
+    c->watches = NULL;
+    c->nwatches = 0;
+}
+
+/* A connected worker's watches: its Workloads and each kind's objects of
+ * our origin. A kind's watch is open only while a Workload here is of
+ * that kind: each opens a connection of its own, and a kind the worker
+ * does not serve fails to open, and is tried again now and then. */
+static void watches_make(struct mk_cluster *c)
+{
+    if (c->watches)
+        return;
+    c->nwatches = 1 + mk_adapter_count();
+    c->watches = xcalloc(c->nwatches, sizeof(*c->watches));
+    c->watches[0].r = res("workloads.kueue.x-k8s.io");
+    for (size_t i = 0; i < mk_adapter_count(); i++)
+        c->watches[1 + i].r = ctl_resource(mk_adapter_at(i)->resource);
+    for (size_t i = 0; i < c->nwatches; i++)
+        c->watches[i].ours = true;
+}
+
+/* Look at one watch without waiting: open it when due, take what it has.
+ * Whether something happened that calls for a pass: a change, the watch
+ * just opened (what came before it is read by the pass) or ended. */
+static bool watch_poll(struct mk *m, struct ac_client *cl, struct mk_watch *w, int64_t now)
+{
+    struct err e;
+    err_init(&e);
+    if (!w->w) {
+        if (!w->r || now < w->retry_ms)
+            return false;
+        char sel[128];
+        snprintf(sel, sizeof(sel), "%s=%s", MK_ORIGIN_LABEL, m->set.origin);
+        struct ac_watch_opts o = {.label_selector = w->ours ? sel : NULL};
+        if (ac_watch_open(cl, w->r, w->ns, &o, &w->w, &e)) {
+            w->w = NULL;
+            w->failed++;
+            /* 1 s doubling up to 30 s: a kind not served waits long. */
+            unsigned n = w->failed < 6 ? w->failed : 6;
+            w->retry_ms = now + ((int64_t)500 << n > 30000 ? 30000 : (int64_t)500 << n);
+            return false;
+        }
+        w->failed = 0;
+        return true;
+    }
+    bool changed = false;
+    for (int i = 0; i < 1000; i++) {
+        struct ac_event ev;
+        int rc = ac_watch_next(w->w, 0, &ev, &e);
+        if (rc == ERR_NOT_FOUND)
+            break;
+        if (rc) {
+            /* Ended (a timeout, a broken stream, a version gone): opened
+             * again at once, and a pass reads what was missed. */
+            watch_close(w);
+            return true;
+        }
+        changed = changed || ev.type != AC_BOOKMARK;
+        json_decref(ev.object);
+    }
+    return changed;
+}
+
+/* Every watch, of the manager and of the connected workers. */
+static bool watches_poll(struct mk *m)
+{
+    int64_t now = tm_now_ms();
+    bool changed = false;
+    for (size_t i = 0; i < sizeof(m->local) / sizeof(m->local[0]); i++)
+        changed = watch_poll(m, m->ac, &m->local[i], now) || changed;
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&m->clusters, &it, &key, &val)) {
+        struct mk_cluster *c = val;
+        for (size_t i = 0; c->connected && c->client && i < c->nwatches; i++) {
+            if (i && !(m->kinds & (1u << (i - 1)))) {
+                watch_close(&c->watches[i]);
+                continue;
+            }
+            changed = watch_poll(m, c->client, &c->watches[i], now) || changed;
+        }
+    }
+    return changed;
+}
+
 /* ---- worker connections ------------------------------------------------------------- */
 
 static void cluster_free(struct mk_cluster *c)
 {
     if (!c)
         return;
+    watches_free(c);
     ac_free(c->client);
     free(c->kubeconfig);
     json_decref(c->remote);
-    json_decref(c->remote_jobs);
     free(c->name);
     free(c);
 }
 
 static void disconnect(struct mk_cluster *c)
 {
+    watches_free(c);
     ac_free(c->client);
     c->client = NULL;
     free(c->kubeconfig);
@@ -187,8 +294,7 @@ static void disconnect(struct mk_cluster *c)
         c->lost_since_ms = tm_now_ms();
     c->connected = false;
     json_decref(c->remote);
-    json_decref(c->remote_jobs);
-    c->remote = c->remote_jobs = NULL;
+    c->remote = NULL;
 }
 
 /* The kubeconfig text of a MultiKueueCluster (owned) into *out, or the
@@ -337,19 +443,14 @@ static json_t *list_ours(struct mk *m, struct mk_cluster *c, const char *key, st
 }
 
 /* This pass's view of the worker, which is also the test of the
- * connection: its Workloads and Jobs of our origin. */
+ * connection: its Workloads of our origin. */
 static int list_remote(struct mk *m, struct mk_cluster *c, struct err *e)
 {
     json_t *wls = list_ours(m, c, "workloads.kueue.x-k8s.io", e);
-    json_t *jobs = wls ? list_ours(m, c, "jobs.batch", e) : NULL;
-    if (!jobs) {
-        json_decref(wls);
+    if (!wls)
         return e->code ? e->code : ERR_IO;
-    }
     json_decref(c->remote);
-    json_decref(c->remote_jobs);
     c->remote = wls;
-    c->remote_jobs = jobs;
     return 0;
 }
 
@@ -394,8 +495,10 @@ static void reconcile_cluster(struct mk *m, const json_t *obj)
         c->next_attempt_ms = 0;
     }
     if (!c->client) {
-        if (now < c->next_attempt_ms)
+        if (now < c->next_attempt_ms) {
+            mk_due(m, c->next_attempt_ms);
             goto out; /* backing off; the condition says when the next try is */
+        }
         json_t *doc = NULL;
         struct err e;
         err_init(&e);
@@ -438,6 +541,7 @@ static void reconcile_cluster(struct mk *m, const json_t *obj)
             c->lost_since_ms = now;
         c->failed++;
         c->next_attempt_ms = now + retry_after_ms(c->failed);
+        mk_due(m, c->next_attempt_ms);
         char when[TM_RFC3339_LEN];
         tm_format_rfc3339(c->next_attempt_ms, when);
         sb_addf(&msg, "%s; connection attempts: %u, next connection attempt: %s", e.message,
@@ -450,6 +554,7 @@ static void reconcile_cluster(struct mk *m, const json_t *obj)
     if (!c->connected)
         log_info("multikueue: cluster %s connected", name);
     c->connected = true;
+    watches_make(c);
     c->failed = 0;
     c->lost_since_ms = 0;
     set_active(m, "multikueueclusters.kueue.x-k8s.io", obj, true, "Active", "Connected");
@@ -660,6 +765,8 @@ static void pass(struct mk *m)
         }
         m->next_gc_ms = now + m->set.gc_interval_ms;
     }
+    if (m->set.gc_interval_ms > 0)
+        mk_due(m, m->next_gc_ms);
 out:
     json_decref(clusters);
     json_decref(configs);
@@ -668,16 +775,35 @@ out:
     json_decref(checks);
 }
 
+/* Passes run when a watch tells of a change, when something falls due
+ * (mk_due), and at least every pass_ms; the watches are looked at every
+ * POLL_MS in between, which costs no request. Changes coming all the time
+ * (a busy manager's Workloads) run a pass at most every MIN_GAP_MS, as
+ * each reads everything. */
+#define POLL_MS 100
+#define MIN_GAP_MS 500
+
 static void *loop(void *arg)
 {
     struct mk *m = arg;
+    bool changed = false;
+    int64_t last = 0;
     pthread_mutex_lock(&m->mu);
     while (!m->stop) {
         pthread_mutex_unlock(&m->mu);
-        if (!m->leading || m->leading(m->leading_arg))
-            pass(m);
+        if (!m->leading || m->leading(m->leading_arg)) {
+            changed = watches_poll(m) || changed;
+            int64_t now = tm_now_ms();
+            if ((changed && now - last >= MIN_GAP_MS) || now >= m->wake_ms) {
+                changed = false;
+                last = now;
+                m->wake_ms = now + m->pass_ms;
+                pass(m);
+            }
+        }
         pthread_mutex_lock(&m->mu);
-        struct timespec dl = tm_deadline(CLOCK_REALTIME, m->pass_ms);
+        struct timespec dl =
+            tm_deadline(CLOCK_REALTIME, POLL_MS < m->pass_ms ? POLL_MS : m->pass_ms);
         while (!m->stop && pthread_cond_timedwait(&m->cond, &m->mu, &dl) != ETIMEDOUT) {
         }
     }
@@ -699,7 +825,13 @@ int mk_start(const struct mk_options *o, struct mk **out, struct err *e)
     m->count = o->count;
     m->count_arg = o->count_arg;
     m->set = set;
-    m->pass_ms = o->pass_ms > 0 ? o->pass_ms : 500;
+    m->pass_ms = o->pass_ms > 0 ? o->pass_ms : 10000;
+    static const char *const watched[] = {
+        "multikueueclusters.kueue.x-k8s.io", "multikueueconfigs.kueue.x-k8s.io",
+        "admissionchecks.kueue.x-k8s.io", "workloads.kueue.x-k8s.io", "secrets"};
+    for (size_t i = 0; i < sizeof(m->local) / sizeof(m->local[0]); i++)
+        m->local[i].r = res(watched[i]);
+    m->local[4].ns = m->set.ns; /* the kubeconfigs' Secrets */
     map_init(&m->clusters);
     m->rounds = json_object();
     pthread_mutex_init(&m->mu, NULL);
@@ -724,6 +856,8 @@ void mk_stop(struct mk *m)
     pthread_cond_broadcast(&m->cond);
     pthread_mutex_unlock(&m->mu);
     pthread_join(m->thread, NULL);
+    for (size_t i = 0; i < sizeof(m->local) / sizeof(m->local[0]); i++)
+        watch_close(&m->local[i]);
     size_t it = 0;
     const char *key;
     void *val;

@@ -4,8 +4,8 @@
  * admits them, and report back.
  *
  * Mirrors Kueue pkg/controller/admissionchecks/multikueue (admissioncheck.go,
- * multikueuecluster.go, workload.go) and the batch/v1 Job adapter
- * (pkg/controller/jobs/job/job_multikueue_adapter.go); docs/multikueue.md
+ * multikueuecluster.go, workload.go) and the adapters of the job kinds
+ * (pkg/controller/jobs/<kind>/<kind>_multikueue_adapter.go); docs/multikueue.md
  * tells what is matched and what is not.
  *
  * It runs on a thread of its own, beside the controllers of ctl.h, and
@@ -14,12 +14,15 @@
  * kubeconfig of its MultiKueueCluster, and it writes what Kueue's
  * MultiKueue writes (MultiKueueCluster and AdmissionCheck conditions, the
  * Workload's check state, clusterName and nominatedClusterNames, the Job's
- * status). Each pass reads everything afresh, so a restart or a lost
- * worker needs no bookkeeping beyond the connection backoff. */
+ * status). A pass runs when a watch (of the manager's objects, of the
+ * workers' Workloads and jobs of our origin) tells of a change, and reads
+ * everything afresh, so a restart or a lost worker needs no bookkeeping
+ * beyond the connection backoff. */
 #ifndef CUEUE_CONTROLLER_MULTIKUEUE_H
 #define CUEUE_CONTROLLER_MULTIKUEUE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/compiler.h"
@@ -46,7 +49,9 @@ struct mk_options {
     /* With leader election: does this replica act now? NULL: always. */
     bool (*leading)(void *arg);
     void *leading_arg;
-    int64_t pass_ms; /* how often everything is looked at again; 0 = 500 ms */
+    /* Everything is looked at again at least this often, changed or not;
+     * 0 = 10 s. */
+    int64_t pass_ms;
     /* Kueue's multikueue_* counters: add one to metric name with labels kv
      * (pairs, NULL-terminated). NULL: not counted. */
     void (*count)(void *arg, const char *name, const char *const *kv);
@@ -66,6 +71,14 @@ struct mk_settings {
 /* ERR_INVALID with the field named for a value that does not parse. */
 CU_MUST_CHECK int mk_settings_from_config(const json_t *config, struct mk_settings *out,
                                           struct err *e);
+
+/* Kueue's ApplyDefaultForManagedBy for an object of a kind MultiKueue
+ * dispatches (batch/v1 Job, JobSet, the Kubeflow jobs, RayJob, RayCluster,
+ * AppWrapper, TrainJob) queued where a MultiKueue check guards admission:
+ * its managedBy (spec.managedBy, or spec.runPolicy.managedBy) set to
+ * MK_CONTROLLER_NAME when unset or naming the kind's own controller.
+ * Returns whether it was set. */
+bool mk_default_managed_by(json_t *obj);
 
 /* Start the controller's thread. ERR_INVALID for bad settings. */
 CU_MUST_CHECK int mk_start(const struct mk_options *o, struct mk **out, struct err *e);

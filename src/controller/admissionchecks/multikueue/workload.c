@@ -19,6 +19,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/admissionchecks/multikueue/mk_int.h"
+#include "controller/ctl.h"
 
 #define RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
 #define COMPONENT "kueue-multikueue-controller"
@@ -70,10 +71,10 @@ static int acs_fn(json_t *obj, void *arg, struct err *e)
     return err_set(e, ERR_NOT_FOUND, "no admission check %s", a->check);
 }
 
-/* Kueue's updateACS (the message says what the state was). */
-/* Whether the status was written. */
-static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
-                       const char *msg, const char *cluster)
+/* Kueue's updateACS (the message says what the state was), and its event
+ * of type ev (none for Rejected). Whether the status was written. */
+static bool update_acs_ev(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
+                          const char *msg, const char *cluster, const char *ev)
 {
     const char *check = json_string_value(json_object_get(acs, "name"));
     const char *prev = json_string_value(json_object_get(acs, "state"));
@@ -94,10 +95,16 @@ static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const 
         log_info("multikueue: workload %s/%s: check %s %s: %s", ns, name, check, state,
                  sb_str(&full));
         if (strcmp(state, "Rejected"))
-            ac_event(m->ac, wl, "Normal", "MultiKueue", COMPONENT, sb_str(&full));
+            ac_event(m->ac, wl, ev, "MultiKueue", COMPONENT, sb_str(&full));
     }
     sb_release(&full);
     return written;
+}
+
+static bool update_acs(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
+                       const char *msg, const char *cluster)
+{
+    return update_acs_ev(m, wl, acs, state, msg, cluster, "Normal");
 }
 
 static int nominate_fn(json_t *obj, void *arg, struct err *e)
@@ -152,12 +159,32 @@ static int drop_finalizer_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* Kueue's RemoveRemoteObjects: the worker's Job, then its Workload. */
-static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
-                          const char *job)
+/* The object a Workload is of (Kueue's wlReconciler.adapter): its
+ * controller owner, else its first owner (borrowed), and the adapter of
+ * its kind into *a (NULL when MultiKueue has none). */
+static const json_t *owner_of(const json_t *wl, const struct mk_adapter **a)
 {
-    if (job)
-        mk_job_delete(m, c, ns, job);
+    const json_t *owner = NULL, *r;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")) || !owner)
+            owner = r;
+        if (json_is_true(json_object_get(r, "controller")))
+            break;
+    }
+    *a = mk_adapter_find(json_string_value(json_object_get(owner, "apiVersion")),
+                         json_string_value(json_object_get(owner, "kind")));
+    return owner;
+}
+
+/* Kueue's RemoveRemoteObjects: the worker's job object (of adapter a,
+ * when known), then its Workload. */
+static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
+                          const struct mk_adapter *a, const char *job)
+{
+    if (a && job)
+        mk_adapter_delete(m, a, c, ns, job);
     struct err e;
     err_init(&e);
     if (ac_update_retry(c->client, wl_res(), ns, name, drop_finalizer_fn, NULL, NULL, &e) &&
@@ -238,8 +265,10 @@ static json_t *incremental(struct mk *m, const json_t *wl, const json_t *cluster
     json_t *nom = json_is_array(cur) ? json_deep_copy(cur) : json_array();
     int64_t now = tm_now_ms();
     json_int_t start = json_integer_value(json_object_get(m->rounds, key));
-    if (start && now - start <= INCREMENTAL_ROUND_MS)
+    if (start && now - start <= INCREMENTAL_ROUND_MS) {
+        mk_due(m, start + INCREMENTAL_ROUND_MS + 1);
         return nom;
+    }
     size_t added = 0, i, j;
     const json_t *n, *x;
     json_array_foreach(clusters, i, n)
@@ -262,6 +291,7 @@ static json_t *incremental(struct mk *m, const json_t *wl, const json_t *cluster
         return json_is_array(cur) ? json_deep_copy(cur) : json_array();
     }
     json_object_set_new(m->rounds, key, json_integer(now));
+    mk_due(m, now + INCREMENTAL_ROUND_MS + 1);
     return nom;
 }
 
@@ -311,7 +341,7 @@ static void count(struct mk *m, const char *metric, const json_t *wl, const char
 /* Nominate workers as the dispatcher does, create the copies the
  * nominated connected workers lack and remove those of the others. */
 static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
-                     const char *key, const char *job)
+                     const char *key, const struct mk_adapter *a, const char *job)
 {
     const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
     if (!other_checks_ready(wl, check))
@@ -333,7 +363,7 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
         json_array_foreach(nom, j, x) nominated = nominated || json_equal(x, n);
         if (!nominated) {
             if (remote_of(c, key))
-                remove_remote(m, c, ns, name, job);
+                remove_remote(m, c, ns, name, a, job);
             continue;
         }
         if (remote_of(c, key))
@@ -354,6 +384,82 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
     json_decref(nom);
 }
 
+/* ---- remote spec drift ------------------------------------------------------------- */
+
+/* Kueue's isRemoteSpecOutOfSync: the copy's spec is the Workload's, but
+ * for the preemption gates, which each side keeps for itself. */
+static bool spec_in_sync(const json_t *wl, const json_t *remote)
+{
+    json_t *a = json_copy(json_object_get(wl, "spec"));
+    json_t *b = json_copy(json_object_get(remote, "spec"));
+    json_object_del(a, "preemptionGates");
+    json_object_del(b, "preemptionGates");
+    bool same = json_equal(a, b);
+    json_decref(a);
+    json_decref(b);
+    return same;
+}
+
+static const char *ref_str(const json_t *wl, const char *k)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(wl, "spec"), "priorityClassRef"), k));
+}
+
+static bool is_pod_priority_class(const json_t *wl)
+{
+    const char *g = ref_str(wl, "group"), *k = ref_str(wl, "kind");
+    return g && k && !strcmp(g, "scheduling.k8s.io") && !strcmp(k, "PriorityClass");
+}
+
+static bool is_workload_priority_class(const json_t *wl)
+{
+    const char *g = ref_str(wl, "group"), *k = ref_str(wl, "kind");
+    return g && k && !strcmp(g, "kueue.x-k8s.io") && !strcmp(k, "WorkloadPriorityClass");
+}
+
+static int set_priority_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    const json_t *from = json_object_get(arg, "spec");
+    json_t *spec = json_object_get(obj, "spec");
+    static const char *const keys[] = {"priorityClassRef", "priority"};
+    for (size_t i = 0; i < 2; i++) {
+        if (json_object_get(from, keys[i]))
+            json_object_set(spec, keys[i], json_object_get(from, keys[i]));
+        else
+            json_object_del(spec, keys[i]);
+    }
+    return 0;
+}
+
+/* Kueue's PriorityChanged: a WorkloadPriorityClass (not a Pod's
+ * PriorityClass) or its value changed in the manager; the copy gets it.
+ * Whether it did (else the copy is out of sync otherwise). */
+static bool sync_priority(struct mk *m, struct mk_cluster *c, const json_t *wl,
+                          const json_t *remote)
+{
+    if (is_pod_priority_class(remote) || !is_workload_priority_class(wl))
+        return false;
+    const char *ln = ref_str(wl, "name"), *rn = ref_str(remote, "name");
+    const json_t *lp = json_object_get(json_object_get(wl, "spec"), "priority");
+    const json_t *rp = json_object_get(json_object_get(remote, "spec"), "priority");
+    bool changed =
+        (ln && *ln && (!rn || strcmp(ln, rn))) || json_integer_value(lp) != json_integer_value(rp);
+    if (!changed)
+        return false;
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    struct err e;
+    err_init(&e);
+    if (ac_update_retry(c->client, wl_res(), ns, name, set_priority_fn, (void *)wl, NULL, &e)) {
+        log_warn("multikueue: cluster %s: workload %s/%s: priority: %s", c->name, ns, name,
+                 e.message);
+        return true; /* tried again next pass, not removed for it */
+    }
+    log_info("multikueue: cluster %s: workload %s/%s: priority brought over", c->name, ns, name);
+    return true;
+}
+
 /* ---- one Workload ------------------------------------------------------------------- */
 
 static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const json_t *clusters)
@@ -363,19 +469,14 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     const char *check = json_string_value(json_object_get(acs, "name"));
     if (!ns || !name || !state || !strcmp(state, "Rejected"))
         return;
-    /* The adapter: batch/v1 Jobs only. */
-    const json_t *owner = NULL;
+    const struct mk_adapter *a = NULL;
+    const json_t *owner = owner_of(wl, &a);
+    const char *job_name = json_string_value(json_object_get(owner, "name"));
     size_t i;
     const json_t *r;
-    json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
-    {
-        if (json_is_true(json_object_get(r, "controller")) || !owner)
-            owner = r;
-    }
-    const char *ov = json_string_value(json_object_get(owner, "apiVersion"));
-    const char *ok = json_string_value(json_object_get(owner, "kind"));
-    const char *job_name = json_string_value(json_object_get(owner, "name"));
-    if (!owner || !ov || !ok || strcmp(ov, "batch/v1") || strcmp(ok, "Job") || !job_name) {
+    if (!a || !job_name) {
+        const char *ov = json_string_value(json_object_get(owner, "apiVersion"));
+        const char *ok = json_string_value(json_object_get(owner, "kind"));
         char msg[512];
         if (owner) {
             /* Go's GroupVersionKind.String(). */
@@ -393,10 +494,10 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     json_t *job = NULL;
     struct err e;
     err_init(&e);
-    if (ac_get(m->ac, store_resource_find("jobs.batch"), ns, job_name, &job, &e))
+    if (ac_get(m->ac, ctl_resource(a->resource), ns, job_name, &job, &e))
         return; /* not there yet, or gone: its deletion finishes the workload */
     char why[300];
-    if (!mk_job_managed(job, why, sizeof(why))) {
+    if (!mk_adapter_managed(a, job, why, sizeof(why))) {
         char msg[400];
         snprintf(msg, sizeof(msg), "The owner is not managed by Kueue: %s", why);
         update_acs(m, wl, acs, "Rejected", msg, NULL);
@@ -409,16 +510,35 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         {
             struct mk_cluster *c = mk_connected(m, json_string_value(r));
             if (remote_of(c, key))
-                remove_remote(m, c, ns, name, job_name);
+                remove_remote(m, c, ns, name, a, job_name);
         }
         goto out_key;
     }
     struct mk_cluster *who = NULL;
     const json_t *fin = best_by(m, clusters, key, "Finished", &who);
+    const char *fin_reason = json_string_value(json_object_get(fin, "reason"));
+    if (fin && fin_reason && !strcmp(fin_reason, "OutOfSync")) {
+        /* The worker's copy no longer describes its job: a failure to
+         * sync, not the job's end. Dispatched again, never finished. */
+        if (!strcmp(state, "Ready")) {
+            char msg[600];
+            snprintf(msg, sizeof(msg),
+                     "Remote workload on worker cluster \"%s\" is out of sync with its user job, "
+                     "resetting for re-dispatch",
+                     who->name);
+            update_acs_ev(m, wl, acs, "Retry", msg, NULL, "Warning");
+            goto out_key;
+        }
+        /* Requeued since: the dead copy goes, and the next pass makes a
+         * new one (Kueue removes it with the quota, which a pass may not
+         * see released). */
+        remove_remote(m, who, ns, name, a, job_name);
+        goto out_key;
+    }
     if (fin) {
-        if (mk_job_sync(m, who, job, name, &e))
-            log_warn("multikueue: workload %s/%s: job status from %s: %s", ns, name, who->name,
-                     e.message);
+        if (mk_adapter_sync(m, a, who, job, name, &e))
+            log_warn("multikueue: workload %s/%s: %s status from %s: %s", ns, name, a->kind,
+                     who->name, e.message);
         struct finish_arg fa = {json_string_value(json_object_get(fin, "reason")),
                                 json_string_value(json_object_get(fin, "message"))};
         if (!fa.reason)
@@ -438,6 +558,15 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
                  cluster_name ? cluster_name : who->name);
         update_acs(m, wl, acs, "Retry", msg, NULL);
         goto out_key;
+    }
+    json_array_foreach(clusters, i, r)
+    {
+        struct mk_cluster *c = mk_connected(m, json_string_value(r));
+        const json_t *rw = remote_of(c, key);
+        if (!rw || spec_in_sync(wl, rw))
+            continue;
+        if (!sync_priority(m, c, wl, rw))
+            remove_remote(m, c, ns, name, a, job_name);
     }
     const json_t *adm = best_by(m, clusters, key, "Admitted", &who);
     if (adm && cluster_name && strcmp(who->name, cluster_name)) {
@@ -461,8 +590,10 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
          * one no longer in the config will not. */
         if (cluster_name && listed && (!c || !c->connected)) {
             int64_t lost = c && c->lost_since_ms ? c->lost_since_ms : tm_now_ms();
-            if (tm_now_ms() - lost < m->set.worker_lost_timeout_ms)
+            if (tm_now_ms() - lost < m->set.worker_lost_timeout_ms) {
+                mk_due(m, lost + m->set.worker_lost_timeout_ms);
                 goto out_key; /* wait for it to come back */
+            }
             update_acs(m, wl, acs, "Retry", "Admitting remote lost", NULL);
         } else if (!cluster_name) {
             update_acs(m, wl, acs, "Retry",
@@ -479,10 +610,11 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         {
             struct mk_cluster *c = mk_connected(m, json_string_value(r));
             if (c && c != who && remote_of(c, key))
-                remove_remote(m, c, ns, name, job_name);
+                remove_remote(m, c, ns, name, a, job_name);
         }
-        if (mk_job_sync(m, who, job, name, &e))
-            log_warn("multikueue: workload %s/%s: job in %s: %s", ns, name, who->name, e.message);
+        if (mk_adapter_sync(m, a, who, job, name, &e))
+            log_warn("multikueue: workload %s/%s: %s in %s: %s", ns, name, a->kind, who->name,
+                     e.message);
         if (strcmp(state, "Ready") && strcmp(state, "Retry")) {
             char msg[400];
             snprintf(msg, sizeof(msg), "The workload was admitted on \"%s\"", who->name);
@@ -493,7 +625,7 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     }
     /* Kueue's ShouldSkipClusterNomination. */
     if (!strcmp(state, "Pending") && !cluster_name)
-        nominate(m, wl, check, clusters, key, job_name);
+        nominate(m, wl, check, clusters, key, a, job_name);
 out_key:
     free(key);
 out:
@@ -517,6 +649,7 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
         free(key);
     }
     json_decref(rounds);
+    uint32_t kinds = 0;
     json_array_foreach(workloads, i, wl)
     {
         json_array_foreach(status_of(wl, "admissionChecks"), j, acs)
@@ -524,11 +657,17 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
             const char *n = json_string_value(json_object_get(acs, "name"));
             const json_t *clusters = n ? json_object_get(checks, n) : NULL;
             if (json_is_array(clusters)) {
+                const struct mk_adapter *ad = NULL;
+                owner_of(wl, &ad);
+                for (size_t k = 0; ad && k < mk_adapter_count(); k++)
+                    if (mk_adapter_at(k) == ad)
+                        kinds |= 1u << k;
                 reconcile(m, wl, acs, clusters);
                 break;
             }
         }
     }
+    m->kinds = kinds;
 }
 
 /* Kueue's runGC: the worker's Workloads of our origin whose Workload here
@@ -555,18 +694,10 @@ void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads)
         if (json_object_get(local, key))
             continue;
         const char *ns = api_doc_meta_str(rw, "namespace"), *name = api_doc_meta_str(rw, "name");
-        const char *job = NULL;
-        size_t j;
-        const json_t *r;
-        json_array_foreach(json_object_get(json_object_get(rw, "metadata"), "ownerReferences"), j,
-                           r)
-        {
-            const char *k = json_string_value(json_object_get(r, "kind"));
-            if (json_is_true(json_object_get(r, "controller")) && k && !strcmp(k, "Job"))
-                job = json_string_value(json_object_get(r, "name"));
-        }
+        const struct mk_adapter *a = NULL;
+        const char *job = json_string_value(json_object_get(owner_of(rw, &a), "name"));
         log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name, c->name);
-        remove_remote(m, c, ns, name, job);
+        remove_remote(m, c, ns, name, a, job);
     }
     json_decref(remote);
     json_decref(local);

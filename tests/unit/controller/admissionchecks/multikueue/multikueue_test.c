@@ -20,6 +20,80 @@
 #include "controller/api_client.h"
 #include "store/store.h"
 
+/* ---- managedBy defaulting ----------------------------------------------------------------- */
+
+/* mk_default_managed_by on doc; the managedBy at path (a/b/c) after. */
+static const char *defaulted(const char *doc, bool want, const char *path, char *buf, size_t n)
+{
+    json_error_t je;
+    json_t *o = json_loads(doc, 0, &je);
+    assert_non_null(o);
+    assert_int_equal(mk_default_managed_by(o), want);
+    char p[128];
+    snprintf(p, sizeof(p), "%s", path);
+    const json_t *x = o;
+    for (char *save, *k = strtok_r(p, "/", &save); k; k = strtok_r(NULL, "/", &save))
+        x = json_object_get(x, k);
+    snprintf(buf, n, "%s", json_string_value(x) ? json_string_value(x) : "");
+    json_decref(o);
+    return buf;
+}
+
+static void test_mk_default_managed_by(void **state)
+{
+    (void)state;
+    char b[128];
+    /* Each kind's field, set when unset. */
+    assert_string_equal(defaulted("{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":"
+                                  "\"JobSet\",\"spec\":{}}",
+                                  true, "spec/managedBy", b, sizeof(b)),
+                        MK_CONTROLLER_NAME);
+    assert_string_equal(defaulted("{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"PyTorchJob\","
+                                  "\"spec\":{}}",
+                                  true, "spec/runPolicy/managedBy", b, sizeof(b)),
+                        MK_CONTROLLER_NAME);
+    assert_string_equal(defaulted("{\"apiVersion\":\"kubeflow.org/v2beta1\",\"kind\":\"MPIJob\","
+                                  "\"spec\":{\"runPolicy\":{\"suspend\":true}}}",
+                                  true, "spec/runPolicy/managedBy", b, sizeof(b)),
+                        MK_CONTROLLER_NAME);
+    assert_string_equal(defaulted("{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\",\"spec\":{}}",
+                                  true, "spec/managedBy", b, sizeof(b)),
+                        MK_CONTROLLER_NAME);
+    assert_string_equal(defaulted("{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+                                  "\"TrainJob\",\"spec\":{}}",
+                                  true, "spec/managedBy", b, sizeof(b)),
+                        MK_CONTROLLER_NAME);
+    /* The kind's own controller is replaced (Kueue's CanDefaultManagedBy). */
+    assert_string_equal(
+        defaulted("{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"spec\":{\"managedBy\":"
+                  "\"ray.io/kuberay-operator\"}}",
+                  true, "spec/managedBy", b, sizeof(b)),
+        MK_CONTROLLER_NAME);
+    assert_string_equal(defaulted("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"spec\":{"
+                                  "\"managedBy\":\"kubernetes.io/job-controller\"}}",
+                                  true, "spec/managedBy", b, sizeof(b)),
+                        MK_CONTROLLER_NAME);
+    /* Another controller's is kept. */
+    assert_string_equal(
+        defaulted("{\"apiVersion\":\"workload.codeflare.dev/v1beta2\",\"kind\":\"AppWrapper\","
+                  "\"spec\":{\"managedBy\":\"example.com/other\"}}",
+                  false, "spec/managedBy", b, sizeof(b)),
+        "example.com/other");
+    assert_string_equal(
+        defaulted("{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"TFJob\",\"spec\":{"
+                  "\"runPolicy\":{\"managedBy\":\"kubeflow.org/mpi-operator\"}}}",
+                  false, "spec/runPolicy/managedBy", b, sizeof(b)),
+        "kubeflow.org/mpi-operator");
+    /* Kinds MultiKueue has no adapter for, and objects without a spec. */
+    assert_string_equal(defaulted("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"spec\":{}}", false,
+                                  "spec/managedBy", b, sizeof(b)),
+                        "");
+    assert_string_equal(
+        defaulted("{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\"}", false,
+                  "spec/managedBy", b, sizeof(b)),
+        "");
+}
+
 /* ---- settings -------------------------------------------------------------------------- */
 
 static json_t *config(const char *mk_json)
@@ -299,6 +373,7 @@ static void test_mk_controller_conditions(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mk_default_managed_by),
         cmocka_unit_test(test_mk_settings_from_config_defaults),
         cmocka_unit_test(test_mk_settings_from_config_values),
         cmocka_unit_test(test_mk_settings_from_config_invalid),

@@ -1,0 +1,283 @@
+/* adapter.c -- MultiKueue's adapters of the job kinds (Kueue's
+ * MultiKueueAdapter of each integration, pkg/controller/jobs/<kind>/
+ * <kind>_multikueue_adapter.go): which manager objects may be dispatched, the
+ * worker's copy of one, its status brought back, its removal.
+ *
+ * Kueue's adapters of JobSet, the Kubeflow jobs, MPIJob, RayJob,
+ * RayCluster, AppWrapper and TrainJob differ only in where managedBy is
+ * and what the copy leaves out, so they are one generic adapter over the
+ * table below; the batch/v1 Job adds the selector and status rules of
+ * job_multikueue_adapter.go. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/objects.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "controller/admissionchecks/multikueue/mk_int.h"
+#include "controller/ctl.h"
+#include "controller/jobframework/jobframework.h"
+
+/* The Kubeflow training operator's, Ray's, ... own controller names: a
+ * managedBy naming them is Kueue's to replace (CanDefaultManagedBy). */
+#define JOBSET_CTL "jobset.sigs.k8s.io/jobset-controller"
+#define KUBEFLOW_CTL "kubeflow.org/training-operator"
+#define MPI_CTL "kubeflow.org/mpi-operator"
+#define RAY_CTL "ray.io/kuberay-operator"
+#define APPWRAPPER_CTL "workload.codeflare.dev/appwrapper-controller"
+#define TRAINJOB_CTL "trainer.kubeflow.org/trainjob-controller"
+/* Kueue's entry of a TrainJob's spec.runtimePatches (the flavors it
+ * injects): the worker's Kueue writes its own. */
+#define TRAINJOB_PATCH_MANAGER "kueue.x-k8s.io/manager"
+
+static void job_prepare(json_t *copy);
+static bool job_status_now(const json_t *local, const json_t *remote);
+static void trainjob_prepare(json_t *copy);
+
+/* The Kubeflow jobs but MPIJob name spec.managedBy in their message, as
+ * Kueue's shared kubeflowjob adapter does, although the field is under
+ * runPolicy. */
+#define KUBEFLOW(kind, plural)                                                                     \
+    {                                                                                              \
+        "kubeflow.org/v1", kind, plural ".kubeflow.org", "runPolicy", "spec.managedBy",            \
+            KUBEFLOW_CTL, NULL, NULL                                                               \
+    }
+
+static const struct mk_adapter adapters[] = {
+    {"batch/v1", "Job", "jobs.batch", NULL, "spec.managedBy", "kubernetes.io/job-controller",
+     job_prepare, job_status_now},
+    {"jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", NULL, "spec.managedBy",
+     JOBSET_CTL, NULL, NULL},
+    KUBEFLOW("PyTorchJob", "pytorchjobs"),
+    KUBEFLOW("TFJob", "tfjobs"),
+    KUBEFLOW("XGBoostJob", "xgboostjobs"),
+    KUBEFLOW("PaddleJob", "paddlejobs"),
+    KUBEFLOW("JAXJob", "jaxjobs"),
+    {"kubeflow.org/v2beta1", "MPIJob", "mpijobs.kubeflow.org", "runPolicy",
+     "spec.runPolicy.managedBy", MPI_CTL, NULL, NULL},
+    {"ray.io/v1", "RayJob", "rayjobs.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL},
+    {"ray.io/v1", "RayCluster", "rayclusters.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL},
+    {"workload.codeflare.dev/v1beta2", "AppWrapper", "appwrappers.workload.codeflare.dev", NULL,
+     "spec.managedBy", APPWRAPPER_CTL, NULL, NULL},
+    {"trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs.trainer.kubeflow.org", NULL,
+     "spec.managedBy", TRAINJOB_CTL, trainjob_prepare, NULL},
+};
+
+size_t mk_adapter_count(void)
+{
+    return sizeof(adapters) / sizeof(adapters[0]);
+}
+
+const struct mk_adapter *mk_adapter_at(size_t i)
+{
+    return &adapters[i];
+}
+
+const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind)
+{
+    for (size_t i = 0; api_version && kind && i < sizeof(adapters) / sizeof(adapters[0]); i++)
+        if (!strcmp(adapters[i].api_version, api_version) && !strcmp(adapters[i].kind, kind))
+            return &adapters[i];
+    return NULL;
+}
+
+static const struct store_resource *res_of(const struct mk_adapter *a)
+{
+    return ctl_resource(a->resource);
+}
+
+/* The object that holds managedBy: spec, or spec.runPolicy (borrowed). */
+static json_t *managed_by_parent(const struct mk_adapter *a, const json_t *obj, bool create)
+{
+    json_t *spec = json_object_get(obj, "spec");
+    if (!a->under || !spec)
+        return spec;
+    json_t *p = json_object_get(spec, a->under);
+    if (!p && create && json_is_object(spec)) {
+        p = json_object();
+        json_object_set_new(spec, a->under, p);
+    }
+    return p;
+}
+
+static const char *managed_by(const struct mk_adapter *a, const json_t *obj)
+{
+    return json_string_value(json_object_get(managed_by_parent(a, obj, false), "managedBy"));
+}
+
+bool mk_default_managed_by(json_t *obj)
+{
+    const struct mk_adapter *a =
+        mk_adapter_find(json_string_value(json_object_get(obj, "apiVersion")),
+                        json_string_value(json_object_get(obj, "kind")));
+    if (!a || !json_is_object(json_object_get(obj, "spec")))
+        return false;
+    const char *mb = managed_by(a, obj);
+    if (mb && strcmp(mb, a->controller))
+        return false;
+    json_t *p = managed_by_parent(a, obj, true);
+    if (!json_is_object(p))
+        return false;
+    json_object_set_new(p, "managedBy", json_string(MK_CONTROLLER_NAME));
+    return true;
+}
+
+bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why, size_t len)
+{
+    const char *mb = managed_by(a, obj);
+    if (mb && !strcmp(mb, MK_CONTROLLER_NAME))
+        return true;
+    snprintf(why, len, "Expecting %s to be \"%s\" not \"%s\"", a->field, MK_CONTROLLER_NAME,
+             mb ? mb : "");
+    return false;
+}
+
+static bool ours(struct mk *m, const json_t *obj)
+{
+    const char *o = json_string_value(json_object_get(
+        json_object_get(json_object_get(obj, "metadata"), "labels"), MK_ORIGIN_LABEL));
+    return o && !strcmp(o, m->set.origin);
+}
+
+/* ---- the batch/v1 Job and TrainJob specifics ----------------------------------------- */
+
+/* The selector and the template's Job labels go (the worker's API server
+ * sets its own), and the copy waits for the worker's Kueue to start it
+ * once its Workload is admitted, whatever the manager's Job is now. */
+static void job_prepare(json_t *copy)
+{
+    json_t *spec = json_object_get(copy, "spec");
+    json_object_del(spec, "selector");
+    json_object_set_new(spec, "suspend", json_true());
+    json_t *tl =
+        json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"), "labels");
+    static const char *const drop[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
+                                       "job-name", "batch.kubernetes.io/job-name"};
+    for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+        json_object_del(tl, drop[i]);
+}
+
+static bool job_cond_true(const json_t *job, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(json_object_get(job, "status"), "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, type) && !strcmp(s, "True"))
+            return true;
+    }
+    return false;
+}
+
+static bool suspended(const json_t *job)
+{
+    return json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+}
+
+/* Kueue's determineStatusUpdate: the worker's status, unless the
+ * manager's Job is still suspended while the worker's runs. */
+static bool job_status_now(const json_t *local, const json_t *remote)
+{
+    return !suspended(local) || suspended(remote) || job_cond_true(remote, "Complete") ||
+           job_cond_true(remote, "Failed");
+}
+
+static void trainjob_prepare(json_t *copy)
+{
+    json_t *patches = json_object_get(json_object_get(copy, "spec"), "runtimePatches");
+    for (size_t i = json_array_size(patches); i-- > 0;) {
+        const char *mgr = json_string_value(json_object_get(json_array_get(patches, i), "manager"));
+        if (mgr && !strcmp(mgr, TRAINJOB_PATCH_MANAGER))
+            json_array_remove(patches, i);
+    }
+}
+
+/* ---- the generic adapter ------------------------------------------------------------- */
+
+/* The worker's copy (owned): Kueue's CloneObjectMetaForCreation, the spec
+ * without managedBy so that the worker's own controller runs it, and the
+ * prebuilt Workload and the origin named (SetMultiKueueMeta). */
+static json_t *remote_copy(struct mk *m, const struct mk_adapter *a, const json_t *local,
+                           const char *wl_name)
+{
+    const json_t *meta = json_object_get(local, "metadata");
+    json_t *labels = json_deep_copy(json_object_get(meta, "labels"));
+    if (!json_is_object(labels)) {
+        json_decref(labels);
+        labels = json_object();
+    }
+    json_object_set_new(labels, JF_PREBUILT_LABEL, json_string(wl_name));
+    json_object_set_new(labels, MK_ORIGIN_LABEL, json_string(m->set.origin));
+    json_t *nm = json_pack("{s:O?,s:O?,s:o}", "name", json_object_get(meta, "name"), "namespace",
+                           json_object_get(meta, "namespace"), "labels", labels);
+    if (json_object_get(meta, "annotations"))
+        json_object_set(nm, "annotations", json_object_get(meta, "annotations"));
+    json_t *copy =
+        json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", a->api_version, "kind", a->kind, "metadata",
+                  nm, "spec", json_deep_copy(json_object_get(local, "spec")));
+    json_object_del(managed_by_parent(a, copy, false), "managedBy");
+    if (a->prepare)
+        a->prepare(copy);
+    return copy;
+}
+
+static int set_status_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    json_object_set(obj, "status", (json_t *)arg);
+    return 0;
+}
+
+int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *ns = api_doc_meta_str(local, "namespace");
+    const char *name = api_doc_meta_str(local, "name");
+    json_t *remote = NULL;
+    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    if (rc == ERR_NOT_FOUND) {
+        err_init(e);
+        json_t *copy = remote_copy(m, a, local, wl_name);
+        rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+        json_decref(copy);
+        if (!rc)
+            log_info("multikueue: %s %s/%s created in cluster %s", a->kind, ns, name, c->name);
+        return rc;
+    }
+    if (rc)
+        return rc;
+    if (!ours(m, remote)) {
+        /* Kueue's ValidateRemoteObjectOwnership. */
+        rc = err_set(e, ERR_EXISTS, "the %s %s/%s in cluster %s is not of origin %s", a->kind, ns,
+                     name, c->name, m->set.origin);
+    } else {
+        const json_t *st = json_object_get(remote, "status");
+        if ((!a->status_now || a->status_now(local, remote)) && st &&
+            !json_equal(st, json_object_get(local, "status")))
+            rc = ac_update_status_retry(m->ac, res_of(a), ns, name, set_status_fn, (void *)st, NULL,
+                                        e);
+    }
+    json_decref(remote);
+    return rc;
+}
+
+void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name)
+{
+    json_t *remote = NULL;
+    struct err e;
+    err_init(&e);
+    if (ac_get(c->client, res_of(a), ns, name, &remote, &e))
+        return;
+    if (ours(m, remote)) {
+        struct ac_delete_opts d = {.propagation_policy = "Background"};
+        err_init(&e);
+        if (ac_delete(c->client, res_of(a), ns, name, &d, NULL, &e) && e.code != ERR_NOT_FOUND)
+            log_warn("multikueue: deleting %s %s/%s in cluster %s: %s", a->kind, ns, name, c->name,
+                     e.message);
+    }
+    json_decref(remote);
+}
