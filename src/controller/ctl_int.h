@@ -438,6 +438,12 @@ void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind,
  * the struct ctl). */
 const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i);
 
+/* The Workload's PodsReady condition for the object job of integration
+ * ji (Kueue's generatePodsReadyCondition), written when it changes under
+ * waitForPodsReady. Returns true when it wrote. */
+bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const json_t *job,
+                         const json_t *wl);
+
 /* ---- jobframework/podgroup.c ---------------------------------------------------- */
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */

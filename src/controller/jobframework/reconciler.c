@@ -391,10 +391,8 @@ static bool sync_gate(struct ctl *c, const struct ctl_integ *ig, const json_t *j
     return true;
 }
 
-/* The Job's PodsReady condition (Kueue's generatePodsReadyCondition),
- * written when it changes. Returns true when it wrote. */
-static bool sync_pods_ready(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
-                            const json_t *wl)
+bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const json_t *job,
+                         const json_t *wl)
 {
     if (!ctl_wfpr(c).on)
         return false;
@@ -403,7 +401,7 @@ static bool sync_pods_ready(struct ctl *c, const struct ctl_integ *ig, const jso
     const char *prev = pr ? jstr(pr, "reason") : NULL;
     const char *status = "False", *reason = "WaitForStart";
     const char *message = "Not all pods are ready or succeeded";
-    if (admitted && ig->ji->pods_ready(job)) {
+    if (admitted && ji->pods_ready(job)) {
         status = "True";
         reason = prev && (!strcmp(prev, "WaitForRecovery") || !strcmp(prev, "Recovered"))
                      ? "Recovered"
@@ -681,7 +679,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         return;
     }
     json_decref(rec);
-    if (sync_pods_ready(c, ig, job, wl))
+    if (ctl_sync_pods_ready(c, ig->ji, job, wl))
         return;
     if (cond_is(wl, "Evicted", "True")) {
         if (!suspended) {
