@@ -213,36 +213,52 @@ json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const 
     return out;
 }
 
-void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind, const char *name,
-                                const char *uid)
+/* Are all of the Workload's owners gone? Read from the API, not the
+ * cache, which may not have seen them come or go yet. */
+static bool owners_gone(struct ctl *c, const json_t *wl)
 {
-    json_t *names = json_array();
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
-        const json_t *owner = controller_owner(val, kind);
-        const char *wns = mstr(val, "namespace"), *on = owner ? jstr(owner, "name") : NULL;
-        const char *ou = owner ? jstr(owner, "uid") : NULL;
-        if (on && wns && ns && name && !strcmp(wns, ns) && !strcmp(on, name) &&
-            !being_deleted(val) && !(uid && ou && !strcmp(uid, ou)))
-            json_array_append_new(names, json_string(mstr(val, "name")));
-    }
+    const json_t *refs = json_object_get(json_object_get(wl, "metadata"), "ownerReferences");
+    if (!json_array_size(refs))
+        return false;
     size_t i;
-    const json_t *n;
-    json_array_foreach(names, i, n)
+    const json_t *r;
+    json_array_foreach(refs, i, r)
     {
+        const struct store_resource *res =
+            store_resource_by_kind(jstr(r, "apiVersion"), jstr(r, "kind"));
+        if (!res || !jstr(r, "name"))
+            return false;
+        json_t *cur = NULL;
+        struct err e;
+        err_init(&e);
+        int rc = ac_get(c->ac, res, mstr(wl, "namespace"), jstr(r, "name"), &cur, &e);
+        bool same =
+            !rc && jstr(r, "uid") && mstr(cur, "uid") && !strcmp(jstr(r, "uid"), mstr(cur, "uid"));
+        json_decref(cur);
+        if (same || (rc && rc != ERR_NOT_FOUND))
+            return false;
+    }
+    return true;
+}
+
+void ctl_collect_workload(struct ctl *c, const char *ns, const char *name)
+{
+    const json_t *wl = ctl_get(c, CK_WL, ns, name);
+    if (!wl || being_deleted(wl))
+        return;
+    json_incref((json_t *)wl);
+    if (owners_gone(c, wl)) {
         struct err e;
         err_init(&e);
         json_t *out = NULL;
-        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, json_string_value(n), NULL, &out, &e);
+        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, name, NULL, &out, &e);
         if (!rc && out && mstr(out, "deletionTimestamp"))
             ctl_observe(c, CK_WL, out);
         json_decref(out);
         if (rc && rc != ERR_NOT_FOUND)
-            ctl_log_err("workload delete", &e);
+            ctl_log_err("workload of gone owners", &e);
     }
-    json_decref(names);
+    json_decref((json_t *)wl);
 }
 
 static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
