@@ -46,14 +46,14 @@ YAML
 settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 UID_ALIVE=$(k -n gc get job alive -o jsonpath='{.metadata.uid}')
 
-owned_wl() { # NAME JOB UID
+owned_wl() { # NAME JOB UID [APIVERSION KIND]
     k -n gc create -f - >/dev/null <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
 metadata:
   name: $1
   ownerReferences:
-  - {apiVersion: batch/v1, kind: Job, name: $2, uid: $3, controller: true, blockOwnerDeletion: true}
+  - {apiVersion: ${4:-batch/v1}, kind: ${5:-Job}, name: $2, uid: $3, controller: true, blockOwnerDeletion: true}
 spec:
   queueName: user-queue
   podSets:
@@ -74,6 +74,12 @@ wait_for "gc: ... and one owned by an earlier object of the live one's name" 15 
     k -n gc get workload of-earlier
 expect_exact "gc: one with a live owner stays" "of-alive" \
     k -n gc get workload of-alive -o jsonpath='{.metadata.name}'
+# The same for a kind served from a CRD (an integration's, a JobSet).
+k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
+settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io -o name
+owned_wl of-gone-jobset gone 0f0f0f0f-0000-4000-8000-000000000002 jobset.x-k8s.io/v1alpha2 JobSet
+wait_for "gc: a Workload whose JobSet is gone is deleted" 15 'NotFound' \
+    k -n gc get workload of-gone-jobset
 
 # Jobs deleted as soon as they are made: no Workload outlives its Job.
 : >"$TMP/jobs.yaml"

@@ -214,6 +214,21 @@ json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const 
     return out;
 }
 
+/* The resource of an owner's kind: one the controllers watch (the CRD
+ * kinds of the integrations too), else a built-in one; NULL if neither. */
+static const struct store_resource *resource_of(struct ctl *c, const char *av, const char *kind)
+{
+    const char *slash = av ? strchr(av, '/') : NULL;
+    for (int k = 0; kind && slash && k < CK_N; k++) {
+        const struct store_resource *r = c->res[k].r;
+        size_t gl = (size_t)(slash - av);
+        if (r && !strcmp(r->kind, kind) && strlen(r->group) == gl && !strncmp(r->group, av, gl) &&
+            !strcmp(r->version, slash + 1))
+            return r;
+    }
+    return store_resource_by_kind(av, kind);
+}
+
 /* Are all of the Workload's owners gone? Read from the API, not the
  * cache, which may not have seen them come or go yet. */
 static bool owners_gone(struct ctl *c, const json_t *wl)
@@ -225,8 +240,7 @@ static bool owners_gone(struct ctl *c, const json_t *wl)
     const json_t *r;
     json_array_foreach(refs, i, r)
     {
-        const struct store_resource *res =
-            store_resource_by_kind(jstr(r, "apiVersion"), jstr(r, "kind"));
+        const struct store_resource *res = resource_of(c, jstr(r, "apiVersion"), jstr(r, "kind"));
         if (!res || !jstr(r, "name"))
             return false;
         json_t *cur = NULL;
