@@ -1397,7 +1397,10 @@ static void dec_configuration(struct dec *d, const json_t *doc, struct api_confi
         c->namespace_ = "kueue-system";
     d_bool(d, doc, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
     c->managed_jobs_namespace_selector = dec_selector(d, doc, "managedJobsNamespaceSelector");
-    D_IN(d, doc, "integrations", in, c->frameworks = d_strs(d, in, "frameworks"));
+    D_IN(d, doc, "integrations", in, {
+        c->frameworks = d_strs(d, in, "frameworks");
+        c->external_frameworks = d_strs(d, in, "externalFrameworks");
+    });
     D_IN(d, doc, "fairSharing", fs, {
         c->has_fair_sharing = true;
         const json_t *a = d_arr(d, fs, "preemptionStrategies");

@@ -519,6 +519,9 @@ struct api_configuration {
      * Kueue's: kubernetes.io/metadata.name NotIn [kube-system, namespace]). */
     struct api_label_selector *managed_jobs_namespace_selector;
     struct api_strings frameworks; /* integrations.frameworks */
+    /* integrations.externalFrameworks: "Kind.version.group" of kinds whose
+     * Workloads another controller makes; known as owners. */
+    struct api_strings external_frameworks;
 
     bool has_fair_sharing;
     enum api_fs_strategy preemption_strategies[2];

@@ -50,6 +50,35 @@ bool jf_enabled(const struct jf_integration *ji, const struct api_configuration 
     return false;
 }
 
+bool jf_external_owner(const json_t *ref, const struct api_configuration *cfg,
+                       struct jf_integration *ji)
+{
+    const char *av = jstr(ref, "apiVersion"), *kind = jstr(ref, "kind");
+    if (!cfg || !av || !kind)
+        return false;
+    for (size_t i = 0; i < cfg->external_frameworks.n; i++) {
+        /* "Kind.version.group" against apiVersion "group/version". */
+        const char *e = cfg->external_frameworks.items[i];
+        const char *d1 = e ? strchr(e, '.') : NULL, *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+        const char *slash = strchr(av, '/');
+        if (!d2 || !slash || (size_t)(d1 - e) != strlen(kind) || strncmp(e, kind, strlen(kind)))
+            continue;
+        if ((size_t)(d2 - d1 - 1) != strlen(slash + 1) ||
+            strncmp(d1 + 1, slash + 1, strlen(slash + 1)))
+            continue;
+        if (strlen(d2 + 1) != (size_t)(slash - av) || strncmp(d2 + 1, av, (size_t)(slash - av)))
+            continue;
+        if (ji) {
+            memset(ji, 0, sizeof(*ji));
+            ji->kind = kind;
+            ji->group = d2 + 1;
+            ji->api_version = av;
+        }
+        return true;
+    }
+    return false;
+}
+
 void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
                       size_t len)
 {

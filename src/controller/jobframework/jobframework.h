@@ -94,6 +94,13 @@ struct jf_integration {
  * Kueue's default, batch/job alone)? */
 bool jf_enabled(const struct jf_integration *ji, const struct api_configuration *cfg);
 
+/* Is the owner reference ref ({apiVersion, kind}) of a kind listed in
+ * cfg's integrations.externalFrameworks ("Kind.version.group")? Then
+ * *ji (when not NULL) is filled with its kind and group, enough to name
+ * its Workloads (jf_workload_name), and its framework is NULL. */
+bool jf_external_owner(const json_t *ref, const struct api_configuration *cfg,
+                       struct jf_integration *ji);
+
 /* Kueue's GetWorkloadNameForOwnerWithGVK: "<lower-case kind>-<name>" cut
  * to 247 bytes, "-", and the first 5 hex digits of
  * sha1("<Kind>\n<group>\n<name>\n<uid>"). out needs 254 bytes. */

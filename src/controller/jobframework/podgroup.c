@@ -1,11 +1,14 @@
 /* podgroup.c -- the pod group reconciler (Kueue pkg/controller/jobs/pod,
  * pod_controller.go for a group): the Pods labelled
  * kueue.x-k8s.io/pod-group-name G share the Workload G, created once
- * kueue.x-k8s.io/pod-group-total-count of them exist, owned by every
- * member; admitted, every gated member is started in its role's pod set
+ * kueue.x-k8s.io/pod-group-total-count of them exist (or at the first with
+ * fast admission), owned by every member; members beyond the count are
+ * deleted; admitted, every gated member is started in its role's pod set
  * (a replacement Pod for a failed one too, and the failed one is let go);
- * evicted, the members are deleted and the quota released once none
- * runs; the group finishes when that many members succeeded. */
+ * PodsReady follows the members under waitForPodsReady; evicted, the
+ * members are deleted and the quota released once none runs; the group
+ * finishes when that many members succeeded, or, when a member is not
+ * retriable in the group, once none runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +60,61 @@ static void delete_pod(struct ctl *c, const json_t *pod, const char *msg)
         ctl_log_err("pod delete", &e);
 }
 
+/* Kueue's removeExcessPods: let go and delete the members beyond what the
+ * group needs. Returns true when there were any. */
+static bool delete_excess(struct ctl *c, const json_t *pods, const json_t *pod_sets, long total)
+{
+    json_t *ex = pod_group_excess(pods, pod_sets, total);
+    size_t i;
+    const json_t *p;
+    json_array_foreach(ex, i, p)
+    {
+        remove_pod_finalizer(c, p);
+        if (being_deleted(p))
+            continue;
+        struct err e;
+        err_init(&e);
+        json_t *out = NULL;
+        int rc = ac_delete(c->ac, c->res[CK_POD].r, mstr(p, "namespace"), mstr(p, "name"), NULL,
+                           &out, &e);
+        if (!rc && out && mstr(out, "deletionTimestamp"))
+            ctl_observe(c, CK_POD, out);
+        json_decref(out);
+        if (!rc)
+            ctl_event(c, p, "Normal", "ExcessPodDeleted", COMPONENT_POD, "Excess pod deleted");
+        else if (rc != ERR_NOT_FOUND)
+            ctl_log_err("excess pod delete", &e);
+    }
+    bool any = json_array_size(ex) > 0;
+    json_decref(ex);
+    return any;
+}
+
 static const char *phase(const json_t *pod)
 {
     const char *p = jstr(json_object_get(pod, "status"), "phase");
     return p ? p : "";
 }
 
-/* The group's pod sets as an object's (the Workload builder's view). */
+/* The group as the integration's object: {"members": [...], "total": N}
+ * (and metadata to build its Workload from). */
+static long group_total(const json_t *obj)
+{
+    return (long)json_integer_value(json_object_get(obj, "total"));
+}
+
+/* The group's pod sets (the Workload builder's view). */
 static json_t *group_pod_sets(const json_t *obj)
 {
-    return pod_group_pod_sets(json_object_get(obj, "members"));
+    const json_t *pods = json_object_get(obj, "members");
+    if (pod_group_fast(json_array_get(pods, 0)))
+        return pod_group_pod_sets_fast(pods, group_total(obj));
+    return pod_group_pod_sets(pods);
+}
+
+static bool group_ready(const json_t *obj)
+{
+    return pod_group_ready(json_object_get(obj, "members"), group_total(obj));
 }
 
 static bool never(const json_t *obj)
@@ -83,16 +131,18 @@ static const struct jf_integration group_integration = {
     .component = COMPONENT_POD,
     .pod_sets = group_pod_sets,
     .is_suspended = never,
+    .pods_ready = group_ready,
 };
 
 /* The group's Workload (owned): named after the group, owned by every
  * member (the first as controller), marked a group workload. */
-static void create_group_workload(struct ctl *c, const char *ns, const char *g, json_t *pods)
+static void create_group_workload(struct ctl *c, const char *ns, const char *g, json_t *pods,
+                                  long total)
 {
     const json_t *first = json_array_get(pods, 0);
-    json_t *obj =
-        json_pack("{s:{s:s,s:s,s:O},s:O}", "metadata", "name", g, "namespace", ns, "labels",
-                  json_object_get(json_object_get(first, "metadata"), "labels"), "members", pods);
+    json_t *obj = json_pack("{s:{s:s,s:s,s:O},s:O,s:I}", "metadata", "name", g, "namespace", ns,
+                            "labels", json_object_get(json_object_get(first, "metadata"), "labels"),
+                            "members", pods, "total", (json_int_t)total);
     const json_t *gate = json_object_get(
         json_object_get(json_object_get(first, "metadata"), "annotations"), JF_GATE_ANNOTATION);
     if (gate)
@@ -184,7 +234,6 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
         if (total < 0)
             total = pod_group_total(p);
         live += pod_group_member_live(p);
-        succeeded += !strcmp(phase(p), "Succeeded");
         running += !strcmp(phase(p), "Running");
         gated += pod_gated(p);
     }
@@ -204,7 +253,7 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
             ctl_remove_finalizer(c, CK_WL, wl);
         return;
     }
-    if (total > 0 && succeeded >= total) {
+    if (pod_group_finished(pods, total, &succeeded)) {
         if (!wl) {
             json_array_foreach(pods, i, p) remove_pod_finalizer(c, p);
             return;
@@ -218,14 +267,32 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
                       "Workload '%s/%s' is declared finished", ns, g);
         return;
     }
+    /* A serving group (a StatefulSet's) grows by its owner's scale, whose
+     * new Pods wait gated rather than being deleted. */
+    const char *serving =
+        jstr(json_object_get(json_object_get(json_array_get(pods, 0), "metadata"), "annotations"),
+             POD_GROUP_SERVING);
+    bool may_trim = total > 0 && !(serving && !strcmp(serving, "true"));
     if (!wl) {
-        /* Created once the whole group is there, all of it gated; a group
-         * naming a prebuilt Workload (a LeaderWorkerSet's) waits for it. */
-        if (total > 0 && live >= total && gated == (long)json_array_size(pods) &&
+        if (may_trim && delete_excess(c, pods, NULL, total))
+            return;
+        /* Created once the whole group is there (with fast admission, at
+         * its first member), all of it gated; a group naming a prebuilt
+         * Workload (a LeaderWorkerSet's) waits for it. */
+        bool fast = pod_group_fast(json_array_get(pods, 0));
+        if (total > 0 && live >= (fast ? 1 : total) && gated == (long)json_array_size(pods) &&
             !jf_prebuilt_name(json_array_get(pods, 0)))
-            create_group_workload(c, ns, g, pods);
+            create_group_workload(c, ns, g, pods, total);
         return;
     }
+    if (may_trim &&
+        delete_excess(c, pods, json_object_get(json_object_get(wl, "spec"), "podSets"), total))
+        return;
+    json_t *obj = json_pack("{s:O,s:I}", "members", pods, "total", (json_int_t)total);
+    bool wrote = ctl_sync_pods_ready(c, &group_integration, obj, wl);
+    json_decref(obj);
+    if (wrote)
+        return;
     if (cond_is(wl, "Evicted", "True")) {
         const json_t *ev = cond(wl, "Evicted");
         char *m = xstrdup(jstr(ev, "message") ? jstr(ev, "message") : "");

@@ -9,6 +9,7 @@
  * the Workload, reclaimable pods, PodsReady, eviction (the Job stopped,
  * then the quota released once its pods are gone), and starting or
  * stopping the Job as its Workload is admitted or not. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,36 +214,66 @@ json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const 
     return out;
 }
 
-void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind, const char *name,
-                                const char *uid)
+/* The resource of an owner's kind: one the controllers watch (the CRD
+ * kinds of the integrations too), else a built-in one; NULL if neither. */
+static const struct store_resource *resource_of(struct ctl *c, const char *av, const char *kind)
 {
-    json_t *names = json_array();
-    size_t it = 0;
-    const char *key;
-    void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
-        const json_t *owner = controller_owner(val, kind);
-        const char *wns = mstr(val, "namespace"), *on = owner ? jstr(owner, "name") : NULL;
-        const char *ou = owner ? jstr(owner, "uid") : NULL;
-        if (on && wns && ns && name && !strcmp(wns, ns) && !strcmp(on, name) &&
-            !being_deleted(val) && !(uid && ou && !strcmp(uid, ou)))
-            json_array_append_new(names, json_string(mstr(val, "name")));
+    const char *slash = av ? strchr(av, '/') : NULL;
+    for (int k = 0; kind && slash && k < CK_N; k++) {
+        const struct store_resource *r = c->res[k].r;
+        size_t gl = (size_t)(slash - av);
+        if (r && !strcmp(r->kind, kind) && strlen(r->group) == gl && !strncmp(r->group, av, gl) &&
+            !strcmp(r->version, slash + 1))
+            return r;
     }
+    return store_resource_by_kind(av, kind);
+}
+
+/* Are all of the Workload's owners gone? Read from the API, not the
+ * cache, which may not have seen them come or go yet. */
+static bool owners_gone(struct ctl *c, const json_t *wl)
+{
+    const json_t *refs = json_object_get(json_object_get(wl, "metadata"), "ownerReferences");
+    if (!json_array_size(refs))
+        return false;
     size_t i;
-    const json_t *n;
-    json_array_foreach(names, i, n)
+    const json_t *r;
+    json_array_foreach(refs, i, r)
     {
+        const struct store_resource *res = resource_of(c, jstr(r, "apiVersion"), jstr(r, "kind"));
+        if (!res || !jstr(r, "name"))
+            return false;
+        json_t *cur = NULL;
+        struct err e;
+        err_init(&e);
+        int rc = ac_get(c->ac, res, mstr(wl, "namespace"), jstr(r, "name"), &cur, &e);
+        bool same =
+            !rc && jstr(r, "uid") && mstr(cur, "uid") && !strcmp(jstr(r, "uid"), mstr(cur, "uid"));
+        json_decref(cur);
+        if (same || (rc && rc != ERR_NOT_FOUND))
+            return false;
+    }
+    return true;
+}
+
+void ctl_collect_workload(struct ctl *c, const char *ns, const char *name)
+{
+    const json_t *wl = ctl_get(c, CK_WL, ns, name);
+    if (!wl || being_deleted(wl))
+        return;
+    json_incref((json_t *)wl);
+    if (owners_gone(c, wl)) {
         struct err e;
         err_init(&e);
         json_t *out = NULL;
-        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, json_string_value(n), NULL, &out, &e);
+        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, name, NULL, &out, &e);
         if (!rc && out && mstr(out, "deletionTimestamp"))
             ctl_observe(c, CK_WL, out);
         json_decref(out);
         if (rc && rc != ERR_NOT_FOUND)
-            ctl_log_err("workload delete", &e);
+            ctl_log_err("workload of gone owners", &e);
     }
-    json_decref(names);
+    json_decref((json_t *)wl);
 }
 
 static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
@@ -391,10 +422,8 @@ static bool sync_gate(struct ctl *c, const struct ctl_integ *ig, const json_t *j
     return true;
 }
 
-/* The Job's PodsReady condition (Kueue's generatePodsReadyCondition),
- * written when it changes. Returns true when it wrote. */
-static bool sync_pods_ready(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
-                            const json_t *wl)
+bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const json_t *job,
+                         const json_t *wl)
 {
     if (!ctl_wfpr(c).on)
         return false;
@@ -403,7 +432,7 @@ static bool sync_pods_ready(struct ctl *c, const struct ctl_integ *ig, const jso
     const char *prev = pr ? jstr(pr, "reason") : NULL;
     const char *status = "False", *reason = "WaitForStart";
     const char *message = "Not all pods are ready or succeeded";
-    if (admitted && ig->ji->pods_ready(job)) {
+    if (admitted && ji->pods_ready(job)) {
         status = "True";
         reason = prev && (!strcmp(prev, "WaitForRecovery") || !strcmp(prev, "Recovered"))
                      ? "Recovered"
@@ -459,27 +488,105 @@ static bool sync_pods_ready(struct ctl *c, const struct ctl_integ *ig, const jso
     return true;
 }
 
-/* Kueue's FindAncestorJobManagedByKueue over batch/v1 owners: the
- * top-most Job up the controller chain that Kueue manages (it names a
- * queue, or manageJobsWithoutQueueName), or NULL (borrowed). */
-static const json_t *managed_ancestor(struct ctl *c, const json_t *job, bool without_queue)
+/* An owner up a Job's controller chain. */
+struct ancestor {
+    json_t *obj;              /* owned */
+    struct jf_integration ji; /* its kind (in kind) and group, for its Workload's name */
+    char kind[64];
+};
+
+/* The object a controller owner reference names, when its kind is one
+ * Kueue knows as an owner (Kueue's getJobTypeForOwner): an enabled
+ * integration's, from the cache, or one of externalFrameworks, read from
+ * the API (owned; NULL when neither, missing, or another uid). */
+static json_t *known_owner(struct ctl *c, const json_t *ref, const char *ns,
+                           struct jf_integration *ji)
 {
-    const json_t *cur = job, *top = NULL;
+    const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
+    const char *av = jstr(ref, "apiVersion"), *kind = jstr(ref, "kind"), *name = jstr(ref, "name");
+    const char *uid = jstr(ref, "uid");
+    if (!av || !kind || !name || !uid)
+        return NULL;
+    json_t *obj = NULL;
+    for (size_t i = 0; i < ctl_n_integs && !obj; i++) {
+        const struct jf_integration *ig = ctl_integs[i].ji;
+        if (!strcmp(ig->api_version, av) && !strcmp(ig->kind, kind)) {
+            if (!jf_enabled(ig, cfg))
+                return NULL;
+            *ji = *ig;
+            obj = json_incref((json_t *)ctl_get(c, ctl_integs[i].k, ns, name));
+        }
+    }
+    if (!obj && jf_external_owner(ref, cfg, ji)) {
+        /* Its resource by the CRD convention (the lower-case kind plus
+         * "s"): the configuration names kinds, not resources. */
+        char plural[128], key[384], version[64];
+        const char *slash = strchr(av, '/');
+        size_t n = 0;
+        for (; kind[n] && n + 2 < sizeof(plural); n++)
+            plural[n] = (char)tolower((unsigned char)kind[n]);
+        snprintf(plural + n, sizeof(plural) - n, "s");
+        snprintf(key, sizeof(key), "%s.%s", plural, ji->group);
+        snprintf(version, sizeof(version), "%s", slash + 1);
+        struct store_resource r = {.group = ji->group,
+                                   .version = version,
+                                   .plural = plural,
+                                   .singular = plural,
+                                   .kind = kind,
+                                   .key = key,
+                                   .namespaced = true,
+                                   .custom = true};
+        struct err e;
+        err_init(&e);
+        if (ac_get(c->ac, &r, ns, name, &obj, &e))
+            obj = NULL;
+    }
+    if (obj && (!mstr(obj, "uid") || strcmp(mstr(obj, "uid"), uid))) {
+        json_decref(obj);
+        obj = NULL;
+    }
+    return obj;
+}
+
+/* Kueue's FindAncestorJobManagedByKueue: the top-most object up the
+ * controller chain of job that Kueue manages (of an enabled integration
+ * or of externalFrameworks, naming a queue or with
+ * manageJobsWithoutQueueName), in *top; false when there is none. */
+static bool managed_ancestor(struct ctl *c, const json_t *job, bool without_queue,
+                             struct ancestor *top)
+{
     const char *ns = mstr(job, "namespace");
+    json_t *cur = json_incref((json_t *)job);
+    top->obj = NULL;
     for (int depth = 0; depth < 16; depth++) {
-        const json_t *owner = controller_owner(cur, "Job");
-        const char *av = owner ? jstr(owner, "apiVersion") : NULL;
-        if (!owner || !av || strcmp(av, "batch/v1") || !jstr(owner, "name"))
-            return top;
-        const json_t *parent = ctl_get(c, CK_JOB, ns, jstr(owner, "name"));
-        if (!parent || !jstr(owner, "uid") || !mstr(parent, "uid") ||
-            strcmp(jstr(owner, "uid"), mstr(parent, "uid")) || parent == job)
-            return top;
-        if (without_queue || job_queue_name(parent))
-            top = parent;
+        const json_t *ref = NULL;
+        size_t i;
+        const json_t *r;
+        json_array_foreach(json_object_get(json_object_get(cur, "metadata"), "ownerReferences"), i,
+                           r)
+        {
+            if (json_is_true(json_object_get(r, "controller")))
+                ref = r;
+        }
+        struct jf_integration ji;
+        json_t *parent = ref ? known_owner(c, ref, ns, &ji) : NULL;
+        if (parent && parent != job && (without_queue || jf_queue_name(parent))) {
+            json_decref(top->obj);
+            top->obj = json_incref(parent);
+            top->ji = ji;
+            snprintf(top->kind, sizeof(top->kind), "%s", ji.kind);
+            top->ji.kind = top->kind;
+            top->ji.api_version = NULL; /* borrowed from an owner reference */
+        }
+        json_decref(cur);
+        if (!parent || parent == job) {
+            json_decref(parent);
+            return top->obj != NULL;
+        }
         cur = parent;
     }
-    return top;
+    json_decref(cur);
+    return top->obj != NULL;
 }
 
 static int suspend_fn(json_t *obj, void *arg, struct err *e)
@@ -488,17 +595,18 @@ static int suspend_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* A child Job of a Kueue-managed Job runs under its parent's Workload: it
- * is suspended while that Workload is missing, finished or not admitted
- * (Kueue's shouldSuspendChildJob). */
-static void reconcile_child(struct ctl *c, const json_t *job, const json_t *parent)
+/* A child Job of an object Kueue manages (a Job, a JobSet, a kind of
+ * externalFrameworks) runs under that object's Workload: it gets none of
+ * its own, and is suspended while that Workload is missing, finished or
+ * not admitted (Kueue's shouldSuspendChildJob). */
+static void reconcile_child(struct ctl *c, const json_t *job, const struct ancestor *parent)
 {
     bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
     if (suspended || job_finished(job, NULL, NULL))
         return;
     char pw[300];
-    job_workload_name_for(parent, pw, sizeof(pw));
-    const json_t *wl = ctl_get(c, CK_WL, mstr(parent, "namespace"), pw);
+    jf_workload_name_for(&parent->ji, parent->obj, pw, sizeof(pw));
+    const json_t *wl = ctl_get(c, CK_WL, mstr(job, "namespace"), pw);
     if (wl && !cond_is(wl, "Finished", "True") && cond_is(wl, "Admitted", "True"))
         return;
     const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
@@ -681,7 +789,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         return;
     }
     json_decref(rec);
-    if (sync_pods_ready(c, ig, job, wl))
+    if (ctl_sync_pods_ready(c, ig->ji, job, wl))
         return;
     if (cond_is(wl, "Evicted", "True")) {
         if (!suspended) {
@@ -795,10 +903,12 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
     } else {
         json_incref((json_t *)job);
     }
-    const json_t *parent = ig->k == CK_JOB ? managed_ancestor(c, job, without_queue) : NULL;
-    if (parent)
-        reconcile_child(c, job, parent);
-    else if (jf_queue_name(job) || without_queue)
+    struct ancestor parent;
+    if (ig->k == CK_JOB && managed_ancestor(c, job, without_queue, &parent)) {
+        reconcile_child(c, job, &parent);
+        json_decref(parent.obj);
+    } else if (jf_queue_name(job) || without_queue) {
         reconcile_top(c, ig, job, ns, name);
+    }
     json_decref((json_t *)job);
 }

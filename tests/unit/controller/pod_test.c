@@ -224,12 +224,126 @@ static void test_group_pod_sets(void **state)
     json_decref(d);
 }
 
+/* A member of group g of total 2: name, role, phase (NULL: pending),
+ * gated, with Kueue's finalizer, annotations extra ("k=v" or NULL). */
+static json_t *member(const char *name, const char *role, const char *phase, bool gated,
+                      bool finalizer, const char *extra)
+{
+    json_t *p = parse(POD);
+    json_t *m = json_object_get(p, "metadata");
+    json_object_set_new(m, "name", json_string(name));
+    json_object_set_new(m, "creationTimestamp", json_string("2026-01-01T00:00:00Z"));
+    json_object_set_new(json_object_get(m, "labels"), POD_GROUP_LABEL, json_string("g"));
+    json_t *ann = json_pack("{s:s,s:s}", POD_GROUP_TOTAL, "2", POD_ROLE_HASH, role);
+    if (extra) {
+        char k[128];
+        const char *eq = strchr(extra, '=');
+        snprintf(k, sizeof(k), "%.*s", (int)(eq - extra), extra);
+        json_object_set_new(ann, k, json_string(eq + 1));
+    }
+    json_object_set_new(m, "annotations", ann);
+    if (finalizer)
+        json_object_set_new(m, "finalizers", json_pack("[s]", POD_FINALIZER));
+    if (gated)
+        json_object_set_new(json_object_get(p, "spec"), "schedulingGates",
+                            json_pack("[{s:s}]", "name", POD_GATE));
+    if (phase)
+        json_object_set_new(p, "status", json_pack("{s:s}", "phase", phase));
+    return p;
+}
+
+static void test_group_finished(void **state)
+{
+    (void)state;
+    long n = -1;
+    /* Retriable: a failure waits for a replacement. */
+    json_t *pods = json_pack("[o,o]", member("a", "m", "Succeeded", false, true, NULL),
+                             member("b", "m", "Failed", false, true, NULL));
+    assert_false(pod_group_finished(pods, 2, &n));
+    assert_int_equal(n, 1);
+    json_array_append_new(pods, member("c", "m", "Succeeded", false, true, NULL));
+    assert_true(pod_group_finished(pods, 2, &n));
+    assert_int_equal(n, 2);
+    json_decref(pods);
+    /* Not retriable in the group: over once nothing runs. */
+    pods = json_pack("[o,o]", member("a", "m", "Running", false, true, NULL),
+                     member("b", "m", "Failed", false, true, POD_RETRIABLE_IN_GROUP "=false"));
+    assert_false(pod_group_finished(pods, 2, &n));
+    json_object_set_new(json_array_get(pods, 0), "status",
+                        json_pack("{s:s}", "phase", "Succeeded"));
+    assert_true(pod_group_finished(pods, 2, &n));
+    assert_int_equal(n, 1);
+    json_decref(pods);
+}
+
+static void test_group_ready_and_fast(void **state)
+{
+    (void)state;
+    json_t *a = member("a", "m", "Running", false, true, POD_GROUP_FAST_ADMISSION "=true");
+    json_object_set_new(json_object_get(a, "status"), "conditions",
+                        json_pack("[{s:s,s:s}]", "type", "Ready", "status", "True"));
+    json_t *pods = json_pack("[O]", a);
+    assert_false(pod_group_ready(pods, 2)); /* one of two */
+    assert_true(pod_group_ready(pods, 1));
+    assert_true(pod_group_fast(a));
+    json_t *sets = pod_group_pod_sets_fast(pods, 2);
+    assert_int_equal(json_array_size(sets), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(sets, 0), "name")), "m");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(sets, 0), "count")), 2);
+    json_decref(sets);
+    json_array_append_new(pods, member("b", "m", "Pending", true, true, NULL));
+    assert_false(pod_group_ready(pods, 2)); /* b is not Ready */
+    assert_false(pod_group_fast(json_array_get(pods, 1)));
+    json_decref(pods);
+    json_decref(a);
+}
+
+static void test_group_excess(void **state)
+{
+    (void)state;
+    /* Kept first: with the finalizer, ungated, oldest (by name at the
+     * same second); failed members are not counted. */
+    json_t *pods = json_pack(
+        "[o,o,o,o,o]", member("d", "m", NULL, true, true, NULL),
+        member("c", "m", "Running", false, true, NULL), member("b", "m", NULL, true, false, NULL),
+        member("a", "m", "Failed", false, true, NULL), member("e", "w", NULL, true, true, NULL));
+    json_t *ex = pod_group_excess(pods, NULL, 2);
+    /* live: d, c, b, e; keep c (ungated), d (finalizer, name d < e). */
+    assert_int_equal(json_array_size(ex), 2);
+    const char *x0 = json_string_value(
+        json_object_get(json_object_get(json_array_get(ex, 0), "metadata"), "name"));
+    const char *x1 = json_string_value(
+        json_object_get(json_object_get(json_array_get(ex, 1), "metadata"), "name"));
+    assert_string_equal(x0, "e");
+    assert_string_equal(x1, "b");
+    json_decref(ex);
+    /* Against a Workload's pod sets: role m keeps 1 (c), role w keeps 1. */
+    json_t *sets =
+        json_pack("[{s:s,s:i},{s:s,s:i}]", "name", "m", "count", 1, "name", "w", "count", 1);
+    ex = pod_group_excess(pods, sets, 2);
+    assert_int_equal(json_array_size(ex), 2);
+    x0 = json_string_value(
+        json_object_get(json_object_get(json_array_get(ex, 0), "metadata"), "name"));
+    x1 = json_string_value(
+        json_object_get(json_object_get(json_array_get(ex, 1), "metadata"), "name"));
+    assert_string_equal(x0, "d");
+    assert_string_equal(x1, "b");
+    json_decref(ex);
+    json_decref(sets);
+    json_decref(pods);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default),        cmocka_unit_test(test_workload),
-        cmocka_unit_test(test_run_and_finish), cmocka_unit_test(test_enabled),
+        cmocka_unit_test(test_default),
+        cmocka_unit_test(test_workload),
+        cmocka_unit_test(test_run_and_finish),
+        cmocka_unit_test(test_enabled),
         cmocka_unit_test(test_group_pod_sets),
+        cmocka_unit_test(test_group_finished),
+        cmocka_unit_test(test_group_ready_and_fast),
+        cmocka_unit_test(test_group_excess),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

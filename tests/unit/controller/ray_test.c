@@ -99,6 +99,66 @@ static void test_rayjob_pod_sets(void **state)
     json_decref(rj);
 }
 
+/* The head pod set's container i of a RayCluster's pod sets. */
+static const json_t *head_container(const json_t *pss, size_t i)
+{
+    return json_array_get(
+        json_object_get(
+            json_object_get(json_object_get(json_array_get(pss, 0), "template"), "spec"),
+            "containers"),
+        i);
+}
+
+static const char *request(const json_t *c, const char *r)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(c, "resources"), "requests"), r));
+}
+
+/* What KubeRay adds to the head counts in its pod set: the Redis-cleanup
+ * Job's requests (GCS fault tolerance) as a floor of the Ray container's,
+ * and the autoscaler sidecar (in-tree autoscaling). */
+static void test_head_sidecars(void **state)
+{
+    (void)state;
+    json_t *rc = parse(RC);
+    json_t *p = raycluster_integration.pod_sets(rc);
+    assert_null(request(head_container(p, 0), "memory"));
+    assert_null(head_container(p, 1));
+    json_decref(p);
+    json_object_set_new(json_object_get(rc, "metadata"), "annotations",
+                        json_pack("{s:s}", "ray.io/ft-enabled", "True"));
+    p = raycluster_integration.pod_sets(rc);
+    assert_string_equal(request(head_container(p, 0), "cpu"), "1"); /* above 200m: kept */
+    assert_string_equal(request(head_container(p, 0), "memory"), "256Mi");
+    json_decref(p);
+    json_object_del(json_object_get(rc, "metadata"), "annotations");
+    json_object_set_new(json_object_get(rc, "spec"), "gcsFaultToleranceOptions", json_object());
+    json_object_set_new(json_object_get(rc, "spec"), "enableInTreeAutoscaling", json_true());
+    p = raycluster_integration.pod_sets(rc);
+    assert_string_equal(request(head_container(p, 0), "memory"), "256Mi");
+    const json_t *as = head_container(p, 1);
+    assert_string_equal(json_string_value(json_object_get(as, "name")), "autoscaler");
+    assert_string_equal(request(as, "cpu"), "500m");
+    assert_string_equal(request(as, "memory"), "512Mi");
+    json_decref(p);
+    json_object_set_new(json_object_get(rc, "spec"), "autoscalerOptions",
+                        json_pack("{s:{s:{s:s}}}", "resources", "requests", "cpu", "1"));
+    p = raycluster_integration.pod_sets(rc);
+    assert_string_equal(request(head_container(p, 1), "cpu"), "1");
+    assert_null(request(head_container(p, 1), "memory"));
+    json_decref(p);
+    json_decref(rc);
+    /* A RayJob's cluster likewise, by the RayJob's annotation. */
+    json_t *rj = parse(RJ);
+    json_object_set_new(json_object_get(rj, "metadata"), "annotations",
+                        json_pack("{s:s}", "ray.io/ft-enabled", "true"));
+    p = rayjob_integration.pod_sets(rj);
+    assert_string_equal(request(head_container(p, 0), "memory"), "256Mi");
+    json_decref(p);
+    json_decref(rj);
+}
+
 static const json_t *flavor(void *arg, const char *name)
 {
     (void)name;
@@ -302,7 +362,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rayjob_pod_sets), cmocka_unit_test(test_rayjob_round_trip),
         cmocka_unit_test(test_rayjob_status),   cmocka_unit_test(test_rayjob_validate),
-        cmocka_unit_test(test_raycluster),
+        cmocka_unit_test(test_raycluster),      cmocka_unit_test(test_head_sidecars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,10 +56,6 @@ void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name)
 {
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     const json_t *lws = ctl_get(c, CK_LWS, ns, name);
-    /* Workloads made for it (or an earlier one of the name) from a cache
-     * that did not know yet that it was gone. */
-    ctl_delete_owned_workloads(c, ns, leaderworkerset_integration.kind, name,
-                               lws ? mstr(lws, "uid") : NULL);
     if (!lws || being_deleted(lws) || !jf_enabled(&leaderworkerset_integration, cfg) ||
         !jf_enabled(&pod_integration, cfg) ||
         !job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg) ||

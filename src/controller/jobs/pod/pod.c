@@ -216,6 +216,137 @@ json_t *pod_group_pod_sets(const json_t *pods)
     return sorted;
 }
 
+static const char *annotation(const json_t *pod, const char *k)
+{
+    return jstr(json_object_get(json_object_get(pod, "metadata"), "annotations"), k);
+}
+
+bool pod_group_fast(const json_t *pod)
+{
+    const char *v = annotation(pod, POD_GROUP_FAST_ADMISSION);
+    return v && !strcmp(v, "true");
+}
+
+json_t *pod_group_pod_sets_fast(const json_t *pods, long total)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(pods, i, p)
+    {
+        if (!pod_group_member_live(p))
+            continue;
+        char role[80];
+        pod_role_hash(p, role, sizeof(role));
+        json_t *sets = pod_sets(p);
+        json_t *first = json_array_get(sets, 0);
+        json_object_set_new(first, "name", json_string(role));
+        json_object_set_new(first, "count", json_integer(total));
+        return sets;
+    }
+    return json_array();
+}
+
+bool pod_group_finished(const json_t *pods, long total, long *succeeded)
+{
+    size_t i;
+    const json_t *p;
+    bool active = false, unretriable = false;
+    *succeeded = 0;
+    json_array_foreach(pods, i, p)
+    {
+        *succeeded += !strcmp(phase(p), "Succeeded");
+        active |= !terminated(p);
+        const char *r = annotation(p, POD_RETRIABLE_IN_GROUP);
+        unretriable |= r && !strcmp(r, "false");
+    }
+    return (total > 0 && *succeeded >= total) || (json_array_size(pods) && !active && unretriable);
+}
+
+static bool pod_ready(const json_t *pod);
+
+bool pod_group_ready(const json_t *pods, long total)
+{
+    if (total < 1 || (long)json_array_size(pods) < total)
+        return false;
+    size_t i;
+    const json_t *p;
+    json_array_foreach(pods, i, p)
+    {
+        if (!pod_ready(p))
+            return false;
+    }
+    return true;
+}
+
+static bool has_pod_finalizer(const json_t *pod)
+{
+    size_t i;
+    const json_t *f;
+    json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "finalizers"), i, f)
+    {
+        if (json_string_value(f) && !strcmp(json_string_value(f), POD_FINALIZER))
+            return true;
+    }
+    return false;
+}
+
+/* sortActivePods: the ones to keep first. */
+static int keep_first(const void *a, const void *b)
+{
+    const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
+    int d = (int)has_pod_finalizer(y) - (int)has_pod_finalizer(x);
+    if (!d)
+        d = (int)pod_gated(x) - (int)pod_gated(y);
+    const json_t *xm = json_object_get(x, "metadata"), *ym = json_object_get(y, "metadata");
+    const char *xt = jstr(xm, "creationTimestamp"), *yt = jstr(ym, "creationTimestamp");
+    if (!d)
+        d = strcmp(xt ? xt : "", yt ? yt : ""); /* RFC 3339 in UTC sorts as text */
+    if (!d)
+        d = strcmp(jstr(xm, "name") ? jstr(xm, "name") : "",
+                   jstr(ym, "name") ? jstr(ym, "name") : "");
+    return d;
+}
+
+/* The excess among the live members of pods of role (NULL: any), beyond
+ * keep, appended to out. */
+static void excess_of(const json_t *pods, const char *role, long keep, json_t *out)
+{
+    size_t n = json_array_size(pods), m = 0, i;
+    const json_t **v = xcalloc(n ? n : 1, sizeof(*v));
+    const json_t *p;
+    json_array_foreach(pods, i, p)
+    {
+        char r[80];
+        if (!pod_group_member_live(p))
+            continue;
+        pod_role_hash(p, r, sizeof(r));
+        if (!role || !strcmp(r, role))
+            v[m++] = p;
+    }
+    qsort(v, m, sizeof(*v), keep_first);
+    for (i = keep > 0 ? (size_t)keep : 0; i < m; i++)
+        json_array_append(out, (json_t *)v[i]);
+    free(v);
+}
+
+json_t *pod_group_excess(const json_t *pods, const json_t *pod_sets, long total)
+{
+    json_t *out = json_array();
+    if (!pod_sets) {
+        excess_of(pods, NULL, total, out);
+        return out;
+    }
+    size_t i;
+    const json_t *ps;
+    json_array_foreach(pod_sets, i, ps)
+    {
+        if (jstr(ps, "name"))
+            excess_of(pods, jstr(ps, "name"),
+                      (long)json_integer_value(json_object_get(ps, "count")), out);
+    }
+    return out;
+}
+
 static bool pod_finished(const json_t *pod, bool *success, const char **message)
 {
     if (!terminated(pod))

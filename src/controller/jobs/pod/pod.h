@@ -70,6 +70,36 @@ json_t *pod_group_pod_sets(const json_t *pods);
 json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, jf_flavor_fn flavor,
                      void *arg);
 
+#define POD_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
+#define POD_GROUP_FAST_ADMISSION "kueue.x-k8s.io/pod-group-fast-admission"
+#define POD_GROUP_SERVING "kueue.x-k8s.io/pod-group-serving"
+
+/* Kueue's fast admission of a group (the pod-group-fast-admission
+ * annotation "true" on pod): its Workload is made from the first member,
+ * without waiting for the others. */
+bool pod_group_fast(const json_t *pod);
+
+/* The group's pod sets for fast admission (owned): the role of the first
+ * live member of pods, counted total (constructGroupPodSetsFast); an empty
+ * array when none is live. */
+json_t *pod_group_pod_sets_fast(const json_t *pods, long total);
+
+/* Kueue's Finished for a group of total members: every one of them
+ * succeeded, or none is left running (all Succeeded or Failed) and one
+ * says retriable-in-group "false", which ends the group at its first
+ * failure instead of waiting for a replacement. *succeeded counts. */
+bool pod_group_finished(const json_t *pods, long total, long *succeeded);
+
+/* Kueue's PodsReady for a group: at least total members, each Ready. */
+bool pod_group_ready(const json_t *pods, long total);
+
+/* Kueue's excess Pods of a group (an owned array of members of pods):
+ * the live members beyond total, or, when pod_sets (a Workload's, may be
+ * NULL) is given, beyond each pod set's count among the members of its
+ * role. Those kept are the ones with Kueue's finalizer, then the ungated,
+ * then the oldest (sortActivePods); the others are excess. */
+json_t *pod_group_excess(const json_t *pods, const json_t *pod_sets, long total);
+
 /* Does the Pod carry the admission gate? */
 bool pod_gated(const json_t *pod);
 

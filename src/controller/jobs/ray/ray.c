@@ -6,7 +6,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "api/quantity.h"
 #include "base/err.h"
 
 #define HEAD "head"
@@ -62,14 +64,73 @@ static json_t *tpl_copy(const json_t *tpl)
     return json_is_object(tpl) ? json_deep_copy(tpl) : json_object();
 }
 
-/* BuildPodSets: the head, then the worker groups in order. */
-static json_t *cluster_pod_sets(const json_t *cs)
+/* The containers of a pod set's template (created when missing). */
+static json_t *containers_of(json_t *ps)
+{
+    json_t *spec = jf_obj_child(jf_obj_child(ps, "template"), "spec");
+    json_t *cs = json_object_get(spec, "containers");
+    if (!json_is_array(cs)) {
+        cs = json_array();
+        json_object_set_new(spec, "containers", cs);
+    }
+    return cs;
+}
+
+/* GCS fault tolerance (KubeRay's IsGCSFaultToleranceEnabled): the
+ * ray.io/ft-enabled annotation "true" (any case) or gcsFaultToleranceOptions.
+ * KubeRay then runs a Redis-cleanup Job when the cluster goes. */
+static bool gcs_fault_tolerant(const json_t *cs, const json_t *obj)
+{
+    const char *ft =
+        jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"), "ray.io/ft-enabled");
+    return (ft && !strcasecmp(ft, "true")) || json_object_get(cs, "gcsFaultToleranceOptions");
+}
+
+/* The Ray container's (the first's) requests raised to at least the
+ * Redis-cleanup Job's, which KubeRay fixes at 200m CPU and 256Mi memory
+ * (Kueue's accountForRedisCleanupInHeadPodSet). */
+static void keep_redis_cleanup_max(json_t *head)
+{
+    json_t *c = json_array_get(containers_of(head), 0);
+    if (!c)
+        return;
+    json_t *req = jf_obj_child(jf_obj_child(c, "resources"), "requests");
+    static const char *const need[][2] = {{"cpu", "200m"}, {"memory", "256Mi"}};
+    for (size_t i = 0; i < 2; i++) {
+        struct q_quantity have, want;
+        const char *cur = jstr(req, need[i][0]);
+        if (!q_parse(need[i][1], &want, NULL) &&
+            (!cur || q_parse(cur, &have, NULL) || q_cmp(have.amount, want.amount) < 0))
+            json_object_set_new(req, need[i][0], json_string(need[i][1]));
+    }
+}
+
+/* The autoscaler sidecar KubeRay adds to the head with in-tree
+ * autoscaling: autoscalerOptions.resources, else 500m CPU and 512Mi
+ * memory requested and limited. */
+static json_t *autoscaler_container(const json_t *cs)
+{
+    const json_t *res = json_object_get(json_object_get(cs, "autoscalerOptions"), "resources");
+    json_t *r = json_is_object(res)
+                    ? json_deep_copy(res)
+                    : json_pack("{s:{s:s,s:s},s:{s:s,s:s}}", "requests", "cpu", "500m", "memory",
+                                "512Mi", "limits", "cpu", "500m", "memory", "512Mi");
+    return json_pack("{s:s,s:o}", "name", "autoscaler", "resources", r);
+}
+
+/* BuildPodSets: the head (with what KubeRay adds to it), then the worker
+ * groups in order; obj is the RayJob or RayCluster (its annotations). */
+static json_t *cluster_pod_sets(const json_t *cs, const json_t *obj)
 {
     json_t *out = json_array();
-    json_array_append_new(
-        out,
+    json_t *head =
         json_pack("{s:s,s:i,s:o}", "name", HEAD, "count", 1, "template",
-                  tpl_copy(json_object_get(json_object_get(cs, "headGroupSpec"), "template"))));
+                  tpl_copy(json_object_get(json_object_get(cs, "headGroupSpec"), "template")));
+    if (gcs_fault_tolerant(cs, obj))
+        keep_redis_cleanup_max(head);
+    if (json_is_true(json_object_get(cs, "enableInTreeAutoscaling")))
+        json_array_append_new(containers_of(head), autoscaler_container(cs));
+    json_array_append_new(out, head);
     size_t i;
     const json_t *wg;
     json_array_foreach(workers(cs), i, wg)
@@ -159,7 +220,7 @@ static json_t *no_reclaimable(const json_t *o)
 
 static json_t *rc_pod_sets(const json_t *rc)
 {
-    return cluster_pod_sets(raycluster_cluster(rc));
+    return cluster_pod_sets(raycluster_cluster(rc), rc);
 }
 
 static json_t *rc_change(const json_t *rc, const json_t *wl, bool run, jf_flavor_fn flavor,
@@ -271,21 +332,16 @@ static json_t *submitter_template(const json_t *rj)
 
 static json_t *rj_pod_sets(const json_t *rj)
 {
-    json_t *out = cluster_pod_sets(rayjob_cluster(rj));
+    json_t *out = cluster_pod_sets(rayjob_cluster(rj), rj);
     const char *mode = submission_mode(rj);
     if (!strcmp(mode, "K8sJobMode")) {
         json_array_append_new(out, json_pack("{s:s,s:i,s:o}", "name", SUBMITTER, "count", 1,
                                              "template", submitter_template(rj)));
     } else if (!strcmp(mode, "SidecarMode")) {
         /* KubeRay adds the submitter container to the head pod. */
-        json_t *spec = jf_obj_child(jf_obj_child(json_array_get(out, 0), "template"), "spec");
-        json_t *cs = json_object_get(spec, "containers");
-        if (!json_is_array(cs)) {
-            cs = json_array();
-            json_object_set_new(spec, "containers", cs);
-        }
-        json_array_append_new(cs, json_pack("{s:s,s:o}", "name", SUBMITTER_CONTAINER, "resources",
-                                            submitter_resources()));
+        json_array_append_new(containers_of(json_array_get(out, 0)),
+                              json_pack("{s:s,s:o}", "name", SUBMITTER_CONTAINER, "resources",
+                                        submitter_resources()));
     }
     return out;
 }

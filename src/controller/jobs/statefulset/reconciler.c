@@ -58,10 +58,6 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
 {
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     const json_t *sts = ctl_get(c, CK_STS, ns, name);
-    /* Workloads made for it (or an earlier one of the name) from a cache
-     * that did not know yet that it was gone. */
-    ctl_delete_owned_workloads(c, ns, statefulset_integration.kind, name,
-                               sts ? mstr(sts, "uid") : NULL);
     const char *g = sts ? sts_group(sts) : NULL;
     if (!g || being_deleted(sts) || !jf_enabled(&statefulset_integration, cfg) ||
         !jf_enabled(&pod_integration, cfg) ||
