@@ -66,9 +66,6 @@ struct jf_integration {
      * JobWithSkip, or an owner whose own integration covers it): neither
      * suspended at creation nor reconciled. */
     bool (*is_skipped)(const json_t *obj);
-    /* Optional. Kueue's webhook validation of an object it manages, on
-     * create: every problem as a field cause of e (ERR_INVALID). */
-    int (*validate)(const json_t *obj, struct err *e);
     /* Optional. The object the pod sets are built from besides obj itself
      * (a TrainJob's training runtime): its resource key, namespace (NULL:
      * cluster-scoped) and name, borrowed from obj; false when obj names

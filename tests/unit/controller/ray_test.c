@@ -262,51 +262,6 @@ static void test_rayjob_status(void **state)
     json_decref(rj);
 }
 
-static void expect_invalid(const struct jf_integration *ji, json_t *obj, const char *field,
-                           const char *part)
-{
-    struct err e;
-    err_init(&e);
-    assert_int_equal(ji->validate(obj, &e), ERR_INVALID);
-    assert_int_equal(e.ncauses, 1);
-    assert_string_equal(e.causes[0].field, field);
-    if (!strstr(e.causes[0].message, part))
-        fail_msg("%s: %s", field, e.causes[0].message);
-}
-
-static void test_rayjob_validate(void **state)
-{
-    (void)state;
-    json_t *rj = parse(RJ);
-    struct err e;
-    err_init(&e);
-    assert_int_equal(rayjob_integration.validate(rj, &e), 0);
-    json_t *spec = json_object_get(rj, "spec");
-    json_object_set_new(spec, "shutdownAfterJobFinishes", json_false());
-    expect_invalid(&rayjob_integration, rj, "spec.shutdownAfterJobFinishes",
-                   "Invalid value: false");
-    json_object_set_new(spec, "shutdownAfterJobFinishes", json_true());
-    json_object_set_new(json_object_get(spec, "rayClusterSpec"), "enableInTreeAutoscaling",
-                        json_true());
-    expect_invalid(&rayjob_integration, rj, "spec.rayClusterSpec.enableInTreeAutoscaling",
-                   "Invalid value: true");
-    json_object_del(json_object_get(spec, "rayClusterSpec"), "enableInTreeAutoscaling");
-    json_object_set_new(
-        json_array_get(json_object_get(json_object_get(spec, "rayClusterSpec"), "workerGroupSpecs"),
-                       1),
-        "groupName", json_string("head"));
-    expect_invalid(&rayjob_integration, rj, "spec.rayClusterSpec.workerGroupSpecs[1].groupName",
-                   "Forbidden");
-    json_object_set_new(spec, "clusterSelector", parse("{\"ray.io/cluster\":\"shared\"}"));
-    expect_invalid(&rayjob_integration, rj, "spec.clusterSelector", "Invalid value");
-    json_object_del(spec, "rayClusterSpec");
-    err_init(&e);
-    assert_int_equal(rayjob_integration.validate(rj, &e), 0);
-    json_object_del(spec, "clusterSelector");
-    expect_invalid(&rayjob_integration, rj, "spec.rayClusterSpec", "Required value");
-    json_decref(rj);
-}
-
 static void test_raycluster(void **state)
 {
     (void)state;
@@ -341,9 +296,6 @@ static void test_raycluster(void **state)
     json_object_set_new(rc, "status", parse("{\"state\":\"ready\"}"));
     assert_int_equal(raycluster_integration.active(rc), 1);
     assert_true(raycluster_integration.pods_ready(rc));
-    json_object_set_new(json_object_get(rc, "spec"), "enableInTreeAutoscaling", json_true());
-    expect_invalid(&raycluster_integration, rc, "spec.enableInTreeAutoscaling",
-                   "Invalid value: true");
     /* A RayJob's own cluster is skipped. */
     assert_false(raycluster_integration.is_skipped(rc));
     json_object_set_new(json_object_get(rc, "metadata"), "ownerReferences",
@@ -361,8 +313,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rayjob_pod_sets), cmocka_unit_test(test_rayjob_round_trip),
-        cmocka_unit_test(test_rayjob_status),   cmocka_unit_test(test_rayjob_validate),
-        cmocka_unit_test(test_raycluster),      cmocka_unit_test(test_head_sidecars),
+        cmocka_unit_test(test_rayjob_status),   cmocka_unit_test(test_raycluster),
+        cmocka_unit_test(test_head_sidecars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,36 +170,6 @@ static void change_cluster(json_t *cs, const json_t *wl, bool run, jf_flavor_fn 
                                                            jstr(wg, "groupName"), run, flavor, arg);
 }
 
-/* Kueue's checks of a managed cluster spec at path (spec or
- * spec.rayClusterSpec). */
-static void validate_cluster(const json_t *cs, const char *path, struct err *e)
-{
-    size_t m = err_push_field(e, path);
-    size_t f = err_push_field(e, "enableInTreeAutoscaling");
-    if (json_is_true(json_object_get(cs, "enableInTreeAutoscaling")))
-        err_field(e, ERR_INVALID,
-                  "Invalid value: true: Kueue admits a Ray cluster of a fixed size; autoscaling "
-                  "needs elastic workloads, which are not supported");
-    err_restore(e, f);
-    size_t n = json_array_size(workers(cs)) + 1;
-    f = err_push_field(e, "workerGroupSpecs");
-    if (n > MAX_POD_SETS)
-        err_field(e, ERR_INVALID, "Too many: %zu: must have at most %d items", n, MAX_POD_SETS);
-    size_t i;
-    const json_t *wg;
-    json_array_foreach(workers(cs), i, wg)
-    {
-        if (!str_is(jstr(wg, "groupName"), HEAD))
-            continue;
-        size_t k = err_push_index(e, i);
-        err_push_field(e, "groupName");
-        err_field(e, ERR_INVALID, "Forbidden: \"%s\" is the head group's pod set name", HEAD);
-        err_restore(e, k);
-    }
-    err_restore(e, f);
-    err_restore(e, m);
-}
-
 static bool suspended_field(const json_t *o)
 {
     return json_is_true(json_object_get(spec_of(o), "suspend"));
@@ -274,12 +244,6 @@ static bool rc_skip(const json_t *rc)
     return false;
 }
 
-static int rc_validate(const json_t *rc, struct err *e)
-{
-    validate_cluster(raycluster_cluster(rc), "spec", e);
-    return e->code;
-}
-
 const struct jf_integration raycluster_integration = {
     .framework = "ray.io/raycluster",
     .api_version = "ray.io/v1",
@@ -296,7 +260,6 @@ const struct jf_integration raycluster_integration = {
     .reclaimable = no_reclaimable,
     .active = rc_active,
     .is_skipped = rc_skip,
-    .validate = rc_validate,
 };
 
 /* ---- RayJob ---------------------------------------------------------------------------- */
@@ -410,35 +373,6 @@ static bool rj_skip(const json_t *rj)
     return json_object_size(json_object_get(spec_of(rj), "clusterSelector")) > 0;
 }
 
-static int rj_validate(const json_t *rj, struct err *e)
-{
-    const json_t *spec = spec_of(rj);
-    bool selector = json_object_size(json_object_get(spec, "clusterSelector")) > 0;
-    const json_t *cs = rayjob_cluster(rj);
-    size_t m = err_push_field(e, "spec");
-    if (selector && cs) {
-        err_push_field(e, "clusterSelector");
-        err_field(e, ERR_INVALID,
-                  "Invalid value: the selector: a job Kueue manages brings its own cluster "
-                  "(rayClusterSpec), not an existing one");
-    } else if (!selector && !json_is_object(cs)) {
-        err_push_field(e, "rayClusterSpec");
-        err_field(e, ERR_INVALID,
-                  "Required value: a job Kueue manages without clusterSelector needs its cluster");
-    } else if (!selector) {
-        size_t f = err_push_field(e, "shutdownAfterJobFinishes");
-        if (!json_is_true(json_object_get(spec, "shutdownAfterJobFinishes")))
-            err_field(e, ERR_INVALID,
-                      "Invalid value: false: a job Kueue manages must delete its cluster once "
-                      "finished");
-        err_restore(e, f);
-    }
-    err_restore(e, m);
-    if (!selector && json_is_object(cs))
-        validate_cluster(cs, "spec.rayClusterSpec", e);
-    return e->code;
-}
-
 const struct jf_integration rayjob_integration = {
     .framework = "ray.io/rayjob",
     .api_version = "ray.io/v1",
@@ -455,5 +389,4 @@ const struct jf_integration rayjob_integration = {
     .reclaimable = no_reclaimable,
     .active = rj_active,
     .is_skipped = rj_skip,
-    .validate = rj_validate,
 };
