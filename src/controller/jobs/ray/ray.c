@@ -14,7 +14,6 @@
 #define HEAD "head"
 #define SUBMITTER "submitter"
 #define SUBMITTER_CONTAINER "ray-job-submitter"
-#define MAX_POD_SETS 8
 
 static const char *jstr(const json_t *o, const char *k)
 {
