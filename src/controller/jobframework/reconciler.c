@@ -79,7 +79,7 @@ const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, si
     size_t it = 0, n = 0;
     const char *key;
     void *v;
-    while (map_next(&c->res[k].cache, &it, &key, &v))
+    while (ctl_next(c, k, &it, &key, &v))
         if (n++ == i)
             return v;
     return NULL;
@@ -220,7 +220,7 @@ void ctl_delete_owned_workloads(struct ctl *c, const char *ns, const char *kind,
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_WL, &it, &key, &val)) {
         const json_t *owner = controller_owner(val, kind);
         const char *wns = mstr(val, "namespace"), *on = owner ? jstr(owner, "name") : NULL;
         const char *ou = owner ? jstr(owner, "uid") : NULL;
