@@ -1468,6 +1468,8 @@ void ctl_stop(struct ctl *c)
         pthread_join(c->thread, NULL);
     }
     for (int k = 0; k < CK_N; k++)
+        inf_stop_ask(c->res[k].inf);
+    for (int k = 0; k < CK_N; k++)
         inf_stop(c->res[k].inf);
     if (c->le) {
         struct err e;

@@ -394,7 +394,7 @@ int inf_start(struct inf *inf, struct err *e)
     return 0;
 }
 
-void inf_stop(struct inf *inf)
+void inf_stop_ask(struct inf *inf)
 {
     if (!inf->running)
         return;
@@ -402,6 +402,13 @@ void inf_stop(struct inf *inf)
     inf->stop = true;
     pthread_cond_broadcast(&inf->cond);
     pthread_mutex_unlock(&inf->mu);
+}
+
+void inf_stop(struct inf *inf)
+{
+    if (!inf->running)
+        return;
+    inf_stop_ask(inf);
     pthread_join(inf->thread, NULL);
     inf->running = false;
 }

@@ -89,6 +89,10 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
 CU_MUST_CHECK int inf_start(struct inf *inf, struct err *e);
 /* Stop the reader thread and wait for it; the cache stays readable. */
 void inf_stop(struct inf *inf);
+/* Ask the reader thread to stop without waiting for it: stopping many
+ * informers, ask them all, then inf_stop each (a reader notices within
+ * the 200 ms it waits for an event, so the waits overlap). */
+void inf_stop_ask(struct inf *inf);
 /* Stop (if running) and free everything. NULL is a no-op. */
 void inf_free(struct inf *inf);
 

@@ -212,6 +212,35 @@ static void test_inf_no_old_objects(void **state)
     ac_free(&f->base);
 }
 
+/* Many informers stop together: asked all first, their readers' waits for
+ * events (200 ms each) overlap instead of adding up (40 stopped one after
+ * the other take about 4 s; the bound leaves a wide margin both ways). */
+static void test_inf_stop_many_together(void **state)
+{
+    enum { N = 40 };
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    struct seen s[N];
+    struct inf *infs[N];
+    for (int i = 0; i < N; i++) {
+        infs[i] = start(f, &s[i]);
+        loop_until(infs[i], &s[i], "add:ns/a");
+    }
+    usleep(300 * 1000); /* every reader waiting on its watch */
+    int64_t t0 = tm_monotonic_ms();
+    for (int i = 0; i < N; i++)
+        inf_stop_ask(infs[i]);
+    for (int i = 0; i < N; i++)
+        inf_stop(infs[i]);
+    int64_t took = tm_monotonic_ms() - t0;
+    assert_true(took < 2000);
+    for (int i = 0; i < N; i++) {
+        inf_free(infs[i]);
+        sb_release(&s[i].log);
+    }
+    ac_free(&f->base);
+}
+
 /* Changes lost to compaction come back by relisting: the informer reports
  * what it missed as adds, updates and deletes. */
 static void test_inf_relist_on_gone(void **state)
@@ -360,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_inf_list_then_watch),
         cmocka_unit_test(test_inf_cache_keeps_text),
         cmocka_unit_test(test_inf_no_old_objects),
+        cmocka_unit_test(test_inf_stop_many_together),
         cmocka_unit_test(test_inf_relist_on_gone),
         cmocka_unit_test(test_inf_reconnect_with_backoff),
         cmocka_unit_test(test_inf_resume_from_bookmark),
