@@ -432,11 +432,13 @@ static json_t *thaw(struct ctl *c, struct ctl_entry *e)
     return e->tree;
 }
 
-/* The round ends: its trees go, the cache keeps the text. Not before the
- * first sync, whose rebuild reads every object once more. */
+/* The round ends: its trees go, the cache keeps the text. A leader keeps
+ * them until its first sync, whose rebuild reads every object once more;
+ * a replica that does not lead frees them every round (it may wait for
+ * the lease for ever). */
 static void end_round(struct ctl *c)
 {
-    if (!c->synced && !c->stop)
+    if (c->leading && !c->synced && !c->stop)
         return;
     if (c->nparsed >= 1000)
         c->trim_due = true;
