@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -324,12 +327,167 @@ void ctl_report_gate_removed(struct ctl *c, const json_t *wl, const char *gate, 
 
 /* ---- cache ------------------------------------------------------------------------ */
 
+struct interned {
+    size_t refs;
+    char s[];
+};
+
+/* s, or NULL, as the one shared copy; unintern releases it. */
+static const char *intern(struct ctl *c, const char *s)
+{
+    if (!s)
+        return NULL;
+    struct interned *in = map_get(&c->interned, s);
+    if (!in) {
+        size_t n = strlen(s);
+        in = xmalloc(sizeof(*in) + n + 1);
+        in->refs = 0;
+        memcpy(in->s, s, n + 1);
+        map_put(&c->interned, s, in);
+    }
+    in->refs++;
+    return in->s;
+}
+
+static void unintern(struct ctl *c, const char *s)
+{
+    if (!s)
+        return;
+    struct interned *in = map_get(&c->interned, s);
+    if (in && --in->refs == 0)
+        free(map_del(&c->interned, s));
+}
+
+static struct ctl_wl_sum *wl_sum_new(struct ctl *c, const json_t *wl)
+{
+    struct ctl_wl_sum *w = xcalloc(1, sizeof(*w));
+    const json_t *spec = json_object_get(wl, "spec"), *st = json_object_get(wl, "status");
+    w->ns = intern(c, mstr(wl, "namespace"));
+    w->name = xstrdup(mstr(wl, "name") ? mstr(wl, "name") : "");
+    w->queue = intern(c, jstr(spec, "queueName"));
+    w->cq = intern(c, jstr(json_object_get(st, "admission"), "clusterQueue"));
+    w->created = intern(c, mstr(wl, "creationTimestamp"));
+    w->admitted_reason = intern(c, jstr(cond(wl, "Admitted"), "reason"));
+    w->reserved_reason = intern(c, jstr(cond(wl, "QuotaReserved"), "reason"));
+    w->priority = json_integer_value(json_object_get(spec, "priority"));
+    w->finished = cond_is(wl, "Finished", "True");
+    w->admitted = cond_is(wl, "Admitted", "True");
+    w->reserved = cond_is(wl, "QuotaReserved", "True");
+    w->deleting = mstr(wl, "deletionTimestamp") != NULL;
+    w->inactive = json_is_false(json_object_get(spec, "active"));
+    const json_t *refs = json_object_get(json_object_get(wl, "metadata"), "ownerReferences");
+    w->nowners = json_array_size(refs);
+    w->owners = xcalloc(w->nowners * 4 + 1, sizeof(*w->owners));
+    for (size_t i = 0; i < w->nowners; i++) {
+        const json_t *r = json_array_get(refs, i);
+        static const char *const f[] = {"apiVersion", "kind", "name", "uid"};
+        for (size_t j = 0; j < 4; j++)
+            w->owners[i * 4 + j] = xstrdup(jstr(r, f[j]) ? jstr(r, f[j]) : "");
+    }
+    return w;
+}
+
+static void wl_sum_free(struct ctl *c, struct ctl_wl_sum *w)
+{
+    if (!w)
+        return;
+    const char *shared[] = {w->ns,      w->queue,           w->cq,
+                            w->created, w->admitted_reason, w->reserved_reason};
+    for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+        unintern(c, shared[i]);
+    for (size_t i = 0; i < w->nowners * 4; i++)
+        free((char *)w->owners[i]);
+    free(w->owners);
+    free((char *)w->name);
+    free(w);
+}
+
+static void entry_free(struct ctl *c, struct ctl_entry *e)
+{
+    if (!e)
+        return;
+    inf_doc_unref(e->doc);
+    wl_sum_free(c, e->wl);
+    free(e);
+}
+
+const struct ctl_wl_sum *ctl_wl_sum(struct ctl *c, const char *ns, const char *name)
+{
+    char *key = ac_key(ns, name);
+    struct ctl_entry *e = map_get(&c->res[CK_WL].cache, key);
+    free(key);
+    return e ? e->wl : NULL;
+}
+
+bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out)
+{
+    const char *key;
+    void *v;
+    if (!map_next(&c->res[CK_WL].cache, it, &key, &v))
+        return false;
+    *out = ((struct ctl_entry *)v)->wl;
+    return true;
+}
+
+/* The tree of e for this round, parsed again when the last round's is gone. */
+static json_t *thaw(struct ctl *c, struct ctl_entry *e)
+{
+    if (e->gen == c->gen && e->tree)
+        return e->tree;
+    e->tree = inf_doc_parse(e->doc);
+    e->gen = c->gen;
+    XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+    c->parsed[c->nparsed++] = e->tree;
+    return e->tree;
+}
+
+/* The round ends: its trees go, the cache keeps the text. A leader keeps
+ * them until its first sync, whose rebuild reads every object once more;
+ * a replica that does not lead frees them every round (it may wait for
+ * the lease for ever). */
+static void end_round(struct ctl *c)
+{
+    if (c->leading && !c->synced && !c->stop)
+        return;
+    if (c->nparsed >= 1000)
+        c->trim_due = true;
+    for (size_t i = 0; i < c->nparsed; i++)
+        json_decref(c->parsed[i]);
+    c->nparsed = 0;
+    c->gen++;
+    if (c->capparsed > 4096) {
+        free(c->parsed);
+        c->parsed = NULL;
+        c->capparsed = 0;
+    }
+#ifdef __GLIBC__
+    /* Rounds that read thousands of objects (the first sync, a cycle over
+     * a deep backlog) leave their freed trees scattered over the heap,
+     * which glibc keeps; give them back, at most every few seconds. */
+    int64_t now = tm_monotonic_ms();
+    if (c->trim_due && now - c->trimmed_ms >= 5000) {
+        malloc_trim(0);
+        c->trim_due = false;
+        c->trimmed_ms = now;
+    }
+#endif
+}
+
 const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char *name)
 {
     char *key = ac_key(ns, name);
-    const json_t *o = map_get(&c->res[k].cache, key);
+    struct ctl_entry *e = map_get(&c->res[k].cache, key);
     free(key);
-    return o;
+    return e ? thaw(c, e) : NULL;
+}
+
+bool ctl_next(struct ctl *c, enum ctl_kind k, size_t *it, const char **key, void **obj)
+{
+    void *v;
+    if (!map_next(&c->res[k].cache, it, key, &v))
+        return false;
+    *obj = thaw(c, v);
+    return true;
 }
 
 void ctl_enqueue(struct ctl *c, const char *prefix, const char *ns, const char *name)
@@ -386,7 +544,7 @@ static void refeed_namespace(struct ctl *c, const char *ns)
     size_t it = 0;
     const char *key;
     void *val;
-    while (ns && map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+    while (ns && ctl_next(c, CK_WL, &it, &key, &val)) {
         const char *wns = mstr(val, "namespace");
         if (wns && !strcmp(wns, ns))
             ctl_feed_engine(c, CK_WL, val, false);
@@ -461,7 +619,7 @@ static void enqueue_queue_workloads(struct ctl *c, const char *cq, const char *n
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_WL, &it, &key, &val)) {
         const char *wns = mstr(val, "namespace");
         const char *qn = jstr(json_object_get(val, "spec"), "queueName");
         bool match;
@@ -484,7 +642,7 @@ static void enqueue_deleting(struct ctl *c, enum ctl_kind k, const char *prefix)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[k].cache, &it, &key, &val))
+    while (ctl_next(c, k, &it, &key, &val))
         if (being_deleted(val))
             ctl_enqueue(c, prefix, NULL, mstr(val, "name"));
 }
@@ -530,7 +688,7 @@ static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *na
         size_t it = 0;
         const char *key;
         void *val;
-        while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+        while (ctl_next(c, ctl_integs[i].k, &it, &key, &val)) {
             const char *p = jf_prebuilt_name(val);
             const char *jns = mstr(val, "namespace");
             if (p && name && !strcmp(p, name) && jns && ns && !strcmp(jns, ns))
@@ -671,8 +829,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             size_t it = 0;
             const char *key;
             void *val;
-            while (ctl_integs[i].ji->depends_on &&
-                   map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val))
+            while (ctl_integs[i].ji->depends_on && ctl_next(c, ctl_integs[i].k, &it, &key, &val))
                 ctl_enqueue(c, ctl_integs[i].prefix, mstr(val, "namespace"), mstr(val, "name"));
         }
         break;
@@ -687,7 +844,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             size_t it = 0;
             const char *key;
             void *val;
-            while (map_next(&c->res[ctl_integs[i].k].cache, &it, &key, &val)) {
+            while (ctl_next(c, ctl_integs[i].k, &it, &key, &val)) {
                 const char *l = jstr(json_object_get(json_object_get(val, "metadata"), "labels"),
                                      JF_PRIORITY_LABEL);
                 if (l && name && !strcmp(l, name))
@@ -705,10 +862,11 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
  * comes, goes or changes its spec may move its Workloads' series, so they
  * are counted again (not for its status, which the queue-status pass
  * rewrites). */
-static void cache_changed(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj)
+static void cache_changed(struct ctl *c, enum ctl_kind k, const struct ctl_entry *old,
+                          const struct ctl_entry *now, const json_t *prev, const json_t *obj)
 {
     if (k == CK_WL)
-        ctl_wl_counted(c, prev, obj);
+        ctl_wl_counted(c, old ? old->wl : NULL, now ? now->wl : NULL);
     else if (k == CK_LQ && (!prev || !obj || !same_field(prev, obj, "spec")))
         c->wl_counts_stale = true;
 }
@@ -721,18 +879,36 @@ static void cache_changed(struct ctl *c, enum ctl_kind k, const json_t *prev, co
 static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool share)
 {
     char *key = ac_object_key(obj);
-    json_t *prev = map_get(&c->res[k].cache, key);
-    bool same = prev && rv_of(prev) == rv_of(obj) && rv_of(obj);
-    if (prev && rv_of(prev) >= rv_of(obj) && !(share && same && prev != obj)) {
+    struct ctl_entry *e = map_get(&c->res[k].cache, key);
+    uint64_t rv = rv_of(obj);
+    bool same = e && e->rv == rv && rv;
+    struct inf_doc *shared = share ? inf_doc_get(c->res[k].inf, key) : NULL;
+    if (e && e->rv >= rv && !(share && same && e->doc != shared)) {
         free(key);
         return;
     }
-    map_put(&c->res[k].cache, key, json_incref((json_t *)obj));
+    if (share && same) {
+        /* Our own write's result, now seen by the informer: keep one text. */
+        inf_doc_unref(e->doc);
+        e->doc = inf_doc_ref(shared);
+        free(key);
+        return;
+    }
+    const json_t *prev = e ? thaw(c, e) : NULL;
+    struct ctl_entry *n = xcalloc(1, sizeof(*n));
+    n->doc = shared ? inf_doc_ref(shared) : inf_doc_new(obj);
+    n->rv = rv;
+    n->tree = json_incref((json_t *)obj);
+    n->gen = c->gen;
+    if (k == CK_WL)
+        n->wl = wl_sum_new(c, obj);
+    XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+    c->parsed[c->nparsed++] = n->tree;
+    map_put(&c->res[k].cache, key, n);
     free(key);
-    cache_changed(c, k, prev, obj);
-    if (!(share && same))
-        react(c, k, prev, obj, false);
-    json_decref(prev);
+    cache_changed(c, k, e, n, prev, obj);
+    react(c, k, prev, obj, false);
+    entry_free(c, e);
 }
 
 void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj)
@@ -743,11 +919,12 @@ void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj)
 static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
 {
     char *key = ac_object_key(obj);
-    json_t *prev = map_del(&c->res[k].cache, key);
+    struct ctl_entry *e = map_del(&c->res[k].cache, key);
     free(key);
-    cache_changed(c, k, prev, NULL);
+    const json_t *prev = e ? thaw(c, e) : NULL;
+    cache_changed(c, k, e, NULL, prev, NULL);
     react(c, k, prev, obj, true);
-    json_decref(prev);
+    entry_free(c, e);
 }
 
 static void on_add(void *arg, const json_t *obj)
@@ -920,7 +1097,7 @@ static void rebuild_engine(struct ctl *c)
         size_t it = 0;
         const char *key;
         void *val;
-        while (map_next(&c->res[order[i]].cache, &it, &key, &val))
+        while (ctl_next(c, order[i], &it, &key, &val))
             ctl_feed_engine(c, order[i], val, false);
     }
     /* Every object gets one reconcile pass. */
@@ -929,7 +1106,7 @@ static void rebuild_engine(struct ctl *c)
         size_t it = 0;
         const char *key;
         void *val;
-        while (map_next(&c->res[k].cache, &it, &key, &val))
+        while (ctl_next(c, k, &it, &key, &val))
             react(c, (enum ctl_kind)k, NULL, val, false);
     }
     c->rebuilding = false;
@@ -1102,6 +1279,7 @@ static void *loop(void *arg)
     c->defer_events = true;
     while (!c->stop) {
         ctl_flush_events(c);
+        end_round(c);
         struct pollfd fds[CK_N + 1];
         for (int k = 0; k < CK_N; k++) {
             fds[k].fd = inf_fd(c->res[k].inf);
@@ -1247,6 +1425,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     map_init(&c->node_usage);
     map_init(&c->wl_counts);
     c->wl_counts_stale = true;
+    map_init(&c->interned);
     for (int k = 0; k < CK_N; k++) {
         struct ctl_res *r = &c->res[k];
         r->c = c;
@@ -1254,7 +1433,8 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->r = ctl_resource(res_keys[k]);
         map_init(&r->cache);
         struct inf_handlers h = {on_add, on_update, on_delete, r};
-        struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
+        struct inf_opts io = {
+            .backoff_initial_ms = 200, .backoff_max_ms = 5000, .no_old_objects = true};
         /* Only the Pods Kueue's admission labelled: a Job's are not read. */
         if (k == CK_POD)
             io.label_selector = POD_MANAGED_LABEL "=true";
@@ -1341,6 +1521,8 @@ void ctl_stop(struct ctl *c)
         pthread_join(c->thread, NULL);
     }
     for (int k = 0; k < CK_N; k++)
+        inf_stop_ask(c->res[k].inf);
+    for (int k = 0; k < CK_N; k++)
         inf_stop(c->res[k].inf);
     if (c->le) {
         struct err e;
@@ -1355,9 +1537,13 @@ void ctl_stop(struct ctl *c)
         const char *key;
         void *val;
         while (map_next(&c->res[k].cache, &it, &key, &val))
-            json_decref(val);
+            entry_free(c, val);
         map_release(&c->res[k].cache);
     }
+    for (size_t i = 0; i < c->nparsed; i++)
+        json_decref(c->parsed[i]);
+    free(c->parsed);
+    map_release(&c->interned); /* empty: every summary is freed */
     size_t it = 0;
     const char *key;
     void *val;

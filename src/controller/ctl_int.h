@@ -27,6 +27,7 @@
 
 struct eng;
 struct inf;
+struct inf_doc;
 struct le;
 struct wq;
 
@@ -86,8 +87,30 @@ struct ctl_res {
     enum ctl_kind kind;
     const struct store_resource *r;
     struct inf *inf;
-    struct map cache; /* key -> json_t * (owned reference) */
+    struct map cache; /* key -> struct ctl_entry * (owned) */
     bool off;         /* a disabled integration's kind: not watched */
+};
+
+/* What the queue-status pass reads of a cached Workload, kept beside its
+ * text so that the pass parses none. Strings shared by many workloads
+ * (queue names, reasons) are interned (ctl.interned); NULL when absent. */
+struct ctl_wl_sum {
+    const char *ns, *name, *queue, *cq, *created;  /* cq: status.admission.clusterQueue */
+    const char *admitted_reason, *reserved_reason; /* of Admitted and QuotaReserved */
+    int64_t priority;
+    bool finished, admitted, reserved, deleting, inactive; /* conditions True; spec.active false */
+    size_t nowners;
+    const char **owners; /* apiVersion, kind, name, uid of each ownerReference */
+};
+
+/* A cached object: its text (shared with the informer when it came from
+ * there) and, while the loop's round that read it lasts, its tree. */
+struct ctl_entry {
+    struct inf_doc *doc;
+    json_t *tree; /* valid while gen == ctl.gen; held by ctl.parsed */
+    unsigned gen;
+    uint64_t rv;
+    struct ctl_wl_sum *wl; /* Workloads only */
 };
 
 struct ctl {
@@ -148,6 +171,15 @@ struct ctl {
      * once. */
     bool defer_events;
     json_t *events;
+    /* Trees of cached objects read or received this round (references),
+     * freed at its end, when gen moves on: between rounds the cache holds
+     * text only. */
+    json_t **parsed;
+    size_t nparsed, capparsed;
+    unsigned gen;
+    bool trim_due;       /* many trees freed since the last malloc_trim */
+    int64_t trimmed_ms;  /* monotonic */
+    struct map interned; /* string -> struct interned * (the summaries' strings) */
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -241,8 +273,18 @@ static inline const json_t *controller_owner(const json_t *o, const char *kind)
 
 void ctl_log_err(const char *what, const struct err *e);
 
-/* The newest known object (borrowed), or NULL. */
+/* The newest known object (borrowed until the end of the loop's round:
+ * keep it longer with json_incref), or NULL. */
 const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char *name);
+/* Walk the cache of k: `size_t it = 0; const char *key; void *obj; while
+ * (ctl_next(c, k, &it, &key, &obj))`, obj a const json_t * borrowed as
+ * ctl_get's. The cache must not change during the walk. */
+bool ctl_next(struct ctl *c, enum ctl_kind k, size_t *it, const char **key, void **obj);
+/* The summary of the cached Workload ns/name (borrowed until the cache
+ * changes), or NULL. */
+const struct ctl_wl_sum *ctl_wl_sum(struct ctl *c, const char *ns, const char *name);
+/* Walk the cached Workloads' summaries, parsing nothing. */
+bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out);
 /* Take a state we read or wrote (borrowed) into the cache and react to it. */
 void ctl_observe(struct ctl *c, enum ctl_kind k, const json_t *obj);
 /* Queue a key ("J:ns/name", ...) for reconcile. */
@@ -391,7 +433,7 @@ void ctl_reconcile_wpc(struct ctl *c, const char *name);
 void ctl_queue_status(struct ctl *c);
 /* A cached Workload changes from prev to obj (either NULL): the
  * workload-count gauges follow. */
-void ctl_wl_counted(struct ctl *c, const json_t *prev, const json_t *obj);
+void ctl_wl_counted(struct ctl *c, const struct ctl_wl_sum *prev, const struct ctl_wl_sum *obj);
 void ctl_wl_counts_release(struct ctl *c);
 /* Build the visibility snapshot a request waits for (visibility.h). */
 void ctl_visibility(struct ctl *c);

@@ -57,9 +57,85 @@ struct inf {
      * other threads read them under cache_lock (inf_ref), which the loop
      * takes for writing around each change, never around a handler. */
     pthread_rwlock_t cache_lock;
-    struct map cache; /* key -> owned json_t */
+    struct map cache; /* key -> struct entry * (owned) */
     bool synced;
+    /* Trees parsed for inf_get and inf_next, freed by the next dispatch. */
+    json_t **parsed;
+    size_t nparsed, capparsed;
+    bool no_old;
 };
+
+/* A cached object: its text and, to compare lists, its version. */
+struct entry {
+    struct inf_doc *doc;
+    char *rv;
+};
+
+struct inf_doc *inf_doc_new(const json_t *obj)
+{
+    char *text = json_dumps(obj, JSON_COMPACT);
+    if (!text)
+        abort(); /* out of memory */
+    size_t len = strlen(text);
+    struct inf_doc *d = xmalloc(sizeof(*d) + len + 1);
+    d->refs = 1;
+    d->len = len;
+    memcpy(d->text, text, len + 1);
+    free(text);
+    return d;
+}
+
+struct inf_doc *inf_doc_ref(struct inf_doc *d)
+{
+    if (d)
+        __atomic_add_fetch(&d->refs, 1, __ATOMIC_RELAXED);
+    return d;
+}
+
+void inf_doc_unref(struct inf_doc *d)
+{
+    if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(d);
+}
+
+json_t *inf_doc_parse(const struct inf_doc *d)
+{
+    return json_loadb(d->text, d->len, 0, NULL);
+}
+
+static struct entry *entry_new(const json_t *obj)
+{
+    struct entry *en = xmalloc(sizeof(*en));
+    en->doc = inf_doc_new(obj);
+    const char *rv = ac_meta_str(obj, "resourceVersion");
+    en->rv = xstrdup(rv ? rv : "");
+    return en;
+}
+
+static void entry_free(struct entry *en)
+{
+    if (!en)
+        return;
+    inf_doc_unref(en->doc);
+    free(en->rv);
+    free(en);
+}
+
+/* A tree of en kept until the next dispatch. */
+static json_t *keep_parsed(struct inf *inf, const struct entry *en)
+{
+    json_t *o = inf_doc_parse(en->doc);
+    XGROW(inf->parsed, inf->capparsed, inf->nparsed + 1);
+    inf->parsed[inf->nparsed++] = o;
+    return o;
+}
+
+static void drop_parsed(struct inf *inf)
+{
+    for (size_t i = 0; i < inf->nparsed; i++)
+        json_decref(inf->parsed[i]);
+    inf->nparsed = 0;
+}
 
 static char *dup_opt(const char *s)
 {
@@ -82,6 +158,7 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
     inf->watch_timeout_s = o.watch_timeout_s > 0 ? o.watch_timeout_s : 300;
     inf->backoff_initial_ms = o.backoff_initial_ms > 0 ? o.backoff_initial_ms : 800;
     inf->backoff_max_ms = o.backoff_max_ms > 0 ? o.backoff_max_ms : 30000;
+    inf->no_old = o.no_old_objects;
     if (h)
         inf->h = *h;
     int fds[2];
@@ -317,7 +394,7 @@ int inf_start(struct inf *inf, struct err *e)
     return 0;
 }
 
-void inf_stop(struct inf *inf)
+void inf_stop_ask(struct inf *inf)
 {
     if (!inf->running)
         return;
@@ -325,27 +402,38 @@ void inf_stop(struct inf *inf)
     inf->stop = true;
     pthread_cond_broadcast(&inf->cond);
     pthread_mutex_unlock(&inf->mu);
+}
+
+void inf_stop(struct inf *inf)
+{
+    if (!inf->running)
+        return;
+    inf_stop_ask(inf);
     pthread_join(inf->thread, NULL);
     inf->running = false;
 }
 
 /* ---- loop thread ------------------------------------------------------------ */
 
-static json_t *cache_set(struct inf *inf, const char *key, json_t *obj)
+static struct entry *cache_set(struct inf *inf, const char *key, struct entry *en)
 {
     pthread_rwlock_wrlock(&inf->cache_lock);
-    json_t *old = obj ? map_put(&inf->cache, key, obj) : map_del(&inf->cache, key);
+    struct entry *old = en ? map_put(&inf->cache, key, en) : map_del(&inf->cache, key);
     pthread_rwlock_unlock(&inf->cache_lock);
     return old;
 }
 
-static void cache_put(struct inf *inf, const char *key, json_t *obj, size_t *calls)
+/* Cache obj (borrowed) and tell the handlers. */
+static void cache_put(struct inf *inf, const char *key, const json_t *obj, size_t *calls)
 {
-    json_t *old = cache_set(inf, key, obj);
+    struct entry *old = cache_set(inf, key, entry_new(obj));
     if (old) {
-        if (inf->h.on_update)
-            inf->h.on_update(inf->h.arg, old, obj);
-        json_decref(old);
+        if (inf->h.on_update) {
+            json_t *prev = inf->no_old ? NULL : inf_doc_parse(old->doc);
+            inf->h.on_update(inf->h.arg, prev, obj);
+            json_decref(prev);
+        }
+        entry_free(old);
     } else if (inf->h.on_add) {
         inf->h.on_add(inf->h.arg, obj);
     }
@@ -356,17 +444,17 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
 {
     char *key = ac_object_key(d->obj);
     if (d->type == AC_DELETED) {
-        json_t *old = cache_set(inf, key, NULL);
+        struct entry *old = cache_set(inf, key, NULL);
         if (old) {
             if (inf->h.on_delete)
                 inf->h.on_delete(inf->h.arg, d->obj);
             (*calls)++;
-            json_decref(old);
+            entry_free(old);
         }
-        json_decref(d->obj);
     } else {
         cache_put(inf, key, d->obj, calls);
     }
+    json_decref(d->obj);
     free(key);
 }
 
@@ -395,31 +483,36 @@ static void apply_replace(struct inf *inf, json_t *items, size_t *calls)
         }
     }
     for (size_t g = 0; g < ngone; g++) {
-        json_t *old = cache_set(inf, gone[g], NULL);
-        if (inf->h.on_delete)
-            inf->h.on_delete(inf->h.arg, old);
+        struct entry *old = cache_set(inf, gone[g], NULL);
+        if (inf->h.on_delete) {
+            json_t *last = inf_doc_parse(old->doc);
+            inf->h.on_delete(inf->h.arg, last);
+            json_decref(last);
+        }
         (*calls)++;
-        json_decref(old);
+        entry_free(old);
         free(gone[g]);
     }
     free(gone);
-    json_array_foreach(items, i, obj)
-    {
+    map_release(&fresh);
+    /* Each item is handed over, then freed at once: the cache keeps text. */
+    for (i = 0; i < json_array_size(items); i++) {
+        obj = json_array_get(items, i);
         char *key = ac_object_key(obj);
-        json_t *old = map_get(&inf->cache, key);
-        const char *orv = old ? ac_meta_str(old, "resourceVersion") : NULL;
+        struct entry *old = map_get(&inf->cache, key);
         const char *nrv = ac_meta_str(obj, "resourceVersion");
         /* Unchanged objects are not news: skip them. */
-        if (!old || !orv || !nrv || strcmp(orv, nrv))
-            cache_put(inf, key, json_incref(obj), calls);
+        if (!old || !nrv || strcmp(old->rv, nrv))
+            cache_put(inf, key, obj, calls);
         free(key);
+        json_array_set_new(items, i, json_null());
     }
-    map_release(&fresh);
     json_decref(items);
 }
 
 size_t inf_dispatch(struct inf *inf)
 {
+    drop_parsed(inf);
     char drain[64];
     while (read(inf->pipe_rd, drain, sizeof(drain)) > 0)
         ;
@@ -457,9 +550,15 @@ bool inf_has_synced(const struct inf *inf)
 const json_t *inf_get(const struct inf *inf, const char *ns, const char *name)
 {
     char *key = ac_key(ns, name);
-    const json_t *o = map_get(&inf->cache, key);
+    const struct entry *en = map_get(&inf->cache, key);
     free(key);
-    return o;
+    return en ? keep_parsed((struct inf *)inf, en) : NULL;
+}
+
+struct inf_doc *inf_doc_get(const struct inf *inf, const char *key)
+{
+    const struct entry *en = map_get(&inf->cache, key);
+    return en ? en->doc : NULL;
 }
 
 json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced)
@@ -467,10 +566,13 @@ json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *s
     struct inf *w = (struct inf *)inf; /* the lock only */
     char *key = ac_key(ns, name);
     pthread_rwlock_rdlock(&w->cache_lock);
-    json_t *o = json_incref(map_get(&inf->cache, key));
+    const struct entry *en = map_get(&inf->cache, key);
+    struct inf_doc *d = en ? inf_doc_ref(en->doc) : NULL;
     *synced = inf->synced;
     pthread_rwlock_unlock(&w->cache_lock);
     free(key);
+    json_t *o = d ? inf_doc_parse(d) : NULL;
+    inf_doc_unref(d);
     return o;
 }
 
@@ -485,7 +587,7 @@ bool inf_next(const struct inf *inf, size_t *it, const json_t **obj)
     void *v;
     if (!map_next(&inf->cache, it, &k, &v))
         return false;
-    *obj = v;
+    *obj = keep_parsed((struct inf *)inf, v);
     return true;
 }
 
@@ -510,8 +612,10 @@ void inf_free(struct inf *inf)
     const char *k;
     void *v;
     while (map_next(&inf->cache, &it, &k, &v))
-        json_decref(v);
+        entry_free(v);
     map_release(&inf->cache);
+    drop_parsed(inf);
+    free(inf->parsed);
     close(inf->pipe_rd);
     close(inf->pipe_wr);
     pthread_mutex_destroy(&inf->mu);

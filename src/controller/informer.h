@@ -15,7 +15,12 @@
  * making inf_fd readable; the loop then calls inf_dispatch, which applies
  * them to the cache and runs the handlers. Nothing else changes the cache,
  * so handlers and inf_get need no locks; other threads read it through
- * inf_ref, which does lock. */
+ * inf_ref, which does lock.
+ *
+ * Memory: the cache keeps each object as its compact JSON text (an
+ * inf_doc, shared by reference with whoever else keeps it), not as a
+ * jansson tree, which is five to eight times larger. A tree exists while
+ * the handlers run; inf_get, inf_next and inf_ref parse the text again. */
 #ifndef CUEUE_CONTROLLER_INFORMER_H
 #define CUEUE_CONTROLLER_INFORMER_H
 
@@ -31,9 +36,25 @@ struct err;
 struct inf;
 struct store_resource;
 
+/* A cached object's compact JSON text, shared by reference (the count is
+ * atomic: any thread may drop a reference). */
+struct inf_doc {
+    unsigned refs;
+    size_t len;
+    char text[];
+};
+
+/* The text of obj, one reference. */
+struct inf_doc *inf_doc_new(const json_t *obj);
+struct inf_doc *inf_doc_ref(struct inf_doc *d);
+void inf_doc_unref(struct inf_doc *d); /* NULL is a no-op */
+/* A new tree of the text (json_decref it). */
+json_t *inf_doc_parse(const struct inf_doc *d);
+
 /* Objects are borrowed for the call: a handler that keeps one increfs it. */
 struct inf_handlers {
     void (*on_add)(void *arg, const json_t *obj);
+    /* old_obj is NULL with inf_opts.no_old_objects. */
     void (*on_update)(void *arg, const json_t *old_obj, const json_t *new_obj);
     void (*on_delete)(void *arg, const json_t *obj); /* the last state known */
     void *arg;
@@ -47,6 +68,7 @@ struct inf_opts {
     int watch_timeout_s;        /* each watch asks the server to end it after this; 0 = 300 */
     int64_t backoff_initial_ms; /* first retry after a failure; 0 = 800 */
     int64_t backoff_max_ms;     /* cap; 0 = 30000 */
+    bool no_old_objects;        /* on_update's old_obj is not read: not parsed, NULL */
 };
 
 /* Counters, for logs and tests. */
@@ -67,6 +89,10 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
 CU_MUST_CHECK int inf_start(struct inf *inf, struct err *e);
 /* Stop the reader thread and wait for it; the cache stays readable. */
 void inf_stop(struct inf *inf);
+/* Ask the reader thread to stop without waiting for it: stopping many
+ * informers, ask them all, then inf_stop each (a reader notices within
+ * the 200 ms it waits for an event, so the waits overlap). */
+void inf_stop_ask(struct inf *inf);
 /* Stop (if running) and free everything. NULL is a no-op. */
 void inf_free(struct inf *inf);
 
@@ -78,14 +104,20 @@ size_t inf_dispatch(struct inf *inf);
 /* Whether the first list has been dispatched. */
 bool inf_has_synced(const struct inf *inf);
 
-/* The cached object (borrowed until the next inf_dispatch), or NULL. */
+/* The cached object (a tree parsed for the caller, borrowed until the next
+ * inf_dispatch), or NULL. */
 const json_t *inf_get(const struct inf *inf, const char *ns, const char *name);
+/* The cached text of the object whose key ("namespace/name", or "name") is
+ * key (borrowed until the next inf_dispatch; inf_doc_ref keeps it), or
+ * NULL. Loop thread. */
+struct inf_doc *inf_doc_get(const struct inf *inf, const char *key);
 /* From any thread: the cached object, referenced (json_decref it; it must
  * not be changed), or NULL; *synced tells whether the first list has been
  * dispatched (before it, NULL says nothing). */
 json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced);
 size_t inf_len(const struct inf *inf);
-/* Walk the cache: `size_t it = 0; const json_t *o; while (inf_next(inf, &it, &o))`. */
+/* Walk the cache: `size_t it = 0; const json_t *o; while (inf_next(inf, &it, &o))`
+ * (each object parsed, borrowed until the next inf_dispatch). */
 bool inf_next(const struct inf *inf, size_t *it, const json_t **obj);
 
 /* The last resourceVersion the reader saw (copy into buf), and counters. */

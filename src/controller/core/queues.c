@@ -150,36 +150,29 @@ static json_t *pending_items(struct ctl *c, size_t cqi)
     json_t *items = json_array();
     struct map per_lq = MAP_INIT; /* "ns/lq" -> count so far */
     for (size_t k = 0; k < np; k++) {
-        const json_t *o = ctl_wl_obj(c, pw[k]);
+        const struct ctl_wl_sum *o = ctl_wl_sum(c, eng_wl_namespace(pw[k]), eng_wl_name(pw[k]));
         if (!o)
             continue;
-        const char *ns = mstr(o, "namespace"), *lq = jstr(json_object_get(o, "spec"), "queueName");
+        const char *ns = o->ns, *lq = o->queue;
         char *key = ac_key(ns, lq ? lq : "");
         uintptr_t pos = (uintptr_t)map_get(&per_lq, key);
         map_put(&per_lq, key, (void *)(pos + 1));
         free(key);
         json_t *meta = json_object();
-        json_object_set_new(meta, "name", json_string(mstr(o, "name")));
+        json_object_set_new(meta, "name", json_string(o->name));
         json_object_set_new(meta, "namespace", json_string(ns ? ns : ""));
-        if (mstr(o, "creationTimestamp"))
-            json_object_set_new(meta, "creationTimestamp",
-                                json_string(mstr(o, "creationTimestamp")));
+        if (o->created)
+            json_object_set_new(meta, "creationTimestamp", json_string(o->created));
         json_t *owners = json_array();
-        size_t i;
-        const json_t *r;
-        json_array_foreach(json_object_get(json_object_get(o, "metadata"), "ownerReferences"), i, r)
-            json_array_append_new(owners,
-                                  json_pack("{s:s,s:s,s:s,s:s}", "apiVersion",
-                                            jstr(r, "apiVersion") ? jstr(r, "apiVersion") : "",
-                                            "kind", jstr(r, "kind") ? jstr(r, "kind") : "", "name",
-                                            jstr(r, "name") ? jstr(r, "name") : "", "uid",
-                                            jstr(r, "uid") ? jstr(r, "uid") : ""));
+        for (size_t i = 0; i < o->nowners; i++) {
+            const char *const *r = &o->owners[i * 4];
+            json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s}", "apiVersion", r[0], "kind",
+                                                    r[1], "name", r[2], "uid", r[3]));
+        }
         json_object_set_new(meta, "ownerReferences", owners);
         json_t *it = json_object();
         json_object_set_new(it, "metadata", meta);
-        json_object_set_new(it, "priority",
-                            json_integer(json_integer_value(
-                                json_object_get(json_object_get(o, "spec"), "priority"))));
+        json_object_set_new(it, "priority", json_integer((json_int_t)o->priority));
         json_object_set_new(it, "localQueueName", json_string(lq ? lq : ""));
         json_object_set_new(it, "positionInClusterQueue",
                             json_integer((json_int_t)json_array_size(items)));
@@ -198,14 +191,14 @@ void ctl_visibility(struct ctl *c)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_CQ, &it, &key, &val)) {
         const char *name = mstr(val, "name");
         int cqi = name ? eng_cq_find(c->eng, name) : -1;
         if (cqi >= 0)
             vis_put(c->vis, name, pending_items(c, (size_t)cqi));
     }
     it = 0;
-    while (map_next(&c->res[CK_LQ].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_LQ, &it, &key, &val)) {
         const char *ns = mstr(val, "namespace"), *name = mstr(val, "name");
         const char *cqn = jstr(json_object_get(val, "spec"), "clusterQueue");
         if (ns && name && cqn)
@@ -259,10 +252,10 @@ static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq
         bool reserved = eng_wl_is_admitted(wl);
         if (!cqn && !reserved)
             continue;
-        const json_t *o = ctl_wl_obj(c, wl);
-        bool admitted = reserved && o && cond_is(o, "Admitted", "True");
+        const struct ctl_wl_sum *o = ctl_wl_sum(c, eng_wl_namespace(wl), eng_wl_name(wl));
+        bool admitted = reserved && o && o->admitted;
         struct qagg *gc = reserved && cqn ? qagg_of(by_cq, cqn) : NULL;
-        const char *q = o ? jstr(json_object_get(o, "spec"), "queueName") : NULL;
+        const char *q = o ? o->queue : NULL;
         struct qagg *gl = NULL;
         if (q) {
             char *key = ac_key(eng_wl_namespace(wl), q);
@@ -281,8 +274,7 @@ static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq
                     g->admitted++;
                     add_usage(c, &g->used, wl);
                 }
-            } else if (g == gl && cqn && o && !cond_is(o, "Finished", "True") &&
-                       !json_is_false(json_object_get(json_object_get(o, "spec"), "active"))) {
+            } else if (g == gl && cqn && o && !o->finished && !o->inactive) {
                 g->pending++;
                 g->inadmissible += eng_wl_inadmissible(wl);
             }
@@ -521,7 +513,7 @@ static void cohort_metrics(struct ctl *c, struct map *by_cq)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_COHORT].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_COHORT, &it, &key, &val)) {
         const char *name = mstr(val, "name");
         const char *chain[CTL_COHORT_DEPTH];
         size_t n = name ? ctl_cohort_chain(c, name, chain, CTL_COHORT_DEPTH) : 0;
@@ -529,7 +521,7 @@ static void cohort_metrics(struct ctl *c, struct map *by_cq)
             add_nominal(&cohort_agg_of(c, &aggs, chain[k])->quota, json_object_get(val, "spec"));
     }
     it = 0;
-    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_CQ, &it, &key, &val)) {
         const json_t *spec = json_object_get(val, "spec");
         const char *chain[CTL_COHORT_DEPTH];
         size_t n = ctl_cohort_chain(c, jstr(spec, "cohortName"), chain, CTL_COHORT_DEPTH);
@@ -576,11 +568,9 @@ static void bump(struct map *counts, const char *key, int64_t delta)
 
 /* What one Workload adds to kueue_finished_workloads and
  * kueue_unadmitted_workloads and their LocalQueue twins. */
-static void count_wl(struct ctl *c, const json_t *wl, int64_t delta)
+static void count_wl(struct ctl *c, const struct ctl_wl_sum *wl, int64_t delta)
 {
-    const json_t *spec = json_object_get(wl, "spec"), *st = json_object_get(wl, "status");
-    const char *ns = mstr(wl, "namespace"), *lq = jstr(spec, "queueName");
-    const char *cq = jstr(json_object_get(st, "admission"), "clusterQueue");
+    const char *ns = wl->ns, *lq = wl->queue, *cq = wl->cq;
     const json_t *lqo = lq ? ctl_get(c, CK_LQ, ns, lq) : NULL;
     const char *stop = jstr(json_object_get(lqo, "spec"), "stopPolicy");
     /* A stopped LocalQueue's workloads are out of the queues. */
@@ -588,8 +578,8 @@ static void count_wl(struct ctl *c, const json_t *wl, int64_t delta)
     if (!cq && lqo)
         cq = jstr(json_object_get(lqo, "spec"), "clusterQueue");
     struct sb k = SB_INIT;
-    if (cond_is(wl, "Finished", "True")) {
-        if (jstr(json_object_get(st, "admission"), "clusterQueue")) {
+    if (wl->finished) {
+        if (wl->cq) {
             sb_addf(&k, "F\x1f%s", cq);
             bump(&c->wl_counts, sb_str(&k), delta);
         }
@@ -598,10 +588,9 @@ static void count_wl(struct ctl *c, const json_t *wl, int64_t delta)
             sb_addf(&k, "f\x1f%s\x1f%s", lq, ns ? ns : "");
             bump(&c->wl_counts, sb_str(&k), delta);
         }
-    } else if (!cond_is(wl, "Admitted", "True") && !mstr(wl, "deletionTimestamp") && cq && queued) {
-        const char *reason = jstr(cond(wl, "Admitted"), "reason");
-        const char *cause =
-            cond_is(wl, "QuotaReserved", "True") ? "" : jstr(cond(wl, "QuotaReserved"), "reason");
+    } else if (!wl->admitted && !wl->deleting && cq && queued) {
+        const char *reason = wl->admitted_reason;
+        const char *cause = wl->reserved ? "" : wl->reserved_reason;
         if (!reason || !*reason)
             reason = "NoReservation";
         if (!cause)
@@ -628,7 +617,7 @@ static void wl_counts_clear(struct ctl *c)
     map_init(&c->wl_counts);
 }
 
-void ctl_wl_counted(struct ctl *c, const json_t *prev, const json_t *obj)
+void ctl_wl_counted(struct ctl *c, const struct ctl_wl_sum *prev, const struct ctl_wl_sum *obj)
 {
     if (!c->metrics || c->wl_counts_stale)
         return; /* the next pass counts them all */
@@ -648,8 +637,9 @@ static void workload_count_metrics(struct ctl *c)
     void *val;
     if (c->wl_counts_stale) {
         wl_counts_clear(c);
-        while (map_next(&c->res[CK_WL].cache, &it, &key, &val))
-            count_wl(c, val, 1);
+        const struct ctl_wl_sum *wl;
+        while (ctl_next_wl_sum(c, &it, &wl))
+            count_wl(c, wl, 1);
         c->wl_counts_stale = false;
     }
     it = 0;
@@ -716,7 +706,7 @@ static void cohort_status(struct ctl *c, int64_t now)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_COHORT].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_COHORT, &it, &key, &val)) {
         const char *name = mstr(val, "name");
         int64_t share;
         double precise;
@@ -753,7 +743,7 @@ void ctl_queue_status(struct ctl *c)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_CQ, &it, &key, &val)) {
         const json_t *cq = val;
         const char *name = mstr(cq, "name");
         int cqi = eng_cq_find(c->eng, name);
@@ -823,7 +813,7 @@ void ctl_queue_status(struct ctl *c)
     }
     /* LocalQueues. */
     it = 0;
-    while (map_next(&c->res[CK_LQ].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_LQ, &it, &key, &val)) {
         const json_t *lq = val;
         const char *ns = mstr(lq, "namespace"), *name = mstr(lq, "name");
         const json_t *spec = json_object_get(lq, "spec");
@@ -952,7 +942,7 @@ static bool cq_uses(struct ctl *c, char what, const char *name)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_CQ].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_CQ, &it, &key, &val)) {
         const json_t *spec = json_object_get(val, "spec");
         size_t g, f;
         const json_t *rg, *fl;

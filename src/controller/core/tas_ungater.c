@@ -275,7 +275,7 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
         const json_t **pods = NULL;
         const char *key;
         void *val;
-        while (map_next(&c->res[CK_TASPOD].cache, &it, &key, &val)) {
+        while (ctl_next(c, CK_TASPOD, &it, &key, &val)) {
             const json_t *pod = val;
             const json_t *m = json_object_get(pod, "metadata");
             const char *pns = jstr(m, "namespace");

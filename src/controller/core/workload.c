@@ -719,7 +719,7 @@ void ctl_reconcile_wpc(struct ctl *c, const char *name)
     char **keys = NULL;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_WL, &it, &key, &val)) {
         const json_t *spec = json_object_get(val, "spec");
         const json_t *ref = json_object_get(spec, "priorityClassRef");
         if (!jstr(ref, "kind") || strcmp(jstr(ref, "kind"), "WorkloadPriorityClass") ||

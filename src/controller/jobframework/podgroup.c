@@ -30,7 +30,7 @@ static json_t *members(struct ctl *c, const char *ns, const char *g)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_POD].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_POD, &it, &key, &val)) {
         const char *pn = mstr(val, "namespace"), *pg = pod_group_name(val);
         if (pn && pg && !strcmp(pn, ns) && !strcmp(pg, g) && pod_is_managed(val))
             json_array_append(out, val);

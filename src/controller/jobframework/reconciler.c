@@ -80,7 +80,7 @@ const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, si
     size_t it = 0, n = 0;
     const char *key;
     void *v;
-    while (map_next(&c->res[k].cache, &it, &key, &v))
+    while (ctl_next(c, k, &it, &key, &v))
         if (n++ == i)
             return v;
     return NULL;

@@ -138,6 +138,109 @@ static void test_inf_list_then_watch(void **state)
     ac_free(&f->base);
 }
 
+/* The cache keeps text, not trees: the object handed to a handler is held
+ * by nobody else (the handler increfs it to keep it), the cached text is
+ * the object's, and every read parses a tree of its own. */
+static int refs_seen = -1;
+static void on_add_refs(void *arg, const json_t *obj)
+{
+    refs_seen = (int)obj->refcount;
+    note(arg, "add", obj);
+}
+
+static void test_inf_cache_keeps_text(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 3);
+    struct seen s = {0};
+    s.loop_thread = pthread_self();
+    struct inf_handlers h = {on_add_refs, on_update, on_delete, &s};
+    struct inf_opts o = {.backoff_initial_ms = 20, .backoff_max_ms = 80};
+    struct inf *inf = inf_new(&f->base, &wl_res, &o, &h);
+    struct err e;
+    err_init(&e);
+    assert_int_equal(inf_start(inf, &e), 0);
+    loop_until(inf, &s, "add:ns/a");
+    assert_int_equal(refs_seen, 1);
+    struct inf_doc *d = inf_doc_get(inf, "ns/a");
+    assert_non_null(d);
+    json_t *t = inf_doc_parse(d);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(t, "spec"), "priority")),
+                     3);
+    assert_int_equal(d->len, strlen(d->text));
+    const json_t *a1 = inf_get(inf, "ns", "a"), *a2 = inf_get(inf, "ns", "a");
+    assert_ptr_not_equal(a1, a2);
+    assert_true(json_equal(a1, t));
+    bool synced = false;
+    json_t *r = inf_ref(inf, "ns", "a", &synced);
+    assert_true(synced);
+    assert_true(json_equal(r, t));
+    json_decref(r);
+    json_decref(t);
+    assert_null(inf_doc_get(inf, "ns/b"));
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+/* With no_old_objects, on_update gets NULL for the old state. */
+static bool old_was_null;
+static void on_update_old(void *arg, const json_t *old_obj, const json_t *new_obj)
+{
+    old_was_null = old_obj == NULL;
+    note(arg, "update", new_obj);
+}
+
+static void test_inf_no_old_objects(void **state)
+{
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    struct seen s = {0};
+    s.loop_thread = pthread_self();
+    struct inf_handlers h = {on_add, on_update_old, on_delete, &s};
+    struct inf_opts o = {.backoff_initial_ms = 20, .backoff_max_ms = 80, .no_old_objects = true};
+    struct inf *inf = inf_new(&f->base, &wl_res, &o, &h);
+    struct err e;
+    err_init(&e);
+    assert_int_equal(inf_start(inf, &e), 0);
+    loop_until(inf, &s, "add:ns/a");
+    put(f, "ns", "a", 2);
+    loop_until(inf, &s, "update:ns/a");
+    assert_true(old_was_null);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
+/* Many informers stop together: asked all first, their readers' waits for
+ * events (200 ms each) overlap instead of adding up (40 stopped one after
+ * the other take about 4 s; the bound leaves a wide margin both ways). */
+static void test_inf_stop_many_together(void **state)
+{
+    enum { N = 40 };
+    struct fake *f = fake_new();
+    put(f, "ns", "a", 1);
+    struct seen s[N];
+    struct inf *infs[N];
+    for (int i = 0; i < N; i++) {
+        infs[i] = start(f, &s[i]);
+        loop_until(infs[i], &s[i], "add:ns/a");
+    }
+    usleep(300 * 1000); /* every reader waiting on its watch */
+    int64_t t0 = tm_monotonic_ms();
+    for (int i = 0; i < N; i++)
+        inf_stop_ask(infs[i]);
+    for (int i = 0; i < N; i++)
+        inf_stop(infs[i]);
+    int64_t took = tm_monotonic_ms() - t0;
+    assert_true(took < 2000);
+    for (int i = 0; i < N; i++) {
+        inf_free(infs[i]);
+        sb_release(&s[i].log);
+    }
+    ac_free(&f->base);
+}
+
 /* Changes lost to compaction come back by relisting: the informer reports
  * what it missed as adds, updates and deletes. */
 static void test_inf_relist_on_gone(void **state)
@@ -284,6 +387,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inf_list_then_watch),
+        cmocka_unit_test(test_inf_cache_keeps_text),
+        cmocka_unit_test(test_inf_no_old_objects),
+        cmocka_unit_test(test_inf_stop_many_together),
         cmocka_unit_test(test_inf_relist_on_gone),
         cmocka_unit_test(test_inf_reconnect_with_backoff),
         cmocka_unit_test(test_inf_resume_from_bookmark),

@@ -81,7 +81,7 @@ static void enqueue_users(struct ctl *c, const char *check)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val))
+    while (ctl_next(c, CK_WL, &it, &key, &val))
         if (names_check(val, check))
             ctl_enqueue(c, "v:", mstr(val, "namespace"), mstr(val, "name"));
 }
@@ -148,7 +148,7 @@ void ctl_prov_react(struct ctl *c, enum ctl_kind k, const json_t *prev, const js
         size_t it = 0;
         const char *key;
         void *val;
-        while (map_next(&c->res[CK_AC].cache, &it, &key, &val)) {
+        while (ctl_next(c, CK_AC, &it, &key, &val)) {
             const char *ref = NULL;
             struct sb why = SB_INIT;
             if (is_prov_check(val) && !prov_config_ref(val, &ref, &why) &&

@@ -42,7 +42,7 @@ static json_t *owned_workloads(struct ctl *c, const json_t *lws)
     size_t it = 0;
     const char *key;
     void *val;
-    while (map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+    while (ctl_next(c, CK_WL, &it, &key, &val)) {
         const json_t *owner = controller_owner(val, leaderworkerset_integration.kind);
         const char *wns = mstr(val, "namespace");
         if (owner && uid && wns && ns && !strcmp(wns, ns) && jstr(owner, "uid") &&
