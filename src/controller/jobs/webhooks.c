@@ -238,6 +238,22 @@ static void shape(const json_t *obj, char *out, size_t len)
     json_decref(pod);
 }
 
+/* The update rules the serving kinds share: while a Pod is ready
+ * (status.readyReplicas of old) the queue name and priority class are
+ * fixed, and the queue name is never removed. Returns whether Kueue
+ * manages obj. */
+static bool serving_update(struct err *e, const json_t *obj, const json_t *old,
+                           const struct pod_default_ctx *x)
+{
+    const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
+    bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
+    if ((!suspended || !nq) && !same(oq, nq))
+        err_invalid_at(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable",
+                       nq ? nq : "");
+    val_priority_class_update(e, old, obj, suspended);
+    return x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+}
+
 /* The Deployment and StatefulSet webhooks: a queue name that is a name;
  * while a Pod is ready (status.readyReplicas of old), the queue name and
  * priority class are fixed, and the queue name is never removed. A
@@ -249,13 +265,7 @@ static void serving_validate(struct err *e, bool sts, const json_t *obj, const j
     val_crd_name(e, LABELS, JF_QUEUE_LABEL, jf_queue_name(obj));
     if (!old)
         return;
-    const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
-    bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
-    if ((!suspended || !nq) && !same(oq, nq))
-        err_invalid_at(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable",
-                       nq ? nq : "");
-    val_priority_class_update(e, old, obj, suspended);
-    bool managed = x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+    bool managed = serving_update(e, obj, old, x);
     if (!sts || !managed)
         return;
     char a[9], b[9];
@@ -443,13 +453,7 @@ static void lws_validate(struct err *e, const json_t *obj, const json_t *old,
                        replicas, replicas);
     if (!old)
         return;
-    const char *oq = jf_queue_name(old), *nq = jf_queue_name(obj);
-    bool suspended = int_at(old, "status", "readyReplicas", 0) == 0;
-    if ((!suspended || !nq) && !same(oq, nq))
-        err_invalid_at(e, LABELS, JF_QUEUE_LABEL, "Invalid value: \"%s\": field is immutable",
-                       nq ? nq : "");
-    val_priority_class_update(e, old, obj, suspended);
-    bool managed = x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
+    bool managed = serving_update(e, obj, old, x);
     if (!managed)
         return;
     static const char *const templates[] = {"leaderTemplate", "workerTemplate"};
