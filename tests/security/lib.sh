@@ -48,6 +48,39 @@ need() {
     done
 }
 
+# queues NS CPU: the Namespace NS, the ResourceFlavor "local", the
+# ClusterQueue "cq" (every namespace, CPU cpus of nominal quota) and the
+# LocalQueue "user-queue" in NS; returns once cq is Active.
+queues() {
+    k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata: {name: $1}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: local}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: local
+      resources:
+      - {name: cpu, nominalQuota: "$2"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: user-queue, namespace: $1}
+spec: {clusterQueue: cq}
+YAML
+    settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+}
+
 # finish: stop the servers, check their logs, print the tally; the topic's
 # exit status says whether every check passed.
 finish() {

@@ -31,33 +31,8 @@ spec:
       openAPIV3Schema:
         type: object
         x-kubernetes-preserve-unknown-fields: true
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: own}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: local}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: local
-      resources:
-      - {name: cpu, nominalQuota: "2"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: own}
-spec: {clusterQueue: cq}
 YAML
-settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+queues own 2
 settle 10 'myjobs' k api-resources --api-group=example.com -o name
 
 # child NAME APIVERSION KIND OWNER UID: a queued Job controlled by OWNER.

@@ -18,33 +18,7 @@ waitForPodsReady:
 YAML
 start_server podgroups --controllers all --executor local --config "$TMP/pg-config.yaml" || exit 1
 
-k apply -f - >/dev/null <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: local}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: local
-      resources:
-      - {name: cpu, nominalQuota: "4"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: team-a}
-spec: {clusterQueue: cq}
-YAML
-settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+queues team-a 4
 ROLES="kueue-batch-user-role edit" tenant alice team-a
 
 # grp_pod NAME GROUP TOTAL EXTRA-ANNOTATIONS COMMAND...

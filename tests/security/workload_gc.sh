@@ -7,32 +7,8 @@
 
 need kubectl
 start_server wlgc --controllers all --executor none || exit 1
+queues gc 100
 k apply -f - >/dev/null <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: gc}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: local}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: local
-      resources:
-      - {name: cpu, nominalQuota: "100"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: gc}
-spec: {clusterQueue: cq}
----
 apiVersion: batch/v1
 kind: Job
 metadata: {name: alive, namespace: gc}
@@ -43,7 +19,6 @@ spec:
       restartPolicy: Never
       containers: [{name: c, image: busybox, command: ["true"]}]
 YAML
-settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 UID_ALIVE=$(k -n gc get job alive -o jsonpath='{.metadata.uid}')
 
 owned_wl() { # NAME JOB UID [APIVERSION KIND]
