@@ -340,7 +340,7 @@ static int admit_limitrange(json_t *doc, const json_t *old, struct err *e)
  * requests.*, limits.*) are Kueue's to govern here, and a quota scope
  * only ever narrows those: a quota naming them is refused rather than
  * stored and silently not enforced. */
-static bool quota_name_ok(const char *k)
+bool builtin_quota_legacy_name(const char *name)
 {
     static const char *const legacy[] = {"services",
                                          "secrets",
@@ -349,12 +349,17 @@ static bool quota_name_ok(const char *k)
                                          "replicationcontrollers",
                                          "resourcequotas",
                                          NULL};
-    if (!strncmp(k, "count/", 6))
-        return k[6] && strcmp(k + 6, "pods") && !strchr(k + 6, '/');
     for (const char *const *l = legacy; *l; l++)
-        if (!strcmp(k, *l))
+        if (!strcmp(name, *l))
             return true;
     return false;
+}
+
+static bool quota_name_ok(const char *k)
+{
+    if (!strncmp(k, "count/", 6))
+        return k[6] && strcmp(k + 6, "pods") && !strchr(k + 6, '/');
+    return builtin_quota_legacy_name(k);
 }
 
 static int admit_resourcequota(json_t *doc, const json_t *old, struct err *e)

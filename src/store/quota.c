@@ -14,26 +14,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/builtin.h"
 #include "api/quantity.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "store/store_int.h"
 
-/* The kinds a quota may name by their plural alone (kube-apiserver's
- * legacy object-count names). */
-static const char *const LEGACY[] = {
-    "services",       "secrets", "configmaps", "persistentvolumeclaims", "replicationcontrollers",
-    "resourcequotas", NULL};
-
 static bool legacy_name(const struct store_resource *r)
 {
-    if (r->group && *r->group)
-        return false;
-    for (const char *const *l = LEGACY; *l; l++)
-        if (!strcmp(*l, r->plural))
-            return true;
-    return false;
+    return !*r->group && builtin_quota_legacy_name(r->plural);
 }
 
 /* Does the quota resource name `name` count objects of r? */
