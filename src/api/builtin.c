@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/quantity.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 
@@ -332,6 +333,86 @@ static int admit_limitrange(json_t *doc, const json_t *old, struct err *e)
     return e->ncauses ? ERR_INVALID : 0;
 }
 
+/* ---- ResourceQuota ------------------------------------------------------ */
+
+/* The quota names cueue serve counts: objects, by `count/<resource>` or by
+ * the core kinds' older names. Pods and compute resources (cpu, memory,
+ * requests.*, limits.*) are Kueue's to govern here, and a quota scope
+ * only ever narrows those: a quota naming them is refused rather than
+ * stored and silently not enforced. */
+bool builtin_quota_legacy_name(const char *name)
+{
+    static const char *const legacy[] = {"services",
+                                         "secrets",
+                                         "configmaps",
+                                         "persistentvolumeclaims",
+                                         "replicationcontrollers",
+                                         "resourcequotas",
+                                         NULL};
+    for (const char *const *l = legacy; *l; l++)
+        if (!strcmp(name, *l))
+            return true;
+    return false;
+}
+
+static bool quota_name_ok(const char *k)
+{
+    if (!strncmp(k, "count/", 6))
+        return k[6] && strcmp(k + 6, "pods") && !strchr(k + 6, '/');
+    return builtin_quota_legacy_name(k);
+}
+
+static int admit_resourcequota(json_t *doc, const json_t *old, struct err *e)
+{
+    (void)old;
+    json_t *spec = obj_at(doc, "spec");
+    size_t m = err_push_field(e, "spec");
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj_at(spec, "hard"), k, v)
+    {
+        size_t m2 = err_push_field(e, "hard");
+        err_push_key(e, k);
+        char num[32];
+        if (json_is_integer(v)) {
+            snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+            json_object_set_new(obj_at(spec, "hard"), k, json_string(num));
+            v = json_object_get(obj_at(spec, "hard"), k);
+        }
+        q_amount a;
+        if (!quota_name_ok(k))
+            err_field(e, ERR_INVALID,
+                      "Unsupported value: \"%s\": cueue serve enforces object counts only: "
+                      "count/<resource>[.<group>] (not pods), services, secrets, configmaps, "
+                      "persistentvolumeclaims, replicationcontrollers, resourcequotas",
+                      k);
+        else if (!json_is_string(v) || q_parse_amount(json_string_value(v), &a, NULL))
+            err_field(e, ERR_INVALID, "Invalid value: %s: must be a quantity",
+                      json_is_string(v) ? json_string_value(v) : "?");
+        else if (a.milli < 0)
+            err_field(e, ERR_INVALID, "Invalid value: \"%s\": must be greater than or equal to 0",
+                      json_string_value(v));
+        else if (a.milli % 1000)
+            err_field(e, ERR_INVALID, "Invalid value: \"%s\": must be an integer",
+                      json_string_value(v));
+        err_restore(e, m2);
+    }
+    static const char *const scoped[] = {"scopes", "scopeSelector"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *sv = json_object_get(spec, scoped[i]);
+        if (!sv || json_is_null(sv) || (json_is_array(sv) && !json_array_size(sv)) ||
+            (json_is_object(sv) && !json_object_size(sv)))
+            continue;
+        size_t m2 = err_push_field(e, scoped[i]);
+        err_field(e, ERR_INVALID,
+                  "Invalid value: unsupported scope applied to resource: scopes select pods, "
+                  "and cueue serve's quotas count objects only");
+        err_restore(e, m2);
+    }
+    err_restore(e, m);
+    return e->ncauses ? ERR_INVALID : 0;
+}
+
 /* ---- EndpointSlice ------------------------------------------------------ */
 
 static int admit_endpointslice(json_t *doc, const json_t *old, struct err *e)
@@ -419,6 +500,7 @@ static const struct kind kinds[] = {
     {"v1", "ConfigMap", admit_configmap},
     {"v1", "Service", admit_service},
     {"v1", "LimitRange", admit_limitrange},
+    {"v1", "ResourceQuota", admit_resourcequota},
     {"discovery.k8s.io/v1", "EndpointSlice", admit_endpointslice},
     {"apps/v1", "Deployment", admit_deployment},
     {"apps/v1", "ReplicaSet", admit_replicaset},

@@ -2365,6 +2365,44 @@ static const struct pb_msg m_core_NodeSelectorRequirement = {
     "NodeSelectorRequirement", f_core_NodeSelectorRequirement,
     CU_ARRAY_SIZE(f_core_NodeSelectorRequirement)};
 
+static const struct pb_field f_core_ScopedResourceSelectorRequirement[] = {
+    {1, PB_STRING | PB_KEEP, "scopeName", NULL},
+    {2, PB_STRING | PB_KEEP, "operator", NULL},
+    {3, PB_STRING | PB_REPEATED, "values", NULL},
+};
+static const struct pb_msg m_core_ScopedResourceSelectorRequirement = {
+    "ScopedResourceSelectorRequirement", f_core_ScopedResourceSelectorRequirement,
+    CU_ARRAY_SIZE(f_core_ScopedResourceSelectorRequirement)};
+
+static const struct pb_field f_core_ScopeSelector[] = {
+    {1, PB_MSG | PB_REPEATED, "matchExpressions", &m_core_ScopedResourceSelectorRequirement},
+};
+static const struct pb_msg m_core_ScopeSelector = {"ScopeSelector", f_core_ScopeSelector,
+                                                   CU_ARRAY_SIZE(f_core_ScopeSelector)};
+
+static const struct pb_field f_core_ResourceQuotaSpec[] = {
+    {1, PB_MAP_QUANTITY, "hard", NULL},
+    {2, PB_STRING | PB_REPEATED, "scopes", NULL},
+    {3, PB_MSG | PB_PTR, "scopeSelector", &m_core_ScopeSelector},
+};
+static const struct pb_msg m_core_ResourceQuotaSpec = {
+    "ResourceQuotaSpec", f_core_ResourceQuotaSpec, CU_ARRAY_SIZE(f_core_ResourceQuotaSpec)};
+
+static const struct pb_field f_core_ResourceQuotaStatus[] = {
+    {1, PB_MAP_QUANTITY, "hard", NULL},
+    {2, PB_MAP_QUANTITY, "used", NULL},
+};
+static const struct pb_msg m_core_ResourceQuotaStatus = {
+    "ResourceQuotaStatus", f_core_ResourceQuotaStatus, CU_ARRAY_SIZE(f_core_ResourceQuotaStatus)};
+
+static const struct pb_field f_core_ResourceQuota[] = {
+    {1, PB_MSG, "metadata", &m_meta_ObjectMeta},
+    {2, PB_MSG, "spec", &m_core_ResourceQuotaSpec},
+    {3, PB_MSG, "status", &m_core_ResourceQuotaStatus},
+};
+static const struct pb_msg m_core_ResourceQuota = {"ResourceQuota", f_core_ResourceQuota,
+                                                   CU_ARRAY_SIZE(f_core_ResourceQuota)};
+
 const struct pb_top pb__kinds[] = {
     {"", "Namespace", &m_core_Namespace},
     {"", "Pod", &m_core_Pod},
@@ -2372,6 +2410,7 @@ const struct pb_top pb__kinds[] = {
     {"", "ConfigMap", &m_core_ConfigMap},
     {"", "Secret", &m_core_Secret},
     {"", "Service", &m_core_Service},
+    {"", "ResourceQuota", &m_core_ResourceQuota},
     {"batch", "Job", &m_batch_Job},
     {"apps", "Deployment", &m_apps_Deployment},
     {"apps", "ReplicaSet", &m_apps_ReplicaSet},

@@ -179,6 +179,8 @@ static void usage(FILE *out)
             "  --pod-network private|host\n"
             "                         pods get a network of their own with only loopback\n"
             "                         (default), or share this machine's\n"
+            "  --max-pods N           pods the local executor runs at once, the Node's pods\n"
+            "                         capacity (default 110, as the kubelet's)\n"
             "  --metrics-bind-address ADDR\n"
             "                         serve the Prometheus metrics at https://ADDR/metrics\n"
             "                         (HOST:PORT or :PORT; :0 picks a free port; 0: no\n"
@@ -272,6 +274,7 @@ int cli_controller(int argc, char **argv)
         {"data-dir", required_argument, NULL, 'd'},
         {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
+        {"max-pods", required_argument, NULL, OPT_MAX_PODS},
         {"metrics-bind-address", required_argument, NULL, 'm'},
         {"metrics-secure", optional_argument, NULL, 'S'},
         {"metrics-cert-dir", required_argument, NULL, 'T'},
@@ -291,6 +294,7 @@ int cli_controller(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *config = NULL, *executor = "none";
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
+    int max_pods = 0;
     const char *feature_gates = NULL, *metrics_flag = NULL, *zap_encoder = NULL, *zap_level = NULL;
     const char *metrics_cert_dir = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
@@ -330,6 +334,10 @@ int cli_controller(int argc, char **argv)
             break;
         case 'N':
             pod_network = optarg;
+            break;
+        case OPT_MAX_PODS:
+            if (!cli_max_pods_ok("controller", optarg, &max_pods))
+                return 2;
             break;
         case 'T':
             metrics_cert_dir = optarg;
@@ -499,7 +507,8 @@ int cli_controller(int argc, char **argv)
                                   .data_dir = data_dir,
                                   .hide = hide_list,
                                   .gpus = gpus,
-                                  .host_network = !strcmp(pod_network, "host")};
+                                  .host_network = !strcmp(pod_network, "host"),
+                                  .max_pods = max_pods};
         rc = node_start(&no, &node, &e);
     }
     kc_config_release(&cfg);

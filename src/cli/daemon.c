@@ -79,6 +79,18 @@ bool cli_pod_network_ok(const char *cmd, const char *value)
     return false;
 }
 
+bool cli_max_pods_ok(const char *cmd, const char *value, int *out)
+{
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (*value && !*end && v >= 1 && v <= 100000) {
+        *out = (int)v;
+        return true;
+    }
+    fprintf(stderr, "cueue %s: --max-pods must be 1-100000, got '%s'\n", cmd, value);
+    return false;
+}
+
 void cli_signals_block(sigset_t *set)
 {
     sigemptyset(set);

@@ -23,6 +23,13 @@ bool cli_executor_ok(const char *cmd, const char *executor);
 /* --pod-network must be "private" or "host"; as cli_executor_ok. */
 bool cli_pod_network_ok(const char *cmd, const char *value);
 
+/* getopt_long's value of --max-pods (no short form). */
+#define OPT_MAX_PODS 0x100
+
+/* --max-pods: a whole number of pods, 1-100000 (the kubelet's flag); true
+ * with *out set, else a message naming CMD and the value on stderr. */
+bool cli_max_pods_ok(const char *cmd, const char *value, int *out);
+
 /* Set up logging from Kueue's flags: --zap-encoder (json or console;
  * NULL: console) and --zap-log-level (debug, info, warn, error or a
  * verbosity; NULL: debug when verbose, else info). Returns 0, or 2 (the

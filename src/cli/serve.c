@@ -66,6 +66,8 @@ static void serve_usage(FILE *out)
         "  --pod-network private|host\n"
         "                         pods get a network of their own with only loopback\n"
         "                         (default), or share this machine's\n"
+        "  --max-pods N           pods the local executor runs at once, the Node's pods\n"
+        "                         capacity (default 110, as the kubelet's)\n"
         "  --event-ttl DURATION   delete Events this long after their last update (default 1h;\n"
         "                         e.g. 30s, 10m, 2h; 0 keeps them)\n"
         "  --decision-log-max-age DURATION\n"
@@ -181,6 +183,7 @@ struct serve_opts {
     const char *executor;
     const char *gpus;        /* NULL: ask nvidia-smi */
     const char *pod_network; /* "private" or "host" */
+    int max_pods;            /* 0: the node's default */
     const char *feature_gates;
     int64_t event_ttl_s;  /* < 0: never */
     size_t watch_history; /* 0: the store's default */
@@ -220,6 +223,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"executor", required_argument, NULL, 'x'},
         {"gpus", required_argument, NULL, 'G'},
         {"pod-network", required_argument, NULL, 'N'},
+        {"max-pods", required_argument, NULL, OPT_MAX_PODS},
         {"feature-gates", required_argument, NULL, 'g'},
         {"insecure-http", no_argument, NULL, 'i'},
         {"event-ttl", required_argument, NULL, 't'},
@@ -270,6 +274,10 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             break;
         case 'N':
             o->pod_network = optarg;
+            break;
+        case OPT_MAX_PODS:
+            if (!cli_max_pods_ok("serve", optarg, &o->max_pods))
+                return 2;
             break;
         case 'i':
             o->insecure = true;
@@ -600,6 +608,7 @@ int cli_serve(int argc, char **argv)
                                   .hide = hide,
                                   .gpus = o.gpus,
                                   .host_network = !strcmp(o.pod_network, "host"),
+                                  .max_pods = o.max_pods,
                                   .apps = true};
         if (node_start(&no, &node, &e)) {
             rc = fail(&e);

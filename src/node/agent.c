@@ -554,6 +554,7 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
     if ((rc = kl_new(n, o, &n->kl, e)))
         goto fail;
     nobj_facts_read(&n->facts, NODE_NAME, kl_gpu_count(n->kl), o->data_dir);
+    n->facts.max_pods = o->max_pods > 0 ? o->max_pods : NODE_MAX_PODS;
     for (int k = 0; k < NODE_N; k++) {
         struct node_res *r = &n->res[k];
         r->n = n;

@@ -28,6 +28,7 @@ struct err;
 struct node;
 
 #define NODE_NAME "cueue-local"
+#define NODE_MAX_PODS 110 /* the kubelet's default --max-pods */
 
 struct node_options {
     struct ac_client *client; /* borrowed; must outlive the agent */
@@ -35,6 +36,7 @@ struct node_options {
     const char *const *hide;  /* more host paths pods must not see (kubeconfigs); NULL-ended */
     const char *gpus;         /* "0,1,..." (or "" for none); NULL: ask `nvidia-smi -L` */
     bool host_network;        /* pods share the host's network instead of a private one */
+    int max_pods;             /* pods run at once, the Node's pods capacity; 0: NODE_MAX_PODS */
     bool apps;                /* run Deployments, ReplicaSets and StatefulSets (apps.h): the
                                * embedded server, which has no controller manager */
 };

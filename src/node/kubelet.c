@@ -79,7 +79,9 @@ struct kl {
     struct cg_root *cg;
     struct gpu_set gpus;
     struct map pods;    /* "ns/name" -> struct kpod * */
-    struct map waiting; /* "ns/name" of Pods waiting for GPUs */
+    struct map waiting; /* "ns/name" of Pods waiting for GPUs or a pod slot */
+    int max_pods;       /* Pods run at once (the Node's pods capacity) */
+    int active;         /* Pods in pods not yet finished (KP_DONE) */
     struct map sim;     /* Node name -> SIM_YES, or SIM_NO until sim_until (simulated_node) */
     int64_t sim_until;
     bool recovered;
@@ -150,6 +152,7 @@ int kl_new(struct node *n, const struct node_options *o, struct kl **out, struct
     map_init(&k->pods);
     map_init(&k->waiting);
     map_init(&k->sim);
+    k->max_pods = o->max_pods > 0 ? o->max_pods : NODE_MAX_PODS;
     int rc = 0;
     if (o->gpus) {
         rc = gpu_set_parse(&k->gpus, o->gpus, e);
@@ -441,6 +444,20 @@ static void start_container(struct kl *k, struct kpod *kp)
     kp->state = KP_RUNNING;
 }
 
+/* A pod slot or devices were freed: the waiting Pods try again. */
+static void wake_waiting(struct kl *k)
+{
+    size_t it = 0;
+    const char *key;
+    void *v;
+    while (map_next(&k->waiting, &it, &key, &v)) {
+        const char *slash = strchr(key, '/');
+        char *ns = xstrndup(key, (size_t)(slash - key));
+        node__enqueue(k->n, "P:", ns, slash + 1, 0);
+        free(ns);
+    }
+}
+
 /* The Pod is over: free what it held and let waiting Pods try again. */
 static void release_resources(struct kl *k, struct kpod *kp)
 {
@@ -449,22 +466,16 @@ static void release_resources(struct kl *k, struct kpod *kp)
     if (kp->n_gpus) {
         gpu_release(&k->gpus, kp->uid);
         kp->n_gpus = 0;
-        size_t it = 0;
-        const char *key;
-        void *v;
-        while (map_next(&k->waiting, &it, &key, &v)) {
-            const char *slash = strchr(key, '/');
-            char *ns = xstrndup(key, (size_t)(slash - key));
-            node__enqueue(k->n, "P:", ns, slash + 1, 0);
-            free(ns);
-        }
     }
+    wake_waiting(k);
 }
 
 static void finish(struct kl *k, struct kpod *kp, const struct ending *end)
 {
-    if (kp->state != KP_DONE)
+    if (kp->state != KP_DONE) {
         end_index(k, kp);
+        k->active--;
+    }
     kp->state = KP_DONE;
     kp->last = *end;
     kp->has_last = true;
@@ -749,14 +760,21 @@ static void admit(struct kl *k, const json_t *pod, const char *key)
         node__event(k->n, pod, "Normal", "Scheduled", "default-scheduler",
                     "Successfully assigned %s/%s to %s", kp->ns, kp->name,
                     node__str(json_object_get(pod, "spec"), "nodeName"));
+    /* At most the Node's pods capacity run at once, as the scheduler
+     * places no more on a node: a tenant's Jobs of many tiny pods, within
+     * their quota, cannot start thousands of sandboxes on this machine. */
     int want = (int)kp->spec.res.gpus;
-    if (want > 0 && !gpu_alloc(&k->gpus, kp->uid, want, kp->gpus)) {
+    char msg[300] = "";
+    if (k->active >= k->max_pods)
+        snprintf(msg, sizeof(msg), "waiting for a pod slot: %d of %d pods running on node %s",
+                 k->active, k->max_pods, NODE_NAME);
+    else if (want > 0 && !gpu_alloc(&k->gpus, kp->uid, want, kp->gpus))
+        snprintf(msg, sizeof(msg), "waiting for %d %s: %d of %d free on node %s", want,
+                 PS_GPU_RESOURCE, gpu_free_count(&k->gpus), k->gpus.n, NODE_NAME);
+    if (msg[0]) {
         bool first = !map_has(&k->waiting, key);
         map_put(&k->waiting, key, NULL);
         if (first) {
-            char msg[300];
-            snprintf(msg, sizeof(msg), "waiting for %d %s: %d of %d free on node %s", want,
-                     PS_GPU_RESOURCE, gpu_free_count(&k->gpus), k->gpus.n, NODE_NAME);
             struct view v = {.phase = "Pending",
                              .state = PST_WAITING,
                              .reason = "ContainerCreating",
@@ -773,6 +791,7 @@ static void admit(struct kl *k, const json_t *pod, const char *key)
     struct cg_limits l;
     cg_limits_from(&kp->spec.res, KL_PIDS_MAX, &l);
     map_put(&k->pods, key, kp);
+    k->active++;
     if (cg_pod_create(k->cg, kp->uid, &l, &kp->cg, &e)) {
         fail_start(k, kp, e.message);
         return;
@@ -872,8 +891,13 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
     if (kp && (!pod || !uid || strcmp(uid, kp->uid))) {
         /* Deleted, or replaced by another Pod of that name. */
         map_del(&k->pods, key);
+        bool ran = kp->state != KP_DONE;
         free_kpod(k, kp);
         kp = NULL;
+        if (ran) {
+            k->active--;
+            wake_waiting(k);
+        }
     }
     if (!pod) {
         map_del(&k->waiting, key);

@@ -127,7 +127,8 @@ static json_t *resources(const struct nobj_facts *f)
         snprintf(buf, sizeof(buf), "%lldKi", (long long)(f->storage_bytes / 1024));
         json_object_set_new(r, "ephemeral-storage", json_string(buf));
     }
-    json_object_set_new(r, "pods", json_string("110"));
+    snprintf(buf, sizeof(buf), "%d", f->max_pods);
+    json_object_set_new(r, "pods", json_string(buf));
     if (f->gpus > 0) {
         snprintf(buf, sizeof(buf), "%d", f->gpus);
         json_object_set_new(r, "nvidia.com/gpu", json_string(buf));

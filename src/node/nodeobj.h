@@ -24,6 +24,7 @@ struct nobj_facts {
     int64_t memory_bytes;  /* MemTotal */
     int64_t storage_bytes; /* size of the file system holding the data dir; 0: unknown */
     int gpus;              /* devices the agent hands out (nvidia.com/gpu) */
+    int max_pods;          /* pods it runs at once (its pods capacity) */
     char kernel[128];      /* uname -r */
     char os_image[256];    /* PRETTY_NAME of /etc/os-release */
     char arch[32];         /* GOARCH spelling: amd64, arm64, ... */

@@ -142,7 +142,10 @@ int srv_reply_err(struct srv_req *q, int rc, const struct err *e, const struct s
         break;
     case ERR_FORBIDDEN:
         d = srv_details(r, nm);
-        if (!strcmp(op, "create") && ns && *ns) {
+        /* The store words a terminating namespace as kube-apiserver's
+         * lifecycle admission does; the server adds the cause it gives. */
+        if (!strcmp(op, "create") && ns && *ns &&
+            strstr(e->message, "because it is being terminated")) {
             snprintf(msg, sizeof(msg),
                      "%s \"%s\" is forbidden: unable to create new content in namespace %s "
                      "because it is being terminated",

@@ -228,6 +228,16 @@ static const struct column secret_cols[] = {
     AGE_BUILTIN,
     END_COL};
 
+static const struct column quota_cols[] = {
+    NAME_COL,
+    AGE_BUILTIN,
+    {"Request", COL_STRING, NULL, 0,
+     "Request represents a minimum amount of cpu/memory that a container may consume."},
+    {"Limit", COL_STRING, NULL, 0,
+     "Limits control the maximum amount of cpu/memory that a container may use independent of "
+     "contention on the node."},
+    END_COL};
+
 static const struct column created_at_cols[] = {
     NAME_COL,
     {"Created At", COL_DATE, ".metadata.creationTimestamp", 0,
@@ -869,6 +879,38 @@ static void compute_secret(const json_t *o, json_t *row, int64_t now)
     json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "count/jobs.batch: 1/5, secrets: 0/10" from status, by name; limits.*
+ * in the Limit column. */
+static void compute_quota(const json_t *o, json_t *row, int64_t now)
+{
+    add_at(row, o, "metadata.name");
+    json_array_append_new(row, age_of(str_at(o, "metadata.creationTimestamp"), now, "<unknown>"));
+    const json_t *hard = get_path(o, "spec.hard");
+    const char **names = xcalloc(json_object_size(hard) + 1, sizeof(*names));
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)hard, k, v) names[n++] = k;
+    qsort(names, n, sizeof(*names), cmp_str);
+    struct sb req = SB_INIT, lim = SB_INIT;
+    for (size_t i = 0; i < n; i++) {
+        const char *h = json_string_value(json_object_get(get_path(o, "status.hard"), names[i]));
+        const char *u = json_string_value(json_object_get(get_path(o, "status.used"), names[i]));
+        struct sb *col = !strncmp(names[i], "limits.", 7) ? &lim : &req;
+        sb_addf(col, "%s%s: %s/%s", col->len ? ", " : "", names[i], u ? u : "0", h ? h : "0");
+    }
+    add_str(row, sb_str(&req));
+    add_str(row, sb_str(&lim));
+    sb_release(&req);
+    sb_release(&lim);
+    free(names);
+}
+
 static void compute_created_at(const json_t *o, json_t *row, int64_t now)
 {
     (void)now;
@@ -962,6 +1004,7 @@ static const struct printer printers[] = {
     {"configmaps", cm_cols, compute_configmap},
     {"secrets", secret_cols, compute_secret},
     {"limitranges", created_at_cols, compute_created_at},
+    {"resourcequotas", quota_cols, compute_quota},
     {"resourceclaims.resource.k8s.io", claim_cols, compute_claim},
     {"serviceaccounts", sa_cols, compute_sa},
     {"roles.rbac.authorization.k8s.io", created_at_cols, compute_created_at},

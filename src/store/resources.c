@@ -35,6 +35,7 @@ static const char *const sn_svc[] = {"svc", NULL};
 static const char *const sn_ep[] = {"ep", NULL};
 static const char *const sn_cm[] = {"cm", NULL};
 static const char *const sn_limits[] = {"limits", NULL};
+static const char *const sn_quota[] = {"quota", NULL};
 static const char *const sn_crd[] = {"crd", "crds", NULL};
 static const char *const sn_deploy[] = {"deploy", NULL};
 static const char *const sn_rs[] = {"rs", NULL};
@@ -89,6 +90,8 @@ static const struct store_resource resources[] = {
     BUILTIN("", "v1", "secrets", "secret", "Secret", "secrets", true, false, NULL, NULL),
     BUILTIN("", "v1", "limitranges", "limitrange", "LimitRange", "limitranges", true, false,
             sn_limits, NULL),
+    BUILTIN("", "v1", "resourcequotas", "resourcequota", "ResourceQuota", "resourcequotas", true,
+            true, sn_quota, NULL),
     BUILTIN("", "v1", "podtemplates", "podtemplate", "PodTemplate", "podtemplates", true, false,
             NULL, NULL),
     BUILTIN("batch", "v1", "jobs", "job", "Job", "jobs.batch", true, true, NULL, cat_all),

@@ -112,6 +112,8 @@ static const char *const SQL[ST_COUNT] = {
     [ST_META_GET] = "SELECT v FROM meta WHERE k=?1",
     [ST_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) ON CONFLICT(k) DO UPDATE SET v=?2",
     [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
+    [ST_QUOTAS] = "SELECT doc FROM objects WHERE res='resourcequotas' AND ns=?1",
+    [ST_NS_COUNT] = "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2",
 };
 
 static const char SCHEMA[] =
@@ -700,6 +702,31 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     return rc;
 }
 
+/* After objects of r came or went in ns: the ResourceQuotas there that
+ * count them get their new usage, in the same transaction. Not while the
+ * namespace is being emptied (its quotas go with it). */
+static int quotas_recount(struct store *s, const struct store_resource *r, const char *ns,
+                          struct err *e)
+{
+    if (!r->namespaced || !ns || !*ns || (s->emptying_ns && !strcmp(ns, s->emptying_ns)))
+        return 0;
+    json_t **qs;
+    size_t n = store__quotas(s, ns, &qs);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rc && store__quota_counts(qs[i], r)) {
+            json_t *next = json_deep_copy(qs[i]);
+            if (store__quota_status(s, next, false) && !json_equal(next, qs[i]))
+                rc = obj_put(s, store_resource_find("resourcequotas"), next, STORE_MODIFIED, false,
+                             qs[i], e);
+            json_decref(next);
+        }
+        json_decref(qs[i]);
+    }
+    free(qs);
+    return rc;
+}
+
 /* The owner uids of (res, ns, name) as ownerReferences holding only the
  * uid (NULL when none): what garbage collection reads of an object. */
 static json_t *owner_refs_of(struct store *s, const struct store_resource *r, const char *ns,
@@ -998,6 +1025,8 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
             pending_add(s, STORE_DELETED, r, rv, text, cur, NULL);
         free(text);
     }
+    if (!rc)
+        rc = quotas_recount(s, r, ns, e);
     const char *uid = api_doc_meta_str(cur, "uid");
     if (!rc && uid && depth < MAX_GC_DEPTH)
         rc = collect_dependents(s, uid, false, depth, e);
@@ -1477,6 +1506,11 @@ uint64_t store_current_rv(struct store *s)
 uint64_t store__compacted_rv(struct store *s)
 {
     return atomic_load(&s->compacted);
+}
+
+struct store__conn *store__writer(struct store *s)
+{
+    return &s->w;
 }
 
 struct store__hub *store__hub(struct store *s)
@@ -2179,15 +2213,20 @@ static int create_run(struct store *s, struct wop *op)
                            api_doc_meta_str(c->doc, "name"));
         regenerate_name(c->doc);
     }
+    if (!rc && c->r->namespaced)
+        rc = store__quota_admit(s, c->r, c->ns, e);
     if (rc)
         return rc;
     if (!strcmp(c->r->key, STORE_CRD_KEY))
         store__crd_status(s->reg, c->doc, NULL);
+    if (!strcmp(c->r->key, "resourcequotas"))
+        store__quota_status(s, c->doc, true);
     if (c->dry_run) {
         op->discard = true;
         return 0;
     }
-    return obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
+    rc = obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
+    return rc ? rc : quotas_recount(s, c->r, c->ns, e);
 }
 
 /* Check and default a create into c (its doc owned by the caller). */
@@ -2358,6 +2397,8 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         rc = o->check(o->check_arg, r, res, cur, e);
     if (!rc && !strcmp(r->key, STORE_CRD_KEY))
         store__crd_status(s->reg, res, cur);
+    if (!rc && !strcmp(r->key, "resourcequotas"))
+        store__quota_status(s, res, false);
     if (rc) {
         json_decref(res);
         return rc;

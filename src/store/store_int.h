@@ -102,6 +102,8 @@ enum store__stmt {
     ST_META_GET,   /* v of k */
     ST_META_SET,   /* set v of k */
     ST_BY_UID,     /* (res, ns, name) of the object with uid */
+    ST_QUOTAS,     /* doc of each ResourceQuota in ns */
+    ST_NS_COUNT,   /* how many objects of res are in ns */
     ST_COUNT
 };
 
@@ -114,8 +116,27 @@ struct store__conn {
  * store__conn_put). Never NULL: the pool grows on demand. */
 struct store__conn *store__conn_get(struct store *s, struct err *e);
 void store__conn_put(struct store *s, struct store__conn *c);
+/* The write connection (only inside the open transaction). */
+struct store__conn *store__writer(struct store *s);
 /* The statement id of c, reset and ready to bind. */
 struct sqlite3_stmt *store__stmt(struct store__conn *c, enum store__stmt id);
+
+/* ---- ResourceQuota object counts (quota.c) ------------------------------------ */
+
+/* The ResourceQuotas of ns, as stored (owned; json_decref each, free the
+ * array), read on the write connection inside the open transaction. */
+size_t store__quotas(struct store *s, const char *ns, json_t ***out);
+/* Does quota q count objects of r? */
+bool store__quota_counts(const json_t *q, const struct store_resource *r);
+/* Refuse the create of an object of r in ns (ERR_FORBIDDEN,
+ * worded as kube-apiserver's quota admission) when a ResourceQuota there
+ * holds as many as its hard limit already. */
+CU_MUST_CHECK int store__quota_admit(struct store *s, const struct store_resource *r,
+                                     const char *ns, struct err *e);
+/* Set q's status: hard as its spec, used as counted now (plus q itself
+ * when self and q counts ResourceQuotas). Returns false when a count
+ * failed (status left as it was). */
+bool store__quota_status(struct store *s, json_t *q, bool self);
 
 /* ---- watch hub (watch.c) ------------------------------------------------------- */
 

@@ -21,6 +21,7 @@ static struct nobj_facts facts(void)
     f.memory_bytes = 16LL << 30;
     f.storage_bytes = 100LL << 30;
     f.gpus = 2;
+    f.max_pods = 110;
     strcpy(f.kernel, "6.1.0");
     strcpy(f.os_image, "Debian GNU/Linux 12 (bookworm)");
     strcpy(f.arch, "amd64");
