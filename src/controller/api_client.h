@@ -98,6 +98,9 @@ struct ac_ops {
     /* Optional: several writes at once (ac_write_many), each mutation
      * applied to the current object, without a conflict to retry. */
     void (*write_many)(struct ac_client *c, struct ac_write *w, size_t n);
+    /* Optional: the API's discovery (ac_discover). */
+    int (*discover)(struct ac_client *c, const char *group, const char *version, const char *kind,
+                    char **plural, bool *namespaced, struct err *e);
 };
 
 /* Every back-end's client struct starts with this. */
@@ -127,6 +130,19 @@ CU_MUST_CHECK static inline int ac_list(struct ac_client *c, const struct store_
     return c->ops->list(c, r, ns, opts, out, e);
 }
 void ac_list_release(struct ac_list *l);
+
+/* The resource the API serves kind of group/version under, as its
+ * discovery tells (a CRD's names.plural, which need not be the lower-case
+ * kind plus "s"): *plural owned (free()), *namespaced its scope.
+ * ERR_NOT_FOUND when it serves no such kind (or the back-end cannot tell). */
+CU_MUST_CHECK static inline int ac_discover(struct ac_client *c, const char *group,
+                                            const char *version, const char *kind, char **plural,
+                                            bool *namespaced, struct err *e)
+{
+    if (!c->ops->discover)
+        return err_set(e, ERR_NOT_FOUND, "%s/%s %s: no discovery", group, version, kind);
+    return c->ops->discover(c, group, version, kind, plural, namespaced, e);
+}
 
 /* Open a watch (opts may be NULL). ERR_GONE when opts->resource_version is
  * too old: list again. *out is owned: close with ac_watch_close. */

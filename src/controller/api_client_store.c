@@ -297,6 +297,26 @@ static void sc_free(struct ac_client *c)
     free(c);
 }
 
+/* What the store serves: its built-in kinds and its CRDs' (by their
+ * names.plural). */
+static int sc_discover(struct ac_client *c, const char *group, const char *version,
+                       const char *kind, char **plural, bool *namespaced, struct err *e)
+{
+    const struct store_resource **rs = NULL;
+    size_t n = store_served(st(c), &rs, NULL);
+    int rc = ERR_NOT_FOUND;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rs[i]->group, group) && !strcmp(rs[i]->version, version) &&
+            !strcmp(rs[i]->kind, kind)) {
+            *plural = xstrdup(rs[i]->plural);
+            *namespaced = rs[i]->namespaced;
+            rc = 0;
+            break;
+        }
+    free(rs);
+    return rc ? err_set(e, rc, "%s/%s serves no kind %s", group, version, kind) : 0;
+}
+
 static const struct ac_ops store_ops = {
     .name = "store",
     .get = sc_get,
@@ -310,6 +330,7 @@ static const struct ac_ops store_ops = {
     .del = sc_delete,
     .write_many = sc_write_many,
     .free = sc_free,
+    .discover = sc_discover,
 };
 
 struct ac_client *ac_store_new(struct store *s)

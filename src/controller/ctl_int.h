@@ -498,6 +498,15 @@ const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, si
 bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const json_t *job,
                          const json_t *wl);
 
+/* Kueue's UpdateWorkloadPriority (lifecycle.md 2.8): when the object's
+ * priority-class label names another WorkloadPriorityClass than its
+ * Workload wl (named wname), the Workload follows it; a class that does
+ * not exist leaves the Workload as it is, with a Warning event on job. A
+ * new value of the same class is the WorkloadPriorityClass reconciler's
+ * (core/workload.c). */
+void ctl_sync_priority(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
+                       const char *ns, const char *wname);
+
 /* ---- jobframework/podgroup.c ---------------------------------------------------- */
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */

@@ -759,7 +759,9 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->evicted = api_condition_is_true(&w->conditions, "Evicted");
         wl->admitted_true = api_condition_is_true(&w->conditions, "Admitted");
         wl->pods_ready = api_condition_is_true(&w->conditions, "PodsReady");
-    } else if (gate && *gate) {
+    } else if ((gate && *gate) ||
+               api_condition_is_true(&w->conditions, "WaitingForReplacementPods")) {
+        /* Nor is a pod group waiting for replacements of failed members. */
         wl->state = WL_DONE;
     } else {
         wl->state = WL_PENDING;

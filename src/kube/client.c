@@ -277,6 +277,40 @@ static int kc_get(struct ac_client *ac, const struct store_resource *r, const ch
     return rc;
 }
 
+/* The group version's APIResourceList (/apis/GROUP/VERSION, /api/v1):
+ * the resource, not a subresource ("pods/status"), whose kind is kind. */
+static int kc_discover(struct ac_client *ac, const char *group, const char *version,
+                       const char *kind, char **plural, bool *namespaced, struct err *e)
+{
+    struct kc_client *c = (struct kc_client *)ac;
+    struct sb url = SB_INIT;
+    if (*group)
+        sb_addf(&url, "%s/apis/%s/%s", c->server, group, version);
+    else
+        sb_addf(&url, "%s/api/%s", c->server, version);
+    json_t *list = NULL;
+    int rc = request(c, "GET", sb_str(&url), NULL, NULL, &list, e);
+    sb_release(&url);
+    if (rc)
+        return rc;
+    rc = ERR_NOT_FOUND;
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(list, "resources"), i, r)
+    {
+        const char *name = json_string_value(json_object_get(r, "name"));
+        const char *k = json_string_value(json_object_get(r, "kind"));
+        if (name && k && !strchr(name, '/') && !strcmp(k, kind)) {
+            *plural = xstrdup(name);
+            *namespaced = json_is_true(json_object_get(r, "namespaced"));
+            rc = 0;
+            break;
+        }
+    }
+    json_decref(list);
+    return rc ? err_set(e, rc, "%s/%s serves no kind %s", group, version, kind) : 0;
+}
+
 static int kc_list(struct ac_client *ac, const struct store_resource *r, const char *ns,
                    const struct ac_list_opts *opts, struct ac_list *out, struct err *e)
 {
@@ -620,6 +654,7 @@ static const struct ac_ops kc_ops = {
     .patch = kc_patch,
     .del = kc_delete,
     .free = kc_free,
+    .discover = kc_discover,
 };
 
 /* Write inline credential bytes to a private file; its path is owned by c. */

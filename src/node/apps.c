@@ -15,6 +15,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/api_client.h"
+#include "controller/jobs/statefulset/statefulset.h"
 #include "node/agent_int.h"
 
 #define HASH_LABEL "pod-template-hash"
@@ -513,6 +514,9 @@ static json_t *sts_pod(const json_t *set, long ord, const char *revision)
     json_object_set_new(labels, "controller-revision-hash", json_string(revision));
     json_object_set_new(labels, "statefulset.kubernetes.io/pod-name", json_string(pname));
     json_object_set_new(labels, "apps.kubernetes.io/pod-index", json_string(idx));
+    /* Its Kueue pod group, as Kueue's Pod reconciler for StatefulSets
+     * labels it (the template's is a placeholder). */
+    sts_pod_default(pod);
     json_t *spec = json_object_get(pod, "spec");
     json_object_set_new(spec, "hostname", json_string(pname));
     const char *svc = node__str(spec_of(set), "serviceName");

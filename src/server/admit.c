@@ -668,8 +668,9 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
         return srv_admit_pod_update(a, cur, next, e);
     if (is_serving(r)) {
         /* Kueue's StatefulSet webhook: scaled only to zero and back. */
-        if (a->sts_managed && !strcmp(r->key, "statefulsets.apps") && sts_group(cur) &&
-            sts_check_scale(cur, next, a->group_wl, e))
+        char g[254];
+        if (a->sts_managed && !strcmp(r->key, "statefulsets.apps") &&
+            sts_group(cur, g, sizeof(g)) && sts_check_scale(cur, next, a->group_wl, e))
             return e->code;
         /* No template the node agent would run at once, as on create. */
         json_t *copy = json_deep_copy(next);
@@ -721,13 +722,14 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
             a->sts_managed = a->ns_managed && jf_enabled(&statefulset_integration, a->cfg) &&
                              jf_enabled(&pod_integration, a->cfg);
             json_t *cur = NULL;
+            char g[254];
             struct err e;
             err_init(&e);
             if (a->sts_managed && !store_get(q->srv->store, r, ns, name, &cur, &e) &&
-                sts_group(cur)) {
+                sts_group(cur, g, sizeof(g))) {
                 err_init(&e);
-                if (store_get(q->srv->store, store_resource_find("workloads.kueue.x-k8s.io"), ns,
-                              sts_group(cur), &a->group_wl, &e))
+                if (store_get(q->srv->store, store_resource_find("workloads.kueue.x-k8s.io"), ns, g,
+                              &a->group_wl, &e))
                     a->group_wl = NULL;
             }
             json_decref(cur);

@@ -11,7 +11,7 @@ apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 integrations:
   frameworks: [batch/job, jobset.x-k8s.io/jobset]
-  externalFrameworks: [MyJob.v1.example.com]
+  externalFrameworks: [MyJob.v1.example.com, Octopus.v1.example.com]
 YAML
 start_server owners --controllers all --executor none --config "$TMP/owners-config.yaml" || exit 1
 k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" >/dev/null
@@ -32,8 +32,26 @@ spec:
         type: object
         x-kubernetes-preserve-unknown-fields: true
 YAML
+# A kind whose plural is not its lower-case name plus "s".
+k apply -f - >/dev/null <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: octopi.example.com}
+spec:
+  group: example.com
+  names: {kind: Octopus, listKind: OctopusList, plural: octopi, singular: octopus}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+YAML
 queues own 2
-settle 10 'myjobs' k api-resources --api-group=example.com -o name
+settle 10 'myjobs octopi' sh -c "kubectl --kubeconfig '$KC' api-resources --api-group=example.com -o name | sort | tr '\n' ' ' | sed 's/\.example\.com//g; s/ \$//'"
 
 # child NAME APIVERSION KIND OWNER UID: a queued Job controlled by OWNER.
 child() {
@@ -71,6 +89,20 @@ wait_for "external owner: the child is suspended while its owner's Workload is m
     k -n own get job ext-child -o jsonpath='{.spec.suspend}'
 expect_grep "external owner: ... with Kueue's event" 'Kueue managed child job suspended' \
     k -n own get events --field-selector involvedObject.name=ext-child -o jsonpath='{.items[*].message}'
+# An external kind's object is found by the resource the API serves it
+# under (its CRD's plural, octopi), not by a guess (octopuss).
+k -n own create -f - >/dev/null <<'YAML'
+apiVersion: example.com/v1
+kind: Octopus
+metadata: {name: ink, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec: {}
+YAML
+child oct-child example.com/v1 Octopus ink "$(k -n own get octopus ink -o jsonpath='{.metadata.uid}')"
+k -n own patch job oct-child --type=merge -p '{"spec":{"suspend":false}}' >/dev/null
+wait_for "external owner of plural octopi: its child is suspended while its owner's Workload is missing" 15 '^true$' \
+    k -n own get job oct-child -o jsonpath='{.spec.suspend}'
+expect_exact "external owner of plural octopi: ... and its child gets no Workload of its own" "" \
+    sh -c "kubectl --kubeconfig '$KC' -n own get workloads -o name | grep job-oct-child"
 # The owner's controller makes its Workload, named as Kueue names it.
 H=$(printf 'MyJob\nexample.com\nparent\n%s' "$PU" | sha1sum | cut -c1-5)
 k -n own create -f - >/dev/null <<YAML

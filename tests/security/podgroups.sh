@@ -111,3 +111,59 @@ SW=$(k -n team-a get workloads -o jsonpath="{range .items[*]}{.metadata.name}{\"
 wait_for "waitForPodsReady: a single Pod's Workload is PodsReady (Started)" 15 '^True Started$' \
     k -n team-a get workload "$SW" -o jsonpath="$PR"
 k -n team-a delete pod r1 r2 "$S" --wait=false >/dev/null
+
+# A failed member while the group runs: the Workload is WaitingForReplacementPods
+# until a replacement is made, which is then started, as Kueue's pod group does.
+grp_pod w1 repl 2 "" sleep 60
+grp_pod w2 repl 2 "" sh -c "sleep 2; exit 1"
+WR='{.status.conditions[?(@.type=="WaitingForReplacementPods")].status} {.status.conditions[?(@.type=="WaitingForReplacementPods")].reason} {.status.conditions[?(@.type=="WaitingForReplacementPods")].message}'
+wait_for "replacement: a member of a running group fails" 30 '^Failed$' \
+    k -n team-a get pod w2 -o jsonpath='{.status.phase}'
+wait_for "replacement: its Workload is WaitingForReplacementPods (PodsFailed)" 15 \
+    '^True PodsFailed Some Failed pods need replacement$' k -n team-a get workload repl -o jsonpath="$WR"
+grp_pod w3 repl 2 "" sleep 60
+wait_for "replacement: the replacement is started" 30 '^Running$' \
+    k -n team-a get pod w3 -o jsonpath='{.status.phase}'
+wait_for "replacement: ... and the Workload waits no more (PodsReady)" 15 \
+    '^False PodsReady No pods need replacement$' k -n team-a get workload repl -o jsonpath="$WR"
+k -n team-a delete pod w1 w2 w3 --wait=false >/dev/null
+
+# Priorities: the group's Workload takes its members' WorkloadPriorityClass,
+# follows a change of their label, and a change of the class's value.
+k create -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+YAML
+for n in p1 p2; do
+    kt "$TKC" -n team-a create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $n
+  labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: prio, kueue.x-k8s.io/priority-class: low}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "2"}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sleep, "60"], resources: {requests: {cpu: "3"}}}
+YAML
+done
+PRIO='{.spec.priorityClassRef.kind}/{.spec.priorityClassRef.name} {.spec.priority}'
+wait_for "priority: the group's Workload has its members' WorkloadPriorityClass" 15 \
+    '^WorkloadPriorityClass/low 10$' k -n team-a get workload prio -o jsonpath="$PRIO"
+kt "$TKC" -n team-a label pod p1 p2 --overwrite kueue.x-k8s.io/priority-class=high >/dev/null
+wait_for "priority: ... follows its members' new class while it waits" 15 \
+    '^WorkloadPriorityClass/high 100$' k -n team-a get workload prio -o jsonpath="$PRIO"
+expect_grep "priority: ... with Kueue's event" 'Updated workload priority class: team-a/prio' \
+    k -n team-a get events --field-selector reason=UpdatedWorkload -o jsonpath='{.items[*].message}'
+k patch workloadpriorityclass high --type=merge -p '{"value":200}' >/dev/null
+wait_for "priority: ... and the class's new value" 15 \
+    '^WorkloadPriorityClass/high 200$' k -n team-a get workload prio -o jsonpath="$PRIO"
+k -n team-a delete pod p1 p2 --wait=false >/dev/null

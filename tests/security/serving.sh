@@ -158,8 +158,12 @@ spec:
 YAML
 expect "statefulset: a tenant creates a queued StatefulSet" "statefulset.apps/db created" \
     kt "$TKC" -n team-a create -f "$TMP/db.yaml"
-wait_for "statefulset: its Pods db-0 and db-1 run, one group of 2" 30 \
-    '^db-0  Running db 2 true db-1  Running db 2 true $' \
+# Its group's Workload is named as Kueue names it (GetWorkloadNameForOwnerWithGVK):
+# statefulset-<name>- and the first five hex digits of sha1("StatefulSet\napps\n<name>\n<uid>").
+WL="statefulset-db-$(printf 'StatefulSet\napps\ndb\n%s' "$(k -n team-a get sts db -o jsonpath='{.metadata.uid}')" |
+    sha1sum | cut -c1-5)"
+wait_for "statefulset: its Pods db-0 and db-1 run, one group of 2 named as Kueue names it" 30 \
+    "^db-0  Running $WL 2 true db-1  Running $WL 2 true \$" \
     sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {.spec.schedulingGates[0].name} {.status.phase} {.metadata.labels.kueue\.x-k8s\.io/pod-group-name} {.metadata.annotations.kueue\.x-k8s\.io/pod-group-total-count} {.metadata.annotations.kueue\.x-k8s\.io/pod-group-serving} {end}'"
 expect_exact "statefulset: one Workload for the group" "1" \
     sh -c "kubectl --kubeconfig $KC -n team-a get workloads -o name | wc -l"
@@ -179,19 +183,19 @@ wait_for "statefulset: scaled down, from the highest ordinal" 30 '^db-0 db-1 $' 
 # of the Pods; the replicas change only to zero and back (kubectl scale,
 # the scale subresource, is not judged, as Kueue's webhook does not see it).
 expect_exact "statefulset: its group's Workload is owned by the StatefulSet" "StatefulSet db main=2" \
-    k -n team-a get workload db -o jsonpath='{.metadata.ownerReferences[?(@.controller==true)].kind} {.metadata.ownerReferences[?(@.controller==true)].name} {.spec.podSets[0].name}={.spec.podSets[0].count}'
+    k -n team-a get workload $WL -o jsonpath='{.metadata.ownerReferences[?(@.controller==true)].kind} {.metadata.ownerReferences[?(@.controller==true)].name} {.spec.podSets[0].name}={.spec.podSets[0].count}'
 expect_grep "statefulset: resizing it is refused" 'spec.replicas: Invalid value: 3: field is immutable' \
     kt "$TKC" -n team-a patch sts db --type=merge -p '{"spec":{"replicas":3}}'
 kt "$TKC" -n team-a patch sts db --type=merge -p '{"spec":{"replicas":0}}' >/dev/null
 wait_for "statefulset: scaled to zero, its Workload is on hold and the quota free" 30 '^False OnHold 0$' \
-    sh -c "echo \"\$(kubectl --kubeconfig $KC -n team-a get workload db -o jsonpath='{.status.conditions[?(@.type==\"QuotaReserved\")].status} {.status.conditions[?(@.type==\"QuotaReserved\")].reason}') \$(kubectl --kubeconfig $KC get cq cq -o jsonpath='{.status.reservingWorkloads}')\""
+    sh -c "echo \"\$(kubectl --kubeconfig $KC -n team-a get workload $WL -o jsonpath='{.status.conditions[?(@.type==\"QuotaReserved\")].status} {.status.conditions[?(@.type==\"QuotaReserved\")].reason}') \$(kubectl --kubeconfig $KC get cq cq -o jsonpath='{.status.reservingWorkloads}')\""
 wait_for "statefulset: ... and its Pods are gone" 30 '^0$' \
     sh -c "kubectl --kubeconfig $KC -n team-a get pods -l app=db -o name | wc -l"
 settle 15 '^0$' k -n team-a get sts db -o jsonpath='{.status.replicas}'
 kt "$TKC" -n team-a patch sts db --type=merge -p '{"spec":{"replicas":2}}' >/dev/null
 wait_for "statefulset: scaled up from zero, the same Workload is admitted again and the Pods run" 40 \
     '^True db-0 Running db-1 Running $' \
-    sh -c "echo \"\$(kubectl --kubeconfig $KC -n team-a get workload db -o jsonpath='{.status.conditions[?(@.type==\"Admitted\")].status}') \$(kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} {end}')\""
+    sh -c "echo \"\$(kubectl --kubeconfig $KC -n team-a get workload $WL -o jsonpath='{.status.conditions[?(@.type==\"Admitted\")].status}') \$(kubectl --kubeconfig $KC -n team-a get pods -l app=db -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} {end}')\""
 
 # A second group of 2 x 400m does not fit beside the first: none of it runs.
 sed 's/name: db$/name: db2/; s/app: db}/app: db2}/g; s/serviceName: db/serviceName: db2/' "$TMP/db.yaml" >"$TMP/db2.yaml"

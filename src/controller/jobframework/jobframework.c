@@ -139,9 +139,29 @@ static json_t *priority_ref(const char *group, const char *kind, const char *nam
     return ref;
 }
 
-/* lifecycle.md §2.8: the workload priority class label, else the pod
- * template's priorityClassName, else the lowest globalDefault class. */
-static int set_priority(const json_t *obj, const json_t *tpl, jf_lookup_fn lookup, void *arg,
+/* The PriorityClass the object's pods name (Kueue's ExtractPriority):
+ * the kind's own, else the first pod set's template that names one. */
+static const char *pods_priority_class(const struct jf_integration *ji, const json_t *obj,
+                                       const json_t *pss)
+{
+    const char *own = ji->priority_class ? ji->priority_class(obj) : NULL;
+    if (own && *own)
+        return own;
+    size_t i;
+    const json_t *ps;
+    json_array_foreach(pss, i, ps)
+    {
+        const char *n =
+            jstr(json_object_get(json_object_get(ps, "template"), "spec"), "priorityClassName");
+        if (n && *n)
+            return n;
+    }
+    return NULL;
+}
+
+/* lifecycle.md §2.8: the workload priority class label, else the pods'
+ * priorityClassName (pcn), else the lowest globalDefault class. */
+static int set_priority(const json_t *obj, const char *pcn, jf_lookup_fn lookup, void *arg,
                         json_t *spec, struct err *e)
 {
     const char *wpc = label(obj, JF_PRIORITY_LABEL);
@@ -155,7 +175,6 @@ static int set_priority(const json_t *obj, const json_t *tpl, jf_lookup_fn looku
                             json_integer(json_integer_value(json_object_get(d, "value"))));
         return 0;
     }
-    const char *pcn = jstr(json_object_get(tpl, "spec"), "priorityClassName");
     const json_t *pc = NULL;
     if (pcn && *pcn) {
         pc = lookup ? lookup(arg, "PriorityClass", pcn, 0) : NULL;
@@ -200,8 +219,7 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
     if (queue) /* absent when managed without one: the Workload waits for a queue */
         json_object_set_new(spec, "queueName", json_string(queue));
     json_t *pss = ji->pod_sets(obj);
-    int rc = set_priority(obj, json_object_get(json_array_get(pss, 0), "template"), lookup, arg,
-                          spec, e);
+    int rc = set_priority(obj, pods_priority_class(ji, obj, pss), lookup, arg, spec, e);
     if (rc) {
         json_decref(pss);
         json_decref(spec);

@@ -66,6 +66,11 @@ struct jf_integration {
      * JobWithSkip, or an owner whose own integration covers it): neither
      * suspended at creation nor reconciled. */
     bool (*is_skipped)(const json_t *obj);
+    /* Optional. The PriorityClass the object names for its pods itself
+     * (Kueue's JobWithPriorityClass: a Kubeflow job's
+     * runPolicy.schedulingPolicy.priorityClass), borrowed; NULL or "" to
+     * fall back to the first pod set's template that names one. */
+    const char *(*priority_class)(const json_t *obj);
     /* Optional. The object the pod sets are built from besides obj itself
      * (a TrainJob's training runtime): its resource key, namespace (NULL:
      * cluster-scoped) and name, borrowed from obj; false when obj names
@@ -117,7 +122,8 @@ const char *jf_prebuilt_name(const json_t *obj);
 
 /* Build the Workload of a managed object (owned, in *out): its pod sets,
  * priority (the priority-class label's WorkloadPriorityClass, else the
- * first template's PriorityClass, else the lowest global default), queue,
+ * PriorityClass the kind names (priority_class), else the first one a pod
+ * set's template names, else the lowest global default), queue,
  * owner reference, job-uid label, finalizer and the object's
  * provreq.kueue.x-k8s.io/ annotations. ERR_NOT_FOUND when the
  * priority class it names does not exist (e names it). */

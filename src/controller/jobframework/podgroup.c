@@ -151,10 +151,11 @@ static void create_group_workload(struct ctl *c, const char *ns, const char *g, 
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
-    int rc = jf_build_workload(&group_integration, obj, NULL, NULL, &wl, &e);
+    int rc = jf_build_workload(&group_integration, obj, ctl_lookup_class, c, &wl, &e);
     json_decref(obj);
     if (rc) {
-        ctl_log_err("workload for a pod group", &e);
+        /* A priority class it names is missing: it waits for it. */
+        ctl_create_workload(c, first, NULL, &e, COMPONENT_POD);
         return;
     }
     json_t *wm = json_object_get(wl, "metadata");
@@ -223,6 +224,80 @@ static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
     json_decref(started);
 }
 
+/* Members the Workload's pod sets count that no live member fills (Kueue's
+ * absentPods): a failed or deleted member not yet replaced; with fast
+ * admission, a role with none at all. */
+static long absent_members(const json_t *pods, const json_t *wl)
+{
+    bool fast = pod_group_fast(json_array_get(pods, 0));
+    long absent = 0;
+    size_t i, j;
+    const json_t *ps, *p;
+    json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps)
+    {
+        const char *name = jstr(ps, "name");
+        long count = (long)json_integer_value(json_object_get(ps, "count")), live = 0;
+        json_array_foreach(pods, j, p)
+        {
+            char role[80];
+            pod_role_hash(p, role, sizeof(role));
+            live += name && !strcmp(role, name) && pod_group_member_live(p);
+        }
+        absent += fast ? (count > 0 && !live) : (count > live ? count - live : 0);
+    }
+    return absent;
+}
+
+struct replacement_arg {
+    const char *status, *reason, *message;
+};
+
+static int replacement_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    const struct replacement_arg *a = arg;
+    api_status_set_condition(obj, "WaitingForReplacementPods", a->status, a->reason, a->message,
+                             tm_now_ms());
+    return 0;
+}
+
+/* Kueue's WaitingForReplacementPods condition of a group's Workload: True
+ * while members are absent (reason PodsFailed, "Some Failed pods need
+ * replacement", or the eviction's reason and message while it is
+ * evicted), which keeps the Workload from being queued again; False
+ * (PodsReady, "No pods need replacement") once none is. Absent until
+ * first needed. Returns true when it wrote (wl is then stale). */
+static bool sync_replacement(struct ctl *c, const char *ns, const char *g, const json_t *pods,
+                             const json_t *wl)
+{
+    bool waiting = absent_members(pods, wl) > 0;
+    const json_t *cur = cond(wl, "WaitingForReplacementPods");
+    struct replacement_arg a = {"False", "PodsReady", "No pods need replacement"};
+    if (waiting) {
+        const json_t *ev = cond_is(wl, "Evicted", "True") ? cond(wl, "Evicted") : NULL;
+        a.status = "True";
+        a.reason = ev ? jstr(ev, "reason") : "PodsFailed";
+        a.message = ev ? jstr(ev, "message") : "Some Failed pods need replacement";
+        /* Once True for failed Pods, it keeps its words until it changes. */
+        if (!ev && cond_is(wl, "WaitingForReplacementPods", "True"))
+            return false;
+    } else if (!cur || cond_is(wl, "WaitingForReplacementPods", "False")) {
+        return false;
+    }
+    if (cur && jstr(cur, "status") && !strcmp(jstr(cur, "status"), a.status) &&
+        jstr(cur, "reason") && a.reason && !strcmp(jstr(cur, "reason"), a.reason) &&
+        jstr(cur, "message") && a.message && !strcmp(jstr(cur, "message"), a.message))
+        return false;
+    char *reason = xstrdup(a.reason ? a.reason : ""),
+         *message = xstrdup(a.message ? a.message : "");
+    a.reason = reason;
+    a.message = message;
+    bool wrote = !ctl_write_status(c, CK_WL, ns, g, replacement_fn, &a);
+    free(reason);
+    free(message);
+    return wrote;
+}
+
 static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t *pods)
 {
     const json_t *wl = ctl_get(c, CK_WL, ns, g);
@@ -287,6 +362,14 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
     }
     if (may_trim &&
         delete_excess(c, pods, json_object_get(json_object_get(wl, "spec"), "podSets"), total))
+        return;
+    /* The group's priority class follows its (first) member's label. */
+    ctl_sync_priority(c, COMPONENT_POD, json_array_get(pods, 0), wl, ns, g);
+    wl = ctl_get(c, CK_WL, ns, g);
+    if (!wl)
+        return;
+    if (json_array_size(pods) && sync_replacement(c, ns, g, pods, wl) &&
+        !(wl = ctl_get(c, CK_WL, ns, g)))
         return;
     json_t *obj = json_pack("{s:O,s:I}", "members", pods, "total", (json_int_t)total);
     bool wrote = ctl_sync_pods_ready(c, &group_integration, obj, wl);

@@ -9,7 +9,6 @@
  * the Workload, reclaimable pods, PodsReady, eviction (the Job stopped,
  * then the quota released once its pods are gone), and starting or
  * stopping the Job as its Workload is admitted or not. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,13 +350,8 @@ static int priority_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* Kueue's UpdateWorkloadPriority (lifecycle.md 2.8): when the Job's
- * priority-class label names another WorkloadPriorityClass than its
- * Workload, the Workload follows it; a class that does not exist leaves
- * the Workload as it is, with a Warning event. A new value of the same
- * class is the WorkloadPriorityClass reconciler's (core/workload.c). */
-static void sync_priority(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
-                          const json_t *wl, const char *ns, const char *wname)
+void ctl_sync_priority(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
+                       const char *ns, const char *wname)
 {
     const char *cls =
         jstr(json_object_get(json_object_get(job, "metadata"), "labels"), JOB_PRIORITY_LABEL);
@@ -373,7 +367,7 @@ static void sync_priority(struct ctl *c, const struct ctl_integ *ig, const json_
         return;
     const json_t *wpc = ctl_get(c, CK_WPC, NULL, cls);
     if (!wpc) {
-        ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", ig->ji->component,
+        ctl_event(c, job, "Warning", "WorkloadPriorityClassNotFound", component,
                   "WorkloadPriorityClass \"%s\" not found", cls);
         return;
     }
@@ -381,7 +375,7 @@ static void sync_priority(struct ctl *c, const struct ctl_integ *ig, const json_
                                         "WorkloadPriorityClass", "name", cls),
                               json_integer_value(json_object_get(wpc, "value"))};
     if (!ctl_write_object(c, CK_WL, ns, wname, priority_fn, &pa))
-        ctl_event(c, job, "Normal", "UpdatedWorkload", ig->ji->component,
+        ctl_event(c, job, "Normal", "UpdatedWorkload", component,
                   "Updated workload priority class: %s/%s", ns, wname);
     json_decref(pa.ref);
 }
@@ -518,28 +512,27 @@ static json_t *known_owner(struct ctl *c, const json_t *ref, const char *ns,
         }
     }
     if (!obj && jf_external_owner(ref, cfg, ji)) {
-        /* Its resource by the CRD convention (the lower-case kind plus
-         * "s"): the configuration names kinds, not resources. */
-        char plural[128], key[384], version[64];
-        const char *slash = strchr(av, '/');
-        size_t n = 0;
-        for (; kind[n] && n + 2 < sizeof(plural); n++)
-            plural[n] = (char)tolower((unsigned char)kind[n]);
-        snprintf(plural + n, sizeof(plural) - n, "s");
-        snprintf(key, sizeof(key), "%s.%s", plural, ji->group);
-        snprintf(version, sizeof(version), "%s", slash + 1);
-        struct store_resource r = {.group = ji->group,
-                                   .version = version,
-                                   .plural = plural,
-                                   .singular = plural,
-                                   .kind = kind,
-                                   .key = key,
-                                   .namespaced = true,
-                                   .custom = true};
+        /* Its resource as the API's discovery names it: the
+         * configuration names kinds, and a CRD's plural is its own. */
+        const char *version = strchr(av, '/') + 1;
+        char *plural = NULL, key[384];
+        bool namespaced = true;
         struct err e;
         err_init(&e);
-        if (ac_get(c->ac, &r, ns, name, &obj, &e))
-            obj = NULL;
+        if (!ac_discover(c->ac, ji->group, version, kind, &plural, &namespaced, &e) && namespaced) {
+            snprintf(key, sizeof(key), "%s.%s", plural, ji->group);
+            struct store_resource r = {.group = ji->group,
+                                       .version = version,
+                                       .plural = plural,
+                                       .singular = plural,
+                                       .kind = kind,
+                                       .key = key,
+                                       .namespaced = true,
+                                       .custom = true};
+            if (ac_get(c->ac, &r, ns, name, &obj, &e))
+                obj = NULL;
+        }
+        free(plural);
     }
     if (obj && (!mstr(obj, "uid") || strcmp(mstr(obj, "uid"), uid))) {
         json_decref(obj);
@@ -731,7 +724,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
     if (wl && !being_deleted(wl) && !cond_is(wl, "Finished", "True")) {
         if (sync_gate(c, ig, job, wl, ns, wname))
             return;
-        sync_priority(c, ig, job, wl, ns, wname);
+        ctl_sync_priority(c, ig->ji->component, job, wl, ns, wname);
         wl = ctl_get(c, CK_WL, ns, wname);
     }
     if (wl && cond_is(wl, "Finished", "True")) {

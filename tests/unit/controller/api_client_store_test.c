@@ -359,8 +359,8 @@ static void loop_until(struct inf *inf, struct sb *log, const char *want)
 static void test_store_client_informer_relists_after_compaction(void **state)
 {
     struct fixture *f = *state;
-    gate_ops = (struct ac_ops){"gate",   g_get,    g_list,  g_watch_open, NULL,   NULL,
-                               g_create, g_update, g_patch, g_del,        g_free, NULL};
+    gate_ops = (struct ac_ops){"gate",   g_get,   g_list, g_watch_open, NULL, NULL, g_create,
+                               g_update, g_patch, g_del,  g_free,       NULL, NULL};
     struct gate g = {{&gate_ops}, f->c, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                      false,       false};
     struct err e;

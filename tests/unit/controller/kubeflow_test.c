@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,54 @@ static void test_pytorchjob(void **state)
 
 /* TFJob's replica types in Kueue's order (Chief, Master, PS, Worker,
  * Evaluator), whatever the object's; MPIJob's launcher first. */
+/* PriorityClasses by name: value = 10 * strlen(name). */
+static const json_t *classes(void *arg, const char *kind, const char *name, size_t i)
+{
+    (void)i;
+    json_t *store = arg;
+    if (!name || strcmp(kind, "PriorityClass"))
+        return NULL;
+    if (!json_object_get(store, name))
+        json_object_set_new(store, name,
+                            json_pack("{s:{s:s},s:I}", "metadata", "name", name, "value",
+                                      (json_int_t)(10 * strlen(name))));
+    return json_object_get(store, name);
+}
+
+static const char *priority_of(const json_t *j)
+{
+    json_t *store = json_object(), *wl = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(jf_build_workload(&pytorchjob_integration, j, classes, store, &wl, &e), 0);
+    static char name[64];
+    snprintf(name, sizeof(name), "%s",
+             json_string_value(json_object_get(
+                 json_object_get(json_object_get(wl, "spec"), "priorityClassRef"), "name")));
+    json_decref(wl);
+    json_decref(store);
+    return name;
+}
+
+/* Kueue's PriorityClass of a Kubeflow job: runPolicy.schedulingPolicy's,
+ * else the first replica template (in the kind's order) naming one. */
+static void test_priority_class(void **state)
+{
+    (void)state;
+    json_t *j = parse(PT);
+    json_object_set_new(json_object_get(tpl(j, "Worker"), "spec"), "priorityClassName",
+                        json_string("low"));
+    /* Master names none: the worker's, a later pod set's, counts. */
+    assert_string_equal(priority_of(j), "low");
+    json_object_set_new(json_object_get(tpl(j, "Master"), "spec"), "priorityClassName",
+                        json_string("mid"));
+    assert_string_equal(priority_of(j), "mid");
+    json_object_set_new(json_object_get(json_object_get(j, "spec"), "runPolicy"),
+                        "schedulingPolicy", json_pack("{s:s}", "priorityClass", "high"));
+    assert_string_equal(priority_of(j), "high");
+    json_decref(j);
+}
+
 static void test_order(void **state)
 {
     (void)state;
@@ -131,6 +180,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pytorchjob),
         cmocka_unit_test(test_order),
+        cmocka_unit_test(test_priority_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

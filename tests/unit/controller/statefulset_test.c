@@ -34,14 +34,18 @@ static void test_workload(void **state)
 {
     (void)state;
     json_t *sts = parse(STS);
-    assert_string_equal(sts_group(sts), "db");
+    char g[254];
+    assert_true(sts_group(sts, g, sizeof(g)));
+    /* Kueue's GetWorkloadNameForOwnerWithGVK for db, uid u-8: the first
+     * five hex digits of sha1("StatefulSet\napps\ndb\nu-8"). */
+    assert_string_equal(g, "statefulset-db-09cd4");
     assert_int_equal(sts_replicas(sts), 2);
     struct err e;
     err_init(&e);
     json_t *wl = sts_workload(sts, NULL, NULL, &e);
     assert_non_null(wl);
     const json_t *meta = json_object_get(wl, "metadata");
-    assert_string_equal(json_string_value(json_object_get(meta, "name")), "db");
+    assert_string_equal(json_string_value(json_object_get(meta, "name")), "statefulset-db-09cd4");
     const json_t *own = json_array_get(json_object_get(meta, "ownerReferences"), 0);
     assert_string_equal(json_string_value(json_object_get(own, "kind")), "StatefulSet");
     assert_string_equal(json_string_value(json_object_get(own, "uid")), "u-8");
@@ -61,8 +65,47 @@ static void test_workload(void **state)
             json_object_get(json_object_get(json_object_get(sts, "spec"), "template"), "metadata"),
             "annotations"),
         "kueue.x-k8s.io/pod-suspending-parent");
-    assert_null(sts_group(sts));
+    assert_false(sts_group(sts, g, sizeof(g)));
     json_decref(sts);
+}
+
+static const char *meta_label(const json_t *pod, const char *k)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(pod, "metadata"), "labels"), k));
+}
+
+/* A Pod the StatefulSet made from its marked template joins the group
+ * Kueue names after the StatefulSet's name and uid; others keep theirs. */
+static void test_pod_joins_group(void **state)
+{
+    (void)state;
+    const char *pod_s =
+        "{\"metadata\":{\"name\":\"sts-0\",\"labels\":{\"kueue.x-k8s.io/pod-group-name\":"
+        "\"sts\",\"kueue.x-k8s.io/prebuilt-workload-name\":\"sts\"},\"annotations\":{"
+        "\"kueue.x-k8s.io/pod-suspending-parent\":\"statefulset\"},\"ownerReferences\":[{"
+        "\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"name\":\"sts\",\"uid\":"
+        "\"sts-uid\",\"controller\":true}]},\"spec\":{}}";
+    json_t *pod = parse(pod_s);
+    sts_pod_default(pod);
+    /* GetWorkloadName("sts-uid", "sts") of Kueue's StatefulSet tests. */
+    assert_string_equal(meta_label(pod, POD_GROUP_LABEL), "statefulset-sts-d8800");
+    assert_string_equal(meta_label(pod, JF_PREBUILT_LABEL), "statefulset-sts-d8800");
+    json_decref(pod);
+    /* Not its controller, or not made from a marked template: untouched. */
+    pod = parse(pod_s);
+    json_object_set_new(
+        json_array_get(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), 0),
+        "controller", json_false());
+    sts_pod_default(pod);
+    assert_string_equal(meta_label(pod, POD_GROUP_LABEL), "sts");
+    json_decref(pod);
+    pod = parse(pod_s);
+    json_object_del(json_object_get(json_object_get(pod, "metadata"), "annotations"),
+                    "kueue.x-k8s.io/pod-suspending-parent");
+    sts_pod_default(pod);
+    assert_string_equal(meta_label(pod, JF_PREBUILT_LABEL), "sts");
+    json_decref(pod);
 }
 
 static int check(json_t *old, long replicas, const json_t *wl, struct err *e)
@@ -110,6 +153,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workload),
+        cmocka_unit_test(test_pod_joins_group),
         cmocka_unit_test(test_scale_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

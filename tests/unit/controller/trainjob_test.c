@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,148 @@ static void test_pod_sets(void **state)
     assert_true(trainjob_integration.depends_on(tj, &res, &ns, &name));
     assert_string_equal(res, TRAINJOB_RUNTIME_KEY);
     assert_string_equal(ns, "ns");
+    json_decref(tj);
+}
+
+/* The count of pod set i of tj with runtime rt (both JSON text). */
+static json_int_t count_of(const char *tj_s, const char *rt_s, size_t i, const char *name)
+{
+    json_t *tj = parse(tj_s);
+    json_object_set_new(tj, JF_DEPENDENCY, parse(rt_s));
+    json_t *p = trainjob_integration.pod_sets(tj);
+    const json_t *ps = json_array_get(p, i);
+    assert_non_null(ps);
+    assert_string_equal(json_string_value(json_object_get(ps, "name")), name);
+    json_int_t n = json_integer_value(json_object_get(ps, "count"));
+    json_decref(p);
+    json_decref(tj);
+    return n;
+}
+
+#define ANCESTOR "\"trainer.kubeflow.org/trainjob-ancestor-step\""
+#define RJ_LAUNCHER                                                                                \
+    "{\"name\":\"launcher\",\"template\":{\"metadata\":{\"labels\":{" ANCESTOR                     \
+    ":\"launcher\"}},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"mpi-"           \
+    "launcher\"}]}}}}}"
+#define RJ_NODE                                                                                    \
+    "{\"name\":\"node\",\"template\":{\"metadata\":{\"labels\":{" ANCESTOR                         \
+    ":\"trainer\"}},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"node\"}]}}}}}"
+
+static const char *tj_nodes(int n)
+{
+    static char buf[512];
+    if (n < 0)
+        snprintf(buf, sizeof(buf),
+                 "{\"metadata\":{\"name\":\"tj\",\"namespace\":\"ns\"},\"spec\":{"
+                 "\"runtimeRef\":{\"name\":\"rt\"}}}");
+    else
+        snprintf(buf, sizeof(buf),
+                 "{\"metadata\":{\"name\":\"tj\",\"namespace\":\"ns\"},\"spec\":{"
+                 "\"runtimeRef\":{\"name\":\"rt\"},\"trainer\":{\"numNodes\":%d}}}",
+                 n);
+    return buf;
+}
+
+/* The Trainer's MPI plugin: the Job "node" runs the TrainJob's numNodes,
+ * one fewer (at least one) when the launcher runs as a node; the
+ * launcher one Pod; without the TrainJob's, the runtime's numNodes. */
+static void test_mpi_node_counts(void **state)
+{
+    (void)state;
+    const char *as_node = "{\"spec\":{\"mlPolicy\":{\"numNodes\":2,\"mpi\":{"
+                          "\"runLauncherAsNode\":true}},\"template\":{\"spec\":{"
+                          "\"replicatedJobs\":[" RJ_LAUNCHER "," RJ_NODE "]}}}}";
+    const char *apart = "{\"spec\":{\"mlPolicy\":{\"numNodes\":2,\"mpi\":{}},\"template\":{"
+                        "\"spec\":{\"replicatedJobs\":[" RJ_LAUNCHER "," RJ_NODE "]}}}}";
+    assert_int_equal(count_of(tj_nodes(4), as_node, 0, "launcher"), 1);
+    assert_int_equal(count_of(tj_nodes(4), as_node, 1, "node"), 3);
+    assert_int_equal(count_of(tj_nodes(1), as_node, 1, "node"), 1);
+    assert_int_equal(count_of(tj_nodes(-1), as_node, 1, "node"), 2);
+    assert_int_equal(count_of(tj_nodes(4), apart, 0, "launcher"), 1);
+    assert_int_equal(count_of(tj_nodes(4), apart, 1, "node"), 4);
+    assert_int_equal(count_of(tj_nodes(-1), apart, 1, "node"), 2);
+}
+
+/* Flux (the plain ML policy's rule): the trainer step runs the TrainJob's
+ * numNodes, else the runtime's. */
+static void test_flux_node_counts(void **state)
+{
+    (void)state;
+    const char *flux = "{\"spec\":{\"mlPolicy\":{\"numNodes\":2,\"flux\":{}},\"template\":{"
+                       "\"spec\":{\"replicatedJobs\":[" RJ_NODE "]}}}}";
+    assert_int_equal(count_of(tj_nodes(5), flux, 0, "node"), 5);
+    assert_int_equal(count_of(tj_nodes(-1), flux, 0, "node"), 2);
+}
+
+/* Other managers' runtimePatches are part of the JobSet the Trainer
+ * makes, so of the pod sets: merged by replicated Job and container
+ * name, maps key by key, tolerations replaced; Kueue's own patch is
+ * written on start and cleared on stop, the others kept. */
+static void test_runtime_patches(void **state)
+{
+    (void)state;
+    json_t *tj = with_runtime();
+    json_object_set_new(
+        json_object_get(tj, "spec"), "runtimePatches",
+        parse("[{\"manager\":\"example.com/user-manager\",\"trainingRuntimeSpec\":{"
+              "\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"node\",\"template\":{"
+              "\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"team\":\"a\"}},\"spec\":{"
+              "\"nodeSelector\":{\"disktype\":\"ssd\"},\"tolerations\":[{\"key\":\"gpu\","
+              "\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"node\",\"env\":[{"
+              "\"name\":\"X\",\"value\":\"1\"}]}]}}}}}]}}}}]"));
+    json_t *p = trainjob_integration.pod_sets(tj);
+    assert_int_equal(json_array_size(p), 2);
+    const json_t *tpl = json_object_get(json_array_get(p, 1), "template");
+    const json_t *spec = json_object_get(tpl, "spec");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(tpl, "metadata"), "labels"), "team")),
+                        "a");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(spec, "nodeSelector"), "disktype")),
+        "ssd");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(spec, "tolerations"), 0), "key")),
+                        "gpu");
+    /* The container merged by name: its env added, its resources kept. */
+    const json_t *c = json_array_get(json_object_get(spec, "containers"), 0);
+    assert_int_equal(json_array_size(json_object_get(spec, "containers")), 1);
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(json_object_get(c, "env"), 0), "name")),
+        "X");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(c, "resources"), "requests"), "cpu")),
+                        "2");
+    /* The initializer, which no patch names, is as the runtime has it. */
+    assert_null(
+        json_object_get(json_object_get(json_object_get(json_array_get(p, 0), "template"), "spec"),
+                        "nodeSelector"));
+    json_decref(p);
+    /* Started and stopped: Kueue's patch comes after the user's, which
+     * stays as it was. */
+    trainjob_integration.suspend(tj);
+    json_t *user = json_deep_copy(
+        json_array_get(json_object_get(json_object_get(tj, "spec"), "runtimePatches"), 0));
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(jf_build_workload(&trainjob_integration, tj, NULL, NULL, &wl, &e), 0);
+    json_object_set_new(wl, "status",
+                        parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":["
+                              "{\"name\":\"dataset-initializer\",\"flavors\":{\"cpu\":\"f\"}},"
+                              "{\"name\":\"node\",\"flavors\":{\"cpu\":\"f\"}}]}}"));
+    json_t *run = trainjob_integration.run(tj, wl, NULL, NULL);
+    const json_t *patches = json_object_get(json_object_get(run, "spec"), "runtimePatches");
+    assert_int_equal(json_array_size(patches), 2);
+    assert_true(json_equal(json_array_get(patches, 0), user));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(patches, 1), "manager")),
+                        "kueue.x-k8s.io/manager");
+    json_t *stopped = trainjob_integration.stop(run, wl);
+    patches = json_object_get(json_object_get(stopped, "spec"), "runtimePatches");
+    assert_true(json_equal(json_array_get(patches, 0), user));
+    json_decref(stopped);
+    json_decref(run);
+    json_decref(wl);
+    json_decref(user);
     json_decref(tj);
 }
 
@@ -188,9 +331,9 @@ static void test_status(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pod_sets),
-        cmocka_unit_test(test_run_stop),
-        cmocka_unit_test(test_status),
+        cmocka_unit_test(test_pod_sets),         cmocka_unit_test(test_run_stop),
+        cmocka_unit_test(test_status),           cmocka_unit_test(test_mpi_node_counts),
+        cmocka_unit_test(test_flux_node_counts), cmocka_unit_test(test_runtime_patches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

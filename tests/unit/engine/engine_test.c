@@ -237,6 +237,45 @@ static void test_eng_requeued_condition_change_requeues(void **state)
     fx_release(&f);
 }
 
+/* Kueue's IsAdmissible: a pod group's Workload waiting for replacements
+ * of failed members is not queued until none is missing. */
+static void test_eng_waiting_for_replacement_pods_not_queued(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q2 = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q2, 1);
+    fx_lq(&f, "a");
+    struct api_workload *w = ARENA_NEW(&f.mem, struct api_workload);
+    w->meta.name = "g";
+    w->meta.namespace_ = "ns";
+    w->meta.generation = 1;
+    w->queue_name = "a";
+    w->active = true;
+    w->n_pod_sets = 1;
+    w->pod_sets = ARENA_NEW(&f.mem, struct api_pod_set);
+    w->pod_sets[0].name = "main";
+    w->pod_sets[0].count = 1;
+    struct api_condition *c = ARENA_NEW(&f.mem, struct api_condition);
+    c->type = "WaitingForReplacementPods";
+    c->status = "True";
+    c->reason = "PodsFailed";
+    w->conditions.items = c;
+    w->conditions.n = 1;
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_heads, 0);
+    assert_int_equal(d->n_admitted, 0);
+    c->status = "False";
+    c->reason = "PodsReady";
+    fx_apply(&f, API_KIND_WORKLOAD, w);
+    d = eng_cycle(f.eng, 20);
+    assert_int_equal(d->n_admitted, 1);
+    fx_release(&f);
+}
+
 /* A one-container workload ns/<name> in queue <lq> asking cpu_milli,
  * through eng_apply (so it reads the namespace's LimitRanges); with
  * admitted_cq, it holds that much quota there in flavor "default". */
@@ -393,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
         cmocka_unit_test(test_eng_requeue_batched),
         cmocka_unit_test(test_eng_requeued_condition_change_requeues),
+        cmocka_unit_test(test_eng_waiting_for_replacement_pods_not_queued),
         cmocka_unit_test(test_eng_bypass_at_arrival_survives_update),
         cmocka_unit_test(test_eng_limit_range_set_and_forget),
         cmocka_unit_test(test_eng_admitted_priority_change_requeues),

@@ -214,6 +214,15 @@ static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
                   "\"resourceVersion\":\"6\"}}]}");
         return;
     }
+    if (!strcmp(url, "/apis/example.com/v1") && !strcmp(method, "GET")) {
+        reply(rs, 200,
+              "{\"kind\":\"APIResourceList\",\"groupVersion\":\"example.com/v1\","
+              "\"resources\":[{\"name\":\"octopi/status\",\"namespaced\":true,\"kind\":"
+              "\"Octopus\"},{\"name\":\"octopi\",\"singularName\":\"octopus\","
+              "\"namespaced\":true,\"kind\":\"Octopus\"},{\"name\":\"reefs\","
+              "\"namespaced\":false,\"kind\":\"Reef\"}]}");
+        return;
+    }
     if (!strcmp(url, WL "/a") && !strcmp(method, "GET")) {
         reply(rs, 200, "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"3\"}}");
         return;
@@ -315,6 +324,32 @@ static void test_kc_list_pages(void **state)
     assert_string_equal(e.message, "The provided continue parameter is too old");
     assert_null(l2.items);
     ac_list_release(&l);
+    ac_free(c);
+}
+
+/* A kind's resource from the API's discovery: the CRD's plural, not a
+ * subresource; its scope; none for a kind not served. */
+static void test_kc_discover(void **state)
+{
+    (void)state;
+    struct ac_client *c = client("s3cret", 0);
+    struct err e;
+    err_init(&e);
+    char *plural = NULL;
+    bool namespaced = false;
+    assert_int_equal(ac_discover(c, "example.com", "v1", "Octopus", &plural, &namespaced, &e), 0);
+    assert_string_equal(plural, "octopi");
+    assert_true(namespaced);
+    assert_string_equal(srv.last_url, "/apis/example.com/v1");
+    free(plural);
+    assert_int_equal(ac_discover(c, "example.com", "v1", "Reef", &plural, &namespaced, &e), 0);
+    assert_string_equal(plural, "reefs");
+    assert_false(namespaced);
+    free(plural);
+    assert_int_equal(ac_discover(c, "example.com", "v1", "Squid", &plural, &namespaced, &e),
+                     ERR_NOT_FOUND);
+    assert_int_equal(ac_discover(c, "example.org", "v1", "Octopus", &plural, &namespaced, &e),
+                     ERR_NOT_FOUND);
     ac_free(c);
 }
 
@@ -631,6 +666,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kc_list_pages),
+        cmocka_unit_test(test_kc_discover),
         cmocka_unit_test(test_kc_status_errors),
         cmocka_unit_test(test_kc_write_requests),
         cmocka_unit_test(test_kc_watch_stream_until_gone),

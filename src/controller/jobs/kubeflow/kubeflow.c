@@ -151,6 +151,16 @@ static int kf_active(const json_t *job)
     return n > 1000000 ? 1000000 : (int)n;
 }
 
+/* Kueue's PriorityClass of a Kubeflow job: its scheduling policy's; the
+ * replica templates' come after, as the pod sets' (in the kind's order). */
+static const char *kf_priority_class(const json_t *job)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(json_object_get(job, "spec"), "runPolicy"),
+                                        "schedulingPolicy"),
+                        "priorityClass"));
+}
+
 /* One integration per kind: its three kind-bound functions and its table. */
 #define KF_INTEGRATION(var, kindv, fw, av, grp, kindname)                                          \
     static json_t *var##_pod_sets(const json_t *job)                                               \
@@ -180,6 +190,7 @@ static int kf_active(const json_t *job)
         .pods_ready = kf_pods_ready,                                                               \
         .reclaimable = kf_reclaimable,                                                             \
         .active = kf_active,                                                                       \
+        .priority_class = kf_priority_class,                                                       \
     }
 
 KF_INTEGRATION(pytorchjob, pytorch, "kubeflow.org/pytorchjob", "kubeflow.org/v1", "kubeflow.org",

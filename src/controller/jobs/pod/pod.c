@@ -11,6 +11,7 @@
 
 #include "api/objects.h"
 #include "base/xalloc.h"
+#include "controller/jobs/statefulset/statefulset.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -49,6 +50,8 @@ bool pod_is_managed(const json_t *pod)
 
 bool pod_default(json_t *pod, const struct pod_default_ctx *x)
 {
+    if (json_is_object(pod))
+        sts_pod_default(pod);
     if (!x->ns_managed || x->owner_managed || !json_is_object(pod))
         return false;
     json_t *meta = jf_obj_child(pod, "metadata");

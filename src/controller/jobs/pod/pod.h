@@ -39,7 +39,8 @@ struct pod_default_ctx {
  * an object Kueue manages, gets the "default" LocalQueue when it names
  * none and one exists; when it then names a queue (or
  * manageJobsWithoutQueueName), the managed label, the finalizer and the
- * admission scheduling gate. Returns true when Kueue manages the Pod. */
+ * admission scheduling gate. A StatefulSet's Pod first joins its group
+ * (sts_pod_default). Returns true when Kueue manages the Pod. */
 bool pod_default(json_t *pod, const struct pod_default_ctx *x);
 
 #define POD_ROLE_HASH "kueue.x-k8s.io/role-hash"

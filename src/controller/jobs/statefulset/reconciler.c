@@ -58,9 +58,9 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
 {
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     const json_t *sts = ctl_get(c, CK_STS, ns, name);
-    const char *g = sts ? sts_group(sts) : NULL;
-    if (!g || being_deleted(sts) || !jf_enabled(&statefulset_integration, cfg) ||
-        !jf_enabled(&pod_integration, cfg) ||
+    char g[254];
+    if (!sts || !sts_group(sts, g, sizeof(g)) || being_deleted(sts) ||
+        !jf_enabled(&statefulset_integration, cfg) || !jf_enabled(&pod_integration, cfg) ||
         !job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
         return;
     json_incref((json_t *)sts);

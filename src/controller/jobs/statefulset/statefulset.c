@@ -25,13 +25,41 @@ long sts_replicas(const json_t *sts)
     return json_is_integer(r) ? (long)json_integer_value(r) : 1;
 }
 
-const char *sts_group(const json_t *sts)
+bool sts_group(const json_t *sts, char *out, size_t len)
 {
     const json_t *meta = json_object_get(tpl_of(sts), "metadata");
     const char *by =
         jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/pod-suspending-parent");
-    const char *g = jstr(json_object_get(meta, "labels"), POD_GROUP_LABEL);
-    return by && !strcmp(by, "statefulset") && g && *g ? g : NULL;
+    if (!by || strcmp(by, "statefulset"))
+        return false;
+    const json_t *m = json_object_get(sts, "metadata");
+    jf_workload_name(&statefulset_integration, jstr(m, "name") ? jstr(m, "name") : "",
+                     jstr(m, "uid"), out, len);
+    return true;
+}
+
+void sts_pod_default(json_t *pod)
+{
+    json_t *meta = json_object_get(pod, "metadata");
+    const char *by =
+        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/pod-suspending-parent");
+    if (!by || strcmp(by, "statefulset"))
+        return;
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(meta, "ownerReferences"), i, r)
+    {
+        if (!json_is_true(json_object_get(r, "controller")) || !jstr(r, "kind") ||
+            strcmp(jstr(r, "kind"), "StatefulSet") || !jstr(r, "apiVersion") ||
+            strcmp(jstr(r, "apiVersion"), "apps/v1") || !jstr(r, "name") || !jstr(r, "uid"))
+            continue;
+        char wl[254];
+        jf_workload_name(&statefulset_integration, jstr(r, "name"), jstr(r, "uid"), wl, sizeof(wl));
+        json_t *labels = jf_obj_child(meta, "labels");
+        json_object_set_new(labels, POD_GROUP_LABEL, json_string(wl));
+        json_object_set_new(labels, JF_PREBUILT_LABEL, json_string(wl));
+        return;
+    }
 }
 
 /* One pod set "main" of replicas Pods, the template's spec without
@@ -63,12 +91,13 @@ const struct jf_integration statefulset_integration = {
 
 json_t *sts_workload(const json_t *sts, jf_lookup_fn lookup, void *arg, struct err *e)
 {
-    const char *g = sts_group(sts);
+    char g[254];
     json_t *wl = NULL;
-    if (!g || jf_build_workload(&statefulset_integration, sts, lookup, arg, &wl, e))
+    if (!sts_group(sts, g, sizeof(g)) ||
+        jf_build_workload(&statefulset_integration, sts, lookup, arg, &wl, e))
         return NULL;
+    /* jf_build_workload names it as sts_group does. */
     json_t *wm = json_object_get(wl, "metadata");
-    json_object_set_new(wm, "name", json_string(g));
     json_t *ann = jf_obj_child(wm, "annotations");
     json_object_set_new(ann, POD_IS_GROUP_WORKLOAD, json_string("true"));
     json_object_set_new(ann, "kueue.x-k8s.io/job-owner-gvk",

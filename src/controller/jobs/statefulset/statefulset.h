@@ -25,13 +25,23 @@ extern const struct jf_integration statefulset_integration;
 /* spec.replicas, 1 when unset. */
 long sts_replicas(const json_t *sts);
 
-/* The pod group of a StatefulSet Kueue manages (its template's
- * pod-group-name, which its Workload is named after, borrowed), or NULL
- * when Kueue's webhook did not mark its template. */
-const char *sts_group(const json_t *sts);
+/* Does Kueue manage the StatefulSet (its webhook marked its template)?
+ * Then out gets its group's Workload name (jf_workload_name: Kueue's
+ * GetWorkloadNameForOwnerWithGVK, "statefulset-<name>-<hash>", from its
+ * name and uid), which its Pods' pod-group-name and prebuilt-workload-name
+ * are. out needs 254 bytes. */
+bool sts_group(const json_t *sts, char *out, size_t len);
 
-/* The group's Workload (owned), made ahead of the Pods: named after the
- * group, owned by the StatefulSet, one pod set "main" of replicas Pods;
+/* A Pod made from a marked template (the pod-suspending-parent
+ * annotation "statefulset"), with its StatefulSet as controller owner,
+ * joins that StatefulSet's group as Kueue's StatefulSet Pod reconciler
+ * labels it: its pod-group-name and prebuilt-workload-name become the
+ * group's Workload name. The template's are a placeholder, since the
+ * StatefulSet has no uid yet when the webhook marks it. */
+void sts_pod_default(json_t *pod);
+
+/* The group's Workload (owned), made ahead of the Pods: named
+ * sts_group's name, owned by the StatefulSet, one pod set "main" of replicas Pods;
  * NULL with e set when a priority class it names is missing. */
 json_t *sts_workload(const json_t *sts, jf_lookup_fn lookup, void *arg, struct err *e);
 

@@ -70,31 +70,127 @@ static void merge_resources(json_t *container, const json_t *per_node)
     }
 }
 
+/* The key a list of the JobSet spec a runtime patch may touch is merged
+ * by (Kubernetes' strategic merge patch: patchMergeKey), or NULL for a
+ * list the patch replaces (tolerations). */
+static const char *merge_key(const char *field)
+{
+    static const char *const by_name[] = {"replicatedJobs",   "containers", "initContainers",
+                                          "volumes",          "env",        "schedulingGates",
+                                          "imagePullSecrets", NULL};
+    for (size_t i = 0; by_name[i]; i++)
+        if (!strcmp(field, by_name[i]))
+            return "name";
+    return !strcmp(field, "volumeMounts") ? "mountPath" : NULL;
+}
+
+static void smp_merge(json_t *dst, const json_t *patch);
+
+/* The elements of patch merged into the list dst by key: into the one
+ * with the same key, else appended. */
+static void smp_merge_list(json_t *dst, const json_t *patch, const char *key)
+{
+    size_t i, j;
+    const json_t *pe;
+    json_array_foreach(patch, i, pe)
+    {
+        json_t *de, *found = NULL;
+        json_array_foreach(dst, j, de)
+        {
+            if (jstr(de, key) && jstr(pe, key) && !strcmp(jstr(de, key), jstr(pe, key)))
+                found = de;
+        }
+        if (found && json_is_object(pe))
+            smp_merge(found, pe);
+        else
+            json_array_append_new(dst, json_deep_copy(pe));
+    }
+}
+
+/* The Trainer's merge of a runtime patch into the runtime's JobSet spec
+ * (a strategic merge patch): objects key by key, a null deletes, the
+ * lists above by their key, any other value replaced. */
+static void smp_merge(json_t *dst, const json_t *patch)
+{
+    const char *k;
+    json_t *pv;
+    json_object_foreach((json_t *)patch, k, pv)
+    {
+        json_t *dv = json_object_get(dst, k);
+        if (json_is_null(pv))
+            json_object_del(dst, k);
+        else if (json_is_object(pv) && json_is_object(dv))
+            smp_merge(dv, pv);
+        else if (json_is_array(pv) && json_is_array(dv) && merge_key(k))
+            smp_merge_list(dv, pv, merge_key(k));
+        else
+            json_object_set_new(dst, k, json_deep_copy(pv));
+    }
+}
+
+/* The runtime's JobSet spec (owned) with tj's runtimePatches merged in
+ * their order, every manager's, Kueue's own too (as the Trainer builds
+ * the JobSet: trainingruntime.go's mergeRuntimePatches). */
+static json_t *patched_spec(const json_t *tj, const json_t *rts)
+{
+    const json_t *spec = spec_of(json_object_get(rts, "template"));
+    json_t *out = json_is_object(spec) ? json_deep_copy(spec) : json_object();
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(spec_of(tj), "runtimePatches"), i, p)
+    {
+        const json_t *ps =
+            spec_of(json_object_get(json_object_get(p, "trainingRuntimeSpec"), "template"));
+        if (json_is_object(ps))
+            smp_merge(out, ps);
+    }
+    return out;
+}
+
 /* The replicated Jobs of the JobSet the Trainer makes for tj (owned
- * array), or NULL without the runtime: each Job's parallelism and
- * completions its pod count, the trainer step one replica. */
+ * array), or NULL without the runtime: the runtime's, patched by tj's
+ * runtimePatches; each Job's parallelism and completions its pod count,
+ * the trainer step one replica of the ML policy's nodes (the Trainer's
+ * newRuntimeInfo and its ML policy plugins' EnforceMLPolicy). */
 static json_t *child_jobs(const json_t *tj)
 {
     const json_t *rt = json_object_get(tj, JF_DEPENDENCY);
     const json_t *rts = spec_of(rt);
-    const json_t *rjs =
-        json_object_get(spec_of(json_object_get(rts, "template")), "replicatedJobs");
-    if (!json_is_array(rjs))
+    if (!json_is_array(
+            json_object_get(spec_of(json_object_get(rts, "template")), "replicatedJobs")))
         return NULL;
+    json_t *spec = patched_spec(tj, rts);
+    json_t *out = json_incref(json_object_get(spec, "replicatedJobs"));
+    json_decref(spec);
+    if (!json_is_array(out)) {
+        json_decref(out);
+        return NULL;
+    }
     const json_t *ml = json_object_get(rts, "mlPolicy");
+    const json_t *mpi = json_object_get(ml, "mpi");
     const json_t *trainer = json_object_get(spec_of(tj), "trainer");
-    json_t *out = json_deep_copy(rjs);
+    const json_t *nodes = json_object_get(trainer, "numNodes");
     size_t i;
     json_t *rj;
     json_array_foreach(out, i, rj)
     {
         json_t *jspec = jf_obj_child(jf_obj_child(rj, "template"), "spec");
         json_int_t count = int_or(jspec, "parallelism", 1);
+        bool trainer_step = is_trainer(rj) && json_is_object(ml);
+        if (trainer_step)
+            count = int_or(ml, "numNodes", 1);
+        if (json_is_object(mpi)) {
+            /* MPI's nodes are the Job named "node", one fewer when the
+             * launcher runs as a node too. */
+            if (json_is_integer(nodes) && str_is(jstr(rj, "name"), TRAINER_CONTAINER)) {
+                count = json_integer_value(nodes);
+                if (json_is_true(json_object_get(mpi, "runLauncherAsNode")))
+                    count = count - 1 > 1 ? count - 1 : 1;
+            }
+        } else if (is_trainer(rj) && json_is_integer(nodes)) {
+            count = json_integer_value(nodes);
+        }
         if (is_trainer(rj)) {
-            if (json_is_object(ml))
-                count = int_or(ml, "numNodes", 1);
-            if (json_is_integer(json_object_get(trainer, "numNodes")))
-                count = int_or(trainer, "numNodes", 1);
             json_object_set_new(rj, "replicas", json_integer(1));
             const json_t *per_node = json_object_get(trainer, "resourcesPerNode");
             json_t *c;
@@ -104,7 +200,8 @@ static json_t *child_jobs(const json_t *tj)
                                 "containers"),
                 k, c)
             {
-                if (json_is_object(per_node) && str_is(jstr(c, "name"), TRAINER_CONTAINER))
+                if (trainer_step && json_is_object(per_node) &&
+                    str_is(jstr(c, "name"), TRAINER_CONTAINER))
                     merge_resources(c, per_node);
             }
         }
