@@ -493,7 +493,26 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
 metadata: {name: default, namespace: team}
 spec: {clusterQueue: lab-cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: mk-check}
+spec: {controllerName: kueue.x-k8s.io/multikueue}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: mk-cq}
+spec:
+  admissionChecksStrategy: {admissionChecks: [{name: mk-check}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: mk, namespace: team}
+spec: {clusterQueue: mk-cq}
 EOF
+# The webhooks read queues from the controller's caches, as Kueue's do.
+wait_for "the controller has seen LocalQueue team/mk" 20 '^(True|False)$' \
+    kubectl --kubeconfig "$KC" -n team get localqueue mk -o 'jsonpath={.status.conditions[0].status}{"\n"}'
 out=$($PY "$HERE/reviews.py" "https://127.0.0.1:$WPORT" "$TMP/ca.crt" 2 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -E '^(FAIL|latency|reviews)'
@@ -502,6 +521,30 @@ if [ $rc -eq 0 ] && [ "$n" -ge 100 ]; then pass "AdmissionReview table: $n cases
     fail "AdmissionReview table ($n passed)" "$(printf '%s\n' "$out" | grep -v '^ok' | head -20)"
 fi
 sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 20000
+# End to end, through the API server and the webhook configuration: a
+# JobSet (cueue serve, playing the cluster here, judges batch/v1 Jobs
+# itself but leaves JobSets to the webhook).
+k -n team apply -f - >/dev/null <<'EOF'
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: mk-js
+  labels: {kueue.x-k8s.io/queue-name: mk}
+spec:
+  replicatedJobs:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: busybox, command: ["true"]}]
+EOF
+expect_exact "a JobSet queued where a MultiKueue check guards admission is created managed by MultiKueue, suspended" \
+    "kueue.x-k8s.io/multikueue true" \
+    k -n team get jobset mk-js -o 'jsonpath={.spec.managedBy} {.spec.suspend}'
+k -n team delete jobset mk-js >/dev/null
 
 # ---- certificate rotation in the running controller (checked every second here) ------------
 SECRET="secret/kueue-webhook-server-cert"
