@@ -546,6 +546,22 @@ expect_exact "a JobSet queued where a MultiKueue check guards admission is creat
     k -n team get jobset mk-js -o 'jsonpath={.spec.managedBy} {.spec.suspend}'
 k -n team delete jobset mk-js >/dev/null
 
+# ---- the controller's rights: MultiKueue's kubeconfig Secrets in its namespace ---------------
+expect_exact "the controller's account may read the Secrets of kueue-system (MultiKueue's kubeconfigs)" "yes" \
+    kt "$CKC" auth can-i get secrets -n kueue-system
+# This server stands in for the worker cluster too.
+k -n kueue-system create secret generic worker-secret --from-file=kubeconfig="$KC" >/dev/null
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: worker}
+spec: {clusterSource: {kubeConfig: {location: worker-secret}}}
+EOF
+wait_for "the controller reads a MultiKueueCluster's kubeconfig Secret and connects (Active)" 30 '^True$' \
+    kubectl --kubeconfig "$KC" get multikueuecluster worker -o 'jsonpath={.status.conditions[?(@.type=="Active")].status}{"\n"}'
+k delete multikueuecluster worker >/dev/null
+k -n kueue-system delete secret worker-secret >/dev/null
+
 # ---- certificate rotation in the running controller (checked every second here) ------------
 SECRET="secret/kueue-webhook-server-cert"
 old_ca=$(k -n kueue-system get "$SECRET" -o 'jsonpath={.data.ca\.crt}')
@@ -575,6 +591,9 @@ k delete clusterqueues --all --wait=false >/dev/null 2>&1
 k delete resourceflavors --all --wait=false >/dev/null 2>&1
 wait_for "the queues and flavors are gone (the controller released their finalizers)" 60 '^gone$' \
     sh -c "kubectl --kubeconfig '$KC' get clusterqueues,resourceflavors -o name | grep . || echo gone"
+# Everything the controller did here, its role allowed.
+expect_exact "the API server refused the controller nothing (no 403 in its log)" "0" \
+    grep -ci 'forbidden' "$TMP/controller.log"
 stop_server "$CTL"
 rc=$?
 CTL=""
