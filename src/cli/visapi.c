@@ -49,30 +49,29 @@ static void reply_json(struct http_resp *rs, unsigned status, json_t *body)
 }
 
 /* A metav1 Status, as the generic API server answers errors. */
-static void reply_status(struct http_resp *rs, unsigned status, const char *reason,
-                         const char *msg)
+static void reply_status(struct http_resp *rs, unsigned status, const char *reason, const char *msg)
 {
     reply_json(rs, status,
                json_pack("{s:s,s:s,s:{},s:s,s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1",
-                         "metadata", "status", "Failure", "message", msg, "reason", reason,
-                         "code", (int)status));
+                         "metadata", "status", "Failure", "message", msg, "reason", reason, "code",
+                         (int)status));
 }
 
 static json_t *resource(const char *name, const char *kind, bool namespaced)
 {
-    return json_pack("{s:s,s:s,s:b,s:s,s:[s]}", "name", name, "singularResource", "",
-                     "namespaced", namespaced, "kind", kind, "verbs", "get");
+    return json_pack("{s:s,s:s,s:b,s:s,s:[s]}", "name", name, "singularResource", "", "namespaced",
+                     namespaced, "kind", kind, "verbs", "get");
 }
 
 static json_t *group_doc(void)
 {
     json_t *gvs = json_array();
     for (size_t i = 0; i < CU_ARRAY_SIZE(versions); i++)
-        json_array_append_new(gvs, json_pack("{s:s+,s:s}", "groupVersion", GROUP "/",
-                                             versions[i], "version", versions[i]));
+        json_array_append_new(gvs, json_pack("{s:s+,s:s}", "groupVersion", GROUP "/", versions[i],
+                                             "version", versions[i]));
     return json_pack("{s:s,s:s,s:s,s:o,s:{s:s+,s:s}}", "kind", "APIGroup", "apiVersion", "v1",
-                     "name", GROUP, "versions", gvs, "preferredVersion", "groupVersion",
-                     GROUP "/", versions[0], "version", versions[0]);
+                     "name", GROUP, "versions", gvs, "preferredVersion", "groupVersion", GROUP "/",
+                     versions[0], "version", versions[0]);
 }
 
 static void discovery(const char *version, struct http_resp *rs)
@@ -87,11 +86,11 @@ static void discovery(const char *version, struct http_resp *rs)
         reply_json(rs, 200, group_doc());
         return;
     }
-    json_t *list = json_pack(
-        "[o,o,o,o]", resource("clusterqueues", "ClusterQueue", false),
-        resource("clusterqueues/pendingworkloads", "PendingWorkloadsSummary", false),
-        resource("localqueues", "LocalQueue", true),
-        resource("localqueues/pendingworkloads", "PendingWorkloadsSummary", true));
+    json_t *list =
+        json_pack("[o,o,o,o]", resource("clusterqueues", "ClusterQueue", false),
+                  resource("clusterqueues/pendingworkloads", "PendingWorkloadsSummary", false),
+                  resource("localqueues", "LocalQueue", true),
+                  resource("localqueues/pendingworkloads", "PendingWorkloadsSummary", true));
     reply_json(rs, 200,
                json_pack("{s:s,s:s,s:s+,s:o}", "kind", "APIResourceList", "apiVersion", "v1",
                          "groupVersion", GROUP "/", version, "resources", list));
@@ -144,9 +143,8 @@ static void pending(struct visapi *v, const char *version, const char *ns, const
         items = json_array();
     }
     reply_json(rs, 200,
-               json_pack("{s:s,s:s+,s:{s:n},s:o}", "kind", "PendingWorkloadsSummary",
-                         "apiVersion", GROUP "/", version, "metadata", "creationTimestamp",
-                         "items", items));
+               json_pack("{s:s,s:s+,s:{s:n},s:o}", "kind", "PendingWorkloadsSummary", "apiVersion",
+                         GROUP "/", version, "metadata", "creationTimestamp", "items", items));
 }
 
 /* ---- who asks ------------------------------------------------------------------------- */
@@ -157,8 +155,11 @@ static bool proxy_cert(void *session, char *cn, size_t len)
 {
     gnutls_session_t s = session;
     unsigned status = 0, n = 0;
+    /* Signed by the front proxy's CA, and fit for TLS clients. */
+    gnutls_typed_vdata_st purpose = {.type = GNUTLS_DT_KEY_PURPOSE_OID,
+                                     .data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT};
     if (!s || gnutls_certificate_type_get(s) != GNUTLS_CRT_X509 ||
-        gnutls_certificate_verify_peers2(s, &status) || status)
+        gnutls_certificate_verify_peers(s, &purpose, 1, &status) || status)
         return false;
     const gnutls_datum_t *peers = gnutls_certificate_get_peers(s, &n);
     if (!peers || !n)
@@ -219,8 +220,7 @@ static unsigned proxied_user(struct visapi *v, const struct http_req *rq, json_t
 }
 
 /* May the sender of rq do what attrs (under key) says? 0, or the status. */
-static unsigned allowed(struct visapi *v, const struct http_req *rq, const char *key,
-                        json_t *attrs)
+static unsigned allowed(struct visapi *v, const struct http_req *rq, const char *key, json_t *attrs)
 {
     json_t *user = NULL;
     unsigned st = proxied_user(v, rq, &user);
@@ -275,19 +275,20 @@ static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
      *                        namespaces NS localqueues N pendingworkloads]]] */
     bool ours = n >= 1 && !strcmp(seg[0], "apis") && (n == 1 || !strcmp(seg[1], GROUP)) &&
                 (n < 3 || known_version(seg[2]));
-    bool cq = ours && n == 6 && !strcmp(seg[3], "clusterqueues") &&
-              !strcmp(seg[5], "pendingworkloads");
-    bool lq = ours && n == 8 && !strcmp(seg[3], "namespaces") &&
-              !strcmp(seg[5], "localqueues") && !strcmp(seg[7], "pendingworkloads");
+    bool cq =
+        ours && n == 6 && !strcmp(seg[3], "clusterqueues") && !strcmp(seg[5], "pendingworkloads");
+    bool lq = ours && n == 8 && !strcmp(seg[3], "namespaces") && !strcmp(seg[5], "localqueues") &&
+              !strcmp(seg[7], "pendingworkloads");
     if (!ours || (n > 3 && !cq && !lq))
-        return reply_status(rs, 404, "NotFound", "the server could not find the requested resource");
+        return reply_status(rs, 404, "NotFound",
+                            "the server could not find the requested resource");
     json_t *attrs;
     const char *key = "resourceAttributes";
     if (cq || lq)
-        attrs = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "verb", "get", "group", GROUP,
-                          "version", seg[2], "resource", cq ? "clusterqueues" : "localqueues",
-                          "subresource", "pendingworkloads", "name", cq ? seg[4] : seg[6],
-                          "namespace", cq ? "" : seg[4]);
+        attrs = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "verb", "get", "group", GROUP, "version",
+                          seg[2], "resource", cq ? "clusterqueues" : "localqueues", "subresource",
+                          "pendingworkloads", "name", cq ? seg[4] : seg[6], "namespace",
+                          cq ? "" : seg[4]);
     else {
         key = "nonResourceAttributes";
         attrs = json_pack("{s:s,s:s}", "path", p, "verb", "get");
@@ -337,7 +338,18 @@ static void read_front_proxy(struct visapi *v)
     err_init(&e);
     json_t *cm = NULL;
     const struct store_resource *r = store_resource_find("configmaps");
-    if (ac_get(v->o.ac, r, "kube-system", AUTH_CM, &cm, &e)) {
+    /* A busy API server gets a few more tries; an answer (none, or not
+     * allowed) is final. */
+    int rc;
+    for (int tries = 1;; tries++) {
+        err_init(&e);
+        rc = ac_get(v->o.ac, r, "kube-system", AUTH_CM, &cm, &e);
+        if (!rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN || tries == 5)
+            break;
+        struct timespec pause = {1, 0};
+        nanosleep(&pause, NULL);
+    }
+    if (rc) {
         log_warn("visibility: kube-system/%s cannot be read (%s): only bearer tokens are "
                  "accepted",
                  AUTH_CM, e.message);

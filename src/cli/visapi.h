@@ -36,8 +36,8 @@ struct vis;
 struct visapi;
 
 struct visapi_options {
-    struct ac_client *ac; /* borrowed: the reviews and the front proxy's ConfigMap */
-    struct vis *vis;      /* borrowed: the pending-workloads snapshot */
+    struct ac_client *ac;  /* borrowed: the reviews and the front proxy's ConfigMap */
+    struct vis *vis;       /* borrowed: the pending-workloads snapshot */
     const struct ctl *ctl; /* borrowed: whether a queue exists; or NULL */
     const char *host;      /* IPv4 address to bind; NULL: every address */
     int port;              /* 0: any free port */
@@ -46,8 +46,7 @@ struct visapi_options {
 /* Read the front proxy's settings, make a self-signed serving certificate
  * (as Kueue's server does; its APIServices skip verifying it) and serve.
  * Returns 0 and *out, or an error naming what failed (bind). */
-CU_MUST_CHECK int visapi_start(const struct visapi_options *o, struct visapi **out,
-                               struct err *e);
+CU_MUST_CHECK int visapi_start(const struct visapi_options *o, struct visapi **out, struct err *e);
 /* The port bound. */
 int visapi_port(const struct visapi *v);
 /* Stop serving and free; NULL is a no-op. */

@@ -168,10 +168,14 @@ mkdir -p "$TMP/fp"
     for ca in ca other-ca; do
         openssl req -x509 -newkey rsa:2048 -nodes -keyout $ca.key -out $ca.crt -days 1 -subj "/CN=$ca" 2>/dev/null
     done &&
-    for c in "proxy ca front-proxy-client" "stranger ca someone-else" "forged other-ca front-proxy-client"; do
+    printf 'extendedKeyUsage = clientAuth\n' >client.ext &&
+    printf 'extendedKeyUsage = serverAuth\n' >server.ext &&
+    for c in "proxy ca front-proxy-client client" "stranger ca someone-else client" \
+        "forged other-ca front-proxy-client client" "serving ca front-proxy-client server"; do
         set -- $c
         openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj "/CN=$3" 2>/dev/null &&
-            openssl x509 -req -in $1.csr -CA $2.crt -CAkey $2.key -CAcreateserial -out $1.crt -days 1 2>/dev/null
+            openssl x509 -req -in $1.csr -CA $2.crt -CAkey $2.key -CAcreateserial -out $1.crt -days 1 \
+                -extfile $4.ext 2>/dev/null
     done)
 k -n kube-system create configmap extension-apiserver-authentication \
     --from-file=requestheader-client-ca-file="$TMP/fp/ca.crt" \
@@ -313,6 +317,9 @@ expect_exact "  ... a certificate of the front proxy's CA with a name not allowe
     "$V2/clusterqueues/vis-cq/pendingworkloads"
 expect_exact "  ... the allowed name signed by another CA: 401" "401 Unauthorized" \
     pw --cert "$FP/forged.crt" --key "$FP/forged.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... a certificate of the front proxy's CA for serving, not for clients: 401" "401 Unauthorized" \
+    pw --cert "$FP/serving.crt" --key "$FP/serving.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
     "$V2/clusterqueues/vis-cq/pendingworkloads"
 expect_exact "visibility discovery: both versions, the two pendingworkloads subresources" \
     "visibility.kueue.x-k8s.io/v1beta2 visibility.kueue.x-k8s.io/v1beta1; clusterqueues/pendingworkloads localqueues/pendingworkloads" \
