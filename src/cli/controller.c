@@ -19,12 +19,14 @@
 #include "cli/certs.h"
 #include "cli/cli.h"
 #include "cli/ctlvis.h"
+#include "cli/visapi.h"
 #include "cli/daemon.h"
 #include "cli/manager.h"
 #include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
 #include "controller/metrics.h"
+#include "controller/visibility.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "node/agent.h"
@@ -151,6 +153,44 @@ static int metrics_listen(const char *addr, const char *config, const char *cert
     return 0;
 }
 
+/* Where the visibility API is served: the flag, else visibilityServer of
+ * the Configuration (Kueue's bindPort 8082 when the section sets none),
+ * else "0" (off). */
+static int visibility_address(const char *config, const char *flag, char *out, size_t len,
+                              struct err *e)
+{
+    if (flag) {
+        snprintf(out, len, "%s", flag);
+        return 0;
+    }
+    char host[64], port[16];
+    bool section = false;
+    if (mgr_config_has(config, "visibilityServer", &section, e) ||
+        mgr_config_string(config, "visibilityServer", "bindAddress", "", host, sizeof(host), e) ||
+        mgr_config_string(config, "visibilityServer", "bindPort", "", port, sizeof(port), e))
+        return e->code;
+    if (!section)
+        snprintf(out, len, "0");
+    else
+        snprintf(out, len, "%s:%s", host, *port ? port : "8082");
+    return 0;
+}
+
+/* Serve the visibility API at addr (visapi.h). */
+static int visibility_listen(const char *addr, struct ac_client *ac, struct vis *vis,
+                             const struct ctl *ctl, struct visapi **out, struct err *e)
+{
+    char host[64];
+    int port;
+    if (!cli_split_bind_address(addr, host, sizeof(host), &port))
+        return err_set(e, ERR_INVALID,
+                       "visibility server: \"%s\" is not HOST:PORT or :PORT (0 turns it off)",
+                       addr);
+    struct visapi_options o = {
+        .ac = ac, .vis = vis, .ctl = ctl, .host = *host ? host : NULL, .port = port};
+    return visapi_start(&o, out, e);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -206,6 +246,12 @@ static void usage(FILE *out)
             "  --webhook-cert-dir DIR tls.crt and tls.key when internalCertManagement is\n"
             "                         off (default webhook.certDir, else\n"
             "                         /tmp/k8s-webhook-server/serving-certs)\n"
+            "  --visibility-bind-address ADDR\n"
+            "                         serve the visibility API (visibility.kueue.x-k8s.io)\n"
+            "                         at https://ADDR (HOST:PORT or :PORT; :0 a free port;\n"
+            "                         0: off; default visibilityServer.bindAddress and\n"
+            "                         bindPort of --config when it has that section, else\n"
+            "                         off; see docs/cluster.md)\n"
             "  --health-probe-bind-address ADDR\n"
             "                         serve /healthz and /readyz at http://ADDR (HOST:PORT or\n"
             "                         :PORT; default health.healthProbeBindAddress, else 0:\n"
@@ -282,6 +328,7 @@ int cli_controller(int argc, char **argv)
         {"webhook-host", required_argument, NULL, 'H'},
         {"webhook-cert-dir", required_argument, NULL, 'D'},
         {"health-probe-bind-address", required_argument, NULL, 'P'},
+        {"visibility-bind-address", required_argument, NULL, 'V'},
         /* Not in the usage: tests shorten the certificates' check interval. */
         {"cert-check-interval", required_argument, NULL, 'I'},
         {"zap-encoder", required_argument, NULL, 'E'},
@@ -296,7 +343,7 @@ int cli_controller(int argc, char **argv)
     const char *data_dir = ".", *lease_ns = NULL, *gpus = NULL, *pod_network = "private";
     int max_pods = 0;
     const char *feature_gates = NULL, *metrics_flag = NULL, *zap_encoder = NULL, *zap_level = NULL;
-    const char *metrics_cert_dir = NULL;
+    const char *metrics_cert_dir = NULL, *visibility_flag = NULL;
     struct mgr_options mo = {.config_path = NULL, .webhook_port = -1};
     bool leader = false, verbose = false, metrics_secure = true;
     int64_t dlog_age_s = 0;
@@ -397,6 +444,9 @@ int cli_controller(int argc, char **argv)
             if (cli_dlog_max_entries("controller", optarg, &dlog_max))
                 return 2;
             break;
+        case 'V':
+            visibility_flag = optarg;
+            break;
         case 'E':
             zap_encoder = optarg;
             break;
@@ -434,6 +484,9 @@ int cli_controller(int argc, char **argv)
     if (!metrics_flag && mgr_config_string(config, "metrics", "bindAddress", ":8443", metrics_addr,
                                            sizeof(metrics_addr), &e))
         return fail(&e);
+    char vis_addr[128];
+    if (visibility_address(config, visibility_flag, vis_addr, sizeof(vis_addr), &e))
+        return fail(&e);
     struct kc_config cfg = {0};
     if (kc_config_resolve(kubeconfig, context, NULL, &cfg, &e))
         return fail(&e);
@@ -460,6 +513,8 @@ int cli_controller(int argc, char **argv)
 
     struct mreg *metrics = strcmp(metrics_addr, "0") ? mreg_new() : NULL;
     struct metricsd md = {.reg = metrics, .ac = metrics_secure ? ac : NULL};
+    struct vis *vis = strcmp(vis_addr, "0") ? vis_new() : NULL;
+    struct visapi *va = NULL;
     md.vis.ac = md.ac;
     /* The decision log is read on the metrics listener: kept only with it. */
     struct store_dlog *dlog = NULL;
@@ -474,7 +529,8 @@ int cli_controller(int argc, char **argv)
                              .lease_namespace = lease_ns,
                              .metrics = metrics,
                              .decisions = dlog ? dlog_append : NULL,
-                             .decisions_arg = dlog};
+                             .decisions_arg = dlog,
+                             .visibility = vis};
     struct ctl *ctl = NULL;
     struct node *node = NULL;
     struct mgr *mgr = NULL;
@@ -494,6 +550,8 @@ int cli_controller(int argc, char **argv)
         rc = start_multikueue(config, ac, ctl, &mk, &e);
     mo.ctl = ctl;
     md.vis.ctl = ctl;
+    if (!rc && vis)
+        rc = visibility_listen(vis_addr, ac, vis, ctl, &va, &e);
     if (!rc)
         rc = mgr_start(&mo, &mgr, &e);
     if (!rc && !strcmp(executor, "local") && !strcmp(pod_network, "host") &&
@@ -515,8 +573,10 @@ int cli_controller(int argc, char **argv)
     if (rc) {
         mgr_stop(mgr);
         http_server_stop(md.hs); /* it may be asking the controllers */
+        visapi_stop(va);
         mk_stop(mk);
         ctl_stop(ctl);
+        vis_free(vis);
         store_dlog_close(dlog);
         mreg_free(metrics);
         ac_free(ac);
@@ -529,8 +589,10 @@ int cli_controller(int argc, char **argv)
     mgr_stop(mgr);
     node_stop(node);
     mk_stop(mk);
-    http_server_stop(md.hs); /* it may be asking the controllers */
+    http_server_stop(md.hs); /* they may be asking the controllers */
+    visapi_stop(va);
     ctl_stop(ctl);
+    vis_free(vis);
     store_dlog_close(dlog);
     mreg_free(metrics);
     ac_free(ac);

@@ -52,8 +52,11 @@ static const json_t *at(const json_t *doc, const char *a, const char *b)
 
 static void copy(char *dst, size_t n, const json_t *v, const char *dflt)
 {
-    snprintf(dst, n, "%s",
-             json_is_string(v) && *json_string_value(v) ? json_string_value(v) : dflt);
+    if (json_is_integer(v))
+        snprintf(dst, n, "%lld", (long long)json_integer_value(v));
+    else
+        snprintf(dst, n, "%s",
+                 json_is_string(v) && *json_string_value(v) ? json_string_value(v) : dflt);
 }
 
 /* The raw Configuration document (owned; an empty object without a file). */
@@ -81,6 +84,15 @@ int mgr_config_string(const char *config_path, const char *section, const char *
     int rc = config_doc(config_path, &doc, e);
     if (!rc)
         copy(out, len, at(doc, section, key), dflt);
+    json_decref(doc);
+    return rc;
+}
+
+int mgr_config_has(const char *config_path, const char *section, bool *out, struct err *e)
+{
+    json_t *doc = NULL;
+    int rc = config_doc(config_path, &doc, e);
+    *out = !rc && json_is_object(json_object_get(doc, section));
     json_decref(doc);
     return rc;
 }

@@ -13,6 +13,7 @@
 #define CUEUE_CLI_MANAGER_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/compiler.h"
@@ -44,10 +45,16 @@ struct mgr_options {
 };
 
 /* The string at section.key of the Configuration file config_path (NULL:
- * none), else dflt, copied to out[len]: settings of the controller that are
- * not the manager's (metrics.bindAddress). 0, or an error naming the file. */
+ * none), else dflt, copied to out[len] (an integer in decimal): settings of
+ * the controller that are not the manager's (metrics.bindAddress). 0, or an error naming the file.
+ */
 CU_MUST_CHECK int mgr_config_string(const char *config_path, const char *section, const char *key,
                                     const char *dflt, char *out, size_t len, struct err *e);
+
+/* Has the Configuration file config_path (NULL: none) a section named
+ * section: 0 and *out, or an error naming the file. */
+CU_MUST_CHECK int mgr_config_has(const char *config_path, const char *section, bool *out,
+                                 struct err *e);
 
 /* Where Kueue's Deployment mounts the metrics Certificate's Secret. */
 #define MGR_METRICS_CERT_DIR "/etc/kueue/metrics/certs"

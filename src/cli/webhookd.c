@@ -273,6 +273,18 @@ static int lookup(const struct whd_options *o, const char *resource, const char 
     return rc;
 }
 
+/* A jw_get_fn over lookup: a read that fails is taken as no object (the
+ * object is then not defaulted, as Kueue's cache would not have it). */
+static json_t *lookup_get(void *arg, const char *resource, const char *ns, const char *name)
+{
+    json_t *obj = NULL;
+    struct err e;
+    err_init(&e);
+    if (lookup(arg, resource, ns, name, &obj, &e))
+        return NULL;
+    return obj;
+}
+
 /* What the Job webhook needs of the Job's namespace. */
 static int job_namespace(const struct whd_options *o, const char *ns, bool *managed,
                          bool *default_lq, struct err *e)
@@ -314,6 +326,8 @@ static int judge_integration(const struct whd_options *o, const struct hook *h, 
         jw_default_serving(m, h->ji == &jw_statefulset, &x);
     } else {
         jw_default_job(h->ji, m, &x);
+        if (create && ns)
+            jw_default_managed_by(m, ns, lookup_get, (void *)o);
     }
     *patched = m;
     return 0;
@@ -340,6 +354,7 @@ static int judge(const struct whd_options *o, const struct hook *h, const char *
                 return rc;
             }
             job_default_create(m, managed, default_lq, o->cfg);
+            jw_default_managed_by(m, ns, lookup_get, (void *)o);
         } else if (h->what == HOOK_WORKLOAD) {
             dflt_object(m);
         } else if (h->what == HOOK_FINALIZER) {

@@ -54,7 +54,6 @@
 
 #include "api/objects.h"
 #include "base/err.h"
-#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/leaderworkerset/lws.h"
@@ -173,9 +172,11 @@ static int tenant_policy(const struct srv_admit *a, const json_t *job, struct er
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
-/* The store's object of resource key (owned), or NULL. */
-static json_t *stored(const struct srv_admit *a, const char *key, const char *ns, const char *name)
+/* The store's object of resource key (owned), or NULL: a jw_get_fn over
+ * the srv_admit arg. */
+static json_t *stored(void *arg, const char *key, const char *ns, const char *name)
 {
+    const struct srv_admit *a = arg;
     json_t *o = NULL;
     struct err e;
     err_init(&e);
@@ -184,38 +185,13 @@ static json_t *stored(const struct srv_admit *a, const char *key, const char *ns
     return o;
 }
 
-/* Kueue's ApplyDefaultForManagedBy: a Job (or JobSet, Kubeflow job, ...)
- * queued where a MultiKueue check guards admission is managed by
- * MultiKueue, which runs it in a worker cluster; the local executor
- * leaves it alone (node/jobctl.c). */
+/* Kueue's ApplyDefaultForManagedBy (jw_default_managed_by) over the
+ * store: the local executor leaves a Job MultiKueue manages alone
+ * (node/jobctl.c). */
 static void default_managed_by(const struct srv_admit *a, json_t *job)
 {
-    if (!a->q)
-        return;
-    const char *lqn = meta_entry(job, "labels", JF_QUEUE_LABEL);
-    json_t *lq = stored(a, "localqueues.kueue.x-k8s.io", api_doc_meta_str(job, "namespace"), lqn);
-    json_t *cq =
-        stored(a, "clusterqueues.kueue.x-k8s.io", NULL,
-               json_string_value(json_object_get(json_object_get(lq, "spec"), "clusterQueue")));
-    const json_t *checks = json_object_get(
-        json_object_get(json_object_get(cq, "spec"), "admissionChecksStrategy"), "admissionChecks");
-    size_t i;
-    const json_t *c;
-    json_array_foreach(checks, i, c)
-    {
-        json_t *ac = stored(a, "admissionchecks.kueue.x-k8s.io", NULL,
-                            json_string_value(json_object_get(c, "name")));
-        const char *ctl =
-            json_string_value(json_object_get(json_object_get(ac, "spec"), "controllerName"));
-        bool mk = ctl && !strcmp(ctl, MK_CONTROLLER_NAME);
-        json_decref(ac);
-        if (mk) {
-            mk_default_managed_by(job);
-            break;
-        }
-    }
-    json_decref(cq);
-    json_decref(lq);
+    if (a->q)
+        jw_default_managed_by(job, api_doc_meta_str(job, "namespace"), stored, (void *)a);
 }
 
 int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e)

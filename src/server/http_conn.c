@@ -94,6 +94,7 @@ void http__conn_close(struct http_conn *c)
     http__out_release(&c->out);
     free(c->stage);
     c->stage = NULL;
+    c->stage_cap = 0;
     sb_release(&c->in);
     if (c->tls)
         gnutls_deinit(c->tls);

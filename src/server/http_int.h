@@ -105,6 +105,7 @@ struct http_conn {
     size_t tls_wn;
     bool tls_from_stage;
     char *stage;
+    size_t stage_cap;
 
     /* Streaming. */
     struct http_stream sh;

@@ -205,6 +205,15 @@ int http__recv(struct http_conn *c, char *buf, size_t len, size_t *got)
     return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? HTTP_IO_AGAIN : HTTP_IO_ERR;
 }
 
+/* Bytes of the queued segments that one TLS record takes. */
+static size_t stage_size(const struct http_out *o)
+{
+    size_t n = 0;
+    for (size_t i = o->head; i < o->n && n < TLS_RECORD; i++)
+        n += o->segs[i].len;
+    return n < TLS_RECORD ? n : TLS_RECORD;
+}
+
 static int write_tls(struct http_conn *c, bool *progress)
 {
     for (;;) {
@@ -218,8 +227,15 @@ static int write_tls(struct http_conn *c, bool *progress)
                 c->tls_wn = s->len < TLS_RECORD ? s->len : TLS_RECORD;
                 c->tls_from_stage = false;
             } else {
-                if (!c->stage)
-                    c->stage = xmalloc(TLS_RECORD);
+                /* Sized to what is coalesced: an answer of a few hundred
+                 * bytes then costs a small allocation, not a 16 KiB one
+                 * (which would make malloc consolidate its free lists). */
+                size_t need = stage_size(o);
+                if (c->stage_cap < need) {
+                    free(c->stage);
+                    c->stage = xmalloc(need);
+                    c->stage_cap = need;
+                }
                 size_t n = 0;
                 while (o->head < o->n && n < TLS_RECORD) {
                     struct http_seg *t = &o->segs[o->head];
@@ -284,6 +300,7 @@ int http__send(struct http_conn *c, bool *progress)
     if (rc == HTTP_IO_OK) {
         free(c->stage);
         c->stage = NULL;
+        c->stage_cap = 0;
     }
     return rc;
 }

@@ -5,7 +5,9 @@ reviews sent by 200 clients at once.
 
 usage: python3 reviews.py https://HOST:PORT CA_FILE [SECONDS]
 Jobs are reviewed in namespace "team", which must exist and hold a LocalQueue
-named "default", and in namespace "plain" (no default LocalQueue). The
+named "default", and a LocalQueue "mk" whose ClusterQueue has an admission
+check of MultiKueue's controller (kueue.x-k8s.io/multikueue), and in
+namespace "plain" (no default LocalQueue). The
 controller enables the integrations batch/job, pod, deployment, statefulset,
 jobset.x-k8s.io/jobset, ray.io/rayjob, ray.io/raycluster,
 trainer.kubeflow.org/trainjob, workload.codeflare.dev/appwrapper and
@@ -772,6 +774,28 @@ run("LeaderWorkerSet update: a managed one's Pods keep their shape", VLW,
 run("LeaderWorkerSet update: replicas may change", VLW, lw("UPDATE", lws({QN: "q"}, replicas=4), lws({QN: "q"})), True)
 run("LeaderWorkerSet update: an unmanaged one may change", VLW,
     lw("UPDATE", lws(size=5, image="nginx"), lws()), True)
+
+# ---- MultiKueue's managedBy: queue "mk" of namespace "team" feeds a ClusterQueue with a
+# MultiKueue admission check (Kueue's ApplyDefaultForManagedBy) -----------------------------
+MK = "kueue.x-k8s.io/multikueue"
+MANAGED_BY = [{"op": "add", "path": "/spec/managedBy", "value": MK}]
+run("MultiKueue: a Job queued where a MultiKueue check guards admission is managed by MultiKueue", MJ,
+    bj("CREATE", job(queue="mk")), True, patch=SUSPEND + MANAGED_BY)
+j = job(queue="mk")
+j["spec"]["managedBy"] = "kubernetes.io/job-controller"
+run("MultiKueue: a Job naming the Job controller as its manager gets MultiKueue instead", MJ, bj("CREATE", j), True,
+    patch=SUSPEND + [{"op": "replace", "path": "/spec/managedBy", "value": MK}])
+j["spec"]["managedBy"] = "example.com/other"
+run("MultiKueue: a Job managed by another controller keeps it", MJ, bj("CREATE", j), True, patch=SUSPEND)
+run("MultiKueue: a Job of a queue without a MultiKueue check is not", MJ, bj("CREATE", job(queue="q")), True,
+    patch=SUSPEND)
+run("MultiKueue: a Job of a LocalQueue that does not exist is not", MJ, bj("CREATE", job(queue="nosuch")), True,
+    patch=SUSPEND)
+run("MultiKueue: a JobSet queued to it too", MJS, js("CREATE", jobset({QN: "mk"})), True,
+    patch=SUSPEND + MANAGED_BY)
+run("MultiKueue: a RayJob queued to it too", MRJ, ray("RayJob", "CREATE", rayjob({QN: "mk"})), True,
+    patch=SUSPEND + MANAGED_BY)
+run("MultiKueue: an update is not mutated", MJ, bj("UPDATE", job(queue="mk"), job(queue="mk")), True, patch=[])
 
 # ---- malformed requests -----------------------------------------------------------------------
 for desc, path, body, want in [

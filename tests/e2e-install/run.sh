@@ -54,7 +54,8 @@ import sys, yaml
 ok = {("v1", k) for k in ("Namespace", "ServiceAccount", "Service", "Secret", "ConfigMap")} | {
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), ("apps/v1", "Deployment"),
     ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration")} | {
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"),
+    ("apiregistration.k8s.io/v1", "APIService")} | {
     ("rbac.authorization.k8s.io/v1", k) for k in ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")}
 for d in yaml.safe_load_all(open(sys.argv[1])):
     if (d["apiVersion"], d["kind"]) not in ok:
@@ -116,10 +117,13 @@ t = [o for o in yaml.safe_load_all(sys.stdin) if o[\"kind\"] == \"ServiceMonitor
 print(t[\"serverName\"], t[\"insecureSkipVerify\"], t[\"ca\"][\"secret\"][\"name\"])'"
 
 start_server install --controllers none --executor none || exit 1
-# A cluster runs the Deployment; here the controller runs as a local process.
+# A cluster runs the Deployment; here the controller runs as a local
+# process. cueue serve aggregates no API servers: the APIServices are
+# checked with the kinds above, and the visibility API is asked directly.
 $PY -c '
 import sys, yaml
-yaml.safe_dump_all([d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] != "Deployment"], sys.stdout)' "$M" >"$TMP/install.yaml"
+yaml.safe_dump_all([d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] not in ("Deployment", "APIService")],
+                   sys.stdout)' "$M" >"$TMP/install.yaml"
 # As on a cluster, namespaced objects dry-run only once their namespace
 # exists. cueue serve serves no apps/v1: the Deployment is checked above.
 printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kueue-system}\n' | k apply -f - >/dev/null
@@ -156,7 +160,33 @@ for crd in jobset/jobset-crd ray/rayjob-crd ray/raycluster-crd trainjob/trainjob
 done
 settle 10 'jobsets' k api-resources --api-group=jobset.x-k8s.io
 settle 10 'leaderworkersets' k api-resources --api-group=leaderworkerset.x-k8s.io
+# What a cluster's API server publishes for the aggregated API servers it
+# proxies to (kube-apiserver's --requestheader-* flags): the front proxy's
+# client CA, its certificate's name and the headers naming the user.
+mkdir -p "$TMP/fp"
+(cd "$TMP/fp" &&
+    for ca in ca other-ca; do
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout $ca.key -out $ca.crt -days 1 -subj "/CN=$ca" 2>/dev/null
+    done &&
+    printf 'extendedKeyUsage = clientAuth\n' >client.ext &&
+    printf 'extendedKeyUsage = serverAuth\n' >server.ext &&
+    for c in "proxy ca front-proxy-client client" "stranger ca someone-else client" \
+        "forged other-ca front-proxy-client client" "serving ca front-proxy-client server"; do
+        set -- $c
+        openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj "/CN=$3" 2>/dev/null &&
+            openssl x509 -req -in $1.csr -CA $2.crt -CAkey $2.key -CAcreateserial -out $1.crt -days 1 \
+                -extfile $4.ext 2>/dev/null
+    done)
+k -n kube-system create configmap extension-apiserver-authentication \
+    --from-file=requestheader-client-ca-file="$TMP/fp/ca.crt" \
+    --from-literal=requestheader-allowed-names='["front-proxy-client"]' \
+    --from-literal=requestheader-username-headers='["X-Remote-User"]' \
+    --from-literal=requestheader-group-headers='["X-Remote-Group"]' \
+    --from-literal=requestheader-extra-headers-prefix='["X-Remote-Extra-"]' >/dev/null
+k -n kube-system create role extension-apiserver-authentication-reader --verb=get,list,watch \
+    --resource=configmaps --resource-name=extension-apiserver-authentication >/dev/null
 "$CUEUE" controller --kubeconfig "$CKC" --config "$TMP/config.yaml" --leader-elect \
+    --visibility-bind-address 127.0.0.1:0 \
     --lease-namespace kueue-system --executor local --data-dir "$DATA" \
     --webhook-port 0 --webhook-host 127.0.0.1 --cert-check-interval 1 >"$TMP/controller.log" 2>&1 &
 CTL=$!
@@ -213,13 +243,100 @@ subsets:
 EOF
 expect "the webhook Service's Endpoints point at the local controller" "created" k apply -f "$TMP/endpoints.yaml"
 
+# ---- the visibility API, asked as the cluster's API server (or a client) would --------------
+VURL=$(sed -n 's|.*visibility API served at \(https://127.0.0.1:[0-9]*\).*|\1|p' "$TMP/controller.log" | head -1)
+V1="$VURL/apis/visibility.kueue.x-k8s.io/v1beta1"
+V2="$VURL/apis/visibility.kueue.x-k8s.io/v1beta2"
+k create namespace vis >/dev/null
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: vis-rf}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: vis-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: vis-rf, resources: [{name: cpu, nominalQuota: "0"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: vis-lq, namespace: vis}
+spec: {clusterQueue: vis-cq}
+EOF
+for j in first second; do
+    printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: %s, namespace: vis, labels: {kueue.x-k8s.io/queue-name: vis-lq}}\nspec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox, command: ["true"], resources: {requests: {cpu: "1"}}}]}}}\n' "$j" |
+        k apply -f - >/dev/null
+done
+k -n kueue-system create serviceaccount cq-viewer >/dev/null
+k create clusterrolebinding cq-viewer --clusterrole kueue-pending-workloads-cq-viewer-role \
+    --serviceaccount kueue-system:cq-viewer >/dev/null
+CQV=$(k -n kueue-system create token cq-viewer)
+pw() { curl -sk --max-time 5 "$@" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+if d["kind"] == "Status":
+    print(d["code"], d["reason"])
+else:
+    print(d["kind"], d["apiVersion"], " ".join("%s/%s@%d" % (i["metadata"]["namespace"], i["localQueueName"],
+                                                          i["positionInClusterQueue"]) for i in d["items"]))'; }
+wait_for "visibility: a token bound to kueue-pending-workloads-cq-viewer-role reads a ClusterQueue's pending workloads (v1beta1)" 20 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta1 vis/vis-lq@0 vis/vis-lq@1$' \
+    pw -H "Authorization: Bearer $CQV" "$V1/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... and v1beta2, a page at a time (offset, limit)" \
+    "PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@1" \
+    pw -H "Authorization: Bearer $CQV" "$V2/clusterqueues/vis-cq/pendingworkloads?offset=1&limit=1"
+expect_exact "  ... a ClusterQueue that does not exist: 404" "404 NotFound" \
+    pw -H "Authorization: Bearer $CQV" "$V2/clusterqueues/nope/pendingworkloads"
+expect_exact "  ... not a LocalQueue's: the role does not grant it (403, by SubjectAccessReview)" "403 Forbidden" \
+    pw -H "Authorization: Bearer $CQV" "$V2/namespaces/vis/localqueues/vis-lq/pendingworkloads"
+expect_exact "  ... no token: 401" "401 Unauthorized" pw "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... a user named in X-Remote-User without the front proxy's certificate: 401" "401 Unauthorized" \
+    pw -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" "$V2/clusterqueues/vis-cq/pendingworkloads"
+FP="$TMP/fp"
+expect_exact "visibility through the front proxy: its certificate vouches for X-Remote-User" \
+    "PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1" \
+    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... and X-Remote-Group: a group bound to the LocalQueue viewer role reads the LocalQueue's" \
+    "PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1" \
+    sh -c "kubectl --kubeconfig '$KC' -n vis create rolebinding lq-viewers --clusterrole kueue-pending-workloads-lq-viewer-role --group vis-team >/dev/null;
+           curl -sk --max-time 5 --cert '$FP/proxy.crt' --key '$FP/proxy.key' -H 'X-Remote-User: alice' -H 'X-Remote-Group: other' \
+             -H 'X-Remote-Group: vis-team' '$V2/namespaces/vis/localqueues/vis-lq/pendingworkloads' | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d[\"kind\"], d[\"apiVersion\"], \" \".join(\"%s/%s@%d\" % (i[\"metadata\"][\"namespace\"], i[\"localQueueName\"], i[\"positionInClusterQueue\"]) for i in d.get(\"items\", [])))'"
+expect_exact "  ... the same user without the group: 403" "403 Forbidden" \
+    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: alice" \
+    "$V2/namespaces/vis/localqueues/vis-lq/pendingworkloads"
+expect_exact "  ... a certificate of the front proxy's CA with a name not allowed: 401" "401 Unauthorized" \
+    pw --cert "$FP/stranger.crt" --key "$FP/stranger.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... the allowed name signed by another CA: 401" "401 Unauthorized" \
+    pw --cert "$FP/forged.crt" --key "$FP/forged.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... a certificate of the front proxy's CA for serving, not for clients: 401" "401 Unauthorized" \
+    pw --cert "$FP/serving.crt" --key "$FP/serving.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "visibility discovery: both versions, the two pendingworkloads subresources" \
+    "visibility.kueue.x-k8s.io/v1beta2 visibility.kueue.x-k8s.io/v1beta1; clusterqueues/pendingworkloads localqueues/pendingworkloads" \
+    sh -c "curl -sk --max-time 5 -H 'Authorization: Bearer $CQV' '$VURL/apis/visibility.kueue.x-k8s.io' | $PY -c '
+import json, sys; print(\" \".join(v[\"groupVersion\"] for v in json.load(sys.stdin)[\"versions\"]), end=\"; \")';
+           curl -sk --max-time 5 -H 'Authorization: Bearer $CQV' '$V1' | $PY -c '
+import json, sys; print(\" \".join(r[\"name\"] for r in json.load(sys.stdin)[\"resources\"] if \"/\" in r[\"name\"]))'"
+k delete namespace vis --wait=false >/dev/null
+k delete clusterrolebinding cq-viewer >/dev/null
+
 # ---- a second replica, certificates from a directory (internalCertManagement off) ----------
 mkdir -p "$TMP/certs"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.crt}' | base64 -d >"$TMP/certs/tls.crt"
 k -n kueue-system get secret kueue-webhook-server-cert -o 'jsonpath={.data.tls\.key}' | base64 -d >"$TMP/certs/tls.key"
 sed 's/enable: true/enable: false/' "$TMP/config.yaml" >"$TMP/config2.yaml"
 "$CUEUE" controller --metrics-bind-address 127.0.0.1:0 --metrics-cert-dir "$TMP/certs" --kubeconfig "$CKC" \
-    --config "$TMP/config2.yaml" --leader-elect \
+    --config "$TMP/config2.yaml" --leader-elect --visibility-bind-address 127.0.0.1:0 \
     --lease-namespace kueue-system --webhook-port 0 --webhook-host 127.0.0.1 \
     --webhook-cert-dir "$TMP/certs" --zap-encoder json --zap-log-level 0 --cert-check-interval 1 \
     >"$TMP/controller2.log" 2>&1 &
@@ -493,7 +610,26 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
 metadata: {name: default, namespace: team}
 spec: {clusterQueue: lab-cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: mk-check}
+spec: {controllerName: kueue.x-k8s.io/multikueue}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: mk-cq}
+spec:
+  admissionChecksStrategy: {admissionChecks: [{name: mk-check}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: mk, namespace: team}
+spec: {clusterQueue: mk-cq}
 EOF
+# The webhooks read queues from the controller's caches, as Kueue's do.
+wait_for "the controller has seen LocalQueue team/mk" 20 '^(True|False)$' \
+    kubectl --kubeconfig "$KC" -n team get localqueue mk -o 'jsonpath={.status.conditions[0].status}{"\n"}'
 out=$($PY "$HERE/reviews.py" "https://127.0.0.1:$WPORT" "$TMP/ca.crt" 2 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -E '^(FAIL|latency|reviews)'
@@ -502,6 +638,46 @@ if [ $rc -eq 0 ] && [ "$n" -ge 100 ]; then pass "AdmissionReview table: $n cases
     fail "AdmissionReview table ($n passed)" "$(printf '%s\n' "$out" | grep -v '^ok' | head -20)"
 fi
 sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 20000
+# End to end, through the API server and the webhook configuration: a
+# JobSet (cueue serve, playing the cluster here, judges batch/v1 Jobs
+# itself but leaves JobSets to the webhook).
+k -n team apply -f - >/dev/null <<'EOF'
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: mk-js
+  labels: {kueue.x-k8s.io/queue-name: mk}
+spec:
+  replicatedJobs:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: busybox, command: ["true"]}]
+EOF
+expect_exact "a JobSet queued where a MultiKueue check guards admission is created managed by MultiKueue, suspended" \
+    "kueue.x-k8s.io/multikueue true" \
+    k -n team get jobset mk-js -o 'jsonpath={.spec.managedBy} {.spec.suspend}'
+k -n team delete jobset mk-js >/dev/null
+
+# ---- the controller's rights: MultiKueue's kubeconfig Secrets in its namespace ---------------
+expect_exact "the controller's account may read the Secrets of kueue-system (MultiKueue's kubeconfigs)" "yes" \
+    kt "$CKC" auth can-i get secrets -n kueue-system
+# This server stands in for the worker cluster too.
+k -n kueue-system create secret generic worker-secret --from-file=kubeconfig="$KC" >/dev/null
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: worker}
+spec: {clusterSource: {kubeConfig: {location: worker-secret}}}
+EOF
+wait_for "the controller reads a MultiKueueCluster's kubeconfig Secret and connects (Active)" 30 '^True$' \
+    kubectl --kubeconfig "$KC" get multikueuecluster worker -o 'jsonpath={.status.conditions[?(@.type=="Active")].status}{"\n"}'
+k delete multikueuecluster worker >/dev/null
+k -n kueue-system delete secret worker-secret >/dev/null
 
 # ---- certificate rotation in the running controller (checked every second here) ------------
 SECRET="secret/kueue-webhook-server-cert"
@@ -530,8 +706,12 @@ k delete clusterrolebinding platform >/dev/null
 for ns in team team-a team-b plain kueue-lab pre integ; do k delete namespace "$ns" --wait=false >/dev/null 2>&1; done
 k delete clusterqueues --all --wait=false >/dev/null 2>&1
 k delete resourceflavors --all --wait=false >/dev/null 2>&1
-wait_for "the queues and flavors are gone (the controller released their finalizers)" 60 '^gone$' \
-    sh -c "kubectl --kubeconfig '$KC' get clusterqueues,resourceflavors -o name | grep . || echo gone"
+k delete admissionchecks --all --wait=false >/dev/null 2>&1
+wait_for "the queues, flavors and checks are gone (the controller released their finalizers)" 60 '^gone$' \
+    sh -c "kubectl --kubeconfig '$KC' get clusterqueues,resourceflavors,admissionchecks -o name | grep . || echo gone"
+# Everything the controller did here, its role allowed.
+expect_exact "the API server refused the controller nothing (no 403 in its log)" "0" \
+    grep -ci 'forbidden' "$TMP/controller.log"
 stop_server "$CTL"
 rc=$?
 CTL=""
@@ -540,10 +720,11 @@ expect "  ... and said it was shutting down" "shutting down" cat "$TMP/controlle
 k delete --ignore-not-found -f "$TMP/endpoints.yaml" >/dev/null
 expect "kubectl delete -f dist/manifests.yaml removes the installation" "deleted" \
     k delete --ignore-not-found -f "$M"
-wait_for "  ... and leaves nothing behind (CRDs, roles, webhooks, namespace)" 30 '^none$' sh -c "
+wait_for "  ... and leaves nothing behind (CRDs, roles, webhooks, the kube-system RoleBinding, namespace)" 30 '^none$' sh -c "
     { kubectl --kubeconfig '$KC' get crd -o name | grep kueue.x-k8s.io;
       kubectl --kubeconfig '$KC' get clusterroles,clusterrolebindings -o name | grep -E '/kueue-(manager|controller)';
       kubectl --kubeconfig '$KC' get mutatingwebhookconfigurations,validatingwebhookconfigurations -o name;
+      kubectl --kubeconfig '$KC' -n kube-system get rolebindings -o name | grep kueue-;
       kubectl --kubeconfig '$KC' get ns kueue-system -o name 2>/dev/null; } | grep . || echo none"
 
 expect_exact "the controllers' logs are free of sanitizer reports" "" \

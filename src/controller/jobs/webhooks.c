@@ -12,6 +12,7 @@
 #include "api/validate.h"
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
@@ -494,4 +495,44 @@ int jw_validate(const struct jf_integration *ji, const json_t *obj, const json_t
             pod_validate(e, obj, old);
     }
     return e->ncauses ? ERR_INVALID : 0;
+}
+
+/* ---- MultiKueue's managedBy ------------------------------------------------------------ */
+
+/* Has the ClusterQueue cq an admission check of MultiKueue's controller? */
+static bool multikueue_guards(const json_t *cq, jw_get_fn get, void *arg)
+{
+    const json_t *checks = json_object_get(
+        json_object_get(json_object_get(cq, "spec"), "admissionChecksStrategy"), "admissionChecks");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(checks, i, c)
+    {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        json_t *ac = name ? get(arg, "admissionchecks.kueue.x-k8s.io", NULL, name) : NULL;
+        const char *ctl =
+            json_string_value(json_object_get(json_object_get(ac, "spec"), "controllerName"));
+        bool mk = ctl && !strcmp(ctl, MK_CONTROLLER_NAME);
+        json_decref(ac);
+        if (mk)
+            return true;
+    }
+    return false;
+}
+
+bool jw_default_managed_by(json_t *obj, const char *ns, jw_get_fn get, void *arg)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *lqn =
+        json_string_value(json_object_get(json_object_get(meta, "labels"), JF_QUEUE_LABEL));
+    if (!lqn || !*lqn || !ns)
+        return false;
+    json_t *lq = get(arg, "localqueues.kueue.x-k8s.io", ns, lqn);
+    const char *cqn =
+        json_string_value(json_object_get(json_object_get(lq, "spec"), "clusterQueue"));
+    json_t *cq = cqn ? get(arg, "clusterqueues.kueue.x-k8s.io", NULL, cqn) : NULL;
+    bool set = cq && multikueue_guards(cq, get, arg) && mk_default_managed_by(obj);
+    json_decref(cq);
+    json_decref(lq);
+    return set;
 }

@@ -47,6 +47,20 @@ bool jw_pod_owner_managed(const json_t *pod, const struct api_configuration *cfg
  * LeaderWorkerSet's templates marked. Returns true when Kueue manages it. */
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x);
 
+/* Read one object for jw_default_managed_by: resource is a store key
+ * ("localqueues.kueue.x-k8s.io"), ns NULL for a cluster-scoped kind.
+ * Returns it (owned) or NULL when there is none or it cannot be read. */
+typedef json_t *(*jw_get_fn)(void *arg, const char *resource, const char *ns, const char *name);
+
+/* Kueue's ApplyDefaultForManagedBy, in place: an object of namespace ns
+ * of a kind MultiKueue dispatches (mk_default_managed_by) whose
+ * queue-name label names a LocalQueue of ns whose ClusterQueue has an admission
+ * check of MultiKueue's controller gets MultiKueue's name in its managedBy
+ * (unless that names a controller other than the kind's own). The
+ * LocalQueue, ClusterQueue and AdmissionChecks are read through get.
+ * Returns whether it was set. */
+bool jw_default_managed_by(json_t *obj, const char *ns, jw_get_fn get, void *arg);
+
 /* The Deployment or StatefulSet (sts) webhook's defaulting, in place: in
  * a managed namespace the "default" LocalQueue when it names none; when
  * it then names one, its Pod template gets the queue name, the

@@ -1,0 +1,413 @@
+/* visapi.c -- Kueue's visibility API server in `cueue controller`
+ * (visapi.h). Mirrors Kueue pkg/visibility (server.go, storage/); the
+ * answers are those `cueue serve` gives (spec/observability.md §2). */
+#include "cli/visapi.h"
+
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "base/err.h"
+#include "base/log.h"
+#include "base/xalloc.h"
+#include "cli/certs.h"
+#include "cli/ctlvis.h"
+#include "controller/api_client.h"
+#include "controller/ctl.h"
+#include "controller/visibility.h"
+#include "server/http.h"
+#include "store/store.h"
+
+#define GROUP "visibility.kueue.x-k8s.io"
+#define PREFIX "/apis/" GROUP
+#define AUTH_CM "extension-apiserver-authentication"
+
+static const char *const versions[] = {"v1beta2", "v1beta1"};
+
+struct visapi {
+    struct visapi_options o;
+    struct http_server *hs;
+    int port;
+    /* The front proxy's request headers (extension-apiserver-authentication);
+     * proxy_ca NULL: not trusted. */
+    char *proxy_ca;
+    json_t *allowed_names, *user_headers, *group_headers;
+};
+
+/* ---- answers --------------------------------------------------------------------------- */
+
+static void reply_json(struct http_resp *rs, unsigned status, json_t *body)
+{
+    char *b = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    http_resp_header(rs, "Content-Type", "application/json");
+    http_resp_set(rs, status, b, strlen(b));
+}
+
+/* A metav1 Status, as the generic API server answers errors. */
+static void reply_status(struct http_resp *rs, unsigned status, const char *reason, const char *msg)
+{
+    reply_json(rs, status,
+               json_pack("{s:s,s:s,s:{},s:s,s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1",
+                         "metadata", "status", "Failure", "message", msg, "reason", reason, "code",
+                         (int)status));
+}
+
+static json_t *resource(const char *name, const char *kind, bool namespaced)
+{
+    return json_pack("{s:s,s:s,s:b,s:s,s:[s]}", "name", name, "singularResource", "", "namespaced",
+                     namespaced, "kind", kind, "verbs", "get");
+}
+
+static json_t *group_doc(void)
+{
+    json_t *gvs = json_array();
+    for (size_t i = 0; i < CU_ARRAY_SIZE(versions); i++)
+        json_array_append_new(gvs, json_pack("{s:s+,s:s}", "groupVersion", GROUP "/", versions[i],
+                                             "version", versions[i]));
+    return json_pack("{s:s,s:s,s:s,s:o,s:{s:s+,s:s}}", "kind", "APIGroup", "apiVersion", "v1",
+                     "name", GROUP, "versions", gvs, "preferredVersion", "groupVersion", GROUP "/",
+                     versions[0], "version", versions[0]);
+}
+
+static void discovery(const char *version, struct http_resp *rs)
+{
+    if (!version) {
+        reply_json(rs, 200,
+                   json_pack("{s:s,s:s,s:[o]}", "kind", "APIGroupList", "apiVersion", "v1",
+                             "groups", group_doc()));
+        return;
+    }
+    if (!*version) {
+        reply_json(rs, 200, group_doc());
+        return;
+    }
+    json_t *list =
+        json_pack("[o,o,o,o]", resource("clusterqueues", "ClusterQueue", false),
+                  resource("clusterqueues/pendingworkloads", "PendingWorkloadsSummary", false),
+                  resource("localqueues", "LocalQueue", true),
+                  resource("localqueues/pendingworkloads", "PendingWorkloadsSummary", true));
+    reply_json(rs, 200,
+               json_pack("{s:s,s:s,s:s+,s:o}", "kind", "APIResourceList", "apiVersion", "v1",
+                         "groupVersion", GROUP "/", version, "resources", list));
+}
+
+static bool parse_size(const char *s, size_t *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || *s == '-')
+        return false;
+    *out = (size_t)v;
+    return true;
+}
+
+static void pending(struct visapi *v, const char *version, const char *ns, const char *name,
+                    const struct http_req *rq, struct http_resp *rs)
+{
+    bool cq = !ns;
+    size_t offset = 0, limit = 1000;
+    const char *q = http_req_param(rq, "offset");
+    char msg[400];
+    if (q && !parse_size(q, &offset)) {
+        snprintf(msg, sizeof(msg), "invalid offset: %s", q);
+        return reply_status(rs, 400, "BadRequest", msg);
+    }
+    q = http_req_param(rq, "limit");
+    if (q && !parse_size(q, &limit)) {
+        snprintf(msg, sizeof(msg), "invalid limit: %s", q);
+        return reply_status(rs, 400, "BadRequest", msg);
+    }
+    json_t *items =
+        vis_pending(v->o.vis, cq ? "clusterqueue" : "localqueue", ns, name, offset, limit);
+    if (!items) {
+        /* No snapshot names it: it must at least exist. */
+        bool synced = false;
+        json_t *obj = v->o.ctl ? ctl_cached(v->o.ctl,
+                                            cq ? "clusterqueues.kueue.x-k8s.io"
+                                               : "localqueues.kueue.x-k8s.io",
+                                            ns, name, &synced)
+                               : NULL;
+        if (!obj) {
+            snprintf(msg, sizeof(msg), "%s.%s \"%s\" not found", cq ? "clusterqueue" : "localqueue",
+                     GROUP, name);
+            return reply_status(rs, 404, "NotFound", msg);
+        }
+        json_decref(obj);
+        items = json_array();
+    }
+    reply_json(rs, 200,
+               json_pack("{s:s,s:s+,s:{s:n},s:o}", "kind", "PendingWorkloadsSummary", "apiVersion",
+                         GROUP "/", version, "metadata", "creationTimestamp", "items", items));
+}
+
+/* ---- who asks ------------------------------------------------------------------------- */
+
+/* The common name of the verified client certificate of session s, into
+ * cn; false without one the front proxy's CA signed. */
+static bool proxy_cert(void *session, char *cn, size_t len)
+{
+    gnutls_session_t s = session;
+    unsigned status = 0, n = 0;
+    /* Signed by the front proxy's CA, and fit for TLS clients. */
+    gnutls_typed_vdata_st purpose = {.type = GNUTLS_DT_KEY_PURPOSE_OID,
+                                     .data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT};
+    if (!s || gnutls_certificate_type_get(s) != GNUTLS_CRT_X509 ||
+        gnutls_certificate_verify_peers(s, &purpose, 1, &status) || status)
+        return false;
+    const gnutls_datum_t *peers = gnutls_certificate_get_peers(s, &n);
+    if (!peers || !n)
+        return false;
+    gnutls_x509_crt_t crt;
+    if (gnutls_x509_crt_init(&crt))
+        return false;
+    size_t size = len;
+    bool ok = !gnutls_x509_crt_import(crt, &peers[0], GNUTLS_X509_FMT_DER) &&
+              !gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, cn, &size);
+    gnutls_x509_crt_deinit(crt);
+    if (!ok)
+        cn[0] = '\0';
+    return ok;
+}
+
+static bool listed(const json_t *list, const char *s)
+{
+    size_t i;
+    const json_t *x;
+    json_array_foreach(list, i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), s))
+            return true;
+    }
+    return false;
+}
+
+/* The user the front proxy names in rq's headers: 0 and *user
+ * ({username, groups}), or 401 when rq does not come from it. */
+static unsigned proxied_user(struct visapi *v, const struct http_req *rq, json_t **user)
+{
+    char cn[256];
+    if (!v->proxy_ca || !proxy_cert(rq->tls_session, cn, sizeof(cn)))
+        return 401;
+    if (json_array_size(v->allowed_names) && !listed(v->allowed_names, cn))
+        return 401;
+    const char *name = NULL;
+    size_t i;
+    const json_t *h;
+    json_array_foreach(v->user_headers, i, h)
+    {
+        const char *val = json_is_string(h) ? http_req_header(rq, json_string_value(h)) : NULL;
+        if (val && *val && !name)
+            name = val;
+    }
+    if (!name)
+        return 401;
+    json_t *groups = json_array();
+    for (size_t k = 0; k < rq->nheaders; k++)
+        json_array_foreach(v->group_headers, i, h)
+        {
+            if (json_is_string(h) && !strcasecmp(rq->headers[k].name, json_string_value(h)))
+                json_array_append_new(groups, json_string(rq->headers[k].value));
+        }
+    *user = json_pack("{s:s,s:o}", "username", name, "groups", groups);
+    return 0;
+}
+
+/* May the sender of rq do what attrs (under key) says? 0, or the status. */
+static unsigned allowed(struct visapi *v, const struct http_req *rq, const char *key, json_t *attrs)
+{
+    json_t *user = NULL;
+    unsigned st = proxied_user(v, rq, &user);
+    if (st)
+        st = cli_authenticate(v->o.ac, rq, &user);
+    if (!st)
+        st = cli_authorize(v->o.ac, user, key, attrs);
+    json_decref(user);
+    json_decref(attrs);
+    return st;
+}
+
+/* ---- routing -------------------------------------------------------------------------- */
+
+/* Split path into at most n segments (in buf); returns how many, or -1. */
+static int segments(const char *path, char *buf, size_t len, char **seg, int n)
+{
+    if (snprintf(buf, len, "%s", path) >= (int)len)
+        return -1;
+    int k = 0;
+    for (char *save = NULL, *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        if (k == n)
+            return -1;
+        seg[k++] = t;
+    }
+    return k;
+}
+
+static bool known_version(const char *s)
+{
+    for (size_t i = 0; i < CU_ARRAY_SIZE(versions); i++)
+        if (!strcmp(versions[i], s))
+            return true;
+    return false;
+}
+
+static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
+{
+    struct visapi *v = arg;
+    const char *p = rq->path;
+    if (!strcmp(p, "/healthz") || !strcmp(p, "/readyz") || !strcmp(p, "/livez")) {
+        char *b = xstrdup("ok");
+        http_resp_header(rs, "Content-Type", "text/plain; charset=utf-8");
+        return http_resp_set(rs, 200, b, 2);
+    }
+    if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))
+        return reply_status(rs, 405, "MethodNotAllowed", "the visibility API is read-only");
+    char buf[1024];
+    char *seg[8];
+    int n = segments(p, buf, sizeof(buf), seg, 8);
+    /* apis [group [version [clusterqueues N pendingworkloads |
+     *                        namespaces NS localqueues N pendingworkloads]]] */
+    bool ours = n >= 1 && !strcmp(seg[0], "apis") && (n == 1 || !strcmp(seg[1], GROUP)) &&
+                (n < 3 || known_version(seg[2]));
+    bool cq =
+        ours && n == 6 && !strcmp(seg[3], "clusterqueues") && !strcmp(seg[5], "pendingworkloads");
+    bool lq = ours && n == 8 && !strcmp(seg[3], "namespaces") && !strcmp(seg[5], "localqueues") &&
+              !strcmp(seg[7], "pendingworkloads");
+    if (!ours || (n > 3 && !cq && !lq))
+        return reply_status(rs, 404, "NotFound",
+                            "the server could not find the requested resource");
+    json_t *attrs;
+    const char *key = "resourceAttributes";
+    if (cq || lq)
+        attrs = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "verb", "get", "group", GROUP, "version",
+                          seg[2], "resource", cq ? "clusterqueues" : "localqueues", "subresource",
+                          "pendingworkloads", "name", cq ? seg[4] : seg[6], "namespace",
+                          cq ? "" : seg[4]);
+    else {
+        key = "nonResourceAttributes";
+        attrs = json_pack("{s:s,s:s}", "path", p, "verb", "get");
+    }
+    unsigned st = allowed(v, rq, key, attrs);
+    if (st == 401)
+        return reply_status(rs, 401, "Unauthorized", "Unauthorized");
+    if (st == 403) {
+        char msg[600];
+        if (cq || lq)
+            snprintf(msg, sizeof(msg),
+                     "%s.%s \"%s\" is forbidden: the user may not get resource \"%s/"
+                     "pendingworkloads\" in API group \"%s\"",
+                     cq ? "clusterqueues" : "localqueues", GROUP, cq ? seg[4] : seg[6],
+                     cq ? "clusterqueues" : "localqueues", GROUP);
+        else
+            snprintf(msg, sizeof(msg), "forbidden: the user may not get path \"%s\"", p);
+        return reply_status(rs, 403, "Forbidden", msg);
+    }
+    if (st)
+        return reply_status(rs, 500, "InternalError",
+                            "the authentication or authorization review failed");
+    if (cq || lq)
+        return pending(v, seg[2], lq ? seg[4] : NULL, cq ? seg[4] : seg[6], rq, rs);
+    discovery(n == 1 ? NULL : n == 2 ? "" : seg[2], rs);
+}
+
+/* ---- the front proxy's settings ------------------------------------------------------- */
+
+/* A ConfigMap entry holding a JSON list of strings, or dflt. */
+static json_t *string_list(const json_t *data, const char *key, const char *dflt)
+{
+    const char *s = json_string_value(json_object_get(data, key));
+    json_t *l = s ? json_loads(s, 0, NULL) : NULL;
+    if (!json_is_array(l)) {
+        json_decref(l);
+        l = dflt ? json_pack("[s]", dflt) : json_array();
+    }
+    return l;
+}
+
+/* Read kube-system/extension-apiserver-authentication: without it (or its
+ * requestheader CA), only bearer tokens are accepted. */
+static void read_front_proxy(struct visapi *v)
+{
+    struct err e;
+    err_init(&e);
+    json_t *cm = NULL;
+    const struct store_resource *r = store_resource_find("configmaps");
+    /* A busy API server gets a few more tries; an answer (none, or not
+     * allowed) is final. */
+    int rc;
+    for (int tries = 1;; tries++) {
+        err_init(&e);
+        rc = ac_get(v->o.ac, r, "kube-system", AUTH_CM, &cm, &e);
+        if (!rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN || tries == 5)
+            break;
+        struct timespec pause = {1, 0};
+        nanosleep(&pause, NULL);
+    }
+    if (rc) {
+        log_warn("visibility: kube-system/%s cannot be read (%s): only bearer tokens are "
+                 "accepted",
+                 AUTH_CM, e.message);
+        return;
+    }
+    const json_t *data = json_object_get(cm, "data");
+    const char *ca = json_string_value(json_object_get(data, "requestheader-client-ca-file"));
+    if (ca && *ca) {
+        v->proxy_ca = xstrdup(ca);
+        v->allowed_names = string_list(data, "requestheader-allowed-names", NULL);
+        v->user_headers = string_list(data, "requestheader-username-headers", "X-Remote-User");
+        v->group_headers = string_list(data, "requestheader-group-headers", "X-Remote-Group");
+    }
+    json_decref(cm);
+}
+
+int visapi_start(const struct visapi_options *o, struct visapi **out, struct err *e)
+{
+    struct visapi *v = xcalloc(1, sizeof(*v));
+    v->o = *o;
+    read_front_proxy(v);
+    struct certs c = {0};
+    int rc = certs_generate("visibility-server", "kueue-system", (int64_t)time(NULL),
+                            CERTS_VALIDITY_S, &c, e);
+    struct http_options ho = {.host = o->host ? o->host : "0.0.0.0",
+                              .port = o->port,
+                              .cert_pem = c.tls_crt,
+                              .key_pem = c.tls_key,
+                              .client_ca_pem = v->proxy_ca,
+                              .workers = 2,
+                              .handler = {.handle = handle, .arg = v}};
+    if (!rc)
+        rc = http_server_start(&ho, &v->hs, e);
+    certs_release(&c);
+    if (rc) {
+        visapi_stop(v);
+        return rc;
+    }
+    v->port = http_server_port(v->hs);
+    log_info("visibility API served at https://%s:%d (front proxy %s)", ho.host, v->port,
+             v->proxy_ca ? "trusted" : "not configured");
+    *out = v;
+    return 0;
+}
+
+int visapi_port(const struct visapi *v)
+{
+    return v->port;
+}
+
+void visapi_stop(struct visapi *v)
+{
+    if (!v)
+        return;
+    http_server_stop(v->hs);
+    free(v->proxy_ca);
+    json_decref(v->allowed_names);
+    json_decref(v->user_headers);
+    json_decref(v->group_headers);
+    free(v);
+}
