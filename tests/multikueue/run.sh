@@ -37,7 +37,7 @@ fi
 # tests play the workers' status by hand as Kueue's integration tests do.
 cat >"$TMP/frameworks.yaml" <<'YAML'
 integrations:
-  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob]
+  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, pod, statefulset]
 YAML
 { echo "apiVersion: config.kueue.x-k8s.io/v1beta2"; echo "kind: Configuration"
   cat "$TMP/frameworks.yaml"; } >"$TMP/worker.yaml"
@@ -294,6 +294,81 @@ spec:
           - {name: pytorch, image: busybox, resources: {requests: {cpu: "1"}}}
 YAML
 )"
+
+# ---- a pod group and a StatefulSet: Pods run in the worker, gated here --------------
+
+# Two Pods of one group, one Workload: copied to worker1 (the only one
+# with quota) once it admits there, run by its executor, their status
+# brought back to the manager's Pods, which stay gated.
+for p in a b; do
+    m apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: grp-$p
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: grp}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "2"}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sh, -c, "sleep 4"], resources: {requests: {cpu: 500m}}}
+YAML
+done
+wait_for "pod group: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workload grp -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+wait_for "pod group: both Pods are copied to worker1, labelled" 20 '^grp-a grp multikueue grp-b grp multikueue $' \
+    w1 -n default get pods -l kueue.x-k8s.io/pod-group-name=grp \
+    -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {end}'
+wait_for "pod group: worker1 runs them" 30 '^Running Running$' \
+    w1 -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+wait_for "pod group: the manager's Pods show the worker's phase" 20 '^Running Running$' \
+    m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+expect_exact "pod group: the manager's Pods stay gated and unbound, SchedulingGated" \
+    "kueue.x-k8s.io/admission  SchedulingGated kueue.x-k8s.io/admission  SchedulingGated " \
+    m -n default get pods grp-a grp-b -o jsonpath='{range .items[*]}{.spec.schedulingGates[0].name} {.spec.nodeName} {.status.conditions[?(@.type=="PodScheduled")].reason} {end}'
+wait_for "pod group: finishing in worker1 finishes the manager's workload" 40 '^True$' \
+    m -n default get workload grp -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
+wait_for "pod group: the manager's Pods have the worker's final phase" 20 '^Succeeded Succeeded$' \
+    m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+wait_for "pod group: the finished workload's copies are removed from worker1" 20 '^$' \
+    w1 -n default get workloads,pods -o name
+m -n default delete pods grp-a grp-b >/dev/null
+
+# A StatefulSet: its Workload (of its Pods' group) dispatched; the copy
+# made once in worker1, whose controllers run its Pod; the manager's own
+# Pod stays gated; deleting it here removes the copy.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 1
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
+YAML
+STSWL=$(m -n default get statefulset web -o jsonpath='{.spec.template.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')
+wait_for "statefulset: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workload "$STSWL" -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+wait_for "statefulset: the copy in worker1 names the workload, the origin and the manager's uid" 20 \
+    "^$STSWL multikueue $(m -n default get statefulset web -o jsonpath='{.metadata.uid}')\$" \
+    w1 -n default get statefulset web -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {.metadata.annotations.kueue\.x-k8s\.io/multikueue-origin-uid}'
+wait_for "statefulset: worker1 runs its Pod under the copied workload" 30 '^Running True$' \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get pod web-0 -o jsonpath='{.status.phase}') \$(kubectl --kubeconfig '$W1KC' -n default get workload '$STSWL' -o jsonpath='{.status.conditions[?(@.type==\"Admitted\")].status}')"
+expect_exact "statefulset: the manager's Pod stays gated and unbound" "kueue.x-k8s.io/admission " \
+    m -n default get pod web-0 -o jsonpath='{.spec.schedulingGates[0].name} {.spec.nodeName}'
+m -n default delete statefulset web >/dev/null
+wait_for "statefulset: deleting it removes the worker's copy" 40 '^$' \
+    w1 -n default get workloads,statefulsets -o name
+wait_for "statefulset: and the manager's Pod" 30 '^$' m -n default get pods -o name
 
 # A JobSet that another controller manages is not MultiKueue's to dispatch.
 m apply -f - >/dev/null <<'YAML'

@@ -18,6 +18,7 @@
 #include "controller/admissionchecks/multikueue/mk_int.h"
 #include "controller/ctl.h"
 #include "controller/jobframework/jobframework.h"
+#include "controller/jobs/pod/pod.h"
 
 /* The Kubeflow training operator's, Ray's, ... own controller names: a
  * managedBy naming them is Kueue's to replace (CanDefaultManagedBy). */
@@ -34,6 +35,12 @@
 static void job_prepare(json_t *copy);
 static bool job_status_now(const json_t *local, const json_t *remote);
 static void trainjob_prepare(json_t *copy);
+static int pod_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e);
+static void pod_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name, const char *wl_name);
+static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e);
 
 /* The Kubeflow jobs but MPIJob name spec.managedBy in their message, as
  * Kueue's shared kubeflowjob adapter does, although the field is under
@@ -41,27 +48,33 @@ static void trainjob_prepare(json_t *copy);
 #define KUBEFLOW(kind, plural)                                                                     \
     {                                                                                              \
         "kubeflow.org/v1", kind, plural ".kubeflow.org", "runPolicy", "spec.managedBy",            \
-            KUBEFLOW_CTL, NULL, NULL                                                               \
+            KUBEFLOW_CTL, NULL, NULL, NULL, NULL                                                   \
     }
 
 static const struct mk_adapter adapters[] = {
     {"batch/v1", "Job", "jobs.batch", NULL, "spec.managedBy", "kubernetes.io/job-controller",
-     job_prepare, job_status_now},
+     job_prepare, job_status_now, NULL, NULL},
     {"jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", NULL, "spec.managedBy",
-     JOBSET_CTL, NULL, NULL},
+     JOBSET_CTL, NULL, NULL, NULL, NULL},
     KUBEFLOW("PyTorchJob", "pytorchjobs"),
     KUBEFLOW("TFJob", "tfjobs"),
     KUBEFLOW("XGBoostJob", "xgboostjobs"),
     KUBEFLOW("PaddleJob", "paddlejobs"),
     KUBEFLOW("JAXJob", "jaxjobs"),
     {"kubeflow.org/v2beta1", "MPIJob", "mpijobs.kubeflow.org", "runPolicy",
-     "spec.runPolicy.managedBy", MPI_CTL, NULL, NULL},
-    {"ray.io/v1", "RayJob", "rayjobs.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL},
-    {"ray.io/v1", "RayCluster", "rayclusters.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL},
+     "spec.runPolicy.managedBy", MPI_CTL, NULL, NULL, NULL, NULL},
+    {"ray.io/v1", "RayJob", "rayjobs.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL, NULL,
+     NULL},
+    {"ray.io/v1", "RayCluster", "rayclusters.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL,
+     NULL, NULL},
     {"workload.codeflare.dev/v1beta2", "AppWrapper", "appwrappers.workload.codeflare.dev", NULL,
-     "spec.managedBy", APPWRAPPER_CTL, NULL, NULL},
+     "spec.managedBy", APPWRAPPER_CTL, NULL, NULL, NULL, NULL},
     {"trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs.trainer.kubeflow.org", NULL,
-     "spec.managedBy", TRAINJOB_CTL, trainjob_prepare, NULL},
+     "spec.managedBy", TRAINJOB_CTL, trainjob_prepare, NULL, NULL, NULL},
+    /* Neither has managedBy: the manager's own Pods stay gated instead
+     * (the job reconcilers skip starting what a MultiKueue check guards). */
+    {"v1", "Pod", "pods", NULL, NULL, NULL, NULL, NULL, pod_sync, pod_delete},
+    {"apps/v1", "StatefulSet", "statefulsets.apps", NULL, NULL, NULL, NULL, NULL, sts_sync, NULL},
 };
 
 size_t mk_adapter_count(void)
@@ -111,7 +124,7 @@ bool mk_default_managed_by(json_t *obj)
     const struct mk_adapter *a =
         mk_adapter_find(json_string_value(json_object_get(obj, "apiVersion")),
                         json_string_value(json_object_get(obj, "kind")));
-    if (!a || !json_is_object(json_object_get(obj, "spec")))
+    if (!a || !a->field || !json_is_object(json_object_get(obj, "spec")))
         return false;
     const char *mb = managed_by(a, obj);
     if (mb && strcmp(mb, a->controller))
@@ -125,8 +138,8 @@ bool mk_default_managed_by(json_t *obj)
 
 bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why, size_t len)
 {
-    const char *mb = managed_by(a, obj);
-    if (mb && !strcmp(mb, MK_CONTROLLER_NAME))
+    const char *mb = a->field ? managed_by(a, obj) : NULL;
+    if (!a->field || (mb && !strcmp(mb, MK_CONTROLLER_NAME)))
         return true;
     snprintf(why, len, "Expecting %s to be \"%s\" not \"%s\"", a->field, MK_CONTROLLER_NAME,
              mb ? mb : "");
@@ -234,6 +247,8 @@ static int set_status_fn(json_t *obj, void *arg, struct err *e)
 int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                     const json_t *local, const char *wl_name, struct err *e)
 {
+    if (a->sync)
+        return a->sync(m, a, c, local, wl_name, e);
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
     json_t *remote = NULL;
@@ -265,8 +280,12 @@ int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
 }
 
 void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                       const char *ns, const char *name)
+                       const char *ns, const char *name, const char *wl_name)
 {
+    if (a->del) {
+        a->del(m, a, c, ns, name, wl_name);
+        return;
+    }
     json_t *remote = NULL;
     struct err e;
     err_init(&e);
@@ -280,4 +299,179 @@ void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_clust
                      e.message);
     }
     json_decref(remote);
+}
+
+/* ---- Pods and pod groups ------------------------------------------------------------- */
+
+static const json_t *pod_cond(const json_t *st, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && !strcmp(t, type))
+            return c;
+    }
+    return NULL;
+}
+
+static bool pod_terminal(const json_t *st)
+{
+    const char *p = json_string_value(json_object_get(st, "phase"));
+    return p && (!strcmp(p, "Succeeded") || !strcmp(p, "Failed"));
+}
+
+/* The manager's Pod's status from the worker's (owned): Kueue's, but the
+ * manager's PodScheduled condition (SchedulingGated) is kept while the
+ * manager's Pod is gated and the worker's has not ended. Kueue keeps it
+ * only until the worker's Pod is scheduled; cueue's node agent reports a
+ * gated Pod SchedulingGated again, so the two would take turns. */
+static json_t *pod_status_from(const json_t *local, const json_t *remote)
+{
+    const json_t *rs = json_object_get(remote, "status");
+    json_t *st = json_is_object(rs) ? json_deep_copy(rs) : json_object();
+    const json_t *keep = pod_cond(json_object_get(local, "status"), "PodScheduled");
+    if (!pod_gated(local) || !keep || pod_terminal(st))
+        return st;
+    json_t *conds = json_array();
+    size_t i;
+    const json_t *c;
+    bool put = false;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        bool sched = t && !strcmp(t, "PodScheduled");
+        json_array_append(conds, sched ? (json_t *)keep : (json_t *)c);
+        put = put || sched;
+    }
+    if (!put)
+        json_array_append(conds, (json_t *)keep);
+    json_object_set_new(st, "conditions", conds);
+    return st;
+}
+
+/* Kueue's syncLocalPodWithRemote: the worker's copy of one Pod, made, or
+ * its status brought back (not to a Pod being deleted here). */
+static int pod_sync_one(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                        const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *ns = api_doc_meta_str(local, "namespace");
+    const char *name = api_doc_meta_str(local, "name");
+    json_t *remote = NULL;
+    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    if (rc == ERR_NOT_FOUND) {
+        err_init(e);
+        json_t *copy = remote_copy(m, a, local, wl_name);
+        rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+        json_decref(copy);
+        if (!rc)
+            log_info("multikueue: Pod %s/%s created in cluster %s", ns, name, c->name);
+        return rc;
+    }
+    if (rc)
+        return rc;
+    if (!ours(m, remote)) {
+        rc = err_set(e, ERR_EXISTS, "the Pod %s/%s in cluster %s is not of origin %s", ns, name,
+                     c->name, m->set.origin);
+    } else if (!api_doc_meta_str(local, "deletionTimestamp")) {
+        json_t *st = pod_status_from(local, remote);
+        if (!json_equal(st, json_object_get(local, "status")))
+            rc = ac_update_status_retry(m->ac, res_of(a), ns, name, set_status_fn, st, NULL, e);
+        json_decref(st);
+    }
+    json_decref(remote);
+    return rc;
+}
+
+/* A Pod alone, or every Pod of its group (Kueue's syncPodGroup). */
+static int pod_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *g = pod_group_name(local);
+    if (!g)
+        return pod_sync_one(m, a, c, local, wl_name, e);
+    char sel[320];
+    snprintf(sel, sizeof(sel), "%s=%s", POD_GROUP_LABEL, g);
+    struct ac_list_opts o = {.label_selector = sel};
+    struct ac_list l;
+    int rc = ac_list(m->ac, res_of(a), api_doc_meta_str(local, "namespace"), &o, &l, e);
+    if (rc)
+        return rc;
+    size_t i;
+    const json_t *p;
+    json_array_foreach(l.items, i, p)
+    {
+        if ((rc = pod_sync_one(m, a, c, p, wl_name, e)))
+            break;
+    }
+    ac_list_release(&l);
+    return rc;
+}
+
+void mk_pods_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *wl_name)
+{
+    char sel[400];
+    snprintf(sel, sizeof(sel), "%s=%s,%s=%s", JF_PREBUILT_LABEL, wl_name, MK_ORIGIN_LABEL,
+             m->set.origin);
+    struct ac_list_opts o = {.label_selector = sel};
+    struct ac_list l;
+    struct err e;
+    err_init(&e);
+    const struct store_resource *r = ctl_resource("pods");
+    if (ac_list(c->client, r, ns, &o, &l, &e))
+        return;
+    size_t i;
+    const json_t *p;
+    json_array_foreach(l.items, i, p)
+    {
+        const char *name = api_doc_meta_str(p, "name");
+        struct ac_delete_opts d = {.propagation_policy = "Background"};
+        err_init(&e);
+        if (ac_delete(c->client, r, ns, name, &d, NULL, &e) && e.code != ERR_NOT_FOUND)
+            log_warn("multikueue: deleting Pod %s/%s in cluster %s: %s", ns, name, c->name,
+                     e.message);
+    }
+    ac_list_release(&l);
+}
+
+/* Kueue deletes the worker's Pod, or the worker's copies of the manager's
+ * group members; the worker's Pods of the Workload are those labelled
+ * with it, whatever is left of the group here. */
+static void pod_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name, const char *wl_name)
+{
+    (void)a;
+    (void)name;
+    mk_pods_delete(m, c, ns, wl_name);
+}
+
+/* ---- StatefulSets -------------------------------------------------------------------- */
+
+/* Kueue's StatefulSet adapter: the copy is made once, labelled, with the
+ * manager's uid in kueue.x-k8s.io/multikueue-origin-uid; no status comes
+ * back, since the manager's StatefulSet controller writes its own. */
+static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *ns = api_doc_meta_str(local, "namespace");
+    const char *name = api_doc_meta_str(local, "name");
+    json_t *remote = NULL;
+    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    json_decref(remote);
+    if (rc != ERR_NOT_FOUND)
+        return rc;
+    err_init(e);
+    json_t *copy = remote_copy(m, a, local, wl_name);
+    json_t *meta = json_object_get(copy, "metadata");
+    json_t *ann = json_object_get(meta, "annotations");
+    ann = json_is_object(ann) ? json_copy(ann) : json_object();
+    const char *uid = api_doc_meta_str(local, "uid");
+    json_object_set_new(ann, MK_ORIGIN_UID_ANNOTATION, json_string(uid ? uid : ""));
+    json_object_set_new(meta, "annotations", ann);
+    rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+    json_decref(copy);
+    if (!rc)
+        log_info("multikueue: StatefulSet %s/%s created in cluster %s", ns, name, c->name);
+    return rc;
 }

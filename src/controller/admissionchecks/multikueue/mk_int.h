@@ -83,12 +83,20 @@ struct mk_adapter {
     const char *api_version, *kind; /* of the Workload's owner */
     const char *resource;           /* its resource key (ctl_resource) */
     const char *under;              /* managedBy is in spec.<under> (runPolicy), or in spec */
-    const char *field;              /* managedBy as Kueue's message names it */
-    const char *controller;         /* the kind's own controller name */
+    const char *field;      /* managedBy as Kueue's message names it; NULL: the kind has none,
+                               and every object of it is Kueue's to dispatch */
+    const char *controller; /* the kind's own controller name */
     /* Optional: what the worker's copy leaves out besides managedBy. */
     void (*prepare)(json_t *copy);
     /* Optional: whether the worker's status is copied now (else always). */
     bool (*status_now)(const json_t *local, const json_t *remote);
+    /* Optional, for the kinds the generic adapter does not fit (Pods and
+     * pod groups, StatefulSets): their own mk_adapter_sync and
+     * mk_adapter_delete. */
+    int (*sync)(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c, const json_t *local,
+                const char *wl_name, struct err *e);
+    void (*del)(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c, const char *ns,
+                const char *name, const char *wl_name);
 };
 /* The adapters, i < mk_adapter_count(). */
 size_t mk_adapter_count(void);
@@ -102,8 +110,12 @@ bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why
  * status back to local (Kueue's SyncJob). 0, or the error. */
 int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                     const json_t *local, const char *wl_name, struct err *e);
-/* Delete the worker's copy of an object, when it is ours. */
+/* Delete the worker's copy of an object (name, the owner of Workload
+ * wl_name), when it is ours. */
 void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                       const char *ns, const char *name);
+                       const char *ns, const char *name, const char *wl_name);
+/* Delete the worker's Pods of our origin made for Workload wl_name
+ * (a Pod's or a pod group's). */
+void mk_pods_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *wl_name);
 
 #endif

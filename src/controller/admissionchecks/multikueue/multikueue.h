@@ -33,6 +33,7 @@ struct mk;
 
 #define MK_CONTROLLER_NAME "kueue.x-k8s.io/multikueue"
 #define MK_ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
+#define MK_ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
 #define MK_DISPATCHER_ALL_AT_ONCE "kueue.x-k8s.io/multikueue-dispatcher-all-at-once"
 #define MK_DISPATCHER_INCREMENTAL "kueue.x-k8s.io/multikueue-dispatcher-incremental"
 

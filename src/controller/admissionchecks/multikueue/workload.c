@@ -179,12 +179,15 @@ static const json_t *owner_of(const json_t *wl, const struct mk_adapter **a)
 }
 
 /* Kueue's RemoveRemoteObjects: the worker's job object (of adapter a,
- * when known), then its Workload. */
+ * when known), then its Workload. A copy of unknown owner may be a pod
+ * group's, which the worker's Kueue does not own: its Pods go. */
 static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
                           const struct mk_adapter *a, const char *job)
 {
     if (a && job)
-        mk_adapter_delete(m, a, c, ns, job);
+        mk_adapter_delete(m, a, c, ns, job, name);
+    else
+        mk_pods_delete(m, c, ns, name);
     struct err e;
     err_init(&e);
     if (ac_update_retry(c->client, wl_res(), ns, name, drop_finalizer_fn, NULL, NULL, &e) &&
