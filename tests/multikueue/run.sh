@@ -37,7 +37,7 @@ fi
 # tests play the workers' status by hand as Kueue's integration tests do.
 cat >"$TMP/frameworks.yaml" <<'YAML'
 integrations:
-  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, pod, statefulset]
+  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, pod, deployment, statefulset]
 YAML
 { echo "apiVersion: config.kueue.x-k8s.io/v1beta2"; echo "kind: Configuration"
   cat "$TMP/frameworks.yaml"; } >"$TMP/worker.yaml"
@@ -369,6 +369,61 @@ m -n default delete statefulset web >/dev/null
 wait_for "statefulset: deleting it removes the worker's copy" 40 '^$' \
     w1 -n default get workloads,statefulsets -o name
 wait_for "statefulset: and the manager's Pod" 30 '^$' m -n default get pods -o name
+
+# A Deployment: each of its Pods is a Workload of its own, dispatched as a
+# single Pod; the worker runs the copy, the manager's Pod shows its phase.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: dep}}
+  template:
+    metadata: {labels: {app: dep}}
+    spec:
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
+YAML
+wait_for "deployment: its Pod's workload is admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="Pod")]}{.status.admissionChecks[0].state} {.status.clusterName}{end}'
+DEPPOD=$(m -n default get pods -l app=dep -o jsonpath='{.items[0].metadata.name}')
+wait_for "deployment: worker1 runs the copy of its Pod" 30 '^Running$' \
+    w1 -n default get pod "$DEPPOD" -o jsonpath='{.status.phase}'
+wait_for "deployment: the manager's Pod shows it, still gated" 20 '^Running kueue.x-k8s.io/admission$' \
+    m -n default get pod "$DEPPOD" -o jsonpath='{.status.phase} {.spec.schedulingGates[0].name}'
+m -n default delete deployment dep >/dev/null
+wait_for "deployment: deleting it removes the worker's copies" 40 '^$' \
+    w1 -n default get workloads,pods -o name
+wait_for "deployment: and the manager's Pod" 30 '^$' m -n default get pods -o name
+
+# A StatefulSet copied from a manager waits for the Workload copied with
+# it: its worker makes none of its own (Kueue's isMultiKueueRemote).
+w1 apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: stray
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/multikueue-origin: elsewhere}
+spec:
+  replicas: 1
+  serviceName: stray
+  selector: {matchLabels: {app: stray}}
+  template:
+    metadata: {labels: {app: stray}}
+    spec:
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
+YAML
+sleep 2
+expect_exact "a StatefulSet of a MultiKueue origin gets no Workload of the worker's" "" \
+    w1 -n default get workloads -o name
+w1 -n default delete statefulset stray >/dev/null
+wait_for "and goes with its gated Pod" 30 '^$' w1 -n default get pods -o name
 
 # A JobSet that another controller manages is not MultiKueue's to dispatch.
 m apply -f - >/dev/null <<'YAML'
