@@ -42,10 +42,31 @@ YAML
 { echo "apiVersion: config.kueue.x-k8s.io/v1beta2"; echo "kind: Configuration"
   cat "$TMP/frameworks.yaml"; } >"$TMP/worker.yaml"
 
+# An external framework's kind (Kueue's externalFrameworks): no
+# controller of it runs anywhere; a Workload is made for it by hand, as
+# its own controller would.
+cat >"$TMP/widget-crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+YAML
+
 # The workers: a queue named as the manager's, with cpu quota $2.
 worker() {
     start_server "$1" --controllers all --executor local --config "$TMP/worker.yaml" || exit 1
-    k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
+    k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
+        -f "$TMP/widget-crd.yaml" >/dev/null
     cat >"$TMP/$1-queues.yaml" <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -84,13 +105,15 @@ kind: Configuration
 multiKueue:
   gcInterval: 2s
   workerLostTimeout: 6s
+  externalFrameworks: [{name: Widget.v1.example.com}]
 YAML
 cat "$TMP/frameworks.yaml" >>"$TMP/manager.yaml"
 start_server manager --controllers all --executor local --config "$TMP/manager.yaml" || exit 1
 MKC=$KC
 MDATA=$DATA
 m() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$MKC" "$@"; }
-m apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
+m apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
+    -f "$TMP/widget-crd.yaml" >/dev/null
 w1() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W1KC" "$@"; }
 w2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W2KC" "$@"; }
 
@@ -424,6 +447,79 @@ expect_exact "a StatefulSet of a MultiKueue origin gets no Workload of the worke
     w1 -n default get workloads -o name
 w1 -n default delete statefulset stray >/dev/null
 wait_for "and goes with its gated Pod" 30 '^$' w1 -n default get pods -o name
+
+# ---- an external framework: the generic adapter over a kind named in the config -------
+
+m apply -f - >/dev/null <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: wid, namespace: default, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec: {managedBy: kueue.x-k8s.io/multikueue, size: 3}
+YAML
+WIDUID=$(m -n default get widget wid -o jsonpath='{.metadata.uid}')
+m apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: widget-wid
+  namespace: default
+  ownerReferences:
+  - {apiVersion: example.com/v1, kind: Widget, name: wid, uid: "$WIDUID", controller: true}
+spec:
+  queueName: user-queue
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+wait_for "external framework: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workload widget-wid -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+wait_for "external framework: the copy in worker1 is labelled, without managedBy" 20 '^widget-wid multikueue  3$' \
+    w1 -n default get widget wid -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {.spec.managedBy} {.spec.size}'
+w1 -n default patch widget wid --subresource=status --type=merge -p '{"status":{"phase":"Spinning"}}' >/dev/null
+wait_for "external framework: the worker's status is copied to the manager's object" 20 '^Spinning$' \
+    m -n default get widget wid -o jsonpath='{.status.phase}'
+w1 -n default patch workload widget-wid --subresource=status --type=json \
+    -p '[{"op":"add","path":"/status/conditions/-","value":{"type":"Finished","status":"True","reason":"Succeeded","message":"done in the worker","lastTransitionTime":"2026-01-01T00:00:00Z"}}]' >/dev/null
+wait_for "external framework: finishing in worker1 finishes the manager's workload" 30 '^True done in the worker$' \
+    m -n default get workload widget-wid -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].message}'
+wait_for "external framework: the copies are removed from worker1" 20 '^$' \
+    w1 -n default get workloads,widgets -o name
+m -n default delete widget wid >/dev/null
+# One managed by another controller is not MultiKueue's to dispatch.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: other, namespace: default}
+spec: {managedBy: example.com/widget-controller}
+YAML
+WIDUID=$(m -n default get widget other -o jsonpath='{.metadata.uid}')
+m apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: widget-other
+  namespace: default
+  ownerReferences:
+  - {apiVersion: example.com/v1, kind: Widget, name: other, uid: "$WIDUID", controller: true}
+spec:
+  queueName: user-queue
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+wait_for "external framework: one managed by another controller gets its check Rejected" 30 \
+    '^Rejected The owner is not managed by Kueue: Expecting .spec.managedBy to be "kueue.x-k8s.io/multikueue" not "example.com/widget-controller", Previously: "Pending"$' \
+    m -n default get workload widget-other -o jsonpath='{.status.admissionChecks[0].state} {.status.admissionChecks[0].message}'
+m -n default delete widget other >/dev/null
+m -n default delete workload widget-other --ignore-not-found >/dev/null
 
 # A JobSet that another controller manages is not MultiKueue's to dispatch.
 m apply -f - >/dev/null <<'YAML'

@@ -45,59 +45,94 @@ static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
 /* The Kubeflow jobs but MPIJob name spec.managedBy in their message, as
  * Kueue's shared kubeflowjob adapter does, although the field is under
  * runPolicy. */
-#define KUBEFLOW(kind, plural)                                                                     \
+#define KUBEFLOW(k, plural)                                                                        \
     {                                                                                              \
-        "kubeflow.org/v1", kind, plural ".kubeflow.org", "runPolicy", "spec.managedBy",            \
-            KUBEFLOW_CTL, NULL, NULL, NULL, NULL                                                   \
+        .api_version = "kubeflow.org/v1", .kind = k, .resource = plural ".kubeflow.org",           \
+        .under = "runPolicy", .field = "spec.managedBy", .controller = KUBEFLOW_CTL                \
+    }
+#define SPEC_MANAGED(av, k, key, ctl)                                                              \
+    {                                                                                              \
+        .api_version = av, .kind = k, .resource = key, .field = "spec.managedBy",                  \
+        .controller = ctl                                                                          \
     }
 
 static const struct mk_adapter adapters[] = {
-    {"batch/v1", "Job", "jobs.batch", NULL, "spec.managedBy", "kubernetes.io/job-controller",
-     job_prepare, job_status_now, NULL, NULL},
-    {"jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", NULL, "spec.managedBy",
-     JOBSET_CTL, NULL, NULL, NULL, NULL},
+    {.api_version = "batch/v1",
+     .kind = "Job",
+     .resource = "jobs.batch",
+     .field = "spec.managedBy",
+     .controller = "kubernetes.io/job-controller",
+     .prepare = job_prepare,
+     .status_now = job_status_now},
+    SPEC_MANAGED("jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", JOBSET_CTL),
     KUBEFLOW("PyTorchJob", "pytorchjobs"),
     KUBEFLOW("TFJob", "tfjobs"),
     KUBEFLOW("XGBoostJob", "xgboostjobs"),
     KUBEFLOW("PaddleJob", "paddlejobs"),
     KUBEFLOW("JAXJob", "jaxjobs"),
-    {"kubeflow.org/v2beta1", "MPIJob", "mpijobs.kubeflow.org", "runPolicy",
-     "spec.runPolicy.managedBy", MPI_CTL, NULL, NULL, NULL, NULL},
-    {"ray.io/v1", "RayJob", "rayjobs.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL, NULL,
-     NULL},
-    {"ray.io/v1", "RayCluster", "rayclusters.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL,
-     NULL, NULL},
-    {"workload.codeflare.dev/v1beta2", "AppWrapper", "appwrappers.workload.codeflare.dev", NULL,
-     "spec.managedBy", APPWRAPPER_CTL, NULL, NULL, NULL, NULL},
-    {"trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs.trainer.kubeflow.org", NULL,
-     "spec.managedBy", TRAINJOB_CTL, trainjob_prepare, NULL, NULL, NULL},
+    {.api_version = "kubeflow.org/v2beta1",
+     .kind = "MPIJob",
+     .resource = "mpijobs.kubeflow.org",
+     .under = "runPolicy",
+     .field = "spec.runPolicy.managedBy",
+     .controller = MPI_CTL},
+    SPEC_MANAGED("ray.io/v1", "RayJob", "rayjobs.ray.io", RAY_CTL),
+    SPEC_MANAGED("ray.io/v1", "RayCluster", "rayclusters.ray.io", RAY_CTL),
+    SPEC_MANAGED("workload.codeflare.dev/v1beta2", "AppWrapper",
+                 "appwrappers.workload.codeflare.dev", APPWRAPPER_CTL),
+    {.api_version = "trainer.kubeflow.org/v1alpha1",
+     .kind = "TrainJob",
+     .resource = "trainjobs.trainer.kubeflow.org",
+     .field = "spec.managedBy",
+     .controller = TRAINJOB_CTL,
+     .prepare = trainjob_prepare},
     /* Neither has managedBy: the manager's own Pods stay gated instead
      * (the job reconcilers skip starting what a MultiKueue check guards). */
-    {"v1", "Pod", "pods", NULL, NULL, NULL, NULL, NULL, pod_sync, pod_delete},
-    {"apps/v1", "StatefulSet", "statefulsets.apps", NULL, NULL, NULL, NULL, NULL, sts_sync, NULL},
+    {.api_version = "v1", .kind = "Pod", .resource = "pods", .sync = pod_sync, .del = pod_delete},
+    {.api_version = "apps/v1",
+     .kind = "StatefulSet",
+     .resource = "statefulsets.apps",
+     .sync = sts_sync},
 };
 
-size_t mk_adapter_count(void)
+#define NBUILTIN (sizeof(adapters) / sizeof(adapters[0]))
+
+size_t mk_adapter_count(const struct mk *m)
 {
-    return sizeof(adapters) / sizeof(adapters[0]);
+    return NBUILTIN + m->set.next;
 }
 
-const struct mk_adapter *mk_adapter_at(size_t i)
+const struct mk_adapter *mk_adapter_at(const struct mk *m, size_t i)
 {
-    return &adapters[i];
+    return i < NBUILTIN ? &adapters[i] : &m->ext[i - NBUILTIN];
 }
 
-const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind)
+const struct mk_adapter *mk_builtin_find(const char *api_version, const char *kind)
 {
-    for (size_t i = 0; api_version && kind && i < sizeof(adapters) / sizeof(adapters[0]); i++)
+    for (size_t i = 0; api_version && kind && i < NBUILTIN; i++)
         if (!strcmp(adapters[i].api_version, api_version) && !strcmp(adapters[i].kind, kind))
             return &adapters[i];
     return NULL;
 }
 
+const struct mk_adapter *mk_adapter_find(const struct mk *m, const char *api_version,
+                                         const char *kind)
+{
+    const struct mk_adapter *a = mk_builtin_find(api_version, kind);
+    for (size_t i = 0; !a && api_version && kind && i < m->set.next; i++)
+        if (!strcmp(m->ext[i].api_version, api_version) && !strcmp(m->ext[i].kind, kind))
+            a = &m->ext[i];
+    return a;
+}
+
+const struct store_resource *mk_adapter_res(const struct mk_adapter *a)
+{
+    return a->resource ? ctl_resource(a->resource) : a->res;
+}
+
 static const struct store_resource *res_of(const struct mk_adapter *a)
 {
-    return ctl_resource(a->resource);
+    return mk_adapter_res(a);
 }
 
 /* The object that holds managedBy: spec, or spec.runPolicy (borrowed). */
@@ -122,7 +157,7 @@ static const char *managed_by(const struct mk_adapter *a, const json_t *obj)
 bool mk_default_managed_by(json_t *obj)
 {
     const struct mk_adapter *a =
-        mk_adapter_find(json_string_value(json_object_get(obj, "apiVersion")),
+        mk_builtin_find(json_string_value(json_object_get(obj, "apiVersion")),
                         json_string_value(json_object_get(obj, "kind")));
     if (!a || !a->field || !json_is_object(json_object_get(obj, "spec")))
         return false;
@@ -474,4 +509,79 @@ static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     if (!rc)
         log_info("multikueue: StatefulSet %s/%s created in cluster %s", ns, name, c->name);
     return rc;
+}
+
+/* ---- external frameworks ------------------------------------------------------------- */
+
+/* Kueue's generic adapter of an external framework: spec.managedBy, the
+ * copy without it, the worker's status brought back whole. */
+void mk_ext_init(struct mk *m)
+{
+    for (size_t i = 0; i < m->set.next; i++) {
+        const struct mk_external *x = &m->set.ext[i];
+        struct mk_ext_adapter *xa = &m->ext_of[i];
+        snprintf(xa->api_version, sizeof(xa->api_version), "%s/%s", x->group, x->version);
+        m->ext[i] = (struct mk_adapter){
+            .api_version = xa->api_version, .kind = x->kind, .field = ".spec.managedBy"};
+    }
+}
+
+/* The resource of each external framework not yet found, from the CRD
+ * of its group and kind that serves its version. */
+void mk_ext_resolve(struct mk *m)
+{
+    bool need = false;
+    for (size_t i = 0; i < m->set.next; i++)
+        need = need || !m->ext_of[i].resolved;
+    if (!need)
+        return;
+    struct ac_list l;
+    struct err e;
+    err_init(&e);
+    if (ac_list(m->ac, store_resource_find(STORE_CRD_KEY), NULL, NULL, &l, &e)) {
+        log_debug("multikueue: listing CRDs: %s", e.message);
+        return;
+    }
+    for (size_t i = 0; i < m->set.next; i++) {
+        const struct mk_external *x = &m->set.ext[i];
+        struct mk_ext_adapter *xa = &m->ext_of[i];
+        size_t j, k;
+        const json_t *crd, *v;
+        json_array_foreach(l.items, j, crd)
+        {
+            const json_t *spec = json_object_get(crd, "spec");
+            const json_t *names = json_object_get(spec, "names");
+            const char *g = json_string_value(json_object_get(spec, "group"));
+            const char *kind = json_string_value(json_object_get(names, "kind"));
+            const char *plural = json_string_value(json_object_get(names, "plural"));
+            const char *scope = json_string_value(json_object_get(spec, "scope"));
+            if (xa->resolved || !g || !kind || !plural || strcmp(g, x->group) ||
+                strcmp(kind, x->kind))
+                continue;
+            json_array_foreach(json_object_get(spec, "versions"), k, v)
+            {
+                const char *vn = json_string_value(json_object_get(v, "name"));
+                if (!vn || strcmp(vn, x->version))
+                    continue;
+                snprintf(xa->plural, sizeof(xa->plural), "%s", plural);
+                snprintf(xa->key, sizeof(xa->key), "%s.%s", plural, g);
+                m->ext_res[i] = (struct store_resource){
+                    .group = x->group,
+                    .version = x->version,
+                    .plural = xa->plural,
+                    .singular = xa->plural,
+                    .kind = x->kind,
+                    .key = xa->key,
+                    .namespaced = !scope || strcmp(scope, "Cluster"),
+                    .has_status =
+                        json_object_get(json_object_get(v, "subresources"), "status") != NULL,
+                    .custom = true};
+                m->ext[i].res = &m->ext_res[i];
+                xa->resolved = true;
+                log_info("multikueue: external framework %s.%s.%s is served as %s", x->kind,
+                         x->version, x->group, xa->key);
+            }
+        }
+    }
+    ac_list_release(&l);
 }
