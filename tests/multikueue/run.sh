@@ -19,6 +19,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-mk.XXXXXX")
 export HOME="$TMP/home"
 mkdir -p "$HOME"
 . "$SRC/tests/e2e/lib.sh"
+. "$SRC/tests/multikueue/lib.sh"
 
 cleanup() {
     stop_servers
@@ -67,29 +68,7 @@ worker() {
     start_server "$1" --controllers all --executor local --config "$TMP/worker.yaml" || exit 1
     k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
         -f "$TMP/widget-crd.yaml" >/dev/null
-    cat >"$TMP/$1-queues.yaml" <<YAML
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cluster-queue}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "$2"}
-      - {name: memory, nominalQuota: 36Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: user-queue}
-spec: {clusterQueue: cluster-queue}
-YAML
+    worker_queues "$2" >"$TMP/$1-queues.yaml"
     expect "$1: queues applied" "localqueue.kueue.x-k8s.io/user-queue created" \
         k apply -f "$TMP/$1-queues.yaml"
 }
@@ -151,20 +130,7 @@ expect_exact "nothing bad was stored" "" m get multikueueconfigs,multikueueclust
 m create namespace kueue-system >/dev/null
 m -n kueue-system create secret generic worker1-secret --from-file=kubeconfig="$W1KC" >/dev/null
 m -n kueue-system create secret generic worker2-secret --from-file=kubeconfig="$W2KC" >/dev/null
-# Kueue's multikueue-setup.yaml, with the second worker added.
-sed -e 's/  - multikueue-test-worker1/  - multikueue-test-worker1\n  - multikueue-test-worker2/' \
-    "$SRC/examples/multikueue/multikueue-setup.yaml" >"$TMP/setup.yaml"
-cat >>"$TMP/setup.yaml" <<'YAML'
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: MultiKueueCluster
-metadata:
-  name: multikueue-test-worker2
-spec:
-  clusterSource:
-    kubeConfig:
-      location: worker2-secret
-YAML
+two_worker_setup >"$TMP/setup.yaml"
 expect "Kueue's multikueue-setup.yaml is accepted" \
     "multikueuecluster.kueue.x-k8s.io/multikueue-test-worker1 created" m apply -f "$TMP/setup.yaml"
 expect_exact "locationType defaults to Secret" "Secret" \
@@ -450,21 +416,17 @@ wait_for "and goes with its gated Pod" 30 '^$' w1 -n default get pods -o name
 
 # ---- an external framework: the generic adapter over a kind named in the config -------
 
-m apply -f - >/dev/null <<'YAML'
-apiVersion: example.com/v1
-kind: Widget
-metadata: {name: wid, namespace: default, labels: {kueue.x-k8s.io/queue-name: user-queue}}
-spec: {managedBy: kueue.x-k8s.io/multikueue, size: 3}
-YAML
-WIDUID=$(m -n default get widget wid -o jsonpath='{.metadata.uid}')
-m apply -f - >/dev/null <<YAML
+# The Workload of Widget $1, made as the framework's own integration would.
+widget_workload() {
+    uid=$(m -n default get widget "$1" -o jsonpath='{.metadata.uid}')
+    m apply -f - >/dev/null <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
 metadata:
-  name: widget-wid
+  name: widget-$1
   namespace: default
   ownerReferences:
-  - {apiVersion: example.com/v1, kind: Widget, name: wid, uid: "$WIDUID", controller: true}
+  - {apiVersion: example.com/v1, kind: Widget, name: $1, uid: "$uid", controller: true}
 spec:
   queueName: user-queue
   podSets:
@@ -475,6 +437,15 @@ spec:
         containers:
         - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
 YAML
+}
+
+m apply -f - >/dev/null <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: wid, namespace: default, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec: {managedBy: kueue.x-k8s.io/multikueue, size: 3}
+YAML
+widget_workload wid
 wait_for "external framework: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
     m -n default get workload widget-wid -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
 wait_for "external framework: the copy in worker1 is labelled, without managedBy" 20 '^widget-wid multikueue  3$' \
@@ -496,25 +467,7 @@ kind: Widget
 metadata: {name: other, namespace: default}
 spec: {managedBy: example.com/widget-controller}
 YAML
-WIDUID=$(m -n default get widget other -o jsonpath='{.metadata.uid}')
-m apply -f - >/dev/null <<YAML
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: Workload
-metadata:
-  name: widget-other
-  namespace: default
-  ownerReferences:
-  - {apiVersion: example.com/v1, kind: Widget, name: other, uid: "$WIDUID", controller: true}
-spec:
-  queueName: user-queue
-  podSets:
-  - name: main
-    count: 1
-    template:
-      spec:
-        containers:
-        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
-YAML
+widget_workload other
 wait_for "external framework: one managed by another controller gets its check Rejected" 30 \
     '^Rejected The owner is not managed by Kueue: Expecting .spec.managedBy to be "kueue.x-k8s.io/multikueue" not "example.com/widget-controller", Previously: "Pending"$' \
     m -n default get workload widget-other -o jsonpath='{.status.admissionChecks[0].state} {.status.admissionChecks[0].message}'
