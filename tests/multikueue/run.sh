@@ -11,7 +11,10 @@
 # quota in both, the first worker to admit wins and the other copy goes;
 # a worker killed mid-run turns Inactive and, after workerLostTimeout, the
 # workload is requeued and runs in the other worker; the manager's own
-# executor never runs a Job that MultiKueue manages.
+# executor never runs a Job that MultiKueue manages; a pod group, a
+# Deployment's Pod and a StatefulSet run in a worker while the manager's
+# Pods stay gated; an external framework's kind (multiKueue.externalFrameworks)
+# is dispatched by the generic adapter.
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
@@ -288,7 +291,8 @@ YAML
 
 # Two Pods of one group, one Workload: copied to worker1 (the only one
 # with quota) once it admits there, run by its executor, their status
-# brought back to the manager's Pods, which stay gated.
+# brought back to the manager's Pods, which stay gated. They run long
+# enough for a loaded machine's kubectl to see them running.
 for p in a b; do
     m apply -f - >/dev/null <<YAML
 apiVersion: v1
@@ -301,7 +305,7 @@ metadata:
 spec:
   restartPolicy: Never
   containers:
-  - {name: c, image: busybox, command: [sh, -c, "sleep 4"], resources: {requests: {cpu: 500m}}}
+  - {name: c, image: busybox, command: [sh, -c, "sleep 15"], resources: {requests: {cpu: 500m}}}
 YAML
 done
 wait_for "pod group: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
@@ -316,7 +320,7 @@ wait_for "pod group: the manager's Pods show the worker's phase" 20 '^Running Ru
 expect_exact "pod group: the manager's Pods stay gated and unbound, SchedulingGated" \
     "kueue.x-k8s.io/admission  SchedulingGated kueue.x-k8s.io/admission  SchedulingGated " \
     m -n default get pods grp-a grp-b -o jsonpath='{range .items[*]}{.spec.schedulingGates[0].name} {.spec.nodeName} {.status.conditions[?(@.type=="PodScheduled")].reason} {end}'
-wait_for "pod group: finishing in worker1 finishes the manager's workload" 40 '^True$' \
+wait_for "pod group: finishing in worker1 finishes the manager's workload" 60 '^True$' \
     m -n default get workload grp -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
 wait_for "pod group: the manager's Pods have the worker's final phase" 20 '^Succeeded Succeeded$' \
     m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
