@@ -130,11 +130,6 @@ const struct store_resource *mk_adapter_res(const struct mk_adapter *a)
     return a->resource ? ctl_resource(a->resource) : a->res;
 }
 
-static const struct store_resource *res_of(const struct mk_adapter *a)
-{
-    return mk_adapter_res(a);
-}
-
 /* The object that holds managedBy: spec, or spec.runPolicy (borrowed). */
 static json_t *managed_by_parent(const struct mk_adapter *a, const json_t *obj, bool create)
 {
@@ -287,11 +282,11 @@ int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
     json_t *remote = NULL;
-    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
     if (rc == ERR_NOT_FOUND) {
         err_init(e);
         json_t *copy = remote_copy(m, a, local, wl_name);
-        rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+        rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
         json_decref(copy);
         if (!rc)
             log_info("multikueue: %s %s/%s created in cluster %s", a->kind, ns, name, c->name);
@@ -307,8 +302,8 @@ int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
         const json_t *st = json_object_get(remote, "status");
         if ((!a->status_now || a->status_now(local, remote)) && st &&
             !json_equal(st, json_object_get(local, "status")))
-            rc = ac_update_status_retry(m->ac, res_of(a), ns, name, set_status_fn, (void *)st, NULL,
-                                        e);
+            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn,
+                                        (void *)st, NULL, e);
     }
     json_decref(remote);
     return rc;
@@ -324,12 +319,13 @@ void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_clust
     json_t *remote = NULL;
     struct err e;
     err_init(&e);
-    if (ac_get(c->client, res_of(a), ns, name, &remote, &e))
+    if (ac_get(c->client, mk_adapter_res(a), ns, name, &remote, &e))
         return;
     if (ours(m, remote)) {
         struct ac_delete_opts d = {.propagation_policy = "Background"};
         err_init(&e);
-        if (ac_delete(c->client, res_of(a), ns, name, &d, NULL, &e) && e.code != ERR_NOT_FOUND)
+        if (ac_delete(c->client, mk_adapter_res(a), ns, name, &d, NULL, &e) &&
+            e.code != ERR_NOT_FOUND)
             log_warn("multikueue: deleting %s %s/%s in cluster %s: %s", a->kind, ns, name, c->name,
                      e.message);
     }
@@ -394,11 +390,11 @@ static int pod_sync_one(struct mk *m, const struct mk_adapter *a, struct mk_clus
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
     json_t *remote = NULL;
-    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
     if (rc == ERR_NOT_FOUND) {
         err_init(e);
         json_t *copy = remote_copy(m, a, local, wl_name);
-        rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+        rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
         json_decref(copy);
         if (!rc)
             log_info("multikueue: Pod %s/%s created in cluster %s", ns, name, c->name);
@@ -412,7 +408,8 @@ static int pod_sync_one(struct mk *m, const struct mk_adapter *a, struct mk_clus
     } else if (!api_doc_meta_str(local, "deletionTimestamp")) {
         json_t *st = pod_status_from(local, remote);
         if (!json_equal(st, json_object_get(local, "status")))
-            rc = ac_update_status_retry(m->ac, res_of(a), ns, name, set_status_fn, st, NULL, e);
+            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn, st, NULL,
+                                        e);
         json_decref(st);
     }
     json_decref(remote);
@@ -430,7 +427,7 @@ static int pod_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     snprintf(sel, sizeof(sel), "%s=%s", POD_GROUP_LABEL, g);
     struct ac_list_opts o = {.label_selector = sel};
     struct ac_list l;
-    int rc = ac_list(m->ac, res_of(a), api_doc_meta_str(local, "namespace"), &o, &l, e);
+    int rc = ac_list(m->ac, mk_adapter_res(a), api_doc_meta_str(local, "namespace"), &o, &l, e);
     if (rc)
         return rc;
     size_t i;
@@ -492,7 +489,7 @@ static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
     json_t *remote = NULL;
-    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
     json_decref(remote);
     if (rc != ERR_NOT_FOUND)
         return rc;
@@ -504,7 +501,7 @@ static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     const char *uid = api_doc_meta_str(local, "uid");
     json_object_set_new(ann, MK_ORIGIN_UID_ANNOTATION, json_string(uid ? uid : ""));
     json_object_set_new(meta, "annotations", ann);
-    rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+    rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
     json_decref(copy);
     if (!rc)
         log_info("multikueue: StatefulSet %s/%s created in cluster %s", ns, name, c->name);
