@@ -507,6 +507,10 @@ bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const j
 void ctl_sync_priority(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
                        const char *ns, const char *wname);
 
+/* Kueue's ShouldSkipLocalExecution: one of wl's admission checks is
+ * MultiKueue's, so its Pods run in a worker and stay gated here. */
+bool ctl_skip_local_execution(struct ctl *c, const json_t *wl);
+
 /* ---- jobframework/podgroup.c ---------------------------------------------------- */
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */

@@ -650,12 +650,15 @@ static void apply_check(struct eng *eng, const struct api_admission_check *v)
     const struct api_condition *c = api_condition_find(&v->conditions, "Active");
     bool active = !c || !c->status || strcmp(c->status, "False");
     bool mk = v->controller_name && !strcmp(v->controller_name, "kueue.x-k8s.io/multikueue");
+    bool pr =
+        v->controller_name && !strcmp(v->controller_name, "kueue.x-k8s.io/provisioning-request");
     if (eng->checks[id].exists && eng->checks[id].active == active &&
-        eng->checks[id].multikueue == mk)
+        eng->checks[id].multikueue == mk && eng->checks[id].provisioning == pr)
         return; /* nothing the engine reads changed */
     eng->checks[id].exists = true;
     eng->checks[id].active = active;
     eng->checks[id].multikueue = mk;
+    eng->checks[id].provisioning = pr;
     config_changed(eng);
     flag_check(eng, id);
 }
@@ -1029,6 +1032,95 @@ struct eng_wl *eng_wl_find(const struct eng *eng, const char *ns, const char *na
 
 /* ---- refresh before a cycle or a query -------------------------------------------------- */
 
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of cq's existing checks (sorted, comma-separated) that are
+ * MultiKueue's (what 'm'), provisioning's ('p'), or MultiKueue's on some
+ * flavors only ('f'). Returns how many. */
+static size_t checks_of(const struct eng *eng, const struct eng_cq *cq, char what, struct sb *out)
+{
+    const char **names = xcalloc(cq->n_checks + 1, sizeof(*names));
+    size_t n = 0, all = 0;
+    for (size_t g = 0; g < cq->n_groups; g++)
+        all += cq->groups[g].n_flavors;
+    for (size_t i = 0; i < cq->n_checks; i++) {
+        const struct eng_ac_ref *r = &cq->checks[i];
+        const struct eng_check *c = &eng->checks[r->check];
+        bool take = c->exists && (what == 'p' ? c->provisioning : c->multikueue);
+        if (take && what == 'f') {
+            /* Kueue compares the check's flavors with all of the queue's. */
+            bool every = !r->n_on_flavors;
+            if (!every) {
+                size_t covered = 0;
+                for (size_t g = 0; g < cq->n_groups; g++)
+                    for (size_t f = 0; f < cq->groups[g].n_flavors; f++)
+                        for (size_t k = 0; k < r->n_on_flavors; k++)
+                            if (r->on_flavors[k] == cq->groups[g].flavors[f]) {
+                                covered++;
+                                break;
+                            }
+                bool extra = false;
+                for (size_t k = 0; k < r->n_on_flavors && !extra; k++) {
+                    bool in = false;
+                    for (size_t g = 0; g < cq->n_groups && !in; g++)
+                        for (size_t f = 0; f < cq->groups[g].n_flavors && !in; f++)
+                            in = r->on_flavors[k] == cq->groups[g].flavors[f];
+                    extra = !in;
+                }
+                every = covered == all && !extra;
+            }
+            take = !every;
+        }
+        if (take)
+            names[n++] = eng->check_names.names[r->check];
+    }
+    qsort(names, n, sizeof(*names), cmp_cstr);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sb_addch(out, ',');
+        sb_adds(out, names[i]);
+    }
+    free(names);
+    return n;
+}
+
+/* Kueue's rules for a MultiKueue check on a ClusterQueue: one at most,
+ * on every flavor, and not with a ProvisioningRequest check. The reason
+ * so far, or the first of these broken; their messages are added to
+ * parts. */
+static const char *multikueue_rules(const struct eng *eng, const struct eng_cq *cq,
+                                    const char *reason, struct sb *parts)
+{
+    struct sb mk = SB_INIT, pf = SB_INIT, pr = SB_INIT;
+    size_t nmk = checks_of(eng, cq, 'm', &mk);
+    if (nmk > 1) {
+        reason = reason ? reason : "MultipleMultiKueueAdmissionChecks";
+        sb_addf(parts,
+                "%sCannot use multiple MultiKueue AdmissionChecks on the same ClusterQueue, "
+                "found: %s",
+                parts->len ? ", " : "", sb_str(&mk));
+    }
+    if (nmk && checks_of(eng, cq, 'f', &pf)) {
+        reason = reason ? reason : "MultiKueueAdmissionCheckAppliedPerFlavor";
+        sb_addf(parts, "%sCannot specify MultiKueue AdmissionCheck per flavor, found: %s",
+                parts->len ? ", " : "", sb_str(&pf));
+    }
+    if (nmk && checks_of(eng, cq, 'p', &pr)) {
+        reason = reason ? reason : "MultiKueueWithProvisioningRequest";
+        sb_addf(parts,
+                "%sCannot use both MultiKueue and ProvisioningRequest AdmissionChecks together, "
+                "found: %s, %s",
+                parts->len ? ", " : "", sb_str(&mk), sb_str(&pr));
+    }
+    sb_release(&mk);
+    sb_release(&pf);
+    sb_release(&pr);
+    return reason;
+}
+
 static void cq_activity(struct eng *eng, struct eng_cq *cq)
 {
     free(cq->inactive_message);
@@ -1086,6 +1178,7 @@ static void cq_activity(struct eng *eng, struct eng_cq *cq)
         sb_addf(&parts, "%sreferences inactive AdmissionCheck(s): %s", parts.len ? ", " : "",
                 sb_str(&list));
     }
+    reason = multikueue_rules(eng, cq, reason, &parts);
     if (reason) {
         cq->active = false;
         cq->inactive_reason = reason;

@@ -440,7 +440,8 @@ struct eng_ns_limits {
 struct eng_check {
     bool exists;
     bool active;
-    bool multikueue; /* controllerName kueue.x-k8s.io/multikueue: TAS is the workers' */
+    bool multikueue;   /* controllerName kueue.x-k8s.io/multikueue: TAS is the workers' */
+    bool provisioning; /* controllerName kueue.x-k8s.io/provisioning-request */
 };
 
 struct undo_rec {

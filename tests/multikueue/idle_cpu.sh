@@ -12,34 +12,13 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-mkcpu.XXXXXX")
 export HOME="$TMP/home"
 mkdir -p "$HOME"
 . "$SRC/tests/e2e/lib.sh"
+. "$SRC/tests/multikueue/lib.sh"
 trap 'stop_servers; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 for w in worker1 worker2; do
     start_server $w --controllers all --executor local || exit 1
-    k apply -f - >/dev/null <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cluster-queue}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "9"}
-      - {name: memory, nominalQuota: 36Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: user-queue}
-spec: {clusterQueue: cluster-queue}
-YAML
+    worker_queues 9 | k apply -f - >/dev/null
     cp "$KC" "$TMP/$w.kubeconfig"
 done
 start_server manager --controllers all --executor local || exit 1
@@ -48,14 +27,7 @@ k create namespace kueue-system >/dev/null
 for w in worker1 worker2; do
     k -n kueue-system create secret generic $w-secret --from-file=kubeconfig="$TMP/$w.kubeconfig" >/dev/null
 done
-sed 's/  - multikueue-test-worker1/  - multikueue-test-worker1\n  - multikueue-test-worker2/' \
-    "$SRC/examples/multikueue/multikueue-setup.yaml" | k apply -f - >/dev/null
-k apply -f - >/dev/null <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: MultiKueueCluster
-metadata: {name: multikueue-test-worker2}
-spec: {clusterSource: {kubeConfig: {location: worker2-secret}}}
-YAML
+two_worker_setup | k apply -f - >/dev/null
 for i in 1 2 3 4 5; do
     k create -f - >/dev/null <<YAML
 apiVersion: batch/v1

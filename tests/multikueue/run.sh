@@ -11,7 +11,10 @@
 # quota in both, the first worker to admit wins and the other copy goes;
 # a worker killed mid-run turns Inactive and, after workerLostTimeout, the
 # workload is requeued and runs in the other worker; the manager's own
-# executor never runs a Job that MultiKueue manages.
+# executor never runs a Job that MultiKueue manages; a pod group, a
+# Deployment's Pod and a StatefulSet run in a worker while the manager's
+# Pods stay gated; an external framework's kind (multiKueue.externalFrameworks)
+# is dispatched by the generic adapter.
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
@@ -19,6 +22,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-mk.XXXXXX")
 export HOME="$TMP/home"
 mkdir -p "$HOME"
 . "$SRC/tests/e2e/lib.sh"
+. "$SRC/tests/multikueue/lib.sh"
 
 cleanup() {
     stop_servers
@@ -37,38 +41,37 @@ fi
 # tests play the workers' status by hand as Kueue's integration tests do.
 cat >"$TMP/frameworks.yaml" <<'YAML'
 integrations:
-  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob]
+  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, pod, deployment, statefulset]
 YAML
 { echo "apiVersion: config.kueue.x-k8s.io/v1beta2"; echo "kind: Configuration"
   cat "$TMP/frameworks.yaml"; } >"$TMP/worker.yaml"
 
+# An external framework's kind (Kueue's externalFrameworks): no
+# controller of it runs anywhere; a Workload is made for it by hand, as
+# its own controller would.
+cat >"$TMP/widget-crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+YAML
+
 # The workers: a queue named as the manager's, with cpu quota $2.
 worker() {
     start_server "$1" --controllers all --executor local --config "$TMP/worker.yaml" || exit 1
-    k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
-    cat >"$TMP/$1-queues.yaml" <<YAML
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cluster-queue}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "$2"}
-      - {name: memory, nominalQuota: 36Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: user-queue}
-spec: {clusterQueue: cluster-queue}
-YAML
+    k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
+        -f "$TMP/widget-crd.yaml" >/dev/null
+    worker_queues "$2" >"$TMP/$1-queues.yaml"
     expect "$1: queues applied" "localqueue.kueue.x-k8s.io/user-queue created" \
         k apply -f "$TMP/$1-queues.yaml"
 }
@@ -84,13 +87,15 @@ kind: Configuration
 multiKueue:
   gcInterval: 2s
   workerLostTimeout: 6s
+  externalFrameworks: [{name: Widget.v1.example.com}]
 YAML
 cat "$TMP/frameworks.yaml" >>"$TMP/manager.yaml"
 start_server manager --controllers all --executor local --config "$TMP/manager.yaml" || exit 1
 MKC=$KC
 MDATA=$DATA
 m() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$MKC" "$@"; }
-m apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" >/dev/null
+m apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
+    -f "$TMP/widget-crd.yaml" >/dev/null
 w1() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W1KC" "$@"; }
 w2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W2KC" "$@"; }
 
@@ -128,20 +133,7 @@ expect_exact "nothing bad was stored" "" m get multikueueconfigs,multikueueclust
 m create namespace kueue-system >/dev/null
 m -n kueue-system create secret generic worker1-secret --from-file=kubeconfig="$W1KC" >/dev/null
 m -n kueue-system create secret generic worker2-secret --from-file=kubeconfig="$W2KC" >/dev/null
-# Kueue's multikueue-setup.yaml, with the second worker added.
-sed -e 's/  - multikueue-test-worker1/  - multikueue-test-worker1\n  - multikueue-test-worker2/' \
-    "$SRC/examples/multikueue/multikueue-setup.yaml" >"$TMP/setup.yaml"
-cat >>"$TMP/setup.yaml" <<'YAML'
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: MultiKueueCluster
-metadata:
-  name: multikueue-test-worker2
-spec:
-  clusterSource:
-    kubeConfig:
-      location: worker2-secret
-YAML
+two_worker_setup >"$TMP/setup.yaml"
 expect "Kueue's multikueue-setup.yaml is accepted" \
     "multikueuecluster.kueue.x-k8s.io/multikueue-test-worker1 created" m apply -f "$TMP/setup.yaml"
 expect_exact "locationType defaults to Secret" "Secret" \
@@ -294,6 +286,197 @@ spec:
           - {name: pytorch, image: busybox, resources: {requests: {cpu: "1"}}}
 YAML
 )"
+
+# ---- a pod group and a StatefulSet: Pods run in the worker, gated here --------------
+
+# Two Pods of one group, one Workload: copied to worker1 (the only one
+# with quota) once it admits there, run by its executor, their status
+# brought back to the manager's Pods, which stay gated. They run long
+# enough for a loaded machine's kubectl to see them running.
+for p in a b; do
+    m apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: grp-$p
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: grp}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "2"}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sh, -c, "sleep 15"], resources: {requests: {cpu: 500m}}}
+YAML
+done
+wait_for "pod group: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workload grp -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+wait_for "pod group: both Pods are copied to worker1, labelled" 20 '^grp-a grp multikueue grp-b grp multikueue $' \
+    w1 -n default get pods -l kueue.x-k8s.io/pod-group-name=grp \
+    -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {end}'
+wait_for "pod group: worker1 runs them" 30 '^Running Running$' \
+    w1 -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+wait_for "pod group: the manager's Pods show the worker's phase" 20 '^Running Running$' \
+    m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+expect_exact "pod group: the manager's Pods stay gated and unbound, SchedulingGated" \
+    "kueue.x-k8s.io/admission  SchedulingGated kueue.x-k8s.io/admission  SchedulingGated " \
+    m -n default get pods grp-a grp-b -o jsonpath='{range .items[*]}{.spec.schedulingGates[0].name} {.spec.nodeName} {.status.conditions[?(@.type=="PodScheduled")].reason} {end}'
+wait_for "pod group: finishing in worker1 finishes the manager's workload" 60 '^True$' \
+    m -n default get workload grp -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
+wait_for "pod group: the manager's Pods have the worker's final phase" 20 '^Succeeded Succeeded$' \
+    m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+wait_for "pod group: the finished workload's copies are removed from worker1" 20 '^$' \
+    w1 -n default get workloads,pods -o name
+m -n default delete pods grp-a grp-b >/dev/null
+
+# A StatefulSet: its Workload (of its Pods' group) dispatched; the copy
+# made once in worker1, whose controllers run its Pod; the manager's own
+# Pod stays gated; deleting it here removes the copy.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 1
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
+YAML
+STSWL=$(m -n default get statefulset web -o jsonpath='{.spec.template.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')
+wait_for "statefulset: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workload "$STSWL" -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+wait_for "statefulset: the copy in worker1 names the workload, the origin and the manager's uid" 20 \
+    "^$STSWL multikueue $(m -n default get statefulset web -o jsonpath='{.metadata.uid}')\$" \
+    w1 -n default get statefulset web -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {.metadata.annotations.kueue\.x-k8s\.io/multikueue-origin-uid}'
+wait_for "statefulset: worker1 runs its Pod under the copied workload" 30 '^Running True$' \
+    sh -c "echo \$(kubectl --kubeconfig '$W1KC' -n default get pod web-0 -o jsonpath='{.status.phase}') \$(kubectl --kubeconfig '$W1KC' -n default get workload '$STSWL' -o jsonpath='{.status.conditions[?(@.type==\"Admitted\")].status}')"
+expect_exact "statefulset: the manager's Pod stays gated and unbound" "kueue.x-k8s.io/admission " \
+    m -n default get pod web-0 -o jsonpath='{.spec.schedulingGates[0].name} {.spec.nodeName}'
+m -n default delete statefulset web >/dev/null
+wait_for "statefulset: deleting it removes the worker's copy" 40 '^$' \
+    w1 -n default get workloads,statefulsets -o name
+wait_for "statefulset: and the manager's Pod" 30 '^$' m -n default get pods -o name
+
+# A Deployment: each of its Pods is a Workload of its own, dispatched as a
+# single Pod; the worker runs the copy, the manager's Pod shows its phase.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: dep}}
+  template:
+    metadata: {labels: {app: dep}}
+    spec:
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
+YAML
+wait_for "deployment: its Pod's workload is admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="Pod")]}{.status.admissionChecks[0].state} {.status.clusterName}{end}'
+DEPPOD=$(m -n default get pods -l app=dep -o jsonpath='{.items[0].metadata.name}')
+wait_for "deployment: worker1 runs the copy of its Pod" 30 '^Running$' \
+    w1 -n default get pod "$DEPPOD" -o jsonpath='{.status.phase}'
+wait_for "deployment: the manager's Pod shows it, still gated" 20 '^Running kueue.x-k8s.io/admission$' \
+    m -n default get pod "$DEPPOD" -o jsonpath='{.status.phase} {.spec.schedulingGates[0].name}'
+m -n default delete deployment dep >/dev/null
+wait_for "deployment: deleting it removes the worker's copies" 40 '^$' \
+    w1 -n default get workloads,pods -o name
+wait_for "deployment: and the manager's Pod" 30 '^$' m -n default get pods -o name
+
+# A StatefulSet copied from a manager waits for the Workload copied with
+# it: its worker makes none of its own (Kueue's isMultiKueueRemote).
+w1 apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: stray
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/multikueue-origin: elsewhere}
+spec:
+  replicas: 1
+  serviceName: stray
+  selector: {matchLabels: {app: stray}}
+  template:
+    metadata: {labels: {app: stray}}
+    spec:
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
+YAML
+sleep 2
+expect_exact "a StatefulSet of a MultiKueue origin gets no Workload of the worker's" "" \
+    w1 -n default get workloads -o name
+w1 -n default delete statefulset stray >/dev/null
+wait_for "and goes with its gated Pod" 30 '^$' w1 -n default get pods -o name
+
+# ---- an external framework: the generic adapter over a kind named in the config -------
+
+# The Workload of Widget $1, made as the framework's own integration would.
+widget_workload() {
+    uid=$(m -n default get widget "$1" -o jsonpath='{.metadata.uid}')
+    m apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: widget-$1
+  namespace: default
+  ownerReferences:
+  - {apiVersion: example.com/v1, kind: Widget, name: $1, uid: "$uid", controller: true}
+spec:
+  queueName: user-queue
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+}
+
+m apply -f - >/dev/null <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: wid, namespace: default, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec: {managedBy: kueue.x-k8s.io/multikueue, size: 3}
+YAML
+widget_workload wid
+wait_for "external framework: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
+    m -n default get workload widget-wid -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
+wait_for "external framework: the copy in worker1 is labelled, without managedBy" 20 '^widget-wid multikueue  3$' \
+    w1 -n default get widget wid -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/prebuilt-workload-name} {.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {.spec.managedBy} {.spec.size}'
+w1 -n default patch widget wid --subresource=status --type=merge -p '{"status":{"phase":"Spinning"}}' >/dev/null
+wait_for "external framework: the worker's status is copied to the manager's object" 20 '^Spinning$' \
+    m -n default get widget wid -o jsonpath='{.status.phase}'
+w1 -n default patch workload widget-wid --subresource=status --type=json \
+    -p '[{"op":"add","path":"/status/conditions/-","value":{"type":"Finished","status":"True","reason":"Succeeded","message":"done in the worker","lastTransitionTime":"2026-01-01T00:00:00Z"}}]' >/dev/null
+wait_for "external framework: finishing in worker1 finishes the manager's workload" 30 '^True done in the worker$' \
+    m -n default get workload widget-wid -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].message}'
+wait_for "external framework: the copies are removed from worker1" 20 '^$' \
+    w1 -n default get workloads,widgets -o name
+m -n default delete widget wid >/dev/null
+# One managed by another controller is not MultiKueue's to dispatch.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: other, namespace: default}
+spec: {managedBy: example.com/widget-controller}
+YAML
+widget_workload other
+wait_for "external framework: one managed by another controller gets its check Rejected" 30 \
+    '^Rejected The owner is not managed by Kueue: Expecting .spec.managedBy to be "kueue.x-k8s.io/multikueue" not "example.com/widget-controller", Previously: "Pending"$' \
+    m -n default get workload widget-other -o jsonpath='{.status.admissionChecks[0].state} {.status.admissionChecks[0].message}'
+m -n default delete widget other >/dev/null
+m -n default delete workload widget-other --ignore-not-found >/dev/null
 
 # A JobSet that another controller manages is not MultiKueue's to dispatch.
 m apply -f - >/dev/null <<'YAML'

@@ -5,7 +5,13 @@
 # lib.sh).
 need kubectl
 
-start_server worker --controllers all --executor local || return 1
+cat >"$TMP/mk-config.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [batch/job, pod]
+YAML
+start_server worker --controllers all --executor local --config "$TMP/mk-config.yaml" || return 1
 WKC=$KC
 k create namespace team >/dev/null
 k apply -f - >/dev/null <<'YAML'
@@ -29,7 +35,7 @@ kind: LocalQueue
 metadata: {namespace: team, name: user-queue}
 spec: {clusterQueue: cluster-queue}
 YAML
-start_server manager --controllers all --executor local || return 1
+start_server manager --controllers all --executor local --config "$TMP/mk-config.yaml" || return 1
 k create namespace kueue-system >/dev/null
 k create namespace team >/dev/null
 k -n kueue-system create secret generic worker1-secret --from-file=kubeconfig="$WKC" >/dev/null
@@ -40,7 +46,7 @@ kind: LocalQueue
 metadata: {namespace: team, name: user-queue}
 spec: {clusterQueue: cluster-queue}
 YAML
-tenant alice team
+ROLES="kueue-batch-user-role edit" tenant alice team
 settle 20 '^True$' k get mkc multikueue-test-worker1 \
     -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 
@@ -130,3 +136,21 @@ wait_for "a Job managed by another controller is refused by the check" 20 \
 wait_for "the dispatched Job runs in the worker" 30 '^1$' \
     kubectl --kubeconfig "$WKC" -n team get job dispatched -o jsonpath='{.status.active}'
 expect_exact "no Job of the tenant runs on the manager" "" k -n team get pods -o name
+
+# ---- dispatched Pods stay gated on the manager -------------------------------------------
+
+kt "$TKC" -n team apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: held, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: w, image: busybox, command: ["sleep", "30"], resources: {requests: {cpu: "1"}}}
+YAML
+wait_for "a tenant's Pod behind a MultiKueue check runs in the worker" 30 '^Running$' \
+    kubectl --kubeconfig "$WKC" -n team get pod held -o jsonpath='{.status.phase}'
+expect_exact "and stays gated and unbound on the manager" "kueue.x-k8s.io/admission " \
+    k -n team get pod held -o jsonpath='{.spec.schedulingGates[0].name} {.spec.nodeName}'
+expect "a tenant cannot ungate it to run it on the manager" "only Kueue removes the scheduling gate" \
+    kt "$TKC" -n team patch pod held --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'

@@ -389,7 +389,7 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
             ctl_release_quota(c, wl);
         return;
     }
-    if (!cond_is(wl, "Admitted", "True"))
+    if (!cond_is(wl, "Admitted", "True") || ctl_skip_local_execution(c, wl))
         return;
     /* No more members run than the Workload was admitted for, whatever the
      * group grew to since (a scaled StatefulSet's new Pods stay gated). */

@@ -15,6 +15,7 @@
 
 #include "api/status.h"
 #include "base/xalloc.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/ctl_int.h"
 #include "controller/jobframework/jobframework.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
@@ -705,6 +706,20 @@ static void finalize_object(struct ctl *c, const struct ctl_integ *ig, const jso
         ctl_remove_finalizer_named(c, ig->k, obj, ig->ji->finalizer);
 }
 
+bool ctl_skip_local_execution(struct ctl *c, const json_t *wl)
+{
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "admissionChecks"), i, x)
+    {
+        const json_t *ac = jstr(x, "name") ? ctl_get(c, CK_AC, NULL, jstr(x, "name")) : NULL;
+        const char *cn = ac ? jstr(json_object_get(ac, "spec"), "controllerName") : NULL;
+        if (cn && !strcmp(cn, MK_CONTROLLER_NAME))
+            return true;
+    }
+    return false;
+}
+
 /* The top-level object's pass; job and wl are held by the caller. */
 static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
                           const char *ns, const char *name)
@@ -801,7 +816,8 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
     if (suspended) {
         if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, ig, job, wl)) {
             delete_workload(c, ig, job, wl);
-        } else if (cond_is(wl, "Admitted", "True")) {
+        } else if (cond_is(wl, "Admitted", "True") &&
+                   !(ig->k == CK_POD && ctl_skip_local_execution(c, wl))) {
             bool gated = ig->k == CK_POD && pod_gated(job);
             json_t *started = ji->run(job, wl, lookup_flavor, c);
             struct replace_arg ra = {started};

@@ -146,6 +146,79 @@ static void test_eng_cq_pending_order_and_activity(void **state)
     fx_release(&f);
 }
 
+static void fx_check(struct fx *f, const char *name, const char *controller)
+{
+    struct api_admission_check *ac = ARENA_NEW(&f->mem, struct api_admission_check);
+    ac->meta.name = name;
+    ac->controller_name = controller;
+    fx_apply(f, API_KIND_ADMISSION_CHECK, ac);
+}
+
+/* ClusterQueue "a" over flavors x and y with the named checks; check i
+ * on flavor "x" only when on_x[i]. */
+static void fx_cq_checks(struct fx *f, const char *const *names, const bool *on_x, size_t n)
+{
+    struct fx_quota q[2] = {{"x", CPU(1), -1, -1}, {"y", CPU(1), -1, -1}};
+    struct api_cluster_queue *cq = fx_cq_view(f, "a", NULL, q, 2);
+    cq->admission_checks = ARENA_ARRAY(&f->mem, struct api_admission_check_ref, n);
+    cq->n_admission_checks = n;
+    for (size_t i = 0; i < n; i++) {
+        cq->admission_checks[i].name = names[i];
+        if (on_x[i]) {
+            cq->admission_checks[i].on_flavors.n = 1;
+            cq->admission_checks[i].on_flavors.items = ARENA_ARRAY(&f->mem, const char *, 1);
+            cq->admission_checks[i].on_flavors.items[0] = "x";
+        }
+    }
+    fx_apply(f, API_KIND_CLUSTER_QUEUE, cq);
+}
+
+static void expect_cq(struct fx *f, bool active, const char *want_reason, const char *want_msg)
+{
+    const char *reason, *message;
+    size_t i = (size_t)eng_cq_find(f->eng, "a");
+    assert_int_equal(eng_cq_active(f->eng, i, &reason, &message), active);
+    assert_string_equal(reason, want_reason);
+    assert_string_equal(message, want_msg);
+}
+
+/* Kueue's ClusterQueue rules for MultiKueue checks: one at most, on
+ * every flavor, never beside a ProvisioningRequest check. */
+static void test_eng_cq_multikueue_rules(void **state)
+{
+    (void)state;
+    static const char *const two[] = {"mk-b", "mk-a"};
+    static const bool none[] = {false, false}, first[] = {true, false};
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "x");
+    fx_flavor(&f, "y");
+    fx_check(&f, "mk-a", "kueue.x-k8s.io/multikueue");
+    fx_check(&f, "mk-b", "kueue.x-k8s.io/multikueue");
+    fx_check(&f, "prov", "kueue.x-k8s.io/provisioning-request");
+    fx_check(&f, "other", "example.com/other");
+    fx_cq_checks(&f, two, none, 1);
+    expect_cq(&f, true, "Ready", "Can admit new workloads");
+    fx_cq_checks(&f, two, none, 2);
+    expect_cq(&f, false, "MultipleMultiKueueAdmissionChecks",
+              "Can't admit new workloads: Cannot use multiple MultiKueue AdmissionChecks on the "
+              "same ClusterQueue, found: mk-a,mk-b.");
+    fx_cq_checks(&f, two, first, 1);
+    expect_cq(&f, false, "MultiKueueAdmissionCheckAppliedPerFlavor",
+              "Can't admit new workloads: Cannot specify MultiKueue AdmissionCheck per flavor, "
+              "found: mk-b.");
+    static const char *const with_prov[] = {"mk-a", "prov"};
+    fx_cq_checks(&f, with_prov, none, 2);
+    expect_cq(&f, false, "MultiKueueWithProvisioningRequest",
+              "Can't admit new workloads: Cannot use both MultiKueue and ProvisioningRequest "
+              "AdmissionChecks together, found: mk-a, prov.");
+    /* Other checks, and per-flavor ones that are not MultiKueue's, may. */
+    static const char *const others[] = {"mk-a", "other"};
+    fx_cq_checks(&f, others, (const bool[]){false, true}, 2);
+    expect_cq(&f, true, "Ready", "Can admit new workloads");
+    fx_release(&f);
+}
+
 /* Kueue's requeuer: requests to requeue a tree wait one batch period from
  * the first, so a burst of events retries an unchanged workload once. */
 static void test_eng_requeue_batched(void **state)
@@ -430,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_eng_wl_finish_requeues_cohort),
         cmocka_unit_test(test_eng_same_status_after_requeue_not_reported),
         cmocka_unit_test(test_eng_cq_pending_order_and_activity),
+        cmocka_unit_test(test_eng_cq_multikueue_rules),
         cmocka_unit_test(test_eng_requeue_batched),
         cmocka_unit_test(test_eng_requeued_condition_change_requeues),
         cmocka_unit_test(test_eng_waiting_for_replacement_pods_not_queued),

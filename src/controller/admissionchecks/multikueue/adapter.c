@@ -18,6 +18,7 @@
 #include "controller/admissionchecks/multikueue/mk_int.h"
 #include "controller/ctl.h"
 #include "controller/jobframework/jobframework.h"
+#include "controller/jobs/pod/pod.h"
 
 /* The Kubeflow training operator's, Ray's, ... own controller names: a
  * managedBy naming them is Kueue's to replace (CanDefaultManagedBy). */
@@ -34,57 +35,99 @@
 static void job_prepare(json_t *copy);
 static bool job_status_now(const json_t *local, const json_t *remote);
 static void trainjob_prepare(json_t *copy);
+static int pod_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e);
+static void pod_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name, const char *wl_name);
+static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e);
 
 /* The Kubeflow jobs but MPIJob name spec.managedBy in their message, as
  * Kueue's shared kubeflowjob adapter does, although the field is under
  * runPolicy. */
-#define KUBEFLOW(kind, plural)                                                                     \
+#define KUBEFLOW(k, plural)                                                                        \
     {                                                                                              \
-        "kubeflow.org/v1", kind, plural ".kubeflow.org", "runPolicy", "spec.managedBy",            \
-            KUBEFLOW_CTL, NULL, NULL                                                               \
+        .api_version = "kubeflow.org/v1", .kind = k, .resource = plural ".kubeflow.org",           \
+        .under = "runPolicy", .field = "spec.managedBy", .controller = KUBEFLOW_CTL                \
+    }
+#define SPEC_MANAGED(av, k, key, ctl)                                                              \
+    {                                                                                              \
+        .api_version = av, .kind = k, .resource = key, .field = "spec.managedBy",                  \
+        .controller = ctl                                                                          \
     }
 
 static const struct mk_adapter adapters[] = {
-    {"batch/v1", "Job", "jobs.batch", NULL, "spec.managedBy", "kubernetes.io/job-controller",
-     job_prepare, job_status_now},
-    {"jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", NULL, "spec.managedBy",
-     JOBSET_CTL, NULL, NULL},
+    {.api_version = "batch/v1",
+     .kind = "Job",
+     .resource = "jobs.batch",
+     .field = "spec.managedBy",
+     .controller = "kubernetes.io/job-controller",
+     .prepare = job_prepare,
+     .status_now = job_status_now},
+    SPEC_MANAGED("jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", JOBSET_CTL),
     KUBEFLOW("PyTorchJob", "pytorchjobs"),
     KUBEFLOW("TFJob", "tfjobs"),
     KUBEFLOW("XGBoostJob", "xgboostjobs"),
     KUBEFLOW("PaddleJob", "paddlejobs"),
     KUBEFLOW("JAXJob", "jaxjobs"),
-    {"kubeflow.org/v2beta1", "MPIJob", "mpijobs.kubeflow.org", "runPolicy",
-     "spec.runPolicy.managedBy", MPI_CTL, NULL, NULL},
-    {"ray.io/v1", "RayJob", "rayjobs.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL},
-    {"ray.io/v1", "RayCluster", "rayclusters.ray.io", NULL, "spec.managedBy", RAY_CTL, NULL, NULL},
-    {"workload.codeflare.dev/v1beta2", "AppWrapper", "appwrappers.workload.codeflare.dev", NULL,
-     "spec.managedBy", APPWRAPPER_CTL, NULL, NULL},
-    {"trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs.trainer.kubeflow.org", NULL,
-     "spec.managedBy", TRAINJOB_CTL, trainjob_prepare, NULL},
+    {.api_version = "kubeflow.org/v2beta1",
+     .kind = "MPIJob",
+     .resource = "mpijobs.kubeflow.org",
+     .under = "runPolicy",
+     .field = "spec.runPolicy.managedBy",
+     .controller = MPI_CTL},
+    SPEC_MANAGED("ray.io/v1", "RayJob", "rayjobs.ray.io", RAY_CTL),
+    SPEC_MANAGED("ray.io/v1", "RayCluster", "rayclusters.ray.io", RAY_CTL),
+    SPEC_MANAGED("workload.codeflare.dev/v1beta2", "AppWrapper",
+                 "appwrappers.workload.codeflare.dev", APPWRAPPER_CTL),
+    {.api_version = "trainer.kubeflow.org/v1alpha1",
+     .kind = "TrainJob",
+     .resource = "trainjobs.trainer.kubeflow.org",
+     .field = "spec.managedBy",
+     .controller = TRAINJOB_CTL,
+     .prepare = trainjob_prepare},
+    /* Neither has managedBy: the manager's own Pods stay gated instead
+     * (the job reconcilers skip starting what a MultiKueue check guards). */
+    {.api_version = "v1", .kind = "Pod", .resource = "pods", .sync = pod_sync, .del = pod_delete},
+    {.api_version = "apps/v1",
+     .kind = "StatefulSet",
+     .resource = "statefulsets.apps",
+     .sync = sts_sync},
 };
 
-size_t mk_adapter_count(void)
+#define NBUILTIN (sizeof(adapters) / sizeof(adapters[0]))
+
+size_t mk_adapter_count(const struct mk *m)
 {
-    return sizeof(adapters) / sizeof(adapters[0]);
+    return NBUILTIN + m->set.next;
 }
 
-const struct mk_adapter *mk_adapter_at(size_t i)
+const struct mk_adapter *mk_adapter_at(const struct mk *m, size_t i)
 {
-    return &adapters[i];
+    return i < NBUILTIN ? &adapters[i] : &m->ext[i - NBUILTIN];
 }
 
-const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind)
+const struct mk_adapter *mk_builtin_find(const char *api_version, const char *kind)
 {
-    for (size_t i = 0; api_version && kind && i < sizeof(adapters) / sizeof(adapters[0]); i++)
+    for (size_t i = 0; api_version && kind && i < NBUILTIN; i++)
         if (!strcmp(adapters[i].api_version, api_version) && !strcmp(adapters[i].kind, kind))
             return &adapters[i];
     return NULL;
 }
 
-static const struct store_resource *res_of(const struct mk_adapter *a)
+const struct mk_adapter *mk_adapter_find(const struct mk *m, const char *api_version,
+                                         const char *kind)
 {
-    return ctl_resource(a->resource);
+    const struct mk_adapter *a = mk_builtin_find(api_version, kind);
+    for (size_t i = 0; !a && api_version && kind && i < m->set.next; i++)
+        if (!strcmp(m->ext[i].api_version, api_version) && !strcmp(m->ext[i].kind, kind))
+            a = &m->ext[i];
+    return a;
+}
+
+const struct store_resource *mk_adapter_res(const struct mk_adapter *a)
+{
+    return a->resource ? ctl_resource(a->resource) : a->res;
 }
 
 /* The object that holds managedBy: spec, or spec.runPolicy (borrowed). */
@@ -109,9 +152,9 @@ static const char *managed_by(const struct mk_adapter *a, const json_t *obj)
 bool mk_default_managed_by(json_t *obj)
 {
     const struct mk_adapter *a =
-        mk_adapter_find(json_string_value(json_object_get(obj, "apiVersion")),
+        mk_builtin_find(json_string_value(json_object_get(obj, "apiVersion")),
                         json_string_value(json_object_get(obj, "kind")));
-    if (!a || !json_is_object(json_object_get(obj, "spec")))
+    if (!a || !a->field || !json_is_object(json_object_get(obj, "spec")))
         return false;
     const char *mb = managed_by(a, obj);
     if (mb && strcmp(mb, a->controller))
@@ -125,8 +168,8 @@ bool mk_default_managed_by(json_t *obj)
 
 bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why, size_t len)
 {
-    const char *mb = managed_by(a, obj);
-    if (mb && !strcmp(mb, MK_CONTROLLER_NAME))
+    const char *mb = a->field ? managed_by(a, obj) : NULL;
+    if (!a->field || (mb && !strcmp(mb, MK_CONTROLLER_NAME)))
         return true;
     snprintf(why, len, "Expecting %s to be \"%s\" not \"%s\"", a->field, MK_CONTROLLER_NAME,
              mb ? mb : "");
@@ -234,14 +277,16 @@ static int set_status_fn(json_t *obj, void *arg, struct err *e)
 int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                     const json_t *local, const char *wl_name, struct err *e)
 {
+    if (a->sync)
+        return a->sync(m, a, c, local, wl_name, e);
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
     json_t *remote = NULL;
-    int rc = ac_get(c->client, res_of(a), ns, name, &remote, e);
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
     if (rc == ERR_NOT_FOUND) {
         err_init(e);
         json_t *copy = remote_copy(m, a, local, wl_name);
-        rc = ac_create(c->client, res_of(a), ns, copy, NULL, e);
+        rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
         json_decref(copy);
         if (!rc)
             log_info("multikueue: %s %s/%s created in cluster %s", a->kind, ns, name, c->name);
@@ -257,27 +302,283 @@ int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
         const json_t *st = json_object_get(remote, "status");
         if ((!a->status_now || a->status_now(local, remote)) && st &&
             !json_equal(st, json_object_get(local, "status")))
-            rc = ac_update_status_retry(m->ac, res_of(a), ns, name, set_status_fn, (void *)st, NULL,
-                                        e);
+            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn,
+                                        (void *)st, NULL, e);
     }
     json_decref(remote);
     return rc;
 }
 
 void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                       const char *ns, const char *name)
+                       const char *ns, const char *name, const char *wl_name)
 {
+    if (a->del) {
+        a->del(m, a, c, ns, name, wl_name);
+        return;
+    }
     json_t *remote = NULL;
     struct err e;
     err_init(&e);
-    if (ac_get(c->client, res_of(a), ns, name, &remote, &e))
+    if (ac_get(c->client, mk_adapter_res(a), ns, name, &remote, &e))
         return;
     if (ours(m, remote)) {
         struct ac_delete_opts d = {.propagation_policy = "Background"};
         err_init(&e);
-        if (ac_delete(c->client, res_of(a), ns, name, &d, NULL, &e) && e.code != ERR_NOT_FOUND)
+        if (ac_delete(c->client, mk_adapter_res(a), ns, name, &d, NULL, &e) &&
+            e.code != ERR_NOT_FOUND)
             log_warn("multikueue: deleting %s %s/%s in cluster %s: %s", a->kind, ns, name, c->name,
                      e.message);
     }
     json_decref(remote);
+}
+
+/* ---- Pods and pod groups ------------------------------------------------------------- */
+
+static const json_t *pod_cond(const json_t *st, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && !strcmp(t, type))
+            return c;
+    }
+    return NULL;
+}
+
+static bool pod_terminal(const json_t *st)
+{
+    const char *p = json_string_value(json_object_get(st, "phase"));
+    return p && (!strcmp(p, "Succeeded") || !strcmp(p, "Failed"));
+}
+
+/* The manager's Pod's status from the worker's (owned): Kueue's, but the
+ * manager's PodScheduled condition (SchedulingGated) is kept while the
+ * manager's Pod is gated and the worker's has not ended. Kueue keeps it
+ * only until the worker's Pod is scheduled; cueue's node agent reports a
+ * gated Pod SchedulingGated again, so the two would take turns. */
+static json_t *pod_status_from(const json_t *local, const json_t *remote)
+{
+    const json_t *rs = json_object_get(remote, "status");
+    json_t *st = json_is_object(rs) ? json_deep_copy(rs) : json_object();
+    const json_t *keep = pod_cond(json_object_get(local, "status"), "PodScheduled");
+    if (!pod_gated(local) || !keep || pod_terminal(st))
+        return st;
+    json_t *conds = json_array();
+    size_t i;
+    const json_t *c;
+    bool put = false;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        bool sched = t && !strcmp(t, "PodScheduled");
+        json_array_append(conds, sched ? (json_t *)keep : (json_t *)c);
+        put = put || sched;
+    }
+    if (!put)
+        json_array_append(conds, (json_t *)keep);
+    json_object_set_new(st, "conditions", conds);
+    return st;
+}
+
+/* Kueue's syncLocalPodWithRemote: the worker's copy of one Pod, made, or
+ * its status brought back (not to a Pod being deleted here). */
+static int pod_sync_one(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                        const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *ns = api_doc_meta_str(local, "namespace");
+    const char *name = api_doc_meta_str(local, "name");
+    json_t *remote = NULL;
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
+    if (rc == ERR_NOT_FOUND) {
+        err_init(e);
+        json_t *copy = remote_copy(m, a, local, wl_name);
+        rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
+        json_decref(copy);
+        if (!rc)
+            log_info("multikueue: Pod %s/%s created in cluster %s", ns, name, c->name);
+        return rc;
+    }
+    if (rc)
+        return rc;
+    if (!ours(m, remote)) {
+        rc = err_set(e, ERR_EXISTS, "the Pod %s/%s in cluster %s is not of origin %s", ns, name,
+                     c->name, m->set.origin);
+    } else if (!api_doc_meta_str(local, "deletionTimestamp")) {
+        json_t *st = pod_status_from(local, remote);
+        if (!json_equal(st, json_object_get(local, "status")))
+            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn, st, NULL,
+                                        e);
+        json_decref(st);
+    }
+    json_decref(remote);
+    return rc;
+}
+
+/* A Pod alone, or every Pod of its group (Kueue's syncPodGroup). */
+static int pod_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *g = pod_group_name(local);
+    if (!g)
+        return pod_sync_one(m, a, c, local, wl_name, e);
+    char sel[320];
+    snprintf(sel, sizeof(sel), "%s=%s", POD_GROUP_LABEL, g);
+    struct ac_list_opts o = {.label_selector = sel};
+    struct ac_list l;
+    int rc = ac_list(m->ac, mk_adapter_res(a), api_doc_meta_str(local, "namespace"), &o, &l, e);
+    if (rc)
+        return rc;
+    size_t i;
+    const json_t *p;
+    json_array_foreach(l.items, i, p)
+    {
+        if ((rc = pod_sync_one(m, a, c, p, wl_name, e)))
+            break;
+    }
+    ac_list_release(&l);
+    return rc;
+}
+
+void mk_pods_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *wl_name)
+{
+    char sel[400];
+    snprintf(sel, sizeof(sel), "%s=%s,%s=%s", JF_PREBUILT_LABEL, wl_name, MK_ORIGIN_LABEL,
+             m->set.origin);
+    struct ac_list_opts o = {.label_selector = sel};
+    struct ac_list l;
+    struct err e;
+    err_init(&e);
+    const struct store_resource *r = ctl_resource("pods");
+    if (ac_list(c->client, r, ns, &o, &l, &e))
+        return;
+    size_t i;
+    const json_t *p;
+    json_array_foreach(l.items, i, p)
+    {
+        const char *name = api_doc_meta_str(p, "name");
+        struct ac_delete_opts d = {.propagation_policy = "Background"};
+        err_init(&e);
+        if (ac_delete(c->client, r, ns, name, &d, NULL, &e) && e.code != ERR_NOT_FOUND)
+            log_warn("multikueue: deleting Pod %s/%s in cluster %s: %s", ns, name, c->name,
+                     e.message);
+    }
+    ac_list_release(&l);
+}
+
+/* Kueue deletes the worker's Pod, or the worker's copies of the manager's
+ * group members; the worker's Pods of the Workload are those labelled
+ * with it, whatever is left of the group here. */
+static void pod_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                       const char *ns, const char *name, const char *wl_name)
+{
+    (void)a;
+    (void)name;
+    mk_pods_delete(m, c, ns, wl_name);
+}
+
+/* ---- StatefulSets -------------------------------------------------------------------- */
+
+/* Kueue's StatefulSet adapter: the copy is made once, labelled, with the
+ * manager's uid in kueue.x-k8s.io/multikueue-origin-uid; no status comes
+ * back, since the manager's StatefulSet controller writes its own. */
+static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e)
+{
+    const char *ns = api_doc_meta_str(local, "namespace");
+    const char *name = api_doc_meta_str(local, "name");
+    json_t *remote = NULL;
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
+    json_decref(remote);
+    if (rc != ERR_NOT_FOUND)
+        return rc;
+    err_init(e);
+    json_t *copy = remote_copy(m, a, local, wl_name);
+    json_t *meta = json_object_get(copy, "metadata");
+    json_t *ann = json_object_get(meta, "annotations");
+    ann = json_is_object(ann) ? json_copy(ann) : json_object();
+    const char *uid = api_doc_meta_str(local, "uid");
+    json_object_set_new(ann, MK_ORIGIN_UID_ANNOTATION, json_string(uid ? uid : ""));
+    json_object_set_new(meta, "annotations", ann);
+    rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
+    json_decref(copy);
+    if (!rc)
+        log_info("multikueue: StatefulSet %s/%s created in cluster %s", ns, name, c->name);
+    return rc;
+}
+
+/* ---- external frameworks ------------------------------------------------------------- */
+
+/* Kueue's generic adapter of an external framework: spec.managedBy, the
+ * copy without it, the worker's status brought back whole. */
+void mk_ext_init(struct mk *m)
+{
+    for (size_t i = 0; i < m->set.next; i++) {
+        const struct mk_external *x = &m->set.ext[i];
+        struct mk_ext_adapter *xa = &m->ext_of[i];
+        snprintf(xa->api_version, sizeof(xa->api_version), "%s/%s", x->group, x->version);
+        m->ext[i] = (struct mk_adapter){
+            .api_version = xa->api_version, .kind = x->kind, .field = ".spec.managedBy"};
+    }
+}
+
+/* The resource of each external framework not yet found, from the CRD
+ * of its group and kind that serves its version. */
+void mk_ext_resolve(struct mk *m)
+{
+    bool need = false;
+    for (size_t i = 0; i < m->set.next; i++)
+        need = need || !m->ext_of[i].resolved;
+    if (!need)
+        return;
+    struct ac_list l;
+    struct err e;
+    err_init(&e);
+    if (ac_list(m->ac, store_resource_find(STORE_CRD_KEY), NULL, NULL, &l, &e)) {
+        log_debug("multikueue: listing CRDs: %s", e.message);
+        return;
+    }
+    for (size_t i = 0; i < m->set.next; i++) {
+        const struct mk_external *x = &m->set.ext[i];
+        struct mk_ext_adapter *xa = &m->ext_of[i];
+        size_t j, k;
+        const json_t *crd, *v;
+        json_array_foreach(l.items, j, crd)
+        {
+            const json_t *spec = json_object_get(crd, "spec");
+            const json_t *names = json_object_get(spec, "names");
+            const char *g = json_string_value(json_object_get(spec, "group"));
+            const char *kind = json_string_value(json_object_get(names, "kind"));
+            const char *plural = json_string_value(json_object_get(names, "plural"));
+            const char *scope = json_string_value(json_object_get(spec, "scope"));
+            if (xa->resolved || !g || !kind || !plural || strcmp(g, x->group) ||
+                strcmp(kind, x->kind))
+                continue;
+            json_array_foreach(json_object_get(spec, "versions"), k, v)
+            {
+                const char *vn = json_string_value(json_object_get(v, "name"));
+                if (!vn || strcmp(vn, x->version))
+                    continue;
+                snprintf(xa->plural, sizeof(xa->plural), "%s", plural);
+                snprintf(xa->key, sizeof(xa->key), "%s.%s", plural, g);
+                m->ext_res[i] = (struct store_resource){
+                    .group = x->group,
+                    .version = x->version,
+                    .plural = xa->plural,
+                    .singular = xa->plural,
+                    .kind = x->kind,
+                    .key = xa->key,
+                    .namespaced = !scope || strcmp(scope, "Cluster"),
+                    .has_status =
+                        json_object_get(json_object_get(v, "subresources"), "status") != NULL,
+                    .custom = true};
+                m->ext[i].res = &m->ext_res[i];
+                xa->resolved = true;
+                log_info("multikueue: external framework %s.%s.%s is served as %s", x->kind,
+                         x->version, x->group, xa->key);
+            }
+        }
+    }
+    ac_list_release(&l);
 }

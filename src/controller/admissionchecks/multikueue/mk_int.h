@@ -14,6 +14,7 @@
 #include "base/map.h"
 #include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/api_client.h"
+#include "store/store.h"
 
 /* A watch that wakes the controller: a change of the resource (objects
  * of our origin only, in a worker), or the watch ending, calls for a pass.
@@ -42,6 +43,36 @@ struct mk_cluster {
     bool seen; /* named by a MultiKueueCluster this pass */
 };
 
+/* adapter.c: the adapters of the job kinds (Kueue's MultiKueueAdapter). */
+struct mk_adapter {
+    const char *api_version, *kind; /* of the Workload's owner */
+    const char *resource;           /* its resource key (ctl_resource) */
+    const char *under;              /* managedBy is in spec.<under> (runPolicy), or in spec */
+    const char *field;      /* managedBy as Kueue's message names it; NULL: the kind has none,
+                               and every object of it is Kueue's to dispatch */
+    const char *controller; /* the kind's own controller name */
+    const struct store_resource *res; /* an external framework's, else resource's */
+    /* Optional: what the worker's copy leaves out besides managedBy. */
+    void (*prepare)(json_t *copy);
+    /* Optional: whether the worker's status is copied now (else always). */
+    bool (*status_now)(const json_t *local, const json_t *remote);
+    /* Optional, for the kinds the generic adapter does not fit (Pods and
+     * pod groups, StatefulSets): their own mk_adapter_sync and
+     * mk_adapter_delete. */
+    int (*sync)(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c, const json_t *local,
+                const char *wl_name, struct err *e);
+    void (*del)(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c, const char *ns,
+                const char *name, const char *wl_name);
+};
+
+/* An external framework's adapter and the resource it is served as,
+ * found from its CustomResourceDefinition in the manager. */
+struct mk_ext_adapter {
+    char api_version[320];
+    char plural[64], key[320];
+    bool resolved;
+};
+
 struct mk {
     struct ac_client *ac;
     mk_connect_fn connect;
@@ -55,7 +86,10 @@ struct mk {
     struct mk_watch local[5]; /* of the manager's objects that concern us */
     uint32_t kinds;           /* bit i: a Workload of adapter i is dispatched (last pass) */
     struct map clusters;      /* name -> struct mk_cluster * */
-    json_t *rounds;           /* incremental dispatch: ns/name -> round start (ms) */
+    struct mk_adapter ext[MK_EXTERNAL_MAX]; /* set.next of them */
+    struct mk_ext_adapter ext_of[MK_EXTERNAL_MAX];
+    struct store_resource ext_res[MK_EXTERNAL_MAX];
+    json_t *rounds; /* incremental dispatch: ns/name -> round start (ms) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;
@@ -78,23 +112,22 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
 /* Delete what a worker holds of ours whose Workload is gone here. */
 void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads);
 
-/* adapter.c: the adapters of the job kinds (Kueue's MultiKueueAdapter). */
-struct mk_adapter {
-    const char *api_version, *kind; /* of the Workload's owner */
-    const char *resource;           /* its resource key (ctl_resource) */
-    const char *under;              /* managedBy is in spec.<under> (runPolicy), or in spec */
-    const char *field;              /* managedBy as Kueue's message names it */
-    const char *controller;         /* the kind's own controller name */
-    /* Optional: what the worker's copy leaves out besides managedBy. */
-    void (*prepare)(json_t *copy);
-    /* Optional: whether the worker's status is copied now (else always). */
-    bool (*status_now)(const json_t *local, const json_t *remote);
-};
-/* The adapters, i < mk_adapter_count(). */
-size_t mk_adapter_count(void);
-const struct mk_adapter *mk_adapter_at(size_t i);
+/* The adapters, the built-in ones then the external frameworks', i <
+ * mk_adapter_count(m). */
+size_t mk_adapter_count(const struct mk *m);
+const struct mk_adapter *mk_adapter_at(const struct mk *m, size_t i);
 /* The adapter of an owner kind, or NULL when MultiKueue has none. */
-const struct mk_adapter *mk_adapter_find(const char *api_version, const char *kind);
+const struct mk_adapter *mk_adapter_find(const struct mk *m, const char *api_version,
+                                         const char *kind);
+/* A built-in adapter of an owner kind, or NULL. */
+const struct mk_adapter *mk_builtin_find(const char *api_version, const char *kind);
+/* The resource of an adapter's kind, or NULL while an external
+ * framework's CRD is not found. */
+const struct store_resource *mk_adapter_res(const struct mk_adapter *a);
+/* Make the external frameworks' adapters (mk_start), and find the
+ * resources of those not yet found (each pass). */
+void mk_ext_init(struct mk *m);
+void mk_ext_resolve(struct mk *m);
 /* Whether the manager's object may be dispatched (Kueue's
  * IsJobManagedByKueue); when not, why into why (len bytes). */
 bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why, size_t len);
@@ -102,8 +135,12 @@ bool mk_adapter_managed(const struct mk_adapter *a, const json_t *obj, char *why
  * status back to local (Kueue's SyncJob). 0, or the error. */
 int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                     const json_t *local, const char *wl_name, struct err *e);
-/* Delete the worker's copy of an object, when it is ours. */
+/* Delete the worker's copy of an object (name, the owner of Workload
+ * wl_name), when it is ours. */
 void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                       const char *ns, const char *name);
+                       const char *ns, const char *name, const char *wl_name);
+/* Delete the worker's Pods of our origin made for Workload wl_name
+ * (a Pod's or a pod group's). */
+void mk_pods_delete(struct mk *m, struct mk_cluster *c, const char *ns, const char *wl_name);
 
 #endif

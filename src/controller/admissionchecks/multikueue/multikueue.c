@@ -81,6 +81,55 @@ static int duration_field(const json_t *mk, const char *field, int64_t *out, str
     return 0;
 }
 
+/* Kueue's externalFrameworks: each name "Kind.version.group" (the group
+ * may hold dots), none twice, none of a built-in adapter's kind. */
+static int externals(const json_t *list, struct mk_settings *out, struct err *e)
+{
+    if (!list)
+        return 0;
+    if (!json_is_array(list))
+        return err_set(e, ERR_INVALID, "multiKueue.externalFrameworks: must be a list");
+    if (json_array_size(list) > MK_EXTERNAL_MAX)
+        return err_set(e, ERR_INVALID,
+                       "multiKueue.externalFrameworks: Too many: %zu: must have at most %d items",
+                       json_array_size(list), MK_EXTERNAL_MAX);
+    size_t i;
+    const json_t *f;
+    json_array_foreach(list, i, f)
+    {
+        const char *name = json_string_value(json_object_get(f, "name"));
+        const char *d1 = name ? strchr(name, '.') : NULL;
+        const char *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+        struct mk_external *x = &out->ext[i];
+        if (!d1 || !d2 || d1 == name || d2 == d1 + 1 || !d2[1] ||
+            (size_t)(d1 - name) >= sizeof(x->kind) || (size_t)(d2 - d1 - 1) >= sizeof(x->version) ||
+            strlen(d2 + 1) >= sizeof(x->group))
+            return err_set(
+                e, ERR_INVALID,
+                "multiKueue.externalFrameworks[%zu].name: Invalid value: \"%s\": must be "
+                "in 'kind.version.group' format",
+                i, name ? name : "");
+        snprintf(x->kind, sizeof(x->kind), "%.*s", (int)(d1 - name), name);
+        snprintf(x->version, sizeof(x->version), "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+        snprintf(x->group, sizeof(x->group), "%s", d2 + 1);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(out->ext[j].kind, x->kind) && !strcmp(out->ext[j].version, x->version) &&
+                !strcmp(out->ext[j].group, x->group))
+                return err_set(e, ERR_INVALID,
+                               "multiKueue.externalFrameworks[%zu].name: Duplicate value: \"%s\"",
+                               i, name);
+        char av[sizeof(x->group) + sizeof(x->version) + 1];
+        snprintf(av, sizeof(av), "%s/%s", x->group, x->version);
+        if (mk_builtin_find(av, x->kind))
+            return err_set(e, ERR_INVALID,
+                           "multiKueue.externalFrameworks[%zu].name: Invalid value: \"%s\": "
+                           "conflicts with a built-in MultiKueue adapter",
+                           i, name);
+        out->next = i + 1;
+    }
+    return 0;
+}
+
 int mk_settings_from_config(const json_t *config, struct mk_settings *out, struct err *e)
 {
     memset(out, 0, sizeof(*out));
@@ -122,6 +171,9 @@ int mk_settings_from_config(const json_t *config, struct mk_settings *out, struc
                            d, MK_DISPATCHER_ALL_AT_ONCE, MK_DISPATCHER_INCREMENTAL);
         snprintf(out->dispatcher, sizeof(out->dispatcher), "%s", d);
     }
+    int rc2 = externals(json_object_get(mk, "externalFrameworks"), out, e);
+    if (rc2)
+        return rc2;
     const json_t *step =
         json_object_get(json_object_get(mk, "incrementalDispatcherConfig"), "stepSize");
     if (step) {
@@ -191,15 +243,13 @@ static void watches_free(struct mk_cluster *c)
  * our origin. A kind's watch is open only while a Workload here is of
  * that kind: each opens a connection of its own, and a kind the worker
  * does not serve fails to open, and is tried again now and then. */
-static void watches_make(struct mk_cluster *c)
+static void watches_make(struct mk *m, struct mk_cluster *c)
 {
     if (c->watches)
         return;
-    c->nwatches = 1 + mk_adapter_count();
+    c->nwatches = 1 + mk_adapter_count(m);
     c->watches = xcalloc(c->nwatches, sizeof(*c->watches));
     c->watches[0].r = res("workloads.kueue.x-k8s.io");
-    for (size_t i = 0; i < mk_adapter_count(); i++)
-        c->watches[1 + i].r = ctl_resource(mk_adapter_at(i)->resource);
     for (size_t i = 0; i < c->nwatches; i++)
         c->watches[i].ours = true;
 }
@@ -263,6 +313,8 @@ static bool watches_poll(struct mk *m)
                 watch_close(&c->watches[i]);
                 continue;
             }
+            if (i) /* an external framework's is known once its CRD is */
+                c->watches[i].r = mk_adapter_res(mk_adapter_at(m, i - 1));
             changed = watch_poll(m, c->client, &c->watches[i], now) || changed;
         }
     }
@@ -554,7 +606,7 @@ static void reconcile_cluster(struct mk *m, const json_t *obj)
     if (!c->connected)
         log_info("multikueue: cluster %s connected", name);
     c->connected = true;
-    watches_make(c);
+    watches_make(m, c);
     c->failed = 0;
     c->lost_since_ms = 0;
     set_active(m, "multikueueclusters.kueue.x-k8s.io", obj, true, "Active", "Connected");
@@ -736,6 +788,7 @@ static void pass(struct mk *m)
     json_decref(clusters);
     clusters = list_all(m, "multikueueclusters.kueue.x-k8s.io");
     checks_pass(m, acs, configs, clusters, checks);
+    mk_ext_resolve(m);
     if (json_object_size(checks) && (wls = list_all(m, "workloads.kueue.x-k8s.io"))) {
         mk_workloads_pass(m, wls, checks);
         /* A Workload deleted here takes its copies with it at once (Kueue
@@ -825,6 +878,7 @@ int mk_start(const struct mk_options *o, struct mk **out, struct err *e)
     m->count = o->count;
     m->count_arg = o->count_arg;
     m->set = set;
+    mk_ext_init(m);
     m->pass_ms = o->pass_ms > 0 ? o->pass_ms : 10000;
     static const char *const watched[] = {
         "multikueueclusters.kueue.x-k8s.io", "multikueueconfigs.kueue.x-k8s.io",

@@ -33,6 +33,7 @@ struct mk;
 
 #define MK_CONTROLLER_NAME "kueue.x-k8s.io/multikueue"
 #define MK_ORIGIN_LABEL "kueue.x-k8s.io/multikueue-origin"
+#define MK_ORIGIN_UID_ANNOTATION "kueue.x-k8s.io/multikueue-origin-uid"
 #define MK_DISPATCHER_ALL_AT_ONCE "kueue.x-k8s.io/multikueue-dispatcher-all-at-once"
 #define MK_DISPATCHER_INCREMENTAL "kueue.x-k8s.io/multikueue-dispatcher-incremental"
 
@@ -58,6 +59,8 @@ struct mk_options {
     void *count_arg;
 };
 
+#define MK_EXTERNAL_MAX 16
+
 /* The multiKueue settings of a Configuration document (NULL: Kueue's
  * defaults), and the namespace whose Secrets hold the kubeconfigs. */
 struct mk_settings {
@@ -67,6 +70,12 @@ struct mk_settings {
     char dispatcher[128];           /* default MK_DISPATCHER_ALL_AT_ONCE */
     char ns[64];                    /* Configuration namespace, default "kueue-system" */
     int32_t step_size;              /* incrementalDispatcherConfig.stepSize, default 3 */
+    /* externalFrameworks: the kinds, "Kind.version.group", the generic
+     * adapter dispatches besides the built-in ones. */
+    struct mk_external {
+        char kind[64], version[64], group[254];
+    } ext[MK_EXTERNAL_MAX];
+    size_t next;
 };
 /* ERR_INVALID with the field named for a value that does not parse. */
 CU_MUST_CHECK int mk_settings_from_config(const json_t *config, struct mk_settings *out,

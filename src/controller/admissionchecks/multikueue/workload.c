@@ -162,7 +162,7 @@ static int drop_finalizer_fn(json_t *obj, void *arg, struct err *e)
 /* The object a Workload is of (Kueue's wlReconciler.adapter): its
  * controller owner, else its first owner (borrowed), and the adapter of
  * its kind into *a (NULL when MultiKueue has none). */
-static const json_t *owner_of(const json_t *wl, const struct mk_adapter **a)
+static const json_t *owner_of(const struct mk *m, const json_t *wl, const struct mk_adapter **a)
 {
     const json_t *owner = NULL, *r;
     size_t i;
@@ -173,18 +173,21 @@ static const json_t *owner_of(const json_t *wl, const struct mk_adapter **a)
         if (json_is_true(json_object_get(r, "controller")))
             break;
     }
-    *a = mk_adapter_find(json_string_value(json_object_get(owner, "apiVersion")),
+    *a = mk_adapter_find(m, json_string_value(json_object_get(owner, "apiVersion")),
                          json_string_value(json_object_get(owner, "kind")));
     return owner;
 }
 
 /* Kueue's RemoveRemoteObjects: the worker's job object (of adapter a,
- * when known), then its Workload. */
+ * when known), then its Workload. A copy of unknown owner may be a pod
+ * group's, which the worker's Kueue does not own: its Pods go. */
 static void remove_remote(struct mk *m, struct mk_cluster *c, const char *ns, const char *name,
                           const struct mk_adapter *a, const char *job)
 {
     if (a && job)
-        mk_adapter_delete(m, a, c, ns, job);
+        mk_adapter_delete(m, a, c, ns, job, name);
+    else
+        mk_pods_delete(m, c, ns, name);
     struct err e;
     err_init(&e);
     if (ac_update_retry(c->client, wl_res(), ns, name, drop_finalizer_fn, NULL, NULL, &e) &&
@@ -470,7 +473,7 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     if (!ns || !name || !state || !strcmp(state, "Rejected"))
         return;
     const struct mk_adapter *a = NULL;
-    const json_t *owner = owner_of(wl, &a);
+    const json_t *owner = owner_of(m, wl, &a);
     const char *job_name = json_string_value(json_object_get(owner, "name"));
     size_t i;
     const json_t *r;
@@ -494,7 +497,7 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     json_t *job = NULL;
     struct err e;
     err_init(&e);
-    if (ac_get(m->ac, ctl_resource(a->resource), ns, job_name, &job, &e))
+    if (!mk_adapter_res(a) || ac_get(m->ac, mk_adapter_res(a), ns, job_name, &job, &e))
         return; /* not there yet, or gone: its deletion finishes the workload */
     char why[300];
     if (!mk_adapter_managed(a, job, why, sizeof(why))) {
@@ -658,9 +661,9 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
             const json_t *clusters = n ? json_object_get(checks, n) : NULL;
             if (json_is_array(clusters)) {
                 const struct mk_adapter *ad = NULL;
-                owner_of(wl, &ad);
-                for (size_t k = 0; ad && k < mk_adapter_count(); k++)
-                    if (mk_adapter_at(k) == ad)
+                owner_of(m, wl, &ad);
+                for (size_t k = 0; ad && k < mk_adapter_count(m); k++)
+                    if (mk_adapter_at(m, k) == ad)
                         kinds |= 1u << k;
                 reconcile(m, wl, acs, clusters);
                 break;
@@ -695,7 +698,7 @@ void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads)
             continue;
         const char *ns = api_doc_meta_str(rw, "namespace"), *name = api_doc_meta_str(rw, "name");
         const struct mk_adapter *a = NULL;
-        const char *job = json_string_value(json_object_get(owner_of(rw, &a), "name"));
+        const char *job = json_string_value(json_object_get(owner_of(m, rw, &a), "name"));
         log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name, c->name);
         remove_remote(m, c, ns, name, a, job);
     }

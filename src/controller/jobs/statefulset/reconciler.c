@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "controller/admissionchecks/multikueue/multikueue.h"
 #include "controller/ctl_int.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/pod/pod.h"
@@ -68,7 +69,10 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
     const json_t *wl = ctl_get(c, CK_WL, ns, g);
     const json_t *owner = wl ? controller_owner(wl, statefulset_integration.kind) : NULL;
     if (!wl) {
-        if (replicas > 0 && (jf_queue_name(sts) || (cfg && cfg->manage_jobs_without_queue_name)))
+        /* A copy from a MultiKueue manager waits for the Workload copied
+         * with it (Kueue's isMultiKueueRemote). */
+        if (replicas > 0 && (jf_queue_name(sts) || (cfg && cfg->manage_jobs_without_queue_name)) &&
+            !jstr(json_object_get(json_object_get(sts, "metadata"), "labels"), MK_ORIGIN_LABEL))
             create_sts_workload(c, sts);
     } else if (being_deleted(wl) || cond_is(wl, "Finished", "True") ||
                (owner && (!jstr(owner, "uid") || !mstr(sts, "uid") ||

@@ -84,7 +84,8 @@ static void test_mk_default_managed_by(void **state)
                   "\"runPolicy\":{\"managedBy\":\"kubeflow.org/mpi-operator\"}}}",
                   false, "spec/runPolicy/managedBy", b, sizeof(b)),
         "kubeflow.org/mpi-operator");
-    /* Kinds MultiKueue has no adapter for, and objects without a spec. */
+    /* Kinds without managedBy (Pods: they stay gated instead), and objects
+     * without a spec. */
     assert_string_equal(defaulted("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"spec\":{}}", false,
                                   "spec/managedBy", b, sizeof(b)),
                         "");
@@ -164,6 +165,34 @@ static void test_mk_settings_from_config_invalid(void **state)
     expect_bad("{\"dispatcherName\":\"mine\"}", "multiKueue.dispatcherName: unsupported value");
     expect_bad("{\"incrementalDispatcherConfig\":{\"stepSize\":0}}",
                "multiKueue.incrementalDispatcherConfig.stepSize");
+    expect_bad("{\"externalFrameworks\":[{\"name\":\"PipelineRun.tekton\"}]}",
+               "multiKueue.externalFrameworks[0].name: Invalid value: \"PipelineRun.tekton\": must "
+               "be in 'kind.version.group' format");
+    expect_bad("{\"externalFrameworks\":[{\"name\":\"..x\"}]}",
+               "multiKueue.externalFrameworks[0].name: Invalid value");
+    expect_bad("{\"externalFrameworks\":[{\"name\":\"A.v1.x.io\"},{\"name\":\"A.v1.x.io\"}]}",
+               "multiKueue.externalFrameworks[1].name: Duplicate value: \"A.v1.x.io\"");
+    expect_bad("{\"externalFrameworks\":[{\"name\":\"JobSet.v1alpha2.jobset.x-k8s.io\"}]}",
+               "multiKueue.externalFrameworks[0].name: Invalid value: "
+               "\"JobSet.v1alpha2.jobset.x-k8s.io\": conflicts with a built-in MultiKueue adapter");
+}
+
+static void test_mk_settings_external_frameworks(void **state)
+{
+    (void)state;
+    json_t *c = config("{\"externalFrameworks\":[{\"name\":\"PipelineRun.v1.tekton.dev\"},"
+                       "{\"name\":\"Workflow.v1alpha1.argoproj.io\"}]}");
+    struct mk_settings s;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_settings_from_config(c, &s, &e), 0);
+    assert_int_equal(s.next, 2);
+    assert_string_equal(s.ext[0].kind, "PipelineRun");
+    assert_string_equal(s.ext[0].version, "v1");
+    assert_string_equal(s.ext[0].group, "tekton.dev");
+    assert_string_equal(s.ext[1].kind, "Workflow");
+    assert_string_equal(s.ext[1].group, "argoproj.io");
+    json_decref(c);
 }
 
 /* ---- the controller over two stores ------------------------------------------------------ */
@@ -377,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_mk_settings_from_config_defaults),
         cmocka_unit_test(test_mk_settings_from_config_values),
         cmocka_unit_test(test_mk_settings_from_config_invalid),
+        cmocka_unit_test(test_mk_settings_external_frameworks),
         cmocka_unit_test(test_mk_controller_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
