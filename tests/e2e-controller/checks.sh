@@ -99,17 +99,19 @@ wait_for "checks: the deactivated workload holds no quota" 15 '^False' cond_of "
 stop_server "$PID"
 
 # waitForPodsReady: no executor here, so pods never get ready. Each state
-# looked at (admitted and waiting, in backoff) lasts T seconds, several
-# times what a kubectl call takes on a loaded machine.
+# looked at lasts several times what a kubectl call takes on a loaded
+# machine: admitted and waiting T seconds, requeued (count 1, in backoff)
+# B + T seconds.
 T=$((3 * WAIT_SCALE))
+B=$((10 * WAIT_SCALE))
 cat >"$TMP/wfpr.yaml" <<YAML
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 waitForPodsReady:
   timeout: ${T}s
   requeuingStrategy:
-    backoffBaseSeconds: $T
-    backoffMaxSeconds: $T
+    backoffBaseSeconds: $B
+    backoffMaxSeconds: $B
 YAML
 start_server podsready --controllers all --executor none --config "$TMP/wfpr.yaml" || return 1
 cat <<'YAML' | k apply -f - >/dev/null
@@ -148,6 +150,6 @@ wait_for "pods-ready: requeueState count 1, Requeued False/PodsReadyTimeout then
     k -n ac get workload "$ws" -o jsonpath='{.status.requeueState.count} {.status.conditions[?(@.type=="Requeued")].reason}'
 wait_for "pods-ready: Requeued=False/PodsReadyTimeout during the backoff" 10 'False PodsReadyTimeout' \
     k -n ac get workload "$ws" -o jsonpath='{.status.conditions[?(@.type=="Requeued")].status} {.status.conditions[?(@.type=="Requeued")].reason}'
-wait_for "pods-ready: and evicted again with count 2" 20 '^2$' \
+wait_for "pods-ready: and evicted again with count 2" 30 '^2$' \
     k -n ac get workload "$ws" -o jsonpath='{.status.requeueState.count}'
 stop_server "$PID"

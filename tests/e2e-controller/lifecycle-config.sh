@@ -6,9 +6,10 @@
 # resumed, never run.
 
 # ---- 2. waitForPodsReady: deactivated after backoffLimitCount requeues ---------------------
-# The requeued state (count 1) lasts the backoff and the timeout, T seconds
-# each: long enough to be seen on a loaded machine.
+# The requeued state (count 1) lasts the backoff and the timeout, B + T
+# seconds: long enough to be seen on a loaded machine.
 T=$((3 * WAIT_SCALE))
+B=$((10 * WAIT_SCALE))
 cat >"$TMP/wfpr-limit.yaml" <<YAML
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -16,8 +17,8 @@ waitForPodsReady:
   timeout: ${T}s
   requeuingStrategy:
     backoffLimitCount: 1
-    backoffBaseSeconds: $T
-    backoffMaxSeconds: $T
+    backoffBaseSeconds: $B
+    backoffMaxSeconds: $B
 YAML
 start_server limit --controllers all --executor none --config "$TMP/wfpr-limit.yaml" || return 1
 k apply -f - >/dev/null <<'YAML'
@@ -62,7 +63,7 @@ wait_for "requeue limit: a workload for the Job" 15 '^job-never-ready-' \
 wn=$(k -n wl get workloads -o jsonpath='{.items[0].metadata.name}')
 wait_for "requeue limit: evicted once (PodsReadyTimeout), requeued with count 1" 15 '^1$' \
     k -n wl get workload "$wn" -o jsonpath='{.status.requeueState.count}'
-wait_for "requeue limit: past backoffLimitCount it is deactivated (DeactivatedDueToRequeuingLimitExceeded)" 20 \
+wait_for "requeue limit: past backoffLimitCount it is deactivated (DeactivatedDueToRequeuingLimitExceeded)" 30 \
     '^false True DeactivatedDueToRequeuingLimitExceeded The workload is deactivated due to exceeding the maximum number of re-queuing retries$' \
     k -n wl get workload "$wn" -o jsonpath='{.spec.active} {.status.conditions[?(@.type=="Evicted")].status} {.status.conditions[?(@.type=="Evicted")].reason} {.status.conditions[?(@.type=="Evicted")].message}'
 wait_for "requeue limit: and status.requeueState is cleared" 10 '^$' \
