@@ -229,11 +229,17 @@ static bool queue_response(struct http_conn *c, const char *date)
     if (rs->trusted)
         c->trusted = true;
     bool head = c->rq.method && !strcmp(c->rq.method, "HEAD");
-    if (c->cl && !head &&
-        atomic_load(&c->cl->pending) + rs->len > c->hs->o.max_pending_per_client) {
-        log_warn("http: %s: %zu bytes of answers unread: closing a connection", c->client,
-                 (size_t)atomic_load(&c->cl->pending));
-        return false;
+    /* The body is counted before the check passes, so that a worker
+     * answering another connection of the client sees it at once, not when
+     * the I/O thread takes this one back. */
+    if (c->cl && !head) {
+        size_t was = atomic_fetch_add(&c->cl->pending, rs->len);
+        if (was + rs->len > c->hs->o.max_pending_per_client) {
+            atomic_fetch_sub(&c->cl->pending, rs->len);
+            log_warn("http: %s: %zu bytes of answers unread: closing a connection", c->client, was);
+            return false;
+        }
+        c->charged += rs->len;
     }
     bool stream = rs->stream != NULL;
     bool close = rs->close || !c->rq.keep_alive || c->peer_closed || atomic_load(&c->hs->stopping);
@@ -267,6 +273,7 @@ static bool queue_response(struct http_conn *c, const char *date)
         c->s_chunked = c->rq.minor == 1;
         c->s_ended = head;
     }
+    http__charge(c); /* and the head */
     return true;
 }
 

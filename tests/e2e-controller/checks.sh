@@ -1,15 +1,8 @@
 # checks.sh -- sourced by run.sh: admission checks (the test plays the
-# check's controller by patching states) and the waitForPodsReady timeout.
-cat >"$TMP/wfpr.yaml" <<'YAML'
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-waitForPodsReady:
-  timeout: 2s
-  requeuingStrategy:
-    backoffBaseSeconds: 1
-    backoffMaxSeconds: 2
-YAML
-start_server checks --controllers all --executor none --config "$TMP/wfpr.yaml" || return 1
+# check's controller by patching states) and the waitForPodsReady timeout,
+# each on its own server: the timeout applies to every admitted workload,
+# and would evict the admission checks' ones while they are looked at.
+start_server checks --controllers all --executor none || return 1
 cat >"$TMP/ac.yaml" <<'YAML'
 apiVersion: v1
 kind: Namespace
@@ -41,22 +34,6 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
 metadata: {name: ac-q, namespace: ac}
 spec: {clusterQueue: ac-cq}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: plain-cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: ac-default
-      resources: [{name: cpu, nominalQuota: "4"}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: plain-q, namespace: ac}
-spec: {clusterQueue: plain-cq}
 YAML
 mkjob() {
     cat <<YAML
@@ -119,18 +96,60 @@ wait_for "checks: Rejected deactivates the workload" 15 '^false DeactivatedDueTo
     k -n ac get workload "$w2" -o jsonpath='{.spec.active} {.status.conditions[?(@.type=="Evicted")].reason}'
 wait_for "checks: the deactivated workload holds no quota" 15 '^False' cond_of "$w2" QuotaReserved
 
-# waitForPodsReady: no executor here, so pods never get ready.
+stop_server "$PID"
+
+# waitForPodsReady: no executor here, so pods never get ready. Each state
+# looked at lasts several times what a kubectl call takes on a loaded
+# machine: admitted and waiting T seconds, requeued (count 1, in backoff)
+# B + T seconds.
+T=$((3 * WAIT_SCALE))
+B=$((10 * WAIT_SCALE))
+cat >"$TMP/wfpr.yaml" <<YAML
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady:
+  timeout: ${T}s
+  requeuingStrategy:
+    backoffBaseSeconds: $B
+    backoffMaxSeconds: $B
+YAML
+start_server podsready --controllers all --executor none --config "$TMP/wfpr.yaml" || return 1
+cat <<'YAML' | k apply -f - >/dev/null
+apiVersion: v1
+kind: Namespace
+metadata: {name: ac}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: ac-default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: plain-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: ac-default
+      resources: [{name: cpu, nominalQuota: "4"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: plain-q, namespace: ac}
+spec: {clusterQueue: plain-cq}
+YAML
 mkjob slow plain-q | k apply -f - >/dev/null
 wait_for "pods-ready: a workload for the job" 15 '^job-slow-' wlof slow
 ws=$(wlof slow)
 wait_for "pods-ready: admitted with PodsReady=False WaitForStart" 15 '^True False WaitForStart$' \
     k -n ac get workload "$ws" -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="PodsReady")].status} {.status.conditions[?(@.type=="PodsReady")].reason}'
-wait_for "pods-ready: evicted after the 2s timeout with Kueue's message" 15 "Exceeded the PodsReady timeout ac/$ws" \
+wait_for "pods-ready: evicted after the ${T}s timeout with Kueue's message" 15 "Exceeded the PodsReady timeout ac/$ws" \
     k -n ac get workload "$ws" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].message}'
 wait_for "pods-ready: requeueState count 1, Requeued False/PodsReadyTimeout then True/BackoffFinished or readmitted" 15 '^1 ' \
     k -n ac get workload "$ws" -o jsonpath='{.status.requeueState.count} {.status.conditions[?(@.type=="Requeued")].reason}'
 wait_for "pods-ready: Requeued=False/PodsReadyTimeout during the backoff" 10 'False PodsReadyTimeout' \
     k -n ac get workload "$ws" -o jsonpath='{.status.conditions[?(@.type=="Requeued")].status} {.status.conditions[?(@.type=="Requeued")].reason}'
-wait_for "pods-ready: and evicted again with count 2" 20 '^2$' \
+wait_for "pods-ready: and evicted again with count 2" 30 '^2$' \
     k -n ac get workload "$ws" -o jsonpath='{.status.requeueState.count}'
 stop_server "$PID"

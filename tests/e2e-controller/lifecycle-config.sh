@@ -6,15 +6,19 @@
 # resumed, never run.
 
 # ---- 2. waitForPodsReady: deactivated after backoffLimitCount requeues ---------------------
-cat >"$TMP/wfpr-limit.yaml" <<'YAML'
+# The requeued state (count 1) lasts the backoff and the timeout, B + T
+# seconds: long enough to be seen on a loaded machine.
+T=$((3 * WAIT_SCALE))
+B=$((10 * WAIT_SCALE))
+cat >"$TMP/wfpr-limit.yaml" <<YAML
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 waitForPodsReady:
-  timeout: 1s
+  timeout: ${T}s
   requeuingStrategy:
     backoffLimitCount: 1
-    backoffBaseSeconds: 1
-    backoffMaxSeconds: 1
+    backoffBaseSeconds: $B
+    backoffMaxSeconds: $B
 YAML
 start_server limit --controllers all --executor none --config "$TMP/wfpr-limit.yaml" || return 1
 k apply -f - >/dev/null <<'YAML'
@@ -59,7 +63,7 @@ wait_for "requeue limit: a workload for the Job" 15 '^job-never-ready-' \
 wn=$(k -n wl get workloads -o jsonpath='{.items[0].metadata.name}')
 wait_for "requeue limit: evicted once (PodsReadyTimeout), requeued with count 1" 15 '^1$' \
     k -n wl get workload "$wn" -o jsonpath='{.status.requeueState.count}'
-wait_for "requeue limit: past backoffLimitCount it is deactivated (DeactivatedDueToRequeuingLimitExceeded)" 20 \
+wait_for "requeue limit: past backoffLimitCount it is deactivated (DeactivatedDueToRequeuingLimitExceeded)" 30 \
     '^false True DeactivatedDueToRequeuingLimitExceeded The workload is deactivated due to exceeding the maximum number of re-queuing retries$' \
     k -n wl get workload "$wn" -o jsonpath='{.spec.active} {.status.conditions[?(@.type=="Evicted")].status} {.status.conditions[?(@.type=="Evicted")].reason} {.status.conditions[?(@.type=="Evicted")].message}'
 wait_for "requeue limit: and status.requeueState is cleared" 10 '^$' \
@@ -86,7 +90,10 @@ expect_grep "metrics: local_queue_quota_reserved_workloads_total" \
 stop_server "$PID"
 
 # ---- 13, 19, 21, 14: one Configuration --------------------------------------------------------
-cat >"$TMP/cfg.yaml" <<'YAML'
+# A finished Workload is kept RETAIN seconds: long enough to be seen
+# finished on a loaded machine.
+RETAIN=$((3 * WAIT_SCALE))
+cat >"$TMP/cfg.yaml" <<YAML
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 manageJobsWithoutQueueName: true
@@ -96,7 +103,7 @@ resources:
   quotaCheckStrategy: IgnoreUndeclared
 objectRetentionPolicies:
   workloads:
-    afterFinished: 2s
+    afterFinished: ${RETAIN}s
 fairSharing: {}
 admissionFairSharing:
   usageHalfLifeTime: 1h
@@ -234,14 +241,13 @@ wf=$(k -n mng get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferen
 k -n mng patch job fpga --subresource=status --type=merge -p '{"status":{"startTime":"2026-01-01T00:00:00Z","completionTime":"2026-01-01T00:00:10Z","succeeded":1,"conditions":[{"type":"SuccessCriteriaMet","status":"True","lastProbeTime":"2026-01-01T00:00:10Z","lastTransitionTime":"2026-01-01T00:00:10Z"},{"type":"Complete","status":"True","lastProbeTime":"2026-01-01T00:00:10Z","lastTransitionTime":"2026-01-01T00:00:10Z"}]}}' >/dev/null
 wait_for "retention: the workload is Finished" 10 '^True$' \
     k -n mng get workload "$wf" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
-gone "retention: and deleted 2s later" k -n mng wait --for=delete "workload/$wf" --timeout=15s
+gone "retention: and deleted ${RETAIN}s later" $((RETAIN + 10)) -n mng "workload/$wf"
 expect_grep "retention: event Deleted" 'Deleted finished workload due to elapsed retention' k -n mng get events
 
 # Admission fair sharing across a restart: what was consumed still counts.
 before=$(k -n mng get localqueue q -o jsonpath='{.status.fairSharing.admissionFairSharingStatus.consumedResources.cpu}')
 stop_server "$PID"
 start_server cfg --controllers all --executor none --config "$TMP/cfg.yaml" || return 1
-sleep 3
-expect_grep "afs: the consumption survives a restart (was $before)" '^[1-9][0-9]*m?$' \
+wait_for "afs: the consumption survives a restart (was $before)" 10 '^[1-9][0-9]*m?$' \
     k -n mng get localqueue q -o jsonpath='{.status.fairSharing.admissionFairSharingStatus.consumedResources.cpu}'
 stop_server "$PID"

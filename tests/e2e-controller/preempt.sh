@@ -37,7 +37,10 @@ kind: LocalQueue
 metadata: {name: pre-q, namespace: pre}
 spec: {clusterQueue: pre-cq}
 YAML
-cat >"$TMP/pre-low.yaml" <<'YAML'
+# The low job's processes are found by their command line, unique to this
+# run: another run of these tests may share the machine.
+LOWSLEEP="3.$$"
+cat >"$TMP/pre-low.yaml" <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -53,7 +56,7 @@ spec:
       containers:
       - name: w
         image: busybox
-        command: ["sh", "-c", "echo low-$MARK; sleep 3.4242"]
+        command: ["sh", "-c", "echo low-\$MARK; sleep $LOWSLEEP"]
         env: [{name: MARK, value: started}]
         resources: {requests: {cpu: "1"}}
 YAML
@@ -90,7 +93,7 @@ wait_for "preemption: the low workload was requeued (Requeued=True/Preempted)" 1
 # Killing is asynchronous to the status write: give the node agent a few
 # seconds (a loaded machine), ending as soon as the processes are gone.
 n=0
-while left=$(pgrep -f 'sleep 3.4242' | head -3) && [ -n "$left" ] && [ $n -lt 50 ]; do
+while left=$(pgrep -f "sleep $LOWSLEEP\$" | head -3) && [ -n "$left" ] && [ $n -lt $((50 * WAIT_SCALE)) ]; do
     sleep 0.2
     n=$((n + 1))
 done

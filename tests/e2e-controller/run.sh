@@ -34,11 +34,13 @@ if ! command -v kubectl >/dev/null 2>&1; then
     exit 0
 fi
 
-# gone DESC CMD...: CMD (a kubectl wait --for=delete) succeeds.
+# gone DESC SECONDS [-n NS] KIND/NAME: the object is deleted within SECONDS
+# (times WAIT_SCALE).
 gone() {
-    desc=$1
-    shift
-    if out=$("$@" 2>&1); then pass "$desc"; else fail "$desc" "$out"; fi
+    gdesc=$1
+    gsecs=$2
+    shift 2
+    wait_for "$gdesc" "$gsecs" 'NotFound' k get "$@"
 }
 
 # The walkthrough's objects, with the jobs' sleep shortened.

@@ -32,7 +32,7 @@ start_server() {
     i=0
     while [ ! -s "$DATA/kubeconfig" ]; do
         i=$((i + 1))
-        if [ $i -gt 200 ] || ! kill -0 "$PID" 2>/dev/null; then
+        if [ $i -gt $((200 * ${WAIT_SCALE:-3})) ] || ! kill -0 "$PID" 2>/dev/null; then
             note "server $name did not start:"
             cat "$DATA/serve.log"
             return 1

@@ -78,53 +78,20 @@ expect_status "  ... nor may a tenant read /metrics" 403 -k \
 
 note "# a preemption across tenants: the preemptor is not named to the preempted's tenant"
 k apply -f - >/dev/null <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-b}
----
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: WorkloadPriorityClass
 metadata: {name: high}
 value: 1000
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: shared}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: "1"}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: team-a}
-spec: {clusterQueue: shared}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: team-b}
-spec: {clusterQueue: shared}
 YAML
-# cjob NS NAME [PRIORITY_CLASS]: a Job of 1 cpu in queue lq.
+queues --preempt LowerPriority team-a,team-b 1
+# cjob NS NAME [PRIORITY_CLASS]: a Job of 1 cpu in queue user-queue.
 cjob() {
     k -n "$1" apply -f - >/dev/null <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: $2
-  labels: {kueue.x-k8s.io/queue-name: lq${3:+, kueue.x-k8s.io/priority-class: $3}}
+  labels: {kueue.x-k8s.io/queue-name: user-queue${3:+, kueue.x-k8s.io/priority-class: $3}}
 spec:
   template:
     spec:
@@ -133,7 +100,7 @@ spec:
       - {name: w, image: busybox, command: ["sleep", "600"], resources: {requests: {cpu: "1"}}}
 YAML
 }
-settle 15 '^True$' k -n team-b get lq lq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+settle 15 '^True$' k -n team-b get lq user-queue -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 cjob team-a hold
 settle 20 '^false$' k -n team-a get job hold -o jsonpath='{.spec.suspend}'
 HOLD=$(k -n team-a get kwl -o jsonpath='{.items[0].metadata.name}')
@@ -148,5 +115,5 @@ expect "  ... its tenant reads that it was preempted, with the priorities" \
     "preemptor priority 1000 vs priority 0" "$CUEUE" explain workload "team-a/$HOLD" $X --kubeconfig "$TKC"
 # shellcheck disable=SC2086
 expect "  ... not the other tenant's workload's name" \
-    "by (a workload the caller may not read) (ClusterQueue shared)" \
+    "by (a workload the caller may not read) (ClusterQueue cq)" \
     "$CUEUE" explain workload "team-a/$HOLD" $X --kubeconfig "$TKC"

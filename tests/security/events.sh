@@ -101,13 +101,16 @@ expect "an unknown field is refused (kubectl asks for strict decoding)" \
     k create -f "$TMP/bogus.yaml"
 
 note "# watch"
-timeout 6 kubectl --kubeconfig "$KC" -n team-a get events.events.k8s.io -w -o 'jsonpath={.note}{"\n"}' \
+timeout $((6 * WAIT_SCALE)) kubectl --kubeconfig "$KC" -n team-a get events.events.k8s.io -w -o 'jsonpath={.note}{"\n"}' \
     >"$TMP/watch.out" 2>&1 &
 WPID=$!
-sleep 1
+# ev2 is made once the watch has listed ev1, so that it comes as a watch event.
+settle 6 'admitted by ClusterQueue cq' cat "$TMP/watch.out"
 sed -e 's/name: ev1/name: ev2/' -e 's/note: admitted by ClusterQueue cq/note: watched/' "$TMP/ev1.yaml" |
     k create -f - >/dev/null
-wait $WPID
+settle 6 '^watched$' cat "$TMP/watch.out"
+kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
 expect_exact "a watch through events.k8s.io/v1 delivers the converted Event" \
     "watched" grep -x watched "$TMP/watch.out"
 

@@ -31,38 +31,8 @@ cgroup_file() {
 start_server node --controllers all --executor local --gpus 0,1 || exit 1
 PORT=${URL##*:}
 
-k apply -f - >/dev/null <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-b}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: default
-      resources:
-      - {name: cpu, nominalQuota: "20"}
-      - {name: memory, nominalQuota: 20Gi}
-      - {name: nvidia.com/gpu, nominalQuota: "3"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q, namespace: team-a}
-spec: {clusterQueue: cq}
-YAML
+queues team-a 20 memory=20Gi nvidia.com/gpu=3
+k create namespace team-b >/dev/null
 # A developer: Kueue's batch-user role for Jobs, Kubernetes' view for the
 # pods' logs (Kueue's roles grant no Pods).
 ROLES="kueue-batch-user-role view" tenant alice team-a
@@ -71,7 +41,9 @@ wait_for "the ClusterQueue is active" 15 '^True$' \
 
 # --- 1. Another tenant's pod, with a secret in its log and working dir. -------
 # The admin's, in team-b, without a queue (not Kueue's): it runs at once.
-k apply -f - >/dev/null <<'YAML'
+# Its process is found by its command line, unique to this run.
+VSLEEP="61.$$"
+k apply -f - >/dev/null <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata: {name: victim, namespace: team-b}
@@ -83,10 +55,10 @@ spec:
       containers:
       - name: v
         image: busybox
-        command: [sh, -c, "echo VICTIM-LOG-SECRET; echo VICTIM-DIR-SECRET > victim-secret; exec sleep 61.777"]
+        command: [sh, -c, "echo VICTIM-LOG-SECRET; echo VICTIM-DIR-SECRET > victim-secret; exec sleep $VSLEEP"]
 YAML
 wait_for "the other pod runs" 20 '^Running$' sh -c "kubectl --kubeconfig '$KC' -n team-b get pods -l job-name=victim -o jsonpath='{.items[0].status.phase}'"
-VPID=$(pgrep -f 'sleep 61.777' | head -1)
+VPID=$(pgrep -f "sleep $VSLEEP\$" | head -1)
 expect_exact "pods run as nobody on the host, not as the server's user" "nobody" \
     sh -c "ps -o user= -p '$VPID' | tr -d ' '"
 
@@ -97,7 +69,7 @@ kind: Job
 metadata:
   name: attack
   namespace: team-a
-  labels: {kueue.x-k8s.io/queue-name: q}
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
 spec:
   backoffLimit: 0
   template:
@@ -170,7 +142,7 @@ kind: Job
 metadata:
   name: $1
   namespace: team-a
-  labels: {kueue.x-k8s.io/queue-name: q}
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
 spec:
   backoffLimit: $2
   template:
@@ -196,11 +168,6 @@ YAML
         resources: {requests: {cpu: 100m}}" '[sh, -c, "echo should not run"]'
     echo ---
     job backoff 2 "        resources: {requests: {cpu: 100m}}" '[sh, -c, "exit 3"]'
-    for g in 1 2 3; do
-        echo ---
-        job gpu$g 0 "        resources: {limits: {nvidia.com/gpu: 1}, requests: {cpu: 100m}}" \
-            '[sh, -c, "echo gpus=$NVIDIA_VISIBLE_DEVICES cuda=$CUDA_VISIBLE_DEVICES; sleep 10"]'
-    done
 } >"$TMP/jobs.yaml"
 expect "the tenant creates the test Jobs" "created" kt "$TKC" apply -f "$TMP/jobs.yaml"
 
@@ -234,7 +201,14 @@ expect_grep "... with the runtime's message" 'chdir to cwd \("/no/such/dir"\).*n
 wait_for "a Job whose command is missing fails (BackoffLimitExceeded)" 15 '^True BackoffLimitExceeded$' \
     k -n team-a get job nocmd -o jsonpath='{.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason}'
 
-# GPUs: two pods get the two devices, the third waits for one.
+# GPUs: two pods get the two devices, the third waits for one. Made now,
+# and holding their devices a while, so that this can be seen under load.
+for g in 1 2 3; do
+    echo ---
+    job gpu$g 0 "        resources: {limits: {nvidia.com/gpu: 1}, requests: {cpu: 100m}}" \
+        "[sh, -c, \"echo gpus=\$NVIDIA_VISIBLE_DEVICES cuda=\$CUDA_VISIBLE_DEVICES; sleep $((4 * WAIT_SCALE))\"]"
+done >"$TMP/gpu-jobs.yaml"
+kt "$TKC" apply -f "$TMP/gpu-jobs.yaml" >/dev/null
 wait_for "two GPU pods run, the third waits Pending" 30 '^Pending Running Running$' \
     sh -c "kubectl --kubeconfig '$KC' -n team-a get pods -l 'job-name in (gpu1,gpu2,gpu3)' -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | sort | tr '\n' ' ' | sed 's/ \$//'"
 expect_grep "... with the kubelet's waiting reason" 'ContainerCreating waiting for 1 nvidia.com/gpu: 0 of 2 free' \
@@ -284,7 +258,7 @@ kind: Job
 metadata:
   name: onfail
   namespace: team-a
-  labels: {kueue.x-k8s.io/queue-name: q}
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
 spec:
   backoffLimit: 2
   template:

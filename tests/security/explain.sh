@@ -3,14 +3,14 @@
 # tenant explains only what it may read (sourced by run.sh after lib.sh).
 need kubectl
 
-# job NAME CPU [PRIORITY_CLASS]: a Job for queue "lq" that runs long.
+# job NAME CPU [PRIORITY_CLASS]: a Job for queue "user-queue" that runs long.
 job() {
     cat <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: $1
-  labels: {kueue.x-k8s.io/queue-name: lq${3:+, kueue.x-k8s.io/priority-class: $3}}
+  labels: {kueue.x-k8s.io/queue-name: user-queue${3:+, kueue.x-k8s.io/priority-class: $3}}
 spec:
   template:
     spec:
@@ -36,46 +36,13 @@ expect "  ... and has no history" "cueue explain: --history reads a server's dec
 start_server explain --controllers all --executor local || exit 1
 note "# explain: why a workload waits, what it uses, who preempted it"
 cat >"$TMP/objs.yaml" <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-b}
----
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: WorkloadPriorityClass
 metadata: {name: high}
 value: 1000
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: shared}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: "1"}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: team-a}
-spec: {clusterQueue: shared}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: team-b}
-spec: {clusterQueue: shared}
 YAML
 k apply -f "$TMP/objs.yaml" >/dev/null
+queues --preempt LowerPriority team-a,team-b 1
 tenant alice team-a
 ALICE=$TKC
 tenant bob team-b
@@ -95,19 +62,19 @@ WAIT=$(wl team-b wait)
 settle 20 'Pending' "$CUEUE" explain workload "team-b/$WAIT" --kubeconfig "$KC"
 
 expect "a pending workload: the flavor tried, with the quota arithmetic" \
-    "flavor default-flavor, cpu: NoCandidates
+    "flavor local, cpu: NoCandidates
       requested 600m; ClusterQueue uses 1 of nominal 1
       available 0, maximum capacity 1
-      missing 600m: insufficient unused quota for cpu in flavor default-flavor, 600m more needed" \
+      missing 600m: insufficient unused quota for cpu in flavor local, 600m more needed" \
     "$CUEUE" explain workload "team-b/$WAIT" --kubeconfig "$KC"
 expect "  ... its position in the queues" \
     "Position 0 of 1 pending in the ClusterQueue, 0 of 1 in the LocalQueue" \
     "$CUEUE" explain workload "team-b/$WAIT" --kubeconfig "$KC"
 expect "  ... and the preemption the policy rules out" \
-    "team-a/$HOLD (ClusterQueue shared, priority 0): protected by withinClusterQueue" \
+    "team-a/$HOLD (ClusterQueue cq, priority 0): protected by withinClusterQueue" \
     "$CUEUE" explain workload "team-b/$WAIT" --kubeconfig "$KC"
 expect_exact "an admitted workload: the quota it uses, as JSON" \
-    "Admitted default-flavor cpu 1 1" \
+    "Admitted local cpu 1 1" \
     sh -c "'$CUEUE' explain workload 'team-a/$HOLD' --kubeconfig '$KC' -o json | $PY -c 'import json,sys; x=json.load(sys.stdin); a=x[\"podSets\"][0][\"assigned\"][0]; print(x[\"state\"], a[\"flavor\"], a[\"resource\"], a[\"value\"], a[\"nominalQuota\"])'"
 
 expect "a tenant explains a workload of its namespace" "Workload team-a/$HOLD: Admitted" \
@@ -128,30 +95,30 @@ job urgent 1 high | kt "$BOB" -n team-b create -f - >/dev/null
 settle 30 'Preempted at' "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$KC"
 URGENT=$(wl team-b urgent)
 expect "a preempted workload: the preemptor and the policy" \
-    "by team-b/$URGENT (ClusterQueue shared), InClusterQueue (withinClusterQueue)" \
+    "by team-b/$URGENT (ClusterQueue cq), InClusterQueue (withinClusterQueue)" \
     "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$KC"
 expect "  ... and the priorities compared" "preemptor priority 1000 vs priority 0" \
     "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$KC"
 expect "  ... which its tenant may read too" "preemptor priority 1000 vs priority 0" \
     "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$ALICE"
 expect "  ... without naming another tenant's workload" \
-    "by (a workload the caller may not read) (ClusterQueue shared)" \
+    "by (a workload the caller may not read) (ClusterQueue cq)" \
     "$CUEUE" explain workload "team-a/$HOLD" --kubeconfig "$ALICE"
 
 # The decision log.
 expect "the decision log: the admission with the quota it took" \
-    "Admitted      team-a/$HOLD in shared (priority 0), waited" \
+    "Admitted      team-a/$HOLD in cq (priority 0), waited" \
     "$CUEUE" explain --history workload "team-a/$HOLD" --kubeconfig "$KC"
 expect "  ... the preemption with the priorities compared" \
-    "Preempted     team-a/$HOLD in shared (priority 0) by team-b/$URGENT (ClusterQueue shared, priority 1000): InClusterQueue, withinClusterQueue" \
+    "Preempted     team-a/$HOLD in cq (priority 0) by team-b/$URGENT (ClusterQueue cq, priority 1000): InClusterQueue, withinClusterQueue" \
     "$CUEUE" explain --history workload "team-a/$HOLD" --kubeconfig "$KC"
 expect "  ... the requeue of the waiting workload with the arithmetic" \
-    "Requeued      team-b/$WAIT in shared (priority 0): WaitingForQuota: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default-flavor, 600m more needed" \
+    "Requeued      team-b/$WAIT in cq (priority 0): WaitingForQuota: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor local, 600m more needed" \
     "$CUEUE" explain --history workload "team-b/$WAIT" --kubeconfig "$KC"
 expect_exact "  ... exported as JSON lines, every line an entry" "ok" \
     sh -c "'$CUEUE' explain --history -A -o jsonl --kubeconfig '$KC' | $PY -c 'import json,sys; xs=[json.loads(l) for l in sys.stdin]; print(\"ok\" if len(xs) >= 4 and {\"Admitted\",\"Preempted\",\"Requeued\"} <= {x[\"type\"] for x in xs} else xs)'"
 expect "a tenant reads its namespace's log, the preemptor unnamed" \
-    "by (a workload the caller may not read) (ClusterQueue shared, priority 1000)" \
+    "by (a workload the caller may not read) (ClusterQueue cq, priority 1000)" \
     "$CUEUE" explain --history -n team-a --kubeconfig "$ALICE"
 expect "  ... not another namespace's" \
     "is forbidden: User \"alice\" cannot list resource \"workloads\" in API group \"kueue.x-k8s.io\" in the namespace \"team-b\"" \
@@ -165,6 +132,7 @@ expect "  ... nor another namespace's workload's" "is forbidden: User \"alice\" 
 # The log is bounded by count.
 start_server small --controllers all --executor none --decision-log-max-entries 3 || exit 1
 k apply -f "$TMP/objs.yaml" >/dev/null
+queues --preempt LowerPriority team-a,team-b 1
 for n in 1 2 3 4 5; do job "b$n" 1 | k -n team-b create -f - >/dev/null; done
 settle 30 '^5$' sh -c "kubectl --kubeconfig '$KC' -n team-b get workloads -o name | wc -l"
 settle 30 '^3$' sh -c "'$CUEUE' explain --history -A -o jsonl --kubeconfig '$KC' | wc -l"

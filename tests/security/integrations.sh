@@ -16,31 +16,8 @@ start_server integ --controllers all --executor none --config "$TMP/integ-cfg.ya
 for f in ray/rayjob ray/raycluster trainjob/trainjob leaderworkerset/leaderworkerset appwrapper/appwrapper; do
     k apply -f "$SRC/tests/data/$f-crd.yaml" >/dev/null
 done
-k create namespace team-a >/dev/null
+queues team-a 2 memory=4Gi
 k create namespace team-b >/dev/null
-k apply -f - >/dev/null <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: f
-      resources:
-      - {name: cpu, nominalQuota: "2"}
-      - {name: memory, nominalQuota: 4Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: team-a}
-spec: {clusterQueue: cq}
-YAML
 settle 10 'leaderworkersets' k api-resources --api-group=leaderworkerset.x-k8s.io
 settle 10 'appwrappers' k api-resources --api-group=workload.codeflare.dev
 tenant t1 team-a

@@ -48,36 +48,60 @@ need() {
     done
 }
 
-# queues NS CPU: the Namespace NS, the ResourceFlavor "local", the
-# ClusterQueue "cq" (every namespace, CPU cpus of nominal quota) and the
-# LocalQueue "user-queue" in NS; returns once cq is Active.
+# queues [--labels 'KEY: VALUE, ...'] [--check NAME] [--preempt POLICY]
+#        NS[,NS...] CPU [RESOURCE=QUOTA...]:
+# the Namespaces (made when missing), the ResourceFlavor "local" (with these
+# node labels), the ClusterQueue "cq" (every namespace; CPU cpus and each
+# RESOURCE's QUOTA of nominal quota in "local"; the admission check NAME;
+# preemption withinClusterQueue POLICY) and the LocalQueue "user-queue" in
+# each Namespace; returns once cq is Active.
 queues() {
-    k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Namespace
-metadata: {name: $1}
----
+    qlabels=
+    qspec=
+    while :; do
+        case $1 in
+        --labels) qlabels="
+spec: {nodeLabels: {$2}}" ;;
+        --check) qspec="$qspec
+  admissionChecksStrategy: {admissionChecks: [{name: $2}]}" ;;
+        --preempt) qspec="$qspec
+  preemption: {withinClusterQueue: $2}" ;;
+        *) break ;;
+        esac
+        shift 2
+    done
+    qns=$1
+    qres="cpu"
+    qquota="
+      - {name: cpu, nominalQuota: \"$2\"}"
+    shift 2
+    for r in "$@"; do
+        qres="$qres, ${r%%=*}"
+        qquota="$qquota
+      - {name: ${r%%=*}, nominalQuota: \"${r#*=}\"}"
+    done
+    for n in $(echo "$qns" | tr , ' '); do
+        k create namespace "$n" >/dev/null 2>&1 # kept as it is when it exists
+        printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n'
+        printf 'metadata: {name: user-queue, namespace: %s}\nspec: {clusterQueue: cq}\n---\n' "$n"
+    done >"$TMP/queues-helper.yaml"
+    cat >>"$TMP/queues-helper.yaml" <<YAML
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
-metadata: {name: local}
+metadata: {name: local}$qlabels
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: cq}
 spec:
-  namespaceSelector: {}
+  namespaceSelector: {}$qspec
   resourceGroups:
-  - coveredResources: [cpu]
+  - coveredResources: [$qres]
     flavors:
     - name: local
-      resources:
-      - {name: cpu, nominalQuota: "$2"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: $1}
-spec: {clusterQueue: cq}
+      resources:$qquota
 YAML
+    k apply -f "$TMP/queues-helper.yaml" >/dev/null
     settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 }
 

@@ -18,36 +18,7 @@ integrations:
 YAML
 start_server pods --controllers all --executor local --config "$TMP/pods-config.yaml" || exit 1
 
-k apply -f - >/dev/null <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: local}
-spec:
-  nodeLabels: {kubernetes.io/os: linux}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: local
-      resources:
-      - {name: cpu, nominalQuota: "4"}
-      - {name: memory, nominalQuota: 4Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: team-a}
-spec: {clusterQueue: cq}
-YAML
-settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+queues --labels 'kubernetes.io/os: linux' team-a 4 memory=4Gi
 ROLES="kueue-batch-user-role edit" tenant alice team-a
 
 # Kueue's sample, created by a tenant with the real kubectl.

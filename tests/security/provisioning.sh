@@ -7,28 +7,8 @@
 need kubectl curl
 
 start_server prov --controllers all --executor none || exit 1
-k create namespace team-a >/dev/null 2>&1
 k create namespace team-b >/dev/null 2>&1
 cat >"$TMP/setup.yaml" <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: rf}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors: [{name: rf, resources: [{name: cpu, nominalQuota: 4}]}]
-  admissionChecksStrategy: {admissionChecks: [{name: prov}]}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: team-a, name: lq}
-spec: {clusterQueue: cq}
----
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: AdmissionCheck
 metadata: {name: prov}
@@ -42,6 +22,7 @@ metadata: {name: cfg}
 spec: {provisioningClassName: check-capacity.autoscaling.x-k8s.io}
 YAML
 settle 10 'created' k apply -f "$TMP/setup.yaml" || exit 1
+queues --check prov team-a 4
 ROLES="kueue-batch-user-role edit" tenant alice team-a
 
 # job NAME ANNOTATION-VALUE: a Job of team-a with one provreq parameter.
@@ -52,7 +33,7 @@ kind: Job
 metadata:
   name: $1
   namespace: team-a
-  labels: {kueue.x-k8s.io/queue-name: lq}
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
   annotations: {"provreq.kueue.x-k8s.io/$3": "$2"}
 spec:
   template:

@@ -269,41 +269,8 @@ managedJobsNamespaceSelector:
   matchLabels: {kueue-managed: "true"}
 YAML
 start_server manage --controllers all --executor local --config "$TMP/manage.yaml" || exit 1
-cat >"$TMP/manage-objs.yaml" <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: batch, labels: {kueue-managed: "true"}}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: ops}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: "2"}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: batch}
-spec: {clusterQueue: cq}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: ops}
-spec: {clusterQueue: cq}
-YAML
-k apply -f "$TMP/manage-objs.yaml" >/dev/null
+queues batch,ops 2
+k label namespace batch kueue-managed=true >/dev/null
 tenant carol batch ops
 CAROL=$TKC
 job c-noq - 1 | kt "$CAROL" -n batch create -f - >/dev/null
@@ -316,12 +283,12 @@ expect_exact "  ... which is not admitted: the Job stays suspended, no pods" "tr
     sh -c "kubectl --kubeconfig '$KC' -n batch get job c-noq -o jsonpath='{.spec.suspend}:'; kubectl --kubeconfig '$KC' -n batch get pods -o name"
 expect "  ... nor can the tenant unsuspend it" 'cannot set spec.suspend to false' \
     kt "$CAROL" -n batch patch job c-noq --type=merge -p '{"spec":{"suspend":false}}'
-expect "  ... naming a queue" "labeled" kt "$CAROL" -n batch label job c-noq kueue.x-k8s.io/queue-name=lq
-wait_for "  ... moves its Workload to the queue, where it is admitted and runs" 20 '^lq True True$' \
+expect "  ... naming a queue" "labeled" kt "$CAROL" -n batch label job c-noq kueue.x-k8s.io/queue-name=user-queue
+wait_for "  ... moves its Workload to the queue, where it is admitted and runs" 20 '^user-queue True True$' \
     sh -c "kubectl --kubeconfig '$KC' -n batch get workloads -o jsonpath='{.items[0].spec.queueName} {.items[0].status.conditions[?(@.type==\"Admitted\")].status} '; kubectl --kubeconfig '$KC' -n batch get job c-noq -o jsonpath='{.status.conditions[?(@.type==\"Complete\")].status}'"
 create_as "$CAROL" ops "a tenant's Job in a namespace the selector leaves out is refused, even with a queue" \
     'jobs.batch "c-ops" is forbidden: namespace "ops" is not managed by Kueue (managedJobsNamespaceSelector does not select it)' \
-    c-ops lq 1
+    c-ops user-queue 1
 job ops-plain - 1 | k -n ops create -f - >/dev/null
 wait_for "the admin's queue-less Job there runs unmanaged" 20 '^True$' \
     k -n ops get job ops-plain -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'

@@ -18,34 +18,7 @@ integrations:
 YAML
 start_server serving --controllers all --executor local --config "$TMP/serving-config.yaml" || exit 1
 
-k apply -f - >/dev/null <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: local}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: local
-      resources:
-      - {name: cpu, nominalQuota: "1"}
-      - {name: memory, nominalQuota: 4Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: user-queue, namespace: team-a}
-spec: {clusterQueue: cq}
-YAML
-settle 10 '^True$' k get cq cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+queues team-a 1 memory=4Gi
 ROLES="kueue-batch-user-role edit" tenant alice team-a
 
 pods_of() { k -n team-a get pods -l "$1" -o jsonpath='{range .items[*]}{.metadata.name} {.spec.schedulingGates[0].name} {.status.phase}{"\n"}{end}'; }

@@ -3,14 +3,14 @@
 # after lib.sh).
 need kubectl curl
 
-# job NAME CPU SLEEP: a Job for queue "lq".
+# job NAME CPU SLEEP: a Job for queue "user-queue".
 job() {
     cat <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: $1
-  labels: {kueue.x-k8s.io/queue-name: lq}
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
 spec:
   template:
     spec:
@@ -22,41 +22,7 @@ YAML
 
 start_server vis --controllers all --executor local || exit 1
 note "# visibility: pending workloads and /metrics across tenants"
-cat >"$TMP/objs.yaml" <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-a}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: team-b}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: shared}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: default-flavor
-      resources: [{name: cpu, nominalQuota: "1"}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: team-a}
-spec: {clusterQueue: shared}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: team-b}
-spec: {clusterQueue: shared}
-YAML
-k apply -f "$TMP/objs.yaml" >/dev/null
+queues team-a,team-b 1
 tenant alice team-a
 ALICE=$TKC
 tenant bob team-b
@@ -70,16 +36,16 @@ for n in b1 b2; do job "$n" 1 0 | kt "$BOB" -n team-b create -f - >/dev/null; do
 V=/apis/visibility.kueue.x-k8s.io/v1beta2
 settle 20 \
     '^team-a team-a team-b team-b$|^team-a team-b team-a team-b$|^team-b team-b team-a team-a$|^team-b team-a team-b team-a$|^team-a team-b team-b team-a$|^team-b team-a team-a team-b$' \
-    sh -c "kubectl --kubeconfig '$KC' get --raw $V/clusterqueues/shared/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(i[\"metadata\"][\"namespace\"] for i in json.load(sys.stdin)[\"items\"]))'"
+    sh -c "kubectl --kubeconfig '$KC' get --raw $V/clusterqueues/cq/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(i[\"metadata\"][\"namespace\"] for i in json.load(sys.stdin)[\"items\"]))'"
 
 expect "a tenant gets no ClusterQueue's pending workloads (Kueue's batch-user role has none)" \
-    'clusterqueues.visibility.kueue.x-k8s.io "shared" is forbidden: User "alice" cannot get resource "clusterqueues/pendingworkloads" in API group "visibility.kueue.x-k8s.io" at the cluster scope' \
-    kt "$ALICE" get --raw "$V/clusterqueues/shared/pendingworkloads"
+    'clusterqueues.visibility.kueue.x-k8s.io "cq" is forbidden: User "alice" cannot get resource "clusterqueues/pendingworkloads" in API group "visibility.kueue.x-k8s.io" at the cluster scope' \
+    kt "$ALICE" get --raw "$V/clusterqueues/cq/pendingworkloads"
 expect_exact "a tenant's LocalQueue view holds only its own workloads" "team-a/job-a1 team-a/job-a2" \
-    sh -c "kubectl --kubeconfig '$ALICE' get --raw $V/namespaces/team-a/localqueues/lq/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(sorted(i[\"metadata\"][\"namespace\"]+\"/\"+i[\"metadata\"][\"name\"][:len(\"job-a1\")] for i in json.load(sys.stdin)[\"items\"])))'"
+    sh -c "kubectl --kubeconfig '$ALICE' get --raw $V/namespaces/team-a/localqueues/user-queue/pendingworkloads | $PY -c 'import json,sys; print(\" \".join(sorted(i[\"metadata\"][\"namespace\"]+\"/\"+i[\"metadata\"][\"name\"][:len(\"job-a1\")] for i in json.load(sys.stdin)[\"items\"])))'"
 expect "a tenant cannot read another namespace's LocalQueue" \
-    'localqueues.visibility.kueue.x-k8s.io "lq" is forbidden: User "alice" cannot get resource "localqueues/pendingworkloads" in API group "visibility.kueue.x-k8s.io" in the namespace "team-b"' \
-    kt "$ALICE" get --raw "$V/namespaces/team-b/localqueues/lq/pendingworkloads"
+    'localqueues.visibility.kueue.x-k8s.io "user-queue" is forbidden: User "alice" cannot get resource "localqueues/pendingworkloads" in API group "visibility.kueue.x-k8s.io" in the namespace "team-b"' \
+    kt "$ALICE" get --raw "$V/namespaces/team-b/localqueues/user-queue/pendingworkloads"
 
 CA="$DATA/ca.crt"
 ATOK=$(sed -n 's/^ *token: *//p' "$ALICE" | head -1)
@@ -90,5 +56,5 @@ expect_grep "  ... as kube-apiserver words it" '"message":"forbidden: User \\"al
     cat "$TMP/curl.out"
 expect "  ... and through kubectl" 'forbidden: User "alice" cannot get path "/metrics"' \
     kt "$ALICE" get --raw /metrics
-expect_grep "/metrics with the admin token is served" '^kueue_pending_workloads\{cluster_queue="shared",status="' \
+expect_grep "/metrics with the admin token is served" '^kueue_pending_workloads\{cluster_queue="cq",status="' \
     k get --raw /metrics

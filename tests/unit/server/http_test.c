@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +538,8 @@ static int quiet_produce(void *arg, struct http_out *out, int64_t now)
 
 static const struct http_stream_ops quiet_ops = {quiet_produce, big_release};
 
+static pthread_barrier_t pair;
+
 static void sock_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 {
     if (!strcmp(rq->path, "/big-stream")) {
@@ -548,10 +551,12 @@ static void sock_handle(void *arg, struct http_req *rq, struct http_resp *rs)
         http_resp_stream(rs, 200, &quiet_ops, calloc(1, 1));
         return;
     }
-    if (!strcmp(rq->path, "/big") || !strcmp(rq->path, "/huge")) {
+    if (!strcmp(rq->path, "/big") || !strncmp(rq->path, "/huge", 5)) {
         size_t n = rq->path[1] == 'b' ? BIG : 32 * BIG;
         char *b = malloc(n);
         memset(b, 'y', n);
+        if (!strcmp(rq->path, "/huge-pair"))
+            pthread_barrier_wait(&pair); /* both answers are queued at once */
         http_resp_set(rs, 200, b, n);
         return;
     }
@@ -600,15 +605,15 @@ static void send_all(int fd, const char *s)
     }
 }
 
-/* Read until the server closes or ms pass; returns what came. True in
- * *closed when the server closed. */
-static char *read_for(int fd, int ms, bool *closed, size_t *len)
+/* Read until the server closes, ms pass or enough bytes came; returns what
+ * came. True in *closed when the server closed. */
+static char *read_upto(int fd, int ms, size_t enough, bool *closed, size_t *len)
 {
     struct sb out = SB_INIT;
     *closed = false;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
+    while (out.len < enough) {
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         int left = ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
@@ -627,6 +632,12 @@ static char *read_for(int fd, int ms, bool *closed, size_t *len)
         *len = out.len;
     char *s = sb_take(&out);
     return s ? s : strdup("");
+}
+
+/* Read until the server closes or ms pass. */
+static char *read_for(int fd, int ms, bool *closed, size_t *len)
+{
+    return read_upto(fd, ms, SIZE_MAX, closed, len);
 }
 
 /* Decode a chunked body; returns its length, or -1 when malformed or
@@ -773,24 +784,53 @@ static void test_http_socket_unread_answers(void **state)
     int a = dial(port, "127.0.0.5"), b = dial(port, "127.0.0.5"), other = dial(port, "127.0.0.6");
     bool closed;
     send_all(a, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
-    usleep(300 * 1000);
+    /* a's answer is on its way (and counted) before b asks. */
+    struct pollfd pa = {a, POLLIN, 0};
+    assert_int_equal(poll(&pa, 1, 20000), 1);
     send_all(b, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
     size_t n;
-    char *out = read_for(b, 2000, &closed, &n);
+    char *out = read_for(b, 20000, &closed, &n);
     assert_true(closed);
     assert_int_equal(n, 0);
     free(out);
     send_all(other, "GET /huge HTTP/1.1\r\nHost: h\r\n\r\n");
-    out = read_for(other, 3000, &closed, &n);
+    out = read_upto(other, 30000, 32 * BIG + 1, &closed, &n);
     assert_true(n > 32 * BIG);
     free(out);
-    out = read_for(a, 3000, &closed, &n);
+    out = read_upto(a, 30000, 32 * BIG + 1, &closed, &n);
     assert_true(n > 32 * BIG);
     free(out);
     close(a);
     close(b);
     close(other);
     http_server_stop(hs);
+}
+
+/* Two answers made at the same time by two workers for one client address
+ * are counted against its bound one after the other: one of them passes. */
+static void test_http_socket_unread_answers_at_once(void **state)
+{
+    int port;
+    struct http_options o = {.max_pending_per_client = 40 * BIG, .workers = 2};
+    pthread_barrier_init(&pair, NULL, 2);
+    struct http_server *hs = sock_server(&o, &port);
+    int fds[2] = {dial(port, "127.0.0.7"), dial(port, "127.0.0.7")};
+    for (int i = 0; i < 2; i++)
+        send_all(fds[i], "GET /huge-pair HTTP/1.1\r\nHost: h\r\n\r\n");
+    int answered = 0, refused = 0;
+    for (int i = 0; i < 2; i++) {
+        bool closed;
+        size_t n;
+        free(read_upto(fds[i], 30000, 32 * BIG + 1, &closed, &n));
+        answered += n > 32 * BIG;
+        refused += closed && n == 0;
+    }
+    assert_int_equal(answered, 1);
+    assert_int_equal(refused, 1);
+    close(fds[0]);
+    close(fds[1]);
+    http_server_stop(hs);
+    pthread_barrier_destroy(&pair);
 }
 
 static void test_http_socket_stop_ends_streams(void **state)
@@ -884,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_http_socket_timeouts),
         cmocka_unit_test(test_http_socket_limits),
         cmocka_unit_test(test_http_socket_unread_answers),
+        cmocka_unit_test(test_http_socket_unread_answers_at_once),
         cmocka_unit_test(test_http_socket_stop_ends_streams),
         cmocka_unit_test(test_http_socket_tls),
     };
