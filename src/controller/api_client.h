@@ -51,7 +51,14 @@ enum ac_event_type { AC_ADDED, AC_MODIFIED, AC_DELETED, AC_BOOKMARK };
 
 struct ac_event {
     enum ac_event_type type;
-    json_t *object; /* owned by the receiver (json_decref); for a bookmark only metadata */
+    json_t *object; /* a reference the receiver owns (json_decref) and must not change:
+                     * the in-process client shares the store's tree; for a bookmark
+                     * only metadata */
+    /* The object's compact JSON text when the client has it (the in-process
+     * client), text_len bytes, borrowed until the next ac_watch_next or
+     * ac_watch_close; else NULL. */
+    const char *text;
+    size_t text_len;
 };
 
 struct ac_watch_opts {
@@ -138,7 +145,7 @@ CU_MUST_CHECK static inline int ac_watch_open(struct ac_client *c, const struct 
 }
 
 /* Wait up to timeout_ms (-1 = no limit) for the next event. Returns 0 with
- * *ev filled (ev->object owned by the caller), ERR_NOT_FOUND when the time
+ * *ev filled (a reference to ev->object owned by the caller), ERR_NOT_FOUND when the time
  * ran out with nothing to report, ERR_GONE when the version is too old (the
  * watch is over: list again), ERR_IO when the stream ended or broke (the
  * watch is over: open a new one from the last version seen). */
