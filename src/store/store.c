@@ -2395,13 +2395,22 @@ static int check_finalizers(const json_t *cur, const json_t *next, struct err *e
 static json_t *merge_update(const struct store_resource *r, const json_t *cur, json_t *next,
                             bool status)
 {
+    /* The result is changed in place from here on (defaulting, its
+     * version): it shares no node with cur, which may be a tree shared with
+     * watchers, nor with next, whose nodes a mutation may have taken by
+     * reference from such a tree. */
     if (status) {
-        json_t *res = json_deep_copy(cur);
+        json_t *res = json_object();
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)cur, k, v)
+        {
+            if (strcmp(k, "status"))
+                json_object_set_new(res, k, json_deep_copy(v));
+        }
         json_t *st = json_object_get(next, "status");
         if (st)
-            json_object_set(res, "status", st);
-        else
-            json_object_del(res, "status");
+            json_object_set_new(res, "status", json_deep_copy(st));
         json_decref(next);
         return res;
     }
@@ -2567,8 +2576,14 @@ static int update_run(struct store *s, struct wop *op)
                      "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
                      "please apply your changes to the latest version and try again",
                      res_name(u->r), u->name);
-    else if (u->fn)
-        rc = (next = mutated(u, cur, e)) ? 0 : e->code;
+    else if (u->fn && u->o->status)
+        rc = (next = mutated(u, cur, e)) ? 0 : e->code; /* merge_update copies its status */
+    else if (u->fn && (next = mutated(u, cur, e))) {
+        json_t *own = json_deep_copy(next);
+        json_decref(next);
+        next = own;
+    } else if (u->fn)
+        rc = e->code;
     else
         next = json_deep_copy(u->obj);
     bool wrote = false;

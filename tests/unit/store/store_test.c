@@ -697,10 +697,18 @@ static void test_store_writer_cache_private(void **state)
     err_init(&e1);
     err_init(&e2);
     struct store_write ws[2] = {
-        {.r = R("jobs.batch"), .ns = "default", .name = "j", .fn = set_parallelism, .arg = &four,
+        {.r = R("jobs.batch"),
+         .ns = "default",
+         .name = "j",
+         .fn = set_parallelism,
+         .arg = &four,
          .e = &e1},
-        {.r = R("jobs.batch"), .ns = "default", .name = "missing", .fn = set_parallelism,
-         .arg = &four, .e = &e2},
+        {.r = R("jobs.batch"),
+         .ns = "default",
+         .name = "missing",
+         .fn = set_parallelism,
+         .arg = &four,
+         .e = &e2},
     };
     store_write_many(t->s, ws, 2);
     assert_int_equal(ws[0].rc, 0);
