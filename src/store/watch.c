@@ -163,6 +163,19 @@ void store__evrec_unref(struct store__evrec *ev)
 {
     if (!ev || __atomic_sub_fetch(&ev->refs, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+#ifndef NDEBUG
+    /* A shared tree is never changed by anyone: debug builds (the sanitizer
+     * runs of every test) check that it still says what its text says. */
+    if (ev->obj && ev->text) {
+        char *now = json_dumps(ev->obj, JSON_COMPACT);
+        if (!now || strcmp(now, ev->text->s)) {
+            fprintf(stderr, "store: a watch's shared tree was changed:\n%s\n%s\n", ev->text->s,
+                    now ? now : "(null)");
+            abort();
+        }
+        free(now);
+    }
+#endif
     store_text_unref(ev->text);
     json_decref(ev->obj);
     free(ev);
