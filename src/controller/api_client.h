@@ -281,6 +281,9 @@ json_t *ac_event_new(const json_t *obj, const char *type, const char *reason, co
  * object in caches and work queues (client-go's MetaNamespaceKeyFunc). */
 char *ac_object_key(const json_t *obj);
 char *ac_key(const char *ns, const char *name);
+/* The same key in buf (len bytes) when it fits, else a new one (ac_key):
+ * free it when it is not buf. For lookups made per object per pass. */
+char *ac_key_in(char *buf, size_t len, const char *ns, const char *name);
 
 /* metadata fields of an object, borrowed from it; NULL when absent. */
 const char *ac_meta_str(const json_t *obj, const char *field);

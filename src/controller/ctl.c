@@ -413,19 +413,8 @@ static void entry_free(struct ctl *c, struct ctl_entry *e)
 
 const struct ctl_wl_sum *ctl_wl_sum(struct ctl *c, const char *ns, const char *name)
 {
-    /* Asked for every workload of every queue-status pass: no allocation. */
     char buf[512];
-    size_t nl = ns && *ns ? strlen(ns) : 0, ml = name ? strlen(name) : 0;
-    char *key = buf;
-    if (nl + ml + 2 > sizeof(buf)) {
-        key = ac_key(ns, name);
-    } else {
-        if (nl)
-            memcpy(buf, ns, nl);
-        buf[nl] = '/';
-        memcpy(buf + (nl ? nl + 1 : 0), name ? name : "", ml);
-        buf[(nl ? nl + 1 : 0) + ml] = 0;
-    }
+    char *key = ac_key_in(buf, sizeof(buf), ns, name);
     struct ctl_entry *e = map_get(&c->res[CK_WL].cache, key);
     if (key != buf)
         free(key);
