@@ -14,6 +14,7 @@
 #include "api/objects.h"
 #include "api/patch.h"
 #include "base/err.h"
+#include "base/xalloc.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "base/time.h"
@@ -33,13 +34,23 @@ const char *ac_meta_str(const json_t *obj, const char *field)
     return api_doc_meta_str(obj, field);
 }
 
+char *ac_key_in(char *buf, size_t len, const char *ns, const char *name)
+{
+    /* Made for every object of every pass over a cache: no formatting. */
+    size_t nl = ns && *ns ? strlen(ns) + 1 : 0, ml = name ? strlen(name) : 0;
+    char *key = nl + ml + 1 <= len ? buf : xmalloc(nl + ml + 1);
+    if (nl) {
+        memcpy(key, ns, nl - 1);
+        key[nl - 1] = '/';
+    }
+    memcpy(key + nl, name ? name : "", ml);
+    key[nl + ml] = 0;
+    return key;
+}
+
 char *ac_key(const char *ns, const char *name)
 {
-    struct sb sb = SB_INIT;
-    if (ns && *ns)
-        sb_addf(&sb, "%s/", ns);
-    sb_adds(&sb, name ? name : "");
-    return sb_take(&sb);
+    return ac_key_in(NULL, 0, ns, name);
 }
 
 char *ac_object_key(const json_t *obj)

@@ -51,7 +51,14 @@ enum ac_event_type { AC_ADDED, AC_MODIFIED, AC_DELETED, AC_BOOKMARK };
 
 struct ac_event {
     enum ac_event_type type;
-    json_t *object; /* owned by the receiver (json_decref); for a bookmark only metadata */
+    json_t *object; /* a reference the receiver owns (json_decref) and must not change:
+                     * the in-process client shares the store's tree; for a bookmark
+                     * only metadata */
+    /* The object's compact JSON text when the client has it (the in-process
+     * client), text_len bytes, borrowed until the next ac_watch_next or
+     * ac_watch_close; else NULL. */
+    const char *text;
+    size_t text_len;
 };
 
 struct ac_watch_opts {
@@ -154,7 +161,7 @@ CU_MUST_CHECK static inline int ac_watch_open(struct ac_client *c, const struct 
 }
 
 /* Wait up to timeout_ms (-1 = no limit) for the next event. Returns 0 with
- * *ev filled (ev->object owned by the caller), ERR_NOT_FOUND when the time
+ * *ev filled (a reference to ev->object owned by the caller), ERR_NOT_FOUND when the time
  * ran out with nothing to report, ERR_GONE when the version is too old (the
  * watch is over: list again), ERR_IO when the stream ended or broke (the
  * watch is over: open a new one from the last version seen). */
@@ -290,6 +297,9 @@ json_t *ac_event_new(const json_t *obj, const char *type, const char *reason, co
  * object in caches and work queues (client-go's MetaNamespaceKeyFunc). */
 char *ac_object_key(const json_t *obj);
 char *ac_key(const char *ns, const char *name);
+/* The same key in buf (len bytes) when it fits, else a new one (ac_key):
+ * free it when it is not buf. For lookups made per object per pass. */
+char *ac_key_in(char *buf, size_t len, const char *ns, const char *name);
 
 /* metadata fields of an object, borrowed from it; NULL when absent. */
 const char *ac_meta_str(const json_t *obj, const char *field);

@@ -28,7 +28,8 @@ struct store_client {
 struct store_ac_watch {
     struct ac_watch base;
     struct store_watch *w;
-    int64_t end_ms; /* monotonic time the watch ends, as timeoutSeconds asks; 0 = never */
+    int64_t end_ms;          /* monotonic time the watch ends, as timeoutSeconds asks; 0 = never */
+    struct store_text *text; /* the last event's text (ac_event.text), or NULL */
 };
 
 static const struct ac_ops store_ops;
@@ -92,7 +93,8 @@ static int parse_rv(const char *s, uint64_t *out, struct err *e)
 static int sc_watch_open(struct ac_client *c, const struct store_resource *r, const char *ns,
                          const struct ac_watch_opts *opts, struct ac_watch **out, struct err *e)
 {
-    struct store_watch_opts so = {.bookmark_ms = STORE_BOOKMARK_MS};
+    /* Receivers never change an event's object: the store's own tree. */
+    struct store_watch_opts so = {.bookmark_ms = STORE_BOOKMARK_MS, .shared = true};
     int timeout_s = 0;
     if (opts) {
         so.label_selector = opts->label_selector;
@@ -124,10 +126,15 @@ static int sc_watch_next(struct ac_watch *aw, int timeout_ms, struct ac_event *e
         if (timeout_ms < 0 || left < timeout_ms)
             timeout_ms = (int)left;
     }
+    store_text_unref(sw->text);
+    sw->text = NULL;
     struct store_event sev;
     int rc = store_watch_next(sw->w, timeout_ms, &sev, e);
     if (rc)
         return rc;
+    sw->text = sev.text_ref;
+    ev->text = sev.text;
+    ev->text_len = sev.text_len;
     switch (sev.type) {
     case STORE_ADDED:
         ev->type = AC_ADDED;
@@ -143,17 +150,23 @@ static int sc_watch_next(struct ac_watch *aw, int timeout_ms, struct ac_event *e
         break;
     }
     ev->object = sev.object;
-    if (!json_is_object(ev->object)) {
-        json_decref(ev->object);
-        ev->object = json_object();
-    }
-    /* Every event carries its version where clients look for it. */
+    /* Every event carries its version where clients look for it. Stored
+     * objects do; anything else is completed on a copy of its own (the
+     * object may be shared). */
     json_t *meta = json_object_get(ev->object, "metadata");
+    if (json_is_object(meta) && json_object_get(meta, "resourceVersion"))
+        return 0;
+    json_t *own = json_is_object(ev->object) ? json_deep_copy(ev->object) : json_object();
+    json_decref(ev->object);
+    ev->object = own;
+    ev->text = NULL;
+    ev->text_len = 0;
+    meta = json_object_get(own, "metadata");
     if (!json_is_object(meta)) {
         meta = json_object();
-        json_object_set_new(ev->object, "metadata", meta);
+        json_object_set_new(own, "metadata", meta);
     }
-    if (!json_object_get(meta, "resourceVersion") && sev.resource_version) {
+    if (sev.resource_version) {
         char *rv = rv_text(sev.resource_version);
         json_object_set_new(meta, "resourceVersion", json_string(rv));
         free(rv);
@@ -165,6 +178,7 @@ static void sc_watch_close(struct ac_watch *aw)
 {
     struct store_ac_watch *sw = (struct store_ac_watch *)aw;
     store_watch_close(sw->w);
+    store_text_unref(sw->text);
     free(sw);
 }
 

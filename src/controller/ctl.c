@@ -413,9 +413,11 @@ static void entry_free(struct ctl *c, struct ctl_entry *e)
 
 const struct ctl_wl_sum *ctl_wl_sum(struct ctl *c, const char *ns, const char *name)
 {
-    char *key = ac_key(ns, name);
+    char buf[512];
+    char *key = ac_key_in(buf, sizeof(buf), ns, name);
     struct ctl_entry *e = map_get(&c->res[CK_WL].cache, key);
-    free(key);
+    if (key != buf)
+        free(key);
     return e ? e->wl : NULL;
 }
 

@@ -28,6 +28,7 @@ struct delta {
     enum delta_kind kind;
     enum ac_event_type type; /* DELTA_EVENT */
     json_t *obj;             /* owned: the object, or the list's items for DELTA_REPLACE */
+    struct inf_doc *doc;     /* DELTA_EVENT: owned, obj's text when the client gave it, or NULL */
 };
 
 struct inf {
@@ -76,12 +77,18 @@ struct inf_doc *inf_doc_new(const json_t *obj)
     char *text = json_dumps(obj, JSON_COMPACT);
     if (!text)
         abort(); /* out of memory */
-    size_t len = strlen(text);
+    struct inf_doc *d = inf_doc_text(text, strlen(text));
+    free(text);
+    return d;
+}
+
+struct inf_doc *inf_doc_text(const char *text, size_t len)
+{
     struct inf_doc *d = xmalloc(sizeof(*d) + len + 1);
     d->refs = 1;
     d->len = len;
-    memcpy(d->text, text, len + 1);
-    free(text);
+    memcpy(d->text, text, len);
+    d->text[len] = 0;
     return d;
 }
 
@@ -103,10 +110,11 @@ json_t *inf_doc_parse(const struct inf_doc *d)
     return json_loadb(d->text, d->len, 0, NULL);
 }
 
-static struct entry *entry_new(const json_t *obj)
+/* doc (stolen), when given, is obj's text: not made again. */
+static struct entry *entry_new(const json_t *obj, struct inf_doc *doc)
 {
     struct entry *en = xmalloc(sizeof(*en));
-    en->doc = inf_doc_new(obj);
+    en->doc = doc ? doc : inf_doc_new(obj);
     const char *rv = ac_meta_str(obj, "resourceVersion");
     en->rv = xstrdup(rv ? rv : "");
     return en;
@@ -179,13 +187,13 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
 
 /* ---- reader thread ---------------------------------------------------------- */
 
-/* Hand a delta (obj reference stolen) to the loop. */
+/* Hand a delta (obj reference and doc stolen) to the loop. */
 static void hand_over(struct inf *inf, enum delta_kind kind, enum ac_event_type type, json_t *obj,
-                      const char *rv)
+                      struct inf_doc *doc, const char *rv)
 {
     pthread_mutex_lock(&inf->mu);
     XGROW(inf->deltas, inf->capdeltas, inf->ndeltas + 1);
-    inf->deltas[inf->ndeltas++] = (struct delta){kind, type, obj};
+    inf->deltas[inf->ndeltas++] = (struct delta){kind, type, obj, doc};
     if (rv && *rv)
         snprintf(inf->rv, sizeof(inf->rv), "%s", rv);
     bool first = inf->ndeltas == 1;
@@ -278,7 +286,7 @@ static int list_all(struct inf *inf, char **rv, struct err *e)
     pthread_mutex_lock(&inf->mu);
     inf->stats.lists++;
     pthread_mutex_unlock(&inf->mu);
-    hand_over(inf, DELTA_REPLACE, AC_ADDED, items, *rv);
+    hand_over(inf, DELTA_REPLACE, AC_ADDED, items, NULL, *rv);
     return 0;
 }
 
@@ -310,7 +318,9 @@ static int read_watch(struct inf *inf, struct ac_watch *w, char **rv, size_t *ev
             json_decref(ev.object);
             continue;
         }
-        hand_over(inf, DELTA_EVENT, ev.type, ev.object, *rv);
+        /* The client's text, when it has it, spares encoding the object again. */
+        hand_over(inf, DELTA_EVENT, ev.type, ev.object,
+                  ev.text ? inf_doc_text(ev.text, ev.text_len) : NULL, *rv);
     }
 }
 
@@ -424,9 +434,10 @@ static struct entry *cache_set(struct inf *inf, const char *key, struct entry *e
 }
 
 /* Cache obj (borrowed) and tell the handlers. */
-static void cache_put(struct inf *inf, const char *key, const json_t *obj, size_t *calls)
+static void cache_put(struct inf *inf, const char *key, const json_t *obj, struct inf_doc *doc,
+                      size_t *calls)
 {
-    struct entry *old = cache_set(inf, key, entry_new(obj));
+    struct entry *old = cache_set(inf, key, entry_new(obj, doc));
     if (old) {
         if (inf->h.on_update) {
             json_t *prev = inf->no_old ? NULL : inf_doc_parse(old->doc);
@@ -452,8 +463,10 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
             entry_free(old);
         }
     } else {
-        cache_put(inf, key, d->obj, calls);
+        cache_put(inf, key, d->obj, d->doc, calls);
+        d->doc = NULL;
     }
+    inf_doc_unref(d->doc);
     json_decref(d->obj);
     free(key);
 }
@@ -503,7 +516,7 @@ static void apply_replace(struct inf *inf, json_t *items, size_t *calls)
         const char *nrv = ac_meta_str(obj, "resourceVersion");
         /* Unchanged objects are not news: skip them. */
         if (!old || !nrv || strcmp(old->rv, nrv))
-            cache_put(inf, key, obj, calls);
+            cache_put(inf, key, obj, NULL, calls);
         free(key);
         json_array_set_new(items, i, json_null());
     }
@@ -605,8 +618,10 @@ void inf_free(struct inf *inf)
     if (!inf)
         return;
     inf_stop(inf);
-    for (size_t i = 0; i < inf->ndeltas; i++)
+    for (size_t i = 0; i < inf->ndeltas; i++) {
         json_decref(inf->deltas[i].obj);
+        inf_doc_unref(inf->deltas[i].doc);
+    }
     free(inf->deltas);
     size_t it = 0;
     const char *k;

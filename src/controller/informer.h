@@ -46,6 +46,8 @@ struct inf_doc {
 
 /* The text of obj, one reference. */
 struct inf_doc *inf_doc_new(const json_t *obj);
+/* A copy of text (len bytes), one reference. */
+struct inf_doc *inf_doc_text(const char *text, size_t len);
 struct inf_doc *inf_doc_ref(struct inf_doc *d);
 void inf_doc_unref(struct inf_doc *d); /* NULL is a no-op */
 /* A new tree of the text (json_decref it). */

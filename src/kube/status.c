@@ -171,8 +171,11 @@ int kc_watch_event_decode(const char *line, size_t len, struct ac_event *ev, str
     } else {
         rc = err_set(e, ERR_PARSE, "unknown watch event type '%s'", type);
     }
-    if (!rc)
+    if (!rc) {
         ev->object = json_incref(obj);
+        ev->text = NULL;
+        ev->text_len = 0;
+    }
     json_decref(doc);
     return rc;
 }

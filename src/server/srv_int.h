@@ -156,6 +156,7 @@ struct srv {
     pthread_t janitor;
     pthread_mutex_t janitor_lock;
     pthread_cond_t janitor_cond;
+    bool janitor_news; /* its watch has events (under janitor_lock) */
     bool janitor_running;
     /* Discovery and OpenAPI documents of what the store serves, rebuilt
      * when that changes (discovery.c). */

@@ -41,6 +41,7 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
+#include "base/map.h"
 #include "base/strbuf.h"
 #include "base/time.h"
 #include "base/xalloc.h"
@@ -51,6 +52,11 @@
 #define DEFAULT_WATCHER_QUEUE_MAX 10000
 #define COMPACT_EVERY 256
 #define MAX_GC_DEPTH 64
+/* Objects whose last committed tree the writer keeps (about 8 KB each for
+ * a Workload): the next write of an object written moments ago (a status
+ * after a create, an admission after a pending status) reads it from here
+ * instead of parsing the stored text again. */
+#define WCACHE_MAX 1024
 
 struct store {
     char *path;
@@ -81,6 +87,12 @@ struct store {
     const char *emptying_ns;               /* the namespace empty_namespace is deleting, or NULL */
     const char *emptying_crd;              /* the key of the kind empty_crd is deleting, or NULL */
     _Atomic int64_t undecodable_logged_ms; /* when a list last logged an undecodable row */
+
+    /* The writer's cache (under wlock): "res\x1fns\x1fname" -> struct wc_entry,
+     * filled only by commits, evicted in the order keys came in. */
+    struct map wcache;
+    char *wc_ring[WCACHE_MAX];
+    unsigned wc_next;
 
     struct store__hub *hub;
     store__admit_fn admit;
@@ -431,6 +443,87 @@ static int check_name(const struct store_resource *r, const char *name, struct e
     return ERR_INVALID;
 }
 
+/* ---- the writer's cache of committed trees ------------------------------------------ */
+
+/* A committed object's tree, shared (never changed) with the watchers that
+ * received it: valid while the stored row has version rv. */
+struct wc_entry {
+    uint64_t rv;
+    json_t *doc;
+    unsigned slot; /* its key's place in wc_ring */
+};
+
+static void wc_key(char *buf, size_t len, const struct store_resource *r, const char *ns,
+                   const char *name)
+{
+    snprintf(buf, len, "%s\x1f%s\x1f%s", r->key, r->namespaced && ns ? ns : "", name);
+}
+
+static void wc_entry_free(struct wc_entry *en)
+{
+    if (en) {
+        json_decref(en->doc);
+        free(en);
+    }
+}
+
+static void wc_drop(struct store *s, const char *key)
+{
+    struct wc_entry *en = map_del(&s->wcache, key);
+    if (!en)
+        return;
+    free(s->wc_ring[en->slot]);
+    s->wc_ring[en->slot] = NULL;
+    wc_entry_free(en);
+}
+
+static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
+{
+    struct wc_entry *en = map_get(&s->wcache, key);
+    if (en) {
+        json_decref(en->doc);
+        en->doc = json_incref(doc);
+        en->rv = rv;
+        return;
+    }
+    unsigned slot = s->wc_next++ % WCACHE_MAX;
+    if (s->wc_ring[slot])
+        wc_drop(s, s->wc_ring[slot]);
+    en = xmalloc(sizeof(*en));
+    *en = (struct wc_entry){rv, json_incref(doc), slot};
+    s->wc_ring[slot] = xstrdup(key);
+    map_put(&s->wcache, key, en);
+}
+
+/* The committed transaction's changes into the cache. */
+static void wc_commit(struct store *s)
+{
+    for (size_t i = 0; i < s->npending; i++) {
+        const struct store__change *c = &s->pending[i];
+        const char *name = api_doc_meta_str(c->obj, "name");
+        if (!name)
+            continue;
+        char key[1024];
+        wc_key(key, sizeof(key), c->ev->r, c->ns, name);
+        if (c->ev->type == STORE_DELETED)
+            wc_drop(s, key);
+        else
+            wc_put(s, key, c->ev->rv, c->obj);
+    }
+}
+
+static void wc_release(struct store *s)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    while (map_next(&s->wcache, &it, &k, &v))
+        wc_entry_free(v);
+    map_release(&s->wcache);
+    for (size_t i = 0; i < WCACHE_MAX; i++)
+        free(s->wc_ring[i]);
+}
+
 /* ---- the write transaction ---------------------------------------------------------- */
 
 static int tx_begin(struct store *s, struct err *e)
@@ -439,14 +532,20 @@ static int tx_begin(struct store *s, struct err *e)
     return exec_sql(s->w.db, "BEGIN IMMEDIATE", e);
 }
 
-static void pending_release(struct store *s)
+static void pending_truncate(struct store *s, size_t mark)
 {
-    for (size_t i = 0; i < s->npending; i++) {
+    for (size_t i = mark; i < s->npending; i++) {
         store__evrec_unref(s->pending[i].ev);
+        store__evrec_unref(s->pending[i].ev_obj);
         json_decref(s->pending[i].obj);
         json_decref(s->pending[i].prev);
     }
-    s->npending = 0;
+    s->npending = mark;
+}
+
+static void pending_release(struct store *s)
+{
+    pending_truncate(s, 0);
 }
 
 static void tx_rollback(struct store *s)
@@ -494,6 +593,7 @@ static int tx_commit(struct store *s, struct err *e)
         return rc;
     }
     atomic_store(&s->rv, s->next_rv);
+    wc_commit(s);
     for (size_t i = 0; i < s->npending; i++) {
         const struct store__change *c = &s->pending[i];
         if (strcmp(c->ev->r->key, STORE_CRD_KEY))
@@ -509,25 +609,19 @@ static int tx_commit(struct store *s, struct err *e)
     return 0;
 }
 
+/* A change of the open transaction. obj is copied as it is now (its text):
+ * the caller keeps obj, while the copy is shared, unchanged, by watchers
+ * in this process and the writer's cache. */
 static void pending_add(struct store *s, enum store_event_type type, const struct store_resource *r,
-                        uint64_t rv, const char *text, json_t *obj, const json_t *prev)
+                        uint64_t rv, const char *text, const json_t *obj, const json_t *prev)
 {
     XGROW(s->pending, s->cap_pending, s->npending + 1);
     struct store__change *c = &s->pending[s->npending++];
     c->ev = store__evrec_new(type, r, rv, text);
-    c->obj = json_incref(obj);
+    c->obj = json_deep_copy(obj);
     c->prev = prev ? json_incref((json_t *)prev) : NULL;
-    c->ns = api_doc_meta_str(obj, "namespace");
-}
-
-static void pending_truncate(struct store *s, size_t mark)
-{
-    for (size_t i = mark; i < s->npending; i++) {
-        store__evrec_unref(s->pending[i].ev);
-        json_decref(s->pending[i].obj);
-        json_decref(s->pending[i].prev);
-    }
-    s->npending = mark;
+    c->ns = api_doc_meta_str(c->obj, "namespace");
+    c->ev_obj = NULL;
 }
 
 /* Run op inside the open transaction, undoing exactly its own changes when
@@ -775,9 +869,11 @@ static json_t *undecodable_stub(struct store *s, const struct store_resource *r,
 
 /* Load (res, ns, name) on the write connection; *out owned or NULL. An
  * undecodable document loads as its stub (undecodable_stub), with *stub
- * set (stub may be NULL). */
+ * set (stub may be NULL). With shared, *out may be the writer's cached
+ * tree of the row's version: a reference to a tree that must not be
+ * changed. */
 static int w_load_row(struct store *s, const struct store_resource *r, const char *ns,
-                      const char *name, json_t **out, bool *stub, struct err *e)
+                      const char *name, bool shared, json_t **out, bool *stub, struct err *e)
 {
     *out = NULL;
     if (stub)
@@ -789,7 +885,17 @@ static int w_load_row(struct store *s, const struct store_resource *r, const cha
     bind_text(st, 3, name);
     int step = sqlite3_step(st);
     int rc = 0;
-    if (step == SQLITE_ROW) {
+    struct wc_entry *en = NULL;
+    if (step == SQLITE_ROW && shared) {
+        char key[1024];
+        wc_key(key, sizeof(key), r, ns, name);
+        en = map_get(&s->wcache, key);
+        if (en && en->rv != (uint64_t)sqlite3_column_int64(st, 1))
+            en = NULL;
+    }
+    if (en) {
+        *out = json_incref(en->doc);
+    } else if (step == SQLITE_ROW) {
         *out = load_text((const char *)sqlite3_column_text(st, 0));
         if (!*out) {
             char *uid = xstrdup((const char *)sqlite3_column_text(st, 2));
@@ -810,7 +916,7 @@ static int w_load_row(struct store *s, const struct store_resource *r, const cha
 static int w_load(struct store *s, const struct store_resource *r, const char *ns, const char *name,
                   json_t **out, struct err *e)
 {
-    return w_load_row(s, r, ns, name, out, NULL, e);
+    return w_load_row(s, r, ns, name, false, out, NULL, e);
 }
 
 static int undecodable(struct err *e, const struct store_resource *r, const char *name)
@@ -967,7 +1073,7 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
     for (size_t i = 0; i < n && !rc; i++) {
         json_t *dep;
         bool stub;
-        rc = w_load_row(s, keys[i].r, keys[i].ns, keys[i].name, &dep, &stub, e);
+        rc = w_load_row(s, keys[i].r, keys[i].ns, keys[i].name, false, &dep, &stub, e);
         if (rc || !dep)
             continue;
         bool other_owner = false;
@@ -1489,6 +1595,7 @@ void store_close(struct store *s)
     if (s->w.db)
         conn_close(&s->w);
     free(s->pending);
+    wc_release(s);
     store__reg_free(s->reg);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->pool_lock);
@@ -2327,13 +2434,22 @@ static int check_finalizers(const json_t *cur, const json_t *next, struct err *e
 static json_t *merge_update(const struct store_resource *r, const json_t *cur, json_t *next,
                             bool status)
 {
+    /* The result is changed in place from here on (defaulting, its
+     * version): it shares no node with cur, which may be a tree shared with
+     * watchers, nor with next, whose nodes a mutation may have taken by
+     * reference from such a tree. */
     if (status) {
-        json_t *res = json_deep_copy(cur);
+        json_t *res = json_object();
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)cur, k, v)
+        {
+            if (strcmp(k, "status"))
+                json_object_set_new(res, k, json_deep_copy(v));
+        }
         json_t *st = json_object_get(next, "status");
         if (st)
-            json_object_set(res, "status", st);
-        else
-            json_object_del(res, "status");
+            json_object_set_new(res, "status", json_deep_copy(st));
         json_decref(next);
         return res;
     }
@@ -2351,10 +2467,12 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
                                        "generation",
                                        "managedFields",
                                        NULL};
+    /* Copies, not references: cur may be a tree shared with watchers, and
+     * defaulting changes the result in place. */
     for (const char *const *f = keep; *f; f++) {
         json_t *v = json_object_get(cm, *f);
         if (v)
-            json_object_set(m, *f, v);
+            json_object_set_new(m, *f, json_deep_copy(v));
         else
             json_object_del(m, *f);
     }
@@ -2370,7 +2488,7 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
     if (r->has_status) {
         json_t *st = json_object_get(cur, "status");
         if (st)
-            json_object_set(next, "status", st);
+            json_object_set_new(next, "status", json_deep_copy(st));
         else
             json_object_del(next, "status");
     }
@@ -2404,7 +2522,9 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         return rc;
     }
     json_t *cm = json_object_get(cur, "metadata");
-    json_object_set(api_doc_meta(res), "resourceVersion", json_object_get(cm, "resourceVersion"));
+    const char *cur_rv = api_doc_meta_str(cur, "resourceVersion");
+    if (cur_rv)
+        json_object_set_new(api_doc_meta(res), "resourceVersion", json_string(cur_rv));
     if (!o->status && keeps_generation(r) && spec_changed(cur, res)) {
         json_int_t g = json_integer_value(json_object_get(cm, "generation"));
         json_object_set_new(api_doc_meta(res), "generation", json_integer(g + 1));
@@ -2480,7 +2600,9 @@ static int update_run(struct store *s, struct wop *op)
     struct err *e = op->e;
     json_t *cur;
     bool stub;
-    int rc = w_load_row(s, u->r, u->ns, u->name, &cur, &stub, e);
+    /* cur is only read (the change is made on copies): it may be the
+     * tree the last commit of this object left in the writer's cache. */
+    int rc = w_load_row(s, u->r, u->ns, u->name, true, &cur, &stub, e);
     if (rc)
         return rc;
     if (!cur)
@@ -2495,8 +2617,14 @@ static int update_run(struct store *s, struct wop *op)
                      "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
                      "please apply your changes to the latest version and try again",
                      res_name(u->r), u->name);
-    else if (u->fn)
-        rc = (next = mutated(u, cur, e)) ? 0 : e->code;
+    else if (u->fn && u->o->status)
+        rc = (next = mutated(u, cur, e)) ? 0 : e->code; /* merge_update copies its status */
+    else if (u->fn && (next = mutated(u, cur, e))) {
+        json_t *own = json_deep_copy(next);
+        json_decref(next);
+        next = own;
+    } else if (u->fn)
+        rc = e->code;
     else
         next = json_deep_copy(u->obj);
     bool wrote = false;
@@ -2649,7 +2777,7 @@ static int replace_run(struct store *s, struct wop *op)
     json_t *cur;
     bool stub;
     const char *name = api_doc_meta_str(p->doc, "name");
-    int rc = w_load_row(s, r, "", name, &cur, &stub, op->e);
+    int rc = w_load_row(s, r, "", name, false, &cur, &stub, op->e);
     if (rc || !cur)
         return rc ? rc : not_found(op->e, r, name);
     json_t *m = api_doc_meta(p->doc);

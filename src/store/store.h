@@ -274,12 +274,13 @@ struct store_event {
     enum store_event_type type;
     const struct store_resource *resource;
     json_t *object; /* owned by the receiver (json_decref); for BOOKMARK only metadata;
-                     * NULL when text is set */
+                     * NULL when text is set; with opts.shared, see there */
     uint64_t resource_version;
     /* With opts.raw, for every type but BOOKMARK: the object as the store's
      * compact JSON text instead of object, text_len bytes, borrowed from
      * text_ref, a reference the receiver owns (release it with
-     * store_event_release, or keep it and store_text_unref it later). */
+     * store_event_release, or keep it and store_text_unref it later).
+     * With opts.shared, the text comes with object when the store has both. */
     const char *text;
     size_t text_len;
     struct store_text *text_ref;
@@ -299,6 +300,11 @@ struct store_watch_opts {
                                * without an event (delivered by store_watch_next) */
     bool raw;                 /* deliver objects as text (store_event.text): a receiver
                                * that only forwards them skips a parse per event */
+    bool shared;              /* deliver a live change's object as the tree the store
+                               * wrote, shared with the store and other receivers: it
+                               * must never be changed (json_decref it as usual); its
+                               * text comes too (store_event.text). A receiver in the
+                               * same process skips a parse per event. */
     /* Called when the watcher's queue turns non-empty, when the watcher is
      * cut off, and when the store closes, so that a receiver polling with
      * timeout 0 knows when to call again. Runs on the writer's thread with

@@ -154,6 +154,8 @@ struct store__evrec {
     const struct store_resource *r;
     uint64_t rv;
     struct store_text *text; /* one reference; NULL for a bookmark */
+    json_t *obj;             /* for shared watchers: the tree of text (one reference,
+                              * never changed), or NULL */
 };
 
 struct store__evrec *store__evrec_new(enum store_event_type type, const struct store_resource *r,
@@ -162,10 +164,13 @@ void store__evrec_unref(struct store__evrec *ev);
 
 /* A committed change handed to the hub by the writer. */
 struct store__change {
-    struct store__evrec *ev; /* one reference, owned */
-    const char *ns;          /* borrowed from obj */
-    json_t *obj;             /* owned reference, for selector matching */
-    json_t *prev;            /* MODIFIED: the object before (owned), or NULL */
+    struct store__evrec *ev;     /* one reference, owned */
+    const char *ns;              /* borrowed from obj */
+    json_t *obj;                 /* owned reference to the store's own copy of the object as
+                                  * written, never changed after: selector matching, shared
+                                  * watchers, the writer's cache */
+    json_t *prev;                /* MODIFIED: the object before (owned), or NULL */
+    struct store__evrec *ev_obj; /* ev with obj, made for the first shared watcher, or NULL */
 };
 
 struct store__hub;

@@ -82,7 +82,8 @@ struct store_watch {
     char *ns; /* NULL = all namespaces */
     struct sel_selector labels, fields;
     int bookmark_ms;
-    bool raw; /* deliver text, not parsed objects */
+    bool raw;    /* deliver text, not parsed objects */
+    bool shared; /* deliver the store's trees of live changes, with their text */
     void (*notify)(void *arg);
     void *notify_arg;
 
@@ -142,6 +143,7 @@ static struct store__evrec *evrec_shared(enum store_event_type type, const struc
     ev->r = r;
     ev->rv = rv;
     ev->text = t;
+    ev->obj = NULL;
     return ev;
 }
 
@@ -161,7 +163,21 @@ void store__evrec_unref(struct store__evrec *ev)
 {
     if (!ev || __atomic_sub_fetch(&ev->refs, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+#ifndef NDEBUG
+    /* A shared tree is never changed by anyone: debug builds (the sanitizer
+     * runs of every test) check that it still says what its text says. */
+    if (ev->obj && ev->text) {
+        char *now = json_dumps(ev->obj, JSON_COMPACT);
+        if (!now || strcmp(now, ev->text->s)) {
+            fprintf(stderr, "store: a watch's shared tree was changed:\n%s\n%s\n", ev->text->s,
+                    now ? now : "(null)");
+            abort();
+        }
+        free(now);
+    }
+#endif
     store_text_unref(ev->text);
+    json_decref(ev->obj);
     free(ev);
 }
 
@@ -278,22 +294,35 @@ static bool sel_matches(const struct store_watch *w, const json_t *obj)
 /* The event w gets for c (a new reference), or NULL. As the API server
  * does, a change that makes an object stop matching the selectors is a
  * DELETED for the watcher, and one that makes it start matching an ADDED. */
-static struct store__evrec *watch_event(const struct store_watch *w, const struct store__change *c)
+static struct store__evrec *watch_event(const struct store_watch *w, struct store__change *c)
 {
     if (!same_res(c->ev->r, w->r))
         return NULL;
     if (w->ns && (!c->ns || strcmp(c->ns, w->ns)))
         return NULL;
+    /* A shared watcher's record carries the tree; the others' do not, so a
+     * lagging HTTP watch's queue holds text only. */
+    struct store__evrec *base = c->ev;
+    if (w->shared && c->obj) {
+        if (!c->ev_obj) {
+            c->ev_obj = evrec_shared(c->ev->type, c->ev->r, c->ev->rv,
+                                     c->ev->text ? text_ref(c->ev->text) : NULL);
+            c->ev_obj->obj = json_incref(c->obj);
+        }
+        base = c->ev_obj;
+    }
     if (!w->labels.n && !w->fields.n)
-        return evrec_ref(c->ev);
+        return evrec_ref(base);
     bool now = sel_matches(w, c->obj);
-    if (c->ev->type != STORE_MODIFIED || !c->prev)
-        return now ? evrec_ref(c->ev) : NULL;
+    if (base->type != STORE_MODIFIED || !c->prev)
+        return now ? evrec_ref(base) : NULL;
     bool before = sel_matches(w, c->prev);
     if (now == before)
-        return now ? evrec_ref(c->ev) : NULL;
-    return evrec_shared(now ? STORE_ADDED : STORE_DELETED, c->ev->r, c->ev->rv,
-                        c->ev->text ? text_ref(c->ev->text) : NULL);
+        return now ? evrec_ref(base) : NULL;
+    struct store__evrec *ev = evrec_shared(now ? STORE_ADDED : STORE_DELETED, base->r, base->rv,
+                                           base->text ? text_ref(base->text) : NULL);
+    ev->obj = base->obj ? json_incref(base->obj) : NULL;
+    return ev;
 }
 
 /* Snapshots that c makes stale (h->mu held). A stale one is kept only
@@ -352,6 +381,7 @@ void store__hub_publish(struct store__hub *h, struct store__change *c, size_t n,
     free(drop);
     for (size_t i = 0; i < n; i++) {
         store__evrec_unref(c[i].ev);
+        store__evrec_unref(c[i].ev_obj);
         json_decref(c[i].obj);
         json_decref(c[i].prev);
     }
@@ -646,6 +676,7 @@ int store_watch_open(struct store *s, const struct store_resource *r, const char
     w->ns = r->namespaced && ns && *ns ? xstrdup(ns) : NULL;
     w->bookmark_ms = o->bookmark_ms;
     w->raw = o->raw;
+    w->shared = o->shared && !o->raw;
     w->notify = o->notify;
     w->notify_arg = o->notify_arg;
     pthread_condattr_t ca;
@@ -714,11 +745,14 @@ static int fill_event(struct store_watch *w, struct store__evrec *rec, struct st
                       struct err *e)
 {
     memset(ev, 0, sizeof(*ev));
-    if (w->raw && rec->text) {
+    if ((w->raw || rec->obj) && rec->text) {
         ev->text_ref = text_ref(rec->text);
         ev->text = rec->text->s;
         ev->text_len = rec->text->len;
-    } else {
+    }
+    if (rec->obj) {
+        ev->object = json_incref(rec->obj);
+    } else if (!w->raw || !rec->text) {
         ev->object = rec->text
                          ? json_loads(rec->text->s, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL)
                          : NULL;

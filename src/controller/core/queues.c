@@ -258,9 +258,11 @@ static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq
         const char *q = o ? o->queue : NULL;
         struct qagg *gl = NULL;
         if (q) {
-            char *key = ac_key(eng_wl_namespace(wl), q);
+            char buf[512];
+            char *key = ac_key_in(buf, sizeof(buf), eng_wl_namespace(wl), q);
             gl = qagg_of(by_lq, key);
-            free(key);
+            if (key != buf)
+                free(key);
         }
         struct qagg *gs[2] = {gc, gl};
         for (int k = 0; k < 2; k++) {

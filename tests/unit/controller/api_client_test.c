@@ -213,13 +213,31 @@ static void test_ac_object_key(void **state)
     json_decref(o);
 }
 
+/* A key made in the caller's buffer when it fits, allocated when not. */
+static void test_ac_key_in(void **state)
+{
+    char buf[8];
+    assert_ptr_equal(ac_key_in(buf, sizeof(buf), "ns", "n"), buf);
+    assert_string_equal(buf, "ns/n");
+    assert_ptr_equal(ac_key_in(buf, sizeof(buf), NULL, "cq"), buf);
+    assert_string_equal(buf, "cq");
+    assert_ptr_equal(ac_key_in(buf, sizeof(buf), "", "1234567"), buf);
+    assert_string_equal(buf, "1234567");
+    char *k = ac_key_in(buf, sizeof(buf), "ns", "12345");
+    assert_ptr_not_equal(k, buf);
+    assert_string_equal(k, "ns/12345");
+    free(k);
+    k = ac_key("ns", NULL);
+    assert_string_equal(k, "ns/");
+    free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ac_update_retry),
-        cmocka_unit_test(test_ac_merge_patch_apply),
-        cmocka_unit_test(test_ac_json_patch_apply),
-        cmocka_unit_test(test_ac_object_key),
+        cmocka_unit_test(test_ac_update_retry),     cmocka_unit_test(test_ac_merge_patch_apply),
+        cmocka_unit_test(test_ac_json_patch_apply), cmocka_unit_test(test_ac_object_key),
+        cmocka_unit_test(test_ac_key_in),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@ struct fake {
     int cut_code;
     bool down;  /* every call fails with ERR_IO */
     bool quiet; /* writes log no events: changes a watch will miss */
+    bool texts; /* events come with a text (indented, unlike any re-encoding) */
     unsigned watch_opens;
     char last_watch_rv[64];
     unsigned lists;
@@ -57,6 +58,7 @@ struct fake_watch {
     char *ns;
     uint64_t pos; /* last rv delivered */
     unsigned gen;
+    char *text; /* the last event's text (fake.texts) */
 };
 
 static const struct ac_ops fake_ops;
@@ -196,6 +198,10 @@ static int fake_watch_next(struct ac_watch *aw, int timeout_ms, struct ac_event 
                 continue;
             ev->type = fe->type;
             ev->object = json_deep_copy(fe->obj);
+            free(w->text);
+            w->text = f->texts ? json_dumps(fe->obj, JSON_INDENT(1)) : NULL;
+            ev->text = w->text;
+            ev->text_len = w->text ? strlen(w->text) : 0;
             w->pos = fe->rv;
             found = true;
             break;
@@ -218,6 +224,7 @@ static void fake_watch_close(struct ac_watch *aw)
     struct fake_watch *w = (struct fake_watch *)aw;
     free(w->plural);
     free(w->ns);
+    free(w->text);
     free(w);
 }
 

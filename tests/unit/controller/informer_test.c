@@ -148,6 +148,33 @@ static void on_add_refs(void *arg, const json_t *obj)
     note(arg, "add", obj);
 }
 
+/* A watch event's text, when the client has it, is what the cache keeps:
+ * the object is not encoded again. */
+static void test_inf_cache_takes_event_text(void **state)
+{
+    struct fake *f = fake_new();
+    f->texts = true;
+    struct seen s;
+    struct inf *inf = start(f, &s);
+    while (!inf_has_synced(inf)) {
+        struct pollfd p = {inf_fd(inf), POLLIN, 0};
+        poll(&p, 1, 50);
+        inf_dispatch(inf);
+    }
+    put(f, "ns", "a", 3);
+    loop_until(inf, &s, "add:ns/a");
+    struct inf_doc *d = inf_doc_get(inf, "ns/a");
+    assert_non_null(d);
+    assert_non_null(strchr(d->text, '\n')); /* the client's indented text */
+    assert_int_equal(d->len, strlen(d->text));
+    const json_t *a = inf_get(inf, "ns", "a");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "spec"), "priority")),
+                     3);
+    inf_free(inf);
+    sb_release(&s.log);
+    ac_free(&f->base);
+}
+
 static void test_inf_cache_keeps_text(void **state)
 {
     struct fake *f = fake_new();
@@ -388,6 +415,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inf_list_then_watch),
         cmocka_unit_test(test_inf_cache_keeps_text),
+        cmocka_unit_test(test_inf_cache_takes_event_text),
         cmocka_unit_test(test_inf_no_old_objects),
         cmocka_unit_test(test_inf_stop_many_together),
         cmocka_unit_test(test_inf_relist_on_gone),

@@ -652,6 +652,110 @@ static void test_store_write_check(void **state)
     tstore_free(t);
 }
 
+static json_t *get_obj(struct store *s, const char *res, const char *ns, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    assert_int_equal(store_get(s, R(res), ns, name, &out, &e), 0);
+    return out;
+}
+
+/* Writes that follow each other read the object's last committed tree
+ * from the writer's cache: what a caller does to the object it got back,
+ * a write refused or rolled back, a delete and a new object of the same
+ * name, never show in the next write, and the trees shared watchers got
+ * are never changed by later writes. */
+static void test_store_writer_cache_private(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts so = {.shared = true};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R("jobs.batch"), NULL, &so, &w, &e), 0);
+    json_decref(create(t->s, "jobs.batch", "default", job_doc("j")));
+    json_t *out = NULL;
+    struct store_write_opts st = {.status = true};
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL, &st, &out, &e),
+        0);
+    /* The caller's tree is its own. */
+    json_object_set_new(json_object_get(out, "status"), "active", json_integer(99));
+    json_object_set_new(json_object_get(out, "metadata"), "labels", json_pack("{s:s}", "x", "y"));
+    json_decref(out);
+    /* Refused by the check after the mutation: nothing of it stays. */
+    struct check_seen seen = {0};
+    struct store_write_opts wo = {.check = refuse_parallelism, .check_arg = &seen};
+    int two = 2, three = 3;
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_parallelism, &two, &wo, &out, &e),
+        ERR_FORBIDDEN);
+    /* In a batch whose other write fails, the good write alone commits. */
+    int four = 4;
+    struct err e1, e2;
+    err_init(&e1);
+    err_init(&e2);
+    struct store_write ws[2] = {
+        {.r = R("jobs.batch"),
+         .ns = "default",
+         .name = "j",
+         .fn = set_parallelism,
+         .arg = &four,
+         .e = &e1},
+        {.r = R("jobs.batch"),
+         .ns = "default",
+         .name = "missing",
+         .fn = set_parallelism,
+         .arg = &four,
+         .e = &e2},
+    };
+    store_write_many(t->s, ws, 2);
+    assert_int_equal(ws[0].rc, 0);
+    assert_int_equal(ws[1].rc, ERR_NOT_FOUND);
+    json_decref(ws[0].out);
+    err_init(&e);
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL, &st, &out, &e),
+        0);
+    json_t *got = get_obj(t->s, "jobs.batch", "default", "j");
+    assert_true(json_equal(out, got));
+    json_t *spec = json_object_get(got, "spec"), *status = json_object_get(got, "status");
+    assert_int_equal(json_integer_value(json_object_get(spec, "parallelism")), 4);
+    assert_int_equal(json_integer_value(json_object_get(status, "active")), 1);
+    assert_null(json_object_get(json_object_get(got, "metadata"), "labels"));
+    json_decref(out);
+    json_decref(got);
+    /* Deleted and made again: the new object, not the cached one. */
+    bool deleted = false;
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", NULL, &out, &deleted, &e),
+                     0);
+    json_decref(out);
+    json_t *again = job_doc("j");
+    json_object_set_new(json_object_get(again, "spec"), "parallelism", json_integer(three));
+    json_decref(create(t->s, "jobs.batch", "default", again));
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL, &st, &out, &e),
+        0);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(out, "spec"), "parallelism")), 3);
+    json_decref(out);
+    /* Every event's tree still says what its text says. */
+    struct store_event ev;
+    int n = 0;
+    while (store_watch_next(w, 0, &ev, &e) == 0) {
+        assert_non_null(ev.text);
+        char *text = json_dumps(ev.object, JSON_COMPACT);
+        assert_string_equal(text, ev.text);
+        free(text);
+        store_event_release(&ev);
+        n++;
+    }
+    assert_int_equal(n, 6);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
 /* The api layer's defaulting and validation run on every write. */
 static void test_store_api_validation(void **state)
 {
@@ -1231,6 +1335,7 @@ int main(void)
         cmocka_unit_test(test_store_list_pagination),
         cmocka_unit_test(test_store_list_continue_expired),
         cmocka_unit_test(test_store_restart_keeps_everything),
+        cmocka_unit_test(test_store_writer_cache_private),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

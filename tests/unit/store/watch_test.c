@@ -447,6 +447,43 @@ static void test_watch_live_text_shared(void **state)
     tstore_free(t);
 }
 
+/* Shared watchers receive the store's own tree of a live change, one for
+ * all of them, with its text; other watchers a tree of their own. */
+static void test_watch_shared_tree(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts o = {.shared = true};
+    struct store_watch *w1, *w2, *w3;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w1, &e), 0);
+    o.label_selector = "team=x";
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, &o, &w2, &e), 0);
+    assert_int_equal(store_watch_open(t->s, R(WL), NULL, NULL, &w3, &e), 0);
+    create_wl(t->s, "default", "a", "{\"team\":\"x\"}");
+    struct store_event e1, e2, e3;
+    assert_int_equal(store_watch_next(w1, 1000, &e1, &e), 0);
+    assert_int_equal(store_watch_next(w2, 1000, &e2, &e), 0);
+    assert_int_equal(store_watch_next(w3, 1000, &e3, &e), 0);
+    assert_non_null(e1.object);
+    assert_ptr_equal(e1.object, e2.object);
+    assert_ptr_not_equal(e1.object, e3.object);
+    assert_true(json_equal(e1.object, e3.object));
+    assert_non_null(e1.text);
+    assert_null(e3.text);
+    char *text = json_dumps(e1.object, JSON_COMPACT);
+    assert_string_equal(text, e1.text);
+    assert_int_equal(e1.text_len, strlen(text));
+    free(text);
+    store_event_release(&e1);
+    store_event_release(&e2);
+    store_event_release(&e3);
+    store_watch_close(w1);
+    store_watch_close(w2);
+    store_watch_close(w3);
+    tstore_free(t);
+}
+
 static void *close_later(void *arg)
 {
     struct timespec ts = {0, 50 * 1000 * 1000};
@@ -665,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_watch_notify),
         cmocka_unit_test(test_watch_initial_shared),
         cmocka_unit_test(test_watch_live_text_shared),
+        cmocka_unit_test(test_watch_shared_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
