@@ -432,8 +432,15 @@ bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out)
 /* The tree of e for this round, parsed again when the last round's is gone. */
 static json_t *thaw(struct ctl *c, struct ctl_entry *e)
 {
-    if (e->gen == c->gen && e->tree)
+    if (e->gen == c->gen && e->tree) {
+        if (e->brief) {
+            /* Asked for while the rebuild reads it: kept for the round. */
+            e->brief = false;
+            XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+            c->parsed[c->nparsed++] = json_incref(e->tree);
+        }
         return e->tree;
+    }
     e->tree = inf_doc_parse(e->doc);
     e->gen = c->gen;
     XGROW(c->parsed, c->capparsed, c->nparsed + 1);
@@ -441,14 +448,30 @@ static json_t *thaw(struct ctl *c, struct ctl_entry *e)
     return e->tree;
 }
 
-/* The round ends: its trees go, the cache keeps the text. A leader keeps
- * them until its first sync, whose rebuild reads every object once more;
- * a replica that does not lead frees them every round (it may wait for
- * the lease for ever). */
+/* The tree of e for one use, which thaw_done ends: the rebuild reads every
+ * object once and must not hold all their trees at once. */
+static json_t *thaw_brief(struct ctl *c, struct ctl_entry *e)
+{
+    if (e->gen == c->gen && e->tree)
+        return json_incref(e->tree);
+    e->tree = inf_doc_parse(e->doc);
+    e->gen = c->gen;
+    e->brief = true;
+    return e->tree;
+}
+
+static void thaw_done(struct ctl_entry *e, json_t *tree)
+{
+    if (e->brief) {
+        e->tree = NULL;
+        e->brief = false;
+    }
+    json_decref(tree);
+}
+
+/* The round ends: its trees go, the cache keeps the text. */
 static void end_round(struct ctl *c)
 {
-    if (c->leading && !c->synced && !c->stop)
-        return;
     if (c->nparsed >= 1000)
         c->trim_due = true;
     for (size_t i = 0; i < c->nparsed; i++)
@@ -544,10 +567,13 @@ static void refeed_namespace(struct ctl *c, const char *ns)
     size_t it = 0;
     const char *key;
     void *val;
-    while (ns && ctl_next(c, CK_WL, &it, &key, &val)) {
-        const char *wns = mstr(val, "namespace");
-        if (wns && !strcmp(wns, ns))
-            ctl_feed_engine(c, CK_WL, val, false);
+    while (ns && map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        struct ctl_entry *e = val;
+        if (e->wl && e->wl->ns && !strcmp(e->wl->ns, ns)) {
+            json_t *tree = thaw_brief(c, e);
+            ctl_feed_engine(c, CK_WL, tree, false);
+            thaw_done(e, tree);
+        }
     }
 }
 
@@ -616,24 +642,22 @@ static bool same_field(const json_t *a, const json_t *b, const char *k)
  * workloadQueueHandler). */
 static void enqueue_queue_workloads(struct ctl *c, const char *cq, const char *ns, const char *lq)
 {
+    /* The rebuild reconciles every workload anyway. */
+    if (c->rebuilding)
+        return;
     size_t it = 0;
-    const char *key;
-    void *val;
-    while (ctl_next(c, CK_WL, &it, &key, &val)) {
-        const char *wns = mstr(val, "namespace");
-        const char *qn = jstr(json_object_get(val, "spec"), "queueName");
+    const struct ctl_wl_sum *w;
+    while (ctl_next_wl_sum(c, &it, &w)) {
         bool match;
         if (lq) {
-            match = qn && wns && ns && !strcmp(qn, lq) && !strcmp(wns, ns);
+            match = w->queue && w->ns && ns && !strcmp(w->queue, lq) && !strcmp(w->ns, ns);
         } else {
-            const char *acq =
-                jstr(json_object_get(json_object_get(val, "status"), "admission"), "clusterQueue");
-            const json_t *l = qn ? ctl_get(c, CK_LQ, wns, qn) : NULL;
+            const json_t *l = w->queue ? ctl_get(c, CK_LQ, w->ns, w->queue) : NULL;
             const char *lcq = jstr(json_object_get(l, "spec"), "clusterQueue");
-            match = (acq && !strcmp(acq, cq)) || (lcq && !strcmp(lcq, cq));
+            match = (w->cq && !strcmp(w->cq, cq)) || (lcq && !strcmp(lcq, cq));
         }
         if (match)
-            ctl_enqueue(c, "W:", wns, mstr(val, "name"));
+            ctl_enqueue(c, "W:", w->ns, w->name);
     }
 }
 
@@ -702,7 +726,8 @@ static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *na
 static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
                   bool deleted)
 {
-    ctl_feed_engine(c, k, obj, deleted);
+    if (!c->rebuilding) /* which feeds the engine itself */
+        ctl_feed_engine(c, k, obj, deleted);
     ctl_prov_react(c, k, prev, obj, deleted);
     const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
     if (deleted && name) {
@@ -748,7 +773,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_enqueue(c, ig->prefix, ns, jstr(owner, "name"));
             if (ig->k == CK_JOB)
                 enqueue_children(c, ns, jstr(owner, "name"));
-        } else if (!prev && !deleted) {
+        } else if (!prev && !deleted && !c->rebuilding) {
             enqueue_prebuilt_users(c, ns, name);
         }
         const json_t *lws_owner = controller_owner(obj, leaderworkerset_integration.kind);
@@ -824,8 +849,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         break;
     case CK_TR:
     case CK_CTR:
-        /* TrainJobs may have waited for their runtime. */
-        for (size_t i = 0; i < ctl_n_integs; i++) {
+        /* TrainJobs may have waited for their runtime (at the rebuild
+         * every job is reconciled anyway). */
+        for (size_t i = 0; i < ctl_n_integs && !c->rebuilding; i++) {
             size_t it = 0;
             const char *key;
             void *val;
@@ -839,8 +865,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     case CK_WPC: {
         if (!deleted && (!prev || !same_field(prev, obj, "value")))
             ctl_enqueue(c, "P:", NULL, name);
-        /* A job naming a class that did not exist gets its Workload now. */
-        for (size_t i = 0; i < ctl_n_integs; i++) {
+        /* A job naming a class that did not exist gets its Workload now
+         * (at the rebuild every job is reconciled anyway). */
+        for (size_t i = 0; i < ctl_n_integs && !c->rebuilding; i++) {
             size_t it = 0;
             const char *key;
             void *val;
@@ -943,6 +970,28 @@ static void on_delete(void *arg, const json_t *obj)
 {
     struct ctl_res *r = arg;
     forget(r->c, r->kind, obj);
+}
+
+/* Before the first sync nothing is reconciled and the rebuild reads every
+ * cached object once, so what a list brings is cached as text, unparsed
+ * (a Workload's summary too is made by the rebuild). */
+static bool on_text(void *arg, const char *key, struct inf_doc *doc, const char *rvs)
+{
+    struct ctl_res *r = arg;
+    struct ctl *c = r->c;
+    if (c->synced)
+        return false;
+    uint64_t rv = strtoull(rvs, NULL, 10);
+    struct ctl_entry *e = map_get(&r->cache, key);
+    if (e && e->rv >= rv)
+        return true;
+    struct ctl_entry *n = xcalloc(1, sizeof(*n));
+    n->doc = inf_doc_ref(doc);
+    n->rv = rv;
+    map_put(&r->cache, key, n);
+    c->wl_counts_stale = true; /* counted from the summaries after the rebuild */
+    entry_free(c, e);
+    return true;
 }
 
 /* ---- writes ---------------------------------------------------------------------- */
@@ -1086,28 +1135,43 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
+/* One object of the rebuild: fed to the engine (feed), then reacted to. */
+static void rebuild_one(struct ctl *c, enum ctl_kind k, struct ctl_entry *e, bool feed)
+{
+    json_t *tree = thaw_brief(c, e);
+    if (k == CK_WL && !e->wl)
+        e->wl = wl_sum_new(c, tree);
+    if (feed)
+        ctl_feed_engine(c, k, tree, false);
+    react(c, k, NULL, tree, false);
+    thaw_done(e, tree);
+}
+
 static void rebuild_engine(struct ctl *c)
 {
     /* Cluster objects first, then workloads: those holding a reservation
-     * are charged again, the others queued. */
+     * are charged again, the others queued. Each object is parsed once,
+     * fed, reacted to (one reconcile pass for every object) and its tree
+     * dropped at once, so the rebuild never holds every tree. */
     static const enum ctl_kind order[] = {CK_NS, CK_RF,  CK_COHORT, CK_AC,   CK_CQ, CK_LQ,
                                           CK_LR, CK_RCT, CK_TOPO,   CK_NODE, CK_WL};
+    bool fed[CK_N] = {false};
     c->synced = true;
+    c->rebuilding = true;
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         size_t it = 0;
         const char *key;
         void *val;
-        while (ctl_next(c, order[i], &it, &key, &val))
-            ctl_feed_engine(c, order[i], val, false);
+        while (map_next(&c->res[order[i]].cache, &it, &key, &val))
+            rebuild_one(c, order[i], val, true);
+        fed[order[i]] = true;
     }
-    /* Every object gets one reconcile pass. */
-    c->rebuilding = true;
     for (int k = 0; k < CK_N; k++) {
         size_t it = 0;
         const char *key;
         void *val;
-        while (ctl_next(c, k, &it, &key, &val))
-            react(c, (enum ctl_kind)k, NULL, val, false);
+        while (!fed[k] && map_next(&c->res[k].cache, &it, &key, &val))
+            rebuild_one(c, (enum ctl_kind)k, val, false);
     }
     c->rebuilding = false;
     c->cycle_dirty = c->status_dirty = true;
@@ -1432,7 +1496,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->kind = (enum ctl_kind)k;
         r->r = ctl_resource(res_keys[k]);
         map_init(&r->cache);
-        struct inf_handlers h = {on_add, on_update, on_delete, r};
+        struct inf_handlers h = {on_add, on_update, on_delete, r, on_text};
         struct inf_opts io = {
             .backoff_initial_ms = 200, .backoff_max_ms = 5000, .no_old_objects = true};
         /* Only the Pods Kueue's admission labelled: a Job's are not read. */
