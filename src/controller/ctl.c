@@ -577,6 +577,8 @@ static void refeed_namespace(struct ctl *c, const char *ns)
     }
 }
 
+static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy);
+
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
 {
     if (k == CK_NODE) {
@@ -597,14 +599,21 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
     enum api_kind ak = engine_kind[k];
     if (ak == API_KIND_UNKNOWN || !c->synced)
         return;
+    if (deleted) {
+        c->cycle_dirty = true;
+        c->status_dirty = true;
+        eng_delete(c->eng, ak, mstr(obj, "namespace"), mstr(obj, "name"), tm_now_ms());
+        return;
+    }
+    feed_tree(c, k, json_deep_copy(obj));
+}
+
+/* Feed a tree of an engine kind (reference stolen; defaulted in place). */
+static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy)
+{
     int64_t now = tm_now_ms();
     c->cycle_dirty = true;
     c->status_dirty = true;
-    if (deleted) {
-        eng_delete(c->eng, ak, mstr(obj, "namespace"), mstr(obj, "name"), now);
-        return;
-    }
-    json_t *copy = json_deep_copy(obj);
     dflt_object(copy);
     if (k == CK_AC && !cond(copy, "Active")) {
         /* No controller has reported on this check: as Kueue's cache, the
@@ -1135,15 +1144,27 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
-/* One object of the rebuild: fed to the engine (feed), then reacted to. */
-static void rebuild_one(struct ctl *c, enum ctl_kind k, struct ctl_entry *e, bool feed)
+/* One object of the rebuild: reacted to, then fed to the engine (feed). */
+static void rebuild_one(struct ctl *c, enum ctl_kind k, const char *key, struct ctl_entry *e,
+                        bool feed)
 {
+    if (k == CK_JOB && !strstr(e->doc->text, "\"ownerReferences\"")) {
+        /* Without owners a Job's reaction is its reconcile alone: its
+         * tree is read then. */
+        char *slash = strchr(key, '/');
+        char *ns = slash ? xstrndup(key, (size_t)(slash - key)) : NULL;
+        ctl_enqueue(c, ctl_integ_of(k)->prefix, ns, slash ? slash + 1 : key);
+        free(ns);
+        return;
+    }
     json_t *tree = thaw_brief(c, e);
     if (k == CK_WL && !e->wl)
         e->wl = wl_sum_new(c, tree);
-    if (feed)
-        ctl_feed_engine(c, k, tree, false);
     react(c, k, NULL, tree, false);
+    if (feed && e->brief) /* nobody else reads this tree: the engine's defaults go into it */
+        feed_tree(c, k, json_incref(tree));
+    else if (feed)
+        ctl_feed_engine(c, k, tree, false);
     thaw_done(e, tree);
 }
 
@@ -1163,7 +1184,7 @@ static void rebuild_engine(struct ctl *c)
         const char *key;
         void *val;
         while (map_next(&c->res[order[i]].cache, &it, &key, &val))
-            rebuild_one(c, order[i], val, true);
+            rebuild_one(c, order[i], key, val, true);
         fed[order[i]] = true;
     }
     for (int k = 0; k < CK_N; k++) {
@@ -1171,7 +1192,7 @@ static void rebuild_engine(struct ctl *c)
         const char *key;
         void *val;
         while (!fed[k] && map_next(&c->res[k].cache, &it, &key, &val))
-            rebuild_one(c, (enum ctl_kind)k, val, false);
+            rebuild_one(c, (enum ctl_kind)k, key, val, false);
     }
     c->rebuilding = false;
     c->cycle_dirty = c->status_dirty = true;

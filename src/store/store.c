@@ -1813,9 +1813,11 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
         parse_all(out);
     if (!rc && more) {
         out->continue_token = token_make(out->resource_version, last_ns, last_name);
-        if (!q->filtering) {
+        if (!q->filtering && !o->raw_keys) {
             /* Items after the last returned one (Kubernetes reports this only
-             * when no selector filters the list). */
+             * when no selector filters the list); a cache reading every page
+             * does not ask, and counting the rest at each page would make
+             * its list quadratic. */
             const char *cnt = ns ? "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2 AND "
                                    "(ns, name) > (?3, ?4)"
                                  : "SELECT count(*) FROM objects WHERE res=?1 AND "

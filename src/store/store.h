@@ -163,7 +163,7 @@ struct store_list_opts {
     size_t limit;               /* 0 = all */
     const char *continue_token; /* from a previous page, or NULL */
     bool raw;                   /* fill raw (JSON text) instead of items */
-    bool raw_keys;              /* with raw: fill keys and rvs too */
+    bool raw_keys;              /* with raw: fill keys and rvs too, not remaining */
 };
 
 struct store_list {
