@@ -1144,13 +1144,18 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
+/* Whether the rebuild reads an object's tree: without owners a Job's
+ * reaction is its reconcile alone, which reads the tree then. */
+static bool rebuild_parses(enum ctl_kind k, const struct ctl_entry *e)
+{
+    return k != CK_JOB || strstr(e->doc->text, "\"ownerReferences\"");
+}
+
 /* One object of the rebuild: reacted to, then fed to the engine (feed). */
 static void rebuild_one(struct ctl *c, enum ctl_kind k, const char *key, struct ctl_entry *e,
                         bool feed)
 {
-    if (k == CK_JOB && !strstr(e->doc->text, "\"ownerReferences\"")) {
-        /* Without owners a Job's reaction is its reconcile alone: its
-         * tree is read then. */
+    if (!rebuild_parses(k, e)) {
         char *slash = strchr(key, '/');
         char *ns = slash ? xstrndup(key, (size_t)(slash - key)) : NULL;
         ctl_enqueue(c, ctl_integ_of(k)->prefix, ns, slash ? slash + 1 : key);
@@ -1168,11 +1173,21 @@ static void rebuild_one(struct ctl *c, enum ctl_kind k, const char *key, struct 
     thaw_done(e, tree);
 }
 
+/* Every cached object of kind k through rebuild_one. */
+static void rebuild_kind(struct ctl *c, enum ctl_kind k, bool feed)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[k].cache, &it, &key, &val))
+        rebuild_one(c, k, key, val, feed);
+}
+
 static void rebuild_engine(struct ctl *c)
 {
     /* Cluster objects first, then workloads: those holding a reservation
      * are charged again, the others queued. Each object is parsed once,
-     * fed, reacted to (one reconcile pass for every object) and its tree
+     * reacted to (one reconcile pass for every object), fed and its tree
      * dropped at once, so the rebuild never holds every tree. */
     static const enum ctl_kind order[] = {CK_NS, CK_RF,  CK_COHORT, CK_AC,   CK_CQ, CK_LQ,
                                           CK_LR, CK_RCT, CK_TOPO,   CK_NODE, CK_WL};
@@ -1180,20 +1195,12 @@ static void rebuild_engine(struct ctl *c)
     c->synced = true;
     c->rebuilding = true;
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (map_next(&c->res[order[i]].cache, &it, &key, &val))
-            rebuild_one(c, order[i], key, val, true);
+        rebuild_kind(c, order[i], true);
         fed[order[i]] = true;
     }
-    for (int k = 0; k < CK_N; k++) {
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (!fed[k] && map_next(&c->res[k].cache, &it, &key, &val))
-            rebuild_one(c, (enum ctl_kind)k, key, val, false);
-    }
+    for (int k = 0; k < CK_N; k++)
+        if (!fed[k])
+            rebuild_kind(c, (enum ctl_kind)k, false);
     c->rebuilding = false;
     c->cycle_dirty = c->status_dirty = true;
 }
