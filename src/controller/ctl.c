@@ -1203,6 +1203,7 @@ static void rebuild_engine(struct ctl *c)
             rebuild_kind(c, (enum ctl_kind)k, false);
     c->rebuilding = false;
     c->cycle_dirty = c->status_dirty = true;
+    c->trim_due = true; /* every tree it parsed is freed */
 }
 
 static void process_queue(struct ctl *c)
