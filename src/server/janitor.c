@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "base/xalloc.h"
 
 static int64_t newest_time(const json_t *ev)
 {
@@ -35,33 +36,45 @@ static int64_t newest_time(const json_t *ev)
     return best;
 }
 
-/* One sweep; returns the number of Events deleted. */
+/* One sweep; returns the number of Events deleted. The Events are read a
+ * page of texts at a time and parsed one by one: a controller that writes
+ * an Event per workload leaves tens of thousands, and their trees all at
+ * once would be hundreds of megabytes. */
 static size_t sweep(struct srv *s, const struct store_resource *r, int64_t ttl_ms)
 {
-    struct store_list l = {0};
-    struct store_list_opts lo = {0};
-    struct err e;
-    err_init(&e);
-    if (store_list(s->store, r, NULL, &lo, &l, &e))
-        return 0;
     int64_t cutoff = tm_now_ms() - ttl_ms;
     size_t n = 0;
-    for (size_t i = 0; i < l.n && !s->stopping; i++) {
-        int64_t t = newest_time(l.items[i]);
-        if (!t || t >= cutoff)
-            continue;
-        const json_t *m = json_object_get(l.items[i], "metadata");
-        const char *ns = json_string_value(json_object_get(m, "namespace"));
-        const char *name = json_string_value(json_object_get(m, "name"));
-        struct store_delete_opts dopts = {0};
-        json_t *last = NULL;
-        bool deleted = false;
+    char *cont = NULL;
+    do {
+        struct store_list l = {0};
+        struct store_list_opts lo = {.limit = 500, .continue_token = cont, .raw = true};
+        struct err e;
         err_init(&e);
-        if (name && !store_delete(s->store, r, ns, name, &dopts, &last, &deleted, &e))
-            n++;
-        json_decref(last);
-    }
-    store_list_release(&l);
+        int rc = store_list(s->store, r, NULL, &lo, &l, &e);
+        free(cont);
+        cont = NULL;
+        if (rc)
+            break;
+        for (size_t i = 0; i < l.n && !s->stopping; i++) {
+            json_t *ev = json_loads(l.raw[i], 0, NULL);
+            int64_t t = newest_time(ev);
+            const json_t *m = json_object_get(ev, "metadata");
+            const char *ns = json_string_value(json_object_get(m, "namespace"));
+            const char *name = json_string_value(json_object_get(m, "name"));
+            struct store_delete_opts dopts = {0};
+            json_t *last = NULL;
+            bool deleted = false;
+            err_init(&e);
+            if (t && t < cutoff && name &&
+                !store_delete(s->store, r, ns, name, &dopts, &last, &deleted, &e))
+                n++;
+            json_decref(last);
+            json_decref(ev);
+        }
+        if (!s->stopping && l.continue_token)
+            cont = xstrdup(l.continue_token);
+        store_list_release(&l);
+    } while (cont);
     return n;
 }
 
