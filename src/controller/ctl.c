@@ -469,8 +469,8 @@ static void thaw_done(struct ctl_entry *e, json_t *tree)
     json_decref(tree);
 }
 
-/* The round ends: its trees go, the cache keeps the text. */
-static void end_round(struct ctl *c)
+/* The trees read so far go, the cache keeps the text. */
+static void drop_trees(struct ctl *c)
 {
     if (c->nparsed >= 1000)
         c->trim_due = true;
@@ -483,6 +483,12 @@ static void end_round(struct ctl *c)
         c->parsed = NULL;
         c->capparsed = 0;
     }
+}
+
+/* The round ends: its trees go. */
+static void end_round(struct ctl *c)
+{
+    drop_trees(c);
 #ifdef __GLIBC__
     /* Rounds that read thousands of objects (the first sync, a cycle over
      * a deep backlog) leave their freed trees scattered over the heap,
@@ -1206,12 +1212,18 @@ static void rebuild_engine(struct ctl *c)
     c->trim_due = true; /* every tree it parsed is freed */
 }
 
+#define PROCESS_TREES_MAX 1024
+
 static void process_queue(struct ctl *c)
 {
     const char *key;
     int64_t now = tm_monotonic_ms();
     size_t budget = 4096;
     while (budget-- && (key = wq_get(c->q, now))) {
+        /* Between two reconciles no tree is borrowed: a round of
+         * thousands (the first after a start) holds a thousand at most. */
+        if (c->nparsed >= PROCESS_TREES_MAX)
+            drop_trees(c);
         char *k = xstrdup(key);
         wq_done(c->q, key);
         char *body = k + 2;
