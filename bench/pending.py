@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Memory and start-up of `cueue serve` holding many pending Workloads.
 
-usage: bench/pending.py CUEUE [N] [--settle SECONDS] [--keep DIR]
+usage: bench/pending.py CUEUE [N] [--settle SECONDS] [--keep DIR | --from DIR] [--watches W]
 
 Starts CUEUE serve (plain HTTP, no executor) in a temporary data
 directory, creates a ResourceFlavor, a ClusterQueue without quota, a
@@ -18,12 +18,25 @@ their log line; the first cycle follows in the same round), and its resident set
 SECONDS (default 20) of settling ("rssBytes", "peakRssBytes"). With
 --keep the data directory is DIR (new) and is kept: DIR/store is a store
 to start `cueue serve --data-dir` on again, DIR/serve.log the log.
+With --from DIR (a directory --keep made) only the restart is measured,
+on a copy of DIR/store (N is then what DIR holds).
+
+With --watches W, W watch connections are then opened (half on the
+namespace's Workloads, half on its Jobs, from the current version, with
+bookmarks, as `kubectl get -w` watches; from 127.0.0.2 and on, 500 a
+source address, below the server's limit per client), one more Job is created so that
+every watch carries its events, and after SECONDS/2 the resident set is
+read again: "watches", "watchRssBytes" and "watchExtraBytes" (the
+difference with "rssBytes").
 """
 import hashlib
 import json
 import os
 import re
+import select
+import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -81,6 +94,53 @@ def api(kc):
     return call
 
 
+def open_watches(kc, w):
+    """w watch connections, half on Workloads and half on Jobs (sockets)."""
+    with open(kc) as f:
+        cfg = yaml.safe_load(f)
+    url = cfg["clusters"][0]["cluster"]["server"]
+    token = cfg["users"][0]["user"]["token"]
+    host, port = url.split("//")[1].split(":")
+    call = api(kc)
+    paths = ["/apis/kueue.x-k8s.io/v1beta2/namespaces/%s/workloads" % NS,
+             "/apis/batch/v1/namespaces/%s/jobs" % NS]
+    rvs = [call("GET", p + "?limit=1")["metadata"]["resourceVersion"] for p in paths]
+    socks = []
+    for i in range(w):
+        s = socket.create_connection((host, int(port)),
+                                     source_address=("127.0.0.%d" % (2 + i // 500), 0))
+        s.sendall(("GET %s?watch=true&allowWatchBookmarks=true&resourceVersion=%s HTTP/1.1\r\n"
+                   "Host: %s\r\nAuthorization: Bearer %s\r\n\r\n"
+                   % (paths[i % 2], rvs[i % 2], host, token)).encode())
+        s.setblocking(False)
+        socks.append(s)
+    return socks
+
+
+def drain(socks, seconds):
+    """Read whatever the watches send for this long; the bytes read."""
+    total, deadline = 0, time.monotonic() + seconds
+    poller, by_fd = select.poll(), {}
+    for s in socks:
+        poller.register(s, select.POLLIN)
+        by_fd[s.fileno()] = s
+    while time.monotonic() < deadline:
+        for fd, _ in poller.poll(100):
+            try:
+                total += len(by_fd[fd].recv(65536))
+            except BlockingIOError:
+                pass
+    return total
+
+
+def job(name):
+    return {"metadata": {"name": name, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+            "spec": {"suspend": True, "template": {"spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "busybox", "command": ["true"],
+                                "resources": {"requests": {"cpu": "1"}}}]}}}}
+
+
 def stop(p):
     p.send_signal(signal.SIGTERM)
     try:
@@ -106,12 +166,7 @@ def setup(cueue, data):
             "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": "0"}]}]}]}})
     call("POST", k + "/namespaces/%s/localqueues" % NS,
          {"metadata": {"name": "lq"}, "spec": {"clusterQueue": "cq"}})
-    call("POST", "/apis/batch/v1/namespaces/%s/jobs" % NS, {
-        "metadata": {"name": TEMPLATE, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
-        "spec": {"suspend": True, "template": {"spec": {
-            "restartPolicy": "Never",
-            "containers": [{"name": "c", "image": "busybox", "command": ["true"],
-                            "resources": {"requests": {"cpu": "1"}}}]}}}})
+    call("POST", "/apis/batch/v1/namespaces/%s/jobs" % NS, job(TEMPLATE))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         items = call("GET", k + "/namespaces/%s/workloads" % NS)["items"]
@@ -169,7 +224,7 @@ def status_bytes(pid, field):
 
 def main():
     args = sys.argv[1:]
-    opts = {"--settle": "20", "--keep": None}
+    opts = {"--settle": "20", "--keep": None, "--from": None, "--watches": "0"}
     for k in opts:
         if k in args:
             i = args.index(k)
@@ -181,13 +236,18 @@ def main():
     cueue, n = os.path.abspath(args[0]), int(args[1]) if len(args) > 1 else 50000
     if opts["--keep"]:
         os.makedirs(opts["--keep"])
-        run(cueue, n, settle, opts["--keep"])
+        run(cueue, n, settle, opts["--keep"], int(opts["--watches"]), None)
     else:
         with tempfile.TemporaryDirectory(prefix="cueue-pending.") as data:
-            run(cueue, n, settle, data)
+            run(cueue, n, settle, data, int(opts["--watches"]), opts["--from"])
 
 
-def run(cueue, n, settle, data):
+def run(cueue, n, settle, data, watches, source):
+    if source:
+        shutil.copytree(os.path.join(source, "store"), os.path.join(data, "store"))
+        open(os.path.join(data, "serve.log"), "w").close()
+        restart(cueue, settle, data, watches)
+        return
     setup(cueue, data)
     db = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(data, "store"))
           for f in fs if f.endswith(".db")][0]
@@ -199,8 +259,12 @@ def run(cueue, n, settle, data):
     wait_for_log(data, r"caches synced", since, 600)
     time.sleep(settle)
     stop(p)
+    restart(cueue, settle, data, watches)
+
+
+def restart(cueue, settle, data, watches):
     since = os.path.getsize(os.path.join(data, "serve.log"))
-    p, t0, _ = start(cueue, data)
+    p, t0, kc = start(cueue, data)
     m = wait_for_log(data, r"caches synced, (\d+) workloads, (\d+) jobs", since, 600)
     startup_ms = (time.monotonic() - t0) * 1000
     time.sleep(settle)
@@ -208,6 +272,16 @@ def run(cueue, n, settle, data):
               "startupMs": round(startup_ms), "settleSeconds": settle,
               "rssBytes": status_bytes(p.pid, "VmRSS"),
               "peakRssBytes": status_bytes(p.pid, "VmHWM")}
+    if watches:
+        socks = open_watches(kc, watches)
+        drain(socks, 2)
+        api(kc)("POST", "/apis/batch/v1/namespaces/%s/jobs" % NS, job("watchedjob"))
+        got = drain(socks, settle / 2)
+        rss = status_bytes(p.pid, "VmRSS")
+        report.update({"watches": watches, "watchBytesRead": got, "watchRssBytes": rss,
+                       "watchExtraBytes": rss - report["rssBytes"]})
+        for s in socks:
+            s.close()
     stop(p)
     print(json.dumps(report, indent=2))
 

@@ -24,6 +24,11 @@ void ac_list_release(struct ac_list *l)
     if (!l)
         return;
     json_decref(l->items);
+    for (size_t i = 0; i < l->ntexts; i++) {
+        free(l->texts[i].text);
+        free(l->texts[i].key);
+    }
+    free(l->texts);
     free(l->resource_version);
     free(l->continue_token);
     memset(l, 0, sizeof(*l));

@@ -38,11 +38,21 @@ struct ac_list_opts {
     const char *field_selector; /* metadata.name=x, metadata.namespace!=y, or NULL */
     size_t limit;               /* page size; 0 = everything at once */
     const char *continue_token; /* from a previous page, or NULL */
+    bool texts;                 /* the client may answer with texts instead of items */
+};
+
+/* A listed object as its compact JSON text, with what a cache keys it by. */
+struct ac_text {
+    char *text; /* owned */
+    char *key;  /* owned; "namespace/name", or "name" (ac_key) */
+    uint64_t rv;
 };
 
 /* One page of a list. Release with ac_list_release. */
 struct ac_list {
-    json_t *items;          /* owned JSON array of objects, as served */
+    json_t *items;         /* owned JSON array of objects, as served; NULL when texts */
+    struct ac_text *texts; /* owned; with ac_list_opts.texts, a client that can */
+    size_t ntexts;
     char *resource_version; /* owned; the list's version, the point a watch resumes from */
     char *continue_token;   /* owned; NULL on the last page */
 };

@@ -62,14 +62,25 @@ static int sc_list(struct ac_client *c, const struct store_resource *r, const ch
         so.field_selector = opts->field_selector;
         so.limit = opts->limit;
         so.continue_token = opts->continue_token;
+        so.raw = so.raw_keys = opts->texts;
     }
     struct store_list l = {0};
     int rc = store_list(st(c), r, ns, &so, &l, e);
     if (rc)
         return rc;
-    out->items = json_array();
-    for (size_t i = 0; i < l.n; i++)
-        json_array_append(out->items, l.items[i]);
+    if (so.raw) {
+        /* The stored texts as they are: no tree is built. */
+        out->texts = xcalloc(l.n ? l.n : 1, sizeof(*out->texts));
+        for (size_t i = 0; i < l.n; i++) {
+            out->texts[i] = (struct ac_text){l.raw[i], l.keys[i], l.rvs[i]};
+            l.raw[i] = l.keys[i] = NULL;
+        }
+        out->ntexts = l.n;
+    } else {
+        out->items = json_array();
+        for (size_t i = 0; i < l.n; i++)
+            json_array_append(out->items, l.items[i]);
+    }
     out->resource_version = rv_text(l.resource_version);
     out->continue_token = l.continue_token ? xstrdup(l.continue_token) : NULL;
     store_list_release(&l);

@@ -434,8 +434,15 @@ bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out)
 /* The tree of e for this round, parsed again when the last round's is gone. */
 static json_t *thaw(struct ctl *c, struct ctl_entry *e)
 {
-    if (e->gen == c->gen && e->tree)
+    if (e->gen == c->gen && e->tree) {
+        if (e->brief) {
+            /* Asked for while the rebuild reads it: kept for the round. */
+            e->brief = false;
+            XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+            c->parsed[c->nparsed++] = json_incref(e->tree);
+        }
         return e->tree;
+    }
     e->tree = inf_doc_parse(e->doc);
     e->gen = c->gen;
     XGROW(c->parsed, c->capparsed, c->nparsed + 1);
@@ -443,14 +450,30 @@ static json_t *thaw(struct ctl *c, struct ctl_entry *e)
     return e->tree;
 }
 
-/* The round ends: its trees go, the cache keeps the text. A leader keeps
- * them until its first sync, whose rebuild reads every object once more;
- * a replica that does not lead frees them every round (it may wait for
- * the lease for ever). */
-static void end_round(struct ctl *c)
+/* The tree of e for one use, which thaw_done ends: the rebuild reads every
+ * object once and must not hold all their trees at once. */
+static json_t *thaw_brief(struct ctl *c, struct ctl_entry *e)
 {
-    if (c->leading && !c->synced && !c->stop)
-        return;
+    if (e->gen == c->gen && e->tree)
+        return json_incref(e->tree);
+    e->tree = inf_doc_parse(e->doc);
+    e->gen = c->gen;
+    e->brief = true;
+    return e->tree;
+}
+
+static void thaw_done(struct ctl_entry *e, json_t *tree)
+{
+    if (e->brief) {
+        e->tree = NULL;
+        e->brief = false;
+    }
+    json_decref(tree);
+}
+
+/* The trees read so far go, the cache keeps the text. */
+static void drop_trees(struct ctl *c)
+{
     if (c->nparsed >= 1000)
         c->trim_due = true;
     for (size_t i = 0; i < c->nparsed; i++)
@@ -462,6 +485,12 @@ static void end_round(struct ctl *c)
         c->parsed = NULL;
         c->capparsed = 0;
     }
+}
+
+/* The round ends: its trees go. */
+static void end_round(struct ctl *c)
+{
+    drop_trees(c);
 #ifdef __GLIBC__
     /* Rounds that read thousands of objects (the first sync, a cycle over
      * a deep backlog) leave their freed trees scattered over the heap,
@@ -546,12 +575,17 @@ static void refeed_namespace(struct ctl *c, const char *ns)
     size_t it = 0;
     const char *key;
     void *val;
-    while (ns && ctl_next(c, CK_WL, &it, &key, &val)) {
-        const char *wns = mstr(val, "namespace");
-        if (wns && !strcmp(wns, ns))
-            ctl_feed_engine(c, CK_WL, val, false);
+    while (ns && map_next(&c->res[CK_WL].cache, &it, &key, &val)) {
+        struct ctl_entry *e = val;
+        if (e->wl && e->wl->ns && !strcmp(e->wl->ns, ns)) {
+            json_t *tree = thaw_brief(c, e);
+            ctl_feed_engine(c, CK_WL, tree, false);
+            thaw_done(e, tree);
+        }
     }
 }
+
+static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy);
 
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
 {
@@ -573,14 +607,21 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
     enum api_kind ak = engine_kind[k];
     if (ak == API_KIND_UNKNOWN || !c->synced)
         return;
+    if (deleted) {
+        c->cycle_dirty = true;
+        c->status_dirty = true;
+        eng_delete(c->eng, ak, mstr(obj, "namespace"), mstr(obj, "name"), tm_now_ms());
+        return;
+    }
+    feed_tree(c, k, json_deep_copy(obj));
+}
+
+/* Feed a tree of an engine kind (reference stolen; defaulted in place). */
+static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy)
+{
     int64_t now = tm_now_ms();
     c->cycle_dirty = true;
     c->status_dirty = true;
-    if (deleted) {
-        eng_delete(c->eng, ak, mstr(obj, "namespace"), mstr(obj, "name"), now);
-        return;
-    }
-    json_t *copy = json_deep_copy(obj);
     dflt_object(copy);
     if (k == CK_AC && !cond(copy, "Active")) {
         /* No controller has reported on this check: as Kueue's cache, the
@@ -618,24 +659,22 @@ static bool same_field(const json_t *a, const json_t *b, const char *k)
  * workloadQueueHandler). */
 static void enqueue_queue_workloads(struct ctl *c, const char *cq, const char *ns, const char *lq)
 {
+    /* The rebuild reconciles every workload anyway. */
+    if (c->rebuilding)
+        return;
     size_t it = 0;
-    const char *key;
-    void *val;
-    while (ctl_next(c, CK_WL, &it, &key, &val)) {
-        const char *wns = mstr(val, "namespace");
-        const char *qn = jstr(json_object_get(val, "spec"), "queueName");
+    const struct ctl_wl_sum *w;
+    while (ctl_next_wl_sum(c, &it, &w)) {
         bool match;
         if (lq) {
-            match = qn && wns && ns && !strcmp(qn, lq) && !strcmp(wns, ns);
+            match = w->queue && w->ns && ns && !strcmp(w->queue, lq) && !strcmp(w->ns, ns);
         } else {
-            const char *acq =
-                jstr(json_object_get(json_object_get(val, "status"), "admission"), "clusterQueue");
-            const json_t *l = qn ? ctl_get(c, CK_LQ, wns, qn) : NULL;
+            const json_t *l = w->queue ? ctl_get(c, CK_LQ, w->ns, w->queue) : NULL;
             const char *lcq = jstr(json_object_get(l, "spec"), "clusterQueue");
-            match = (acq && !strcmp(acq, cq)) || (lcq && !strcmp(lcq, cq));
+            match = (w->cq && !strcmp(w->cq, cq)) || (lcq && !strcmp(lcq, cq));
         }
         if (match)
-            ctl_enqueue(c, "W:", wns, mstr(val, "name"));
+            ctl_enqueue(c, "W:", w->ns, w->name);
     }
 }
 
@@ -704,7 +743,8 @@ static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *na
 static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
                   bool deleted)
 {
-    ctl_feed_engine(c, k, obj, deleted);
+    if (!c->rebuilding) /* which feeds the engine itself */
+        ctl_feed_engine(c, k, obj, deleted);
     ctl_prov_react(c, k, prev, obj, deleted);
     const char *ns = mstr(obj, "namespace"), *name = mstr(obj, "name");
     if (deleted && name) {
@@ -750,7 +790,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_enqueue(c, ig->prefix, ns, jstr(owner, "name"));
             if (ig->k == CK_JOB)
                 enqueue_children(c, ns, jstr(owner, "name"));
-        } else if (!prev && !deleted) {
+        } else if (!prev && !deleted && !c->rebuilding) {
             enqueue_prebuilt_users(c, ns, name);
         }
         const json_t *lws_owner = controller_owner(obj, leaderworkerset_integration.kind);
@@ -826,8 +866,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         break;
     case CK_TR:
     case CK_CTR:
-        /* TrainJobs may have waited for their runtime. */
-        for (size_t i = 0; i < ctl_n_integs; i++) {
+        /* TrainJobs may have waited for their runtime (at the rebuild
+         * every job is reconciled anyway). */
+        for (size_t i = 0; i < ctl_n_integs && !c->rebuilding; i++) {
             size_t it = 0;
             const char *key;
             void *val;
@@ -841,8 +882,9 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
     case CK_WPC: {
         if (!deleted && (!prev || !same_field(prev, obj, "value")))
             ctl_enqueue(c, "P:", NULL, name);
-        /* A job naming a class that did not exist gets its Workload now. */
-        for (size_t i = 0; i < ctl_n_integs; i++) {
+        /* A job naming a class that did not exist gets its Workload now
+         * (at the rebuild every job is reconciled anyway). */
+        for (size_t i = 0; i < ctl_n_integs && !c->rebuilding; i++) {
             size_t it = 0;
             const char *key;
             void *val;
@@ -945,6 +987,28 @@ static void on_delete(void *arg, const json_t *obj)
 {
     struct ctl_res *r = arg;
     forget(r->c, r->kind, obj);
+}
+
+/* Before the first sync nothing is reconciled and the rebuild reads every
+ * cached object once, so what a list brings is cached as text, unparsed
+ * (a Workload's summary too is made by the rebuild). */
+static bool on_text(void *arg, const char *key, struct inf_doc *doc, const char *rvs)
+{
+    struct ctl_res *r = arg;
+    struct ctl *c = r->c;
+    if (c->synced)
+        return false;
+    uint64_t rv = strtoull(rvs, NULL, 10);
+    struct ctl_entry *e = map_get(&r->cache, key);
+    if (e && e->rv >= rv)
+        return true;
+    struct ctl_entry *n = xcalloc(1, sizeof(*n));
+    n->doc = inf_doc_ref(doc);
+    n->rv = rv;
+    map_put(&r->cache, key, n);
+    c->wl_counts_stale = true; /* counted from the summaries after the rebuild */
+    entry_free(c, e);
+    return true;
 }
 
 /* ---- writes ---------------------------------------------------------------------- */
@@ -1088,32 +1152,69 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
+/* Whether the rebuild reads an object's tree: without owners a Job's
+ * reaction is its reconcile alone, which reads the tree then. */
+static bool rebuild_parses(enum ctl_kind k, const struct ctl_entry *e)
+{
+    return k != CK_JOB || strstr(e->doc->text, "\"ownerReferences\"");
+}
+
+/* One object of the rebuild: reacted to, then fed to the engine (feed). */
+static void rebuild_one(struct ctl *c, enum ctl_kind k, const char *key, struct ctl_entry *e,
+                        bool feed)
+{
+    if (!rebuild_parses(k, e)) {
+        char *slash = strchr(key, '/');
+        char *ns = slash ? xstrndup(key, (size_t)(slash - key)) : NULL;
+        ctl_enqueue(c, ctl_integ_of(k)->prefix, ns, slash ? slash + 1 : key);
+        free(ns);
+        return;
+    }
+    json_t *tree = thaw_brief(c, e);
+    if (k == CK_WL && !e->wl)
+        e->wl = wl_sum_new(c, tree);
+    react(c, k, NULL, tree, false);
+    if (feed && e->brief) /* nobody else reads this tree: the engine's defaults go into it */
+        feed_tree(c, k, json_incref(tree));
+    else if (feed)
+        ctl_feed_engine(c, k, tree, false);
+    thaw_done(e, tree);
+}
+
+/* Every cached object of kind k through rebuild_one. */
+static void rebuild_kind(struct ctl *c, enum ctl_kind k, bool feed)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    while (map_next(&c->res[k].cache, &it, &key, &val))
+        rebuild_one(c, k, key, val, feed);
+}
+
 static void rebuild_engine(struct ctl *c)
 {
     /* Cluster objects first, then workloads: those holding a reservation
-     * are charged again, the others queued. */
+     * are charged again, the others queued. Each object is parsed once,
+     * reacted to (one reconcile pass for every object), fed and its tree
+     * dropped at once, so the rebuild never holds every tree. */
     static const enum ctl_kind order[] = {CK_NS, CK_RF,  CK_COHORT, CK_AC,   CK_CQ, CK_LQ,
                                           CK_LR, CK_RCT, CK_TOPO,   CK_NODE, CK_WL};
+    bool fed[CK_N] = {false};
     c->synced = true;
-    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (ctl_next(c, order[i], &it, &key, &val))
-            ctl_feed_engine(c, order[i], val, false);
-    }
-    /* Every object gets one reconcile pass. */
     c->rebuilding = true;
-    for (int k = 0; k < CK_N; k++) {
-        size_t it = 0;
-        const char *key;
-        void *val;
-        while (ctl_next(c, k, &it, &key, &val))
-            react(c, (enum ctl_kind)k, NULL, val, false);
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        rebuild_kind(c, order[i], true);
+        fed[order[i]] = true;
     }
+    for (int k = 0; k < CK_N; k++)
+        if (!fed[k])
+            rebuild_kind(c, (enum ctl_kind)k, false);
     c->rebuilding = false;
     c->cycle_dirty = c->status_dirty = true;
+    c->trim_due = true; /* every tree it parsed is freed */
 }
+
+#define PROCESS_TREES_MAX 1024
 
 static void process_queue(struct ctl *c)
 {
@@ -1121,6 +1222,10 @@ static void process_queue(struct ctl *c)
     int64_t now = tm_monotonic_ms();
     size_t budget = 4096;
     while (budget-- && (key = wq_get(c->q, now))) {
+        /* Between two reconciles no tree is borrowed: a round of
+         * thousands (the first after a start) holds a thousand at most. */
+        if (c->nparsed >= PROCESS_TREES_MAX)
+            drop_trees(c);
         char *k = xstrdup(key);
         wq_done(c->q, key);
         char *body = k + 2;
@@ -1434,7 +1539,7 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         r->kind = (enum ctl_kind)k;
         r->r = ctl_resource(res_keys[k]);
         map_init(&r->cache);
-        struct inf_handlers h = {on_add, on_update, on_delete, r};
+        struct inf_handlers h = {on_add, on_update, on_delete, r, on_text};
         struct inf_opts io = {
             .backoff_initial_ms = 200, .backoff_max_ms = 5000, .no_old_objects = true};
         /* Only the Pods Kueue's admission labelled: a Job's are not read. */

@@ -107,10 +107,12 @@ struct ctl_wl_sum {
  * there) and, while the loop's round that read it lasts, its tree. */
 struct ctl_entry {
     struct inf_doc *doc;
-    json_t *tree; /* valid while gen == ctl.gen; held by ctl.parsed */
+    json_t *tree; /* valid while gen == ctl.gen; held by ctl.parsed, or by the
+                   * rebuild alone while brief */
     unsigned gen;
+    bool brief;
     uint64_t rv;
-    struct ctl_wl_sum *wl; /* Workloads only */
+    struct ctl_wl_sum *wl; /* Workloads only; NULL until the first sync for a listed one */
 };
 
 struct ctl {

@@ -24,11 +24,19 @@
 
 enum delta_kind { DELTA_REPLACE, DELTA_EVENT };
 
+/* A listed object, kept as text from the moment it is read. */
+struct item {
+    char *key, *rv;
+    struct inf_doc *doc;
+};
+
 struct delta {
     enum delta_kind kind;
     enum ac_event_type type; /* DELTA_EVENT */
-    json_t *obj;             /* owned: the object, or the list's items for DELTA_REPLACE */
+    json_t *obj;             /* DELTA_EVENT: owned, the object */
     struct inf_doc *doc;     /* DELTA_EVENT: owned, obj's text when the client gave it, or NULL */
+    struct item *items;      /* DELTA_REPLACE: owned, the list */
+    size_t nitems;
 };
 
 struct inf {
@@ -187,13 +195,29 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
 
 /* ---- reader thread ---------------------------------------------------------- */
 
-/* Hand a delta (obj reference and doc stolen) to the loop. */
-static void hand_over(struct inf *inf, enum delta_kind kind, enum ac_event_type type, json_t *obj,
-                      struct inf_doc *doc, const char *rv)
+static void items_free(struct item *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(items[i].key);
+        free(items[i].rv);
+        inf_doc_unref(items[i].doc);
+    }
+    free(items);
+}
+
+static void delta_release(struct delta *d)
+{
+    json_decref(d->obj);
+    inf_doc_unref(d->doc);
+    items_free(d->items, d->nitems);
+}
+
+/* Hand a delta (what it holds stolen) to the loop. */
+static void hand_over(struct inf *inf, struct delta d, const char *rv)
 {
     pthread_mutex_lock(&inf->mu);
     XGROW(inf->deltas, inf->capdeltas, inf->ndeltas + 1);
-    inf->deltas[inf->ndeltas++] = (struct delta){kind, type, obj, doc};
+    inf->deltas[inf->ndeltas++] = d;
     if (rv && *rv)
         snprintf(inf->rv, sizeof(inf->rv), "%s", rv);
     bool first = inf->ndeltas == 1;
@@ -242,30 +266,57 @@ static bool back_off(struct inf *inf, int64_t *delay, const struct err *e)
     return sleep_or_stop(inf, *delay);
 }
 
+/* A page's objects appended to the list being read, as texts: a page's
+ * trees (when the client gives trees) go with the page. */
+static void take_page(struct ac_list *page, struct item **items, size_t *n, size_t *cap)
+{
+    size_t more = page->ntexts + json_array_size(page->items);
+    XGROW(*items, *cap, *n + more);
+    for (size_t i = 0; i < page->ntexts; i++) {
+        struct ac_text *t = &page->texts[i];
+        char rv[24];
+        snprintf(rv, sizeof(rv), "%llu", (unsigned long long)t->rv);
+        (*items)[(*n)++] =
+            (struct item){t->key, xstrdup(rv), inf_doc_text(t->text, strlen(t->text))};
+        t->key = NULL;
+    }
+    size_t i;
+    json_t *obj;
+    json_array_foreach(page->items, i, obj)
+    {
+        const char *rv = ac_meta_str(obj, "resourceVersion");
+        (*items)[(*n)++] =
+            (struct item){ac_object_key(obj), xstrdup(rv ? rv : ""), inf_doc_new(obj)};
+    }
+}
+
 /* List every page. On success hands over a REPLACE and sets rv. */
 static int list_all(struct inf *inf, char **rv, struct err *e)
 {
-    json_t *items = json_array();
+    struct item *items = NULL;
+    size_t n = 0, cap = 0;
     char *cont = NULL;
     bool paged = true;
     int rc;
     for (;;) {
         struct ac_list_opts lo = {inf->label_selector, inf->field_selector,
-                                  paged ? inf->page_size : 0, cont};
+                                  paged ? inf->page_size : 0, cont, true};
         struct ac_list page;
         rc = ac_list(inf->client, inf->res, inf->ns, &lo, &page, e);
         if (rc == ERR_GONE && cont) {
             /* The continue token expired mid-list: start over in one piece. */
             free(cont);
             cont = NULL;
-            json_array_clear(items);
+            items_free(items, n);
+            items = NULL;
+            n = cap = 0;
             paged = false;
             err_init(e);
             continue;
         }
         if (rc)
             break;
-        json_array_extend(items, page.items);
+        take_page(&page, &items, &n, &cap);
         free(cont);
         cont = page.continue_token;
         page.continue_token = NULL;
@@ -280,13 +331,13 @@ static int list_all(struct inf *inf, char **rv, struct err *e)
     }
     free(cont);
     if (rc) {
-        json_decref(items);
+        items_free(items, n);
         return rc;
     }
     pthread_mutex_lock(&inf->mu);
     inf->stats.lists++;
     pthread_mutex_unlock(&inf->mu);
-    hand_over(inf, DELTA_REPLACE, AC_ADDED, items, NULL, *rv);
+    hand_over(inf, (struct delta){.kind = DELTA_REPLACE, .items = items, .nitems = n}, *rv);
     return 0;
 }
 
@@ -319,8 +370,12 @@ static int read_watch(struct inf *inf, struct ac_watch *w, char **rv, size_t *ev
             continue;
         }
         /* The client's text, when it has it, spares encoding the object again. */
-        hand_over(inf, DELTA_EVENT, ev.type, ev.object,
-                  ev.text ? inf_doc_text(ev.text, ev.text_len) : NULL, *rv);
+        hand_over(inf,
+                  (struct delta){.kind = DELTA_EVENT,
+                                 .type = ev.type,
+                                 .obj = ev.object,
+                                 .doc = ev.text ? inf_doc_text(ev.text, ev.text_len) : NULL},
+                  *rv);
     }
 }
 
@@ -433,11 +488,20 @@ static struct entry *cache_set(struct inf *inf, const char *key, struct entry *e
     return old;
 }
 
-/* Cache obj (borrowed) and tell the handlers. */
-static void cache_put(struct inf *inf, const char *key, const json_t *obj, struct inf_doc *doc,
+/* Cache en under key and tell the handlers: obj is its tree (borrowed),
+ * or NULL to parse the text only if the handlers want a tree. */
+static void cache_put(struct inf *inf, const char *key, struct entry *en, const json_t *obj,
                       size_t *calls)
 {
-    struct entry *old = cache_set(inf, key, entry_new(obj, doc));
+    struct entry *old = cache_set(inf, key, en);
+    (*calls)++;
+    if (!obj && inf->h.on_text && inf->h.on_text(inf->h.arg, key, en->doc, en->rv)) {
+        entry_free(old);
+        return;
+    }
+    json_t *parsed = obj ? NULL : inf_doc_parse(en->doc);
+    if (!obj)
+        obj = parsed;
     if (old) {
         if (inf->h.on_update) {
             json_t *prev = inf->no_old ? NULL : inf_doc_parse(old->doc);
@@ -448,7 +512,7 @@ static void cache_put(struct inf *inf, const char *key, const json_t *obj, struc
     } else if (inf->h.on_add) {
         inf->h.on_add(inf->h.arg, obj);
     }
-    (*calls)++;
+    json_decref(parsed);
 }
 
 static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
@@ -463,27 +527,19 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
             entry_free(old);
         }
     } else {
-        cache_put(inf, key, d->obj, d->doc, calls);
+        cache_put(inf, key, entry_new(d->obj, d->doc), d->obj, calls);
         d->doc = NULL;
     }
-    inf_doc_unref(d->doc);
-    json_decref(d->obj);
     free(key);
 }
 
 /* A fresh list: what is new is added, what changed is updated, and what is
  * gone was deleted while we were not watching. */
-static void apply_replace(struct inf *inf, json_t *items, size_t *calls)
+static void apply_replace(struct inf *inf, struct item *items, size_t n, size_t *calls)
 {
     struct map fresh = MAP_INIT;
-    size_t i;
-    json_t *obj;
-    json_array_foreach(items, i, obj)
-    {
-        char *key = ac_object_key(obj);
-        map_put(&fresh, key, obj);
-        free(key);
-    }
+    for (size_t i = 0; i < n; i++)
+        map_put(&fresh, items[i].key, &items[i]);
     /* Deletions first, collected so the cache is not changed mid-walk. */
     size_t it = 0, ngone = 0, capgone = 0;
     char **gone = NULL;
@@ -508,19 +564,18 @@ static void apply_replace(struct inf *inf, json_t *items, size_t *calls)
     }
     free(gone);
     map_release(&fresh);
-    /* Each item is handed over, then freed at once: the cache keeps text. */
-    for (i = 0; i < json_array_size(items); i++) {
-        obj = json_array_get(items, i);
-        char *key = ac_object_key(obj);
-        struct entry *old = map_get(&inf->cache, key);
-        const char *nrv = ac_meta_str(obj, "resourceVersion");
+    for (size_t i = 0; i < n; i++) {
+        struct item *x = &items[i];
+        struct entry *old = map_get(&inf->cache, x->key);
         /* Unchanged objects are not news: skip them. */
-        if (!old || !nrv || strcmp(old->rv, nrv))
-            cache_put(inf, key, obj, NULL, calls);
-        free(key);
-        json_array_set_new(items, i, json_null());
+        if (!old || !*x->rv || strcmp(old->rv, x->rv)) {
+            struct entry *en = xmalloc(sizeof(*en));
+            *en = (struct entry){x->doc, x->rv};
+            x->doc = NULL;
+            x->rv = NULL;
+            cache_put(inf, x->key, en, NULL, calls);
+        }
     }
-    json_decref(items);
 }
 
 size_t inf_dispatch(struct inf *inf)
@@ -538,13 +593,14 @@ size_t inf_dispatch(struct inf *inf)
     size_t calls = 0;
     for (size_t i = 0; i < n; i++) {
         if (ds[i].kind == DELTA_REPLACE) {
-            apply_replace(inf, ds[i].obj, &calls);
+            apply_replace(inf, ds[i].items, ds[i].nitems, &calls);
             pthread_rwlock_wrlock(&inf->cache_lock);
             inf->synced = true;
             pthread_rwlock_unlock(&inf->cache_lock);
         } else {
             apply_event(inf, &ds[i], &calls);
         }
+        delta_release(&ds[i]);
     }
     free(ds);
     return calls;
@@ -618,10 +674,8 @@ void inf_free(struct inf *inf)
     if (!inf)
         return;
     inf_stop(inf);
-    for (size_t i = 0; i < inf->ndeltas; i++) {
-        json_decref(inf->deltas[i].obj);
-        inf_doc_unref(inf->deltas[i].doc);
-    }
+    for (size_t i = 0; i < inf->ndeltas; i++)
+        delta_release(&inf->deltas[i]);
     free(inf->deltas);
     size_t it = 0;
     const char *k;

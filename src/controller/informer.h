@@ -19,8 +19,11 @@
  *
  * Memory: the cache keeps each object as its compact JSON text (an
  * inf_doc, shared by reference with whoever else keeps it), not as a
- * jansson tree, which is five to eight times larger. A tree exists while
- * the handlers run; inf_get, inf_next and inf_ref parse the text again. */
+ * jansson tree, which is five to eight times larger. A list is read as
+ * text page by page (as the store holds it, when the client can give
+ * text), so no list is ever held as trees. A tree exists while the
+ * handlers run (unless on_text takes the text); inf_get, inf_next and
+ * inf_ref parse the text again. */
 #ifndef CUEUE_CONTROLLER_INFORMER_H
 #define CUEUE_CONTROLLER_INFORMER_H
 
@@ -60,6 +63,11 @@ struct inf_handlers {
     void (*on_update)(void *arg, const json_t *old_obj, const json_t *new_obj);
     void (*on_delete)(void *arg, const json_t *obj); /* the last state known */
     void *arg;
+    /* Optional, tried first for an object a list brought (added or
+     * changed): its text (borrowed; inf_doc_ref keeps it), key and
+     * resourceVersion, not parsed. Returning false has it parsed and
+     * passed to on_add or on_update; true means it was taken as text. */
+    bool (*on_text)(void *arg, const char *key, struct inf_doc *doc, const char *rv);
 };
 
 struct inf_opts {

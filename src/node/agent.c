@@ -561,7 +561,7 @@ int node_start(const struct node_options *o, struct node **out, struct err *e)
         r->kind = (enum node_kind)k;
         r->r = store_resource_find(res_keys[k]);
         map_init(&r->cache);
-        struct inf_handlers h = {on_add, on_update, on_delete, r};
+        struct inf_handlers h = {on_add, on_update, on_delete, r, NULL};
         struct inf_opts io = {.backoff_initial_ms = 200, .backoff_max_ms = 5000};
         if (k < NODE_DEPLOYS || o->apps)
             r->inf = inf_new(n->ac, r->r, &io, &h);

@@ -1870,7 +1870,7 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
                      struct err *e)
 {
     struct sb sql = SB_INIT;
-    sb_adds(&sql, "SELECT ns, name, doc FROM objects WHERE res=?1");
+    sb_adds(&sql, "SELECT ns, name, doc, rv FROM objects WHERE res=?1");
     if (ns)
         sb_adds(&sql, " AND ns=?2");
     if (after_name)
@@ -1919,7 +1919,20 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
             break;
         }
         if (o->raw || defer) {
+            size_t had = cap;
             XGROW(out->raw, cap, out->n + 1);
+            if (o->raw && o->raw_keys) {
+                if (cap != had) {
+                    out->keys = xrealloc(out->keys, cap * sizeof(*out->keys));
+                    out->rvs = xrealloc(out->rvs, cap * sizeof(*out->rvs));
+                }
+                const char *rns = (const char *)sqlite3_column_text(st, 0);
+                const char *rname = (const char *)sqlite3_column_text(st, 1);
+                struct sb key = SB_INIT;
+                sb_addf(&key, "%s%s%s", rns, *rns ? "/" : "", rname);
+                out->keys[out->n] = sb_take(&key);
+                out->rvs[out->n] = (uint64_t)sqlite3_column_int64(st, 3);
+            }
             out->raw[out->n++] = xstrdup(text);
             json_decref(obj);
         } else {
@@ -1941,9 +1954,11 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
         parse_all(out);
     if (!rc && more) {
         out->continue_token = token_make(out->resource_version, last_ns, last_name);
-        if (!q->filtering) {
+        if (!q->filtering && !o->raw_keys) {
             /* Items after the last returned one (Kubernetes reports this only
-             * when no selector filters the list). */
+             * when no selector filters the list); a cache reading every page
+             * does not ask, and counting the rest at each page would make
+             * its list quadratic. */
             const char *cnt = ns ? "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2 AND "
                                    "(ns, name) > (?3, ?4)"
                                  : "SELECT count(*) FROM objects WHERE res=?1 AND "
@@ -2030,9 +2045,13 @@ void store_list_release(struct store_list *l)
             json_decref(l->items[i]);
         if (l->raw)
             free(l->raw[i]);
+        if (l->keys)
+            free(l->keys[i]);
     }
     free(l->items);
     free(l->raw);
+    free(l->keys);
+    free(l->rvs);
     free(l->continue_token);
     memset(l, 0, sizeof(*l));
     l->remaining = -1;

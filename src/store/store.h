@@ -163,11 +163,15 @@ struct store_list_opts {
     size_t limit;               /* 0 = all */
     const char *continue_token; /* from a previous page, or NULL */
     bool raw;                   /* fill raw (JSON text) instead of items */
+    bool raw_keys;              /* with raw: fill keys and rvs too, not remaining */
 };
 
 struct store_list {
     json_t **items; /* owned references, sorted by namespace then name; NULL when raw */
     char **raw;     /* with opts.raw: each item as compact JSON text (owned, free) */
+    char **keys;    /* with opts.raw_keys: each item's "namespace/name", or "name" when
+                     * cluster-scoped (owned) */
+    uint64_t *rvs;  /* with opts.raw_keys: each item's resourceVersion */
     size_t n;
     uint64_t resource_version; /* the list's consistent version */
     char *continue_token;      /* owned; NULL on the last page */

@@ -354,6 +354,62 @@ static void loop_until(struct inf *inf, struct sb *log, const char *want)
     }
 }
 
+/* on_text: takes listed objects as text when the key says "t" */
+static bool on_text(void *arg, const char *key, struct inf_doc *doc, const char *rv)
+{
+    json_t *o = inf_doc_parse(doc);
+    assert_non_null(o);
+    /* The key and version given are the text's own. */
+    char *k = ac_object_key(o);
+    assert_string_equal(k, key);
+    assert_string_equal(ac_meta_str(o, "resourceVersion"), rv);
+    free(k);
+    json_decref(o);
+    if (strncmp(key, "ns/t", 4))
+        return false;
+    sb_addf(arg, "text:%s ", key);
+    return true;
+}
+
+/* A list over the store comes as the stored texts, page by page: on_text
+ * sees each listed object unparsed, with its key and version; one it
+ * refuses is parsed for on_add; later changes come as trees. */
+static void test_store_client_informer_lists_texts(void **state)
+{
+    struct fixture *f = *state;
+    struct err e;
+    err_init(&e);
+    const char *names[] = {"t1", "t2", "t3", "p1", "t4"};
+    for (size_t i = 0; i < 5; i++) {
+        json_t *obj = lease(names[i], "x");
+        assert_int_equal(ac_create(f->c, f->leases, "ns", obj, NULL, &e), 0);
+        json_decref(obj);
+    }
+    struct sb log = SB_INIT;
+    struct inf_handlers h = {on_add, on_update, on_delete, &log, on_text};
+    struct inf_opts o = {.ns = "ns", .page_size = 2};
+    struct inf *inf = inf_new(f->c, f->leases, &o, &h);
+    assert_int_equal(inf_start(inf, &e), 0);
+    loop_until(inf, &log, "text:ns/t4 ");
+    assert_string_equal(sb_str(&log), "add:ns/p1 text:ns/t1 text:ns/t2 text:ns/t3 text:ns/t4 ");
+    assert_int_equal(inf_len(inf), 5);
+    assert_string_equal(holder_of(inf_get(inf, "ns", "t3")), "x");
+    /* The cached text is the stored one, kept once. */
+    json_t *stored = NULL;
+    assert_int_equal(ac_get(f->c, f->leases, "ns", "t2", &stored, &e), 0);
+    char *text = json_dumps(stored, JSON_COMPACT);
+    assert_string_equal(inf_doc_get(inf, "ns/t2")->text, text);
+    free(text);
+    json_decref(stored);
+    sb_reset(&log);
+    json_t *obj = lease("t5", "y");
+    assert_int_equal(ac_create(f->c, f->leases, "ns", obj, NULL, &e), 0);
+    json_decref(obj);
+    loop_until(inf, &log, "add:ns/t5 ");
+    inf_free(inf);
+    sb_release(&log);
+}
+
 /* The informer over the store: list, watch, and a relist when the store
  * has compacted away the changes the informer missed between watches. */
 static void test_store_client_informer_relists_after_compaction(void **state)
@@ -370,7 +426,7 @@ static void test_store_client_informer_relists_after_compaction(void **state)
     json_decref(obj);
 
     struct sb log = SB_INIT;
-    struct inf_handlers h = {on_add, on_update, on_delete, &log};
+    struct inf_handlers h = {on_add, on_update, on_delete, &log, NULL};
     struct inf_opts o = {.ns = "ns", .watch_timeout_s = 1, .backoff_initial_ms = 20};
     struct inf *inf = inf_new(&g.base, f->leases, &o, &h);
     assert_int_equal(inf_start(inf, &e), 0);
@@ -468,6 +524,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_store_client_crud, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_client_list_and_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_client_informer_lists_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_client_informer_relists_after_compaction,
                                         setup_small_log, teardown),
         cmocka_unit_test_setup_teardown(test_store_client_leader_election, setup, teardown),

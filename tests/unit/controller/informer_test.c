@@ -103,7 +103,7 @@ static struct inf *start(struct fake *f, struct seen *s)
 {
     memset(s, 0, sizeof(*s));
     s->loop_thread = pthread_self();
-    struct inf_handlers h = {on_add, on_update, on_delete, s};
+    struct inf_handlers h = {on_add, on_update, on_delete, s, NULL};
     struct inf_opts o = {.backoff_initial_ms = 20, .backoff_max_ms = 80, .page_size = 2};
     struct inf *inf = inf_new(&f->base, &wl_res, &o, &h);
     struct err e;
@@ -181,7 +181,7 @@ static void test_inf_cache_keeps_text(void **state)
     put(f, "ns", "a", 3);
     struct seen s = {0};
     s.loop_thread = pthread_self();
-    struct inf_handlers h = {on_add_refs, on_update, on_delete, &s};
+    struct inf_handlers h = {on_add_refs, on_update, on_delete, &s, NULL};
     struct inf_opts o = {.backoff_initial_ms = 20, .backoff_max_ms = 80};
     struct inf *inf = inf_new(&f->base, &wl_res, &o, &h);
     struct err e;
@@ -224,7 +224,7 @@ static void test_inf_no_old_objects(void **state)
     put(f, "ns", "a", 1);
     struct seen s = {0};
     s.loop_thread = pthread_self();
-    struct inf_handlers h = {on_add, on_update_old, on_delete, &s};
+    struct inf_handlers h = {on_add, on_update_old, on_delete, &s, NULL};
     struct inf_opts o = {.backoff_initial_ms = 20, .backoff_max_ms = 80, .no_old_objects = true};
     struct inf *inf = inf_new(&f->base, &wl_res, &o, &h);
     struct err e;

@@ -633,7 +633,7 @@ static void test_kc_informer_relists_on_gone(void **state)
 {
     struct ac_client *c = client("s3cret", 0);
     struct sb log = SB_INIT;
-    struct inf_handlers h = {inf_add, inf_update, inf_delete, &log};
+    struct inf_handlers h = {inf_add, inf_update, inf_delete, &log, NULL};
     struct inf_opts o = {.ns = "ns", .page_size = 2, .backoff_initial_ms = 20};
     struct inf *inf = inf_new(c, &wl_res, &o, &h);
     struct err e;
