@@ -1073,6 +1073,11 @@ static void dec_reclaimable(struct dec *d, const json_t *o, size_t i, void *ctx)
     d_i32(d, o, "count", &r->count);
 }
 
+static void dec_unhealthy_node(struct dec *d, const json_t *o, size_t i, void *ctx)
+{
+    ((const char **)ctx)[i] = d_str(d, o, "name");
+}
+
 static void dec_check_state(struct dec *d, const json_t *o, size_t i, void *ctx)
 {
     struct api_admission_check_state *s = &((struct api_admission_check_state *)ctx)[i];
@@ -1114,6 +1119,12 @@ static void dec_workload_status(struct dec *d, const json_t *st, struct api_work
             ARENA_ARRAY(d->a, struct api_admission_check_state, json_array_size(a));
         wl->n_admission_checks =
             d_each(d, st, "admissionChecks", dec_check_state, wl->admission_checks);
+    }
+    a = d_arr(d, st, "unhealthyNodes");
+    if (a && json_array_size(a)) {
+        wl->unhealthy_nodes = ARENA_ARRAY(d->a, const char *, json_array_size(a));
+        wl->n_unhealthy_nodes =
+            d_each(d, st, "unhealthyNodes", dec_unhealthy_node, wl->unhealthy_nodes);
     }
 }
 

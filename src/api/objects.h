@@ -465,6 +465,10 @@ struct api_workload {
     size_t n_reclaimable_pods;
     struct api_admission_check_state *admission_checks;
     size_t n_admission_checks;
+    /* status.unhealthyNodes[].name: Nodes of its topology placement found
+     * failed (topology-aware scheduling) */
+    const char **unhealthy_nodes;
+    size_t n_unhealthy_nodes;
 };
 
 /* ---- batch/v1 Job ----------------------------------------------------------------- */
