@@ -145,8 +145,14 @@ struct eng_tnode { /* a Node (eng_node_info) */
 
 /* A pod set's topology request: spec.podSets[].topologyRequest, or the pod
  * template's annotations when the Workload has none. */
+struct tas_layers { /* the inner slice layers of a multi-layer request */
+    int n;
+    const char *level[API_SLICE_LAYERS_MAX - 1];
+    int32_t size[API_SLICE_LAYERS_MAX - 1];
+};
 struct eng_tas_req {
     const char *required, *preferred, *slice_level; /* NULL when unset */
+    const struct tas_layers *inner;                 /* below slice_level; NULL: none */
     bool unconstrained;
     int32_t slice_size;
     bool explicit_; /* any of the above: Kueue's IsExplicitlyRequestingTAS */

@@ -30,6 +30,7 @@
 #define ANN_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
 #define ANN_SLICE_LEVEL "kueue.x-k8s.io/podset-slice-required-topology"
 #define ANN_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+#define ANN_SLICE_LAYERS "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 
 /* ---- Topologies and Nodes ---------------------------------------------------------- */
 
@@ -163,6 +164,24 @@ void tas_free_all(struct eng *eng)
 
 /* ---- workloads ---------------------------------------------------------------------------- */
 
+/* podsetSliceRequiredTopologyConstraints: the outermost layer is the
+ * slice level and size, the others go below it (TASMultiLayerTopology). */
+static void load_layers(struct eng_wl *wl, struct eng_tas_req *r, size_t n, const char *const *topo,
+                        const int32_t *size)
+{
+    r->slice_level = topo[0] ? wl_strdup(wl, topo[0]) : NULL;
+    r->slice_size = size[0];
+    if (n < 2)
+        return;
+    struct tas_layers *l = WL_ARRAY(wl, struct tas_layers, 1);
+    memset(l, 0, sizeof(*l));
+    for (size_t i = 1; i < n && i < API_SLICE_LAYERS_MAX; i++) {
+        l->level[l->n] = wl_strdup(wl, topo[i] ? topo[i] : "");
+        l->size[l->n++] = size[i];
+    }
+    r->inner = l;
+}
+
 void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod_set *aps)
 {
     struct eng_tas_req *r = &ps->tas;
@@ -174,6 +193,8 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
         r->unconstrained = t->unconstrained;
         r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
         r->slice_size = t->slice_size;
+        if (t->n_layers)
+            load_layers(wl, r, t->n_layers, t->layer_topology, t->layer_size);
         r->explicit_ =
             r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
         return;
@@ -189,7 +210,15 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
         r->preferred = wl_strdup(wl, pref);
     else if (unc)
         r->unconstrained = !strcmp(unc, "true") || !strcmp(unc, "True") || !strcmp(unc, "1");
-    if (sl && ss) {
+    const char *layers = api_kvs_get(ann, ANN_SLICE_LAYERS);
+    char *topo[API_SLICE_LAYERS_MAX];
+    int32_t size[API_SLICE_LAYERS_MAX];
+    size_t n = layers ? api_slice_constraints(layers, topo, size) : 0;
+    if (n) {
+        load_layers(wl, r, n, (const char *const *)topo, size);
+        for (size_t i = 0; i < n; i++)
+            free(topo[i]);
+    } else if (sl && ss) {
         r->slice_level = wl_strdup(wl, sl);
         r->slice_size = (int32_t)strtol(ss, NULL, 10);
     }
@@ -297,6 +326,9 @@ static bool has_level(const struct eng_topo *t, const struct eng_tas_req *r)
     const char *key = level_key(t, r, false);
     if (!key || level_index(t, key) < 0)
         return false;
+    for (int i = 0; r->inner && i < r->inner->n; i++)
+        if (level_index(t, r->inner->level[i]) < 0)
+            return false;
     return !r->slice_level || level_index(t, r->slice_level) >= 0;
 }
 
@@ -644,6 +676,10 @@ struct req {
     int32_t count, slice_size;
     int level, slice_level;
     bool required, unconstrained;
+    /* multi-layer slices: by level below slice_level, the size pods group
+     * in there (0: none); NULL when the request has one layer */
+    int32_t *at;
+    const struct eng_tas_req *tas;
 };
 
 static bool least_free(const struct req *r)
@@ -691,9 +727,12 @@ static void fill_up(struct dom *d, const struct req *r)
     }
     int64_t pods = 0, slices = 0;
     for (size_t i = 0; i < d->n_children; i++) {
+        const struct dom *c = d->children[i];
         fill_up(d->children[i], r);
-        pods += d->children[i]->pods;
-        slices += d->children[i]->slices;
+        /* A child under an inner slice layer gives whole groups only. */
+        int32_t g = r->at ? r->at[c->level] : 0;
+        pods += g > 0 ? c->pods / g * g : c->pods;
+        slices += c->slices;
     }
     d->pods = (int32_t)(pods > INT32_MAX ? INT32_MAX : pods);
     d->slices = (int32_t)(slices > INT32_MAX ? INT32_MAX : slices);
@@ -798,6 +837,8 @@ static struct dom *pick(struct dom **d, size_t i, size_t j)
     return d[i];
 }
 
+static void exclusions(struct snap *s, struct sb *sb);
+
 static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t slice_size,
                             struct sb *sb)
 {
@@ -808,6 +849,12 @@ static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t 
     else
         sb_addf(sb, "topology \"%s\" allows to fit only %d out of %d %s(s)", s->topo->name, fit,
                 total, unit);
+    exclusions(s, sb);
+}
+
+/* ". Total nodes: N; excluded: ..." when Nodes were left out. */
+static void exclusions(struct snap *s, struct sb *sb)
+{
     size_t n_taints = s->taint_excl.len, n_res = s->res_excl.len;
     if (!s->excl_selector && !s->excl_affinity && !n_taints && !n_res)
         return;
@@ -847,6 +894,53 @@ static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t 
         free(items[i]);
     }
     free(items);
+}
+
+/* Kueue's countSlicesInSubtree: groups of size at level target under d. */
+static int32_t slices_under(const struct dom *d, int target, int32_t size)
+{
+    if (d->level == target)
+        return d->pods / size;
+    int32_t n = 0;
+    for (size_t i = 0; i < d->n_children; i++)
+        n += slices_under(d->children[i], target, size);
+    return n;
+}
+
+/* Kueue's multiLayerNotFitMessage: per layer, how many of its slices the
+ * fullest domain of the level holds. */
+static void layers_not_fit(struct snap *s, const struct req *r, int level, struct sb *sb)
+{
+    sb_addf(sb, "topology \"%s\" doesn't allow to fit", s->topo->name);
+    const struct dom *best = NULL;
+    for (size_t i = 0; i < s->n_per_level[level]; i++) {
+        const struct dom *d = s->per_level[level][i];
+        if (!best || d->slices > best->slices ||
+            (d->slices == best->slices && cmp_values(s, d, best) < 0))
+            best = d;
+    }
+    if (!best)
+        return;
+    const struct eng_tas_req *t = r->tas;
+    for (int i = -1; i < t->inner->n; i++) {
+        const char *key = i < 0 ? t->slice_level : t->inner->level[i];
+        int32_t size = i < 0 ? t->slice_size : t->inner->size[i];
+        int target = level_index(s->topo, key);
+        if (target < 0 || size <= 0)
+            continue;
+        sb_addf(sb, "; %d/%d slice(s) fit on level %s", slices_under(best, target, size),
+                r->count / size, key);
+    }
+    exclusions(s, sb);
+}
+
+static void no_fit(struct snap *s, const struct req *r, int level, int32_t fit, int32_t need,
+                   struct sb *sb)
+{
+    if (r->at)
+        layers_not_fit(s, r, level, sb);
+    else
+        not_fit_message(s, fit, need, r->slice_size, sb);
 }
 
 /* For `cueue explain`: level tried, what its fullest domain holds, and
@@ -908,7 +1002,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
             }
         if (r->required) {
             note_level(s, r, level, d, n, need, out, from, false);
-            not_fit_message(s, d[n - 1]->pods, need, r->slice_size, sb);
+            no_fit(s, r, level, d[n - 1]->pods, need, sb);
             return false;
         }
     }
@@ -920,7 +1014,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     }
     if (r->required) {
         note_level(s, r, level, d, n, need, out, from, false);
-        not_fit_message(s, top->slices, need, r->slice_size, sb);
+        no_fit(s, r, level, top->slices, need, sb);
         return false;
     }
     if (level > 0 && !r->unconstrained) {
@@ -937,7 +1031,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     }
     note_level(s, r, level, d, n, need, out, from, remaining <= 0);
     if (remaining > 0) {
-        not_fit_message(s, need - remaining, need, r->slice_size, sb);
+        no_fit(s, r, level, need - remaining, need, sb);
         return false;
     }
     *out_level = level;
@@ -1034,6 +1128,38 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
         sb_addf(sb, "podset slice topology %s is above the podset topology %s", skey, key);
         return NULL;
     }
+    r.tas = &ps->tas;
+    if (slices && ps->tas.inner) {
+        /* Kueue's buildSliceSizeAtLevel. */
+        r.at = cyc_alloc(eng, (t->n_levels + 1) * sizeof(int32_t));
+        memset(r.at, 0, (t->n_levels + 1) * sizeof(int32_t));
+        int prev_level = r.slice_level;
+        int32_t prev = r.slice_size;
+        for (int i = 0; i < ps->tas.inner->n; i++) {
+            const char *lk = ps->tas.inner->level[i];
+            int32_t size = ps->tas.inner->size[i];
+            int lv = level_index(t, lk);
+            if (lv < 0) {
+                sb_addf(sb, "no requested topology level for additional slice layer: %s", lk);
+                return NULL;
+            }
+            if (lv <= prev_level) {
+                sb_addf(sb, "additional slice layer topology %s must be at a lower level than %s",
+                        lk, t->levels[prev_level]);
+                return NULL;
+            }
+            if (size <= 0 || prev % size) {
+                sb_addf(sb,
+                        "additional slice layer size %d must evenly divide parent layer size %d",
+                        size, prev);
+                return NULL;
+            }
+            for (int l = prev_level + 1; l <= lv; l++)
+                r.at[l] = size;
+            prev = size;
+            prev_level = lv;
+        }
+    }
     r.per_pod = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
     memset(r.per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
     for (size_t k = 0; k < ps->n_req; k++)
@@ -1070,11 +1196,16 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
         cur = out;
     }
     for (; level < last; level++) {
+        /* Below the slice level pods go one by one, or in the groups of
+         * an inner slice layer. */
+        int32_t g = r.at && r.at[level + 1] > 1 ? r.at[level + 1] : 1;
         struct dlist out = {0};
         for (size_t i = 0; i < cur.n; i++) {
             struct dom *d = cur.d[i];
             struct dom **sd = sorted(s, d->children, d->n_children, lfc);
-            to_minimum(s, sd, d->n_children, d->pods, 1, lfc, false, &out);
+            for (size_t c = 0; g > 1 && c < d->n_children; c++)
+                sd[c]->slices = sd[c]->pods / g;
+            to_minimum(s, sd, d->n_children, d->pods, g, lfc, g > 1, &out);
         }
         cur = out;
     }

@@ -254,11 +254,11 @@ static int fail_pod_fn(json_t *obj, void *arg, struct err *e)
     }
     char ts[TM_RFC3339_LEN];
     tm_format_rfc3339(now, ts);
-    json_array_append_new(conds, json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "TerminatedByKueue",
-                                           "status", "True", "reason",
-                                           "UnschedulableOnAssignedNode", "message",
-                                           "Pod terminated by Kueue NodeController due to node taint",
-                                           "lastTransitionTime", ts));
+    json_array_append_new(conds,
+                          json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "TerminatedByKueue", "status",
+                                    "True", "reason", "UnschedulableOnAssignedNode", "message",
+                                    "Pod terminated by Kueue NodeController due to node taint",
+                                    "lastTransitionTime", ts));
     return 0;
 }
 
