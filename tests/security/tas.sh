@@ -194,7 +194,9 @@ hosts_of() {
 }
 
 # Four pods of 1 CPU in one rack: all on b1-r1-x1 (the first host, best fit).
-sed 's/parallelism: 10/parallelism: 4/; s/completions: 10/completions: 4/; s/"sleep", "1"/"sleep", "600"/' \
+# (Pods lost with a Node count as failures: room for two losses.)
+sed 's/parallelism: 10/parallelism: 4/; s/completions: 10/completions: 4/; s/"sleep", "1"/"sleep", "600"/;
+     s/^  completionMode: Indexed$/  completionMode: Indexed\n  backoffLimit: 20/' \
     "$D/job-required.yaml" >"$TMP/fail.yaml"
 FJ=$(k create -f "$TMP/fail.yaml" -o jsonpath='{.metadata.name}')
 wait_for "tas failure: four Pods run on b1-r1-x1" 30 '^b1-r1-x1:4 $' hosts_of "$FJ"
@@ -222,3 +224,20 @@ wait_for "tas failure: no room left in the rack: evicted, NodeFailures, with Kue
     '^NodeFailures Workload was evicted as there was no replacement for unhealthy node\(s\): b1-r2-x4$' \
     k get workload "$EW" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].reason} {.status.conditions[?(@.type=="Evicted")].message}'
 wait_for "tas failure: its Job is suspended" 30 '^true$' k get job "$EJ" -o jsonpath='{.spec.suspend}'
+
+# A deleted Node fails at once. A third Job of two pods goes beside the
+# first on b1-r1-x2 (rack r1's last Ready host, best fit); b1-r1-x2 is
+# deleted: both workloads are placed again in rack r2, on b1-r2-x3.
+sed 's/parallelism: 4/parallelism: 2/; s/completions: 4/completions: 2/' "$TMP/fail.yaml" >"$TMP/fail2.yaml"
+CJ=$(k create -f "$TMP/fail2.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas failure: a third Job runs beside the first on b1-r1-x2" 30 '^b1-r1-x2:2 $' hosts_of "$CJ"
+CW=$(wl_of "$CJ")
+k delete node b1-r1-x2 >/dev/null
+placed() {
+    k get workload "$1" -o jsonpath='{.status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal} {.status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts.universal} {.status.conditions[?(@.type=="Admitted")].status}'
+}
+wait_for "tas failure: a deleted Node: the first workload is placed again in the other rack" 30 \
+    '^b1-r2-x3 4 True$' placed "$FW"
+wait_for "tas failure: and so is the third" 30 '^b1-r2-x3 2 True$' placed "$CW"
+# (The first Job waits out its back-off after eight lost Pods.)
+wait_for "tas failure: the third Job's new Pods run there" 90 '^b1-r2-x3:2 $' hosts_of "$CJ"
