@@ -1459,7 +1459,8 @@ static bool placed_on(const struct eng_ps *ps, const char *node)
 
 void tas_load_failed(struct eng *eng, const struct eng_wl *wl, const struct api_workload *v)
 {
-    free_strv(map_del(&eng->tas_failed, wl->key));
+    if (eng->tas_failed.len)
+        free_strv(map_del(&eng->tas_failed, wl->key));
     if (!v->n_unhealthy_nodes || wl->state != WL_ADMITTED || wl->evicted)
         return;
     /* Kueue's HasTopologyAssignmentWithUnhealthyNode. */

@@ -357,8 +357,8 @@ void ctl_tas_node_pod_event(struct ctl *c, const json_t *pod, bool deleted)
     const json_t *spec = json_object_get(pod, "spec");
     const char *nn = jstr(spec, "nodeName");
     const char *host = jstr(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
-    if ((!nn || !*nn) && host && *host)
-        ctl_enqueue(c, "n:", NULL, host); /* possibly stuck Pending */
+    if ((!nn || !*nn) && host && *host && !has_gate(pod) && !deleted)
+        ctl_enqueue(c, "n:", NULL, host); /* ungated, possibly stuck Pending */
     if (nn && *nn && (deleted || mstr(pod, "deletionTimestamp") || pod_terminated(pod)))
         ctl_enqueue(c, "n:", NULL, nn);
 }
