@@ -349,7 +349,22 @@ void ctl_tas_node_event(struct ctl *c, const json_t *prev, const json_t *obj, bo
         json_equal(json_object_get(json_object_get(prev, "spec"), "taints"),
                    json_object_get(json_object_get(obj, "spec"), "taints")))
         return;
+    /* A healthy Node seen for the first time (all of them at start) has
+     * nothing to mark: no scan of every workload per Node. */
+    if (!prev && !deleted && ready_of(obj) &&
+        !json_array_size(json_object_get(json_object_get(obj, "spec"), "taints")))
+        return;
     ctl_enqueue(c, "n:", NULL, name);
+}
+
+/* Whether the Node may be failing: gone, not Ready, or tainted. A Pod
+ * event on any other Node changes nothing (no scan of every workload each
+ * time a Pod ends). */
+static bool failing(struct ctl *c, const char *node)
+{
+    const json_t *n = ctl_get(c, CK_NODE, NULL, node);
+    return !n || !ready_of(n) ||
+           json_array_size(json_object_get(json_object_get(n, "spec"), "taints"));
 }
 
 void ctl_tas_node_pod_event(struct ctl *c, const json_t *pod, bool deleted)
@@ -357,8 +372,9 @@ void ctl_tas_node_pod_event(struct ctl *c, const json_t *pod, bool deleted)
     const json_t *spec = json_object_get(pod, "spec");
     const char *nn = jstr(spec, "nodeName");
     const char *host = jstr(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
-    if ((!nn || !*nn) && host && *host && !has_gate(pod) && !deleted)
+    if ((!nn || !*nn) && host && *host && !has_gate(pod) && !deleted && failing(c, host))
         ctl_enqueue(c, "n:", NULL, host); /* ungated, possibly stuck Pending */
-    if (nn && *nn && (deleted || mstr(pod, "deletionTimestamp") || pod_terminated(pod)))
+    if (nn && *nn && (deleted || mstr(pod, "deletionTimestamp") || pod_terminated(pod)) &&
+        failing(c, nn))
         ctl_enqueue(c, "n:", NULL, nn);
 }
