@@ -973,6 +973,24 @@ static void dec_local_queue(struct dec *d, const json_t *doc, struct api_local_q
 
 /* ---- Workload ------------------------------------------------------------------- */
 
+size_t api_slice_constraints(const char *text, char **topo, int32_t *size)
+{
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+    size_t n = json_array_size(a);
+    if (!n || n > API_SLICE_LAYERS_MAX) {
+        json_decref(a);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *l = json_array_get(a, i);
+        const char *t = json_string_value(json_object_get(l, "topology"));
+        topo[i] = xstrdup(t ? t : "");
+        size[i] = (int32_t)json_integer_value(json_object_get(l, "size"));
+    }
+    json_decref(a);
+    return n;
+}
+
 static void dec_pod_set(struct dec *d, const json_t *o, size_t i, void *ctx)
 {
     struct api_pod_set *ps = &((struct api_pod_set *)ctx)[i];
@@ -988,6 +1006,13 @@ static void dec_pod_set(struct dec *d, const json_t *o, size_t i, void *ctx)
         d_bool(d, tr, "unconstrained", &t->unconstrained);
         t->slice_topology = d_str(d, tr, "podSetSliceRequiredTopology");
         d_i32(d, tr, "podSetSliceSize", &t->slice_size);
+        const json_t *ls = d_arr(d, tr, "podsetSliceRequiredTopologyConstraints");
+        for (size_t k = 0; k < json_array_size(ls) && k < API_SLICE_LAYERS_MAX; k++) {
+            const json_t *l = json_array_get(ls, k);
+            t->layer_topology[k] = d_str(d, l, "topology");
+            d_i32(d, l, "size", &t->layer_size[k]);
+            t->n_layers = k + 1;
+        }
         ps->topology_request = t;
     });
 }
@@ -1073,6 +1098,11 @@ static void dec_reclaimable(struct dec *d, const json_t *o, size_t i, void *ctx)
     d_i32(d, o, "count", &r->count);
 }
 
+static void dec_unhealthy_node(struct dec *d, const json_t *o, size_t i, void *ctx)
+{
+    ((const char **)ctx)[i] = d_str(d, o, "name");
+}
+
 static void dec_check_state(struct dec *d, const json_t *o, size_t i, void *ctx)
 {
     struct api_admission_check_state *s = &((struct api_admission_check_state *)ctx)[i];
@@ -1114,6 +1144,12 @@ static void dec_workload_status(struct dec *d, const json_t *st, struct api_work
             ARENA_ARRAY(d->a, struct api_admission_check_state, json_array_size(a));
         wl->n_admission_checks =
             d_each(d, st, "admissionChecks", dec_check_state, wl->admission_checks);
+    }
+    a = d_arr(d, st, "unhealthyNodes");
+    if (a && json_array_size(a)) {
+        wl->unhealthy_nodes = ARENA_ARRAY(d->a, const char *, json_array_size(a));
+        wl->n_unhealthy_nodes =
+            d_each(d, st, "unhealthyNodes", dec_unhealthy_node, wl->unhealthy_nodes);
     }
 }
 

@@ -372,13 +372,25 @@ struct api_namespace {
 /* ---- Workload ----------------------------------------------------------------- */
 
 /* spec.podSets[].topologyRequest (topology-aware scheduling). */
+#define API_SLICE_LAYERS_MAX 3
+
 struct api_topology_request {
     const char *required;  /* level (node label), NULL when unset */
     const char *preferred; /* level, NULL when unset */
     bool unconstrained;
     const char *slice_topology; /* podSetSliceRequiredTopology, NULL when unset */
     int32_t slice_size;         /* podSetSliceSize, 0 when unset */
+    /* podsetSliceRequiredTopologyConstraints, outermost layer first */
+    size_t n_layers;
+    const char *layer_topology[API_SLICE_LAYERS_MAX];
+    int32_t layer_size[API_SLICE_LAYERS_MAX];
 };
+
+/* The annotation kueue.x-k8s.io/podset-slice-required-topology-constraints
+ * (a JSON array of {topology, size}, 1 to 3 of them): the layers into
+ * topo (strings owned by the caller: free each) and size; returns their
+ * number, 0 when the text is not such an array. */
+size_t api_slice_constraints(const char *text, char **topo, int32_t *size);
 
 struct api_pod_set {
     const char *name;
@@ -465,6 +477,10 @@ struct api_workload {
     size_t n_reclaimable_pods;
     struct api_admission_check_state *admission_checks;
     size_t n_admission_checks;
+    /* status.unhealthyNodes[].name: Nodes of its topology placement found
+     * failed (topology-aware scheduling) */
+    const char **unhealthy_nodes;
+    size_t n_unhealthy_nodes;
 };
 
 /* ---- batch/v1 Job ----------------------------------------------------------------- */

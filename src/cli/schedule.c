@@ -382,6 +382,8 @@ static void on_admitted(struct run *r, const struct eng_admitted *a)
     const char *cq = eng_wl_cluster_queue(a->wl);
     snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", cq ? cq : "");
     ctl_admission_write(r->eng, a->wl, d->json);
+    /* A placement that replaced failed Nodes clears them (Kueue's admit). */
+    json_object_del(json_object_get(d->json, "status"), "unhealthyNodes");
     api_status_set_condition(d->json, "QuotaReserved", "True", "QuotaReserved", msg, r->now);
     clear_condition(r, d->json, "Evicted", true);
     clear_condition(r, d->json, "Preempted", false);
@@ -461,7 +463,7 @@ static int run_cycles(struct run *r, long cycles)
     long limit = until_idle ? MAX_IDLE_CYCLES : cycles;
     for (long c = 0; c < limit; c++) {
         const struct eng_decisions *dec = eng_cycle(r->eng, r->now);
-        if (until_idle && !dec->n_heads && !dec->n_evicted)
+        if (until_idle && !dec->n_heads && !dec->n_evicted && !dec->n_admitted)
             break;
         ran++;
         for (size_t i = 0; i < dec->n_admitted; i++)

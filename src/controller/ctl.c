@@ -846,8 +846,12 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (!c->rebuilding)
             refeed_namespace(c, ns);
         break;
+    case CK_NODE:
+        ctl_tas_node_event(c, prev, obj, deleted);
+        break;
     case CK_TASPOD: {
         ctl_tas_pod_usage(c, prev, obj, deleted);
+        ctl_tas_node_pod_event(c, obj, deleted);
         /* A Pod of a TAS workload created or changed: the ungater looks. */
         const char *wl = jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
                               "kueue.x-k8s.io/workload");
@@ -1252,6 +1256,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'V':
                 ctl_reconcile_tas_ungater(c, ns, name);
+                break;
+            case 'n':
+                ctl_reconcile_tas_node(c, name);
                 break;
             case 'C':
                 ctl_reconcile_cq(c, name);

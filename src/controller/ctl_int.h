@@ -125,6 +125,7 @@ struct ctl {
                                 * "R:" RayClusters, "B:" AppWrappers, "N:" TrainJobs,
                                 * "G:ns/group" pod groups, "L:" LeaderWorkerSets, "U:"
                                 * StatefulSets, "V:ns/name" workloads to ungate by topology,
+                                * "n:name" Nodes of TAS placements (failures),
                                 * "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
     bool leading;
@@ -536,6 +537,18 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name);
 /* A Pod Kueue started changed (prev: as cached before; NULL when new): the
  * usage of the Nodes it leaves or lands on is updated and fed again. */
 void ctl_tas_pod_usage(struct ctl *c, const json_t *prev, const json_t *obj, bool deleted);
+/* Whether the Workload's admission places pods on Node node (a
+ * topologyAssignment whose lowest level names it). */
+bool ctl_tas_admission_on(const json_t *wl, const char *node);
+
+/* ---- failed Nodes under TAS (core/tas_nodes.c) ----------------------------------------------- */
+
+/* "n:name": mark or clear the Node in its workloads' status.unhealthyNodes. */
+void ctl_reconcile_tas_node(struct ctl *c, const char *node);
+/* A Node changed: enqueue it when its failure state may have. */
+void ctl_tas_node_event(struct ctl *c, const json_t *prev, const json_t *obj, bool deleted);
+/* A TAS Pod changed: its Node (or the one it is ungated to) is looked at. */
+void ctl_tas_node_pod_event(struct ctl *c, const json_t *pod, bool deleted);
 /* The Node's non-TAS usage for ctl_node_feed, or NULL. */
 const json_t *ctl_node_usage(struct ctl *c, const char *node);
 

@@ -647,7 +647,7 @@ static void requeue(struct eng *eng, struct entry *e)
 
 /* ---- stopped queues (§5.5) ------------------------------------------------------------ */
 
-static void evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg)
+void eng__evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg)
 {
     wl_set_evicted(wl);
     XGROW(eng->dec.evicted, eng->cap_evi, eng->dec.n_evicted + 1);
@@ -672,14 +672,14 @@ static void drain_stopped(struct eng *eng)
                 continue;
             if (cq->stop == API_STOP_HOLD_AND_DRAIN ||
                 (cq->stop == API_STOP_HOLD && !wl->admitted_true)) {
-                evict(eng, wl, "ClusterQueueStopped", "The ClusterQueue is stopped");
+                eng__evict(eng, wl, "ClusterQueueStopped", "The ClusterQueue is stopped");
                 continue;
             }
             const struct eng_lq *lq = wl->lq_key ? map_get(&eng->lqs, wl->lq_key) : NULL;
             if (lq && lq->exists &&
                 (lq->stop == API_STOP_HOLD_AND_DRAIN ||
                  (lq->stop == API_STOP_HOLD && !wl->admitted_true)))
-                evict(eng, wl, "LocalQueueStopped", "The LocalQueue is stopped");
+                eng__evict(eng, wl, "LocalQueueStopped", "The LocalQueue is stopped");
         }
     }
 }
@@ -704,6 +704,8 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng__refresh(eng);
     if (eng->any_stopped)
         drain_stopped(eng);
+    if (eng->tas_failed.len)
+        tas_replace_failed(eng);
     fs_afs_refresh(eng, now_ms); /* admission fair sharing: sample, reorder */
 
     /* 1. Heads. */

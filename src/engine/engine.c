@@ -727,6 +727,7 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     }
     struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name, 0);
     wl_load_api(eng, wl, v);
+    tas_load_failed(eng, wl, v);
     bool same_quota = false;
     if (wl->state == WL_ADMITTED) {
         const char *cqn = v->admission->cluster_queue ? v->admission->cluster_queue : "";

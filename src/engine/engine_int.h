@@ -145,8 +145,14 @@ struct eng_tnode { /* a Node (eng_node_info) */
 
 /* A pod set's topology request: spec.podSets[].topologyRequest, or the pod
  * template's annotations when the Workload has none. */
+struct tas_layers { /* the inner slice layers of a multi-layer request */
+    int n;
+    const char *level[API_SLICE_LAYERS_MAX - 1];
+    int32_t size[API_SLICE_LAYERS_MAX - 1];
+};
 struct eng_tas_req {
     const char *required, *preferred, *slice_level; /* NULL when unset */
+    const struct tas_layers *inner;                 /* below slice_level; NULL: none */
     bool unconstrained;
     int32_t slice_size;
     bool explicit_; /* any of the above: Kueue's IsExplicitlyRequestingTAS */
@@ -514,6 +520,9 @@ struct eng {
     struct tas_assumed *tas_cycle;
     size_t n_tas_cycle, cap_tas_cycle;
     uint64_t tas_cycle_no;
+    /* admitted workloads with a failed Node in their placement
+     * (status.unhealthyNodes): "ns/name" -> char ** (NULL-terminated, malloc) */
+    struct map tas_failed;
     /* eng_wl_admission's answer */
     struct eng_ps_admission *scratch_ps;
     size_t cap_scratch_ps;
@@ -740,6 +749,15 @@ bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct
 bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
               const struct fa_assignment *a);
 void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *a);
+/* A workload loaded from v: note (or forget) the failed Nodes of its
+ * placement. */
+void tas_load_failed(struct eng *eng, const struct eng_wl *wl, const struct api_workload *v);
+/* Kueue's second pass after a node failure: each admitted workload with a
+ * failed Node in its placement gets that Node's pods placed elsewhere (an
+ * admitted decision with the new placement), or is evicted (NodeFailures). */
+void tas_replace_failed(struct eng *eng);
+/* cycle.c: an admitted workload evicted for reason (not a preemption). */
+void eng__evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg);
 
 /* ---- the cycle (cycle.c) ---------------------------------------------------- */
 

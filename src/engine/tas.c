@@ -30,6 +30,7 @@
 #define ANN_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
 #define ANN_SLICE_LEVEL "kueue.x-k8s.io/podset-slice-required-topology"
 #define ANN_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+#define ANN_SLICE_LAYERS "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 
 /* ---- Topologies and Nodes ---------------------------------------------------------- */
 
@@ -135,6 +136,13 @@ void eng_delete_node(struct eng *eng, const char *name)
     tnode_free(n);
 }
 
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 void tas_free_all(struct eng *eng)
 {
     size_t it = 0;
@@ -147,10 +155,32 @@ void tas_free_all(struct eng *eng)
     while (map_next(&eng->tnodes, &it, &k, &v))
         tnode_free(v);
     map_release(&eng->tnodes);
+    it = 0;
+    while (map_next(&eng->tas_failed, &it, &k, &v))
+        free_strv(v);
+    map_release(&eng->tas_failed);
     free(eng->tas_cycle);
 }
 
 /* ---- workloads ---------------------------------------------------------------------------- */
+
+/* podsetSliceRequiredTopologyConstraints: the outermost layer is the
+ * slice level and size, the others go below it (TASMultiLayerTopology). */
+static void load_layers(struct eng_wl *wl, struct eng_tas_req *r, size_t n, const char *const *topo,
+                        const int32_t *size)
+{
+    r->slice_level = topo[0] ? wl_strdup(wl, topo[0]) : NULL;
+    r->slice_size = size[0];
+    if (n < 2)
+        return;
+    struct tas_layers *l = WL_ARRAY(wl, struct tas_layers, 1);
+    memset(l, 0, sizeof(*l));
+    for (size_t i = 1; i < n && i < API_SLICE_LAYERS_MAX; i++) {
+        l->level[l->n] = wl_strdup(wl, topo[i] ? topo[i] : "");
+        l->size[l->n++] = size[i];
+    }
+    r->inner = l;
+}
 
 void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod_set *aps)
 {
@@ -163,6 +193,8 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
         r->unconstrained = t->unconstrained;
         r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
         r->slice_size = t->slice_size;
+        if (t->n_layers)
+            load_layers(wl, r, t->n_layers, t->layer_topology, t->layer_size);
         r->explicit_ =
             r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
         return;
@@ -178,7 +210,15 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
         r->preferred = wl_strdup(wl, pref);
     else if (unc)
         r->unconstrained = !strcmp(unc, "true") || !strcmp(unc, "True") || !strcmp(unc, "1");
-    if (sl && ss) {
+    const char *layers = api_kvs_get(ann, ANN_SLICE_LAYERS);
+    char *topo[API_SLICE_LAYERS_MAX];
+    int32_t size[API_SLICE_LAYERS_MAX];
+    size_t n = layers ? api_slice_constraints(layers, topo, size) : 0;
+    if (n) {
+        load_layers(wl, r, n, (const char *const *)topo, size);
+        for (size_t i = 0; i < n; i++)
+            free(topo[i]);
+    } else if (sl && ss) {
         r->slice_level = wl_strdup(wl, sl);
         r->slice_size = (int32_t)strtol(ss, NULL, 10);
     }
@@ -286,6 +326,9 @@ static bool has_level(const struct eng_topo *t, const struct eng_tas_req *r)
     const char *key = level_key(t, r, false);
     if (!key || level_index(t, key) < 0)
         return false;
+    for (int i = 0; r->inner && i < r->inner->n; i++)
+        if (level_index(t, r->inner->level[i]) < 0)
+            return false;
     return !r->slice_level || level_index(t, r->slice_level) >= 0;
 }
 
@@ -352,6 +395,10 @@ struct snap {
     size_t *n_per_level, *cap_per_level;
     struct dom **leaves;
     size_t n_leaves, cap_leaves;
+    /* a replacement: only the leaves under `within` (NULL: all), and no
+     * slices (Kueue's replacement of an incomplete slice) */
+    const struct dom *within;
+    bool no_slices;
     /* exclusion statistics of the last fill */
     int total_nodes, excl_selector, excl_affinity;
     /* `cueue explain`: record the levels tried, for pod set ps_idx */
@@ -629,6 +676,10 @@ struct req {
     int32_t count, slice_size;
     int level, slice_level;
     bool required, unconstrained;
+    /* multi-layer slices: by level below slice_level, the size pods group
+     * in there (0: none); NULL when the request has one layer */
+    int32_t *at;
+    const struct eng_tas_req *tas;
 };
 
 static bool least_free(const struct req *r)
@@ -641,6 +692,13 @@ static void fill_leaf(struct snap *s, const struct req *r, struct dom *leaf)
     leaf->pods = 0;
     leaf->slices = 0;
     s->total_nodes++;
+    if (s->within) {
+        const struct dom *up = leaf;
+        while (up && up->level > s->within->level)
+            up = up->parent;
+        if (up != s->within)
+            return;
+    }
     if (!leaf_feasible(s, r->ps, leaf))
         return;
     int64_t best = INT32_MAX;
@@ -669,9 +727,12 @@ static void fill_up(struct dom *d, const struct req *r)
     }
     int64_t pods = 0, slices = 0;
     for (size_t i = 0; i < d->n_children; i++) {
+        const struct dom *c = d->children[i];
         fill_up(d->children[i], r);
-        pods += d->children[i]->pods;
-        slices += d->children[i]->slices;
+        /* A child under an inner slice layer gives whole groups only. */
+        int32_t g = r->at ? r->at[c->level] : 0;
+        pods += g > 0 ? c->pods / g * g : c->pods;
+        slices += c->slices;
     }
     d->pods = (int32_t)(pods > INT32_MAX ? INT32_MAX : pods);
     d->slices = (int32_t)(slices > INT32_MAX ? INT32_MAX : slices);
@@ -776,6 +837,8 @@ static struct dom *pick(struct dom **d, size_t i, size_t j)
     return d[i];
 }
 
+static void exclusions(struct snap *s, struct sb *sb);
+
 static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t slice_size,
                             struct sb *sb)
 {
@@ -786,6 +849,12 @@ static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t 
     else
         sb_addf(sb, "topology \"%s\" allows to fit only %d out of %d %s(s)", s->topo->name, fit,
                 total, unit);
+    exclusions(s, sb);
+}
+
+/* ". Total nodes: N; excluded: ..." when Nodes were left out. */
+static void exclusions(struct snap *s, struct sb *sb)
+{
     size_t n_taints = s->taint_excl.len, n_res = s->res_excl.len;
     if (!s->excl_selector && !s->excl_affinity && !n_taints && !n_res)
         return;
@@ -825,6 +894,53 @@ static void not_fit_message(struct snap *s, int32_t fit, int32_t total, int32_t 
         free(items[i]);
     }
     free(items);
+}
+
+/* Kueue's countSlicesInSubtree: groups of size at level target under d. */
+static int32_t slices_under(const struct dom *d, int target, int32_t size)
+{
+    if (d->level == target)
+        return d->pods / size;
+    int32_t n = 0;
+    for (size_t i = 0; i < d->n_children; i++)
+        n += slices_under(d->children[i], target, size);
+    return n;
+}
+
+/* Kueue's multiLayerNotFitMessage: per layer, how many of its slices the
+ * fullest domain of the level holds. */
+static void layers_not_fit(struct snap *s, const struct req *r, int level, struct sb *sb)
+{
+    sb_addf(sb, "topology \"%s\" doesn't allow to fit", s->topo->name);
+    const struct dom *best = NULL;
+    for (size_t i = 0; i < s->n_per_level[level]; i++) {
+        const struct dom *d = s->per_level[level][i];
+        if (!best || d->slices > best->slices ||
+            (d->slices == best->slices && cmp_values(s, d, best) < 0))
+            best = d;
+    }
+    if (!best)
+        return;
+    const struct eng_tas_req *t = r->tas;
+    for (int i = -1; i < t->inner->n; i++) {
+        const char *key = i < 0 ? t->slice_level : t->inner->level[i];
+        int32_t size = i < 0 ? t->slice_size : t->inner->size[i];
+        int target = level_index(s->topo, key);
+        if (target < 0 || size <= 0)
+            continue;
+        sb_addf(sb, "; %d/%d slice(s) fit on level %s", slices_under(best, target, size),
+                r->count / size, key);
+    }
+    exclusions(s, sb);
+}
+
+static void no_fit(struct snap *s, const struct req *r, int level, int32_t fit, int32_t need,
+                   struct sb *sb)
+{
+    if (r->at)
+        layers_not_fit(s, r, level, sb);
+    else
+        not_fit_message(s, fit, need, r->slice_size, sb);
 }
 
 /* For `cueue explain`: level tried, what its fullest domain holds, and
@@ -886,7 +1002,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
             }
         if (r->required) {
             note_level(s, r, level, d, n, need, out, from, false);
-            not_fit_message(s, d[n - 1]->pods, need, r->slice_size, sb);
+            no_fit(s, r, level, d[n - 1]->pods, need, sb);
             return false;
         }
     }
@@ -898,7 +1014,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     }
     if (r->required) {
         note_level(s, r, level, d, n, need, out, from, false);
-        not_fit_message(s, top->slices, need, r->slice_size, sb);
+        no_fit(s, r, level, top->slices, need, sb);
         return false;
     }
     if (level > 0 && !r->unconstrained) {
@@ -915,7 +1031,7 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     }
     note_level(s, r, level, d, n, need, out, from, remaining <= 0);
     if (remaining > 0) {
-        not_fit_message(s, need - remaining, need, r->slice_size, sb);
+        no_fit(s, r, level, need - remaining, need, sb);
         return false;
     }
     *out_level = level;
@@ -983,7 +1099,8 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
     const struct eng_topo *t = s->topo;
     bool implied = tas_implied(eng, cq, ps);
     struct req r = {.ps = ps, .count = count, .slice_size = 1};
-    if (ps->tas.slice_level) {
+    bool slices = ps->tas.slice_level && !s->no_slices;
+    if (slices) {
         if (ps->tas.slice_size <= 0) {
             sb_adds(sb, "slice topology requested, but slice size not provided");
             return NULL;
@@ -1002,7 +1119,7 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
         sb_addf(sb, "no requested topology level: %s", key);
         return NULL;
     }
-    const char *skey = ps->tas.slice_level ? ps->tas.slice_level : t->levels[t->n_levels - 1];
+    const char *skey = slices ? ps->tas.slice_level : t->levels[t->n_levels - 1];
     if ((r.slice_level = level_index(t, skey)) < 0) {
         sb_addf(sb, "no requested topology level for slices: %s", skey);
         return NULL;
@@ -1010,6 +1127,38 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
     if (r.level > r.slice_level) {
         sb_addf(sb, "podset slice topology %s is above the podset topology %s", skey, key);
         return NULL;
+    }
+    r.tas = &ps->tas;
+    if (slices && ps->tas.inner) {
+        /* Kueue's buildSliceSizeAtLevel. */
+        r.at = cyc_alloc(eng, (t->n_levels + 1) * sizeof(int32_t));
+        memset(r.at, 0, (t->n_levels + 1) * sizeof(int32_t));
+        int prev_level = r.slice_level;
+        int32_t prev = r.slice_size;
+        for (int i = 0; i < ps->tas.inner->n; i++) {
+            const char *lk = ps->tas.inner->level[i];
+            int32_t size = ps->tas.inner->size[i];
+            int lv = level_index(t, lk);
+            if (lv < 0) {
+                sb_addf(sb, "no requested topology level for additional slice layer: %s", lk);
+                return NULL;
+            }
+            if (lv <= prev_level) {
+                sb_addf(sb, "additional slice layer topology %s must be at a lower level than %s",
+                        lk, t->levels[prev_level]);
+                return NULL;
+            }
+            if (size <= 0 || prev % size) {
+                sb_addf(sb,
+                        "additional slice layer size %d must evenly divide parent layer size %d",
+                        size, prev);
+                return NULL;
+            }
+            for (int l = prev_level + 1; l <= lv; l++)
+                r.at[l] = size;
+            prev = size;
+            prev_level = lv;
+        }
     }
     r.per_pod = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
     memset(r.per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
@@ -1047,11 +1196,16 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
         cur = out;
     }
     for (; level < last; level++) {
+        /* Below the slice level pods go one by one, or in the groups of
+         * an inner slice layer. */
+        int32_t g = r.at && r.at[level + 1] > 1 ? r.at[level + 1] : 1;
         struct dlist out = {0};
         for (size_t i = 0; i < cur.n; i++) {
             struct dom *d = cur.d[i];
             struct dom **sd = sorted(s, d->children, d->n_children, lfc);
-            to_minimum(s, sd, d->n_children, d->pods, 1, lfc, false, &out);
+            for (size_t c = 0; g > 1 && c < d->n_children; c++)
+                sd[c]->slices = sd[c]->pods / g;
+            to_minimum(s, sd, d->n_children, d->pods, g, lfc, g > 1, &out);
         }
         cur = out;
     }
@@ -1288,4 +1442,263 @@ void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *
     eng->tas_cycle[eng->n_tas_cycle].wl = wl;
     eng->tas_cycle[eng->n_tas_cycle].a = a;
     eng->n_tas_cycle++;
+}
+
+/* ---- failed Nodes (Kueue's TASFailedNodeReplacement, FailFast) ---------------------------------
+ */
+
+/* Whether the pod set's placement has a domain on Node node. */
+static bool placed_on(const struct eng_ps *ps, const char *node)
+{
+    const struct eng_topology_assignment *t = ps->topo;
+    for (size_t i = 0; t && t->n_levels && i < t->n_domains; i++)
+        if (!strcmp(t->domains[i].values[t->n_levels - 1], node))
+            return true;
+    return false;
+}
+
+void tas_load_failed(struct eng *eng, const struct eng_wl *wl, const struct api_workload *v)
+{
+    if (eng->tas_failed.len)
+        free_strv(map_del(&eng->tas_failed, wl->key));
+    if (!v->n_unhealthy_nodes || wl->state != WL_ADMITTED || wl->evicted)
+        return;
+    /* Kueue's HasTopologyAssignmentWithUnhealthyNode. */
+    bool on = false;
+    for (size_t p = 0; p < wl->n_ps && !on; p++)
+        for (size_t i = 0; i < v->n_unhealthy_nodes && !on; i++)
+            on = v->unhealthy_nodes[i] && placed_on(&wl->ps[p], v->unhealthy_nodes[i]);
+    if (!on)
+        return;
+    char **names = xcalloc(v->n_unhealthy_nodes + 1, sizeof(char *));
+    for (size_t i = 0, n = 0; i < v->n_unhealthy_nodes; i++)
+        if (v->unhealthy_nodes[i])
+            names[n++] = xstrdup(v->unhealthy_nodes[i]);
+    map_put(&eng->tas_failed, wl->key, names);
+}
+
+/* The TAS flavor the pod set was admitted with, or -1. */
+static int admitted_tas_flavor(const struct eng *eng, const struct eng_ps *ps)
+{
+    for (size_t k = 0; k < ps->adm.n; k++) {
+        int f = ps->adm.items[k].flavor;
+        if (f >= 0 && eng->flavors[f] && eng->flavors[f]->topology)
+            return f;
+    }
+    return -1;
+}
+
+/* The domain at level that holds leaf. */
+static const struct dom *ancestor(const struct dom *leaf, int level)
+{
+    while (leaf && leaf->level > level)
+        leaf = leaf->parent;
+    return leaf;
+}
+
+/* Kueue's requiredReplacementDomain: where the replacement pods must go
+ * to keep the request (the required domain, or the slice left
+ * incomplete), or NULL for anywhere. */
+static const struct dom *replacement_domain(struct snap *s, const struct eng_cq *cq,
+                                            const struct eng_ps *ps, struct dom **kept,
+                                            const int32_t *counts, size_t n_kept, int32_t missing)
+{
+    const struct eng_topo *t = s->topo;
+    const char *key = level_key(t, &ps->tas, tas_implied(s->eng, cq, ps));
+    if (!key || level_index(t, key) < 0 || !n_kept)
+        return NULL;
+    int32_t slice = ps->tas.slice_level && ps->tas.slice_size > 0 ? ps->tas.slice_size : 1;
+    if (ps->tas.slice_level && missing % slice) {
+        int sl = level_index(t, ps->tas.slice_level);
+        if (sl < 0)
+            return NULL;
+        /* The slice-level domain whose pods plus the missing ones make
+         * whole slices (the first, by values, when several do). */
+        const struct dom *best = NULL;
+        for (size_t i = 0; i < n_kept; i++) {
+            const struct dom *d = ancestor(kept[i], sl);
+            int32_t n = missing;
+            for (size_t j = 0; j < n_kept; j++)
+                if (ancestor(kept[j], sl) == d)
+                    n += counts[j];
+            if (n % slice == 0 && (!best || cmp_values(s, d, best) < 0))
+                best = d;
+        }
+        return best;
+    }
+    if (!ps->tas.required)
+        return NULL;
+    return ancestor(kept[0], level_index(t, key));
+}
+
+/* One pod set's placement without Node node: the pods there placed again
+ * (Kueue's findReplacementAssignment), merged with the rest. NULL with the
+ * reason in sb. */
+static struct eng_topology_assignment *replace_on(struct eng *eng, const struct eng_wl *wl,
+                                                  const struct eng_ps *ps, const char *node,
+                                                  struct snap *s, struct sb *sb)
+{
+    const struct eng_topology_assignment *old = ps->topo;
+    size_t n = old->n_domains, n_kept = 0;
+    struct dom **kept = cyc_alloc(eng, (n + 1) * sizeof(*kept));
+    int32_t *counts = cyc_alloc(eng, (n + 1) * sizeof(int32_t));
+    int32_t missing = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct eng_topology_domain *d = &old->domains[i];
+        if (!strcmp(d->values[old->n_levels - 1], node)) {
+            missing += d->count;
+            continue;
+        }
+        struct dom *leaf =
+            map_get(&s->by_id, leaf_id(s, (const char *const *)d->values, old->n_levels));
+        if (!leaf) {
+            sb_addf(sb,
+                    "Cannot replace the node, because the existing topologyAssignment is "
+                    "invalid, as it contains the stale domain %s",
+                    d->values[0]);
+            return NULL;
+        }
+        kept[n_kept] = leaf;
+        counts[n_kept++] = d->count;
+    }
+    int32_t slice = ps->tas.slice_level && ps->tas.slice_size > 0 ? ps->tas.slice_size : 1;
+    s->within = replacement_domain(s, wl->cq, ps, kept, counts, n_kept, missing);
+    s->no_slices = s->within && ps->tas.slice_level && missing % slice;
+    const struct eng_topology_assignment *r =
+        missing > 0 ? place(s, wl->cq, ps, missing, sb) : NULL;
+    s->within = NULL;
+    s->no_slices = false;
+    if (!r || !r->n_domains) {
+        if (!sb->len)
+            sb_addf(sb, "cannot find replacement assignment for unhealthy node: %s", node);
+        return NULL;
+    }
+    /* Merge: the kept domains and the new ones, by their values, one
+     * domain each (mergeTopologyAssignments). */
+    size_t total = n_kept + r->n_domains;
+    struct dom **all = cyc_alloc(eng, (total + 1) * sizeof(*all));
+    int32_t *cnt = cyc_alloc(eng, (total + 1) * sizeof(int32_t));
+    memcpy(all, kept, n_kept * sizeof(*all));
+    memcpy(cnt, counts, n_kept * sizeof(int32_t));
+    for (size_t i = 0; i < r->n_domains; i++) {
+        struct dom *leaf =
+            map_get(&s->by_id, leaf_id(s, (const char *const *)r->domains[i].values, r->n_levels));
+        all[n_kept + i] = leaf;
+        cnt[n_kept + i] = r->domains[i].count;
+    }
+    for (size_t i = 1; i < total; i++)
+        for (size_t j = i; j > 0 && cmp_values(s, all[j - 1], all[j]) > 0; j--) {
+            struct dom *t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+            int32_t c = cnt[j];
+            cnt[j] = cnt[j - 1];
+            cnt[j - 1] = c;
+        }
+    struct eng_topology_assignment *out = cyc_alloc(eng, sizeof(*out));
+    out->n_levels = old->n_levels;
+    out->levels = old->levels;
+    out->domains = cyc_alloc(eng, (total + 1) * sizeof(*out->domains));
+    out->n_domains = 0;
+    size_t from = s->topo->n_levels - old->n_levels;
+    for (size_t i = 0; i < total; i++) {
+        if (out->n_domains && all[i] == all[i - 1]) {
+            out->domains[out->n_domains - 1].count += cnt[i];
+            continue;
+        }
+        out->domains[out->n_domains].values = (const char **)all[i]->values + from;
+        out->domains[out->n_domains++].count = cnt[i];
+    }
+    return out;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One workload: its pods on Node node placed again, or it is evicted. */
+static void replace_wl(struct eng *eng, struct eng_wl *wl, const char *node)
+{
+    size_t n = wl->n_ps;
+    struct eng_topology_assignment **next = cyc_alloc(eng, (n + 1) * sizeof(*next));
+    /* Until the cycle ends the old placement keeps its Nodes too (Kueue's
+     * cache holds it until the new admission is written): what comes
+     * later in this cycle sees both. */
+    struct fa_assignment *was = cyc_alloc(eng, sizeof(*was));
+    memset(was, 0, sizeof(*was));
+    was->n_ps = n;
+    was->ps = cyc_alloc(eng, (n + 1) * sizeof(*was->ps));
+    memset(was->ps, 0, (n + 1) * sizeof(*was->ps));
+    struct sb sb = SB_INIT;
+    bool ok = true;
+    for (size_t p = 0; p < n && ok; p++) {
+        const struct eng_ps *ps = &wl->ps[p];
+        next[p] = NULL;
+        if (!placed_on(ps, node))
+            continue;
+        struct snap s;
+        int fid = admitted_tas_flavor(eng, ps);
+        was->ps[p].topo = ps->topo;
+        was->ps[p].tas_flavor = fid;
+        was->ps[p].count = ps->adm.count;
+        if (fid < 0 || !build_snapshot(eng, fid, false, &s)) {
+            sb_adds(&sb, "workload requires Topology, but there is no TAS cache information");
+            ok = false;
+            break;
+        }
+        next[p] = replace_on(eng, wl, ps, node, &s, &sb);
+        ok = next[p] != NULL;
+        map_release(&s.by_id);
+        map_release(&s.taint_excl);
+        map_release(&s.res_excl);
+        /* The next pod set's snapshot sees this one's new placement. */
+        if (ok)
+            tas_commit(wl, &wl->ps[p], next[p]);
+    }
+    sb_release(&sb);
+    if (!ok) {
+        /* TASFailedNodeReplacementFailFast: no second try. The message
+         * names every failed Node, as Kueue's. */
+        char **names = map_get(&eng->tas_failed, wl->key);
+        struct sb m = SB_INIT;
+        sb_adds(&m, "Workload was evicted as there was no replacement for unhealthy node(s): ");
+        for (size_t i = 0; names && names[i]; i++) {
+            sb_adds(&m, i ? "," : "");
+            sb_adds(&m, names[i]);
+        }
+        eng__evict(eng, wl, "NodeFailures", cyc_strdup(eng, sb_str(&m)));
+        sb_release(&m);
+        return;
+    }
+    tas_assume(eng, wl, was);
+    XGROW(eng->dec.admitted, eng->cap_adm, eng->dec.n_admitted + 1);
+    eng->dec.admitted[eng->dec.n_admitted++] =
+        (struct eng_admitted){.wl = wl, .admitted = ENG_ADMITTED_UNCHANGED};
+    eng->dec.changed = true;
+}
+
+void tas_replace_failed(struct eng *eng)
+{
+    /* In key order: a replacement takes capacity the next one sees. */
+    size_t n = 0, it = 0;
+    const char **keys = cyc_alloc(eng, (eng->tas_failed.len + 1) * sizeof(char *));
+    const char *k;
+    void *v;
+    while (map_next(&eng->tas_failed, &it, &k, &v))
+        keys[n++] = cyc_strdup(eng, k);
+    qsort(keys, n, sizeof(*keys), cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        char **names = map_get(&eng->tas_failed, keys[i]);
+        struct eng_wl *wl = map_get(&eng->wl_by_key, keys[i]);
+        /* Kueue's second pass takes Admitted workloads only. */
+        if (wl && wl->state == WL_ADMITTED && !wl->evicted && wl->admitted_true && names[0]) {
+            bool on = false;
+            for (size_t p = 0; p < wl->n_ps && !on; p++)
+                on = placed_on(&wl->ps[p], names[0]);
+            if (on)
+                replace_wl(eng, wl, names[0]);
+        }
+        free_strv(map_del(&eng->tas_failed, keys[i]));
+    }
 }

@@ -248,6 +248,10 @@ uint64_t wl_shape(const struct eng_wl *wl)
                 MIX(s[k] ? map_hash(s[k], strlen(s[k])) : 0);
             MIX(t->unconstrained);
             MIX(t->slice_size);
+            for (int k = 0; t->inner && k < t->inner->n; k++) {
+                MIX(map_hash(t->inner->level[k], strlen(t->inner->level[k])));
+                MIX(t->inner->size[k]);
+            }
         }
     }
 #undef MIX

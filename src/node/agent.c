@@ -457,8 +457,10 @@ static void *loop(void *arg)
         }
         /* The shims first: dispatching changes nothing of the kubelet's
          * pods, so the descriptors still line up. */
-        if (n->synced)
+        if (n->synced) {
             kl_process(n->kl, fds + NODE_N + 1, n_pod_fds);
+            kl_check_nodes(n->kl);
+        }
         for (int k = 0; k < NODE_N; k++)
             if (n->res[k].inf)
                 inf_dispatch(n->res[k].inf);

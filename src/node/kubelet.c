@@ -84,6 +84,7 @@ struct kl {
     int active;         /* Pods in pods not yet finished (KP_DONE) */
     struct map sim;     /* Node name -> SIM_YES, or SIM_NO until sim_until (simulated_node) */
     int64_t sim_until;
+    int64_t next_node_check; /* monotonic: kl_check_nodes */
     bool recovered;
 };
 
@@ -596,6 +597,28 @@ static bool simulated_node(struct kl *k, const char *name)
     return yes;
 }
 
+/* Whether Node name exists and is Ready (a simulated Node set NotReady,
+ * or deleted, has lost the machine this agent stands in for). */
+static bool node_ready(struct kl *k, const char *name)
+{
+    struct err e;
+    err_init(&e);
+    json_t *o = NULL;
+    bool ready = false;
+    if (!ac_get(k->n->ac, store_resource_find("nodes"), NULL, name, &o, &e)) {
+        size_t i;
+        const json_t *cd;
+        json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), i, cd)
+        {
+            const char *t = node__str(cd, "type"), *st = node__str(cd, "status");
+            if (t && !strcmp(t, "Ready"))
+                ready = st && !strcmp(st, "True");
+        }
+    }
+    json_decref(o);
+    return ready;
+}
+
 static bool on_this_node(struct kl *k, const json_t *pod)
 {
     const char *nn = node__str(json_object_get(pod, "spec"), "nodeName");
@@ -615,7 +638,10 @@ static const char *ungated_target(struct kl *k, const json_t *pod)
         json_array_size(json_object_get(spec, "schedulingGates")) || node__pod_terminal(pod) ||
         node__meta(pod, "deletionTimestamp"))
         return NULL;
-    return !strcmp(host, NODE_NAME) || simulated_node(k, host) ? host : NULL;
+    if (!strcmp(host, NODE_NAME))
+        return host;
+    /* No scheduler binds to a Node that is not Ready. */
+    return simulated_node(k, host) && node_ready(k, host) ? host : NULL;
 }
 
 /* The scheduler's part for the Pods Kueue manages (the managed label, set
@@ -1029,4 +1055,74 @@ void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds)
 int kl_gpu_count(const struct kl *k)
 {
     return k->gpus.n;
+}
+
+/* ---- simulated Nodes that fail ------------------------------------------------------------ */
+
+#define NODE_CHECK_MS 1000
+
+/* A running Pod whose simulated Node failed: its processes go with the
+ * machine, and the Pod is Failed, as the node lifecycle controller and
+ * the Pod garbage collector leave it (without their five minutes). */
+static void lose_to_node(struct kl *k, struct kpod *kp, const char *node)
+{
+    kill_container(kp);
+    if (kp->state != KP_DONE)
+        end_index(k, kp);
+    kp->state = KP_DONE;
+    kp->last = (struct ending){
+        .exit_code = EXIT_KILLED, .reason = "ContainerStatusUnknown", .at = tm_now_ms()};
+    snprintf(kp->last.message, sizeof(kp->last.message), "%s", MSG_LOST);
+    kp->has_last = true;
+    release_resources(k, kp);
+    char msg[600];
+    snprintf(msg, sizeof(msg), "Node %s which was running pod %s is unresponsive", node, kp->name);
+    struct view v = {.phase = "Failed",
+                     .state = PST_TERMINATED,
+                     .end = &kp->last,
+                     .pod_reason = "NodeLost",
+                     .pod_msg = msg};
+    write_status(k, kp, &v);
+    const json_t *pod = node__get(k->n, NODE_PODS, kp->ns, kp->name);
+    if (pod)
+        node__event(k->n, pod, "Warning", "NodeNotReady", "node-controller",
+                    "Node %s is not ready or gone", node);
+}
+
+void kl_check_nodes(struct kl *k)
+{
+    int64_t now = tm_monotonic_ms();
+    if (now < k->next_node_check)
+        return;
+    k->next_node_check = now + NODE_CHECK_MS;
+    struct map state = MAP_INIT; /* Node name -> SIM_YES (Ready) or SIM_NO */
+    struct kpod **lost = xcalloc(k->pods.len + 1, sizeof(*lost));
+    char **lost_node = xcalloc(k->pods.len + 1, sizeof(*lost_node));
+    size_t n = 0, it = 0;
+    const char *key;
+    void *v;
+    while (map_next(&k->pods, &it, &key, &v)) {
+        struct kpod *kp = v;
+        const json_t *pod = node__get(k->n, NODE_PODS, kp->ns, kp->name);
+        const char *nn = pod ? node__str(json_object_get(pod, "spec"), "nodeName") : NULL;
+        if (kp->state == KP_DONE || !nn || !strcmp(nn, NODE_NAME) ||
+            map_get(&k->sim, nn) != SIM_YES)
+            continue;
+        void *st = map_get(&state, nn);
+        if (!st) {
+            st = node_ready(k, nn) ? SIM_YES : SIM_NO;
+            map_put(&state, nn, st);
+        }
+        if (st == SIM_NO) {
+            lost_node[n] = xstrdup(nn);
+            lost[n++] = kp;
+        }
+    }
+    map_release(&state);
+    for (size_t i = 0; i < n; i++) {
+        lose_to_node(k, lost[i], lost_node[i]);
+        free(lost_node[i]);
+    }
+    free(lost);
+    free(lost_node);
 }

@@ -50,6 +50,10 @@ size_t kl_fds(struct kl *k, struct pollfd *fds, size_t max);
  * nothing done to the pods in between. */
 void kl_process(struct kl *k, const struct pollfd *fds, size_t n_fds);
 
+/* Every second: the running Pods of simulated Nodes that are no longer
+ * Ready (or gone) stop and are marked Failed, NodeLost. */
+void kl_check_nodes(struct kl *k);
+
 /* The GPUs the kubelet hands out (the node's nvidia.com/gpu capacity). */
 int kl_gpu_count(const struct kl *k);
 

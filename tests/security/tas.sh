@@ -172,3 +172,72 @@ if [ "${N:-0}" -ge 2 ] 2>/dev/null; then
 else
     note "SKIP: this machine has fewer than 2 CPUs"
 fi
+
+# ---- a Node that fails under a running TAS workload (a server of its own) ----
+# Kueue's default: the node controller lists the Node in the workload's
+# status.unhealthyNodes once its Pods there have stopped, and the scheduler
+# places those pods again in the same rack, or evicts the workload
+# (NodeFailures) when nothing is left there.
+start_server tasfail --controllers all --executor local || exit 1
+k apply -f "$D/queues.yaml" -f "$D/nodes.yaml" >/dev/null
+for n in b1-r1-x1 b1-r1-x2 b1-r2-x3 b1-r2-x4; do
+    k patch node "$n" --subresource=status --type=merge --patch-file "$D/nodes-status.json" >/dev/null
+done
+settle 10 '^True$' k get cq tas-cluster-queue -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+notready() {
+    k patch node "$1" --subresource=status --type=merge \
+        -p '{"status":{"conditions":[{"type":"Ready","status":"False","reason":"KubeletNotReady","message":"simulated failure"}]}}' >/dev/null
+}
+wl_of() { k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$1\")].metadata.name}"; }
+hosts_of() {
+    k get pods -l "job-name=$1" -o jsonpath='{range .items[?(@.status.phase=="Running")]}{.spec.nodeName}{"\n"}{end}' | sort | uniq -c | awk '{print $2 ":" $1}' | tr '\n' ' '
+}
+
+# Four pods of 1 CPU in one rack: all on b1-r1-x1 (the first host, best fit).
+# (Pods lost with a Node count as failures: room for two losses.)
+sed 's/parallelism: 10/parallelism: 4/; s/completions: 10/completions: 4/; s/"sleep", "1"/"sleep", "600"/;
+     s/^  completionMode: Indexed$/  completionMode: Indexed\n  backoffLimit: 20/' \
+    "$D/job-required.yaml" >"$TMP/fail.yaml"
+FJ=$(k create -f "$TMP/fail.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas failure: four Pods run on b1-r1-x1" 30 '^b1-r1-x1:4 $' hosts_of "$FJ"
+FW=$(wl_of "$FJ")
+notready b1-r1-x1
+wait_for "tas failure: the Pods of a Node set NotReady stop, Failed, NodeLost" 20 '^(NodeLost ){4}$' \
+    sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=$FJ -o jsonpath='{range .items[?(@.spec.nodeName==\"b1-r1-x1\")]}{.status.reason} {end}'"
+wait_for "tas failure: the workload is placed again, on b1-r1-x2 of the same rack, still admitted" 20 \
+    '^b1-r1-x2 4 True $' \
+    k get workload "$FW" -o jsonpath='{.status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal} {.status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts.universal} {.status.conditions[?(@.type=="Admitted")].status} {.status.unhealthyNodes}'
+wait_for "tas failure: the Job's new Pods run there" 30 '^b1-r1-x2:4 $' hosts_of "$FJ"
+expect_exact "tas failure: never evicted" "" \
+    k get workload "$FW" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].status}'
+
+# Eight pods in rack r2 (6 on b1-r2-x3, 2 on b1-r2-x4); b1-r2-x4 fails and
+# rack r2 has no room left for its two: evicted, NodeFailures, as Kueue's
+# TASFailedNodeReplacementFailFast.
+sed 's/parallelism: 10/parallelism: 8/; s/completions: 10/completions: 8/; s/"sleep", "1"/"sleep", "600"/' \
+    "$D/job-required.yaml" >"$TMP/fail8.yaml"
+EJ=$(k create -f "$TMP/fail8.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas failure: eight Pods run in rack r2" 30 '^b1-r2-x3:6 b1-r2-x4:2 $' hosts_of "$EJ"
+EW=$(wl_of "$EJ")
+notready b1-r2-x4
+wait_for "tas failure: no room left in the rack: evicted, NodeFailures, with Kueue's message" 30 \
+    '^NodeFailures Workload was evicted as there was no replacement for unhealthy node\(s\): b1-r2-x4$' \
+    k get workload "$EW" -o jsonpath='{.status.conditions[?(@.type=="Evicted")].reason} {.status.conditions[?(@.type=="Evicted")].message}'
+wait_for "tas failure: its Job is suspended" 30 '^true$' k get job "$EJ" -o jsonpath='{.spec.suspend}'
+
+# A deleted Node fails at once. A third Job of two pods goes beside the
+# first on b1-r1-x2 (rack r1's last Ready host, best fit); b1-r1-x2 is
+# deleted: both workloads are placed again in rack r2, on b1-r2-x3.
+sed 's/parallelism: 4/parallelism: 2/; s/completions: 4/completions: 2/' "$TMP/fail.yaml" >"$TMP/fail2.yaml"
+CJ=$(k create -f "$TMP/fail2.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas failure: a third Job runs beside the first on b1-r1-x2" 30 '^b1-r1-x2:2 $' hosts_of "$CJ"
+CW=$(wl_of "$CJ")
+k delete node b1-r1-x2 >/dev/null
+placed() {
+    k get workload "$1" -o jsonpath='{.status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal} {.status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts.universal} {.status.conditions[?(@.type=="Admitted")].status}'
+}
+wait_for "tas failure: a deleted Node: the first workload is placed again in the other rack" 30 \
+    '^b1-r2-x3 4 True$' placed "$FW"
+wait_for "tas failure: and so is the third" 30 '^b1-r2-x3 2 True$' placed "$CW"
+# (The first Job waits out its back-off after eight lost Pods.)
+wait_for "tas failure: the third Job's new Pods run there" 90 '^b1-r2-x3:2 $' hosts_of "$CJ"

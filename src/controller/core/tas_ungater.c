@@ -110,6 +110,25 @@ static void free_assignment(struct uasg *a)
     free(a->levels);
 }
 
+bool ctl_tas_admission_on(const json_t *wl, const char *node)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    size_t p;
+    const json_t *psa;
+    bool on = false;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), p, psa)
+    {
+        struct uasg a;
+        if (read_assignment(json_object_get(psa, "topologyAssignment"), &a))
+            for (size_t i = 0; i < a.n && !on; i++)
+                on = !strcmp(a.d[i].values[a.n_levels - 1], node);
+        free_assignment(&a);
+        if (on)
+            break;
+    }
+    return on;
+}
+
 static bool gated(const json_t *pod)
 {
     size_t i;

@@ -206,6 +206,8 @@ int ctl_wl_mutate(json_t *obj, void *arg, struct err *e)
     case OP_ADMIT:
         snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s", op->cq ? op->cq : "");
         json_object_set(status_of(obj), "admission", op->admission);
+        /* A placement that replaced failed Nodes clears them (Kueue's admit). */
+        json_object_del(status_of(obj), "unhealthyNodes");
         api_status_set_condition(obj, "QuotaReserved", "True", "QuotaReserved", msg, op->now);
         flip_previously(obj, "Evicted", true, op->now);
         flip_previously(obj, "Preempted", false, op->now);
