@@ -471,13 +471,19 @@ static void release_resources(struct kl *k, struct kpod *kp)
     wake_waiting(k);
 }
 
-static void finish(struct kl *k, struct kpod *kp, const struct ending *end)
+/* The Pod's container will not run again: its pod slot is free. */
+static void mark_done(struct kl *k, struct kpod *kp)
 {
     if (kp->state != KP_DONE) {
         end_index(k, kp);
         k->active--;
     }
     kp->state = KP_DONE;
+}
+
+static void finish(struct kl *k, struct kpod *kp, const struct ending *end)
+{
+    mark_done(k, kp);
     kp->last = *end;
     kp->has_last = true;
     release_resources(k, kp);
@@ -1067,9 +1073,7 @@ int kl_gpu_count(const struct kl *k)
 static void lose_to_node(struct kl *k, struct kpod *kp, const char *node)
 {
     kill_container(kp);
-    if (kp->state != KP_DONE)
-        end_index(k, kp);
-    kp->state = KP_DONE;
+    mark_done(k, kp);
     kp->last = (struct ending){
         .exit_code = EXIT_KILLED, .reason = "ContainerStatusUnknown", .at = tm_now_ms()};
     snprintf(kp->last.message, sizeof(kp->last.message), "%s", MSG_LOST);
