@@ -516,7 +516,7 @@ static json_t *sts_pod(const json_t *set, long ord, const char *revision)
     json_object_set_new(labels, "apps.kubernetes.io/pod-index", json_string(idx));
     /* Its Kueue pod group, as Kueue's Pod reconciler for StatefulSets
      * labels it (the template's is a placeholder). */
-    sts_pod_default(pod);
+    sts_pod_default(pod, set);
     json_t *spec = json_object_get(pod, "spec");
     json_object_set_new(spec, "hostname", json_string(pname));
     const char *svc = node__str(spec_of(set), "serviceName");

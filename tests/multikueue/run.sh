@@ -348,7 +348,11 @@ spec:
       containers:
       - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 500m}}}
 YAML
-STSWL=$(m -n default get statefulset web -o jsonpath='{.spec.template.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')
+# The group's Workload is named from the StatefulSet's name and uid, and
+# set on each Pod (the template's label is a placeholder).
+wait_for "statefulset: its Pod joins the group Kueue names" 30 '^statefulset-web-' \
+    m -n default get pod web-0 -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/pod-group-name}'
+STSWL=$(m -n default get pod web-0 -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/pod-group-name}')
 wait_for "statefulset: the check is Ready, admitted on worker1" 30 '^Ready multikueue-test-worker1$' \
     m -n default get workload "$STSWL" -o jsonpath='{.status.admissionChecks[0].state} {.status.clusterName}'
 wait_for "statefulset: the copy in worker1 names the workload, the origin and the manager's uid" 20 \

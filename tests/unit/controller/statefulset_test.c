@@ -87,7 +87,7 @@ static void test_pod_joins_group(void **state)
         "\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"name\":\"sts\",\"uid\":"
         "\"sts-uid\",\"controller\":true}]},\"spec\":{}}";
     json_t *pod = parse(pod_s);
-    sts_pod_default(pod);
+    sts_pod_default(pod, NULL);
     /* GetWorkloadName("sts-uid", "sts") of Kueue's StatefulSet tests. */
     assert_string_equal(meta_label(pod, POD_GROUP_LABEL), "statefulset-sts-d8800");
     assert_string_equal(meta_label(pod, JF_PREBUILT_LABEL), "statefulset-sts-d8800");
@@ -97,14 +97,27 @@ static void test_pod_joins_group(void **state)
     json_object_set_new(
         json_array_get(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), 0),
         "controller", json_false());
-    sts_pod_default(pod);
+    sts_pod_default(pod, NULL);
     assert_string_equal(meta_label(pod, POD_GROUP_LABEL), "sts");
     json_decref(pod);
     pod = parse(pod_s);
     json_object_del(json_object_get(json_object_get(pod, "metadata"), "annotations"),
                     "kueue.x-k8s.io/pod-suspending-parent");
-    sts_pod_default(pod);
+    sts_pod_default(pod, NULL);
     assert_string_equal(meta_label(pod, JF_PREBUILT_LABEL), "sts");
+    json_decref(pod);
+    /* In a MultiKueue worker, the copy's Pods name the group from the
+     * manager's uid, as the manager does (Kueue's GetOwnerUID). */
+    pod = parse(pod_s);
+    json_object_set_new(
+        json_array_get(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), 0),
+        "uid", json_string("worker-uid"));
+    json_t *copy = parse("{\"metadata\":{\"name\":\"sts\",\"uid\":\"worker-uid\",\"labels\":{"
+                         "\"kueue.x-k8s.io/multikueue-origin\":\"multikueue\"},\"annotations\":{"
+                         "\"kueue.x-k8s.io/multikueue-origin-uid\":\"sts-uid\"}}}");
+    sts_pod_default(pod, copy);
+    assert_string_equal(meta_label(pod, POD_GROUP_LABEL), "statefulset-sts-d8800");
+    json_decref(copy);
     json_decref(pod);
 }
 

@@ -51,7 +51,7 @@ bool pod_is_managed(const json_t *pod)
 bool pod_default(json_t *pod, const struct pod_default_ctx *x)
 {
     if (json_is_object(pod))
-        sts_pod_default(pod);
+        sts_pod_default(pod, NULL);
     if (!x->ns_managed || x->owner_managed || !json_is_object(pod))
         return false;
     json_t *meta = jf_obj_child(pod, "metadata");

@@ -25,6 +25,19 @@ long sts_replicas(const json_t *sts)
     return json_is_integer(r) ? (long)json_integer_value(r) : 1;
 }
 
+/* The uid its Workload's name is made from: a copy that MultiKueue made
+ * in a worker keeps the manager's (Kueue's GetOwnerUID), so that manager
+ * and worker name the group's Workload alike. */
+static const char *owner_uid(const json_t *sts)
+{
+    const json_t *m = json_object_get(sts, "metadata");
+    const char *origin_uid =
+        jstr(json_object_get(m, "annotations"), "kueue.x-k8s.io/multikueue-origin-uid");
+    if (jstr(json_object_get(m, "labels"), "kueue.x-k8s.io/multikueue-origin") && origin_uid)
+        return origin_uid;
+    return jstr(m, "uid");
+}
+
 bool sts_group(const json_t *sts, char *out, size_t len)
 {
     const json_t *meta = json_object_get(tpl_of(sts), "metadata");
@@ -34,11 +47,11 @@ bool sts_group(const json_t *sts, char *out, size_t len)
         return false;
     const json_t *m = json_object_get(sts, "metadata");
     jf_workload_name(&statefulset_integration, jstr(m, "name") ? jstr(m, "name") : "",
-                     jstr(m, "uid"), out, len);
+                     owner_uid(sts), out, len);
     return true;
 }
 
-void sts_pod_default(json_t *pod)
+void sts_pod_default(json_t *pod, const json_t *sts)
 {
     json_t *meta = json_object_get(pod, "metadata");
     const char *by =
@@ -54,7 +67,11 @@ void sts_pod_default(json_t *pod)
             strcmp(jstr(r, "apiVersion"), "apps/v1") || !jstr(r, "name") || !jstr(r, "uid"))
             continue;
         char wl[254];
-        jf_workload_name(&statefulset_integration, jstr(r, "name"), jstr(r, "uid"), wl, sizeof(wl));
+        const char *uid = jstr(r, "uid");
+        if (sts && jstr(json_object_get(sts, "metadata"), "uid") &&
+            !strcmp(jstr(json_object_get(sts, "metadata"), "uid"), uid))
+            uid = owner_uid(sts);
+        jf_workload_name(&statefulset_integration, jstr(r, "name"), uid, wl, sizeof(wl));
         json_t *labels = jf_obj_child(meta, "labels");
         json_object_set_new(labels, POD_GROUP_LABEL, json_string(wl));
         json_object_set_new(labels, JF_PREBUILT_LABEL, json_string(wl));

@@ -28,8 +28,8 @@ long sts_replicas(const json_t *sts);
 /* Does Kueue manage the StatefulSet (its webhook marked its template)?
  * Then out gets its group's Workload name (jf_workload_name: Kueue's
  * GetWorkloadNameForOwnerWithGVK, "statefulset-<name>-<hash>", from its
- * name and uid), which its Pods' pod-group-name and prebuilt-workload-name
- * are. out needs 254 bytes. */
+ * name and uid, or the manager's uid for a MultiKueue worker's copy), which its Pods'
+ * pod-group-name and prebuilt-workload-name are. out needs 254 bytes. */
 bool sts_group(const json_t *sts, char *out, size_t len);
 
 /* A Pod made from a marked template (the pod-suspending-parent
@@ -37,8 +37,10 @@ bool sts_group(const json_t *sts, char *out, size_t len);
  * joins that StatefulSet's group as Kueue's StatefulSet Pod reconciler
  * labels it: its pod-group-name and prebuilt-workload-name become the
  * group's Workload name. The template's are a placeholder, since the
- * StatefulSet has no uid yet when the webhook marks it. */
-void sts_pod_default(json_t *pod);
+ * StatefulSet has no uid yet when the webhook marks it. sts, when given,
+ * is that StatefulSet: a MultiKueue worker's copy then names the group
+ * from the manager's uid, as sts_group does. */
+void sts_pod_default(json_t *pod, const json_t *sts);
 
 /* The group's Workload (owned), made ahead of the Pods: named
  * sts_group's name, owned by the StatefulSet, one pod set "main" of replicas Pods;
