@@ -22,7 +22,6 @@
 #include "controller/ctl_int.h"
 
 #define WORKLOAD_ANNOTATION "kueue.x-k8s.io/workload"
-#define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
 
 static const json_t *node_condition(const json_t *node, const char *type)
@@ -43,24 +42,6 @@ static bool ready_of(const json_t *node)
     return r && jstr(r, "status") && !strcmp(jstr(r, "status"), "True");
 }
 
-static bool pod_terminated(const json_t *pod)
-{
-    const char *ph = jstr(json_object_get(pod, "status"), "phase");
-    return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
-}
-
-static bool has_gate(const json_t *pod)
-{
-    size_t i;
-    const json_t *g;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
-    {
-        if (jstr(g, "name") && !strcmp(jstr(g, "name"), TOPOLOGY_GATE))
-            return true;
-    }
-    return false;
-}
-
 /* Whether the Pod belongs to Workload ns/name. */
 static bool pod_of(const json_t *pod, const char *ns, const char *name)
 {
@@ -79,7 +60,7 @@ static bool progressing_on(struct ctl *c, const char *ns, const char *name, cons
     void *val;
     while (ctl_next(c, CK_TASPOD, &it, &key, &val)) {
         const char *nn = jstr(json_object_get(val, "spec"), "nodeName");
-        if (nn && !strcmp(nn, node) && pod_of(val, ns, name) && !pod_terminated(val) &&
+        if (nn && !strcmp(nn, node) && pod_of(val, ns, name) && !ctl_tas_pod_done(val) &&
             !mstr(val, "deletionTimestamp"))
             return true;
     }
@@ -239,7 +220,7 @@ static int fail_pod_fn(json_t *obj, void *arg, struct err *e)
     int64_t now = *(const int64_t *)arg;
     const char *nn = jstr(json_object_get(obj, "spec"), "nodeName");
     const char *ph = jstr(json_object_get(obj, "status"), "phase");
-    if ((nn && *nn) || (ph && strcmp(ph, "Pending")) || has_gate(obj))
+    if ((nn && *nn) || (ph && strcmp(ph, "Pending")) || ctl_tas_pod_gated(obj))
         return err_set(e, ERR_CONFLICT, "no longer stuck");
     json_t *st = json_object_get(obj, "status");
     if (!json_is_object(st)) {
@@ -276,7 +257,7 @@ static void fail_stuck_pods(struct ctl *c, const char *ns, const char *name, con
         const char *host = jstr(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
         const char *ph = jstr(json_object_get(val, "status"), "phase");
         if ((nn && *nn) || !host || strcmp(host, node) || (ph && strcmp(ph, "Pending")) ||
-            has_gate(val) || !pod_of(val, ns, name))
+            ctl_tas_pod_gated(val) || !pod_of(val, ns, name))
             continue;
         XGROW(names, cap, n + 1);
         names[n++] = xstrdup(mstr(val, "name"));
@@ -372,9 +353,9 @@ void ctl_tas_node_pod_event(struct ctl *c, const json_t *pod, bool deleted)
     const json_t *spec = json_object_get(pod, "spec");
     const char *nn = jstr(spec, "nodeName");
     const char *host = jstr(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
-    if ((!nn || !*nn) && host && *host && !has_gate(pod) && !deleted && failing(c, host))
+    if ((!nn || !*nn) && host && *host && !ctl_tas_pod_gated(pod) && !deleted && failing(c, host))
         ctl_enqueue(c, "n:", NULL, host); /* ungated, possibly stuck Pending */
-    if (nn && *nn && (deleted || mstr(pod, "deletionTimestamp") || pod_terminated(pod)) &&
+    if (nn && *nn && (deleted || mstr(pod, "deletionTimestamp") || ctl_tas_pod_done(pod)) &&
         failing(c, nn))
         ctl_enqueue(c, "n:", NULL, nn);
 }

@@ -129,7 +129,7 @@ bool ctl_tas_admission_on(const json_t *wl, const char *node)
     return on;
 }
 
-static bool gated(const json_t *pod)
+bool ctl_tas_pod_gated(const json_t *pod)
 {
     size_t i;
     const json_t *g;
@@ -141,7 +141,7 @@ static bool gated(const json_t *pod)
     return false;
 }
 
-static bool terminated(const json_t *pod)
+bool ctl_tas_pod_done(const json_t *pod)
 {
     const char *ph = jstr(json_object_get(pod, "status"), "phase");
     return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
@@ -171,7 +171,7 @@ struct ungate {
 static int ungate_fn(json_t *obj, void *arg, struct err *e)
 {
     const struct ungate *u = arg;
-    if (!gated(obj))
+    if (!ctl_tas_pod_gated(obj))
         return err_set(e, ERR_CONFLICT, "not gated");
     json_t *spec = json_object_get(obj, "spec");
     json_t *gates = json_object_get(spec, "schedulingGates"), *kept = json_array();
@@ -228,8 +228,8 @@ static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int3
         by_rank = r >= 0 && r < total && !seen[r];
         if (by_rank) {
             seen[r] = true;
-            out[i] = gated(pods[i]) ? rank_dom[r] : -1;
-            if (!gated(pods[i]) && domain_of_pod(a, pods[i]) != rank_dom[r])
+            out[i] = ctl_tas_pod_gated(pods[i]) ? rank_dom[r] : -1;
+            if (!ctl_tas_pod_gated(pods[i]) && domain_of_pod(a, pods[i]) != rank_dom[r])
                 by_rank = false;
         }
     }
@@ -243,7 +243,7 @@ static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int3
         d[i].ungated = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = -1;
-        if (!gated(pods[i])) {
+        if (!ctl_tas_pod_gated(pods[i])) {
             int k = domain_of_pod(a, pods[i]);
             if (k >= 0)
                 d[k].ungated++;
@@ -253,7 +253,7 @@ static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int3
     for (size_t k = 0; k < a->n; k++) {
         int32_t want = d[k].count - d[k].ungated;
         while (want > 0) {
-            while (next < n && !gated(pods[next]))
+            while (next < n && !ctl_tas_pod_gated(pods[next]))
                 next++;
             if (next >= n)
                 return;
@@ -301,7 +301,7 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
             const char *label = jstr(json_object_get(m, "labels"), PODSET_LABEL);
             const char *owner = jstr(json_object_get(m, "annotations"), WORKLOAD_ANNOTATION);
             if (!pns || strcmp(pns, ns) || !label || strcmp(label, ps) || !owner ||
-                strcmp(owner, name) || terminated(pod) || jstr(m, "deletionTimestamp"))
+                strcmp(owner, name) || ctl_tas_pod_done(pod) || jstr(m, "deletionTimestamp"))
                 continue;
             XGROW(pods, cap, n + 1);
             pods[n++] = pod;
@@ -334,7 +334,7 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
  * terminated, without a topology annotation (Kueue's IsTAS). */
 static const char *non_tas_node(const json_t *pod)
 {
-    if (!pod || terminated(pod))
+    if (!pod || ctl_tas_pod_done(pod))
         return NULL;
     const json_t *ann = json_object_get(json_object_get(pod, "metadata"), "annotations");
     static const char *const tas[] = {"kueue.x-k8s.io/podset-required-topology",
