@@ -333,6 +333,24 @@ static int judge_integration(const struct whd_options *o, const struct hook *h, 
     return 0;
 }
 
+/* A copy of doc for the finalizer mutation, which changes only its
+ * metadata's finalizers: they are copied, the rest is shared with doc (the
+ * diff passes over what is shared at once, as json_equal compares
+ * pointers first). */
+static json_t *copy_for_finalizer(json_t *doc)
+{
+    json_t *m = json_copy(doc);
+    json_t *meta = json_object_get(m, "metadata");
+    if (json_is_object(meta)) {
+        meta = json_copy(meta);
+        json_object_set_new(m, "metadata", meta);
+        json_t *fin = json_object_get(meta, "finalizers");
+        if (json_is_array(fin))
+            json_object_set_new(meta, "finalizers", json_copy(fin));
+    }
+    return m;
+}
+
 /* Judge one request: 0 allowed (*patched set for a mutation), ERR_INVALID
  * or ERR_FORBIDDEN denied (e says why), another code an error (500). */
 static int judge(const struct whd_options *o, const struct hook *h, const char *operation,
@@ -345,7 +363,7 @@ static int judge(const struct whd_options *o, const struct hook *h, const char *
         return judge_integration(o, h, create, ns, obj, old, patched, e);
     }
     if (h->mutating) {
-        json_t *m = json_deep_copy(obj);
+        json_t *m = h->what == HOOK_FINALIZER ? copy_for_finalizer(obj) : json_deep_copy(obj);
         if (h->what == HOOK_JOB && create) {
             bool managed = false, default_lq = false;
             int rc = job_namespace(o, ns, &managed, &default_lq, e);
@@ -395,6 +413,20 @@ static int judge(const struct whd_options *o, const struct hook *h, const char *
     return rc;
 }
 
+/* The JSON string v as jansson writes it. */
+static void add_string(struct sb *b, const json_t *v)
+{
+    char buf[256];
+    size_t n = json_dumpb(v, buf, sizeof(buf), JSON_ENCODE_ANY);
+    if (n <= sizeof(buf)) {
+        sb_add(b, buf, n);
+        return;
+    }
+    char *d = json_dumps(v, JSON_ENCODE_ANY);
+    sb_adds(b, d ? d : "\"\"");
+    free(d);
+}
+
 static unsigned text(char **out, unsigned status, const char *msg)
 {
     struct sb b;
@@ -438,15 +470,22 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
     json_t *obj = json_object_get(rq, "object");
     json_t *old = json_object_get(rq, "oldObject");
     const char *ns = json_string_value(json_object_get(rq, "namespace"));
-    json_t *resp = json_pack("{s:s}", "uid", uid);
     struct err e;
     err_init(&e);
     json_t *patched = NULL;
     int rc = json_is_object(obj) || !strcmp(operation, "DELETE")
                  ? judge(o, h, operation, ns, obj, json_is_object(old) ? old : NULL, &patched, &e)
                  : err_set(&e, ERR_PARSE, "the request has no object");
+    /* The answer is written as jansson would write it (members in this
+     * order, compact): it is sent for every review, and building it as a
+     * tree first cost more than the rest of an allowed answer. */
+    struct sb b;
+    sb_init(&b);
+    sb_adds(&b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                "\"response\":{\"uid\":");
+    add_string(&b, json_object_get(rq, "uid"));
     if (!rc) {
-        json_object_set_new(resp, "allowed", json_true());
+        sb_adds(&b, ",\"allowed\":true");
         json_t *ops = json_array();
         struct sb p;
         sb_init(&p);
@@ -455,13 +494,10 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
         sb_release(&p);
         if (json_array_size(ops)) {
             char *enc = json_dumps(ops, JSON_COMPACT);
-            struct sb b;
-            sb_init(&b);
+            sb_adds(&b, ",\"patchType\":\"JSONPatch\",\"patch\":\"");
             b64_encode(enc, strlen(enc), false, &b);
+            sb_addch(&b, '"');
             free(enc);
-            json_object_set_new(resp, "patchType", json_string("JSONPatch"));
-            json_object_set_new(resp, "patch", json_string(sb_str(&b)));
-            sb_release(&b);
         }
         json_decref(ops);
     } else {
@@ -469,19 +505,21 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
         struct sb m;
         sb_init(&m);
         aggregate(&e, &m);
-        json_object_set_new(resp, "allowed", json_false());
-        json_object_set_new(resp, "status",
-                            json_pack("{s:i,s:s,s:s}", "code", denied ? 403 : 500, "reason",
-                                      denied ? "Forbidden" : "InternalError", "message",
-                                      sb_str(&m)));
+        sb_addf(&b, ",\"allowed\":false,\"status\":{\"code\":%d,\"reason\":\"%s\"",
+                denied ? 403 : 500, denied ? "Forbidden" : "InternalError");
+        json_t *msg = json_string(sb_str(&m));
+        if (msg) { /* not when a message was cut inside a UTF-8 sequence */
+            sb_adds(&b, ",\"message\":");
+            add_string(&b, msg);
+        }
+        json_decref(msg);
+        sb_addch(&b, '}');
         sb_release(&m);
     }
+    sb_adds(&b, "}}");
     json_decref(patched);
-    json_t *answer = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
-                               "AdmissionReview", "response", resp);
     json_decref(review);
-    *out = json_dumps(answer, JSON_COMPACT);
-    json_decref(answer);
+    *out = sb_take(&b);
     return 200;
 }
 

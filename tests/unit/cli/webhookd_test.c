@@ -150,6 +150,47 @@ static void test_finalizer_appended(void **state)
                            "\"value\":\"kueue.x-k8s.io/resource-in-use\"}]");
     free(p);
     json_decref(r);
+    r = ask("/mutate-kueue-x-k8s-io-v1beta2-clusterqueue",
+            REVIEW("kueue.x-k8s.io", "ClusterQueue", "CREATE", "",
+                   "{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ClusterQueue',"
+                   "'metadata':{'name':'cq'},'spec':{'cohortName':'c'}}"),
+            200);
+    p = patch_of(r);
+    assert_string_equal(p, "[{\"op\":\"add\",\"path\":\"/metadata/finalizers\","
+                           "\"value\":[\"kueue.x-k8s.io/resource-in-use\"]}]");
+    free(p);
+    json_decref(r);
+    /* Already there: allowed without a patch. */
+    r = ask("/mutate-kueue-x-k8s-io-v1beta2-clusterqueue",
+            REVIEW("kueue.x-k8s.io", "ClusterQueue", "CREATE", "",
+                   "{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ClusterQueue','metadata':"
+                   "{'name':'cq','finalizers':['kueue.x-k8s.io/resource-in-use']},'spec':{}}"),
+            200);
+    assert_true(json_is_true(json_object_get(r, "allowed")));
+    assert_null(json_object_get(r, "patch"));
+    json_decref(r);
+}
+
+/* The API server matches the answer to its request by the uid: it comes
+ * back as sent, whatever it holds. */
+static void test_uid_returned_as_sent(void **state)
+{
+    (void)state;
+    const char *body = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                       "\"request\":{\"uid\":\"a\\\"b\\\\c\\n\\u0001\\u00e9/\",\"operation\":"
+                       "\"DELETE\",\"kind\":{\"group\":\"kueue.x-k8s.io\",\"version\":\"v1beta2\","
+                       "\"kind\":\"Cohort\"}}}";
+    char *out = NULL;
+    assert_int_equal(
+        whd_review(&opts, "/validate-kueue-x-k8s-io-v1beta2-cohort", body, strlen(body), &out),
+        200);
+    json_t *r = json_loads(out, 0, NULL);
+    free(out);
+    assert_non_null(r);
+    const json_t *resp = json_object_get(r, "response");
+    assert_string_equal(json_string_value(json_object_get(resp, "uid")), "a\"b\\c\n\001\xc3\xa9/");
+    assert_true(json_is_true(json_object_get(resp, "allowed")));
+    json_decref(r);
 }
 
 static void test_bad_requests(void **state)
@@ -469,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_job_in_unknown_namespace_is_an_error),
         cmocka_unit_test(test_refusal_is_controller_runtimes),
         cmocka_unit_test(test_finalizer_appended),
+        cmocka_unit_test(test_uid_returned_as_sent),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_job_review_reads_the_informer_caches),
         cmocka_unit_test(test_pod_gated_with_the_default_queue),
