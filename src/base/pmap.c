@@ -235,8 +235,7 @@ struct pmap *pmap_del(const struct pmap *m, const char *key)
     return leaf ? del(m, 0, leaf) : pmap_ref(m);
 }
 
-void pmap_each(const struct pmap *m, void (*fn)(void *arg, const char *key, void *value),
-               void *arg)
+void pmap_each(const struct pmap *m, void (*fn)(void *arg, const char *key, void *value), void *arg)
 {
     if (!m)
         return;
