@@ -448,9 +448,12 @@ static const char *str_of(struct arena *a, const json_t *o, const char *key)
     return arena_strdup(a, s ? s : "");
 }
 
+/* One per stored object, and a tenant may store many: arenas start small. */
+#define OBJECT_ARENA 256
+
 static void rules_read(struct role *r, const json_t *rules)
 {
-    arena_init(&r->arena);
+    arena_init_sized(&r->arena, OBJECT_ARENA);
     size_t n = json_array_size(rules);
     r->rules = ARENA_ARRAY(&r->arena, struct rbac_rule, n ? n : 1);
     r->nrules = 0;
@@ -462,7 +465,7 @@ static struct binding *binding_new(const json_t *o, bool cluster)
 {
     struct binding *b = xcalloc(1, sizeof(*b));
     struct arena *a = &b->arena;
-    arena_init(a);
+    arena_init_sized(a, OBJECT_ARENA);
     b->refs = 1;
     const json_t *meta = json_object_get(o, "metadata");
     const json_t *ref = json_object_get(o, "roleRef");
