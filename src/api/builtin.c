@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/quantity.h"
+#include "api/validate.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 
@@ -524,9 +525,13 @@ int builtin_admit(json_t *doc, const json_t *old, struct err *e)
 {
     const struct kind *k = kind_of(json_string_value(json_object_get(doc, "apiVersion")),
                                    json_string_value(json_object_get(doc, "kind")));
-    if (!k)
-        return 0;
-    int rc = k->admit(doc, old, e);
+    /* Every object's annotations, whatever its kind: a tenant may not
+     * store more than Kubernetes would. */
+    unsigned before = e->ncauses + e->ndropped;
+    val_annotations(e, doc);
+    int rc = k ? k->admit(doc, old, e) : 0;
+    if (!rc && e->ncauses + e->ndropped != before)
+        rc = ERR_INVALID;
     if (rc == ERR_INVALID && !e->code)
         e->code = ERR_INVALID;
     return rc;

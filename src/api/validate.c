@@ -447,6 +447,17 @@ void val__annotations_json(struct err *e, const json_t *map)
         val__too_long(e, ANNOTATIONS_MAX_BYTES);
 }
 
+void val_annotations(struct err *e, const json_t *doc)
+{
+    const json_t *map = val__get(val__get(doc, "metadata"), "annotations");
+    if (!json_is_object(map))
+        return;
+    size_t mark = PUSH(e, "metadata");
+    PUSH(e, "annotations");
+    val__annotations_json(e, map);
+    err_restore(e, mark);
+}
+
 /* ---- conditions (metav1.Condition) --------------------------------------------- */
 
 #define RE_REASON "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"

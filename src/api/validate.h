@@ -64,6 +64,11 @@ void val_dns_label(struct err *e, const char *v);
 void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool now_suspended,
                        bool was_suspended);
 
+/* ValidateObjectMeta's rule on metadata.annotations, for a document of
+ * any kind: keys are qualified names, keys and values together at most
+ * 256 KiB. Causes go to e, at metadata.annotations. */
+void val_annotations(struct err *e, const json_t *doc);
+
 /* ValidateLabelAsCRDName / ValidateAnnotationAsCRDName: v (NULL: absent,
  * no cause) at map[key] ("metadata.labels", "metadata.annotations") is a
  * DNS subdomain. */

@@ -1,12 +1,15 @@
 /* authz.c -- RBAC for every request, over the stored roles and bindings.
  *
- * The policy (server/rbac.h) is built from the store and kept until a
- * role or binding changes: watches on the four RBAC kinds (watchset.c) mark
- * it stale as soon as a write commits (before the write returns to its
- * client), and the next request rebuilds it. A rebuild also finishes what
- * Kubernetes' aggregation controller does: an aggregated ClusterRole whose
- * stored rules are not its aggregation's is rewritten (the policy already
- * decides with the aggregated rules, so the write only makes them visible).
+ * The policy (server/rbac.h) follows the store: watches on the four RBAC
+ * kinds (watchset.c) mark it stale as soon as a write commits (before the
+ * write returns to its client), and the next request applies each change,
+ * one object at a time, to a new snapshot that shares the rest with the
+ * old one, then swaps it in; requests that find nothing pending take the
+ * snapshot in force without waiting, and keep it for as long as they
+ * decide. Applying a change also finishes what Kubernetes' aggregation
+ * controller does: an aggregated ClusterRole whose stored rules are not its
+ * aggregation's is rewritten (the policy already decides with the
+ * aggregated rules, so the write only makes them visible).
  *
  * The attributes of a request are kube-apiserver's RequestInfo: the verb
  * from the method (a list with watch=true is a watch), the API group,
@@ -51,9 +54,12 @@ bool srv_is_rbac(const struct store_resource *r)
 int srv_authz_start(struct srv *s, struct err *e)
 {
     pthread_mutex_init(&s->authz.lock, NULL);
+    pthread_mutex_init(&s->authz.swap, NULL);
+    s->authz.policy = rbac_policy_new(NULL, NULL, NULL, NULL);
+    s->authz.roles_changed = true; /* check the stored aggregations once */
     int rc = srv_watchset_open(&s->authz.watch, s->store, rbac_keys, CU_ARRAY_SIZE(rbac_keys), e);
     if (rc)
-        pthread_mutex_destroy(&s->authz.lock);
+        srv_authz_stop(s);
     return rc;
 }
 
@@ -62,6 +68,7 @@ void srv_authz_stop(struct srv *s)
     srv_watchset_close(&s->authz.watch);
     rbac_policy_unref(s->authz.policy);
     s->authz.policy = NULL;
+    pthread_mutex_destroy(&s->authz.swap);
     pthread_mutex_destroy(&s->authz.lock);
 }
 
@@ -98,25 +105,53 @@ static void persist_aggregation(struct srv *s, json_t *drift)
     }
 }
 
+static const char *const rbac_kinds[4] = {"Role", "ClusterRole", "RoleBinding",
+                                          "ClusterRoleBinding"};
+
+struct pending {
+    struct rbac_policy *next; /* the snapshot being made (a reference) */
+    bool roles;               /* a ClusterRole changed */
+};
+
+/* One stored change, applied to the snapshot being made: it costs what the
+ * object touches, not what is stored. */
+static void apply_change(void *arg, size_t i, const json_t *old, const json_t *obj)
+{
+    struct pending *pd = arg;
+    struct rbac_policy *next = rbac_policy_apply(pd->next, rbac_kinds[i], old, obj);
+    rbac_policy_unref(pd->next);
+    pd->next = next;
+    pd->roles |= i == 1;
+}
+
 struct rbac_policy *srv_policy(struct srv *s)
 {
-    pthread_mutex_lock(&s->authz.lock);
-    if (srv_watchset_changed(&s->authz.watch) || !s->authz.policy) {
-        json_t *lists[4];
-        for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++)
-            lists[i] = srv_watchset_items(&s->authz.watch, i);
-        struct rbac_policy *p = rbac_policy_new(lists[0], lists[1], lists[2], lists[3]);
-        for (size_t i = 0; i < CU_ARRAY_SIZE(rbac_keys); i++)
-            json_decref(lists[i]);
-        rbac_policy_unref(s->authz.policy);
-        s->authz.policy = p;
-        json_t *drift = rbac_policy_aggregation_drift(p);
-        if (drift)
-            persist_aggregation(s, drift);
-        json_decref(drift);
+    /* Only a request that may depend on a change not yet applied waits, and
+     * then for the changes pending (each one object), never for a
+     * rebuild; the others decide on the snapshot in force. */
+    if (srv_watchset_pending(&s->authz.watch)) {
+        pthread_mutex_lock(&s->authz.lock);
+        struct pending pd = {rbac_policy_ref(s->authz.policy), false};
+        if (srv_watchset_apply(&s->authz.watch, apply_change, &pd)) {
+            pthread_mutex_lock(&s->authz.swap);
+            struct rbac_policy *old = s->authz.policy;
+            s->authz.policy = rbac_policy_ref(pd.next);
+            pthread_mutex_unlock(&s->authz.swap);
+            rbac_policy_unref(old);
+        }
+        rbac_policy_unref(pd.next);
+        if (pd.roles || s->authz.roles_changed) {
+            s->authz.roles_changed = false;
+            json_t *drift = rbac_policy_aggregation_drift(s->authz.policy);
+            if (drift)
+                persist_aggregation(s, drift);
+            json_decref(drift);
+        }
+        pthread_mutex_unlock(&s->authz.lock);
     }
+    pthread_mutex_lock(&s->authz.swap);
     struct rbac_policy *p = rbac_policy_ref(s->authz.policy);
-    pthread_mutex_unlock(&s->authz.lock);
+    pthread_mutex_unlock(&s->authz.swap);
     return p;
 }
 

@@ -16,7 +16,7 @@
 #include "api/selector.h"
 #include "base/arena.h"
 #include "base/err.h"
-#include "base/map.h"
+#include "base/pmap.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -326,11 +326,20 @@ bool rbac_covers(const struct rbac_rule *owner, size_t nowner, const struct rbac
 
 /* ---- policies ---------------------------------------------------------------------------- */
 
+/* A policy is made of persistent maps (base/pmap.h): a change of one object
+ * makes a new policy that shares everything it does not touch with the
+ * old, which readers may go on using. Bindings are indexed by scope (a
+ * namespace, or the cluster) and by subject, so that a decision visits only
+ * the bindings that name the caller, one of its groups or its service
+ * account. */
+
 struct subject {
     const char *kind, *name, *ns;
 };
 
 struct binding {
+    int refs; /* atomic: the scope's name map and each of its subjects' lists */
+    struct arena arena;
     const char *name;
     const char *ns; /* NULL for a ClusterRoleBinding */
     const char *role_kind, *role_name;
@@ -339,25 +348,99 @@ struct binding {
 };
 
 struct role {
+    struct arena arena;
     struct rbac_rule *rules;
     size_t nrules;
 };
 
-struct ns_bindings {
-    struct binding *v;
-    size_t n, cap;
+/* The bindings that name one subject, sorted by name. */
+struct blist {
+    size_t n;
+    struct binding *v[];
+};
+
+/* A namespace's Roles and RoleBindings, or the cluster's
+ * ClusterRoleBindings: name -> struct role, name -> struct binding,
+ * subject key (subject_key) -> struct blist. */
+struct scope {
+    struct pmap *roles, *bindings, *subjects;
+};
+
+/* A ClusterRole: the object as stored, and its effective rules (its own, or
+ * what its aggregation gathers). */
+struct crole {
+    json_t *obj;
+    json_t *eff;
+    struct role role;
 };
 
 struct rbac_policy {
-    int refs; /* atomic */
-    struct arena arena;
-    struct map cluster_roles; /* name -> struct role */
-    struct map roles;         /* "ns/name" -> struct role */
-    struct binding *cluster_bindings;
-    size_t ncluster_bindings;
-    struct map bindings; /* ns -> struct ns_bindings */
-    json_t *drift;       /* owned: see rbac_policy_aggregation_drift */
+    int refs;                   /* atomic */
+    struct pmap *cluster_roles; /* name -> struct crole */
+    struct scope cluster;       /* ClusterRoleBindings */
+    struct pmap *namespaces;    /* namespace -> struct scope */
 };
+
+static void binding_unref(struct binding *b)
+{
+    if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL))
+        return;
+    arena_release(&b->arena);
+    free(b);
+}
+
+static void binding_free(void *v)
+{
+    binding_unref(v);
+}
+
+static void blist_free(void *v)
+{
+    struct blist *l = v;
+    for (size_t i = 0; i < l->n; i++)
+        binding_unref(l->v[i]);
+    free(l);
+}
+
+static void role_free(void *v)
+{
+    struct role *r = v;
+    arena_release(&r->arena);
+    free(r);
+}
+
+static void crole_free(void *v)
+{
+    struct crole *c = v;
+    json_decref(c->obj);
+    json_decref(c->eff);
+    arena_release(&c->role.arena);
+    free(c);
+}
+
+static void scope_release(struct scope *s)
+{
+    pmap_unref(s->roles, role_free);
+    pmap_unref(s->bindings, binding_free);
+    pmap_unref(s->subjects, blist_free);
+}
+
+static void scope_free(void *v)
+{
+    scope_release(v);
+    free(v);
+}
+
+static struct scope scope_copy(const struct scope *s)
+{
+    struct scope c = {NULL, NULL, NULL};
+    if (s) {
+        c.roles = pmap_ref(s->roles);
+        c.bindings = pmap_ref(s->bindings);
+        c.subjects = pmap_ref(s->subjects);
+    }
+    return c;
+}
 
 static const char *str_of(struct arena *a, const json_t *o, const char *key)
 {
@@ -365,18 +448,25 @@ static const char *str_of(struct arena *a, const json_t *o, const char *key)
     return arena_strdup(a, s ? s : "");
 }
 
-static struct role *role_new(struct arena *a, const json_t *rules)
+/* One per stored object, and a tenant may store many: arenas start small. */
+#define OBJECT_ARENA 256
+
+static void rules_read(struct role *r, const json_t *rules)
 {
-    struct role *r = ARENA_NEW(a, struct role);
+    arena_init_sized(&r->arena, OBJECT_ARENA);
     size_t n = json_array_size(rules);
-    r->rules = ARENA_ARRAY(a, struct rbac_rule, n ? n : 1);
+    r->rules = ARENA_ARRAY(&r->arena, struct rbac_rule, n ? n : 1);
+    r->nrules = 0;
     for (size_t i = 0; i < n; i++)
-        rbac_rule_read(a, json_array_get(rules, i), &r->rules[r->nrules++]);
-    return r;
+        rbac_rule_read(&r->arena, json_array_get(rules, i), &r->rules[r->nrules++]);
 }
 
-static void binding_read(struct arena *a, const json_t *o, bool cluster, struct binding *b)
+static struct binding *binding_new(const json_t *o, bool cluster)
 {
+    struct binding *b = xcalloc(1, sizeof(*b));
+    struct arena *a = &b->arena;
+    arena_init_sized(a, OBJECT_ARENA);
+    b->refs = 1;
     const json_t *meta = json_object_get(o, "metadata");
     const json_t *ref = json_object_get(o, "roleRef");
     b->name = str_of(a, meta, "name");
@@ -393,7 +483,117 @@ static void binding_read(struct arena *a, const json_t *o, bool cluster, struct 
         sub->name = str_of(a, s, "name");
         sub->ns = str_of(a, s, "namespace");
     }
+    return b;
 }
+
+/* The index key of a subject of b: "U" and the user name it matches (a
+ * service account's is its user name), or "G" and the group; false for a
+ * subject that matches no one. */
+static bool subject_key(const struct binding *b, const struct subject *s, struct sb *key)
+{
+    sb_reset(key);
+    if (!strcmp(s->kind, "User")) {
+        sb_addf(key, "U%s", s->name);
+    } else if (!strcmp(s->kind, "Group")) {
+        sb_addf(key, "G%s", s->name);
+    } else if (!strcmp(s->kind, "ServiceAccount")) {
+        const char *ns = *s->ns ? s->ns : (b->ns ? b->ns : "");
+        if (!*ns)
+            return false;
+        sb_addf(key, "Usystem:serviceaccount:%s:%s", ns, s->name);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Is subject i of b the first of b's subjects with its key? (A binding is
+ * listed once under each key.) */
+static bool first_with_key(const struct binding *b, size_t i, const char *key)
+{
+    struct sb k = SB_INIT;
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++)
+        if (subject_key(b, &b->subjects[j], &k) && !strcmp(sb_str(&k), key))
+            first = false;
+    sb_release(&k);
+    return first;
+}
+
+/* The list l with b added (add) or removed, as a new list; NULL when it
+ * is left empty. */
+static struct blist *blist_with(const struct blist *l, struct binding *b, bool add)
+{
+    size_t n = l ? l->n : 0;
+    struct blist *out = xmalloc(sizeof(*out) + (n + 1) * sizeof(out->v[0]));
+    out->n = 0;
+    bool placed = !add;
+    for (size_t i = 0; i < n; i++) {
+        if (!placed && strcmp(b->name, l->v[i]->name) < 0) {
+            out->v[out->n++] = b;
+            placed = true;
+        }
+        if (l->v[i] == b || !strcmp(l->v[i]->name, b->name))
+            continue; /* the binding replaced or removed */
+        out->v[out->n++] = l->v[i];
+    }
+    if (!placed)
+        out->v[out->n++] = b;
+    for (size_t i = 0; i < out->n; i++)
+        __atomic_add_fetch(&out->v[i]->refs, 1, __ATOMIC_RELAXED);
+    if (!out->n) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Index b (add) or drop it from scope s's subject lists. */
+static void index_binding(struct scope *s, struct binding *b, bool add)
+{
+    struct sb key = SB_INIT;
+    for (size_t i = 0; i < b->nsubjects; i++) {
+        if (!subject_key(b, &b->subjects[i], &key) || !first_with_key(b, i, sb_str(&key)))
+            continue;
+        struct blist *l = blist_with(pmap_get(s->subjects, sb_str(&key)), b, add);
+        struct pmap *next =
+            l ? pmap_set(s->subjects, sb_str(&key), l) : pmap_del(s->subjects, sb_str(&key));
+        pmap_unref(s->subjects, blist_free);
+        s->subjects = next;
+    }
+    sb_release(&key);
+}
+
+/* Replace s's map *m by m with key set to v (v NULL: deleted). */
+static void scope_put(struct pmap **m, const char *key, void *v, pmap_free_fn f)
+{
+    struct pmap *next = v ? pmap_set(*m, key, v) : pmap_del(*m, key);
+    pmap_unref(*m, f);
+    *m = next;
+}
+
+static void scope_apply_binding(struct scope *s, const char *name, const json_t *obj, bool cluster)
+{
+    struct binding *prev = pmap_get(s->bindings, name);
+    if (prev)
+        index_binding(s, prev, false);
+    struct binding *b = obj ? binding_new(obj, cluster) : NULL;
+    if (b)
+        index_binding(s, b, true);
+    scope_put(&s->bindings, name, b, binding_free);
+}
+
+static void scope_apply_role(struct scope *s, const char *name, const json_t *obj)
+{
+    struct role *r = NULL;
+    if (obj) {
+        r = xcalloc(1, sizeof(*r));
+        rules_read(r, json_object_get(obj, "rules"));
+    }
+    scope_put(&s->roles, name, r, role_free);
+}
+
+/* ---- aggregation ---------------------------------------------------------------------------- */
 
 static bool has_aggregation(const json_t *cr)
 {
@@ -401,12 +601,9 @@ static bool has_aggregation(const json_t *cr)
                json_object_get(json_object_get(cr, "aggregationRule"), "clusterRoleSelectors")) > 0;
 }
 
-static int cmp_by_name(const void *a, const void *b)
+static const json_t *labels_of(const json_t *o)
 {
-    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-    const char *nx = json_string_value(json_object_get(json_object_get(x, "metadata"), "name"));
-    const char *ny = json_string_value(json_object_get(json_object_get(y, "metadata"), "name"));
-    return strcmp(nx ? nx : "", ny ? ny : "");
+    return json_object_get(json_object_get(o, "metadata"), "labels");
 }
 
 static bool rule_in(const json_t *rules, const json_t *rule)
@@ -421,26 +618,59 @@ static bool rule_in(const json_t *rules, const json_t *rule)
     return false;
 }
 
-/* The rules aggregation gives role i of the name-sorted crs, from the
- * current effective rules of every role (eff[j]). Owned. */
-static json_t *aggregate_one(const json_t *const *crs, json_t **eff, size_t n, size_t i)
+struct crole_list {
+    const struct crole **v;
+    const char **names;
+    size_t n, cap;
+};
+
+static void collect_crole(void *arg, const char *key, void *value)
+{
+    struct crole_list *l = arg;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+        l->names = xrealloc(l->names, l->cap * sizeof(*l->names));
+    }
+    l->names[l->n] = key;
+    l->v[l->n++] = value;
+}
+
+/* The ClusterRoles of m sorted by name, as aggregation visits them. */
+static void croles_sorted(const struct pmap *m, struct crole_list *l)
+{
+    memset(l, 0, sizeof(*l));
+    pmap_each(m, collect_crole, l);
+    /* Insertion sort of names and roles together: ClusterRoles are few. */
+    for (size_t i = 1; i < l->n; i++)
+        for (size_t j = i; j > 0 && strcmp(l->names[j - 1], l->names[j]) > 0; j--) {
+            const char *tn = l->names[j];
+            const struct crole *tv = l->v[j];
+            l->names[j] = l->names[j - 1];
+            l->v[j] = l->v[j - 1];
+            l->names[j - 1] = tn;
+            l->v[j - 1] = tv;
+        }
+}
+
+/* The rules aggregation gives the ClusterRole named self (obj), from the
+ * effective rules of the others: those its selectors match, by name,
+ * without duplicates. Owned. */
+static json_t *aggregate_one(const struct crole_list *l, const char *self, const json_t *obj)
 {
     json_t *out = json_array();
     const json_t *sels =
-        json_object_get(json_object_get(crs[i], "aggregationRule"), "clusterRoleSelectors");
+        json_object_get(json_object_get(obj, "aggregationRule"), "clusterRoleSelectors");
     size_t s;
     const json_t *sel;
     json_array_foreach(sels, s, sel)
     {
-        for (size_t j = 0; j < n; j++) {
-            if (j == i)
-                continue;
-            const json_t *labels = json_object_get(json_object_get(crs[j], "metadata"), "labels");
-            if (!sel_json_matches(sel, labels))
+        for (size_t j = 0; j < l->n; j++) {
+            if (!strcmp(l->names[j], self) || !sel_json_matches(sel, labels_of(l->v[j]->obj)))
                 continue;
             size_t k;
             const json_t *rule;
-            json_array_foreach(eff[j], k, rule)
+            json_array_foreach(l->v[j]->eff, k, rule)
             {
                 if (!rule_in(out, rule))
                     json_array_append(out, (json_t *)rule);
@@ -450,104 +680,165 @@ static json_t *aggregate_one(const json_t *const *crs, json_t **eff, size_t n, s
     return out;
 }
 
-/* Each ClusterRole's effective rules (owned, parallel to crs): its own, or
- * for an aggregated one what its selectors gather, repeated until nothing
- * changes so that roles aggregating aggregated roles settle too. Records
- * the drift from the stored rules in p. */
-static json_t **aggregate(struct rbac_policy *p, const json_t *const *crs, size_t n)
+static struct crole *crole_new(const json_t *obj, json_t *eff)
 {
-    json_t **eff = xcalloc(n ? n : 1, sizeof(*eff));
-    for (size_t i = 0; i < n; i++) {
-        const json_t *rules = json_object_get(crs[i], "rules");
-        eff[i] = json_is_array(rules) ? json_deep_copy(rules) : json_array();
+    struct crole *c = xcalloc(1, sizeof(*c));
+    c->obj = json_deep_copy(obj);
+    c->eff = eff;
+    rules_read(&c->role, eff);
+    return c;
+}
+
+/* Does a selector of the aggregated role obj match labels? */
+static bool selects(const json_t *obj, const json_t *labels)
+{
+    const json_t *sels =
+        json_object_get(json_object_get(obj, "aggregationRule"), "clusterRoleSelectors");
+    size_t s;
+    const json_t *sel;
+    json_array_foreach(sels, s, sel)
+    {
+        if (sel_json_matches(sel, labels))
+            return true;
     }
-    /* Each pass settles at least one more level of nesting. */
-    for (size_t pass = 0; pass <= n; pass++) {
-        bool changed = false;
-        for (size_t i = 0; i < n; i++) {
-            if (!has_aggregation(crs[i]))
+    return false;
+}
+
+/* Set ClusterRole name to obj (NULL: delete it) in *m, then re-aggregate
+ * what that affects: the role itself when it aggregates, and each
+ * aggregated role that selects it (by its labels before or after), then
+ * those that select a role whose rules so changed, until nothing does. */
+static void apply_cluster_role(struct pmap **m, const char *name, const json_t *obj)
+{
+    const struct crole *prev = pmap_get(*m, name);
+    json_t *changed = json_array(); /* label sets of roles whose effective rules changed */
+    if (prev && labels_of(prev->obj))
+        json_array_append(changed, (json_t *)labels_of(prev->obj));
+    json_t *before = prev ? json_incref(prev->eff) : NULL;
+    if (obj) {
+        const json_t *rules = json_object_get(obj, "rules");
+        json_t *eff = json_is_array(rules) ? json_deep_copy(rules) : json_array();
+        scope_put(m, name, crole_new(obj, eff), crole_free);
+        if (has_aggregation(obj)) {
+            struct crole_list l;
+            croles_sorted(*m, &l);
+            scope_put(m, name, crole_new(obj, aggregate_one(&l, name, obj)), crole_free);
+            free(l.v);
+            free(l.names);
+        }
+        json_array_append(changed, (json_t *)labels_of(((struct crole *)pmap_get(*m, name))->obj));
+    } else {
+        scope_put(m, name, NULL, crole_free);
+    }
+    const struct crole *now = pmap_get(*m, name);
+    if (before && now && json_equal(before, now->eff) && prev &&
+        json_equal(labels_of(prev->obj), labels_of(now->obj)))
+        json_array_clear(changed);
+    json_decref(before);
+    /* Each round re-aggregates the roles that select a changed one; a
+     * cycle of aggregations settles within as many rounds as roles. */
+    for (size_t round = 0; json_array_size(changed) && round < 1000; round++) {
+        struct crole_list l;
+        croles_sorted(*m, &l);
+        json_t *next = json_array();
+        for (size_t i = 0; i < l.n; i++) {
+            const struct crole *c = l.v[i];
+            if (!has_aggregation(c->obj))
                 continue;
-            json_t *next = aggregate_one(crs, eff, n, i);
-            if (json_equal(next, eff[i])) {
-                json_decref(next);
+            bool hit = false;
+            size_t k;
+            const json_t *labels;
+            json_array_foreach(changed, k, labels)
+            {
+                if (json_is_object(labels) && selects(c->obj, labels))
+                    hit = true;
+            }
+            if (!hit)
+                continue;
+            json_t *eff = aggregate_one(&l, l.names[i], c->obj);
+            if (json_equal(eff, c->eff)) {
+                json_decref(eff);
                 continue;
             }
-            json_decref(eff[i]);
-            eff[i] = next;
-            changed = true;
+            if (labels_of(c->obj))
+                json_array_append(next, (json_t *)labels_of(c->obj));
+            /* Replacing the role frees c: its name and object are copied first. */
+            char *cname = xstrdup(l.names[i]);
+            json_t *cobj = json_incref(c->obj);
+            scope_put(m, cname, crole_new(cobj, eff), crole_free);
+            json_decref(cobj);
+            free(cname);
+            /* The list now points at a freed role: gather it again. */
+            free(l.v);
+            free(l.names);
+            croles_sorted(*m, &l);
         }
-        if (!changed)
-            break;
+        free(l.v);
+        free(l.names);
+        json_decref(changed);
+        changed = next;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!has_aggregation(crs[i]))
-            continue;
-        const json_t *stored = json_object_get(crs[i], "rules");
-        json_t *empty = json_array();
-        bool same = json_equal(json_is_array(stored) ? stored : empty, eff[i]);
-        json_decref(empty);
-        if (same)
-            continue;
-        if (!p->drift)
-            p->drift = json_object();
-        const char *name =
-            json_string_value(json_object_get(json_object_get(crs[i], "metadata"), "name"));
-        json_object_set(p->drift, name ? name : "", eff[i]);
-    }
-    return eff;
+    json_decref(changed);
 }
 
-static void add_cluster_roles(struct rbac_policy *p, const json_t *cluster_roles)
+/* ---- building ------------------------------------------------------------------------------- */
+
+static struct rbac_policy *policy_copy(const struct rbac_policy *p)
 {
-    size_t n = json_array_size(cluster_roles);
-    const json_t **crs = xcalloc(n ? n : 1, sizeof(*crs));
-    for (size_t i = 0; i < n; i++)
-        crs[i] = json_array_get(cluster_roles, i);
-    qsort(crs, n, sizeof(*crs), cmp_by_name);
-    json_t **eff = aggregate(p, crs, n);
-    for (size_t i = 0; i < n; i++) {
-        const char *name =
-            json_string_value(json_object_get(json_object_get(crs[i], "metadata"), "name"));
-        if (name)
-            map_put(&p->cluster_roles, name, role_new(&p->arena, eff[i]));
-        json_decref(eff[i]);
+    struct rbac_policy *q = xcalloc(1, sizeof(*q));
+    q->refs = 1;
+    if (p) {
+        q->cluster_roles = pmap_ref(p->cluster_roles);
+        q->cluster = scope_copy(&p->cluster);
+        q->namespaces = pmap_ref(p->namespaces);
     }
-    free(eff);
-    free(crs);
+    return q;
 }
 
-static const char *binding_ns(const json_t *o)
+struct rbac_policy *rbac_policy_apply(const struct rbac_policy *p, const char *kind,
+                                      const json_t *old, const json_t *obj)
 {
-    return json_string_value(json_object_get(json_object_get(o, "metadata"), "namespace"));
+    struct rbac_policy *q = policy_copy(p);
+    const json_t *meta = json_object_get(obj ? obj : old, "metadata");
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    if (!name)
+        return q;
+    if (!strcmp(kind, "ClusterRole")) {
+        apply_cluster_role(&q->cluster_roles, name, obj);
+        return q;
+    }
+    if (!strcmp(kind, "ClusterRoleBinding")) {
+        scope_apply_binding(&q->cluster, name, obj, true);
+        return q;
+    }
+    bool role = !strcmp(kind, "Role");
+    if (!ns || (!role && strcmp(kind, "RoleBinding")))
+        return q;
+    struct scope s = scope_copy(pmap_get(q->namespaces, ns));
+    if (role)
+        scope_apply_role(&s, name, obj);
+    else
+        scope_apply_binding(&s, name, obj, false);
+    struct scope *keep = NULL;
+    if (s.roles || s.bindings || s.subjects) {
+        keep = xmalloc(sizeof(*keep));
+        *keep = s;
+    }
+    scope_put(&q->namespaces, ns, keep, scope_free);
+    return q;
 }
 
-/* The RoleBindings by namespace: counted first, so that each namespace's
- * array is allocated once (a tenant may hold many bindings). */
-static void add_bindings(struct rbac_policy *p, const json_t *rbs)
+/* Fold one array of stored objects of kind into *p. */
+static void apply_all(struct rbac_policy **p, const char *kind, const json_t *objs)
 {
     size_t i;
     const json_t *o;
-    json_array_foreach(rbs, i, o)
+    json_array_foreach(objs, i, o)
     {
-        const char *ns = binding_ns(o);
-        if (!ns)
-            continue;
-        struct ns_bindings *nb = map_get(&p->bindings, ns);
-        if (!nb) {
-            nb = ARENA_NEW(&p->arena, struct ns_bindings);
-            map_put(&p->bindings, ns, nb);
-        }
-        nb->cap++;
-    }
-    json_array_foreach(rbs, i, o)
-    {
-        const char *ns = binding_ns(o);
-        if (!ns)
-            continue;
-        struct ns_bindings *nb = map_get(&p->bindings, ns);
-        if (!nb->v)
-            nb->v = ARENA_ARRAY(&p->arena, struct binding, nb->cap);
-        binding_read(&p->arena, o, false, &nb->v[nb->n++]);
+        struct rbac_policy *q = rbac_policy_apply(*p, kind, NULL, o);
+        rbac_policy_unref(*p);
+        *p = q;
     }
 }
 
@@ -555,31 +846,11 @@ struct rbac_policy *rbac_policy_new(const json_t *roles, const json_t *cluster_r
                                     const json_t *role_bindings,
                                     const json_t *cluster_role_bindings)
 {
-    struct rbac_policy *p = xcalloc(1, sizeof(*p));
-    p->refs = 1;
-    arena_init_sized(&p->arena, 64 << 10);
-    map_init(&p->cluster_roles);
-    map_init(&p->roles);
-    map_init(&p->bindings);
-    add_cluster_roles(p, cluster_roles);
-    size_t i;
-    const json_t *o;
-    json_array_foreach(roles, i, o)
-    {
-        const json_t *meta = json_object_get(o, "metadata");
-        const char *ns = json_string_value(json_object_get(meta, "namespace"));
-        const char *name = json_string_value(json_object_get(meta, "name"));
-        if (!ns || !name)
-            continue;
-        char key[600];
-        snprintf(key, sizeof(key), "%s/%s", ns, name);
-        map_put(&p->roles, key, role_new(&p->arena, json_object_get(o, "rules")));
-    }
-    size_t n = json_array_size(cluster_role_bindings);
-    p->cluster_bindings = ARENA_ARRAY(&p->arena, struct binding, n ? n : 1);
-    json_array_foreach(cluster_role_bindings, i, o)
-        binding_read(&p->arena, o, true, &p->cluster_bindings[p->ncluster_bindings++]);
-    add_bindings(p, role_bindings);
+    struct rbac_policy *p = policy_copy(NULL);
+    apply_all(&p, "ClusterRole", cluster_roles);
+    apply_all(&p, "Role", roles);
+    apply_all(&p, "RoleBinding", role_bindings);
+    apply_all(&p, "ClusterRoleBinding", cluster_role_bindings);
     return p;
 }
 
@@ -594,18 +865,37 @@ void rbac_policy_unref(struct rbac_policy *p)
 {
     if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
         return;
-    map_release(&p->cluster_roles);
-    map_release(&p->roles);
-    map_release(&p->bindings);
-    arena_release(&p->arena);
-    json_decref(p->drift);
+    pmap_unref(p->cluster_roles, crole_free);
+    scope_release(&p->cluster);
+    pmap_unref(p->namespaces, scope_free);
     free(p);
+}
+
+static void add_drift(void *arg, const char *name, void *value)
+{
+    json_t **drift = arg;
+    const struct crole *c = value;
+    if (!has_aggregation(c->obj))
+        return;
+    const json_t *stored = json_object_get(c->obj, "rules");
+    json_t *empty = json_array();
+    bool same = json_equal(json_is_array(stored) ? stored : empty, c->eff);
+    json_decref(empty);
+    if (same)
+        return;
+    if (!*drift)
+        *drift = json_object();
+    json_object_set_new(*drift, name, json_deep_copy(c->eff));
 }
 
 json_t *rbac_policy_aggregation_drift(const struct rbac_policy *p)
 {
-    return p->drift ? json_deep_copy(p->drift) : NULL;
+    json_t *drift = NULL;
+    pmap_each(p->cluster_roles, add_drift, &drift);
+    return drift;
 }
+
+/* ---- decisions ------------------------------------------------------------------------------ */
 
 static bool is_master(const struct rbac_user *u)
 {
@@ -639,16 +929,64 @@ static const struct subject *applies(const struct binding *b, const struct rbac_
     return NULL;
 }
 
+/* Visit the bindings of scope s that apply to u, by name (as a visit of
+ * all of them would meet them), until fn returns true. Only the lists of
+ * u's name and groups are read. */
+static bool visit(const struct scope *s, const struct rbac_user *u,
+                  bool (*fn)(void *arg, const struct binding *b, const struct subject *sub),
+                  void *arg)
+{
+    if (!s || !s->subjects)
+        return false;
+    size_t nl = 0;
+    const struct blist **lists = xcalloc(u->ngroups + 1, sizeof(*lists));
+    size_t *at = xcalloc(u->ngroups + 1, sizeof(*at));
+    struct sb key = SB_INIT;
+    for (size_t i = 0; i <= u->ngroups; i++) {
+        sb_reset(&key);
+        if (i == 0)
+            sb_addf(&key, "U%s", u->name ? u->name : "");
+        else
+            sb_addf(&key, "G%s", u->groups[i - 1]);
+        const struct blist *l = pmap_get(s->subjects, sb_str(&key));
+        if (l)
+            lists[nl++] = l;
+    }
+    sb_release(&key);
+    bool done = false;
+    const struct binding *last = NULL;
+    while (!done) {
+        size_t best = nl;
+        for (size_t i = 0; i < nl; i++)
+            if (at[i] < lists[i]->n && (best == nl || strcmp(lists[i]->v[at[i]]->name,
+                                                             lists[best]->v[at[best]]->name) < 0))
+                best = i;
+        if (best == nl)
+            break;
+        const struct binding *b = lists[best]->v[at[best]++];
+        if (b == last)
+            continue; /* listed under two of u's keys */
+        last = b;
+        const struct subject *sub = applies(b, u);
+        if (sub && fn(arg, b, sub))
+            done = true;
+    }
+    free(lists);
+    free(at);
+    return done;
+}
+
 static const struct role *find_role(const struct rbac_policy *p, const char *kind, const char *name,
                                     const char *ns)
 {
-    if (!strcmp(kind, "ClusterRole"))
-        return map_get(&p->cluster_roles, name);
+    if (!strcmp(kind, "ClusterRole")) {
+        const struct crole *c = pmap_get(p->cluster_roles, name);
+        return c ? &c->role : NULL;
+    }
     if (strcmp(kind, "Role") || !ns)
         return NULL;
-    char key[600];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    return map_get(&p->roles, key);
+    const struct scope *s = pmap_get(p->namespaces, ns);
+    return s ? pmap_get(s->roles, name) : NULL;
 }
 
 int rbac_role_rules(const struct rbac_policy *p, const char *kind, const char *name, const char *ns,
@@ -678,17 +1016,20 @@ static void describe(const struct binding *b, const struct subject *s, struct sb
         sb_addf(out, "%s \"%s\"", s->kind, s->name);
 }
 
-static bool binding_allows(const struct rbac_policy *p, const struct binding *b,
-                           const struct rbac_user *u, const struct rbac_attrs *a, struct sb *reason)
+struct decide {
+    const struct rbac_policy *p;
+    const struct rbac_attrs *a;
+    struct sb *reason;
+};
+
+static bool binding_allows(void *arg, const struct binding *b, const struct subject *s)
 {
-    const struct subject *s = applies(b, u);
-    if (!s)
-        return false;
-    const struct role *r = find_role(p, b->role_kind, b->role_name, b->ns);
+    struct decide *d = arg;
+    const struct role *r = find_role(d->p, b->role_kind, b->role_name, b->ns);
     for (size_t i = 0; r && i < r->nrules; i++) {
-        if (rbac_rule_allows(&r->rules[i], a)) {
-            if (reason)
-                describe(b, s, reason);
+        if (rbac_rule_allows(&r->rules[i], d->a)) {
+            if (d->reason)
+                describe(b, s, d->reason);
             return true;
         }
     }
@@ -700,16 +1041,12 @@ bool rbac_authorize(const struct rbac_policy *p, const struct rbac_user *u,
 {
     if (is_master(u))
         return true;
-    for (size_t i = 0; i < p->ncluster_bindings; i++)
-        if (binding_allows(p, &p->cluster_bindings[i], u, a, reason))
-            return true;
+    struct decide d = {p, a, reason};
+    if (visit(&p->cluster, u, binding_allows, &d))
+        return true;
     if (!a->ns || !*a->ns)
         return false;
-    const struct ns_bindings *nb = map_get(&p->bindings, a->ns);
-    for (size_t i = 0; nb && i < nb->n; i++)
-        if (binding_allows(p, &nb->v[i], u, a, reason))
-            return true;
-    return false;
+    return visit(pmap_get(p->namespaces, a->ns), u, binding_allows, &d);
 }
 
 static const char *const all[] = {"*"};
@@ -718,32 +1055,36 @@ static const struct rbac_rule full_authority[] = {
     {.verbs = all, .nverbs = 1, .urls = all, .nurls = 1},
 };
 
-static void push_rules(const struct rbac_policy *p, const struct binding *b,
-                       const struct rbac_rule ***out, size_t *n, size_t *cap)
+struct gather {
+    const struct rbac_policy *p;
+    const struct rbac_rule ***out;
+    size_t n, cap;
+};
+
+static bool push_rules(void *arg, const struct binding *b, const struct subject *s)
 {
-    const struct role *r = find_role(p, b->role_kind, b->role_name, b->ns);
+    (void)s;
+    struct gather *g = arg;
+    const struct role *r = find_role(g->p, b->role_kind, b->role_name, b->ns);
     for (size_t i = 0; r && i < r->nrules; i++) {
-        XGROW(*out, *cap, *n + 1);
-        (*out)[(*n)++] = &r->rules[i];
+        XGROW(*g->out, g->cap, g->n + 1);
+        (*g->out)[g->n++] = &r->rules[i];
     }
+    return false;
 }
 
 size_t rbac_rules_for(const struct rbac_policy *p, const struct rbac_user *u, const char *ns,
                       const struct rbac_rule ***out)
 {
-    size_t n = 0, cap = 0;
+    struct gather g = {p, out, 0, 0};
     *out = NULL;
     if (is_master(u)) {
-        XGROW(*out, cap, 2);
-        (*out)[n++] = &full_authority[0];
-        (*out)[n++] = &full_authority[1];
+        XGROW(*out, g.cap, 2);
+        (*out)[g.n++] = &full_authority[0];
+        (*out)[g.n++] = &full_authority[1];
     }
-    for (size_t i = 0; i < p->ncluster_bindings; i++)
-        if (applies(&p->cluster_bindings[i], u))
-            push_rules(p, &p->cluster_bindings[i], out, &n, &cap);
-    const struct ns_bindings *nb = ns && *ns ? map_get(&p->bindings, ns) : NULL;
-    for (size_t i = 0; nb && i < nb->n; i++)
-        if (applies(&nb->v[i], u))
-            push_rules(p, &nb->v[i], out, &n, &cap);
-    return n;
+    visit(&p->cluster, u, push_rules, &g);
+    if (ns && *ns)
+        visit(pmap_get(p->namespaces, ns), u, push_rules, &g);
+    return g.n;
 }

@@ -6,13 +6,18 @@
  * its verb, API group, resource, subresource and name -- or, for a path
  * outside the API, its verb and URL. There is no deny: rules only add.
  *
- * A policy is an immutable snapshot built from the stored Roles,
- * ClusterRoles, RoleBindings and ClusterRoleBindings, so that many threads
- * may decide against it while a newer one is built; it copies what it needs
- * into its own arena and keeps no JSON. It also resolves ClusterRole
- * aggregation (what Kubernetes' clusterrole-aggregation controller writes
- * into an aggregated role's rules) so that a change to a labelled role
- * takes effect at once.
+ * A policy is an immutable snapshot of the stored Roles, ClusterRoles,
+ * RoleBindings and ClusterRoleBindings, so that many threads may decide
+ * against it while a newer one is made. A change of one object makes a
+ * new snapshot that shares all it does not touch with the old one (its
+ * parts are persistent maps), at a cost that does not grow with the number
+ * of objects stored: bindings are indexed by namespace and by subject, and
+ * a decision reads only the bindings that name the caller or its groups.
+ * It copies what it needs and keeps no borrowed JSON. It also resolves
+ * ClusterRole aggregation (what Kubernetes' clusterrole-aggregation
+ * controller writes into an aggregated role's rules), re-aggregating only
+ * the roles a change affects, so that a change to a labelled role takes
+ * effect at once.
  *
  * Nothing here reads the store or knows about HTTP: the server builds
  * policies and asks them (server/authz.c). */
@@ -100,6 +105,13 @@ struct rbac_policy;
 struct rbac_policy *rbac_policy_new(const json_t *roles, const json_t *cluster_roles,
                                     const json_t *role_bindings,
                                     const json_t *cluster_role_bindings);
+/* The policy after one stored object changed: kind is "Role",
+ * "ClusterRole", "RoleBinding" or "ClusterRoleBinding"; obj is the object
+ * as now stored, or NULL when it was deleted (then old, the object as it
+ * was, names it). Both are borrowed. Returns a new policy (one reference);
+ * p is unchanged, and may be NULL for the empty policy. */
+struct rbac_policy *rbac_policy_apply(const struct rbac_policy *p, const char *kind,
+                                      const json_t *old, const json_t *obj);
 /* Take and drop references; the last unref frees. NULL is a no-op. Any
  * thread. */
 struct rbac_policy *rbac_policy_ref(struct rbac_policy *p);

@@ -98,15 +98,25 @@ void srv_watchset_close(struct srv_watchset *ws);
  * that gets true rebuilds from srv_watchset_items. Not thread-safe: the
  * caller serialises calls (and those of srv_watchset_items). */
 bool srv_watchset_changed(struct srv_watchset *ws);
+/* As srv_watchset_changed, telling fn of each object that changed, one at
+ * a time: kind i, what it was (NULL: it is new) and what it is now (NULL:
+ * deleted), both borrowed for the call. */
+typedef void (*srv_watchset_fn)(void *arg, size_t i, const json_t *old, const json_t *obj);
+bool srv_watchset_apply(struct srv_watchset *ws, srv_watchset_fn fn, void *arg);
+/* Has a watched kind changed since the last srv_watchset_changed or
+ * srv_watchset_apply? Any thread. */
+bool srv_watchset_pending(const struct srv_watchset *ws);
 /* Every stored object of kind keys[i] as of the last srv_watchset_changed,
  * in the store's list order, as an owned JSON array. */
 json_t *srv_watchset_items(const struct srv_watchset *ws, size_t i);
 
-/* The RBAC policy in force, rebuilt from the store after any change to a
- * role or binding (authz.c). */
+/* The RBAC policy in force, brought up to date with each change to a role
+ * or binding (authz.c). */
 struct srv_authz {
-    pthread_mutex_t lock;
-    struct rbac_policy *policy; /* a reference; NULL until first needed */
+    pthread_mutex_t lock;       /* one thread applies the changes */
+    pthread_mutex_t swap;       /* held only to take or replace the policy */
+    struct rbac_policy *policy; /* a reference */
+    bool roles_changed;         /* aggregation not yet checked against the store (under lock) */
     struct srv_watchset watch;
 };
 

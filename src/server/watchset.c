@@ -34,10 +34,38 @@ static void cache_key(const json_t *obj, char *buf, size_t len)
     snprintf(buf, len, "%s\x01%s", ns ? ns : "", name ? name : "");
 }
 
-/* Fill cache i from a list, when no watch can be had. */
-static void cache_from_list(struct srv_watchset *ws, size_t i)
+/* Empty cache i, telling fn (when given) that each object is gone: what
+ * refills it tells it again what is there. */
+static void forget(struct srv_watchset *ws, size_t i, srv_watchset_fn fn, void *arg)
 {
+    const char *key;
+    json_t *v;
+    if (fn)
+        json_object_foreach(ws->cache[i], key, v) fn(arg, i, v, NULL);
     json_object_clear(ws->cache[i]);
+}
+
+/* Record an object that is now obj (NULL: deleted; old then names it) in
+ * cache i, telling fn what it was. */
+static void record(struct srv_watchset *ws, size_t i, const json_t *old, json_t *obj,
+                   srv_watchset_fn fn, void *arg)
+{
+    char key[600];
+    cache_key(obj ? obj : old, key, sizeof(key));
+    json_t *was = json_incref(json_object_get(ws->cache[i], key));
+    if (fn && (obj || was))
+        fn(arg, i, was ? was : old, obj);
+    if (obj)
+        json_object_set(ws->cache[i], key, obj);
+    else
+        json_object_del(ws->cache[i], key);
+    json_decref(was);
+}
+
+/* Fill cache i from a list, when no watch can be had. */
+static void cache_from_list(struct srv_watchset *ws, size_t i, srv_watchset_fn fn, void *arg)
+{
+    forget(ws, i, fn, arg);
     struct store_list l = {0};
     struct store_list_opts lo = {0};
     struct err e;
@@ -47,21 +75,18 @@ static void cache_from_list(struct srv_watchset *ws, size_t i)
         log_error("cannot list %s: %s", ws->keys[i], e.message);
         return;
     }
-    for (size_t j = 0; j < l.n; j++) {
-        char key[600];
-        cache_key(l.items[j], key, sizeof(key));
-        json_object_set(ws->cache[i], key, l.items[j]);
-    }
+    for (size_t j = 0; j < l.n; j++)
+        record(ws, i, NULL, l.items[j], fn, arg);
     store_list_release(&l);
 }
 
 /* (Re)open watch i; its initial events refill the cache. */
-static int open_one(struct srv_watchset *ws, size_t i, struct err *e)
+static int open_one(struct srv_watchset *ws, size_t i, srv_watchset_fn fn, void *arg, struct err *e)
 {
     struct store_watch_opts o = {
         .notify = on_change, .notify_arg = ws, .send_initial_events = true};
     const struct store_resource *r = store_resource_find(ws->keys[i]);
-    json_object_clear(ws->cache[i]);
+    forget(ws, i, fn, arg);
     if (!r)
         return err_set(e, ERR_INTERNAL, "%s is not served", ws->keys[i]);
     return store_watch_open(ws->store, r, NULL, &o, &ws->w[i], e);
@@ -77,7 +102,7 @@ int srv_watchset_open(struct srv_watchset *ws, struct store *st, const char *con
     for (size_t i = 0; i < ws->n; i++) {
         ws->keys[i] = keys[i];
         ws->cache[i] = json_object();
-        int rc = open_one(ws, i, e);
+        int rc = open_one(ws, i, NULL, NULL, e);
         if (rc) {
             srv_watchset_close(ws);
             return rc;
@@ -96,8 +121,8 @@ void srv_watchset_close(struct srv_watchset *ws)
     }
 }
 
-/* Apply watch i's pending events to its cache. */
-static void drain(struct srv_watchset *ws, size_t i)
+/* Apply watch i's pending events to its cache, and to fn. */
+static void drain(struct srv_watchset *ws, size_t i, srv_watchset_fn fn, void *arg)
 {
     for (int reopened = 0;;) {
         struct store_event ev;
@@ -105,14 +130,10 @@ static void drain(struct srv_watchset *ws, size_t i)
         err_init(&e);
         int rc = ws->w[i] ? store_watch_next(ws->w[i], 0, &ev, &e) : ERR_GONE;
         if (rc == 0) {
-            char key[600];
-            if (ev.type == STORE_ADDED || ev.type == STORE_MODIFIED) {
-                cache_key(ev.object, key, sizeof(key));
-                json_object_set(ws->cache[i], key, ev.object);
-            } else if (ev.type == STORE_DELETED) {
-                cache_key(ev.object, key, sizeof(key));
-                json_object_del(ws->cache[i], key);
-            }
+            if (ev.type == STORE_ADDED || ev.type == STORE_MODIFIED)
+                record(ws, i, NULL, ev.object, fn, arg);
+            else if (ev.type == STORE_DELETED)
+                record(ws, i, ev.object, NULL, fn, arg);
             store_event_release(&ev);
             continue;
         }
@@ -122,22 +143,32 @@ static void drain(struct srv_watchset *ws, size_t i)
         store_watch_close(ws->w[i]);
         ws->w[i] = NULL;
         err_init(&e);
-        if (!reopened++ && !open_one(ws, i, &e))
+        if (!reopened++ && !open_one(ws, i, fn, arg, &e))
             continue;
         log_warn("cannot watch %s: %s; it is re-read at every request", ws->keys[i], e.message);
-        cache_from_list(ws, i);
+        cache_from_list(ws, i, fn, arg);
         __atomic_store_n(&ws->dirty, 1, __ATOMIC_RELEASE);
         return;
     }
 }
 
-bool srv_watchset_changed(struct srv_watchset *ws)
+bool srv_watchset_apply(struct srv_watchset *ws, srv_watchset_fn fn, void *arg)
 {
     if (!__atomic_exchange_n(&ws->dirty, 0, __ATOMIC_ACQ_REL))
         return false;
     for (size_t i = 0; i < ws->n; i++)
-        drain(ws, i);
+        drain(ws, i, fn, arg);
     return true;
+}
+
+bool srv_watchset_changed(struct srv_watchset *ws)
+{
+    return srv_watchset_apply(ws, NULL, NULL);
+}
+
+bool srv_watchset_pending(const struct srv_watchset *ws)
+{
+    return __atomic_load_n(&ws->dirty, __ATOMIC_ACQUIRE);
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -54,6 +54,38 @@ static void assert_causes(const struct err *e, const char *const *want)
     assert_int_equal(e->ncauses, n);
 }
 
+/* Annotations are bounded on every kind, one of no other concern here too. */
+static void test_builtin_admit_annotations(void **state)
+{
+    (void)state;
+    const char *kinds[] = {"\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"",
+                           "\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\""};
+    for (size_t i = 0; i < 2; i++) {
+        char *big = malloc(262144 + 1);
+        memset(big, 'x', 262144);
+        big[262144] = '\0';
+        char text[200];
+        snprintf(text, sizeof(text), "{%s,\"metadata\":{\"annotations\":{}}}", kinds[i]);
+        json_t *doc = parse(text);
+        json_t *ann = json_object_get(json_object_get(doc, "metadata"), "annotations");
+        /* "a" and 262143 bytes: exactly the bound. */
+        big[262143] = '\0';
+        json_object_set_new(ann, "a", json_string(big));
+        struct err e;
+        assert_int_equal(admit(doc, NULL, &e), 0);
+        big[262143] = 'x';
+        json_object_set_new(ann, "a", json_string(big));
+        json_object_set_new(ann, "bad key!", json_string(""));
+        assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+        assert_int_equal(e.code, ERR_INVALID);
+        assert_string_equal(e.causes[0].field, "metadata.annotations");
+        assert_non_null(strstr(e.causes[0].message, "Invalid value: \"bad key!\": name part"));
+        assert_string_equal(e.causes[1].message, "Too long: may not be more than 262144 bytes");
+        json_decref(doc);
+        free(big);
+    }
+}
+
 static void test_builtin_admit_secret_string_data(void **state)
 {
     json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{\"a\":\"YQ==\"},"
@@ -202,6 +234,7 @@ static void test_builtin_admit_other_kinds_pass(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtin_admit_annotations),
         cmocka_unit_test(test_builtin_admit_secret_string_data),
         cmocka_unit_test(test_builtin_admit_secret_bad_base64),
         cmocka_unit_test(test_builtin_admit_secret_immutable),

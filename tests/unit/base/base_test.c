@@ -12,6 +12,7 @@
 #include "base/base64.h"
 #include "base/err.h"
 #include "base/map.h"
+#include "base/pmap.h"
 #include "base/strbuf.h"
 #include "base/time.h"
 
@@ -156,11 +157,66 @@ static void test_b64_round_trip(void **state)
     sb_release(&out);
 }
 
+static int pmap_freed;
+
+static void pmap_count_free(void *v)
+{
+    (void)v;
+    pmap_freed++;
+}
+
+/* A persistent map: every version keeps what it held while newer ones
+ * change, through enough keys for branches several levels deep, and each
+ * value is freed once, when no version holds it. */
+static void test_pmap_versions(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    static int vals[N];
+    char key[32];
+    struct pmap *m = NULL;
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof(key), "k%d", i);
+        struct pmap *next = pmap_set(m, key, &vals[i]);
+        pmap_unref(m, pmap_count_free);
+        m = next;
+    }
+    struct pmap *full = pmap_ref(m);
+    /* Delete the even keys, replace every third odd one. */
+    int replaced = 0;
+    for (int i = 0; i < N; i++) {
+        replaced += i % 2 && i % 3 == 0;
+        snprintf(key, sizeof(key), "k%d", i);
+        struct pmap *next = i % 2 == 0   ? pmap_del(m, key)
+                            : i % 3 == 0 ? pmap_set(m, key, &vals[(i + 1) % N])
+                                         : pmap_ref(m);
+        pmap_unref(m, pmap_count_free);
+        m = next;
+    }
+    assert_int_equal(pmap_freed, 0); /* full holds every first value */
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof(key), "k%d", i);
+        assert_ptr_equal(pmap_get(full, key), &vals[i]);
+        void *want = i % 2 == 0 ? NULL : i % 3 == 0 ? &vals[(i + 1) % N] : &vals[i];
+        assert_ptr_equal(pmap_get(m, key), want);
+    }
+    assert_null(pmap_get(m, "absent"));
+    struct pmap *same = pmap_del(m, "absent");
+    assert_ptr_equal(same, m);
+    pmap_unref(same, pmap_count_free);
+    pmap_unref(full, pmap_count_free);
+    /* The values only full held: the even keys and the replaced ones. */
+    assert_int_equal(pmap_freed, N / 2 + replaced);
+    pmap_unref(m, pmap_count_free);
+    assert_int_equal(pmap_freed, N + replaced);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sb_addf_grows),
         cmocka_unit_test(test_map_put_get_del),
+        cmocka_unit_test(test_pmap_versions),
         cmocka_unit_test(test_err_paths),
         cmocka_unit_test(test_arena_alloc_aligned_zeroed),
         cmocka_unit_test(test_time_rfc3339_round_trip),

@@ -337,6 +337,102 @@ static void test_rbac_policy_many_bindings(void **state)
     json_decref(rbs);
 }
 
+/* p with one object changed (obj as JSON; NULL deletes old). p is dropped. */
+static struct rbac_policy *change(struct rbac_policy *p, const char *kind, const char *old,
+                                  const char *obj)
+{
+    json_t *o = old ? js(old) : NULL, *n = obj ? js(obj) : NULL;
+    struct rbac_policy *q = rbac_policy_apply(p, kind, o, n);
+    json_decref(o);
+    json_decref(n);
+    rbac_policy_unref(p);
+    return q;
+}
+
+/* One object changed at a time: the new policy decides as one built from
+ * everything would, and a snapshot taken before decides as before. */
+static void test_rbac_policy_apply(void **state)
+{
+    (void)state;
+    struct rbac_policy *p = policy();
+    struct rbac_policy *before = rbac_policy_ref(p);
+    struct rbac_attrs job = res("create", "batch", "jobs", NULL, "team-a", NULL);
+    struct rbac_attrs job_b = res("create", "batch", "jobs", NULL, "team-b", NULL);
+    struct rbac_attrs cq = res("update", "kueue.x-k8s.io", "clusterqueues", NULL, NULL, "cq");
+    /* A binding's subjects change: the old subject loses, the new gains. */
+    p = change(p, "RoleBinding", NULL,
+               "{\"metadata\":{\"name\":\"dev\",\"namespace\":\"team-a\"},"
+               "\"roleRef\":{\"kind\":\"ClusterRole\",\"name\":\"batch-user\"},"
+               "\"subjects\":[{\"kind\":\"User\",\"name\":\"bob\"},"
+               "{\"kind\":\"Group\",\"name\":\"devs\"},{\"kind\":\"User\",\"name\":\"bob\"}]}");
+    assert_false(can(p, "alice", NULL, job));
+    assert_true(can(p, "bob", NULL, job));
+    assert_true(can(p, "carl", "devs", job));
+    assert_false(can(p, "system:serviceaccount:team-a:runner", NULL, job));
+    assert_true(can(before, "alice", NULL, job));
+    assert_false(can(before, "bob", NULL, job));
+    /* Deleted: named by the old object. */
+    p = change(p, "RoleBinding", "{\"metadata\":{\"name\":\"dev\",\"namespace\":\"team-a\"}}",
+               NULL);
+    assert_false(can(p, "bob", NULL, job));
+    assert_false(can(p, "carl", "devs", job));
+    /* A binding in a new namespace, and a Role there it refers to. */
+    const char *rb = "{\"metadata\":{\"name\":\"r\",\"namespace\":\"team-b\"},"
+                     "\"roleRef\":{\"kind\":\"Role\",\"name\":\"jobs\"},"
+                     "\"subjects\":[{\"kind\":\"User\",\"name\":\"bob\"}]}";
+    p = change(p, "RoleBinding", NULL, rb);
+    assert_false(can(p, "bob", NULL, job_b));
+    const char *role = "{\"metadata\":{\"name\":\"jobs\",\"namespace\":\"team-b\"},"
+                       "\"rules\":[{\"verbs\":[\"create\"],\"apiGroups\":[\"batch\"],"
+                       "\"resources\":[\"jobs\"]}]}";
+    p = change(p, "Role", NULL, role);
+    assert_true(can(p, "bob", NULL, job_b));
+    p = change(p, "Role", role, NULL);
+    assert_false(can(p, "bob", NULL, job_b));
+    /* A ClusterRoleBinding, and its deletion. */
+    const char *crb = "{\"metadata\":{\"name\":\"ops\"},"
+                      "\"roleRef\":{\"kind\":\"ClusterRole\",\"name\":\"batch-admin\"},"
+                      "\"subjects\":[{\"kind\":\"User\",\"name\":\"olga\"}]}";
+    p = change(p, "ClusterRoleBinding", NULL, crb);
+    assert_true(can(p, "olga", NULL, cq));
+    struct sb why = SB_INIT;
+    const char *groups[] = {"system:authenticated"};
+    struct rbac_user u = {"olga", groups, 1};
+    assert_true(rbac_authorize(p, &u, &cq, &why));
+    assert_string_equal(sb_str(&why), "RBAC: allowed by ClusterRoleBinding \"ops\" of ClusterRole "
+                                      "\"batch-admin\" to User \"olga\"");
+    sb_release(&why);
+    /* cq-editor relabelled out of batch-admin's selector: batch-admin is
+     * re-aggregated without it; labelled back, with it. */
+    const char *cq_editor = "{\"metadata\":{\"name\":\"cq-editor\",\"labels\":{\"x\":\"1\"}},"
+                            " \"rules\":[{\"verbs\":[\"*\"],\"apiGroups\":[\"kueue.x-k8s.io\"],"
+                            "\"resources\":[\"clusterqueues\"]}]}";
+    p = change(p, "ClusterRole", NULL, cq_editor);
+    assert_false(can(p, "olga", NULL, cq));
+    assert_true(can(p, "olga", NULL, job));
+    p = change(p, "ClusterRole", NULL,
+               "{\"metadata\":{\"name\":\"cq-editor\",\"labels\":{\"admin\":\"true\"}},"
+               " \"rules\":[{\"verbs\":[\"*\"],\"apiGroups\":[\"kueue.x-k8s.io\"],"
+               "\"resources\":[\"clusterqueues\"]}]}");
+    assert_true(can(p, "olga", NULL, cq));
+    /* job-editor deleted: batch-admin, batch-user, viewer and top (which
+     * gathers viewer) lose its rules, and so agree again with their stored
+     * (empty) rules. */
+    p = change(p, "ClusterRole", "{\"metadata\":{\"name\":\"job-editor\"}}", NULL);
+    assert_false(can(p, "olga", NULL, job));
+    json_t *drift = rbac_policy_aggregation_drift(p);
+    assert_non_null(json_object_get(drift, "batch-admin"));
+    assert_null(json_object_get(drift, "top"));
+    assert_null(json_object_get(drift, "viewer"));
+    assert_null(json_object_get(drift, "batch-user"));
+    json_decref(drift);
+    p = change(p, "ClusterRoleBinding", crb, NULL);
+    assert_false(can(p, "olga", NULL, cq));
+    assert_true(can(before, "paula", NULL, job_b));
+    rbac_policy_unref(before);
+    rbac_policy_unref(p);
+}
+
 static void test_rbac_policy_aggregation(void **state)
 {
     (void)state;
@@ -490,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_rbac_covers),
         cmocka_unit_test(test_rbac_policy_authorize),
         cmocka_unit_test(test_rbac_policy_many_bindings),
+        cmocka_unit_test(test_rbac_policy_apply),
         cmocka_unit_test(test_rbac_policy_aggregation),
         cmocka_unit_test(test_rbac_rules_for),
         cmocka_unit_test(test_rbac_object_validate),
