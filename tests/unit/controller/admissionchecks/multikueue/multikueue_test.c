@@ -399,6 +399,144 @@ static void test_mk_controller_conditions(void **state)
     close_side(&mgr);
 }
 
+static int set_status_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    json_object_set(obj, "status", (json_t *)arg);
+    return 0;
+}
+
+static void set_status(struct ac_client *c, const char *key, const char *ns, const char *name,
+                       const char *status)
+{
+    json_error_t je;
+    json_t *st = json_loads(status, 0, &je);
+    if (!st)
+        fail_msg("bad json: %s: %s", je.text, status);
+    struct err e;
+    err_init(&e);
+    if (ac_update_status_retry(c, store_resource_find(key), ns, name, set_status_fn, st, NULL, &e))
+        fail_msg("status of %s %s: %s", key, name, e.message);
+    json_decref(st);
+}
+
+static int unsuspend_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)arg;
+    (void)e;
+    json_object_set_new(json_object_get(obj, "spec"), "suspend", json_false());
+    return 0;
+}
+
+/* "status reason message active" of condition type of a Job, into buf. */
+static const char *job_cond(struct ac_client *c, const char *name, const char *type, char *buf,
+                            size_t len)
+{
+    json_t *o = get(c, "jobs.batch", "default", name);
+    const json_t *st = json_object_get(o, "status"), *cd = NULL, *x;
+    size_t i;
+    json_array_foreach(json_object_get(st, "conditions"), i, x)
+    {
+        const char *t = json_string_value(json_object_get(x, "type"));
+        if (t && !strcmp(t, type))
+            cd = x;
+    }
+    snprintf(buf, len, "%s %s %s active=%d", json_string_value(json_object_get(cd, "status")),
+             json_string_value(json_object_get(cd, "reason")),
+             json_string_value(json_object_get(cd, "message")),
+             (int)json_integer_value(json_object_get(st, "active")));
+    json_decref(o);
+    return buf;
+}
+
+static void wait_job_cond(struct ac_client *c, const char *name, const char *type, const char *want)
+{
+    char buf[1024];
+    int64_t end = tm_monotonic_ms() + 10000;
+    while (strcmp(job_cond(c, name, type, buf, sizeof(buf)), want)) {
+        if (tm_monotonic_ms() > end)
+            fail_msg("job %s %s: wanted \"%s\", got \"%s\"", name, type, want, buf);
+        usleep(10000);
+    }
+}
+
+#define WL_SPEC                                                                                    \
+    "{\"queueName\":\"q\",\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":{\"spec\":{"    \
+    "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}]}"
+#define JOB(labels, suspend, managed)                                                              \
+    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\",\"namespace\":"    \
+    "\"default\"" labels "},\"spec\":{\"suspend\":" suspend managed ",\"template\":{\"spec\":{"    \
+    "\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}"
+#define ORIGIN ",\"labels\":{\"kueue.x-k8s.io/multikueue-origin\":\"multikueue\"}"
+
+/* A Job admitted in the worker while the manager's is still suspended:
+ * the manager's gets JobSuspended=True and none of the worker's status
+ * (Kueue's determineStatusUpdate); unsuspended, it gets the worker's. */
+static void test_mk_job_suspended_condition(void **state)
+{
+    (void)state;
+    struct side mgr;
+    assert_int_equal(open_side(&mgr), 0);
+    assert_int_equal(open_side(&worker), 0);
+    create(
+        mgr.c, "namespaces", NULL,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kueue-system\"}}");
+    secret(mgr.c, "good", good_kc);
+    json_t *cfg = config("{}");
+    struct mk_options o = {.client = mgr.c, .config = cfg, .connect = fake_connect, .pass_ms = 10};
+    struct mk *m = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_start(&o, &m, &e), 0);
+    json_decref(cfg);
+    create(mgr.c, "multikueueclusters.kueue.x-k8s.io", NULL, MKC("w1", "{\"location\":\"good\"}"));
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("all", "[\"w1\"]"));
+    create(mgr.c, "admissionchecks.kueue.x-k8s.io", NULL,
+           AC("mk", PARAMS("MultiKueueConfig", "all")));
+    wait_active(mgr.c, "multikueueclusters.kueue.x-k8s.io", "w1", "True Active Connected");
+
+    create(mgr.c, "jobs.batch", "default",
+           JOB("", "true", ",\"managedBy\":\"kueue.x-k8s.io/multikueue\""));
+    json_t *job = get(mgr.c, "jobs.batch", "default", "j");
+    char wl[1024];
+    snprintf(wl, sizeof(wl),
+             "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{"
+             "\"name\":\"w\",\"namespace\":\"default\",\"ownerReferences\":[{\"apiVersion\":"
+             "\"batch/v1\",\"kind\":\"Job\",\"name\":\"j\",\"uid\":\"%s\",\"controller\":true}]},"
+             "\"spec\":" WL_SPEC "}",
+             json_string_value(json_object_get(json_object_get(job, "metadata"), "uid")));
+    json_decref(job);
+    create(mgr.c, "workloads.kueue.x-k8s.io", "default", wl);
+    /* The worker's copy, admitted, and its Job running. */
+    create(worker.c, "workloads.kueue.x-k8s.io", "default",
+           "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{"
+           "\"name\":\"w\",\"namespace\":\"default\"" ORIGIN "},\"spec\":" WL_SPEC "}");
+    set_status(worker.c, "workloads.kueue.x-k8s.io", "default", "w",
+               "{\"conditions\":[{\"type\":\"Admitted\",\"status\":\"True\",\"reason\":"
+               "\"Admitted\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}");
+    create(worker.c, "jobs.batch", "default", JOB(ORIGIN, "false", ""));
+    set_status(worker.c, "jobs.batch", "default", "j", "{\"active\":1}");
+
+    set_status(mgr.c, "workloads.kueue.x-k8s.io", "default", "w",
+               "{\"nominatedClusterNames\":[\"w1\"],\"admission\":{\"clusterQueue\":\"cq\","
+               "\"podSetAssignments\":[{\"name\":\"main\",\"count\":1}]},\"conditions\":[{\"type\":"
+               "\"QuotaReserved\",\"status\":"
+               "\"True\",\"reason\":\"QuotaReserved\",\"message\":\"\",\"lastTransitionTime\":"
+               "\"2026-01-01T00:00:00Z\"}],\"admissionChecks\":[{\"name\":\"mk\",\"state\":"
+               "\"Pending\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}");
+    wait_job_cond(mgr.c, "j", "JobSuspended",
+                  "True MultiKueueAdapter Set by MultiKueue adapter active=0");
+    struct err ue;
+    err_init(&ue);
+    assert_int_equal(ac_update_retry(mgr.c, store_resource_find("jobs.batch"), "default", "j",
+                                     unsuspend_fn, NULL, NULL, &ue),
+                     0);
+    wait_job_cond(mgr.c, "j", "JobSuspended", "(null) (null) (null) active=1");
+    mk_stop(m);
+    close_side(&worker);
+    close_side(&mgr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_mk_settings_from_config_invalid),
         cmocka_unit_test(test_mk_settings_external_frameworks),
         cmocka_unit_test(test_mk_controller_conditions),
+        cmocka_unit_test(test_mk_job_suspended_condition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
