@@ -118,6 +118,18 @@ static int nominate_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
+/* Write the Workload's status.nominatedClusterNames. Whether it was. */
+static bool write_nominated(struct mk *m, const json_t *wl, json_t *nom)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    struct err e;
+    err_init(&e);
+    if (!ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e))
+        return true;
+    log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+    return false;
+}
+
 struct finish_arg {
     const char *reason, *message;
 };
@@ -309,11 +321,7 @@ static json_t *incremental(struct mk *m, const json_t *wl, const json_t *cluster
     }
     if (!added)
         return nom; /* no more workers to nominate */
-    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
-    struct err e;
-    err_init(&e);
-    if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
-        log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+    if (!write_nominated(m, wl, nom)) {
         json_decref(nom);
         return json_is_array(cur) ? json_deep_copy(cur) : json_array();
     }
@@ -342,15 +350,9 @@ static json_t *all_at_once(struct mk *m, const json_t *wl, const json_t *cluster
     json_t *empty = json_array();
     bool same = json_equal(nom, cur ? cur : empty);
     json_decref(empty);
-    if (k && !same) {
-        const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
-        struct err e;
-        err_init(&e);
-        if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
-            log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
-            json_decref(nom);
-            return NULL;
-        }
+    if (k && !same && !write_nominated(m, wl, nom)) {
+        json_decref(nom);
+        return NULL;
     }
     return nom;
 }
@@ -482,10 +484,7 @@ static json_t *nominate_one(struct mk *m, const json_t *wl, const char *cluster)
         if (json_string_value(x) && !strcmp(json_string_value(x), cluster))
             return nom;
     }
-    struct err e;
-    err_init(&e);
-    if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
-        log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+    if (!write_nominated(m, wl, nom)) {
         json_decref(nom);
         return NULL;
     }
