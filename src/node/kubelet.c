@@ -681,16 +681,19 @@ static int bind_fn(json_t *obj, void *arg, struct err *e)
 }
 
 /* A gated Pod waiting for Kueue: PodScheduled=False/SchedulingGated, as
- * the scheduler reports it (kubectl shows SchedulingGated). */
+ * the scheduler reports it (kubectl shows SchedulingGated). Not one said
+ * to be scheduled: a MultiKueue manager's Pod, gated here for good, has
+ * the PodScheduled=True of its copy in the worker that runs it. */
 static bool gated_unreported(const json_t *pod)
 {
     const json_t *spec = json_object_get(pod, "spec");
     const char *nn = node__str(spec, "nodeName");
     const json_t *c = node__cond(pod, "PodScheduled");
     const char *reason = c ? node__str(c, "reason") : NULL;
+    const char *status = c ? node__str(c, "status") : NULL;
     return (!nn || !*nn) && json_array_size(json_object_get(spec, "schedulingGates")) &&
            !node__pod_terminal(pod) && !node__meta(pod, "deletionTimestamp") &&
-           !(reason && !strcmp(reason, "SchedulingGated"));
+           !(reason && !strcmp(reason, "SchedulingGated")) && !(status && !strcmp(status, "True"));
 }
 
 static int gated_fn(json_t *obj, void *arg, struct err *e)

@@ -13,7 +13,8 @@
 # workload is requeued and runs in the other worker; the manager's own
 # executor never runs a Job that MultiKueue manages; a pod group, a
 # Deployment's Pod and a StatefulSet run in a worker while the manager's
-# Pods stay gated; an external framework's kind (multiKueue.externalFrameworks)
+# Pods stay gated (with the worker's PodScheduled=True); a LeaderWorkerSet's
+# groups all go to the one worker its first group was admitted on; an external framework's kind (multiKueue.externalFrameworks)
 # is dispatched by the generic adapter.
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -41,7 +42,7 @@ fi
 # tests play the workers' status by hand as Kueue's integration tests do.
 cat >"$TMP/frameworks.yaml" <<'YAML'
 integrations:
-  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, pod, deployment, statefulset]
+  frameworks: [batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, pod, deployment, statefulset, leaderworkerset.x-k8s.io/leaderworkerset]
 YAML
 { echo "apiVersion: config.kueue.x-k8s.io/v1beta2"; echo "kind: Configuration"
   cat "$TMP/frameworks.yaml"; } >"$TMP/worker.yaml"
@@ -70,7 +71,7 @@ YAML
 worker() {
     start_server "$1" --controllers all --executor local --config "$TMP/worker.yaml" || exit 1
     k apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
-        -f "$TMP/widget-crd.yaml" >/dev/null
+        -f "$SRC/tests/data/leaderworkerset/leaderworkerset-crd.yaml" -f "$TMP/widget-crd.yaml" >/dev/null
     worker_queues "$2" >"$TMP/$1-queues.yaml"
     expect "$1: queues applied" "localqueue.kueue.x-k8s.io/user-queue created" \
         k apply -f "$TMP/$1-queues.yaml"
@@ -95,7 +96,7 @@ MKC=$KC
 MDATA=$DATA
 m() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$MKC" "$@"; }
 m apply -f "$SRC/tests/data/jobset/jobset-crd.yaml" -f "$SRC/tests/data/kubeflow/pytorchjob-crd.yaml" \
-    -f "$TMP/widget-crd.yaml" >/dev/null
+    -f "$SRC/tests/data/leaderworkerset/leaderworkerset-crd.yaml" -f "$TMP/widget-crd.yaml" >/dev/null
 w1() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W1KC" "$@"; }
 w2() { timeout "$E2E_TIMEOUT" kubectl --kubeconfig "$W2KC" "$@"; }
 
@@ -317,13 +318,16 @@ wait_for "pod group: worker1 runs them" 30 '^Running Running$' \
     w1 -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
 wait_for "pod group: the manager's Pods show the worker's phase" 20 '^Running Running$' \
     m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
-expect_exact "pod group: the manager's Pods stay gated and unbound, SchedulingGated" \
-    "kueue.x-k8s.io/admission  SchedulingGated kueue.x-k8s.io/admission  SchedulingGated " \
-    m -n default get pods grp-a grp-b -o jsonpath='{range .items[*]}{.spec.schedulingGates[0].name} {.spec.nodeName} {.status.conditions[?(@.type=="PodScheduled")].reason} {end}'
+# Scheduled in the worker: the worker's PodScheduled=True replaces the
+# manager's SchedulingGated, which the manager's node agent leaves alone.
+expect_exact "pod group: the manager's Pods stay gated and unbound, with the worker's PodScheduled=True" \
+    "kueue.x-k8s.io/admission  True kueue.x-k8s.io/admission  True " \
+    m -n default get pods grp-a grp-b -o jsonpath='{range .items[*]}{.spec.schedulingGates[0].name} {.spec.nodeName} {.status.conditions[?(@.type=="PodScheduled")].status} {end}'
 wait_for "pod group: finishing in worker1 finishes the manager's workload" 60 '^True$' \
     m -n default get workload grp -o jsonpath='{.status.conditions[?(@.type=="Finished")].status}'
-wait_for "pod group: the manager's Pods have the worker's final phase" 20 '^Succeeded Succeeded$' \
-    m -n default get pods grp-a grp-b -o jsonpath='{.items[0].status.phase} {.items[1].status.phase}'
+wait_for "pod group: the manager's Pods have the worker's final phase, still PodScheduled=True" 20 \
+    '^Succeeded True Succeeded True $' \
+    m -n default get pods grp-a grp-b -o jsonpath='{range .items[*]}{.status.phase} {.status.conditions[?(@.type=="PodScheduled")].status} {end}'
 wait_for "pod group: the finished workload's copies are removed from worker1" 20 '^$' \
     w1 -n default get workloads,pods -o name
 m -n default delete pods grp-a grp-b >/dev/null
@@ -552,6 +556,79 @@ wait_for "drift: deleting the job removes both copies" 30 '^$' \
 
 w2 patch clusterqueue cluster-queue --type=json \
     -p '[{"op":"replace","path":"/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota","value":"1"}]' >/dev/null
+# ---- a LeaderWorkerSet: its groups' Workloads go to one worker ---------------------------
+
+# Both workers have the quota of both groups; the first group's Workload
+# is dispatched to both, and the second waits for it, then goes where it
+# was admitted (Kueue's component workloads). No LeaderWorkerSet operator
+# runs: the test makes the worker's Pods from the copy, as it would.
+m apply -f - >/dev/null <<'YAML'
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: mklws
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+        - {name: leader, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 250m}}}
+    workerTemplate:
+      spec:
+        containers:
+        - {name: worker, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 250m}}}
+YAML
+LWSW='{range .items[?(@.metadata.ownerReferences[0].kind=="LeaderWorkerSet")]}{.status.admissionChecks[0].state} {.status.clusterName} {end}'
+wait_for "lws: both groups' workloads are admitted on one worker" 60 \
+    '^Ready (multikueue-test-worker[12]) Ready \1 $' m -n default get workloads -o jsonpath="$LWSW"
+LWSAT=$(m -n default get workloads -o jsonpath="$LWSW" | cut -d' ' -f2)
+if [ "$LWSAT" = multikueue-test-worker1 ]; then LKC=$W1KC OKC=$W2KC; else LKC=$W2KC OKC=$W1KC; fi
+expect_exact "lws: the other worker holds nothing of it" "" \
+    kubectl --kubeconfig "$OKC" -n default get workloads,leaderworkersets -o name
+expect_exact "lws: one copy in the worker, of our origin, with the manager's uid" \
+    "multikueue $(m -n default get leaderworkerset mklws -o jsonpath='{.metadata.uid}')" \
+    kubectl --kubeconfig "$LKC" -n default get leaderworkerset mklws -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/multikueue-origin} {.metadata.annotations.kueue\.x-k8s\.io/multikueue-origin-uid}'
+LWS0=$(m -n default get workloads -o jsonpath='{.items[?(@.metadata.annotations.kueue\.x-k8s\.io/component-workload-index=="0")].metadata.name}')
+LWS1=$(m -n default get workloads -o jsonpath='{.items[?(@.metadata.annotations.kueue\.x-k8s\.io/component-workload-index=="1")].metadata.name}')
+expect_exact "lws: the worker makes no Workload of its own for the copy" "$LWS0 $LWS1" \
+    kubectl --kubeconfig "$LKC" -n default get workloads -o jsonpath='{.items[*].metadata.name}'
+for g in 0 1; do
+    for role in leader worker; do
+        if [ $role = leader ]; then pn="mklws-$g" extra=""; else
+            pn="mklws-$g-1" extra="    leaderworkerset.sigs.k8s.io/leader-name: mklws-$g"
+        fi
+        kubectl --kubeconfig "$LKC" -n default create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $pn
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+    leaderworkerset.sigs.k8s.io/name: mklws
+    leaderworkerset.sigs.k8s.io/group-index: "$g"
+  annotations:
+    kueue.x-k8s.io/pod-suspending-parent: leaderworkerset.x-k8s.io/leaderworkerset
+    kueue.x-k8s.io/pod-group-serving: "true"
+$extra
+spec:
+  containers:
+  - {name: $role, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 250m}}}
+YAML
+    done
+done
+wait_for "lws: the worker's Pods join the dispatched workloads and run" 40 \
+    "^mklws-0 $LWS0 Running mklws-0-1 $LWS0 Running mklws-1 $LWS1 Running mklws-1-1 $LWS1 Running \$" \
+    kubectl --kubeconfig "$LKC" -n default get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/pod-group-name} {.status.phase} {end}'
+m -n default delete leaderworkerset mklws >/dev/null
+wait_for "lws: deleting it removes the worker's copies" 40 '^$' \
+    kubectl --kubeconfig "$LKC" -n default get workloads,leaderworkersets -o name
+kubectl --kubeconfig "$LKC" -n default delete pods -l leaderworkerset.sigs.k8s.io/name=mklws >/dev/null
+settle 30 '^$' kubectl --kubeconfig "$LKC" -n default get pods -o name
+
 job two 120 | m apply -f - >/dev/null
 wait_for "two: admitted on one worker" 30 '^Ready multikueue-test-worker[12]$' \
     sh -c "kubectl --kubeconfig '$MKC' -n default get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"two\")]}{.status.admissionChecks[0].state} {.status.clusterName}{end}'"

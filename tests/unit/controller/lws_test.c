@@ -99,6 +99,30 @@ static void test_workload(void **state)
     json_decref(lws);
 }
 
+/* A MultiKueue worker's copy (another uid, the manager's in the origin-uid
+ * annotation) names its groups' Workloads as the manager did; without the
+ * origin label the annotation is not its. */
+static void test_workload_name_multikueue_copy(void **state)
+{
+    (void)state;
+    json_t *lws = parse(LWS);
+    char want[300], name[300];
+    lws_workload_name(lws, 1, want, sizeof(want));
+    assert_false(lws_multikueue_copy(lws));
+    json_t *meta = json_object_get(lws, "metadata");
+    json_object_set_new(meta, "uid", json_string("worker-uid"));
+    json_object_set_new(meta, "annotations",
+                        json_pack("{s:s}", "kueue.x-k8s.io/multikueue-origin-uid", "u-7"));
+    lws_workload_name(lws, 1, name, sizeof(name));
+    assert_string_not_equal(name, want);
+    json_object_set_new(json_object_get(meta, "labels"), "kueue.x-k8s.io/multikueue-origin",
+                        json_string("multikueue"));
+    assert_true(lws_multikueue_copy(lws));
+    lws_workload_name(lws, 1, name, sizeof(name));
+    assert_string_equal(name, want);
+    json_decref(lws);
+}
+
 static void test_pod_default(void **state)
 {
     (void)state;
@@ -138,6 +162,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_template_default),
         cmocka_unit_test(test_workload),
+        cmocka_unit_test(test_workload_name_multikueue_copy),
         cmocka_unit_test(test_pod_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "controller/admissionchecks/multikueue/mk_int.h"
 #include "controller/ctl.h"
 #include "controller/jobframework/jobframework.h"
@@ -33,14 +34,15 @@
 #define TRAINJOB_PATCH_MANAGER "kueue.x-k8s.io/manager"
 
 static void job_prepare(json_t *copy);
-static bool job_status_now(const json_t *local, const json_t *remote);
+static json_t *job_status(const json_t *local, const json_t *remote);
 static void trainjob_prepare(json_t *copy);
 static int pod_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                     const json_t *local, const char *wl_name, struct err *e);
 static void pod_delete(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                        const char *ns, const char *name, const char *wl_name);
-static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                    const json_t *local, const char *wl_name, struct err *e);
+static int copy_once(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                     const json_t *local, const char *wl_name, struct err *e);
+static long lws_group_count(const json_t *lws);
 
 /* The Kubeflow jobs but MPIJob name spec.managedBy in their message, as
  * Kueue's shared kubeflowjob adapter does, although the field is under
@@ -63,7 +65,7 @@ static const struct mk_adapter adapters[] = {
      .field = "spec.managedBy",
      .controller = "kubernetes.io/job-controller",
      .prepare = job_prepare,
-     .status_now = job_status_now},
+     .status = job_status},
     SPEC_MANAGED("jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets.jobset.x-k8s.io", JOBSET_CTL),
     KUBEFLOW("PyTorchJob", "pytorchjobs"),
     KUBEFLOW("TFJob", "tfjobs"),
@@ -92,7 +94,13 @@ static const struct mk_adapter adapters[] = {
     {.api_version = "apps/v1",
      .kind = "StatefulSet",
      .resource = "statefulsets.apps",
-     .sync = sts_sync},
+     .sync = copy_once},
+    /* One Workload per leader group, all dispatched to one worker. */
+    {.api_version = "leaderworkerset.x-k8s.io/v1",
+     .kind = "LeaderWorkerSet",
+     .resource = "leaderworkersets.leaderworkerset.x-k8s.io",
+     .sync = copy_once,
+     .group_count = lws_group_count},
 };
 
 #define NBUILTIN (sizeof(adapters) / sizeof(adapters[0]))
@@ -201,18 +209,24 @@ static void job_prepare(json_t *copy)
         json_object_del(tl, drop[i]);
 }
 
-static bool job_cond_true(const json_t *job, const char *type)
+static const json_t *cond_of(const json_t *st, const char *type)
 {
     size_t i;
     const json_t *c;
-    json_array_foreach(json_object_get(json_object_get(job, "status"), "conditions"), i, c)
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
     {
         const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && s && !strcmp(t, type) && !strcmp(s, "True"))
-            return true;
+        if (t && !strcmp(t, type))
+            return c;
     }
-    return false;
+    return NULL;
+}
+
+static bool job_cond_true(const json_t *job, const char *type)
+{
+    const char *s =
+        json_string_value(json_object_get(cond_of(json_object_get(job, "status"), type), "status"));
+    return s && !strcmp(s, "True");
 }
 
 static bool suspended(const json_t *job)
@@ -221,11 +235,41 @@ static bool suspended(const json_t *job)
 }
 
 /* Kueue's determineStatusUpdate: the worker's status, unless the
- * manager's Job is still suspended while the worker's runs. */
-static bool job_status_now(const json_t *local, const json_t *remote)
+ * manager's Job is still suspended while the worker's runs: then its own,
+ * with JobSuspended=True (without it, the API server's validation of a
+ * suspended Job's later spec updates refuses them), or nothing to write
+ * once it has that. */
+static json_t *job_status(const json_t *local, const json_t *remote)
 {
-    return !suspended(local) || suspended(remote) || job_cond_true(remote, "Complete") ||
-           job_cond_true(remote, "Failed");
+    if (!suspended(local) || suspended(remote) || job_cond_true(remote, "Complete") ||
+        job_cond_true(remote, "Failed"))
+        return json_deep_copy(json_object_get(remote, "status"));
+    if (job_cond_true(local, "JobSuspended"))
+        return NULL;
+    const json_t *ls = json_object_get(local, "status");
+    json_t *st = json_is_object(ls) ? json_deep_copy(ls) : json_object();
+    json_t *conds = json_object_get(st, "conditions");
+    if (!json_is_array(conds)) {
+        conds = json_array();
+        json_object_set_new(st, "conditions", conds);
+    }
+    char now[TM_RFC3339_LEN];
+    tm_format_rfc3339(tm_now_ms(), now);
+    json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "type", "JobSuspended", "status", "True",
+                          "reason", "MultiKueueAdapter", "message", "Set by MultiKueue adapter",
+                          "lastProbeTime", now, "lastTransitionTime", now);
+    size_t i;
+    json_t *x;
+    json_array_foreach(conds, i, x)
+    {
+        const char *t = json_string_value(json_object_get(x, "type"));
+        if (t && !strcmp(t, "JobSuspended")) {
+            json_array_set_new(conds, i, c);
+            return st;
+        }
+    }
+    json_array_append_new(conds, c);
+    return st;
 }
 
 static void trainjob_prepare(json_t *copy)
@@ -299,11 +343,12 @@ int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
         rc = err_set(e, ERR_EXISTS, "the %s %s/%s in cluster %s is not of origin %s", a->kind, ns,
                      name, c->name, m->set.origin);
     } else {
-        const json_t *st = json_object_get(remote, "status");
-        if ((!a->status_now || a->status_now(local, remote)) && st &&
-            !json_equal(st, json_object_get(local, "status")))
-            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn,
-                                        (void *)st, NULL, e);
+        json_t *st =
+            a->status ? a->status(local, remote) : json_incref(json_object_get(remote, "status"));
+        if (st && !json_equal(st, json_object_get(local, "status")))
+            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn, st, NULL,
+                                        e);
+        json_decref(st);
     }
     json_decref(remote);
     return rc;
@@ -334,36 +379,19 @@ void mk_adapter_delete(struct mk *m, const struct mk_adapter *a, struct mk_clust
 
 /* ---- Pods and pod groups ------------------------------------------------------------- */
 
-static const json_t *pod_cond(const json_t *st, const char *type)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(st, "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        if (t && !strcmp(t, type))
-            return c;
-    }
-    return NULL;
-}
-
-static bool pod_terminal(const json_t *st)
-{
-    const char *p = json_string_value(json_object_get(st, "phase"));
-    return p && (!strcmp(p, "Succeeded") || !strcmp(p, "Failed"));
-}
-
 /* The manager's Pod's status from the worker's (owned): Kueue's, but the
  * manager's PodScheduled condition (SchedulingGated) is kept while the
- * manager's Pod is gated and the worker's has not ended. Kueue keeps it
- * only until the worker's Pod is scheduled; cueue's node agent reports a
- * gated Pod SchedulingGated again, so the two would take turns. */
+ * manager's Pod is gated and the worker's is not scheduled yet, so that
+ * the manager's autoscaler does not take a gated Pod for an unschedulable
+ * one; once it is, the worker's PodScheduled=True is copied (the node
+ * agent reports SchedulingGated only for a gated Pod not scheduled). */
 static json_t *pod_status_from(const json_t *local, const json_t *remote)
 {
     const json_t *rs = json_object_get(remote, "status");
     json_t *st = json_is_object(rs) ? json_deep_copy(rs) : json_object();
-    const json_t *keep = pod_cond(json_object_get(local, "status"), "PodScheduled");
-    if (!pod_gated(local) || !keep || pod_terminal(st))
+    const json_t *keep = cond_of(json_object_get(local, "status"), "PodScheduled");
+    const char *rsched = json_string_value(json_object_get(cond_of(st, "PodScheduled"), "status"));
+    if (!pod_gated(local) || !keep || (rsched && !strcmp(rsched, "True")))
         return st;
     json_t *conds = json_array();
     size_t i;
@@ -478,13 +506,16 @@ static void pod_delete(struct mk *m, const struct mk_adapter *a, struct mk_clust
     mk_pods_delete(m, c, ns, wl_name);
 }
 
-/* ---- StatefulSets -------------------------------------------------------------------- */
+/* ---- StatefulSets and LeaderWorkerSets ------------------------------------------------ */
 
-/* Kueue's StatefulSet adapter: the copy is made once, labelled, with the
- * manager's uid in kueue.x-k8s.io/multikueue-origin-uid; no status comes
- * back, since the manager's StatefulSet controller writes its own. */
-static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                    const json_t *local, const char *wl_name, struct err *e)
+/* Kueue's StatefulSet and LeaderWorkerSet adapters: the copy is made once,
+ * labelled, with the manager's uid in kueue.x-k8s.io/multikueue-origin-uid
+ * (the worker names the Workloads from it); no status comes back, since
+ * neither kind has managedBy and the manager's own controller writes its
+ * status. A LeaderWorkerSet's groups share one copy: the first group's
+ * sync makes it, the others find it there. */
+static int copy_once(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                     const json_t *local, const char *wl_name, struct err *e)
 {
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
@@ -496,6 +527,8 @@ static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     err_init(e);
     json_t *copy = remote_copy(m, a, local, wl_name);
     json_t *meta = json_object_get(copy, "metadata");
+    if (a->group_count) /* the groups' Workloads are not one prebuilt Workload */
+        json_object_del(json_object_get(meta, "labels"), JF_PREBUILT_LABEL);
     json_t *ann = json_object_get(meta, "annotations");
     ann = json_is_object(ann) ? json_copy(ann) : json_object();
     const char *uid = api_doc_meta_str(local, "uid");
@@ -504,8 +537,19 @@ static int sts_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
     rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
     json_decref(copy);
     if (!rc)
-        log_info("multikueue: StatefulSet %s/%s created in cluster %s", ns, name, c->name);
+        log_info("multikueue: %s %s/%s created in cluster %s", a->kind, ns, name, c->name);
+    if (rc == ERR_EXISTS) { /* another group's sync made it meanwhile */
+        err_init(e);
+        rc = 0;
+    }
     return rc;
+}
+
+/* Kueue's GetExpectedWorkloadCount: spec.replicas, 1 when unset. */
+static long lws_group_count(const json_t *lws)
+{
+    const json_t *r = json_object_get(json_object_get(lws, "spec"), "replicas");
+    return json_is_integer(r) ? (long)json_integer_value(r) : 1;
 }
 
 /* ---- external frameworks ------------------------------------------------------------- */

@@ -16,13 +16,20 @@
 #include "controller/api_client.h"
 #include "store/store.h"
 
+/* What a watch's events call for: a pass over everything, or the
+ * reconciliation of the one manager Workload concerned (a Workload of the
+ * manager or its copy in a worker, a job copy naming its Workload). */
+enum mk_watch_role { MK_W_PASS, MK_W_WORKLOAD, MK_W_JOB };
+
 /* A watch that wakes the controller: a change of the resource (objects
- * of our origin only, in a worker), or the watch ending, calls for a pass.
- * The pass reads everything afresh, so events need not be kept. */
+ * of our origin only, in a worker) calls for what its role says; the
+ * watch opening or ending calls for a pass, which reads everything
+ * afresh. */
 struct mk_watch {
     const struct store_resource *r;
-    const char *ns;     /* one namespace, or NULL */
-    bool ours;          /* only the objects labelled with our origin */
+    const char *ns; /* one namespace, or NULL */
+    bool ours;      /* only the objects labelled with our origin */
+    enum mk_watch_role role;
     struct ac_watch *w; /* open, or NULL */
     unsigned failed;    /* failed opens in a row */
     int64_t retry_ms;   /* not opened again before (wall clock) */
@@ -34,10 +41,11 @@ struct mk_cluster {
     char *kubeconfig;         /* the text the client was made from (owned), or NULL */
     struct ac_client *client; /* owned, or NULL */
     bool connected;
-    unsigned failed;          /* failed connection attempts in a row */
-    int64_t next_attempt_ms;  /* no new attempt before (wall clock) */
-    int64_t lost_since_ms;    /* when a connected worker was lost; 0 while connected */
-    json_t *remote;           /* this pass: "ns/name" -> the worker's Workload of our origin */
+    unsigned failed;         /* failed connection attempts in a row */
+    int64_t next_attempt_ms; /* no new attempt before (wall clock) */
+    int64_t lost_since_ms;   /* when a connected worker was lost; 0 while connected */
+    json_t *remote;          /* "ns/name" -> the worker's Workload of our origin: listed by the last
+                                pass, kept current by its watch's events since */
     struct mk_watch *watches; /* while connected: its Workloads and job kinds, or NULL */
     size_t nwatches;
     bool seen; /* named by a MultiKueueCluster this pass */
@@ -54,8 +62,9 @@ struct mk_adapter {
     const struct store_resource *res; /* an external framework's, else resource's */
     /* Optional: what the worker's copy leaves out besides managedBy. */
     void (*prepare)(json_t *copy);
-    /* Optional: whether the worker's status is copied now (else always). */
-    bool (*status_now)(const json_t *local, const json_t *remote);
+    /* Optional: the status to write to the manager's object from the
+     * worker's (owned), or NULL for none now; else the worker's whole. */
+    json_t *(*status)(const json_t *local, const json_t *remote);
     /* Optional, for the kinds the generic adapter does not fit (Pods and
      * pod groups, StatefulSets): their own mk_adapter_sync and
      * mk_adapter_delete. */
@@ -63,6 +72,10 @@ struct mk_adapter {
                 const char *wl_name, struct err *e);
     void (*del)(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c, const char *ns,
                 const char *name, const char *wl_name);
+    /* Optional, for a kind of several Workloads that run in one worker
+     * (Kueue's MultiKueueMultiWorkloadAdapter: a LeaderWorkerSet's
+     * groups): how many the object makes. */
+    long (*group_count)(const json_t *obj);
 };
 
 /* An external framework's adapter and the resource it is served as,
@@ -90,6 +103,8 @@ struct mk {
     struct mk_ext_adapter ext_of[MK_EXTERNAL_MAX];
     struct store_resource ext_res[MK_EXTERNAL_MAX];
     json_t *rounds; /* incremental dispatch: ns/name -> round start (ms) */
+    json_t *checks; /* of the last pass: check name -> its config's clusters, or null */
+    json_t *dirty;  /* "ns/name" -> true: manager Workloads to reconcile, changed since */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;
@@ -109,6 +124,11 @@ struct mk_cluster *mk_connected(struct mk *m, const char *name);
  * names of the AdmissionChecks of this controller to their
  * MultiKueueConfig's spec.clusters (borrowed JSON arrays), or to NULL. */
 void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *checks);
+/* Reconcile the one manager Workload key ("ns/name") with the checks of
+ * the last pass and the workers' copies as their watches tell them; one
+ * gone here takes its copies with it (Kueue's reconcile of a deleted
+ * Workload). */
+void mk_workload_one(struct mk *m, const char *key);
 /* Delete what a worker holds of ours whose Workload is gone here. */
 void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads);
 

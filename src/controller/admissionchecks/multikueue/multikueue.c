@@ -250,14 +250,51 @@ static void watches_make(struct mk *m, struct mk_cluster *c)
     c->nwatches = 1 + mk_adapter_count(m);
     c->watches = xcalloc(c->nwatches, sizeof(*c->watches));
     c->watches[0].r = res("workloads.kueue.x-k8s.io");
-    for (size_t i = 0; i < c->nwatches; i++)
+    for (size_t i = 0; i < c->nwatches; i++) {
         c->watches[i].ours = true;
+        c->watches[i].role = i ? MK_W_JOB : MK_W_WORKLOAD;
+    }
+}
+
+/* What one event calls for: the manager's Workload it concerns into
+ * m->dirty, a worker's copy into c->remote (c: the worker, NULL for the
+ * manager). Whether it calls for a pass instead. */
+static bool watch_event(struct mk *m, struct mk_cluster *c, const struct mk_watch *w,
+                        const struct ac_event *ev)
+{
+    if (ev->type == AC_BOOKMARK)
+        return false;
+    if (w->role == MK_W_PASS)
+        return true;
+    const char *ns = api_doc_meta_str(ev->object, "namespace");
+    const char *name = api_doc_meta_str(ev->object, "name");
+    if (w->role == MK_W_JOB) {
+        /* A job copy names its Workload; a LeaderWorkerSet's, shared by
+         * its groups, does not. */
+        name = json_string_value(
+            json_object_get(json_object_get(json_object_get(ev->object, "metadata"), "labels"),
+                            "kueue.x-k8s.io/prebuilt-workload-name"));
+    }
+    if (!ns || !name)
+        return true;
+    char *key = ac_key(ns, name);
+    if (c && w->role == MK_W_WORKLOAD && c->remote) {
+        if (ev->type == AC_DELETED)
+            json_object_del(c->remote, key);
+        else
+            json_object_set(c->remote, key, ev->object);
+    }
+    json_object_set_new(m->dirty, key, json_true());
+    free(key);
+    return false;
 }
 
 /* Look at one watch without waiting: open it when due, take what it has.
- * Whether something happened that calls for a pass: a change, the watch
- * just opened (what came before it is read by the pass) or ended. */
-static bool watch_poll(struct mk *m, struct ac_client *cl, struct mk_watch *w, int64_t now)
+ * Whether something happened that calls for a pass: a change (watch_event
+ * says), the watch just opened (what came before it is read by the pass)
+ * or ended. c: the worker watched, NULL for the manager. */
+static bool watch_poll(struct mk *m, struct mk_cluster *c, struct ac_client *cl, struct mk_watch *w,
+                       int64_t now)
 {
     struct err e;
     err_init(&e);
@@ -290,7 +327,7 @@ static bool watch_poll(struct mk *m, struct ac_client *cl, struct mk_watch *w, i
             watch_close(w);
             return true;
         }
-        changed = changed || ev.type != AC_BOOKMARK;
+        changed = watch_event(m, c, w, &ev) || changed;
         json_decref(ev.object);
     }
     return changed;
@@ -302,7 +339,7 @@ static bool watches_poll(struct mk *m)
     int64_t now = tm_now_ms();
     bool changed = false;
     for (size_t i = 0; i < sizeof(m->local) / sizeof(m->local[0]); i++)
-        changed = watch_poll(m, m->ac, &m->local[i], now) || changed;
+        changed = watch_poll(m, NULL, m->ac, &m->local[i], now) || changed;
     size_t it = 0;
     const char *key;
     void *val;
@@ -315,7 +352,7 @@ static bool watches_poll(struct mk *m)
             }
             if (i) /* an external framework's is known once its CRD is */
                 c->watches[i].r = mk_adapter_res(mk_adapter_at(m, i - 1));
-            changed = watch_poll(m, c->client, &c->watches[i], now) || changed;
+            changed = watch_poll(m, c, c->client, &c->watches[i], now) || changed;
         }
     }
     return changed;
@@ -789,6 +826,8 @@ static void pass(struct mk *m)
     clusters = list_all(m, "multikueueclusters.kueue.x-k8s.io");
     checks_pass(m, acs, configs, clusters, checks);
     mk_ext_resolve(m);
+    json_decref(m->checks);
+    m->checks = json_incref(checks);
     if (json_object_size(checks) && (wls = list_all(m, "workloads.kueue.x-k8s.io"))) {
         mk_workloads_pass(m, wls, checks);
         /* A Workload deleted here takes its copies with it at once (Kueue
@@ -828,11 +867,24 @@ out:
     json_decref(checks);
 }
 
-/* Passes run when a watch tells of a change, when something falls due
- * (mk_due), and at least every pass_ms; the watches are looked at every
- * POLL_MS in between, which costs no request. Changes coming all the time
- * (a busy manager's Workloads) run a pass at most every MIN_GAP_MS, as
- * each reads everything. */
+/* The Workloads changed since the last look, one by one. */
+static void dirty_pass(struct mk *m)
+{
+    json_t *dirty = m->dirty;
+    m->dirty = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach(dirty, key, v) mk_workload_one(m, key);
+    json_decref(dirty);
+}
+
+/* A change of a Workload (the manager's, a worker's copy, a job copy's)
+ * reconciles that Workload alone, as Kueue's watches queue it; a change
+ * of anything else (clusters, configs, checks, Secrets), or a watch that
+ * opens or ends, runs a pass over everything, as does something falling
+ * due (mk_due) and, as a safety net, pass_ms going by. The watches are
+ * looked at every POLL_MS, which costs no request. Passes coming all the
+ * time run at most every MIN_GAP_MS, as each reads everything. */
 #define POLL_MS 100
 #define MIN_GAP_MS 500
 
@@ -851,7 +903,10 @@ static void *loop(void *arg)
                 changed = false;
                 last = now;
                 m->wake_ms = now + m->pass_ms;
+                json_object_clear(m->dirty); /* the pass reads them all */
                 pass(m);
+            } else if (!changed && json_object_size(m->dirty)) {
+                dirty_pass(m);
             }
         }
         pthread_mutex_lock(&m->mu);
@@ -885,13 +940,17 @@ int mk_start(const struct mk_options *o, struct mk **out, struct err *e)
         "admissionchecks.kueue.x-k8s.io", "workloads.kueue.x-k8s.io", "secrets"};
     for (size_t i = 0; i < sizeof(m->local) / sizeof(m->local[0]); i++)
         m->local[i].r = res(watched[i]);
+    m->local[3].role = MK_W_WORKLOAD;
     m->local[4].ns = m->set.ns; /* the kubeconfigs' Secrets */
     map_init(&m->clusters);
     m->rounds = json_object();
+    m->dirty = json_object();
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cond, NULL);
     if (pthread_create(&m->thread, NULL, loop, m)) {
         map_release(&m->clusters);
+        json_decref(m->rounds);
+        json_decref(m->dirty);
         pthread_mutex_destroy(&m->mu);
         pthread_cond_destroy(&m->cond);
         free(m);
@@ -919,6 +978,8 @@ void mk_stop(struct mk *m)
         cluster_free(val);
     map_release(&m->clusters);
     json_decref(m->rounds);
+    json_decref(m->checks);
+    json_decref(m->dirty);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cond);
     free(m);

@@ -14,10 +14,12 @@
  * kubeconfig of its MultiKueueCluster, and it writes what Kueue's
  * MultiKueue writes (MultiKueueCluster and AdmissionCheck conditions, the
  * Workload's check state, clusterName and nominatedClusterNames, the Job's
- * status). A pass runs when a watch (of the manager's objects, of the
- * workers' Workloads and jobs of our origin) tells of a change, and reads
- * everything afresh, so a restart or a lost worker needs no bookkeeping
- * beyond the connection backoff. */
+ * status). Watches (of the manager's objects, of the workers' Workloads
+ * and jobs of our origin) tell of changes: a Workload's change reconciles
+ * that Workload; any other change, a watch opening or ending, something
+ * falling due, and a period, run a pass that reads everything afresh, so
+ * a restart or a lost worker needs no bookkeeping beyond the connection
+ * backoff. */
 #ifndef CUEUE_CONTROLLER_MULTIKUEUE_H
 #define CUEUE_CONTROLLER_MULTIKUEUE_H
 

@@ -25,6 +25,10 @@
 #define COMPONENT "kueue-multikueue-controller"
 /* Kueue's incrementalDispatcherRoundTimeout. */
 #define INCREMENTAL_ROUND_MS (5 * 60 * 1000)
+/* Kueue's job owner annotations (constants.JobOwnerGVKAnnotation, ...). */
+#define JOB_OWNER_GVK "kueue.x-k8s.io/job-owner-gvk"
+#define JOB_OWNER_NAME "kueue.x-k8s.io/job-owner-name"
+#define COMPONENT_INDEX "kueue.x-k8s.io/component-workload-index"
 
 static const struct store_resource *wl_res(void)
 {
@@ -114,6 +118,18 @@ static int nominate_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
+/* Write the Workload's status.nominatedClusterNames. Whether it was. */
+static bool write_nominated(struct mk *m, const json_t *wl, json_t *nom)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    struct err e;
+    err_init(&e);
+    if (!ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e))
+        return true;
+    log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+    return false;
+}
+
 struct finish_arg {
     const char *reason, *message;
 };
@@ -159,11 +175,30 @@ static int drop_finalizer_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* The object a Workload is of (Kueue's wlReconciler.adapter): its
- * controller owner, else its first owner (borrowed), and the adapter of
- * its kind into *a (NULL when MultiKueue has none). */
-static const json_t *owner_of(const struct mk *m, const json_t *wl, const struct mk_adapter **a)
+/* The name of the object a Workload is of (Kueue's wlReconciler.adapter,
+ * borrowed from wl): its job-owner annotations (a LeaderWorkerSet's
+ * groups, which keep them when the owner reference goes), else its
+ * controller owner, else its first owner; the adapter of its kind into *a
+ * (NULL when MultiKueue has none), and its owner reference into *ref
+ * (borrowed, NULL when found from the annotations or when it has none). */
+static const char *owner_of(const struct mk *m, const json_t *wl, const struct mk_adapter **a,
+                            const json_t **ref)
 {
+    const json_t *ann = json_object_get(json_object_get(wl, "metadata"), "annotations");
+    const char *gvk = json_string_value(json_object_get(ann, JOB_OWNER_GVK));
+    const char *jn = json_string_value(json_object_get(ann, JOB_OWNER_NAME));
+    const char *k = gvk ? strstr(gvk, ", Kind=") : NULL;
+    *ref = NULL;
+    if (k && jn && *jn) {
+        /* Go's GroupVersionKind.String(): "group/version, Kind=Kind",
+         * "/v1, Kind=Pod" for the core group. */
+        char av[320];
+        const char *g = *gvk == '/' ? gvk + 1 : gvk;
+        snprintf(av, sizeof(av), "%.*s", (int)(k - g), g);
+        *a = mk_adapter_find(m, av, k + strlen(", Kind="));
+        if (*a)
+            return jn;
+    }
     const json_t *owner = NULL, *r;
     size_t i;
     json_array_foreach(json_object_get(json_object_get(wl, "metadata"), "ownerReferences"), i, r)
@@ -175,7 +210,8 @@ static const json_t *owner_of(const struct mk *m, const json_t *wl, const struct
     }
     *a = mk_adapter_find(m, json_string_value(json_object_get(owner, "apiVersion")),
                          json_string_value(json_object_get(owner, "kind")));
-    return owner;
+    *ref = owner;
+    return json_string_value(json_object_get(owner, "name"));
 }
 
 /* Kueue's RemoveRemoteObjects: the worker's job object (of adapter a,
@@ -285,11 +321,7 @@ static json_t *incremental(struct mk *m, const json_t *wl, const json_t *cluster
     }
     if (!added)
         return nom; /* no more workers to nominate */
-    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
-    struct err e;
-    err_init(&e);
-    if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
-        log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
+    if (!write_nominated(m, wl, nom)) {
         json_decref(nom);
         return json_is_array(cur) ? json_deep_copy(cur) : json_array();
     }
@@ -318,15 +350,9 @@ static json_t *all_at_once(struct mk *m, const json_t *wl, const json_t *cluster
     json_t *empty = json_array();
     bool same = json_equal(nom, cur ? cur : empty);
     json_decref(empty);
-    if (k && !same) {
-        const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
-        struct err e;
-        err_init(&e);
-        if (ac_update_status_retry(m->ac, wl_res(), ns, name, nominate_fn, nom, NULL, &e)) {
-            log_warn("multikueue: workload %s/%s: nominating: %s", ns, name, e.message);
-            json_decref(nom);
-            return NULL;
-        }
+    if (k && !same && !write_nominated(m, wl, nom)) {
+        json_decref(nom);
+        return NULL;
     }
     return nom;
 }
@@ -341,17 +367,150 @@ static void count(struct mk *m, const char *metric, const json_t *wl, const char
         m->count(m->count_arg, metric, kv);
 }
 
-/* Nominate workers as the dispatcher does, create the copies the
- * nominated connected workers lack and remove those of the others. */
-static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
-                     const char *key, const struct mk_adapter *a, const char *job)
+/* The index of a group's Workload (Kueue's GetWorkloadIndex), or -1. */
+static long group_index(const json_t *wl)
+{
+    const char *s = json_string_value(json_object_get(
+        json_object_get(json_object_get(wl, "metadata"), "annotations"), COMPONENT_INDEX));
+    char *end = NULL;
+    long i = s && *s ? strtol(s, &end, 10) : -1;
+    return s && *s && !*end && i >= 0 ? i : -1;
+}
+
+/* The Workloads of namespace ns that obj owns (owned array), or NULL
+ * when they cannot be listed. */
+static json_t *group_members(struct mk *m, const char *ns, const json_t *obj)
+{
+    const char *uid = api_doc_meta_str(obj, "uid");
+    struct ac_list l;
+    struct err e;
+    err_init(&e);
+    if (!uid || ac_list(m->ac, wl_res(), ns, NULL, &l, &e))
+        return NULL;
+    json_t *mine = json_array();
+    size_t i, j;
+    const json_t *w, *r;
+    json_array_foreach(l.items, i, w)
+    {
+        json_array_foreach(json_object_get(json_object_get(w, "metadata"), "ownerReferences"), j, r)
+        {
+            const char *ru = json_string_value(json_object_get(r, "uid"));
+            if (ru && !strcmp(ru, uid)) {
+                json_array_append(mine, (json_t *)w);
+                break;
+            }
+        }
+    }
+    ac_list_release(&l);
+    return mine;
+}
+
+/* A group's Workload went to a worker: the others follow without waiting
+ * for the next pass (Kueue's enqueueComponentWorkloads). */
+static void group_wake(struct mk *m, const json_t *wl, const json_t *obj)
+{
+    json_t *mine = group_members(m, api_doc_meta_str(wl, "namespace"), obj);
+    size_t i;
+    const json_t *w;
+    json_array_foreach(mine, i, w)
+    {
+        char *key = ac_object_key(w);
+        json_object_set_new(m->dirty, key, json_true());
+        free(key);
+    }
+    json_decref(mine);
+}
+
+enum group_step { GROUP_WAIT, GROUP_ANY, GROUP_ONE };
+
+/* Where a group's Workload of a multi-Workload kind (a->group_count) may
+ * go (Kueue's nominateAndSynchronizeWorkers over component workloads):
+ * nowhere yet while the object's Workloads are not all made, or while a
+ * lower-indexed one (the primary) has no worker; to the worker another
+ * one was admitted on (GROUP_ONE, its name in *cluster, borrowed from
+ * *members, owned, which the caller frees); else where the dispatcher
+ * nominates. */
+static enum group_step group_step(struct mk *m, const json_t *wl, const struct mk_adapter *a,
+                                  const json_t *obj, json_t **members, const char **cluster)
 {
     const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    *cluster = NULL;
+    json_t *mine = *members = group_members(m, ns, obj);
+    if (!mine || (long)json_array_size(mine) < a->group_count(obj))
+        return GROUP_WAIT; /* Kueue's allExpectedWorkloadsExist */
+    long idx = group_index(wl);
+    bool primary = idx >= 0;
+    size_t i;
+    const json_t *w;
+    json_array_foreach(mine, i, w)
+    {
+        const char *n = api_doc_meta_str(w, "name");
+        if (!n || !strcmp(n, name))
+            continue;
+        long mi = group_index(w);
+        primary = primary && !(mi >= 0 && mi < idx);
+        const char *cn = json_string_value(status_of(w, "clusterName"));
+        if (!cn)
+            continue;
+        if (*cluster && strcmp(*cluster, cn)) {
+            log_warn("multikueue: workload %s/%s: its group's workloads are on clusters %s and %s",
+                     ns, name, *cluster, cn);
+            return GROUP_WAIT;
+        }
+        *cluster = cn;
+    }
+    if (*cluster)
+        return GROUP_ONE;
+    return primary ? GROUP_ANY : GROUP_WAIT;
+}
+
+/* The worker the other groups went to, nominated alone (Kueue writes it
+ * unless nominated already). Returns it (owned), or NULL when it could
+ * not be written or is not connected. */
+static json_t *nominate_one(struct mk *m, const json_t *wl, const char *cluster)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    if (!mk_connected(m, cluster)) {
+        log_info("multikueue: workload %s/%s: its group's cluster %s is not available", ns, name,
+                 cluster);
+        return NULL;
+    }
+    json_t *nom = json_pack("[s]", cluster);
+    const json_t *cur = status_of(wl, "nominatedClusterNames");
+    size_t i;
+    const json_t *x;
+    json_array_foreach(cur, i, x)
+    {
+        if (json_string_value(x) && !strcmp(json_string_value(x), cluster))
+            return nom;
+    }
+    if (!write_nominated(m, wl, nom)) {
+        json_decref(nom);
+        return NULL;
+    }
+    return nom;
+}
+
+/* Nominate workers as the dispatcher does (or the one worker of the
+ * object's other Workloads), create the copies the nominated connected
+ * workers lack and remove those of the others. */
+static void nominate(struct mk *m, const json_t *wl, const char *check, const json_t *clusters,
+                     const char *key, const struct mk_adapter *a, const json_t *obj)
+{
+    const char *ns = api_doc_meta_str(wl, "namespace"), *name = api_doc_meta_str(wl, "name");
+    const char *job = api_doc_meta_str(obj, "name");
     if (!other_checks_ready(wl, check))
         return;
-    json_t *nom = strcmp(m->set.dispatcher, MK_DISPATCHER_INCREMENTAL)
-                      ? all_at_once(m, wl, clusters)
-                      : incremental(m, wl, clusters, key);
+    json_t *nom = NULL, *members = NULL;
+    const char *one = NULL;
+    enum group_step step = a->group_count ? group_step(m, wl, a, obj, &members, &one) : GROUP_ANY;
+    if (step == GROUP_ONE)
+        nom = nominate_one(m, wl, one);
+    else if (step == GROUP_ANY)
+        nom = strcmp(m->set.dispatcher, MK_DISPATCHER_INCREMENTAL)
+                  ? all_at_once(m, wl, clusters)
+                  : incremental(m, wl, clusters, key);
+    json_decref(members);
     if (!nom)
         return;
     json_t *clone = NULL;
@@ -473,8 +632,8 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
     if (!ns || !name || !state || !strcmp(state, "Rejected"))
         return;
     const struct mk_adapter *a = NULL;
-    const json_t *owner = owner_of(m, wl, &a);
-    const char *job_name = json_string_value(json_object_get(owner, "name"));
+    const json_t *owner = NULL;
+    const char *job_name = owner_of(m, wl, &a, &owner);
     size_t i;
     const json_t *r;
     if (!a || !job_name) {
@@ -621,24 +780,52 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         if (strcmp(state, "Ready") && strcmp(state, "Retry")) {
             char msg[400];
             snprintf(msg, sizeof(msg), "The workload was admitted on \"%s\"", who->name);
-            if (update_acs(m, wl, acs, "Ready", msg, who->name))
+            if (update_acs(m, wl, acs, "Ready", msg, who->name)) {
                 count(m, "multikueue_workloads_admitted_total", wl, who->name);
+                if (a->group_count)
+                    group_wake(m, wl, job);
+            }
         }
         goto out_key;
     }
     /* Kueue's ShouldSkipClusterNomination. */
     if (!strcmp(state, "Pending") && !cluster_name)
-        nominate(m, wl, check, clusters, key, a, job_name);
+        nominate(m, wl, check, clusters, key, a, job);
 out_key:
     free(key);
 out:
     json_decref(job);
 }
 
+/* Reconcile a Workload with its MultiKueue check, if it has one. Returns
+ * the bit of its adapter (of m->kinds), or 0. */
+static uint32_t reconcile_checked(struct mk *m, const json_t *wl, const json_t *checks)
+{
+    size_t j;
+    const json_t *acs;
+    uint32_t kinds = 0;
+    json_array_foreach(status_of(wl, "admissionChecks"), j, acs)
+    {
+        const char *n = json_string_value(json_object_get(acs, "name"));
+        const json_t *clusters = n ? json_object_get(checks, n) : NULL;
+        if (!json_is_array(clusters))
+            continue;
+        const struct mk_adapter *ad = NULL;
+        const json_t *ref;
+        owner_of(m, wl, &ad, &ref);
+        for (size_t k = 0; ad && k < mk_adapter_count(m); k++)
+            if (mk_adapter_at(m, k) == ad)
+                kinds |= 1u << k;
+        reconcile(m, wl, acs, clusters);
+        break;
+    }
+    return kinds;
+}
+
 void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *checks)
 {
-    size_t i, j;
-    const json_t *wl, *acs;
+    size_t i;
+    const json_t *wl;
     /* The incremental rounds of workloads no longer nominating end. */
     json_t *rounds = m->rounds;
     m->rounds = json_object();
@@ -653,24 +840,43 @@ void mk_workloads_pass(struct mk *m, const json_t *workloads, const json_t *chec
     }
     json_decref(rounds);
     uint32_t kinds = 0;
-    json_array_foreach(workloads, i, wl)
-    {
-        json_array_foreach(status_of(wl, "admissionChecks"), j, acs)
-        {
-            const char *n = json_string_value(json_object_get(acs, "name"));
-            const json_t *clusters = n ? json_object_get(checks, n) : NULL;
-            if (json_is_array(clusters)) {
-                const struct mk_adapter *ad = NULL;
-                owner_of(m, wl, &ad);
-                for (size_t k = 0; ad && k < mk_adapter_count(m); k++)
-                    if (mk_adapter_at(m, k) == ad)
-                        kinds |= 1u << k;
-                reconcile(m, wl, acs, clusters);
-                break;
-            }
-        }
-    }
+    json_array_foreach(workloads, i, wl) kinds |= reconcile_checked(m, wl, checks);
     m->kinds = kinds;
+}
+
+void mk_workload_one(struct mk *m, const char *key)
+{
+    const char *slash = strchr(key, '/');
+    if (!slash || !m->checks)
+        return;
+    char ns[256];
+    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    int rc = ac_get(m->ac, wl_res(), ns, slash + 1, &wl, &e);
+    if (!rc) {
+        m->kinds |= reconcile_checked(m, wl, m->checks);
+        json_decref(wl);
+        return;
+    }
+    if (rc != ERR_NOT_FOUND)
+        return; /* the next pass sees it */
+    size_t it = 0;
+    const char *name;
+    void *val;
+    while (map_next(&m->clusters, &it, &name, &val)) {
+        struct mk_cluster *c = val;
+        const json_t *rw = c->connected ? remote_of(c, key) : NULL;
+        if (!rw)
+            continue;
+        const struct mk_adapter *a = NULL;
+        const json_t *ref;
+        json_t *keep = json_incref((json_t *)rw); /* removing drops it from c->remote */
+        const char *job = owner_of(m, keep, &a, &ref);
+        remove_remote(m, c, ns, slash + 1, a, job);
+        json_decref(keep);
+    }
 }
 
 /* Kueue's runGC: the worker's Workloads of our origin whose Workload here
@@ -698,7 +904,8 @@ void mk_gc(struct mk *m, struct mk_cluster *c, const json_t *workloads)
             continue;
         const char *ns = api_doc_meta_str(rw, "namespace"), *name = api_doc_meta_str(rw, "name");
         const struct mk_adapter *a = NULL;
-        const char *job = json_string_value(json_object_get(owner_of(m, rw, &a), "name"));
+        const json_t *ref;
+        const char *job = owner_of(m, rw, &a, &ref);
         log_info("multikueue: garbage collecting workload %s/%s in cluster %s", ns, name, c->name);
         remove_remote(m, c, ns, name, a, job);
     }

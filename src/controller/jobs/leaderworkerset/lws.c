@@ -117,12 +117,29 @@ const struct jf_integration leaderworkerset_integration = {
     .suspend = lws_default,
 };
 
+bool lws_multikueue_copy(const json_t *lws)
+{
+    const json_t *meta = json_object_get(lws, "metadata");
+    return jstr(json_object_get(meta, "labels"), "kueue.x-k8s.io/multikueue-origin") != NULL;
+}
+
+/* Kueue's GetOwnerUID: a MultiKueue worker's copy names its groups'
+ * Workloads from the manager's uid, as the manager named those it
+ * dispatched. */
+static const char *owner_uid(const json_t *lws)
+{
+    const json_t *meta = json_object_get(lws, "metadata");
+    const char *origin_uid =
+        jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/multikueue-origin-uid");
+    return lws_multikueue_copy(lws) && origin_uid ? origin_uid : jstr(meta, "uid");
+}
+
 void lws_workload_name(const json_t *lws, long index, char *out, size_t len)
 {
     const json_t *meta = json_object_get(lws, "metadata");
     char name[300];
     snprintf(name, sizeof(name), "%s-%ld", jstr(meta, "name") ? jstr(meta, "name") : "", index);
-    jf_workload_name(&leaderworkerset_integration, name, jstr(meta, "uid"), out, len);
+    jf_workload_name(&leaderworkerset_integration, name, owner_uid(lws), out, len);
 }
 
 json_t *lws_workload(const json_t *lws, long index, jf_lookup_fn lookup, void *arg, struct err *e)

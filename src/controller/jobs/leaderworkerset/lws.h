@@ -35,7 +35,13 @@ extern const struct jf_integration leaderworkerset_integration;
 /* spec.replicas, 1 when unset. */
 long lws_replicas(const json_t *lws);
 
-/* The Workload name of leader group index. out needs 254 bytes. */
+/* Is it a MultiKueue worker's copy (labelled with an origin)? Its
+ * groups' Workloads are the ones the manager dispatched, not its own. */
+bool lws_multikueue_copy(const json_t *lws);
+
+/* The Workload name of leader group index, from the LeaderWorkerSet's uid
+ * (a MultiKueue worker's copy: the manager's, from its origin-uid
+ * annotation). out needs 254 bytes. */
 void lws_workload_name(const json_t *lws, long index, char *out, size_t len);
 
 /* The Workload of leader group index (owned): the group's pod sets, the

@@ -69,7 +69,10 @@ void ctl_reconcile_lws(struct ctl *c, const char *ns, const char *name)
         lws_workload_name(lws, i, wname, sizeof(wname));
         const json_t *wl = ctl_get(c, CK_WL, ns, wname);
         if (!wl) {
-            create_group_workload(c, lws, i);
+            /* A MultiKueue worker's copy waits for the Workloads the
+             * manager dispatches (Kueue's isMultiKueueRemote). */
+            if (!lws_multikueue_copy(lws))
+                create_group_workload(c, lws, i);
             continue;
         }
         const char *wq = jstr(json_object_get(wl, "spec"), "queueName");

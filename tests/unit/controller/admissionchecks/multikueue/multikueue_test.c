@@ -399,6 +399,326 @@ static void test_mk_controller_conditions(void **state)
     close_side(&mgr);
 }
 
+static int set_status_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    json_object_set(obj, "status", (json_t *)arg);
+    return 0;
+}
+
+static void set_status(struct ac_client *c, const char *key, const char *ns, const char *name,
+                       const char *status)
+{
+    json_error_t je;
+    json_t *st = json_loads(status, 0, &je);
+    if (!st)
+        fail_msg("bad json: %s: %s", je.text, status);
+    struct err e;
+    err_init(&e);
+    if (ac_update_status_retry(c, store_resource_find(key), ns, name, set_status_fn, st, NULL, &e))
+        fail_msg("status of %s %s: %s", key, name, e.message);
+    json_decref(st);
+}
+
+static int unsuspend_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)arg;
+    (void)e;
+    json_object_set_new(json_object_get(obj, "spec"), "suspend", json_false());
+    return 0;
+}
+
+/* "status reason message active" of condition type of a Job, into buf. */
+static const char *job_cond(struct ac_client *c, const char *name, const char *type, char *buf,
+                            size_t len)
+{
+    json_t *o = get(c, "jobs.batch", "default", name);
+    const json_t *st = json_object_get(o, "status"), *cd = NULL, *x;
+    size_t i;
+    json_array_foreach(json_object_get(st, "conditions"), i, x)
+    {
+        const char *t = json_string_value(json_object_get(x, "type"));
+        if (t && !strcmp(t, type))
+            cd = x;
+    }
+    snprintf(buf, len, "%s %s %s active=%d", json_string_value(json_object_get(cd, "status")),
+             json_string_value(json_object_get(cd, "reason")),
+             json_string_value(json_object_get(cd, "message")),
+             (int)json_integer_value(json_object_get(st, "active")));
+    json_decref(o);
+    return buf;
+}
+
+static void wait_job_cond(struct ac_client *c, const char *name, const char *type, const char *want)
+{
+    char buf[1024];
+    int64_t end = tm_monotonic_ms() + 10000;
+    while (strcmp(job_cond(c, name, type, buf, sizeof(buf)), want)) {
+        if (tm_monotonic_ms() > end)
+            fail_msg("job %s %s: wanted \"%s\", got \"%s\"", name, type, want, buf);
+        usleep(10000);
+    }
+}
+
+#define WL_SPEC                                                                                    \
+    "{\"queueName\":\"q\",\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":{\"spec\":{"    \
+    "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}]}"
+#define JOB(labels, suspend, managed)                                                              \
+    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\",\"namespace\":"    \
+    "\"default\"" labels "},\"spec\":{\"suspend\":" suspend managed ",\"template\":{\"spec\":{"    \
+    "\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}"
+#define ORIGIN ",\"labels\":{\"kueue.x-k8s.io/multikueue-origin\":\"multikueue\"}"
+
+/* A Job admitted in the worker while the manager's is still suspended:
+ * the manager's gets JobSuspended=True and none of the worker's status
+ * (Kueue's determineStatusUpdate); unsuspended, it gets the worker's. */
+static void test_mk_job_suspended_condition(void **state)
+{
+    (void)state;
+    struct side mgr;
+    assert_int_equal(open_side(&mgr), 0);
+    assert_int_equal(open_side(&worker), 0);
+    create(
+        mgr.c, "namespaces", NULL,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kueue-system\"}}");
+    secret(mgr.c, "good", good_kc);
+    json_t *cfg = config("{}");
+    struct mk_options o = {.client = mgr.c, .config = cfg, .connect = fake_connect, .pass_ms = 10};
+    struct mk *m = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_start(&o, &m, &e), 0);
+    json_decref(cfg);
+    create(mgr.c, "multikueueclusters.kueue.x-k8s.io", NULL, MKC("w1", "{\"location\":\"good\"}"));
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("all", "[\"w1\"]"));
+    create(mgr.c, "admissionchecks.kueue.x-k8s.io", NULL,
+           AC("mk", PARAMS("MultiKueueConfig", "all")));
+    wait_active(mgr.c, "multikueueclusters.kueue.x-k8s.io", "w1", "True Active Connected");
+
+    create(mgr.c, "jobs.batch", "default",
+           JOB("", "true", ",\"managedBy\":\"kueue.x-k8s.io/multikueue\""));
+    json_t *job = get(mgr.c, "jobs.batch", "default", "j");
+    char wl[1024];
+    snprintf(wl, sizeof(wl),
+             "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{"
+             "\"name\":\"w\",\"namespace\":\"default\",\"ownerReferences\":[{\"apiVersion\":"
+             "\"batch/v1\",\"kind\":\"Job\",\"name\":\"j\",\"uid\":\"%s\",\"controller\":true}]},"
+             "\"spec\":" WL_SPEC "}",
+             json_string_value(json_object_get(json_object_get(job, "metadata"), "uid")));
+    json_decref(job);
+    create(mgr.c, "workloads.kueue.x-k8s.io", "default", wl);
+    /* The worker's copy, admitted, and its Job running. */
+    create(worker.c, "workloads.kueue.x-k8s.io", "default",
+           "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{"
+           "\"name\":\"w\",\"namespace\":\"default\"" ORIGIN "},\"spec\":" WL_SPEC "}");
+    set_status(worker.c, "workloads.kueue.x-k8s.io", "default", "w",
+               "{\"conditions\":[{\"type\":\"Admitted\",\"status\":\"True\",\"reason\":"
+               "\"Admitted\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}");
+    create(worker.c, "jobs.batch", "default", JOB(ORIGIN, "false", ""));
+    set_status(worker.c, "jobs.batch", "default", "j", "{\"active\":1}");
+
+    set_status(mgr.c, "workloads.kueue.x-k8s.io", "default", "w",
+               "{\"nominatedClusterNames\":[\"w1\"],\"admission\":{\"clusterQueue\":\"cq\","
+               "\"podSetAssignments\":[{\"name\":\"main\",\"count\":1}]},\"conditions\":[{\"type\":"
+               "\"QuotaReserved\",\"status\":"
+               "\"True\",\"reason\":\"QuotaReserved\",\"message\":\"\",\"lastTransitionTime\":"
+               "\"2026-01-01T00:00:00Z\"}],\"admissionChecks\":[{\"name\":\"mk\",\"state\":"
+               "\"Pending\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}");
+    wait_job_cond(mgr.c, "j", "JobSuspended",
+                  "True MultiKueueAdapter Set by MultiKueue adapter active=0");
+    struct err ue;
+    err_init(&ue);
+    assert_int_equal(ac_update_retry(mgr.c, store_resource_find("jobs.batch"), "default", "j",
+                                     unsuspend_fn, NULL, NULL, &ue),
+                     0);
+    wait_job_cond(mgr.c, "j", "JobSuspended", "(null) (null) (null) active=1");
+    mk_stop(m);
+    close_side(&worker);
+    close_side(&mgr);
+}
+
+/* ---- a client that counts the manager's Workload lists -------------------------------- */
+
+/* Forwards every call to the store client inner, counting lists of
+ * Workloads: each full pass lists them all. */
+struct counting {
+    struct ac_client base;
+    struct ac_client *inner;
+    volatile int wl_lists;
+};
+
+static struct ac_client *inner_of(struct ac_client *c)
+{
+    return ((struct counting *)c)->inner;
+}
+
+static int cnt_get(struct ac_client *c, const struct store_resource *r, const char *ns,
+                   const char *name, json_t **out, struct err *e)
+{
+    return ac_get(inner_of(c), r, ns, name, out, e);
+}
+
+static int cnt_list(struct ac_client *c, const struct store_resource *r, const char *ns,
+                    const struct ac_list_opts *opts, struct ac_list *out, struct err *e)
+{
+    if (!strcmp(r->key, "workloads.kueue.x-k8s.io"))
+        __atomic_add_fetch(&((struct counting *)c)->wl_lists, 1, __ATOMIC_SEQ_CST);
+    return ac_list(inner_of(c), r, ns, opts, out, e);
+}
+
+static int cnt_watch_open(struct ac_client *c, const struct store_resource *r, const char *ns,
+                          const struct ac_watch_opts *opts, struct ac_watch **out, struct err *e)
+{
+    return ac_watch_open(inner_of(c), r, ns, opts, out, e);
+}
+
+static int cnt_create(struct ac_client *c, const struct store_resource *r, const char *ns,
+                      const json_t *obj, json_t **out, struct err *e)
+{
+    return ac_create(inner_of(c), r, ns, obj, out, e);
+}
+
+static int cnt_update(struct ac_client *c, const struct store_resource *r, const char *ns,
+                      const char *name, const json_t *obj, bool status, json_t **out, struct err *e)
+{
+    return inner_of(c)->ops->update(inner_of(c), r, ns, name, obj, status, out, e);
+}
+
+static int cnt_patch(struct ac_client *c, const struct store_resource *r, const char *ns,
+                     const char *name, enum ac_patch_type type, const json_t *patch, bool status,
+                     json_t **out, struct err *e)
+{
+    return inner_of(c)->ops->patch(inner_of(c), r, ns, name, type, patch, status, out, e);
+}
+
+static int cnt_del(struct ac_client *c, const struct store_resource *r, const char *ns,
+                   const char *name, const struct ac_delete_opts *opts, json_t **out, struct err *e)
+{
+    return ac_delete(inner_of(c), r, ns, name, opts, out, e);
+}
+
+static void cnt_free(struct ac_client *c)
+{
+    (void)c;
+}
+
+static const struct ac_ops counting_ops = {
+    .name = "counting",
+    .get = cnt_get,
+    .list = cnt_list,
+    .watch_open = cnt_watch_open,
+    .create = cnt_create,
+    .update = cnt_update,
+    .patch = cnt_patch,
+    .del = cnt_del,
+    .free = cnt_free,
+};
+
+static int label_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    json_t *meta = json_object_get(obj, "metadata");
+    if (!json_is_object(json_object_get(meta, "labels")))
+        json_object_set_new(meta, "labels", json_object());
+    json_object_set_new(json_object_get(meta, "labels"), "touched", json_string(arg));
+    return 0;
+}
+
+/* A Workload's change reconciles that Workload alone: changes to one,
+ * the manager's and its copy's, list no Workloads (a pass would list
+ * them all), and what they call for is still done. */
+static void test_mk_workload_change_reconciles_one(void **state)
+{
+    (void)state;
+    struct side mgr;
+    assert_int_equal(open_side(&mgr), 0);
+    assert_int_equal(open_side(&worker), 0);
+    struct counting cnt = {.base = {.ops = &counting_ops}, .inner = mgr.c};
+    create(
+        mgr.c, "namespaces", NULL,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kueue-system\"}}");
+    secret(mgr.c, "good", good_kc);
+    create(mgr.c, "multikueueclusters.kueue.x-k8s.io", NULL, MKC("w1", "{\"location\":\"good\"}"));
+    create(mgr.c, "multikueueconfigs.kueue.x-k8s.io", NULL, CONF("all", "[\"w1\"]"));
+    create(mgr.c, "admissionchecks.kueue.x-k8s.io", NULL,
+           AC("mk", PARAMS("MultiKueueConfig", "all")));
+    /* The periodic pass is out of the way: only changes run anything. */
+    json_t *cfg = config("{\"gcInterval\":\"0s\"}");
+    struct mk_options o = {
+        .client = &cnt.base, .config = cfg, .connect = fake_connect, .pass_ms = 3600 * 1000};
+    struct mk *m = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(mk_start(&o, &m, &e), 0);
+    json_decref(cfg);
+    wait_active(mgr.c, "admissionchecks.kueue.x-k8s.io", "mk",
+                "True Active The admission check is active");
+    create(mgr.c, "jobs.batch", "default",
+           JOB("", "true", ",\"managedBy\":\"kueue.x-k8s.io/multikueue\""));
+    json_t *job = get(mgr.c, "jobs.batch", "default", "j");
+    char wl[1024];
+    snprintf(wl, sizeof(wl),
+             "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{"
+             "\"name\":\"w\",\"namespace\":\"default\",\"ownerReferences\":[{\"apiVersion\":"
+             "\"batch/v1\",\"kind\":\"Job\",\"name\":\"j\",\"uid\":\"%s\",\"controller\":true}]},"
+             "\"spec\":" WL_SPEC "}",
+             json_string_value(json_object_get(json_object_get(job, "metadata"), "uid")));
+    json_decref(job);
+    create(mgr.c, "workloads.kueue.x-k8s.io", "default", wl);
+    /* Quota reserved: the Workload is dispatched to the worker. */
+    set_status(mgr.c, "workloads.kueue.x-k8s.io", "default", "w",
+               "{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":[{\"name\":"
+               "\"main\",\"count\":1}]},\"conditions\":[{\"type\":\"QuotaReserved\",\"status\":"
+               "\"True\",\"reason\":\"QuotaReserved\",\"message\":\"\",\"lastTransitionTime\":"
+               "\"2026-01-01T00:00:00Z\"}],\"admissionChecks\":[{\"name\":\"mk\",\"state\":"
+               "\"Pending\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}");
+    json_t *copy = NULL;
+    for (int64_t end = tm_monotonic_ms() + 10000; !copy && tm_monotonic_ms() < end;) {
+        usleep(10000);
+        copy = get(worker.c, "workloads.kueue.x-k8s.io", "default", "w");
+    }
+    assert_non_null(copy);
+    json_decref(copy);
+    /* Admitted there: the check turns Ready, and the Job is made there. */
+    set_status(worker.c, "workloads.kueue.x-k8s.io", "default", "w",
+               "{\"conditions\":[{\"type\":\"Admitted\",\"status\":\"True\",\"reason\":"
+               "\"Admitted\",\"message\":\"\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}");
+    json_t *wjob = NULL;
+    for (int64_t end = tm_monotonic_ms() + 10000; !wjob && tm_monotonic_ms() < end;) {
+        usleep(10000);
+        wjob = get(worker.c, "jobs.batch", "default", "j");
+    }
+    assert_non_null(wjob);
+    json_decref(wjob);
+    /* Let the passes that watches opening call for go by (the worker's
+     * Jobs are watched once a Job's Workload is dispatched). */
+    int before = -1;
+    for (int64_t end = tm_monotonic_ms() + 5000; tm_monotonic_ms() < end;) {
+        usleep(700 * 1000);
+        int n = __atomic_load_n(&cnt.wl_lists, __ATOMIC_SEQ_CST);
+        if (n == before)
+            break;
+        before = n;
+    }
+    for (int i = 0; i < 20; i++) {
+        struct err ue;
+        err_init(&ue);
+        assert_int_equal(ac_update_retry(mgr.c, store_resource_find("workloads.kueue.x-k8s.io"),
+                                         "default", "w", label_fn, i % 2 ? "a" : "b", NULL, &ue),
+                         0);
+        usleep(20000);
+    }
+    usleep(300 * 1000);
+    assert_int_equal(__atomic_load_n(&cnt.wl_lists, __ATOMIC_SEQ_CST), before);
+    json_t *w = get(mgr.c, "workloads.kueue.x-k8s.io", "default", "w");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(w, "status"), "clusterName")), "w1");
+    json_decref(w);
+    mk_stop(m);
+    close_side(&worker);
+    close_side(&mgr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +728,8 @@ int main(void)
         cmocka_unit_test(test_mk_settings_from_config_invalid),
         cmocka_unit_test(test_mk_settings_external_frameworks),
         cmocka_unit_test(test_mk_controller_conditions),
+        cmocka_unit_test(test_mk_job_suspended_condition),
+        cmocka_unit_test(test_mk_workload_change_reconciles_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
