@@ -69,6 +69,7 @@ enum ctl_kind {
     CK_MPIJOB,
     CK_RAYJOB,
     CK_RAYCLUSTER,
+    CK_RAYSERVICE,
     CK_APPWRAPPER,
     CK_TRAINJOB,
     CK_TR, /* TrainingRuntimes and ClusterTrainingRuntimes: what TrainJobs are made of */

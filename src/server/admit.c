@@ -418,6 +418,7 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"mpijobs.kubeflow.org", &mpijob_integration},
                  {"rayjobs.ray.io", &rayjob_integration},
                  {"rayclusters.ray.io", &raycluster_integration},
+                 {"rayservices.ray.io", &rayservice_integration},
                  {"appwrappers.workload.codeflare.dev", &appwrapper_integration},
                  {"trainjobs.trainer.kubeflow.org", &trainjob_integration},
                  {LWS_RESOURCE_KEY, &leaderworkerset_integration}};

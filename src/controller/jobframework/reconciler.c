@@ -39,6 +39,7 @@ const struct ctl_integ ctl_integs[] = {
     {&mpijob_integration, CK_MPIJOB, "M:"},
     {&rayjob_integration, CK_RAYJOB, "Y:"},
     {&raycluster_integration, CK_RAYCLUSTER, "R:"},
+    {&rayservice_integration, CK_RAYSERVICE, "E:"},
     {&appwrapper_integration, CK_APPWRAPPER, "B:"},
     {&trainjob_integration, CK_TRAINJOB, "N:"},
 };
