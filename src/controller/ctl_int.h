@@ -502,6 +502,12 @@ const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, si
 bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const json_t *job,
                          const json_t *wl);
 
+/* Kueue's UpdateAdmissionGatedBy: the admission-gated-by annotation of
+ * job (any kind) becomes its Workload wl's (named wname), with the event
+ * UpdatedWorkload from component. Returns true when it wrote. */
+bool ctl_sync_gate(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
+                   const char *ns, const char *wname);
+
 /* Kueue's UpdateWorkloadPriority (lifecycle.md 2.8): when the object's
  * priority-class label names another WorkloadPriorityClass than its
  * Workload wl (named wname), the Workload follows it; a class that does

@@ -256,15 +256,16 @@ static bool serving_update(struct err *e, const json_t *obj, const json_t *old,
     return x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
 }
 
-/* The Deployment and StatefulSet webhooks: a queue name that is a name;
- * while a Pod is ready (status.readyReplicas of old), the queue name and
- * priority class are fixed, and the queue name is never removed. A
- * StatefulSet Kueue manages keeps its Pods' shape and scales only to and
- * from zero. */
+/* The Deployment and StatefulSet webhooks: a queue name that is a name,
+ * the admission-gated-by rules; while a Pod is ready
+ * (status.readyReplicas of old), the queue name and priority class are
+ * fixed, and the queue name is never removed. A StatefulSet Kueue manages
+ * keeps its Pods' shape and scales only to and from zero. */
 static void serving_validate(struct err *e, bool sts, const json_t *obj, const json_t *old,
                              const struct pod_default_ctx *x)
 {
     val_crd_name(e, LABELS, JF_QUEUE_LABEL, jf_queue_name(obj));
+    val_gated_by(e, obj, old);
     if (!old)
         return;
     bool managed = serving_update(e, obj, old, x);
