@@ -74,6 +74,11 @@ void val_annotations(struct err *e, const json_t *doc);
  * DNS subdomain. */
 void val_crd_name(struct err *e, const char *map, const char *key, const char *v);
 
+/* Kueue's ValidateAdmissionGatedByAnnotationOnCreate (old NULL) and
+ * OnUpdate, while the AdmissionGatedBy gate is on: the annotation's gates
+ * are well formed, none added after creation. Causes go to e. */
+void val_gated_by(struct err *e, const json_t *obj, const json_t *old);
+
 /* ValidateUpdateForWorkloadPriorityClassName: the priority-class label may
  * not be added while the object runs (suspended false), nor removed. */
 void val_priority_class_update(struct err *e, const json_t *old, const json_t *obj, bool suspended);

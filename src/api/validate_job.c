@@ -637,6 +637,12 @@ static void kueue_create(struct err *e, const json_t *obj)
     max_exec_time(e, obj);
 }
 
+void val_gated_by(struct err *e, const json_t *obj, const json_t *old)
+{
+    if (fg_enabled(FG_ADMISSION_GATED_BY))
+        val__gated_by(e, old, obj);
+}
+
 void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool now_suspended,
                        bool was_suspended)
 {

@@ -69,6 +69,7 @@ enum ctl_kind {
     CK_MPIJOB,
     CK_RAYJOB,
     CK_RAYCLUSTER,
+    CK_RAYSERVICE,
     CK_APPWRAPPER,
     CK_TRAINJOB,
     CK_TR, /* TrainingRuntimes and ClusterTrainingRuntimes: what TrainJobs are made of */
@@ -500,6 +501,12 @@ const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, si
  * waitForPodsReady. Returns true when it wrote. */
 bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const json_t *job,
                          const json_t *wl);
+
+/* Kueue's UpdateAdmissionGatedBy: the admission-gated-by annotation of
+ * job (any kind) becomes its Workload wl's (named wname), with the event
+ * UpdatedWorkload from component. Returns true when it wrote. */
+bool ctl_sync_gate(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
+                   const char *ns, const char *wname);
 
 /* Kueue's UpdateWorkloadPriority (lifecycle.md 2.8): when the object's
  * priority-class label names another WorkloadPriorityClass than its

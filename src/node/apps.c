@@ -15,6 +15,7 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/api_client.h"
+#include "controller/jobs/pod/pod.h"
 #include "controller/jobs/statefulset/statefulset.h"
 #include "node/agent_int.h"
 
@@ -501,7 +502,33 @@ void apps_sync_deployment(struct node *n, const char *ns, const char *name)
 
 #define STS_COMPONENT "statefulset-controller"
 
-static json_t *sts_pod(const json_t *set, long ord, const char *revision)
+/* A Pod of a group whose Workload exists only under Kueue's former name
+ * (without the uid) joins that one, as Kueue's StatefulSet Pod reconciler
+ * labels it. */
+static void sts_pod_legacy(struct node *n, json_t *pod)
+{
+    char legacy[254];
+    const char *ns = node__meta(pod, "namespace");
+    const char *group = json_string_value(json_object_get(
+        json_object_get(json_object_get(pod, "metadata"), "labels"), POD_GROUP_LABEL));
+    if (!ns || !group || !sts_pod_legacy_group(pod, legacy, sizeof(legacy)) ||
+        !strcmp(group, legacy))
+        return;
+    const struct store_resource *wr = store_resource_find("workloads.kueue.x-k8s.io");
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    if (!ac_get(n->ac, wr, ns, group, &wl, &e)) {
+        json_decref(wl);
+        return;
+    }
+    err_init(&e);
+    if (!ac_get(n->ac, wr, ns, legacy, &wl, &e))
+        sts_pod_join(pod, legacy);
+    json_decref(wl);
+}
+
+static json_t *sts_pod(struct node *n, const json_t *set, long ord, const char *revision)
 {
     const char *name = node__meta(set, "name");
     char pname[300], idx[24];
@@ -517,6 +544,7 @@ static json_t *sts_pod(const json_t *set, long ord, const char *revision)
     /* Its Kueue pod group, as Kueue's Pod reconciler for StatefulSets
      * labels it (the template's is a placeholder). */
     sts_pod_default(pod, set);
+    sts_pod_legacy(n, pod);
     json_t *spec = json_object_get(pod, "spec");
     json_object_set_new(spec, "hostname", json_string(pname));
     const char *svc = node__str(spec_of(set), "serviceName");
@@ -566,7 +594,7 @@ void apps_sync_statefulset(struct node *n, const char *ns, const char *name)
         snprintf(pname, sizeof(pname), "%s-%lld", name, (long long)o);
         const json_t *p = node__get(n, NODE_PODS, ns, pname);
         if (!p) {
-            if (!create_pod(n, set, sts_pod(set, (long)o, revision), STS_COMPONENT))
+            if (!create_pod(n, set, sts_pod(n, set, (long)o, revision), STS_COMPONENT))
                 break;
             if (!parallel)
                 blocked = true;

@@ -418,6 +418,7 @@ static const struct jf_integration *crd_integration(const struct store_resource 
                  {"mpijobs.kubeflow.org", &mpijob_integration},
                  {"rayjobs.ray.io", &rayjob_integration},
                  {"rayclusters.ray.io", &raycluster_integration},
+                 {"rayservices.ray.io", &rayservice_integration},
                  {"appwrappers.workload.codeflare.dev", &appwrapper_integration},
                  {"trainjobs.trainer.kubeflow.org", &trainjob_integration},
                  {LWS_RESOURCE_KEY, &leaderworkerset_integration}};
@@ -698,14 +699,15 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
             a->sts_managed = a->ns_managed && jf_enabled(&statefulset_integration, a->cfg) &&
                              jf_enabled(&pod_integration, a->cfg);
             json_t *cur = NULL;
-            char g[254];
+            char g[254], legacy[254];
             struct err e;
             err_init(&e);
+            const struct store_resource *wr = store_resource_find("workloads.kueue.x-k8s.io");
             if (a->sts_managed && !store_get(q->srv->store, r, ns, name, &cur, &e) &&
-                sts_group(cur, g, sizeof(g))) {
+                sts_group(cur, g, sizeof(g)) && sts_legacy_group(cur, legacy, sizeof(legacy))) {
                 err_init(&e);
-                if (store_get(q->srv->store, store_resource_find("workloads.kueue.x-k8s.io"), ns, g,
-                              &a->group_wl, &e))
+                if (store_get(q->srv->store, wr, ns, g, &a->group_wl, &e) &&
+                    store_get(q->srv->store, wr, ns, legacy, &a->group_wl, &e))
                     a->group_wl = NULL;
             }
             json_decref(cur);
@@ -727,6 +729,14 @@ int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct
                     const char *ns, const char *name, const char *op)
 {
     return reply_refused(q, rc, e, r, ns, name, op);
+}
+
+void srv_admit_default_update(const struct srv_admit *a, json_t *obj)
+{
+    if (a->ji != &jw_deployment)
+        return;
+    struct pod_default_ctx x = {a->cfg, a->ns_managed, a->default_lq, false};
+    jw_default_serving(obj, false, &x);
 }
 
 void srv_admit_release(struct srv_admit *a)

@@ -826,6 +826,7 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     srv_admit_default(r, obj);
     struct srv_admit adm;
     srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
+    srv_admit_default_update(&adm, obj);
     struct err e;
     err_init(&e);
     json_t *stored = NULL;
@@ -860,6 +861,7 @@ struct patch_arg {
     struct srv_req *q;
     int mode;    /* enum field_mode */
     bool failed; /* the patch itself did not apply: e says why */
+    const struct srv_admit *adm;
 };
 
 /* The identity of a patched object, as kube-apiserver's patch handler
@@ -937,6 +939,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     json_object_set(out, "apiVersion", json_object_get(cur, "apiVersion"));
     json_object_set(out, "kind", json_object_get(cur, "kind"));
     srv_admit_default(a->res, out);
+    srv_admit_default_update(a->adm, out);
     if (check_fields(a->q, a->res, a->mode, out, e)) {
         json_decref(out);
         return NULL;
@@ -1087,7 +1090,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     }
     struct srv_admit adm;
     srv_admit_update_opts(q, r, ns, rt->name, &adm, &wo);
-    struct patch_arg arg = {type, patch, r, q, mode, false};
+    struct patch_arg arg = {type, patch, r, q, mode, false, &adm};
     json_t *stored = NULL;
     const char *sub = status ? "status" : NULL;
     bool hooked = srv_admission_hooks_update(q, r, ns, rt->name, sub);

@@ -353,6 +353,12 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
 void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
                            const char *name, struct srv_admit *a, struct store_write_opts *wo);
 void srv_admit_release(struct srv_admit *a);
+/* The mutating admission of an update (obj as it would be stored, changed
+ * in place), given srv_admit_update_opts's *a: Kueue's Deployment webhook
+ * defaults on update too, so a queue name set or changed reaches the Pod
+ * template, and with it the Pods of the ReplicaSet made for it. (A
+ * StatefulSet's queue is followed by its reconciler instead.) */
+void srv_admit_default_update(const struct srv_admit *a, json_t *obj);
 /* A refused write answered: 403 `<resource> "<name>" is forbidden: <why>`
  * for ERR_FORBIDDEN, 404 with e's message for ERR_NOT_FOUND, else as
  * srv_reply_err. */

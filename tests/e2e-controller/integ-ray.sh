@@ -5,16 +5,19 @@
 # is admitted and started with the flavor's node labels in every template,
 # and its Complete deployment status finishes the Workload. A RayCluster
 # beyond the quota stays suspended until the RayJob is done, then runs
-# until deleted. Kueue's webhook rules refuse autoscaling and a RayJob that
-# keeps its cluster.
+# until deleted. A RayService is queued the same way through its
+# spec.rayClusterSpec; the RayCluster KubeRay makes for it is not queued.
+# Kueue's webhook rules refuse autoscaling and a RayJob that keeps its
+# cluster.
 cat >"$TMP/ray-cfg.yaml" <<'YAML'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 integrations:
-  frameworks: [batch/job, ray.io/rayjob, ray.io/raycluster]
+  frameworks: [batch/job, ray.io/rayjob, ray.io/raycluster, ray.io/rayservice]
 YAML
 start_server ray --controllers all --executor none --config "$TMP/ray-cfg.yaml" || return 1
-k apply -f "$SRC/tests/data/ray/rayjob-crd.yaml" -f "$SRC/tests/data/ray/raycluster-crd.yaml" >/dev/null
+k apply -f "$SRC/tests/data/ray/rayjob-crd.yaml" -f "$SRC/tests/data/ray/raycluster-crd.yaml" \
+    -f "$SRC/tests/data/ray/rayservice-crd.yaml" >/dev/null
 k apply -f - >/dev/null <<'YAML'
 apiVersion: v1
 kind: Namespace
@@ -46,6 +49,7 @@ spec: {clusterQueue: ray-cq}
 YAML
 settle 10 '^True$' k get cq ray-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
 settle 10 'rayclusters' k api-resources --api-group=ray.io
+settle 10 'rayservices' k api-resources --api-group=ray.io
 expect_exact "rayjob: created suspended (the webhook's defaulting)" "true" \
     k -n ray create -f "$SRC/tests/data/ray/rayjob.yaml" -o jsonpath='{.spec.suspend}'
 # KubeRay reports a suspended job as such; until then it counts as active.
@@ -85,6 +89,59 @@ expect_exact "raycluster: ready, still holding its quota (never finished)" "1 3"
     k get cq ray-cq -o jsonpath='{.status.reservingWorkloads} {.status.flavorsReservation[0].resources[0].total}'
 k -n ray delete raycluster dev --wait=false >/dev/null
 wait_for "raycluster: deleted, its quota released" 20 '^0$' \
+    k get cq ray-cq -o jsonpath='{.status.reservingWorkloads}'
+
+# A RayService (no KubeRay: its status by hand): created with its cluster
+# suspended, queued, started with the flavor; evicted, its cluster is
+# suspended and restored, and the quota waits until it is no longer Ready;
+# it never finishes, and deleting it releases the quota.
+expect_exact "rayservice: created with its cluster suspended" "true" \
+    k -n ray create -f "$SRC/tests/data/ray/rayservice.yaml" -o jsonpath='{.spec.rayClusterSpec.suspend}'
+RSW='{range .items[?(@.metadata.ownerReferences[0].kind=="RayService")]}{.metadata.name} {range .spec.podSets[*]}{.name}={.count} {end}{"\n"}{end}'
+wait_for "rayservice: a Workload rayservice-serve-HASH, pod sets head=1 workers=2" 15 \
+    '^rayservice-serve-[0-9a-f]{5} head=1 workers=2 $' k -n ray get workloads -o jsonpath="$RSW"
+wait_for "rayservice: admitted, its cluster unsuspended" 15 '^false$' \
+    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.suspend}'
+expect_exact "rayservice: the flavor's node labels in its groups" "on-demand on-demand" \
+    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.headGroupSpec.template.spec.nodeSelector.instance-type} {.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector.instance-type}'
+expect_exact "rayservice: its usage in the ClusterQueue" "3" \
+    k get cq ray-cq -o jsonpath='{.status.flavorsReservation[0].resources[0].total}'
+expect "rayservice: its queue name is fixed while its cluster runs" \
+    'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "other": field is immutable' \
+    k -n ray label --overwrite rayservice serve kueue.x-k8s.io/queue-name=other
+# KubeRay's part: the cluster it makes for the service, owned by it, is
+# not queued on its own.
+RSUID=$(k -n ray get rayservice serve -o jsonpath='{.metadata.uid}')
+sed -e 's/name: dev/name: serve-raycluster-x1/' \
+    -e "s/^  labels:\$/  ownerReferences: [{apiVersion: ray.io\/v1, kind: RayService, name: serve, uid: $RSUID, controller: true}]\n  labels:/" \
+    "$SRC/tests/data/ray/raycluster.yaml" >"$TMP/rs-cluster.yaml"
+expect_exact "rayservice: the RayCluster KubeRay makes for it is not suspended" "" \
+    k -n ray create -f "$TMP/rs-cluster.yaml" -o jsonpath='{.spec.suspend}'
+k -n ray patch rayservice serve --subresource=status --type=merge \
+    -p '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"RayServiceReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+sleep 1
+expect_exact "rayservice: ... nor given a Workload" "" \
+    k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayCluster")].metadata.name}'
+W=$(k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayService")].metadata.name}')
+k -n ray patch workload "$W" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "rayservice: evicted, its cluster suspended" 15 '^true$' \
+    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.suspend}'
+expect_exact "rayservice: its templates restored" " " \
+    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.headGroupSpec.template.spec.nodeSelector} {.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector}'
+expect_exact "rayservice: the quota is kept while it is Ready" "True" \
+    k -n ray get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+k -n ray patch rayservice serve --subresource=status --type=merge \
+    -p '{"status":{"conditions":[{"type":"Ready","status":"False","reason":"Suspended","message":"","lastTransitionTime":"2026-01-01T00:00:01Z"}]}}' >/dev/null
+wait_for "rayservice: released once no longer Ready" 15 '^False$' \
+    k -n ray get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+k -n ray patch workload "$W" --type=merge -p '{"spec":{"active":true}}' >/dev/null
+wait_for "rayservice: reactivated, admitted and started again" 15 '^false$' \
+    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.suspend}'
+expect_exact "rayservice: never finished while it serves" "1 " \
+    sh -c "kubectl --kubeconfig '$KC' get cq ray-cq -o jsonpath='{.status.reservingWorkloads} ' &&
+        kubectl --kubeconfig '$KC' -n ray get workload '$W' -o jsonpath='{.status.conditions[?(@.type==\"Finished\")].status}'"
+k -n ray delete rayservice serve --wait=false >/dev/null
+wait_for "rayservice: deleted, its quota released" 20 '^0$' \
     k get cq ray-cq -o jsonpath='{.status.reservingWorkloads}'
 
 # Kueue's webhook rules for objects it manages.

@@ -81,7 +81,7 @@ expect_exact "jobset: created suspended when Kueue manages it (the webhook's def
 k -n js delete jobset train2 >/dev/null
 
 # PyTorchJob (kubeflow.org/pytorchjob) the same way: replica specs to pod
-# sets master and worker, spec.runPolicy.suspend.
+# sets master and worker, spec.runPolicy.suspend; evicted and restored.
 cat >"$TMP/integ-cfg2.yaml" <<'YAML'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -103,10 +103,30 @@ wait_for "pytorchjob: admitted, runPolicy.suspend false" 15 '^false$' \
     k -n js get pytorchjob mnist -o jsonpath='{.spec.runPolicy.suspend}'
 expect_exact "pytorchjob: the flavor's node labels in each replica's template" "on-demand on-demand" \
     k -n js get pytorchjob mnist -o jsonpath='{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector.instance-type} {.spec.pytorchReplicaSpecs.Worker.template.spec.nodeSelector.instance-type}'
+# Running (the operator's status by hand), then evicted: suspended with its
+# templates restored; the quota waits until no replica is active.
+PW=$(k -n js get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")].metadata.name}')
+k -n js patch pytorchjob mnist --subresource=status --type=merge \
+    -p '{"status":{"replicaStatuses":{"Master":{"active":1},"Worker":{"active":2}}}}' >/dev/null
+k -n js patch workload "$PW" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "pytorchjob: evicted, runPolicy.suspend true" 15 '^true$' \
+    k -n js get pytorchjob mnist -o jsonpath='{.spec.runPolicy.suspend}'
+expect_exact "pytorchjob: its templates restored" " " \
+    k -n js get pytorchjob mnist -o jsonpath='{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector} {.spec.pytorchReplicaSpecs.Worker.template.spec.nodeSelector}'
+expect_exact "pytorchjob: the quota is kept while its replicas are active" "True" \
+    k -n js get workload "$PW" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+k -n js patch pytorchjob mnist --subresource=status --type=merge \
+    -p '{"status":{"replicaStatuses":{"Master":{"active":0},"Worker":{"active":0}}}}' >/dev/null
+wait_for "pytorchjob: released once no replica is active" 15 '^False$' \
+    k -n js get workload "$PW" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+k -n js patch workload "$PW" --type=merge -p '{"spec":{"active":true}}' >/dev/null
+wait_for "pytorchjob: reactivated, admitted and unsuspended again" 15 '^false$' \
+    k -n js get pytorchjob mnist -o jsonpath='{.spec.runPolicy.suspend}'
 k -n js patch pytorchjob mnist --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded","message":"PyTorchJob mnist is successfully completed.","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
 wait_for "pytorchjob: Succeeded finishes the Workload" 15 '^True Succeeded$' \
     k -n js get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")]}{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason}{"\n"}{end}'
+wait_for "pytorchjob: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.status.reservingWorkloads}'
 
 # The other Kubeflow kinds the same way: KIND PLURAL VERSION FIELD
 # "TYPE=REPLICAS ..." and the pod sets expected.

@@ -89,10 +89,17 @@ expect "a managed LeaderWorkerSet's group size is fixed" \
         kubectl --kubeconfig '$KC' -n team-r patch leaderworkerset vllm --type=merge -p '{\"spec\":{\"leaderWorkerTemplate\":{\"size\":3}}}' 2>&1"
 expect "a Deployment's queue name may not be removed" \
     'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "": field is immutable' \
+    sh -c "kubectl --kubeconfig '$TKC' -n team-s create deployment web --image=busybox --dry-run=client -o yaml |
+        sed -e 's/^  labels:\$/  labels:\n    kueue.x-k8s.io\/queue-name: q/' -e 's/resources: {}/resources: {requests: {cpu: 100m}}/' |
+        kubectl --kubeconfig '$TKC' create -f - >/dev/null &&
+        kubectl --kubeconfig '$TKC' -n team-s label deployment web kueue.x-k8s.io/queue-name- 2>&1"
+expect_exact "  ... where a default LocalQueue exists, it becomes that one, as Kueue's defaulting on update does" \
+    "default default" \
     sh -c "kubectl --kubeconfig '$TKC' -n team-r create deployment web --image=busybox --dry-run=client -o yaml |
         sed -e 's/^  labels:\$/  labels:\n    kueue.x-k8s.io\/queue-name: q/' -e 's/resources: {}/resources: {requests: {cpu: 100m}}/' |
         kubectl --kubeconfig '$TKC' create -f - >/dev/null &&
-        kubectl --kubeconfig '$TKC' -n team-r label deployment web kueue.x-k8s.io/queue-name- 2>&1"
+        kubectl --kubeconfig '$TKC' -n team-r label deployment web kueue.x-k8s.io/queue-name- >/dev/null &&
+        kubectl --kubeconfig '$TKC' -n team-r get deployment web -o jsonpath='{.metadata.labels.kueue\.x-k8s\.io/queue-name} {.spec.template.metadata.labels.kueue\.x-k8s\.io/queue-name}'"
 expect "a JobSet's priority class may not be added while it runs" \
     "WorkloadPriorityClass cannot be added to a non-suspended workload" \
     sh -c "kubectl --kubeconfig '$KC' -n team-r patch jobset \$(kubectl --kubeconfig '$KC' -n team-r get jobsets -o name | head -1 | cut -d/ -f2) --type=merge -p '{\"spec\":{\"suspend\":false}}' >/dev/null &&

@@ -63,9 +63,12 @@ wait_for "deployment: the replica beyond the quota stays gated" 15 \
     '^web-[a-z0-9]+-[a-z0-9]{5} kueue.x-k8s.io/admission Pending$' pods_of app=web
 expect_exact "deployment: ... with 1 pending Workload" "1" k get cq cq -o jsonpath='{.status.pendingWorkloads}'
 
-# Hostile tenant: the gate or the binding through a Deployment.
-expect "deployment: a tenant cannot drop the gate from the template" "only Kueue labels a Pod as managed" \
-    kt "$TKC" -n team-a patch deploy web --type=json -p '[{"op":"remove","path":"/spec/template/spec/schedulingGates"}]'
+# Hostile tenant: the gate or the binding through a Deployment. The gate
+# dropped from the template comes back: Kueue's Deployment webhook
+# defaults on update too, so the template stays managed and gated.
+kt "$TKC" -n team-a patch deploy web --type=json -p '[{"op":"remove","path":"/spec/template/spec/schedulingGates"}]' >/dev/null 2>&1
+expect_exact "deployment: a tenant cannot drop the gate from the template" "kueue.x-k8s.io/admission" \
+    k -n team-a get deploy web -o jsonpath='{.spec.template.spec.schedulingGates[*].name}'
 expect "deployment: a tenant cannot bind the template to the node" "spec.nodeName" \
     kt "$TKC" -n team-a create -f - <<'YAML'
 apiVersion: apps/v1

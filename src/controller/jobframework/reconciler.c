@@ -39,6 +39,7 @@ const struct ctl_integ ctl_integs[] = {
     {&mpijob_integration, CK_MPIJOB, "M:"},
     {&rayjob_integration, CK_RAYJOB, "Y:"},
     {&raycluster_integration, CK_RAYCLUSTER, "R:"},
+    {&rayservice_integration, CK_RAYSERVICE, "E:"},
     {&appwrapper_integration, CK_APPWRAPPER, "B:"},
     {&trainjob_integration, CK_TRAINJOB, "N:"},
 };
@@ -398,10 +399,8 @@ static int gate_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* Kueue's UpdateAdmissionGatedBy: the Job's admission-gated-by annotation
- * is the Workload's. Returns true when it wrote. */
-static bool sync_gate(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
-                      const json_t *wl, const char *ns, const char *wname)
+bool ctl_sync_gate(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
+                   const char *ns, const char *wname)
 {
     const char *jg =
         jstr(json_object_get(json_object_get(job, "metadata"), "annotations"), JOB_GATE_ANNOTATION);
@@ -411,7 +410,7 @@ static bool sync_gate(struct ctl *c, const struct ctl_integ *ig, const json_t *j
         return false;
     char *g = jg && *jg ? xstrdup(jg) : NULL;
     if (!ctl_write_object(c, CK_WL, ns, wname, gate_fn, g))
-        ctl_event(c, job, "Normal", "UpdatedWorkload", ig->ji->component,
+        ctl_event(c, job, "Normal", "UpdatedWorkload", component,
                   "Updated workload AdmissionGatedBy to \"%s\"", g ? g : "");
     free(g);
     return true;
@@ -737,7 +736,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
             return;
     }
     if (wl && !being_deleted(wl) && !cond_is(wl, "Finished", "True")) {
-        if (sync_gate(c, ig, job, wl, ns, wname))
+        if (ctl_sync_gate(c, ig->ji->component, job, wl, ns, wname))
             return;
         ctl_sync_priority(c, ig->ji->component, job, wl, ns, wname);
         wl = ctl_get(c, CK_WL, ns, wname);

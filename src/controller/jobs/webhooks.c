@@ -39,6 +39,7 @@ static const struct jf_integration *const owners[] = {
     &tfjob_integration,      &xgboostjob_integration, &paddlejob_integration,
     &jaxjob_integration,     &mpijob_integration,     &raycluster_integration,
     &appwrapper_integration, &rayjob_integration,     &trainjob_integration,
+    &rayservice_integration,
 };
 
 static const char *entry(const json_t *obj, const char *map, const char *key)
@@ -255,15 +256,16 @@ static bool serving_update(struct err *e, const json_t *obj, const json_t *old,
     return x->ns_managed && (nq || (x->cfg && x->cfg->manage_jobs_without_queue_name));
 }
 
-/* The Deployment and StatefulSet webhooks: a queue name that is a name;
- * while a Pod is ready (status.readyReplicas of old), the queue name and
- * priority class are fixed, and the queue name is never removed. A
- * StatefulSet Kueue manages keeps its Pods' shape and scales only to and
- * from zero. */
+/* The Deployment and StatefulSet webhooks: a queue name that is a name,
+ * the admission-gated-by rules; while a Pod is ready
+ * (status.readyReplicas of old), the queue name and priority class are
+ * fixed, and the queue name is never removed. A StatefulSet Kueue manages
+ * keeps its Pods' shape and scales only to and from zero. */
 static void serving_validate(struct err *e, bool sts, const json_t *obj, const json_t *old,
                              const struct pod_default_ctx *x)
 {
     val_crd_name(e, LABELS, JF_QUEUE_LABEL, jf_queue_name(obj));
+    val_gated_by(e, obj, old);
     if (!old)
         return;
     bool managed = serving_update(e, obj, old, x);
@@ -287,11 +289,6 @@ static void serving_validate(struct err *e, bool sts, const json_t *obj, const j
 /* Kueue's jobframework.MaxPodSets: the pod sets a Workload may have. */
 #define MAX_POD_SETS 18
 #define RAY_HEAD "head"
-
-static bool ray_suspended(const json_t *obj)
-{
-    return json_is_true(json_object_get(json_object_get(obj, "spec"), "suspend"));
-}
 
 /* The rules of a Ray cluster spec cs at path (spec, spec.rayClusterSpec):
  * no autoscaling (Kueue allows it for elastic workloads only, which cueue
@@ -383,11 +380,12 @@ static bool rayjob_rules(struct err *e, const json_t *rj)
     return true;
 }
 
-/* The RayJob and RayCluster webhooks: the kind's rules when Kueue manages
- * the object by its queue name (or manageJobsWithoutQueueName), then
- * ValidateJobOnCreate; an update is judged only while Kueue manages the
- * object or managed it before (ValidateRayAndSparkJobUpdates), with
- * ValidateJobOnUpdate first. */
+/* The RayJob, RayCluster and RayService webhooks: the kind's rules when
+ * Kueue manages the object by its queue name (or
+ * manageJobsWithoutQueueName), then ValidateJobOnCreate; an update is
+ * judged only while Kueue manages the object or managed it before
+ * (ValidateRayAndSparkJobUpdates), with ValidateJobOnUpdate first. A
+ * RayService's cluster is its spec.rayClusterSpec, judged as a RayJob's. */
 static void ray_validate(struct err *e, const struct jf_integration *ji, const json_t *obj,
                          const json_t *old, const struct pod_default_ctx *x)
 {
@@ -401,11 +399,14 @@ static void ray_validate(struct err *e, const struct jf_integration *ji, const j
         if (ji == &rayjob_integration) {
             if (!rayjob_rules(e, obj))
                 return;
+        } else if (ji == &rayservice_integration) {
+            ray_cluster_rules(e, json_object_get(json_object_get(obj, "spec"), "rayClusterSpec"),
+                              "spec.rayClusterSpec", true);
         } else {
             ray_cluster_rules(e, json_object_get(obj, "spec"), "spec", false);
         }
     }
-    val_job_framework(e, obj, old, ray_suspended(obj), old && ray_suspended(old));
+    val_job_framework(e, obj, old, ji->is_suspended(obj), old && ji->is_suspended(old));
 }
 
 /* ---- LeaderWorkerSet ---------------------------------------------------------------------- */
@@ -480,7 +481,8 @@ int jw_validate(const struct jf_integration *ji, const json_t *obj, const json_t
 {
     if (ji == &jw_deployment || ji == &jw_statefulset) {
         serving_validate(e, ji == &jw_statefulset, obj, old, x);
-    } else if (ji == &rayjob_integration || ji == &raycluster_integration) {
+    } else if (ji == &rayjob_integration || ji == &raycluster_integration ||
+               ji == &rayservice_integration) {
         ray_validate(e, ji, obj, old, x);
     } else if (ji == &leaderworkerset_integration) {
         lws_validate(e, obj, old, x);

@@ -1,5 +1,5 @@
-/* Unit tests for the RayJob and RayCluster integrations: the head and
- * worker groups (and a RayJob's submitter) to pod sets, the start/stop
+/* Unit tests for the RayJob, RayCluster and RayService integrations: the
+ * head and worker groups (and a RayJob's submitter) to pod sets, the start/stop
  * round trip, finish and activity from the status, what is skipped, and
  * the webhook's validation. */
 #include <setjmp.h>
@@ -39,6 +39,11 @@ static const char *RJ = "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\",\"met
 static const char *RC =
     "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\",\"metadata\":{"
     "\"name\":\"rc\",\"namespace\":\"ns\",\"uid\":\"u-4\"},\"spec\":" CLUSTER "}";
+
+static const char *RS =
+    "{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayService\",\"metadata\":{"
+    "\"name\":\"rs\",\"namespace\":\"ns\",\"uid\":\"u-5\"},\"spec\":{\"serveConfigV2\":\"x\","
+    "\"rayClusterSpec\":" CLUSTER "}}";
 
 static const json_t *ps_at(const json_t *pss, size_t i, const char **name, json_int_t *count)
 {
@@ -309,12 +314,81 @@ static void test_raycluster(void **state)
     json_decref(rc);
 }
 
+/* A RayService: its cluster is spec.rayClusterSpec, suspend included;
+ * long-running, ready and active while its Ready condition is true. */
+static void test_rayservice(void **state)
+{
+    (void)state;
+    json_t *rs = parse(RS);
+    json_t *wl = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(jf_build_workload(&rayservice_integration, rs, NULL, NULL, &wl, &e), 0);
+    /* sha1("RayService\nray.io\nrs\nu-5")[:5], by Python's hashlib. */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(wl, "metadata"), "name")),
+                        "rayservice-rs-ec07d");
+    const json_t *pss = json_object_get(json_object_get(wl, "spec"), "podSets");
+    const char *name;
+    json_int_t count;
+    ps_at(pss, 0, &name, &count);
+    assert_string_equal(name, "head");
+    assert_int_equal(count, 1);
+    ps_at(pss, 1, &name, &count);
+    assert_string_equal(name, "small");
+    assert_int_equal(count, 2);
+    ps_at(pss, 2, &name, &count);
+    assert_string_equal(name, "tpu");
+    assert_int_equal(count, 8);
+    json_decref(wl);
+    assert_false(rayservice_integration.is_suspended(rs));
+    rayservice_integration.suspend(rs);
+    assert_true(json_is_true(json_object_get(
+        json_object_get(json_object_get(rs, "spec"), "rayClusterSpec"), "suspend")));
+    assert_null(json_object_get(json_object_get(rs, "spec"), "suspend"));
+    assert_true(rayservice_integration.is_suspended(rs));
+    wl = admitted_wl(&rayservice_integration, rs);
+    json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
+    json_t *run = rayservice_integration.run(rs, wl, flavor, rf);
+    assert_false(rayservice_integration.is_suspended(run));
+    json_t *cs = json_object_get(json_object_get(run, "spec"), "rayClusterSpec");
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(selector_of(group_tpl(cs, i), "instance"), "od");
+    json_t *stopped = rayservice_integration.stop(run, wl);
+    assert_true(rayservice_integration.is_suspended(stopped));
+    json_t *scs = json_object_get(json_object_get(stopped, "spec"), "rayClusterSpec");
+    json_t *ocs = json_object_get(json_object_get(rs, "spec"), "rayClusterSpec");
+    for (size_t i = 0; i < 3; i++)
+        assert_true(json_equal(group_tpl(scs, i), group_tpl(ocs, i)));
+    bool ok;
+    const char *msg;
+    assert_false(rayservice_integration.finished(rs, &ok, &msg));
+    assert_int_equal(rayservice_integration.active(rs), 0);
+    assert_false(rayservice_integration.pods_ready(rs));
+    json_object_set_new(rs, "status",
+                        parse("{\"conditions\":[{\"type\":\"Ready\","
+                              "\"status\":\"True\"}]}"));
+    assert_int_equal(rayservice_integration.active(rs), 1);
+    assert_true(rayservice_integration.pods_ready(rs));
+    /* The cluster KubeRay makes for it runs under its Workload. */
+    json_t *rc = parse(RC);
+    json_object_set_new(json_object_get(rc, "metadata"), "ownerReferences",
+                        parse("[{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayService\","
+                              "\"name\":\"rs\",\"uid\":\"u-5\",\"controller\":true}]"));
+    assert_true(raycluster_integration.is_skipped(rc));
+    json_decref(rc);
+    json_decref(stopped);
+    json_decref(run);
+    json_decref(rf);
+    json_decref(wl);
+    json_decref(rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rayjob_pod_sets), cmocka_unit_test(test_rayjob_round_trip),
         cmocka_unit_test(test_rayjob_status),   cmocka_unit_test(test_raycluster),
-        cmocka_unit_test(test_head_sidecars),
+        cmocka_unit_test(test_head_sidecars),   cmocka_unit_test(test_rayservice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for the StatefulSet integration: the group's Workload made
- * ahead of the Pods, and Kueue's webhook rules for scaling. */
+ * ahead of the Pods, its former name, and Kueue's webhook rules for
+ * scaling. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,6 +122,37 @@ static void test_pod_joins_group(void **state)
     json_decref(pod);
 }
 
+/* Kueue's former name of the group's Workload: the hash without the uid,
+ * for the StatefulSet and for a Pod of it; none for what is not Kueue's. */
+static void test_legacy_group(void **state)
+{
+    (void)state;
+    json_t *sts = parse(STS);
+    char g[254];
+    /* sha1("StatefulSet\napps\ndb\n"), by Python's hashlib. */
+    assert_true(sts_legacy_group(sts, g, sizeof(g)));
+    assert_string_equal(g, "statefulset-db-ae577");
+    json_object_del(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(sts, "spec"), "template"), "metadata"),
+            "annotations"),
+        "kueue.x-k8s.io/pod-suspending-parent");
+    assert_false(sts_legacy_group(sts, g, sizeof(g)));
+    json_decref(sts);
+    json_t *pod = parse("{\"metadata\":{\"name\":\"sts-0\",\"annotations\":{\"kueue.x-k8s.io/"
+                        "pod-suspending-parent\":\"statefulset\"},\"ownerReferences\":[{"
+                        "\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"name\":\"sts\","
+                        "\"uid\":\"sts-uid\",\"controller\":true}]},\"spec\":{}}");
+    assert_true(sts_pod_legacy_group(pod, g, sizeof(g)));
+    assert_string_equal(g, "statefulset-sts-18b6e");
+    sts_pod_join(pod, g);
+    assert_string_equal(meta_label(pod, POD_GROUP_LABEL), "statefulset-sts-18b6e");
+    assert_string_equal(meta_label(pod, JF_PREBUILT_LABEL), "statefulset-sts-18b6e");
+    json_object_del(json_object_get(pod, "metadata"), "ownerReferences");
+    assert_false(sts_pod_legacy_group(pod, g, sizeof(g)));
+    json_decref(pod);
+}
+
 static int check(json_t *old, long replicas, const json_t *wl, struct err *e)
 {
     json_t *next = json_deep_copy(old);
@@ -167,6 +199,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workload),
         cmocka_unit_test(test_pod_joins_group),
+        cmocka_unit_test(test_legacy_group),
         cmocka_unit_test(test_scale_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* Unit tests for the integrations' webhook rules (webhooks.h) of the
- * kinds with their own webhook in Kueue: RayJob, RayCluster,
- * LeaderWorkerSet, and the BaseWebhook of TrainJob and AppWrapper, on
- * create and on update, with Kueue's messages. */
+ * kinds with their own webhook in Kueue: RayJob, RayCluster, RayService,
+ * LeaderWorkerSet, and the BaseWebhook of TrainJob, AppWrapper, JobSet
+ * and the Kubeflow jobs, on create and on update, with Kueue's messages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,8 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
+#include "controller/jobs/jobset/jobset.h"
+#include "controller/jobs/kubeflow/kubeflow.h"
 #include "controller/jobs/leaderworkerset/lws.h"
 #include "controller/jobs/ray/ray.h"
 #include "controller/jobs/trainjob/trainjob.h"
@@ -174,6 +176,46 @@ static void test_raycluster(void **state)
                         "spec.workerGroupSpecs: Too many: 19: must have at most 18 items");
 }
 
+/* A RayService's cluster is spec.rayClusterSpec, judged as a RayJob's;
+ * it is held by spec.rayClusterSpec.suspend. */
+static void test_rayservice(void **state)
+{
+    (void)state;
+    const struct jf_integration *ji = &rayservice_integration;
+    const char *ok = "{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN ":\"q\"}},\"spec\":{"
+                     "\"rayClusterSpec\":{\"suspend\":true," HEADSPEC "," WORKERS("w") "}}}";
+    assert_string_equal(judge(ji, ok, NULL), "");
+    const char *scaled =
+        "{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN ":\"q\"}},\"spec\":{"
+        "\"rayClusterSpec\":{\"enableInTreeAutoscaling\":true," HEADSPEC "," WORKERS("head") "}}}";
+    assert_string_equal(judge(ji, scaled, NULL),
+                        "spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: true: a kueue "
+                        "managed job should only use autoscaling when workload slicing is "
+                        "enabled; spec.rayClusterSpec.workerGroupSpecs[0].groupName: Forbidden: "
+                        "\"head\" is reserved for the head group");
+    /* Running (its cluster unsuspended), its queue is fixed. */
+    const char *running =
+        "{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN
+        ":\"q\"}},\"spec\":{\"rayClusterSpec\":{\"suspend\":false," HEADSPEC "}}}";
+    const char *moved = "{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN
+                        ":\"b\"}},\"spec\":{\"rayClusterSpec\":{\"suspend\":false," HEADSPEC "}}}";
+    assert_string_equal(
+        judge(ji, moved, running),
+        "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"b\": field is "
+        "immutable");
+    const char *held = "{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN
+                       ":\"q\"}},\"spec\":{\"rayClusterSpec\":{\"suspend\":true," HEADSPEC "}}}";
+    const char *held_moved =
+        "{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN
+        ":\"b\"}},\"spec\":{\"rayClusterSpec\":{\"suspend\":true," HEADSPEC "}}}";
+    assert_string_equal(judge(ji, held_moved, held), "");
+    json_t *o = parse("{\"metadata\":{\"name\":\"rs\",\"labels\":{" QN ":\"q\"}},\"spec\":{"
+                      "\"rayClusterSpec\":{}}}");
+    assert_true(jw_default_job(ji, o, &NS));
+    assert_true(ji->is_suspended(o));
+    json_decref(o);
+}
+
 #define LWS_OBJ(labels, replicas, size, image, ready)                                              \
     "{\"metadata\":{\"name\":\"l\",\"labels\":{" labels "}},\"spec\":{\"replicas\":" replicas      \
     ",\"leaderWorkerTemplate\":{\"size\":" size ",\"workerTemplate\":{\"spec\":{\"containers\":"   \
@@ -267,12 +309,74 @@ static void test_base_webhook_kinds(void **state)
     }
 }
 
+/* The Deployment and StatefulSet webhooks' admission-gated-by rules:
+ * gates may be removed after creation, not added. */
+static void test_serving_gated_by(void **state)
+{
+    (void)state;
+    const char *plain = "{\"metadata\":{\"name\":\"d\",\"labels\":{" QN ":\"q\"}},\"spec\":{}}";
+    const char *gated = "{\"metadata\":{\"name\":\"d\",\"labels\":{" QN
+                        ":\"q\"},\"annotations\":{\"kueue.x-k8s.io/admission-gated-by\":"
+                        "\"example.com/gate\"}},\"spec\":{}}";
+    const struct jf_integration *kinds[] = {&jw_deployment, &jw_statefulset};
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(judge(kinds[i], gated, NULL), "");
+        assert_string_equal(judge(kinds[i], plain, gated), "");
+        assert_string_equal(judge(kinds[i], gated, plain),
+                            "metadata.annotations[kueue.x-k8s.io/admission-gated-by]: Forbidden: "
+                            "cannot add admission gate after creation");
+    }
+}
+
+/* JobSet and the Kubeflow jobs: Kueue's BaseWebhook on update, with each
+ * kind's suspend field. */
+static void test_base_webhook_update(void **state)
+{
+    (void)state;
+    static const struct {
+        const struct jf_integration *ji;
+        const char *running, *held;
+    } kinds[] = {
+        {&jobset_integration, "\"suspend\":false", "\"suspend\":true"},
+        {&pytorchjob_integration, "\"runPolicy\":{\"suspend\":false}",
+         "\"runPolicy\":{\"suspend\":true}"},
+        {&mpijob_integration, "\"runPolicy\":{\"suspend\":false}",
+         "\"runPolicy\":{\"suspend\":true}"},
+    };
+    char a[512], b[512];
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        snprintf(a, sizeof(a),
+                 "{\"metadata\":{\"name\":\"t\",\"labels\":{" QN ":\"q\"}},\"spec\":{%s}}",
+                 kinds[i].running);
+        snprintf(b, sizeof(b),
+                 "{\"metadata\":{\"name\":\"t\",\"labels\":{" QN ":\"b\"}},\"spec\":{%s}}",
+                 kinds[i].running);
+        assert_string_equal(judge(kinds[i].ji, b, a),
+                            "metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: \"b\": "
+                            "field is immutable");
+        /* Suspended, it may move to another queue. */
+        snprintf(a, sizeof(a),
+                 "{\"metadata\":{\"name\":\"t\",\"labels\":{" QN ":\"q\"}},\"spec\":{%s}}",
+                 kinds[i].held);
+        snprintf(b, sizeof(b),
+                 "{\"metadata\":{\"name\":\"t\",\"labels\":{" QN ":\"b\"}},\"spec\":{%s}}",
+                 kinds[i].held);
+        assert_string_equal(judge(kinds[i].ji, b, a), "");
+        /* Its queue name may not be dropped where a default LocalQueue is. */
+        snprintf(b, sizeof(b), "{\"metadata\":{\"name\":\"t\"},\"spec\":{%s}}", kinds[i].held);
+        assert_non_null(strstr(judge(kinds[i].ji, b, a),
+                               "queue-name must not be empty in namespace with default queue"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rayjob_create), cmocka_unit_test(test_rayjob_update),
-        cmocka_unit_test(test_raycluster),    cmocka_unit_test(test_lws),
-        cmocka_unit_test(test_lws_default),   cmocka_unit_test(test_base_webhook_kinds),
+        cmocka_unit_test(test_rayjob_create),    cmocka_unit_test(test_rayjob_update),
+        cmocka_unit_test(test_raycluster),       cmocka_unit_test(test_lws),
+        cmocka_unit_test(test_lws_default),      cmocka_unit_test(test_base_webhook_kinds),
+        cmocka_unit_test(test_rayservice),       cmocka_unit_test(test_base_webhook_update),
+        cmocka_unit_test(test_serving_gated_by),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
  * worker's copy of one, its status brought back, its removal.
  *
  * Kueue's adapters of JobSet, the Kubeflow jobs, MPIJob, RayJob,
- * RayCluster, AppWrapper and TrainJob differ only in where managedBy is
+ * RayCluster, RayService, AppWrapper and TrainJob differ only in where managedBy is
  * and what the copy leaves out, so they are one generic adapter over the
  * table below; the batch/v1 Job adds the selector and status rules of
  * job_multikueue_adapter.go. */
@@ -80,6 +80,7 @@ static const struct mk_adapter adapters[] = {
      .controller = MPI_CTL},
     SPEC_MANAGED("ray.io/v1", "RayJob", "rayjobs.ray.io", RAY_CTL),
     SPEC_MANAGED("ray.io/v1", "RayCluster", "rayclusters.ray.io", RAY_CTL),
+    SPEC_MANAGED("ray.io/v1", "RayService", "rayservices.ray.io", RAY_CTL),
     SPEC_MANAGED("workload.codeflare.dev/v1beta2", "AppWrapper",
                  "appwrappers.workload.codeflare.dev", APPWRAPPER_CTL),
     {.api_version = "trainer.kubeflow.org/v1alpha1",

@@ -85,7 +85,7 @@ CU_MUST_CHECK int mk_settings_from_config(const json_t *config, struct mk_settin
 
 /* Kueue's ApplyDefaultForManagedBy for an object of a kind MultiKueue
  * dispatches (batch/v1 Job, JobSet, the Kubeflow jobs, RayJob, RayCluster,
- * AppWrapper, TrainJob) queued where a MultiKueue check guards admission:
+ * RayService, AppWrapper, TrainJob) queued where a MultiKueue check guards admission:
  * its managedBy (spec.managedBy, or spec.runPolicy.managedBy) set to
  * MK_CONTROLLER_NAME when unset or naming the kind's own controller.
  * Returns whether it was set. */

@@ -1,7 +1,8 @@
 /* ray.c -- the RayJob and RayCluster integrations (see ray.h). Mirrors
  * Kueue pkg/controller/jobs/raycluster/common.go (the cluster spec's pod
  * sets, shared by both kinds), raycluster_controller.go,
- * rayjob_controller.go and their webhooks' validation. */
+ * rayjob_controller.go, rayservice_controller.go and their webhooks'
+ * validation. */
 #include "controller/jobs/ray/ray.h"
 
 #include <stdio.h>
@@ -230,14 +231,16 @@ static int rc_active(const json_t *rc)
     return rc_ready(rc) ? 1 : 0;
 }
 
-/* A cluster a RayJob made runs under the RayJob's Workload. */
+/* A cluster a RayJob or RayService made runs under its maker's Workload. */
 static bool rc_skip(const json_t *rc)
 {
     size_t i;
     const json_t *r;
     json_array_foreach(json_object_get(json_object_get(rc, "metadata"), "ownerReferences"), i, r)
     {
-        if (json_is_true(json_object_get(r, "controller")) && str_is(jstr(r, "kind"), "RayJob"))
+        const char *kind = jstr(r, "kind");
+        if (json_is_true(json_object_get(r, "controller")) &&
+            (str_is(kind, "RayJob") || str_is(kind, "RayService")))
             return true;
     }
     return false;
@@ -388,4 +391,86 @@ const struct jf_integration rayjob_integration = {
     .reclaimable = no_reclaimable,
     .active = rj_active,
     .is_skipped = rj_skip,
+};
+
+/* ---- RayService ------------------------------------------------------------------------ */
+
+/* A RayService holds its cluster's spec, suspend included, in
+ * spec.rayClusterSpec; it serves until deleted, so like a RayCluster it
+ * never finishes, and its pods are ready (and may run) while KubeRay
+ * reports it Ready. */
+static json_t *rs_cluster(const json_t *rs)
+{
+    return json_object_get(spec_of(rs), "rayClusterSpec");
+}
+
+static json_t *rs_pod_sets(const json_t *rs)
+{
+    return cluster_pod_sets(rs_cluster(rs), rs);
+}
+
+static bool rs_suspended(const json_t *rs)
+{
+    return json_is_true(json_object_get(rs_cluster(rs), "suspend"));
+}
+
+static void rs_suspend(json_t *rs)
+{
+    json_object_set_new(jf_obj_child(jf_obj_child(rs, "spec"), "rayClusterSpec"), "suspend",
+                        json_true());
+}
+
+static json_t *rs_change(const json_t *rs, const json_t *wl, bool run, jf_flavor_fn flavor,
+                         void *arg)
+{
+    json_t *c = json_deep_copy(rs);
+    json_t *cs = jf_obj_child(jf_obj_child(c, "spec"), "rayClusterSpec");
+    json_object_set_new(cs, "suspend", json_boolean(!run));
+    change_cluster(cs, wl, run, flavor, arg);
+    return c;
+}
+
+static json_t *rs_run(const json_t *rs, const json_t *wl, jf_flavor_fn flavor, void *arg)
+{
+    return rs_change(rs, wl, true, flavor, arg);
+}
+
+static json_t *rs_stop(const json_t *rs, const json_t *wl)
+{
+    return rs_change(rs, wl, false, NULL, NULL);
+}
+
+/* KubeRay's RayServiceReady condition. */
+static bool rs_ready(const json_t *rs)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(json_object_get(rs, "status"), "conditions"), i, c)
+    {
+        if (str_is(jstr(c, "type"), "Ready"))
+            return str_is(jstr(c, "status"), "True");
+    }
+    return false;
+}
+
+static int rs_active(const json_t *rs)
+{
+    return rs_ready(rs) ? 1 : 0;
+}
+
+const struct jf_integration rayservice_integration = {
+    .framework = "ray.io/rayservice",
+    .api_version = "ray.io/v1",
+    .group = "ray.io",
+    .kind = "RayService",
+    .component = "ray.io/rayservice-kueue-controller",
+    .pod_sets = rs_pod_sets,
+    .is_suspended = rs_suspended,
+    .suspend = rs_suspend,
+    .run = rs_run,
+    .stop = rs_stop,
+    .finished = rc_finished,
+    .pods_ready = rs_ready,
+    .reclaimable = no_reclaimable,
+    .active = rs_active,
 };

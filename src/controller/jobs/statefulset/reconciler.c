@@ -2,8 +2,12 @@
  * statefulset_reconciler.go's reconcileWorkload): the group's Workload is
  * made ahead of the Pods and owned by the StatefulSet; its queue follows
  * the StatefulSet's; scaled to zero, it is put on hold and its quota given
- * back; scaled up again, the hold is cleared and it queues again. The
- * Pods' part is the pod group reconciler's. */
+ * back; scaled up again, the hold is cleared and it queues again; its
+ * admission-gated-by annotation follows the StatefulSet's. A Workload
+ * made under Kueue's former name (without the uid) is used when there is
+ * none under the name of today. The Pods' part is the pod group
+ * reconciler's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +63,7 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
 {
     const struct api_configuration *cfg = c->config ? c->config->u.config : NULL;
     const json_t *sts = ctl_get(c, CK_STS, ns, name);
-    char g[254];
+    char g[254], legacy[254];
     if (!sts || !sts_group(sts, g, sizeof(g)) || being_deleted(sts) ||
         !jf_enabled(&statefulset_integration, cfg) || !jf_enabled(&pod_integration, cfg) ||
         !job_namespace_managed(ctl_get(c, CK_NS, NULL, ns), cfg))
@@ -67,16 +71,28 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name)
     json_incref((json_t *)sts);
     long replicas = sts_replicas(sts);
     const json_t *wl = ctl_get(c, CK_WL, ns, g);
+    if (!wl && sts_legacy_group(sts, legacy, sizeof(legacy)) && ctl_get(c, CK_WL, ns, legacy)) {
+        /* A Workload made under Kueue's former name, without the uid
+         * (Kueue's findWorkload falls back to it): kept, not doubled. */
+        snprintf(g, sizeof(g), "%s", legacy);
+        wl = ctl_get(c, CK_WL, ns, g);
+    }
     const json_t *owner = wl ? controller_owner(wl, statefulset_integration.kind) : NULL;
+    bool theirs =
+        wl && owner &&
+        (!jstr(owner, "uid") || !mstr(sts, "uid") || strcmp(jstr(owner, "uid"), mstr(sts, "uid")));
+    if (wl && !theirs && !being_deleted(wl) && !cond_is(wl, "Finished", "True") &&
+        ctl_sync_gate(c, statefulset_integration.component, sts, wl, ns, g)) {
+        wl = ctl_get(c, CK_WL, ns, g);
+        owner = wl ? controller_owner(wl, statefulset_integration.kind) : NULL;
+    }
     if (!wl) {
         /* A copy from a MultiKueue manager waits for the Workload copied
          * with it (Kueue's isMultiKueueRemote). */
         if (replicas > 0 && (jf_queue_name(sts) || (cfg && cfg->manage_jobs_without_queue_name)) &&
             !jstr(json_object_get(json_object_get(sts, "metadata"), "labels"), MK_ORIGIN_LABEL))
             create_sts_workload(c, sts);
-    } else if (being_deleted(wl) || cond_is(wl, "Finished", "True") ||
-               (owner && (!jstr(owner, "uid") || !mstr(sts, "uid") ||
-                          strcmp(jstr(owner, "uid"), mstr(sts, "uid"))))) {
+    } else if (being_deleted(wl) || cond_is(wl, "Finished", "True") || theirs) {
         /* Another StatefulSet's of that name, or going. */
     } else if (replicas > 0 &&
                (!owner || strcmp(jstr(json_object_get(wl, "spec"), "queueName")

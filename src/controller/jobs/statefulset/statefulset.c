@@ -51,32 +51,63 @@ bool sts_group(const json_t *sts, char *out, size_t len)
     return true;
 }
 
-void sts_pod_default(json_t *pod, const json_t *sts)
+bool sts_legacy_group(const json_t *sts, char *out, size_t len)
 {
-    json_t *meta = json_object_get(pod, "metadata");
+    if (!sts_group(sts, out, len))
+        return false;
+    const char *name = jstr(json_object_get(sts, "metadata"), "name");
+    jf_workload_name(&statefulset_integration, name ? name : "", "", out, len);
+    return true;
+}
+
+/* The controller owner of a Pod made from a marked template, or NULL. */
+static const json_t *pod_sts_owner(const json_t *pod)
+{
+    const json_t *meta = json_object_get(pod, "metadata");
     const char *by =
         jstr(json_object_get(meta, "annotations"), "kueue.x-k8s.io/pod-suspending-parent");
     if (!by || strcmp(by, "statefulset"))
-        return;
+        return NULL;
     size_t i;
     const json_t *r;
     json_array_foreach(json_object_get(meta, "ownerReferences"), i, r)
     {
-        if (!json_is_true(json_object_get(r, "controller")) || !jstr(r, "kind") ||
-            strcmp(jstr(r, "kind"), "StatefulSet") || !jstr(r, "apiVersion") ||
-            strcmp(jstr(r, "apiVersion"), "apps/v1") || !jstr(r, "name") || !jstr(r, "uid"))
-            continue;
-        char wl[254];
-        const char *uid = jstr(r, "uid");
-        if (sts && jstr(json_object_get(sts, "metadata"), "uid") &&
-            !strcmp(jstr(json_object_get(sts, "metadata"), "uid"), uid))
-            uid = owner_uid(sts);
-        jf_workload_name(&statefulset_integration, jstr(r, "name"), uid, wl, sizeof(wl));
-        json_t *labels = jf_obj_child(meta, "labels");
-        json_object_set_new(labels, POD_GROUP_LABEL, json_string(wl));
-        json_object_set_new(labels, JF_PREBUILT_LABEL, json_string(wl));
-        return;
+        if (json_is_true(json_object_get(r, "controller")) && jstr(r, "kind") &&
+            !strcmp(jstr(r, "kind"), "StatefulSet") && jstr(r, "apiVersion") &&
+            !strcmp(jstr(r, "apiVersion"), "apps/v1") && jstr(r, "name") && jstr(r, "uid"))
+            return r;
     }
+    return NULL;
+}
+
+bool sts_pod_legacy_group(const json_t *pod, char *out, size_t len)
+{
+    const json_t *r = pod_sts_owner(pod);
+    if (!r)
+        return false;
+    jf_workload_name(&statefulset_integration, jstr(r, "name"), "", out, len);
+    return true;
+}
+
+void sts_pod_join(json_t *pod, const char *group)
+{
+    json_t *labels = jf_obj_child(jf_obj_child(pod, "metadata"), "labels");
+    json_object_set_new(labels, POD_GROUP_LABEL, json_string(group));
+    json_object_set_new(labels, JF_PREBUILT_LABEL, json_string(group));
+}
+
+void sts_pod_default(json_t *pod, const json_t *sts)
+{
+    const json_t *r = pod_sts_owner(pod);
+    if (!r)
+        return;
+    char wl[254];
+    const char *uid = jstr(r, "uid");
+    if (sts && jstr(json_object_get(sts, "metadata"), "uid") &&
+        !strcmp(jstr(json_object_get(sts, "metadata"), "uid"), uid))
+        uid = owner_uid(sts);
+    jf_workload_name(&statefulset_integration, jstr(r, "name"), uid, wl, sizeof(wl));
+    sts_pod_join(pod, wl);
 }
 
 /* One pod set "main" of replicas Pods, the template's spec without

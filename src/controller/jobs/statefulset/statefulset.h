@@ -32,6 +32,19 @@ long sts_replicas(const json_t *sts);
  * pod-group-name and prebuilt-workload-name are. out needs 254 bytes. */
 bool sts_group(const json_t *sts, char *out, size_t len);
 
+/* The name Kueue gave the group's Workload before the uid was part of it
+ * (jf_workload_name with an empty uid), which Kueue still uses when the
+ * Workload exists under it and not under sts_group's; false when Kueue
+ * does not manage the StatefulSet. out needs 254 bytes. */
+bool sts_legacy_group(const json_t *sts, char *out, size_t len);
+
+/* The same former name for a Pod made from a marked template, from its
+ * StatefulSet controller owner's name; false for any other Pod. */
+bool sts_pod_legacy_group(const json_t *pod, char *out, size_t len);
+
+/* The Pod's pod-group-name and prebuilt-workload-name set to group. */
+void sts_pod_join(json_t *pod, const char *group);
+
 /* A Pod made from a marked template (the pod-suspending-parent
  * annotation "statefulset"), with its StatefulSet as controller owner,
  * joins that StatefulSet's group as Kueue's StatefulSet Pod reconciler

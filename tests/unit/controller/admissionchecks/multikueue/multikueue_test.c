@@ -59,6 +59,10 @@ static void test_mk_default_managed_by(void **state)
     assert_string_equal(defaulted("{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\",\"spec\":{}}",
                                   true, "spec/managedBy", b, sizeof(b)),
                         MK_CONTROLLER_NAME);
+    assert_string_equal(
+        defaulted("{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayService\",\"spec\":{}}", true,
+                  "spec/managedBy", b, sizeof(b)),
+        MK_CONTROLLER_NAME);
     assert_string_equal(defaulted("{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
                                   "\"TrainJob\",\"spec\":{}}",
                                   true, "spec/managedBy", b, sizeof(b)),
