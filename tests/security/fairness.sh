@@ -43,7 +43,8 @@ YAML
     i=$((i + 1))
 done >"$TMP/jobs.yaml"
 k apply -f "$TMP/jobs.yaml" >/dev/null
-expect_exact "tenant A has 300 Jobs" 300 sh -c "kt '$AKC' -n fair-a get jobs -o name | wc -l"
+count_jobs() { kt "$AKC" -n fair-a get jobs -o name | wc -l; }
+expect_exact "tenant A has 300 Jobs" 300 count_jobs
 
 cat >"$TMP/flood.py" <<'EOF'
 import http.client, json, ssl, statistics, subprocess, sys, threading, time, urllib.parse
