@@ -101,6 +101,15 @@ def kubectl(kubeconfig, *args):
                        capture_output=True, text=True, timeout=300)
     return r.returncode == 0, time.time() - t0, (r.stdout + r.stderr).strip()
 
+def curl(token, path):
+    t0 = time.time()
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{time_total}",
+                        "--max-time", "60", "--cacert", ca, "-H", "Authorization: Bearer " + token,
+                        url + path], capture_output=True, text=True, timeout=120)
+    out = r.stdout.split()
+    ok = len(out) == 2 and out[0] == "200"
+    return ok, float(out[1]) if len(out) == 2 else time.time() - t0, r.stdout
+
 def report(who, runs):
     ts = sorted(t for _, t, _ in runs)
     ok = sum(1 for o, _, _ in runs if o)
@@ -114,6 +123,12 @@ def report(who, runs):
 # Warm kubectl's discovery cache first, so that what is timed is one call.
 kubectl(bkc, "get", "jobs", "-n", "fair-b")
 kubectl(kc, "get", "ns")
+btoken = [l.split()[-1] for l in open(bkc) if l.strip().startswith("token:")][0]
+token = [l.split()[-1] for l in open(kc) if l.strip().startswith("token:")][0]
+bpath, apath = "/apis/batch/v1/namespaces/fair-b/jobs", "/api/v1/namespaces"
+report("idle: tenant-b curl", [curl(btoken, bpath) for _ in range(20)])
+report("idle: admin curl", [curl(token, apath) for _ in range(20)])
+report("idle: tenant-b kubectl", [kubectl(bkc, "get", "jobs", "-n", "fair-b") for _ in range(5)])
 threads = [threading.Thread(target=flood, daemon=True) for _ in range(200)]
 for t in threads:
     t.start()
@@ -126,6 +141,8 @@ while time.time() < deadline:
 n = 20
 b = [kubectl(bkc, "get", "jobs", "-n", "fair-b", "--request-timeout=60s") for _ in range(n)]
 admin = [kubectl(kc, "get", "namespaces", "--request-timeout=60s") for _ in range(n)]
+bc = [curl(btoken, bpath) for _ in range(n)]
+adminc = [curl(token, apath) for _ in range(n)]
 a = [kubectl(akc, "get", "jobs", "-n", "fair-a", "-o", "name") for _ in range(3)]
 with lock:
     print(f"flood during the kubectl calls: {dict(sorted(codes.items(), key=str))}")
@@ -134,6 +151,8 @@ for t in threads:
     t.join(150)
 report("tenant-b", b)
 report("admin", admin)
+report("tenant-b curl", bc)
+report("admin curl", adminc)
 print(f"tenant-a kubectl: ok {sum(1 for o, _, out in a if o and out.count('job.batch/') == 300)} of 3")
 print(f"flood: 200 {codes.get(200, 0)}, 429 {codes.get(429, 0)}, other "
       f"{sum(v for k, v in codes.items() if k not in (200, 429))}")
@@ -148,6 +167,10 @@ cat "$TMP/flood.out"
 expect "every kubectl of tenant B succeeds during the flood" "tenant-b: ok 20 of 20" \
     cat "$TMP/flood.out"
 expect "every kubectl of the admin succeeds during the flood" "admin: ok 20 of 20" \
+    cat "$TMP/flood.out"
+expect "every request of tenant B succeeds during the flood (curl)" "tenant-b curl: ok 20 of 20" \
+    cat "$TMP/flood.out"
+expect "every request of the admin succeeds during the flood (curl)" "admin curl: ok 20 of 20" \
     cat "$TMP/flood.out"
 expect_grep "the flooding tenant gets 429s" "^flood: 200 [0-9]+, 429 [1-9][0-9]*," \
     cat "$TMP/flood.out"
