@@ -56,7 +56,6 @@ static void admit(struct fq *q, struct fq_item *it)
 {
     struct fq_level_state *lv = &q->lv[it->level];
     lv->executing++;
-    lv->admitted++;
     it->flow = NULL;
     if (it->level == FQ_EXEMPT)
         push(&q->exempt_head, &q->exempt_tail, it);

@@ -58,9 +58,9 @@ struct fq_level_state {
     unsigned seats;     /* requests of the level running (or ready) at once */
     unsigned executing; /* seats taken */
     size_t queued;
-    struct map flows;              /* key -> struct fq_flow, only while it has queued requests */
-    struct fq_flow *turn, *last;   /* the round: the flow served next ... the one served last */
-    uint64_t admitted, rejected;   /* totals, for metrics and tests */
+    struct map flows;            /* key -> struct fq_flow, only while it has queued requests */
+    struct fq_flow *turn, *last; /* the round: the flow served next ... the one served last */
+    uint64_t rejected;           /* requests refused, all told */
 };
 
 struct fq {

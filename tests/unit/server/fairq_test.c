@@ -189,8 +189,8 @@ static void test_expire(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seats),         cmocka_unit_test(test_round_robin),
-        cmocka_unit_test(test_queue_bound),   cmocka_unit_test(test_exempt),
+        cmocka_unit_test(test_seats),       cmocka_unit_test(test_round_robin),
+        cmocka_unit_test(test_queue_bound), cmocka_unit_test(test_exempt),
         cmocka_unit_test(test_expire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
