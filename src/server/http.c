@@ -271,8 +271,7 @@ static void sem_post_n(sem_t *s, unsigned n)
 enum http_dispatch http__dispatch(struct http_conn *c)
 {
     struct http_server *hs = c->hs;
-    /* The flow's key must outlive the wait: the address is the
-     * connection's, the user's name the application's (until done). */
+    /* Without a user (no application, or no credentials), the address. */
     const char *flow = c->rq.flow ? c->rq.flow : c->client;
     enum fq_level level = (unsigned)c->rq.level < FQ_NLEVELS ? c->rq.level : FQ_CATCH_ALL;
     pthread_mutex_lock(&hs->pmu);
