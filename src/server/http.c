@@ -262,25 +262,40 @@ void http__poke(struct http_server *hs)
 
 /* ---- workers ------------------------------------------------------------------------------- */
 
-bool http__dispatch(struct http_conn *c)
+static void sem_post_n(sem_t *s, unsigned n)
+{
+    while (n--)
+        sem_post(s);
+}
+
+enum http_dispatch http__dispatch(struct http_conn *c)
 {
     struct http_server *hs = c->hs;
+    /* Without a user (no application, or no credentials), the address. */
+    const char *flow = c->rq.flow ? c->rq.flow : c->client;
+    enum fq_level level = (unsigned)c->rq.level < FQ_NLEVELS ? c->rq.level : FQ_CATCH_ALL;
     pthread_mutex_lock(&hs->pmu);
-    bool ok = !hs->q_quit;
-    if (ok) {
+    enum fq_verdict v = FQ_REJECTED;
+    if (!hs->q_quit) {
+        /* Owned by the workers from now on, as the queue may hand it to
+         * one before this returns. */
         atomic_store(&c->worker_owned, true);
-        c->qnext = NULL;
-        if (hs->q_tail)
-            hs->q_tail->qnext = c;
-        else
-            hs->q_head = c;
-        hs->q_tail = c;
+        v = fq_enqueue(&hs->fq, &c->fq, level, flow, http__now());
+        if (v == FQ_REJECTED)
+            atomic_store(&c->worker_owned, false);
     }
+    bool quit = hs->q_quit;
     pthread_mutex_unlock(&hs->pmu);
-    if (ok)
+    if (quit)
+        return HTTP_STOPPING;
+    if (v == FQ_REJECTED)
+        return HTTP_TOO_MANY;
+    if (v == FQ_READY)
         sem_post(&hs->psem);
-    return ok;
+    return HTTP_DISPATCHED;
 }
+
+#define CONN_OF_ITEM(it) ((struct http_conn *)((char *)(it)-offsetof(struct http_conn, fq)))
 
 static void *worker_main(void *arg)
 {
@@ -290,17 +305,19 @@ static void *worker_main(void *arg)
         while (sem_wait(&hs->psem))
             ;
         pthread_mutex_lock(&hs->pmu);
-        struct http_conn *c = hs->q_head;
-        if (!c) {
-            pthread_mutex_unlock(&hs->pmu);
-            return NULL;
-        }
-        hs->q_head = c->qnext;
-        if (!hs->q_head)
-            hs->q_tail = NULL;
+        struct fq_item *it = fq_next(&hs->fq);
         pthread_mutex_unlock(&hs->pmu);
+        if (!it)
+            return NULL;
+        struct http_conn *c = CONN_OF_ITEM(it);
 
         http__conn_handle(c);
+        /* The seat is free once the handler returned: a stream it began
+         * is fed by the I/O thread and holds none. */
+        pthread_mutex_lock(&hs->pmu);
+        unsigned ready = fq_finish(&hs->fq, it);
+        pthread_mutex_unlock(&hs->pmu);
+        sem_post_n(&hs->psem, ready);
         bool wake = http__conn_worker_reply(c);
 
         /* Back to the I/O thread, which takes this list at every turn. An
@@ -492,6 +509,23 @@ static void expire(struct http_server *hs, int64_t now)
     }
 }
 
+/* Requests that waited too long for a seat get their 429 (each tick). */
+static void expire_queued(struct http_server *hs, int64_t now)
+{
+    pthread_mutex_lock(&hs->pmu);
+    struct fq_item *it = fq_expire(&hs->fq, now, FQ_WAIT_LIMIT_MS);
+    pthread_mutex_unlock(&hs->pmu);
+    while (it) {
+        struct http_conn *c = CONN_OF_ITEM(it);
+        it = it->next;
+        http__conn_too_many(c);
+        c->handback = HB_RESPOND;
+        atomic_store(&c->worker_owned, false);
+        http__conn_returned(c);
+        rearm(c);
+    }
+}
+
 static void tick_streams(struct http_server *hs)
 {
     struct http_conn *next;
@@ -582,6 +616,7 @@ static void *io_main(void *arg)
         expire(hs, now);
         if (now >= hs->next_tick) {
             tick_streams(hs);
+            expire_queued(hs, now);
             trim(hs, now);
             hs->next_tick = now + TICK_MS;
         }
@@ -696,6 +731,7 @@ static void server_free(struct http_server *hs)
     if (hs->creds)
         gnutls_certificate_free_credentials(hs->creds);
     map_release(&hs->per_client);
+    fq_release(&hs->fq);
     free(hs->heap);
     free(hs->workers);
     pthread_mutex_destroy(&hs->mu);
@@ -716,6 +752,7 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
     pthread_mutex_init(&hs->mu, NULL);
     pthread_mutex_init(&hs->pmu, NULL);
     sem_init(&hs->psem, 0, 0);
+    fq_init(&hs->fq, hs->o.workers);
     int rc = tls_setup(hs, o, e);
     if (!rc && o->host)
         rc = listen_on(hs, o, e);
@@ -751,12 +788,13 @@ void http_server_stop(struct http_server *hs)
     atomic_store(&hs->stopping, true);
     if (hs->evfd >= 0)
         http__poke(hs);
+    /* What waits is served; then one more post each: a worker that finds
+     * the queue empty ends. */
     pthread_mutex_lock(&hs->pmu);
     hs->q_quit = true;
+    unsigned ready = fq_drain(&hs->fq);
     pthread_mutex_unlock(&hs->pmu);
-    /* One more post each: a worker that finds the queue empty ends. */
-    for (unsigned i = 0; i < hs->nworkers; i++)
-        sem_post(&hs->psem);
+    sem_post_n(&hs->psem, ready + hs->nworkers);
     for (unsigned i = 0; i < hs->nworkers; i++)
         pthread_join(hs->workers[i], NULL);
     if (hs->io_started) {

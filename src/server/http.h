@@ -32,6 +32,11 @@
  * read are bounded too (max_pending_per_client): a connection whose answer
  * would pass the bound is closed instead.
  *
+ * Requests wait for a worker in a fair queue (server/fairq.h): by priority
+ * level, then round-robin across flows (users). One that does not fit its
+ * flow's queue, or waits too long, is answered 429 with Retry-After, and
+ * the connection stays open for the retry.
+ *
  * The parser is pure (http_parse_head, http_parse_body) and the whole
  * request path runs without sockets (http_serve_bytes), for tests and
  * fuzzing. */
@@ -91,7 +96,11 @@ struct http_req {
     char peer[64];     /* "127.0.0.1:40312"; empty without a socket */
     void *tls_session; /* gnutls_session_t of a TLS connection, else NULL */
     void *udata;       /* the application's (on_head sets it, done frees it) */
-    char *buf_;        /* private: the storage behind the pointers above */
+    /* Who sent it, for the workers' fair queue (server/fairq.h): on_head
+     * sets them from the credentials. flow NULL: the peer's address. */
+    const char *flow;
+    int level;  /* enum fq_level */
+    char *buf_; /* private: the storage behind the pointers above */
 };
 
 enum { HTTP_BODY_NONE, HTTP_BODY_LENGTH, HTTP_BODY_CHUNKED };

@@ -188,7 +188,8 @@ static void response_done(struct http_conn *c)
 
 /* ---- answering ------------------------------------------------------------------------- */
 
-static void conn_error(struct http_conn *c, unsigned status, const char *reason,
+/* Make c's answer an error from the handler's error_body. */
+static void error_resp(struct http_conn *c, unsigned status, const char *reason,
                        const char *message)
 {
     struct http_handler *h = &c->hs->o.handler;
@@ -206,9 +207,25 @@ static void conn_error(struct http_conn *c, unsigned status, const char *reason,
     }
     http_resp_header(&c->rs, "Content-Type", ct);
     http_resp_set(&c->rs, status, body, len);
-    c->rs.close = true;
     log_debug("http: %s: %u %s", c->client, status, message);
+}
+
+static void conn_error(struct http_conn *c, unsigned status, const char *reason,
+                       const char *message)
+{
+    error_resp(c, status, reason, message);
+    c->rs.close = true;
     http__conn_respond(c);
+}
+
+/* kube-apiserver's answer, which client-go and kubectl retry after the
+ * Retry-After seconds. The body was read: the connection stays open. */
+void http__conn_too_many(struct http_conn *c)
+{
+    error_resp(c, 429, "TooManyRequests", "Too many requests, please try again later.");
+    char after[16];
+    snprintf(after, sizeof(after), "%d", FQ_RETRY_AFTER_S);
+    http_resp_header(&c->rs, "Retry-After", after);
 }
 
 static void add_line(struct sb *h, const char *name, const char *value)
@@ -473,8 +490,17 @@ static void dispatch(struct http_conn *c)
         c->mem_ready = true;
         return;
     }
-    if (!http__dispatch(c))
+    switch (http__dispatch(c)) {
+    case HTTP_DISPATCHED:
+        return;
+    case HTTP_STOPPING:
         conn_error(c, 503, "ServiceUnavailable", "the server is shutting down");
+        return;
+    case HTTP_TOO_MANY:
+        http__conn_too_many(c);
+        http__conn_respond(c);
+        return;
+    }
 }
 
 /* Drop the parsed bytes of the input; free it when empty. */

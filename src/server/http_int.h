@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/map.h"
+#include "server/fairq.h"
 #include "server/http.h"
 
 /* A stream is asked for more only while less than this is queued. */
@@ -113,7 +114,8 @@ struct http_conn {
     atomic_bool wake_queued;
     struct http_conn *wnext;         /* the server's wake list */
     struct http_conn *snext, *sprev; /* the server's list of streams */
-    struct http_conn *qnext;         /* the worker queue, then the done list */
+    struct fq_item fq;               /* its place in the workers' fair queue */
+    struct http_conn *qnext;         /* the done list */
     struct http_conn *vnext, *vprev; /* waiting for a head: evictable, oldest first */
     struct http_conn *gnext;         /* closed, freed at the end of the loop turn */
     struct http_conn *anext, *aprev; /* every open socket connection */
@@ -163,10 +165,10 @@ struct http_server {
     struct http_conn *done_head, *done_tail;
     struct http_conn *wake_head;
 
-    /* The workers: a queue under pmu, its length in psem. */
+    /* The workers: the fair queue under pmu, its admitted requests in psem. */
     pthread_mutex_t pmu;
     sem_t psem;
-    struct http_conn *q_head, *q_tail;
+    struct fq fq;
     bool q_quit;
     pthread_t *workers;
     unsigned nworkers;
@@ -220,6 +222,8 @@ void http__conn_handle(struct http_conn *c);
 bool http__conn_worker_reply(struct http_conn *c);
 /* The I/O thread takes c back from a worker. */
 void http__conn_returned(struct http_conn *c);
+/* Make c's answer the 429 of a request the fair queue refused. */
+void http__conn_too_many(struct http_conn *c);
 
 /* ---- http.c -------------------------------------------------------------------------------- */
 
@@ -231,8 +235,9 @@ void http__set_deadline(struct http_conn *c, int64_t deadline);
 void http__set_events(struct http_conn *c, uint32_t events);
 /* The same from the worker that owns c, before handing it back. */
 void http__arm_from_worker(struct http_conn *c, uint32_t events);
-/* Hand c's request to a worker; false when the server is stopping. */
-bool http__dispatch(struct http_conn *c);
+enum http_dispatch { HTTP_DISPATCHED, HTTP_STOPPING, HTTP_TOO_MANY };
+/* Hand c's request to the workers' fair queue. */
+enum http_dispatch http__dispatch(struct http_conn *c);
 /* Waiting for a head (evictable at the connection limit), or not. */
 void http__set_waiting(struct http_conn *c, bool waiting);
 void http__stream_list(struct http_conn *c, bool on);

@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "server/fairq.h"
 #include "server/http.h"
 
 const char *srv_query(struct srv_req *q, const char *key)
@@ -260,7 +261,14 @@ static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
          * server read one. */
         reply_unauthorized(q);
         return false;
+    } else {
+        rq->level = FQ_CATCH_ALL; /* a flow per address */
+        return true;
     }
+    /* Fair queuing by the user the credentials name, never by anything
+     * else the client sends. */
+    rq->flow = q->user.name;
+    rq->level = srv_user_in(&q->user, "system:masters") ? FQ_EXEMPT : FQ_GLOBAL_DEFAULT;
     return true;
 }
 
@@ -285,7 +293,10 @@ static void on_done(void *arg, struct http_req *rq)
 static char *error_body(void *arg, unsigned code, const char *reason, const char *message,
                         size_t *len, const char **content_type)
 {
-    json_t *st = srv_status_new(code, reason, message, NULL);
+    json_t *details =
+        code == 429 ? json_pack("{s:i}", "retryAfterSeconds", FQ_RETRY_AFTER_S) : NULL;
+    json_t *st = srv_status_new(code, reason, message, details);
+    json_decref(details);
     char *text = json_dumps(st, JSON_COMPACT);
     json_decref(st);
     *len = text ? strlen(text) : 0;

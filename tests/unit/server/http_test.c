@@ -807,11 +807,12 @@ static void test_http_socket_unread_answers(void **state)
 }
 
 /* Two answers made at the same time by two workers for one client address
- * are counted against its bound one after the other: one of them passes. */
+ * are counted against its bound one after the other: one of them passes.
+ * (Four workers: the fair queue gives users two seats of them.) */
 static void test_http_socket_unread_answers_at_once(void **state)
 {
     int port;
-    struct http_options o = {.max_pending_per_client = 40 * BIG, .workers = 2};
+    struct http_options o = {.max_pending_per_client = 40 * BIG, .workers = 4};
     pthread_barrier_init(&pair, NULL, 2);
     struct http_server *hs = sock_server(&o, &port);
     int fds[2] = {dial(port, "127.0.0.7"), dial(port, "127.0.0.7")};
