@@ -1554,8 +1554,6 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
         /* Only the Pods Kueue's admission labelled: a Job's are not read. */
         if (k == CK_POD)
             io.label_selector = POD_MANAGED_LABEL "=true";
-        if (k == CK_TASPOD)
-            io.label_selector = "kueue.x-k8s.io/podset";
         r->inf = inf_new(c->ac, r->r, &io, &h);
         const struct ctl_integ *ig = ctl_integ_of(r->kind);
         r->off =

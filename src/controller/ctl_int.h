@@ -52,7 +52,7 @@ enum ctl_kind {
     CK_RCT,  /* ResourceClaimTemplates: DRA quota */
     CK_TOPO, /* Topologies and Nodes: topology-aware scheduling */
     CK_NODE,
-    CK_TASPOD, /* Pods Kueue started (the podset label): the TopologyUngater's */
+    CK_TASPOD, /* every Pod: the TopologyUngater's, and Nodes' non-TAS usage */
     /* The provisioning check's configs, and the autoscaler's
      * ProvisioningRequests (whose CRD a cluster may lack). */
     CK_PRC,

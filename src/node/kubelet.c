@@ -652,15 +652,19 @@ static const char *ungated_target(struct kl *k, const json_t *pod)
 
 /* The scheduler's part for the Pods Kueue manages (the managed label, set
  * only by admission, with the admission gate): once Kueue has removed every
- * scheduling gate, the Pod is bound to this node. Other unbound Pods stay
- * Pending, as with no scheduler: nothing outside Kueue's quota runs. */
+ * scheduling gate, the Pod is bound to this node, unless its nodeSelector
+ * names another host (a plain Pod placed by topology: ungated_target).
+ * Other unbound Pods stay Pending, as with no scheduler: nothing outside
+ * Kueue's quota runs. */
 static bool bindable(const json_t *pod)
 {
     const json_t *spec = json_object_get(pod, "spec");
     const char *managed = node__str(json_object_get(json_object_get(pod, "metadata"), "labels"),
                                     "kueue.x-k8s.io/managed");
     const char *nn = node__str(spec, "nodeName");
+    const char *host = node__str(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
     return (!nn || !*nn) && managed && !strcmp(managed, "true") &&
+           (!host || !strcmp(host, NODE_NAME)) &&
            !json_array_size(json_object_get(spec, "schedulingGates")) && !node__pod_terminal(pod) &&
            !node__meta(pod, "deletionTimestamp");
 }

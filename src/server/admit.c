@@ -225,7 +225,6 @@ static const char *node_name(const json_t *pod)
     return n && *n ? n : NULL;
 }
 
-#define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
 #define PODSET_LABEL "kueue.x-k8s.io/podset"
 
 static bool topology_gated(const json_t *pod)

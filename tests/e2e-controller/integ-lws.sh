@@ -95,7 +95,9 @@ done
 expect_exact "lws: each Pod joins its group's Workload, with its role" \
     "vllm-0 $W0 leader vllm-0-1 $W0 worker vllm-1 $W1 leader vllm-1-1 $W1 worker " \
     k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/pod-group-name} {.metadata.annotations.kueue\.x-k8s\.io/role-hash} {end}'
-ON="=on-demand" OFF="=kueue.x-k8s.io/admission"
+# Gated Pods wait with Kueue's two gates (the topology one, which Kubernetes
+# lets no later update add, is dropped at admission without a topology).
+ON="=on-demand" OFF="=kueue.x-k8s.io/admission kueue.x-k8s.io/topology"
 if [ $A = 0 ]; then WANT="vllm-0$ON vllm-0-1$ON vllm-1$OFF vllm-1-1$OFF "; else
     WANT="vllm-0$OFF vllm-0-1$OFF vllm-1$ON vllm-1-1$ON "
 fi

@@ -13,7 +13,13 @@
 
 need kubectl
 
-start_server tas --controllers all --executor local || exit 1
+cat >"$TMP/tas-config.yaml" <<'YAML'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+integrations:
+  frameworks: [batch/job, pod]
+YAML
+start_server tas --controllers all --executor local --config "$TMP/tas-config.yaml" || exit 1
 D="$SRC/tests/data/tas"
 k apply -f "$D/queues.yaml" -f "$D/nodes.yaml" >/dev/null
 for n in b1-r1-x1 b1-r1-x2 b1-r2-x3 b1-r2-x4; do
@@ -124,6 +130,59 @@ expect "tas: nor label a Pod with a pod set afterwards" "only Kueue removes the 
 sleep 1
 expect_exact "tas: neither Pod is bound to a Node" " " \
     k get pods rogue rogue2 -o jsonpath='{.items[0].spec.nodeName} {.items[1].spec.nodeName}'
+
+# Every running Pod takes its Node's capacity, not only those Kueue started
+# (Kueue's non-TAS usage): a Pod bound by hand to a host of each rack
+# leaves 11 CPUs in each, and 12 pods fit no rack until one of them is gone.
+for h in b1-r1-x1 b1-r2-x3; do
+    k create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: by-hand-$h}
+spec:
+  nodeName: $h
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: "1"}}}
+YAML
+done
+sed 's/parallelism: 10/parallelism: 12/; s/completions: 10/completions: 12/' "$D/job-required.yaml" >"$TMP/twelve.yaml"
+TWELVE=$(k create -f "$TMP/twelve.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas: a Pod Kueue did not start takes its Node's capacity" 20 \
+    '^(WaitingForQuota|TopologyPlacementFailed) .*topology "default" allows to fit only 11 out of 12 pod\(s\)' \
+    k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$TWELVE\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].reason} {.status.conditions[?(@.type==\"QuotaReserved\")].message}{end}"
+k delete pod by-hand-b1-r2-x3 --wait=false >/dev/null 2>&1
+wait_for "tas: once it is gone, the 12 pods are placed in its rack" 40 \
+    '"podCounts":\{"universal":6\}.*"prefix":"b1-r2-x"' \
+    k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$TWELVE\")].status.admission.podSetAssignments[0].topologyAssignment}"
+k delete pod by-hand-b1-r1-x1 --wait=false >/dev/null 2>&1
+k delete job "$TWELVE" --wait=false >/dev/null 2>&1
+
+# Plain Pods are placed too (Kueue's pod integration): created with the
+# topology gate beside Kueue's, the group's Workload asks for one host,
+# and the TopologyUngater binds both Pods there.
+for i in 0 1; do
+    k create -o jsonpath='{.spec.schedulingGates[*].name}{"\n"}' -f - >"$TMP/gates-$i" <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: grouped-$i
+  labels: {kueue.x-k8s.io/queue-name: tas-user-queue, kueue.x-k8s.io/pod-group-name: grouped}
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "2"
+    kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sleep, "1"], resources: {requests: {cpu: "1"}}}
+YAML
+done
+expect_exact "tas: a plain Pod is created with both gates" \
+    "kueue.x-k8s.io/admission kueue.x-k8s.io/topology" cat "$TMP/gates-0"
+wait_for "tas: the group's Workload asks for one host" 20 '^kubernetes.io/hostname kueue.x-k8s.io/pod-group-pod-index$' \
+    k get workload grouped -o jsonpath='{.spec.podSets[0].topologyRequest.required} {.spec.podSets[0].topologyRequest.podIndexLabel}'
+wait_for "tas: both Pods run on the one host of its assignment" 30 '^(b1-r[12]-x[1-4]) \1 Succeeded Succeeded$' \
+    k get pods grouped-0 grouped-1 -o jsonpath='{.items[0].spec.nodeName} {.items[1].spec.nodeName} {.items[0].status.phase} {.items[1].status.phase}'
 
 # Pods Kueue runs without a topology take their Node's capacity: with this
 # machine's Node in rack r9, one such Pod running there leaves room for one

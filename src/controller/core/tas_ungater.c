@@ -7,8 +7,10 @@
  * labels of the assignment, down to kubernetes.io/hostname).
  *
  * Pods go to domains by rank when every Pod of the pod set has a valid
- * index (the Job's batch.kubernetes.io/job-completion-index label): rank r
- * goes to the domain holding the r-th pod of the assignment, in its order;
+ * index (the label the pod set's topologyRequest.podIndexLabel names: a
+ * Job's batch.kubernetes.io/job-completion-index; in a JobSet, plus its
+ * Job's index, subGroupIndexLabel, times the pods of one Job): rank r goes
+ * to the domain holding the r-th pod of the assignment, in its order;
  * otherwise greedily, gated Pods filling what each domain still lacks. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +20,11 @@
 #include "base/xalloc.h"
 #include "controller/admission.h"
 #include "controller/ctl_int.h"
+#include "controller/jobframework/jobframework.h"
 
 #define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
 #define PODSET_LABEL "kueue.x-k8s.io/podset"
 #define WORKLOAD_ANNOTATION "kueue.x-k8s.io/workload"
-#define INDEX_LABEL "batch.kubernetes.io/job-completion-index"
 
 /* A domain of the assignment: its values per level and pod count. */
 struct udom {
@@ -198,19 +200,42 @@ static int ungate_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* Rank of a Pod: its index label, when below count; -1 otherwise. */
-static long rank_of(const json_t *pod, int32_t count)
+/* How a pod set's Pods are ranked (its topologyRequest). */
+struct ranking {
+    const char *index_label; /* NULL: not by rank */
+    const char *sub_label;   /* NULL: one group */
+    long sub_count;
+};
+
+/* The label k of pod as a number below bound; -1 otherwise. */
+static long label_below(const json_t *pod, const char *k, long bound)
 {
-    const char *s = jstr(json_object_get(json_object_get(pod, "metadata"), "labels"), INDEX_LABEL);
+    const char *s = jstr(json_object_get(json_object_get(pod, "metadata"), "labels"), k);
     if (!s || !*s)
         return -1;
     char *end;
     long r = strtol(s, &end, 10);
-    return (*end || r < 0 || r >= count) ? -1 : r;
+    return (*end || r < 0 || r >= bound) ? -1 : r;
+}
+
+/* Rank of a Pod (Kueue's readRanksForLabels), below count; -1 when it has
+ * none. */
+static long rank_of(const struct ranking *rk, const json_t *pod, int32_t count)
+{
+    long idx = label_below(pod, rk->index_label, count);
+    if (idx < 0 || !rk->sub_label)
+        return idx;
+    if (rk->sub_count <= 0)
+        return -1;
+    long per_job = count / rk->sub_count, job = label_below(pod, rk->sub_label, rk->sub_count);
+    if (job < 0 || idx >= per_job || idx + job * per_job >= count)
+        return -1;
+    return idx + job * per_job;
 }
 
 /* The domain of each Pod (index into pods, -1: leave alone). */
-static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int32_t count, int *out)
+static void place_pods(const struct uasg *a, const struct ranking *rk, const json_t **pods,
+                       size_t n, int32_t count, int *out)
 {
     /* By rank when every Pod has a distinct valid rank that matches the
      * domains of the ungated ones. */
@@ -222,9 +247,9 @@ static void place_pods(const struct uasg *a, const json_t **pods, size_t n, int3
         for (int32_t k = 0; k < a->d[i].count; k++)
             rank_dom[r++] = (int)i;
     bool *seen = xcalloc((size_t)count + 1, sizeof(bool));
-    bool by_rank = n > 0;
+    bool by_rank = n > 0 && rk->index_label;
     for (size_t i = 0; i < n && by_rank; i++) {
-        long r = rank_of(pods[i], count);
+        long r = rank_of(rk, pods[i], count);
         by_rank = r >= 0 && r < total && !seen[r];
         if (by_rank) {
             seen[r] = true;
@@ -308,8 +333,11 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
         }
         if (n)
             qsort(pods, n, sizeof(*pods), cmp_pod_name);
+        const json_t *tr = json_object_get(jf_pod_set(wl, ps), "topologyRequest");
+        struct ranking rk = {jstr(tr, "podIndexLabel"), jstr(tr, "subGroupIndexLabel"),
+                             (long)json_integer_value(json_object_get(tr, "subGroupCount"))};
         int *dom = xcalloc(n + 1, sizeof(int));
-        place_pods(&a, pods, n, count > 0 ? count : (int32_t)n, dom);
+        place_pods(&a, &rk, pods, n, count > 0 ? count : (int32_t)n, dom);
         char **names = xcalloc(n + 1, sizeof(char *));
         for (size_t i = 0; i < n; i++)
             names[i] = dom[i] >= 0 ? xstrdup(mstr(pods[i], "name")) : NULL;
@@ -348,26 +376,83 @@ static const char *non_tas_node(const json_t *pod)
     return n && *n ? n : NULL;
 }
 
-static void add_requests(json_t *usage, const json_t *pod, int sign)
+/* to[res] = to[res] + from[res] (how > 0), or max of the two (how < 0),
+ * for each resource of the requests list from (quantities) or, when
+ * from_ints, of the object of integers from. */
+static void merge_requests(json_t *to, const json_t *from, bool from_ints, int how)
 {
+    const char *res;
+    json_t *q;
+    json_object_foreach((json_t *)from, res, q)
+    {
+        json_int_t v;
+        struct q_quantity qv;
+        if (from_ints)
+            v = json_integer_value(q);
+        else if (json_is_string(q) && !q_parse(json_string_value(q), &qv, NULL))
+            v = q_resource_value(res, qv.amount);
+        else
+            continue;
+        json_int_t cur = json_integer_value(json_object_get(to, res));
+        json_object_set_new(to, res, json_integer(how > 0 ? cur + v : cur > v ? cur : v));
+    }
+}
+
+static const json_t *requests_of(const json_t *ctr)
+{
+    return json_object_get(json_object_get(ctr, "resources"), "requests");
+}
+
+/* What a Pod takes of its Node (Kubernetes' PodRequests, as Kueue's
+ * NewRequestsFromPodSpec): its containers' requests, the pod-level ones
+ * for the resources these name; at least what each init container needs beside the sidecars
+ * started before it; sidecars added; the overhead added; one pod. Owned
+ * object of milli-units. */
+static json_t *pod_requests(const json_t *pod)
+{
+    const json_t *spec = json_object_get(pod, "spec");
+    json_t *sum = json_object(), *init = json_object(), *sidecars = json_object();
     size_t i;
     const json_t *ctr;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, ctr)
+    json_array_foreach(json_object_get(spec, "containers"), i, ctr)
+        merge_requests(sum, requests_of(ctr), false, 1);
+    json_array_foreach(json_object_get(spec, "initContainers"), i, ctr)
     {
-        const char *res;
-        json_t *q;
-        json_object_foreach(json_object_get(json_object_get(ctr, "resources"), "requests"), res, q)
-        {
-            struct q_quantity v;
-            if (!json_is_string(q) || q_parse(json_string_value(q), &v, NULL))
-                continue;
-            json_int_t cur = json_integer_value(json_object_get(usage, res));
-            json_object_set_new(usage, res,
-                                json_integer(cur + sign * q_resource_value(res, v.amount)));
+        const char *rp = jstr(ctr, "restartPolicy");
+        if (rp && !strcmp(rp, "Always")) {
+            merge_requests(sidecars, requests_of(ctr), false, 1);
+            merge_requests(init, sidecars, true, -1);
+            continue;
         }
+        json_t *need = json_deep_copy(sidecars);
+        merge_requests(need, requests_of(ctr), false, 1);
+        merge_requests(init, need, true, -1);
+        json_decref(need);
     }
-    json_int_t pods = json_integer_value(json_object_get(usage, "pods"));
-    json_object_set_new(usage, "pods", json_integer(pods + sign));
+    merge_requests(sum, sidecars, true, 1);
+    merge_requests(sum, init, true, -1);
+    const char *res;
+    json_t *q;
+    json_object_foreach((json_t *)requests_of(spec), res, q) json_object_del(sum, res);
+    merge_requests(sum, requests_of(spec), false, 1);
+    merge_requests(sum, json_object_get(spec, "overhead"), false, 1);
+    json_object_set_new(sum, "pods", json_integer(1));
+    json_decref(init);
+    json_decref(sidecars);
+    return sum;
+}
+
+static void add_requests(json_t *usage, const json_t *pod, int sign)
+{
+    json_t *req = pod_requests(pod);
+    const char *res;
+    json_t *v;
+    json_object_foreach(req, res, v)
+    {
+        json_int_t cur = json_integer_value(json_object_get(usage, res));
+        json_object_set_new(usage, res, json_integer(cur + sign * json_integer_value(v)));
+    }
+    json_decref(req);
 }
 
 static void refeed_node(struct ctl *c, const char *node)

@@ -203,6 +203,60 @@ static int set_priority(const json_t *obj, const char *pcn, jf_lookup_fn lookup,
     return 0;
 }
 
+/* Go's strconv.ParseBool: 1 for true, 0 for false, -1 for neither. */
+static int parse_bool(const char *s)
+{
+    static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True", NULL};
+    static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False", NULL};
+    for (size_t i = 0; t[i]; i++) {
+        if (!strcmp(s, t[i]))
+            return 1;
+        if (!strcmp(s, f[i]))
+            return 0;
+    }
+    return -1;
+}
+
+void jf_set_topology_request(json_t *ps, const json_t *tmeta, const char *index_label,
+                             const char *subgroup_label, long subgroup_count)
+{
+    const json_t *ann = json_object_get(tmeta, "annotations");
+    const char *req = jstr(ann, JF_TAS_REQUIRED), *pref = jstr(ann, JF_TAS_PREFERRED);
+    const char *unc = jstr(ann, JF_TAS_UNCONSTRAINED);
+    const char *slice = jstr(ann, JF_TAS_SLICE_REQUIRED), *size = jstr(ann, JF_TAS_SLICE_SIZE);
+    const char *layers = jstr(ann, JF_TAS_SLICE_CONSTRAINTS), *group = jstr(ann, JF_TAS_GROUP);
+    json_t *tr = json_object();
+    if (req)
+        json_object_set_new(tr, "required", json_string(req));
+    else if (pref)
+        json_object_set_new(tr, "preferred", json_string(pref));
+    else if (unc && parse_bool(unc) >= 0)
+        json_object_set_new(tr, "unconstrained", json_boolean(parse_bool(unc)));
+    /* The webhook refuses what does not parse; here it is left out. */
+    json_t *cs = layers ? json_loads(layers, 0, NULL) : NULL;
+    char *end = NULL;
+    long n = size ? strtol(size, &end, 10) : 0;
+    if (json_is_array(cs) && json_array_size(cs) >= 1 && json_array_size(cs) <= 3)
+        json_object_set(tr, "podsetSliceRequiredTopologyConstraints", cs);
+    else if (!layers && slice && size && *size && !*end && n > 0 && n <= INT32_MAX) {
+        json_object_set_new(tr, "podSetSliceRequiredTopology", json_string(slice));
+        json_object_set_new(tr, "podSetSliceSize", json_integer(n));
+    }
+    json_decref(cs);
+    if (index_label)
+        json_object_set_new(tr, "podIndexLabel", json_string(index_label));
+    if (subgroup_label) {
+        json_object_set_new(tr, "subGroupIndexLabel", json_string(subgroup_label));
+        json_object_set_new(tr, "subGroupCount", json_integer(subgroup_count));
+    }
+    if (group && (req || pref))
+        json_object_set_new(tr, "podSetGroupName", json_string(group));
+    if (json_object_size(tr))
+        json_object_set_new(ps, "topologyRequest", tr);
+    else
+        json_decref(tr);
+}
+
 int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_lookup_fn lookup,
                       void *arg, json_t **out, struct err *e)
 {
@@ -219,6 +273,12 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
     if (queue) /* absent when managed without one: the Workload waits for a queue */
         json_object_set_new(spec, "queueName", json_string(queue));
     json_t *pss = ji->pod_sets(obj);
+    /* A kind whose pods carry no index label leaves the request to this. */
+    size_t i;
+    json_t *ps;
+    json_array_foreach(pss, i, ps) if (!json_object_get(ps, "topologyRequest"))
+        jf_set_topology_request(ps, json_object_get(json_object_get(ps, "template"), "metadata"),
+                                NULL, NULL, 0);
     int rc = set_priority(obj, pods_priority_class(ji, obj, pss), lookup, arg, spec, e);
     if (rc) {
         json_decref(pss);
@@ -335,10 +395,8 @@ static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta
     const json_t *ann = json_object_get(
         json_object_get(json_object_get(ps, "template"), "metadata"), "annotations");
     bool asked = json_object_get(tr, "required") || json_object_get(tr, "preferred") ||
-                 json_object_get(tr, "unconstrained") ||
-                 jstr(ann, "kueue.x-k8s.io/podset-required-topology") ||
-                 jstr(ann, "kueue.x-k8s.io/podset-preferred-topology") ||
-                 jstr(ann, "kueue.x-k8s.io/podset-unconstrained-topology");
+                 json_object_get(tr, "unconstrained") || jstr(ann, JF_TAS_REQUIRED) ||
+                 jstr(ann, JF_TAS_PREFERRED) || jstr(ann, JF_TAS_UNCONSTRAINED);
     if (!asked)
         json_object_set_new(jf_obj_child(tmeta, "annotations"),
                             "kueue.x-k8s.io/podset-unconstrained-topology", json_string("true"));

@@ -130,6 +130,25 @@ const char *jf_prebuilt_name(const json_t *obj);
 int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_lookup_fn lookup,
                       void *arg, json_t **out, struct err *e);
 
+/* The topology annotations of a pod template (Kueue's TAS API). */
+#define JF_TAS_REQUIRED "kueue.x-k8s.io/podset-required-topology"
+#define JF_TAS_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
+#define JF_TAS_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
+#define JF_TAS_SLICE_REQUIRED "kueue.x-k8s.io/podset-slice-required-topology"
+#define JF_TAS_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+#define JF_TAS_SLICE_CONSTRAINTS "kueue.x-k8s.io/podset-slice-required-topology-constraints"
+#define JF_TAS_GROUP "kueue.x-k8s.io/podset-group-name"
+
+/* Kueue's NewPodSetTopologyRequest(...).Build(): the pod set ps's
+ * spec.podSets[].topologyRequest from its template's annotations (tmeta:
+ * the template's metadata), with the label that ranks its pods
+ * (index_label) and, for a pod set of several jobs, the label of the job's
+ * index and their number; none of them set: no request. jf_build_workload
+ * sets it, without index label, for each pod set its integration left
+ * without one. */
+void jf_set_topology_request(json_t *ps, const json_t *tmeta, const char *index_label,
+                             const char *subgroup_label, long subgroup_count);
+
 /* Does the stored Workload still describe the object? built is
  * jf_build_workload's result. Kueue's EquivalentToWorkload: every pod
  * set's count, minCount, containers, init containers and (unless the

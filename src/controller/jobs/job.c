@@ -150,6 +150,8 @@ static json_t *pod_sets(const json_t *job)
     if (minp && *minp)
         json_object_set_new(ps, "minCount", json_integer(strtoll(minp, NULL, 10)));
     json_object_set_new(ps, "template", sanitized_template(json_object_get(jspec, "template")));
+    jf_set_topology_request(ps, json_object_get(json_object_get(jspec, "template"), "metadata"),
+                            "batch.kubernetes.io/job-completion-index", NULL, 0);
     json_t *pss = json_array();
     json_array_append_new(pss, ps);
     return pss;

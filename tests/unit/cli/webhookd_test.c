@@ -322,7 +322,7 @@ static void test_pod_gated_with_the_default_queue(void **state)
            "queue-name\":\"default\",\"kueue.x-k8s.io/managed\":\"true\"}},{\"op\":\"add\","
            "\"path\":\"/metadata/finalizers\",\"value\":[\"kueue.x-k8s.io/managed\"]},{\"op\":"
            "\"add\",\"path\":\"/spec/schedulingGates\",\"value\":[{\"name\":\"kueue.x-k8s.io/"
-           "admission\"}]}]");
+           "admission\"},{\"name\":\"kueue.x-k8s.io/topology\"}]}]");
     free(p);
     json_decref(r);
     /* A Job's Pod: the Job's Workload covers it. */

@@ -119,6 +119,74 @@ static void test_build_workload_shape(void **state)
     json_decref(j);
 }
 
+/* The pod set's topologyRequest from the template's annotations, as
+ * Kueue's jobframework builds it (tas_test.go's cases). */
+static const json_t *topology_request(const char *ann, json_t **wl)
+{
+    char buf[2048];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"t\","
+             "\"namespace\":\"ns1\",\"uid\":\"u\"},\"spec\":{\"parallelism\":4,\"template\":{"
+             "\"metadata\":{\"annotations\":{%s}},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}}",
+             ann);
+    json_t *j = parse(buf);
+    struct err e;
+    err_init(&e);
+    assert_int_equal(job_build_workload(j, lookup, NULL, wl, &e), 0);
+    json_decref(j);
+    return json_object_get(
+        json_array_get(json_object_get(json_object_get(*wl, "spec"), "podSets"), 0),
+        "topologyRequest");
+}
+
+static void test_build_workload_topology_request(void **state)
+{
+    memset(classes, 0, sizeof(classes));
+    json_t *wl = NULL;
+    /* Nothing asked: only the label that ranks the pods. */
+    const json_t *tr = topology_request("", &wl);
+    assert_int_equal(json_object_size(tr), 1);
+    assert_string_equal(json_string_value(json_object_get(tr, "podIndexLabel")),
+                        "batch.kubernetes.io/job-completion-index");
+    json_decref(wl);
+
+    tr = topology_request("\"kueue.x-k8s.io/podset-required-topology\":\"rack\","
+                          "\"kueue.x-k8s.io/podset-preferred-topology\":\"block\","
+                          "\"kueue.x-k8s.io/podset-group-name\":\"g\","
+                          "\"kueue.x-k8s.io/podset-slice-required-topology\":\"host\","
+                          "\"kueue.x-k8s.io/podset-slice-size\":\"2\"",
+                          &wl);
+    assert_string_equal(json_string_value(json_object_get(tr, "required")), "rack");
+    assert_null(json_object_get(tr, "preferred")); /* required wins */
+    assert_string_equal(json_string_value(json_object_get(tr, "podSetGroupName")), "g");
+    assert_string_equal(json_string_value(json_object_get(tr, "podSetSliceRequiredTopology")),
+                        "host");
+    assert_int_equal(json_integer_value(json_object_get(tr, "podSetSliceSize")), 2);
+    json_decref(wl);
+
+    tr = topology_request(
+        "\"kueue.x-k8s.io/podset-preferred-topology\":\"block\","
+        "\"kueue.x-k8s.io/podset-slice-required-topology-constraints\":"
+        "\"[{\\\"topology\\\":\\\"rack\\\",\\\"size\\\":4},{\\\"topology\\\":\\\"host\\\","
+        "\\\"size\\\":2}]\"",
+        &wl);
+    assert_string_equal(json_string_value(json_object_get(tr, "preferred")), "block");
+    const json_t *cs = json_object_get(tr, "podsetSliceRequiredTopologyConstraints");
+    assert_int_equal(json_array_size(cs), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 1), "topology")),
+                        "host");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(cs, 0), "size")), 4);
+    json_decref(wl);
+
+    /* A group needs a required or preferred level. */
+    tr = topology_request("\"kueue.x-k8s.io/podset-unconstrained-topology\":\"true\","
+                          "\"kueue.x-k8s.io/podset-group-name\":\"g\"",
+                          &wl);
+    assert_true(json_is_true(json_object_get(tr, "unconstrained")));
+    assert_null(json_object_get(tr, "podSetGroupName"));
+    json_decref(wl);
+}
+
 static void test_build_workload_priority(void **state)
 {
     memset(classes, 0, sizeof(classes));
@@ -396,6 +464,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workload_name_hash),
         cmocka_unit_test(test_build_workload_shape),
+        cmocka_unit_test(test_build_workload_topology_request),
         cmocka_unit_test(test_build_workload_priority),
         cmocka_unit_test(test_unmanaged_job),
         cmocka_unit_test(test_managed),

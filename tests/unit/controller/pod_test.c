@@ -39,12 +39,29 @@ static void test_default(void **state)
     assert_string_equal(json_string_value(json_array_get(
                             json_object_get(json_object_get(p, "metadata"), "finalizers"), 0)),
                         POD_FINALIZER);
-    /* Defaulting twice adds nothing twice. */
+    /* Kueue's admission gate, and the topology gate (Kueue's webhook adds
+     * it while the Pod can still take gates); defaulting twice adds
+     * nothing twice. */
     assert_true(pod_default(p, &x));
-    assert_int_equal(
-        json_array_size(json_object_get(json_object_get(p, "spec"), "schedulingGates")), 1);
+    const json_t *gates = json_object_get(json_object_get(p, "spec"), "schedulingGates");
+    assert_int_equal(json_array_size(gates), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(gates, 1), "name")),
+                        "kueue.x-k8s.io/topology");
     assert_int_equal(json_array_size(json_object_get(json_object_get(p, "metadata"), "finalizers")),
                      1);
+    json_decref(p);
+
+    /* The rank a group's Pod takes: the label the annotation names. */
+    p = parse(POD);
+    json_object_set_new(jf_obj_child(jf_obj_child(p, "metadata"), "annotations"),
+                        "kueue.x-k8s.io/pod-group-pod-index-label", json_string("idx"));
+    json_object_set_new(jf_obj_child(jf_obj_child(p, "metadata"), "labels"), "idx",
+                        json_string("3"));
+    assert_true(pod_default(p, &x));
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(json_object_get(p, "metadata"), "labels"),
+                                          "kueue.x-k8s.io/pod-group-pod-index")),
+        "3");
     json_decref(p);
 
     /* Not Kueue's: an unmanaged namespace, a Job's Pod, no queue name. */
@@ -136,6 +153,27 @@ static void test_run_and_finish(void **state)
     json_t *run2 = pod_integration.run(p, wl, flavor, rf);
     assert_int_equal(
         json_array_size(json_object_get(json_object_get(run2, "spec"), "schedulingGates")), 1);
+    /* Placed by topology: the topology gate stays for the TopologyUngater
+     * (beside the other one). */
+    json_t *twl = parse("{\"metadata\":{\"name\":\"w\"},\"status\":{\"admission\":{"
+                        "\"podSetAssignments\":[{\"name\":\"main\",\"count\":1,"
+                        "\"topologyAssignment\":{\"levels\":[\"kubernetes.io/hostname\"]}}]}}}");
+    json_t *run3 = pod_integration.run(p, twl, flavor, rf);
+    const json_t *gates = json_object_get(json_object_get(run3, "spec"), "schedulingGates");
+    assert_int_equal(json_array_size(gates), 2);
+    assert_false(pod_gated(run3));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(gates, 1), "name")),
+                        "kueue.x-k8s.io/topology");
+    json_decref(run3);
+    /* A Pod created without it takes no new gate. */
+    json_t *old = parse(POD);
+    json_object_set_new(json_object_get(old, "spec"), "schedulingGates",
+                        json_pack("[{s:s}]", "name", POD_GATE));
+    run3 = pod_integration.run(old, twl, flavor, rf);
+    assert_null(json_object_get(json_object_get(run3, "spec"), "schedulingGates"));
+    json_decref(run3);
+    json_decref(old);
+    json_decref(twl);
     /* A Pod cannot be suspended: stopping deletes it. */
     assert_null(pod_integration.stop);
 

@@ -46,10 +46,16 @@ static json_t *js_pod_sets(const json_t *js)
     json_array_foreach(replicated_jobs(js), i, rj)
     {
         const json_t *tpl = json_object_get(job_spec(rj), "template");
-        json_array_append_new(
-            out, json_pack("{s:s,s:I,s:o}", "name", jstr(rj, "name") ? jstr(rj, "name") : "",
-                           "count", (json_int_t)(int_or(rj, "replicas", 1) * pods_per_replica(rj)),
-                           "template", tpl ? json_deep_copy(tpl) : json_object()));
+        json_t *ps =
+            json_pack("{s:s,s:I,s:o}", "name", jstr(rj, "name") ? jstr(rj, "name") : "", "count",
+                      (json_int_t)(int_or(rj, "replicas", 1) * pods_per_replica(rj)), "template",
+                      tpl ? json_deep_copy(tpl) : json_object());
+        /* A pod's rank: its Job's index times the pods of one Job, plus its
+         * completion index. */
+        jf_set_topology_request(ps, json_object_get(tpl, "metadata"),
+                                "batch.kubernetes.io/job-completion-index",
+                                "jobset.sigs.k8s.io/job-index", int_or(rj, "replicas", 1));
+        json_array_append_new(out, ps);
     }
     return out;
 }

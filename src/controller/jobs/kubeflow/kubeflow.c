@@ -54,10 +54,12 @@ static json_t *kf_pod_sets(const json_t *job, const struct kf_kind *k)
         lower(k->types[i], name, sizeof(name));
         const json_t *n = json_object_get(r, "replicas");
         const json_t *tpl = json_object_get(r, "template");
-        json_array_append_new(
-            out, json_pack("{s:s,s:I,s:o}", "name", name, "count",
-                           (json_int_t)(json_is_integer(n) ? json_integer_value(n) : 1), "template",
-                           tpl ? json_deep_copy(tpl) : json_object()));
+        json_t *ps = json_pack("{s:s,s:I,s:o}", "name", name, "count",
+                               (json_int_t)(json_is_integer(n) ? json_integer_value(n) : 1),
+                               "template", tpl ? json_deep_copy(tpl) : json_object());
+        jf_set_topology_request(ps, json_object_get(tpl, "metadata"),
+                                "training.kubeflow.org/replica-index", NULL, 0);
+        json_array_append_new(out, ps);
     }
     return out;
 }

@@ -83,13 +83,16 @@ static void drop_lws_keys(json_t *m)
     }
 }
 
-static json_t *pod_set(const char *name, long count, const json_t *tpl)
+/* index_label: the label that ranks its pods, or NULL (the leader). */
+static json_t *pod_set(const char *name, long count, const json_t *tpl, const char *index_label)
 {
     json_t *t = json_is_object(tpl) ? json_deep_copy(tpl) : json_object();
     json_t *meta = json_object_get(t, "metadata");
     drop_lws_keys(json_object_get(meta, "labels"));
     drop_lws_keys(json_object_get(meta, "annotations"));
-    return json_pack("{s:s,s:i,s:o}", "name", name, "count", (int)count, "template", t);
+    json_t *ps = json_pack("{s:s,s:i,s:o}", "name", name, "count", (int)count, "template", t);
+    jf_set_topology_request(ps, json_object_get(tpl, "metadata"), index_label, NULL, 0);
+    return ps;
 }
 
 static json_t *lws_pod_sets(const json_t *lws)
@@ -98,12 +101,13 @@ static json_t *lws_pod_sets(const json_t *lws)
     long n = group_size(lws);
     const char *worker = "main";
     if (has_leader(lws)) {
-        json_array_append_new(out,
-                              pod_set("leader", 1, json_object_get(lwt(lws), "leaderTemplate")));
+        json_array_append_new(
+            out, pod_set("leader", 1, json_object_get(lwt(lws), "leaderTemplate"), NULL));
         worker = "worker";
         n--;
     }
-    json_array_append_new(out, pod_set(worker, n, json_object_get(lwt(lws), "workerTemplate")));
+    json_array_append_new(out, pod_set(worker, n, json_object_get(lwt(lws), "workerTemplate"),
+                                       "leaderworkerset.sigs.k8s.io/worker-index"));
     return out;
 }
 

@@ -29,16 +29,11 @@ static bool terminated(const json_t *pod)
     return !strcmp(phase(pod), "Succeeded") || !strcmp(phase(pod), "Failed");
 }
 
+static bool has_gate(const json_t *pod, const char *name);
+
 bool pod_gated(const json_t *pod)
 {
-    size_t i;
-    const json_t *g;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
-    {
-        if (jstr(g, "name") && !strcmp(jstr(g, "name"), POD_GATE))
-            return true;
-    }
-    return false;
+    return has_gate(pod, POD_GATE);
 }
 
 bool pod_is_managed(const json_t *pod)
@@ -46,6 +41,43 @@ bool pod_is_managed(const json_t *pod)
     const char *v =
         jstr(json_object_get(json_object_get(pod, "metadata"), "labels"), POD_MANAGED_LABEL);
     return v && !strcmp(v, "true");
+}
+
+static bool has_gate(const json_t *pod, const char *name)
+{
+    size_t i;
+    const json_t *g;
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
+    {
+        if (jstr(g, "name") && !strcmp(jstr(g, "name"), name))
+            return true;
+    }
+    return false;
+}
+
+static void add_gate(json_t *pod, const char *name)
+{
+    if (has_gate(pod, name))
+        return;
+    json_t *spec = jf_obj_child(pod, "spec");
+    json_t *gates = json_object_get(spec, "schedulingGates");
+    if (!json_is_array(gates)) {
+        gates = json_array();
+        json_object_set_new(spec, "schedulingGates", gates);
+    }
+    json_array_append_new(gates, json_pack("{s:s}", "name", name));
+}
+
+static void remove_gate(json_t *pod, const char *name)
+{
+    json_t *spec = json_object_get(pod, "spec");
+    json_t *gates = json_object_get(spec, "schedulingGates");
+    for (size_t i = json_array_size(gates); i-- > 0;)
+        if (jstr(json_array_get(gates, i), "name") &&
+            !strcmp(jstr(json_array_get(gates, i), "name"), name))
+            json_array_remove(gates, i);
+    if (json_is_array(gates) && !json_array_size(gates))
+        json_object_del(spec, "schedulingGates");
 }
 
 bool pod_default(json_t *pod, const struct pod_default_ctx *x)
@@ -72,15 +104,18 @@ bool pod_default(json_t *pod, const struct pod_default_ctx *x)
         json_string_value(f) && !strcmp(json_string_value(f), POD_FINALIZER);
     if (!have)
         json_array_append_new(fins, json_string(POD_FINALIZER));
-    if (!pod_gated(pod)) {
-        json_t *spec = jf_obj_child(pod, "spec");
-        json_t *gates = json_object_get(spec, "schedulingGates");
-        if (!json_is_array(gates)) {
-            gates = json_array();
-            json_object_set_new(spec, "schedulingGates", gates);
-        }
-        json_array_append_new(gates, json_pack("{s:s}", "name", POD_GATE));
+    add_gate(pod, POD_GATE);
+    /* Kubernetes lets no gate be added later: a Pod that topology-aware
+     * scheduling may place waits for the TopologyUngater from the start;
+     * starting it without a topology takes the gate away. Its rank is the
+     * label the annotation names. */
+    const char *idx = jstr(json_object_get(meta, "annotations"), POD_GROUP_INDEX_LABEL_ANNOTATION);
+    if (idx) {
+        json_t *labels = jf_obj_child(meta, "labels");
+        const char *v = jstr(labels, idx);
+        json_object_set_new(labels, POD_GROUP_INDEX_LABEL, json_string(v ? v : ""));
     }
+    add_gate(pod, TOPOLOGY_GATE);
     return true;
 }
 
@@ -90,7 +125,9 @@ static json_t *pod_sets(const json_t *pod)
 {
     json_t *spec = json_object_get(pod, "spec");
     json_t *tpl = json_pack("{s:o}", "spec", spec ? json_deep_copy(spec) : json_object());
-    return json_pack("[{s:s,s:i,s:o}]", "name", "main", "count", 1, "template", tpl);
+    json_t *ps = json_pack("{s:s,s:i,s:o}", "name", "main", "count", 1, "template", tpl);
+    jf_set_topology_request(ps, json_object_get(pod, "metadata"), POD_GROUP_INDEX_LABEL, NULL, 0);
+    return json_pack("[o]", ps);
 }
 
 /* A terminated or gated Pod (podSuspended). */
@@ -103,17 +140,16 @@ json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, j
                      void *arg)
 {
     json_t *p = json_deep_copy(pod);
-    json_t *spec = jf_obj_child(p, "spec");
-    jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), spec, flavor, arg);
-    json_t *gates = json_object_get(spec, "schedulingGates");
-    /* A running Pod takes no new gate: plain Pods are not placed by topology. */
-    for (size_t i = json_array_size(gates); i-- > 0;)
-        if (jstr(json_array_get(gates, i), "name") &&
-            (!strcmp(jstr(json_array_get(gates, i), "name"), POD_GATE) ||
-             !strcmp(jstr(json_array_get(gates, i), "name"), "kueue.x-k8s.io/topology")))
-            json_array_remove(gates, i);
-    if (json_is_array(gates) && !json_array_size(gates))
-        json_object_del(spec, "schedulingGates");
+    /* The topology gate stays when the pod set is placed by topology
+     * (jf_inject_flavors adds it back) and the Pod had it: an existing Pod
+     * takes no new gate. */
+    bool had = has_gate(p, TOPOLOGY_GATE);
+    remove_gate(p, TOPOLOGY_GATE);
+    jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), jf_obj_child(p, "spec"), flavor,
+                      arg);
+    if (!had)
+        remove_gate(p, TOPOLOGY_GATE);
+    remove_gate(p, POD_GATE);
     return p;
 }
 

@@ -20,10 +20,14 @@
 struct api_configuration;
 
 #define POD_GATE "kueue.x-k8s.io/admission"
+#define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
 #define POD_MANAGED_LABEL "kueue.x-k8s.io/managed"
 #define POD_FINALIZER "kueue.x-k8s.io/managed"
 #define POD_GROUP_LABEL "kueue.x-k8s.io/pod-group-name"
 #define POD_GROUP_TOTAL "kueue.x-k8s.io/pod-group-total-count"
+/* A group's pod ranks: the label the annotation names, copied (TAS). */
+#define POD_GROUP_INDEX_LABEL "kueue.x-k8s.io/pod-group-pod-index"
+#define POD_GROUP_INDEX_LABEL_ANNOTATION "kueue.x-k8s.io/pod-group-pod-index-label"
 
 extern const struct jf_integration pod_integration;
 

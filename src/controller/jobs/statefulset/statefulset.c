@@ -124,8 +124,11 @@ static json_t *sts_pod_sets(const json_t *sts)
             json_array_remove(gates, i);
     if (json_is_array(gates) && !json_array_size(gates))
         json_object_del(s, "schedulingGates");
-    return json_pack("[{s:s,s:I,s:{s:o}}]", "name", "main", "count", (json_int_t)sts_replicas(sts),
-                     "template", "spec", s);
+    json_t *ps = json_pack("{s:s,s:I,s:{s:o}}", "name", "main", "count",
+                           (json_int_t)sts_replicas(sts), "template", "spec", s);
+    jf_set_topology_request(ps, json_object_get(tpl_of(sts), "metadata"),
+                            "apps.kubernetes.io/pod-index", NULL, 0);
+    return json_pack("[o]", ps);
 }
 
 const struct jf_integration statefulset_integration = {
