@@ -524,9 +524,9 @@ static void front_proxy_release(struct front_proxy *fp)
 }
 
 /* Read kube-system/extension-apiserver-authentication into *fp (tries
- * times while the API server gives no answer): 0, ERR_NOT_FOUND or
- * ERR_FORBIDDEN (no front proxy: *fp empty), or another error (*fp
- * untouched). */
+ * times while the API server gives no answer; a failure is logged when
+ * tries > 1, the reading at start): 0, ERR_NOT_FOUND or ERR_FORBIDDEN (no
+ * front proxy: *fp empty), or another error (*fp untouched). */
 static int read_front_proxy(struct ac_client *ac, int tries, struct front_proxy *fp)
 {
     struct err e;
@@ -542,9 +542,11 @@ static int read_front_proxy(struct ac_client *ac, int tries, struct front_proxy 
         nanosleep(&pause, NULL);
     }
     if (rc) {
-        log_warn("visibility: kube-system/%s cannot be read (%s): the front proxy is not "
-                 "trusted",
-                 AUTH_CM, e.message);
+        /* Re-read every few seconds: one warning at start, not one each time. */
+        if (tries > 1)
+            log_warn("visibility: kube-system/%s cannot be read (%s): the front proxy is not "
+                     "trusted",
+                     AUTH_CM, e.message);
         if (rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN)
             *fp = (struct front_proxy){0};
         return rc;
