@@ -3,8 +3,10 @@
  * answers are those `cueue serve` gives (spec/observability.md §2). */
 #include "cli/visapi.h"
 
+#include <ctype.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,8 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "base/map.h"
+#include "base/time.h"
 #include "base/xalloc.h"
 #include "cli/certs.h"
 #include "cli/ctlvis.h"
@@ -28,14 +32,26 @@
 
 static const char *const versions[] = {"v1beta2", "v1beta1"};
 
+/* The front proxy's settings (extension-apiserver-authentication). */
+struct front_proxy {
+    char *ca; /* PEM; NULL: the front proxy is not trusted */
+    json_t *allowed_names, *user_headers, *group_headers, *extra_prefixes;
+};
+
 struct visapi {
     struct visapi_options o;
     struct http_server *hs;
     int port;
-    /* The front proxy's request headers (extension-apiserver-authentication);
-     * proxy_ca NULL: not trusted. */
-    char *proxy_ca;
-    json_t *allowed_names, *user_headers, *group_headers;
+    struct visapi_reviews *reviews;
+    char *tls_ca; /* the front proxy's CA at start, which the TLS server trusts */
+    /* fp is replaced as the ConfigMap changes; the TLS server keeps asking
+     * for certificates of the CA read at start. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct front_proxy fp;
+    bool stopping;
+    bool refreshing; /* the thread re-reading fp runs */
+    pthread_t refresher;
 };
 
 /* ---- answers --------------------------------------------------------------------------- */
@@ -188,35 +204,96 @@ static bool listed(const json_t *list, const char *s)
     return false;
 }
 
-/* The user the front proxy names in rq's headers: 0 and *user
- * ({username, groups}), or 401 when rq does not come from it. */
-static unsigned proxied_user(struct visapi *v, const struct http_req *rq, json_t **user)
+/* Percent-decode s into out (as Go's url.PathUnescape); false when an
+ * escape is malformed. */
+static bool unescape(const char *s, char *out)
 {
-    char cn[256];
-    if (!v->proxy_ca || !proxy_cert(rq->tls_session, cn, sizeof(cn)))
-        return 401;
-    if (json_array_size(v->allowed_names) && !listed(v->allowed_names, cn))
-        return 401;
+    for (; *s; s++) {
+        if (*s != '%') {
+            *out++ = *s;
+            continue;
+        }
+        if (!isxdigit((unsigned char)s[1]) || !isxdigit((unsigned char)s[2]))
+            return false;
+        char hex[3] = {s[1], s[2], '\0'};
+        *out++ = (char)strtol(hex, NULL, 16);
+        s += 2;
+    }
+    *out = '\0';
+    return true;
+}
+
+static bool has_prefix_nocase(const char *s, const char *prefix)
+{
+    return !strncasecmp(s, prefix, strlen(prefix));
+}
+
+json_t *visapi_header_user(const struct http_req *rq, const json_t *user_headers,
+                           const json_t *group_headers, const json_t *extra_prefixes)
+{
     const char *name = NULL;
     size_t i;
     const json_t *h;
-    json_array_foreach(v->user_headers, i, h)
+    json_array_foreach(user_headers, i, h)
     {
         const char *val = json_is_string(h) ? http_req_header(rq, json_string_value(h)) : NULL;
         if (val && *val && !name)
             name = val;
     }
     if (!name)
-        return 401;
-    json_t *groups = json_array();
-    for (size_t k = 0; k < rq->nheaders; k++)
-        json_array_foreach(v->group_headers, i, h)
-        {
-            if (json_is_string(h) && !strcasecmp(rq->headers[k].name, json_string_value(h)))
+        return NULL;
+    json_t *groups = json_array(), *extra = json_object();
+    json_array_foreach(group_headers, i, h)
+    {
+        for (size_t k = 0; k < rq->nheaders; k++)
+            if (json_is_string(h) && !strcasecmp(rq->headers[k].name, json_string_value(h)) &&
+                *rq->headers[k].value)
                 json_array_append_new(groups, json_string(rq->headers[k].value));
+    }
+    json_array_foreach(extra_prefixes, i, h)
+    {
+        const char *prefix = json_string_value(h);
+        for (size_t k = 0; prefix && k < rq->nheaders; k++) {
+            if (!has_prefix_nocase(rq->headers[k].name, prefix))
+                continue;
+            char *lower = xstrdup(rq->headers[k].name + strlen(prefix));
+            for (char *c = lower; *c; c++)
+                *c = (char)tolower((unsigned char)*c);
+            /* A malformed escape keeps the key as sent, as Kubernetes does. */
+            char *key = xmalloc(strlen(lower) + 1);
+            if (!unescape(lower, key))
+                strcpy(key, lower);
+            json_t *vals = json_object_get(extra, key);
+            if (!vals)
+                json_object_set_new(extra, key, vals = json_array());
+            json_array_append_new(vals, json_string(rq->headers[k].value));
+            free(key);
+            free(lower);
         }
-    *user = json_pack("{s:s,s:o}", "username", name, "groups", groups);
-    return 0;
+    }
+    return json_pack("{s:s,s:o,s:o}", "username", name, "groups", groups, "extra", extra);
+}
+
+/* The user the front proxy names in rq's headers: 0 and *user
+ * ({username, groups, extra}), or 401 when rq does not come from it. */
+static unsigned proxied_user(struct visapi *v, const struct http_req *rq, json_t **user)
+{
+    char cn[256];
+    if (!proxy_cert(rq->tls_session, cn, sizeof(cn)))
+        return 401;
+    pthread_mutex_lock(&v->mu);
+    bool trusted =
+        v->fp.ca && (!json_array_size(v->fp.allowed_names) || listed(v->fp.allowed_names, cn));
+    *user = trusted ? visapi_header_user(rq, v->fp.user_headers, v->fp.group_headers,
+                                         v->fp.extra_prefixes)
+                    : NULL;
+    pthread_mutex_unlock(&v->mu);
+    return *user ? 0 : 401;
+}
+
+static unsigned ask_api_server(void *arg, const json_t *user, const char *key, const json_t *attrs)
+{
+    return cli_authorize(arg, user, key, attrs);
 }
 
 /* May the sender of rq do what attrs (under key) says? 0, or the status. */
@@ -227,7 +304,8 @@ static unsigned allowed(struct visapi *v, const struct http_req *rq, const char 
     if (st)
         st = cli_authenticate(v->o.ac, rq, &user);
     if (!st)
-        st = cli_authorize(v->o.ac, user, key, attrs);
+        st = visapi_reviews_ask(v->reviews, user, key, attrs, tm_monotonic_ms(), ask_api_server,
+                                v->o.ac);
     json_decref(user);
     json_decref(attrs);
     return st;
@@ -316,6 +394,111 @@ static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
     discovery(n == 1 ? NULL : n == 2 ? "" : seg[2], rs);
 }
 
+/* ---- remembered reviews ------------------------------------------------------------- */
+
+struct review_answer {
+    int64_t expires_ms;
+    unsigned status;
+};
+
+struct visapi_reviews {
+    pthread_mutex_t mu;
+    struct map answers; /* the review as canonical JSON -> struct review_answer * */
+    size_t max;
+};
+
+struct visapi_reviews *visapi_reviews_new(size_t max)
+{
+    struct visapi_reviews *c = xcalloc(1, sizeof(*c));
+    pthread_mutex_init(&c->mu, NULL);
+    map_init(&c->answers);
+    c->max = max ? max : 1;
+    return c;
+}
+
+void visapi_reviews_free(struct visapi_reviews *c)
+{
+    if (!c)
+        return;
+    size_t it = 0;
+    const char *k;
+    void *a;
+    while (map_next(&c->answers, &it, &k, &a))
+        free(a);
+    map_release(&c->answers);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+size_t visapi_reviews_len(struct visapi_reviews *c)
+{
+    pthread_mutex_lock(&c->mu);
+    size_t n = c->answers.len;
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
+/* Room for one more answer: drop the expired ones, and when none has
+ * expired, the one closest to expiring. */
+static void make_room(struct visapi_reviews *c, int64_t now_ms)
+{
+    if (c->answers.len < c->max)
+        return;
+    size_t it = 0;
+    const char *k, *soonest = NULL;
+    void *a;
+    int64_t soonest_ms = INT64_MAX;
+    char **expired = xcalloc(c->answers.len, sizeof(*expired));
+    size_t n = 0;
+    while (map_next(&c->answers, &it, &k, &a)) {
+        const struct review_answer *ra = a;
+        if (ra->expires_ms <= now_ms)
+            expired[n++] = xstrdup(k);
+        else if (ra->expires_ms < soonest_ms) {
+            soonest_ms = ra->expires_ms;
+            soonest = k;
+        }
+    }
+    if (!n && soonest)
+        expired[n++] = xstrdup(soonest);
+    for (size_t i = 0; i < n; i++) {
+        free(map_del(&c->answers, expired[i]));
+        free(expired[i]);
+    }
+    free(expired);
+}
+
+unsigned visapi_reviews_ask(struct visapi_reviews *c, const json_t *user, const char *key,
+                            const json_t *attrs, int64_t now_ms, visapi_ask_fn *ask, void *arg)
+{
+    json_t *review = json_pack("{s:O,s:O}", "user", user, key, attrs);
+    char *id = json_dumps(review, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(review);
+    pthread_mutex_lock(&c->mu);
+    const struct review_answer *known = map_get(&c->answers, id);
+    bool fresh = known && known->expires_ms > now_ms;
+    unsigned st = fresh ? known->status : 0;
+    pthread_mutex_unlock(&c->mu);
+    if (!fresh) {
+        /* Asked without the lock: a review is a round trip to the API
+         * server, and two at once for one review only ask twice. */
+        st = ask(arg, user, key, attrs);
+        if (st == 0 || st == 403) {
+            struct review_answer *ra = xmalloc(sizeof(*ra));
+            ra->status = st;
+            ra->expires_ms = now_ms + (st ? VISAPI_DENY_TTL_MS : VISAPI_ALLOW_TTL_MS);
+            pthread_mutex_lock(&c->mu);
+            void *old = map_del(&c->answers, id);
+            free(old);
+            make_room(c, now_ms);
+            map_put(&c->answers, id, ra);
+            pthread_mutex_unlock(&c->mu);
+        }
+    }
+    free(id);
+    return st;
+}
+
 /* ---- the front proxy's settings ------------------------------------------------------- */
 
 /* A ConfigMap entry holding a JSON list of strings, or dflt. */
@@ -330,47 +513,97 @@ static json_t *string_list(const json_t *data, const char *key, const char *dflt
     return l;
 }
 
-/* Read kube-system/extension-apiserver-authentication: without it (or its
- * requestheader CA), only bearer tokens are accepted. */
-static void read_front_proxy(struct visapi *v)
+static void front_proxy_release(struct front_proxy *fp)
+{
+    free(fp->ca);
+    json_decref(fp->allowed_names);
+    json_decref(fp->user_headers);
+    json_decref(fp->group_headers);
+    json_decref(fp->extra_prefixes);
+    *fp = (struct front_proxy){0};
+}
+
+/* Read kube-system/extension-apiserver-authentication into *fp (tries
+ * times while the API server gives no answer; a failure is logged when
+ * tries > 1, the reading at start): 0, ERR_NOT_FOUND or ERR_FORBIDDEN (no
+ * front proxy: *fp empty), or another error (*fp untouched). */
+static int read_front_proxy(struct ac_client *ac, int tries, struct front_proxy *fp)
 {
     struct err e;
-    err_init(&e);
     json_t *cm = NULL;
     const struct store_resource *r = store_resource_find("configmaps");
-    /* A busy API server gets a few more tries; an answer (none, or not
-     * allowed) is final. */
     int rc;
-    for (int tries = 1;; tries++) {
+    for (int i = 1;; i++) {
         err_init(&e);
-        rc = ac_get(v->o.ac, r, "kube-system", AUTH_CM, &cm, &e);
-        if (!rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN || tries == 5)
+        rc = ac_get(ac, r, "kube-system", AUTH_CM, &cm, &e);
+        if (!rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN || i >= tries)
             break;
         struct timespec pause = {1, 0};
         nanosleep(&pause, NULL);
     }
     if (rc) {
-        log_warn("visibility: kube-system/%s cannot be read (%s): only bearer tokens are "
-                 "accepted",
-                 AUTH_CM, e.message);
-        return;
+        /* Re-read every few seconds: one warning at start, not one each time. */
+        if (tries > 1)
+            log_warn("visibility: kube-system/%s cannot be read (%s): the front proxy is not "
+                     "trusted",
+                     AUTH_CM, e.message);
+        if (rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN)
+            *fp = (struct front_proxy){0};
+        return rc;
     }
     const json_t *data = json_object_get(cm, "data");
     const char *ca = json_string_value(json_object_get(data, "requestheader-client-ca-file"));
+    *fp = (struct front_proxy){0};
     if (ca && *ca) {
-        v->proxy_ca = xstrdup(ca);
-        v->allowed_names = string_list(data, "requestheader-allowed-names", NULL);
-        v->user_headers = string_list(data, "requestheader-username-headers", "X-Remote-User");
-        v->group_headers = string_list(data, "requestheader-group-headers", "X-Remote-Group");
+        fp->ca = xstrdup(ca);
+        fp->allowed_names = string_list(data, "requestheader-allowed-names", NULL);
+        fp->user_headers = string_list(data, "requestheader-username-headers", "X-Remote-User");
+        fp->group_headers = string_list(data, "requestheader-group-headers", "X-Remote-Group");
+        fp->extra_prefixes =
+            string_list(data, "requestheader-extra-headers-prefix", "X-Remote-Extra-");
     }
     json_decref(cm);
+    return 0;
+}
+
+/* Follows the ConfigMap: the API server rewrites it when its front-proxy
+ * flags or CA change, and Kueue's server picks that up without a restart. */
+static void *refresh_front_proxy(void *arg)
+{
+    struct visapi *v = arg;
+    pthread_mutex_lock(&v->mu);
+    while (!v->stopping) {
+        struct timespec at = tm_deadline(CLOCK_MONOTONIC, VISAPI_FRONT_PROXY_PERIOD_MS);
+        pthread_cond_timedwait(&v->cv, &v->mu, &at);
+        if (v->stopping)
+            break;
+        pthread_mutex_unlock(&v->mu);
+        struct front_proxy fp = {0};
+        int rc = read_front_proxy(v->o.ac, 1, &fp);
+        pthread_mutex_lock(&v->mu);
+        if (!rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN) {
+            front_proxy_release(&v->fp);
+            v->fp = fp;
+        }
+    }
+    pthread_mutex_unlock(&v->mu);
+    return NULL;
 }
 
 int visapi_start(const struct visapi_options *o, struct visapi **out, struct err *e)
 {
     struct visapi *v = xcalloc(1, sizeof(*v));
     v->o = *o;
-    read_front_proxy(v);
+    pthread_mutex_init(&v->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&v->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    v->reviews = visapi_reviews_new(VISAPI_REVIEWS_MAX);
+    (void)read_front_proxy(o->ac, 5, &v->fp);
+    if (v->fp.ca)
+        v->tls_ca = xstrdup(v->fp.ca);
     struct certs c = {0};
     int rc = certs_generate("visibility-server", "kueue-system", (int64_t)time(NULL),
                             CERTS_VALIDITY_S, &c, e);
@@ -378,19 +611,21 @@ int visapi_start(const struct visapi_options *o, struct visapi **out, struct err
                               .port = o->port,
                               .cert_pem = c.tls_crt,
                               .key_pem = c.tls_key,
-                              .client_ca_pem = v->proxy_ca,
+                              .client_ca_pem = v->tls_ca,
                               .workers = 2,
                               .handler = {.handle = handle, .arg = v}};
     if (!rc)
         rc = http_server_start(&ho, &v->hs, e);
     certs_release(&c);
+    if (!rc && pthread_create(&v->refresher, NULL, refresh_front_proxy, v) == 0)
+        v->refreshing = true;
     if (rc) {
         visapi_stop(v);
         return rc;
     }
     v->port = http_server_port(v->hs);
     log_info("visibility API served at https://%s:%d (front proxy %s)", ho.host, v->port,
-             v->proxy_ca ? "trusted" : "not configured");
+             v->tls_ca ? "trusted" : "not configured");
     *out = v;
     return 0;
 }
@@ -404,10 +639,17 @@ void visapi_stop(struct visapi *v)
 {
     if (!v)
         return;
+    pthread_mutex_lock(&v->mu);
+    v->stopping = true;
+    pthread_cond_signal(&v->cv);
+    pthread_mutex_unlock(&v->mu);
+    if (v->refreshing)
+        pthread_join(v->refresher, NULL);
     http_server_stop(v->hs);
-    free(v->proxy_ca);
-    json_decref(v->allowed_names);
-    json_decref(v->user_headers);
-    json_decref(v->group_headers);
+    front_proxy_release(&v->fp);
+    free(v->tls_ca);
+    visapi_reviews_free(v->reviews);
+    pthread_cond_destroy(&v->cv);
+    pthread_mutex_destroy(&v->mu);
     free(v);
 }

@@ -321,6 +321,23 @@ expect_exact "  ... the allowed name signed by another CA: 401" "401 Unauthorize
 expect_exact "  ... a certificate of the front proxy's CA for serving, not for clients: 401" "401 Unauthorized" \
     pw --cert "$FP/serving.crt" --key "$FP/serving.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
     "$V2/clusterqueues/vis-cq/pendingworkloads"
+# The API server rewrites the ConfigMap when its front-proxy flags change;
+# the visibility server follows it without a restart.
+k -n kube-system patch configmap extension-apiserver-authentication --type merge \
+    -p '{"data":{"requestheader-allowed-names":"[\"someone-else\"]"}}' >/dev/null
+wait_for "visibility follows the front proxy's ConfigMap: a newly allowed name is accepted" 30 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
+    pw --cert "$FP/stranger.crt" --key "$FP/stranger.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... and the name no longer listed is refused: 401" "401 Unauthorized" \
+    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+k -n kube-system patch configmap extension-apiserver-authentication --type merge \
+    -p '{"data":{"requestheader-allowed-names":"[\"front-proxy-client\"]"}}' >/dev/null
+wait_for "  ... and accepted again once it is listed again" 30 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
+    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
 expect_exact "visibility discovery: both versions, the two pendingworkloads subresources" \
     "visibility.kueue.x-k8s.io/v1beta2 visibility.kueue.x-k8s.io/v1beta1; clusterqueues/pendingworkloads localqueues/pendingworkloads" \
     sh -c "curl -sk --max-time 5 -H 'Authorization: Bearer $CQV' '$VURL/apis/visibility.kueue.x-k8s.io' | $PY -c '
