@@ -404,10 +404,37 @@ static void wl_sum_free(struct ctl *c, struct ctl_wl_sum *w)
     free(w);
 }
 
+/* The kinds whose objects are few and read by many reconciles (each
+ * workload's reads its LocalQueue and ClusterQueue): their trees stay, where
+ * parsing them again every round cost more than their memory. */
+static bool pinned_kind(enum ctl_kind k)
+{
+    switch (k) {
+    case CK_RF:
+    case CK_COHORT:
+    case CK_AC:
+    case CK_CQ:
+    case CK_LQ:
+    case CK_WPC:
+    case CK_PC:
+    case CK_TOPO:
+    case CK_PRC:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void entry_free(struct ctl *c, struct ctl_entry *e)
 {
     if (!e)
         return;
+    if (e->pinned && e->tree) {
+        /* Read this round before it was replaced: it lasts the round, as
+         * any other tree. */
+        XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+        c->parsed[c->nparsed++] = e->tree;
+    }
     inf_doc_unref(e->doc);
     wl_sum_free(c, e->wl);
     free(e);
@@ -436,6 +463,11 @@ bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out)
 /* The tree of e for this round, parsed again when the last round's is gone. */
 static json_t *thaw(struct ctl *c, struct ctl_entry *e)
 {
+    if (e->pinned) {
+        if (!e->tree)
+            e->tree = inf_doc_parse(e->doc);
+        return e->tree;
+    }
     if (e->gen == c->gen && e->tree) {
         if (e->brief) {
             /* Asked for while the rebuild reads it: kept for the round. */
@@ -456,6 +488,8 @@ static json_t *thaw(struct ctl *c, struct ctl_entry *e)
  * object once and must not hold all their trees at once. */
 static json_t *thaw_brief(struct ctl *c, struct ctl_entry *e)
 {
+    if (e->pinned)
+        return json_incref(thaw(c, e));
     if (e->gen == c->gen && e->tree)
         return json_incref(e->tree);
     e->tree = inf_doc_parse(e->doc);
@@ -950,10 +984,13 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
     n->rv = rv;
     n->tree = json_incref((json_t *)obj);
     n->gen = c->gen;
+    n->pinned = pinned_kind(k);
     if (k == CK_WL)
         n->wl = wl_sum_new(c, obj);
-    XGROW(c->parsed, c->capparsed, c->nparsed + 1);
-    c->parsed[c->nparsed++] = n->tree;
+    if (!n->pinned) {
+        XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+        c->parsed[c->nparsed++] = n->tree;
+    }
     map_put(&c->res[k].cache, key, n);
     free(key);
     cache_changed(c, k, e, n, prev, obj);
@@ -1011,6 +1048,7 @@ static bool on_text(void *arg, const char *key, struct inf_doc *doc, const char 
     struct ctl_entry *n = xcalloc(1, sizeof(*n));
     n->doc = inf_doc_ref(doc);
     n->rv = rv;
+    n->pinned = pinned_kind(r->kind);
     map_put(&r->cache, key, n);
     c->wl_counts_stale = true; /* counted from the summaries after the rebuild */
     entry_free(c, e);

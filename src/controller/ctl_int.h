@@ -109,9 +109,11 @@ struct ctl_wl_sum {
 struct ctl_entry {
     struct inf_doc *doc;
     json_t *tree; /* valid while gen == ctl.gen; held by ctl.parsed, or by the
-                   * rebuild alone while brief */
+                   * rebuild alone while brief; held by the entry when pinned */
     unsigned gen;
     bool brief;
+    bool pinned; /* a queue-configuration kind: few objects, read by every
+                  * workload's reconcile, so its tree is kept across rounds */
     uint64_t rv;
     struct ctl_wl_sum *wl; /* Workloads only; NULL until the first sync for a listed one */
 };

@@ -126,6 +126,12 @@ static const char *const SQL[ST_COUNT] = {
     [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
     [ST_QUOTAS] = "SELECT doc FROM objects WHERE res='resourcequotas' AND ns=?1",
     [ST_NS_COUNT] = "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2",
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_SAVEPOINT] = "SAVEPOINT op",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO op",
+    [ST_RELEASE] = "RELEASE op",
 };
 
 static const char SCHEMA[] =
@@ -526,10 +532,19 @@ static void wc_release(struct store *s)
 
 /* ---- the write transaction ---------------------------------------------------------- */
 
+/* One of the writer's transaction statements (ST_BEGIN ... ST_RELEASE). */
+static int w_tx_sql(struct store *s, enum store__stmt id, struct err *e)
+{
+    sqlite3_stmt *st = store__stmt(&s->w, id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_err(e, s->w.db, SQL[id]);
+    sqlite3_reset(st);
+    return rc;
+}
+
 static int tx_begin(struct store *s, struct err *e)
 {
     s->npending = 0;
-    return exec_sql(s->w.db, "BEGIN IMMEDIATE", e);
+    return w_tx_sql(s, ST_BEGIN, e);
 }
 
 static void pending_truncate(struct store *s, size_t mark)
@@ -552,7 +567,7 @@ static void tx_rollback(struct store *s)
 {
     struct err ignored;
     err_init(&ignored);
-    (void)exec_sql(s->w.db, "ROLLBACK", &ignored);
+    (void)w_tx_sql(s, ST_ROLLBACK, &ignored);
     s->next_rv = atomic_load(&s->rv);
     pending_release(s);
 }
@@ -587,7 +602,7 @@ static int tx_commit(struct store *s, struct err *e)
             rc = maybe_compact(s, e);
     }
     if (!rc)
-        rc = exec_sql(s->w.db, "COMMIT", e);
+        rc = w_tx_sql(s, ST_COMMIT, e);
     if (rc) {
         tx_rollback(s);
         return rc;
@@ -632,7 +647,7 @@ static void op_exec(struct store *s, struct wop *op, bool alone)
     size_t pending_mark = s->npending;
     struct err ignored;
     err_init(&ignored);
-    if (!alone && exec_sql(s->w.db, "SAVEPOINT op", op->e)) {
+    if (!alone && w_tx_sql(s, ST_SAVEPOINT, op->e)) {
         op->rc = ERR_IO;
         return;
     }
@@ -640,11 +655,11 @@ static void op_exec(struct store *s, struct wop *op, bool alone)
     if (alone)
         return;
     if (op->rc || op->discard) {
-        (void)exec_sql(s->w.db, "ROLLBACK TO op", &ignored);
+        (void)w_tx_sql(s, ST_ROLLBACK_TO, &ignored);
         s->next_rv = rv_mark;
         pending_truncate(s, pending_mark);
     }
-    (void)exec_sql(s->w.db, "RELEASE op", &ignored);
+    (void)w_tx_sql(s, ST_RELEASE, &ignored);
 }
 
 /* Run a batch of operations in one transaction and commit once: the

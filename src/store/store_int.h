@@ -104,6 +104,12 @@ enum store__stmt {
     ST_BY_UID,     /* (res, ns, name) of the object with uid */
     ST_QUOTAS,     /* doc of each ResourceQuota in ns */
     ST_NS_COUNT,   /* how many objects of res are in ns */
+    ST_BEGIN,      /* the writer's transaction and its savepoints: prepared once, as */
+    ST_COMMIT,     /* every write runs them */
+    ST_ROLLBACK,
+    ST_SAVEPOINT,
+    ST_ROLLBACK_TO,
+    ST_RELEASE,
     ST_COUNT
 };
 

@@ -479,7 +479,7 @@ static void flavor_gauges(struct ctl *c, const json_t *cq_spec, const char *cons
             continue;
         const char *kv[12];
         size_t n = 0;
-        for (; who[n] && n < 8; n++)
+        for (; n < 8 && who[n]; n++)
             kv[n] = who[n];
         kv[n++] = "flavor";
         kv[n++] = fname;
