@@ -4,7 +4,9 @@
 # leader group gets its own Workload, pod sets leader and worker, made
 # ahead of the Pods; the group's Pods join it and are gated, and the
 # admitted group's Pods are ungated with the flavor, while the group beyond
-# the quota stays gated. Scaling down drops the extra group's Workload.
+# the quota stays gated. The admitted group evicted, its Pods are deleted
+# and the other group is admitted. Scaling down drops the extra group's
+# Workload.
 cat >"$TMP/lws-cfg.yaml" <<'YAML'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -103,6 +105,16 @@ if [ $A = 0 ]; then WANT="vllm-0$ON vllm-0-1$ON vllm-1$OFF vllm-1-1$OFF "; else
 fi
 wait_for "lws: the admitted group's Pods are ungated with the flavor; the other's stay gated" 15 "^$WANT\$" \
     k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.instance-type}{.spec.schedulingGates[*].name} {end}'
+# The admitted group evicted (its Workload deactivated): its Pods are
+# stopped and deleted as Kueue stops a pod group, and the quota it frees
+# admits the other group, whose Pods are ungated with the flavor.
+if [ $A = 0 ]; then WA=$W0 B=1; else WA=$W1 B=0; fi
+k -n lws patch workload "$WA" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "lws: the evicted group's Pods are deleted; the other group's run with the flavor" 20 \
+    "^vllm-$B$ON vllm-$B-1$ON \$" \
+    k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.instance-type}{.spec.schedulingGates[*].name} {end}'
+expect_exact "lws: the evicted group's Workload is pending, deactivated" "false False" \
+    k -n lws get workload "$WA" -o jsonpath='{.spec.active} {.status.conditions[?(@.type=="QuotaReserved")].status}'
 k -n lws patch leaderworkerset vllm --type=merge -p '{"spec":{"replicas":1}}' >/dev/null
 wait_for "lws: scaled down to one group, the other group's Workload goes" 15 "^$W0\$" \
     k -n lws get workloads -o jsonpath='{.items[*].metadata.name}'
