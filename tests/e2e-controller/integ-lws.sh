@@ -4,7 +4,10 @@
 # leader group gets its own Workload, pod sets leader and worker, made
 # ahead of the Pods; the group's Pods join it and are gated, and the
 # admitted group's Pods are ungated with the flavor, while the group beyond
-# the quota stays gated. Scaling down drops the extra group's Workload.
+# the quota stays gated. The admitted group evicted, its Pods are deleted
+# and the other group is admitted; its Pods made again, it is readmitted
+# when its turn comes. Scaling down drops the extra group's
+# Workload.
 cat >"$TMP/lws-cfg.yaml" <<'YAML'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -64,8 +67,9 @@ else
     A=1
 fi
 # The operator's Pods: a leader vllm-G and a worker vllm-G-1 per group,
-# with the templates' metadata and the operator's labels.
-for g in 0 1; do
+# with the templates' metadata and the operator's labels. lws_group G.
+lws_group() {
+    g=$1
     for role in leader worker; do
         if [ $role = leader ]; then pn="vllm-$g" extra=""; else
             pn="vllm-$g-1" extra="    leaderworkerset.sigs.k8s.io/leader-name: vllm-$g"
@@ -91,7 +95,9 @@ spec:
     resources: {requests: {cpu: "1"}}
 YAML
     done
-done
+}
+lws_group 0
+lws_group 1
 expect_exact "lws: each Pod joins its group's Workload, with its role" \
     "vllm-0 $W0 leader vllm-0-1 $W0 worker vllm-1 $W1 leader vllm-1-1 $W1 worker " \
     k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/pod-group-name} {.metadata.annotations.kueue\.x-k8s\.io/role-hash} {end}'
@@ -102,6 +108,26 @@ if [ $A = 0 ]; then WANT="vllm-0$ON vllm-0-1$ON vllm-1$OFF vllm-1-1$OFF "; else
     WANT="vllm-0$OFF vllm-0-1$OFF vllm-1$ON vllm-1-1$ON "
 fi
 wait_for "lws: the admitted group's Pods are ungated with the flavor; the other's stay gated" 15 "^$WANT\$" \
+    k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.instance-type}{.spec.schedulingGates[*].name} {end}'
+# The admitted group evicted (its Workload deactivated): its Pods are
+# stopped and deleted as Kueue stops a pod group, and the quota it frees
+# admits the other group, whose Pods are ungated with the flavor.
+if [ $A = 0 ]; then WA=$W0 B=1; else WA=$W1 B=0; fi
+k -n lws patch workload "$WA" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "lws: the evicted group's Pods are deleted; the other group's run with the flavor" 20 \
+    "^vllm-$B$ON vllm-$B-1$ON \$" \
+    k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.instance-type}{.spec.schedulingGates[*].name} {end}'
+expect_exact "lws: the evicted group's Workload is pending, deactivated" "false False" \
+    k -n lws get workload "$WA" -o jsonpath='{.spec.active} {.status.conditions[?(@.type=="QuotaReserved")].status}'
+# The operator makes the evicted group's Pods again; reactivated while the
+# other group is evicted in turn, it is readmitted and its new Pods are
+# ungated with the flavor.
+lws_group $A
+if [ $A = 0 ]; then WB=$W1; else WB=$W0; fi
+k -n lws patch workload "$WB" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+k -n lws patch workload "$WA" --type=merge -p '{"spec":{"active":true}}' >/dev/null
+wait_for "lws: the evicted group readmitted, its new Pods run with the flavor; the other's deleted" 20 \
+    "^vllm-$A$ON vllm-$A-1$ON \$" \
     k -n lws get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.instance-type}{.spec.schedulingGates[*].name} {end}'
 k -n lws patch leaderworkerset vllm --type=merge -p '{"spec":{"replicas":1}}' >/dev/null
 wait_for "lws: scaled down to one group, the other group's Workload goes" 15 "^$W0\$" \

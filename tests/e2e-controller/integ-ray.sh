@@ -3,9 +3,11 @@
 # operator: the status is set by hand). A RayJob is created suspended,
 # gets a Workload with pod sets head, its worker groups and the submitter,
 # is admitted and started with the flavor's node labels in every template,
-# and its Complete deployment status finishes the Workload. A RayCluster
-# beyond the quota stays suspended until the RayJob is done, then runs
-# until deleted. A RayService is queued the same way through its
+# evicted (suspended, templates restored, quota released once KubeRay
+# reports it suspended) and readmitted, and its Complete deployment status
+# finishes the Workload. A RayCluster beyond the quota stays suspended
+# until the RayJob is done, then runs, is evicted and readmitted the same
+# way, until deleted. A RayService is queued the same way through its
 # spec.rayClusterSpec; the RayCluster KubeRay makes for it is not queued.
 # Kueue's webhook rules refuse autoscaling and a RayJob that keeps its
 # cluster.
@@ -64,6 +66,11 @@ expect_exact "rayjob: the flavor's node labels in the head, worker and submitter
     k -n ray get rayjob pi -o jsonpath='{.spec.rayClusterSpec.headGroupSpec.template.spec.nodeSelector.instance-type} {.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector.instance-type} {.spec.submitterPodTemplate.spec.nodeSelector.instance-type}'
 expect_exact "rayjob: its usage (1 + 2 + KubeRay's submitter: 500m, 200Mi)" "3500m 200Mi" \
     k get cq ray-cq -o jsonpath='{.status.flavorsReservation[0].resources[0].total} {.status.flavorsReservation[0].resources[1].total}'
+evict_readmit rayjob ray rayjob pi \
+    "$(k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayJob")].metadata.name}')" \
+    '{.spec.suspend}' \
+    '{.spec.rayClusterSpec.headGroupSpec.template.spec.nodeSelector.instance-type} {.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector.instance-type} {.spec.submitterPodTemplate.spec.nodeSelector.instance-type}' \
+    '{"status":{"jobDeploymentStatus":"Running"}}' '{"status":{"jobDeploymentStatus":"Suspended"}}'
 
 expect_exact "raycluster: created suspended" "true" \
     k -n ray create -f "$SRC/tests/data/ray/raycluster.yaml" -o jsonpath='{.spec.suspend}'
@@ -83,6 +90,11 @@ wait_for "raycluster: admitted once the RayJob released its quota, unsuspended" 
     k -n ray get raycluster dev -o jsonpath='{.spec.suspend}'
 expect_exact "raycluster: the flavor's node labels in its groups" "on-demand on-demand" \
     k -n ray get raycluster dev -o jsonpath='{.spec.headGroupSpec.template.spec.nodeSelector.instance-type} {.spec.workerGroupSpecs[0].template.spec.nodeSelector.instance-type}'
+evict_readmit raycluster ray raycluster dev \
+    "$(k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayCluster")].metadata.name}')" \
+    '{.spec.suspend}' \
+    '{.spec.headGroupSpec.template.spec.nodeSelector.instance-type} {.spec.workerGroupSpecs[0].template.spec.nodeSelector.instance-type}' \
+    '{"status":{"state":"ready"}}' '{"status":{"state":"suspended"}}'
 k -n ray patch raycluster dev --subresource=status --type=merge -p '{"status":{"state":"ready"}}' >/dev/null
 sleep 1
 expect_exact "raycluster: ready, still holding its quota (never finished)" "1 3" \
@@ -122,21 +134,13 @@ k -n ray patch rayservice serve --subresource=status --type=merge \
 sleep 1
 expect_exact "rayservice: ... nor given a Workload" "" \
     k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayCluster")].metadata.name}'
+evict_readmit rayservice ray rayservice serve \
+    "$(k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayService")].metadata.name}')" \
+    '{.spec.rayClusterSpec.suspend}' \
+    '{.spec.rayClusterSpec.headGroupSpec.template.spec.nodeSelector.instance-type} {.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector.instance-type}' \
+    '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"RayServiceReady","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' \
+    '{"status":{"conditions":[{"type":"Ready","status":"False","reason":"Suspended","message":"","lastTransitionTime":"2026-01-01T00:00:01Z"}]}}'
 W=$(k -n ray get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="RayService")].metadata.name}')
-k -n ray patch workload "$W" --type=merge -p '{"spec":{"active":false}}' >/dev/null
-wait_for "rayservice: evicted, its cluster suspended" 15 '^true$' \
-    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.suspend}'
-expect_exact "rayservice: its templates restored" " " \
-    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.headGroupSpec.template.spec.nodeSelector} {.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector}'
-expect_exact "rayservice: the quota is kept while it is Ready" "True" \
-    k -n ray get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
-k -n ray patch rayservice serve --subresource=status --type=merge \
-    -p '{"status":{"conditions":[{"type":"Ready","status":"False","reason":"Suspended","message":"","lastTransitionTime":"2026-01-01T00:00:01Z"}]}}' >/dev/null
-wait_for "rayservice: released once no longer Ready" 15 '^False$' \
-    k -n ray get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
-k -n ray patch workload "$W" --type=merge -p '{"spec":{"active":true}}' >/dev/null
-wait_for "rayservice: reactivated, admitted and started again" 15 '^false$' \
-    k -n ray get rayservice serve -o jsonpath='{.spec.rayClusterSpec.suspend}'
 expect_exact "rayservice: never finished while it serves" "1 " \
     sh -c "kubectl --kubeconfig '$KC' get cq ray-cq -o jsonpath='{.status.reservingWorkloads} ' &&
         kubectl --kubeconfig '$KC' -n ray get workload '$W' -o jsonpath='{.status.conditions[?(@.type==\"Finished\")].status}'"

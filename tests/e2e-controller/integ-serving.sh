@@ -6,6 +6,9 @@
 # StatefulSet's admission-gated-by annotation follows to its group's
 # Workload, which waits while it is there. A StatefulSet whose group's
 # Workload exists under Kueue's former name (without the uid) keeps it.
+# Both kinds' Pods run with the flavor's node selector; evicted (their
+# ClusterQueue stopped) they are deleted and replaced by gated Pods that
+# run again once the ClusterQueue does.
 cat >"$TMP/serving-cfg.yaml" <<'YAML'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -21,6 +24,8 @@ metadata: {name: srv}
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: srv-f}
+spec:
+  nodeLabels: {kubernetes.io/hostname: cueue-local}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
@@ -145,4 +150,41 @@ expect_exact "statefulset: ... which it owns, and no second Workload is made" "S
 k -n srv delete sts old >/dev/null
 wait_for "statefulset: deleted, the quota is released" 40 '^0$' \
     k get cq srv-cq -o jsonpath='{.status.reservingWorkloads}'
+
+# Placed and evicted as Kueue does: admitted, the Pods are ungated with the
+# flavor's node selector and run; their ClusterQueue stopped (HoldAndDrain),
+# they are evicted and deleted, and those made in their place wait gated
+# until the ClusterQueue runs again. serving_evict KIND NAME REPLICAS.
+PODS='{range .items[*]}{.spec.nodeSelector.kubernetes\.io/hostname}{.spec.schedulingGates[0].name} {.status.phase} {end}'
+serving_evict() {
+    sk=$1 sn=$2 sr=$3
+    {
+        printf 'apiVersion: apps/v1\nkind: %s\nmetadata:\n  name: %s\n' "$sk" "$sn"
+        printf '  labels: {kueue.x-k8s.io/queue-name: user-queue}\nspec:\n  replicas: %s\n' "$sr"
+        if [ "$sk" = StatefulSet ]; then printf '  podManagementPolicy: Parallel\n  serviceName: %s\n' "$sn"; fi
+        printf '  selector: {matchLabels: {app: %s}}\n  template:\n    metadata: {labels: {app: %s}}\n' "$sn" "$sn"
+        printf '    spec:\n      containers:\n      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 200m}}}\n'
+    } | k -n srv apply -f - >/dev/null
+    srun=$(i=0; while [ $i -lt "$sr" ]; do printf 'cueue-local Running '; i=$((i + 1)); done)
+    swait=$(i=0; while [ $i -lt "$sr" ]; do printf 'kueue.x-k8s.io/admission Pending '; i=$((i + 1)); done)
+    wait_for "$sn: its Pods ungated with the flavor's node selector, running" 40 "^$srun\$" \
+        k -n srv get pods -l app="$sn" -o jsonpath="$PODS"
+    sold=$(k -n srv get pods -l app="$sn" -o jsonpath='{.items[*].metadata.uid}')
+    k patch cq srv-cq --type=merge -p '{"spec":{"stopPolicy":"HoldAndDrain"}}' >/dev/null
+    wait_for "$sn: its ClusterQueue stopped, the Pods are evicted and the quota released" 40 '^0$' \
+        k get cq srv-cq -o jsonpath='{.status.reservingWorkloads}'
+    wait_for "$sn: ... the Pods deleted, those made in their place wait gated" 40 "^$swait\$" \
+        k -n srv get pods -l app="$sn" -o jsonpath="$PODS"
+    snew=$(k -n srv get pods -l app="$sn" -o jsonpath='{.items[*].metadata.uid}')
+    for u in $sold; do
+        case " $snew " in *" $u "*) fail "$sn: the evicted Pod $u is gone" "$snew" ;; esac
+    done
+    k patch cq srv-cq --type=merge -p '{"spec":{"stopPolicy":"None"}}' >/dev/null
+    wait_for "$sn: the ClusterQueue running again, they are admitted and run" 40 "^$srun\$" \
+        k -n srv get pods -l app="$sn" -o jsonpath="$PODS"
+    k -n srv delete "$sk" "$sn" >/dev/null
+    wait_for "$sn: deleted, the quota is released" 40 '^0$' k get cq srv-cq -o jsonpath='{.status.reservingWorkloads}'
+}
+serving_evict Deployment web2 1
+serving_evict StatefulSet group 2
 stop_server "$PID"

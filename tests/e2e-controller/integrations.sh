@@ -55,21 +55,10 @@ expect_exact "jobset: its usage in the ClusterQueue" "5" \
 W=$(k -n js get workloads -o jsonpath='{.items[0].metadata.name}')
 # Running (status by hand), then evicted: suspended, templates restored;
 # the quota waits for its Jobs to stop.
-k -n js patch jobset train --subresource=status --type=merge \
-    -p '{"status":{"replicatedJobsStatus":[{"name":"leader","active":1,"ready":0,"succeeded":0,"failed":0,"suspended":0},{"name":"workers","active":2,"ready":0,"succeeded":0,"failed":0,"suspended":0}]}}' >/dev/null
-k -n js patch workload "$W" --type=merge -p '{"spec":{"active":false}}' >/dev/null
-wait_for "jobset: evicted, suspended" 15 '^true$' k -n js get jobset train -o jsonpath='{.spec.suspend}'
-expect_exact "jobset: the templates restored" " " \
-    k -n js get jobset train -o jsonpath='{.spec.replicatedJobs[0].template.spec.template.spec.nodeSelector} {.spec.replicatedJobs[1].template.spec.template.spec.nodeSelector}'
-expect_exact "jobset: the quota is kept while its Jobs run" "True" \
-    k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
-k -n js patch jobset train --subresource=status --type=merge \
-    -p '{"status":{"replicatedJobsStatus":[{"name":"leader","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":1},{"name":"workers","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":2}]}}' >/dev/null
-wait_for "jobset: released once its Jobs stopped" 15 '^False$' \
-    k -n js get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
-k -n js patch workload "$W" --type=merge -p '{"spec":{"active":true}}' >/dev/null
-wait_for "jobset: reactivated, admitted and unsuspended again" 15 '^false$' \
-    k -n js get jobset train -o jsonpath='{.spec.suspend}'
+evict_readmit jobset js jobset train "$W" '{.spec.suspend}' \
+    '{.spec.replicatedJobs[0].template.spec.template.spec.nodeSelector.instance-type} {.spec.replicatedJobs[1].template.spec.template.spec.nodeSelector.instance-type}' \
+    '{"status":{"replicatedJobsStatus":[{"name":"leader","active":1,"ready":0,"succeeded":0,"failed":0,"suspended":0},{"name":"workers","active":2,"ready":0,"succeeded":0,"failed":0,"suspended":0}]}}' \
+    '{"status":{"replicatedJobsStatus":[{"name":"leader","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":1},{"name":"workers","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":2}]}}'
 k -n js patch jobset train --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Completed","status":"True","reason":"AllJobsCompleted","message":"jobset completed successfully","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
 wait_for "jobset: Completed finishes the Workload (Succeeded)" 15 '^True Succeeded jobset completed successfully$' \
@@ -106,29 +95,18 @@ expect_exact "pytorchjob: the flavor's node labels in each replica's template" "
 # Running (the operator's status by hand), then evicted: suspended with its
 # templates restored; the quota waits until no replica is active.
 PW=$(k -n js get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")].metadata.name}')
-k -n js patch pytorchjob mnist --subresource=status --type=merge \
-    -p '{"status":{"replicaStatuses":{"Master":{"active":1},"Worker":{"active":2}}}}' >/dev/null
-k -n js patch workload "$PW" --type=merge -p '{"spec":{"active":false}}' >/dev/null
-wait_for "pytorchjob: evicted, runPolicy.suspend true" 15 '^true$' \
-    k -n js get pytorchjob mnist -o jsonpath='{.spec.runPolicy.suspend}'
-expect_exact "pytorchjob: its templates restored" " " \
-    k -n js get pytorchjob mnist -o jsonpath='{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector} {.spec.pytorchReplicaSpecs.Worker.template.spec.nodeSelector}'
-expect_exact "pytorchjob: the quota is kept while its replicas are active" "True" \
-    k -n js get workload "$PW" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
-k -n js patch pytorchjob mnist --subresource=status --type=merge \
-    -p '{"status":{"replicaStatuses":{"Master":{"active":0},"Worker":{"active":0}}}}' >/dev/null
-wait_for "pytorchjob: released once no replica is active" 15 '^False$' \
-    k -n js get workload "$PW" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
-k -n js patch workload "$PW" --type=merge -p '{"spec":{"active":true}}' >/dev/null
-wait_for "pytorchjob: reactivated, admitted and unsuspended again" 15 '^false$' \
-    k -n js get pytorchjob mnist -o jsonpath='{.spec.runPolicy.suspend}'
+evict_readmit pytorchjob js pytorchjob mnist "$PW" '{.spec.runPolicy.suspend}' \
+    '{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector.instance-type} {.spec.pytorchReplicaSpecs.Worker.template.spec.nodeSelector.instance-type}' \
+    '{"status":{"replicaStatuses":{"Master":{"active":1},"Worker":{"active":2}}}}' \
+    '{"status":{"replicaStatuses":{"Master":{"active":0},"Worker":{"active":0}}}}'
 k -n js patch pytorchjob mnist --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded","message":"PyTorchJob mnist is successfully completed.","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
 wait_for "pytorchjob: Succeeded finishes the Workload" 15 '^True Succeeded$' \
     k -n js get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")]}{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason}{"\n"}{end}'
 wait_for "pytorchjob: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.status.reservingWorkloads}'
 
-# The other Kubeflow kinds the same way: KIND PLURAL VERSION FIELD
+# The other Kubeflow kinds the same way (node labels on admission,
+# eviction and readmission, finish): KIND PLURAL VERSION FIELD
 # "TYPE=REPLICAS ..." and the pod sets expected.
 kf_kind() {
     kk=$1 kp=$2 kv=$3 kf=$4 types=$5 kw=$6
@@ -151,10 +129,22 @@ kf_kind() {
         k -n js get workloads -o jsonpath="$JSW"
     wait_for "$kp: admitted, runPolicy.suspend false" 15 '^false$' \
         k -n js get "$kp" k -o jsonpath='{.spec.runPolicy.suspend}'
+    ksel="{range .spec.$kf.*}{.template.spec.nodeSelector.instance-type} {end}"
+    expect_exact "$kp: the flavor's node labels in each replica's template" \
+        "$(for t in $types; do printf 'on-demand '; done)" k -n js get "$kp" k -o jsonpath="$ksel"
+    krun="" kstop=""
+    for t in $types; do
+        krun="$krun${krun:+,}\"${t%=*}\":{\"active\":1}" kstop="$kstop${kstop:+,}\"${t%=*}\":{\"active\":0}"
+    done
+    evict_readmit "$kp" js "$kp" k \
+        "$(k -n js get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].kind==\"$kk\")].metadata.name}")" \
+        '{.spec.runPolicy.suspend}' "$ksel" \
+        "{\"status\":{\"replicaStatuses\":{$krun}}}" "{\"status\":{\"replicaStatuses\":{$kstop}}}"
     k -n js patch "$kp" k --subresource=status --type=merge \
         -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"Succeeded","message":"done","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
     wait_for "$kp: Succeeded finishes its Workload" 15 '^True$' \
         k -n js get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].kind==\"$kk\")].status.conditions[?(@.type==\"Finished\")].status}"
+    wait_for "$kp: the quota is released" 15 '^0$' k get cq js-cq -o jsonpath='{.status.reservingWorkloads}'
 }
 kf_kind TFJob tfjobs v1 tfReplicaSpecs "Worker=2 PS=1 Chief=1" "chief=1 ps=1 worker=2"
 kf_kind XGBoostJob xgboostjobs v1 xgbReplicaSpecs "Worker=2 Master=1" "master=1 worker=2"

@@ -43,6 +43,33 @@ gone() {
     wait_for "$gdesc" "$gsecs" 'NotFound' k get "$@"
 }
 
+# evict_readmit TAG NS RESOURCE NAME WORKLOAD SUSPEND_PATH SELECTORS_PATH
+# RUNNING STOPPED: Kueue's eviction and readmission of an admitted object
+# whose operator does not run (its status is set by hand to the RUNNING and
+# then STOPPED merge patches). Deactivating its Workload suspends it
+# (SUSPEND_PATH reads true) with every template's node selector
+# (SELECTORS_PATH) restored; the quota is kept while it runs and released
+# once it stopped; reactivated, it is admitted and started again with the
+# flavor's instance-type label.
+evict_readmit() {
+    et=$1 ens=$2 er=$3 en=$4 ew=$5 esusp=$6 esel=$7 erun=$8 estop=$9
+    k -n "$ens" patch "$er" "$en" --subresource=status --type=merge -p "$erun" >/dev/null
+    k -n "$ens" patch workload "$ew" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+    wait_for "$et: evicted, suspended" 15 '^true$' k -n "$ens" get "$er" "$en" -o jsonpath="$esusp"
+    expect_grep "$et: its templates restored (no node selector)" '^ *$' \
+        k -n "$ens" get "$er" "$en" -o jsonpath="$esel"
+    expect_exact "$et: the quota is kept while it runs" "True" \
+        k -n "$ens" get workload "$ew" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+    k -n "$ens" patch "$er" "$en" --subresource=status --type=merge -p "$estop" >/dev/null
+    wait_for "$et: released once it stopped" 15 '^False$' \
+        k -n "$ens" get workload "$ew" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+    k -n "$ens" patch workload "$ew" --type=merge -p '{"spec":{"active":true}}' >/dev/null
+    wait_for "$et: reactivated, admitted and started again" 15 '^false$' \
+        k -n "$ens" get "$er" "$en" -o jsonpath="$esusp"
+    expect_grep "$et: ... with the flavor's node selector again" '^on-demand( on-demand)* ?$' \
+        k -n "$ens" get "$er" "$en" -o jsonpath="$esel"
+}
+
 # The walkthrough's objects, with the jobs' sleep shortened.
 mkdir -p "$TMP/lab"
 cp "$SRC/examples/quota-lab-queues.yaml" "$TMP/lab/queues.yaml"

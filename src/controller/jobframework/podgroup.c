@@ -379,9 +379,11 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
     if (cond_is(wl, "Evicted", "True")) {
         const json_t *ev = cond(wl, "Evicted");
         char *m = xstrdup(jstr(ev, "message") ? jstr(ev, "message") : "");
+        /* Gated members never started: they are the replacements the
+         * requeued Workload waits for, as in Kueue's Stop. */
         json_array_foreach(pods, i, p)
         {
-            if (strcmp(phase(p), "Succeeded") && strcmp(phase(p), "Failed"))
+            if (!pod_gated(p) && strcmp(phase(p), "Succeeded") && strcmp(phase(p), "Failed"))
                 delete_pod(c, p, m);
         }
         free(m);
