@@ -271,9 +271,15 @@ static void sem_post_n(sem_t *s, unsigned n)
 enum http_dispatch http__dispatch(struct http_conn *c)
 {
     struct http_server *hs = c->hs;
-    /* Without a user (no application, or no credentials), the address. */
+    /* Without a user (no credentials), the address. A server whose
+     * application does not say who sent a request (no on_head: the
+     * webhooks, whose one caller is the cluster's API server, the
+     * visibility API behind it, metrics and probes) does not fair-queue:
+     * its requests are all exempt, first come first served, as before. */
     const char *flow = c->rq.flow ? c->rq.flow : c->client;
-    enum fq_level level = (unsigned)c->rq.level < FQ_NLEVELS ? c->rq.level : FQ_CATCH_ALL;
+    enum fq_level level = FQ_EXEMPT;
+    if (hs->o.handler.on_head)
+        level = (unsigned)c->rq.level < FQ_NLEVELS ? c->rq.level : FQ_CATCH_ALL;
     pthread_mutex_lock(&hs->pmu);
     enum fq_verdict v = FQ_REJECTED;
     if (!hs->q_quit) {

@@ -35,7 +35,9 @@
  * Requests wait for a worker in a fair queue (server/fairq.h): by priority
  * level, then round-robin across flows (users). One that does not fit its
  * flow's queue, or waits too long, is answered 429 with Retry-After, and
- * the connection stays open for the retry.
+ * the connection stays open for the retry. Only an application with an
+ * on_head classifies its requests; without one every request is exempt
+ * (first come, first served, never refused).
  *
  * The parser is pure (http_parse_head, http_parse_body) and the whole
  * request path runs without sockets (http_serve_bytes), for tests and
