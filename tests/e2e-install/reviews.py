@@ -382,7 +382,8 @@ def esc(key):
     return key.replace("~", "~0").replace("/", "~1")
 
 
-GATE = [{"name": KQ + "/admission"}]
+# Managed Pods wait for admission, then for their topology placement (TAS is on by default).
+GATE = [{"name": KQ + "/admission"}, {"name": KQ + "/topology"}]
 QN, MANAGED, GROUP, TOTAL = KQ + "/queue-name", KQ + "/managed", KQ + "/pod-group-name", KQ + "/pod-group-total-count"
 
 

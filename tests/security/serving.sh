@@ -67,7 +67,7 @@ expect_exact "deployment: ... with 1 pending Workload" "1" k get cq cq -o jsonpa
 # dropped from the template comes back: Kueue's Deployment webhook
 # defaults on update too, so the template stays managed and gated.
 kt "$TKC" -n team-a patch deploy web --type=json -p '[{"op":"remove","path":"/spec/template/spec/schedulingGates"}]' >/dev/null 2>&1
-expect_exact "deployment: a tenant cannot drop the gate from the template" "kueue.x-k8s.io/admission" \
+expect_exact "deployment: a tenant cannot drop the gate from the template" "kueue.x-k8s.io/admission kueue.x-k8s.io/topology" \
     k -n team-a get deploy web -o jsonpath='{.spec.template.spec.schedulingGates[*].name}'
 expect "deployment: a tenant cannot bind the template to the node" "spec.nodeName" \
     kt "$TKC" -n team-a create -f - <<'YAML'
