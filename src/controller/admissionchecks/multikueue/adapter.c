@@ -319,15 +319,17 @@ static int set_status_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
-                    const json_t *local, const char *wl_name, struct err *e)
+/* The worker's copy of local: read, or made when missing (then *remote
+ * stays NULL). A copy of another origin is not ours to touch (Kueue's
+ * ValidateRemoteObjectOwnership). */
+static int remote_get_or_create(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                                const json_t *local, const char *wl_name, json_t **remote,
+                                struct err *e)
 {
-    if (a->sync)
-        return a->sync(m, a, c, local, wl_name, e);
     const char *ns = api_doc_meta_str(local, "namespace");
     const char *name = api_doc_meta_str(local, "name");
-    json_t *remote = NULL;
-    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
+    *remote = NULL;
+    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, remote, e);
     if (rc == ERR_NOT_FOUND) {
         err_init(e);
         json_t *copy = remote_copy(m, a, local, wl_name);
@@ -337,20 +339,30 @@ int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster 
             log_info("multikueue: %s %s/%s created in cluster %s", a->kind, ns, name, c->name);
         return rc;
     }
-    if (rc)
-        return rc;
-    if (!ours(m, remote)) {
-        /* Kueue's ValidateRemoteObjectOwnership. */
+    if (!rc && !ours(m, *remote)) {
+        json_decref(*remote);
+        *remote = NULL;
         rc = err_set(e, ERR_EXISTS, "the %s %s/%s in cluster %s is not of origin %s", a->kind, ns,
                      name, c->name, m->set.origin);
-    } else {
-        json_t *st =
-            a->status ? a->status(local, remote) : json_incref(json_object_get(remote, "status"));
-        if (st && !json_equal(st, json_object_get(local, "status")))
-            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn, st, NULL,
-                                        e);
-        json_decref(st);
     }
+    return rc;
+}
+
+int mk_adapter_sync(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
+                    const json_t *local, const char *wl_name, struct err *e)
+{
+    if (a->sync)
+        return a->sync(m, a, c, local, wl_name, e);
+    json_t *remote;
+    int rc = remote_get_or_create(m, a, c, local, wl_name, &remote, e);
+    if (rc || !remote)
+        return rc;
+    json_t *st =
+        a->status ? a->status(local, remote) : json_incref(json_object_get(remote, "status"));
+    if (st && !json_equal(st, json_object_get(local, "status")))
+        rc = ac_update_status_retry(m->ac, mk_adapter_res(a), api_doc_meta_str(local, "namespace"),
+                                    api_doc_meta_str(local, "name"), set_status_fn, st, NULL, e);
+    json_decref(st);
     json_decref(remote);
     return rc;
 }
@@ -416,29 +428,16 @@ static json_t *pod_status_from(const json_t *local, const json_t *remote)
 static int pod_sync_one(struct mk *m, const struct mk_adapter *a, struct mk_cluster *c,
                         const json_t *local, const char *wl_name, struct err *e)
 {
-    const char *ns = api_doc_meta_str(local, "namespace");
-    const char *name = api_doc_meta_str(local, "name");
-    json_t *remote = NULL;
-    int rc = ac_get(c->client, mk_adapter_res(a), ns, name, &remote, e);
-    if (rc == ERR_NOT_FOUND) {
-        err_init(e);
-        json_t *copy = remote_copy(m, a, local, wl_name);
-        rc = ac_create(c->client, mk_adapter_res(a), ns, copy, NULL, e);
-        json_decref(copy);
-        if (!rc)
-            log_info("multikueue: Pod %s/%s created in cluster %s", ns, name, c->name);
+    json_t *remote;
+    int rc = remote_get_or_create(m, a, c, local, wl_name, &remote, e);
+    if (rc || !remote)
         return rc;
-    }
-    if (rc)
-        return rc;
-    if (!ours(m, remote)) {
-        rc = err_set(e, ERR_EXISTS, "the Pod %s/%s in cluster %s is not of origin %s", ns, name,
-                     c->name, m->set.origin);
-    } else if (!api_doc_meta_str(local, "deletionTimestamp")) {
+    if (!api_doc_meta_str(local, "deletionTimestamp")) {
         json_t *st = pod_status_from(local, remote);
         if (!json_equal(st, json_object_get(local, "status")))
-            rc = ac_update_status_retry(m->ac, mk_adapter_res(a), ns, name, set_status_fn, st, NULL,
-                                        e);
+            rc = ac_update_status_retry(
+                m->ac, mk_adapter_res(a), api_doc_meta_str(local, "namespace"),
+                api_doc_meta_str(local, "name"), set_status_fn, st, NULL, e);
         json_decref(st);
     }
     json_decref(remote);
