@@ -40,6 +40,13 @@ json_t *api_status_condition(json_t *obj, const char *type)
     return NULL;
 }
 
+const json_t *api_status_condition_true(const json_t *obj, const char *type)
+{
+    const json_t *c = api_status_condition((json_t *)obj, type);
+    const char *s = json_string_value(json_object_get(c, "status"));
+    return s && !strcmp(s, "True") ? c : NULL;
+}
+
 static bool str_eq(json_t *v, const char *s)
 {
     const char *x = json_string_value(v);

@@ -36,6 +36,8 @@ bool api_status_set_condition_nogen(json_t *obj, const char *type, const char *s
                                     const char *reason, const char *message, int64_t now_ms);
 /* The condition of a type, or NULL (borrowed from the tree). */
 json_t *api_status_condition(json_t *obj, const char *type);
+/* The condition of that type when its status is "True", else NULL (borrowed). */
+const json_t *api_status_condition_true(const json_t *obj, const char *type);
 
 /* Set status.admission from a (view-shaped) admission: clusterQueue and
  * podSetAssignments {name, flavors, resourceUsage, count}; quantities in

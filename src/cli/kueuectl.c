@@ -18,6 +18,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "api/status.h"
 #include "api/codec.h"
 #include "base/time.h"
 #include "cli/cli.h"
@@ -178,19 +179,6 @@ static void age_of(const json_t *o, int64_t now, char *buf, size_t len)
         tm_human_duration(now - t, buf, len);
 }
 
-static bool cond_true(const json_t *o, const char *type)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), i, c)
-    {
-        const char *t = jstr(c, "type"), *s = jstr(c, "status");
-        if (t && s && !strcmp(t, type))
-            return !strcmp(s, "True");
-    }
-    return false;
-}
-
 static void count_of(const json_t *o, const char *k, char *buf, size_t len)
 {
     snprintf(buf, len, "%lld",
@@ -248,7 +236,7 @@ static int do_list(struct ac_client *ac, const struct kopts *o, const char *ns)
         row_add(&t, h);
         json_array_foreach(l.items, i, x)
         {
-            bool active = cond_true(x, "Active");
+            bool active = api_status_condition_true(x, "Active");
             if (o->active && strcmp(o->active, active ? "true" : "false"))
                 continue;
             json_array_append(kept, (json_t *)x);
@@ -364,11 +352,11 @@ static bool output_ok(const char *output)
  * finished whose condition holds. */
 static const char *wl_status(const json_t *wl)
 {
-    if (cond_true(wl, "Finished"))
+    if (api_status_condition_true(wl, "Finished"))
         return "finished";
-    if (cond_true(wl, "Admitted"))
+    if (api_status_condition_true(wl, "Admitted"))
         return "admitted";
-    if (cond_true(wl, "QuotaReserved"))
+    if (api_status_condition_true(wl, "QuotaReserved"))
         return "quotaReserved";
     return "pending";
 }
@@ -543,11 +531,13 @@ static int list_workloads(struct ac_client *ac, const struct kopts *o, const cha
         for (; st[k] && k + 1 < sizeof(up); k++)
             up[k] = (char)toupper((unsigned char)st[k]);
         up[k] = 0;
-        const char *adm = cond_true(x, "Admitted") ? cond_time(x, "Admitted") : NULL;
+        const char *adm =
+            api_status_condition_true(x, "Admitted") ? cond_time(x, "Admitted") : NULL;
         int64_t t0, t1 = now;
         err_init(&e);
         if (adm && !tm_parse_rfc3339(adm, &t0, &e)) {
-            const char *fin = cond_true(x, "Finished") ? cond_time(x, "Finished") : NULL;
+            const char *fin =
+                api_status_condition_true(x, "Finished") ? cond_time(x, "Finished") : NULL;
             if (fin && tm_parse_rfc3339(fin, &t1, &e))
                 t1 = now;
             tm_human_duration(t1 - t0, exec, sizeof(exec));

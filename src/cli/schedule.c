@@ -349,18 +349,11 @@ static struct doc *doc_of(struct run *r, const struct eng_wl *wl)
     return v ? &r->docs[(uintptr_t)v - 1] : NULL;
 }
 
-static bool cond_true(json_t *obj, const char *type)
-{
-    json_t *c = api_status_condition(obj, type);
-    const char *s = c ? jstr(c, "status") : NULL;
-    return s && !strcmp(s, "True");
-}
-
 /* An active Evicted/Preempted/... condition is set False with reason
  * QuotaReserved and "Previously: <message>" (Kueue SetQuotaReservation). */
 static void clear_condition(struct run *r, json_t *obj, const char *type, bool with_gen)
 {
-    if (!cond_true(obj, type))
+    if (!api_status_condition_true(obj, type))
         return;
     const char *old = jstr(api_status_condition(obj, type), "message");
     struct sb m = SB_INIT;

@@ -402,20 +402,6 @@ static void *client_main(void *arg)
 
 /* ---- the runner: watch admissions, finish runs ----------------------------------------- */
 
-static bool cond_true(const json_t *obj, const char *type)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && s && !strcmp(t, type))
-            return !strcmp(s, "True");
-    }
-    return false;
-}
-
 static void stop_run(struct rt *r, struct sim_wl_rec *w, int64_t t)
 {
     r->cqs[w->cq].used_milli_ms += w->tmpl->request_milli * (t - w->admitted_ms);
@@ -436,11 +422,13 @@ static void observe(struct rt *r, const json_t *obj, bool modified)
     if (!idx)
         return;
     struct sim_wl_rec *w = &r->wls[idx - 1];
-    bool reserved = cond_true(obj, "QuotaReserved") && !cond_true(obj, "Evicted");
-    bool finished = cond_true(obj, "Finished");
+    bool reserved = api_status_condition_true(obj, "QuotaReserved") &&
+                    !api_status_condition_true(obj, "Evicted");
+    bool finished = api_status_condition_true(obj, "Finished");
     int64_t t = now_rel(r);
     pthread_mutex_lock(&r->mu);
-    if (!finished && cond_true(obj, "QuotaReserved") && cond_true(obj, "Evicted")) {
+    if (!finished && api_status_condition_true(obj, "QuotaReserved") &&
+        api_status_condition_true(obj, "Evicted")) {
         due_push(r, (struct due){t, idx - 1, w->gen, true});
         pthread_cond_broadcast(&r->cv);
     }
@@ -557,7 +545,8 @@ static void *watch_main(void *arg)
  * runner"). */
 static void release_eviction(json_t *obj)
 {
-    if (!cond_true(obj, "Evicted") || !cond_true(obj, "QuotaReserved"))
+    if (!api_status_condition_true(obj, "Evicted") ||
+        !api_status_condition_true(obj, "QuotaReserved"))
         return;
     int64_t now = tm_now_ms();
     api_status_set_condition(obj, "QuotaReserved", "False", "Pending", "Evicted by the test runner",

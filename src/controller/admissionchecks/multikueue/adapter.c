@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/status.h"
 #include "api/objects.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -223,13 +224,6 @@ static const json_t *cond_of(const json_t *st, const char *type)
     return NULL;
 }
 
-static bool job_cond_true(const json_t *job, const char *type)
-{
-    const char *s =
-        json_string_value(json_object_get(cond_of(json_object_get(job, "status"), type), "status"));
-    return s && !strcmp(s, "True");
-}
-
 static bool suspended(const json_t *job)
 {
     return json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
@@ -242,10 +236,10 @@ static bool suspended(const json_t *job)
  * once it has that. */
 static json_t *job_status(const json_t *local, const json_t *remote)
 {
-    if (!suspended(local) || suspended(remote) || job_cond_true(remote, "Complete") ||
-        job_cond_true(remote, "Failed"))
+    if (!suspended(local) || suspended(remote) || api_status_condition_true(remote, "Complete") ||
+        api_status_condition_true(remote, "Failed"))
         return json_deep_copy(json_object_get(remote, "status"));
-    if (job_cond_true(local, "JobSuspended"))
+    if (api_status_condition_true(local, "JobSuspended"))
         return NULL;
     const json_t *ls = json_object_get(local, "status");
     json_t *st = json_is_object(ls) ? json_deep_copy(ls) : json_object();

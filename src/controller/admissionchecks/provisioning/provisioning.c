@@ -1,6 +1,7 @@
 /* provisioning.c -- the provisioning admission check's decisions (see
  * provisioning.h). Mirrors Kueue pkg/controller/admissionchecks/provisioning
  * and spec/lifecycle.md's admission checks. */
+#include "api/status.h"
 #include "controller/admissionchecks/provisioning/provisioning.h"
 
 #include <gnutls/crypto.h>
@@ -25,17 +26,6 @@ static bool eq(const char *a, const char *b)
 }
 
 /* The condition of type t, when its status is True (borrowed), or NULL. */
-static const json_t *true_cond(const json_t *o, const char *t)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), i, c)
-    {
-        if (eq(str(c, "type"), t))
-            return eq(str(c, "status"), "True") ? c : NULL;
-    }
-    return NULL;
-}
 
 static const json_t *any_cond(const json_t *o, const char *t)
 {
@@ -542,7 +532,7 @@ static bool set_str(json_t *o, const char *k, const char *v)
 
 static bool is_admitted(const json_t *wl)
 {
-    return true_cond(wl, "Admitted") != NULL;
+    return api_status_condition_true(wl, "Admitted") != NULL;
 }
 
 /* Failed or BookingExpired: retried while attempts remain (the check in
@@ -593,29 +583,29 @@ bool prov_sync_check(const json_t *wl, const char *check, const json_t *prc, con
         return false;
     const json_t *c;
     bool u = false;
-    if ((c = true_cond(pr, "Failed")))
+    if ((c = api_status_condition_true(pr, "Failed")))
         return retry_or_reject(wl, check, prc, pr, c, "Retrying after failure: ", state);
-    if ((c = true_cond(pr, "CapacityRevoked"))) {
+    if ((c = api_status_condition_true(pr, "CapacityRevoked"))) {
         const json_t *active = json_object_get(json_object_get(wl, "spec"), "active");
-        if (!json_is_false(active) && !true_cond(wl, "Finished")) {
+        if (!json_is_false(active) && !api_status_condition_true(wl, "Finished")) {
             u = set_str(state, "state", "Rejected");
             u = set_str(state, "message", cond_msg(c)) || u;
         }
         return u;
     }
-    if ((c = true_cond(pr, "BookingExpired"))) {
+    if ((c = api_status_condition_true(pr, "BookingExpired"))) {
         if (is_admitted(wl))
             return false;
         return retry_or_reject(wl, check, prc, pr, c, "Retrying after booking expired: ", state);
     }
-    if ((c = true_cond(pr, "Provisioned"))) {
+    if ((c = api_status_condition_true(pr, "Provisioned"))) {
         if (!set_str(state, "state", "Ready"))
             return false;
         json_object_set_new(state, "podSetUpdates", prov_pod_set_updates(wl, pr, prc));
         set_str(state, "message", cond_msg(c));
         return true;
     }
-    if (true_cond(pr, "Accepted")) {
+    if (api_status_condition_true(pr, "Accepted")) {
         if ((c = any_cond(pr, "Provisioned"))) {
             u = set_str(state, "message", cond_msg(c));
             u = set_str(state, "state", "Pending") || u;
@@ -632,7 +622,8 @@ int prov_next_attempt(const json_t *wl, const char *check, const json_t *state, 
         return 0;
     if (!pr)
         return (state ? (int)json_integer_value(json_object_get(state, "retryCount")) : 0) + 1;
-    bool again = true_cond(pr, "Failed") || (true_cond(pr, "BookingExpired") && !is_admitted(wl));
+    bool again = api_status_condition_true(pr, "Failed") ||
+                 (api_status_condition_true(pr, "BookingExpired") && !is_admitted(wl));
     if (!again || !state || !eq(str(state, "state"), "Pending"))
         return 0;
     int a = prov_attempt(str(json_object_get(pr, "metadata"), "name"),

@@ -1,6 +1,7 @@
 /* appwrapper.c -- the AppWrapper integration (see appwrapper.h). Mirrors
  * Kueue pkg/controller/jobs/appwrapper/appwrapper_controller.go and the
  * AppWrapper project's pkg/utils (paths, pod set inference). */
+#include "api/status.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 
 #include <stdio.h>
@@ -299,18 +300,6 @@ static json_t *aw_stop(const json_t *aw, const json_t *wl)
     return j;
 }
 
-static bool cond_true(const json_t *aw, const char *type)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(json_object_get(aw, "status"), "conditions"), i, c)
-    {
-        if (str_is(jstr(c, "type"), type) && str_is(jstr(c, "status"), "True"))
-            return true;
-    }
-    return false;
-}
-
 static bool aw_finished(const json_t *aw, bool *success, const char **message)
 {
     const char *phase = jstr(json_object_get(aw, "status"), "phase");
@@ -320,7 +309,7 @@ static bool aw_finished(const json_t *aw, bool *success, const char **message)
         return true;
     }
     /* A failed one is finished once its resources are deleted. */
-    if (str_is(phase, "Failed") && !cond_true(aw, "ResourcesDeployed")) {
+    if (str_is(phase, "Failed") && !api_status_condition_true(aw, "ResourcesDeployed")) {
         *success = false;
         *message = "AppWrapper failed";
         return true;
@@ -330,7 +319,7 @@ static bool aw_finished(const json_t *aw, bool *success, const char **message)
 
 static bool aw_pods_ready(const json_t *aw)
 {
-    return cond_true(aw, "PodsReady");
+    return api_status_condition_true(aw, "PodsReady");
 }
 
 static json_t *aw_reclaimable(const json_t *aw)
@@ -342,7 +331,7 @@ static json_t *aw_reclaimable(const json_t *aw)
 /* The AppWrapper's own QuotaReserved condition: its resources may exist. */
 static int aw_active(const json_t *aw)
 {
-    return cond_true(aw, "QuotaReserved") ? 1 : 0;
+    return api_status_condition_true(aw, "QuotaReserved") ? 1 : 0;
 }
 
 const struct jf_integration appwrapper_integration = {

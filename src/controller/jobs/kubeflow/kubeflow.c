@@ -1,6 +1,7 @@
 /* kubeflow.c -- the Kubeflow v1 integrations (see kubeflow.h). Mirrors
  * Kueue pkg/controller/jobs/kubeflow/kubeflowjob/kubeflowjob_controller.go;
  * a kind is its replica-specs field and its ordered replica types. */
+#include "api/status.h"
 #include "controller/jobs/kubeflow/kubeflow.h"
 
 #include <ctype.h>
@@ -103,25 +104,13 @@ static json_t *kf_change(const json_t *job, const struct kf_kind *k, const json_
 }
 
 /* A condition of the status True (borrowed), or NULL. */
-static const json_t *true_cond(const json_t *job, const char *type)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(json_object_get(job, "status"), "conditions"), i, c)
-    {
-        if (jstr(c, "type") && !strcmp(jstr(c, "type"), type) && jstr(c, "status") &&
-            !strcmp(jstr(c, "status"), "True"))
-            return c;
-    }
-    return NULL;
-}
 
 static bool kf_finished(const json_t *job, bool *success, const char **message)
 {
-    const json_t *c = true_cond(job, "Succeeded");
+    const json_t *c = api_status_condition_true(job, "Succeeded");
     *success = c != NULL;
     if (!c)
-        c = true_cond(job, "Failed");
+        c = api_status_condition_true(job, "Failed");
     if (!c)
         return false;
     *message = jstr(c, "message") ? jstr(c, "message") : "";
@@ -130,7 +119,7 @@ static bool kf_finished(const json_t *job, bool *success, const char **message)
 
 static bool kf_pods_ready(const json_t *job)
 {
-    return true_cond(job, "Running") != NULL;
+    return api_status_condition_true(job, "Running") != NULL;
 }
 
 static json_t *kf_reclaimable(const json_t *job)

@@ -2,6 +2,7 @@
  * pkg/controller/jobs/trainjob (trainjob_controller.go, its webhook's
  * runtime patch) and, for the JobSet a TrainJob becomes, the Trainer's
  * pkg/runtime/core/trainingruntime.go and its JobSet builder. */
+#include "api/status.h"
 #include "controller/jobs/trainjob/trainjob.h"
 
 #include <string.h>
@@ -308,24 +309,12 @@ static json_t *tj_stop(const json_t *tj, const json_t *wl)
     return j;
 }
 
-static const json_t *true_cond(const json_t *tj, const char *type)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(json_object_get(tj, "status"), "conditions"), i, c)
-    {
-        if (str_is(jstr(c, "type"), type) && str_is(jstr(c, "status"), "True"))
-            return c;
-    }
-    return NULL;
-}
-
 static bool tj_finished(const json_t *tj, bool *success, const char **message)
 {
-    const json_t *c = true_cond(tj, "Complete");
+    const json_t *c = api_status_condition_true(tj, "Complete");
     *success = c != NULL;
     if (!c)
-        c = true_cond(tj, "Failed");
+        c = api_status_condition_true(tj, "Failed");
     if (!c)
         return false;
     *message = jstr(c, "message") ? jstr(c, "message") : "";
