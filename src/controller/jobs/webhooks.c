@@ -235,7 +235,8 @@ static void shape(const json_t *obj, char *out, size_t len)
 {
     const json_t *spec =
         json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "spec");
-    json_t *pod = json_pack("{s:O}", "spec", spec ? (json_t *)spec : json_object());
+    json_t *pod = json_object();
+    json_object_set_new(pod, "spec", spec ? json_incref((json_t *)spec) : json_object());
     pod_role_hash(pod, out, len);
     json_decref(pod);
 }
