@@ -148,7 +148,7 @@ deadline = time.time() + 120
 while time.time() < deadline and flood_codes.get(429, 0) < 50:
     time.sleep(0.2)
 # --insecure-http: no token is the admin, who may impersonate anyone.
-print(f"the admin as tenant A: {as_a({'Impersonate-User': 'tenant-a'}, 300)}")
+print(f"the admin as tenant A: {as_a({'Impersonate-User': 'tenant-a'}, 600)}")
 print(f"tenant B as tenant A: {as_a({'Authorization': 'Bearer ' + btoken, 'Impersonate-User': 'tenant-a'}, 5)}")
 stop.set()
 with lock:
