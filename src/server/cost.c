@@ -6,7 +6,8 @@
  * that of the collection's last full list (no selector, no limit), kept per
  * collection path, so that on_head (on the I/O thread) estimates without
  * touching the store. Only collections large enough to cost more than one
- * seat are remembered, and at most COST_MAX_PATHS of them. */
+ * seat are remembered, and at most COST_MAX_PATHS of them (paths of at
+ * most COST_MAX_PATH_LEN bytes). */
 #include "server/srv_int.h"
 
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "server/http.h"
 
 #define COST_MAX_PATHS 10000
+#define COST_MAX_PATH_LEN 512
 
 void srv_cost_init(struct srv_cost *c, unsigned max_watches)
 {
@@ -74,6 +76,8 @@ void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n)
     if (param_set(rq, "labelSelector") || param_set(rq, "fieldSelector") ||
         param_set(rq, "limit") || param_set(rq, "continue"))
         return; /* not the whole collection */
+    if (strlen(q->path) > COST_MAX_PATH_LEN)
+        return; /* no collection has a path this long: it would only grow the map */
     pthread_mutex_lock(&c->mu);
     if (n > FQ_OBJECTS_PER_SEAT) {
         if (map_has(&c->list_sizes, q->path) || c->list_sizes.len < COST_MAX_PATHS)
