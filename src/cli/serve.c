@@ -77,6 +77,9 @@ static void serve_usage(FILE *out)
         "                         and at most this many (default 100000)\n"
         "  --watch-history N      changes kept for watches to resume from (default 100000);\n"
         "                         a watch from an older version gets 410 Expired\n"
+        "  --max-watches-per-user N\n"
+        "                         watches one user may hold open (default 1000; 0: no limit;\n"
+        "                         the admin is not limited); the next gets 429\n"
         "  --insecure-http        serve plain HTTP (loopback addresses only); kubectl sends no\n"
         "                         token over HTTP, so requests without one act as the admin\n"
         "  --zap-encoder json|console\n"
@@ -187,6 +190,7 @@ struct serve_opts {
     const char *feature_gates;
     int64_t event_ttl_s;  /* < 0: never */
     size_t watch_history; /* 0: the store's default */
+    int max_watches;      /* per user; 0: the server's default, < 0: none */
     int64_t dlog_age_s;   /* decision log bounds */
     size_t dlog_max;
     bool insecure;
@@ -228,6 +232,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         {"insecure-http", no_argument, NULL, 'i'},
         {"event-ttl", required_argument, NULL, 't'},
         {"watch-history", required_argument, NULL, 'w'},
+        {"max-watches-per-user", required_argument, NULL, 'W'},
         {"zap-encoder", required_argument, NULL, 'E'},
         {"zap-log-level", required_argument, NULL, 'L'},
         {"decision-log-max-age", required_argument, NULL, 'A'},
@@ -292,6 +297,18 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
                 return 2;
             }
             o->watch_history = (size_t)v;
+            break;
+        }
+        case 'W': {
+            char *end;
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno || end == optarg || *end || v < 0 || v > 1000000) {
+                fprintf(stderr, "cueue serve: --max-watches-per-user must be 0-1000000, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->max_watches = v ? (int)v : -1;
             break;
         }
         case 'A':
@@ -505,6 +522,7 @@ int cli_serve(int argc, char **argv)
         .sa_key = sa_key,
         .anonymous_admin = o.insecure,
         .event_ttl_s = o.event_ttl_s,
+        .max_watches_per_user = o.max_watches,
         .store = st,
         .pod_log_dir = podlogs,
     };

@@ -1,4 +1,9 @@
-/* fairq.c -- priority levels, seats and round-robin flows (fairq.h). */
+/* fairq.c -- priority levels, seats and fair-queued flows (fairq.h).
+ *
+ * Start-time fair queuing by seats: each flow is charged the seats of the
+ * requests it starts (served); the flow charged least goes next. A flow
+ * that starts waiting again is charged from no less than where the level's
+ * last admitted request started (vnow), so an idle spell earns no burst. */
 #include "server/fairq.h"
 
 #include <stdlib.h>
@@ -20,13 +25,21 @@ void fq_release(struct fq *q)
 {
     for (int l = 0; l < FQ_NLEVELS; l++) {
         struct fq_level_state *lv = &q->lv[l];
-        for (struct fq_flow *f = lv->turn, *next; f; f = next) {
-            next = f->next;
-            free(f->key);
+        size_t i = 0;
+        const char *key;
+        void *f;
+        while (map_next(&lv->flows, &i, &key, &f)) {
+            free(((struct fq_flow *)f)->key);
             free(f);
         }
         map_release(&lv->flows);
     }
+}
+
+unsigned fq_width(uint64_t objects)
+{
+    uint64_t seats = (objects + FQ_OBJECTS_PER_SEAT - 1) / FQ_OBJECTS_PER_SEAT;
+    return seats < 1 ? 1 : seats > FQ_MAX_SEATS ? FQ_MAX_SEATS : (unsigned)seats;
 }
 
 static void push(struct fq_item **head, struct fq_item **tail, struct fq_item *it)
@@ -51,82 +64,127 @@ static struct fq_item *pop(struct fq_item **head, struct fq_item **tail)
     return it;
 }
 
-/* Take a seat of it's level and make it ready. */
+/* Forget f once it has nothing waiting or running (it is out of the list). */
+static void flow_done(struct fq_level_state *lv, struct fq_flow *f)
+{
+    if (f->n || f->running)
+        return;
+    map_del(&lv->flows, f->key);
+    free(f->key);
+    free(f);
+}
+
+static struct fq_flow *flow_get(struct fq_level_state *lv, const char *key)
+{
+    struct fq_flow *f = map_get(&lv->flows, key);
+    if (!f) {
+        f = xcalloc(1, sizeof(*f));
+        f->key = xstrdup(key);
+        map_put(&lv->flows, key, f);
+    }
+    return f;
+}
+
+/* Start it: take its seats, charge its flow, make it ready. */
 static void admit(struct fq *q, struct fq_item *it)
 {
     struct fq_level_state *lv = &q->lv[it->level];
-    lv->executing++;
-    it->flow = NULL;
+    lv->executing += it->width;
+    struct fq_flow *f = it->flow;
+    if (f) {
+        if (f->served > lv->vnow)
+            lv->vnow = f->served;
+        f->served += it->width;
+        f->running++;
+    }
     if (it->level == FQ_EXEMPT)
         push(&q->exempt_head, &q->exempt_tail, it);
     else
         push(&q->ready_head, &q->ready_tail, it);
 }
 
-/* Forget f, which has nothing queued and is out of the round. */
-static void flow_free(struct fq_level_state *lv, struct fq_flow *f)
+/* The flow to serve next: the one charged least, the oldest on a tie (so
+ * requests of one width are served round-robin); *prev is the one before
+ * it in the level's list. */
+static struct fq_flow *pick(struct fq_level_state *lv, struct fq_flow **prev)
 {
-    map_del(&lv->flows, f->key);
-    free(f->key);
-    free(f);
+    struct fq_flow *best = NULL;
+    *prev = NULL;
+    for (struct fq_flow *f = lv->turn, *before = NULL; f; before = f, f = f->next)
+        if (!best || f->served < best->served) {
+            best = f;
+            *prev = before;
+        }
+    return best;
 }
 
-/* The next request of the level's round: the first flow's oldest; that
- * flow then goes to the end of the round (or leaves it, emptied). */
-static struct fq_item *round_pop(struct fq_level_state *lv)
+/* Take f's oldest waiting request; f leaves the list once none waits. */
+static struct fq_item *take(struct fq_level_state *lv, struct fq_flow *f, struct fq_flow *prev)
 {
-    struct fq_flow *f = lv->turn;
-    if (!f)
-        return NULL;
     struct fq_item *it = pop(&f->head, &f->tail);
     f->n--;
     lv->queued--;
-    lv->turn = f->next;
-    if (!lv->turn)
-        lv->last = NULL;
-    f->next = NULL;
-    if (f->n) {
-        if (lv->last)
-            lv->last->next = f;
+    if (!f->n) {
+        if (prev)
+            prev->next = f->next;
         else
-            lv->turn = f;
-        lv->last = f;
-    } else {
-        flow_free(lv, f);
+            lv->turn = f->next;
+        if (lv->last == f)
+            lv->last = prev;
+        f->next = NULL;
     }
     return it;
 }
 
+/* Admit waiting requests of lv while the next one's seats are free (all of
+ * them when force). Returns how many. */
+static unsigned dispatch(struct fq *q, struct fq_level_state *lv, bool force)
+{
+    unsigned n = 0;
+    for (;;) {
+        struct fq_flow *prev, *f = pick(lv, &prev);
+        if (!f || (!force && lv->executing + f->head->width > lv->seats))
+            return n;
+        admit(q, take(lv, f, prev));
+        n++;
+    }
+}
+
 enum fq_verdict fq_enqueue(struct fq *q, struct fq_item *it, enum fq_level level, const char *key,
-                           int64_t now)
+                           unsigned width, int64_t now)
 {
     struct fq_level_state *lv = &q->lv[level];
     it->level = level;
     it->since = now;
-    if (level == FQ_EXEMPT || (!lv->queued && lv->executing < lv->seats)) {
+    it->flow = NULL;
+    it->width = width < 1 ? 1 : width;
+    if (level == FQ_EXEMPT) {
         admit(q, it);
         return FQ_READY;
     }
-    struct fq_flow *f = map_get(&lv->flows, key);
-    if (f && f->n >= FQ_QUEUE_LENGTH) {
+    if (it->width > lv->seats)
+        it->width = lv->seats;
+    struct fq_flow *f = flow_get(lv, key);
+    if (f->n >= FQ_QUEUE_LENGTH) {
         lv->rejected++;
         return FQ_REJECTED;
     }
-    if (!f) {
-        f = xcalloc(1, sizeof(*f));
-        f->key = xstrdup(key);
-        map_put(&lv->flows, key, f);
+    it->flow = f;
+    if (!f->n) {
+        if (f->served < lv->vnow)
+            f->served = lv->vnow;
         if (lv->last)
             lv->last->next = f;
         else
             lv->turn = f;
         lv->last = f;
     }
-    it->flow = f;
     push(&f->head, &f->tail, it);
     f->n++;
     lv->queued++;
-    return FQ_QUEUED;
+    /* Only it can have become admissible: every other waiting request was
+     * weighed when seats last freed, and it can only have come first. */
+    return dispatch(q, lv, false) ? FQ_READY : FQ_QUEUED;
 }
 
 struct fq_item *fq_next(struct fq *q)
@@ -138,13 +196,14 @@ struct fq_item *fq_next(struct fq *q)
 unsigned fq_finish(struct fq *q, struct fq_item *it)
 {
     struct fq_level_state *lv = &q->lv[it->level];
-    lv->executing--;
-    unsigned n = 0;
-    while (lv->executing < lv->seats && lv->queued) {
-        admit(q, round_pop(lv));
-        n++;
+    lv->executing -= it->width;
+    struct fq_flow *f = it->flow;
+    it->flow = NULL;
+    if (f) {
+        f->running--;
+        flow_done(lv, f);
     }
-    return n;
+    return dispatch(q, lv, false);
 }
 
 struct fq_item *fq_expire(struct fq *q, int64_t now, int64_t limit_ms)
@@ -169,7 +228,8 @@ struct fq_item *fq_expire(struct fq *q, int64_t now, int64_t limit_ms)
                 continue;
             }
             *pf = f->next;
-            flow_free(lv, f);
+            f->next = NULL;
+            flow_done(lv, f);
         }
         lv->last = prev;
     }
@@ -180,9 +240,6 @@ unsigned fq_drain(struct fq *q)
 {
     unsigned n = 0;
     for (int l = 0; l < FQ_NLEVELS; l++)
-        while (q->lv[l].queued) {
-            admit(q, round_pop(&q->lv[l]));
-            n++;
-        }
+        n += dispatch(q, &q->lv[l], true);
     return n;
 }

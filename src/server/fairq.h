@@ -2,15 +2,21 @@
  * kube-apiserver's in its essentials.
  *
  * Each request belongs to a priority level and, within it, to a flow (the
- * user who sent it). The exempt level (the cluster's administrators) runs
- * at once, with no limit. Every other level has a number of seats: a
- * request runs when its level has a free seat, else it waits in its flow's
- * queue, and each freed seat goes to the next flow with a queued request,
- * round-robin, so one flow's burst cannot make another flow wait longer
- * than one turn per flow. A request that finds its flow's queue full, or
- * that waits past the wait limit, is rejected (the caller answers 429).
- * Seats are held while a request's handler runs; a streamed answer (a
- * watch) holds none once its handler has returned.
+ * user it acts as). The exempt level (the cluster's administrators) runs
+ * at once, with no limit. Every other level has a number of seats, and
+ * each request occupies as many seats as the work it is estimated to do
+ * (its width: a LIST of many objects takes several, as kube-apiserver's
+ * work estimator charges). A request runs when its level has that many
+ * free seats, else it waits in its flow's queue. Freed seats go to the
+ * flow that has been served the fewest seats (start-time fair queuing by
+ * seats): a flow of wide requests gets fewer of them in turn, so one
+ * flow's expensive burst cannot make another flow wait longer than about
+ * one request's worth of seats per flow. The next request is never
+ * skipped for a narrower one behind it, so a wide request is not starved.
+ * A request that finds its flow's queue full, or that waits past the wait
+ * limit, is rejected (the caller answers 429). Seats are held while a
+ * request's handler runs; a streamed answer (a watch) holds none once its
+ * handler has returned.
  *
  * The queue is pure: no locks, no clock (callers pass the time), no
  * threads. The HTTP layer keeps it under its worker-queue lock. */
@@ -36,30 +42,40 @@ enum fq_level {
 #define FQ_WAIT_LIMIT_MS 15000
 /* A rejected client is told to retry after this many seconds. */
 #define FQ_RETRY_AFTER_S 1
+/* A request occupies one seat per this many objects it may read (as
+ * kube-apiserver's list work estimator), and at most FQ_MAX_SEATS (its
+ * default maximum), nor more than its level has. */
+#define FQ_OBJECTS_PER_SEAT 100
+#define FQ_MAX_SEATS 10
 
 struct fq_flow;
 
 /* One request, embedded in the caller's object. */
 struct fq_item {
     struct fq_item *next;
-    struct fq_flow *flow; /* its queue while it waits, else NULL */
+    struct fq_flow *flow; /* its flow while it waits or runs (NULL when exempt) */
     int64_t since;        /* when it was queued */
     enum fq_level level;
+    unsigned width; /* seats it occupies */
 };
 
+/* A flow lives while it has requests waiting or running. */
 struct fq_flow {
     char *key;
     struct fq_item *head, *tail;
-    size_t n;
-    struct fq_flow *next; /* the level's round of flows with queued requests */
+    size_t n;             /* waiting */
+    size_t running;       /* admitted, not finished */
+    uint64_t served;      /* seats it has been charged: where its next request starts */
+    struct fq_flow *next; /* the level's flows with waiting requests, oldest first */
 };
 
 struct fq_level_state {
     unsigned seats;     /* requests of the level running (or ready) at once */
     unsigned executing; /* seats taken */
     size_t queued;
-    struct map flows;            /* key -> struct fq_flow, only while it has queued requests */
-    struct fq_flow *turn, *last; /* the round: the flow served next ... the one served last */
+    struct map flows;            /* key -> struct fq_flow */
+    struct fq_flow *turn, *last; /* the flows with waiting requests, in the order they came */
+    uint64_t vnow;               /* where the last request admitted started (seats charged) */
     uint64_t rejected;           /* requests refused, all told */
 };
 
@@ -80,9 +96,15 @@ enum fq_verdict {
     FQ_REJECTED, /* its flow's queue is full */
 };
 
-/* Add request it of flow key at level (now: the caller's clock, ms). */
+/* The width of a request that may read objects objects (0: unknown, or
+ * none): one seat per FQ_OBJECTS_PER_SEAT, at least 1, at most
+ * FQ_MAX_SEATS. */
+unsigned fq_width(uint64_t objects);
+
+/* Add request it of flow key at level, occupying width seats (clamped to
+ * 1 ... the level's seats); now: the caller's clock, ms. */
 enum fq_verdict fq_enqueue(struct fq *q, struct fq_item *it, enum fq_level level, const char *key,
-                           int64_t now);
+                           unsigned width, int64_t now);
 /* The next admitted request, or NULL. */
 struct fq_item *fq_next(struct fq *q);
 /* it's handler returned: free its seat for the next flow's request.

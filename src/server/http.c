@@ -286,7 +286,7 @@ enum http_dispatch http__dispatch(struct http_conn *c)
         /* Owned by the workers from now on, as the queue may hand it to
          * one before this returns. */
         atomic_store(&c->worker_owned, true);
-        v = fq_enqueue(&hs->fq, &c->fq, level, flow, http__now());
+        v = fq_enqueue(&hs->fq, &c->fq, level, flow, c->rq.width, http__now());
         if (v == FQ_REJECTED)
             atomic_store(&c->worker_owned, false);
     }

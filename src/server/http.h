@@ -101,8 +101,9 @@ struct http_req {
     /* Who sent it, for the workers' fair queue (server/fairq.h): on_head
      * sets them from the credentials. flow NULL: the peer's address. */
     const char *flow;
-    int level;  /* enum fq_level */
-    char *buf_; /* private: the storage behind the pointers above */
+    int level;      /* enum fq_level */
+    unsigned width; /* seats it occupies while it runs (fq_width); 0 = 1 */
+    char *buf_;     /* private: the storage behind the pointers above */
 };
 
 enum { HTTP_BODY_NONE, HTTP_BODY_LENGTH, HTTP_BODY_CHUNKED };

@@ -539,8 +539,7 @@ static void head_done(struct http_conn *c)
     }
     if (c->rq.body_mode == HTTP_BODY_LENGTH && c->rq.content_length > hs->lim.max_body) {
         char msg[120];
-        snprintf(msg, sizeof(msg), "the request body exceeds the limit of %zu bytes",
-                 hs->lim.max_body);
+        snprintf(msg, sizeof(msg), "Request entity too large: limit is %zu", hs->lim.max_body);
         conn_error(c, 413, "RequestEntityTooLarge", msg);
         return;
     }

@@ -503,7 +503,7 @@ void http_body_init(struct http_body_state *bs, const struct http_req *rq)
 static int too_large(const struct http_limits *lim, struct http_error *err)
 {
     char msg[120];
-    snprintf(msg, sizeof(msg), "the request body exceeds the limit of %zu bytes", lim->max_body);
+    snprintf(msg, sizeof(msg), "Request entity too large: limit is %zu", lim->max_body);
     return fail(err, 413, "RequestEntityTooLarge", msg);
 }
 

@@ -624,6 +624,8 @@ static int list_selected(struct srv_req *q, const struct srv_route *rt, const ch
         rc = list_one(q, r, ns, sel.sel.reqs[0].values[0], &l, &e);
     } else {
         rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
+        if (!rc)
+            srv_cost_listed(&q->srv->cost, q, l.n);
     }
     if (rc) {
         srv_fsel_release(&sel);

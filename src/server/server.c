@@ -162,17 +162,15 @@ static int dispatch(struct srv_req *q)
         return reply_health(q);
     if (srv_is_dashboard(p))
         return srv_handle_dashboard(q);
-    if (q->user.sa) {
+    if (q->token_sa) {
         struct err e;
         err_init(&e);
-        if (srv_sa_token_live(q->srv->store, &q->user.sa_claims, &e)) {
-            log_debug("auth: %s: %s", q->user.name, e.message);
+        if (srv_sa_token_live(q->srv->store, &q->token_claims, &e)) {
+            log_debug("auth: %s: %s", q->token_claims.name, e.message);
             return reply_unauthorized(q);
         }
     }
     int ret = 0;
-    if (!srv_impersonate(q, &ret))
-        return ret;
 
     struct srv_route rt;
     srv_route_parse(q->srv->store, p, &rt);
@@ -265,10 +263,18 @@ static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
         rq->level = FQ_CATCH_ALL; /* a flow per address */
         return true;
     }
-    /* Fair queuing by the user the credentials name, never by anything
-     * else the client sends. */
+    q->token_sa = q->user.sa;
+    q->token_claims = q->user.sa_claims;
+    /* Fair queuing by the user the request acts as: impersonation is
+     * decided first, as kube-apiserver's filters run, so that a user may
+     * not spread its requests over the flows of users it may not act as,
+     * nor one who may act as another escape that user's flow. */
+    int ret;
+    if (!srv_impersonate(q, &ret))
+        return false;
     rq->flow = q->user.name;
     rq->level = srv_user_in(&q->user, "system:masters") ? FQ_EXEMPT : FQ_GLOBAL_DEFAULT;
+    rq->width = srv_cost_width(&s->cost, rq);
     return true;
 }
 
@@ -326,6 +332,9 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     s->metrics_arg = o->metrics_arg;
     s->config = o->config;
     s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
+    srv_cost_init(&s->cost, o->max_watches_per_user < 0 ? 0
+                            : o->max_watches_per_user   ? (unsigned)o->max_watches_per_user
+                                                        : SRV_DEFAULT_MAX_WATCHES);
     srv_auth_init(&s->auth, o->admin_token, o->tokens_path, o->sa_key);
     int rc = srv_authz_start(s, e);
     if (!rc) {
@@ -335,6 +344,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
     }
     if (rc) {
         srv_auth_release(&s->auth);
+        srv_cost_release(&s->cost);
         free(s->pod_log_dir);
         free(s);
         return rc;
@@ -358,6 +368,7 @@ int srv_start(const struct srv_options *o, struct srv **out, struct err *e)
         srv_webhooks_stop(s);
         srv_authz_stop(s);
         srv_auth_release(&s->auth);
+        srv_cost_release(&s->cost);
         free(s->pod_log_dir);
         free(s);
         return rc;
@@ -392,6 +403,7 @@ void srv_stop(struct srv *s)
     srv_webhooks_stop(s);
     srv_authz_stop(s);
     srv_auth_release(&s->auth);
+    srv_cost_release(&s->cost);
     free(s->pod_log_dir);
     free(s);
 }

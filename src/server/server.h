@@ -63,6 +63,7 @@ struct srv_options {
     size_t max_body;               /* request body cap in bytes; 0 = 3 MiB */
     unsigned max_conns;            /* open connections; 0 = the open-file limit less a reserve */
     unsigned max_conns_per_client; /* per client address; 0 = 512 */
+    int max_watches_per_user;      /* watches a user holds open; 0 = 1000, < 0 = no limit */
     struct store *store;           /* borrowed; must outlive the server */
     int64_t event_ttl_s;           /* Events older than this are deleted; 0 = 3600, < 0 = never */
     srv_pending_fn pending;        /* visibility source, or NULL (empty lists) */

@@ -12,6 +12,7 @@
 #include "api/selector.h"
 #include "server/rbac.h"
 #include "base/compiler.h"
+#include "base/map.h"
 #include "base/strbuf.h"
 #include "server/server.h"
 #include "store/store.h"
@@ -141,6 +142,29 @@ struct srv_webhooks {
     size_t nidle;
 };
 
+/* What requests cost (cost.c): the objects of large collections, by path,
+ * and the watches each user holds open, under mu. */
+struct srv_cost {
+    pthread_mutex_t mu;
+    struct map list_sizes; /* collection path -> (uintptr_t) objects its last full list read */
+    struct map watches;    /* user -> (uintptr_t) watches open */
+    unsigned max_watches;  /* per user; 0 = no limit */
+};
+
+#define SRV_DEFAULT_MAX_WATCHES 1000
+
+void srv_cost_init(struct srv_cost *c, unsigned max_watches);
+void srv_cost_release(struct srv_cost *c);
+/* The seats request rq occupies while its handler runs (fairq.h). */
+unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq);
+/* q listed n objects of its collection: remembered when q listed it whole. */
+struct srv_req;
+void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n);
+/* Count a watch of user; false (nothing counted) when user holds the
+ * maximum already. srv_cost_watch_give ends one. */
+bool srv_cost_watch_take(struct srv_cost *c, const char *user);
+void srv_cost_watch_give(struct srv_cost *c, const char *user);
+
 struct srv {
     struct http_server *http;
     struct store *store;
@@ -148,6 +172,7 @@ struct srv {
     struct srv_authz authz;
     struct srv_webhooks webhooks;
     size_t max_body; /* the request body cap, which also bounds a patch's result */
+    struct srv_cost cost;
     int port;
     bool anonymous_admin;
     _Atomic int stopping; /* set by srv_stop; watches end within a second */
@@ -211,9 +236,13 @@ struct srv_req {
     struct http_req *http;  /* the HTTP layer's request (borrowed) */
     struct http_resp *resp; /* where the answer goes (borrowed) */
     const char *method;
-    const char *path; /* percent-decoded */
-    struct sb body;   /* the whole body; borrowed from http, never released here */
-    struct srv_user user;
+    const char *path;     /* percent-decoded */
+    struct sb body;       /* the whole body; borrowed from http, never released here */
+    struct srv_user user; /* who it acts as: after impersonation */
+    /* The service account of the token, when it is one: checked to be
+     * still live before the request runs, whoever it impersonates. */
+    bool token_sa;
+    struct srv_sa_claims token_claims;
     struct sb warnings; /* Warning header values, NUL-separated */
 };
 

@@ -171,7 +171,12 @@ int srv_reply_err(struct srv_req *q, int rc, const struct err *e, const struct s
         ret = srv_reply_status(q, 400, "BadRequest", e->message, NULL);
         break;
     case ERR_TOO_LARGE:
-        ret = srv_reply_status(q, 413, "RequestEntityTooLarge", e->message, NULL);
+        /* An object too large to store: kube-apiserver passes etcd's error
+         * on as an internal one, without a reason. */
+        if (!strcmp(e->message, STORE_TOO_LARGE))
+            ret = srv_reply_status(q, 500, NULL, e->message, NULL);
+        else
+            ret = srv_reply_status(q, 413, "RequestEntityTooLarge", e->message, NULL);
         break;
     default:
         snprintf(msg, sizeof(msg), "%s", e->message[0] ? e->message : "internal error");

@@ -25,6 +25,7 @@
 #include "base/err.h"
 #include "base/time.h"
 #include "base/xalloc.h"
+#include "server/fairq.h"
 #include "server/http.h"
 
 #define WATCH_MAX_MS (45LL * 60 * 1000) /* server-chosen end without timeoutSeconds */
@@ -44,6 +45,7 @@ struct watch {
     int64_t deadline;
     int64_t next_bookmark;
     uint64_t last_rv;
+    char *user;         /* whose count of watches this one is in, or NULL */
     char expired[1024]; /* the 410 to send first and end with, or empty */
 };
 
@@ -205,6 +207,9 @@ static void watch_free(void *arg)
     struct watch *wt = arg;
     if (wt->w)
         store_watch_close(wt->w);
+    if (wt->user)
+        srv_cost_watch_give(&wt->srv->cost, wt->user);
+    free(wt->user);
     srv_fsel_release(&wt->sel);
     free(wt);
 }
@@ -238,8 +243,26 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
                      const char *field_selector, bool table)
 {
     struct srv *s = q->srv;
+    /* Each watch holds a connection, its buffers and a place in the
+     * store's fan-out for as long as it lasts: a user holds a bounded
+     * number (the cluster's administrators excepted, as they are from fair
+     * queuing). */
+    bool counted = !srv_user_in(&q->user, "system:masters");
+    if (counted && !srv_cost_watch_take(&s->cost, q->user.name)) {
+        char msg[600];
+        snprintf(msg, sizeof(msg),
+                 "too many watches: user \"%s\" has %u open, the most a user may hold; end "
+                 "one first",
+                 q->user.name, s->cost.max_watches);
+        http_resp_header(q->resp, "Retry-After", "1");
+        json_t *details = json_pack("{s:i}", "retryAfterSeconds", FQ_RETRY_AFTER_S);
+        int rc = srv_reply_status(q, 429, "TooManyRequests", msg, details);
+        json_decref(details);
+        return rc;
+    }
     struct watch *wt = xcalloc(1, sizeof(*wt));
     wt->srv = s;
+    wt->user = counted ? xstrdup(q->user.name) : NULL;
     wt->res = rt->res;
     wt->table = table;
     wt->bookmarks = srv_parse_bool(srv_query(q, "allowWatchBookmarks"));

@@ -793,6 +793,10 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     uint64_t rv = ++s->next_rv;
     set_rv(obj, rv);
     char *text = dump(obj);
+    if (strlen(text) > STORE_MAX_OBJECT_BYTES) {
+        free(text);
+        return err_set(e, ERR_TOO_LARGE, STORE_TOO_LARGE);
+    }
     sqlite3_stmt *st = store__stmt(&s->w, ST_UPSERT);
     bind_text(st, 1, r->key);
     bind_text(st, 2, ns);

@@ -188,6 +188,13 @@ CU_MUST_CHECK int store_list(struct store *s, const struct store_resource *r, co
                              struct err *e);
 void store_list_release(struct store_list *l);
 
+/* The most an object may hold, stored (its compact JSON), as etcd's
+ * default request limit (1.5 MiB) bounds what kube-apiserver stores. A
+ * write of a larger object fails with ERR_TOO_LARGE and STORE_TOO_LARGE,
+ * etcd's words, which kube-apiserver passes on in a 500. */
+#define STORE_MAX_OBJECT_BYTES (3u << 19)
+#define STORE_TOO_LARGE "etcdserver: request is too large"
+
 /* Create obj (borrowed; not changed) in namespace ns (NULL for cluster-scoped;
  * must agree with metadata.namespace when both are set). *out is the stored
  * object (owned). Errors: ERR_INVALID (with causes), ERR_EXISTS, ERR_NOT_FOUND

@@ -1,0 +1,113 @@
+/* cost_test.c -- what a request costs (server/cost.c): the seats of a LIST
+ * or watch from the collection's last full list, and the watches a user
+ * may hold. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "server/fairq.h"
+#include "server/http.h"
+#include "server/srv_int.h"
+
+#define JOBS "/apis/batch/v1/namespaces/a/jobs"
+
+/* A request of method on path with up to two query parameters (NULL keys
+ * end the list). */
+static struct http_param params[2];
+static struct http_req req(const char *method, const char *path, const char *k1, const char *v1,
+                           const char *k2, const char *v2)
+{
+    struct http_req rq = {0};
+    rq.method = method;
+    rq.path = path;
+    params[0] = (struct http_param){k1, v1};
+    params[1] = (struct http_param){k2, v2};
+    rq.params = params;
+    rq.nparams = !k1 ? 0 : !k2 ? 1 : 2;
+    return rq;
+}
+
+/* q listed its collection and read n objects. */
+static void listed(struct srv_cost *c, struct http_req *rq, size_t n)
+{
+    struct srv_req q = {0};
+    q.http = rq;
+    q.path = rq->path;
+    srv_cost_listed(c, &q, n);
+}
+
+static void test_list_width(void **state)
+{
+    (void)state;
+    struct srv_cost c;
+    srv_cost_init(&c, 0);
+    struct http_req list = req("GET", JOBS, NULL, NULL, NULL, NULL);
+    /* Not listed yet: one seat. */
+    assert_int_equal(srv_cost_width(&c, &list), 1);
+    listed(&c, &list, 300);
+    assert_int_equal(srv_cost_width(&c, &list), 3);
+    /* A selector reads as many; a smaller limit fewer. */
+    struct http_req sel = req("GET", JOBS, "labelSelector", "app=x", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &sel), 3);
+    struct http_req page = req("GET", JOBS, "limit", "50", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &page), 1);
+    /* ... and neither changes what the collection holds. */
+    listed(&c, &sel, 0);
+    listed(&c, &page, 50);
+    assert_int_equal(srv_cost_width(&c, &list), 3);
+    /* A watch reads it only when it starts with the current objects. */
+    struct http_req w = req("GET", JOBS, "watch", "true", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &w), 3);
+    struct http_req w0 = req("GET", JOBS, "watch", "1", "resourceVersion", "0");
+    assert_int_equal(srv_cost_width(&c, &w0), 3);
+    struct http_req wrv = req("GET", JOBS, "watch", "true", "resourceVersion", "42");
+    assert_int_equal(srv_cost_width(&c, &wrv), 1);
+    /* A write, or another path, costs one. */
+    struct http_req post = req("POST", JOBS, NULL, NULL, NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &post), 1);
+    struct http_req other = req("GET", "/apis/batch/v1/namespaces/b/jobs", NULL, NULL, NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &other), 1);
+    /* A huge collection is capped; an emptied one is forgotten. */
+    listed(&c, &list, 1000000);
+    assert_int_equal(srv_cost_width(&c, &list), FQ_MAX_SEATS);
+    listed(&c, &list, 3);
+    assert_int_equal(srv_cost_width(&c, &list), 1);
+    assert_int_equal(c.list_sizes.len, 0);
+    srv_cost_release(&c);
+}
+
+static void test_watches(void **state)
+{
+    (void)state;
+    struct srv_cost c;
+    srv_cost_init(&c, 2);
+    assert_true(srv_cost_watch_take(&c, "a"));
+    assert_true(srv_cost_watch_take(&c, "a"));
+    assert_false(srv_cost_watch_take(&c, "a"));
+    assert_true(srv_cost_watch_take(&c, "b"));
+    srv_cost_watch_give(&c, "a");
+    assert_true(srv_cost_watch_take(&c, "a"));
+    srv_cost_watch_give(&c, "a");
+    srv_cost_watch_give(&c, "a");
+    srv_cost_watch_give(&c, "b");
+    assert_int_equal(c.watches.len, 0);
+    srv_cost_release(&c);
+    /* 0: no limit. */
+    srv_cost_init(&c, 0);
+    for (int i = 0; i < 5000; i++)
+        assert_true(srv_cost_watch_take(&c, "a"));
+    srv_cost_release(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_width),
+        cmocka_unit_test(test_watches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
