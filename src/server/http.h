@@ -175,7 +175,8 @@ struct http_handler {
      * closes when there was one). May set rq->udata and rs->trusted.
      * Must be quick. NULL: always go on. */
     bool (*on_head)(void *arg, struct http_req *rq, struct http_resp *rs);
-    /* On a worker thread: answer rq in rs. No answer is a 500. */
+    /* On a worker thread (on the I/O thread when quick said so): answer
+     * rq in rs. No answer is a 500. */
     void (*handle)(void *arg, struct http_req *rq, struct http_resp *rs);
     /* The request is over (any thread): release rq->udata. May be NULL. */
     void (*done)(void *arg, struct http_req *rq);
@@ -184,6 +185,12 @@ struct http_handler {
     char *(*error_body)(void *arg, unsigned status, const char *reason, const char *message,
                         size_t *len, const char **content_type);
     void *arg;
+    /* On the I/O thread once the body has arrived: true when handle
+     * answers rq without waiting on anything (no network, no disk, no lock
+     * held for long). handle then runs at once on the I/O thread, which
+     * spares the hand-off to a worker and back; such a request is not
+     * fair-queued. NULL: every request goes to the workers. */
+    bool (*quick)(void *arg, const struct http_req *rq);
 };
 
 struct http_options {
