@@ -570,6 +570,7 @@ static int listen_tls(struct whd *w, int port, const char *cert, const char *key
                               .cert_pem = cert,
                               .key_pem = key,
                               .workers = 4,
+                              .io_threads = HTTP_IO_EACH_CORE,
                               .handler = {.handle = handle, .arg = w, .quick = quick}};
     return http_server_start(&ho, out, e);
 }
