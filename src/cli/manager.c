@@ -141,7 +141,8 @@ static int probes_listen(struct mgr *m, const char *addr, struct err *e)
     struct http_options ho = {.host = *host ? host : "0.0.0.0",
                               .port = port,
                               .workers = 1,
-                              .handler = {.handle = probe_handle, .arg = m, .quick = probe_quick}};
+                              .handler = {.handle = probe_handle, .arg = m},
+                              .quick = probe_quick};
     int rc = http_server_start(&ho, &m->probes, e);
     if (!rc)
         log_info("health probes served at http://%s:%d/healthz and /readyz", ho.host,

@@ -571,7 +571,8 @@ static int listen_tls(struct whd *w, int port, const char *cert, const char *key
                               .key_pem = key,
                               .workers = 4,
                               .io_threads = HTTP_IO_EACH_CORE,
-                              .handler = {.handle = handle, .arg = w, .quick = quick}};
+                              .handler = {.handle = handle, .arg = w},
+                              .quick = quick};
     return http_server_start(&ho, out, e);
 }
 

@@ -190,12 +190,6 @@ struct http_handler {
     char *(*error_body)(void *arg, unsigned status, const char *reason, const char *message,
                         size_t *len, const char **content_type);
     void *arg;
-    /* On the I/O thread once the body has arrived: true when handle
-     * answers rq without waiting on anything (no network, no disk, no lock
-     * held for long). handle then runs at once on the I/O thread, which
-     * spares the hand-off to a worker and back; such a request is not
-     * fair-queued. NULL: every request goes to the workers. */
-    bool (*quick)(void *arg, const struct http_req *rq);
 };
 
 struct http_options {
@@ -205,6 +199,13 @@ struct http_options {
     const char *key_pem;
     const char *client_ca_pem; /* ask clients for a certificate signed by it, or NULL */
     struct http_handler handler;
+    /* On the I/O thread once a body has arrived, with handler.arg: true
+     * when handler.handle answers rq without waiting on anything (no
+     * network, no disk, no lock held for long). It then runs at once on
+     * the I/O thread, which spares the hand-off to a worker and back; such
+     * a request is not fair-queued. NULL: every request goes to the
+     * workers. */
+    bool (*quick)(void *arg, const struct http_req *rq);
     size_t max_head;    /* request line and headers; 0 = HTTP_DEFAULT_MAX_HEAD */
     size_t max_uri;     /* request-target; 0 = HTTP_DEFAULT_MAX_URI */
     size_t max_body;    /* 0 = HTTP_DEFAULT_MAX_BODY */

@@ -490,8 +490,8 @@ static void dispatch(struct http_conn *c)
         c->mem_ready = true;
         return;
     }
-    struct http_handler *h = &c->hs->o.handler;
-    if (h->quick && h->quick(h->arg, &c->rq)) {
+    const struct http_options *o = &c->hs->o;
+    if (o->quick && o->quick(o->handler.arg, &c->rq)) {
         http__conn_handle(c);
         http__conn_respond(c);
         return;

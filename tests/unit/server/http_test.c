@@ -708,7 +708,7 @@ static void test_http_socket_quick_pipelined(void **state)
 {
     enum { N = 3000 };
     int port;
-    struct http_options o = {.handler.quick = sock_quick};
+    struct http_options o = {.quick = sock_quick};
     struct http_server *hs = sock_server(&o, &port);
     nseen = 0;
     off_io = false;
@@ -748,7 +748,7 @@ static void test_http_socket_io_threads(void **state)
 {
     enum { N = 24 };
     int port;
-    struct http_options o = {.handler.quick = sock_quick, .io_threads = 2};
+    struct http_options o = {.quick = sock_quick, .io_threads = 2};
     struct http_server *hs = sock_server(&o, &port);
     nseen = 0;
     off_io = false;
