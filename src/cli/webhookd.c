@@ -552,6 +552,16 @@ static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
     http_resp_set(rs, status, out, strlen(out));
 }
 
+/* Once the controllers' caches have listed, a review reads only them (and
+ * the review): it is answered on the thread that read it. Before, it may
+ * ask the API server, which is a worker's to wait for. */
+static bool quick(void *arg, const struct http_req *rq)
+{
+    const struct whd *w = arg;
+    (void)rq;
+    return w->o.ctl && ctl_synced(w->o.ctl);
+}
+
 static int listen_tls(struct whd *w, int port, const char *cert, const char *key,
                       struct http_server **out, struct err *e)
 {
@@ -560,7 +570,9 @@ static int listen_tls(struct whd *w, int port, const char *cert, const char *key
                               .cert_pem = cert,
                               .key_pem = key,
                               .workers = 4,
-                              .handler = {.handle = handle, .arg = w}};
+                              .io_threads = HTTP_IO_EACH_CORE,
+                              .handler = {.handle = handle, .arg = w},
+                              .quick = quick};
     return http_server_start(&ho, out, e);
 }
 

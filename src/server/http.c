@@ -698,7 +698,8 @@ static int tls_setup(struct http_server *hs, const struct http_options *o, struc
     return 0;
 }
 
-static int listen_on(struct http_server *hs, const struct http_options *o, struct err *e)
+static int listen_on(struct http_server *hs, const struct http_options *o, bool reuse_port,
+                     struct err *e)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
     if (inet_pton(AF_INET, o->host, &sa.sin_addr) != 1)
@@ -708,6 +709,8 @@ static int listen_on(struct http_server *hs, const struct http_options *o, struc
         return err_set(e, ERR_IO, "cannot make a socket: %s", strerror(errno));
     int one = 1;
     setsockopt(hs->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (reuse_port)
+        setsockopt(hs->lfd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
     if (bind(hs->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(hs->lfd, SOMAXCONN))
         return err_set(e, ERR_IO, "cannot listen on %s:%d: %s", o->host, o->port, strerror(errno));
     socklen_t sl = sizeof(sa);
@@ -746,7 +749,10 @@ static void server_free(struct http_server *hs)
     free(hs);
 }
 
-int http_server_start(const struct http_options *o, struct http_server **out, struct err *e)
+/* One I/O thread's server: its listener (one of a SO_REUSEPORT group when
+ * reuse_port), connections, timers and workers. */
+static int start_one(const struct http_options *o, bool reuse_port, struct http_server **out,
+                     struct err *e)
 {
     struct http_server *hs = xcalloc(1, sizeof(*hs));
     hs->o = *o;
@@ -761,7 +767,7 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
     fq_init(&hs->fq, hs->o.workers);
     int rc = tls_setup(hs, o, e);
     if (!rc && o->host)
-        rc = listen_on(hs, o, e);
+        rc = listen_on(hs, o, reuse_port, e);
     if (rc) {
         server_free(hs);
         return rc;
@@ -782,6 +788,35 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
     return 0;
 }
 
+/* Each I/O thread has its own listener on the one port, and the kernel
+ * spreads new connections across them: no lock or hand-off between the
+ * threads, each does its connections' TLS. The workers are divided among
+ * them. */
+int http_server_start(const struct http_options *o, struct http_server **out, struct err *e)
+{
+    unsigned n = o->io_threads == HTTP_IO_EACH_CORE ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN)
+                                                    : o->io_threads;
+    if (!o->host || n < 1)
+        n = 1;
+    struct http_options so = *o;
+    unsigned workers = o->workers ? o->workers : HTTP_DEFAULT_WORKERS;
+    so.workers = (workers + n - 1) / n;
+    int rc = start_one(&so, n > 1, out, e);
+    for (unsigned i = 1; !rc && i < n; i++) {
+        struct http_server *s;
+        so.port = (*out)->port;
+        rc = start_one(&so, true, &s, e);
+        if (rc) {
+            http_server_stop(*out);
+            *out = NULL;
+        } else {
+            s->shard = (*out)->shard;
+            (*out)->shard = s;
+        }
+    }
+    return rc;
+}
+
 int http_server_port(const struct http_server *hs)
 {
     return hs->port;
@@ -791,6 +826,7 @@ void http_server_stop(struct http_server *hs)
 {
     if (!hs)
         return;
+    http_server_stop(hs->shard);
     atomic_store(&hs->stopping, true);
     if (hs->evfd >= 0)
         http__poke(hs);

@@ -1,14 +1,17 @@
 /* http.h -- the server's HTTP/1.1 layer: sockets, TLS, parsing, limits,
  * worker threads and streamed responses.
  *
- * One I/O thread owns every socket (epoll, non-blocking, GnuTLS with the
+ * An I/O thread owns its sockets (epoll, non-blocking, GnuTLS with the
  * socket as transport) and never waits on anything but epoll: it accepts,
  * runs TLS handshakes, parses requests and writes responses. A request
  * whose head and body have arrived goes to a small pool of worker threads,
  * which run the application's handler (it may take milliseconds in the
  * store); the worker sends a plain answer itself when the socket takes it
  * whole, and gives the connection back (what is left to write, the next
- * request and streams are the I/O thread's). A streamed response (a watch)
+ * request and streams are the I/O thread's). A request the application
+ * calls quick (it waits on nothing) is answered by the I/O thread itself.
+ * A server may have several I/O threads (io_threads), each listening on
+ * the port with its own share of the connections. A streamed response (a watch)
  * is fed on the I/O thread: its producer is asked for more when it was
  * woken (http_stream_wake, from any thread) or once a second, and only
  * while the client has taken what was sent before, so a client that reads
@@ -45,6 +48,7 @@
 #ifndef CUEUE_SERVER_HTTP_H
 #define CUEUE_SERVER_HTTP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,6 +72,7 @@ struct http_out;    /* the body a stream is producing */
 #define HTTP_DEFAULT_BODY_TIMEOUT_MS 60000
 #define HTTP_DEFAULT_WRITE_TIMEOUT_MS 60000
 #define HTTP_DEFAULT_WORKERS 16
+#define HTTP_IO_EACH_CORE UINT_MAX
 
 struct http_header {
     const char *name; /* as sent; compare case-insensitively */
@@ -176,7 +181,8 @@ struct http_handler {
      * closes when there was one). May set rq->udata and rs->trusted.
      * Must be quick. NULL: always go on. */
     bool (*on_head)(void *arg, struct http_req *rq, struct http_resp *rs);
-    /* On a worker thread: answer rq in rs. No answer is a 500. */
+    /* On a worker thread (on the I/O thread when quick said so): answer
+     * rq in rs. No answer is a 500. */
     void (*handle)(void *arg, struct http_req *rq, struct http_resp *rs);
     /* The request is over (any thread): release rq->udata. May be NULL. */
     void (*done)(void *arg, struct http_req *rq);
@@ -194,11 +200,23 @@ struct http_options {
     const char *key_pem;
     const char *client_ca_pem; /* ask clients for a certificate signed by it, or NULL */
     struct http_handler handler;
-    size_t max_head;               /* request line and headers; 0 = HTTP_DEFAULT_MAX_HEAD */
-    size_t max_uri;                /* request-target; 0 = HTTP_DEFAULT_MAX_URI */
-    size_t max_body;               /* 0 = HTTP_DEFAULT_MAX_BODY */
-    size_t max_headers;            /* header lines; 0 = HTTP_DEFAULT_MAX_HEADERS */
-    unsigned workers;              /* 0 = HTTP_DEFAULT_WORKERS */
+    /* On the I/O thread once a body has arrived, with handler.arg: true
+     * when handler.handle answers rq without waiting on anything (no
+     * network, no disk, no lock held for long). It then runs at once on
+     * the I/O thread, which spares the hand-off to a worker and back; such
+     * a request is not fair-queued. NULL: every request goes to the
+     * workers. */
+    bool (*quick)(void *arg, const struct http_req *rq);
+    size_t max_head;    /* request line and headers; 0 = HTTP_DEFAULT_MAX_HEAD */
+    size_t max_uri;     /* request-target; 0 = HTTP_DEFAULT_MAX_URI */
+    size_t max_body;    /* 0 = HTTP_DEFAULT_MAX_BODY */
+    size_t max_headers; /* header lines; 0 = HTTP_DEFAULT_MAX_HEADERS */
+    unsigned workers;   /* 0 = HTTP_DEFAULT_WORKERS (divided among the I/O threads) */
+    /* I/O threads, each with its own listener on the port (SO_REUSEPORT),
+     * connections, fair queue and limits: max_conns, the per-client limits
+     * and the fair queue are each thread's. 0 = 1; HTTP_IO_EACH_CORE: one
+     * per online core. */
+    unsigned io_threads;
     unsigned max_conns;            /* 0 = the open-file limit less a reserve */
     unsigned max_conns_per_client; /* per client address; 0 = HTTP_DEFAULT_PER_CLIENT */
     size_t max_pending_per_client; /* unsent output per client address; 0 = 256 MiB */

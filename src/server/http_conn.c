@@ -490,6 +490,12 @@ static void dispatch(struct http_conn *c)
         c->mem_ready = true;
         return;
     }
+    const struct http_options *o = &c->hs->o;
+    if (o->quick && o->quick(o->handler.arg, &c->rq)) {
+        http__conn_handle(c);
+        http__conn_respond(c);
+        return;
+    }
     switch (http__dispatch(c)) {
     case HTTP_DISPATCHED:
         return;
@@ -598,7 +604,7 @@ static bool conn_parse(struct http_conn *c)
     return true;
 }
 
-static void conn_read(struct http_conn *c)
+static void conn_read_loop(struct http_conn *c)
 {
     char buf[READ_CHUNK];
     while (c->st == CS_HEAD || c->st == CS_BODY) {
@@ -628,6 +634,18 @@ static void conn_read(struct http_conn *c)
         http__conn_close(c);
         return;
     }
+}
+
+static void conn_read(struct http_conn *c)
+{
+    /* A request answered on this thread (quick) ends in next_request,
+     * which comes here again: the loop that answered it goes on with the
+     * next one instead, so that pipelined requests do not nest. */
+    if (c->reading)
+        return;
+    c->reading = true;
+    conn_read_loop(c);
+    c->reading = false;
 }
 
 static void handshake(struct http_conn *c)

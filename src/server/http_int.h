@@ -82,6 +82,7 @@ struct http_conn {
     bool peer_closed;  /* the client shut down its side */
     bool close_after;  /* close once the response is sent */
     bool have_rq;
+    bool reading;             /* in conn_read: a nested call leaves the request to it */
     bool armed;               /* registered in epoll and not fired since (one-shot) */
     atomic_bool worker_owned; /* a worker has it: the I/O thread only notes events */
     atomic_uint pending_ev;   /* epoll events that came meanwhile */
@@ -172,6 +173,8 @@ struct http_server {
     bool q_quit;
     pthread_t *workers;
     unsigned nworkers;
+
+    struct http_server *shard; /* the next I/O thread's (io_threads), or NULL */
 };
 
 /* ---- http_io.c ---------------------------------------------------------------------------- */

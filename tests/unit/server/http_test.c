@@ -2,6 +2,7 @@
  * whole request path over memory (http_serve_bytes), and over sockets the
  * parts memory cannot show: streams larger than one batch, timeouts,
  * connection limits, stopping, TLS. */
+#define _GNU_SOURCE /* pthread_getname_np */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -540,6 +541,28 @@ static const struct http_stream_ops quiet_ops = {quiet_produce, big_release};
 
 static pthread_barrier_t pair;
 
+/* The threads that answered quick requests, and whether each was an I/O
+ * thread. */
+static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t seen[8];
+static int nseen;
+static bool off_io;
+
+static void note_thread(void)
+{
+    char name[16] = "";
+    pthread_getname_np(pthread_self(), name, sizeof(name));
+    pthread_mutex_lock(&seen_mu);
+    if (strcmp(name, "http-io"))
+        off_io = true;
+    bool known = false;
+    for (int i = 0; i < nseen; i++)
+        known |= pthread_equal(seen[i], pthread_self());
+    if (!known && nseen < 8)
+        seen[nseen++] = pthread_self();
+    pthread_mutex_unlock(&seen_mu);
+}
+
 static void sock_handle(void *arg, struct http_req *rq, struct http_resp *rs)
 {
     if (!strcmp(rq->path, "/big-stream")) {
@@ -560,8 +583,19 @@ static void sock_handle(void *arg, struct http_req *rq, struct http_resp *rs)
         http_resp_set(rs, 200, b, n);
         return;
     }
+    if (!strncmp(rq->path, "/q", 2)) {
+        note_thread();
+        http_resp_set(rs, 200, strdup(rq->path + 2), strlen(rq->path + 2));
+        return;
+    }
     rs->trusted = http_req_header(rq, "Authorization") != NULL;
     http_resp_set(rs, 200, strdup("ok"), 2);
+}
+
+/* Requests for /q... are quick: answered by the I/O thread that read them. */
+static bool sock_quick(void *arg, const struct http_req *rq)
+{
+    return !strncmp(rq->path, "/q", 2);
 }
 
 static struct http_server *sock_server(const struct http_options *extra, int *port)
@@ -665,6 +699,79 @@ static long dechunk(const char *s, size_t n)
         p += k + 2;
         total += k;
     }
+}
+
+/* Pipelined quick requests are answered on the I/O thread, in order, each
+ * after the one before rather than inside it: thousands of them in one
+ * read do not nest (the stack would not hold them). */
+static void test_http_socket_quick_pipelined(void **state)
+{
+    enum { N = 3000 };
+    int port;
+    struct http_options o = {.quick = sock_quick};
+    struct http_server *hs = sock_server(&o, &port);
+    nseen = 0;
+    off_io = false;
+    struct sb req = SB_INIT;
+    for (int i = 0; i < N; i++)
+        sb_addf(&req, "GET /q%d HTTP/1.1\r\nHost: h\r\n%s\r\n", i,
+                i == N - 1 ? "Connection: close\r\n" : "");
+    int fd = dial(port, NULL);
+    send_all(fd, sb_str(&req));
+    bool closed;
+    size_t n;
+    char *out = read_for(fd, 60000, &closed, &n);
+    assert_true(closed);
+    const char *p = out;
+    for (int i = 0; i < N; i++) {
+        char want[40];
+        snprintf(want, sizeof(want), "Content-Length: %d\r\n", snprintf(NULL, 0, "%d", i));
+        p = strstr(p, "HTTP/1.1 200 OK\r\n");
+        assert_non_null(p);
+        const char *body = strstr(p, "\r\n\r\n");
+        assert_non_null(body);
+        assert_non_null(strstr(p, want));
+        int got = atoi(body + 4);
+        assert_int_equal(got, i);
+        p = body + 4;
+    }
+    assert_false(off_io);
+    free(out);
+    sb_release(&req);
+    close(fd);
+    http_server_stop(hs);
+}
+
+/* With two I/O threads, both listen on the one port: connections spread
+ * over them (the kernel hashes each to one), each answers its own. */
+static void test_http_socket_io_threads(void **state)
+{
+    enum { N = 24 };
+    int port;
+    struct http_options o = {.quick = sock_quick, .io_threads = 2};
+    struct http_server *hs = sock_server(&o, &port);
+    nseen = 0;
+    off_io = false;
+    int fds[N];
+    for (int i = 0; i < N; i++) {
+        fds[i] = dial(port, NULL);
+        send_all(fds[i], "GET /q7 HTTP/1.1\r\nHost: h\r\n\r\nGET /plain HTTP/1.1\r\nHost: "
+                         "h\r\nConnection: close\r\n\r\n");
+    }
+    for (int i = 0; i < N; i++) {
+        bool closed;
+        char *out = read_for(fds[i], 30000, &closed, NULL);
+        assert_true(closed);
+        const char *second = strstr(out, "\r\n\r\n7HTTP/1.1 200 OK\r\n");
+        assert_non_null(second);
+        assert_non_null(strstr(second, "\r\n\r\nok"));
+        free(out);
+        close(fds[i]);
+    }
+    assert_false(off_io);
+    /* The chance that all 24 went to one listener is 1 in 2^23. */
+    assert_int_equal(nseen, 2);
+    http_server_stop(hs);
 }
 
 static void test_http_socket_big_stream(void **state)
@@ -920,6 +1027,8 @@ int main(void)
         cmocka_unit_test(test_http_serve_http10_and_stream),
         cmocka_unit_test(test_http_serve_errors_close),
         cmocka_unit_test(test_http_serve_continue_and_refusal),
+        cmocka_unit_test(test_http_socket_quick_pipelined),
+        cmocka_unit_test(test_http_socket_io_threads),
         cmocka_unit_test(test_http_socket_big_stream),
         cmocka_unit_test(test_http_socket_continue),
         cmocka_unit_test(test_http_socket_timeouts),
