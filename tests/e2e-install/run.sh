@@ -338,6 +338,26 @@ wait_for "  ... and accepted again once it is listed again" 30 \
     '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
     pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
     "$V2/clusterqueues/vis-cq/pendingworkloads"
+# A new front-proxy CA (the API server's certificates rotated) is taken
+# without a restart: the server trusts the new CA and no longer the old.
+fp_ca() { $PY -c 'import json, sys; print(json.dumps({"data": {"requestheader-client-ca-file": open(sys.argv[1]).read()}}))' "$1"; }
+k -n kube-system patch configmap extension-apiserver-authentication --type merge -p "$(fp_ca "$FP/other-ca.crt")" >/dev/null
+wait_for "visibility follows a new front-proxy CA: a certificate it signed vouches for the user" 40 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
+    pw --cert "$FP/forged.crt" --key "$FP/forged.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+expect_exact "  ... and one of the CA it replaced is refused: 401" "401 Unauthorized" \
+    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    "$V2/clusterqueues/vis-cq/pendingworkloads"
+# Kubernetes 1.32+ names the user's uid too (requestheader-uid-headers);
+# the reviews carry it, which the API server accepts.
+k -n kube-system patch configmap extension-apiserver-authentication --type merge \
+    -p '{"data":{"requestheader-uid-headers":"[\"X-Remote-Uid\"]"}}' >/dev/null
+k -n kube-system patch configmap extension-apiserver-authentication --type merge -p "$(fp_ca "$FP/ca.crt")" >/dev/null
+wait_for "  ... and the CA back, with the uid header listed: a user with a uid is authorized" 40 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
+    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+    -H "X-Remote-Uid: 2d4e6f80-0000-4000-8000-000000000001" "$V2/clusterqueues/vis-cq/pendingworkloads"
 expect_exact "visibility discovery: both versions, the two pendingworkloads subresources" \
     "visibility.kueue.x-k8s.io/v1beta2 visibility.kueue.x-k8s.io/v1beta1; clusterqueues/pendingworkloads localqueues/pendingworkloads" \
     sh -c "curl -sk --max-time 5 -H 'Authorization: Bearer $CQV' '$VURL/apis/visibility.kueue.x-k8s.io' | $PY -c '
