@@ -35,17 +35,22 @@ static const char *const versions[] = {"v1beta2", "v1beta1"};
 /* The front proxy's settings (extension-apiserver-authentication). */
 struct front_proxy {
     char *ca; /* PEM; NULL: the front proxy is not trusted */
-    json_t *allowed_names, *user_headers, *group_headers, *extra_prefixes;
+    json_t *allowed_names, *user_headers, *uid_headers, *group_headers, *extra_prefixes;
 };
 
 struct visapi {
-    struct visapi_options o;
-    struct http_server *hs;
+    struct visapi_options o; /* o.host is the caller's only during visapi_start: host */
+    char *host;
+    struct http_server *hs; /* NULL while a restart could not bind */
     int port;
     struct visapi_reviews *reviews;
-    char *tls_ca; /* the front proxy's CA at start, which the TLS server trusts */
-    /* fp is replaced as the ConfigMap changes; the TLS server keeps asking
-     * for certificates of the CA read at start. */
+    struct certs serving; /* self-signed, kept across restarts */
+    /* The front proxy's CA the TLS server trusts and asks client
+     * certificates of. The TLS layer's trust is fixed when it starts, so a
+     * new CA in the ConfigMap restarts it on the same port (hs and tls_ca
+     * change on the refresher thread only). */
+    char *tls_ca;
+    /* fp is replaced as the ConfigMap changes. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct front_proxy fp;
@@ -228,29 +233,37 @@ static bool has_prefix_nocase(const char *s, const char *prefix)
     return !strncasecmp(s, prefix, strlen(prefix));
 }
 
-json_t *visapi_header_user(const struct http_req *rq, const json_t *user_headers,
-                           const json_t *group_headers, const json_t *extra_prefixes)
+/* The value of the first of headers (a JSON array of names) rq has with
+ * a value, or NULL. */
+static const char *first_header(const struct http_req *rq, const json_t *headers)
 {
-    const char *name = NULL;
     size_t i;
     const json_t *h;
-    json_array_foreach(user_headers, i, h)
+    json_array_foreach(headers, i, h)
     {
         const char *val = json_is_string(h) ? http_req_header(rq, json_string_value(h)) : NULL;
-        if (val && *val && !name)
-            name = val;
+        if (val && *val)
+            return val;
     }
+    return NULL;
+}
+
+json_t *visapi_header_user(const struct http_req *rq, const struct visapi_header_names *names)
+{
+    const char *name = first_header(rq, names->user);
     if (!name)
         return NULL;
+    size_t i;
+    const json_t *h;
     json_t *groups = json_array(), *extra = json_object();
-    json_array_foreach(group_headers, i, h)
+    json_array_foreach(names->group, i, h)
     {
         for (size_t k = 0; k < rq->nheaders; k++)
             if (json_is_string(h) && !strcasecmp(rq->headers[k].name, json_string_value(h)) &&
                 *rq->headers[k].value)
                 json_array_append_new(groups, json_string(rq->headers[k].value));
     }
-    json_array_foreach(extra_prefixes, i, h)
+    json_array_foreach(names->extra_prefixes, i, h)
     {
         const char *prefix = json_string_value(h);
         for (size_t k = 0; prefix && k < rq->nheaders; k++) {
@@ -271,7 +284,11 @@ json_t *visapi_header_user(const struct http_req *rq, const json_t *user_headers
             free(lower);
         }
     }
-    return json_pack("{s:s,s:o,s:o}", "username", name, "groups", groups, "extra", extra);
+    json_t *user = json_pack("{s:s,s:o,s:o}", "username", name, "groups", groups, "extra", extra);
+    const char *uid = first_header(rq, names->uid);
+    if (uid)
+        json_object_set_new(user, "uid", json_string(uid));
+    return user;
 }
 
 /* The user the front proxy names in rq's headers: 0 and *user
@@ -284,9 +301,9 @@ static unsigned proxied_user(struct visapi *v, const struct http_req *rq, json_t
     pthread_mutex_lock(&v->mu);
     bool trusted =
         v->fp.ca && (!json_array_size(v->fp.allowed_names) || listed(v->fp.allowed_names, cn));
-    *user = trusted ? visapi_header_user(rq, v->fp.user_headers, v->fp.group_headers,
-                                         v->fp.extra_prefixes)
-                    : NULL;
+    struct visapi_header_names names = {v->fp.user_headers, v->fp.uid_headers, v->fp.group_headers,
+                                        v->fp.extra_prefixes};
+    *user = trusted ? visapi_header_user(rq, &names) : NULL;
     pthread_mutex_unlock(&v->mu);
     return *user ? 0 : 401;
 }
@@ -518,6 +535,7 @@ static void front_proxy_release(struct front_proxy *fp)
     free(fp->ca);
     json_decref(fp->allowed_names);
     json_decref(fp->user_headers);
+    json_decref(fp->uid_headers);
     json_decref(fp->group_headers);
     json_decref(fp->extra_prefixes);
     *fp = (struct front_proxy){0};
@@ -558,12 +576,55 @@ static int read_front_proxy(struct ac_client *ac, int tries, struct front_proxy 
         fp->ca = xstrdup(ca);
         fp->allowed_names = string_list(data, "requestheader-allowed-names", NULL);
         fp->user_headers = string_list(data, "requestheader-username-headers", "X-Remote-User");
+        /* Kubernetes 1.32+ writes it when configured (X-Remote-Uid); no
+         * default, as the API server's. */
+        fp->uid_headers = string_list(data, "requestheader-uid-headers", NULL);
         fp->group_headers = string_list(data, "requestheader-group-headers", "X-Remote-Group");
         fp->extra_prefixes =
             string_list(data, "requestheader-extra-headers-prefix", "X-Remote-Extra-");
     }
     json_decref(cm);
     return 0;
+}
+
+/* Serve with the serving certificate, asking clients for a certificate
+ * of tls_ca (when there is one), on port (0: any). */
+static int serve(struct visapi *v, int port, struct err *e)
+{
+    struct http_options ho = {.host = v->host,
+                              .port = port,
+                              .cert_pem = v->serving.tls_crt,
+                              .key_pem = v->serving.tls_key,
+                              .client_ca_pem = v->tls_ca,
+                              .workers = 2,
+                              .handler = {.handle = handle, .arg = v}};
+    return http_server_start(&ho, &v->hs, e);
+}
+
+static bool same_pem(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The front proxy's CA changed to ca (or went): serve again on the same
+ * port trusting it. What the workers hold is answered first; open
+ * connections close, and clients (the API server's proxy) reconnect.
+ * Called with v->mu unlocked: the workers take it. */
+static void trust_ca(struct visapi *v, const char *ca)
+{
+    http_server_stop(v->hs);
+    v->hs = NULL;
+    free(v->tls_ca);
+    v->tls_ca = ca ? xstrdup(ca) : NULL;
+    struct err e;
+    err_init(&e);
+    if (serve(v, v->port, &e)) {
+        /* Tried again at the next reading, as hs is NULL. */
+        log_error("visibility: serving with the front proxy's new CA: %s", e.message);
+        return;
+    }
+    log_info("visibility: the front proxy's CA changed (%s): serving again on port %d",
+             ca ? "new" : "removed", v->port);
 }
 
 /* Follows the ConfigMap: the API server rewrites it when its front-proxy
@@ -580,8 +641,11 @@ static void *refresh_front_proxy(void *arg)
         pthread_mutex_unlock(&v->mu);
         struct front_proxy fp = {0};
         int rc = read_front_proxy(v->o.ac, 1, &fp);
+        bool read = !rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN;
+        if (read && (!same_pem(fp.ca, v->tls_ca) || !v->hs))
+            trust_ca(v, fp.ca);
         pthread_mutex_lock(&v->mu);
-        if (!rc || rc == ERR_NOT_FOUND || rc == ERR_FORBIDDEN) {
+        if (read) {
             front_proxy_release(&v->fp);
             v->fp = fp;
         }
@@ -594,6 +658,8 @@ int visapi_start(const struct visapi_options *o, struct visapi **out, struct err
 {
     struct visapi *v = xcalloc(1, sizeof(*v));
     v->o = *o;
+    v->o.host = NULL;
+    v->host = xstrdup(o->host ? o->host : "0.0.0.0");
     pthread_mutex_init(&v->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -604,19 +670,10 @@ int visapi_start(const struct visapi_options *o, struct visapi **out, struct err
     (void)read_front_proxy(o->ac, 5, &v->fp);
     if (v->fp.ca)
         v->tls_ca = xstrdup(v->fp.ca);
-    struct certs c = {0};
     int rc = certs_generate("visibility-server", "kueue-system", (int64_t)time(NULL),
-                            CERTS_VALIDITY_S, &c, e);
-    struct http_options ho = {.host = o->host ? o->host : "0.0.0.0",
-                              .port = o->port,
-                              .cert_pem = c.tls_crt,
-                              .key_pem = c.tls_key,
-                              .client_ca_pem = v->tls_ca,
-                              .workers = 2,
-                              .handler = {.handle = handle, .arg = v}};
+                            CERTS_VALIDITY_S, &v->serving, e);
     if (!rc)
-        rc = http_server_start(&ho, &v->hs, e);
-    certs_release(&c);
+        rc = serve(v, o->port, e);
     if (!rc && pthread_create(&v->refresher, NULL, refresh_front_proxy, v) == 0)
         v->refreshing = true;
     if (rc) {
@@ -624,7 +681,7 @@ int visapi_start(const struct visapi_options *o, struct visapi **out, struct err
         return rc;
     }
     v->port = http_server_port(v->hs);
-    log_info("visibility API served at https://%s:%d (front proxy %s)", ho.host, v->port,
+    log_info("visibility API served at https://%s:%d (front proxy %s)", v->host, v->port,
              v->tls_ca ? "trusted" : "not configured");
     *out = v;
     return 0;
@@ -647,7 +704,9 @@ void visapi_stop(struct visapi *v)
         pthread_join(v->refresher, NULL);
     http_server_stop(v->hs);
     front_proxy_release(&v->fp);
+    certs_release(&v->serving);
     free(v->tls_ca);
+    free(v->host);
     visapi_reviews_free(v->reviews);
     pthread_cond_destroy(&v->cv);
     pthread_mutex_destroy(&v->mu);

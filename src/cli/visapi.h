@@ -17,9 +17,11 @@
  * a client certificate signed by the front proxy's CA (and, when the list
  * is not empty, with one of its allowed common names) vouches for the user
  * and groups in the request-header headers (X-Remote-User, X-Remote-Group),
+ * the uid in those the API server lists (X-Remote-Uid, Kubernetes 1.32+),
  * and in the headers under the extra prefixes (X-Remote-Extra-KEY), all
  * read from the ConfigMap kube-system/extension-apiserver-authentication
- * at start and again every VISAPI_FRONT_PROXY_PERIOD_MS; else a bearer
+ * at start and again every VISAPI_FRONT_PROXY_PERIOD_MS (a new CA serves
+ * again on the same port, trusting it); else a bearer
  * token, reviewed by the API server (TokenReview). Each is then authorized
  * by a SubjectAccessReview of get on the subresource (clusterqueues/
  * pendingworkloads, localqueues/pendingworkloads) or of the path
@@ -65,14 +67,20 @@ int visapi_port(const struct visapi *v);
 /* Stop serving and free; NULL is a no-op. */
 void visapi_stop(struct visapi *v);
 
+/* The request headers the front proxy names its user in (the ConfigMap's
+ * requestheader-*-headers): each a JSON array of header names, whose case
+ * does not matter; borrowed. */
+struct visapi_header_names {
+    const json_t *user, *uid, *group, *extra_prefixes;
+};
+
 /* The user the front proxy's request headers name in rq (username from
- * the first of user_headers present, groups from every group_headers
- * value, extra from each header starting with one of extra_prefixes: the
- * rest of its name lowercased and percent-decoded is the key, its values
- * as sent), as {username, groups, extra}; NULL when no user is named.
- * Each list is a JSON array of header names; case does not matter. */
-json_t *visapi_header_user(const struct http_req *rq, const json_t *user_headers,
-                           const json_t *group_headers, const json_t *extra_prefixes);
+ * the first of names->user present, uid likewise from names->uid, groups
+ * from every names->group value, extra from each header starting with one
+ * of names->extra_prefixes: the rest of its name lowercased and
+ * percent-decoded is the key, its values as sent), as {username, groups,
+ * extra[, uid]} (owned); NULL when no user is named. */
+json_t *visapi_header_user(const struct http_req *rq, const struct visapi_header_names *names);
 
 /* SubjectAccessReview answers remembered per whole review (user, groups,
  * extra, verb, attributes), at most max of them; thread-safe. */

@@ -297,10 +297,17 @@ expect_exact "  ... no token: 401" "401 Unauthorized" pw "$V2/clusterqueues/vis-
 expect_exact "  ... a user named in X-Remote-User without the front proxy's certificate: 401" "401 Unauthorized" \
     pw -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" "$V2/clusterqueues/vis-cq/pendingworkloads"
 FP="$TMP/fp"
+# The ClusterQueue's pending workloads asked for cq-viewer through the
+# front proxy, with the client certificate $1 (and curl arguments after).
+via_proxy() {
+    c=$1
+    shift
+    pw --cert "$FP/$c.crt" --key "$FP/$c.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
+        "$@" "$V2/clusterqueues/vis-cq/pendingworkloads"
+}
 expect_exact "visibility through the front proxy: its certificate vouches for X-Remote-User" \
     "PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1" \
-    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy proxy
 expect_exact "  ... and X-Remote-Group: a group bound to the LocalQueue viewer role reads the LocalQueue's" \
     "PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1" \
     sh -c "kubectl --kubeconfig '$KC' -n vis create rolebinding lq-viewers --clusterrole kueue-pending-workloads-lq-viewer-role --group vis-team >/dev/null;
@@ -313,31 +320,42 @@ expect_exact "  ... the same user without the group: 403" "403 Forbidden" \
     pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: alice" \
     "$V2/namespaces/vis/localqueues/vis-lq/pendingworkloads"
 expect_exact "  ... a certificate of the front proxy's CA with a name not allowed: 401" "401 Unauthorized" \
-    pw --cert "$FP/stranger.crt" --key "$FP/stranger.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy stranger
 expect_exact "  ... the allowed name signed by another CA: 401" "401 Unauthorized" \
-    pw --cert "$FP/forged.crt" --key "$FP/forged.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy forged
 expect_exact "  ... a certificate of the front proxy's CA for serving, not for clients: 401" "401 Unauthorized" \
-    pw --cert "$FP/serving.crt" --key "$FP/serving.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy serving
 # The API server rewrites the ConfigMap when its front-proxy flags change;
 # the visibility server follows it without a restart.
 k -n kube-system patch configmap extension-apiserver-authentication --type merge \
     -p '{"data":{"requestheader-allowed-names":"[\"someone-else\"]"}}' >/dev/null
 wait_for "visibility follows the front proxy's ConfigMap: a newly allowed name is accepted" 30 \
     '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
-    pw --cert "$FP/stranger.crt" --key "$FP/stranger.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy stranger
 expect_exact "  ... and the name no longer listed is refused: 401" "401 Unauthorized" \
-    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy proxy
 k -n kube-system patch configmap extension-apiserver-authentication --type merge \
     -p '{"data":{"requestheader-allowed-names":"[\"front-proxy-client\"]"}}' >/dev/null
 wait_for "  ... and accepted again once it is listed again" 30 \
     '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
-    pw --cert "$FP/proxy.crt" --key "$FP/proxy.key" -H "X-Remote-User: system:serviceaccount:kueue-system:cq-viewer" \
-    "$V2/clusterqueues/vis-cq/pendingworkloads"
+    via_proxy proxy
+# A new front-proxy CA (the API server's certificates rotated) is taken
+# without a restart: the server trusts the new CA and no longer the old.
+fp_ca() { $PY -c 'import json, sys; print(json.dumps({"data": {"requestheader-client-ca-file": open(sys.argv[1]).read()}}))' "$1"; }
+k -n kube-system patch configmap extension-apiserver-authentication --type merge -p "$(fp_ca "$FP/other-ca.crt")" >/dev/null
+wait_for "visibility follows a new front-proxy CA: a certificate it signed vouches for the user" 40 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
+    via_proxy forged
+expect_exact "  ... and one of the CA it replaced is refused: 401" "401 Unauthorized" \
+    via_proxy proxy
+# Kubernetes 1.32+ names the user's uid too (requestheader-uid-headers);
+# the reviews carry it, which the API server accepts.
+k -n kube-system patch configmap extension-apiserver-authentication --type merge \
+    -p '{"data":{"requestheader-uid-headers":"[\"X-Remote-Uid\"]"}}' >/dev/null
+k -n kube-system patch configmap extension-apiserver-authentication --type merge -p "$(fp_ca "$FP/ca.crt")" >/dev/null
+wait_for "  ... and the CA back, with the uid header listed: a user with a uid is authorized" 40 \
+    '^PendingWorkloadsSummary visibility.kueue.x-k8s.io/v1beta2 vis/vis-lq@0 vis/vis-lq@1$' \
+    via_proxy proxy -H "X-Remote-Uid: 2d4e6f80-0000-4000-8000-000000000001"
 expect_exact "visibility discovery: both versions, the two pendingworkloads subresources" \
     "visibility.kueue.x-k8s.io/v1beta2 visibility.kueue.x-k8s.io/v1beta1; clusterqueues/pendingworkloads localqueues/pendingworkloads" \
     sh -c "curl -sk --max-time 5 -H 'Authorization: Bearer $CQV' '$VURL/apis/visibility.kueue.x-k8s.io' | $PY -c '

@@ -14,7 +14,8 @@
 # executor never runs a Job that MultiKueue manages; a pod group, a
 # Deployment's Pod and a StatefulSet run in a worker while the manager's
 # Pods stay gated (with the worker's PodScheduled=True); a LeaderWorkerSet's
-# groups all go to the one worker its first group was admitted on; an external framework's kind (multiKueue.externalFrameworks)
+# groups all go to the one worker its first group was admitted on, and
+# together to the other when that worker is lost; an external framework's kind (multiKueue.externalFrameworks)
 # is dispatched by the generic adapter.
 set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -623,11 +624,38 @@ done
 wait_for "lws: the worker's Pods join the dispatched workloads and run" 40 \
     "^mklws-0 $LWS0 Running mklws-0-1 $LWS0 Running mklws-1 $LWS1 Running mklws-1-1 $LWS1 Running \$" \
     kubectl --kubeconfig "$LKC" -n default get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.kueue\.x-k8s\.io/pod-group-name} {.status.phase} {end}'
+# The worker is lost: after workerLostTimeout every group's Workload is
+# requeued, and they go together to the worker left, each woken by the
+# others as they come back rather than by the next pass over everything.
+if [ "$LWSAT" = multikueue-test-worker1 ]; then
+    LPID=$W1PID LNAME=worker1 LEFT=multikueue-test-worker2
+else
+    LPID=$W2PID LNAME=worker2 LEFT=multikueue-test-worker1
+fi
+kill -KILL "$LPID"
+wait_for "lws: its worker lost, both groups are requeued and admitted on the worker left" 90 \
+    "^Ready $LEFT Ready $LEFT \$" m -n default get workloads -o jsonpath="$LWSW"
+expect_exact "lws: one copy of it in the worker left" "mklws" \
+    kubectl --kubeconfig "$OKC" -n default get leaderworkersets -o 'jsonpath={.items[*].metadata.name}'
+# The lost worker comes back (same data dir and port); its stale copies go.
+LPORT=$(sed 's/.*://' "$TMP/$LNAME/endpoint")
+start_server "$LNAME" --controllers all --executor local --listen "127.0.0.1:$LPORT" || exit 1
+if [ "$LNAME" = worker1 ]; then W1PID=$PID; else W2PID=$PID; fi
+wait_for "lws: the lost worker's stale copies are removed once it is back" 90 '^$' \
+    kubectl --kubeconfig "$LKC" -n default get workloads,leaderworkersets -o name
+# The Pods the test made there (their Workloads gone with the copies, the
+# worker's Pods failed by its restart) keep Kueue's finalizer: cleared by
+# hand here.
+kubectl --kubeconfig "$LKC" -n default delete pods -l leaderworkerset.sigs.k8s.io/name=mklws --wait=false >/dev/null
+for p in $(kubectl --kubeconfig "$LKC" -n default get pods -o name); do
+    kubectl --kubeconfig "$LKC" -n default patch "$p" --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+done
+settle 30 '^$' kubectl --kubeconfig "$LKC" -n default get pods -o name
 m -n default delete leaderworkerset mklws >/dev/null
 wait_for "lws: deleting it removes the worker's copies" 40 '^$' \
-    kubectl --kubeconfig "$LKC" -n default get workloads,leaderworkersets -o name
-kubectl --kubeconfig "$LKC" -n default delete pods -l leaderworkerset.sigs.k8s.io/name=mklws >/dev/null
-settle 30 '^$' kubectl --kubeconfig "$LKC" -n default get pods -o name
+    kubectl --kubeconfig "$OKC" -n default get workloads,leaderworkersets -o name
+wait_for "the worker that came back is connected again" 60 '^True True *$' \
+    m get mkc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Active")].status}{" "}{end}'
 
 job two 120 | m apply -f - >/dev/null
 wait_for "two: admitted on one worker" 30 '^Ready multikueue-test-worker[12]$' \

@@ -13,7 +13,8 @@ What it answers depends on the path:
   /validate      refuses an object labelled deny=yes (code 403), one
                  labelled deny=422 with code 422 and a reason, and the
                  deletion of one labelled protected=yes; warns always
-  /slow          answers after 3 s
+  /slow          holds its answer until the file LOG.release exists (at
+                 most 60 s), then appends a line to LOG.answered
   /wrong-uid     answers with another uid
   /http-500      answers HTTP 500
   /not-json      answers a body that is not JSON
@@ -23,6 +24,7 @@ What it answers depends on the path:
 """
 import base64
 import json
+import os
 import ssl
 import sys
 import threading
@@ -86,7 +88,13 @@ def answer(path, req):
         elif replicas > 3:
             resp.update(patch_of([{"op": "replace", "path": "/spec/replicas", "value": 3}]))
     elif path == "/slow":
-        time.sleep(3)
+        # Held rather than timed, so that the tests can tell what happened
+        # while it was held, whatever the machine's load.
+        end = time.monotonic() + 60
+        while not os.path.exists(logfile + ".release") and time.monotonic() < end:
+            time.sleep(0.05)
+        with lock, open(logfile + ".answered", "a") as f:
+            f.write(uid + "\n")
     elif path == "/wrong-uid":
         resp["uid"] = "not-" + uid
     elif path == "/bad-patch":
@@ -131,6 +139,5 @@ ctx.load_cert_chain(cert, key)
 srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
-import os
 os.rename(portfile + ".tmp", portfile)
 srv.serve_forever()

@@ -15,19 +15,19 @@
 #include "api/objects.h"
 #include "base/err.h"
 
-static const char *jstr(const json_t *o, const char *k)
+const char *jf_str(const json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
 }
 
-static const char *label(const json_t *obj, const char *k)
+const char *jf_label(const json_t *obj, const char *k)
 {
-    return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
+    return jf_str(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
 }
 
-static const char *annotation(const json_t *obj, const char *k)
+const char *jf_annotation(const json_t *obj, const char *k)
 {
-    return jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"), k);
+    return jf_str(json_object_get(json_object_get(obj, "metadata"), "annotations"), k);
 }
 
 json_t *jf_obj_child(json_t *o, const char *k)
@@ -53,7 +53,7 @@ bool jf_enabled(const struct jf_integration *ji, const struct api_configuration 
 bool jf_external_owner(const json_t *ref, const struct api_configuration *cfg,
                        struct jf_integration *ji)
 {
-    const char *av = jstr(ref, "apiVersion"), *kind = jstr(ref, "kind");
+    const char *av = jf_str(ref, "apiVersion"), *kind = jf_str(ref, "kind");
     if (!cfg || !av || !kind)
         return false;
     for (size_t i = 0; i < cfg->external_frameworks.n; i++) {
@@ -98,13 +98,13 @@ void jf_workload_name(const struct jf_integration *ji, const char *name, const c
 
 const char *jf_queue_name(const json_t *obj)
 {
-    const char *q = label(obj, JF_QUEUE_LABEL);
+    const char *q = jf_label(obj, JF_QUEUE_LABEL);
     return q && *q ? q : NULL;
 }
 
 const char *jf_prebuilt_name(const json_t *obj)
 {
-    const char *p = label(obj, JF_PREBUILT_LABEL);
+    const char *p = jf_label(obj, JF_PREBUILT_LABEL);
     return p && *p ? p : NULL;
 }
 
@@ -116,13 +116,14 @@ void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, ch
         return;
     }
     const json_t *meta = json_object_get(obj, "metadata");
-    jf_workload_name(ji, jstr(meta, "name") ? jstr(meta, "name") : "", jstr(meta, "uid"), out, len);
+    jf_workload_name(ji, jf_str(meta, "name") ? jf_str(meta, "name") : "", jf_str(meta, "uid"), out,
+                     len);
 }
 
 /* The max-exec-time-seconds label as a positive number, else 0. */
 static json_int_t max_exec_seconds(const json_t *obj)
 {
-    const char *v = label(obj, JF_MAX_EXEC_LABEL);
+    const char *v = jf_label(obj, JF_MAX_EXEC_LABEL);
     if (!v || !*v)
         return 0;
     char *end;
@@ -152,7 +153,7 @@ static const char *pods_priority_class(const struct jf_integration *ji, const js
     json_array_foreach(pss, i, ps)
     {
         const char *n =
-            jstr(json_object_get(json_object_get(ps, "template"), "spec"), "priorityClassName");
+            jf_str(json_object_get(json_object_get(ps, "template"), "spec"), "priorityClassName");
         if (n && *n)
             return n;
     }
@@ -164,7 +165,7 @@ static const char *pods_priority_class(const struct jf_integration *ji, const js
 static int set_priority(const json_t *obj, const char *pcn, jf_lookup_fn lookup, void *arg,
                         json_t *spec, struct err *e)
 {
-    const char *wpc = label(obj, JF_PRIORITY_LABEL);
+    const char *wpc = jf_label(obj, JF_PRIORITY_LABEL);
     if (wpc && *wpc) {
         const json_t *d = lookup ? lookup(arg, "WorkloadPriorityClass", wpc, 0) : NULL;
         if (!d)
@@ -194,7 +195,7 @@ static int set_priority(const json_t *obj, const char *pcn, jf_lookup_fn lookup,
     if (pc) {
         json_object_set_new(spec, "priorityClassRef",
                             priority_ref("scheduling.k8s.io", "PriorityClass",
-                                         jstr(json_object_get(pc, "metadata"), "name")));
+                                         jf_str(json_object_get(pc, "metadata"), "name")));
         json_object_set_new(spec, "priority",
                             json_integer(json_integer_value(json_object_get(pc, "value"))));
         return 0;
@@ -221,10 +222,10 @@ void jf_set_topology_request(json_t *ps, const json_t *tmeta, const char *index_
                              const char *subgroup_label, long subgroup_count)
 {
     const json_t *ann = json_object_get(tmeta, "annotations");
-    const char *req = jstr(ann, JF_TAS_REQUIRED), *pref = jstr(ann, JF_TAS_PREFERRED);
-    const char *unc = jstr(ann, JF_TAS_UNCONSTRAINED);
-    const char *slice = jstr(ann, JF_TAS_SLICE_REQUIRED), *size = jstr(ann, JF_TAS_SLICE_SIZE);
-    const char *layers = jstr(ann, JF_TAS_SLICE_CONSTRAINTS), *group = jstr(ann, JF_TAS_GROUP);
+    const char *req = jf_str(ann, JF_TAS_REQUIRED), *pref = jf_str(ann, JF_TAS_PREFERRED);
+    const char *unc = jf_str(ann, JF_TAS_UNCONSTRAINED);
+    const char *slice = jf_str(ann, JF_TAS_SLICE_REQUIRED), *size = jf_str(ann, JF_TAS_SLICE_SIZE);
+    const char *layers = jf_str(ann, JF_TAS_SLICE_CONSTRAINTS), *group = jf_str(ann, JF_TAS_GROUP);
     json_t *tr = json_object();
     if (req)
         json_object_set_new(tr, "required", json_string(req));
@@ -263,7 +264,8 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
     *out = NULL;
     const char *queue = jf_queue_name(obj);
     const json_t *meta = json_object_get(obj, "metadata");
-    const char *name = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *uid = jstr(meta, "uid");
+    const char *name = jf_str(meta, "name"), *ns = jf_str(meta, "namespace"),
+               *uid = jf_str(meta, "uid");
     if (!name)
         name = "";
     char wname[300];
@@ -312,7 +314,7 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
         if (!strncmp(ak, JF_PROVREQ_PREFIX, strlen(JF_PROVREQ_PREFIX)) && json_is_string(av))
             json_object_set(ann, ak, av);
     }
-    const char *gate = annotation(obj, JF_GATE_ANNOTATION);
+    const char *gate = jf_annotation(obj, JF_GATE_ANNOTATION);
     if (gate)
         json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
     if (json_object_size(ann))
@@ -372,8 +374,8 @@ bool jf_workload_matches(const json_t *wl, const json_t *built)
     const json_t *cd;
     json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, cd)
     {
-        admitted |= jstr(cd, "type") && !strcmp(jstr(cd, "type"), "Admitted") &&
-                    jstr(cd, "status") && !strcmp(jstr(cd, "status"), "True");
+        admitted |= jf_str(cd, "type") && !strcmp(jf_str(cd, "type"), "Admitted") &&
+                    jf_str(cd, "status") && !strcmp(jf_str(cd, "status"), "True");
     }
     bool eq = json_array_size(psa) && json_array_size(psa) == json_array_size(psb) &&
               same(json_object_get(json_object_get(a, "spec"), "maximumExecutionTimeSeconds"),
@@ -395,8 +397,8 @@ static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta
     const json_t *ann = json_object_get(
         json_object_get(json_object_get(ps, "template"), "metadata"), "annotations");
     bool asked = json_object_get(tr, "required") || json_object_get(tr, "preferred") ||
-                 json_object_get(tr, "unconstrained") || jstr(ann, JF_TAS_REQUIRED) ||
-                 jstr(ann, JF_TAS_PREFERRED) || jstr(ann, JF_TAS_UNCONSTRAINED);
+                 json_object_get(tr, "unconstrained") || jf_str(ann, JF_TAS_REQUIRED) ||
+                 jf_str(ann, JF_TAS_PREFERRED) || jf_str(ann, JF_TAS_UNCONSTRAINED);
     if (!asked)
         json_object_set_new(jf_obj_child(tmeta, "annotations"),
                             "kueue.x-k8s.io/podset-unconstrained-topology", json_string("true"));
@@ -409,7 +411,7 @@ static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta
     const json_t *g;
     json_array_foreach(gates, i, g)
     {
-        if (jstr(g, "name") && !strcmp(jstr(g, "name"), "kueue.x-k8s.io/topology"))
+        if (jf_str(g, "name") && !strcmp(jf_str(g, "name"), "kueue.x-k8s.io/topology"))
             return;
     }
     json_array_append_new(gates, json_pack("{s:s}", "name", "kueue.x-k8s.io/topology"));
@@ -441,7 +443,7 @@ static void merge_check_updates(const json_t *wl, const char *ps_name, json_t *t
     json_array_foreach(json_object_get(json_object_get(wl, "status"), "admissionChecks"), i, ck)
         json_array_foreach(json_object_get(ck, "podSetUpdates"), j, u)
     {
-        if (!jstr(u, "name") || strcmp(jstr(u, "name"), ps_name))
+        if (!jf_str(u, "name") || strcmp(jf_str(u, "name"), ps_name))
             continue;
         static const char *const maps[][2] = {
             {"labels", "m"}, {"annotations", "m"}, {"nodeSelector", "s"}};
@@ -493,13 +495,13 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
     json_object_set_new(jf_obj_child(tmeta, "labels"), "kueue.x-k8s.io/podset",
                         json_string(ps_name));
     json_object_set_new(jf_obj_child(tmeta, "annotations"), "kueue.x-k8s.io/workload",
-                        json_string(jstr(json_object_get(wl, "metadata"), "name")));
+                        json_string(jf_str(json_object_get(wl, "metadata"), "name")));
     const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
     const json_t *psa = NULL, *x;
     size_t i;
     json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
     {
-        if (jstr(x, "name") && !strcmp(jstr(x, "name"), ps_name))
+        if (jf_str(x, "name") && !strcmp(jf_str(x, "name"), ps_name))
             psa = x;
     }
     if (!psa)
@@ -516,7 +518,7 @@ const json_t *jf_pod_set(const json_t *wl, const char *name)
     const json_t *ps;
     json_array_foreach(json_object_get(json_object_get(wl, "spec"), "podSets"), i, ps)
     {
-        if (jstr(ps, "name") && name && !strcmp(jstr(ps, "name"), name))
+        if (jf_str(ps, "name") && name && !strcmp(jf_str(ps, "name"), name))
             return ps;
     }
     return NULL;

@@ -178,4 +178,10 @@ const json_t *jf_pod_set(const json_t *wl, const char *name);
 /* The child object k of o (created empty when missing or not an object). */
 json_t *jf_obj_child(json_t *o, const char *k);
 
+/* o's member k when it is a string, else NULL (borrowed from o). */
+const char *jf_str(const json_t *o, const char *k);
+/* obj's label or annotation k, or NULL (borrowed from obj). */
+const char *jf_label(const json_t *obj, const char *k);
+const char *jf_annotation(const json_t *obj, const char *k);
+
 #endif

@@ -11,21 +11,6 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 
-static const char *jstr(const json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
-}
-
-static const char *label(const json_t *obj, const char *k)
-{
-    return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
-}
-
-static const char *annotation(const json_t *obj, const char *k)
-{
-    return jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"), k);
-}
-
 void job_workload_name(const char *job_name, const char *uid, char *out, size_t len)
 {
     jf_workload_name(&job_integration, job_name, uid, out, len);
@@ -105,8 +90,8 @@ void job_default_create(json_t *job, bool ns_managed, bool default_lq,
 
 void job_check_queue_update(const json_t *old, const json_t *job, bool default_lq, struct err *e)
 {
-    const char *oq = label(old, JOB_QUEUE_LABEL);
-    const char *nq = label(job, JOB_QUEUE_LABEL);
+    const char *oq = jf_label(old, JOB_QUEUE_LABEL);
+    const char *nq = jf_label(job, JOB_QUEUE_LABEL);
     if ((nq && *nq) || !oq || !*oq || !default_lq)
         return;
     size_t m = err_push_field(e, "metadata.labels");
@@ -146,7 +131,7 @@ static json_t *pod_sets(const json_t *job)
     json_t *ps = json_object();
     json_object_set_new(ps, "name", json_string("main"));
     json_object_set_new(ps, "count", json_integer(par));
-    const char *minp = annotation(job, JOB_MIN_PARALLELISM);
+    const char *minp = jf_annotation(job, JOB_MIN_PARALLELISM);
     if (minp && *minp)
         json_object_set_new(ps, "minCount", json_integer(strtoll(minp, NULL, 10)));
     json_object_set_new(ps, "template", sanitized_template(json_object_get(jspec, "template")));
@@ -174,13 +159,13 @@ bool job_finished(const json_t *job, const char **type, const char **message)
     const json_t *c;
     json_array_foreach(json_object_get(json_object_get(job, "status"), "conditions"), i, c)
     {
-        const char *t = jstr(c, "type"), *s = jstr(c, "status");
+        const char *t = jf_str(c, "type"), *s = jf_str(c, "status");
         if (!t || !s || strcmp(s, "True") || (strcmp(t, "Complete") && strcmp(t, "Failed")))
             continue;
         if (type)
             *type = t;
         if (message)
-            *message = jstr(c, "message") ? jstr(c, "message") : "";
+            *message = jf_str(c, "message") ? jf_str(c, "message") : "";
         return true;
     }
     return false;
@@ -199,12 +184,12 @@ json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, voi
     size_t i;
     json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
     {
-        if (jstr(x, "name") && !strcmp(jstr(x, "name"), "main"))
+        if (jf_str(x, "name") && !strcmp(jf_str(x, "name"), "main"))
             psa = x;
     }
     if (!psa)
         psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
-    if (annotation(job, JOB_MIN_PARALLELISM) && json_is_integer(json_object_get(psa, "count")))
+    if (jf_annotation(job, JOB_MIN_PARALLELISM) && json_is_integer(json_object_get(psa, "count")))
         json_object_set(spec, "parallelism", json_object_get(psa, "count"));
     return j;
 }
@@ -223,7 +208,7 @@ json_t *job_stop(const json_t *job, const json_t *wl)
                                        "batch.kubernetes.io/controller-uid", NULL};
     jf_restore_template(wl, json_string_value(json_object_get(ps, "name")),
                         jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), keep);
-    if (annotation(job, JOB_MIN_PARALLELISM) && json_is_integer(json_object_get(ps, "count")))
+    if (jf_annotation(job, JOB_MIN_PARALLELISM) && json_is_integer(json_object_get(ps, "count")))
         json_object_set(spec, "parallelism", json_object_get(ps, "count"));
     return j;
 }
@@ -263,14 +248,14 @@ int job_reclaimable(const json_t *job)
     json_int_t p = int_or(spec, "parallelism", 1);
     json_int_t c = int_or(spec, "completions", p);
     json_int_t done = int_or(st, "succeeded", 0);
-    const char *mode = jstr(spec, "completionMode");
+    const char *mode = jf_str(spec, "completionMode");
     if (mode && !strcmp(mode, "Indexed")) {
         /* Completed and permanently failed indexes, counted once. */
         done = 0;
         if (c > 0 && c <= 1000000) {
             unsigned char *seen = xcalloc((size_t)c, 1);
-            done = mark_indexes(jstr(st, "completedIndexes"), seen, c) +
-                   mark_indexes(jstr(st, "failedIndexes"), seen, c);
+            done = mark_indexes(jf_str(st, "completedIndexes"), seen, c) +
+                   mark_indexes(jf_str(st, "failedIndexes"), seen, c);
             free(seen);
         }
     }

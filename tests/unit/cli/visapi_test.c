@@ -18,9 +18,12 @@ static json_t *headers_user(const struct http_header *h, size_t n)
     struct http_req rq = {.headers = h, .nheaders = n};
     json_t *users = json_pack("[s,s]", "X-Remote-User", "X-Other-User");
     json_t *groups = json_pack("[s]", "X-Remote-Group");
+    json_t *uids = json_pack("[s,s]", "X-Remote-Uid", "X-Other-Uid");
     json_t *extra = json_pack("[s,s]", "X-Remote-Extra-", "X-Acme-");
-    json_t *u = visapi_header_user(&rq, users, groups, extra);
+    struct visapi_header_names names = {users, uids, groups, extra};
+    json_t *u = visapi_header_user(&rq, &names);
     json_decref(users);
+    json_decref(uids);
     json_decref(groups);
     json_decref(extra);
     return u;
@@ -64,7 +67,28 @@ static void test_header_user_none(void **state)
     json_t *u = headers_user(h2, 1);
     assert_string_equal(json_string_value(json_object_get(u, "username")), "bob");
     assert_int_equal(json_object_size(json_object_get(u, "extra")), 0);
+    /* No uid header: the review carries no uid, as the API server sends. */
+    assert_null(json_object_get(u, "uid"));
     json_decref(u);
+}
+
+/* The uid from the first uid header with a value (Kubernetes 1.32+
+ * X-Remote-Uid), which the SubjectAccessReview then carries. */
+static void test_header_user_uid(void **state)
+{
+    (void)state;
+    const struct http_header h[] = {{"X-Remote-User", "alice"},
+                                    {"X-Remote-Uid", ""},
+                                    {"x-other-uid", "0f6a-42"},
+                                    {"X-Remote-Extra-Uid", "not-the-uid"}};
+    json_t *u = headers_user(h, CU_ARRAY_SIZE(h));
+    assert_non_null(u);
+    assert_string_equal(json_string_value(json_object_get(u, "uid")), "0f6a-42");
+    assert_string_equal(json_string_value(json_object_get(u, "username")), "alice");
+    json_decref(u);
+    /* A uid alone names no user. */
+    const struct http_header h2[] = {{"X-Remote-Uid", "0f6a-42"}};
+    assert_null(headers_user(h2, 1));
 }
 
 struct fake_reviewer {
@@ -157,6 +181,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_header_user_extra),
         cmocka_unit_test(test_header_user_none),
+        cmocka_unit_test(test_header_user_uid),
         cmocka_unit_test(test_reviews_ttl),
         cmocka_unit_test(test_reviews_failure_not_remembered),
         cmocka_unit_test(test_reviews_bounded),

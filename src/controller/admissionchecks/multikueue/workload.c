@@ -421,6 +421,30 @@ static void group_wake(struct mk *m, const json_t *wl, const json_t *obj)
     json_decref(mine);
 }
 
+/* A group's Workload waits for members (the Workloads of its object) to
+ * go first: the lowest-indexed of them is looked at again now, not at the
+ * next pass. After a requeue (a lost worker) the members come back one by
+ * one, and the primary may have been looked at while another still named
+ * the old worker; the primary wakes nobody, so this cannot go round. */
+static void group_wake_primary(struct mk *m, const json_t *wl, const json_t *members)
+{
+    long idx = group_index(wl);
+    const json_t *primary = NULL;
+    size_t i;
+    const json_t *w;
+    json_array_foreach(members, i, w)
+    {
+        long mi = group_index(w);
+        if (mi >= 0 && (idx < 0 || mi < idx) && (!primary || mi < group_index(primary)))
+            primary = w;
+    }
+    if (!primary)
+        return;
+    char *key = ac_object_key(primary);
+    json_object_set_new(m->dirty, key, json_true());
+    free(key);
+}
+
 enum group_step { GROUP_WAIT, GROUP_ANY, GROUP_ONE };
 
 /* Where a group's Workload of a multi-Workload kind (a->group_count) may
@@ -510,6 +534,8 @@ static void nominate(struct mk *m, const json_t *wl, const char *check, const js
         nom = strcmp(m->set.dispatcher, MK_DISPATCHER_INCREMENTAL)
                   ? all_at_once(m, wl, clusters)
                   : incremental(m, wl, clusters, key);
+    else if (members && (long)json_array_size(members) >= a->group_count(obj))
+        group_wake_primary(m, wl, members);
     json_decref(members);
     if (!nom)
         return;

@@ -155,15 +155,11 @@ json_t *lws_workload(const json_t *lws, long index, jf_lookup_fn lookup, void *a
     lws_workload_name(lws, index, wname, sizeof(wname));
     json_t *wm = json_object_get(wl, "metadata");
     json_object_set_new(wm, "name", json_string(wname));
-    json_t *ann = jf_obj_child(wm, "annotations");
-    json_object_set_new(ann, POD_IS_GROUP_WORKLOAD, json_string("true"));
-    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-gvk",
-                        json_string("leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet"));
-    const char *name = jstr(json_object_get(lws, "metadata"), "name");
-    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-name", json_string(name ? name : ""));
+    pod_group_workload_owned(wl, &leaderworkerset_integration, lws);
     char idx[24];
     snprintf(idx, sizeof(idx), "%ld", index);
-    json_object_set_new(ann, "kueue.x-k8s.io/component-workload-index", json_string(idx));
+    json_object_set_new(jf_obj_child(wm, "annotations"), "kueue.x-k8s.io/component-workload-index",
+                        json_string(idx));
     return wl;
 }
 

@@ -206,6 +206,17 @@ bool pod_group_member_live(const json_t *pod)
            !jstr(json_object_get(pod, "metadata"), "deletionTimestamp");
 }
 
+void pod_group_workload_owned(json_t *wl, const struct jf_integration *ji, const json_t *owner)
+{
+    json_t *ann = jf_obj_child(jf_obj_child(wl, "metadata"), "annotations");
+    json_object_set_new(ann, POD_IS_GROUP_WORKLOAD, json_string("true"));
+    /* Go's GroupVersionKind.String(). */
+    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-gvk",
+                        json_sprintf("%s, Kind=%s", ji->api_version, ji->kind));
+    const char *name = jstr(json_object_get(owner, "metadata"), "name");
+    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-name", json_string(name ? name : ""));
+}
+
 static int by_name(const void *a, const void *b)
 {
     const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;

@@ -50,6 +50,11 @@ bool pod_default(json_t *pod, const struct pod_default_ctx *x);
 #define POD_ROLE_HASH "kueue.x-k8s.io/role-hash"
 #define POD_IS_GROUP_WORKLOAD "kueue.x-k8s.io/is-group-workload"
 
+/* Mark wl, the Workload of a pod group that owner (an object of ji's
+ * kind: StatefulSet, LeaderWorkerSet) makes, as Kueue does: a group
+ * Workload, with the owner's kind and name (job-owner-gvk, -name). */
+void pod_group_workload_owned(json_t *wl, const struct jf_integration *ji, const json_t *owner);
+
 /* The group a Pod belongs to (its pod-group-name label), or NULL. */
 const char *pod_group_name(const json_t *pod);
 

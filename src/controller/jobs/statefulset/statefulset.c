@@ -148,13 +148,7 @@ json_t *sts_workload(const json_t *sts, jf_lookup_fn lookup, void *arg, struct e
         jf_build_workload(&statefulset_integration, sts, lookup, arg, &wl, e))
         return NULL;
     /* jf_build_workload names it as sts_group does. */
-    json_t *wm = json_object_get(wl, "metadata");
-    json_t *ann = jf_obj_child(wm, "annotations");
-    json_object_set_new(ann, POD_IS_GROUP_WORKLOAD, json_string("true"));
-    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-gvk",
-                        json_string("apps/v1, Kind=StatefulSet"));
-    const char *name = jstr(json_object_get(sts, "metadata"), "name");
-    json_object_set_new(ann, "kueue.x-k8s.io/job-owner-name", json_string(name ? name : ""));
+    pod_group_workload_owned(wl, &statefulset_integration, sts);
     return wl;
 }
 
