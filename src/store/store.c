@@ -1599,7 +1599,7 @@ static void put_clean_mark(const struct store *s)
     if (utimensat(AT_FDCWD, s->path, times, 0) || stat(s->path, &st))
         return;
     char *mark = clean_mark_path(s);
-    int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) {
         char line[96];
         int n = snprintf(line, sizeof(line), "cueue-clean %lld %lld %lld\n", (long long)st.st_size,
