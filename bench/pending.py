@@ -14,7 +14,9 @@ The server starts on that store, writes what its controllers decide
 (the copies' pending messages), and is stopped again after SECONDS. Then
 it restarts on that settled store: the report (JSON, on stdout) is
 the time from its start to the controllers' caches synced ("startupMs",
-their log line; the first cycle follows in the same round), and its resident set after
+their log line; the first cycle follows in the same round), the server's
+user + system CPU by then ("startupCpuSeconds", read as the line is seen,
+within 20 ms of it), the 1-minute load average then ("loadAverage"), and its resident set after
 SECONDS (default 20) of settling ("rssBytes", "peakRssBytes"). With
 --keep the data directory is DIR (new) and is kept: DIR/store is a store
 to start `cueue serve --data-dir` on again, DIR/serve.log the log.
@@ -222,6 +224,13 @@ def status_bytes(pid, field):
     return -1
 
 
+def cpu_seconds(pid):
+    """User + system CPU of process pid so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
+
+
 def main():
     args = sys.argv[1:]
     opts = {"--settle": "20", "--keep": None, "--from": None, "--watches": "0"}
@@ -267,9 +276,12 @@ def restart(cueue, settle, data, watches):
     p, t0, kc = start(cueue, data)
     m = wait_for_log(data, r"caches synced, (\d+) workloads, (\d+) jobs", since, 600)
     startup_ms = (time.monotonic() - t0) * 1000
+    startup_cpu = cpu_seconds(p.pid)
+    load = open("/proc/loadavg").read().split()[0]
     time.sleep(settle)
     report = {"workloads": int(m.group(1)), "jobs": int(m.group(2)),
-              "startupMs": round(startup_ms), "settleSeconds": settle,
+              "startupMs": round(startup_ms), "startupCpuSeconds": startup_cpu,
+              "loadAverage": float(load), "settleSeconds": settle,
               "rssBytes": status_bytes(p.pid, "VmRSS"),
               "peakRssBytes": status_bytes(p.pid, "VmHWM")}
     if watches:

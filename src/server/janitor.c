@@ -160,10 +160,13 @@ static void *janitor_main(void *arg)
     struct map known = MAP_INIT;
     struct store_watch *w = NULL;
     int64_t next_sweep = tm_monotonic_ms() + every;
+    /* The watch opens for the first sweep: its initial events parse every
+     * stored Event, which at a start competes with the controllers' sync. */
+    bool opened = false;
     pthread_mutex_lock(&s->janitor_lock);
     while (!s->stopping && r) {
         int64_t now = tm_monotonic_ms();
-        if (w && !s->janitor_news && now < next_sweep) {
+        if ((w ? !s->janitor_news : !opened) && now < next_sweep) {
             struct timespec ts = tm_deadline(CLOCK_MONOTONIC, (int)(next_sweep - now));
             pthread_cond_timedwait(&s->janitor_cond, &s->janitor_lock, &ts);
             continue;
@@ -177,6 +180,7 @@ static void *janitor_main(void *arg)
                 .send_initial_events = true, .shared = true, .notify = news, .notify_arg = s};
             struct err e;
             err_init(&e);
+            opened = true;
             if (store_watch_open(s->store, r, NULL, &o, &w, &e)) {
                 log_debug("events: cannot watch for expiry: %s", e.message);
                 w = NULL;

@@ -73,8 +73,8 @@ static int teardown(void **state)
     ac_free(f->c);
     store_close(f->s);
     char p[160];
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *suffix[] = {"", "-wal", "-shm", "-clean"};
+    for (size_t i = 0; i < 4; i++) {
         snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
         unlink(p);
     }

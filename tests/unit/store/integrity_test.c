@@ -198,6 +198,61 @@ static void test_store_open_refuses_damage(void **state)
     tstore_free(t);
 }
 
+/* A clean close leaves a private mark that lets the next open skip the
+ * check; the open takes it away before anything is written, and a WAL left
+ * behind (a crash) means the check runs even when the mark matches. */
+static void test_store_clean_stop_mark(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    namespace(t, "team");
+    for (int i = 0; i < 200; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "j%03d", i);
+        free(job(t, "team", name));
+    }
+    store_close(t->s);
+    t->s = NULL;
+    char mark[512], wal[512];
+    snprintf(mark, sizeof(mark), "%s-clean", t->path);
+    snprintf(wal, sizeof(wal), "%s-wal", t->path);
+    struct stat st;
+    assert_int_equal(stat(mark, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    struct store_options o = {.path = t->path};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_open(&o, &t->s, &e), 0);
+    assert_int_equal(access(mark, F_OK), -1);
+    store_close(t->s);
+    t->s = NULL;
+    assert_int_equal(access(mark, F_OK), 0);
+
+    /* Damage, the file's time put back as the mark has it, and a WAL as a
+     * crash leaves one: checked, and refused. */
+    assert_int_equal(stat(t->path, &st), 0);
+    int fd = open(t->path, O_WRONLY);
+    assert_true(fd >= 0);
+    unsigned char noise[8192];
+    for (size_t i = 0; i < sizeof(noise); i++)
+        noise[i] = (unsigned char)(i * 131 + 17);
+    assert_int_equal(pwrite(fd, noise, sizeof(noise), (st.st_size / 4096 / 2) * 4096),
+                     (ssize_t)sizeof(noise));
+    close(fd);
+    struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, st.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, t->path, times, 0), 0);
+    fd = open(wal, O_WRONLY | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, noise, 4096), 4096);
+    close(fd);
+    err_init(&e);
+    assert_int_equal(store_open(&o, &t->s, &e), ERR_IO);
+    assert_null(t->s);
+    assert_non_null(strstr(e.message, "is damaged (quick_check: "));
+    assert_int_equal(access(mark, F_OK), -1);
+    tstore_free(t);
+}
+
 /* ---- undecodable rows --------------------------------------------------------------------- */
 
 static void test_store_undecodable_row(void **state)
@@ -317,6 +372,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_file_is_private),
         cmocka_unit_test(test_store_open_refuses_damage),
+        cmocka_unit_test(test_store_clean_stop_mark),
         cmocka_unit_test(test_store_undecodable_row),
         cmocka_unit_test(test_store_undecodable_namespace_deletion),
         cmocka_unit_test(test_store_undecodable_dependent),
