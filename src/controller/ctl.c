@@ -1265,7 +1265,9 @@ static void process_queue(struct ctl *c)
     const char *key;
     int64_t now = tm_monotonic_ms();
     size_t budget = 4096;
-    while (budget-- && (key = wq_get(c->q, now))) {
+    /* A stop asked for ends the round: what is left is reconciled again
+     * from the store at the next start. */
+    while (!c->stop && budget-- && (key = wq_get(c->q, now))) {
         /* Between two reconciles no tree is borrowed: a round of
          * thousands (the first after a start) holds a thousand at most. */
         if (c->nparsed >= PROCESS_TREES_MAX)

@@ -13,6 +13,7 @@
 #include "controller/visibility.h"
 
 #define MAX_CYCLES_PER_ROUND 256
+#define PENDING_WRITES_PER_BATCH 1024
 
 /* ---- workload status writers ------------------------------------------------------ */
 
@@ -248,36 +249,49 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
                                      .message = p->message,
                                      .now = now};
     }
-    struct wl_batch b;
-    wl_batch_run(c, &b, n, pw, sizeof(*pw));
-    struct ac_write *w = b.w;
-    for (size_t i = 0; i < n; i++) {
-        struct pending_write *p = &pw[i];
-        const json_t *o;
-        if (w[i].rc) {
-            if (w[i].rc != ERR_NOT_FOUND)
-                ctl_log_err("status update", w[i].e);
-        } else {
-            ctl_observe(c, CK_WL, w[i].out);
-            if (!p->same && (o = ctl_get(c, CK_WL, p->h.ns, p->h.name))) {
-                ctl_event(c, o, "Warning", p->reason, COMPONENT_ADMISSION, "%s", p->message);
-                if (ctl_logging(c)) {
-                    json_t *x = explain_decision(c->eng, p->h.wl, "Requeued", now);
-                    json_object_set_new(x, "reason", json_string(p->reason));
-                    json_object_set_new(x, "message", json_string(p->message));
-                    json_object_set_new(x, "inadmissible",
-                                        json_boolean(eng_wl_inadmissible(p->h.wl)));
-                    ctl_log(c, x);
+    /* Written a slice at a time: a first cycle over a deep backlog writes
+     * tens of thousands of statuses, and a stop asked for meanwhile waits
+     * for one slice, not for all of them (the rest are decided again at
+     * the next start). */
+    for (size_t off = 0; off < n; off += PENDING_WRITES_PER_BATCH) {
+        size_t k = n - off < PENDING_WRITES_PER_BATCH ? n - off : PENDING_WRITES_PER_BATCH;
+        struct wl_batch b = {0};
+        if (!c->stop)
+            wl_batch_run(c, &b, k, pw + off, sizeof(*pw));
+        struct ac_write *w = b.w;
+        for (size_t j = 0; j < k; j++) {
+            size_t i = off + j;
+            struct pending_write *p = &pw[i];
+            if (w) {
+                const json_t *o;
+                if (w[j].rc) {
+                    if (w[j].rc != ERR_NOT_FOUND)
+                        ctl_log_err("status update", w[j].e);
+                } else {
+                    ctl_observe(c, CK_WL, w[j].out);
+                    if (!p->same && (o = ctl_get(c, CK_WL, p->h.ns, p->h.name))) {
+                        ctl_event(c, o, "Warning", p->reason, COMPONENT_ADMISSION, "%s",
+                                  p->message);
+                        if (ctl_logging(c)) {
+                            json_t *x = explain_decision(c->eng, p->h.wl, "Requeued", now);
+                            json_object_set_new(x, "reason", json_string(p->reason));
+                            json_object_set_new(x, "message", json_string(p->message));
+                            json_object_set_new(x, "inadmissible",
+                                                json_boolean(eng_wl_inadmissible(p->h.wl)));
+                            ctl_log(c, x);
+                        }
+                    }
                 }
             }
+            json_decref(p->h.op.requests);
+            free(p->h.ns);
+            free(p->h.name);
+            free(p->reason);
+            free(p->message);
         }
-        json_decref(p->h.op.requests);
-        free(p->h.ns);
-        free(p->h.name);
-        free(p->reason);
-        free(p->message);
+        if (w)
+            wl_batch_release(&b);
     }
-    wl_batch_release(&b);
     free(pw);
 }
 
@@ -340,7 +354,7 @@ static void decide_evicted(struct ctl *c, const struct eng_evicted *ev, int64_t 
 void ctl_run_cycles(struct ctl *c)
 {
     int64_t now = tm_now_ms();
-    for (int round = 0; round < MAX_CYCLES_PER_ROUND; round++) {
+    for (int round = 0; round < MAX_CYCLES_PER_ROUND && !c->stop; round++) {
         c->cycle_dirty = false;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
