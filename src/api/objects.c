@@ -1006,6 +1006,7 @@ static void dec_pod_set(struct dec *d, const json_t *o, size_t i, void *ctx)
         d_bool(d, tr, "unconstrained", &t->unconstrained);
         t->slice_topology = d_str(d, tr, "podSetSliceRequiredTopology");
         d_i32(d, tr, "podSetSliceSize", &t->slice_size);
+        t->group_name = d_str(d, tr, "podSetGroupName");
         const json_t *ls = d_arr(d, tr, "podsetSliceRequiredTopologyConstraints");
         for (size_t k = 0; k < json_array_size(ls) && k < API_SLICE_LAYERS_MAX; k++) {
             const json_t *l = json_array_get(ls, k);

@@ -380,6 +380,7 @@ struct api_topology_request {
     bool unconstrained;
     const char *slice_topology; /* podSetSliceRequiredTopology, NULL when unset */
     int32_t slice_size;         /* podSetSliceSize, 0 when unset */
+    const char *group_name;     /* podSetGroupName, NULL when unset */
     /* podsetSliceRequiredTopologyConstraints, outermost layer first */
     size_t n_layers;
     const char *layer_topology[API_SLICE_LAYERS_MAX];

@@ -155,7 +155,8 @@ struct eng_tas_req {
     const struct tas_layers *inner;                 /* below slice_level; NULL: none */
     bool unconstrained;
     int32_t slice_size;
-    bool explicit_; /* any of the above: Kueue's IsExplicitlyRequestingTAS */
+    const char *group; /* podSetGroupName: placed with the other pod set of the group */
+    bool explicit_;    /* any of the above: Kueue's IsExplicitlyRequestingTAS */
 };
 
 /* ---- quota tree ----------------------------------------------------------- */
