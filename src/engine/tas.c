@@ -25,12 +25,6 @@
 #include "engine/engine_int.h"
 
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
-#define ANN_REQUIRED "kueue.x-k8s.io/podset-required-topology"
-#define ANN_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
-#define ANN_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
-#define ANN_SLICE_LEVEL "kueue.x-k8s.io/podset-slice-required-topology"
-#define ANN_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
-#define ANN_SLICE_LAYERS "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 
 /* ---- Topologies and Nodes ---------------------------------------------------------- */
 
@@ -186,44 +180,22 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
 {
     struct eng_tas_req *r = &ps->tas;
     memset(r, 0, sizeof(*r));
+    /* Only the request the integration (or the Workload's author) wrote,
+     * as Kueue: the pod templates' annotations are the integration's
+     * input, not the scheduler's. */
     const struct api_topology_request *t = aps->topology_request;
-    if (t) {
-        r->required = t->required ? wl_strdup(wl, t->required) : NULL;
-        r->preferred = t->preferred ? wl_strdup(wl, t->preferred) : NULL;
-        r->unconstrained = t->unconstrained;
-        r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
-        r->slice_size = t->slice_size;
-        r->group = t->group_name ? wl_strdup(wl, t->group_name) : NULL;
-        if (t->n_layers)
-            load_layers(wl, r, t->n_layers, t->layer_topology, t->layer_size);
-        r->explicit_ =
-            r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
+    if (!t)
         return;
-    }
-    /* As Kueue's jobframework builds the request from the annotations. */
-    const struct api_kvs *ann = &aps->template_.annotations;
-    const char *req = api_kvs_get(ann, ANN_REQUIRED), *pref = api_kvs_get(ann, ANN_PREFERRED);
-    const char *unc = api_kvs_get(ann, ANN_UNCONSTRAINED);
-    const char *sl = api_kvs_get(ann, ANN_SLICE_LEVEL), *ss = api_kvs_get(ann, ANN_SLICE_SIZE);
-    if (req)
-        r->required = wl_strdup(wl, req);
-    else if (pref)
-        r->preferred = wl_strdup(wl, pref);
-    else if (unc)
-        r->unconstrained = !strcmp(unc, "true") || !strcmp(unc, "True") || !strcmp(unc, "1");
-    const char *layers = api_kvs_get(ann, ANN_SLICE_LAYERS);
-    char *topo[API_SLICE_LAYERS_MAX];
-    int32_t size[API_SLICE_LAYERS_MAX];
-    size_t n = layers ? api_slice_constraints(layers, topo, size) : 0;
-    if (n) {
-        load_layers(wl, r, n, (const char *const *)topo, size);
-        for (size_t i = 0; i < n; i++)
-            free(topo[i]);
-    } else if (sl && ss) {
-        r->slice_level = wl_strdup(wl, sl);
-        r->slice_size = (int32_t)strtol(ss, NULL, 10);
-    }
-    r->explicit_ = r->required || r->preferred || (unc && r->unconstrained) || r->slice_level;
+    r->required = t->required ? wl_strdup(wl, t->required) : NULL;
+    r->preferred = t->preferred ? wl_strdup(wl, t->preferred) : NULL;
+    r->unconstrained = t->unconstrained;
+    r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
+    r->slice_size = t->slice_size;
+    r->group = t->group_name ? wl_strdup(wl, t->group_name) : NULL;
+    if (t->n_layers)
+        load_layers(wl, r, t->n_layers, t->layer_topology, t->layer_size);
+    r->explicit_ =
+        r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
 }
 
 void tas_commit(struct eng_wl *wl, struct eng_ps *ps, const struct eng_topology_assignment *ta)
