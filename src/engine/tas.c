@@ -1448,7 +1448,8 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
         a->ps[p].tas_flavor = -1;
     }
     for (size_t p = 0; p < a->n_ps && failed < 0; p++) {
-        if (done[p] || !tas_requested(eng, cq, &wl->ps[p]) || a->ps[p].count == 0)
+        if (done[p] || !tas_requested(eng, cq, &wl->ps[p]) || a->ps[p].count == 0 ||
+            a->ps[p].tas_delayed)
             continue;
         done[p] = true;
         int q = group_partner(eng, cq, wl, a, p, done);
@@ -1460,8 +1461,9 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
         /* Only the members in one flavor, one of them a single pod, make
          * a group. */
         struct sb ignored = SB_INIT;
-        if (q >= 0 && (tas_flavor_of(eng, a, (size_t)q, (int)p, &ignored) != fid ||
-                       (a->ps[p].count != 1 && a->ps[q].count != 1)))
+        if (q >= 0 &&
+            (a->ps[q].tas_delayed || tas_flavor_of(eng, a, (size_t)q, (int)p, &ignored) != fid ||
+             (a->ps[p].count != 1 && a->ps[q].count != 1)))
             q = -1;
         sb_release(&ignored);
         size_t workers = p;
@@ -1556,25 +1558,55 @@ static void preempt_all(struct fa_assignment *a, const struct fa_ps *fp)
     a->preempt_frs_any = a->n_preempt_fr > 0;
 }
 
-/* A MultiKueue check on the ClusterQueue: the worker cluster places the
- * pods (Kueue delays the topology request). */
-static bool cq_multikueue(const struct eng *eng, const struct eng_cq *cq)
+/* A MultiKueue check on the ClusterQueue (fid < 0), or a ProvisioningRequest
+ * check for flavor fid. */
+static bool cq_has_check(const struct eng *eng, const struct eng_cq *cq, int fid)
 {
-    for (size_t i = 0; i < cq->n_checks; i++)
-        if (eng->checks[cq->checks[i].check].multikueue)
+    for (size_t i = 0; i < cq->n_checks; i++) {
+        const struct eng_ac_ref *r = &cq->checks[i];
+        const struct eng_check *c = &eng->checks[r->check];
+        if (fid < 0 && c->multikueue)
             return true;
+        if (fid < 0 || !c->exists || !c->provisioning)
+            continue;
+        bool on = !r->n_on_flavors;
+        for (size_t k = 0; k < r->n_on_flavors && !on; k++)
+            on = r->on_flavors[k] == fid;
+        if (on)
+            return true;
+    }
     return false;
+}
+
+/* Kueue delays the topology request of a TAS pod set in a ClusterQueue
+ * with a MultiKueue check (the worker cluster places the pods), or with a
+ * ProvisioningRequest check for its flavor (placed once the Nodes are
+ * provisioned, tas_place_delayed). */
+static void mark_delayed(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                         struct fa_assignment *a)
+{
+    bool mk = cq_has_check(eng, cq, -1);
+    for (size_t p = 0; p < a->n_ps; p++) {
+        struct fa_ps *fp = &a->ps[p];
+        fp->tas_delayed = false;
+        if (!tas_requested(eng, cq, &wl->ps[p]) || fp->count == 0)
+            continue;
+        bool several;
+        int fid = ps_tas_flavor(eng, fp, &several);
+        fp->tas_delayed = mk || (fid >= 0 && !several && cq_has_check(eng, cq, fid));
+    }
 }
 
 void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, struct fa_assignment *a)
 {
     if (a->mode == FA_NOFIT || !any_tas(eng, cq, wl))
         return;
-    if (cq_multikueue(eng, cq)) {
-        for (size_t p = 0; p < a->n_ps; p++)
-            a->ps[p].tas_delayed = tas_requested(eng, cq, &wl->ps[p]) && a->ps[p].count > 0;
+    mark_delayed(eng, cq, wl, a);
+    bool any = false;
+    for (size_t p = 0; p < a->n_ps && !any; p++)
+        any = tas_requested(eng, cq, &wl->ps[p]) && a->ps[p].count > 0 && !a->ps[p].tas_delayed;
+    if (!any)
         return;
-    }
     struct sb sb = SB_INIT;
     if (a->mode == FA_FIT) {
         int p = place_all(eng, cq, wl, a, false, &sb);
@@ -1930,5 +1962,77 @@ void tas_replace_failed(struct eng *eng)
                 replace_wl(eng, wl, names[0]);
         }
         free_strv(map_del(&eng->tas_failed, keys[i]));
+    }
+}
+
+/* ---- delayed topology requests (Kueue's second pass) ------------------------------------------
+ */
+
+static bool checks_all_ready(const struct eng_wl *wl)
+{
+    for (size_t i = 0; i < wl->n_checks; i++)
+        if (!wl->check_states[i] || strcmp(wl->check_states[i], "Ready"))
+            return false;
+    return wl->n_checks > 0;
+}
+
+/* Kueue's needsSecondPassForDelayedAssignment. */
+static bool needs_delayed_placement(const struct eng_wl *wl)
+{
+    if (wl->state != WL_ADMITTED || wl->evicted || wl->admitted_true || !checks_all_ready(wl))
+        return false;
+    for (size_t p = 0; p < wl->n_ps; p++)
+        if (wl->ps[p].tas_delay == TAS_DELAY_PENDING && !wl->ps[p].topo)
+            return true;
+    return false;
+}
+
+/* The pending pod sets placed with the flavors of the reservation; the
+ * others stay as they are. */
+static void place_delayed(struct eng *eng, struct eng_wl *wl)
+{
+    struct fa_assignment a;
+    memset(&a, 0, sizeof(a));
+    a.n_ps = wl->n_ps;
+    a.ps = cyc_alloc(eng, (wl->n_ps + 1) * sizeof(*a.ps));
+    memset(a.ps, 0, (wl->n_ps + 1) * sizeof(*a.ps));
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        const struct eng_ps *ps = &wl->ps[p];
+        a.ps[p].count = ps->adm.count;
+        a.ps[p].items = ps->adm.items;
+        a.ps[p].n_items = ps->adm.n;
+        a.ps[p].tas_delayed = ps->tas_delay != TAS_DELAY_PENDING || ps->topo;
+    }
+    struct sb sb = SB_INIT;
+    int failed = place_all(eng, wl->cq, wl, &a, false, &sb);
+    sb_release(&sb);
+    if (failed >= 0)
+        return;
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        if (a.ps[p].tas_delayed)
+            continue;
+        tas_commit(wl, &wl->ps[p], a.ps[p].topo);
+        wl->ps[p].tas_delay = TAS_DELAY_READY;
+    }
+    XGROW(eng->dec.admitted, eng->cap_adm, eng->dec.n_admitted + 1);
+    eng->dec.admitted[eng->dec.n_admitted++] =
+        (struct eng_admitted){.wl = wl, .admitted = ENG_ADMITTED_UNCHANGED};
+    eng->dec.changed = true;
+}
+
+void tas_place_delayed(struct eng *eng)
+{
+    /* Only ClusterQueues with a ProvisioningRequest check delay a
+     * placement that this engine makes. */
+    for (size_t c = 0; c < eng->cq_names.n; c++) {
+        struct eng_cq *cq = eng->cqs[c];
+        bool prov = false;
+        for (size_t i = 0; cq && i < cq->n_checks && !prov; i++)
+            prov = eng->checks[cq->checks[i].check].provisioning;
+        if (!prov || !cq->exists)
+            continue;
+        for (size_t i = 0; i < cq->n_admitted; i++)
+            if (needs_delayed_placement(cq->admitted[i]))
+                place_delayed(eng, cq->admitted[i]);
     }
 }
