@@ -779,34 +779,29 @@ static int cmp_values(const struct snap *s, const struct dom *a, const struct do
     return a->level - b->level;
 }
 
-/* sortedDomains: most slices first (least first for LeastFreeCapacity),
- * then fewest pods, then by values. */
-static int cmp_dom(const struct snap *s, bool lfc, const struct dom *a, const struct dom *b)
+/* sortedDomains, by what a and b hold (slices sa, sb; pods pa, pb): most
+ * slices first (least first for LeastFreeCapacity), then fewest pods,
+ * then by values. */
+static int cmp_held(const struct snap *s, bool lfc, int32_t sa, int32_t sb, int32_t pa, int32_t pb,
+                    const struct dom *a, const struct dom *b)
 {
-    if (a->slices != b->slices) {
+    if (sa != sb) {
         if (lfc)
-            return a->slices < b->slices ? -1 : 1;
-        return a->slices > b->slices ? -1 : 1;
+            return sa < sb ? -1 : 1;
+        return sa > sb ? -1 : 1;
     }
-    if (a->pods != b->pods)
-        return a->pods < b->pods ? -1 : 1;
+    if (pa != pb)
+        return pa < pb ? -1 : 1;
     return cmp_values(s, a, b);
 }
 
 /* sortedDomainsWithLeader: the domains that hold the leader first, then
- * as cmp_dom by what they hold beside it. */
+ * by what they hold beside it. */
 static int cmp_dom_leader(const struct snap *s, bool lfc, const struct dom *a, const struct dom *b)
 {
     if (a->leaders != b->leaders)
         return a->leaders > b->leaders ? -1 : 1;
-    if (a->slices_wl != b->slices_wl) {
-        if (lfc)
-            return a->slices_wl < b->slices_wl ? -1 : 1;
-        return a->slices_wl > b->slices_wl ? -1 : 1;
-    }
-    if (a->pods_wl != b->pods_wl)
-        return a->pods_wl < b->pods_wl ? -1 : 1;
-    return cmp_values(s, a, b);
+    return cmp_held(s, lfc, a->slices_wl, b->slices_wl, a->pods_wl, b->pods_wl, a, b);
 }
 
 enum sort_by { BY_FREE, BY_FREE_WITH_LEADER, BY_VALUES };
@@ -816,7 +811,7 @@ static int cmp_by(const struct snap *s, bool lfc, enum sort_by by, const struct 
 {
     switch (by) {
     case BY_FREE:
-        return cmp_dom(s, lfc, a, b);
+        return cmp_held(s, lfc, a->slices, b->slices, a->pods, b->pods, a, b);
     case BY_FREE_WITH_LEADER:
         return cmp_dom_leader(s, lfc, a, b);
     case BY_VALUES:
