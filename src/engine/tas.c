@@ -1239,6 +1239,18 @@ static struct eng_topology_assignment *build(struct snap *s, struct dlist *l, bo
     return a;
 }
 
+/* What one pod of ps requests, by resource id, the pod itself included. */
+static int64_t *pod_requests(struct snap *s, const struct eng_ps *ps)
+{
+    int64_t *per_pod = cyc_alloc(s->eng, (s->n_res + 1) * sizeof(int64_t));
+    memset(per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
+    for (size_t k = 0; k < ps->n_req; k++)
+        if ((size_t)ps->req[k].res < s->n_res)
+            per_pod[ps->req[k].res] = wl_scaled(ps, ps->req[k].v, 1);
+    per_pod[s->eng->pods_res] += 1;
+    return per_pod;
+}
+
 /* findTopologyAssignment for one pod set, or the workers ps of a pod-set
  * group with its leader (one pod, its placement in *leader_ta): the
  * request is the workers'. NULL with the reason in sb. */
@@ -1311,21 +1323,11 @@ place(struct snap *s, const struct eng_cq *cq, const struct eng_ps *ps, int32_t 
             prev_level = lv;
         }
     }
-    r.per_pod = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
-    memset(r.per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
-    for (size_t k = 0; k < ps->n_req; k++)
-        if ((size_t)ps->req[k].res < s->n_res)
-            r.per_pod[ps->req[k].res] = wl_scaled(ps, ps->req[k].v, 1);
-    r.per_pod[eng->pods_res] += 1;
+    r.per_pod = pod_requests(s, ps);
     if (leader) {
         r.leader = leader;
         r.leader_count = 1;
-        r.leader_per_pod = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
-        memset(r.leader_per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
-        for (size_t k = 0; k < leader->n_req; k++)
-            if ((size_t)leader->req[k].res < s->n_res)
-                r.leader_per_pod[leader->req[k].res] = wl_scaled(leader, leader->req[k].v, 1);
-        r.leader_per_pod[eng->pods_res] += 1;
+        r.leader_per_pod = pod_requests(s, leader);
     }
     /* phase 1: what fits where */
     s->total_nodes = s->excl_selector = s->excl_affinity = 0;
