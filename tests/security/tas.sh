@@ -348,3 +348,5 @@ wait_for "tas provisioning: the Job completes" 30 '^True$' \
 expect_exact "tas provisioning: its Pods ran on the host of the placement" \
     "$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$PJ\")].status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal}")" \
     sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=$PJ -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\n\"}{end}' | sort -u"
+expect_exact "tas provisioning: the placement is no second quota reservation (one QuotaReserved Event)" 1 \
+    sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=QuotaReserved,involvedObject.kind=Workload -o name | wc -l | tr -d ' '"
