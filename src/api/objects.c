@@ -973,24 +973,6 @@ static void dec_local_queue(struct dec *d, const json_t *doc, struct api_local_q
 
 /* ---- Workload ------------------------------------------------------------------- */
 
-size_t api_slice_constraints(const char *text, char **topo, int32_t *size)
-{
-    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
-    size_t n = json_array_size(a);
-    if (!n || n > API_SLICE_LAYERS_MAX) {
-        json_decref(a);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const json_t *l = json_array_get(a, i);
-        const char *t = json_string_value(json_object_get(l, "topology"));
-        topo[i] = xstrdup(t ? t : "");
-        size[i] = (int32_t)json_integer_value(json_object_get(l, "size"));
-    }
-    json_decref(a);
-    return n;
-}
-
 static void dec_pod_set(struct dec *d, const json_t *o, size_t i, void *ctx)
 {
     struct api_pod_set *ps = &((struct api_pod_set *)ctx)[i];
@@ -1006,6 +988,7 @@ static void dec_pod_set(struct dec *d, const json_t *o, size_t i, void *ctx)
         d_bool(d, tr, "unconstrained", &t->unconstrained);
         t->slice_topology = d_str(d, tr, "podSetSliceRequiredTopology");
         d_i32(d, tr, "podSetSliceSize", &t->slice_size);
+        t->group_name = d_str(d, tr, "podSetGroupName");
         const json_t *ls = d_arr(d, tr, "podsetSliceRequiredTopologyConstraints");
         for (size_t k = 0; k < json_array_size(ls) && k < API_SLICE_LAYERS_MAX; k++) {
             const json_t *l = json_array_get(ls, k);

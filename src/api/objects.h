@@ -380,17 +380,12 @@ struct api_topology_request {
     bool unconstrained;
     const char *slice_topology; /* podSetSliceRequiredTopology, NULL when unset */
     int32_t slice_size;         /* podSetSliceSize, 0 when unset */
+    const char *group_name;     /* podSetGroupName, NULL when unset */
     /* podsetSliceRequiredTopologyConstraints, outermost layer first */
     size_t n_layers;
     const char *layer_topology[API_SLICE_LAYERS_MAX];
     int32_t layer_size[API_SLICE_LAYERS_MAX];
 };
-
-/* The annotation kueue.x-k8s.io/podset-slice-required-topology-constraints
- * (a JSON array of {topology, size}, 1 to 3 of them): the layers into
- * topo (strings owned by the caller: free each) and size; returns their
- * number, 0 when the text is not such an array. */
-size_t api_slice_constraints(const char *text, char **topo, int32_t *size);
 
 struct api_pod_set {
     const char *name;

@@ -53,8 +53,7 @@ void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj)
             ta->n_domains = s->topology->n_domains;
             d->topology_assignment = ta;
         }
-        if (s->topology_delayed)
-            d->delayed_topology_request = "Pending";
+        d->delayed_topology_request = s->delayed_topology;
     }
     api_status_set_admission(obj, &v);
     for (size_t p = 0; p < a.n_ps; p++) {

@@ -582,7 +582,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
         for (size_t k = 0; k < fp->n_items && k < ps->adm.cap; k++)
             ps->adm.items[ps->adm.n++] = fp->items[k];
         tas_commit(wl, ps, fp->topo);
-        ps->tas_delayed = fp->tas_delayed;
+        ps->tas_delay = fp->tas_delayed ? TAS_DELAY_PENDING : TAS_DELAY_NONE;
     }
     if (e->cq->preemptor == wl)
         e->cq->preemptor = NULL;
@@ -706,6 +706,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
         drain_stopped(eng);
     if (eng->tas_failed.len)
         tas_replace_failed(eng);
+    tas_place_delayed(eng);
     fs_afs_refresh(eng, now_ms); /* admission fair sharing: sample, reorder */
 
     /* 1. Heads. */

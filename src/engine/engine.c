@@ -1341,7 +1341,9 @@ bool eng_wl_admission(struct eng *eng, const struct eng_wl *wl, struct eng_admis
         d->name = ps->name;
         d->count = ps->adm.count;
         d->topology = ps->topo;
-        d->topology_delayed = ps->tas_delayed;
+        d->delayed_topology = ps->tas_delay == TAS_DELAY_PENDING ? "Pending"
+                              : ps->tas_delay == TAS_DELAY_READY ? "Ready"
+                                                                 : NULL;
         d->usage = eng->scratch_usage + u;
         d->n = ps->adm.n;
         for (size_t k = 0; k < ps->adm.n; k++) {

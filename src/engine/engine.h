@@ -166,7 +166,7 @@ struct eng_ps_admission {
     size_t n;
     struct eng_res_usage *usage;                    /* in resource-name order */
     const struct eng_topology_assignment *topology; /* NULL: not placed by TAS */
-    bool topology_delayed; /* delayedTopologyRequest: Pending (MultiKueue) */
+    const char *delayed_topology; /* delayedTopologyRequest: Pending, Ready; NULL: none */
 };
 struct eng_admission {
     const char *cluster_queue;

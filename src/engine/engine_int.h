@@ -150,12 +150,18 @@ struct tas_layers { /* the inner slice layers of a multi-layer request */
     const char *level[API_SLICE_LAYERS_MAX - 1];
     int32_t size[API_SLICE_LAYERS_MAX - 1];
 };
+/* A pod set's delayedTopologyRequest: its topology is placed after the
+ * quota, once the admission checks are Ready (ProvisioningRequest), or by
+ * a worker cluster (MultiKueue). */
+enum tas_delay { TAS_DELAY_NONE = 0, TAS_DELAY_PENDING, TAS_DELAY_READY };
+
 struct eng_tas_req {
     const char *required, *preferred, *slice_level; /* NULL when unset */
     const struct tas_layers *inner;                 /* below slice_level; NULL: none */
     bool unconstrained;
     int32_t slice_size;
-    bool explicit_; /* any of the above: Kueue's IsExplicitlyRequestingTAS */
+    const char *group; /* podSetGroupName: placed with the other pod set of the group */
+    bool explicit_;    /* any of the above: Kueue's IsExplicitlyRequestingTAS */
 };
 
 /* ---- quota tree ----------------------------------------------------------- */
@@ -321,7 +327,7 @@ struct eng_ps {
     struct eng_psa adm;
     struct eng_tas_req tas;
     struct eng_topology_assignment *topo; /* the admitted one; NULL when none */
-    bool tas_delayed;                     /* admitted with delayedTopologyRequest Pending */
+    enum tas_delay tas_delay;             /* the admission's delayedTopologyRequest */
 };
 
 enum eng_wl_state {
@@ -681,7 +687,7 @@ struct fa_ps {
     int16_t *tried;                       /* per req index of the pod set (not pods) */
     struct eng_topology_assignment *topo; /* TAS placement (cycle arena), or NULL */
     int tas_flavor;                       /* its flavor */
-    bool tas_delayed; /* placed later, elsewhere (MultiKueue): delayedTopologyRequest */
+    bool tas_delayed; /* placed later (delayedTopologyRequest Pending), or not now */
 };
 
 /* One flavor-assignment result (Kueue flavorassigner.Assignment). */
@@ -756,6 +762,11 @@ void tas_load_failed(struct eng *eng, const struct eng_wl *wl, const struct api_
  * failed Node in its placement gets that Node's pods placed elsewhere (an
  * admitted decision with the new placement), or is evicted (NodeFailures). */
 void tas_replace_failed(struct eng *eng);
+/* Kueue's second pass for a delayed topology request: each workload with
+ * quota reserved, its checks all Ready and a pod set's topology Pending
+ * gets it placed (an admitted decision, the request Ready); when it does
+ * not fit it keeps its reservation and is tried again in the next cycle. */
+void tas_place_delayed(struct eng *eng);
 /* cycle.c: an admitted workload evicted for reason (not a preemption). */
 void eng__evict(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg);
 

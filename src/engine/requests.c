@@ -619,8 +619,10 @@ static void load_admission(struct eng *eng, struct eng_wl *wl, const struct api_
         if (scale)
             ps->adm.count = after;
         tas_load_admission(wl, ps, psa->topology_assignment);
-        ps->tas_delayed =
-            psa->delayed_topology_request && !strcmp(psa->delayed_topology_request, "Pending");
+        const char *delay = psa->delayed_topology_request;
+        ps->tas_delay = !delay                      ? TAS_DELAY_NONE
+                        : !strcmp(delay, "Pending") ? TAS_DELAY_PENDING
+                                                    : TAS_DELAY_READY;
     }
 }
 

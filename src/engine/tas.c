@@ -25,12 +25,6 @@
 #include "engine/engine_int.h"
 
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
-#define ANN_REQUIRED "kueue.x-k8s.io/podset-required-topology"
-#define ANN_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
-#define ANN_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
-#define ANN_SLICE_LEVEL "kueue.x-k8s.io/podset-slice-required-topology"
-#define ANN_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
-#define ANN_SLICE_LAYERS "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 
 /* ---- Topologies and Nodes ---------------------------------------------------------- */
 
@@ -186,43 +180,22 @@ void tas_load_request(struct eng_wl *wl, struct eng_ps *ps, const struct api_pod
 {
     struct eng_tas_req *r = &ps->tas;
     memset(r, 0, sizeof(*r));
+    /* Only the request the integration (or the Workload's author) wrote,
+     * as Kueue: the pod templates' annotations are the integration's
+     * input, not the scheduler's. */
     const struct api_topology_request *t = aps->topology_request;
-    if (t) {
-        r->required = t->required ? wl_strdup(wl, t->required) : NULL;
-        r->preferred = t->preferred ? wl_strdup(wl, t->preferred) : NULL;
-        r->unconstrained = t->unconstrained;
-        r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
-        r->slice_size = t->slice_size;
-        if (t->n_layers)
-            load_layers(wl, r, t->n_layers, t->layer_topology, t->layer_size);
-        r->explicit_ =
-            r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
+    if (!t)
         return;
-    }
-    /* As Kueue's jobframework builds the request from the annotations. */
-    const struct api_kvs *ann = &aps->template_.annotations;
-    const char *req = api_kvs_get(ann, ANN_REQUIRED), *pref = api_kvs_get(ann, ANN_PREFERRED);
-    const char *unc = api_kvs_get(ann, ANN_UNCONSTRAINED);
-    const char *sl = api_kvs_get(ann, ANN_SLICE_LEVEL), *ss = api_kvs_get(ann, ANN_SLICE_SIZE);
-    if (req)
-        r->required = wl_strdup(wl, req);
-    else if (pref)
-        r->preferred = wl_strdup(wl, pref);
-    else if (unc)
-        r->unconstrained = !strcmp(unc, "true") || !strcmp(unc, "True") || !strcmp(unc, "1");
-    const char *layers = api_kvs_get(ann, ANN_SLICE_LAYERS);
-    char *topo[API_SLICE_LAYERS_MAX];
-    int32_t size[API_SLICE_LAYERS_MAX];
-    size_t n = layers ? api_slice_constraints(layers, topo, size) : 0;
-    if (n) {
-        load_layers(wl, r, n, (const char *const *)topo, size);
-        for (size_t i = 0; i < n; i++)
-            free(topo[i]);
-    } else if (sl && ss) {
-        r->slice_level = wl_strdup(wl, sl);
-        r->slice_size = (int32_t)strtol(ss, NULL, 10);
-    }
-    r->explicit_ = r->required || r->preferred || (unc && r->unconstrained) || r->slice_level;
+    r->required = t->required ? wl_strdup(wl, t->required) : NULL;
+    r->preferred = t->preferred ? wl_strdup(wl, t->preferred) : NULL;
+    r->unconstrained = t->unconstrained;
+    r->slice_level = t->slice_topology ? wl_strdup(wl, t->slice_topology) : NULL;
+    r->slice_size = t->slice_size;
+    r->group = t->group_name ? wl_strdup(wl, t->group_name) : NULL;
+    if (t->n_layers)
+        load_layers(wl, r, t->n_layers, t->layer_topology, t->layer_size);
+    r->explicit_ =
+        r->required || r->preferred || t->unconstrained || r->slice_level || t->slice_size;
 }
 
 void tas_commit(struct eng_wl *wl, struct eng_ps *ps, const struct eng_topology_assignment *ta)
@@ -382,6 +355,9 @@ struct dom {
     size_t n_children, cap_children;
     int64_t *free; /* leaves: by resource id */
     int32_t pods, slices;
+    /* A pod-set group's leader: whether the domain holds it (0 or 1), and
+     * the workers it holds beside it; without a leader, pods and slices. */
+    int32_t leaders, pods_wl, slices_wl;
 };
 
 struct snap {
@@ -680,6 +656,10 @@ struct req {
      * in there (0: none); NULL when the request has one layer */
     int32_t *at;
     const struct eng_tas_req *tas;
+    /* the leader of a pod-set group (Kueue's leaderCount is 1 or 0) */
+    const struct eng_ps *leader;
+    int64_t *leader_per_pod;
+    int32_t leader_count;
 };
 
 static bool least_free(const struct req *r)
@@ -687,10 +667,33 @@ static bool least_free(const struct req *r)
     return r->unconstrained; /* TASProfileMixed */
 }
 
+/* How many pods of per_pod fit in free. */
+static int64_t pods_in(const struct snap *s, const int64_t *per_pod, const int64_t *free,
+                       int *limiting)
+{
+    int64_t best = INT32_MAX;
+    *limiting = -1;
+    for (size_t res = 0; res < s->n_res; res++) {
+        if (per_pod[res] <= 0)
+            continue;
+        int64_t c = free[res] <= 0 ? 0 : free[res] / per_pod[res];
+        if (c < best ||
+            (c == best && *limiting >= 0 &&
+             strcmp(s->eng->res_names.names[res], s->eng->res_names.names[*limiting]) < 0)) {
+            best = c;
+            *limiting = (int)res;
+        }
+    }
+    return best > INT32_MAX ? INT32_MAX : best;
+}
+
 static void fill_leaf(struct snap *s, const struct req *r, struct dom *leaf)
 {
     leaf->pods = 0;
     leaf->slices = 0;
+    leaf->leaders = 0;
+    leaf->pods_wl = 0;
+    leaf->slices_wl = 0;
     s->total_nodes++;
     if (s->within) {
         const struct dom *up = leaf;
@@ -701,43 +704,67 @@ static void fill_leaf(struct snap *s, const struct req *r, struct dom *leaf)
     }
     if (!leaf_feasible(s, r->ps, leaf))
         return;
-    int64_t best = INT32_MAX;
-    int limiting = -1;
-    for (size_t res = 0; res < s->n_res; res++) {
-        if (r->per_pod[res] <= 0)
-            continue;
-        int64_t c = leaf->free[res] <= 0 ? 0 : leaf->free[res] / r->per_pod[res];
-        if (c < best ||
-            (c == best && limiting >= 0 &&
-             strcmp(s->eng->res_names.names[res], s->eng->res_names.names[limiting]) < 0)) {
-            best = c;
-            limiting = (int)res;
-        }
-    }
-    leaf->pods = (int32_t)(best > INT32_MAX ? INT32_MAX : best);
+    int limiting;
+    leaf->pods = (int32_t)pods_in(s, r->per_pod, leaf->free, &limiting);
     if (leaf->pods == 0 && limiting >= 0)
         count_excl(&s->res_excl, s->eng->res_names.names[limiting]);
+    leaf->pods_wl = leaf->pods;
+    if (!r->leader_per_pod || pods_in(s, r->leader_per_pod, leaf->free, &limiting) == 0)
+        return;
+    /* The workers that fit beside the leader (Kueue's fillLeafCounts). */
+    int64_t *rest = cyc_alloc(s->eng, (s->n_res + 1) * sizeof(int64_t));
+    for (size_t res = 0; res < s->n_res; res++)
+        rest[res] = sat_sub(leaf->free[res], r->leader_per_pod[res]);
+    leaf->leaders = 1;
+    leaf->pods_wl = (int32_t)pods_in(s, r->per_pod, rest, &limiting);
 }
 
+static int32_t clamp32(int64_t v)
+{
+    return (int32_t)(v > INT32_MAX ? INT32_MAX : v);
+}
+
+/* Kueue's fillInCountsHelper: a domain holds what its children do; with
+ * a leader, the workers beside it are those of the child where the
+ * leader costs the fewest workers. */
 static void fill_up(struct dom *d, const struct req *r)
 {
     if (!d->n_children) {
         d->slices = d->level == r->slice_level ? d->pods / r->slice_size : 0;
+        d->slices_wl = d->level == r->slice_level ? d->pods_wl / r->slice_size : 0;
         return;
     }
     int64_t pods = 0, slices = 0;
+    int32_t min_pods_diff = INT32_MAX, min_slices_diff = INT32_MAX, leaders = 0;
+    bool with_leader = false;
     for (size_t i = 0; i < d->n_children; i++) {
         const struct dom *c = d->children[i];
         fill_up(d->children[i], r);
         /* A child under an inner slice layer gives whole groups only. */
         int32_t g = r->at ? r->at[c->level] : 0;
-        pods += g > 0 ? c->pods / g * g : c->pods;
+        int32_t cp = g > 0 ? c->pods / g * g : c->pods;
+        int32_t cp_wl = g > 0 ? c->pods_wl / g * g : c->pods_wl;
+        pods += cp;
         slices += c->slices;
+        if (!r->leader_per_pod || c->leaders > 0) {
+            with_leader = true;
+            if (cp - cp_wl < min_pods_diff)
+                min_pods_diff = cp - cp_wl;
+            if (c->slices - c->slices_wl < min_slices_diff)
+                min_slices_diff = c->slices - c->slices_wl;
+        }
+        if (c->leaders > leaders)
+            leaders = c->leaders;
     }
-    d->pods = (int32_t)(pods > INT32_MAX ? INT32_MAX : pods);
-    d->slices = (int32_t)(slices > INT32_MAX ? INT32_MAX : slices);
-    if (d->level == r->slice_level)
+    d->pods = clamp32(pods);
+    d->slices = clamp32(slices);
+    d->pods_wl = with_leader ? clamp32(pods - min_pods_diff) : 0;
+    d->slices_wl = with_leader ? clamp32(slices - min_slices_diff) : 0;
+    d->leaders = leaders;
+    if (d->level == r->slice_level) {
         d->slices = d->pods / r->slice_size;
+        d->slices_wl = d->pods_wl / r->slice_size;
+    }
 }
 
 static int cmp_values(const struct snap *s, const struct dom *a, const struct dom *b)
@@ -752,33 +779,59 @@ static int cmp_values(const struct snap *s, const struct dom *a, const struct do
     return a->level - b->level;
 }
 
-/* sortedDomains: most slices first (least first for LeastFreeCapacity),
- * then fewest pods, then by values. */
-static int cmp_dom(const struct snap *s, bool lfc, const struct dom *a, const struct dom *b)
+/* sortedDomains, by what a and b hold (slices sa, sb; pods pa, pb): most
+ * slices first (least first for LeastFreeCapacity), then fewest pods,
+ * then by values. */
+static int cmp_held(const struct snap *s, bool lfc, int32_t sa, int32_t sb, int32_t pa, int32_t pb,
+                    const struct dom *a, const struct dom *b)
 {
-    if (a->slices != b->slices) {
+    if (sa != sb) {
         if (lfc)
-            return a->slices < b->slices ? -1 : 1;
-        return a->slices > b->slices ? -1 : 1;
+            return sa < sb ? -1 : 1;
+        return sa > sb ? -1 : 1;
     }
-    if (a->pods != b->pods)
-        return a->pods < b->pods ? -1 : 1;
+    if (pa != pb)
+        return pa < pb ? -1 : 1;
     return cmp_values(s, a, b);
 }
 
-/* A stable merge sort of d[0..n) with tmp of n; by values when by_values,
- * else by cmp_dom (qsort takes no context). */
-static void msort(const struct snap *s, bool lfc, bool by_values, struct dom **d, struct dom **tmp,
+/* sortedDomainsWithLeader: the domains that hold the leader first, then
+ * by what they hold beside it. */
+static int cmp_dom_leader(const struct snap *s, bool lfc, const struct dom *a, const struct dom *b)
+{
+    if (a->leaders != b->leaders)
+        return a->leaders > b->leaders ? -1 : 1;
+    return cmp_held(s, lfc, a->slices_wl, b->slices_wl, a->pods_wl, b->pods_wl, a, b);
+}
+
+enum sort_by { BY_FREE, BY_FREE_WITH_LEADER, BY_VALUES };
+
+static int cmp_by(const struct snap *s, bool lfc, enum sort_by by, const struct dom *a,
+                  const struct dom *b)
+{
+    switch (by) {
+    case BY_FREE:
+        return cmp_held(s, lfc, a->slices, b->slices, a->pods, b->pods, a, b);
+    case BY_FREE_WITH_LEADER:
+        return cmp_dom_leader(s, lfc, a, b);
+    case BY_VALUES:
+        break;
+    }
+    return cmp_values(s, a, b);
+}
+
+/* A stable merge sort of d[0..n) with tmp of n (qsort takes no context). */
+static void msort(const struct snap *s, bool lfc, enum sort_by by, struct dom **d, struct dom **tmp,
                   size_t n)
 {
     if (n < 2)
         return;
     size_t h = n / 2;
-    msort(s, lfc, by_values, d, tmp, h);
-    msort(s, lfc, by_values, d + h, tmp, n - h);
+    msort(s, lfc, by, d, tmp, h);
+    msort(s, lfc, by, d + h, tmp, n - h);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n) {
-        int c = by_values ? cmp_values(s, d[j], d[i]) : cmp_dom(s, lfc, d[j], d[i]);
+        int c = cmp_by(s, lfc, by, d[j], d[i]);
         tmp[k++] = c < 0 ? d[j++] : d[i++];
     }
     while (i < h)
@@ -788,25 +841,41 @@ static void msort(const struct snap *s, bool lfc, bool by_values, struct dom **d
     memcpy(d, tmp, n * sizeof(*d));
 }
 
-static struct dom **sorted(struct snap *s, struct dom **in, size_t n, bool lfc)
+static struct dom **sorted_by(struct snap *s, struct dom **in, size_t n, bool lfc, enum sort_by by)
 {
     struct dom **out = cyc_alloc(s->eng, (n + 1) * sizeof(*out));
     struct dom **tmp = cyc_alloc(s->eng, (n + 1) * sizeof(*tmp));
     if (n)
         memcpy(out, in, n * sizeof(*out));
-    msort(s, lfc, false, out, tmp, n);
+    msort(s, lfc, by, out, tmp, n);
     return out;
 }
 
-/* findBestFitDomainBy: the first domain with the smallest count >= needed,
- * else the first. */
-static size_t best_fit(struct dom **d, size_t n, int32_t needed, bool slices)
+static struct dom **sorted(struct snap *s, struct dom **in, size_t n, bool lfc)
+{
+    return sorted_by(s, in, n, lfc, BY_FREE);
+}
+
+/* What a domain holds: slices or pods, beside the leader when one is
+ * still to place. */
+static int32_t holds(const struct dom *d, bool slices, int32_t leaders)
+{
+    if (leaders > 0)
+        return slices ? d->slices_wl : d->pods_wl;
+    return slices ? d->slices : d->pods;
+}
+
+/* findBestFitDomainBy: the first domain with the smallest count >= needed
+ * (among those that hold the leaders still to place), else the first. */
+static size_t best_fit(struct dom **d, size_t n, int32_t needed, bool slices, int32_t leaders)
 {
     size_t best = 0;
     int32_t best_count = INT32_MAX;
     bool found = false;
     for (size_t i = 0; i < n; i++) {
-        int32_t c = slices ? d[i]->slices : d[i]->pods;
+        if (d[i]->leaders < leaders)
+            continue;
+        int32_t c = holds(d[i], slices, leaders);
         if (c >= needed && c < best_count) {
             best = i;
             best_count = c;
@@ -975,6 +1044,33 @@ static void note_level(struct snap *s, const struct req *r, int level, struct do
     sb_release(&sb);
 }
 
+/* Kueue's prioritizeLeaderDomain: the first domain that holds the leader
+ * and leaves enough room for the workers goes first (d is not changed). */
+static struct dom **leader_first(struct snap *s, struct dom **d, size_t n, int32_t count,
+                                 int32_t leaders, int32_t slice_size, bool slices)
+{
+    if (leaders == 0 || n < 2)
+        return d;
+    int64_t need = slices ? count / slice_size : count, have = 0;
+    for (size_t i = 0; i < n; i++)
+        have += slices ? d[i]->slices : d[i]->pods;
+    for (size_t i = 0; i < n; i++) {
+        if (d[i]->leaders < leaders)
+            continue;
+        int32_t cost = slices ? d[i]->slices - d[i]->slices_wl : d[i]->pods - d[i]->pods_wl;
+        if (have - cost < need)
+            continue;
+        if (i == 0)
+            return d;
+        struct dom **out = cyc_alloc(s->eng, (n + 1) * sizeof(*out));
+        out[0] = d[i];
+        memcpy(out + 1, d, i * sizeof(*out));
+        memcpy(out + i + 1, d + i + 1, (n - i - 1) * sizeof(*out));
+        return out;
+    }
+    return d;
+}
+
 /* findLevelWithFitDomains. Returns false with the message in sb. */
 static bool find_level(struct snap *s, const struct req *r, int level, int *out_level,
                        struct dlist *out, struct sb *sb)
@@ -986,27 +1082,31 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
         return false;
     }
     bool lfc = least_free(r);
-    struct dom **d = sorted(s, s->per_level[level], n, lfc);
+    int32_t lc = r->leader_count;
+    struct dom **d = sorted_by(s, s->per_level[level], n, lfc, BY_FREE_WITH_LEADER);
     int32_t need = r->count / r->slice_size;
     size_t from = out->n;
     struct dom *top = d[0];
-    if (!lfc && top->slices >= need)
-        top = d[best_fit(d, n, need, true)];
+    if (!lfc && top->slices_wl >= need && top->leaders >= lc)
+        top = d[best_fit(d, n, need, true, lc)];
     if (lfc) {
-        for (size_t i = 0; i < n; i++)
-            if (d[i]->slices >= need) {
+        for (size_t i = 0; i < n; i++) {
+            if (d[i]->leaders < lc)
+                continue;
+            if (holds(d[i], true, lc) >= need) {
                 *out_level = level;
                 dl_add(eng, out, d[i]);
                 note_level(s, r, level, d, n, need, out, from, true);
                 return true;
             }
+        }
         if (r->required) {
             note_level(s, r, level, d, n, need, out, from, false);
             no_fit(s, r, level, d[n - 1]->pods, need, sb);
             return false;
         }
     }
-    if (top->slices >= need) {
+    if (top->slices_wl >= need && top->leaders >= lc) {
         *out_level = level;
         dl_add(eng, out, top);
         note_level(s, r, level, d, n, need, out, from, true);
@@ -1021,11 +1121,30 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
         note_level(s, r, level, d, n, need, out, from, false);
         return find_level(s, r, level - 1, out_level, out, sb);
     }
-    int32_t remaining = need;
-    for (size_t i = 0; remaining > 0 && i < n; i++) {
+    int32_t remaining = need, rl = lc;
+    d = leader_first(s, d, n, r->count, lc, r->slice_size, true);
+    /* The leader first, from a domain that keeps room for the workers;
+     * then the workers by what the other domains hold. */
+    size_t i = 0;
+    for (; rl > 0 && i < n && d[i]->leaders > 0; i++) {
         struct dom *x = d[i];
+        if (!lfc && x->slices_wl >= remaining)
+            x = d[i + best_fit(d + i, n - i, remaining, true, rl)];
+        dl_add(eng, out, x);
+        rl -= x->leaders;
+        remaining -= x->slices_wl;
+    }
+    if (rl > 0) {
+        note_level(s, r, level, d, n, need, out, from, false);
+        no_fit(s, r, level, lc - rl, need, sb);
+        return false;
+    }
+    struct dom **rest = i ? sorted(s, d + i, n - i, lfc) : d;
+    size_t m = n - i;
+    for (size_t j = 0; remaining > 0 && j < m; j++) {
+        struct dom *x = rest[j];
         if (!lfc && x->slices >= remaining)
-            x = pick(d, i, i + best_fit(d + i, n - i, remaining, true));
+            x = pick(rest, j, j + best_fit(rest + j, m - j, remaining, true, 0));
         dl_add(eng, out, x);
         remaining -= x->slices;
     }
@@ -1038,20 +1157,46 @@ static bool find_level(struct snap *s, const struct req *r, int level, int *out_
     return true;
 }
 
-/* updateCountsToMinimumGeneric without leaders: keeps the fewest domains
- * that hold count pods (slices of slice_size when use_slices), cutting
+/* updateCountsToMinimumGeneric: keeps the fewest domains that hold count
+ * pods (slices of slice_size when use_slices) and the leaders, cutting
  * the last one's count down. */
-static void to_minimum(struct snap *s, struct dom **d, size_t n, int32_t count, int32_t slice_size,
-                       bool lfc, bool use_slices, struct dlist *out)
+static void to_minimum(struct snap *s, struct dom **d, size_t n, int32_t count, int32_t leaders,
+                       int32_t slice_size, bool lfc, bool use_slices, struct dlist *out)
 {
-    int32_t remaining = use_slices ? count / slice_size : count;
+    d = leader_first(s, d, n, count, leaders, slice_size, use_slices);
+    int32_t remaining = use_slices ? count / slice_size : count, rl = leaders;
+    int32_t unit = use_slices ? slice_size : 1;
     for (size_t i = 0; i < n; i++) {
         struct dom *x = d[i];
+        if (rl > 0) {
+            /* consumeWithLeadersGeneric */
+            if (!lfc && holds(x, use_slices, rl) >= remaining && x->leaders >= rl)
+                x = pick(d, i, i + best_fit(d + i, n - i, remaining, use_slices, rl));
+            dl_add(s->eng, out, x);
+            int32_t *wl = use_slices ? &x->slices_wl : &x->pods_wl;
+            int32_t *primary = use_slices ? &x->slices : &x->pods;
+            if (*wl >= remaining && x->leaders >= rl) {
+                *primary = remaining;
+                x->leaders = rl;
+                x->pods = remaining * unit;
+                return;
+            }
+            if (*wl > remaining)
+                *wl = remaining;
+            if (x->leaders > rl)
+                x->leaders = rl;
+            *primary = *wl;
+            x->pods = *wl * unit;
+            rl -= x->leaders;
+            remaining -= *wl;
+            continue;
+        }
         int32_t have = use_slices ? x->slices : x->pods;
         if (!lfc && have >= remaining) {
-            x = pick(d, i, i + best_fit(d + i, n - i, remaining, use_slices));
+            x = pick(d, i, i + best_fit(d + i, n - i, remaining, use_slices, 0));
             have = use_slices ? x->slices : x->pods;
         }
+        x->leaders = 0;
         dl_add(s->eng, out, x);
         if (have >= remaining) {
             if (use_slices) {
@@ -1068,11 +1213,13 @@ static void to_minimum(struct snap *s, struct dom **d, size_t n, int32_t count, 
     }
 }
 
-static struct eng_topology_assignment *build(struct snap *s, struct dlist *l)
+/* buildAssignment: the domains' pods (their leaders when leaders), in
+ * the order of their values. */
+static struct eng_topology_assignment *build(struct snap *s, struct dlist *l, bool leaders)
 {
     struct eng *eng = s->eng;
     struct dom **tmp = cyc_alloc(eng, (l->n + 1) * sizeof(*tmp));
-    msort(s, false, true, l->d, tmp, l->n);
+    msort(s, false, BY_VALUES, l->d, tmp, l->n);
     int from = s->hostname_leaves ? (int)s->topo->n_levels - 1 : 0;
     struct eng_topology_assignment *a = cyc_alloc(eng, sizeof(*a));
     a->n_levels = s->topo->n_levels - (size_t)from;
@@ -1082,18 +1229,34 @@ static struct eng_topology_assignment *build(struct snap *s, struct dlist *l)
     a->domains = cyc_alloc(eng, (l->n + 1) * sizeof(*a->domains));
     a->n_domains = 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (l->d[i]->pods == 0)
+        int32_t count = leaders ? l->d[i]->leaders : l->d[i]->pods;
+        if (count == 0)
             continue;
         struct eng_topology_domain *d = &a->domains[a->n_domains++];
         d->values = (const char **)l->d[i]->values + from;
-        d->count = l->d[i]->pods;
+        d->count = count;
     }
     return a;
 }
 
-/* findTopologyAssignment for one pod set; NULL with the reason in sb. */
-static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq *cq,
-                                             const struct eng_ps *ps, int32_t count, struct sb *sb)
+/* What one pod of ps requests, by resource id, the pod itself included. */
+static int64_t *pod_requests(struct snap *s, const struct eng_ps *ps)
+{
+    int64_t *per_pod = cyc_alloc(s->eng, (s->n_res + 1) * sizeof(int64_t));
+    memset(per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
+    for (size_t k = 0; k < ps->n_req; k++)
+        if ((size_t)ps->req[k].res < s->n_res)
+            per_pod[ps->req[k].res] = wl_scaled(ps, ps->req[k].v, 1);
+    per_pod[s->eng->pods_res] += 1;
+    return per_pod;
+}
+
+/* findTopologyAssignment for one pod set, or the workers ps of a pod-set
+ * group with its leader (one pod, its placement in *leader_ta): the
+ * request is the workers'. NULL with the reason in sb. */
+static struct eng_topology_assignment *
+place(struct snap *s, const struct eng_cq *cq, const struct eng_ps *ps, int32_t count,
+      const struct eng_ps *leader, struct eng_topology_assignment **leader_ta, struct sb *sb)
 {
     struct eng *eng = s->eng;
     const struct eng_topo *t = s->topo;
@@ -1160,12 +1323,12 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
             prev_level = lv;
         }
     }
-    r.per_pod = cyc_alloc(eng, (s->n_res + 1) * sizeof(int64_t));
-    memset(r.per_pod, 0, (s->n_res + 1) * sizeof(int64_t));
-    for (size_t k = 0; k < ps->n_req; k++)
-        if ((size_t)ps->req[k].res < s->n_res)
-            r.per_pod[ps->req[k].res] = wl_scaled(ps, ps->req[k].v, 1);
-    r.per_pod[eng->pods_res] += 1;
+    r.per_pod = pod_requests(s, ps);
+    if (leader) {
+        r.leader = leader;
+        r.leader_count = 1;
+        r.leader_per_pod = pod_requests(s, leader);
+    }
     /* phase 1: what fits where */
     s->total_nodes = s->excl_selector = s->excl_affinity = 0;
     map_release(&s->taint_excl);
@@ -1181,7 +1344,7 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
         return NULL;
     bool lfc = least_free(&r);
     struct dlist next = {0};
-    to_minimum(s, cur.d, cur.n, count, r.slice_size, lfc, true, &next);
+    to_minimum(s, cur.d, cur.n, count, r.leader_count, r.slice_size, lfc, true, &next);
     cur = next;
     /* phase 2b: down level by level, fewest domains at each */
     int last = (int)t->n_levels - 1;
@@ -1192,7 +1355,7 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
                 dl_add(eng, &lower, cur.d[i]->children[c]);
         struct dom **sd = sorted(s, lower.d, lower.n, lfc);
         struct dlist out = {0};
-        to_minimum(s, sd, lower.n, count, r.slice_size, lfc, true, &out);
+        to_minimum(s, sd, lower.n, count, r.leader_count, r.slice_size, lfc, true, &out);
         cur = out;
     }
     for (; level < last; level++) {
@@ -1203,13 +1366,17 @@ static struct eng_topology_assignment *place(struct snap *s, const struct eng_cq
         for (size_t i = 0; i < cur.n; i++) {
             struct dom *d = cur.d[i];
             struct dom **sd = sorted(s, d->children, d->n_children, lfc);
-            for (size_t c = 0; g > 1 && c < d->n_children; c++)
+            for (size_t c = 0; g > 1 && c < d->n_children; c++) {
                 sd[c]->slices = sd[c]->pods / g;
-            to_minimum(s, sd, d->n_children, d->pods, g, lfc, g > 1, &out);
+                sd[c]->slices_wl = sd[c]->pods_wl / g;
+            }
+            to_minimum(s, sd, d->n_children, d->pods, d->leaders, g, lfc, g > 1, &out);
         }
         cur = out;
     }
-    return build(s, &cur);
+    if (leader)
+        *leader_ta = build(s, &cur, true);
+    return build(s, &cur, false);
 }
 
 /* The one TAS flavor among the pod set's flavors, or -1. */
@@ -1228,29 +1395,82 @@ static int ps_tas_flavor(const struct eng *eng, const struct fa_ps *fp, bool *se
     return found;
 }
 
+/* The pod set's TAS flavor; a pod set of a group that requests nothing
+ * takes its partner's (Kueue resolves a group's flavors together). -1
+ * with the reason in sb when there is not exactly one. */
+static int tas_flavor_of(const struct eng *eng, const struct fa_assignment *a, size_t p,
+                         int partner, struct sb *sb)
+{
+    bool several;
+    int fid = ps_tas_flavor(eng, &a->ps[p], &several);
+    if (fid < 0 && !several && partner >= 0)
+        fid = ps_tas_flavor(eng, &a->ps[partner], &several);
+    if (fid < 0 || several) {
+        sb_adds(sb, fid < 0 ? "no TAS flavor assigned" : "multiple TAS flavors assigned");
+        return -1;
+    }
+    return fid;
+}
+
+/* The other pod set of p's group (podSetGroupName) still to place, or -1. */
+static int group_partner(const struct eng *eng, const struct eng_cq *cq, const struct eng_wl *wl,
+                         const struct fa_assignment *a, size_t p, const bool *done)
+{
+    const char *g = wl->ps[p].tas.group;
+    for (size_t q = 0; g && q < a->n_ps; q++)
+        if (q != p && !done[q] && wl->ps[q].tas.group && !strcmp(wl->ps[q].tas.group, g) &&
+            tas_requested(eng, cq, &wl->ps[q]) && a->ps[q].count > 0)
+            return (int)q;
+    return -1;
+}
+
 /* Every TAS pod set of the assignment placed (simulate_empty: as if no
- * TAS workload ran). Returns the index of the pod set that does not fit,
- * with the reason in sb, or -1. */
+ * TAS workload ran), in order, the two pod sets of a group together in
+ * their flavor as Kueue's FindTopologyAssignmentsForFlavor: the one of a
+ * single pod is the leader (the second when both are), the other the
+ * workers, whose request decides where both go. Returns the index of the
+ * pod set that does not fit (a group's workers), with the reason in sb,
+ * or -1. */
 static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
                      struct fa_assignment *a, bool simulate_empty, struct sb *sb)
 {
     struct snap *snaps = cyc_alloc(eng, (a->n_ps + 1) * sizeof(*snaps));
     int *snap_flavor = cyc_alloc(eng, (a->n_ps + 1) * sizeof(int));
+    bool *done = cyc_alloc(eng, (a->n_ps + 1) * sizeof(bool));
+    memset(done, 0, (a->n_ps + 1) * sizeof(bool));
     size_t n_snaps = 0;
     int failed = -1;
+    for (size_t p = 0; p < a->n_ps; p++) {
+        a->ps[p].topo = NULL;
+        a->ps[p].tas_flavor = -1;
+    }
     for (size_t p = 0; p < a->n_ps && failed < 0; p++) {
-        struct fa_ps *fp = &a->ps[p];
-        const struct eng_ps *ps = &wl->ps[p];
-        fp->topo = NULL;
-        fp->tas_flavor = -1;
-        if (!tas_requested(eng, cq, ps) || fp->count == 0)
+        if (done[p] || !tas_requested(eng, cq, &wl->ps[p]) || a->ps[p].count == 0 ||
+            a->ps[p].tas_delayed)
             continue;
-        bool several;
-        int fid = ps_tas_flavor(eng, fp, &several);
-        if (fid < 0 || several) {
-            sb_adds(sb, fid < 0 ? "no TAS flavor assigned" : "multiple TAS flavors assigned");
+        done[p] = true;
+        int q = group_partner(eng, cq, wl, a, p, done);
+        int fid = tas_flavor_of(eng, a, p, q, sb);
+        if (fid < 0) {
             failed = (int)p;
             break;
+        }
+        /* Only the members in one flavor, one of them a single pod, make
+         * a group. */
+        struct sb ignored = SB_INIT;
+        if (q >= 0 &&
+            (a->ps[q].tas_delayed || tas_flavor_of(eng, a, (size_t)q, (int)p, &ignored) != fid ||
+             (a->ps[p].count != 1 && a->ps[q].count != 1)))
+            q = -1;
+        sb_release(&ignored);
+        size_t workers = p;
+        int leader = q;
+        if (q >= 0) {
+            done[q] = true;
+            if (a->ps[p].count < a->ps[q].count) {
+                workers = (size_t)q;
+                leader = (int)p;
+            }
         }
         struct snap *s = NULL;
         for (size_t i = 0; i < n_snaps && !s; i++)
@@ -1260,21 +1480,30 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
             s = &snaps[n_snaps];
             if (!build_snapshot(eng, fid, simulate_empty, s)) {
                 sb_adds(sb, "workload requires Topology, but there is no TAS cache information");
-                failed = (int)p;
+                failed = (int)workers;
                 break;
             }
             snap_flavor[n_snaps++] = fid;
         }
         s->record = !simulate_empty;
-        s->ps_idx = p;
-        struct eng_topology_assignment *ta = place(s, cq, ps, fp->count, sb);
+        s->ps_idx = workers;
+        struct fa_ps *fw = &a->ps[workers];
+        struct eng_topology_assignment *lta = NULL;
+        struct eng_topology_assignment *ta = place(s, cq, &wl->ps[workers], fw->count,
+                                                   leader >= 0 ? &wl->ps[leader] : NULL, &lta, sb);
         if (!ta) {
-            failed = (int)p;
+            failed = (int)workers;
             break;
         }
-        fp->topo = ta;
-        fp->tas_flavor = fid;
-        take_placement(s, ps, ta, fp->count); /* the next pod sets see it used */
+        fw->topo = ta;
+        fw->tas_flavor = fid;
+        /* The next pod sets see these placements used. */
+        take_placement(s, &wl->ps[workers], ta, fw->count);
+        if (leader >= 0) {
+            a->ps[leader].topo = lta;
+            a->ps[leader].tas_flavor = fid;
+            take_placement(s, &wl->ps[leader], lta, a->ps[leader].count);
+        }
     }
     for (size_t i = 0; i < n_snaps; i++) {
         map_release(&snaps[i].by_id);
@@ -1326,25 +1555,55 @@ static void preempt_all(struct fa_assignment *a, const struct fa_ps *fp)
     a->preempt_frs_any = a->n_preempt_fr > 0;
 }
 
-/* A MultiKueue check on the ClusterQueue: the worker cluster places the
- * pods (Kueue delays the topology request). */
-static bool cq_multikueue(const struct eng *eng, const struct eng_cq *cq)
+/* A MultiKueue check on the ClusterQueue (fid < 0), or a ProvisioningRequest
+ * check for flavor fid. */
+static bool cq_has_check(const struct eng *eng, const struct eng_cq *cq, int fid)
 {
-    for (size_t i = 0; i < cq->n_checks; i++)
-        if (eng->checks[cq->checks[i].check].multikueue)
+    for (size_t i = 0; i < cq->n_checks; i++) {
+        const struct eng_ac_ref *r = &cq->checks[i];
+        const struct eng_check *c = &eng->checks[r->check];
+        if (fid < 0 && c->multikueue)
             return true;
+        if (fid < 0 || !c->exists || !c->provisioning)
+            continue;
+        bool on = !r->n_on_flavors;
+        for (size_t k = 0; k < r->n_on_flavors && !on; k++)
+            on = r->on_flavors[k] == fid;
+        if (on)
+            return true;
+    }
     return false;
+}
+
+/* Kueue delays the topology request of a TAS pod set in a ClusterQueue
+ * with a MultiKueue check (the worker cluster places the pods), or with a
+ * ProvisioningRequest check for its flavor (placed once the Nodes are
+ * provisioned, tas_place_delayed). */
+static void mark_delayed(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                         struct fa_assignment *a)
+{
+    bool mk = cq_has_check(eng, cq, -1);
+    for (size_t p = 0; p < a->n_ps; p++) {
+        struct fa_ps *fp = &a->ps[p];
+        fp->tas_delayed = false;
+        if (!tas_requested(eng, cq, &wl->ps[p]) || fp->count == 0)
+            continue;
+        bool several;
+        int fid = ps_tas_flavor(eng, fp, &several);
+        fp->tas_delayed = mk || (fid >= 0 && !several && cq_has_check(eng, cq, fid));
+    }
 }
 
 void tas_place(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl, struct fa_assignment *a)
 {
     if (a->mode == FA_NOFIT || !any_tas(eng, cq, wl))
         return;
-    if (cq_multikueue(eng, cq)) {
-        for (size_t p = 0; p < a->n_ps; p++)
-            a->ps[p].tas_delayed = tas_requested(eng, cq, &wl->ps[p]) && a->ps[p].count > 0;
+    mark_delayed(eng, cq, wl, a);
+    bool any = false;
+    for (size_t p = 0; p < a->n_ps && !any; p++)
+        any = tas_requested(eng, cq, &wl->ps[p]) && a->ps[p].count > 0 && !a->ps[p].tas_delayed;
+    if (!any)
         return;
-    }
     struct sb sb = SB_INIT;
     if (a->mode == FA_FIT) {
         int p = place_all(eng, cq, wl, a, false, &sb);
@@ -1565,7 +1824,7 @@ static struct eng_topology_assignment *replace_on(struct eng *eng, const struct 
     s->within = replacement_domain(s, wl->cq, ps, kept, counts, n_kept, missing);
     s->no_slices = s->within && ps->tas.slice_level && missing % slice;
     const struct eng_topology_assignment *r =
-        missing > 0 ? place(s, wl->cq, ps, missing, sb) : NULL;
+        missing > 0 ? place(s, wl->cq, ps, missing, NULL, NULL, sb) : NULL;
     s->within = NULL;
     s->no_slices = false;
     if (!r || !r->n_domains) {
@@ -1700,5 +1959,77 @@ void tas_replace_failed(struct eng *eng)
                 replace_wl(eng, wl, names[0]);
         }
         free_strv(map_del(&eng->tas_failed, keys[i]));
+    }
+}
+
+/* ---- delayed topology requests (Kueue's second pass) ------------------------------------------
+ */
+
+static bool checks_all_ready(const struct eng_wl *wl)
+{
+    for (size_t i = 0; i < wl->n_checks; i++)
+        if (!wl->check_states[i] || strcmp(wl->check_states[i], "Ready"))
+            return false;
+    return wl->n_checks > 0;
+}
+
+/* Kueue's needsSecondPassForDelayedAssignment. */
+static bool needs_delayed_placement(const struct eng_wl *wl)
+{
+    if (wl->state != WL_ADMITTED || wl->evicted || wl->admitted_true || !checks_all_ready(wl))
+        return false;
+    for (size_t p = 0; p < wl->n_ps; p++)
+        if (wl->ps[p].tas_delay == TAS_DELAY_PENDING && !wl->ps[p].topo)
+            return true;
+    return false;
+}
+
+/* The pending pod sets placed with the flavors of the reservation; the
+ * others stay as they are. */
+static void place_delayed(struct eng *eng, struct eng_wl *wl)
+{
+    struct fa_assignment a;
+    memset(&a, 0, sizeof(a));
+    a.n_ps = wl->n_ps;
+    a.ps = cyc_alloc(eng, (wl->n_ps + 1) * sizeof(*a.ps));
+    memset(a.ps, 0, (wl->n_ps + 1) * sizeof(*a.ps));
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        const struct eng_ps *ps = &wl->ps[p];
+        a.ps[p].count = ps->adm.count;
+        a.ps[p].items = ps->adm.items;
+        a.ps[p].n_items = ps->adm.n;
+        a.ps[p].tas_delayed = ps->tas_delay != TAS_DELAY_PENDING || ps->topo;
+    }
+    struct sb sb = SB_INIT;
+    int failed = place_all(eng, wl->cq, wl, &a, false, &sb);
+    sb_release(&sb);
+    if (failed >= 0)
+        return;
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        if (a.ps[p].tas_delayed)
+            continue;
+        tas_commit(wl, &wl->ps[p], a.ps[p].topo);
+        wl->ps[p].tas_delay = TAS_DELAY_READY;
+    }
+    XGROW(eng->dec.admitted, eng->cap_adm, eng->dec.n_admitted + 1);
+    eng->dec.admitted[eng->dec.n_admitted++] =
+        (struct eng_admitted){.wl = wl, .admitted = ENG_ADMITTED_UNCHANGED};
+    eng->dec.changed = true;
+}
+
+void tas_place_delayed(struct eng *eng)
+{
+    /* Only ClusterQueues with a ProvisioningRequest check delay a
+     * placement that this engine makes. */
+    for (size_t c = 0; c < eng->cq_names.n; c++) {
+        struct eng_cq *cq = eng->cqs[c];
+        bool prov = false;
+        for (size_t i = 0; cq && i < cq->n_checks && !prov; i++)
+            prov = eng->checks[cq->checks[i].check].provisioning;
+        if (!prov || !cq->exists)
+            continue;
+        for (size_t i = 0; i < cq->n_admitted; i++)
+            if (needs_delayed_placement(cq->admitted[i]))
+                place_delayed(eng, cq->admitted[i]);
     }
 }

@@ -243,8 +243,8 @@ uint64_t wl_shape(const struct eng_wl *wl)
         /* Pod sets asking different topologies are not equivalent. */
         const struct eng_tas_req *t = &ps->tas;
         if (t->explicit_) {
-            const char *s[3] = {t->required, t->preferred, t->slice_level};
-            for (int k = 0; k < 3; k++)
+            const char *s[4] = {t->required, t->preferred, t->slice_level, t->group};
+            for (int k = 0; k < 4; k++)
                 MIX(s[k] ? map_hash(s[k], strlen(s[k])) : 0);
             MIX(t->unconstrained);
             MIX(t->slice_size);

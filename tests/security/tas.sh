@@ -300,3 +300,53 @@ wait_for "tas failure: a deleted Node: the first workload is placed again in the
 wait_for "tas failure: and so is the third" 30 '^b1-r2-x3 2 True$' placed "$CW"
 # (The first Job waits out its back-off after eight lost Pods.)
 wait_for "tas failure: the third Job's new Pods run there" 90 '^b1-r2-x3:2 $' hosts_of "$CJ"
+
+# ---- a ProvisioningRequest check: the topology waits for the Nodes ----
+# As Kueue: quota is reserved with the topology request delayed
+# (delayedTopologyRequest Pending, no placement); once the autoscaler
+# (played here) sets the request Provisioned, the check is Ready, the next
+# scheduling cycle places the pods, the request turns Ready and the
+# workload is Admitted.
+start_server tasprov --controllers all --executor local || exit 1
+k apply -f "$D/queues.yaml" -f "$D/nodes.yaml" >/dev/null
+for n in b1-r1-x1 b1-r1-x2 b1-r2-x3 b1-r2-x4; do
+    k patch node "$n" --subresource=status --type=merge --patch-file "$D/nodes-status.json" >/dev/null
+done
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ProvisioningRequestConfig
+metadata: {name: tas-prov}
+spec: {provisioningClassName: check-capacity.autoscaling.x-k8s.io}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: tas-prov}
+spec:
+  controllerName: kueue.x-k8s.io/provisioning-request
+  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: tas-prov}
+YAML
+k patch cq tas-cluster-queue --type=merge \
+    -p '{"spec":{"admissionChecksStrategy":{"admissionChecks":[{"name":"tas-prov"}]}}}' >/dev/null
+settle 10 '^True$' k get cq tas-cluster-queue -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+sed 's/parallelism: 10/parallelism: 4/; s/completions: 10/completions: 4/' "$D/job-required.yaml" >"$TMP/prov.yaml"
+PJ=$(k create -f "$TMP/prov.yaml" -o jsonpath='{.metadata.name}')
+psa() {
+    k get workloads -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$PJ\")]}{.status.conditions[?(@.type==\"QuotaReserved\")].status} {.status.admission.podSetAssignments[0].delayedTopologyRequest} {.status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts.universal} {.status.admissionChecks[0].state} {.status.conditions[?(@.type==\"Admitted\")].status}{end}"
+}
+wait_for "tas provisioning: quota reserved, the topology request Pending and unplaced" 20 \
+    '^True Pending  Pending False$' psa
+expect_exact "tas provisioning: the Job stays suspended" "true" \
+    k get job "$PJ" -o jsonpath='{.spec.suspend}'
+settle 20 'provisioningrequest' k get provisioningrequests -o name || exit 1
+PR=$(k get provisioningrequests -o jsonpath='{.items[0].metadata.name}')
+k patch provisioningrequest "$PR" --subresource=status --type=merge -p \
+    '{"status":{"conditions":[{"type":"Provisioned","status":"True","reason":"Provisioned","message":"capacity is ready","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+wait_for "tas provisioning: once Provisioned, placed on one host, the request Ready, Admitted" 30 \
+    '^True Ready 4 Ready True$' psa
+wait_for "tas provisioning: the Job completes" 30 '^True$' \
+    k get job "$PJ" -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+expect_exact "tas provisioning: its Pods ran on the host of the placement" \
+    "$(k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$PJ\")].status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal}")" \
+    sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=$PJ -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\n\"}{end}' | sort -u"
+expect_exact "tas provisioning: the placement is no second quota reservation (one QuotaReserved Event)" 1 \
+    sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=QuotaReserved,involvedObject.kind=Workload -o name | wc -l | tr -d ' '"

@@ -102,7 +102,8 @@ static void wl_batch_release(struct wl_batch *b)
 /* An admission of decide_admitted, with what its metrics and Events need. */
 struct admit_write {
     struct wl_write h;
-    int64_t queued; /* when the workload was queued */
+    int64_t queued;    /* when the workload was queued */
+    bool was_reserved; /* a placement of a reservation it holds (a second pass) */
 };
 
 /* The admissions of a cycle, written together (their store commits
@@ -120,6 +121,7 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             continue;
         }
         struct admit_write *p = &aw[n++];
+        p->was_reserved = cond_is(o, "QuotaReserved", "True");
         p->queued = mstr(o, "creationTimestamp") ? 0 : now;
         const json_t *rq = cond(o, "Requeued");
         const char *since = rq ? jstr(rq, "lastTransitionTime") : mstr(o, "creationTimestamp");
@@ -159,10 +161,14 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             const char *pc = ctl_priority_class(o),
                        *lq = jstr(json_object_get(o, "spec"), "queueName");
             const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
-            ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
-            ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv,
-                                wait < 0 ? 0 : wait, 14);
-            if (lq) {
+            /* As Kueue's recordQuotaReservationMetrics: a second pass
+             * places a reservation counted before. */
+            if (!p->was_reserved) {
+                ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
+                ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv,
+                                    wait < 0 ? 0 : wait, 14);
+            }
+            if (lq && !p->was_reserved) {
                 const char *lkv[] = {"name", lq, "namespace", p->h.ns, "priority_class", pc, NULL};
                 ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
                 ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
@@ -178,9 +184,10 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
                                     json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
                 ctl_log(c, x);
             }
-            ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
-                      "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
-                      wait < 0 ? 0 : wait);
+            if (!p->was_reserved)
+                ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
+                          "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
+                          wait < 0 ? 0 : wait);
             if (adm_cond == ENG_ADMITTED_TRUE)
                 ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
                           "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);

@@ -79,10 +79,26 @@ static bool all_checks_ready(const json_t *obj)
     return true;
 }
 
+/* Kueue's HasTopologyAssignmentsPending: a pod set whose topology is to be
+ * placed after the checks (delayedTopologyRequest Pending, no placement). */
+static bool topology_pending(const json_t *obj)
+{
+    size_t i;
+    const json_t *x;
+    const json_t *adm = json_object_get(json_object_get(obj, "status"), "admission");
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
+    {
+        const char *d = jstr(x, "delayedTopologyRequest");
+        if (d && !strcmp(d, "Pending") && !json_object_get(x, "topologyAssignment"))
+            return true;
+    }
+    return false;
+}
+
 /* Kueue's SyncAdmittedCondition (granular reasons): Admitted follows the
- * reservation and the checks; written only once QuotaReserved or Admitted
- * exists; going from True to False adds the time it was True to
- * status.accumulatedPastExecutionTimeSeconds. */
+ * reservation, the checks and the delayed topology requests; written only
+ * once QuotaReserved or Admitted exists; going from True to False adds the
+ * time it was True to status.accumulatedPastExecutionTimeSeconds. */
 static void sync_admitted(json_t *obj, int64_t now)
 {
     const json_t *adm = cond(obj, "Admitted");
@@ -100,6 +116,10 @@ static void sync_admitted(json_t *obj, int64_t now)
         status = "False";
         reason = "UnsatisfiedAdmissionChecks";
         message = "The workload has not all checks ready";
+    } else if (topology_pending(obj)) {
+        status = "False";
+        reason = "PendingDelayedTopologyRequests";
+        message = "There are pending delayed topology requests";
     }
     if (was && !strcmp(status, "False")) {
         int64_t since = cond_time(obj, "Admitted");

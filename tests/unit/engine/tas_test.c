@@ -45,17 +45,18 @@ static void node(struct fx *f, const char *name, const char *rack, int64_t cpu)
     eng_set_node(f->eng, &n);
 }
 
-/* A workload of count pods of 1 CPU with a topology annotation. */
-static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, const char *key,
+/* A workload of count pods of 1 CPU with a topology request: required
+ * at level when required, else preferred. */
+static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, bool required,
                               const char *level);
 
 /* A workload of count pods of 1 CPU that requires one rack. */
 static struct eng_wl *rack_wl(struct fx *f, const char *name, int32_t count)
 {
-    return topo_wl(f, name, count, "kueue.x-k8s.io/podset-required-topology", "rack");
+    return topo_wl(f, name, count, true, "rack");
 }
 
-static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, const char *key,
+static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, bool required,
                               const char *level)
 {
     struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
@@ -66,9 +67,12 @@ static struct eng_wl *topo_wl(struct fx *f, const char *name, int32_t count, con
     struct api_pod_set *ps = ARENA_NEW(&f->mem, struct api_pod_set);
     ps->name = "main";
     ps->count = count;
-    struct api_kv *ann = ARENA_NEW(&f->mem, struct api_kv);
-    *ann = (struct api_kv){key, level};
-    ps->template_.annotations = (struct api_kvs){ann, 1};
+    struct api_topology_request *tr = ARENA_NEW(&f->mem, struct api_topology_request);
+    if (required)
+        tr->required = level;
+    else
+        tr->preferred = level;
+    ps->topology_request = tr;
     struct api_container *c = ARENA_NEW(&f->mem, struct api_container);
     c->name = "c";
     c->requests.items = ARENA_NEW(&f->mem, struct api_resource);
@@ -178,8 +182,7 @@ static void test_tas_explain_levels_and_domains(void **state)
     node(&f, "x1", "r1", CPU(2));
     node(&f, "x2", "r1", CPU(2));
     node(&f, "x3", "r2", CPU(1));
-    struct eng_wl *w =
-        topo_wl(&f, "w", 3, "kueue.x-k8s.io/podset-preferred-topology", "kubernetes.io/hostname");
+    struct eng_wl *w = topo_wl(&f, "w", 3, false, "kubernetes.io/hostname");
     struct eng_why why;
     eng_explain(f.eng, w, &why);
     assert_string_equal(why.mode, "Fit");

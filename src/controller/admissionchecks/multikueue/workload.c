@@ -75,6 +75,48 @@ static int acs_fn(json_t *obj, void *arg, struct err *e)
     return err_set(e, ERR_NOT_FOUND, "no admission check %s", a->check);
 }
 
+/* The pod-set assignment of the admission named name, or NULL. */
+static json_t *psa_named(const json_t *wl, const char *name)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(status_of(wl, "admission"), "podSetAssignments"), i, x)
+    {
+        const char *n = json_string_value(json_object_get(x, "name"));
+        if (n && name && !strcmp(n, name))
+            return x;
+    }
+    return NULL;
+}
+
+/* Kueue's updateDelayedTopologyRequest: a pod set placed by the worker
+ * (remote) is no longer pending here. Whether one changed. */
+static bool delayed_topology_ready(json_t *local, const json_t *remote)
+{
+    bool changed = false;
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(status_of(remote, "admission"), "podSetAssignments"), i, x)
+    {
+        if (!json_object_get(x, "topologyAssignment"))
+            continue;
+        json_t *l = psa_named(local, json_string_value(json_object_get(x, "name")));
+        const char *d = json_string_value(json_object_get(l, "delayedTopologyRequest"));
+        if (d && !strcmp(d, "Pending")) {
+            json_object_set_new(l, "delayedTopologyRequest", json_string("Ready"));
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+static int delayed_topology_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    delayed_topology_ready(obj, arg);
+    return 0;
+}
+
 /* Kueue's updateACS (the message says what the state was), and its event
  * of type ev (none for Rejected). Whether the status was written. */
 static bool update_acs_ev(struct mk *m, const json_t *wl, const json_t *acs, const char *state,
@@ -803,6 +845,16 @@ static void reconcile(struct mk *m, const json_t *wl, const json_t *acs, const j
         if (mk_adapter_sync(m, a, who, job, name, &e))
             log_warn("multikueue: workload %s/%s: %s in %s: %s", ns, name, a->kind, who->name,
                      e.message);
+        /* The worker placed the topology the manager delayed. */
+        const json_t *rw = remote_of(who, key);
+        json_t *probe = json_deep_copy(wl);
+        if (rw && delayed_topology_ready(probe, rw)) {
+            err_init(&e);
+            if (ac_update_status_retry(m->ac, wl_res(), ns, name, delayed_topology_fn, (void *)rw,
+                                       NULL, &e))
+                log_warn("multikueue: workload %s/%s: delayed topology: %s", ns, name, e.message);
+        }
+        json_decref(probe);
         if (strcmp(state, "Ready") && strcmp(state, "Retry")) {
             char msg[400];
             snprintf(msg, sizeof(msg), "The workload was admitted on \"%s\"", who->name);
