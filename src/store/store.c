@@ -7,7 +7,10 @@
  *   events(rv, type, res, ns, doc)     the watch log, newest watch_log_max kept
  * ns is "" for cluster-scoped objects. Every change takes the next version,
  * so the log holds one row per version; a watch from version X needs every
- * row after X, hence ERR_GONE when X is below "compacted".
+ * row after X, hence ERR_GONE when X is below "compacted". A document is
+ * written once: an object's row holds '' while the log row of its version
+ * holds the text (STORE_OBJ_DOC reads either), and takes the text back
+ * when compaction drops that log row.
  *
  * Durability. A write returns only after its transaction has committed.
  * With WAL and synchronous=NORMAL the commit has been written (write(2)) to
@@ -112,7 +115,7 @@ struct wop {
 #define MAX_BATCH 128
 
 static const char *const SQL[ST_COUNT] = {
-    [ST_GET] = "SELECT doc, rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
+    [ST_GET] = "SELECT " STORE_OBJ_DOC ", rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
                    "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
     [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
@@ -124,7 +127,7 @@ static const char *const SQL[ST_COUNT] = {
     [ST_META_GET] = "SELECT v FROM meta WHERE k=?1",
     [ST_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) ON CONFLICT(k) DO UPDATE SET v=?2",
     [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
-    [ST_QUOTAS] = "SELECT doc FROM objects WHERE res='resourcequotas' AND ns=?1",
+    [ST_QUOTAS] = "SELECT " STORE_OBJ_DOC " FROM objects WHERE res='resourcequotas' AND ns=?1",
     [ST_NS_COUNT] = "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2",
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
@@ -139,6 +142,7 @@ static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
     " uid TEXT NOT NULL, rv INTEGER NOT NULL, doc TEXT NOT NULL, UNIQUE(res, ns, name));"
     "CREATE INDEX IF NOT EXISTS objects_uid ON objects(uid);"
+    "CREATE INDEX IF NOT EXISTS objects_logged ON objects(rv) WHERE doc='';"
     "CREATE TABLE IF NOT EXISTS owners(owner_uid TEXT NOT NULL, res TEXT NOT NULL,"
     " ns TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY(owner_uid, res, ns, name));"
     "CREATE INDEX IF NOT EXISTS owners_dep ON owners(res, ns, name);"
@@ -581,8 +585,12 @@ static int maybe_compact(struct store *s, struct err *e)
     uint64_t upto = s->next_rv - s->watch_log_max;
     if (upto <= atomic_load(&s->compacted))
         return 0;
-    char sql[96];
-    snprintf(sql, sizeof(sql), "DELETE FROM events WHERE rv <= %llu", (unsigned long long)upto);
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "UPDATE objects SET doc=(SELECT events.doc FROM events WHERE events.rv=objects.rv) "
+             "WHERE doc='' AND rv <= %llu;"
+             "DELETE FROM events WHERE rv <= %llu",
+             (unsigned long long)upto, (unsigned long long)upto);
     int rc = exec_sql(s->w.db, sql, e);
     if (!rc)
         rc = meta_set(&s->w, "compacted", (int64_t)upto, e);
@@ -799,7 +807,7 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     bind_text(st, 3, name);
     bind_text(st, 4, api_doc_meta_str(obj, "uid"));
     sqlite3_bind_int64(st, 5, (int64_t)rv);
-    bind_text(st, 6, text);
+    bind_text(st, 6, ""); /* the text is in the log row of rv */
     int rc = step_done(s, st, "write", e);
     if (!rc && owners_changed)
         rc = owners_set(s, r, ns, name, obj, e);
@@ -1885,7 +1893,7 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
                      struct err *e)
 {
     struct sb sql = SB_INIT;
-    sb_adds(&sql, "SELECT ns, name, doc, rv FROM objects WHERE res=?1");
+    sb_adds(&sql, "SELECT ns, name, " STORE_OBJ_DOC ", rv FROM objects WHERE res=?1");
     if (ns)
         sb_adds(&sql, " AND ns=?2");
     if (after_name)
