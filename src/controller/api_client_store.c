@@ -301,6 +301,7 @@ static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
         if (x->fn) {
             sw[i].name = x->name;
             sw[i].fn = run_mutation;
+            sw[i].opts.fn_fresh = true; /* it works on its own copy */
             sw[i].arg = &m[i];
         } else {
             const char *ns = x->ns ? x->ns : ac_meta_str(x->obj, "namespace");

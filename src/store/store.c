@@ -2474,12 +2474,34 @@ static int check_finalizers(const json_t *cur, const json_t *next, struct err *e
 /* Build the object to store from the current one and the request's next
  * (owned; consumed). *out owned. */
 static json_t *merge_update(const struct store_resource *r, const json_t *cur, json_t *next,
-                            bool status)
+                            bool status, bool fresh)
 {
     /* The result is changed in place from here on (defaulting, its
      * version): it shares no node with cur, which may be a tree shared with
      * watchers, nor with next, whose nodes a mutation may have taken by
      * reference from such a tree. */
+    if (status && fresh) {
+        /* next is private: keep what it has as stored, copy only what it
+         * changed outside its status back from cur. */
+        const char *k;
+        json_t *v, *cv;
+        void *tmp;
+        json_object_foreach_safe(next, tmp, k, v)
+        {
+            if (!strcmp(k, "status"))
+                continue;
+            if (!(cv = json_object_get(cur, k)))
+                json_object_del(next, k);
+            else if (!json_equal(v, cv))
+                json_object_set_new(next, k, json_deep_copy(cv));
+        }
+        json_object_foreach((json_t *)cur, k, cv)
+        {
+            if (strcmp(k, "status") && !json_object_get(next, k))
+                json_object_set_new(next, k, json_deep_copy(cv));
+        }
+        return next;
+    }
     if (status) {
         json_t *res = json_object();
         const char *k;
@@ -2549,7 +2571,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         json_decref(next);
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
-    json_t *res = merge_update(r, cur, next, o->status);
+    json_t *res = merge_update(r, cur, next, o->status, o->fn_fresh);
     int rc = check_finalizers(cur, res, e);
     if (!rc)
         rc = s->admit(r, res, cur, e);
@@ -2661,6 +2683,8 @@ static int update_run(struct store *s, struct wop *op)
                      res_name(u->r), u->name);
     else if (u->fn && u->o->status)
         rc = (next = mutated(u, cur, e)) ? 0 : e->code; /* merge_update copies its status */
+    else if (u->fn && u->o->fn_fresh)
+        rc = (next = mutated(u, cur, e)) ? 0 : e->code;
     else if (u->fn && (next = mutated(u, cur, e))) {
         json_t *own = json_deep_copy(next);
         json_decref(next);
