@@ -345,6 +345,7 @@ static int sc_discover(struct ac_client *c, const char *group, const char *versi
 
 static const struct ac_ops store_ops = {
     .name = "store",
+    .defaulted = true,
     .get = sc_get,
     .list = sc_list,
     .watch_open = sc_watch_open,
