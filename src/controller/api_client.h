@@ -118,6 +118,9 @@ struct ac_ops {
     /* Optional: the API's discovery (ac_discover). */
     int (*discover)(struct ac_client *c, const char *group, const char *version, const char *kind,
                     char **plural, bool *namespaced, struct err *e);
+    /* Every object it returns was defaulted (dflt_object) when it was
+     * written: the in-process store's admission does it. */
+    bool defaulted;
 };
 
 /* Every back-end's client struct starts with this. */

@@ -301,6 +301,7 @@ static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
         if (x->fn) {
             sw[i].name = x->name;
             sw[i].fn = run_mutation;
+            sw[i].opts.fn_fresh = true; /* it works on its own copy */
             sw[i].arg = &m[i];
         } else {
             const char *ns = x->ns ? x->ns : ac_meta_str(x->obj, "namespace");
@@ -344,6 +345,7 @@ static int sc_discover(struct ac_client *c, const char *group, const char *versi
 
 static const struct ac_ops store_ops = {
     .name = "store",
+    .defaulted = true,
     .get = sc_get,
     .list = sc_list,
     .watch_open = sc_watch_open,

@@ -622,6 +622,7 @@ static void refeed_namespace(struct ctl *c, const char *ns)
 }
 
 static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy);
+static void feed_decoded(struct ctl *c, json_t *tree);
 
 void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool deleted)
 {
@@ -649,15 +650,35 @@ void ctl_feed_engine(struct ctl *c, enum ctl_kind k, const json_t *obj, bool del
         eng_delete(c->eng, ak, mstr(obj, "namespace"), mstr(obj, "name"), tm_now_ms());
         return;
     }
-    feed_tree(c, k, json_deep_copy(obj));
+    /* What the store defaulted as it wrote it is decoded as it is (the
+     * decoder changes nothing): no copy to default. */
+    if (c->ac->ops->defaulted && k != CK_AC)
+        feed_decoded(c, json_incref((json_t *)obj));
+    else
+        feed_tree(c, k, json_deep_copy(obj));
+}
+
+/* Decode a defaulted tree of an engine kind (reference stolen) into the
+ * engine. */
+static void feed_decoded(struct ctl *c, json_t *tree)
+{
+    c->cycle_dirty = true;
+    c->status_dirty = true;
+    struct api_object *ao = NULL;
+    struct err e;
+    err_init(&e);
+    if (api_object_decode(tree, &ao, &e)) {
+        ctl_log_err("cannot decode an object for the engine", &e);
+    } else {
+        eng_apply(c->eng, ao, tm_now_ms());
+        api_object_free(ao);
+    }
+    json_decref(tree);
 }
 
 /* Feed a tree of an engine kind (reference stolen; defaulted in place). */
 static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy)
 {
-    int64_t now = tm_now_ms();
-    c->cycle_dirty = true;
-    c->status_dirty = true;
     dflt_object(copy);
     if (k == CK_AC && !cond(copy, "Active")) {
         /* No controller has reported on this check: as Kueue's cache, the
@@ -672,16 +693,7 @@ static void feed_tree(struct ctl *c, enum ctl_kind k, json_t *copy)
                                       "reason", "Unknown", "message",
                                       "no controller has reported on the admission check"));
     }
-    struct api_object *ao = NULL;
-    struct err e;
-    err_init(&e);
-    if (api_object_decode(copy, &ao, &e)) {
-        ctl_log_err("cannot decode an object for the engine", &e);
-    } else {
-        eng_apply(c->eng, ao, now);
-        api_object_free(ao);
-    }
-    json_decref(copy);
+    feed_decoded(c, copy);
 }
 
 static bool same_field(const json_t *a, const json_t *b, const char *k)

@@ -7,7 +7,10 @@
  *   events(rv, type, res, ns, doc)     the watch log, newest watch_log_max kept
  * ns is "" for cluster-scoped objects. Every change takes the next version,
  * so the log holds one row per version; a watch from version X needs every
- * row after X, hence ERR_GONE when X is below "compacted".
+ * row after X, hence ERR_GONE when X is below "compacted". A document is
+ * written once: an object's row holds '' while the log row of its version
+ * holds the text (STORE_OBJ_DOC reads either), and takes the text back
+ * when compaction drops that log row.
  *
  * Durability. A write returns only after its transaction has committed.
  * With WAL and synchronous=NORMAL the commit has been written (write(2)) to
@@ -114,7 +117,7 @@ struct wop {
 #define MAX_BATCH 128
 
 static const char *const SQL[ST_COUNT] = {
-    [ST_GET] = "SELECT doc, rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
+    [ST_GET] = "SELECT " STORE_OBJ_DOC ", rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
                    "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
     [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
@@ -126,7 +129,7 @@ static const char *const SQL[ST_COUNT] = {
     [ST_META_GET] = "SELECT v FROM meta WHERE k=?1",
     [ST_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) ON CONFLICT(k) DO UPDATE SET v=?2",
     [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
-    [ST_QUOTAS] = "SELECT doc FROM objects WHERE res='resourcequotas' AND ns=?1",
+    [ST_QUOTAS] = "SELECT " STORE_OBJ_DOC " FROM objects WHERE res='resourcequotas' AND ns=?1",
     [ST_NS_COUNT] = "SELECT count(*) FROM objects WHERE res=?1 AND ns=?2",
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
@@ -141,6 +144,7 @@ static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
     " uid TEXT NOT NULL, rv INTEGER NOT NULL, doc TEXT NOT NULL, UNIQUE(res, ns, name));"
     "CREATE INDEX IF NOT EXISTS objects_uid ON objects(uid);"
+    "CREATE INDEX IF NOT EXISTS objects_logged ON objects(rv) WHERE doc='';"
     "CREATE TABLE IF NOT EXISTS owners(owner_uid TEXT NOT NULL, res TEXT NOT NULL,"
     " ns TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY(owner_uid, res, ns, name));"
     "CREATE INDEX IF NOT EXISTS owners_dep ON owners(res, ns, name);"
@@ -583,8 +587,12 @@ static int maybe_compact(struct store *s, struct err *e)
     uint64_t upto = s->next_rv - s->watch_log_max;
     if (upto <= atomic_load(&s->compacted))
         return 0;
-    char sql[96];
-    snprintf(sql, sizeof(sql), "DELETE FROM events WHERE rv <= %llu", (unsigned long long)upto);
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "UPDATE objects SET doc=(SELECT events.doc FROM events WHERE events.rv=objects.rv) "
+             "WHERE doc='' AND rv <= %llu;"
+             "DELETE FROM events WHERE rv <= %llu",
+             (unsigned long long)upto, (unsigned long long)upto);
     int rc = exec_sql(s->w.db, sql, e);
     if (!rc)
         rc = meta_set(&s->w, "compacted", (int64_t)upto, e);
@@ -805,7 +813,7 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     bind_text(st, 3, name);
     bind_text(st, 4, api_doc_meta_str(obj, "uid"));
     sqlite3_bind_int64(st, 5, (int64_t)rv);
-    bind_text(st, 6, text);
+    bind_text(st, 6, ""); /* the text is in the log row of rv */
     int rc = step_done(s, st, "write", e);
     if (!rc && owners_changed)
         rc = owners_set(s, r, ns, name, obj, e);
@@ -1966,7 +1974,7 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
                      struct err *e)
 {
     struct sb sql = SB_INIT;
-    sb_adds(&sql, "SELECT ns, name, doc, rv FROM objects WHERE res=?1");
+    sb_adds(&sql, "SELECT ns, name, " STORE_OBJ_DOC ", rv FROM objects WHERE res=?1");
     if (ns)
         sb_adds(&sql, " AND ns=?2");
     if (after_name)
@@ -2547,12 +2555,34 @@ static int check_finalizers(const json_t *cur, const json_t *next, struct err *e
 /* Build the object to store from the current one and the request's next
  * (owned; consumed). *out owned. */
 static json_t *merge_update(const struct store_resource *r, const json_t *cur, json_t *next,
-                            bool status)
+                            bool status, bool fresh)
 {
     /* The result is changed in place from here on (defaulting, its
      * version): it shares no node with cur, which may be a tree shared with
      * watchers, nor with next, whose nodes a mutation may have taken by
      * reference from such a tree. */
+    if (status && fresh) {
+        /* next is private: keep what it has as stored, copy only what it
+         * changed outside its status back from cur. */
+        const char *k;
+        json_t *v, *cv;
+        void *tmp;
+        json_object_foreach_safe(next, tmp, k, v)
+        {
+            if (!strcmp(k, "status"))
+                continue;
+            if (!(cv = json_object_get(cur, k)))
+                json_object_del(next, k);
+            else if (!json_equal(v, cv))
+                json_object_set_new(next, k, json_deep_copy(cv));
+        }
+        json_object_foreach((json_t *)cur, k, cv)
+        {
+            if (strcmp(k, "status") && !json_object_get(next, k))
+                json_object_set_new(next, k, json_deep_copy(cv));
+        }
+        return next;
+    }
     if (status) {
         json_t *res = json_object();
         const char *k;
@@ -2622,7 +2652,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         json_decref(next);
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
-    json_t *res = merge_update(r, cur, next, o->status);
+    json_t *res = merge_update(r, cur, next, o->status, o->fn_fresh);
     int rc = check_finalizers(cur, res, e);
     if (!rc)
         rc = s->admit(r, res, cur, e);
@@ -2734,6 +2764,8 @@ static int update_run(struct store *s, struct wop *op)
                      res_name(u->r), u->name);
     else if (u->fn && u->o->status)
         rc = (next = mutated(u, cur, e)) ? 0 : e->code; /* merge_update copies its status */
+    else if (u->fn && u->o->fn_fresh)
+        rc = (next = mutated(u, cur, e)) ? 0 : e->code;
     else if (u->fn && (next = mutated(u, cur, e))) {
         json_t *own = json_deep_copy(next);
         json_decref(next);

@@ -151,6 +151,8 @@ struct store_write_opts {
     const char *field_manager;
     store_check_fn check; /* updates only; NULL: none */
     void *check_arg;
+    bool fn_fresh; /* mutations: what fn returns shares no node with the current object,
+                    * so the store changes it in place instead of copying it */
 };
 
 /* Read one object. *out is owned (json_decref). ERR_NOT_FOUND when absent. */

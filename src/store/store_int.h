@@ -86,6 +86,16 @@ bool store__json_object_ok(const char *text);
 
 /* ---- connections (store.c) ----------------------------------------------------- */
 
+/* An object's document in a query of the objects table: a row written
+ * since its version's log row holds the text keeps none itself (''), so
+ * each write stores its document once; the row gets it back when the log
+ * row is compacted away. Never NULL: a log row lost to damage reads as ''
+ * (undecodable, as a damaged document is). */
+#define STORE_OBJ_DOC                                                                              \
+    "CASE objects.doc WHEN '' THEN "                                                               \
+    "IFNULL((SELECT events.doc FROM events WHERE events.rv = objects.rv), '') "                    \
+    "ELSE objects.doc END"
+
 struct sqlite3;
 struct sqlite3_stmt;
 

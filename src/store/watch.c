@@ -595,8 +595,9 @@ static int read_start(struct store *s, struct store_watch *w, const struct store
 
     const char *sql = NULL;
     if (o->send_initial_events)
-        sql = w->ns ? "SELECT rv, doc FROM objects WHERE res=?1 AND ns=?2 ORDER BY ns, name"
-                    : "SELECT rv, doc FROM objects WHERE res=?1 ORDER BY ns, name";
+        sql = w->ns ? "SELECT rv, " STORE_OBJ_DOC " FROM objects WHERE res=?1 AND ns=?2 "
+                      "ORDER BY ns, name"
+                    : "SELECT rv, " STORE_OBJ_DOC " FROM objects WHERE res=?1 ORDER BY ns, name";
     else if (o->since && o->since < compacted)
         rc = err_set(e, ERR_GONE, "too old resource version: %llu (%llu)",
                      (unsigned long long)o->since, (unsigned long long)y);

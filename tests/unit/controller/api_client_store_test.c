@@ -416,7 +416,7 @@ static void test_store_client_informer_relists_after_compaction(void **state)
 {
     struct fixture *f = *state;
     gate_ops = (struct ac_ops){"gate",   g_get,   g_list, g_watch_open, NULL, NULL, g_create,
-                               g_update, g_patch, g_del,  g_free,       NULL, NULL};
+                               g_update, g_patch, g_del,  g_free,       NULL, NULL, false};
     struct gate g = {{&gate_ops}, f->c, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                      false,       false};
     struct err e;

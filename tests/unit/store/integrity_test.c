@@ -20,6 +20,7 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "store/store.h"
+#include "store/store_int.h"
 #include "store_test_util.h"
 
 #define JOBS "jobs.batch"
@@ -99,10 +100,11 @@ static char *stored_doc(struct tstore *t, const char *res, const char *ns, const
     sqlite3 *db;
     assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
     sqlite3_stmt *st;
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT doc FROM objects WHERE res=?1 AND ns=?2 AND name=?3", -1,
-                           &st, NULL),
-        SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT " STORE_OBJ_DOC
+                                        " FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
     sqlite3_bind_text(st, 1, res, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, ns, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
@@ -307,6 +309,41 @@ static void test_store_undecodable_row(void **state)
     tstore_free(t);
 }
 
+/* An object whose document is in its version's log row, when that row is
+ * lost (a damaged page salvaged away): undecodable like a damaged document,
+ * left out of lists and watches, and deleted like one. */
+static void test_store_lost_log_row(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    namespace(t, "team");
+    free(job(t, "team", "good"));
+    free(job(t, "team", "lost"));
+    tamper(t, "DELETE FROM events WHERE rv=(SELECT rv FROM objects WHERE name='lost')");
+    assert_int_equal(list_n(t, JOBS, "team", true, NULL), 1);
+    assert_int_equal(list_n(t, JOBS, "team", false, NULL), 1);
+    struct store_watch_opts wo = {.send_initial_events = true};
+    struct store_watch *w = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R(JOBS), "team", &wo, &w, &e), 0);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 1000, &ev, &e), 0);
+    assert_string_equal(api_doc_meta_str(ev.object, "name"), "good");
+    store_event_release(&ev);
+    store_watch_close(w);
+    json_t *out = NULL;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(JOBS), "team", "lost", &out, &e), ERR_INTERNAL);
+    assert_non_null(strstr(e.message, "cannot be decoded"));
+    bool deleted = false;
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R(JOBS), "team", "lost", NULL, &out, &deleted, &e), 0);
+    assert_true(deleted);
+    json_decref(out);
+    assert_null(stored_doc(t, JOBS, "team", "lost"));
+    tstore_free(t);
+}
+
 static void test_store_undecodable_namespace_deletion(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -374,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_store_open_refuses_damage),
         cmocka_unit_test(test_store_clean_stop_mark),
         cmocka_unit_test(test_store_undecodable_row),
+        cmocka_unit_test(test_store_lost_log_row),
         cmocka_unit_test(test_store_undecodable_namespace_deletion),
         cmocka_unit_test(test_store_undecodable_dependent),
     };

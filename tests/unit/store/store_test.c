@@ -462,6 +462,64 @@ static void test_store_job_defaults_and_mutate(void **state)
     tstore_free(t);
 }
 
+/* A status mutation on its own copy that also changes a label, the spec
+ * and adds a field: only its status is stored. */
+static json_t *status_and_more(const json_t *cur, void *arg, struct err *e)
+{
+    json_t *n = json_deep_copy(cur);
+    json_object_set_new(n, "status", parse("{\"admission\":{\"clusterQueue\":\"cq\"}}"));
+    json_object_set_new(json_object_get(n, "spec"), "queueName", json_string("ignored"));
+    json_object_set_new(json_object_get(json_object_get(n, "metadata"), "labels"), "a",
+                        json_string("ignored"));
+    json_object_set_new(n, "extra", json_true());
+    return n;
+}
+
+/* Mutations whose result is their own (fn_fresh, as the controllers'
+ * are) are changed in place: the same results as a copied one, and the
+ * stored object a later write starts from is untouched. */
+static void test_store_fresh_mutations(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *v1 = create(t->s, WL, "default", workload("wl1", "{\"a\":\"1\"}"));
+    struct err e;
+    err_init(&e);
+    struct store_write_opts so = {.status = true, .fn_fresh = true};
+    json_t *v2;
+    assert_int_equal(
+        store_mutate(t->s, R(WL), "default", "wl1", status_and_more, NULL, &so, &v2, &e), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(v2, "spec"), "queueName")), "lq");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(v2, "metadata"), "labels"), "a")),
+                        "1");
+    assert_null(json_object_get(v2, "extra"));
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(v2, "status"), "admission"), "clusterQueue")),
+        "cq");
+    assert_int_equal(generation(v2), 1);
+    json_t *got;
+    assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &got, &e), 0);
+    assert_true(json_equal(got, v2));
+    json_decref(got);
+    /* A main write on its own copy: the stored status stays. */
+    so.status = false;
+    json_t *v3;
+    assert_int_equal(
+        store_mutate(t->s, R(WL), "default", "wl1", status_and_more, NULL, &so, &v3, &e), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(v3, "spec"), "queueName")), "ignored");
+    assert_true(json_equal(json_object_get(v3, "status"), json_object_get(v2, "status")));
+    assert_int_equal(store_get(t->s, R(WL), "default", "wl1", &got, &e), 0);
+    assert_true(json_equal(got, v3));
+    json_decref(got);
+    json_decref(v1);
+    json_decref(v2);
+    json_decref(v3);
+    tstore_free(t);
+}
+
 /* Several writes queued at once: each its own result, in order, one that
  * fails changing nothing of the others. */
 static void test_store_write_many(void **state)
@@ -1317,6 +1375,7 @@ int main(void)
         cmocka_unit_test(test_store_create_invalid_name),
         cmocka_unit_test(test_store_dry_run_stores_nothing),
         cmocka_unit_test(test_store_update_conflict),
+        cmocka_unit_test(test_store_fresh_mutations),
         cmocka_unit_test(test_store_write_many),
         cmocka_unit_test(test_store_update_builtin_unconditional),
         cmocka_unit_test(test_store_update_status_split),
