@@ -182,7 +182,7 @@ static int read_tmpl(struct sim_config *c, const json_t *o, struct bc_wl_tmpl *t
 static int read_wl_set(struct sim_config *c, const json_t *o, struct bc_wl_set *s, struct err *e)
 {
     static const char *const known[] = {"count", "creationIntervalMs", "workloads", NULL};
-    json_t *list;
+    json_t *list = NULL;
     if (check_object(o, e) || get_int(o, "count", 0, NULL, &s->count, e) ||
         get_int(o, "creationIntervalMs", 0, NULL, &s->interval_ms, e) ||
         get_list(o, "workloads", &list, e))
@@ -230,7 +230,7 @@ static int read_queue_set(struct sim_config *c, const json_t *o, struct bc_queue
     static const char *const reclaim[] = {"Never", "LowerPriority", "Any", NULL};
     static const char *const within[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority",
                                          NULL};
-    json_t *list;
+    json_t *list = NULL;
     bool present;
     int r = 0, w = 0;
     if (check_object(o, e) || get_str(o, "className", &c->mem, &q->cls, e) ||
@@ -262,7 +262,7 @@ static int read_queue_set(struct sim_config *c, const json_t *o, struct bc_queue
 static int read_cohort(struct sim_config *c, const json_t *o, struct bc_cohort *h, struct err *e)
 {
     static const char *const known[] = {"className", "count", "queuesSets", NULL};
-    json_t *list;
+    json_t *list = NULL;
     if (check_object(o, e) || get_str(o, "className", &c->mem, &h->cls, e) ||
         get_int(o, "count", 0, NULL, &h->count, e) || get_list(o, "queuesSets", &list, e))
         return ERR_INVALID;
@@ -320,7 +320,7 @@ int sim_config_read(const char *path, struct sim_config **out, struct err *e)
         goto fail;
     }
     static const char *const known[] = {"cohorts", NULL};
-    json_t *list;
+    json_t *list = NULL;
     if ((rc = get_list(st.docs[0].obj, "cohorts", &list, e)))
         goto fail;
     c->n_cohorts = json_array_size(list);

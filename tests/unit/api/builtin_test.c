@@ -11,6 +11,7 @@
 
 #include "api/builtin.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 
 static json_t *parse(const char *text)
 {
@@ -47,9 +48,10 @@ static void assert_causes(const struct err *e, const char *const *want)
     for (; want[n]; n++) {
         if (n >= e->ncauses)
             fail_msg("missing cause %s", want[n]);
-        char got[1024];
-        snprintf(got, sizeof(got), "%s: %s", e->causes[n].field, e->causes[n].message);
-        assert_string_equal(got, want[n]);
+        struct sb got = SB_INIT;
+        sb_addf(&got, "%s: %s", e->causes[n].field, e->causes[n].message);
+        assert_string_equal(sb_str(&got), want[n]);
+        sb_release(&got);
     }
     assert_int_equal(e->ncauses, n);
 }
