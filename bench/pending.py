@@ -182,12 +182,21 @@ def setup(cueue, data):
     stop(p)
 
 
+# An object's document: its row holds '' while the watch log's row of its
+# version holds the text (the store's STORE_OBJ_DOC); a copy written here
+# carries its text in its own row, as a compacted object does.
+DOC = ("CASE objects.doc WHEN '' THEN "
+       "IFNULL((SELECT events.doc FROM events WHERE events.rv = objects.rv), '') "
+       "ELSE objects.doc END")
+
+
 def copy_rows(db, n):
     con = sqlite3.connect(db)
-    job_uid, job_doc = con.execute("SELECT uid, doc FROM objects WHERE res=? AND ns=? AND name=?",
-                                   (JOBS, NS, TEMPLATE)).fetchone()
-    wl_name, wl_uid, wl_doc = con.execute("SELECT name, uid, doc FROM objects WHERE res=? AND ns=?",
-                                          (WORKLOADS, NS)).fetchone()
+    job_uid, job_doc = con.execute(
+        "SELECT uid, %s FROM objects WHERE res=? AND ns=? AND name=?" % DOC,
+        (JOBS, NS, TEMPLATE)).fetchone()
+    wl_name, wl_uid, wl_doc = con.execute(
+        "SELECT name, uid, %s FROM objects WHERE res=? AND ns=?" % DOC, (WORKLOADS, NS)).fetchone()
     rv = con.execute("SELECT v FROM meta WHERE k='rv'").fetchone()[0]
     rows, owners = [], []
     for i in range(1, n):
