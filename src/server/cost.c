@@ -51,8 +51,9 @@ unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq)
     pthread_mutex_unlock(&c->mu);
     if (!n)
         return 1;
-    const char *watch = http_req_param(rq, "watch");
-    if (watch && (!strcmp(watch, "true") || !strcmp(watch, "1"))) {
+    /* Read as the handlers read it, so that no spelling they take for a
+     * watch is charged as a page. */
+    if (srv_parse_bool(http_req_param(rq, "watch"))) {
         /* A watch reads the collection only when it starts with the
          * current objects (no resourceVersion, or "0"). */
         const char *rv = http_req_param(rq, "resourceVersion");
