@@ -14,7 +14,9 @@
 #   large: limit is 3145728"); an object whose stored form passes 1.5 MiB
 #   (etcd's request limit) gets kube-apiserver's 500 "etcdserver: request
 #   is too large" and is not stored, on create and on update; a client's
-#   metadata.managedFields is not stored.
+#   metadata.managedFields is not stored. A ConfigMap's or a Secret's values
+#   over 1 MiB (decoded, keys not counted) get kube-apiserver's 422 on
+#   create, update and patch, and are not stored.
 need curl
 : "${WATCHES:=1100}"
 
@@ -212,3 +214,56 @@ expect_grep "a client's managedFields are accepted ..." "^201 " \
     post POST "$TMP/mf.json" $LEASES
 mf_len() { k get lease mf -o json | wc -c; }
 expect_grep "... and not stored" "^[0-9]{1,4}$" mf_len
+
+# cmap NAME TEXT_BYTES BINARY_BYTES: a ConfigMap whose data holds TEXT_BYTES
+# and whose binaryData holds BINARY_BYTES (sent as base64) under long keys.
+cmap() {
+    $PY -c 'import base64, json, sys
+name, text, binary = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"},
+       "data": {"k" * 253: "x" * text}}
+if binary:
+    doc["binaryData"] = {"b" * 253: base64.b64encode(b"\0" * binary).decode()}
+print(json.dumps(doc))' "$@"
+}
+CMS=/api/v1/namespaces/default/configmaps
+SECRETS=/api/v1/namespaces/default/secrets
+MIB=1048576
+CM_LONG='ConfigMap \"cm-big\" is invalid: []: Too long: may not be more than 1048576 bytes'
+cmap cm-big $((MIB + 1)) 0 >"$TMP/cm-big.json"
+cmap cm-edge $((MIB / 4)) $((MIB * 3 / 4)) >"$TMP/cm-edge.json"
+cmap cm-big 1000 0 >"$TMP/cm-small.json"
+expect "a ConfigMap's values over 1 MiB get kube-apiserver's 422" \
+    "422 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"$CM_LONG\",\"reason\":\"Invalid\"" \
+    post POST "$TMP/cm-big.json" $CMS
+expect "kubectl prints it as for a cluster" \
+    'The ConfigMap "cm-big" is invalid: []: Too long: may not be more than 1048576 bytes' \
+    k create -f "$TMP/cm-big.json"
+expect_grep "1 MiB of values, a quarter text and the rest binary (sent as 1.3 MiB of base64), is stored" \
+    "^201 " post POST "$TMP/cm-edge.json" $CMS
+k create -f "$TMP/cm-small.json" >/dev/null
+expect "an update past 1 MiB gets the same 422" "422 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"$CM_LONG\"" \
+    post PUT "$TMP/cm-big.json" $CMS/cm-big
+$PY -c 'import json; print(json.dumps({"data": {"more": "y" * 1048576}}))' >"$TMP/cm-patch.json"
+patch() {
+    timeout "$E2E_TIMEOUT" curl -s -o "$TMP/post.out" -w '%{http_code}' -X PATCH \
+        -H "Content-Type: $1" --data-binary "@$2" "$URL$3"
+    printf ' '
+    head -c 400 "$TMP/post.out"
+}
+expect "  ... and so does a merge patch" "422 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"$CM_LONG\"" \
+    patch application/merge-patch+json "$TMP/cm-patch.json" $CMS/cm-big
+cm_len() { k get configmap cm-big -o json | $PY -c 'import json, sys; print(sum(map(len, json.load(sys.stdin)["data"].values())))'; }
+expect_exact "  ... leaving it as it was" 1000 cm_len
+
+head -c $((MIB + 1)) /dev/zero >"$TMP/blob"
+expect "a Secret's data over 1 MiB (decoded) gets kube-apiserver's 422, as kubectl prints it" \
+    'Secret "s-big" is invalid: data: Too long: may not be more than 1048576 bytes' \
+    k -n default create secret generic s-big --from-file=blob="$TMP/blob"
+head -c $MIB /dev/zero >"$TMP/blob"
+expect "  ... 1 MiB is stored" "secret/s-edge created" \
+    k -n default create secret generic s-edge --from-file=blob="$TMP/blob"
+printf '[{"op": "add", "path": "/stringData", "value": {"one": "x"}}]' >"$TMP/s-patch.json"
+expect "  ... a JSON patch adding a byte to it gets the 422" \
+    '"message":"Secret \"s-edge\" is invalid: data: Too long: may not be more than 1048576 bytes","reason":"Invalid"' \
+    patch application/json-patch+json "$TMP/s-patch.json" $SECRETS/s-edge
