@@ -111,6 +111,22 @@ expect "the admin is not limited" "the admin's watch: 200" cat "$TMP/watch.out"
 expect "a watch that ends makes room for another" "tenant A's watch after ending one: 200" \
     cat "$TMP/watch.out"
 
+# A watch asking for more time than the server gives is held for the
+# server's longest (45 minutes), even for a number of seconds whose
+# milliseconds pass 64 bits: it outlives a watch of 2 seconds started after
+# it (with the deadline overflowed into the past it ended within a second).
+WATCH_URL="$URL/apis/batch/v1/namespaces/cost-a/jobs?watch=true&timeoutSeconds"
+curl -s -N -o /dev/null "$WATCH_URL=9223372036854775807" &
+LONG=$!
+timeout 120 curl -s -N -o /dev/null "$WATCH_URL=2"
+if kill -0 "$LONG" 2>/dev/null; then
+    pass "a watch with a huge timeoutSeconds is held to the server's limit, not ended at once"
+else
+    fail "a watch with a huge timeoutSeconds is held to the server's limit, not ended at once"
+fi
+kill "$LONG" 2>/dev/null
+wait "$LONG" 2>/dev/null
+
 # ---- impersonation -----------------------------------------------------------------------
 
 # The flood's LISTs read 1000 ConfigMaps, so each is charged 10 of the 13
