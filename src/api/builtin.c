@@ -145,6 +145,42 @@ static void check_immutable(const json_t *doc, const json_t *old, const char *co
 
 /* ---- Secret, ConfigMap -------------------------------------------------- */
 
+/* What a Secret's or a ConfigMap's values may hold in all (MaxSecretSize):
+ * the bytes of the values, decoded, not their keys. */
+#define MAX_PAYLOAD 1048576
+
+/* The bytes the values of doc.field hold: a string's own, or what its
+ * base64 decodes to when base64 is set (checked valid before). */
+static size_t payload_bytes(const json_t *doc, const char *field, bool base64)
+{
+    size_t total = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(doc, field), k, v)
+    {
+        if (!json_is_string(v))
+            continue;
+        size_t n = json_string_length(v);
+        if (base64) {
+            const char *s = json_string_value(v);
+            size_t pad = n && s[n - 1] == '=' ? (n > 1 && s[n - 2] == '=' ? 2 : 1) : 0;
+            n = n / 4 * 3 - pad;
+        }
+        total += n;
+    }
+    return total;
+}
+
+/* Too long at path when the values hold more than MAX_PAYLOAD bytes. */
+static void check_payload(size_t bytes, const char *path, struct err *e)
+{
+    if (bytes <= MAX_PAYLOAD)
+        return;
+    size_t m = err_push_field(e, path);
+    err_field(e, ERR_INVALID, "Too long: may not be more than %d bytes", MAX_PAYLOAD);
+    err_restore(e, m);
+}
+
 /* stringData is write-only: its entries go into data, base64-encoded, and
  * win over data's (the API server's conversion does this). */
 static void secret_string_data(json_t *doc)
@@ -180,6 +216,7 @@ static int admit_secret(json_t *doc, const json_t *old, struct err *e)
     secret_string_data(doc);
     set_default(doc, "type", json_string("Opaque"));
     check_keys(doc, "data", e);
+    check_payload(payload_bytes(doc, "data", true), "data", e);
     check_immutable(doc, old, payload, e);
     const json_t *ot = old ? json_object_get(old, "type") : NULL;
     const json_t *nt = json_object_get(doc, "type");
@@ -212,6 +249,9 @@ static int admit_configmap(json_t *doc, const json_t *old, struct err *e)
                   k);
         err_restore(e, m);
     }
+    /* The whole object is at fault: the path is Go's empty root, "[]". */
+    check_payload(payload_bytes(doc, "data", false) + payload_bytes(doc, "binaryData", true), "[]",
+                  e);
     check_immutable(doc, old, payload, e);
     return e->ncauses ? ERR_INVALID : 0;
 }

@@ -447,9 +447,10 @@ void srv_request_attrs(struct srv_req *q, const struct srv_route *rt, struct srv
 #define IMP_PREFIX "Impersonate-"
 
 /* May the caller impersonate name as res (users, groups, uids,
- * serviceaccounts, userextras/KEY)? Replies and returns false when not. */
-static bool may_impersonate(struct srv_req *q, const char *res, const char *ns, const char *name,
-                            int *ret)
+ * serviceaccounts, userextras/KEY)? Returns false when not, after replying
+ * if reply is set. */
+static bool may_impersonate(struct srv_req *q, bool reply, const char *res, const char *ns,
+                            const char *name, int *ret)
 {
     struct rbac_attrs a = {.verb = "impersonate",
                            .resource = true,
@@ -470,11 +471,12 @@ static bool may_impersonate(struct srv_req *q, const char *res, const char *ns, 
     }
     if (srv_can(q, &a))
         return true;
-    *ret = srv_reply_forbidden(q, &a);
+    if (reply)
+        *ret = srv_reply_forbidden(q, &a);
     return false;
 }
 
-bool srv_impersonate(struct srv_req *q, int *ret)
+bool srv_impersonate(struct srv_req *q, bool reply, int *ret)
 {
     const struct http_req *rq = q->http;
     const char *user = NULL;
@@ -489,6 +491,8 @@ bool srv_impersonate(struct srv_req *q, int *ret)
     if (!user && !others)
         return true;
     if (!user) {
+        if (!reply)
+            return false;
         *ret = srv_reply_status(q, 400, "BadRequest",
                                 "requested impersonation of groups, uid or extra without "
                                 "impersonating a user",
@@ -504,28 +508,29 @@ bool srv_impersonate(struct srv_req *q, int *ret)
         const char *colon = strchr(rest, ':');
         char ns[64];
         if (!colon || (size_t)(colon - rest) >= sizeof(ns)) {
-            *ret =
-                srv_reply_status(q, 400, "BadRequest", "invalid service account user name", NULL);
+            if (reply)
+                *ret = srv_reply_status(q, 400, "BadRequest", "invalid service account user name",
+                                        NULL);
             return false;
         }
         snprintf(ns, sizeof(ns), "%.*s", (int)(colon - rest), rest);
-        if (!may_impersonate(q, "serviceaccounts", ns, colon + 1, ret))
+        if (!may_impersonate(q, reply, "serviceaccounts", ns, colon + 1, ret))
             return false;
         char group[128];
         srv_user_add_group(&as, "system:serviceaccounts");
         snprintf(group, sizeof(group), "system:serviceaccounts:%s", ns);
         srv_user_add_group(&as, group);
-    } else if (!may_impersonate(q, "users", NULL, user, ret)) {
+    } else if (!may_impersonate(q, reply, "users", NULL, user, ret)) {
         return false;
     }
     for (size_t i = 0; i < rq->nheaders; i++) {
         const char *n = rq->headers[i].name, *v = rq->headers[i].value;
         if (!strcasecmp(n, IMP_PREFIX "Group")) {
-            if (!may_impersonate(q, "groups", NULL, v, ret))
+            if (!may_impersonate(q, reply, "groups", NULL, v, ret))
                 return false;
             srv_user_add_group(&as, v);
         } else if (!strcasecmp(n, IMP_PREFIX "Uid")) {
-            if (!may_impersonate(q, "uids", NULL, v, ret))
+            if (!may_impersonate(q, reply, "uids", NULL, v, ret))
                 return false;
             snprintf(as.uid, sizeof(as.uid), "%s", v);
         } else if (!strncasecmp(n, IMP_PREFIX "Extra-", strlen(IMP_PREFIX "Extra-"))) {
@@ -533,7 +538,7 @@ bool srv_impersonate(struct srv_req *q, int *ret)
             snprintf(res, sizeof(res), "userextras/%s", n + strlen(IMP_PREFIX "Extra-"));
             for (char *c = res; *c; c++)
                 *c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
-            if (!may_impersonate(q, res, NULL, v, ret))
+            if (!may_impersonate(q, reply, res, NULL, v, ret))
                 return false;
         }
     }

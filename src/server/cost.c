@@ -60,9 +60,11 @@ unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq)
         return rv && *rv && strcmp(rv, "0") ? 1 : fq_width(n);
     }
     /* A page reads at most its limit; selectors do not make the store
-     * read fewer objects. */
+     * read fewer objects, and with one a page may read them all to find
+     * its limit of matches (kube-apiserver charges such a page every
+     * object stored too). */
     const char *limit = http_req_param(rq, "limit");
-    if (limit && *limit) {
+    if (limit && *limit && !param_set(rq, "labelSelector") && !param_set(rq, "fieldSelector")) {
         char *end;
         unsigned long long l = strtoull(limit, &end, 10);
         if (!*end && l > 0 && l < n)

@@ -135,9 +135,15 @@ static bool is_public(const char *path)
            !strcmp(path, "/version") || srv_is_dashboard(path);
 }
 
+/* kube-apiserver's answer to a request it cannot authenticate: a Status
+ * with no details at all. */
 static int reply_unauthorized(struct srv_req *q)
 {
-    return srv_reply_status(q, 401, "Unauthorized", "Unauthorized", NULL);
+    json_t *st = srv_status_new(401, "Unauthorized", "Unauthorized", NULL);
+    json_object_del(st, "details");
+    int ret = srv_reply_json(q, 401, st, NULL);
+    json_decref(st);
+    return ret;
 }
 
 static int reply_health(struct srv_req *q)
@@ -171,6 +177,8 @@ static int dispatch(struct srv_req *q)
         }
     }
     int ret = 0;
+    if (q->impersonate_later && !srv_impersonate(q, true, &ret))
+        return ret;
 
     struct srv_route rt;
     srv_route_parse(q->srv->store, p, &rt);
@@ -269,9 +277,17 @@ static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
      * decided first, as kube-apiserver's filters run, so that a user may
      * not spread its requests over the flows of users it may not act as,
      * nor one who may act as another escape that user's flow. */
+    /* A service account's token is authenticated only once the worker
+     * finds its account (and bound object) live: kube-apiserver
+     * authenticates before it impersonates, so a revoked token is answered
+     * 401 whatever it asks to act as, and a refusal of its impersonation
+     * waits for that answer (in the account's own flow). */
     int ret;
-    if (!srv_impersonate(q, &ret))
-        return false;
+    if (!srv_impersonate(q, !q->token_sa, &ret)) {
+        if (!q->token_sa)
+            return false;
+        q->impersonate_later = true;
+    }
     rq->flow = q->user.name;
     rq->level = srv_user_in(&q->user, "system:masters") ? FQ_EXEMPT : FQ_GLOBAL_DEFAULT;
     rq->width = srv_cost_width(&s->cost, rq);

@@ -243,6 +243,9 @@ struct srv_req {
      * still live before the request runs, whoever it impersonates. */
     bool token_sa;
     struct srv_sa_claims token_claims;
+    /* Impersonation was refused before the token's account could be found
+     * live: the refusal is answered after authentication, on the worker. */
+    bool impersonate_later;
     struct sb warnings; /* Warning header values, NUL-separated */
 };
 
@@ -501,8 +504,10 @@ bool srv_can_resource(struct srv_req *q, const char *verb, const struct store_re
                       const char *ns, const char *name, const char *sub);
 /* Act as the user the Impersonate-User, -Group, -Uid and -Extra-* headers
  * name, when the caller may impersonate each (kube's impersonation
- * filter). False after replying (403, or 400 for groups without a user). */
-bool srv_impersonate(struct srv_req *q, int *ret);
+ * filter). False when not: after replying (403, or 400 for groups without a
+ * user) when reply is set, with nothing answered and q->user unchanged
+ * when it is not (the caller answers later by calling again). */
+bool srv_impersonate(struct srv_req *q, bool reply, int *ret);
 /* 403, worded as kube-apiserver words a refusal of a. */
 int srv_reply_forbidden(struct srv_req *q, const struct rbac_attrs *a);
 /* Escalation prevention and the RBAC objects' own rules on the caller's

@@ -284,7 +284,9 @@ int srv_handle_watch(struct srv_req *q, const struct srv_route *rt, const char *
     const char *ts = srv_query(q, "timeoutSeconds");
     if (ts && *ts) {
         long long v = strtoll(ts, NULL, 10);
-        if (v > 0 && v * 1000 < timeout_ms)
+        /* Compared in seconds: any number a client sends is capped, none
+         * overflows into a past deadline. */
+        if (v > 0 && v < timeout_ms / 1000)
             timeout_ms = v * 1000;
     }
     wt->deadline = tm_monotonic_ms() + timeout_ms;

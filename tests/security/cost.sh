@@ -8,13 +8,17 @@
 #   server's descriptors, threads and memory with them open are printed.
 # - Impersonation: a request is fair-queued as the user it acts as. While
 #   tenant A floods the server with LISTs, the admin's requests made as A
-#   (Impersonate-User) wait in A's flow, so some get A's 429; a tenant that
-#   may not act as A is refused (403) whatever flow it would have used.
+#   (Impersonate-User) wait in A's flow, so some get A's 429, where the
+#   admin's own requests and tenant B's, made alternately with them, do not
+#   (or, for B, less often); a tenant that may not act as A is refused (403)
+#   whatever flow it would have used.
 # - Sizes: a body over 3 MiB gets kube-apiserver's 413 ("Request entity too
 #   large: limit is 3145728"); an object whose stored form passes 1.5 MiB
 #   (etcd's request limit) gets kube-apiserver's 500 "etcdserver: request
 #   is too large" and is not stored, on create and on update; a client's
-#   metadata.managedFields is not stored.
+#   metadata.managedFields is not stored. A ConfigMap's or a Secret's values
+#   over 1 MiB (decoded, keys not counted) get kube-apiserver's 422 on
+#   create, update and patch, and are not stored.
 need curl
 : "${WATCHES:=1100}"
 
@@ -107,19 +111,64 @@ expect "the admin is not limited" "the admin's watch: 200" cat "$TMP/watch.out"
 expect "a watch that ends makes room for another" "tenant A's watch after ending one: 200" \
     cat "$TMP/watch.out"
 
+# A watch asking for more time than the server gives is held for the
+# server's longest (45 minutes), even for a number of seconds whose
+# milliseconds pass 64 bits: it outlives a watch of 2 seconds started after
+# it (with the deadline overflowed into the past it ended within a second).
+WATCH_URL="$URL/apis/batch/v1/namespaces/cost-a/jobs?watch=true&timeoutSeconds"
+curl -s -N -o /dev/null "$WATCH_URL=9223372036854775807" &
+LONG=$!
+timeout 120 curl -s -N -o /dev/null "$WATCH_URL=2"
+if kill -0 "$LONG" 2>/dev/null; then
+    pass "a watch with a huge timeoutSeconds is held to the server's limit, not ended at once"
+else
+    fail "a watch with a huge timeoutSeconds is held to the server's limit, not ended at once"
+fi
+kill "$LONG" 2>/dev/null
+wait "$LONG" 2>/dev/null
+
 # ---- impersonation -----------------------------------------------------------------------
 
-timeout 600 $PY - "$URL" "$ATOKEN" "$BTOKEN" <<'EOF' >"$TMP/imp.out" 2>&1
-import http.client, sys, threading, time, urllib.parse
+# The flood's LISTs read 1000 ConfigMaps, so each is charged 10 of the 13
+# seats of its level: A runs one at a time and the server, not the client,
+# is what the flood waits for, however loaded the machine is. Each phase
+# runs until what it looks for is seen or a generous bound passes; the
+# requests made as A are compared with controls made in the same period.
+cat >"$TMP/cm-reader.yaml" <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cm-reader, namespace: cost-a}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cm-reader, namespace: cost-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: tenant-a}
+YAML
+k apply -f "$TMP/cm-reader.yaml" >/dev/null
+timeout 900 $PY - "$URL" "$ATOKEN" "$BTOKEN" <<'EOF' >"$TMP/imp.out" 2>&1
+import http.client, json, sys, threading, time, urllib.parse
 u = urllib.parse.urlparse(sys.argv[1])
 atoken, btoken = sys.argv[2], sys.argv[3]
-path = "/apis/batch/v1/namespaces/cost-a/jobs"
+path = "/api/v1/namespaces/cost-a/configmaps"
+conn = lambda: http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+c = conn()
+for i in range(1000):
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": f"cm-{i}"}, "data": {"k": "v"}})
+    c.request("POST", path, body, {"Content-Type": "application/json"})
+    r = c.getresponse()
+    r.read()
+    assert r.status == 201, r.status
 stop = threading.Event()
 flood_codes = {}
 lock = threading.Lock()
 
 def flood():
-    c = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+    c = conn()
     while not stop.is_set():
         try:
             c.request("GET", path, headers={"Authorization": "Bearer " + atoken})
@@ -129,27 +178,44 @@ def flood():
                 flood_codes[r.status] = flood_codes.get(r.status, 0) + 1
         except Exception:
             c.close()
-            c = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+            c = conn()
 
-def as_a(headers, n):
-    c = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
-    codes = {}
-    for _ in range(n):
-        c.request("GET", path, headers=headers)
-        r = c.getresponse()
-        r.read()
-        codes[r.status] = codes.get(r.status, 0) + 1
-    return dict(sorted(codes.items()))
+def get(c, p, headers):
+    c.request("GET", p, headers=headers)
+    r = c.getresponse()
+    r.read()
+    return r.status
 
 threads = [threading.Thread(target=flood, daemon=True) for _ in range(150)]
 for t in threads:
     t.start()
-deadline = time.time() + 120
-while time.time() < deadline and flood_codes.get(429, 0) < 50:
+deadline = time.time() + 300
+while time.time() < deadline and not flood_codes.get(429):
     time.sleep(0.2)
-# --insecure-http: no token is the admin, who may impersonate anyone.
-print(f"the admin as tenant A: {as_a({'Impersonate-User': 'tenant-a'}, 600)}")
-print(f"tenant B as tenant A: {as_a({'Authorization': 'Bearer ' + btoken, 'Impersonate-User': 'tenant-a'}, 5)}")
+# Until the admin's requests made as A have met A's 429 three times (or 3
+# minutes have passed): alternately one made as A, one of the admin's own
+# (exempt) and one of tenant B's own (its own flow) -- the controls.
+as_a, admin, b = {}, {}, {}
+ca, cadmin, cb = conn(), conn(), conn()
+deadline = time.time() + 180
+while time.time() < deadline and as_a.get(429, 0) < 3:
+    # --insecure-http: no token is the admin, who may impersonate anyone.
+    s = get(ca, path, {"Impersonate-User": "tenant-a"})
+    as_a[s] = as_a.get(s, 0) + 1
+    s = get(cadmin, path, {})
+    admin[s] = admin.get(s, 0) + 1
+    s = get(cb, "/apis/batch/v1/namespaces/cost-b/jobs", {"Authorization": "Bearer " + btoken})
+    b[s] = b.get(s, 0) + 1
+print(f"the admin as tenant A: {dict(sorted(as_a.items()))}")
+print(f"the admin, meanwhile: {dict(sorted(admin.items()))}")
+print(f"tenant B, meanwhile: {dict(sorted(b.items()))}")
+share = lambda d: d.get(429, 0) / max(1, sum(d.values()))
+print(f"A's 429s reach the requests made as A more than B's own: {share(as_a) > share(b)}")
+bcodes = {}
+for _ in range(5):
+    s = get(cb, path, {"Authorization": "Bearer " + btoken, "Impersonate-User": "tenant-a"})
+    bcodes[s] = bcodes.get(s, 0) + 1
+print(f"tenant B as tenant A: {bcodes}")
 stop.set()
 with lock:
     print(f"tenant A's flood: {dict(sorted(flood_codes.items()))}")
@@ -158,7 +224,11 @@ cat "$TMP/imp.out"
 expect_grep "the flood fills tenant A's queue" "^tenant A's flood: \{200: [0-9]+, 429: [1-9]" \
     cat "$TMP/imp.out"
 expect_grep "a request made as tenant A waits in A's flow (gets A's 429s)" \
-    "^the admin as tenant A: \{200: [0-9]+, 429: [1-9]" cat "$TMP/imp.out"
+    "^the admin as tenant A: \{(200: [0-9]+, )?429: [1-9]" cat "$TMP/imp.out"
+expect_grep "  ... while the admin's own requests, made in the same period, get none" \
+    "^the admin, meanwhile: \{200: [0-9]+\}$" cat "$TMP/imp.out"
+expect "  ... and more often than tenant B's own requests do" \
+    "A's 429s reach the requests made as A more than B's own: True" cat "$TMP/imp.out"
 expect "a tenant may not act as another" "tenant B as tenant A: {403: 5}" cat "$TMP/imp.out"
 
 # ---- sizes -------------------------------------------------------------------------------
@@ -212,3 +282,56 @@ expect_grep "a client's managedFields are accepted ..." "^201 " \
     post POST "$TMP/mf.json" $LEASES
 mf_len() { k get lease mf -o json | wc -c; }
 expect_grep "... and not stored" "^[0-9]{1,4}$" mf_len
+
+# cmap NAME TEXT_BYTES BINARY_BYTES: a ConfigMap whose data holds TEXT_BYTES
+# and whose binaryData holds BINARY_BYTES (sent as base64) under long keys.
+cmap() {
+    $PY -c 'import base64, json, sys
+name, text, binary = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"},
+       "data": {"k" * 253: "x" * text}}
+if binary:
+    doc["binaryData"] = {"b" * 253: base64.b64encode(b"\0" * binary).decode()}
+print(json.dumps(doc))' "$@"
+}
+CMS=/api/v1/namespaces/default/configmaps
+SECRETS=/api/v1/namespaces/default/secrets
+MIB=1048576
+CM_LONG='ConfigMap \"cm-big\" is invalid: []: Too long: may not be more than 1048576 bytes'
+cmap cm-big $((MIB + 1)) 0 >"$TMP/cm-big.json"
+cmap cm-edge $((MIB / 4)) $((MIB * 3 / 4)) >"$TMP/cm-edge.json"
+cmap cm-big 1000 0 >"$TMP/cm-small.json"
+expect "a ConfigMap's values over 1 MiB get kube-apiserver's 422" \
+    "422 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"$CM_LONG\",\"reason\":\"Invalid\"" \
+    post POST "$TMP/cm-big.json" $CMS
+expect "kubectl prints it as for a cluster" \
+    'The ConfigMap "cm-big" is invalid: []: Too long: may not be more than 1048576 bytes' \
+    k create -f "$TMP/cm-big.json"
+expect_grep "1 MiB of values, a quarter text and the rest binary (sent as 1.3 MiB of base64), is stored" \
+    "^201 " post POST "$TMP/cm-edge.json" $CMS
+k create -f "$TMP/cm-small.json" >/dev/null
+expect "an update past 1 MiB gets the same 422" "422 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"$CM_LONG\"" \
+    post PUT "$TMP/cm-big.json" $CMS/cm-big
+$PY -c 'import json; print(json.dumps({"data": {"more": "y" * 1048576}}))' >"$TMP/cm-patch.json"
+patch() {
+    timeout "$E2E_TIMEOUT" curl -s -o "$TMP/post.out" -w '%{http_code}' -X PATCH \
+        -H "Content-Type: $1" --data-binary "@$2" "$URL$3"
+    printf ' '
+    head -c 400 "$TMP/post.out"
+}
+expect "  ... and so does a merge patch" "422 {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"$CM_LONG\"" \
+    patch application/merge-patch+json "$TMP/cm-patch.json" $CMS/cm-big
+cm_len() { k get configmap cm-big -o json | $PY -c 'import json, sys; print(sum(map(len, json.load(sys.stdin)["data"].values())))'; }
+expect_exact "  ... leaving it as it was" 1000 cm_len
+
+head -c $((MIB + 1)) /dev/zero >"$TMP/blob"
+expect "a Secret's data over 1 MiB (decoded) gets kube-apiserver's 422, as kubectl prints it" \
+    'Secret "s-big" is invalid: data: Too long: may not be more than 1048576 bytes' \
+    k -n default create secret generic s-big --from-file=blob="$TMP/blob"
+head -c $MIB /dev/zero >"$TMP/blob"
+expect "  ... 1 MiB is stored" "secret/s-edge created" \
+    k -n default create secret generic s-edge --from-file=blob="$TMP/blob"
+printf '[{"op": "add", "path": "/stringData", "value": {"one": "x"}}]' >"$TMP/s-patch.json"
+expect "  ... a JSON patch adding a byte to it gets the 422" \
+    '"message":"Secret \"s-edge\" is invalid: data: Too long: may not be more than 1048576 bytes","reason":"Invalid"' \
+    patch application/json-patch+json "$TMP/s-patch.json" $SECRETS/s-edge

@@ -269,6 +269,71 @@ k -n team-a create serviceaccount runner >/dev/null
 expect_status "  ... an account of the same name is another account" 401 --cacert "$CA" \
     -H "Authorization: Bearer $SAT" "$URL/apis"
 
+note "# a revoked token is unauthenticated whatever it asks to act as"
+# kube-apiserver authenticates before it looks at the Impersonate-*
+# headers: a dead token gets its 401 (and its body, with no details), not
+# the 403 or 400 its impersonation would get.
+UNAUTH='401 {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}'
+# req_at URL TOKEN [HEADER...]: the status and body of TOKEN's GET of URL;
+# req TOKEN [HEADER...]: of discovery.
+req_at() {
+    u=$1
+    t=$2
+    shift 2
+    timeout "$E2E_TIMEOUT" curl -s --cacert "$CA" -o "$TMP/req.out" -w '%{http_code} ' \
+        -H "Authorization: Bearer $t" "$@" "$u"
+    cat "$TMP/req.out"
+}
+req() { req_at "$URL/apis" "$@"; }
+expect_exact "a deleted account's token acting as a user it may not: 401" "$UNAUTH" \
+    req "$SAT" -H "Impersonate-User: dev"
+expect_exact "  ... acting as a group without a user: 401" "$UNAUTH" \
+    req "$SAT" -H "Impersonate-Group: system:masters"
+expect_exact "  ... acting as another account: 401" "$UNAUTH" \
+    req "$SAT" -H "Impersonate-User: system:serviceaccount:team-a:runner"
+k -n team-a create serviceaccount imp >/dev/null
+k create clusterrole impersonate-dev --verb=impersonate --resource=users --resource-name=dev >/dev/null
+k create clusterrolebinding imp --clusterrole=impersonate-dev --serviceaccount=team-a:imp >/dev/null
+k -n team-a create secret generic imp-bound >/dev/null
+IMPT=$(k -n team-a create token imp)
+IMPS=$(k -n team-a create token imp --bound-object-kind=Secret --bound-object-name=imp-bound)
+expect_grep "a live account may act as whom its role allows" '^200 ' req "$IMPT" -H "Impersonate-User: dev"
+expect_grep "  ... and is refused (403) whom it does not" '^403 .*cannot impersonate resource' \
+    req "$IMPT" -H "Impersonate-User: paula"
+k -n team-a delete secret imp-bound >/dev/null
+expect_exact "a token bound to a deleted Secret, acting as a user it may: 401" "$UNAUTH" \
+    req "$IMPS" -H "Impersonate-User: dev"
+expect_exact "  ... acting as a user it may not: 401" "$UNAUTH" req "$IMPS" -H "Impersonate-User: paula"
+expect_grep "  ... while the account's other token still works" '^200 ' req "$IMPT" -H "Impersonate-User: dev"
+# resign TOKEN SECONDS: TOKEN with its expiry SECONDS from now (negative:
+# past), signed with the server's own key.
+resign() {
+    $PY - "$1" "$2" "$DATA/sa.key" <<'PY'
+import base64, hashlib, hmac, json, sys, time
+tok, secs, keyfile = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+b64e = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+head, payload, _ = tok.split(".")
+claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+now = int(time.time())
+claims.update(iat=now - 7200, nbf=now - 7200, exp=now + secs)
+signed = head + "." + b64e(json.dumps(claims).encode())
+key = bytes.fromhex(open(keyfile).read().strip())
+print(signed + "." + b64e(hmac.new(key, signed.encode(), hashlib.sha256).digest()))
+PY
+}
+EXPT=$(resign "$IMPT" -60)
+expect_exact "an expired token acting as a user it may: 401" "$UNAUTH" req "$EXPT" -H "Impersonate-User: dev"
+expect_exact "  ... acting as a user it may not: 401" "$UNAUTH" req "$EXPT" -H "Impersonate-User: paula"
+expect_grep "  ... (signed as the server signs: unexpired, it is accepted)" '^200 ' \
+    req "$(resign "$IMPT" 600)" -H "Impersonate-User: dev"
+k -n team-a delete serviceaccount imp >/dev/null
+expect_exact "a deleted account's token acting as a user it may: 401" "$UNAUTH" \
+    req "$IMPT" -H "Impersonate-User: dev"
+expect_exact "  ... on a watch" "$UNAUTH" req_at "$URL/api/v1/namespaces/team-a/configmaps?watch=true" \
+    "$IMPT" -H "Impersonate-User: dev"
+expect_exact "  ... on a watch as a user it may not" "$UNAUTH" \
+    req_at "$URL/api/v1/namespaces/team-a/configmaps?watch=true" "$IMPT" -H "Impersonate-User: paula"
+
 note "# impersonation"
 expect_exact "the admin may act as the developer (kubectl --as)" "no" \
     k auth can-i create localqueues -n team-a --as=dev

@@ -151,6 +151,63 @@ static void test_builtin_admit_configmap_keys(void **state)
     json_decref(doc);
 }
 
+/* A string of n copies of c followed by tail (owned). */
+static char *filled(size_t n, char c, const char *tail)
+{
+    size_t t = strlen(tail);
+    char *s = malloc(n + t + 1);
+    memset(s, c, n);
+    memcpy(s + n, tail, t + 1);
+    return s;
+}
+
+/* A Secret's and a ConfigMap's values hold at most 1 MiB in all, counted
+ * decoded (base64 is not charged) and without their keys; one byte more is
+ * refused at the path kube-apiserver names. */
+static void test_builtin_admit_payload_size(void **state)
+{
+    (void)state;
+    /* 349525 quanta and "AA==": 1048576 bytes, the limit, decoded. */
+    char *mib = filled(4 * 349525, 'A', "AA==");
+    struct err e;
+    json_t *doc = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Secret", "data",
+                            "a-long-key-that-does-not-count", mib);
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    json_decref(doc);
+    doc = json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "apiVersion", "v1", "kind", "Secret", "data", "a",
+                    mib, "stringData", "b", "x");
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const secret[] = {"data: Too long: may not be more than 1048576 bytes",
+                                         NULL};
+    assert_causes(&e, secret);
+    json_decref(doc);
+    /* An update is held to it too, and the size is said before immutability. */
+    const char *old = "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"Opaque\","
+                      "\"immutable\":true,\"data\":{\"a\":\"YQ==\"}}";
+    doc = json_pack("{s:s,s:s,s:s,s:b,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "Secret", "type",
+                    "Opaque", "immutable", 1, "data", "a", mib, "b", "YQ==");
+    assert_int_equal(admit(doc, old, &e), ERR_INVALID);
+    static const char *const update[] = {
+        "data: Too long: may not be more than 1048576 bytes",
+        "data: Forbidden: field is immutable when `immutable` is set", NULL};
+    assert_causes(&e, update);
+    json_decref(doc);
+
+    char *text = filled(1048575, 'x', "");
+    doc = json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap", "data",
+                    "t", text, "binaryData", "b", "AQ==");
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    json_decref(doc);
+    doc = json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap", "data",
+                    "t", text, "binaryData", "b", "AQI=");
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    static const char *const cm[] = {"[]: Too long: may not be more than 1048576 bytes", NULL};
+    assert_causes(&e, cm);
+    json_decref(doc);
+    free(text);
+    free(mib);
+}
+
 static void test_builtin_admit_service(void **state)
 {
     json_t *doc = parse("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"spec\":{\"ports\":[{"
@@ -241,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_builtin_admit_secret_bad_base64),
         cmocka_unit_test(test_builtin_admit_secret_immutable),
         cmocka_unit_test(test_builtin_admit_configmap_keys),
+        cmocka_unit_test(test_builtin_admit_payload_size),
         cmocka_unit_test(test_builtin_admit_service),
         cmocka_unit_test(test_builtin_admit_limitrange),
         cmocka_unit_test(test_builtin_admit_endpointslice),

@@ -55,6 +55,12 @@ static void test_list_width(void **state)
     assert_int_equal(srv_cost_width(&c, &sel), 3);
     struct http_req page = req("GET", JOBS, "limit", "50", NULL, NULL);
     assert_int_equal(srv_cost_width(&c, &page), 1);
+    /* A page with a selector may scan everything to find its few. */
+    struct http_req sel_page = req("GET", JOBS, "limit", "1", "labelSelector", "none=x");
+    assert_int_equal(srv_cost_width(&c, &sel_page), 3);
+    struct http_req fsel_page =
+        req("GET", JOBS, "fieldSelector", "status.successful=9", "limit", "1");
+    assert_int_equal(srv_cost_width(&c, &fsel_page), 3);
     /* ... and neither changes what the collection holds. */
     listed(&c, &sel, 0);
     listed(&c, &page, 50);
