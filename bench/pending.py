@@ -2,6 +2,7 @@
 """Memory and start-up of `cueue serve` holding many pending Workloads.
 
 usage: bench/pending.py CUEUE [N] [--settle SECONDS] [--keep DIR | --from DIR] [--watches W]
+                        [--visibility]
 
 Starts CUEUE serve (plain HTTP, no executor) in a temporary data
 directory, creates a ResourceFlavor, a ClusterQueue without quota, a
@@ -30,6 +31,14 @@ source address, below the server's limit per client), one more Job is created so
 every watch carries its events, and after SECONDS/2 the resident set is
 read again: "watches", "watchRssBytes" and "watchExtraBytes" (the
 difference with "rssBytes").
+
+With --visibility, the visibility API is then asked for the ClusterQueue's
+pending workloads (its first 1,000, which builds the snapshot of all N;
+asked again each second while the answer is empty) and for the
+LocalQueue's, and after SECONDS/2 the resident set is read
+again: "visibilityItems" (items of the first answer), "visibilityMs" (its
+time), "visibilityRssBytes" and "visibilityExtraBytes" (the difference
+with the resident set before the requests).
 """
 import hashlib
 import json
@@ -243,6 +252,9 @@ def cpu_seconds(pid):
 def main():
     args = sys.argv[1:]
     opts = {"--settle": "20", "--keep": None, "--from": None, "--watches": "0"}
+    visibility = "--visibility" in args
+    if visibility:
+        args.remove("--visibility")
     for k in opts:
         if k in args:
             i = args.index(k)
@@ -254,17 +266,17 @@ def main():
     cueue, n = os.path.abspath(args[0]), int(args[1]) if len(args) > 1 else 50000
     if opts["--keep"]:
         os.makedirs(opts["--keep"])
-        run(cueue, n, settle, opts["--keep"], int(opts["--watches"]), None)
+        run(cueue, n, settle, opts["--keep"], int(opts["--watches"]), None, visibility)
     else:
         with tempfile.TemporaryDirectory(prefix="cueue-pending.") as data:
-            run(cueue, n, settle, data, int(opts["--watches"]), opts["--from"])
+            run(cueue, n, settle, data, int(opts["--watches"]), opts["--from"], visibility)
 
 
-def run(cueue, n, settle, data, watches, source):
+def run(cueue, n, settle, data, watches, source, visibility):
     if source:
         shutil.copytree(os.path.join(source, "store"), os.path.join(data, "store"))
         open(os.path.join(data, "serve.log"), "w").close()
-        restart(cueue, settle, data, watches)
+        restart(cueue, settle, data, watches, visibility)
         return
     setup(cueue, data)
     db = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(data, "store"))
@@ -277,10 +289,10 @@ def run(cueue, n, settle, data, watches, source):
     wait_for_log(data, r"caches synced", since, 600)
     time.sleep(settle)
     stop(p)
-    restart(cueue, settle, data, watches)
+    restart(cueue, settle, data, watches, visibility)
 
 
-def restart(cueue, settle, data, watches):
+def restart(cueue, settle, data, watches, visibility):
     since = os.path.getsize(os.path.join(data, "serve.log"))
     p, t0, kc = start(cueue, data)
     m = wait_for_log(data, r"caches synced, (\d+) workloads, (\d+) jobs", since, 600)
@@ -303,6 +315,25 @@ def restart(cueue, settle, data, watches):
                        "watchExtraBytes": rss - report["rssBytes"]})
         for s in socks:
             s.close()
+    if visibility:
+        before = status_bytes(p.pid, "VmRSS")
+        call = api(kc)
+        v = "/apis/visibility.kueue.x-k8s.io/v1beta2"
+        t = time.monotonic()
+        items = call("GET", v + "/clusterqueues/cq/pendingworkloads")["items"]
+        ms = (time.monotonic() - t) * 1000
+        for _ in range(20):
+            # A request waits 2 s at most for the snapshot: a loaded machine
+            # may answer from none yet.
+            if items:
+                break
+            time.sleep(1)
+            items = call("GET", v + "/clusterqueues/cq/pendingworkloads")["items"]
+        call("GET", v + "/namespaces/%s/localqueues/lq/pendingworkloads" % NS)
+        time.sleep(settle / 2)
+        rss = status_bytes(p.pid, "VmRSS")
+        report.update({"visibilityItems": len(items), "visibilityMs": round(ms),
+                       "visibilityRssBytes": rss, "visibilityExtraBytes": rss - before})
     stop(p)
     print(json.dumps(report, indent=2))
 

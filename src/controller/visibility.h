@@ -29,11 +29,26 @@ void vis_changed(struct vis *v);
  * ms)? A build follows the last after a pause proportional to its cost. */
 bool vis_wanted(struct vis *v, int64_t now_ms);
 
-/* Build a new snapshot: vis_begin, vis_put per ClusterQueue (its full
- * pending list as PendingWorkload items with positions; stolen), vis_lq
- * per LocalQueue (which ClusterQueue it feeds), vis_end publishes. */
+/* One pending workload as vis_add takes it. Its strings are copied into
+ * the snapshot (shared ones, such as namespaces and queue names, once per
+ * snapshot). name or created NULL: the field is left out of the item; ns or
+ * lq NULL: "". */
+struct vis_wl {
+    const char *ns, *name, *lq, *created;
+    int64_t priority;
+    size_t nowners;
+    const char *const *owners; /* apiVersion, kind, name, uid of each ownerReference */
+};
+
+/* Build a new snapshot: vis_begin; per ClusterQueue vis_cq (n: how many
+ * workloads follow, a hint) then vis_add for each of its pending
+ * workloads in order (their positions follow from that order); vis_lq per
+ * LocalQueue (which ClusterQueue it feeds); vis_end publishes. The
+ * snapshot holds compact records; the PendingWorkload items are made
+ * when a request reads them. */
 void vis_begin(struct vis *v);
-void vis_put(struct vis *v, const char *cq, json_t *items);
+void vis_cq(struct vis *v, const char *cq, size_t n);
+void vis_add(struct vis *v, const struct vis_wl *w);
 void vis_lq(struct vis *v, const char *ns, const char *lq, const char *cq);
 void vis_end(struct vis *v);
 

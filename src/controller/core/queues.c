@@ -140,49 +140,28 @@ static bool status_differs(const json_t *obj, const struct qstatus_arg *qa)
            strcmp(jstr(ac, "message") ? jstr(ac, "message") : "", qa->cmessage);
 }
 
-/* The pending list of CQ i as PendingWorkload items (observability §2),
- * with "_ns" kept for the LocalQueue filter. */
-static json_t *pending_items(struct ctl *c, size_t cqi)
+/* The pending list of CQ i, in the order the scheduler would try it, into
+ * the snapshot being built (observability §2). */
+static void pending_items(struct ctl *c, size_t cqi, const char *name)
 {
     size_t np = eng_cq_n_pending(c->eng, cqi);
     struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
     np = eng_cq_pending(c->eng, cqi, pw, np);
-    json_t *items = json_array();
-    struct map per_lq = MAP_INIT; /* "ns/lq" -> count so far */
+    vis_cq(c->vis, name, np);
     for (size_t k = 0; k < np; k++) {
         const struct ctl_wl_sum *o = ctl_wl_sum(c, eng_wl_namespace(pw[k]), eng_wl_name(pw[k]));
         if (!o)
             continue;
-        const char *ns = o->ns, *lq = o->queue;
-        char *key = ac_key(ns, lq ? lq : "");
-        uintptr_t pos = (uintptr_t)map_get(&per_lq, key);
-        map_put(&per_lq, key, (void *)(pos + 1));
-        free(key);
-        json_t *meta = json_object();
-        json_object_set_new(meta, "name", json_string(o->name));
-        json_object_set_new(meta, "namespace", json_string(ns ? ns : ""));
-        if (o->created)
-            json_object_set_new(meta, "creationTimestamp", json_string(o->created));
-        json_t *owners = json_array();
-        for (size_t i = 0; i < o->nowners; i++) {
-            const char *const *r = &o->owners[i * 4];
-            json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s}", "apiVersion", r[0], "kind",
-                                                    r[1], "name", r[2], "uid", r[3]));
-        }
-        json_object_set_new(meta, "ownerReferences", owners);
-        json_t *it = json_object();
-        json_object_set_new(it, "metadata", meta);
-        json_object_set_new(it, "priority", json_integer((json_int_t)o->priority));
-        json_object_set_new(it, "localQueueName", json_string(lq ? lq : ""));
-        json_object_set_new(it, "positionInClusterQueue",
-                            json_integer((json_int_t)json_array_size(items)));
-        json_object_set_new(it, "positionInLocalQueue", json_integer((json_int_t)pos));
-        json_object_set_new(it, "_ns", json_string(ns ? ns : ""));
-        json_array_append_new(items, it);
+        struct vis_wl w = {.ns = o->ns,
+                           .name = o->name,
+                           .lq = o->queue,
+                           .created = o->created,
+                           .priority = o->priority,
+                           .nowners = o->nowners,
+                           .owners = o->owners};
+        vis_add(c->vis, &w);
     }
-    map_release(&per_lq);
     free(pw);
-    return items;
 }
 
 void ctl_visibility(struct ctl *c)
@@ -195,7 +174,7 @@ void ctl_visibility(struct ctl *c)
         const char *name = mstr(val, "name");
         int cqi = name ? eng_cq_find(c->eng, name) : -1;
         if (cqi >= 0)
-            vis_put(c->vis, name, pending_items(c, (size_t)cqi));
+            pending_items(c, (size_t)cqi, name);
     }
     it = 0;
     while (ctl_next(c, CK_LQ, &it, &key, &val)) {

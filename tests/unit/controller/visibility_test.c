@@ -35,9 +35,8 @@ static void on_wake(void *arg)
 static void build(struct vis *v, const char *wl)
 {
     vis_begin(v);
-    vis_put(v, "cq",
-            json_pack("[{s:{s:s},s:s,s:s}]", "metadata", "name", wl, "localQueueName", "lq", "_ns",
-                      "ns"));
+    vis_cq(v, "cq", 1);
+    vis_add(v, &(struct vis_wl){.ns = "ns", .name = wl, .lq = "lq"});
     vis_lq(v, "ns", "lq", "cq");
     vis_end(v);
 }
@@ -124,11 +123,91 @@ static void test_vis_without_controllers(void **state)
     vis_free(v);
 }
 
+static char *dump(json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return s;
+}
+
+/* The items a request reads are the PendingWorkload objects of the API, in
+ * the ClusterQueue's order, with both positions, whatever the snapshot keeps
+ * inside; a LocalQueue's list is its own items with their positions; offset
+ * and limit page both. */
+static void test_vis_items(void **state)
+{
+    struct vis *v = vis_new();
+    const char *own_a[] = {"batch/v1", "Job", "job-a", "uid-a"};
+    const char *own_c[] = {"batch/v1", "Job", "job-c", "uid-c", "v1", "Pod", "pod-c", NULL};
+    vis_begin(v);
+    vis_cq(v, "cq", 0); /* fewer announced than come: the list grows */
+    vis_add(v, &(struct vis_wl){.ns = "team-a",
+                                .name = "wl-a",
+                                .lq = "lq-a",
+                                .created = "2026-12-02T10:00:00Z",
+                                .priority = 100,
+                                .nowners = 1,
+                                .owners = own_a});
+    vis_add(v, &(struct vis_wl){.ns = "team-b", .name = "wl-b", .lq = "lq-b", .priority = -5});
+    vis_add(v, &(struct vis_wl){.ns = "team-a",
+                                .name = "wl-c",
+                                .lq = "lq-a",
+                                .created = "2026-12-02T10:00:00Z",
+                                .nowners = 2,
+                                .owners = own_c});
+    vis_cq(v, "empty", 4);
+    vis_lq(v, "team-a", "lq-a", "cq");
+    vis_lq(v, "team-b", "lq-b", "cq");
+    vis_lq(v, "team-b", "idle", "empty");
+    vis_end(v);
+
+    const char *a = "{\"metadata\":{\"name\":\"wl-a\",\"namespace\":\"team-a\","
+                    "\"creationTimestamp\":\"2026-12-02T10:00:00Z\",\"ownerReferences\":[{"
+                    "\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":\"job-a\","
+                    "\"uid\":\"uid-a\"}]},\"priority\":100,\"localQueueName\":\"lq-a\","
+                    "\"positionInClusterQueue\":0,\"positionInLocalQueue\":0}";
+    const char *b = "{\"metadata\":{\"name\":\"wl-b\",\"namespace\":\"team-b\","
+                    "\"ownerReferences\":[]},\"priority\":-5,\"localQueueName\":\"lq-b\","
+                    "\"positionInClusterQueue\":1,\"positionInLocalQueue\":0}";
+    const char *c = "{\"metadata\":{\"name\":\"wl-c\",\"namespace\":\"team-a\","
+                    "\"creationTimestamp\":\"2026-12-02T10:00:00Z\",\"ownerReferences\":[{"
+                    "\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":\"job-c\","
+                    "\"uid\":\"uid-c\"}]},\"priority\":0,\"localQueueName\":\"lq-a\","
+                    "\"positionInClusterQueue\":2,\"positionInLocalQueue\":1}";
+    char want[2048];
+    snprintf(want, sizeof(want), "[%s,%s,%s]", a, b, c);
+    char *got = dump(vis_pending(v, "clusterqueue", NULL, "cq", 0, 0));
+    assert_string_equal(got, want);
+    free(got);
+    snprintf(want, sizeof(want), "[%s]", b);
+    got = dump(vis_pending(v, "clusterqueue", NULL, "cq", 1, 1));
+    assert_string_equal(got, want);
+    free(got);
+    snprintf(want, sizeof(want), "[%s,%s]", a, c);
+    got = dump(vis_pending(v, "localqueue", "team-a", "lq-a", 0, 0));
+    assert_string_equal(got, want);
+    free(got);
+    snprintf(want, sizeof(want), "[%s]", c);
+    got = dump(vis_pending(v, "localqueue", "team-a", "lq-a", 1, 5));
+    assert_string_equal(got, want);
+    free(got);
+    got = dump(vis_pending(v, "localqueue", "team-b", "idle", 0, 0));
+    assert_string_equal(got, "[]");
+    free(got);
+    got = dump(vis_pending(v, "clusterqueue", NULL, "empty", 0, 0));
+    assert_string_equal(got, "[]");
+    free(got);
+    assert_null(vis_pending(v, "localqueue", "team-a", "lq-b", 0, 0));
+    assert_null(vis_pending(v, "clusterqueue", NULL, "lq-a", 0, 0));
+    vis_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vis_built_on_demand),
         cmocka_unit_test(test_vis_without_controllers),
+        cmocka_unit_test(test_vis_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
