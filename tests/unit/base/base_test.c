@@ -94,6 +94,33 @@ static void test_arena_alloc_aligned_zeroed(void **state)
     arena_release(&a);
 }
 
+/* Every byte handed out is zero, in a block that may reuse freed (written)
+ * memory and after a reset over written memory: a change to how blocks
+ * are taken or reset must keep this. */
+static void test_arena_zeroed_over_used_memory(void **state)
+{
+    for (int i = 0; i < 8; i++) {
+        char *dirty = malloc(4096 + 64);
+        assert_non_null(dirty);
+        memset(dirty, 0xab, 4096 + 64);
+        free(dirty);
+    }
+    struct arena a = ARENA_INIT;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 200; i++) {
+            size_t n = (size_t)(i % 61) + 1;
+            unsigned char *p = arena_alloc(&a, n);
+            for (size_t j = 0; j < n; j++)
+                assert_int_equal(p[j], 0);
+            memset(p, 0xcd, n);
+        }
+        char *s = arena_strndup(&a, "flavor-x", 6);
+        assert_string_equal(s, "flavor");
+        arena_reset(&a);
+    }
+    arena_release(&a);
+}
+
 static void test_time_rfc3339_round_trip(void **state)
 {
     struct err e;
@@ -219,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_pmap_versions),
         cmocka_unit_test(test_err_paths),
         cmocka_unit_test(test_arena_alloc_aligned_zeroed),
+        cmocka_unit_test(test_arena_zeroed_over_used_memory),
         cmocka_unit_test(test_time_rfc3339_round_trip),
         cmocka_unit_test(test_b64_round_trip),
     };
