@@ -806,8 +806,8 @@ static int start_one(const struct http_options *o, bool reuse_port, struct http_
 
 /* Each I/O thread has its own listener on the one port, and the kernel
  * spreads new connections across them: no lock or hand-off between the
- * threads, each does its connections' TLS. The workers are divided among
- * them. */
+ * threads, each does its connections' TLS. The workers and the connection
+ * limits are divided among them. */
 int http_server_start(const struct http_options *o, struct http_server **out, struct err *e)
 {
     unsigned n = o->io_threads == HTTP_IO_EACH_CORE ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN)
@@ -817,6 +817,16 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
     struct http_options so = *o;
     unsigned workers = o->workers ? o->workers : HTTP_DEFAULT_WORKERS;
     so.workers = (workers + n - 1) / n;
+    if (n > 1) {
+        /* The connection limits are the server's: each thread holds its
+         * share, so that together they hold no more (the kernel spreads
+         * connections evenly, a client's as everyone's). */
+        struct http_options d = *o;
+        apply_defaults(&d);
+        so.max_conns = d.max_conns / n ? d.max_conns / n : 1;
+        so.max_conns_per_client = d.max_conns_per_client / n ? d.max_conns_per_client / n : 1;
+        so.max_pending_per_client = d.max_pending_per_client / n ? d.max_pending_per_client / n : 1;
+    }
     int rc = start_one(&so, n > 1, out, e);
     for (unsigned i = 1; !rc && i < n; i++) {
         struct http_server *s;

@@ -882,6 +882,41 @@ static void test_http_socket_limits(void **state)
     http_server_stop(hs);
 }
 
+/* With two I/O threads, the limits are the server's, not each thread's:
+ * a client address holds max_conns_per_client connections in all, the
+ * server max_conns. */
+static void test_http_socket_limits_io_threads(void **state)
+{
+    enum { N = 12 };
+    for (int global = 0; global < 2; global++) {
+        int port;
+        struct http_options o = {.io_threads = 2};
+        if (global)
+            o.max_conns = 4;
+        else
+            o.max_conns_per_client = 4;
+        struct http_server *hs = sock_server(&o, &port);
+        int fds[N];
+        for (int i = 0; i < N; i++) {
+            char src[16];
+            snprintf(src, sizeof(src), "127.0.1.%d", global ? i + 1 : 1);
+            fds[i] = dial(port, src);
+            usleep(10 * 1000);
+        }
+        int open = 0;
+        for (int i = 0; i < N; i++) {
+            bool closed;
+            free(read_for(fds[i], 500, &closed, NULL));
+            open += !closed;
+            close(fds[i]);
+        }
+        /* 12 connections over two threads: one has at least 6. */
+        assert_true(open >= 2);
+        assert_true(open <= 4);
+        http_server_stop(hs);
+    }
+}
+
 /* A client address's unread answers are bounded: the connection whose
  * answer would pass the bound is closed unanswered; the others go on. */
 static void test_http_socket_unread_answers(void **state)
@@ -1118,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_http_socket_continue),
         cmocka_unit_test(test_http_socket_timeouts),
         cmocka_unit_test(test_http_socket_limits),
+        cmocka_unit_test(test_http_socket_limits_io_threads),
         cmocka_unit_test(test_http_socket_unread_answers),
         cmocka_unit_test(test_http_socket_unread_answers_at_once),
         cmocka_unit_test(test_http_socket_stop_ends_streams),
