@@ -117,23 +117,30 @@ void http__set_deadline(struct http_conn *c, int64_t deadline)
 
 /* ---- the I/O thread's bookkeeping ---------------------------------------------------------- */
 
+/* The registration of c: one-shot, or (a server answering on its I/O
+ * thread) level-triggered, which stays armed after an event, so that a
+ * connection answered and read again on this thread costs no epoll_ctl. */
+static bool register_events(struct http_conn *c, uint32_t events, bool oneshot)
+{
+    struct epoll_event ev = {.events = events | (oneshot ? EPOLLONESHOT : 0), .data.ptr = c};
+    if (epoll_ctl(c->hs->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+        return false;
+    c->events = events;
+    c->armed = true;
+    c->oneshot = oneshot;
+    return true;
+}
+
 void http__set_events(struct http_conn *c, uint32_t events)
 {
     if (c->fd < 0 || c->st == CS_CLOSED || (c->armed && c->events == events))
         return;
-    struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = c};
-    if (epoll_ctl(c->hs->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
-        c->events = events;
-        c->armed = true;
-    }
+    register_events(c, events, !c->hs->level);
 }
 
 void http__arm_from_worker(struct http_conn *c, uint32_t events)
 {
-    c->events = events;
-    c->armed = true;
-    struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = c};
-    epoll_ctl(c->hs->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    register_events(c, events, true);
 }
 
 void http__set_waiting(struct http_conn *c, bool waiting)
@@ -280,6 +287,11 @@ enum http_dispatch http__dispatch(struct http_conn *c)
     enum fq_level level = FQ_EXEMPT;
     if (hs->o.handler.on_head)
         level = (unsigned)c->rq.level < FQ_NLEVELS ? c->rq.level : FQ_CATCH_ALL;
+    /* A level-triggered socket would report what is pending (the next
+     * request, the client leaving) at every turn while a worker has it:
+     * one-shot until the connection is back. */
+    if (hs->level && c->fd >= 0 && c->armed && !c->oneshot)
+        register_events(c, c->events, true);
     pthread_mutex_lock(&hs->pmu);
     enum fq_verdict v = FQ_REJECTED;
     if (!hs->q_quit) {
@@ -358,7 +370,7 @@ void http_stream_wake(struct http_stream *h)
     http__poke(hs);
 }
 
-/* After an event, the socket is disarmed (one-shot): arm it again for what
+/* After an event, a one-shot socket is disarmed: arm it again for what
  * the connection's state wants, unless a worker has it. */
 static void rearm(struct http_conn *c)
 {
@@ -484,7 +496,8 @@ static void accept_some(struct http_server *hs)
         tune_socket(fd);
         struct http_conn *c = http__conn_new(hs, fd, client);
         c->port = ntohs(sa.sin_port);
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT, .data.ptr = c};
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | (hs->level ? 0 : EPOLLONESHOT),
+                                 .data.ptr = c};
         if (epoll_ctl(hs->epfd, EPOLL_CTL_ADD, fd, &ev)) {
             close(fd);
             free(c);
@@ -492,6 +505,7 @@ static void accept_some(struct http_server *hs)
         }
         c->events = EPOLLIN | EPOLLRDHUP;
         c->armed = true;
+        c->oneshot = !hs->level;
         c->cl = client_get(hs, client);
         c->cl->conns++;
         hs->nconns++;
@@ -569,7 +583,8 @@ static void conn_event(struct http_server *hs, struct http_conn *c, uint32_t ev)
     }
     if (c->st == CS_CLOSED)
         return;
-    c->armed = false;
+    if (c->oneshot)
+        c->armed = false;
     http__conn_event(c, ev);
     rearm(c);
 }
@@ -760,6 +775,7 @@ static int start_one(const struct http_options *o, bool reuse_port, struct http_
     hs->lim =
         (struct http_limits){hs->o.max_head, hs->o.max_uri, hs->o.max_body, hs->o.max_headers};
     hs->lfd = hs->epfd = hs->evfd = -1;
+    hs->level = o->quick != NULL;
     map_init(&hs->per_client);
     pthread_mutex_init(&hs->mu, NULL);
     pthread_mutex_init(&hs->pmu, NULL);
@@ -790,8 +806,8 @@ static int start_one(const struct http_options *o, bool reuse_port, struct http_
 
 /* Each I/O thread has its own listener on the one port, and the kernel
  * spreads new connections across them: no lock or hand-off between the
- * threads, each does its connections' TLS. The workers are divided among
- * them. */
+ * threads, each does its connections' TLS. The workers and the connection
+ * limits are divided among them. */
 int http_server_start(const struct http_options *o, struct http_server **out, struct err *e)
 {
     unsigned n = o->io_threads == HTTP_IO_EACH_CORE ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN)
@@ -801,6 +817,16 @@ int http_server_start(const struct http_options *o, struct http_server **out, st
     struct http_options so = *o;
     unsigned workers = o->workers ? o->workers : HTTP_DEFAULT_WORKERS;
     so.workers = (workers + n - 1) / n;
+    if (n > 1) {
+        /* The connection limits are the server's: each thread holds its
+         * share, so that together they hold no more (the kernel spreads
+         * connections evenly, a client's as everyone's). */
+        struct http_options d = *o;
+        apply_defaults(&d);
+        so.max_conns = d.max_conns / n ? d.max_conns / n : 1;
+        so.max_conns_per_client = d.max_conns_per_client / n ? d.max_conns_per_client / n : 1;
+        so.max_pending_per_client = d.max_pending_per_client / n ? d.max_pending_per_client / n : 1;
+    }
     int rc = start_one(&so, n > 1, out, e);
     for (unsigned i = 1; !rc && i < n; i++) {
         struct http_server *s;

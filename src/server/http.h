@@ -213,9 +213,11 @@ struct http_options {
     size_t max_headers; /* header lines; 0 = HTTP_DEFAULT_MAX_HEADERS */
     unsigned workers;   /* 0 = HTTP_DEFAULT_WORKERS (divided among the I/O threads) */
     /* I/O threads, each with its own listener on the port (SO_REUSEPORT),
-     * connections, fair queue and limits: max_conns, the per-client limits
-     * and the fair queue are each thread's. 0 = 1; HTTP_IO_EACH_CORE: one
-     * per online core. */
+     * connections, fair queue and limits: each thread holds its share of
+     * max_conns and of the per-client limits (the limit divided by the
+     * threads, at least 1), so that together they hold no more than the
+     * limit; the fair queue is each thread's. 0 = 1; HTTP_IO_EACH_CORE:
+     * one per online core. */
     unsigned io_threads;
     unsigned max_conns;            /* 0 = the open-file limit less a reserve */
     unsigned max_conns_per_client; /* per client address; 0 = HTTP_DEFAULT_PER_CLIENT */

@@ -96,6 +96,7 @@ void http__conn_close(struct http_conn *c)
     c->stage = NULL;
     c->stage_cap = 0;
     sb_release(&c->in);
+    http__rx_release(c);
     if (c->tls)
         gnutls_deinit(c->tls);
     c->tls = NULL;
@@ -313,7 +314,9 @@ void http__conn_respond(struct http_conn *c)
             http__stream_list(c, true);
     }
     http__set_deadline(c, 0);
-    http__set_events(c, EPOLLRDHUP);
+    /* The socket's interest is left as it is: an answer sent whole goes
+     * on to the next request (reading again), one that waits for the
+     * socket sets what it waits for (conn_output). */
     conn_output(c);
 }
 
@@ -339,7 +342,8 @@ bool http__conn_worker_reply(struct http_conn *c)
         http__arm_from_worker(c, EPOLLRDHUP | (in ? EPOLLIN : EPOLLOUT));
         return false;
     }
-    bool more = c->in.len > c->in_off || (c->tls && gnutls_record_check_pending(c->tls));
+    bool more = c->in.len > c->in_off || c->rx_off < c->rx_len ||
+                (c->tls && gnutls_record_check_pending(c->tls));
     if (c->close_after || more) {
         c->handback = HB_SENT;
         return true;
@@ -607,14 +611,22 @@ static bool conn_parse(struct http_conn *c)
 static void conn_read_loop(struct http_conn *c)
 {
     char buf[READ_CHUNK];
+    /* The last read took all there was: the next one waits for an event
+     * rather than costing a read that finds nothing. */
+    bool dry = false;
     while (c->st == CS_HEAD || c->st == CS_BODY) {
         if (conn_parse(c))
             continue;
         if (c->st != CS_HEAD && c->st != CS_BODY)
             return;
+        if (dry) {
+            http__set_events(c, (out_pending(c) ? EPOLLOUT : 0) | EPOLLIN | EPOLLRDHUP);
+            return;
+        }
         size_t got = 0;
         int rc = http__recv(c, buf, sizeof(buf), &got);
         if (rc == HTTP_IO_OK) {
+            dry = http__recv_dry(c);
             if (c->idle) {
                 c->idle = false;
                 if (c->trusted)
@@ -659,7 +671,7 @@ static void handshake(struct http_conn *c)
             gnutls_certificate_server_set_request(c->tls, GNUTLS_CERT_REQUEST);
         gnutls_datum_t alpn = {(unsigned char *)"http/1.1", 8};
         gnutls_alpn_set_protocols(c->tls, &alpn, 1, 0);
-        gnutls_transport_set_int(c->tls, c->fd);
+        http__tls_transport(c);
     }
     int rc;
     do {

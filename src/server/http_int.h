@@ -84,6 +84,7 @@ struct http_conn {
     bool have_rq;
     bool reading;             /* in conn_read: a nested call leaves the request to it */
     bool armed;               /* registered in epoll and not fired since (one-shot) */
+    bool oneshot;             /* the registration is one-shot (else level-triggered) */
     atomic_bool worker_owned; /* a worker has it: the I/O thread only notes events */
     atomic_uint pending_ev;   /* epoll events that came meanwhile */
     bool handed;              /* on the done list (under the server's mu) */
@@ -96,6 +97,12 @@ struct http_conn {
     /* Input: in[in_off..] is not parsed yet; scan is the head parser's progress. */
     struct sb in;
     size_t in_off, scan;
+    /* TLS input read from the socket ahead of GnuTLS (which asks for a
+     * record's header, then its body): rx[rx_off..rx_len), or NULL.
+     * rx_dry: the last read of the socket took all it had. */
+    char *rx;
+    size_t rx_off, rx_len;
+    bool rx_dry;
     struct http_req rq;
     struct http_resp rs;
     struct http_body_state bs;
@@ -138,6 +145,7 @@ struct http_server {
     gnutls_certificate_credentials_t creds;
     gnutls_priority_t prio;
     bool tls;
+    bool level; /* connections level-triggered (see http__set_events) */
     int lfd, epfd, evfd;
     int port;
     atomic_bool stopping; /* no new requests; streams end */
@@ -184,6 +192,13 @@ enum { HTTP_IO_OK, HTTP_IO_AGAIN, HTTP_IO_EOF, HTTP_IO_ERR };
 /* Read into buf: HTTP_IO_OK with *got bytes, HTTP_IO_AGAIN (nothing now),
  * HTTP_IO_EOF or HTTP_IO_ERR. */
 int http__recv(struct http_conn *c, char *buf, size_t len, size_t *got);
+/* After http__recv gave bytes: nothing more is to be had without waiting
+ * for the socket (the last read of it took all it had, and nothing is
+ * buffered above it), so the next read may be left to the next event. */
+bool http__recv_dry(struct http_conn *c);
+/* Make c's GnuTLS session read through the read-ahead above. */
+void http__tls_transport(struct http_conn *c);
+void http__rx_release(struct http_conn *c);
 /* Send what is queued, as far as the socket takes it: HTTP_IO_OK when all
  * of it went (*progress when anything did), HTTP_IO_AGAIN, HTTP_IO_ERR.
  * Touches only c's transport and output: the worker owning c may call it. */
@@ -233,8 +248,11 @@ void http__conn_too_many(struct http_conn *c);
 int64_t http__now(void);
 /* Set (0: clear) c's deadline. */
 void http__set_deadline(struct http_conn *c, int64_t deadline);
-/* Register interest in events (EPOLLIN, EPOLLOUT, EPOLLRDHUP), one-shot:
- * an event disarms the socket until this is called again. I/O thread. */
+/* Register interest in events (EPOLLIN, EPOLLOUT, EPOLLRDHUP), one-shot
+ * (an event disarms the socket until this is called again), or, on a
+ * server with quick requests, level-triggered (the socket stays armed; a
+ * connection going to a worker is made one-shot by http__dispatch). I/O
+ * thread. */
 void http__set_events(struct http_conn *c, uint32_t events);
 /* The same from the worker that owns c, before handing it back. */
 void http__arm_from_worker(struct http_conn *c, uint32_t events);

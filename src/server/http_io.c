@@ -7,6 +7,8 @@
  * Sending touches nothing but the connection's transport and queue, so the
  * worker that owns a connection may send its answer. */
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,79 @@ void http__out_release(struct http_out *o)
 
 /* ---- transport ------------------------------------------------------------------------- */
 
+/* GnuTLS reads a record in two calls, its 5-byte header, then its body:
+ * each a recv(2), and a third that finds nothing. Its pull function here
+ * reads the socket once, as much as it has, into a per-thread buffer, and
+ * keeps what GnuTLS did not ask for yet on the connection. */
+#define READ_AHEAD (TLS_RECORD + 512)
+
+static ssize_t tls_pull(gnutls_transport_ptr_t p, void *buf, size_t n)
+{
+    static _Thread_local char ahead[READ_AHEAD];
+    struct http_conn *c = p;
+    if (c->rx_off < c->rx_len) {
+        size_t k = c->rx_len - c->rx_off < n ? c->rx_len - c->rx_off : n;
+        memcpy(buf, c->rx + c->rx_off, k);
+        c->rx_off += k;
+        if (c->rx_off == c->rx_len)
+            http__rx_release(c);
+        return (ssize_t)k;
+    }
+    char *into = n >= READ_AHEAD ? buf : ahead;
+    size_t want = n >= READ_AHEAD ? n : READ_AHEAD;
+    ssize_t r = recv(c->fd, into, want, 0);
+    if (r < 0) {
+        c->rx_dry = errno == EAGAIN || errno == EWOULDBLOCK;
+        gnutls_transport_set_errno(c->tls, errno);
+        return -1;
+    }
+    c->rx_dry = (size_t)r < want;
+    if (into == buf || (size_t)r <= n) {
+        if (into != buf)
+            memcpy(buf, ahead, (size_t)r);
+        return r;
+    }
+    memcpy(buf, ahead, n);
+    c->rx_len = (size_t)r - n;
+    c->rx_off = 0;
+    c->rx = xmalloc(c->rx_len);
+    memcpy(c->rx, ahead + n, c->rx_len);
+    return (ssize_t)n;
+}
+
+static int tls_pull_timeout(gnutls_transport_ptr_t p, unsigned ms)
+{
+    struct http_conn *c = p;
+    if (c->rx_off < c->rx_len)
+        return 1;
+    struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+    int r = poll(&pfd, 1, ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
+    return r < 0 ? -1 : r;
+}
+
+void http__tls_transport(struct http_conn *c)
+{
+    /* Reads through the connection; writes with GnuTLS' own writev on the
+     * socket (the send pointer is the descriptor). */
+    gnutls_transport_set_ptr2(c->tls, c, (gnutls_transport_ptr_t)(intptr_t)c->fd);
+    gnutls_transport_set_pull_function(c->tls, tls_pull);
+    gnutls_transport_set_pull_timeout_function(c->tls, tls_pull_timeout);
+}
+
+void http__rx_release(struct http_conn *c)
+{
+    free(c->rx);
+    c->rx = NULL;
+    c->rx_off = c->rx_len = 0;
+}
+
+bool http__recv_dry(struct http_conn *c)
+{
+    if (c->fd < 0 || !c->rx_dry)
+        return false;
+    return !c->tls || (c->rx_off == c->rx_len && !gnutls_record_check_pending(c->tls));
+}
+
 bool http__tls_again(int rc)
 {
     return rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED;
@@ -197,6 +272,7 @@ int http__recv(struct http_conn *c, char *buf, size_t len, size_t *got)
     }
     ssize_t r = recv(c->fd, buf, len, 0);
     if (r > 0) {
+        c->rx_dry = (size_t)r < len;
         *got = (size_t)r;
         return HTTP_IO_OK;
     }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <gnutls/gnutls.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -881,6 +882,41 @@ static void test_http_socket_limits(void **state)
     http_server_stop(hs);
 }
 
+/* With two I/O threads, the limits are the server's, not each thread's:
+ * a client address holds max_conns_per_client connections in all, the
+ * server max_conns. */
+static void test_http_socket_limits_io_threads(void **state)
+{
+    enum { N = 12 };
+    for (int global = 0; global < 2; global++) {
+        int port;
+        struct http_options o = {.io_threads = 2};
+        if (global)
+            o.max_conns = 4;
+        else
+            o.max_conns_per_client = 4;
+        struct http_server *hs = sock_server(&o, &port);
+        int fds[N];
+        for (int i = 0; i < N; i++) {
+            char src[16];
+            snprintf(src, sizeof(src), "127.0.1.%d", global ? i + 1 : 1);
+            fds[i] = dial(port, src);
+            usleep(10 * 1000);
+        }
+        int open = 0;
+        for (int i = 0; i < N; i++) {
+            bool closed;
+            free(read_for(fds[i], 500, &closed, NULL));
+            open += !closed;
+            close(fds[i]);
+        }
+        /* 12 connections over two threads: one has at least 6. */
+        assert_true(open >= 2);
+        assert_true(open <= 4);
+        http_server_stop(hs);
+    }
+}
+
 /* A client address's unread answers are bounded: the connection whose
  * answer would pass the bound is closed unanswered; the others go on. */
 static void test_http_socket_unread_answers(void **state)
@@ -1012,6 +1048,90 @@ static void test_http_socket_tls(void **state)
     rmdir(dir);
 }
 
+/* A client's TLS records, kept to be written to the socket at once. */
+static ssize_t push_to_sb(gnutls_transport_ptr_t p, const void *data, size_t n)
+{
+    sb_add(p, data, n);
+    return (ssize_t)n;
+}
+
+/* Requests in separate TLS records that reach the server in one read: the
+ * records read ahead of the first are answered too, whether the one
+ * before was answered on the I/O thread (quick) or by a worker, on a
+ * server with quick requests (level-triggered sockets) and one without. */
+static void test_http_socket_tls_records_at_once(void **state)
+{
+    char dir[] = "/tmp/cueue-http-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct srv_tls tls = {0};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(srv_tls_ensure(dir, "127.0.0.1", &tls, &e), 0);
+    for (int quick = 0; quick < 2; quick++) {
+        int port;
+        struct http_options o = {.cert_pem = tls.cert_pem, .key_pem = tls.key_pem};
+        if (quick)
+            o.quick = sock_quick;
+        struct http_server *hs = sock_server(&o, &port);
+        int fd = dial(port, NULL);
+        gnutls_certificate_credentials_t cred;
+        gnutls_certificate_allocate_credentials(&cred);
+        gnutls_session_t s;
+        gnutls_init(&s, GNUTLS_CLIENT);
+        gnutls_set_default_priority(s);
+        gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred);
+        gnutls_transport_set_int(s, fd);
+        gnutls_record_set_timeout(s, 20000);
+        int rc;
+        do {
+            rc = gnutls_handshake(s);
+        } while (rc < 0 && !gnutls_error_is_fatal(rc));
+        assert_int_equal(rc, 0);
+        struct sb wire = SB_INIT;
+        gnutls_transport_set_push_function(s, push_to_sb);
+        gnutls_transport_set_ptr2(s, (gnutls_transport_ptr_t)(intptr_t)fd, &wire);
+        const char *reqs[] = {"GET /qone HTTP/1.1\r\nHost: h\r\n\r\n",
+                              "GET /plain HTTP/1.1\r\nHost: h\r\n\r\n",
+                              "GET /qtwo HTTP/1.1\r\nHost: h\r\n\r\n",
+                              "GET /plain HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"};
+        for (size_t i = 0; i < CU_ARRAY_SIZE(reqs); i++)
+            assert_int_equal(gnutls_record_send(s, reqs[i], strlen(reqs[i])),
+                             (ssize_t)strlen(reqs[i]));
+        for (size_t off = 0; off < wire.len;) {
+            ssize_t k = send(fd, wire.buf + off, wire.len - off, MSG_NOSIGNAL);
+            assert_true(k > 0);
+            off += (size_t)k;
+        }
+        struct sb got = SB_INIT;
+        char buf[4096];
+        ssize_t r;
+        while ((r = gnutls_record_recv(s, buf, sizeof(buf))) > 0)
+            sb_add(&got, buf, (size_t)r);
+        const char *p = sb_str(&got);
+        const char *bodies[] = {"one", "ok", "two", "ok"};
+        for (size_t i = 0; i < CU_ARRAY_SIZE(bodies); i++) {
+            p = p ? strstr(p, "\r\n\r\n") : NULL;
+            assert_non_null(p);
+            p += 4;
+            assert_memory_equal(p, bodies[i], strlen(bodies[i]));
+        }
+        sb_release(&got);
+        sb_release(&wire);
+        gnutls_deinit(s);
+        gnutls_certificate_free_credentials(cred);
+        close(fd);
+        http_server_stop(hs);
+    }
+    srv_tls_release(&tls);
+    const char *files[] = {"ca.crt", "ca.key", "server.crt", "server.key"};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(files); i++) {
+        char p[160];
+        snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1033,10 +1153,12 @@ int main(void)
         cmocka_unit_test(test_http_socket_continue),
         cmocka_unit_test(test_http_socket_timeouts),
         cmocka_unit_test(test_http_socket_limits),
+        cmocka_unit_test(test_http_socket_limits_io_threads),
         cmocka_unit_test(test_http_socket_unread_answers),
         cmocka_unit_test(test_http_socket_unread_answers_at_once),
         cmocka_unit_test(test_http_socket_stop_ends_streams),
         cmocka_unit_test(test_http_socket_tls),
+        cmocka_unit_test(test_http_socket_tls_records_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
