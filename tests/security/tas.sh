@@ -351,6 +351,27 @@ expect_exact "tas provisioning: its Pods ran on the host of the placement" \
 expect_exact "tas provisioning: the placement is no second quota reservation (one QuotaReserved Event)" 1 \
     sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=QuotaReserved,involvedObject.kind=Workload -o name | wc -l | tr -d ' '"
 
+# A Job that fits the quota but no rack (13 pods of 1 CPU, racks of 12):
+# its topology request is delayed as above; once Provisioned, the second
+# pass finds no room, and Kueue's SecondPassFailed Event says why. It keeps
+# its reservation, not Admitted.
+sed 's/parallelism: 10/parallelism: 13/; s/completions: 10/completions: 13/' "$D/job-required.yaml" >"$TMP/prov13.yaml"
+PJ=$(k create -f "$TMP/prov13.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas provisioning: a Job too big for a rack: quota reserved, the topology request Pending" 20 \
+    '^True Pending  Pending False$' psa
+settle 20 '.' sh -c "kubectl --kubeconfig '$KC' get provisioningrequests -o name | grep -v '/$PR\$'" || exit 1
+PR2=$(k get provisioningrequests -o name | grep -v "/$PR\$" | head -n 1)
+k patch "$PR2" --subresource=status --type=merge -p \
+    '{"status":{"conditions":[{"type":"Provisioned","status":"True","reason":"Provisioned","message":"capacity is ready","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+wait_for "tas provisioning: the second pass fails: a SecondPassFailed Event with Kueue's message" 30 \
+    '^Warning couldn.t assign flavors to pod set main: topology "default" allows to fit only 12 out of 13 pod\(s\)$' \
+    k get events --field-selector reason=SecondPassFailed -o jsonpath='{range .items[*]}{.type} {.message}{"\n"}{end}'
+expect_exact "tas provisioning: it keeps its reservation, the request Pending, not Admitted" \
+    "True Pending  Ready False" psa
+sleep 2 # further cycles try it again, with the same message
+expect_exact "tas provisioning: one SecondPassFailed Event for one message" 1 \
+    sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=SecondPassFailed -o name | wc -l | tr -d ' '"
+
 # ---- a pod-set group's ranks (a LeaderWorkerSet's leader and workers) ----
 # As Kueue's TopologyUngater: the workers of a group are ranked after the
 # leader, their index (leaderworkerset.sigs.k8s.io/worker-index, 1 to 3)
