@@ -323,13 +323,33 @@ struct frmode {
     enum fa_pmode mode;
 };
 
-/* findFlavorForPodSets for group gi of pod set p. Returns the chosen
- * flavor index or -1; fills *rep and the modes of the group's frs. */
+/* The pod sets placed together: one pod set, or those of one
+ * podSetGroupName, whose requests are summed (Kueue's psIDs). */
+struct members {
+    const size_t *idx;
+    size_t n;
+    const struct eng_asg_item *sum; /* the summed requests, incl. pods */
+    size_t n_sum;
+};
+
+/* checkFlavorForPodSets: every member must match the flavor; the first
+ * that does not gives the reason. */
+static bool members_match(struct eng *eng, const struct eng_cq *cq, const struct eng_wl *wl,
+                          const struct members *m, int fid, int gi, struct reasons *r)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (!flavor_matches(eng, cq, &wl->ps[m->idx[i]], fid, gi, r))
+            return false;
+    return true;
+}
+
+/* findFlavorForPodSets for resource group gi of the members. Returns the
+ * chosen flavor index or -1; fills *rep and the modes of the group's frs. */
 static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
-                       const struct eng_ps *ps, struct fa_ps *fp, struct fa_assignment *a, int gi,
-                       int start, struct reasons *r, struct fit *best_rep,
-                       enum fa_reason *group_kind, struct frmode *best_modes,
-                       struct frmode *cur_modes, size_t *n_modes, int *tried)
+                       const struct members *m, struct fa_assignment *a, int gi, int start,
+                       struct reasons *r, struct fit *best_rep, enum fa_reason *group_kind,
+                       struct frmode *best_modes, struct frmode *cur_modes, size_t *n_modes,
+                       int *tried)
 {
     const struct eng_rgroup *g = &cq->groups[gi];
     int best = -1;
@@ -341,7 +361,7 @@ static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *
     for (size_t i = (size_t)start; i < g->n_flavors; i++) {
         last = (int)i;
         any_attempt = true;
-        if (!flavor_matches(eng, cq, ps, g->flavors[i], gi, r)) {
+        if (!members_match(eng, cq, wl, m, g->flavors[i], gi, r)) {
             if (eng->why)
                 why_try(eng, cq, g->flavors[i], -1, "NoMatch", r->items[r->n - 1], 0, 0, 0);
             least = (least == FA_R_NONE || least > FA_R_NO_MATCHING_FLAVOR)
@@ -352,8 +372,8 @@ static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *
         struct fit rep = {FA_P_FIT, 0};
         enum fa_reason fkind = FA_R_NONE;
         size_t ncur = 0;
-        for (size_t k = 0; k < fp->n_items; k++) {
-            const struct eng_asg_item *it = &fp->items[k];
+        for (size_t k = 0; k < m->n_sum; k++) {
+            const struct eng_asg_item *it = &m->sum[k];
             if (res_group(cq, it->res) != gi)
                 continue;
             int ri = group_res_index(g, it->res);
@@ -407,30 +427,92 @@ static void reasons_to_ps(struct fa_ps *fp, const struct reasons *r)
     fp->cap_reasons = r->cap;
 }
 
+/* The pod sets of p's group (podSetGroupName) not yet assigned, p first,
+ * in order (Kueue's ordered groups); p alone when it has no group. */
+static size_t group_members(const struct eng_wl *wl, size_t p, bool *done, size_t *idx)
+{
+    size_t n = 0;
+    idx[n++] = p;
+    done[p] = true;
+    const char *g = wl->ps[p].tas.group;
+    for (size_t q = p + 1; g && q < wl->n_ps; q++)
+        if (!done[q] && wl->ps[q].tas.group && !strcmp(wl->ps[q].tas.group, g)) {
+            idx[n++] = q;
+            done[q] = true;
+        }
+    return n;
+}
+
+/* The members' requests summed by resource, in the order they appear. */
+static size_t sum_requests(const struct fa_assignment *out, const size_t *idx, size_t n,
+                           struct eng_asg_item *sum)
+{
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct fa_ps *fp = &out->ps[idx[i]];
+        for (size_t k = 0; k < fp->n_items; k++) {
+            size_t j = 0;
+            while (j < ns && sum[j].res != fp->items[k].res)
+                j++;
+            if (j == ns) {
+                sum[ns] = fp->items[k];
+                sum[ns].v = 0;
+                ns++;
+            }
+            sum[j].v = sat_add(sum[j].v, fp->items[k].v);
+        }
+    }
+    return ns;
+}
+
+/* The first member's flavor to start from (scan memory) for res. */
+static int scan_start(const struct eng_cq *cq, const struct eng_wl *wl,
+                      const struct fa_assignment *out, size_t p, int res, int gi,
+                      bool use_scan_memory)
+{
+    const struct eng_ps *ps = &wl->ps[p];
+    if (!use_scan_memory || !wl->scan_valid)
+        return 0;
+    for (size_t k = 0; k < ps->n_req && k < out->ps[p].n_items; k++)
+        if (out->ps[p].items[k].res == res && ps->tried[k] >= 0) {
+            int start = ps->tried[k] + 1;
+            return (size_t)start >= cq->groups[gi].n_flavors ? 0 : start;
+        }
+    return 0;
+}
+
+static void reasons_copy(struct eng *eng, struct fa_ps *fp, const struct reasons *r)
+{
+    struct reasons c = {0};
+    for (size_t i = 0; i < r->n; i++)
+        reason_add(eng, &c, "%s", r->items[i]);
+    reasons_to_ps(fp, &c);
+}
+
 void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int32_t *counts,
                bool use_scan_memory, struct fa_assignment *out)
 {
     memset(out, 0, sizeof(*out));
     out->mode = FA_FIT;
     out->ps = cyc_alloc(eng, (wl->n_ps + 1) * sizeof(*out->ps));
-    size_t total = 0, maxreq = 1;
-    for (size_t i = 0; i < wl->n_ps; i++) {
+    memset(out->ps, 0, (wl->n_ps + 1) * sizeof(*out->ps));
+    size_t total = 0;
+    for (size_t i = 0; i < wl->n_ps; i++)
         total += wl->ps[i].n_req + 1;
-        if (wl->ps[i].n_req + 1 > maxreq)
-            maxreq = wl->ps[i].n_req + 1;
-    }
     out->usage_fr = cyc_alloc(eng, (total + 1) * sizeof(int));
     out->usage_v = cyc_alloc(eng, (total + 1) * sizeof(int64_t));
     out->preempt_fr = cyc_alloc(eng, (total + 1) * sizeof(int));
-    struct frmode *best_modes = cyc_alloc(eng, maxreq * sizeof(*best_modes));
-    struct frmode *cur_modes = cyc_alloc(eng, maxreq * sizeof(*cur_modes));
+    struct frmode *best_modes = cyc_alloc(eng, (total + 1) * sizeof(*best_modes));
+    struct frmode *cur_modes = cyc_alloc(eng, (total + 1) * sizeof(*cur_modes));
+    struct eng_asg_item *sum = cyc_alloc(eng, (total + 1) * sizeof(*sum));
+    size_t *idx = cyc_alloc(eng, (wl->n_ps + 1) * sizeof(*idx));
+    bool *done = cyc_alloc(eng, (wl->n_ps + 1) * sizeof(*done));
+    memset(done, 0, (wl->n_ps + 1) * sizeof(*done));
 
     for (size_t p = 0; p < wl->n_ps; p++) {
         const struct eng_ps *ps = &wl->ps[p];
         struct fa_ps *fp = &out->ps[p];
-        out->n_ps = p + 1;
         fp->count = counts ? counts[p] : ps->count;
-        eng->why_ps = p;
         fp->mode = FA_FIT;
         fp->topo = NULL;
         fp->tas_flavor = -1;
@@ -453,10 +535,25 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
             it->fr = -1;
             fp->tried[ps->n_req] = -1;
         }
+    }
+
+    /* Kueue's assignFlavors: the pod sets of one podSetGroupName get their
+     * flavors together, for the sum of their requests; each group (or
+     * lone pod set) in the order of its first pod set. */
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        if (done[p])
+            continue;
+        struct members m = {idx, group_members(wl, p, done, idx), sum, 0};
+        for (size_t i = 0; i < m.n; i++)
+            if (idx[i] + 1 > out->n_ps)
+                out->n_ps = idx[i] + 1;
+        m.n_sum = sum_requests(out, idx, m.n, sum);
+        eng->why_ps = p;
         struct reasons r = {0};
+        enum fa_reason fail_reason = FA_R_NONE;
         bool failed = false;
-        for (size_t k = 0; k < fp->n_items && !failed; k++) {
-            struct eng_asg_item *it = &fp->items[k];
+        for (size_t k = 0; k < m.n_sum && !failed; k++) {
+            struct eng_asg_item *it = &sum[k];
             if (it->flavor >= 0)
                 continue;
             int gi = res_group(cq, it->res);
@@ -467,44 +564,47 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
                 reason_add(eng, &fr, "resource %s unavailable in ClusterQueue",
                            eng->res_names.names[it->res]);
                 r = fr;
-                fp->fail_reason = FA_R_NO_MATCHING_FLAVOR;
+                fail_reason = FA_R_NO_MATCHING_FLAVOR;
                 failed = true;
                 break;
             }
-            int start = 0;
-            if (use_scan_memory && wl->scan_valid && k < ps->n_req && ps->tried[k] >= 0)
-                start = ps->tried[k] + 1;
-            if ((size_t)start >= cq->groups[gi].n_flavors)
-                start = 0;
+            int start = scan_start(cq, wl, out, p, it->res, gi, use_scan_memory);
             struct reasons gr = {0};
             struct fit rep;
             enum fa_reason gkind;
             size_t nm = 0;
             int tried = -1;
-            int best = find_flavor(eng, cq, wl, ps, fp, out, gi, start, &gr, &rep, &gkind,
-                                   best_modes, cur_modes, &nm, &tried);
+            int best = find_flavor(eng, cq, wl, &m, out, gi, start, &gr, &rep, &gkind, best_modes,
+                                   cur_modes, &nm, &tried);
             if (best < 0) {
                 r = gr;
-                fp->fail_reason = gkind;
+                fail_reason = gkind;
                 failed = true;
                 break;
             }
             const struct eng_rgroup *g = &cq->groups[gi];
-            for (size_t j = 0; j < fp->n_items; j++) {
-                struct eng_asg_item *x = &fp->items[j];
-                if (res_group(cq, x->res) != gi)
-                    continue;
-                int ri = group_res_index(g, x->res);
-                x->flavor = g->flavors[best];
-                x->fr = g->fr[(size_t)best * g->n_res + (size_t)ri];
-                fp->tried[j] = (int16_t)tried;
+            for (size_t j = 0; j < m.n_sum; j++)
+                if (res_group(cq, sum[j].res) == gi)
+                    sum[j].flavor = g->flavors[best];
+            for (size_t i = 0; i < m.n; i++) {
+                struct fa_ps *fp = &out->ps[idx[i]];
+                for (size_t j = 0; j < fp->n_items; j++) {
+                    struct eng_asg_item *x = &fp->items[j];
+                    if (res_group(cq, x->res) != gi)
+                        continue;
+                    int ri = group_res_index(g, x->res);
+                    x->flavor = g->flavors[best];
+                    x->fr = g->fr[(size_t)best * g->n_res + (size_t)ri];
+                    fp->tried[j] = (int16_t)tried;
+                    /* the pod set's mode is that of its own frs */
+                    for (size_t b = 0; b < nm; b++)
+                        if (best_modes[b].fr == x->fr && public_mode(best_modes[b].mode) < fp->mode)
+                            fp->mode = public_mode(best_modes[b].mode);
+                }
             }
             if (rep.mode != FA_P_FIT)
                 for (size_t j = 0; j < gr.n; j++)
                     reason_add(eng, &r, "%s", gr.items[j]);
-            enum fa_mode pm = public_mode(rep.mode);
-            if (pm < fp->mode)
-                fp->mode = pm;
             if (rep.level > out->borrowing)
                 out->borrowing = rep.level;
             for (size_t j = 0; j < nm; j++)
@@ -512,23 +612,30 @@ void fa_assign(struct eng *eng, struct eng_cq *cq, struct eng_wl *wl, const int3
                     out->preempt_fr[out->n_preempt_fr++] = best_modes[j].fr;
         }
         if (failed) {
-            for (size_t j = 0; j < fp->n_items; j++) {
-                fp->items[j].flavor = -1;
-                fp->items[j].fr = -1;
-                fp->tried[j] = -1;
+            for (size_t i = 0; i < m.n; i++) {
+                struct fa_ps *fp = &out->ps[idx[i]];
+                for (size_t j = 0; j < fp->n_items; j++) {
+                    fp->items[j].flavor = -1;
+                    fp->items[j].fr = -1;
+                    fp->tried[j] = -1;
+                }
+                reasons_copy(eng, fp, &r);
+                fp->mode = FA_NOFIT;
+                fp->fail_reason = fail_reason;
             }
-            reasons_to_ps(fp, &r);
-            fp->mode = FA_NOFIT;
             out->mode = FA_NOFIT;
-            out->fail_reason = fp->fail_reason;
+            out->fail_reason = fail_reason;
             return;
         }
-        reasons_to_ps(fp, &r);
-        if (fp->mode < out->mode)
-            out->mode = fp->mode;
-        for (size_t j = 0; j < fp->n_items; j++)
-            if (fp->items[j].fr >= 0)
-                acc_add(out, fp->items[j].fr, fp->items[j].v);
+        for (size_t i = 0; i < m.n; i++) {
+            struct fa_ps *fp = &out->ps[idx[i]];
+            if (fp->mode < out->mode)
+                out->mode = fp->mode;
+            reasons_copy(eng, fp, &r);
+            for (size_t j = 0; j < fp->n_items; j++)
+                if (fp->items[j].fr >= 0)
+                    acc_add(out, fp->items[j].fr, fp->items[j].v);
+        }
     }
     out->preempt_frs_any = out->n_preempt_fr > 0;
     if (out->mode == FA_PREEMPT)

@@ -692,6 +692,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
     eng->cycle_no++;
     eng->dec.n_admitted = eng->dec.n_preempted = eng->dec.n_pending = 0;
     eng->dec.n_evicted = 0;
+    eng->dec.n_second_pass = 0;
     eng->dec.n_heads = 0;
     eng->dec.changed = false;
     eng->recording = true;

@@ -212,6 +212,7 @@ void eng_free(struct eng *eng)
     free(eng->dec.preempted);
     free(eng->dec.pending);
     free(eng->dec.evicted);
+    free(eng->dec.second_pass);
     free(eng->carry);
     free(eng->scratch_ps);
     free(eng->scratch_usage);

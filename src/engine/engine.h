@@ -202,6 +202,14 @@ struct eng_pending {
     bool inadmissible; /* in the inadmissible list */
 };
 
+/* Kueue's SecondPassFailed: the pods of a delayed topology request (its
+ * admission checks Ready) do not fit; reported once per distinct message
+ * until they are placed. */
+struct eng_second_pass {
+    struct eng_wl *wl;
+    const char *message;
+};
+
 /* What one cycle decided; every pointer is borrowed until the next
  * eng_cycle or eng_free. */
 struct eng_decisions {
@@ -213,6 +221,8 @@ struct eng_decisions {
     size_t n_evicted;
     struct eng_pending *pending; /* status changes of workloads left pending */
     size_t n_pending;
+    struct eng_second_pass *second_pass;
+    size_t n_second_pass;
     size_t n_heads; /* heads taken this cycle */
     bool changed;   /* anything admitted, preempted, moved or re-worded */
 };

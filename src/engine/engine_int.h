@@ -347,6 +347,7 @@ struct eng_wl {
     char *key;                   /* "namespace/name" */
     const char *ns, *name, *uid; /* uid: the key when absent */
     char *lq_key;                /* "namespace/queueName"; NULL when no queue */
+    uint64_t second_pass_msg;    /* hash of the last SecondPassFailed message; 0: none */
     int32_t priority;
     int64_t created_ms;
     int64_t ts_ms;      /* queue-order timestamp (§5.2) */
@@ -513,7 +514,7 @@ struct eng {
     struct eng_wl **carry;
     size_t n_carry, cap_carry;
     struct eng_decisions dec;
-    size_t cap_adm, cap_pre, cap_pend, cap_evi;
+    size_t cap_adm, cap_pre, cap_pend, cap_evi, cap_second_pass;
     /* eng_explain: where the flavor assigner records its steps (NULL: it
      * records nothing), the pod set it is on, and the preemptions kept by
      * record_preemptions ("ns/name" -> struct eng_why_preempted, malloc). */

@@ -2002,9 +2002,25 @@ static void place_delayed(struct eng *eng, struct eng_wl *wl)
     }
     struct sb sb = SB_INIT;
     int failed = place_all(eng, wl->cq, wl, &a, false, &sb);
-    sb_release(&sb);
-    if (failed >= 0)
+    if (failed >= 0) {
+        /* Kueue's SecondPassFailed, with the message of its flavor
+         * assigner; once per message (Kueue repeats it at each retry). */
+        struct sb msg = SB_INIT;
+        sb_addf(&msg, "couldn't assign flavors to pod set %s: %s", wl->ps[failed].name,
+                sb_str(&sb));
+        uint64_t h = map_hash(sb_str(&msg), strlen(sb_str(&msg))) | 1;
+        if (h != wl->second_pass_msg) {
+            wl->second_pass_msg = h;
+            XGROW(eng->dec.second_pass, eng->cap_second_pass, eng->dec.n_second_pass + 1);
+            eng->dec.second_pass[eng->dec.n_second_pass++] =
+                (struct eng_second_pass){.wl = wl, .message = cyc_strdup(eng, sb_str(&msg))};
+        }
+        sb_release(&msg);
+        sb_release(&sb);
         return;
+    }
+    sb_release(&sb);
+    wl->second_pass_msg = 0;
     for (size_t p = 0; p < wl->n_ps; p++) {
         if (a.ps[p].tas_delayed)
             continue;

@@ -350,3 +350,100 @@ expect_exact "tas provisioning: its Pods ran on the host of the placement" \
     sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=$PJ -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\n\"}{end}' | sort -u"
 expect_exact "tas provisioning: the placement is no second quota reservation (one QuotaReserved Event)" 1 \
     sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=QuotaReserved,involvedObject.kind=Workload -o name | wc -l | tr -d ' '"
+
+# A Job that fits the quota but no rack (13 pods of 1 CPU, racks of 12):
+# its topology request is delayed as above; once Provisioned, the second
+# pass finds no room, and Kueue's SecondPassFailed Event says why. It keeps
+# its reservation, not Admitted.
+sed 's/parallelism: 10/parallelism: 13/; s/completions: 10/completions: 13/' "$D/job-required.yaml" >"$TMP/prov13.yaml"
+PJ=$(k create -f "$TMP/prov13.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas provisioning: a Job too big for a rack: quota reserved, the topology request Pending" 20 \
+    '^True Pending  Pending False$' psa
+settle 20 '.' sh -c "kubectl --kubeconfig '$KC' get provisioningrequests -o name | grep -v '/$PR\$'" || exit 1
+PR2=$(k get provisioningrequests -o name | grep -v "/$PR\$" | head -n 1)
+k patch "$PR2" --subresource=status --type=merge -p \
+    '{"status":{"conditions":[{"type":"Provisioned","status":"True","reason":"Provisioned","message":"capacity is ready","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+wait_for "tas provisioning: the second pass fails: a SecondPassFailed Event with Kueue's message" 30 \
+    '^Warning couldn.t assign flavors to pod set main: topology "default" allows to fit only 12 out of 13 pod\(s\)$' \
+    k get events --field-selector reason=SecondPassFailed -o jsonpath='{range .items[*]}{.type} {.message}{"\n"}{end}'
+expect_exact "tas provisioning: it keeps its reservation, the request Pending, not Admitted" \
+    "True Pending  Ready False" psa
+sleep 2 # further cycles try it again, with the same message
+expect_exact "tas provisioning: one SecondPassFailed Event for one message" 1 \
+    sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=SecondPassFailed -o name | wc -l | tr -d ' '"
+
+# ---- a pod-set group's ranks (a LeaderWorkerSet's leader and workers) ----
+# As Kueue's TopologyUngater: the workers of a group are ranked after the
+# leader, their index (leaderworkerset.sigs.k8s.io/worker-index, 1 to 3)
+# less the leader's count, valid below the group's 4 pods. The Pods are
+# named against their indexes (w-a is index 3), so ranks and name order
+# disagree: rank r goes to the host of the assignment's r-th pod.
+start_server tasrank --controllers all --executor none || exit 1
+k apply -f "$D/queues.yaml" -f "$D/nodes.yaml" >/dev/null
+for n in b1-r1-x1 b1-r1-x2 b1-r2-x3 b1-r2-x4; do
+    k patch node "$n" --subresource=status --type=merge --patch-file "$D/nodes-status.json" >/dev/null
+done
+settle 10 '^True$' k get cq tas-cluster-queue -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+k create -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: group, namespace: default}
+spec:
+  queueName: tas-user-queue
+  podSets:
+  - name: leader
+    count: 1
+    topologyRequest: {required: cloud.provider.com/topology-rack, podSetGroupName: g}
+    template:
+      spec:
+        containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+  - name: workers
+    count: 3
+    topologyRequest:
+      required: cloud.provider.com/topology-rack
+      podSetGroupName: g
+      podIndexLabel: leaderworkerset.sigs.k8s.io/worker-index
+    template:
+      spec:
+        containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "3"}}}
+YAML
+wait_for "tas ranks: the group's Workload is admitted" 20 '^True$' \
+    k get workload group -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status}'
+for p in "w-a 3" "w-b 2" "w-c 1"; do
+    set -- $p
+    k create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  labels: {kueue.x-k8s.io/podset: workers, leaderworkerset.sigs.k8s.io/worker-index: "$2"}
+  annotations: {kueue.x-k8s.io/workload: group}
+spec:
+  schedulingGates: [{name: kueue.x-k8s.io/topology}]
+  containers:
+  - {name: c, image: busybox, resources: {requests: {cpu: "3"}}}
+YAML
+done
+# The hosts of the workers' assignment, one per pod in its order, by rank.
+k get workload group -o json | /usr/bin/python3 -c '
+import json, sys
+psa = [p for p in json.load(sys.stdin)["status"]["admission"]["podSetAssignments"] if p["name"] == "workers"][0]
+ta = psa["topologyAssignment"]
+hosts = []
+for s in ta["slices"]:
+    v = s["valuesPerLevel"][-1]
+    if "universal" in v:
+        names = [v["universal"]] * s["domainCount"]
+    else:
+        names = [v["individual"].get("prefix", "") + r + v["individual"].get("suffix", "") for r in v["individual"]["roots"]]
+    c = s["podCounts"]
+    counts = [c["universal"]] * s["domainCount"] if "universal" in c else c["individual"]
+    for n, k in zip(names, counts):
+        hosts += [n] * k
+print("w-a=%s w-b=%s w-c=%s " % (hosts[2], hosts[1], hosts[0]))' >"$TMP/ranks.want"
+expect_grep "tas ranks: the workers are placed on two hosts" '^w-a=b1-r[12]-x[1-4] w-b=b1-r[12]-x[1-4] w-c=b1-r[12]-x[1-4] $' cat "$TMP/ranks.want"
+wait_for "tas ranks: each worker ungated to the host of its rank (index less the leader's count)" 20 \
+    "^$(cat "$TMP/ranks.want")\$" \
+    k get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.kubernetes\.io/hostname} {end}'

@@ -400,6 +400,14 @@ void ctl_run_cycles(struct ctl *c)
             memcpy(pre, d->preempted, npr * sizeof(*pre));
         if (nev)
             memcpy(evs, d->evicted, nev * sizeof(*evs));
+        /* Kueue's SecondPassFailed Event (a delayed topology request whose
+         * pods do not fit on the provisioned Nodes). */
+        for (size_t i = 0; i < d->n_second_pass; i++) {
+            const json_t *o = ctl_wl_obj(c, d->second_pass[i].wl);
+            if (o)
+                ctl_event(c, o, "Warning", "SecondPassFailed", COMPONENT_ADMISSION, "%s",
+                          d->second_pass[i].message);
+        }
         decide_admitted(c, adm, na, now);
         decide_pending(c, pen, np, now);
         for (size_t i = 0; i < npr; i++)

@@ -11,12 +11,18 @@
  * Job's batch.kubernetes.io/job-completion-index; in a JobSet, plus its
  * Job's index, subGroupIndexLabel, times the pods of one Job): rank r goes
  * to the domain holding the r-th pod of the assignment, in its order;
- * otherwise greedily, gated Pods filling what each domain still lacks. */
+ * otherwise greedily, gated Pods filling what each domain still lacks.
+ * The index is offset as Kueue's: in a pod-set group (podSetGroupName)
+ * the larger pod set's by the smaller's count (a LeaderWorkerSet's leader
+ * is index 0, its workers 1 to N), and by the Pods'
+ * kueue.x-k8s.io/pod-index-offset annotation; it is valid below the
+ * group's total count (maxRank). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/quantity.h"
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "controller/admission.h"
 #include "controller/ctl_int.h"
@@ -25,6 +31,7 @@
 #define TOPOLOGY_GATE "kueue.x-k8s.io/topology"
 #define PODSET_LABEL "kueue.x-k8s.io/podset"
 #define WORKLOAD_ANNOTATION "kueue.x-k8s.io/workload"
+#define INDEX_OFFSET_ANNOTATION "kueue.x-k8s.io/pod-index-offset"
 
 /* A domain of the assignment: its values per level and pod count. */
 struct udom {
@@ -205,6 +212,8 @@ struct ranking {
     const char *index_label; /* NULL: not by rank */
     const char *sub_label;   /* NULL: one group */
     long sub_count;
+    long offset;   /* subtracted from the index */
+    long max_rank; /* the index is below it */
 };
 
 /* The label k of pod as a number below bound; -1 otherwise. */
@@ -222,15 +231,67 @@ static long label_below(const json_t *pod, const char *k, long bound)
  * none. */
 static long rank_of(const struct ranking *rk, const json_t *pod, int32_t count)
 {
-    long idx = label_below(pod, rk->index_label, count);
-    if (idx < 0 || !rk->sub_label)
-        return idx;
-    if (rk->sub_count <= 0)
+    long idx = label_below(pod, rk->index_label, rk->max_rank), rank = idx - rk->offset;
+    if (idx < 0)
         return -1;
-    long per_job = count / rk->sub_count, job = label_below(pod, rk->sub_label, rk->sub_count);
-    if (job < 0 || idx >= per_job || idx + job * per_job >= count)
-        return -1;
-    return idx + job * per_job;
+    if (rk->sub_label) {
+        if (rk->sub_count <= 0)
+            return -1;
+        long per_job = count / rk->sub_count, job = label_below(pod, rk->sub_label, rk->sub_count);
+        if (job < 0 || idx >= per_job)
+            return -1;
+        rank = idx + job * per_job - rk->offset;
+    }
+    return rank >= 0 && rank < count ? rank : -1;
+}
+
+/* Kueue's rankOffsets and maxRank of pod set ps: in a group of two pod
+ * sets (the same podSetGroupName), the smaller (the first when equal)
+ * ranks from 0, the larger after it, both below their sum. */
+static void group_ranks(const json_t *wl, const json_t *adm, const char *ps, int32_t count,
+                        long *offset, long *max_rank)
+{
+    *offset = 0;
+    *max_rank = count;
+    const char *g = jstr(json_object_get(jf_pod_set(wl, ps), "topologyRequest"), "podSetGroupName");
+    if (!g)
+        return;
+    const json_t *m[2] = {NULL, NULL};
+    size_t n = 0, i;
+    const json_t *psa;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, psa)
+    {
+        const char *name = jstr(psa, "name");
+        const char *h =
+            name ? jstr(json_object_get(jf_pod_set(wl, name), "topologyRequest"), "podSetGroupName")
+                 : NULL;
+        if (h && !strcmp(h, g) && n < 2)
+            m[n++] = psa;
+    }
+    if (n < 2)
+        return;
+    json_int_t c0 = json_integer_value(json_object_get(m[0], "count"));
+    json_int_t c1 = json_integer_value(json_object_get(m[1], "count"));
+    const json_t *smaller = c0 > c1 ? m[1] : m[0];
+    json_int_t sc = c0 > c1 ? c1 : c0;
+    if (!strcmp(jstr(smaller, "name"), ps))
+        return; /* offset 0, below its own count */
+    *offset = (long)sc;
+    *max_rank = (long)(c0 + c1);
+}
+
+/* The kueue.x-k8s.io/pod-index-offset of the pod set's Pods (the first
+ * one's, as Kueue assumes they agree): 0 when absent, -1 when it is not
+ * an integer. */
+static long index_offset(const json_t *pod)
+{
+    const char *s = jstr(json_object_get(json_object_get(pod, "metadata"), "annotations"),
+                         INDEX_OFFSET_ANNOTATION);
+    if (!s)
+        return 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return (!*s || *end || v < 0) ? -1 : v;
 }
 
 /* The domain of each Pod (index into pods, -1: leave alone). */
@@ -334,10 +395,26 @@ void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
         if (n)
             qsort(pods, n, sizeof(*pods), cmp_pod_name);
         const json_t *tr = json_object_get(jf_pod_set(wl, ps), "topologyRequest");
+        if (count <= 0)
+            count = (int32_t)n;
         struct ranking rk = {jstr(tr, "podIndexLabel"), jstr(tr, "subGroupIndexLabel"),
-                             (long)json_integer_value(json_object_get(tr, "subGroupCount"))};
+                             (long)json_integer_value(json_object_get(tr, "subGroupCount")), 0,
+                             count};
+        group_ranks(wl, adm, ps, count, &rk.offset, &rk.max_rank);
+        long extra = n ? index_offset(pods[0]) : 0;
+        if (extra < 0) {
+            /* Kueue stops the Workload's reconcile with the error. */
+            log_warn("workload %s/%s: pod %s: annotation %s: not a non-negative integer; its "
+                     "pods are not ungated",
+                     ns, name, mstr(pods[0], "name"), INDEX_OFFSET_ANNOTATION);
+            free(pods);
+            free_assignment(&a);
+            return;
+        }
+        rk.offset += extra;
+        rk.max_rank += extra;
         int *dom = xcalloc(n + 1, sizeof(int));
-        place_pods(&a, &rk, pods, n, count > 0 ? count : (int32_t)n, dom);
+        place_pods(&a, &rk, pods, n, count, dom);
         char **names = xcalloc(n + 1, sizeof(char *));
         for (size_t i = 0; i < n; i++)
             names[i] = dom[i] >= 0 ? xstrdup(mstr(pods[i], "name")) : NULL;

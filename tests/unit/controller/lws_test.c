@@ -53,6 +53,40 @@ static void test_template_default(void **state)
     json_decref(lws);
 }
 
+/* Kueue's webhook: with a leader (index 0) the workers' template gets
+ * pod-index-offset 1 for the TopologyUngater's ranks, unless it names a
+ * pod-set group (the ungater then offsets it by the leader's count). */
+static void test_template_index_offset(void **state)
+{
+    (void)state;
+    json_t *lws = parse(LWS);
+    leaderworkerset_integration.suspend(lws);
+    json_t *t = json_object_get(json_object_get(lws, "spec"), "leaderWorkerTemplate");
+    assert_string_equal(meta_str(json_object_get(t, "workerTemplate"), "annotations",
+                                 "kueue.x-k8s.io/pod-index-offset"),
+                        "1");
+    assert_null(meta_str(json_object_get(t, "leaderTemplate"), "annotations",
+                         "kueue.x-k8s.io/pod-index-offset"));
+    json_decref(lws);
+
+    lws = parse(LWS);
+    t = json_object_get(json_object_get(lws, "spec"), "leaderWorkerTemplate");
+    json_object_del(t, "leaderTemplate");
+    leaderworkerset_integration.suspend(lws);
+    assert_null(meta_str(json_object_get(t, "workerTemplate"), "annotations",
+                         "kueue.x-k8s.io/pod-index-offset"));
+    json_decref(lws);
+
+    lws = parse(LWS);
+    t = json_object_get(json_object_get(lws, "spec"), "leaderWorkerTemplate");
+    json_object_set_new(json_object_get(t, "workerTemplate"), "metadata",
+                        parse("{\"annotations\":{\"kueue.x-k8s.io/podset-group-name\":\"g\"}}"));
+    leaderworkerset_integration.suspend(lws);
+    assert_null(meta_str(json_object_get(t, "workerTemplate"), "annotations",
+                         "kueue.x-k8s.io/pod-index-offset"));
+    json_decref(lws);
+}
+
 static void test_workload(void **state)
 {
     (void)state;
@@ -161,6 +195,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_template_default),
+        cmocka_unit_test(test_template_index_offset),
         cmocka_unit_test(test_workload),
         cmocka_unit_test(test_workload_name_multikueue_copy),
         cmocka_unit_test(test_pod_default),

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "base/err.h"
 #include "controller/jobs/pod/pod.h"
 
@@ -59,13 +60,22 @@ static void template_default(const json_t *lws, json_t *tpl)
     json_object_set_new(ann, "kueue.x-k8s.io/pod-group-serving", json_string("true"));
 }
 
-/* Kueue's webhook Default for a LeaderWorkerSet it manages. */
+/* Kueue's webhook Default for a LeaderWorkerSet it manages. With a leader
+ * (worker-index 0), the workers' indexes start at 1: under TAS their
+ * template gets kueue.x-k8s.io/pod-index-offset "1", so the
+ * TopologyUngater ranks them from 0, unless they are a pod-set group with
+ * the leader (podset-group-name), whose ranks the ungater offsets itself. */
 static void lws_default(json_t *lws)
 {
     json_t *t = jf_obj_child(jf_obj_child(lws, "spec"), "leaderWorkerTemplate");
-    if (json_is_object(json_object_get(t, "leaderTemplate")))
+    bool leader = json_is_object(json_object_get(t, "leaderTemplate"));
+    if (leader)
         template_default(lws, json_object_get(t, "leaderTemplate"));
-    template_default(lws, jf_obj_child(t, "workerTemplate"));
+    json_t *w = jf_obj_child(t, "workerTemplate");
+    template_default(lws, w);
+    json_t *ann = jf_obj_child(jf_obj_child(w, "metadata"), "annotations");
+    if (leader && fg_enabled(FG_TOPOLOGY_AWARE_SCHEDULING) && !json_object_get(ann, JF_TAS_GROUP))
+        json_object_set_new(ann, LWS_INDEX_OFFSET, json_string("1"));
 }
 
 /* Labels and annotations of the LeaderWorkerSet's own domain go, but its

@@ -24,6 +24,7 @@
 #define LWS_GROUP_INDEX_LABEL "leaderworkerset.sigs.k8s.io/group-index"
 #define LWS_LEADER_NAME_ANNOTATION "leaderworkerset.sigs.k8s.io/leader-name"
 #define LWS_SUSPENDED_BY_PARENT "kueue.x-k8s.io/pod-suspending-parent"
+#define LWS_INDEX_OFFSET "kueue.x-k8s.io/pod-index-offset"
 #define LWS_RESOURCE_KEY "leaderworkersets.leaderworkerset.x-k8s.io"
 
 /* The kind's table: its names, and as suspend Kueue's webhook defaulting
