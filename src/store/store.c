@@ -636,14 +636,16 @@ static int tx_commit(struct store *s, struct err *e)
 
 /* A change of the open transaction. obj is copied as it is now (its text):
  * the caller keeps obj, while the copy is shared, unchanged, by watchers
- * in this process and the writer's cache. */
+ * in this process and the writer's cache. With share, obj itself is
+ * shared: its caller changes it no more. */
 static void pending_add(struct store *s, enum store_event_type type, const struct store_resource *r,
-                        uint64_t rv, const char *text, const json_t *obj, const json_t *prev)
+                        uint64_t rv, const char *text, const json_t *obj, const json_t *prev,
+                        bool share)
 {
     XGROW(s->pending, s->cap_pending, s->npending + 1);
     struct store__change *c = &s->pending[s->npending++];
     c->ev = store__evrec_new(type, r, rv, text);
-    c->obj = json_deep_copy(obj);
+    c->obj = share ? json_incref((json_t *)obj) : json_deep_copy(obj);
     c->prev = prev ? json_incref((json_t *)prev) : NULL;
     c->ns = api_doc_meta_str(c->obj, "namespace");
     c->ev_obj = NULL;
@@ -793,10 +795,12 @@ static int owners_set(struct store *s, const struct store_resource *r, const cha
     return rc;
 }
 
-/* Store obj (changed: takes the next resourceVersion) and log the change. */
-static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
-                   enum store_event_type type, bool owners_changed, const json_t *prev,
-                   struct err *e)
+/* Store obj (changed: takes the next resourceVersion) and log the change.
+ * With share, the change's watchers and the writer's cache get obj itself,
+ * not a copy: nobody may change it afterwards (store_write_opts.shared_out). */
+static int obj_put_as(struct store *s, const struct store_resource *r, json_t *obj,
+                      enum store_event_type type, bool owners_changed, const json_t *prev,
+                      bool share, struct err *e)
 {
     const char *ns = r->namespaced ? api_doc_meta_str(obj, "namespace") : "";
     const char *name = api_doc_meta_str(obj, "name");
@@ -820,9 +824,16 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     if (!rc)
         rc = log_event(s, type, r, ns, rv, text, e);
     if (!rc)
-        pending_add(s, type, r, rv, text, obj, prev);
+        pending_add(s, type, r, rv, text, obj, prev, share);
     free(text);
     return rc;
+}
+
+static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
+                   enum store_event_type type, bool owners_changed, const json_t *prev,
+                   struct err *e)
+{
+    return obj_put_as(s, r, obj, type, owners_changed, prev, false, e);
 }
 
 /* After objects of r came or went in ns: the ResourceQuotas there that
@@ -1157,7 +1168,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
         char *text = dump(cur);
         rc = log_event(s, STORE_DELETED, r, ns, rv, text, e);
         if (!rc)
-            pending_add(s, STORE_DELETED, r, rv, text, cur, NULL);
+            pending_add(s, STORE_DELETED, r, rv, text, cur, NULL, false);
         free(text);
     }
     if (!rc)
@@ -2419,7 +2430,7 @@ struct create_op {
     const struct store_resource *r;
     const char *ns; /* "" for cluster-scoped */
     json_t *doc;    /* the object to store (the caller's) */
-    bool generated, dry_run;
+    bool generated, dry_run, shared_out;
 };
 
 static int create_run(struct store *s, struct wop *op)
@@ -2455,7 +2466,7 @@ static int create_run(struct store *s, struct wop *op)
         op->discard = true;
         return 0;
     }
-    rc = obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
+    rc = obj_put_as(s, c->r, c->doc, STORE_ADDED, true, NULL, c->shared_out, e);
     return rc ? rc : quotas_recount(s, c->r, c->ns, e);
 }
 
@@ -2477,6 +2488,7 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
         .doc = doc,
         .generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name"),
         .dry_run = opts && opts->dry_run,
+        .shared_out = opts && opts->shared_out,
     };
     return 0;
 }
@@ -2678,7 +2690,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         /* Nothing changes: no new version, no event (controllers that write
          * the same status again rely on it). */
         json_decref(res);
-        *out = json_deep_copy(cur);
+        *out = o->shared_out ? json_incref((json_t *)cur) : json_deep_copy(cur);
         return 0;
     }
     if (o->dry_run) {
@@ -2690,7 +2702,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     if (has_deletion(res) && n_finalizers(res) == 0)
         rc = obj_remove(s, r, res, 0, e);
     else
-        rc = obj_put(s, r, res, STORE_MODIFIED, owners_changed, cur, e);
+        rc = obj_put_as(s, r, res, STORE_MODIFIED, owners_changed, cur, o->shared_out, e);
     if (rc) {
         json_decref(res);
         return rc;

@@ -814,6 +814,74 @@ static void test_store_writer_cache_private(void **state)
     tstore_free(t);
 }
 
+/* The next event of w, which must come; its object is returned (a
+ * reference) and the event released. */
+static json_t *next_object(struct store_watch *w)
+{
+    struct err e;
+    err_init(&e);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 0, &ev, &e), 0);
+    json_t *o = json_incref(ev.object);
+    store_event_release(&ev);
+    return o;
+}
+
+/* With shared_out, a write's result is the very tree its watchers in this
+ * process get (no copy made for them); without, the caller's own copy.
+ * Either way it is what is stored, and a write that changes nothing gives
+ * the stored object back. */
+static void test_store_shared_out(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts so = {.shared = true};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R("jobs.batch"), NULL, &so, &w, &e), 0);
+    struct store_write_opts shared = {.shared_out = true};
+    struct store_write_opts status = {.status = true, .shared_out = true};
+    json_t *job = job_doc("j"), *out = NULL;
+    assert_int_equal(store_create(t->s, R("jobs.batch"), "default", job, &shared, &out, &e), 0);
+    json_decref(job);
+    json_t *seen = next_object(w);
+    assert_ptr_equal(seen, out);
+    json_decref(seen);
+    json_decref(out);
+    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL,
+                                  &status, &out, &e),
+                     0);
+    seen = next_object(w);
+    assert_ptr_equal(seen, out);
+    json_t *got = get_obj(t->s, "jobs.batch", "default", "j");
+    assert_true(json_equal(got, out));
+    json_decref(got);
+    json_decref(seen);
+    json_decref(out);
+    /* The same status again: no event, the stored object back. */
+    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL,
+                                  &status, &out, &e),
+                     0);
+    got = get_obj(t->s, "jobs.batch", "default", "j");
+    assert_true(json_equal(got, out));
+    json_decref(got);
+    json_decref(out);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 0, &ev, &e), ERR_NOT_FOUND);
+    /* Without it: a copy of its own. */
+    int two = 2;
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_parallelism, &two, NULL, &out, &e),
+        0);
+    seen = next_object(w);
+    assert_ptr_not_equal(seen, out);
+    assert_true(json_equal(seen, out));
+    json_decref(seen);
+    json_decref(out);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
 /* The api layer's defaulting and validation run on every write. */
 static void test_store_api_validation(void **state)
 {
@@ -1395,6 +1463,7 @@ int main(void)
         cmocka_unit_test(test_store_list_continue_expired),
         cmocka_unit_test(test_store_restart_keeps_everything),
         cmocka_unit_test(test_store_writer_cache_private),
+        cmocka_unit_test(test_store_shared_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
