@@ -458,11 +458,14 @@ static int check_name(const struct store_resource *r, const char *name, struct e
 /* ---- the writer's cache of committed trees ------------------------------------------ */
 
 /* A committed object's tree, shared (never changed) with the watchers that
- * received it: valid while the stored row has version rv. */
+ * received it: valid while the stored row has version rv. With it, when its
+ * update left one, the tree's typed view, so that the object's next update
+ * is validated against it without decoding the tree again. */
 struct wc_entry {
     uint64_t rv;
     json_t *doc;
-    unsigned slot; /* its key's place in wc_ring */
+    struct api_object *view; /* owned, or NULL */
+    unsigned slot;           /* its key's place in wc_ring */
 };
 
 static void wc_key(char *buf, size_t len, const struct store_resource *r, const char *ns,
@@ -475,6 +478,7 @@ static void wc_entry_free(struct wc_entry *en)
 {
     if (en) {
         json_decref(en->doc);
+        api_object_free(en->view);
         free(en);
     }
 }
@@ -489,12 +493,16 @@ static void wc_drop(struct store *s, const char *key)
     wc_entry_free(en);
 }
 
-static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
+/* doc's entry (view: doc's view or NULL, consumed). */
+static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc,
+                   struct api_object *view)
 {
     struct wc_entry *en = map_get(&s->wcache, key);
     if (en) {
         json_decref(en->doc);
+        api_object_free(en->view);
         en->doc = json_incref(doc);
+        en->view = view;
         en->rv = rv;
         return;
     }
@@ -502,7 +510,7 @@ static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
     if (s->wc_ring[slot])
         wc_drop(s, s->wc_ring[slot]);
     en = xmalloc(sizeof(*en));
-    *en = (struct wc_entry){rv, json_incref(doc), slot};
+    *en = (struct wc_entry){rv, json_incref(doc), view, slot};
     s->wc_ring[slot] = xstrdup(key);
     map_put(&s->wcache, key, en);
 }
@@ -511,17 +519,36 @@ static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
 static void wc_commit(struct store *s)
 {
     for (size_t i = 0; i < s->npending; i++) {
-        const struct store__change *c = &s->pending[i];
+        struct store__change *c = &s->pending[i];
+        struct api_object *view = c->view;
+        c->view = NULL;
         const char *name = api_doc_meta_str(c->obj, "name");
-        if (!name)
+        if (!name) {
+            api_object_free(view);
             continue;
+        }
         char key[1024];
         wc_key(key, sizeof(key), c->ev->r, c->ns, name);
-        if (c->ev->type == STORE_DELETED)
+        if (c->ev->type == STORE_DELETED) {
+            api_object_free(view);
             wc_drop(s, key);
-        else
-            wc_put(s, key, c->ev->rv, c->obj);
+        } else {
+            wc_put(s, key, c->ev->rv, c->obj, view);
+        }
     }
+}
+
+/* The typed view the writer's cache keeps with cur, when cur is its tree. */
+static const struct api_object *wc_view(struct store *s, const struct store_resource *r,
+                                        const json_t *cur)
+{
+    const char *name = api_doc_meta_str(cur, "name");
+    if (!name)
+        return NULL;
+    char key[1024];
+    wc_key(key, sizeof(key), r, api_doc_meta_str(cur, "namespace"), name);
+    struct wc_entry *en = map_get(&s->wcache, key);
+    return en && en->doc == cur ? en->view : NULL;
 }
 
 static void wc_release(struct store *s)
@@ -560,6 +587,7 @@ static void pending_truncate(struct store *s, size_t mark)
         store__evrec_unref(s->pending[i].ev_obj);
         json_decref(s->pending[i].obj);
         json_decref(s->pending[i].prev);
+        api_object_free(s->pending[i].view);
     }
     s->npending = mark;
 }
@@ -649,6 +677,7 @@ static void pending_add(struct store *s, enum store_event_type type, const struc
     c->prev = prev ? json_incref((json_t *)prev) : NULL;
     c->ns = api_doc_meta_str(c->obj, "namespace");
     c->ev_obj = NULL;
+    c->view = NULL;
 }
 
 /* Run op inside the open transaction, undoing exactly its own changes when
@@ -2392,7 +2421,7 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         default_namespace(doc, name);
     else if (!strcmp(r->key, "jobs.batch"))
         default_job(doc, uid, name);
-    rc = s->admit(r, doc, NULL, e);
+    rc = s->admit(r, doc, NULL, NULL, e);
     if (rc) {
         json_decref(doc);
         return rc;
@@ -2665,9 +2694,10 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
     json_t *res = merge_update(r, cur, next, o->status, o->fn_fresh);
+    struct store__views views = {wc_view(s, r, cur), NULL};
     int rc = check_finalizers(cur, res, e);
     if (!rc)
-        rc = s->admit(r, res, cur, e);
+        rc = s->admit(r, res, cur, &views, e);
     if (!rc && o->check)
         rc = o->check(o->check_arg, r, res, cur, e);
     if (!rc && !strcmp(r->key, STORE_CRD_KEY))
@@ -2675,6 +2705,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     if (!rc && !strcmp(r->key, "resourcequotas"))
         store__quota_status(s, res, false);
     if (rc) {
+        api_object_free(views.doc);
         json_decref(res);
         return rc;
     }
@@ -2689,20 +2720,30 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     if (json_equal(res, (json_t *)cur)) {
         /* Nothing changes: no new version, no event (controllers that write
          * the same status again rely on it). */
+        api_object_free(views.doc);
         json_decref(res);
         *out = o->shared_out ? json_incref((json_t *)cur) : json_deep_copy(cur);
         return 0;
     }
     if (o->dry_run) {
+        api_object_free(views.doc);
         *out = res;
         return 0;
     }
     bool owners_changed = !json_equal(json_object_get(cm, "ownerReferences"),
                                       json_object_get(api_doc_meta(res), "ownerReferences"));
-    if (has_deletion(res) && n_finalizers(res) == 0)
+    if (has_deletion(res) && n_finalizers(res) == 0) {
         rc = obj_remove(s, r, res, 0, e);
-    else
+        api_object_free(views.doc);
+    } else {
         rc = obj_put_as(s, r, res, STORE_MODIFIED, owners_changed, cur, o->shared_out, e);
+        /* The view goes with the tree the change (obj_put_as added it last)
+         * gives the cache, when that tree is res itself, the view's own. */
+        if (!rc && o->shared_out)
+            s->pending[s->npending - 1].view = views.doc;
+        else
+            api_object_free(views.doc);
+    }
     if (rc) {
         json_decref(res);
         return rc;
@@ -2948,7 +2989,7 @@ static int replace_run(struct store *s, struct wop *op)
     json_object_set_new(m, "creationTimestamp", json_string(now));
     json_object_set_new(m, "generation", json_integer(1));
     json_decref(cur);
-    rc = s->admit(r, p->doc, NULL, op->e);
+    rc = s->admit(r, p->doc, NULL, NULL, op->e);
     if (rc)
         return rc;
     store__crd_status(s->reg, p->doc, NULL);
