@@ -191,6 +191,11 @@ static inline void ac_watch_close(struct ac_watch *w)
         w->ops->watch_close(w);
 }
 
+/* The writes' *out, the stored object, is a reference to be read and
+ * released (json_decref), never changed: over the in-process store it is
+ * the tree that store's watchers and cache share (store_write_opts.shared_out),
+ * as a watch event's object is. */
+
 /* Create obj (borrowed). *out (owned, may be NULL to discard) is the stored object. */
 CU_MUST_CHECK static inline int ac_create(struct ac_client *c, const struct store_resource *r,
                                           const char *ns, const json_t *obj, json_t **out,

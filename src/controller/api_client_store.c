@@ -196,7 +196,7 @@ static void sc_watch_close(struct ac_watch *aw)
 static int sc_create(struct ac_client *c, const struct store_resource *r, const char *ns,
                      const json_t *obj, json_t **out, struct err *e)
 {
-    struct store_write_opts wo = {0};
+    struct store_write_opts wo = {.shared_out = true};
     json_t *stored = NULL;
     if (!ns)
         ns = ac_meta_str(obj, "namespace");
@@ -211,7 +211,7 @@ static int sc_create(struct ac_client *c, const struct store_resource *r, const 
 static int sc_update(struct ac_client *c, const struct store_resource *r, const char *ns,
                      const char *name, const json_t *obj, bool status, json_t **out, struct err *e)
 {
-    struct store_write_opts wo = {.status = status};
+    struct store_write_opts wo = {.status = status, .shared_out = true};
     json_t *stored = NULL;
     int rc = store_update(st(c), r, ns, name, obj, &wo, &stored, e);
     if (!rc && out)
@@ -239,7 +239,7 @@ static int sc_patch(struct ac_client *c, const struct store_resource *r, const c
                     const char *name, enum ac_patch_type type, const json_t *patch, bool status,
                     json_t **out, struct err *e)
 {
-    struct store_write_opts wo = {.status = status};
+    struct store_write_opts wo = {.status = status, .shared_out = true};
     struct patch_arg pa = {type, patch};
     json_t *stored = NULL;
     int rc = store_mutate(st(c), r, ns, name, apply_patch, &pa, &wo, &stored, e);
@@ -296,8 +296,8 @@ static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct ac_write *x = &w[i];
         m[i] = (struct mutation){x->fn, x->arg};
-        sw[i] =
-            (struct store_write){.r = x->r, .ns = x->ns, .opts = {.status = x->status}, .e = x->e};
+        sw[i] = (struct store_write){
+            .r = x->r, .ns = x->ns, .opts = {.status = x->status, .shared_out = true}, .e = x->e};
         if (x->fn) {
             sw[i].name = x->name;
             sw[i].fn = run_mutation;

@@ -61,7 +61,8 @@ static int admit_custom(const struct store_resource *r, json_t *doc, const json_
     return sch_validate(s, doc, old, e);
 }
 
-int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e)
+int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old,
+                     struct store__views *v, struct err *e)
 {
     if (!strcmp(r->key, STORE_CRD_KEY))
         return admit_crd(doc, old, e);
@@ -75,7 +76,9 @@ int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *
     rc = api_object_decode(doc, &o, e);
     if (rc)
         return rc;
-    if (old) {
+    if (old && v && v->old) {
+        rc = val_object_update(v->old, o, e);
+    } else if (old) {
         struct api_object *prev = NULL;
         /* The stored object decoded when it was written; if it no longer
          * does (an older cueue stored it), judge the new one alone. */
@@ -88,6 +91,10 @@ int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *
         api_object_free(prev);
     } else {
         rc = val_object(o, e);
+    }
+    if (!rc && v) {
+        v->doc = o;
+        return 0;
     }
     api_object_free(o);
     return rc;

@@ -458,11 +458,14 @@ static int check_name(const struct store_resource *r, const char *name, struct e
 /* ---- the writer's cache of committed trees ------------------------------------------ */
 
 /* A committed object's tree, shared (never changed) with the watchers that
- * received it: valid while the stored row has version rv. */
+ * received it: valid while the stored row has version rv. With it, when its
+ * update left one, the tree's typed view, so that the object's next update
+ * is validated against it without decoding the tree again. */
 struct wc_entry {
     uint64_t rv;
     json_t *doc;
-    unsigned slot; /* its key's place in wc_ring */
+    struct api_object *view; /* owned, or NULL */
+    unsigned slot;           /* its key's place in wc_ring */
 };
 
 static void wc_key(char *buf, size_t len, const struct store_resource *r, const char *ns,
@@ -475,6 +478,7 @@ static void wc_entry_free(struct wc_entry *en)
 {
     if (en) {
         json_decref(en->doc);
+        api_object_free(en->view);
         free(en);
     }
 }
@@ -489,12 +493,16 @@ static void wc_drop(struct store *s, const char *key)
     wc_entry_free(en);
 }
 
-static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
+/* doc's entry (view: doc's view or NULL, consumed). */
+static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc,
+                   struct api_object *view)
 {
     struct wc_entry *en = map_get(&s->wcache, key);
     if (en) {
         json_decref(en->doc);
+        api_object_free(en->view);
         en->doc = json_incref(doc);
+        en->view = view;
         en->rv = rv;
         return;
     }
@@ -502,7 +510,7 @@ static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
     if (s->wc_ring[slot])
         wc_drop(s, s->wc_ring[slot]);
     en = xmalloc(sizeof(*en));
-    *en = (struct wc_entry){rv, json_incref(doc), slot};
+    *en = (struct wc_entry){rv, json_incref(doc), view, slot};
     s->wc_ring[slot] = xstrdup(key);
     map_put(&s->wcache, key, en);
 }
@@ -511,17 +519,36 @@ static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc)
 static void wc_commit(struct store *s)
 {
     for (size_t i = 0; i < s->npending; i++) {
-        const struct store__change *c = &s->pending[i];
+        struct store__change *c = &s->pending[i];
+        struct api_object *view = c->view;
+        c->view = NULL;
         const char *name = api_doc_meta_str(c->obj, "name");
-        if (!name)
+        if (!name) {
+            api_object_free(view);
             continue;
+        }
         char key[1024];
         wc_key(key, sizeof(key), c->ev->r, c->ns, name);
-        if (c->ev->type == STORE_DELETED)
+        if (c->ev->type == STORE_DELETED) {
+            api_object_free(view);
             wc_drop(s, key);
-        else
-            wc_put(s, key, c->ev->rv, c->obj);
+        } else {
+            wc_put(s, key, c->ev->rv, c->obj, view);
+        }
     }
+}
+
+/* The typed view the writer's cache keeps with cur, when cur is its tree. */
+static const struct api_object *wc_view(struct store *s, const struct store_resource *r,
+                                        const json_t *cur)
+{
+    const char *name = api_doc_meta_str(cur, "name");
+    if (!name)
+        return NULL;
+    char key[1024];
+    wc_key(key, sizeof(key), r, api_doc_meta_str(cur, "namespace"), name);
+    struct wc_entry *en = map_get(&s->wcache, key);
+    return en && en->doc == cur ? en->view : NULL;
 }
 
 static void wc_release(struct store *s)
@@ -560,6 +587,7 @@ static void pending_truncate(struct store *s, size_t mark)
         store__evrec_unref(s->pending[i].ev_obj);
         json_decref(s->pending[i].obj);
         json_decref(s->pending[i].prev);
+        api_object_free(s->pending[i].view);
     }
     s->npending = mark;
 }
@@ -636,17 +664,20 @@ static int tx_commit(struct store *s, struct err *e)
 
 /* A change of the open transaction. obj is copied as it is now (its text):
  * the caller keeps obj, while the copy is shared, unchanged, by watchers
- * in this process and the writer's cache. */
+ * in this process and the writer's cache. With share, obj itself is
+ * shared: its caller changes it no more. */
 static void pending_add(struct store *s, enum store_event_type type, const struct store_resource *r,
-                        uint64_t rv, const char *text, const json_t *obj, const json_t *prev)
+                        uint64_t rv, const char *text, const json_t *obj, const json_t *prev,
+                        bool share)
 {
     XGROW(s->pending, s->cap_pending, s->npending + 1);
     struct store__change *c = &s->pending[s->npending++];
     c->ev = store__evrec_new(type, r, rv, text);
-    c->obj = json_deep_copy(obj);
+    c->obj = share ? json_incref((json_t *)obj) : json_deep_copy(obj);
     c->prev = prev ? json_incref((json_t *)prev) : NULL;
     c->ns = api_doc_meta_str(c->obj, "namespace");
     c->ev_obj = NULL;
+    c->view = NULL;
 }
 
 /* Run op inside the open transaction, undoing exactly its own changes when
@@ -793,10 +824,12 @@ static int owners_set(struct store *s, const struct store_resource *r, const cha
     return rc;
 }
 
-/* Store obj (changed: takes the next resourceVersion) and log the change. */
-static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
-                   enum store_event_type type, bool owners_changed, const json_t *prev,
-                   struct err *e)
+/* Store obj (changed: takes the next resourceVersion) and log the change.
+ * With share, the change's watchers and the writer's cache get obj itself,
+ * not a copy: nobody may change it afterwards (store_write_opts.shared_out). */
+static int obj_put_as(struct store *s, const struct store_resource *r, json_t *obj,
+                      enum store_event_type type, bool owners_changed, const json_t *prev,
+                      bool share, struct err *e)
 {
     const char *ns = r->namespaced ? api_doc_meta_str(obj, "namespace") : "";
     const char *name = api_doc_meta_str(obj, "name");
@@ -820,9 +853,16 @@ static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
     if (!rc)
         rc = log_event(s, type, r, ns, rv, text, e);
     if (!rc)
-        pending_add(s, type, r, rv, text, obj, prev);
+        pending_add(s, type, r, rv, text, obj, prev, share);
     free(text);
     return rc;
+}
+
+static int obj_put(struct store *s, const struct store_resource *r, json_t *obj,
+                   enum store_event_type type, bool owners_changed, const json_t *prev,
+                   struct err *e)
+{
+    return obj_put_as(s, r, obj, type, owners_changed, prev, false, e);
 }
 
 /* After objects of r came or went in ns: the ResourceQuotas there that
@@ -1157,7 +1197,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
         char *text = dump(cur);
         rc = log_event(s, STORE_DELETED, r, ns, rv, text, e);
         if (!rc)
-            pending_add(s, STORE_DELETED, r, rv, text, cur, NULL);
+            pending_add(s, STORE_DELETED, r, rv, text, cur, NULL, false);
         free(text);
     }
     if (!rc)
@@ -2381,7 +2421,7 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         default_namespace(doc, name);
     else if (!strcmp(r->key, "jobs.batch"))
         default_job(doc, uid, name);
-    rc = s->admit(r, doc, NULL, e);
+    rc = s->admit(r, doc, NULL, NULL, e);
     if (rc) {
         json_decref(doc);
         return rc;
@@ -2419,7 +2459,7 @@ struct create_op {
     const struct store_resource *r;
     const char *ns; /* "" for cluster-scoped */
     json_t *doc;    /* the object to store (the caller's) */
-    bool generated, dry_run;
+    bool generated, dry_run, shared_out;
 };
 
 static int create_run(struct store *s, struct wop *op)
@@ -2455,7 +2495,7 @@ static int create_run(struct store *s, struct wop *op)
         op->discard = true;
         return 0;
     }
-    rc = obj_put(s, c->r, c->doc, STORE_ADDED, true, NULL, e);
+    rc = obj_put_as(s, c->r, c->doc, STORE_ADDED, true, NULL, c->shared_out, e);
     return rc ? rc : quotas_recount(s, c->r, c->ns, e);
 }
 
@@ -2477,6 +2517,7 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
         .doc = doc,
         .generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name"),
         .dry_run = opts && opts->dry_run,
+        .shared_out = opts && opts->shared_out,
     };
     return 0;
 }
@@ -2653,9 +2694,10 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
     json_t *res = merge_update(r, cur, next, o->status, o->fn_fresh);
+    struct store__views views = {wc_view(s, r, cur), NULL};
     int rc = check_finalizers(cur, res, e);
     if (!rc)
-        rc = s->admit(r, res, cur, e);
+        rc = s->admit(r, res, cur, &views, e);
     if (!rc && o->check)
         rc = o->check(o->check_arg, r, res, cur, e);
     if (!rc && !strcmp(r->key, STORE_CRD_KEY))
@@ -2663,6 +2705,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     if (!rc && !strcmp(r->key, "resourcequotas"))
         store__quota_status(s, res, false);
     if (rc) {
+        api_object_free(views.doc);
         json_decref(res);
         return rc;
     }
@@ -2677,20 +2720,30 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     if (json_equal(res, (json_t *)cur)) {
         /* Nothing changes: no new version, no event (controllers that write
          * the same status again rely on it). */
+        api_object_free(views.doc);
         json_decref(res);
-        *out = json_deep_copy(cur);
+        *out = o->shared_out ? json_incref((json_t *)cur) : json_deep_copy(cur);
         return 0;
     }
     if (o->dry_run) {
+        api_object_free(views.doc);
         *out = res;
         return 0;
     }
     bool owners_changed = !json_equal(json_object_get(cm, "ownerReferences"),
                                       json_object_get(api_doc_meta(res), "ownerReferences"));
-    if (has_deletion(res) && n_finalizers(res) == 0)
+    if (has_deletion(res) && n_finalizers(res) == 0) {
         rc = obj_remove(s, r, res, 0, e);
-    else
-        rc = obj_put(s, r, res, STORE_MODIFIED, owners_changed, cur, e);
+        api_object_free(views.doc);
+    } else {
+        rc = obj_put_as(s, r, res, STORE_MODIFIED, owners_changed, cur, o->shared_out, e);
+        /* The view goes with the tree the change (obj_put_as added it last)
+         * gives the cache, when that tree is res itself, the view's own. */
+        if (!rc && o->shared_out)
+            s->pending[s->npending - 1].view = views.doc;
+        else
+            api_object_free(views.doc);
+    }
     if (rc) {
         json_decref(res);
         return rc;
@@ -2936,7 +2989,7 @@ static int replace_run(struct store *s, struct wop *op)
     json_object_set_new(m, "creationTimestamp", json_string(now));
     json_object_set_new(m, "generation", json_integer(1));
     json_decref(cur);
-    rc = s->admit(r, p->doc, NULL, op->e);
+    rc = s->admit(r, p->doc, NULL, NULL, op->e);
     if (rc)
         return rc;
     store__crd_status(s->reg, p->doc, NULL);

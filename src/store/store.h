@@ -151,8 +151,11 @@ struct store_write_opts {
     const char *field_manager;
     store_check_fn check; /* updates only; NULL: none */
     void *check_arg;
-    bool fn_fresh; /* mutations: what fn returns shares no node with the current object,
-                    * so the store changes it in place instead of copying it */
+    bool fn_fresh;   /* mutations: what fn returns shares no node with the current object,
+                      * so the store changes it in place instead of copying it */
+    bool shared_out; /* creates and updates: *out is the tree the store also gives its
+                      * watchers in this process and keeps in its cache, not a copy of
+                      * it; the caller must not change it (only read, then json_decref) */
 };
 
 /* Read one object. *out is owned (json_decref). ERR_NOT_FOUND when absent. */

@@ -18,15 +18,25 @@ struct err;
 
 /* ---- admission hook (admit.c) ----------------------------------------------- */
 
+/* Typed views an admission may reuse and leave behind (v may be NULL). */
+struct store__views {
+    const struct api_object *old; /* in: old decoded (borrowed), or NULL: decode it */
+    struct api_object *doc;       /* out: doc decoded as admitted (owned), or NULL */
+};
+
 /* Default and validate doc (a create when old is NULL, else an update of
  * old). doc is changed in place by defaulting. Returns 0, or ERR_INVALID with
  * every cause in e; nothing is stored on failure. */
 typedef int (*store__admit_fn)(const struct store_resource *r, json_t *doc, const json_t *old,
-                               struct err *e);
+                               struct store__views *v, struct err *e);
 
 /* The api layer's defaulting and validation (dflt_object, api_object_decode,
- * val_object, val_object_update). */
-int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e);
+ * val_object, val_object_update). An update reads v->old instead of
+ * decoding old when it is given; on success v->doc is doc's view, taken
+ * after defaulting (the writer keeps it with the tree it caches, for the
+ * object's next update). */
+int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old,
+                     struct store__views *v, struct err *e);
 /* Replace the admission function of s (tests inject a fake); NULL restores
  * store__admit_api. Call before any write. */
 void store__set_admit(struct store *s, store__admit_fn fn);
@@ -187,6 +197,8 @@ struct store__change {
                                   * watchers, the writer's cache */
     json_t *prev;                /* MODIFIED: the object before (owned), or NULL */
     struct store__evrec *ev_obj; /* ev with obj, made for the first shared watcher, or NULL */
+    struct api_object *view;     /* obj's typed view for the writer's cache (owned), or NULL;
+                                  * taken by the cache before the change is published */
 };
 
 struct store__hub;

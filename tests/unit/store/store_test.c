@@ -575,7 +575,8 @@ static void test_store_write_many(void **state)
 
 /* ---- admission hook ------------------------------------------------------------------- */
 
-static int fake_admit(const struct store_resource *r, json_t *doc, const json_t *old, struct err *e)
+static int fake_admit(const struct store_resource *r, json_t *doc, const json_t *old,
+                      struct store__views *v, struct err *e)
 {
     json_t *spec = json_object_get(doc, "spec");
     if (!json_object_get(spec, "queueingStrategy"))
@@ -811,6 +812,156 @@ static void test_store_writer_cache_private(void **state)
     }
     assert_int_equal(n, 6);
     store_watch_close(w);
+    tstore_free(t);
+}
+
+/* The next event of w, which must come; its object is returned (a
+ * reference) and the event released. */
+static json_t *next_object(struct store_watch *w)
+{
+    struct err e;
+    err_init(&e);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 0, &ev, &e), 0);
+    json_t *o = json_incref(ev.object);
+    store_event_release(&ev);
+    return o;
+}
+
+/* With shared_out, a write's result is the very tree its watchers in this
+ * process get (no copy made for them); without, the caller's own copy.
+ * Either way it is what is stored, and a write that changes nothing gives
+ * the stored object back. */
+static void test_store_shared_out(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_watch_opts so = {.shared = true};
+    struct store_watch *w;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_watch_open(t->s, R("jobs.batch"), NULL, &so, &w, &e), 0);
+    struct store_write_opts shared = {.shared_out = true};
+    struct store_write_opts status = {.status = true, .shared_out = true};
+    json_t *job = job_doc("j"), *out = NULL;
+    assert_int_equal(store_create(t->s, R("jobs.batch"), "default", job, &shared, &out, &e), 0);
+    json_decref(job);
+    json_t *seen = next_object(w);
+    assert_ptr_equal(seen, out);
+    json_decref(seen);
+    json_decref(out);
+    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL,
+                                  &status, &out, &e),
+                     0);
+    seen = next_object(w);
+    assert_ptr_equal(seen, out);
+    json_t *got = get_obj(t->s, "jobs.batch", "default", "j");
+    assert_true(json_equal(got, out));
+    json_decref(got);
+    json_decref(seen);
+    json_decref(out);
+    /* The same status again: no event, the stored object back. */
+    assert_int_equal(store_mutate(t->s, R("jobs.batch"), "default", "j", set_status_active, NULL,
+                                  &status, &out, &e),
+                     0);
+    got = get_obj(t->s, "jobs.batch", "default", "j");
+    assert_true(json_equal(got, out));
+    json_decref(got);
+    json_decref(out);
+    struct store_event ev;
+    assert_int_equal(store_watch_next(w, 0, &ev, &e), ERR_NOT_FOUND);
+    /* Without it: a copy of its own. */
+    int two = 2;
+    assert_int_equal(
+        store_mutate(t->s, R("jobs.batch"), "default", "j", set_parallelism, &two, NULL, &out, &e),
+        0);
+    seen = next_object(w);
+    assert_ptr_not_equal(seen, out);
+    assert_true(json_equal(seen, out));
+    json_decref(seen);
+    json_decref(out);
+    store_watch_close(w);
+    tstore_free(t);
+}
+
+/* The api layer's admission, counting the updates judged against the view
+ * the writer kept of the stored tree instead of decoding it again. */
+static int views_reused, views_wrong;
+
+static int counting_admit(const struct store_resource *r, json_t *doc, const json_t *old,
+                          struct store__views *v, struct err *e)
+{
+    if (old && v && v->old) {
+        views_reused++;
+        if (v->old->json != old)
+            views_wrong++;
+    }
+    return store__admit_api(r, doc, old, v, e);
+}
+
+static json_t *set_label_x(const json_t *cur, void *arg, struct err *e)
+{
+    json_t *o = json_deep_copy(cur);
+    json_object_set_new(api_doc_meta(o), "labels", json_pack("{s:s}", "x", (const char *)arg));
+    return o;
+}
+
+static json_t *set_lq_cq(const json_t *cur, void *arg, struct err *e)
+{
+    json_t *o = json_deep_copy(cur);
+    json_object_set_new(json_object_get(o, "spec"), "clusterQueue", json_string(arg));
+    return o;
+}
+
+/* An update after a shared_out update is validated against the typed view
+ * that write left with the tree it cached, and judged as before: an allowed
+ * change passes, spec.clusterQueue of a LocalQueue stays immutable. A write
+ * without shared_out leaves no view, and the next update decodes again. */
+static void test_store_update_view(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    store__set_admit(t->s, counting_admit);
+    views_reused = views_wrong = 0;
+    const struct store_resource *lq = R("localqueues.kueue.x-k8s.io");
+    struct store_write_opts so = {.shared_out = true};
+    struct err e;
+    err_init(&e);
+    json_t *doc = parse("{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\","
+                        "\"metadata\":{\"name\":\"lq\"},\"spec\":{\"clusterQueue\":\"cq\"}}");
+    json_t *out = NULL;
+    assert_int_equal(store_create(t->s, lq, "default", doc, &so, &out, &e), 0);
+    json_decref(doc);
+    json_decref(out);
+    assert_int_equal(store_mutate(t->s, lq, "default", "lq", set_label_x, "1", &so, &out, &e), 0);
+    json_decref(out);
+    assert_int_equal(views_reused, 0); /* a create leaves none */
+    assert_int_equal(store_mutate(t->s, lq, "default", "lq", set_label_x, "2", &so, &out, &e), 0);
+    json_decref(out);
+    assert_int_equal(views_reused, 1);
+    err_init(&e);
+    assert_int_equal(store_mutate(t->s, lq, "default", "lq", set_lq_cq, "other", &so, &out, &e),
+                     ERR_INVALID);
+    assert_non_null(strstr(e.message, "field is immutable"));
+    assert_null(out);
+    assert_int_equal(views_reused, 2);
+    err_init(&e);
+    assert_int_equal(store_mutate(t->s, lq, "default", "lq", set_label_x, "3", NULL, &out, &e), 0);
+    json_decref(out);
+    assert_int_equal(views_reused, 3);
+    assert_int_equal(store_mutate(t->s, lq, "default", "lq", set_label_x, "4", &so, &out, &e), 0);
+    json_decref(out);
+    assert_int_equal(views_reused, 3); /* the write before kept no view */
+    err_init(&e);
+    assert_int_equal(store_mutate(t->s, lq, "default", "lq", set_lq_cq, "other", &so, &out, &e),
+                     ERR_INVALID);
+    assert_int_equal(views_reused, 4);
+    assert_int_equal(views_wrong, 0);
+    json_t *got = get_obj(t->s, "localqueues.kueue.x-k8s.io", "default", "lq");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(got, "spec"), "clusterQueue")), "cq");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(got, "metadata"), "labels"), "x")),
+                        "4");
+    json_decref(got);
     tstore_free(t);
 }
 
@@ -1395,6 +1546,8 @@ int main(void)
         cmocka_unit_test(test_store_list_continue_expired),
         cmocka_unit_test(test_store_restart_keeps_everything),
         cmocka_unit_test(test_store_writer_cache_private),
+        cmocka_unit_test(test_store_shared_out),
+        cmocka_unit_test(test_store_update_view),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
