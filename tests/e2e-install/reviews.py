@@ -750,8 +750,12 @@ def lw(op, obj, old=None):
 MLW, VLW = "/mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset", "/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset"
 MARKS = {"labels": {QN: "q"}, "annotations": {KQ + "/pod-suspending-parent": "leaderworkerset.x-k8s.io/leaderworkerset",
                                                KQ + "/pod-group-serving": "true"}}
-LWS_MARKED = [{"op": "add", "path": "/spec/leaderWorkerTemplate/%s/metadata" % t, "value": MARKS}
-              for t in ("leaderTemplate", "workerTemplate")]
+# With a leader, the workers' indexes start at 1: under TAS (on by default) the worker
+# template also gets the pod-index offset, as Kueue's webhook gives it.
+WORKER_MARKS = {"labels": MARKS["labels"],
+                "annotations": dict(MARKS["annotations"], **{KQ + "/pod-index-offset": "1"})}
+LWS_MARKED = [{"op": "add", "path": "/spec/leaderWorkerTemplate/leaderTemplate/metadata", "value": MARKS},
+              {"op": "add", "path": "/spec/leaderWorkerTemplate/workerTemplate/metadata", "value": WORKER_MARKS}]
 run("LeaderWorkerSet mutate: both templates get the queue name and the suspending-parent and serving marks", MLW,
     lw("CREATE", lws({QN: "q"})), True, patch=LWS_MARKED)
 run("LeaderWorkerSet mutate: on update too", MLW, lw("UPDATE", lws({QN: "q"}), lws({QN: "q"})), True,
