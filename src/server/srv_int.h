@@ -146,9 +146,13 @@ struct srv_webhooks {
  * and the watches each user holds open, under mu. */
 struct srv_cost {
     pthread_mutex_t mu;
-    struct map list_sizes; /* collection path -> (uintptr_t) objects its last full list read */
-    struct map watches;    /* user -> (uintptr_t) watches open */
-    unsigned max_watches;  /* per user; 0 = no limit */
+    /* collection path -> (uintptr_t) the objects its last full list read,
+     * shifted left by one, the low bit set when a list of one name by
+     * fieldSelector there is a get (in one namespace, or of a cluster's
+     * objects) */
+    struct map list_sizes;
+    struct map watches;   /* user -> (uintptr_t) watches open */
+    unsigned max_watches; /* per user; 0 = no limit */
 };
 
 #define SRV_DEFAULT_MAX_WATCHES 1000
@@ -157,9 +161,11 @@ void srv_cost_init(struct srv_cost *c, unsigned max_watches);
 void srv_cost_release(struct srv_cost *c);
 /* The seats request rq occupies while its handler runs (fairq.h). */
 unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq);
-/* q listed n objects of its collection: remembered when q listed it whole. */
+/* q listed n objects of its collection: remembered when q listed it whole,
+ * with name_gets: a list there of one name by fieldSelector=metadata.name
+ * is a get of that name, charged one seat. */
 struct srv_req;
-void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n);
+void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n, bool name_gets);
 /* Count a watch of user; false (nothing counted) when user holds the
  * maximum already. srv_cost_watch_give ends one. */
 bool srv_cost_watch_take(struct srv_cost *c, const char *user);
