@@ -78,7 +78,13 @@ struct srv_auth {
     char **tokens;      /* parallel arrays, n long */
     struct srv_user *users;
     size_t n;
+    /* Service account tokens a worker found dead (srv_auth_token_died):
+     * jti -> (uintptr_t) exp, at most SRV_DEAD_TOKENS of them. */
+    pthread_mutex_t dead_lock;
+    struct map dead;
 };
+
+#define SRV_DEAD_TOKENS 4096
 
 /* Watches telling a cache that stored kinds changed (watchset.c). */
 #define SRV_WATCHSET_MAX 4
@@ -476,6 +482,12 @@ void srv_auth_release(struct srv_auth *a);
  * A service account token is checked here only as far as it can be without
  * the store (signature, expiry, audience): srv_sa_token_live does the rest. */
 bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out);
+/* The service account token of c was found dead (its account, Pod or
+ * Secret gone or replaced, which no later write undoes): remembered until
+ * it expires, while fewer than SRV_DEAD_TOKENS unexpired ones are. */
+void srv_auth_token_died(struct srv_auth *a, const struct srv_sa_claims *c, int64_t now_s);
+/* Was the token of c found dead? A map look-up, for the I/O thread. */
+bool srv_auth_token_dead(struct srv_auth *a, const struct srv_sa_claims *c);
 
 /* satoken.c: service account tokens, signed JWTs (HS256). */
 #define SRV_SA_ISSUER "https://kubernetes.default.svc.cluster.local"
