@@ -50,6 +50,8 @@ void srv_auth_init(struct srv_auth *a, const char *admin_token, const char *path
 {
     memset(a, 0, sizeof(*a));
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->dead_lock, NULL);
+    map_init(&a->dead);
     a->admin_token = xstrdup(admin_token);
     a->path = path ? xstrdup(path) : NULL;
     if (sa_key)
@@ -116,6 +118,43 @@ void srv_auth_release(struct srv_auth *a)
     free(a->admin_token);
     free(a->path);
     pthread_mutex_destroy(&a->lock);
+    map_release(&a->dead);
+    pthread_mutex_destroy(&a->dead_lock);
+}
+
+void srv_auth_token_died(struct srv_auth *a, const struct srv_sa_claims *c, int64_t now_s)
+{
+    if (!c->jti[0] || c->exp <= now_s)
+        return;
+    pthread_mutex_lock(&a->dead_lock);
+    if (a->dead.len >= SRV_DEAD_TOKENS) {
+        /* Expired tokens are refused before this is asked: forget them. */
+        char **gone = xcalloc(a->dead.len, sizeof(*gone));
+        size_t n = 0, it = 0;
+        const char *k;
+        void *v;
+        while (map_next(&a->dead, &it, &k, &v))
+            if ((int64_t)(uintptr_t)v <= now_s)
+                gone[n++] = xstrdup(k);
+        for (size_t i = 0; i < n; i++) {
+            map_del(&a->dead, gone[i]);
+            free(gone[i]);
+        }
+        free(gone);
+    }
+    if (a->dead.len < SRV_DEAD_TOKENS)
+        map_put(&a->dead, c->jti, (void *)(uintptr_t)c->exp);
+    pthread_mutex_unlock(&a->dead_lock);
+}
+
+bool srv_auth_token_dead(struct srv_auth *a, const struct srv_sa_claims *c)
+{
+    if (!c->jti[0])
+        return false;
+    pthread_mutex_lock(&a->dead_lock);
+    bool dead = map_has(&a->dead, c->jti);
+    pthread_mutex_unlock(&a->dead_lock);
+    return dead;
 }
 
 /* Constant-time comparison: a token check must not leak its prefix. */

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/selector.h"
+#include "base/err.h"
 #include "base/xalloc.h"
 #include "server/fairq.h"
 #include "server/http.h"
@@ -42,13 +44,32 @@ static bool param_set(const struct http_req *rq, const char *key)
     return v && *v;
 }
 
+/* Does the page rq asks for name one object by `fieldSelector=
+ * metadata.name=N` alone, which the handler answers by a get of N
+ * (resource.c's names_one) where the collection allows it? */
+static bool names_one(const struct http_req *rq)
+{
+    const char *fs = http_req_param(rq, "fieldSelector");
+    if (!fs || !*fs || param_set(rq, "labelSelector") || param_set(rq, "continue"))
+        return false;
+    struct sel_selector sel;
+    struct err e;
+    err_init(&e);
+    if (sel_field_parse(NULL, fs, &sel, &e))
+        return false;
+    bool one = sel.n == 1 && sel.reqs[0].op == SEL_EQ && !strcmp(sel.reqs[0].key, "metadata.name");
+    sel_release(&sel);
+    return one;
+}
+
 unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq)
 {
     if (strcmp(rq->method, "GET"))
         return 1;
     pthread_mutex_lock(&c->mu);
-    uint64_t n = (uintptr_t)map_get(&c->list_sizes, rq->path);
+    uint64_t v = (uintptr_t)map_get(&c->list_sizes, rq->path);
     pthread_mutex_unlock(&c->mu);
+    uint64_t n = v >> 1;
     if (!n)
         return 1;
     /* Read as the handlers read it, so that no spelling they take for a
@@ -59,6 +80,11 @@ unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq)
         const char *rv = http_req_param(rq, "resourceVersion");
         return rv && *rv && strcmp(rv, "0") ? 1 : fq_width(n);
     }
+    /* One name where the handler gets it reads one object: one seat, as
+     * kube-apiserver charges a LIST whose field selector names one object
+     * (its storage gets that object too). */
+    if ((v & 1) && names_one(rq))
+        return 1;
     /* A page reads at most its limit; selectors do not make the store
      * read fewer objects, and with one a page may read them all to find
      * its limit of matches (kube-apiserver charges such a page every
@@ -73,7 +99,7 @@ unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq)
     return fq_width(n);
 }
 
-void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n)
+void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n, bool name_gets)
 {
     const struct http_req *rq = q->http;
     if (param_set(rq, "labelSelector") || param_set(rq, "fieldSelector") ||
@@ -84,7 +110,7 @@ void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n)
     pthread_mutex_lock(&c->mu);
     if (n > FQ_OBJECTS_PER_SEAT) {
         if (map_has(&c->list_sizes, q->path) || c->list_sizes.len < COST_MAX_PATHS)
-            map_put(&c->list_sizes, q->path, (void *)(uintptr_t)n);
+            map_put(&c->list_sizes, q->path, (void *)(uintptr_t)(n << 1 | name_gets));
     } else {
         map_del(&c->list_sizes, q->path);
     }

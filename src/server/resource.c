@@ -625,7 +625,7 @@ static int list_selected(struct srv_req *q, const struct srv_route *rt, const ch
     } else {
         rc = store_list(q->srv->store, r, ns, &lo, &l, &e);
         if (!rc)
-            srv_cost_listed(&q->srv->cost, q, l.n);
+            srv_cost_listed(&q->srv->cost, q, l.n, ns || !r->namespaced);
     }
     if (rc) {
         srv_fsel_release(&sel);

@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "base/xalloc.h"
 #include "server/fairq.h"
 #include "server/http.h"
@@ -135,6 +136,18 @@ static bool is_public(const char *path)
            !strcmp(path, "/version") || srv_is_dashboard(path);
 }
 
+/* Does the Authorization header carry a bearer token (which kube-apiserver
+ * authenticates or refuses; another scheme it ignores)? */
+static bool has_bearer(const char *authz)
+{
+    if (!authz || strncasecmp(authz, "Bearer ", 7))
+        return false;
+    authz += 7;
+    while (*authz == ' ')
+        authz++;
+    return *authz;
+}
+
 /* kube-apiserver's answer to a request it cannot authenticate: a Status
  * with no details at all. */
 static int reply_unauthorized(struct srv_req *q)
@@ -164,18 +177,21 @@ static bool is_resource_route(enum srv_route_kind k)
 static int dispatch(struct srv_req *q)
 {
     const char *p = q->path;
-    if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
-        return reply_health(q);
-    if (srv_is_dashboard(p))
-        return srv_handle_dashboard(q);
+    /* A dead token is unauthenticated on every path, the public ones too,
+     * as kube-apiserver authenticates before it looks at the path. */
     if (q->token_sa) {
         struct err e;
         err_init(&e);
         if (srv_sa_token_live(q->srv->store, &q->token_claims, &e)) {
             log_debug("auth: %s: %s", q->token_claims.name, e.message);
+            srv_auth_token_died(&q->srv->auth, &q->token_claims, tm_now_ms() / 1000);
             return reply_unauthorized(q);
         }
     }
+    if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))
+        return reply_health(q);
+    if (srv_is_dashboard(p))
+        return srv_handle_dashboard(q);
     int ret = 0;
     if (q->impersonate_later && !srv_impersonate(q, true, &ret))
         return ret;
@@ -262,9 +278,18 @@ static bool on_head(void *arg, struct http_req *rq, struct http_resp *rs)
         rs->trusted = true;
     } else if (authz && srv_auth_lookup(&s->auth, authz, &q->user)) {
         rs->trusted = true;
-    } else if (!is_public(rq->path) || rq->body_mode != HTTP_BODY_NONE) {
+        /* A token a worker found dead is answered here, before it waits in
+         * its flow: its 401 does not turn into a full queue's 429, and it
+         * takes no worker's time again. */
+        if (q->user.sa && srv_auth_token_dead(&s->auth, &q->user.sa_claims)) {
+            reply_unauthorized(q);
+            return false;
+        }
+    } else if (!is_public(rq->path) || rq->body_mode != HTTP_BODY_NONE || has_bearer(authz)) {
         /* The public paths take no body: nobody unauthenticated makes the
-         * server read one. */
+         * server read one. A bearer token that is not valid is refused
+         * there too: kube-apiserver takes a request as anonymous only when
+         * it carries no credentials. */
         reply_unauthorized(q);
         return false;
     } else {

@@ -78,7 +78,13 @@ struct srv_auth {
     char **tokens;      /* parallel arrays, n long */
     struct srv_user *users;
     size_t n;
+    /* Service account tokens a worker found dead (srv_auth_token_died):
+     * jti -> (uintptr_t) exp, at most SRV_DEAD_TOKENS of them. */
+    pthread_mutex_t dead_lock;
+    struct map dead;
 };
+
+#define SRV_DEAD_TOKENS 4096
 
 /* Watches telling a cache that stored kinds changed (watchset.c). */
 #define SRV_WATCHSET_MAX 4
@@ -146,9 +152,13 @@ struct srv_webhooks {
  * and the watches each user holds open, under mu. */
 struct srv_cost {
     pthread_mutex_t mu;
-    struct map list_sizes; /* collection path -> (uintptr_t) objects its last full list read */
-    struct map watches;    /* user -> (uintptr_t) watches open */
-    unsigned max_watches;  /* per user; 0 = no limit */
+    /* collection path -> (uintptr_t) the objects its last full list read,
+     * shifted left by one, the low bit set when a list of one name by
+     * fieldSelector there is a get (in one namespace, or of a cluster's
+     * objects) */
+    struct map list_sizes;
+    struct map watches;   /* user -> (uintptr_t) watches open */
+    unsigned max_watches; /* per user; 0 = no limit */
 };
 
 #define SRV_DEFAULT_MAX_WATCHES 1000
@@ -157,9 +167,11 @@ void srv_cost_init(struct srv_cost *c, unsigned max_watches);
 void srv_cost_release(struct srv_cost *c);
 /* The seats request rq occupies while its handler runs (fairq.h). */
 unsigned srv_cost_width(struct srv_cost *c, const struct http_req *rq);
-/* q listed n objects of its collection: remembered when q listed it whole. */
+/* q listed n objects of its collection: remembered when q listed it whole,
+ * with name_gets: a list there of one name by fieldSelector=metadata.name
+ * is a get of that name, charged one seat. */
 struct srv_req;
-void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n);
+void srv_cost_listed(struct srv_cost *c, const struct srv_req *q, size_t n, bool name_gets);
 /* Count a watch of user; false (nothing counted) when user holds the
  * maximum already. srv_cost_watch_give ends one. */
 bool srv_cost_watch_take(struct srv_cost *c, const char *user);
@@ -470,6 +482,12 @@ void srv_auth_release(struct srv_auth *a);
  * A service account token is checked here only as far as it can be without
  * the store (signature, expiry, audience): srv_sa_token_live does the rest. */
 bool srv_auth_lookup(struct srv_auth *a, const char *authorization, struct srv_user *out);
+/* The service account token of c was found dead (its account, Pod or
+ * Secret gone or replaced, which no later write undoes): remembered until
+ * it expires, while fewer than SRV_DEAD_TOKENS unexpired ones are. */
+void srv_auth_token_died(struct srv_auth *a, const struct srv_sa_claims *c, int64_t now_s);
+/* Was the token of c found dead? A map look-up, for the I/O thread. */
+bool srv_auth_token_dead(struct srv_auth *a, const struct srv_sa_claims *c);
 
 /* satoken.c: service account tokens, signed JWTs (HS256). */
 #define SRV_SA_ISSUER "https://kubernetes.default.svc.cluster.local"

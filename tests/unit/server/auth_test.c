@@ -283,6 +283,46 @@ static void test_sa_tokens(void **state)
     json_decref(aud);
 }
 
+/* A token found dead is remembered by its id until it expires, and the
+ * memory of them is bounded: expired ones make room, live ones are kept. */
+static void test_dead_tokens(void **state)
+{
+    (void)state;
+    struct srv_auth a;
+    srv_auth_init(&a, "admin", NULL, NULL);
+    struct srv_sa_claims c = {.exp = 2000};
+    snprintf(c.jti, sizeof(c.jti), "one");
+    assert_false(srv_auth_token_dead(&a, &c));
+    srv_auth_token_died(&a, &c, 1000);
+    assert_true(srv_auth_token_dead(&a, &c));
+    struct srv_sa_claims other = {.exp = 2000};
+    snprintf(other.jti, sizeof(other.jti), "two");
+    assert_false(srv_auth_token_dead(&a, &other));
+    /* No id, or expired already: nothing to remember. */
+    struct srv_sa_claims noid = {.exp = 2000};
+    srv_auth_token_died(&a, &noid, 1000);
+    assert_false(srv_auth_token_dead(&a, &noid));
+    struct srv_sa_claims old = {.exp = 900};
+    snprintf(old.jti, sizeof(old.jti), "old");
+    srv_auth_token_died(&a, &old, 1000);
+    assert_false(srv_auth_token_dead(&a, &old));
+    /* Full of unexpired ones: the next is not remembered. */
+    for (int i = 0; a.dead.len < SRV_DEAD_TOKENS; i++) {
+        struct srv_sa_claims f = {.exp = 1500};
+        snprintf(f.jti, sizeof(f.jti), "fill-%d", i);
+        srv_auth_token_died(&a, &f, 1000);
+    }
+    srv_auth_token_died(&a, &other, 1000);
+    assert_false(srv_auth_token_dead(&a, &other));
+    assert_int_equal(a.dead.len, SRV_DEAD_TOKENS);
+    /* Once they expire they make room; the unexpired one stays. */
+    srv_auth_token_died(&a, &other, 1600);
+    assert_true(srv_auth_token_dead(&a, &other));
+    assert_true(srv_auth_token_dead(&a, &c));
+    assert_int_equal(a.dead.len, 2);
+    srv_auth_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_auth_tokens_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_auth_tokens_changes, setup, teardown),
         cmocka_unit_test(test_sa_tokens),
+        cmocka_unit_test(test_dead_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

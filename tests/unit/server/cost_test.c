@@ -31,13 +31,19 @@ static struct http_req req(const char *method, const char *path, const char *k1,
     return rq;
 }
 
-/* q listed its collection and read n objects. */
-static void listed(struct srv_cost *c, struct http_req *rq, size_t n)
+/* q listed its collection and read n objects; a list of one name there
+ * is a get when name_gets. */
+static void listed_as(struct srv_cost *c, struct http_req *rq, size_t n, bool name_gets)
 {
     struct srv_req q = {0};
     q.http = rq;
     q.path = rq->path;
-    srv_cost_listed(c, &q, n);
+    srv_cost_listed(c, &q, n, name_gets);
+}
+
+static void listed(struct srv_cost *c, struct http_req *rq, size_t n)
+{
+    listed_as(c, rq, n, true);
 }
 
 static void test_list_width(void **state)
@@ -86,6 +92,50 @@ static void test_list_width(void **state)
     srv_cost_release(&c);
 }
 
+/* A page of one name by fieldSelector is a get where the collection's
+ * list allows it (one namespace, or cluster-scoped objects): one seat, as
+ * kube-apiserver charges it; anything more than that one term is charged
+ * the collection. */
+static void test_name_width(void **state)
+{
+    (void)state;
+    struct srv_cost c;
+    srv_cost_init(&c, 0);
+    struct http_req list = req("GET", JOBS, NULL, NULL, NULL, NULL);
+    listed(&c, &list, 300);
+    struct http_req one = req("GET", JOBS, "fieldSelector", "metadata.name=j", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &one), 1);
+    struct http_req two_eq = req("GET", JOBS, "fieldSelector", "metadata.name==j", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &two_eq), 1);
+    struct http_req lim = req("GET", JOBS, "fieldSelector", "metadata.name=j", "limit", "500");
+    assert_int_equal(srv_cost_width(&c, &lim), 1);
+    /* The handler scans for these: the collection is charged. */
+    struct http_req ne = req("GET", JOBS, "fieldSelector", "metadata.name!=j", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &ne), 3);
+    struct http_req both =
+        req("GET", JOBS, "fieldSelector", "metadata.name=j,metadata.namespace=a", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &both), 3);
+    struct http_req labels =
+        req("GET", JOBS, "fieldSelector", "metadata.name=j", "labelSelector", "app=x");
+    assert_int_equal(srv_cost_width(&c, &labels), 3);
+    struct http_req cont = req("GET", JOBS, "fieldSelector", "metadata.name=j", "continue", "x");
+    assert_int_equal(srv_cost_width(&c, &cont), 3);
+    struct http_req ns = req("GET", JOBS, "fieldSelector", "metadata.namespace=a", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &ns), 3);
+    struct http_req bad = req("GET", JOBS, "fieldSelector", "metadata.name", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &bad), 3);
+    /* A watch of one name is charged as before. */
+    struct http_req w = req("GET", JOBS, "watch", "true", "fieldSelector", "metadata.name=j");
+    assert_int_equal(srv_cost_width(&c, &w), 3);
+    /* Across namespaces the handler scans: the collection is charged. */
+    struct http_req all = req("GET", "/apis/batch/v1/jobs", NULL, NULL, NULL, NULL);
+    listed_as(&c, &all, 300, false);
+    struct http_req all_one =
+        req("GET", "/apis/batch/v1/jobs", "fieldSelector", "metadata.name=j", NULL, NULL);
+    assert_int_equal(srv_cost_width(&c, &all_one), 3);
+    srv_cost_release(&c);
+}
+
 static void test_watches(void **state)
 {
     (void)state;
@@ -113,6 +163,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_width),
+        cmocka_unit_test(test_name_width),
         cmocka_unit_test(test_watches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
