@@ -12,13 +12,17 @@ copied N-1 times in the store's database (new names and uids, the
 Workload owned by its Job, each a new resourceVersion), which is much
 faster than N creations through the API and gives the same documents.
 The server starts on that store, writes what its controllers decide
-(the copies' pending messages), and is stopped again after SECONDS. Then
+(each copy holds the template's pending verdict, which its first cycle
+keeps for the copies it skips as equivalent: nothing of theirs is
+written), and is stopped again after SECONDS. Then
 it restarts on that settled store: the report (JSON, on stdout) is
 the time from its start to the controllers' caches synced ("startupMs",
 their log line; the first cycle follows in the same round), the server's
 user + system CPU by then ("startupCpuSeconds", read as the line is seen,
 within 20 ms of it), the 1-minute load average then ("loadAverage"), and its resident set after
-SECONDS (default 20) of settling ("rssBytes", "peakRssBytes"). With
+SECONDS (default 20) of settling ("rssBytes", "peakRssBytes"), and, once
+it is stopped, how many Workloads the restart wrote (their
+resourceVersions in the store before and after: "workloadsWritten"). With
 --keep the data directory is DIR (new) and is kept: DIR/store is a store
 to start `cueue serve --data-dir` on again, DIR/serve.log the log.
 With --from DIR (a directory --keep made) only the restart is measured,
@@ -282,8 +286,8 @@ def run(cueue, n, settle, data, watches, source, visibility):
     db = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(data, "store"))
           for f in fs if f.endswith(".db")][0]
     copy_rows(db, n)
-    # A first start writes what the controllers decide for the copies (the
-    # copies' pending messages); the restart measured is on a settled store.
+    # A first start writes what the controllers decide for the copies; the
+    # restart measured is on a settled store.
     since = os.path.getsize(os.path.join(data, "serve.log"))
     p, _, _ = start(cueue, data)
     wait_for_log(data, r"caches synced", since, 600)
@@ -292,7 +296,17 @@ def run(cueue, n, settle, data, watches, source, visibility):
     restart(cueue, settle, data, watches, visibility)
 
 
+def workload_versions(data):
+    db = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(data, "store"))
+          for f in fs if f.endswith(".db")][0]
+    con = sqlite3.connect(db)
+    rvs = dict(con.execute("SELECT name, rv FROM objects WHERE res=?", (WORKLOADS,)))
+    con.close()
+    return rvs
+
+
 def restart(cueue, settle, data, watches, visibility):
+    before = workload_versions(data)
     since = os.path.getsize(os.path.join(data, "serve.log"))
     p, t0, kc = start(cueue, data)
     m = wait_for_log(data, r"caches synced, (\d+) workloads, (\d+) jobs", since, 600)
@@ -335,6 +349,8 @@ def restart(cueue, settle, data, watches, visibility):
         report.update({"visibilityItems": len(items), "visibilityMs": round(ms),
                        "visibilityRssBytes": rss, "visibilityExtraBytes": rss - before})
     stop(p)
+    after = workload_versions(data)
+    report["workloadsWritten"] = sum(1 for k, rv in after.items() if before.get(k) != rv)
     print(json.dumps(report, indent=2))
 
 

@@ -195,6 +195,11 @@ struct eng_evicted {
     const char *message; /* "The ClusterQueue is stopped", ... */
 };
 
+/* The pending message of a workload moved to the inadmissible list because
+ * one of the same shape just failed (BestEffortFIFO, §5.3). */
+#define ENG_BYPASS_MSG                                                                             \
+    "Bypassed scheduling evaluation because an equivalent workload recently failed"
+
 struct eng_pending {
     struct eng_wl *wl;
     const char *reason; /* QuotaReserved=False reason */

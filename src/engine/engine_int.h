@@ -541,10 +541,6 @@ struct eng {
 
 /* The CQ record of a name, created (not existing) if unknown. */
 struct eng_cq *eng__cq_record(struct eng *eng, const char *name);
-/* The pending message of a workload moved to the inadmissible list because
- * one of the same shape just failed (BestEffortFIFO, §5.3). */
-#define ENG_BYPASS_MSG                                                                             \
-    "Bypassed scheduling evaluation because an equivalent workload recently failed"
 /* Write a pending status and record it among the cycle's decisions. */
 void eng__set_pending(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg,
                       bool inadm);

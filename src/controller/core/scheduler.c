@@ -208,8 +208,31 @@ struct pending_write {
     bool same; /* the reason and message unchanged: no Event */
 };
 
+/* Whether a stored QuotaReserved=False reason is one of the scheduler's
+ * verdicts, which Kueue's workload controller keeps until the next
+ * scheduling attempt of that workload (its schedulerSetReasons, less
+ * PendingEvaluation, which the equivalence check replaces). */
+static bool scheduler_verdict(const char *reason)
+{
+    static const char *const kept[] = {"WaitingForQuota",
+                                       "NoMatchingFlavor",
+                                       "ExceedsMaxQuota",
+                                       "TopologyPlacementFailed",
+                                       "WaitingForPreemptedWorkloads",
+                                       "WaitingForPodsReady"};
+    for (size_t i = 0; reason && i < sizeof(kept) / sizeof(kept[0]); i++)
+        if (!strcmp(reason, kept[i]))
+            return true;
+    return false;
+}
+
 /* The pending statuses of a cycle, written together (their store commits
- * shared): only those whose reason, message or requests change. */
+ * shared): only those whose reason, message or requests change. A
+ * workload skipped because an equivalent one failed keeps a verdict the
+ * scheduler wrote for it, as in Kueue: the bypass message replaces only a
+ * status that is no verdict (none, PendingEvaluation, a resolved block),
+ * so a restart, whose first cycle skips every equivalent of the head it
+ * evaluates, writes none of them again. */
 static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t np, int64_t now)
 {
     struct pending_write *pw = xcalloc(np ? np : 1, sizeof(*pw));
@@ -235,6 +258,11 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
         if ((qr && jstr(qr, "status") && !strcmp(jstr(qr, "status"), "True")) ||
             (fin && jstr(fin, "status") && !strcmp(jstr(fin, "status"), "True")))
             continue;
+        if (qr && message && !strcmp(message, ENG_BYPASS_MSG) && jstr(qr, "message") &&
+            scheduler_verdict(jstr(qr, "reason"))) {
+            reason = jstr(qr, "reason");
+            message = jstr(qr, "message");
+        }
         bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
                     jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
         json_t *rr = requests_json(c, wl);
