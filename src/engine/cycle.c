@@ -87,7 +87,7 @@ static void record_pending(struct eng *eng, struct eng_wl *wl)
 void eng__set_pending(struct eng *eng, struct eng_wl *wl, const char *reason, const char *msg,
                       bool inadm)
 {
-    wl_set_status(wl, reason, msg, inadm);
+    wl_set_status(eng, wl, reason, msg, inadm);
     record_pending(eng, wl);
 }
 
@@ -591,7 +591,7 @@ static void commit_admission(struct eng *eng, struct entry *e)
     wl_attach_admitted(eng, e->cq, wl);
     fs_afs_charge(eng, e->cq, wl); /* admission fair sharing entry penalty */
     wl->reason = NULL;
-    free(wl->message);
+    msg_put(&eng->msgs, wl->message);
     wl->message = NULL;
     wl->inadmissible = false;
     scan_clear(wl);

@@ -145,7 +145,6 @@ void eng_free(struct eng *eng)
     if (!eng)
         return;
     for (size_t i = 0; i < eng->n_wls; i++) {
-        free(eng->wls[i]->message);
         free(eng->wls[i]->blob);
         arena_release(&eng->wls[i]->mem);
         free(eng->wls[i]);
@@ -158,6 +157,7 @@ void eng_free(struct eng *eng)
         eng->free_wls = n;
     }
     free(eng->wls);
+    msg_release(&eng->msgs);
     for (size_t i = 0; i < eng->cq_names.n; i++)
         cq_free(eng->cqs[i]);
     free(eng->cqs);
@@ -728,6 +728,7 @@ static struct eng_wl *apply_wl(struct eng *eng, const struct api_workload *v)
     }
     struct eng_wl *wl = wl_alloc(eng, ns, v->meta.name, 0);
     wl_load_api(eng, wl, v);
+    eng->wl_block = wl->mem.total < 16384 ? wl->mem.total : 16384;
     tas_load_failed(eng, wl, v);
     bool same_quota = false;
     if (wl->state == WL_ADMITTED) {
@@ -953,7 +954,7 @@ static void sort_reqs_by_name(const struct eng *eng, struct eng_req *r, size_t n
 struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, int64_t now_ms)
 {
     eng->now_ms = now_ms;
-    size_t size = sizeof(struct eng_ps) * (w->n_ps + 1) + strlen(w->queue_name) + 64;
+    size_t size = sizeof(struct eng_ps) * w->n_ps + strlen(w->queue_name) + 64;
     for (size_t i = 0; i < w->n_ps; i++)
         size += sizeof(struct eng_req) * (w->ps[i].n_res + 1) +
                 sizeof(int16_t) * (w->ps[i].n_res + 2) +
@@ -966,7 +967,7 @@ struct eng_wl *eng_add_simple(struct eng *eng, const struct eng_simple_wl *w, in
     wl->priority = w->priority;
     wl->created_ms = wl->ts_ms = w->created_ms;
     wl->n_ps = w->n_ps;
-    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_ps + 1);
+    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_ps);
     for (size_t i = 0; i < w->n_ps; i++) {
         const struct eng_simple_ps *s = &w->ps[i];
         struct eng_ps *ps = &wl->ps[i];

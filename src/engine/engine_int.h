@@ -339,28 +339,24 @@ enum eng_wl_state {
 enum eng_wl_where { WLQ_NONE = 0, WLQ_HEAP, WLQ_INADM };
 
 struct eng_wl {
+    /* Ordered by size, small fields last, so the record has no padding
+     * holes; counts and positions are 32-bit (a record count fits). */
     struct arena mem; /* every string and array below (or blob, see wl_mem) */
     char *blob;       /* one exact-size block for the fast path; owned */
-    size_t blob_cap, blob_used;
     struct eng_wl *next_free;
-    uint32_t idx;                /* index in eng->wls */
     char *key;                   /* "namespace/name" */
     const char *ns, *name, *uid; /* uid: the key when absent */
     char *lq_key;                /* "namespace/queueName"; NULL when no queue */
     uint64_t second_pass_msg;    /* hash of the last SecondPassFailed message; 0: none */
-    int32_t priority;
     int64_t created_ms;
-    int64_t ts_ms;      /* queue-order timestamp (§5.2) */
-    int64_t requeue_at; /* backoff end, 0 = none */
-    int64_t admit_ms;   /* admission time: QuotaReserved=True lastTransitionTime, or when
-                         * the engine admitted it (preemption.md §0) */
-    enum eng_wl_state state;
-    bool invalid;           /* requests cannot be computed: message in pending */
+    int64_t ts_ms;          /* queue-order timestamp (§5.2) */
+    int64_t requeue_at;     /* backoff end, 0 = none */
+    int64_t admit_ms;       /* admission time: QuotaReserved=True lastTransitionTime, or when
+                             * the engine admitted it (preemption.md §0) */
     const char *limits_msg; /* "resources validation failed: ..." (§2), or NULL */
     const char *lr_msg;     /* "resources didn't satisfy LimitRange constraints: ...", or NULL */
     const char *invalid_reason;
     struct eng_ps *ps;
-    size_t n_ps;
     uint64_t shape; /* §5.3 equivalence hash */
     /* What may make an inadmissible workload admissible when it changes
      * (Kueue's PushOrUpdate): generation, priority, reclaimable pods, the
@@ -369,32 +365,16 @@ struct eng_wl {
     /* checks listed in status.admissionChecks */
     const char **check_names;
     const char **check_states;
-    size_t n_checks;
-    bool checks_failed; /* a Rejected/Retry check: not nominated (§6.1 3a) */
     /* queue position */
     struct eng_cq *cq; /* queued in / admitted by; NULL when unqueued */
-    enum eng_wl_where where;
-    size_t qpos;
-    size_t adm_pos; /* index in cq->admitted while admitted */
-    size_t vic_pos; /* index in cq->victims while admitted */
     /* scan memory (§4.7) */
-    bool scan_valid;
     uint64_t scan_cycle;
     uint64_t scan_gen;
     /* pending status as last written */
-    const char *reason; /* static or in mem; NULL = no QuotaReserved condition yet */
-    char *message;      /* owned (malloc) */
-    bool inadmissible;
-    bool status_dirty;
-    /* admission result */
-    int admitted_cond;     /* ENG_ADMITTED_* of the last admission */
-    bool admitted_true;    /* Admitted=True (not only a quota reservation) */
-    bool pods_ready;       /* PodsReady=True */
+    const char *reason;    /* static or in mem; NULL = no QuotaReserved condition yet */
+    const char *message;   /* a reference counted in eng->msgs */
     uint64_t victim_cycle; /* cycle number in which it was chosen as a victim */
-    bool evicted;          /* Evicted=True and still holding quota */
-    bool in_carry;         /* in eng->carry */
     uint64_t pend_cycle;   /* cycle in which a pending decision was recorded */
-    size_t pend_idx;
     /* preemption (preempt.c, fairshare.c) */
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
     double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
@@ -403,6 +383,27 @@ struct eng_wl {
      * undo log is on): its topology placements no longer take Node
      * capacity. Logged, so every rollback restores it. */
     int64_t sim_removed;
+    uint32_t blob_cap, blob_used;
+    uint32_t idx; /* index in eng->wls */
+    int32_t priority;
+    uint32_t n_ps;
+    uint32_t n_checks;
+    uint32_t qpos;
+    uint32_t adm_pos;   /* index in cq->admitted while admitted */
+    uint32_t vic_pos;   /* index in cq->victims while admitted */
+    uint32_t pend_idx;  /* in eng->dec.pending, while pend_cycle is the cycle's */
+    int admitted_cond;  /* ENG_ADMITTED_* of the last admission */
+    uint8_t state;      /* enum eng_wl_state */
+    uint8_t where;      /* enum eng_wl_where */
+    bool invalid;       /* requests cannot be computed: message in pending */
+    bool checks_failed; /* a Rejected/Retry check: not nominated (§6.1 3a) */
+    bool scan_valid;
+    bool inadmissible;
+    bool status_dirty;
+    bool admitted_true; /* Admitted=True (not only a quota reservation) */
+    bool pods_ready;    /* PodsReady=True */
+    bool evicted;       /* Evicted=True and still holding quota */
+    bool in_carry;      /* in eng->carry */
 };
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -462,6 +463,16 @@ struct undo_rec {
     int64_t old;
 };
 
+/* Pending messages, one counted copy of each distinct text (workload.c):
+ * a backlog of one shape carries the same words in every workload. An
+ * open-addressing table (linear probing, backward-shift deletion). */
+struct eng_msg;
+struct eng_msgs {
+    struct eng_msg **slots;
+    size_t cap; /* power of two, or 0 */
+    size_t len;
+};
+
 struct eng {
     struct eng_options opt;
     struct arena cfg_mem;         /* copies of configuration data */
@@ -489,6 +500,11 @@ struct eng {
     struct eng_wl **wls;     /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
+    struct eng_msgs msgs; /* the workloads' pending messages */
+    /* The first arena block of a new record: what the last decoded one
+     * used (a backlog is mostly of one shape; at most 16 KiB), 0 before
+     * the first. */
+    size_t wl_block;
     bool tree_dirty;     /* structure or quotas changed: recompute */
     bool queues_dirty;   /* queue membership may have changed (LocalQueues, new CQs) */
     bool activity_dirty; /* CQ activity or stop policies may have changed */
@@ -641,7 +657,13 @@ int wl_victim_cmp(const struct eng_wl *a, const struct eng_wl *b);
 bool wl_victim_before(const struct eng_wl *a, const struct eng_wl *b);
 /* Mark an admitted workload evicted (it keeps its quota until released). */
 void wl_set_evicted(struct eng_wl *wl);
-void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm);
+void wl_set_status(struct eng *eng, struct eng_wl *wl, const char *reason, const char *message,
+                   bool inadm);
+/* The pool's copy of text with one more reference; msg_put drops one
+ * (NULL is ignored) and frees the copy with the last. */
+const char *msg_get(struct eng_msgs *p, const char *text);
+void msg_put(struct eng_msgs *p, const char *text);
+void msg_release(struct eng_msgs *p); /* frees every copy */
 uint64_t wl_shape(const struct eng_wl *wl);
 /* Fill a fresh record from a Workload view (requests per §2, priority,
  * timestamps, checks, an admission it holds). Sets wl->invalid with a

@@ -296,12 +296,13 @@ static const char *dra_mapping(const struct eng *eng, const char *cls)
 /* DRA: device requests of the pod's claim templates, counted per mapped
  * resource. Returns false with a message when a class is not mapped. */
 /* The workload waits, Misconfigured, with Kueue's DRA field error. */
-static bool dra_misconfigured(struct eng_wl *wl, const char *msg)
+static bool dra_misconfigured(struct eng *eng, struct eng_wl *wl, const char *msg)
 {
     wl->invalid = true;
     wl->invalid_reason = "Misconfigured";
-    free(wl->message);
-    wl->message = xstrdup(msg);
+    const char *m = msg_get(&eng->msgs, msg);
+    msg_put(&eng->msgs, wl->message);
+    wl->message = m;
     return false;
 }
 
@@ -330,7 +331,7 @@ static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t p
                      "to get claim spec for ResourceClaimTemplate %s in podset %s: "
                      "resourceclaimtemplates.resource.k8s.io \"%s\" not found",
                      psi, j, tn, psname, tn);
-            return dra_misconfigured(wl, msg);
+            return dra_misconfigured(eng, wl, msg);
         }
         if (!t)
             continue;
@@ -343,7 +344,7 @@ static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t p
                          ".exactly.allocationMode: Invalid value: \"All\": ResourceClaimTemplate "
                          "%s: AllocationMode 'All' is not supported",
                          psi, j, k, tn);
-                return dra_misconfigured(wl, msg);
+                return dra_misconfigured(eng, wl, msg);
             }
         for (size_t k = 0; k < t->n; k++) {
             if (!t->classes[k])
@@ -355,7 +356,7 @@ static bool add_dra(struct eng *eng, struct eng_wl *wl, const char *ns, size_t p
                          "resourceClaimTemplateName: Not found: \"DeviceClass %s is not mapped "
                          "in DRA configuration for podset %s\"",
                          psi, j, t->classes[k], psname);
-                return dra_misconfigured(wl, msg);
+                return dra_misconfigured(eng, wl, msg);
             }
             rl_add(reqs, eng__res_id(eng, res), t->counts[k]);
         }
@@ -680,7 +681,7 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         wl->requeue_at = INT64_MAX;
 
     wl->n_ps = w->n_pod_sets;
-    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets + 1);
+    wl->ps = WL_ARRAY(wl, struct eng_ps, w->n_pod_sets);
     struct rl reqs = {0};
     bool holds = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");
     struct lr_sum lr;
@@ -743,7 +744,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     const struct api_condition *qr = api_condition_find(&w->conditions, "QuotaReserved");
     if (!wl->invalid && qr && qr->status && !strcmp(qr->status, "False") && qr->reason) {
         wl->reason = mdup(wl, qr->reason);
-        wl->message = xstrdup(qr->message ? qr->message : "");
+        msg_put(&eng->msgs, wl->message);
+        wl->message = msg_get(&eng->msgs, qr->message ? qr->message : "");
     }
     bool finished = api_condition_is_true(&w->conditions, "Finished");
     bool reserved = w->admission && api_condition_is_true(&w->conditions, "QuotaReserved");

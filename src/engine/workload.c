@@ -4,6 +4,7 @@
  * Mirrors Kueue pkg/workload (workload.go totalRequestsFromPodSets,
  * resources.go AdjustResources) and Kubernetes' PodRequests
  * (component-helpers); spec/admission.md §2. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_
         wl->blob_cap = cap;
     } else {
         wl = xcalloc(1, sizeof(*wl));
-        arena_init_sized(&wl->mem, 1024);
+        arena_init_sized(&wl->mem, eng->wl_block ? eng->wl_block : 1024);
     }
     if (blob_size) {
         blob_size += strlen(ns) * 2 + strlen(name) + 64;
@@ -89,12 +90,96 @@ void wl_free(struct eng *eng, struct eng_wl *wl)
     struct eng_wl *last = eng->wls[--eng->n_wls];
     eng->wls[wl->idx] = last;
     last->idx = wl->idx;
-    free(wl->message);
+    msg_put(&eng->msgs, wl->message);
     wl->message = NULL;
     if (wl->mem.head)
         arena_reset(&wl->mem);
     wl->next_free = eng->free_wls;
     eng->free_wls = wl;
+}
+
+/* ---- pending messages ---------------------------------------------------------- */
+
+struct eng_msg {
+    uint64_t hash;
+    size_t refs;
+    char text[];
+};
+
+static struct eng_msg *msg_of(const char *text)
+{
+    return (struct eng_msg *)(void *)(text - offsetof(struct eng_msg, text));
+}
+
+static void msg_grow(struct eng_msgs *p)
+{
+    size_t cap = p->cap ? p->cap * 2 : 16;
+    struct eng_msg **slots = xcalloc(cap, sizeof(*slots));
+    for (size_t i = 0; i < p->cap; i++) {
+        struct eng_msg *m = p->slots[i];
+        if (!m)
+            continue;
+        size_t j = (size_t)m->hash & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = m;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->cap = cap;
+}
+
+const char *msg_get(struct eng_msgs *p, const char *text)
+{
+    size_t n = strlen(text);
+    uint64_t h = map_hash(text, n);
+    if ((p->len + 1) * 4 > p->cap * 3)
+        msg_grow(p);
+    size_t i = (size_t)h & (p->cap - 1);
+    for (struct eng_msg *m; (m = p->slots[i]); i = (i + 1) & (p->cap - 1))
+        if (m->hash == h && !strcmp(m->text, text)) {
+            m->refs++;
+            return m->text;
+        }
+    struct eng_msg *m = xmalloc(sizeof(*m) + n + 1);
+    m->hash = h;
+    m->refs = 1;
+    memcpy(m->text, text, n + 1);
+    p->slots[i] = m;
+    p->len++;
+    return m->text;
+}
+
+void msg_put(struct eng_msgs *p, const char *text)
+{
+    if (!text)
+        return;
+    struct eng_msg *m = msg_of(text);
+    if (--m->refs)
+        return;
+    size_t mask = p->cap - 1, i = (size_t)m->hash & mask;
+    while (p->slots[i] != m)
+        i = (i + 1) & mask;
+    /* Backward-shift deletion: move up each later entry of the run that
+     * may sit at the freed slot, so lookups need no tombstones. */
+    for (size_t j = (i + 1) & mask; p->slots[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)p->slots[j]->hash & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            p->slots[i] = p->slots[j];
+            i = j;
+        }
+    }
+    p->slots[i] = NULL;
+    p->len--;
+    free(m);
+}
+
+void msg_release(struct eng_msgs *p)
+{
+    for (size_t i = 0; i < p->cap; i++)
+        free(p->slots[i]);
+    free(p->slots);
+    memset(p, 0, sizeof(*p));
 }
 
 /* ---- admitted bookkeeping ------------------------------------------------------ */
@@ -199,7 +284,8 @@ uint64_t cq_alloc_gen(const struct eng *eng, const struct eng_cq *cq)
     return cq->alloc_gen + eng->cfg_gen;
 }
 
-void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, bool inadm)
+void wl_set_status(struct eng *eng, struct eng_wl *wl, const char *reason, const char *message,
+                   bool inadm)
 {
     /* Only the reason and message are written to the API: a workload that
      * a requeue brought back and the next cycle sends away again with the
@@ -212,8 +298,9 @@ void wl_set_status(struct eng_wl *wl, const char *reason, const char *message, b
         return;
     wl->reason = reason;
     if (!wl->message || strcmp(wl->message, message)) {
-        free(wl->message);
-        wl->message = xstrdup(message);
+        const char *m = msg_get(&eng->msgs, message);
+        msg_put(&eng->msgs, wl->message);
+        wl->message = m;
     }
     wl->status_dirty = true;
 }

@@ -496,6 +496,87 @@ static void test_eng_limit_range_set_and_forget(void **state)
     fx_release(&f);
 }
 
+/* Pending workloads told the same words share one copy of them, which
+ * lives while one of them still holds it. */
+static void test_eng_pending_messages_shared(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(2), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_cq(&f, "b", NULL, &q, 1);
+    fx_lq(&f, "a");
+    fx_lq(&f, "b");
+    /* Two ClusterQueues of the same quota: the same words for w1 and w2. */
+    struct eng_wl *w1 = fx_wl(&f, "w1", "a", CPU(3), 0, 1);
+    struct eng_wl *w2 = fx_wl(&f, "w2", "b", CPU(3), 0, 2);
+    struct eng_wl *w3 = fx_wl(&f, "w3", "a", CPU(5), 0, 3);
+    eng_cycle(f.eng, 10);
+    eng_cycle(f.eng, 20);
+    eng_cycle(f.eng, 30);
+    const char *r, *m1, *m2, *m3;
+    bool inadm;
+    eng_wl_pending(w1, &r, &m1, &inadm);
+    eng_wl_pending(w2, &r, &m2, &inadm);
+    eng_wl_pending(w3, &r, &m3, &inadm);
+    assert_non_null(m1);
+    assert_ptr_equal(m1, m2);
+    assert_string_not_equal(m1, m3);
+    assert_int_equal(f.eng->msgs.len, 2);
+    char want[512];
+    snprintf(want, sizeof(want), "%s", m1);
+    eng_wl_delete(f.eng, w1, 40);
+    eng_wl_pending(w2, &r, &m2, &inadm);
+    assert_string_equal(m2, want);
+    assert_int_equal(f.eng->msgs.len, 2);
+    eng_wl_delete(f.eng, w2, 50);
+    assert_int_equal(f.eng->msgs.len, 1);
+    eng_wl_delete(f.eng, w3, 60);
+    assert_int_equal(f.eng->msgs.len, 0);
+    fx_release(&f);
+}
+
+/* The message table through growth and deletions in any order: every
+ * text still held is found again, as the one copy. */
+static void test_eng_message_table(void **state)
+{
+    (void)state;
+    struct eng_msgs p = {0};
+    enum { N = 300 };
+    const char *held[N];
+    char text[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(text, sizeof(text), "message %d", i % 150);
+        held[i] = msg_get(&p, text);
+    }
+    assert_int_equal(p.len, 150);
+    for (int i = 0; i < 150; i++)
+        assert_ptr_equal(held[i], held[i + 150]);
+    /* Drop both references of every third text, one of the others. */
+    for (int i = 0; i < 150; i++) {
+        msg_put(&p, held[i + 150]);
+        if (i % 3 == 0)
+            msg_put(&p, held[i]);
+    }
+    assert_int_equal(p.len, 100);
+    for (int i = 0; i < 150; i++) {
+        if (i % 3 == 0)
+            continue;
+        snprintf(text, sizeof(text), "message %d", i);
+        const char *again = msg_get(&p, text);
+        assert_ptr_equal(again, held[i]);
+        msg_put(&p, again);
+    }
+    for (int i = 0; i < 150; i++)
+        if (i % 3)
+            msg_put(&p, held[i]);
+    assert_int_equal(p.len, 0);
+    msg_put(&p, NULL);
+    msg_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -510,6 +591,8 @@ int main(void)
         cmocka_unit_test(test_eng_bypass_at_arrival_survives_update),
         cmocka_unit_test(test_eng_limit_range_set_and_forget),
         cmocka_unit_test(test_eng_admitted_priority_change_requeues),
+        cmocka_unit_test(test_eng_pending_messages_shared),
+        cmocka_unit_test(test_eng_message_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
