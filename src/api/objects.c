@@ -1086,6 +1086,14 @@ static void dec_unhealthy_node(struct dec *d, const json_t *o, size_t i, void *c
     ((const char **)ctx)[i] = d_str(d, o, "name");
 }
 
+static void dec_pod_set_update(struct dec *d, const json_t *o, size_t i, void *ctx)
+{
+    struct api_pod_set_update *u = &((struct api_pod_set_update *)ctx)[i];
+    u->name = d_str(d, o, "name");
+    u->node_selector = d_kvs(d, o, "nodeSelector");
+    u->tolerations = dec_tolerations(d, o, &u->n_tolerations);
+}
+
 static void dec_check_state(struct dec *d, const json_t *o, size_t i, void *ctx)
 {
     struct api_admission_check_state *s = &((struct api_admission_check_state *)ctx)[i];
@@ -1094,6 +1102,12 @@ static void dec_check_state(struct dec *d, const json_t *o, size_t i, void *ctx)
     s->message = d_str(d, o, "message");
     s->last_transition_time = d_time(d, o, "lastTransitionTime");
     d_i32(d, o, "retryCount", &s->retry_count);
+    const json_t *a = d_arr(d, o, "podSetUpdates");
+    if (a && json_array_size(a)) {
+        s->pod_set_updates = ARENA_ARRAY(d->a, struct api_pod_set_update, json_array_size(a));
+        s->n_pod_set_updates =
+            d_each(d, o, "podSetUpdates", dec_pod_set_update, s->pod_set_updates);
+    }
 }
 
 static void dec_workload_status(struct dec *d, const json_t *st, struct api_workload *wl)

@@ -442,12 +442,24 @@ struct api_reclaimable_pod {
     int32_t count;
 };
 
+/* status.admissionChecks[].podSetUpdates[]: what the check asks to add to
+ * a pod set's pods (labels and annotations are not kept: nothing here
+ * reads them). */
+struct api_pod_set_update {
+    const char *name;
+    struct api_kvs node_selector;
+    struct api_toleration *tolerations;
+    size_t n_tolerations;
+};
+
 struct api_admission_check_state {
     const char *name;
     const char *state; /* Pending, Ready, Retry, Rejected */
     const char *message;
     int64_t last_transition_time;
     int32_t retry_count;
+    struct api_pod_set_update *pod_set_updates;
+    size_t n_pod_set_updates;
 };
 
 struct api_workload {

@@ -324,6 +324,13 @@ struct eng_ps {
     struct api_node_selector_term *terms; /* required node affinity */
     size_t n_terms;
     bool has_affinity;
+    /* The Ready checks' podSetUpdates for this pod set (Kueue merges them
+     * into the pod set before placing its topology): a nodeSelector and
+     * tolerations added to the template's, in the workload's arena. */
+    struct api_kvs upd_selector;
+    struct eng_toleration *upd_tols;
+    size_t n_upd_tols;
+    const char *upd_error; /* a nodeSelector conflict, as Kueue words it; NULL: none */
     struct eng_psa adm;
     struct eng_tas_req tas;
     struct eng_topology_assignment *topo; /* the admitted one; NULL when none */

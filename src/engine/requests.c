@@ -517,6 +517,82 @@ static void copy_pod_matching(struct eng_wl *wl, struct eng_ps *dst, const struc
     }
 }
 
+static bool same_toleration(const struct eng_toleration *a, const struct api_toleration *t)
+{
+    return !strcmp(a->key, t->key ? t->key : "") && !strcmp(a->op, t->op ? t->op : "") &&
+           !strcmp(a->value, t->value ? t->value : "") &&
+           !strcmp(a->effect, t->effect ? t->effect : "");
+}
+
+/* Kueue's podset.Merge of the Ready checks' podSetUpdates named after ps,
+ * in the order of status.admissionChecks: a nodeSelector key the template
+ * (or an earlier update) sets to another value is a conflict that the
+ * topology placement reports; tolerations are added when new. */
+static void load_check_updates(struct eng_wl *wl, struct eng_ps *ps, const struct api_workload *w)
+{
+    size_t n_sel = 0, n_tol = 0;
+    for (size_t i = 0; i < w->n_admission_checks; i++) {
+        const struct api_admission_check_state *c = &w->admission_checks[i];
+        for (size_t k = 0; c->state && !strcmp(c->state, "Ready") && k < c->n_pod_set_updates;
+             k++) {
+            const struct api_pod_set_update *u = &c->pod_set_updates[k];
+            if (u->name && !strcmp(u->name, ps->name)) {
+                n_sel += u->node_selector.n;
+                n_tol += u->n_tolerations;
+            }
+        }
+    }
+    if (!n_sel && !n_tol)
+        return;
+    ps->upd_selector.items = WL_ARRAY(wl, struct api_kv, n_sel + 1);
+    ps->upd_tols = WL_ARRAY(wl, struct eng_toleration, n_tol + 1);
+    for (size_t i = 0; i < w->n_admission_checks; i++) {
+        const struct api_admission_check_state *c = &w->admission_checks[i];
+        for (size_t k = 0; c->state && !strcmp(c->state, "Ready") && k < c->n_pod_set_updates;
+             k++) {
+            const struct api_pod_set_update *u = &c->pod_set_updates[k];
+            if (!u->name || strcmp(u->name, ps->name))
+                continue;
+            for (size_t j = 0; j < u->node_selector.n; j++) {
+                const struct api_kv *kv = &u->node_selector.items[j];
+                const char *had = api_kvs_get(&ps->node_selector, kv->key);
+                if (!had)
+                    had = api_kvs_get(&ps->upd_selector, kv->key);
+                if (had && strcmp(had, kv->value) && !ps->upd_error) {
+                    struct sb m = SB_INIT;
+                    sb_addf(&m,
+                            "invalid podSetUpdate for PodSet %s, error: invalid admission check "
+                            "PodSetUpdate: conflict for nodeSelector: conflict for key=%s, "
+                            "value1=%s, value2=%s",
+                            ps->name, kv->key, had, kv->value);
+                    ps->upd_error = wl_strdup(wl, sb_str(&m));
+                    sb_release(&m);
+                }
+                if (had)
+                    continue;
+                struct api_kv *d = &ps->upd_selector.items[ps->upd_selector.n++];
+                d->key = mdup(wl, kv->key);
+                d->value = mdup(wl, kv->value ? kv->value : "");
+            }
+            for (size_t j = 0; j < u->n_tolerations; j++) {
+                const struct api_toleration *t = &u->tolerations[j];
+                bool dup = false;
+                for (size_t q = 0; q < ps->n_tols && !dup; q++)
+                    dup = same_toleration(&ps->tols[q], t);
+                for (size_t q = 0; q < ps->n_upd_tols && !dup; q++)
+                    dup = same_toleration(&ps->upd_tols[q], t);
+                if (dup)
+                    continue;
+                struct eng_toleration *d = &ps->upd_tols[ps->n_upd_tols++];
+                d->key = mdup(wl, t->key ? t->key : "");
+                d->op = mdup(wl, t->op ? t->op : "");
+                d->value = mdup(wl, t->value ? t->value : "");
+                d->effect = mdup(wl, t->effect ? t->effect : "");
+            }
+        }
+    }
+}
+
 /* Resources whose request exceeds its limit, as Kueue's field error
  * renders them: `PATH: Invalid value: ["cpu","memory"]: requests must not
  * exceed its limits`. */
@@ -740,6 +816,8 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
         if (!strcmp(wl->check_states[i], "Rejected") || !strcmp(wl->check_states[i], "Retry"))
             wl->checks_failed = true;
     }
+    for (size_t i = 0; i < wl->n_ps; i++)
+        load_check_updates(wl, &wl->ps[i], w);
 
     const struct api_condition *qr = api_condition_find(&w->conditions, "QuotaReserved");
     if (!wl->invalid && qr && qr->status && !strcmp(qr->status, "False") && qr->reason) {

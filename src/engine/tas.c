@@ -620,7 +620,8 @@ static bool leaf_feasible(struct snap *s, const struct eng_ps *ps, const struct 
     const struct eng_flavor *f = s->eng->flavors[s->flavor];
     for (size_t i = 0; i < n->n_taints; i++) {
         const struct eng_taint *t = &n->taints[i];
-        if (tolerated(ps->tols, ps->n_tols, t) || tolerated(f->tols, f->n_tols, t))
+        if (tolerated(ps->tols, ps->n_tols, t) || tolerated(ps->upd_tols, ps->n_upd_tols, t) ||
+            tolerated(f->tols, f->n_tols, t))
             continue;
         char buf[700];
         if (*t->value)
@@ -630,13 +631,16 @@ static bool leaf_feasible(struct snap *s, const struct eng_ps *ps, const struct 
         count_excl(&s->taint_excl, buf);
         return false;
     }
-    for (size_t i = 0; i < ps->node_selector.n; i++) {
-        const char *v = api_kvs_get(&n->labels, ps->node_selector.items[i].key);
-        if (!v || strcmp(v, ps->node_selector.items[i].value)) {
-            s->excl_selector++;
-            return false;
+    /* The template's nodeSelector, then the Ready checks' additions. */
+    const struct api_kvs *sels[2] = {&ps->node_selector, &ps->upd_selector};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < sels[k]->n; i++) {
+            const char *v = api_kvs_get(&n->labels, sels[k]->items[i].key);
+            if (!v || strcmp(v, sels[k]->items[i].value)) {
+                s->excl_selector++;
+                return false;
+            }
         }
-    }
     if (!affinity_ok(ps, &n->labels)) {
         s->excl_affinity++;
         return false;
@@ -1262,6 +1266,10 @@ place(struct snap *s, const struct eng_cq *cq, const struct eng_ps *ps, int32_t 
     const struct eng_topo *t = s->topo;
     bool implied = tas_implied(eng, cq, ps);
     struct req r = {.ps = ps, .count = count, .slice_size = 1};
+    if (ps->upd_error) {
+        sb_adds(sb, ps->upd_error);
+        return NULL;
+    }
     bool slices = ps->tas.slice_level && !s->no_slices;
     if (slices) {
         if (ps->tas.slice_size <= 0) {

@@ -372,6 +372,34 @@ sleep 2 # further cycles try it again, with the same message
 expect_exact "tas provisioning: one SecondPassFailed Event for one message" 1 \
     sh -c "kubectl --kubeconfig '$KC' get events --field-selector reason=SecondPassFailed -o name | wc -l | tr -d ' '"
 
+# The check's podSetUpdates select the provisioned node pool: the
+# ProvisioningRequestConfig takes the pool from the request's
+# provisioningClassDetails, and the second pass merges the Ready check's
+# nodeSelector into the pod set, as Kueue's: 4 pods that would go to the
+# first host (b1-r1-x1, best fit) are placed in the pool the autoscaler
+# (played here) provisioned, rack r2's hosts, only.
+k label node b1-r1-x1 b1-r1-x2 cloud.provider.com/node-pool=pool-a >/dev/null
+k label node b1-r2-x3 b1-r2-x4 cloud.provider.com/node-pool=pool-b >/dev/null
+k patch provisioningrequestconfig tas-prov --type=merge -p \
+    '{"spec":{"podSetUpdates":{"nodeSelector":[{"key":"cloud.provider.com/node-pool","valueFromProvisioningClassDetail":"node-pool"}]}}}' >/dev/null
+k get provisioningrequests -o name >"$TMP/prs.before"
+PJ=$(k create -f "$TMP/prov.yaml" -o jsonpath='{.metadata.name}')
+wait_for "tas provisioning pool: quota reserved, the topology request Pending" 20 \
+    '^True Pending  Pending False$' psa
+settle 20 '.' sh -c "kubectl --kubeconfig '$KC' get provisioningrequests -o name | grep -v -x -F -f '$TMP/prs.before'" || exit 1
+PR3=$(k get provisioningrequests -o name | grep -v -x -F -f "$TMP/prs.before" | head -n 1)
+k patch "$PR3" --subresource=status --type=merge -p \
+    '{"status":{"provisioningClassDetails":{"node-pool":"pool-b"},"conditions":[{"type":"Provisioned","status":"True","reason":"Provisioned","message":"capacity is ready","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+wait_for "tas provisioning pool: the check Ready with the pool's nodeSelector" 30 '^pool-b$' \
+    k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$PJ\")].status.admissionChecks[0].podSetUpdates[0].nodeSelector.cloud\.provider\.com/node-pool}"
+wait_for "tas provisioning pool: placed, the request Ready, Admitted" 30 '^True Ready 4 Ready True$' psa
+expect_grep "tas provisioning pool: the placement uses the provisioned pool's hosts only" '^b1-r2-x[34]$' \
+    k get workloads -o jsonpath="{.items[?(@.metadata.ownerReferences[0].name==\"$PJ\")].status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal}"
+wait_for "tas provisioning pool: the Job completes" 30 '^True$' \
+    k get job "$PJ" -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}'
+expect_grep "tas provisioning pool: its Pods ran in the pool" '^(b1-r2-x[34] )+$' \
+    sh -c "kubectl --kubeconfig '$KC' get pods -l job-name=$PJ -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\n\"}{end}' | sort -u | tr '\n' ' '"
+
 # ---- a pod-set group's ranks (a LeaderWorkerSet's leader and workers) ----
 # As Kueue's TopologyUngater: the workers of a group are ranked after the
 # leader, their index (leaderworkerset.sigs.k8s.io/worker-index, 1 to 3)

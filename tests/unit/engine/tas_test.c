@@ -8,6 +8,9 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "api/codec.h"
+#include "api/defaults.h"
+#include "base/err.h"
 #include "fixture.h"
 
 #define CPU(n) ((int64_t)(n)*1000)
@@ -215,6 +218,84 @@ static void test_tas_explain_levels_and_domains(void **state)
     fx_release(&f);
 }
 
+#define HDR "apiVersion: kueue.x-k8s.io/v1beta2\n"
+/* A Node of rack r1 with 4 CPUs in node pool pool. */
+static void pool_node(struct eng *eng, const char *name, const char *pool)
+{
+    struct api_kv kv[3] = {{"pool", pool}, {"rack", "r1"}, {"kubernetes.io/hostname", name}};
+    struct api_kvs labels = {kv, 3};
+    const char *res[] = {"cpu", "pods"};
+    int64_t alloc[] = {CPU(4), 110};
+    struct eng_node_info n = {.name = name,
+                              .labels = &labels,
+                              .ready = true,
+                              .n_res = 2,
+                              .res_names = res,
+                              .allocatable = alloc};
+    eng_set_node(eng, &n);
+}
+
+/* A delayed topology request whose template asks pool a while its Ready
+ * ProvisioningRequest check's podSetUpdates ask pool b: Kueue's merge
+ * conflict, reported by the second pass (SecondPassFailed) with Kueue's
+ * words, and the pod set stays unplaced. */
+static void test_tas_check_update_conflict_fails_second_pass(void **state)
+{
+    (void)state;
+    static const char *const yaml = HDR
+        "kind: Topology\nmetadata: {name: topo}\nspec:\n  levels: [{nodeLabel: rack}, "
+        "{nodeLabel: kubernetes.io/hostname}]\n"
+        "---\n" HDR "kind: ResourceFlavor\nmetadata: {name: tas}\nspec: {topologyName: topo}\n"
+        "---\n" HDR "kind: AdmissionCheck\nmetadata: {name: prov}\nspec:\n  controllerName: "
+        "kueue.x-k8s.io/provisioning-request\nstatus:\n  conditions: [{type: Active, status: "
+        "\"True\", reason: Active, message: ok, lastTransitionTime: \"2025-01-01T09:00:00Z\"}]\n"
+        "---\n" HDR "kind: ClusterQueue\nmetadata: {name: q}\nspec:\n  namespaceSelector: {}\n"
+        "  admissionChecksStrategy: {admissionChecks: [{name: prov}]}\n"
+        "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
+        "    - {name: tas, resources: [{name: cpu, nominalQuota: 100}]}\n"
+        "---\n" HDR "kind: LocalQueue\nmetadata: {name: main, namespace: ns}\n"
+        "spec: {clusterQueue: q}\n"
+        "---\n" HDR "kind: Workload\nmetadata: {name: w, namespace: ns}\nspec:\n"
+        "  queueName: main\n  podSets:\n  - name: main\n    count: 2\n"
+        "    topologyRequest: {required: rack}\n    template:\n      spec:\n"
+        "        nodeSelector: {pool: a}\n"
+        "        containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n"
+        "status:\n  admission:\n    clusterQueue: q\n    podSetAssignments:\n"
+        "    - {name: main, count: 2, flavors: {cpu: tas}, resourceUsage: {cpu: \"2\"}, "
+        "delayedTopologyRequest: Pending}\n"
+        "  admissionChecks:\n  - name: prov\n    state: Ready\n    message: \"\"\n"
+        "    lastTransitionTime: \"2025-01-01T10:30:00Z\"\n"
+        "    podSetUpdates: [{name: main, nodeSelector: {pool: b}}]\n"
+        "  conditions:\n  - {type: QuotaReserved, status: \"True\", reason: QuotaReserved, "
+        "message: m, lastTransitionTime: \"2025-01-01T10:00:00Z\"}\n";
+    struct codec_stream s = {0};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(codec_read_stream(yaml, strlen(yaml), "test", &s, &e), 0);
+    struct eng_options opt = {0};
+    struct eng *eng = eng_new(&opt);
+    for (size_t i = 0; i < s.n; i++) {
+        struct api_object *o;
+        dflt_object(s.docs[i].obj);
+        if (api_object_decode(s.docs[i].obj, &o, &e))
+            fail_msg("%s %s: %s", e.object, e.path, e.message);
+
+        eng_apply(eng, o, 1000);
+        api_object_free(o);
+    }
+    codec_stream_release(&s);
+    pool_node(eng, "x1", "a");
+    pool_node(eng, "x2", "b");
+    const struct eng_decisions *d = eng_cycle(eng, 2000);
+    assert_int_equal(d->n_admitted, 0);
+    assert_int_equal(d->n_second_pass, 1);
+    assert_string_equal(d->second_pass[0].message,
+                        "couldn't assign flavors to pod set main: invalid podSetUpdate for PodSet "
+                        "main, error: invalid admission check PodSetUpdate: conflict for "
+                        "nodeSelector: conflict for key=pool, value1=a, value2=b");
+    eng_free(eng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_tas_usage_counts_and_unchanged_node_is_quiet),
         cmocka_unit_test(test_tas_explain_after_cycle_counts_once),
         cmocka_unit_test(test_tas_explain_levels_and_domains),
+        cmocka_unit_test(test_tas_check_update_conflict_fails_second_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
