@@ -120,6 +120,9 @@ static const char *const SQL[ST_COUNT] = {
     [ST_GET] = "SELECT " STORE_OBJ_DOC ", rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
                    "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
+    /* Leaves the uid column, and so the objects_uid index, untouched: an
+     * upsert rewrites that index entry (a random page of it) on every update. */
+    [ST_UPDATE] = "UPDATE objects SET rv=?5, doc=?6 WHERE res=?1 AND ns=?2 AND name=?3 AND uid=?4",
     [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_EVENT] = "INSERT INTO events(rv, type, res, ns, doc) VALUES(?1,?2,?3,?4,?5)",
     [ST_OWNERS_DEL] = "DELETE FROM owners WHERE res=?1 AND ns=?2 AND name=?3",
@@ -840,14 +843,21 @@ static int obj_put_as(struct store *s, const struct store_resource *r, json_t *o
         free(text);
         return err_set(e, ERR_TOO_LARGE, STORE_TOO_LARGE);
     }
-    sqlite3_stmt *st = store__stmt(&s->w, ST_UPSERT);
-    bind_text(st, 1, r->key);
-    bind_text(st, 2, ns);
-    bind_text(st, 3, name);
-    bind_text(st, 4, api_doc_meta_str(obj, "uid"));
-    sqlite3_bind_int64(st, 5, (int64_t)rv);
-    bind_text(st, 6, ""); /* the text is in the log row of rv */
-    int rc = step_done(s, st, "write", e);
+    /* A change of a stored object updates its row in place; a new object,
+     * or one whose row holds another uid, is inserted or replaced. */
+    int rc = 0;
+    bool stored = false;
+    for (int id = type == STORE_MODIFIED ? ST_UPDATE : ST_UPSERT; !rc && !stored; id = ST_UPSERT) {
+        sqlite3_stmt *st = store__stmt(&s->w, (enum store__stmt)id);
+        bind_text(st, 1, r->key);
+        bind_text(st, 2, ns);
+        bind_text(st, 3, name);
+        bind_text(st, 4, api_doc_meta_str(obj, "uid"));
+        sqlite3_bind_int64(st, 5, (int64_t)rv);
+        bind_text(st, 6, ""); /* the text is in the log row of rv */
+        rc = step_done(s, st, "write", e);
+        stored = id == ST_UPSERT || sqlite3_changes(s->w.db) > 0;
+    }
     if (!rc && owners_changed)
         rc = owners_set(s, r, ns, name, obj, e);
     if (!rc)

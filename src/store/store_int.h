@@ -113,6 +113,7 @@ struct sqlite3_stmt;
 enum store__stmt {
     ST_GET,        /* doc, rv of (res, ns, name) */
     ST_UPSERT,     /* insert or replace (res, ns, name, uid, rv, doc) */
+    ST_UPDATE,     /* new rv and doc of (res, ns, name) when its uid is as given */
     ST_DELETE,     /* delete (res, ns, name) */
     ST_EVENT,      /* insert (rv, type, res, ns, doc) into the log */
     ST_OWNERS_DEL, /* delete owner rows of a dependent (res, ns, name) */
