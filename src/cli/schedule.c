@@ -57,6 +57,7 @@ struct run {
     json_t *admitted;
     json_t *preempted;
     json_t *evicted; /* evictions other than preemption (stopped queues) */
+    json_t *events;  /* Events the scheduler records beside statuses (SecondPassFailed) */
 };
 
 static void usage(FILE *out)
@@ -456,13 +457,20 @@ static int run_cycles(struct run *r, long cycles)
     long limit = until_idle ? MAX_IDLE_CYCLES : cycles;
     for (long c = 0; c < limit; c++) {
         const struct eng_decisions *dec = eng_cycle(r->eng, r->now);
-        if (until_idle && !dec->n_heads && !dec->n_evicted && !dec->n_admitted)
+        if (until_idle && !dec->n_heads && !dec->n_evicted && !dec->n_admitted &&
+            !dec->n_second_pass)
             break;
         ran++;
         for (size_t i = 0; i < dec->n_admitted; i++)
             on_admitted(r, &dec->admitted[i]);
         for (size_t i = 0; i < dec->n_pending; i++)
             on_pending(r, &dec->pending[i]);
+        for (size_t i = 0; i < dec->n_second_pass; i++)
+            json_array_append_new(
+                r->events,
+                json_pack("{s:s,s:s,s:s,s:s}", "workload", eng_wl_key(dec->second_pass[i].wl),
+                          "type", "Warning", "reason", "SecondPassFailed", "message",
+                          dec->second_pass[i].message ? dec->second_pass[i].message : ""));
         bool changed = dec->changed;
         size_t n_pre = dec->n_preempted;
         struct eng_preempted *pre = NULL;
@@ -528,6 +536,7 @@ static json_t *result(struct run *r, int cycles)
     json_object_set(out, "admitted", r->admitted);
     json_object_set(out, "preempted", r->preempted);
     json_object_set(out, "evicted", r->evicted);
+    json_object_set(out, "events", r->events);
     json_t *asg = json_object();
     for (size_t i = 0; i < r->n_docs; i++) {
         struct doc *d = &r->docs[i];
@@ -581,6 +590,11 @@ static void print_text(const json_t *out)
     {
         printf("evicted   %s (%s)\n", jstr(v, "workload"), jstr(v, "reason"));
     }
+    json_array_foreach(json_object_get(out, "events"), i, v)
+    {
+        printf("event     %s: %s %s: %s\n", jstr(v, "workload"), jstr(v, "type"), jstr(v, "reason"),
+               jstr(v, "message"));
+    }
     const char *cq;
     json_t *arr;
     json_object_foreach(json_object_get(out, "pending"), cq, arr)
@@ -609,6 +623,7 @@ static void release(struct run *r)
     json_decref(r->admitted);
     json_decref(r->preempted);
     json_decref(r->evicted);
+    json_decref(r->events);
 }
 
 /* Read files (owned by r from here on), load them and run the cycles. */
@@ -620,6 +635,7 @@ static int run_files(struct run *r, const char **files, size_t n_files, const ch
     r->admitted = json_array();
     r->preempted = json_array();
     r->evicted = json_array();
+    r->events = json_array();
     if (now) {
         struct err e;
         err_init(&e);

@@ -343,6 +343,26 @@ static bool members_match(struct eng *eng, const struct eng_cq *cq, const struct
     return true;
 }
 
+/* Kueue's shouldSkipBasedOnNominationMapping: while an assignment is
+ * computed again within the cycle (eng->fa_pin), only a flavor the
+ * nomination chose for one of the members in resource group gi is tried. */
+static bool pinned_out(const struct eng *eng, const struct eng_cq *cq, const struct members *m,
+                       int fid, int gi)
+{
+    const struct fa_assignment *pin = eng->fa_pin;
+    if (!pin)
+        return false;
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->idx[i] >= pin->n_ps)
+            continue;
+        const struct fa_ps *fp = &pin->ps[m->idx[i]];
+        for (size_t j = 0; j < fp->n_items; j++)
+            if (fp->items[j].flavor == fid && res_group(cq, fp->items[j].res) == gi)
+                return false;
+    }
+    return true;
+}
+
 /* findFlavorForPodSets for resource group gi of the members. Returns the
  * chosen flavor index or -1; fills *rep and the modes of the group's frs. */
 static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
@@ -361,6 +381,18 @@ static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *
     for (size_t i = (size_t)start; i < g->n_flavors; i++) {
         last = (int)i;
         any_attempt = true;
+        if (pinned_out(eng, cq, m, g->flavors[i], gi)) {
+            int res = -1;
+            for (size_t k = 0; k < m->n_sum && res < 0; k++)
+                if (res_group(cq, m->sum[k].res) == gi)
+                    res = m->sum[k].res;
+            reason_add(eng, r,
+                       "skipping flavor %s as it is not found in the nomination mapping for "
+                       "resource %s",
+                       eng->flavor_names.names[g->flavors[i]],
+                       res >= 0 ? eng->res_names.names[res] : "");
+            continue;
+        }
         if (!members_match(eng, cq, wl, m, g->flavors[i], gi, r)) {
             if (eng->why)
                 why_try(eng, cq, g->flavors[i], -1, "NoMatch", r->items[r->n - 1], 0, 0, 0);

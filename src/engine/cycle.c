@@ -48,6 +48,7 @@ struct entry {
     const char *message; /* cycle arena */
     enum requeue_reason rq;
     bool admitted;
+    bool tas_recomputed; /* recompute_tas ran */
 };
 
 /* ---- decisions ------------------------------------------------------------------- */
@@ -506,6 +507,29 @@ static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
     (*n_admitted)++;
 }
 
+/* Kueue's TASRecomputeAssignmentWithinSchedulingCycle (beta, on by
+ * default): the quota still fits but the placement chosen at nomination
+ * does not, after the earlier admissions of the cycle took its Nodes. The
+ * flavors are assigned again, from the first, among those nominated
+ * (fa_pin), against the Nodes those admissions left, and the entry is
+ * processed with that assignment. Once per entry; false when it was
+ * done already. */
+static bool recompute_tas(struct eng *eng, struct entry *e)
+{
+    if (e->tas_recomputed)
+        return false;
+    e->tas_recomputed = true;
+    struct fa_assignment nominated = e->a;
+    eng->fa_pin = &nominated;
+    fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
+    eng->fa_pin = NULL;
+    e->targets = NULL;
+    e->n_targets = 0;
+    if (e->a.mode == FA_PREEMPT)
+        e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
+    return true;
+}
+
 static void process(struct eng *eng, struct entry *e, struct victims *v, size_t *n_admitted)
 {
     struct fa_assignment *a = &e->a;
@@ -534,8 +558,15 @@ static void process(struct eng *eng, struct entry *e, struct victims *v, size_t 
         issue_preemptions(eng, e, v);
         return;
     }
-    if (!usage_fits(eng, e, v, a, NULL, 0) || !tas_still_fits(eng, a, e->wl)) {
+    if (!usage_fits(eng, e, v, a, NULL, 0)) {
         skip(e, "Workload no longer fits after processing another workload");
+        return;
+    }
+    if (!tas_still_fits(eng, a, e->wl)) {
+        if (!recompute_tas(eng, e))
+            skip(e, "Workload no longer fits after processing another workload");
+        else
+            process(eng, e, v, n_admitted);
         return;
     }
     admit(eng, e, n_admitted);

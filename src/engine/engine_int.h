@@ -543,6 +543,9 @@ struct eng {
      * record_preemptions ("ns/name" -> struct eng_why_preempted, malloc). */
     struct eng_why *why;
     size_t why_ps, cap_why_tries;
+    /* The nominated assignment whose flavors a recomputation within the
+     * cycle keeps (Kueue's NominationMapping), or NULL (assign.c). */
+    const struct fa_assignment *fa_pin;
     struct map why_pre;
     /* topology-aware scheduling (tas.c): Topologies and Nodes by name, and
      * the TAS placements admitted in this cycle (not yet committed) */

@@ -25,6 +25,7 @@
 #include "node/agent_int.h"
 #include "node/cgroup.h"
 #include "node/gpu.h"
+#include "node/nodefit.h"
 #include "node/podspec.h"
 #include "node/podstatus.h"
 #include "node/sandbox.h"
@@ -83,6 +84,7 @@ struct kl {
     int max_pods;       /* Pods run at once (the Node's pods capacity) */
     int active;         /* Pods in pods not yet finished (KP_DONE) */
     struct map sim;     /* Node name -> SIM_YES, or SIM_NO until sim_until (simulated_node) */
+    struct map unsched; /* "ns/name" of Pods their named Node refuses (refused), retried */
     int64_t sim_until;
     int64_t next_node_check; /* monotonic: kl_check_nodes */
     bool recovered;
@@ -153,6 +155,7 @@ int kl_new(struct node *n, const struct node_options *o, struct kl **out, struct
     map_init(&k->pods);
     map_init(&k->waiting);
     map_init(&k->sim);
+    map_init(&k->unsched);
     k->max_pods = o->max_pods > 0 ? o->max_pods : NODE_MAX_PODS;
     int rc = 0;
     if (o->gpus) {
@@ -227,6 +230,7 @@ void kl_free(struct kl *k)
     map_release(&k->pods);
     map_release(&k->waiting);
     map_release(&k->sim);
+    map_release(&k->unsched);
     cg_root_close(k->cg);
     sbx_host_free(k->sbx);
     gpu_set_release(&k->gpus);
@@ -743,6 +747,84 @@ static void report_gated(struct kl *k, const json_t *pod)
     json_decref(out);
 }
 
+/* PodScheduled=False/Unschedulable with the scheduler's message, unless
+ * the Pod says so already. */
+static int unschedulable_fn(json_t *obj, void *arg, struct err *e)
+{
+    const char *msg = arg;
+    const json_t *spec = json_object_get(obj, "spec");
+    const char *nn = node__str(spec, "nodeName");
+    const json_t *c = node__cond(obj, "PodScheduled");
+    const char *reason = c ? node__str(c, "reason") : NULL;
+    const char *was = c ? node__str(c, "message") : NULL;
+    if ((nn && *nn) || node__pod_terminal(obj) ||
+        (reason && !strcmp(reason, "Unschedulable") && was && !strcmp(was, msg)))
+        return err_set(e, ERR_CONFLICT, "no longer to report");
+    json_t *st = json_object_get(obj, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    if (!node__str(st, "phase"))
+        json_object_set_new(st, "phase", json_string("Pending"));
+    json_t *conds = json_array();
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(st, "conditions"), i, cd)
+    {
+        const char *t = node__str(cd, "type");
+        if (!t || strcmp(t, "PodScheduled"))
+            json_array_append(conds, cd);
+    }
+    char now[TM_RFC3339_LEN];
+    tm_format_rfc3339(tm_now_ms(), now);
+    json_array_append_new(conds, json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "PodScheduled",
+                                           "status", "False", "lastProbeTime", "lastTransitionTime",
+                                           now, "reason", "Unschedulable", "message", msg));
+    json_object_set_new(st, "conditions", conds);
+    return 0;
+}
+
+/* Whether the Node the Pod's nodeSelector names (kubernetes.io/hostname)
+ * refuses it, as the scheduler's filters would (nodefit.h): its other
+ * nodeSelector labels, required node affinity, taints, unschedulable. Such
+ * a Pod stays Pending, PodScheduled=False/Unschedulable, with the
+ * scheduler's FailedScheduling Event, and is tried again each second (a
+ * label or taint of the Node may change). */
+static bool refused(struct kl *k, const json_t *pod, const char *key)
+{
+    const char *host =
+        node__str(json_object_get(json_object_get(pod, "spec"), "nodeSelector"), HOSTNAME_LABEL);
+    json_t *node = NULL;
+    struct err e;
+    err_init(&e);
+    char why[512];
+    if (!host || ac_get(k->n->ac, store_resource_find("nodes"), NULL, host, &node, &e) ||
+        !nf_refusal(node, pod, why, sizeof(why))) {
+        json_decref(node);
+        map_del(&k->unsched, key);
+        return false;
+    }
+    json_decref(node);
+    map_put(&k->unsched, key, NULL);
+    struct ac_list l = {0};
+    err_init(&e);
+    if (ac_list(k->n->ac, store_resource_find("nodes"), NULL, NULL, &l, &e))
+        return true;
+    char *msg = nf_unschedulable_message(l.items, pod);
+    ac_list_release(&l);
+    json_t *out = NULL;
+    err_init(&e);
+    if (!ac_update_status_retry(k->n->ac, store_resource_find("pods"), node__meta(pod, "namespace"),
+                                node__meta(pod, "name"), unschedulable_fn, msg, &out, &e)) {
+        node__observe(k->n, NODE_PODS, out);
+        node__event(k->n, out, "Warning", "FailedScheduling", "default-scheduler", "%s", msg);
+    }
+    json_decref(out);
+    free(msg);
+    return true;
+}
+
 static void bind(struct kl *k, const json_t *pod, const char *node)
 {
     struct err e;
@@ -940,21 +1022,25 @@ void kl_sync(struct kl *k, const char *ns, const char *name)
     }
     if (!pod) {
         map_del(&k->waiting, key);
+        map_del(&k->unsched, key);
         remove_log(k, ns, name);
         free(key);
         return;
     }
     if (k->recovered && bindable(pod)) {
+        if (!refused(k, pod, key))
+            bind(k, pod, NULL);
         free(key);
-        bind(k, pod, NULL);
         return;
     }
     const char *target = k->recovered ? ungated_target(k, pod) : NULL;
     if (target) {
+        if (!refused(k, pod, key))
+            bind(k, pod, target);
         free(key);
-        bind(k, pod, target);
         return;
     }
+    map_del(&k->unsched, key);
     if (k->recovered && gated_unreported(pod)) {
         free(key);
         report_gated(k, pod);
@@ -1136,4 +1222,19 @@ void kl_check_nodes(struct kl *k)
     }
     free(lost);
     free(lost_node);
+    /* The Pods their Node refused: again, as the scheduler retries. */
+    char **again = xcalloc(k->unsched.len + 1, sizeof(*again));
+    size_t na = 0;
+    it = 0;
+    while (map_next(&k->unsched, &it, &key, &v))
+        again[na++] = xstrdup(key);
+    for (size_t i = 0; i < na; i++) {
+        char *slash = strchr(again[i], '/');
+        if (slash) {
+            *slash = '\0';
+            kl_sync(k, again[i], slash + 1);
+        }
+        free(again[i]);
+    }
+    free(again);
 }

@@ -184,6 +184,47 @@ wait_for "tas: the group's Workload asks for one host" 20 '^kubernetes.io/hostna
 wait_for "tas: both Pods run on the one host of its assignment" 30 '^(b1-r[12]-x[1-4]) \1 Succeeded Succeeded$' \
     k get pods grouped-0 grouped-1 -o jsonpath='{.items[0].spec.nodeName} {.items[1].spec.nodeName} {.items[0].status.phase} {.items[1].status.phase}'
 
+# The node binds a Pod to the host its topology names only if that Node
+# takes it, as the scheduler's filters decide (the rest of the nodeSelector,
+# required node affinity, taints): a plain Pod asks for a pool label only
+# b1-r2-x4 carries, and a gate of its own holds it. Once Kueue has placed and
+# ungated it there, the label is taken off the Node and the gate removed: the
+# Pod stays Pending, PodScheduled=False/Unschedulable, with the scheduler's
+# FailedScheduling Event; with the label back, it is bound and runs.
+k label node b1-r2-x4 example.com/pool=a >/dev/null
+k create -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pooled
+  labels: {kueue.x-k8s.io/queue-name: tas-user-queue}
+  annotations: {kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname}
+spec:
+  restartPolicy: Never
+  schedulingGates: [{name: example.com/hold}]
+  nodeSelector: {example.com/pool: a}
+  containers:
+  - {name: c, image: busybox, command: [sleep, "1"], resources: {requests: {cpu: "1"}}}
+YAML
+wait_for "tas: a Pod asking for a pool is placed on the one Node of that pool, held by its own gate" 20 \
+    '^b1-r2-x4 example.com/hold $' \
+    k get pod pooled -o jsonpath='{.spec.nodeSelector.kubernetes\.io/hostname} {.spec.schedulingGates[*].name} {.spec.nodeName}'
+k label node b1-r2-x4 example.com/pool- >/dev/null
+k patch pod pooled --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]' >/dev/null
+wait_for "tas: a Pod its Node no longer matches is not bound: Unschedulable, with the scheduler's message" 20 \
+    "^False Unschedulable 0/([0-9]+) nodes are available: \\1 node\\(s\\) didn't match Pod's node affinity/selector\\. preemption: 0/\\1 nodes are available: \\1 Preemption is not helpful for scheduling\\.$" \
+    k get pod pooled -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
+expect_grep "tas: and a FailedScheduling Event from default-scheduler" \
+    "^FailedScheduling default-scheduler 0/[0-9]+ nodes are available" \
+    k get events --field-selector involvedObject.name=pooled \
+    -o jsonpath='{range .items[*]}{.reason} {.source.component} {.message}{"\n"}{end}'
+sleep 2
+expect_exact "tas: it stays unbound, Pending" " Pending" \
+    k get pod pooled -o jsonpath='{.spec.nodeName} {.status.phase}'
+k label node b1-r2-x4 example.com/pool=a >/dev/null
+wait_for "tas: with the label back, it is bound to that Node and runs" 20 '^b1-r2-x4 Succeeded$' \
+    k get pod pooled -o jsonpath='{.spec.nodeName} {.status.phase}'
+
 # Pods Kueue runs without a topology take their Node's capacity: with this
 # machine's Node in rack r9, one such Pod running there leaves room for one
 # pod fewer of a TAS Job confined to r9.
