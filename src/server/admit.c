@@ -38,6 +38,10 @@
  * pods (cluster-admin's), although Kubernetes' edit and admin roles grant
  * `create pods`; and a Pod's spec is immutable but for what Kubernetes lets
  * an update change, so no one binds or reshapes a Pod by updating it.
+ * The node agent makes the Pods of ReplicaSets, Deployments and
+ * StatefulSets from their templates without this admission, so their
+ * templates get the same rules on create and update (Kubernetes' edit
+ * role grants writing ReplicaSets, a queued Deployment's included).
  *
  * The integrations' objects (Pods, Deployments, StatefulSets, the kinds of
  * CRDs such as JobSet, RayJob, LeaderWorkerSet) get Kueue's webhooks of
@@ -488,6 +492,15 @@ static bool is_serving(const struct store_resource *r)
     return !strcmp(r->key, "deployments.apps") || !strcmp(r->key, "statefulsets.apps");
 }
 
+/* A ReplicaSet: no Kueue integration of its own (a Deployment's are made
+ * by the node agent from the Deployment's admitted template), but the node
+ * agent's ReplicaSet controller makes its Pods from its template as it is,
+ * without the server's admission, so the template gets the Pod rules. */
+static bool is_replicaset(const struct store_resource *r)
+{
+    return !strcmp(r->key, "replicasets.apps");
+}
+
 /* The Pod a template makes, for the Pod rules (borrowing the template's
  * metadata and spec). */
 static json_t *template_pod(json_t *obj)
@@ -495,6 +508,26 @@ static json_t *template_pod(json_t *obj)
     json_t *tpl = jf_obj_child(jf_obj_child(obj, "spec"), "template");
     return json_pack("{s:O,s:O}", "metadata", jf_obj_child(tpl, "metadata"), "spec",
                      jf_obj_child(tpl, "spec"));
+}
+
+/* The Pod rules for tenants on obj's template (obj unchanged): no
+ * template the node agent would run at once, bound to the node or labelled
+ * as Kueue's without its gates. */
+static int template_rules(const struct srv_admit *a, const json_t *obj, struct err *e)
+{
+    json_t *copy = json_deep_copy(obj);
+    json_t *pod = template_pod(copy);
+    int rc = srv_admit_pod_create(a, pod, e);
+    json_decref(pod);
+    json_decref(copy);
+    return rc;
+}
+
+/* Whoever may run Pods outside the quota (run-unmanaged on pods) may
+ * write any template. */
+static bool may_run_pods(struct srv_req *q, const char *ns)
+{
+    return srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
 }
 
 /* Kueue's Deployment and StatefulSet webhooks, with the Pod webhook's
@@ -517,8 +550,7 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
         if (jw_validate(ji, obj, NULL, &x, e))
             return ERR_INVALID;
     }
-    a.may_run_unmanaged =
-        srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
+    a.may_run_unmanaged = may_run_pods(q, ns);
     json_t *pod = template_pod(obj);
     int rc = srv_admit_pod_create(&a, pod, e);
     json_decref(pod);
@@ -540,6 +572,13 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
     const char *name = api_doc_meta_str(obj, "name");
     struct err e;
     err_init(&e);
+    if (is_replicaset(r) && ns) {
+        struct srv_admit a = {.user = &q->user, .may_run_unmanaged = may_run_pods(q, ns)};
+        int rc = template_rules(&a, obj, &e);
+        if (rc)
+            *ret = reply_refused(q, rc, &e, r, ns, name, "create");
+        return rc == 0;
+    }
     if (srv_ev1_is(r)) {
         int rc = srv_ev1_validate(obj, NULL, &e);
         if (rc)
@@ -649,13 +688,10 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
             sts_group(cur, g, sizeof(g)) && sts_check_scale(cur, next, a->group_wl, e))
             return e->code;
         /* No template the node agent would run at once, as on create. */
-        json_t *copy = json_deep_copy(next);
-        json_t *pod = template_pod(copy);
-        int rc = srv_admit_pod_create(a, pod, e);
-        json_decref(pod);
-        json_decref(copy);
-        return rc;
+        return template_rules(a, next, e);
     }
+    if (is_replicaset(r))
+        return template_rules(a, next, e);
     return srv_admit_job_update(a, cur, next, e);
 }
 
@@ -712,8 +748,13 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
             json_decref(cur);
         }
         a->user = &q->user;
-        a->may_run_unmanaged =
-            srv_can_resource(q, SRV_VERB_UNMANAGED, store_resource_find("pods"), ns, NULL, NULL);
+        a->may_run_unmanaged = may_run_pods(q, ns);
+    } else if (is_replicaset(r)) {
+        /* Its template, on every write but the status's. */
+        if (wo->status || !ns)
+            return;
+        a->user = &q->user;
+        a->may_run_unmanaged = may_run_pods(q, ns);
     } else if (!srv_is_webhook_config(r)) {
         if (!is_job(r) || wo->status || !ns)
             return;

@@ -4,7 +4,8 @@
  * kueue.x-k8s.io/pod-group-total-count of them exist (or at the first with
  * fast admission), owned by every member; members beyond the count are
  * deleted; admitted, every gated member is started in its role's pod set
- * (a replacement Pod for a failed one too, and the failed one is let go);
+ * when it asks for what the pod set's template does (a replacement Pod for
+ * a failed one too, and the failed one is let go);
  * PodsReady follows the members under waitForPodsReady; evicted, the
  * members are deleted and the quota released once none runs; the group
  * finishes when that many members succeeded, or, when a member is not
@@ -197,13 +198,62 @@ static int start_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
+/* What the quota counts of a pod spec's containers or init containers
+ * (list): each one's requests and limits, and an init container's
+ * restartPolicy (a sidecar's requests add up with the containers'). */
+static json_t *charged_containers(const json_t *spec, const char *list)
+{
+    json_t *out = json_array();
+    size_t i;
+    const json_t *ctr;
+    json_array_foreach(json_object_get(spec, list), i, ctr)
+    {
+        const json_t *res = json_object_get(ctr, "resources");
+        json_array_append_new(out, json_pack("{s:O?,s:O?,s:O?}", "requests",
+                                             json_object_get(res, "requests"), "limits",
+                                             json_object_get(res, "limits"), "restartPolicy",
+                                             json_object_get(ctr, "restartPolicy")));
+    }
+    return out;
+}
+
+/* Does the member's spec ask for what its pod set's template does, all
+ * that the quota counts? The role-hash annotation a member may be created
+ * with names its pod set whatever its spec, so without this a member
+ * joining an admitted group (fast admission, a replacement) could run
+ * with more than the Workload was admitted for. */
+static bool charged_as(const json_t *spec, const json_t *ps)
+{
+    const json_t *tspec = json_object_get(json_object_get(ps, "template"), "spec");
+    json_t *a = json_pack(
+        "{s:o,s:o,s:O?,s:O?}", "containers", charged_containers(spec, "containers"),
+        "initContainers", charged_containers(spec, "initContainers"), "overhead",
+        json_object_get(spec, "overhead"), "resources", json_object_get(spec, "resources"));
+    json_t *b = json_pack(
+        "{s:o,s:o,s:O?,s:O?}", "containers", charged_containers(tspec, "containers"),
+        "initContainers", charged_containers(tspec, "initContainers"), "overhead",
+        json_object_get(tspec, "overhead"), "resources", json_object_get(tspec, "resources"));
+    bool same = json_equal(a, b);
+    json_decref(a);
+    json_decref(b);
+    return same;
+}
+
 /* Start a gated member in its role's pod set. */
 static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
 {
     char role[80];
     pod_role_hash(pod, role, sizeof(role));
-    if (!jf_pod_set(wl, role))
+    const json_t *ps = jf_pod_set(wl, role);
+    if (!ps)
         return; /* a role the Workload does not have: it waits */
+    if (!charged_as(json_object_get(pod, "spec"), ps)) {
+        ctl_event(c, pod, "Warning", "PodSetMismatch", COMPONENT_POD,
+                  "The pod's resources differ from those of pod set %s of Workload %s/%s: it "
+                  "stays gated",
+                  role, mstr(wl, "namespace"), mstr(wl, "name"));
+        return;
+    }
     json_t *started = pod_start_in(pod, wl, role, lookup_flavor, c);
     /* The metadata as it is now, plus what starting adds. */
     json_t *meta = json_deep_copy(json_object_get(pod, "metadata"));
