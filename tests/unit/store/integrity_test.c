@@ -137,6 +137,49 @@ static size_t list_n(struct tstore *t, const char *key, const char *ns, bool raw
 
 /* ---- the file --------------------------------------------------------------------------- */
 
+static long long file_size(const char *path, const char *suffix)
+{
+    char p[192];
+    snprintf(p, sizeof(p), "%s%s", path, suffix);
+    struct stat st;
+    return stat(p, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* The WAL is copied into the database once it holds 4,096 pages (16 MiB
+ * of 4 KiB pages), not at SQLite's default of 1,000: it grows past 8 MiB
+ * before the first checkpoint, and checkpoints keep it under 20 MiB
+ * (SQLite reuses the file from its start after one, without shrinking it).
+ * Every write is still there after a reopen. */
+static void test_store_wal_checkpoint(void **state)
+{
+    (void)state;
+    struct tstore *t = tstore_new(0, 0);
+    namespace(t, "team");
+    char value[3001];
+    memset(value, 'x', sizeof(value) - 1);
+    value[sizeof(value) - 1] = 0;
+    char *doc = malloc(sizeof(value) + 128);
+    long long max_wal = 0;
+    int n = 3000;
+    for (int i = 0; i < n; i++) {
+        snprintf(doc, sizeof(value) + 128,
+                 "{\"metadata\":{\"name\":\"cm%d\"},\"data\":{\"v\":\"%s\"}}", i, value);
+        free(create(t, "configmaps", "team", doc));
+        long long w = file_size(t->path, "-wal");
+        if (w > max_wal)
+            max_wal = w;
+    }
+    free(doc);
+    assert_true(max_wal > 8LL << 20);
+    assert_true(max_wal < 20LL << 20);
+    /* The database holds what the checkpoints copied: more than one
+     * WAL's worth of the 3,000 documents of 3 KB. */
+    assert_true(file_size(t->path, "") > 4LL << 20);
+    tstore_reopen(t, 0, 0);
+    assert_int_equal(list_n(t, "configmaps", "team", true, NULL), (size_t)n);
+    tstore_free(t);
+}
+
 static void test_store_file_is_private(void **state)
 {
     mode_t old = umask(022);
@@ -408,6 +451,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_file_is_private),
+        cmocka_unit_test(test_store_wal_checkpoint),
         cmocka_unit_test(test_store_open_refuses_damage),
         cmocka_unit_test(test_store_clean_stop_mark),
         cmocka_unit_test(test_store_undecodable_row),
