@@ -154,7 +154,8 @@ size_t inf_doc_size(const struct inf_doc *d)
 /* The packed form: literal runs and copies from the dictionary, each a
  * little-endian base-128 number: the literal's length and its bytes, then,
  * unless the text ends there, a copy's length (at least PACK_MIN) and its
- * offset in the dictionary. */
+ * offset in the dictionary, or, past the dictionary's length, in the text
+ * itself (a run the text repeats, wholly before the copy). */
 enum { PACK_MIN = 8, PACK_HBITS = 12, PACK_DEPTH = 32 };
 
 static size_t put_num(char *out, uint32_t v)
@@ -200,9 +201,19 @@ static void unpack(const struct inf_doc *d, char *out)
         if (p == end)
             break;
         uint32_t n = get_num(&p, end), off = get_num(&p, end);
-        if (off > dict->len || n > dict->len - off || n > d->len - o)
+        if (n > d->len - o)
             abort();
-        memcpy(out + o, dict->text + off, n);
+        if (off < dict->len) {
+            if (n > dict->len - off)
+                abort();
+            memcpy(out + o, dict->text + off, n);
+        } else {
+            /* A run of the text itself, wholly before o. */
+            off -= dict->len;
+            if (off > o || n > o - off)
+                abort();
+            memcpy(out + o, out + off, n);
+        }
         o += n;
     }
     if (o != d->len)
@@ -243,6 +254,9 @@ struct inf_packer {
     uint32_t head[1u << PACK_HBITS]; /* a 4-byte run's hash -> its last offset + 1 */
     uint32_t *prev;                  /* per offset: the previous one of its hash + 1 */
     size_t cap_prev;
+    uint32_t thead[1u << PACK_HBITS]; /* the same of the text being packed */
+    uint32_t *tprev;
+    size_t cap_tprev;
     char *buf; /* the packed text being made */
     size_t cap_buf;
 };
@@ -260,6 +274,7 @@ void inf_packer_free(struct inf_packer *p)
         return;
     dict_unref(p->dict);
     free(p->prev);
+    free(p->tprev);
     free(p->buf);
     pthread_mutex_destroy(&p->mu);
     free(p);
@@ -297,11 +312,34 @@ static size_t pack(struct inf_packer *p, const char *t, uint32_t n)
      * text than it covers. */
     XGROW(p->buf, p->cap_buf, (size_t)n + 15 * ((size_t)n / PACK_MIN + 1) + 5);
     const struct inf_dict *d = p->dict;
+    /* Offsets past the dictionary are the text's own, while they fit. */
+    bool self = (uint64_t)d->len + n < UINT32_MAX;
+    if (self) {
+        memset(p->thead, 0, sizeof(p->thead));
+        XGROW(p->tprev, p->cap_tprev, n);
+    }
     size_t o = 0;
-    uint32_t i = 0, lit = 0;
+    uint32_t i = 0, lit = 0, ins = 0;
     while (i + PACK_MIN <= n) {
+        /* The text's own runs before i, for what it repeats (a Job's uid). */
+        for (; self && ins < i && ins + 4 <= n; ins++) {
+            uint32_t h = hash4(t + ins);
+            p->tprev[ins] = p->thead[h];
+            p->thead[h] = ins + 1;
+        }
         uint32_t best = 0, at = 0;
-        uint32_t cand = p->head[hash4(t + i)];
+        uint32_t cand = self ? p->thead[hash4(t + i)] : 0;
+        for (int depth = 0; cand && depth < PACK_DEPTH; depth++) {
+            uint32_t pos = cand - 1, len = 0, most = n - i < i - pos ? n - i : i - pos;
+            while (len < most && t[i + len] == t[pos + len])
+                len++;
+            if (len > best) {
+                best = len;
+                at = d->len + pos;
+            }
+            cand = p->tprev[pos];
+        }
+        cand = p->head[hash4(t + i)];
         for (int depth = 0; cand && depth < PACK_DEPTH; depth++) {
             uint32_t pos = cand - 1, len = 0;
             uint32_t most = n - i < d->len - pos ? n - i : d->len - pos;

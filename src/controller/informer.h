@@ -43,8 +43,8 @@ struct store_resource;
 /* A cached object's compact JSON text, shared by reference (the count is
  * atomic: any thread may drop a reference). The informer keeps it packed
  * against a dictionary, the whole text of one earlier object of the same
- * resource: as the runs it shares with that text (an offset and a length)
- * and the bytes it does not. Objects of one kind differ mostly in names,
+ * resource: as the runs it shares with that text or repeats of itself (an
+ * offset and a length) and the bytes it does not. Objects of one kind differ mostly in names,
  * uids, times and versions, so a Workload or a Job like its neighbours
  * takes a quarter of its text or less; an object that shares less than half
  * of its text becomes the dictionary of those after it. Texts made by

@@ -469,10 +469,15 @@ static void test_inf_texts_packed(void **state)
         }
     }
     /* Unlike the rest: it becomes the dictionary of the texts after it. */
-    const char *other = "{\"kind\":\"ConfigMap\",\"data\":{\"a\":\"0123456789abcdefghijklmnopqrstuv"
-                        "wxyz0123456789abcdefghijklmnopqrstuvwxyz\",\"b\":\"" /* repeats */
-                        "0123456789abcdefghijklmnopqrstuvwxyz0123456789\"}}";
-    texts[N] = xstrdup(other);
+    struct sb other = SB_INIT;
+    sb_adds(&other, "{\"kind\":\"ConfigMap\",\"data\":{\"a\":\"");
+    unsigned x = 7;
+    for (int k = 0; k < 120; k++) {
+        x = x * 1103515245u + 12345u;
+        sb_addch(&other, (char)('a' + (x >> 16) % 26));
+    }
+    sb_adds(&other, "\"}}");
+    texts[N] = sb_take(&other);
     docs[N] = inf_packer_pack(p, texts[N], strlen(texts[N]));
     assert_ptr_not_equal(docs[N]->dict, docs[0]->dict);
     texts[N + 1] = wl_text(N + 1, "a message none had before");
@@ -480,6 +485,24 @@ static void test_inf_texts_packed(void **state)
     texts[N + 2] = xstrdup("{\"a\":1}"); /* too short to pack: as it is */
     docs[N + 2] = inf_packer_pack(p, texts[N + 2], strlen(texts[N + 2]));
     assert_null(docs[N + 2]->dict);
+    inf_packer_free(p);
+    /* A run the dictionary lacks, three times in a text: held about once. */
+    p = inf_packer_new();
+    char *first = wl_text(1, "short"), run[301];
+    inf_doc_unref(inf_packer_pack(p, first, strlen(first)));
+    for (int k = 0; k < 100; k++) {
+        x = x * 1103515245u + 12345u;
+        run[k] = run[k + 100] = run[k + 200] = (char)('A' + (x >> 16) % 26);
+    }
+    run[300] = 0;
+    char *repeats = wl_text(2, run);
+    struct inf_doc *rd = inf_packer_pack(p, repeats, strlen(repeats));
+    assert_non_null(rd->dict);
+    assert_true(inf_doc_size(rd) < sizeof(*rd) + 200);
+    assert_unpacks(rd, repeats);
+    inf_doc_unref(rd);
+    free(repeats);
+    free(first);
     inf_packer_free(p);
     for (int i = 0; i < N + 3; i++) {
         assert_unpacks(docs[i], texts[i]);
