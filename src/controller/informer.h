@@ -46,7 +46,7 @@ struct store_resource;
  * resource: as the runs it shares with that text or repeats of itself (an
  * offset and a length) and the bytes it does not. Objects of one kind differ mostly in names,
  * uids, times and versions, so a Workload or a Job like its neighbours
- * takes a quarter of its text or less; an object that shares less than half
+ * takes a seventh of its text or less; an object that shares less than half
  * of its text becomes the dictionary of those after it. Texts made by
  * inf_doc_new and inf_doc_text are kept as they are (dict NULL). */
 struct inf_dict;
