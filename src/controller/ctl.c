@@ -1212,7 +1212,7 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
  * reaction is its reconcile alone, which reads the tree then. */
 static bool rebuild_parses(enum ctl_kind k, const struct ctl_entry *e)
 {
-    return k != CK_JOB || strstr(e->doc->text, "\"ownerReferences\"");
+    return k != CK_JOB || inf_doc_has(e->doc, "\"ownerReferences\"");
 }
 
 /* One object of the rebuild: reacted to, then fed to the engine (feed). */

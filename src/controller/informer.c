@@ -47,6 +47,7 @@ struct inf {
     int watch_timeout_s;
     int64_t backoff_initial_ms, backoff_max_ms;
     struct inf_handlers h;
+    struct inf_packer *packer; /* the cached texts' */
 
     int pipe_rd, pipe_wr; /* the wakeup: one byte per batch */
 
@@ -80,6 +81,34 @@ struct entry {
     char *rv;
 };
 
+/* ---- texts, packed ------------------------------------------------------------------- */
+
+/* A dictionary: the text of one object, which packed texts copy runs from. */
+struct inf_dict {
+    unsigned refs;
+    uint32_t len;
+    char text[];
+};
+
+static struct inf_dict *dict_ref(struct inf_dict *d)
+{
+    __atomic_add_fetch(&d->refs, 1, __ATOMIC_RELAXED);
+    return d;
+}
+
+static void dict_unref(struct inf_dict *d)
+{
+    if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(d);
+}
+
+static uint32_t doc_len(size_t len)
+{
+    if (len >= UINT32_MAX)
+        abort(); /* no object's text is 4 GiB: the API refuses far less */
+    return (uint32_t)len;
+}
+
 struct inf_doc *inf_doc_new(const json_t *obj)
 {
     char *text = json_dumps(obj, JSON_COMPACT);
@@ -94,9 +123,11 @@ struct inf_doc *inf_doc_text(const char *text, size_t len)
 {
     struct inf_doc *d = xmalloc(sizeof(*d) + len + 1);
     d->refs = 1;
-    d->len = len;
-    memcpy(d->text, text, len);
-    d->text[len] = 0;
+    d->len = doc_len(len);
+    d->dict = NULL;
+    d->plen = d->len;
+    memcpy(d->bytes, text, len);
+    d->bytes[len] = 0;
     return d;
 }
 
@@ -109,20 +140,271 @@ struct inf_doc *inf_doc_ref(struct inf_doc *d)
 
 void inf_doc_unref(struct inf_doc *d)
 {
-    if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        dict_unref(d->dict);
         free(d);
+    }
+}
+
+size_t inf_doc_size(const struct inf_doc *d)
+{
+    return sizeof(*d) + d->plen + (d->dict ? 0 : 1);
+}
+
+/* The packed form: literal runs and copies from the dictionary, each a
+ * little-endian base-128 number: the literal's length and its bytes, then,
+ * unless the text ends there, a copy's length (at least PACK_MIN) and its
+ * offset in the dictionary, or, past the dictionary's length, in the text
+ * itself (a run the text repeats, wholly before the copy). */
+enum { PACK_MIN = 8, PACK_HBITS = 12, PACK_DEPTH = 32 };
+
+static size_t put_num(char *out, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (char)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (char)v;
+    return n;
+}
+
+static uint32_t get_num(const char **p, const char *end)
+{
+    uint32_t v = 0;
+    for (unsigned shift = 0; *p < end && shift < 32; shift += 7) {
+        unsigned char c = (unsigned char)*(*p)++;
+        v |= (uint32_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    abort(); /* a packed text is made here and never damaged */
+}
+
+/* d's text into out (d->len + 1 bytes). */
+static void unpack(const struct inf_doc *d, char *out)
+{
+    if (!d->dict) {
+        memcpy(out, d->bytes, d->len + 1);
+        return;
+    }
+    const char *p = d->bytes, *end = d->bytes + d->plen;
+    const struct inf_dict *dict = d->dict;
+    size_t o = 0;
+    for (;;) {
+        uint32_t lit = get_num(&p, end);
+        if (lit > (size_t)(end - p) || lit > d->len - o)
+            abort();
+        memcpy(out + o, p, lit);
+        p += lit;
+        o += lit;
+        if (p == end)
+            break;
+        uint32_t n = get_num(&p, end), off = get_num(&p, end);
+        if (n > d->len - o)
+            abort();
+        if (off < dict->len) {
+            if (n > dict->len - off)
+                abort();
+            memcpy(out + o, dict->text + off, n);
+        } else {
+            /* A run of the text itself, wholly before o. */
+            off -= dict->len;
+            if (off > o || n > o - off)
+                abort();
+            memcpy(out + o, out + off, n);
+        }
+        o += n;
+    }
+    if (o != d->len)
+        abort();
+    out[o] = 0;
+}
+
+char *inf_doc_str(const struct inf_doc *d)
+{
+    char *s = xmalloc((size_t)d->len + 1);
+    unpack(d, s);
+    return s;
 }
 
 json_t *inf_doc_parse(const struct inf_doc *d)
 {
-    return json_loadb(d->text, d->len, 0, NULL);
+    if (!d->dict)
+        return json_loadb(d->bytes, d->len, 0, NULL);
+    char *s = inf_doc_str(d);
+    json_t *o = json_loadb(s, d->len, 0, NULL);
+    free(s);
+    return o;
+}
+
+bool inf_doc_has(const struct inf_doc *d, const char *needle)
+{
+    if (!d->dict)
+        return strstr(d->bytes, needle) != NULL;
+    char *s = inf_doc_str(d);
+    bool has = strstr(s, needle) != NULL;
+    free(s);
+    return has;
+}
+
+struct inf_packer {
+    pthread_mutex_t mu;
+    struct inf_dict *dict;           /* or NULL before the first text */
+    uint32_t head[1u << PACK_HBITS]; /* a 4-byte run's hash -> its last offset + 1 */
+    uint32_t *prev;                  /* per offset: the previous one of its hash + 1 */
+    size_t cap_prev;
+    uint32_t thead[1u << PACK_HBITS]; /* the same of the text being packed */
+    uint32_t *tprev;
+    size_t cap_tprev;
+    char *buf; /* the packed text being made */
+    size_t cap_buf;
+};
+
+struct inf_packer *inf_packer_new(void)
+{
+    struct inf_packer *p = xcalloc(1, sizeof(*p));
+    pthread_mutex_init(&p->mu, NULL);
+    return p;
+}
+
+void inf_packer_free(struct inf_packer *p)
+{
+    if (!p)
+        return;
+    dict_unref(p->dict);
+    free(p->prev);
+    free(p->tprev);
+    free(p->buf);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+static uint32_t hash4(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return (v * 2654435761u) >> (32 - PACK_HBITS);
+}
+
+/* text becomes the dictionary. */
+static void set_dict(struct inf_packer *p, const char *text, uint32_t len)
+{
+    dict_unref(p->dict);
+    struct inf_dict *d = xmalloc(sizeof(*d) + len);
+    d->refs = 1;
+    d->len = len;
+    memcpy(d->text, text, len);
+    p->dict = d;
+    memset(p->head, 0, sizeof(p->head));
+    XGROW(p->prev, p->cap_prev, len);
+    for (uint32_t i = 0; i + 4 <= len; i++) {
+        uint32_t h = hash4(text + i);
+        p->prev[i] = p->head[h];
+        p->head[h] = i + 1;
+    }
+}
+
+/* text packed against p's dictionary into p->buf; returns its length. */
+static size_t pack(struct inf_packer *p, const char *t, uint32_t n)
+{
+    /* Each step adds at most 15 bytes of numbers and never more bytes of
+     * text than it covers. */
+    XGROW(p->buf, p->cap_buf, (size_t)n + 15 * ((size_t)n / PACK_MIN + 1) + 5);
+    const struct inf_dict *d = p->dict;
+    /* Offsets past the dictionary are the text's own, while they fit. */
+    bool self = (uint64_t)d->len + n < UINT32_MAX;
+    if (self) {
+        memset(p->thead, 0, sizeof(p->thead));
+        XGROW(p->tprev, p->cap_tprev, n);
+    }
+    size_t o = 0;
+    uint32_t i = 0, lit = 0, ins = 0;
+    while (i + PACK_MIN <= n) {
+        /* The text's own runs before i, for what it repeats (a Job's uid). */
+        for (; self && ins < i && ins + 4 <= n; ins++) {
+            uint32_t h = hash4(t + ins);
+            p->tprev[ins] = p->thead[h];
+            p->thead[h] = ins + 1;
+        }
+        uint32_t best = 0, at = 0;
+        uint32_t cand = self ? p->thead[hash4(t + i)] : 0;
+        for (int depth = 0; cand && depth < PACK_DEPTH; depth++) {
+            uint32_t pos = cand - 1, len = 0, most = n - i < i - pos ? n - i : i - pos;
+            while (len < most && t[i + len] == t[pos + len])
+                len++;
+            if (len > best) {
+                best = len;
+                at = d->len + pos;
+            }
+            cand = p->tprev[pos];
+        }
+        cand = p->head[hash4(t + i)];
+        for (int depth = 0; cand && depth < PACK_DEPTH; depth++) {
+            uint32_t pos = cand - 1, len = 0;
+            uint32_t most = n - i < d->len - pos ? n - i : d->len - pos;
+            while (len < most && t[i + len] == d->text[pos + len])
+                len++;
+            if (len > best) {
+                best = len;
+                at = pos;
+            }
+            cand = p->prev[pos];
+        }
+        if (best < PACK_MIN) {
+            i++;
+            continue;
+        }
+        o += put_num(p->buf + o, i - lit);
+        memcpy(p->buf + o, t + lit, i - lit);
+        o += i - lit;
+        o += put_num(p->buf + o, best);
+        o += put_num(p->buf + o, at);
+        i += best;
+        lit = i;
+    }
+    o += put_num(p->buf + o, n - lit);
+    memcpy(p->buf + o, t + lit, n - lit);
+    return o + (n - lit);
+}
+
+struct inf_doc *inf_packer_pack(struct inf_packer *p, const char *text, size_t len)
+{
+    uint32_t n = doc_len(len);
+    if (n < 4 * PACK_MIN)
+        return inf_doc_text(text, len);
+    pthread_mutex_lock(&p->mu);
+    size_t plen = p->dict ? pack(p, text, n) : SIZE_MAX;
+    if (plen > n / 2) {
+        /* Too little in common with the dictionary: this text is the next. */
+        set_dict(p, text, n);
+        plen = pack(p, text, n);
+    }
+    struct inf_doc *d = xmalloc(sizeof(*d) + plen);
+    d->refs = 1;
+    d->len = n;
+    d->dict = dict_ref(p->dict);
+    d->plen = (uint32_t)plen;
+    memcpy(d->bytes, p->buf, plen);
+    pthread_mutex_unlock(&p->mu);
+    return d;
+}
+
+struct inf_doc *inf_packer_pack_obj(struct inf_packer *p, const json_t *obj)
+{
+    char *text = json_dumps(obj, JSON_COMPACT);
+    if (!text)
+        abort(); /* out of memory */
+    struct inf_doc *d = inf_packer_pack(p, text, strlen(text));
+    free(text);
+    return d;
 }
 
 /* doc (stolen), when given, is obj's text: not made again. */
-static struct entry *entry_new(const json_t *obj, struct inf_doc *doc)
+static struct entry *entry_new(struct inf *inf, const json_t *obj, struct inf_doc *doc)
 {
     struct entry *en = xmalloc(sizeof(*en));
-    en->doc = doc ? doc : inf_doc_new(obj);
+    en->doc = doc ? doc : inf_packer_pack_obj(inf->packer, obj);
     const char *rv = ac_meta_str(obj, "resourceVersion");
     en->rv = xstrdup(rv ? rv : "");
     return en;
@@ -175,6 +457,7 @@ struct inf *inf_new(struct ac_client *client, const struct store_resource *r,
     inf->backoff_initial_ms = o.backoff_initial_ms > 0 ? o.backoff_initial_ms : 800;
     inf->backoff_max_ms = o.backoff_max_ms > 0 ? o.backoff_max_ms : 30000;
     inf->no_old = o.no_old_objects;
+    inf->packer = inf_packer_new();
     if (h)
         inf->h = *h;
     int fds[2];
@@ -268,7 +551,8 @@ static bool back_off(struct inf *inf, int64_t *delay, const struct err *e)
 
 /* A page's objects appended to the list being read, as texts: a page's
  * trees (when the client gives trees) go with the page. */
-static void take_page(struct ac_list *page, struct item **items, size_t *n, size_t *cap)
+static void take_page(struct inf *inf, struct ac_list *page, struct item **items, size_t *n,
+                      size_t *cap)
 {
     size_t more = page->ntexts + json_array_size(page->items);
     XGROW(*items, *cap, *n + more);
@@ -276,8 +560,8 @@ static void take_page(struct ac_list *page, struct item **items, size_t *n, size
         struct ac_text *t = &page->texts[i];
         char rv[24];
         snprintf(rv, sizeof(rv), "%llu", (unsigned long long)t->rv);
-        (*items)[(*n)++] =
-            (struct item){t->key, xstrdup(rv), inf_doc_text(t->text, strlen(t->text))};
+        (*items)[(*n)++] = (struct item){t->key, xstrdup(rv),
+                                         inf_packer_pack(inf->packer, t->text, strlen(t->text))};
         t->key = NULL;
     }
     size_t i;
@@ -285,8 +569,8 @@ static void take_page(struct ac_list *page, struct item **items, size_t *n, size
     json_array_foreach(page->items, i, obj)
     {
         const char *rv = ac_meta_str(obj, "resourceVersion");
-        (*items)[(*n)++] =
-            (struct item){ac_object_key(obj), xstrdup(rv ? rv : ""), inf_doc_new(obj)};
+        (*items)[(*n)++] = (struct item){ac_object_key(obj), xstrdup(rv ? rv : ""),
+                                         inf_packer_pack_obj(inf->packer, obj)};
     }
 }
 
@@ -316,7 +600,7 @@ static int list_all(struct inf *inf, char **rv, struct err *e)
         }
         if (rc)
             break;
-        take_page(&page, &items, &n, &cap);
+        take_page(inf, &page, &items, &n, &cap);
         free(cont);
         cont = page.continue_token;
         page.continue_token = NULL;
@@ -374,7 +658,8 @@ static int read_watch(struct inf *inf, struct ac_watch *w, char **rv, size_t *ev
                   (struct delta){.kind = DELTA_EVENT,
                                  .type = ev.type,
                                  .obj = ev.object,
-                                 .doc = ev.text ? inf_doc_text(ev.text, ev.text_len) : NULL},
+                                 .doc = ev.text ? inf_packer_pack(inf->packer, ev.text, ev.text_len)
+                                                : NULL},
                   *rv);
     }
 }
@@ -527,7 +812,7 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
             entry_free(old);
         }
     } else {
-        cache_put(inf, key, entry_new(d->obj, d->doc), d->obj, calls);
+        cache_put(inf, key, entry_new(inf, d->obj, d->doc), d->obj, calls);
         d->doc = NULL;
     }
     free(key);
@@ -693,5 +978,6 @@ void inf_free(struct inf *inf)
     free(inf->ns);
     free(inf->label_selector);
     free(inf->field_selector);
+    inf_packer_free(inf->packer);
     free(inf);
 }

@@ -18,8 +18,9 @@
  * inf_ref, which does lock.
  *
  * Memory: the cache keeps each object as its compact JSON text (an
- * inf_doc, shared by reference with whoever else keeps it), not as a
- * jansson tree, which is five to eight times larger. A list is read as
+ * inf_doc, shared by reference with whoever else keeps it, packed against
+ * another object's text of the resource), not as a jansson tree, which is
+ * five to eight times larger than the text. A list is read as
  * text page by page (as the store holds it, when the client can give
  * text), so no list is ever held as trees. A tree exists while the
  * handlers run (unless on_text takes the text); inf_get, inf_next and
@@ -40,11 +41,21 @@ struct inf;
 struct store_resource;
 
 /* A cached object's compact JSON text, shared by reference (the count is
- * atomic: any thread may drop a reference). */
+ * atomic: any thread may drop a reference). The informer keeps it packed
+ * against a dictionary, the whole text of one earlier object of the same
+ * resource: as the runs it shares with that text or repeats of itself (an
+ * offset and a length) and the bytes it does not. Objects of one kind differ mostly in names,
+ * uids, times and versions, so a Workload or a Job like its neighbours
+ * takes a seventh of its text or less; an object that shares less than half
+ * of its text becomes the dictionary of those after it. Texts made by
+ * inf_doc_new and inf_doc_text are kept as they are (dict NULL). */
+struct inf_dict;
 struct inf_doc {
     unsigned refs;
-    size_t len;
-    char text[];
+    uint32_t len;          /* of the text */
+    struct inf_dict *dict; /* a reference, or NULL: bytes is the text, NUL-terminated */
+    uint32_t plen;         /* of bytes */
+    char bytes[];
 };
 
 /* The text of obj, one reference. */
@@ -55,6 +66,21 @@ struct inf_doc *inf_doc_ref(struct inf_doc *d);
 void inf_doc_unref(struct inf_doc *d); /* NULL is a no-op */
 /* A new tree of the text (json_decref it). */
 json_t *inf_doc_parse(const struct inf_doc *d);
+/* The text, NUL-terminated (free it). */
+char *inf_doc_str(const struct inf_doc *d);
+/* Whether the text contains needle. */
+bool inf_doc_has(const struct inf_doc *d, const char *needle);
+/* The bytes d holds (its record and its share of nothing else). */
+size_t inf_doc_size(const struct inf_doc *d);
+
+/* Packs texts against the dictionary it keeps (any thread: locked). */
+struct inf_packer;
+struct inf_packer *inf_packer_new(void);
+void inf_packer_free(struct inf_packer *p); /* NULL is a no-op */
+/* text (len bytes), packed: one reference. */
+struct inf_doc *inf_packer_pack(struct inf_packer *p, const char *text, size_t len);
+/* The text of obj, packed: one reference. */
+struct inf_doc *inf_packer_pack_obj(struct inf_packer *p, const json_t *obj);
 
 /* Objects are borrowed for the call: a handler that keeps one increfs it. */
 struct inf_handlers {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "controller/informer.h"
 #include "fake_ac.h"
 
@@ -165,8 +166,10 @@ static void test_inf_cache_takes_event_text(void **state)
     loop_until(inf, &s, "add:ns/a");
     struct inf_doc *d = inf_doc_get(inf, "ns/a");
     assert_non_null(d);
-    assert_non_null(strchr(d->text, '\n')); /* the client's indented text */
-    assert_int_equal(d->len, strlen(d->text));
+    char *text = inf_doc_str(d);
+    assert_non_null(strchr(text, '\n')); /* the client's indented text */
+    assert_int_equal(d->len, strlen(text));
+    free(text);
     const json_t *a = inf_get(inf, "ns", "a");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "spec"), "priority")),
                      3);
@@ -194,7 +197,9 @@ static void test_inf_cache_keeps_text(void **state)
     json_t *t = inf_doc_parse(d);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(t, "spec"), "priority")),
                      3);
-    assert_int_equal(d->len, strlen(d->text));
+    char *text = inf_doc_str(d);
+    assert_int_equal(d->len, strlen(text));
+    free(text);
     const json_t *a1 = inf_get(inf, "ns", "a"), *a2 = inf_get(inf, "ns", "a");
     assert_ptr_not_equal(a1, a2);
     assert_true(json_equal(a1, t));
@@ -410,11 +415,139 @@ static void test_inf_gone_after_fresh_list_backs_off(void **state)
     ac_free(&f->base);
 }
 
+/* A Workload's text as the store holds it, with its names, uids and time. */
+static char *wl_text(int i, const char *cond_message)
+{
+    struct sb sb = SB_INIT;
+    sb_addf(&sb,
+            "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":"
+            "{\"name\":\"job-pendingjob%06d-%05d\",\"namespace\":\"bench\",\"labels\":"
+            "{\"kueue.x-k8s.io/job-uid\":\"%08x-b556-45aa-9860-1588425f7a44\"},"
+            "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":"
+            "\"pendingjob%06d\",\"uid\":\"%08x-b556-45aa-9860-1588425f7a44\",\"controller\":"
+            "true}],\"uid\":\"%08x-bb1b-4c38-943e-a938d51e15ba\",\"creationTimestamp\":"
+            "\"2026-12-03T05:25:%02dZ\",\"resourceVersion\":\"%d\"},\"spec\":{\"queueName\":"
+            "\"lq\",\"priority\":0,\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":"
+            "{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":"
+            "{\"requests\":{\"cpu\":\"1\"}}}]}}}]},\"status\":{\"conditions\":[{\"type\":"
+            "\"QuotaReserved\",\"status\":\"False\",\"reason\":\"Pending\",\"message\":\"%s\"}]}}",
+            i, i * 7 % 99999, (unsigned)i * 2654435761u, i, (unsigned)i * 2654435761u,
+            (unsigned)i * 40503u, i % 60, 100 + i, cond_message);
+    return sb_take(&sb);
+}
+
+static void assert_unpacks(const struct inf_doc *d, const char *text)
+{
+    char *got = inf_doc_str(d);
+    assert_string_equal(got, text);
+    free(got);
+    json_t *o = inf_doc_parse(d);
+    json_t *want = json_loads(text, 0, NULL);
+    assert_true(json_equal(o, want));
+    json_decref(o);
+    json_decref(want);
+}
+
+/* Cached texts of objects alike are kept packed: each Workload after the
+ * first in a fifth of its text or less, every one read back as it was,
+ * whatever the packer saw before or after it and after the packer is gone. */
+static void test_inf_texts_packed(void **state)
+{
+    struct inf_packer *p = inf_packer_new();
+    enum { N = 200 };
+    char *texts[N + 3];
+    struct inf_doc *docs[N + 3];
+    size_t text_bytes = 0, held = 0;
+    for (int i = 0; i < N; i++) {
+        texts[i] = wl_text(i, i % 3 ? "couldn't assign flavors to pod set main" : "waiting");
+        docs[i] = inf_packer_pack(p, texts[i], strlen(texts[i]));
+        assert_int_equal(docs[i]->len, strlen(texts[i]));
+        if (i) {
+            assert_true(inf_doc_size(docs[i]) * 5 <= strlen(texts[i]));
+            text_bytes += strlen(texts[i]);
+            held += inf_doc_size(docs[i]);
+        }
+    }
+    /* Unlike the rest: it becomes the dictionary of the texts after it. */
+    struct sb other = SB_INIT;
+    sb_adds(&other, "{\"kind\":\"ConfigMap\",\"data\":{\"a\":\"");
+    unsigned x = 7;
+    for (int k = 0; k < 120; k++) {
+        x = x * 1103515245u + 12345u;
+        sb_addch(&other, (char)('a' + (x >> 16) % 26));
+    }
+    sb_adds(&other, "\"}}");
+    texts[N] = sb_take(&other);
+    docs[N] = inf_packer_pack(p, texts[N], strlen(texts[N]));
+    assert_ptr_not_equal(docs[N]->dict, docs[0]->dict);
+    texts[N + 1] = wl_text(N + 1, "a message none had before");
+    docs[N + 1] = inf_packer_pack(p, texts[N + 1], strlen(texts[N + 1]));
+    texts[N + 2] = xstrdup("{\"a\":1}"); /* too short to pack: as it is */
+    docs[N + 2] = inf_packer_pack(p, texts[N + 2], strlen(texts[N + 2]));
+    assert_null(docs[N + 2]->dict);
+    inf_packer_free(p);
+    /* A run the dictionary lacks, three times in a text: held about once. */
+    p = inf_packer_new();
+    char *first = wl_text(1, "short"), run[301];
+    inf_doc_unref(inf_packer_pack(p, first, strlen(first)));
+    for (int k = 0; k < 100; k++) {
+        x = x * 1103515245u + 12345u;
+        run[k] = run[k + 100] = run[k + 200] = (char)('A' + (x >> 16) % 26);
+    }
+    run[300] = 0;
+    char *repeats = wl_text(2, run);
+    struct inf_doc *rd = inf_packer_pack(p, repeats, strlen(repeats));
+    assert_non_null(rd->dict);
+    assert_true(inf_doc_size(rd) < sizeof(*rd) + 200);
+    assert_unpacks(rd, repeats);
+    inf_doc_unref(rd);
+    free(repeats);
+    free(first);
+    inf_packer_free(p);
+    for (int i = 0; i < N + 3; i++) {
+        assert_unpacks(docs[i], texts[i]);
+        inf_doc_unref(docs[i]);
+        free(texts[i]);
+    }
+    print_message("packed: %zu bytes held for %zu bytes of text\n", held, text_bytes);
+}
+
+/* Texts with runs the dictionary has in many places, cut anywhere: each
+ * reads back as it was. */
+static void test_inf_texts_packed_round_trip(void **state)
+{
+    struct inf_packer *p = inf_packer_new();
+    char *base = wl_text(1, "abababababababababababababababababab");
+    size_t n = strlen(base);
+    unsigned seed = 12345;
+    for (int round = 0; round < 500; round++) {
+        char *t = xstrdup(base);
+        for (int k = 0; k < 1 + round % 40; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % n;
+            t[at] = (char)('!' + (seed >> 20) % 90);
+        }
+        size_t len = round % 7 ? n : (seed >> 4) % n;
+        t[len] = 0;
+        struct inf_doc *d = inf_packer_pack(p, t, len);
+        char *s = inf_doc_str(d); /* not JSON after the changes: compared as text */
+        assert_string_equal(s, t);
+        assert_int_equal(inf_doc_has(d, "busybox"), strstr(s, "busybox") != NULL);
+        free(s);
+        inf_doc_unref(d);
+        free(t);
+    }
+    inf_packer_free(p);
+    free(base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inf_list_then_watch),
         cmocka_unit_test(test_inf_cache_keeps_text),
+        cmocka_unit_test(test_inf_texts_packed),
+        cmocka_unit_test(test_inf_texts_packed_round_trip),
         cmocka_unit_test(test_inf_cache_takes_event_text),
         cmocka_unit_test(test_inf_no_old_objects),
         cmocka_unit_test(test_inf_stop_many_together),
