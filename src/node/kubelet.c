@@ -704,15 +704,14 @@ static bool gated_unreported(const json_t *pod)
            !(reason && !strcmp(reason, "SchedulingGated")) && !(status && !strcmp(status, "True"));
 }
 
-static int gated_fn(json_t *obj, void *arg, struct err *e)
+/* A Pending Pod's PodScheduled condition set to False with REASON and
+ * MESSAGE, its other conditions kept. */
+static void set_not_scheduled(json_t *pod, const char *reason, const char *message)
 {
-    (void)arg;
-    if (!gated_unreported(obj))
-        return err_set(e, ERR_CONFLICT, "no longer gated");
-    json_t *st = json_object_get(obj, "status");
+    json_t *st = json_object_get(pod, "status");
     if (!json_is_object(st)) {
         st = json_object();
-        json_object_set_new(obj, "status", st);
+        json_object_set_new(pod, "status", st);
     }
     if (!node__str(st, "phase"))
         json_object_set_new(st, "phase", json_string("Pending"));
@@ -729,10 +728,17 @@ static int gated_fn(json_t *obj, void *arg, struct err *e)
     tm_format_rfc3339(tm_now_ms(), now);
     json_array_append_new(conds, json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "PodScheduled",
                                            "status", "False", "lastProbeTime", "lastTransitionTime",
-                                           now, "reason", "SchedulingGated", "message",
-                                           "Scheduling is blocked due to non-empty scheduling "
-                                           "gates"));
+                                           now, "reason", reason, "message", message));
     json_object_set_new(st, "conditions", conds);
+}
+
+static int gated_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)arg;
+    if (!gated_unreported(obj))
+        return err_set(e, ERR_CONFLICT, "no longer gated");
+    set_not_scheduled(obj, "SchedulingGated",
+                      "Scheduling is blocked due to non-empty scheduling gates");
     return 0;
 }
 
@@ -760,28 +766,7 @@ static int unschedulable_fn(json_t *obj, void *arg, struct err *e)
     if ((nn && *nn) || node__pod_terminal(obj) ||
         (reason && !strcmp(reason, "Unschedulable") && was && !strcmp(was, msg)))
         return err_set(e, ERR_CONFLICT, "no longer to report");
-    json_t *st = json_object_get(obj, "status");
-    if (!json_is_object(st)) {
-        st = json_object();
-        json_object_set_new(obj, "status", st);
-    }
-    if (!node__str(st, "phase"))
-        json_object_set_new(st, "phase", json_string("Pending"));
-    json_t *conds = json_array();
-    size_t i;
-    json_t *cd;
-    json_array_foreach(json_object_get(st, "conditions"), i, cd)
-    {
-        const char *t = node__str(cd, "type");
-        if (!t || strcmp(t, "PodScheduled"))
-            json_array_append(conds, cd);
-    }
-    char now[TM_RFC3339_LEN];
-    tm_format_rfc3339(tm_now_ms(), now);
-    json_array_append_new(conds, json_pack("{s:s,s:s,s:n,s:s,s:s,s:s}", "type", "PodScheduled",
-                                           "status", "False", "lastProbeTime", "lastTransitionTime",
-                                           now, "reason", "Unschedulable", "message", msg));
-    json_object_set_new(st, "conditions", conds);
+    set_not_scheduled(obj, "Unschedulable", msg);
     return 0;
 }
 
