@@ -548,6 +548,22 @@ const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char
     return e ? thaw(c, e) : NULL;
 }
 
+const json_t *ctl_get_brief(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
+                            struct ctl_entry **held)
+{
+    char *key = ac_key(ns, name);
+    struct ctl_entry *e = map_get(&c->res[k].cache, key);
+    free(key);
+    *held = e;
+    return e ? thaw_brief(c, e) : NULL;
+}
+
+void ctl_get_done(struct ctl_entry *held, const json_t *tree)
+{
+    if (held)
+        thaw_done(held, (json_t *)tree);
+}
+
 bool ctl_next(struct ctl *c, enum ctl_kind k, size_t *it, const char **key, void **obj)
 {
     void *v;

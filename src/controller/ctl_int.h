@@ -282,6 +282,14 @@ void ctl_log_err(const char *what, const struct err *e);
 /* The newest known object (borrowed until the end of the loop's round:
  * keep it longer with json_incref), or NULL. */
 const json_t *ctl_get(struct ctl *c, enum ctl_kind k, const char *ns, const char *name);
+/* The newest known object for one short use, which ctl_get_done(*held,
+ * tree) ends; the cache must not change in between. A tree this round has
+ * not read yet is parsed for this use alone and freed by ctl_get_done, so
+ * a pass over thousands of objects (a first cycle's pending decisions)
+ * holds one tree at a time, not all of them until the round ends. */
+const json_t *ctl_get_brief(struct ctl *c, enum ctl_kind k, const char *ns, const char *name,
+                            struct ctl_entry **held);
+void ctl_get_done(struct ctl_entry *held, const json_t *tree);
 /* Walk the cache of k: `size_t it = 0; const char *key; void *obj; while
  * (ctl_next(c, k, &it, &key, &obj))`, obj a const json_t * borrowed as
  * ctl_get's. The cache must not change during the walk. */

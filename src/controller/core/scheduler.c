@@ -226,6 +226,51 @@ static bool scheduler_verdict(const char *reason)
     return false;
 }
 
+/* The pending decision of one workload, o its object: whether its status
+ * changes, with p filled to write it. Nothing of o is kept. */
+static bool pending_one(struct ctl *c, const struct eng_pending *pen, const json_t *o, int64_t now,
+                        struct pending_write *p)
+{
+    struct eng_wl *wl = pen->wl;
+    const char *reason = pen->reason, *message = pen->message;
+    /* One pass over the conditions: most of a cycle's pending
+     * decisions (a requeue brought them back) change nothing. */
+    const json_t *qr = NULL, *fin = NULL, *cd;
+    size_t ci;
+    json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), ci, cd)
+    {
+        const char *t = jstr(cd, "type");
+        if (t && !qr && !strcmp(t, "QuotaReserved"))
+            qr = cd;
+        else if (t && !fin && !strcmp(t, "Finished"))
+            fin = cd;
+    }
+    if ((qr && jstr(qr, "status") && !strcmp(jstr(qr, "status"), "True")) ||
+        (fin && jstr(fin, "status") && !strcmp(jstr(fin, "status"), "True")))
+        return false;
+    if (qr && message && !strcmp(message, ENG_BYPASS_MSG) && jstr(qr, "message") &&
+        scheduler_verdict(jstr(qr, "reason"))) {
+        reason = jstr(qr, "reason");
+        message = jstr(qr, "message");
+    }
+    bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
+                jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
+    json_t *rr = requests_json(c, wl);
+    if (same && json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"))) {
+        json_decref(rr);
+        return false;
+    }
+    p->h.wl = wl;
+    p->same = same;
+    p->h.ns = xstrdup(eng_wl_namespace(wl));
+    p->h.name = xstrdup(eng_wl_name(wl));
+    p->reason = xstrdup(reason);
+    p->message = xstrdup(message ? message : "");
+    p->h.op = (struct ctl_wl_op){
+        .kind = OP_PENDING, .requests = rr, .reason = p->reason, .message = p->message, .now = now};
+    return true;
+}
+
 /* The pending statuses of a cycle, written together (their store commits
  * shared): only those whose reason, message or requests change. A
  * workload skipped because an equivalent one failed keeps a verdict the
@@ -238,51 +283,17 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
     struct pending_write *pw = xcalloc(np ? np : 1, sizeof(*pw));
     size_t n = 0;
     for (size_t i = 0; i < np; i++) {
-        struct eng_wl *wl = pen[i].wl;
-        const char *reason = pen[i].reason, *message = pen[i].message;
-        const json_t *o = reason ? ctl_wl_obj(c, wl) : NULL;
-        if (!o)
+        if (!pen[i].reason)
             continue;
-        /* One pass over the conditions: most of a cycle's pending
-         * decisions (a requeue brought them back) change nothing. */
-        const json_t *qr = NULL, *fin = NULL, *cd;
-        size_t ci;
-        json_array_foreach(json_object_get(json_object_get(o, "status"), "conditions"), ci, cd)
-        {
-            const char *t = jstr(cd, "type");
-            if (t && !qr && !strcmp(t, "QuotaReserved"))
-                qr = cd;
-            else if (t && !fin && !strcmp(t, "Finished"))
-                fin = cd;
-        }
-        if ((qr && jstr(qr, "status") && !strcmp(jstr(qr, "status"), "True")) ||
-            (fin && jstr(fin, "status") && !strcmp(jstr(fin, "status"), "True")))
-            continue;
-        if (qr && message && !strcmp(message, ENG_BYPASS_MSG) && jstr(qr, "message") &&
-            scheduler_verdict(jstr(qr, "reason"))) {
-            reason = jstr(qr, "reason");
-            message = jstr(qr, "message");
-        }
-        bool same = qr && jstr(qr, "reason") && !strcmp(jstr(qr, "reason"), reason) &&
-                    jstr(qr, "message") && message && !strcmp(jstr(qr, "message"), message);
-        json_t *rr = requests_json(c, wl);
-        if (same &&
-            json_equal(rr, json_object_get(json_object_get(o, "status"), "resourceRequests"))) {
-            json_decref(rr);
-            continue;
-        }
-        struct pending_write *p = &pw[n++];
-        p->h.wl = wl;
-        p->same = same;
-        p->h.ns = xstrdup(eng_wl_namespace(wl));
-        p->h.name = xstrdup(eng_wl_name(wl));
-        p->reason = xstrdup(reason);
-        p->message = xstrdup(message ? message : "");
-        p->h.op = (struct ctl_wl_op){.kind = OP_PENDING,
-                                     .requests = rr,
-                                     .reason = p->reason,
-                                     .message = p->message,
-                                     .now = now};
+        /* Each object read for this decision alone: a first cycle after a
+         * restart decides tens of thousands, whose trees would otherwise
+         * all last until the round ends. */
+        struct ctl_entry *held;
+        const json_t *o =
+            ctl_get_brief(c, CK_WL, eng_wl_namespace(pen[i].wl), eng_wl_name(pen[i].wl), &held);
+        if (o && pending_one(c, &pen[i], o, now, &pw[n]))
+            n++;
+        ctl_get_done(held, o);
     }
     /* Written a slice at a time: a first cycle over a deep backlog writes
      * tens of thousands of statuses, and a stop asked for meanwhile waits
