@@ -429,7 +429,7 @@ static void entry_free(struct ctl *c, struct ctl_entry *e)
 {
     if (!e)
         return;
-    if (e->pinned && e->tree) {
+    if ((e->pinned || !e->doc) && e->tree) {
         /* Read this round before it was replaced: it lasts the round, as
          * any other tree. */
         XGROW(c->parsed, c->capparsed, c->nparsed + 1);
@@ -463,6 +463,8 @@ bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out)
 /* The tree of e for this round, parsed again when the last round's is gone. */
 static json_t *thaw(struct ctl *c, struct ctl_entry *e)
 {
+    if (!e->doc)
+        return e->tree; /* our own write's result, held until its text comes */
     if (e->pinned) {
         if (!e->tree)
             e->tree = inf_doc_parse(e->doc);
@@ -488,7 +490,7 @@ static json_t *thaw(struct ctl *c, struct ctl_entry *e)
  * object once and must not hold all their trees at once. */
 static json_t *thaw_brief(struct ctl *c, struct ctl_entry *e)
 {
-    if (e->pinned)
+    if (e->pinned || !e->doc)
         return json_incref(thaw(c, e));
     if (e->gen == c->gen && e->tree)
         return json_incref(e->tree);
@@ -1000,7 +1002,14 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
         return;
     }
     if (share && same) {
-        /* Our own write's result, now seen by the informer: keep one text. */
+        /* Our own write's result, now seen by the informer: keep one text,
+         * the store's, which the informer holds. */
+        if (!e->doc && !e->pinned) {
+            /* The tree the entry held lasts this round, as any other. */
+            XGROW(c->parsed, c->capparsed, c->nparsed + 1);
+            c->parsed[c->nparsed++] = e->tree;
+            e->gen = c->gen;
+        }
         inf_doc_unref(e->doc);
         e->doc = inf_doc_ref(shared);
         free(key);
@@ -1008,14 +1017,17 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
     }
     const json_t *prev = e ? thaw(c, e) : NULL;
     struct ctl_entry *n = xcalloc(1, sizeof(*n));
-    n->doc = shared ? inf_doc_ref(shared) : inf_doc_new(obj);
+    /* Our own write of a Workload (not share) is not encoded here: its
+     * entry holds the tree until the informer, which sees every Workload,
+     * brings the store's text of it (the share branch above). */
+    n->doc = shared ? inf_doc_ref(shared) : (share || k != CK_WL) ? inf_doc_new(obj) : NULL;
     n->rv = rv;
     n->tree = json_incref((json_t *)obj);
     n->gen = c->gen;
     n->pinned = pinned_kind(k);
     if (k == CK_WL)
         n->wl = wl_sum_new(c, obj);
-    if (!n->pinned) {
+    if (!n->pinned && n->doc) {
         XGROW(c->parsed, c->capparsed, c->nparsed + 1);
         c->parsed[c->nparsed++] = n->tree;
     }
@@ -1228,7 +1240,7 @@ void ctl_remove_finalizer_named(struct ctl *c, enum ctl_kind k, const json_t *o,
  * reaction is its reconcile alone, which reads the tree then. */
 static bool rebuild_parses(enum ctl_kind k, const struct ctl_entry *e)
 {
-    return k != CK_JOB || inf_doc_has(e->doc, "\"ownerReferences\"");
+    return k != CK_JOB || !e->doc || inf_doc_has(e->doc, "\"ownerReferences\"");
 }
 
 /* One object of the rebuild: reacted to, then fed to the engine (feed). */

@@ -105,11 +105,15 @@ struct ctl_wl_sum {
 };
 
 /* A cached object: its text (shared with the informer when it came from
- * there) and, while the loop's round that read it lasts, its tree. */
+ * there) and, while the loop's round that read it lasts, its tree. A
+ * Workload the controllers wrote has no text of its own until the
+ * informer's event of that version brings the store's. */
 struct ctl_entry {
     struct inf_doc *doc;
     json_t *tree; /* valid while gen == ctl.gen; held by ctl.parsed, or by the
-                   * rebuild alone while brief; held by the entry when pinned */
+                   * rebuild alone while brief; held by the entry when pinned
+                   * or while doc is NULL (a Workload we wrote, until the
+                   * informer brings its text) */
     unsigned gen;
     bool brief;
     bool pinned; /* a queue-configuration kind: few objects, read by every
