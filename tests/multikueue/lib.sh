@@ -1,33 +1,13 @@
 # lib.sh -- what the MultiKueue scripts set up alike (sourced after
 # tests/e2e/lib.sh, with SRC set).
 
-# A worker's queues, named as Kueue's multikueue-setup.yaml names the
-# manager's: ResourceFlavor default-flavor, ClusterQueue cluster-queue with
-# cpu quota $1 (and 36Gi of memory), LocalQueue default/user-queue.
+# A worker's queues, those of examples/multikueue/worker-queues.yaml (named
+# as Kueue's multikueue-setup.yaml names the manager's: ResourceFlavor
+# default-flavor, ClusterQueue cluster-queue, LocalQueue default/user-queue)
+# with cpu quota $1 and 36Gi of memory.
 worker_queues() {
-    cat <<YAML
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cluster-queue}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "$1"}
-      - {name: memory, nominalQuota: 36Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: user-queue}
-spec: {clusterQueue: cluster-queue}
-YAML
+    sed -e "s/nominalQuota: 4\$/nominalQuota: \"$1\"/" -e 's/nominalQuota: 8Gi$/nominalQuota: 36Gi/' \
+        "$SRC/examples/multikueue/worker-queues.yaml"
 }
 
 # Kueue's multikueue-setup.yaml with a second worker, multikueue-test-worker2,
