@@ -14,8 +14,11 @@
  * grouped into a tree of domains (one per distinct value prefix, leaves at
  * the lowest level), each leaf's free capacity its Nodes' allocatable less
  * non-TAS pods, less the placements of admitted TAS workloads in the
- * flavor (and of those admitted earlier in this cycle). Everything built
- * here lives in the cycle arena. */
+ * flavor (and of those admitted earlier in this cycle). When the lowest
+ * level is the hostname, also less the placements of the workloads
+ * admitted through every other such flavor on the same Nodes (Kueue's
+ * TASHandleOverlappingFlavors, on by default): see build_snapshot.
+ * Everything built here lives in the cycle arena. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,6 +502,45 @@ static void take_workload(struct snap *s, const struct eng_wl *wl, const struct 
     }
 }
 
+/* The TAS flavor the pod set was admitted with, or -1. */
+static int admitted_tas_flavor(const struct eng *eng, const struct eng_ps *ps)
+{
+    for (size_t k = 0; k < ps->adm.n; k++) {
+        int f = ps->adm.items[k].flavor;
+        if (f >= 0 && eng->flavors[f] && eng->flavors[f]->topology)
+            return f;
+    }
+    return -1;
+}
+
+/* The flavor has a topology whose lowest level is the hostname: its leaves
+ * are Nodes, named by the Node alone. */
+static bool hostname_flavor(const struct eng *eng, int fid)
+{
+    const struct eng_topo *t = fid >= 0 ? flavor_topo(eng, fid) : NULL;
+    return t && t->n_levels && !strcmp(t->levels[t->n_levels - 1], HOSTNAME_LABEL);
+}
+
+/* Kueue's TASHandleOverlappingFlavors: the placements of an admitted
+ * workload's pod sets in another flavor whose leaves are Nodes, taken off
+ * the Nodes this snapshot holds (by hostname, whatever the two flavors'
+ * other levels). As Kueue aggregates them when the cycle's snapshot is
+ * taken, a simulated removal (a preemption trial) does not give them
+ * back: only the snapshot of the flavor they were admitted in sees it. */
+static void take_other_flavors(struct snap *s, const struct eng_wl *wl)
+{
+    for (size_t p = 0; p < wl->n_ps; p++) {
+        const struct eng_ps *ps = &wl->ps[p];
+        if (!ps->topo)
+            continue;
+        bool in_flavor = false;
+        for (size_t k = 0; k < ps->adm.n && !in_flavor; k++)
+            in_flavor = ps->adm.items[k].flavor == s->flavor;
+        if (!in_flavor && hostname_flavor(s->eng, admitted_tas_flavor(s->eng, ps)))
+            take_placement(s, ps, ps->topo, ps->adm.count);
+    }
+}
+
 static bool build_snapshot(struct eng *eng, int fid, bool simulate_empty, struct snap *s)
 {
     memset(s, 0, sizeof(*s));
@@ -537,9 +579,17 @@ static bool build_snapshot(struct eng *eng, int fid, bool simulate_empty, struct
     }
     if (simulate_empty)
         return true;
-    for (size_t i = 0; i < eng->n_wls; i++)
-        if (eng->wls[i]->state == WL_ADMITTED && eng->wls[i]->sim_removed <= 0)
-            take_workload(s, eng->wls[i], NULL);
+    for (size_t i = 0; i < eng->n_wls; i++) {
+        const struct eng_wl *wl = eng->wls[i];
+        if (wl->state != WL_ADMITTED)
+            continue;
+        if (wl->sim_removed <= 0)
+            take_workload(s, wl, NULL);
+        if (s->hostname_leaves)
+            take_other_flavors(s, wl);
+    }
+    /* The admissions earlier in this cycle count in their own flavor
+     * only: Kueue adds them to that flavor's snapshot alone. */
     if (eng->tas_cycle_no == eng->cycle_no)
         for (size_t i = 0; i < eng->n_tas_cycle; i++)
             take_workload(s, eng->tas_cycle[i].wl, eng->tas_cycle[i].a);
@@ -1432,13 +1482,67 @@ static int group_partner(const struct eng *eng, const struct eng_cq *cq, const s
     return -1;
 }
 
+/* The order place_all places the pod sets in: by the name of their TAS
+ * flavor (Kueue's FindTopologyAssignmentsForWorkload goes through the
+ * flavors sorted), in their own order within a flavor. A pod set of a
+ * group that requests nothing goes with its partner's flavor; one with no
+ * single TAS flavor goes first (its placement fails). */
+static int order_key(const struct eng *eng, const struct eng_wl *wl, const struct fa_assignment *a,
+                     size_t p)
+{
+    bool several;
+    int f = ps_tas_flavor(eng, &a->ps[p], &several);
+    const char *g = wl->ps[p].tas.group;
+    for (size_t q = 0; f < 0 && !several && g && q < a->n_ps; q++)
+        if (q != p && wl->ps[q].tas.group && !strcmp(wl->ps[q].tas.group, g))
+            f = ps_tas_flavor(eng, &a->ps[q], &several);
+    return several ? -1 : f;
+}
+
+static int cmp_keys(const struct eng *eng, int a, int b)
+{
+    if (a == b)
+        return 0;
+    if (a < 0 || b < 0)
+        return a < 0 ? -1 : 1;
+    return strcmp(eng->flavor_names.names[a], eng->flavor_names.names[b]);
+}
+
+static size_t *placement_order(struct eng *eng, const struct eng_wl *wl,
+                               const struct fa_assignment *a)
+{
+    size_t *order = cyc_alloc(eng, (a->n_ps + 1) * sizeof(size_t));
+    int *key = cyc_alloc(eng, (a->n_ps + 1) * sizeof(int));
+    for (size_t p = 0; p < a->n_ps; p++) {
+        key[p] = order_key(eng, wl, a, p);
+        size_t i = p; /* insertion: stable, and there are few pod sets */
+        for (; i > 0 && cmp_keys(eng, key[order[i - 1]], key[p]) > 0; i--)
+            order[i] = order[i - 1];
+        order[i] = p;
+    }
+    return order;
+}
+
+/* A pod set's placement taken off the snapshot s it was found in, and, as
+ * Kueue's TASHandleOverlappingFlavors shares one assumed usage among the
+ * flavors of a workload whose leaves are Nodes, off the other such
+ * snapshots. */
+static void take_shared(struct snap *snaps, size_t n_snaps, struct snap *s, const struct eng_ps *ps,
+                        const struct eng_topology_assignment *ta, int32_t count)
+{
+    take_placement(s, ps, ta, count);
+    for (size_t i = 0; i < n_snaps && s->hostname_leaves; i++)
+        if (&snaps[i] != s && snaps[i].hostname_leaves)
+            take_placement(&snaps[i], ps, ta, count);
+}
+
 /* Every TAS pod set of the assignment placed (simulate_empty: as if no
- * TAS workload ran), in order, the two pod sets of a group together in
- * their flavor as Kueue's FindTopologyAssignmentsForFlavor: the one of a
- * single pod is the leader (the second when both are), the other the
- * workers, whose request decides where both go. Returns the index of the
- * pod set that does not fit (a group's workers), with the reason in sb,
- * or -1. */
+ * TAS workload ran), flavor by flavor (placement_order), the two pod sets
+ * of a group together in their flavor as Kueue's
+ * FindTopologyAssignmentsForFlavor: the one of a single pod is the leader
+ * (the second when both are), the other the workers, whose request
+ * decides where both go. Returns the index of the pod set that does not
+ * fit (a group's workers), with the reason in sb, or -1. */
 static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
                      struct fa_assignment *a, bool simulate_empty, struct sb *sb)
 {
@@ -1446,13 +1550,15 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
     int *snap_flavor = cyc_alloc(eng, (a->n_ps + 1) * sizeof(int));
     bool *done = cyc_alloc(eng, (a->n_ps + 1) * sizeof(bool));
     memset(done, 0, (a->n_ps + 1) * sizeof(bool));
+    size_t *order = placement_order(eng, wl, a);
     size_t n_snaps = 0;
     int failed = -1;
     for (size_t p = 0; p < a->n_ps; p++) {
         a->ps[p].topo = NULL;
         a->ps[p].tas_flavor = -1;
     }
-    for (size_t p = 0; p < a->n_ps && failed < 0; p++) {
+    for (size_t i = 0; i < a->n_ps && failed < 0; i++) {
+        size_t p = order[i];
         if (done[p] || !tas_requested(eng, cq, &wl->ps[p]) || a->ps[p].count == 0 ||
             a->ps[p].tas_delayed)
             continue;
@@ -1481,9 +1587,9 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
             }
         }
         struct snap *s = NULL;
-        for (size_t i = 0; i < n_snaps && !s; i++)
-            if (snap_flavor[i] == fid)
-                s = &snaps[i];
+        for (size_t k = 0; k < n_snaps && !s; k++)
+            if (snap_flavor[k] == fid)
+                s = &snaps[k];
         if (!s) {
             s = &snaps[n_snaps];
             if (!build_snapshot(eng, fid, simulate_empty, s)) {
@@ -1492,6 +1598,12 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
                 break;
             }
             snap_flavor[n_snaps++] = fid;
+            /* This workload's pod sets placed already in other flavors
+             * over the same Nodes. */
+            for (size_t k = 0; k < a->n_ps && s->hostname_leaves; k++)
+                if (a->ps[k].topo && a->ps[k].tas_flavor != fid &&
+                    hostname_flavor(eng, a->ps[k].tas_flavor))
+                    take_placement(s, &wl->ps[k], a->ps[k].topo, a->ps[k].count);
         }
         s->record = !simulate_empty;
         s->ps_idx = workers;
@@ -1506,11 +1618,11 @@ static int place_all(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl
         fw->topo = ta;
         fw->tas_flavor = fid;
         /* The next pod sets see these placements used. */
-        take_placement(s, &wl->ps[workers], ta, fw->count);
+        take_shared(snaps, n_snaps, s, &wl->ps[workers], ta, fw->count);
         if (leader >= 0) {
             a->ps[leader].topo = lta;
             a->ps[leader].tas_flavor = fid;
-            take_placement(s, &wl->ps[leader], lta, a->ps[leader].count);
+            take_shared(snaps, n_snaps, s, &wl->ps[leader], lta, a->ps[leader].count);
         }
     }
     for (size_t i = 0; i < n_snaps; i++) {
@@ -1742,17 +1854,6 @@ void tas_load_failed(struct eng *eng, const struct eng_wl *wl, const struct api_
         if (v->unhealthy_nodes[i])
             names[n++] = xstrdup(v->unhealthy_nodes[i]);
     map_put(&eng->tas_failed, wl->key, names);
-}
-
-/* The TAS flavor the pod set was admitted with, or -1. */
-static int admitted_tas_flavor(const struct eng *eng, const struct eng_ps *ps)
-{
-    for (size_t k = 0; k < ps->adm.n; k++) {
-        int f = ps->adm.items[k].flavor;
-        if (f >= 0 && eng->flavors[f] && eng->flavors[f]->topology)
-            return f;
-    }
-    return -1;
 }
 
 /* The domain at level that holds leaf. */

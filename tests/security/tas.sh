@@ -516,3 +516,97 @@ expect_grep "tas ranks: the workers are placed on two hosts" '^w-a=b1-r[12]-x[1-
 wait_for "tas ranks: each worker ungated to the host of its rank (index less the leader's count)" 20 \
     "^$(cat "$TMP/ranks.want")\$" \
     k get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeSelector.kubernetes\.io/hostname} {end}'
+
+# ---- two flavors over the same Node (Kueue's TASHandleOverlappingFlavors) ----
+# Flavors ov-a and ov-b select the same Node of 4 CPUs through a Topology
+# whose lowest level is the hostname, each the flavor of its own
+# ClusterQueue, the two in one cohort (as in Kueue, the end of a workload
+# retries the waiting ones of its own queue's cohort only). Once 3 pods
+# are admitted there through ov-a, a workload of 2 pods through ov-b sees
+# only 1 CPU left and waits; with the first gone, it is admitted on that
+# Node.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Node
+metadata:
+  name: ov-x1
+  labels:
+    pool: overlap
+    cloud.provider.com/topology-block: b9
+    cloud.provider.com/topology-rack: r9
+    kubernetes.io/hostname: ov-x1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: ov-a}
+spec: {nodeLabels: {pool: overlap}, topologyName: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: ov-b}
+spec: {nodeLabels: {pool: overlap}, topologyName: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: ov-cq-a}
+spec:
+  cohortName: ov
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: ov-a
+      resources: [{name: cpu, nominalQuota: 100}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: ov-cq-b}
+spec:
+  cohortName: ov
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: ov-b
+      resources: [{name: cpu, nominalQuota: 100}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: ov-a, namespace: default}
+spec: {clusterQueue: ov-cq-a}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: ov-b, namespace: default}
+spec: {clusterQueue: ov-cq-b}
+YAML
+k patch node ov-x1 --subresource=status --type=merge \
+    -p '{"status":{"capacity":{"cpu":"4","pods":"110"},"allocatable":{"cpu":"4","pods":"110"},"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"simulated"}]}}' >/dev/null
+settle 10 '^True True $' k get cq ov-cq-a ov-cq-b -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Active")].status} {end}'
+ov_workload() { # name queue pods
+    k create -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: $1, namespace: default}
+spec:
+  queueName: $2
+  podSets:
+  - name: main
+    count: $3
+    topologyRequest: {required: kubernetes.io/hostname}
+    template:
+      spec:
+        containers:
+        - {name: c, image: busybox, resources: {requests: {cpu: "1"}}}
+YAML
+}
+ov_workload ov-first ov-a 3
+wait_for "tas overlap: 3 pods admitted on the Node through ov-a" 20 '^True ov-x1$' \
+    k get workload ov-first -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status} {.status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal}'
+ov_workload ov-second ov-b 2
+wait_for "tas overlap: 2 pods through ov-b wait, the Node's usage through ov-a counted" 20 \
+    '^False couldn.t assign flavors to pod set main: topology "default" allows to fit only 1 out of 2 pod\(s\)' \
+    k get workload ov-second -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status} {.status.conditions[?(@.type=="QuotaReserved")].message}'
+k delete workload ov-first >/dev/null
+wait_for "tas overlap: with the first gone, they are admitted on that Node" 20 '^True ov-x1$' \
+    k get workload ov-second -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status} {.status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal}'
