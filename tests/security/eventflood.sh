@@ -2,8 +2,9 @@
 # reconcile: an object that fails the same check on every pass (here a Job
 # naming a WorkloadPriorityClass that does not exist) is reported by one
 # Event whose count grows, however often the tenant changes the object to
-# have it looked at again; a different problem is still a new Event
-# (sourced by run.sh after lib.sh).
+# have it looked at again; deleted, the Event is written again with its
+# count; a different problem is still a new Event (sourced by run.sh after
+# lib.sh).
 
 need kubectl
 
@@ -38,6 +39,12 @@ notfound() {
         awk '$1 == "WorkloadPriorityClassNotFound" { n++; if ($2 > m) m = $2 } END { print n + 0, m + 0 }'
 }
 
+# past N JOB: notfound JOB, once its highest count is past N.
+past() {
+    pn=$(notfound "$2")
+    [ "${pn#* }" -gt "$1" ] && echo "$pn"
+}
+
 job j1 no-such-class
 wait_for "a Job naming a missing WorkloadPriorityClass gets the Warning Event" 30 \
     '^Warning WorkloadPriorityClass "no-such-class" not found$' \
@@ -59,6 +66,14 @@ wait_for "reconciled on 12 relabellings, the Job has one such Event, its count r
     60 '^1 ([3-9]|[1-9][0-9]+)$' notfound j1
 expect_exact "  ... and the controllers wrote no Workload for it" "" \
     k -n team-a get workloads -o name
+
+# The Event deleted (as its time to live does): the next write of the
+# series makes it again, with the count so far.
+before=$(notfound j1 | cut -d' ' -f2)
+expect_grep "the admin deletes the Event" '^event "j1\..*" deleted$' \
+    k -n team-a delete events --field-selector involvedObject.name=j1,reason=WorkloadPriorityClassNotFound
+kt "$TKC" -n team-a label job j1 --overwrite poke=again >/dev/null
+wait_for "  ... deleted, it is written again with its count, raised" 60 '^1 [0-9]+$' past "$before" j1
 
 # The control: another problem (another class, another Job) is an Event
 # of its own.
