@@ -196,33 +196,58 @@ out:
     return ok;
 }
 
-/* Does ns/name of r exist with uid? */
-static bool exists(struct store *st, const char *key, const char *ns, const char *name,
-                   const char *uid)
+/* Is ns/name of the resource key there with uid, and not being deleted?
+ * 0 when it is; 1 when it is not (gone, another object of that name now,
+ * or deleting), a definite answer; a negative ERR_* with e set when the
+ * store cannot tell (a read failed), which says nothing of the token. */
+static int exists(struct store *st, const char *key, const char *ns, const char *name,
+                  const char *uid, struct err *e)
 {
     const struct store_resource *r = store_resource_find(key);
-    struct err e;
-    err_init(&e);
     json_t *o = NULL;
-    if (!r || store_get(st, r, ns, name, &o, &e))
-        return false;
+    if (!r)
+        return 1;
+    int rc = store_get(st, r, ns, name, &o, e);
+    if (rc == ERR_NOT_FOUND) {
+        err_init(e);
+        return 1;
+    }
+    if (rc)
+        return rc;
     const char *have = api_doc_meta_str(o, "uid");
     bool ok = have && !strcmp(have, uid) && !json_object_get(api_doc_meta(o), "deletionTimestamp");
     json_decref(o);
-    return ok;
+    return ok ? 0 : 1;
 }
 
 int srv_sa_token_live(struct store *st, const struct srv_sa_claims *c, struct err *e)
 {
-    if (!exists(st, "serviceaccounts", c->ns, c->name, c->uid))
-        return err_set(e, ERR_UNAUTHORIZED, "service account %s/%s has been deleted", c->ns,
-                       c->name);
-    if (!strcmp(c->bound_kind, "Pod") && !exists(st, "pods", c->ns, c->bound_name, c->bound_uid))
-        return err_set(e, ERR_UNAUTHORIZED, "pod %s/%s has been deleted", c->ns, c->bound_name);
-    if (!strcmp(c->bound_kind, "Secret") &&
-        !exists(st, "secrets", c->ns, c->bound_name, c->bound_uid))
-        return err_set(e, ERR_UNAUTHORIZED, "secret %s/%s has been deleted", c->ns, c->bound_name);
+    const char *what = "service account", *name = c->name;
+    int rc = exists(st, "serviceaccounts", c->ns, c->name, c->uid, e);
+    if (!rc && !strcmp(c->bound_kind, "Pod")) {
+        what = "pod", name = c->bound_name;
+        rc = exists(st, "pods", c->ns, c->bound_name, c->bound_uid, e);
+    } else if (!rc && !strcmp(c->bound_kind, "Secret")) {
+        what = "secret", name = c->bound_name;
+        rc = exists(st, "secrets", c->ns, c->bound_name, c->bound_uid, e);
+    }
+    if (rc > 0)
+        return err_set(e, ERR_UNAUTHORIZED, "%s %s/%s has been deleted", what, c->ns, name);
+    if (rc < 0) {
+        char why[sizeof(e->message)];
+        snprintf(why, sizeof(why), "%s", e->message);
+        return err_set(e, rc, "cannot check %s %s/%s: %s", what, c->ns, name, why);
+    }
     return 0;
+}
+
+int srv_sa_token_check(struct srv_auth *a, struct store *st, const struct srv_sa_claims *c,
+                       int64_t now_s, struct err *e)
+{
+    int rc = srv_sa_token_live(st, c, e);
+    if (rc == ERR_UNAUTHORIZED)
+        srv_auth_token_died(a, c, now_s);
+    return rc;
 }
 
 /* ---- TokenRequest ------------------------------------------------------------------------- */

@@ -182,10 +182,24 @@ static int dispatch(struct srv_req *q)
     if (q->token_sa) {
         struct err e;
         err_init(&e);
-        if (srv_sa_token_live(q->srv->store, &q->token_claims, &e)) {
+        int rc = srv_sa_token_check(&q->srv->auth, q->srv->store, &q->token_claims,
+                                    tm_now_ms() / 1000, &e);
+        if (rc == ERR_UNAUTHORIZED) {
             log_debug("auth: %s: %s", q->token_claims.name, e.message);
-            srv_auth_token_died(&q->srv->auth, &q->token_claims, tm_now_ms() / 1000);
             return reply_unauthorized(q);
+        }
+        /* The store could not tell: the token is neither refused nor
+         * remembered dead; the caller may try again. */
+        if (rc) {
+            log_warn("auth: %s: %s", q->token_claims.name, e.message);
+            http_resp_header(q->resp, "Retry-After", "1");
+            json_t *d = json_pack("{s:i}", "retryAfterSeconds", 1);
+            int ret = srv_reply_status(q, 503, "ServiceUnavailable",
+                                       "the service account token cannot be checked now; try "
+                                       "again",
+                                       d);
+            json_decref(d);
+            return ret;
         }
     }
     if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz"))

@@ -499,8 +499,15 @@ char *srv_sa_token_sign(const unsigned char *key, const json_t *claims);
 bool srv_sa_token_authenticate(const unsigned char *key, const char *token, const json_t *audiences,
                                struct srv_user *u);
 /* Do the account and the object a token is bound to still exist, with the
- * uids it names? ERR_UNAUTHORIZED with the reason when not. */
+ * uids it names? 0 when they do; ERR_UNAUTHORIZED with the reason when
+ * they do not; the store's error (ERR_IO, ...) when it cannot tell. */
 CU_MUST_CHECK int srv_sa_token_live(struct store *st, const struct srv_sa_claims *c, struct err *e);
+/* srv_sa_token_live for a request's token, remembering it dead
+ * (srv_auth_token_died) only on the definite answer ERR_UNAUTHORIZED: a
+ * store that cannot tell leaves nothing behind, so a live token is not
+ * refused once the store answers again. */
+CU_MUST_CHECK int srv_sa_token_check(struct srv_auth *a, struct store *st,
+                                     const struct srv_sa_claims *c, int64_t now_s, struct err *e);
 /* POST .../serviceaccounts/N/token: a TokenRequest. */
 int srv_handle_token_request(struct srv_req *q, const struct srv_route *rt);
 

@@ -59,6 +59,28 @@ wait_for "a member asking for more than its pod set is not started (a Warning Ev
     -o custom-columns=T:.type,R:.reason,M:.message
 expect_grep "  ... it stays gated" '^kueue.x-k8s.io/admission( kueue.x-k8s.io/topology)? Pending$' state f2
 
+# The tenant makes the controllers reconcile the held member again and
+# again (each relabelling is a change of the Pod): the controllers report
+# it on each pass, as one Event whose count grows, not an Event (or a
+# write) per pass. mismatches POD: how many PodSetMismatch Events the Pod
+# has, and the highest count among them.
+mismatches() {
+    k -n team-a get events --field-selector "involvedObject.name=$1" \
+        -o jsonpath='{range .items[*]}{.reason} {.count}{"\n"}{end}' |
+        awk '$1 == "PodSetMismatch" { n++; if ($2 > m) m = $2 } END { print n + 0, m + 0 }'
+}
+i=0
+while [ $i -lt 12 ]; do
+    i=$((i + 1))
+    kt "$TKC" -n team-a label pod f2 --overwrite "poke=$i" >/dev/null
+    sleep 0.3
+done
+# The second pass's count is written at once, the later ones within
+# EVS_WRITE_EVERY_MS (30 s): at least 3 passes for 12 changes, however
+# the controllers' queue merged them.
+wait_for "a held member reconciled on 12 relabellings has one PodSetMismatch Event, its count raised by the passes" \
+    60 '^1 ([3-9]|[1-9][0-9]+)$' mismatches f2
+
 # The control: a member of the same requests (another command) starts.
 k -n team-a delete pod f2 --wait=false >/dev/null
 member f3 fast 2 1 sleep 299

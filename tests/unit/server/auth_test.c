@@ -1,7 +1,8 @@
 /* auth_test.c -- the users' tokens file (server/auth.c): how its lines are
  * parsed, which files are read at all, and that every change is seen; and
  * service account tokens (server/satoken.c): what a forged, tampered,
- * expired or misdirected one gets. */
+ * expired or misdirected one gets, and which answers of the store make one
+ * remembered dead. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "server/srv_int.h"
+#include "store/store.h"
 
 struct fx {
     char dir[64];
@@ -323,6 +327,88 @@ static void test_dead_tokens(void **state)
     srv_auth_release(&a);
 }
 
+/* Run sql on the store's database from a connection of its own. */
+static void store_sql(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg ? msg : "error");
+    sqlite3_close(db);
+}
+
+/* A token is remembered dead only when the store says its account is
+ * gone: a store that cannot read (here its table is away) gets the
+ * store's error, remembers nothing, and the token is live again once the
+ * store reads again. */
+static void test_token_check_store_failure(void **state)
+{
+    struct fx *f = *state;
+    char db[128];
+    snprintf(db, sizeof(db), "%s/store.db", f->dir);
+    struct store_options o = {.path = db};
+    struct store *st = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_open(&o, &st, &e), 0);
+    json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace", "metadata",
+                           "name", "team-a");
+    json_t *sa = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "ServiceAccount",
+                           "metadata", "name", "bot");
+    json_t *out = NULL;
+    assert_int_equal(store_create(st, store_resource_find("namespaces"), NULL, ns, NULL, &out, &e),
+                     0);
+    json_decref(out);
+    assert_int_equal(
+        store_create(st, store_resource_find("serviceaccounts"), "team-a", sa, NULL, &out, &e), 0);
+    struct srv_sa_claims c = {.exp = 2000};
+    snprintf(c.ns, sizeof(c.ns), "team-a");
+    snprintf(c.name, sizeof(c.name), "bot");
+    snprintf(c.uid, sizeof(c.uid), "%s",
+             json_string_value(json_object_get(json_object_get(out, "metadata"), "uid")));
+    snprintf(c.jti, sizeof(c.jti), "tok-1");
+    json_decref(out);
+    json_decref(ns);
+    json_decref(sa);
+
+    assert_int_equal(srv_sa_token_check(&f->a, st, &c, 1000, &e), 0);
+
+    /* The store cannot read: an error that is no verdict on the token. */
+    store_sql(db, "ALTER TABLE objects RENAME TO objects_away");
+    err_init(&e);
+    int rc = srv_sa_token_check(&f->a, st, &c, 1000, &e);
+    assert_true(rc < 0);
+    assert_int_not_equal(rc, ERR_UNAUTHORIZED);
+    assert_non_null(strstr(e.message, "cannot check service account team-a/bot"));
+    assert_false(srv_auth_token_dead(&f->a, &c));
+
+    /* It reads again: the token is good. */
+    store_sql(db, "ALTER TABLE objects_away RENAME TO objects");
+    assert_int_equal(srv_sa_token_check(&f->a, st, &c, 1000, &e), 0);
+    assert_false(srv_auth_token_dead(&f->a, &c));
+
+    /* The account made anew (another uid): the token is dead, remembered. */
+    bool deleted = false;
+    assert_int_equal(store_delete(st, store_resource_find("serviceaccounts"), "team-a", "bot", NULL,
+                                  NULL, &deleted, &e),
+                     0);
+    assert_true(deleted);
+    sa = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "ServiceAccount", "metadata",
+                   "name", "bot");
+    assert_int_equal(
+        store_create(st, store_resource_find("serviceaccounts"), "team-a", sa, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(sa);
+    err_init(&e);
+    assert_int_equal(srv_sa_token_check(&f->a, st, &c, 1000, &e), ERR_UNAUTHORIZED);
+    assert_string_equal(e.message, "service account team-a/bot has been deleted");
+    assert_true(srv_auth_token_dead(&f->a, &c));
+    store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +418,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_auth_tokens_changes, setup, teardown),
         cmocka_unit_test(test_sa_tokens),
         cmocka_unit_test(test_dead_tokens),
+        cmocka_unit_test_setup_teardown(test_token_check_store_failure, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
