@@ -504,6 +504,7 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
 {
     size_t mark = snap_mark(eng);
     remove_victims(eng, v);
+    eng->victims_gone = true;
     struct fa_assignment a;
     fa_assign(eng, e->cq, e->wl, NULL, false, &a);
     struct pre_target *t = NULL;
@@ -511,6 +512,7 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
     if (a.mode == FA_PREEMPT)
         nt = pre_targets(eng, e->cq, e->wl, &a, &t);
     place_preemptor(eng, e->cq, e->wl, &a, t, nt);
+    eng->victims_gone = false;
     snap_rollback(eng, mark);
     if (a.mode == FA_FIT) {
         e->cq->recomputations[ENG_RECOMPUTE_DEFERRED_FIT]++;

@@ -546,6 +546,11 @@ struct eng {
     /* The nominated assignment whose flavors a recomputation within the
      * cycle keeps (Kueue's NominationMapping), or NULL (assign.c). */
     const struct fa_assignment *fa_pin;
+    /* The cycle's victims are removed from the snapshot (cycle.c, while an
+     * assignment is recomputed after its targets overlapped them): they are
+     * not preemption candidates then, as Kueue's simulated removal takes
+     * them out of their ClusterQueues. */
+    bool victims_gone;
     struct map why_pre;
     /* topology-aware scheduling (tas.c): Topologies and Nodes by name, and
      * the TAS placements admitted in this cycle (not yet committed) */
