@@ -48,7 +48,6 @@ struct entry {
     const char *message; /* cycle arena */
     enum requeue_reason rq;
     bool admitted;
-    bool tas_recomputed; /* recompute_tas ran */
 };
 
 /* ---- decisions ------------------------------------------------------------------- */
@@ -193,6 +192,23 @@ static void partial_admission(struct eng *eng, struct entry *e)
     }
 }
 
+/* Kueue's updateAssignmentForTAS: the placement of a preempting
+ * assignment, on the Nodes its targets leave, or on empty Nodes when it has
+ * none, so that the cycle can check it and reserve it. A target a caller
+ * removed already (a victim) is not removed twice. */
+static void place_preemptor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                            struct fa_assignment *a, const struct pre_target *t, size_t nt)
+{
+    if (a->mode != FA_PREEMPT || !a->tas_preempt)
+        return;
+    size_t mark = snap_mark(eng);
+    for (size_t i = 0; i < nt; i++)
+        if (t[i].wl->sim_removed <= 0)
+            snap_remove_wl(eng, t[i].wl->cq, t[i].wl);
+    tas_place_preemptor(eng, cq, wl, a, nt == 0);
+    snap_rollback(eng, mark);
+}
+
 static void nominate(struct eng *eng, struct entry *e)
 {
     struct eng_wl *wl = e->wl;
@@ -226,6 +242,7 @@ static void nominate(struct eng *eng, struct entry *e)
     fa_assign(eng, e->cq, wl, NULL, true, &e->a);
     if (!acceptable(eng, e, &e->a, &e->targets, &e->n_targets))
         partial_admission(eng, e);
+    place_preemptor(eng, e->cq, wl, &e->a, e->targets, e->n_targets);
     scan_record(eng, wl, e->cq, &e->a);
     e->nominated = true;
 }
@@ -365,6 +382,39 @@ static bool usage_fits(struct eng *eng, struct entry *e, const struct victims *v
     return ok;
 }
 
+enum fits { FITS_OK, FITS_NO_QUOTA, FITS_NO_TAS };
+
+static bool has_placement(const struct fa_assignment *a)
+{
+    for (size_t p = 0; p < a->n_ps; p++)
+        if (a->ps[p].topo)
+            return true;
+    return false;
+}
+
+/* Kueue's fits (§6.3): the quota, then the placements, each with the
+ * victims of the cycle and the entry's own targets gone. A placement was
+ * chosen against the Nodes as the cycle began (a preemptor's, without its
+ * targets), so it can stop fitting only where an earlier entry of the
+ * cycle was admitted or reserved its placement; victims of any cohort tree
+ * free Nodes, so all of them are removed. */
+static enum fits fits(struct eng *eng, struct entry *e, const struct victims *v)
+{
+    const struct fa_assignment *a = &e->a;
+    if (!usage_fits(eng, e, v, a, e->targets, e->n_targets))
+        return FITS_NO_QUOTA;
+    if (eng->tas_cycle_no != eng->cycle_no || !eng->n_tas_cycle || !has_placement(a))
+        return FITS_OK;
+    size_t mark = snap_mark(eng);
+    remove_victims(eng, v);
+    for (size_t i = 0; i < e->n_targets; i++)
+        if (e->targets[i].wl->victim_cycle != eng->cycle_no)
+            snap_remove_wl(eng, e->targets[i].wl->cq, e->targets[i].wl);
+    bool ok = tas_still_fits(eng, a, e->wl);
+    snap_rollback(eng, mark);
+    return ok ? FITS_OK : FITS_NO_TAS;
+}
+
 static void add_assignment_usage(struct eng *eng, struct eng_cq *cq, const struct fa_assignment *a)
 {
     for (size_t i = 0; i < a->n_usage; i++)
@@ -435,6 +485,7 @@ static void issue_preemptions(struct eng *eng, struct entry *e, struct victims *
     e->message = assignment_message(eng, &e->a, e->wl, suffix);
     e->rq = RQ_PENDING_PREEMPTION;
     add_assignment_usage(eng, e->cq, &e->a);
+    tas_assume(eng, e->wl, &e->a); /* its Nodes are held for it, as its quota */
     if (e->cq->strategy == API_BEST_EFFORT_FIFO)
         e->cq->preemptor = e->wl;
     scan_clear(e->wl);
@@ -453,12 +504,15 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
 {
     size_t mark = snap_mark(eng);
     remove_victims(eng, v);
+    eng->victims_gone = true;
     struct fa_assignment a;
     fa_assign(eng, e->cq, e->wl, NULL, false, &a);
     struct pre_target *t = NULL;
     size_t nt = 0;
     if (a.mode == FA_PREEMPT)
         nt = pre_targets(eng, e->cq, e->wl, &a, &t);
+    place_preemptor(eng, e->cq, e->wl, &a, t, nt);
+    eng->victims_gone = false;
     snap_rollback(eng, mark);
     if (a.mode == FA_FIT) {
         e->cq->recomputations[ENG_RECOMPUTE_DEFERRED_FIT]++;
@@ -468,6 +522,7 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
                      "will fit after these preemptions complete";
         e->rq = RQ_PENDING_PREEMPTION;
         add_assignment_usage(eng, e->cq, &e->a);
+        tas_assume(eng, e->wl, &e->a);
         scan_clear(e->wl);
         return true;
     }
@@ -509,16 +564,13 @@ static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
 
 /* Kueue's TASRecomputeAssignmentWithinSchedulingCycle (beta, on by
  * default): the quota still fits but the placement chosen at nomination
- * does not, after the earlier admissions of the cycle took its Nodes. The
- * flavors are assigned again, from the first, among those nominated
- * (fa_pin), against the Nodes those admissions left, and the entry is
- * processed with that assignment. Once per entry; false when it was
- * done already. */
-static bool recompute_tas(struct eng *eng, struct entry *e)
+ * does not, after the earlier admissions and preemptors of the cycle took
+ * its Nodes. The flavors are assigned again, from the first, among those
+ * nominated (fa_pin), against the Nodes as the cycle left them (victims
+ * still on theirs), targets are searched again, and a preemptor is placed
+ * on the Nodes its new targets leave. */
+static void recompute_tas(struct eng *eng, struct entry *e)
 {
-    if (e->tas_recomputed)
-        return false;
-    e->tas_recomputed = true;
     struct fa_assignment nominated = e->a;
     eng->fa_pin = &nominated;
     fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
@@ -527,11 +579,29 @@ static bool recompute_tas(struct eng *eng, struct entry *e)
     e->n_targets = 0;
     if (e->a.mode == FA_PREEMPT)
         e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
-    return true;
+    place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
 }
 
+/* Mirrors Kueue's processEntry: first the assignment is brought up to
+ * date (updateAssignmentIfNeeded: overlapping targets, else a placement
+ * that no longer fits, each computed again once), then the entry is
+ * admitted, preempts, or waits. */
 static void process(struct eng *eng, struct entry *e, struct victims *v, size_t *n_admitted)
 {
+    enum fits fit = FITS_OK;
+    if (e->a.mode == FA_PREEMPT && overlaps(eng, e->targets, e->n_targets)) {
+        if (recompute_overlap(eng, e, v))
+            return;
+        fit = fits(eng, e, v);
+    } else if (e->a.mode == FA_FIT || e->n_targets || has_placement(&e->a)) {
+        /* (a head without candidates and placement waits whatever fits says) */
+        fit = fits(eng, e, v);
+        if (fit == FITS_NO_TAS) {
+            recompute_tas(eng, e);
+            if (e->a.mode != FA_NOFIT)
+                fit = fits(eng, e, v);
+        }
+    }
     struct fa_assignment *a = &e->a;
     if (a->mode == FA_NOFIT) {
         e->reason = fa_reason_name(a->fail_reason);
@@ -543,14 +613,20 @@ static void process(struct eng *eng, struct entry *e, struct victims *v, size_t 
         e->reason = "WaitingForQuota";
         e->message = assignment_message(eng, a, e->wl, NULL);
         e->rq = RQ_NO_CANDIDATES;
-        if (e->cq->preemption.reclaim_within_cohort != API_RECLAIM_ANY)
+        if (e->cq->preemption.reclaim_within_cohort != API_RECLAIM_ANY) {
             reserve_capacity(eng, e);
+            tas_assume(eng, e->wl, a); /* its placement on empty Nodes */
+        }
         return;
     }
     if (a->mode == FA_PREEMPT) {
-        if (overlaps(eng, e->targets, e->n_targets) && recompute_overlap(eng, e, v))
+        if (overlaps(eng, e->targets, e->n_targets)) {
+            /* targets found again after the placement was recomputed */
+            e->cq->preemption_skips++;
+            skip(e, "Workload has overlapping preemption targets with another workload");
             return;
-        if (!usage_fits(eng, e, v, a, e->targets, e->n_targets)) {
+        }
+        if (fit != FITS_OK) {
             e->cq->preemption_skips++;
             skip(e, "Workload no longer fits after processing another workload");
             return;
@@ -558,15 +634,8 @@ static void process(struct eng *eng, struct entry *e, struct victims *v, size_t 
         issue_preemptions(eng, e, v);
         return;
     }
-    if (!usage_fits(eng, e, v, a, NULL, 0)) {
+    if (fit != FITS_OK) {
         skip(e, "Workload no longer fits after processing another workload");
-        return;
-    }
-    if (!tas_still_fits(eng, a, e->wl)) {
-        if (!recompute_tas(eng, e))
-            skip(e, "Workload no longer fits after processing another workload");
-        else
-            process(eng, e, v, n_admitted);
         return;
     }
     admit(eng, e, n_admitted);

@@ -546,6 +546,11 @@ struct eng {
     /* The nominated assignment whose flavors a recomputation within the
      * cycle keeps (Kueue's NominationMapping), or NULL (assign.c). */
     const struct fa_assignment *fa_pin;
+    /* The cycle's victims are removed from the snapshot (cycle.c, while an
+     * assignment is recomputed after its targets overlapped them): they are
+     * not preemption candidates then, as Kueue's simulated removal takes
+     * them out of their ClusterQueues. */
+    bool victims_gone;
     struct map why_pre;
     /* topology-aware scheduling (tas.c): Topologies and Nodes by name, and
      * the TAS placements admitted in this cycle (not yet committed) */
@@ -783,6 +788,13 @@ bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct
  * (Kueue's topology check in the preemption's workloadFits). */
 bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
               const struct fa_assignment *a);
+/* Kueue's updateAssignmentForTAS: place the TAS pod sets of a preempting
+ * assignment (tas_preempt) on the Nodes as the snapshot stands (the
+ * caller removes the targets first), or on empty Nodes when it has no
+ * targets, so that the placement can be checked and reserved in the
+ * cycle. Leaves every placement NULL when one does not fit. */
+void tas_place_preemptor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                         struct fa_assignment *a, bool simulate_empty);
 void tas_assume(struct eng *eng, struct eng_wl *wl, const struct fa_assignment *a);
 /* A workload loaded from v: note (or forget) the failed Nodes of its
  * placement. */

@@ -473,6 +473,8 @@ static void add_cq_candidates(const struct pre_ctx *x, struct eng_cq *d, enum pr
         struct eng_wl *wl = d->admitted[j];
         if (!pre__uses_p(x, wl) || !pre__allowed(pol, x->w, wl))
             continue;
+        if (x->eng->victims_gone && wl->victim_cycle == x->eng->cycle_no)
+            continue; /* removed from the snapshot (cycle.c) */
         XGROW(*c, *cap, *n + 1);
         (*c)[(*n)++] = pre__cand(x, wl, NULL, own ? PRE_V_WITHIN_CQ : PRE_V_HIERARCHICAL, own);
     }

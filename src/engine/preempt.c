@@ -303,6 +303,8 @@ static void classical_candidates(struct classical *cl)
 /* §4.3 */
 static bool valid(const struct pre_ctx *x, const struct pre_cand *c, bool allow_borrowing)
 {
+    if (x->eng->victims_gone && c->wl->victim_cycle == x->eng->cycle_no)
+        return false;
     if (c->own)
         return true;
     if (allow_borrowing && c->variant == PRE_V_RECLAIM_WITHOUT_BORROWING)

@@ -1775,6 +1775,26 @@ bool tas_fits(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
     return failed < 0;
 }
 
+void tas_place_preemptor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *wl,
+                         struct fa_assignment *a, bool simulate_empty)
+{
+    if (!a->tas_preempt)
+        return;
+    /* The search recorded its steps already; this placement is its
+     * consequence, not another try. */
+    struct eng_why *why = eng->why;
+    eng->why = NULL;
+    struct fa_ps *ps = cyc_alloc(eng, (a->n_ps + 1) * sizeof(*ps));
+    memcpy(ps, a->ps, a->n_ps * sizeof(*ps));
+    a->ps = ps; /* the pod sets may be shared with an earlier assignment */
+    struct sb sb = SB_INIT;
+    if (place_all(eng, cq, wl, a, simulate_empty, &sb) >= 0)
+        for (size_t p = 0; p < a->n_ps; p++)
+            a->ps[p].topo = NULL;
+    sb_release(&sb);
+    eng->why = why;
+}
+
 bool tas_still_fits(struct eng *eng, const struct fa_assignment *a, const struct eng_wl *wl)
 {
     if (eng->tas_cycle_no != eng->cycle_no || !eng->n_tas_cycle)

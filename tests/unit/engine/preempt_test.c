@@ -264,15 +264,19 @@ static void test_afs_usage_decay_and_candidate_order(void **state)
 }
 
 /* Two heads reclaiming in one cycle what x borrows: the second one's
- * targets overlap the first's and are recomputed. The counts behind
- * kueue_preemption_target_recomputations_total and
- * kueue_admission_cycle_preemption_skips: a deferred fit (x's one workload
- * frees room for both), then a skip (x's newest workload is the target of
- * both, and is not enough for the second). */
-#define POOL_CQS                                                                                   \
-    RF CQ("a", "  cohortName: pool\n  preemption: {reclaimWithinCohort: Any}\n", "2")              \
-        CQ("b", "  cohortName: pool\n  preemption: {reclaimWithinCohort: Any}\n", "2")             \
+ * targets overlap the first's and are recomputed with the first's victims
+ * gone (and no longer candidates, as Kueue's simulated removal takes them
+ * out of x). The counts behind kueue_preemption_target_recomputations_total
+ * and kueue_admission_cycle_preemption_skips: a deferred fit (x's one
+ * workload frees room for both); new targets (x's newest workload is the
+ * target of both and is not enough for the second, which reclaims x's
+ * other one); a skip (x's other one has a higher priority than the second
+ * head, which may reclaim only from lower priorities: no candidates left). */
+#define POOL_CQS_RECLAIM(policy)                                                                   \
+    RF CQ("a", "  cohortName: pool\n  preemption: {reclaimWithinCohort: " policy "}\n", "2")       \
+        CQ("b", "  cohortName: pool\n  preemption: {reclaimWithinCohort: " policy "}\n", "2")      \
             CQ("x", "  cohortName: pool\n", "0")
+#define POOL_CQS POOL_CQS_RECLAIM("Any")
 
 static void test_overlap_counts_for_metrics(void **state)
 {
@@ -292,6 +296,20 @@ static void test_overlap_counts_for_metrics(void **state)
     eng = load(POOL_CQS ADM("x1", "x", "0", "2", "09:00") ADM("x2", "x", "0", "2", "09:30"), 0);
     pending(eng, "pa", "lq-a", 0, 2000);
     pending(eng, "pb", "lq-b", 0, 2000);
+    d = eng_cycle(eng, 1000);
+    assert_int_equal(d->n_preempted, 2);
+    assert_string_equal(d->preempted[1].target->name, "x1");
+    assert_string_equal(d->preempted[1].preemptor->name, "pb");
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_NEW_TARGETS), 1);
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_SKIPPED), 0);
+    assert_int_equal(eng_cq_preemption_skips(eng, ib), 0);
+    eng_free(eng);
+
+    eng = load(POOL_CQS_RECLAIM("LowerPriority") ADM("x1", "x", "5", "2", "09:00")
+                   ADM("x2", "x", "0", "2", "09:30"),
+               0);
+    pending(eng, "pa", "lq-a", 1, 2000);
+    pending(eng, "pb", "lq-b", 1, 2000);
     d = eng_cycle(eng, 1000);
     assert_int_equal(d->n_preempted, 1);
     assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_SKIPPED), 1);
