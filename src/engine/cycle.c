@@ -498,44 +498,39 @@ static void skip(struct entry *e, const char *msg)
     e->rq = RQ_FAILED_AFTER_NOMINATION;
 }
 
-/* Preempt with targets that overlap victims chosen earlier (§6.3). Returns
- * true when the entry is done (deferred or skipped). */
+/* Kueue's overlap recompute (RecomputeAssignmentUponPreemptionTargetsOverlap,
+ * on by default): the targets overlap victims chosen earlier (§6.3), so the
+ * flavors are assigned again, from the first but only among those nominated
+ * (fa_pin), with those victims gone (no candidates either), and targets are
+ * searched again. Returns true when the entry then fits without preempting:
+ * it waits for those victims (deferred fit). Otherwise the recomputed
+ * assignment goes on as any other (process). */
 static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *v)
 {
+    struct fa_assignment nominated = e->a;
     size_t mark = snap_mark(eng);
     remove_victims(eng, v);
     eng->victims_gone = true;
-    struct fa_assignment a;
-    fa_assign(eng, e->cq, e->wl, NULL, false, &a);
-    struct pre_target *t = NULL;
-    size_t nt = 0;
-    if (a.mode == FA_PREEMPT)
-        nt = pre_targets(eng, e->cq, e->wl, &a, &t);
-    place_preemptor(eng, e->cq, e->wl, &a, t, nt);
+    eng->fa_pin = &nominated;
+    fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
+    eng->fa_pin = NULL;
+    e->targets = NULL;
+    e->n_targets = 0;
+    if (e->a.mode == FA_PREEMPT)
+        e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
+    place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
     eng->victims_gone = false;
     snap_rollback(eng, mark);
-    if (a.mode == FA_FIT) {
-        e->cq->recomputations[ENG_RECOMPUTE_DEFERRED_FIT]++;
-        e->a = a;
-        e->reason = "WaitingForPreemptedWorkloads";
-        e->message = "Workload has overlapping preemption targets with another workload, but "
-                     "will fit after these preemptions complete";
-        e->rq = RQ_PENDING_PREEMPTION;
-        add_assignment_usage(eng, e->cq, &e->a);
-        tas_assume(eng, e->wl, &e->a);
-        scan_clear(e->wl);
-        return true;
-    }
-    if (a.mode == FA_PREEMPT && nt > 0 && !overlaps(eng, t, nt)) {
-        e->cq->recomputations[ENG_RECOMPUTE_NEW_TARGETS]++;
-        e->a = a;
-        e->targets = t;
-        e->n_targets = nt;
+    if (e->a.mode != FA_FIT)
         return false;
-    }
-    e->cq->recomputations[ENG_RECOMPUTE_SKIPPED]++;
-    e->cq->preemption_skips++;
-    skip(e, "Workload has overlapping preemption targets with another workload");
+    e->cq->recomputations[ENG_RECOMPUTE_DEFERRED_FIT]++;
+    e->reason = "WaitingForPreemptedWorkloads";
+    e->message = "Workload has overlapping preemption targets with another workload, but "
+                 "will fit after these preemptions complete";
+    e->rq = RQ_PENDING_PREEMPTION;
+    add_assignment_usage(eng, e->cq, &e->a);
+    tas_assume(eng, e->wl, &e->a);
+    scan_clear(e->wl);
     return true;
 }
 
@@ -592,7 +587,13 @@ static void process(struct eng *eng, struct entry *e, struct victims *v, size_t 
     if (e->a.mode == FA_PREEMPT && overlaps(eng, e->targets, e->n_targets)) {
         if (recompute_overlap(eng, e, v))
             return;
-        fit = fits(eng, e, v);
+        if (e->n_targets)
+            fit = fits(eng, e, v);
+        /* Counted as Kueue does: new targets only when the head then
+         * preempts them; fitting nowhere, without candidates or no longer
+         * fitting is a skipped recomputation. */
+        bool preempts = e->n_targets && fit == FITS_OK && !overlaps(eng, e->targets, e->n_targets);
+        e->cq->recomputations[preempts ? ENG_RECOMPUTE_NEW_TARGETS : ENG_RECOMPUTE_SKIPPED]++;
     } else if (e->a.mode == FA_FIT || e->n_targets || has_placement(&e->a)) {
         /* (a head without candidates and placement waits whatever fits says) */
         fit = fits(eng, e, v);

@@ -270,8 +270,11 @@ static void test_afs_usage_decay_and_candidate_order(void **state)
  * and kueue_admission_cycle_preemption_skips: a deferred fit (x's one
  * workload frees room for both); new targets (x's newest workload is the
  * target of both and is not enough for the second, which reclaims x's
- * other one); a skip (x's other one has a higher priority than the second
- * head, which may reclaim only from lower priorities: no candidates left). */
+ * other one); a skipped recomputation (x's other one has a higher priority
+ * than the second head, which may reclaim only from lower priorities: no
+ * candidates left). As in Kueue, that head then waits as a preemptor
+ * without candidates (WaitingForQuota, its assignment's message), which is
+ * no preemption skip. */
 #define POOL_CQS_RECLAIM(policy)                                                                   \
     RF CQ("a", "  cohortName: pool\n  preemption: {reclaimWithinCohort: " policy "}\n", "2")       \
         CQ("b", "  cohortName: pool\n  preemption: {reclaimWithinCohort: " policy "}\n", "2")      \
@@ -313,11 +316,22 @@ static void test_overlap_counts_for_metrics(void **state)
     d = eng_cycle(eng, 1000);
     assert_int_equal(d->n_preempted, 1);
     assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_SKIPPED), 1);
-    assert_int_equal(eng_cq_preemption_skips(eng, ib), 1);
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_NEW_TARGETS), 0);
+    assert_int_equal(eng_cq_preemption_skips(eng, ib), 0);
     assert_int_equal(eng_cq_preemption_skips(eng, ia), 0);
-    /* The next cycle (x2 is still there) counts afresh: 1, not 2. */
+    const struct eng_pending *pb = NULL;
+    for (size_t i = 0; i < d->n_pending; i++)
+        if (!strcmp(d->pending[i].wl->name, "pb"))
+            pb = &d->pending[i];
+    assert_non_null(pb);
+    assert_string_equal(pb->reason, "WaitingForQuota");
+    assert_string_equal(pb->message, "couldn't assign flavors to pod set main: insufficient "
+                                     "unused quota for cpu in flavor default, 2 more needed");
+    assert_true(pb->inadmissible);
+    /* The next cycle counts afresh: pb waits among the inadmissible, so b
+     * recomputes nothing (0, not 1). */
     eng_cycle(eng, 2000);
-    assert_int_equal(eng_cq_preemption_skips(eng, ib), 1);
+    assert_int_equal(eng_cq_recomputations(eng, ib, ENG_RECOMPUTE_SKIPPED), 0);
     eng_free(eng);
 }
 
