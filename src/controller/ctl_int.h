@@ -541,6 +541,12 @@ void ctl_sync_priority(struct ctl *c, const char *component, const json_t *job, 
  * MultiKueue's, so its Pods run in a worker and stay gated here. */
 bool ctl_skip_local_execution(struct ctl *c, const json_t *wl);
 
+/* Kueue's startJob failing with a permanent error (podset.IsPermanent:
+ * the admission checks' podSetUpdates conflict with each other or with a
+ * pod template): the Workload wl finishes with reason FailedToStart and
+ * message, which releases its quota; the job is left suspended. */
+void ctl_fail_to_start(struct ctl *c, const json_t *wl, const char *message);
+
 /* ---- jobframework/podgroup.c ---------------------------------------------------- */
 
 /* The Pods of group g in ns and their Workload ("G:ns/g" keys). */

@@ -390,7 +390,7 @@ bool jf_workload_matches(const json_t *wl, const json_t *built)
 /* A pod set placed by topology-aware scheduling (Kueue's podset.FromAssignment):
  * its Pods wait with the kueue.x-k8s.io/topology gate for the TopologyUngater,
  * and one that asked no topology is marked unconstrained. */
-static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec)
+static void inject_topology(const json_t *wl, const char *ps_name, json_t *imeta, json_t *ispec)
 {
     const json_t *ps = jf_pod_set(wl, ps_name);
     const json_t *tr = json_object_get(ps, "topologyRequest");
@@ -400,21 +400,10 @@ static void inject_topology(const json_t *wl, const char *ps_name, json_t *tmeta
                  json_object_get(tr, "unconstrained") || jf_str(ann, JF_TAS_REQUIRED) ||
                  jf_str(ann, JF_TAS_PREFERRED) || jf_str(ann, JF_TAS_UNCONSTRAINED);
     if (!asked)
-        json_object_set_new(jf_obj_child(tmeta, "annotations"),
+        json_object_set_new(jf_obj_child(imeta, "annotations"),
                             "kueue.x-k8s.io/podset-unconstrained-topology", json_string("true"));
-    json_t *gates = json_object_get(tspec, "schedulingGates");
-    if (!json_is_array(gates)) {
-        gates = json_array();
-        json_object_set_new(tspec, "schedulingGates", gates);
-    }
-    size_t i;
-    const json_t *g;
-    json_array_foreach(gates, i, g)
-    {
-        if (jf_str(g, "name") && !strcmp(jf_str(g, "name"), "kueue.x-k8s.io/topology"))
-            return;
-    }
-    json_array_append_new(gates, json_pack("{s:s}", "name", "kueue.x-k8s.io/topology"));
+    json_object_set_new(ispec, "schedulingGates",
+                        json_pack("[{s:s}]", "name", "kueue.x-k8s.io/topology"));
 }
 
 /* Add tol to tspec's tolerations unless an equal one is there. */
@@ -431,33 +420,102 @@ static void add_toleration(json_t *tspec, const json_t *tol)
     json_array_append(tols, (json_t *)tol);
 }
 
-/* The admission checks' podSetUpdates for pod set ps_name (Kueue's
- * GetPodSetsInfoFromStatus and podset.Merge): labels and annotations into
- * tmeta, nodeSelector into tspec, tolerations added when new. Stopping
- * restores the template from the Workload (jf_restore_template), which
- * takes them away again. */
-static void merge_check_updates(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec)
+/* The three maps podset.Merge refuses to change, in the order it checks
+ * them: where each sits (metadata or pod spec) and its name. */
+static const struct {
+    bool in_spec;
+    const char *name;
+} merged_maps[] = {{false, "annotations"}, {false, "labels"}, {true, "nodeSelector"}};
+
+/* Kueue's PodSetInfo.Merge of (umeta, uspec) into (meta, spec): a key of
+ * the annotations, labels or nodeSelector that both set to different
+ * values is a conflict (the same value is fine), reported in e as Kueue
+ * words it, prefix first, and nothing is changed; otherwise the maps are
+ * copied in and the tolerations and scheduling gates not there yet are
+ * added. */
+static int merge_info(json_t *meta, json_t *spec, const json_t *umeta, const json_t *uspec,
+                      const char *prefix, struct err *e)
+{
+    for (size_t m = 0; m < sizeof(merged_maps) / sizeof(merged_maps[0]); m++) {
+        const char *name = merged_maps[m].name;
+        const json_t *have = json_object_get(merged_maps[m].in_spec ? spec : meta, name);
+        const json_t *add = json_object_get(merged_maps[m].in_spec ? uspec : umeta, name);
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)have, k, v)
+        {
+            const json_t *w = json_object_get(add, k);
+            if (!w || json_equal(v, w))
+                continue;
+            return err_set(e, ERR_INVALID,
+                           "%sinvalid admission check PodSetUpdate: conflict for %s: conflict for "
+                           "key=%s, value1=%s, value2=%s",
+                           prefix, name, k, json_string_value(v) ? json_string_value(v) : "",
+                           json_string_value(w) ? json_string_value(w) : "");
+        }
+    }
+    for (size_t m = 0; m < sizeof(merged_maps) / sizeof(merged_maps[0]); m++) {
+        const char *name = merged_maps[m].name;
+        const json_t *add = json_object_get(merged_maps[m].in_spec ? uspec : umeta, name);
+        const char *k;
+        json_t *v;
+        if (!json_object_size(add))
+            continue;
+        json_t *dst = jf_obj_child(merged_maps[m].in_spec ? spec : meta, name);
+        json_object_foreach((json_t *)add, k, v) json_object_set(dst, k, v);
+    }
+    const json_t *x;
+    size_t t;
+    json_array_foreach(json_object_get(uspec, "tolerations"), t, x) add_toleration(spec, x);
+    json_array_foreach(json_object_get(uspec, "schedulingGates"), t, x)
+    {
+        json_t *gates = json_object_get(spec, "schedulingGates");
+        if (!json_is_array(gates)) {
+            gates = json_array();
+            json_object_set_new(spec, "schedulingGates", gates);
+        }
+        size_t g;
+        const json_t *y;
+        bool dup = false;
+        json_array_foreach(gates, g, y) dup |= json_equal(x, y);
+        if (!dup)
+            json_array_append(gates, (json_t *)x);
+    }
+    return 0;
+}
+
+/* The admission checks' podSetUpdates for pod set ps_name merged into
+ * the info (imeta, ispec) as Kueue's getPodSetsInfoFromStatus does: the
+ * first update of each check that names the pod set, in the order of
+ * status.admissionChecks; a conflict names the check. */
+static int merge_check_updates(const json_t *wl, const char *ps_name, json_t *imeta, json_t *ispec,
+                               struct err *e)
 {
     size_t i, j;
     const json_t *ck, *u;
     json_array_foreach(json_object_get(json_object_get(wl, "status"), "admissionChecks"), i, ck)
-        json_array_foreach(json_object_get(ck, "podSetUpdates"), j, u)
     {
-        if (!jf_str(u, "name") || strcmp(jf_str(u, "name"), ps_name))
-            continue;
-        static const char *const maps[][2] = {
-            {"labels", "m"}, {"annotations", "m"}, {"nodeSelector", "s"}};
-        for (size_t m = 0; m < 3; m++) {
-            const char *k;
-            json_t *v;
-            json_t *dst = maps[m][1][0] == 'm' ? tmeta : tspec;
-            json_object_foreach((json_t *)json_object_get(u, maps[m][0]), k, v)
-                json_object_set(jf_obj_child(dst, maps[m][0]), k, v);
+        json_array_foreach(json_object_get(ck, "podSetUpdates"), j, u)
+        {
+            if (!jf_str(u, "name") || strcmp(jf_str(u, "name"), ps_name))
+                continue;
+            json_t *umeta = json_pack("{s:O?,s:O?}", "labels", json_object_get(u, "labels"),
+                                      "annotations", json_object_get(u, "annotations"));
+            json_t *uspec =
+                json_pack("{s:O?,s:O?}", "nodeSelector", json_object_get(u, "nodeSelector"),
+                          "tolerations", json_object_get(u, "tolerations"));
+            char prefix[300];
+            snprintf(prefix, sizeof(prefix),
+                     "in admission check \"%s\": ", jf_str(ck, "name") ? jf_str(ck, "name") : "");
+            int rc = merge_info(imeta, ispec, umeta, uspec, prefix, e);
+            json_decref(umeta);
+            json_decref(uspec);
+            if (rc)
+                return rc;
+            break;
         }
-        const json_t *tol;
-        size_t t;
-        json_array_foreach(json_object_get(u, "tolerations"), t, tol) add_toleration(tspec, tol);
     }
+    return 0;
 }
 
 void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, void *arg)
@@ -489,13 +547,17 @@ void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, voi
     }
 }
 
-void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
-                       jf_flavor_fn flavor, void *arg)
+int jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                      jf_flavor_fn flavor, void *arg, struct err *e)
 {
-    json_object_set_new(jf_obj_child(tmeta, "labels"), "kueue.x-k8s.io/podset",
-                        json_string(ps_name));
-    json_object_set_new(jf_obj_child(tmeta, "annotations"), "kueue.x-k8s.io/workload",
-                        json_string(jf_str(json_object_get(wl, "metadata"), "name")));
+    /* What Kueue's podset.FromAssignment and getPodSetsInfoFromStatus
+     * build for the pod set, then merge into its template. */
+    json_t *imeta = json_pack("{s:{s:s},s:{s:s}}", "labels", "kueue.x-k8s.io/podset", ps_name,
+                              "annotations", "kueue.x-k8s.io/workload",
+                              jf_str(json_object_get(wl, "metadata"), "name")
+                                  ? jf_str(json_object_get(wl, "metadata"), "name")
+                                  : "");
+    json_t *ispec = json_object();
     const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
     const json_t *psa = NULL, *x;
     size_t i;
@@ -507,9 +569,14 @@ void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, jso
     if (!psa)
         psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
     if (json_object_get(psa, "topologyAssignment"))
-        inject_topology(wl, ps_name, tmeta, tspec);
-    jf_apply_flavors(psa, tspec, flavor, arg);
-    merge_check_updates(wl, ps_name, tmeta, tspec);
+        inject_topology(wl, ps_name, imeta, ispec);
+    jf_apply_flavors(psa, ispec, flavor, arg);
+    int rc = merge_check_updates(wl, ps_name, imeta, ispec, e);
+    if (!rc)
+        rc = merge_info(tmeta, tspec, imeta, ispec, "", e);
+    json_decref(imeta);
+    json_decref(ispec);
+    return rc;
 }
 
 const json_t *jf_pod_set(const json_t *wl, const char *name)

@@ -47,8 +47,12 @@ struct jf_integration {
     void (*suspend)(json_t *obj);
     /* The object as Kueue starts it for the Workload's admission (owned
      * copy): unsuspended, each pod set's template given its flavors' node
-     * labels and tolerations (jf_inject_flavors). */
-    json_t *(*run)(const json_t *obj, const json_t *wl, jf_flavor_fn flavor, void *arg);
+     * labels and tolerations and the admission checks' podSetUpdates
+     * (jf_inject_flavors). NULL, with e set, when they conflict with a
+     * template (Kueue's RunWithPodSetsInfo error): the object cannot be
+     * started for this admission. */
+    json_t *(*run)(const json_t *obj, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                   struct err *e);
     /* The object as Kueue stops it (owned copy): suspended, the templates
      * restored from the Workload (wl NULL: suspended only). NULL for a
      * kind that cannot be suspended: stopping deletes it (a Pod). */
@@ -156,11 +160,20 @@ void jf_set_topology_request(json_t *ps, const json_t *tmeta, const char *index_
  * maximumExecutionTimeSeconds. */
 bool jf_workload_matches(const json_t *wl, const json_t *built);
 
-/* The admitted flavors of the Workload's pod set ps_name merged into the
- * pod spec tspec (its nodeSelector and tolerations), as Kueue's
- * podset.Merge does; the podset label and workload annotation into tmeta. */
-void jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
-                       jf_flavor_fn flavor, void *arg);
+/* Kueue's getPodSetsInfoFromStatus and podset.Merge for the Workload's
+ * pod set ps_name: the podset label, the workload annotation, the
+ * topology gate (and unconstrained annotation) of a topology placement,
+ * the admitted flavors' node labels and tolerations, then the first
+ * podSetUpdate naming the pod set of each admission check in turn, all
+ * merged into the template (tmeta: its metadata, tspec: its pod spec).
+ * An annotation, label or nodeSelector key set twice to different values
+ * (by an update and what came before it, or by the template and what is
+ * merged into it) is a conflict: ERR_INVALID with Kueue's message in e
+ * ("[in admission check \"NAME\": ]invalid admission check
+ * PodSetUpdate: conflict for labels: conflict for key=K, value1=OLD,
+ * value2=NEW"), and the template is left as it was. */
+int jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
+                      jf_flavor_fn flavor, void *arg, struct err *e);
 /* The node labels (into nodeSelector) and tolerations (those not there
  * yet) of the flavors of pod-set assignment psa, merged into tspec. */
 void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, void *arg);

@@ -239,22 +239,31 @@ static bool charged_as(const json_t *spec, const json_t *ps)
     return same;
 }
 
-/* Start a gated member in its role's pod set. */
-static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
+/* Start a gated member in its role's pod set. False when it cannot be
+ * started for this admission: the Workload has been finished (wl is
+ * then stale). */
+static bool start_member(struct ctl *c, const json_t *pod, const json_t *wl)
 {
     char role[80];
     pod_role_hash(pod, role, sizeof(role));
     const json_t *ps = jf_pod_set(wl, role);
     if (!ps)
-        return; /* a role the Workload does not have: it waits */
+        return true; /* a role the Workload does not have: it waits */
     if (!charged_as(json_object_get(pod, "spec"), ps)) {
         ctl_event(c, pod, "Warning", "PodSetMismatch", COMPONENT_POD,
                   "The pod's resources differ from those of pod set %s of Workload %s/%s: it "
                   "stays gated",
                   role, mstr(wl, "namespace"), mstr(wl, "name"));
-        return;
+        return true;
     }
-    json_t *started = pod_start_in(pod, wl, role, lookup_flavor, c);
+    struct err e;
+    err_init(&e);
+    json_t *started = pod_start_in(pod, wl, role, lookup_flavor, c, &e);
+    if (!started) {
+        ctl_log_err("unsuspending pod group member", &e);
+        ctl_fail_to_start(c, wl, e.message);
+        return false;
+    }
     /* The metadata as it is now, plus what starting adds. */
     json_t *meta = json_deep_copy(json_object_get(pod, "metadata"));
     json_object_set(meta, "labels",
@@ -272,6 +281,7 @@ static void start_member(struct ctl *c, const json_t *pod, const json_t *wl)
     }
     free(cqs);
     json_decref(started);
+    return true;
 }
 
 /* Members the Workload's pod sets count that no live member fills (Kueue's
@@ -453,7 +463,8 @@ static void reconcile_group(struct ctl *c, const char *ns, const char *g, json_t
     json_array_foreach(pods, i, p)
     {
         if (pod_gated(p) && pod_group_member_live(p) && started < admitted) {
-            start_member(c, p, wl);
+            if (!start_member(c, p, wl))
+                return;
             started++;
         }
         /* A failed member with enough live ones besides is replaced. */

@@ -705,6 +705,17 @@ static void finalize_object(struct ctl *c, const struct ctl_integ *ig, const jso
         ctl_remove_finalizer_named(c, ig->k, obj, ig->ji->finalizer);
 }
 
+void ctl_fail_to_start(struct ctl *c, const json_t *wl, const char *message)
+{
+    const char *ns = mstr(wl, "namespace"), *name = mstr(wl, "name");
+    char *n = xstrdup(ns ? ns : ""), *w = xstrdup(name ? name : "");
+    struct ctl_wl_op op = {
+        .kind = OP_FINISH, .reason = "FailedToStart", .message = message, .now = tm_now_ms()};
+    ctl_write_status(c, CK_WL, n, w, ctl_wl_mutate, &op);
+    free(n);
+    free(w);
+}
+
 bool ctl_skip_local_execution(struct ctl *c, const json_t *wl)
 {
     size_t i;
@@ -818,7 +829,17 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         } else if (cond_is(wl, "Admitted", "True") &&
                    !(ig->k == CK_POD && ctl_skip_local_execution(c, wl))) {
             bool gated = ig->k == CK_POD && pod_gated(job);
-            json_t *started = ji->run(job, wl, lookup_flavor, c);
+            struct err e;
+            err_init(&e);
+            json_t *started = ji->run(job, wl, lookup_flavor, c, &e);
+            if (!started) {
+                /* Kueue's startJob: the checks' podSetUpdates conflict,
+                 * which no retry mends; the job stays as it is and its
+                 * Workload finishes. */
+                ctl_log_err("unsuspending job", &e);
+                ctl_fail_to_start(c, wl, e.message);
+                return;
+            }
             struct replace_arg ra = {started};
             const char *cq =
                 jstr(json_object_get(json_object_get(wl, "status"), "admission"), "clusterQueue");

@@ -171,14 +171,18 @@ bool job_finished(const json_t *job, const char **type, const char **message)
     return false;
 }
 
-json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, void *arg)
+json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, void *arg,
+                  struct err *e)
 {
     json_t *j = json_deep_copy(job);
     json_t *spec = jf_obj_child(j, "spec");
     json_object_set_new(spec, "suspend", json_false());
     json_t *tpl = jf_obj_child(spec, "template");
-    jf_inject_flavors(wl, "main", jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), flavor,
-                      arg);
+    if (jf_inject_flavors(wl, "main", jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
+                          flavor, arg, e)) {
+        json_decref(j);
+        return NULL;
+    }
     const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
     const json_t *psa = NULL, *x;
     size_t i;

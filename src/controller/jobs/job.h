@@ -90,9 +90,11 @@ bool job_finished(const json_t *job, const char **type, const char **message);
  * template's nodeSelector and their tolerations appended, the podset label
  * and workload annotation, and spec.parallelism set to the admitted count
  * when the Job allows partial admission. flavor_of(i) returns the
- * ResourceFlavor (borrowed, or NULL) named in the admission. */
+ * ResourceFlavor (borrowed, or NULL) named in the admission. NULL, with e
+ * set, when the admission checks' podSetUpdates conflict (jf_inject_flavors). */
 typedef jf_flavor_fn job_flavor_fn;
-json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, void *arg);
+json_t *job_start(const json_t *job, const json_t *wl, job_flavor_fn flavor, void *arg,
+                  struct err *e);
 
 /* The Job as Kueue stops it (§2.6): suspended, the template restored from
  * the Workload's pod set (job-controller labels kept), parallelism back to

@@ -111,7 +111,7 @@ static void test_run_stop(void **state)
               "\"cpu\":\"f\"}},{\"name\":\"aw-3\",\"flavors\":{\"cpu\":\"f\"}}]}}"));
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"},\"tolerations\":[{"
                        "\"key\":\"k\",\"operator\":\"Exists\"}]}}");
-    json_t *run = appwrapper_integration.run(aw, wl, flavor, rf);
+    json_t *run = appwrapper_integration.run(aw, wl, flavor, rf, &e);
     assert_false(appwrapper_integration.is_suspended(run));
     const json_t *comps = json_object_get(json_object_get(run, "spec"), "components");
     /* One info per pod set of each component: 1, 1, none, 2. */

@@ -331,7 +331,7 @@ static void test_start_and_stop(void **state)
         wl, "status",
         parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
               "[{\"name\":\"main\",\"count\":2,\"flavors\":{\"cpu\":\"spot\"}}]}}"));
-    json_t *started = job_start(j, wl, flavor, NULL);
+    json_t *started = job_start(j, wl, flavor, NULL, &e);
     const json_t *sspec = json_object_get(started, "spec");
     assert_true(json_is_false(json_object_get(sspec, "suspend")));
     assert_int_equal(json_integer_value(json_object_get(sspec, "parallelism")), 2); /* partial */
@@ -387,7 +387,7 @@ static void test_start_with_check_updates(void **state)
               "\"labels\":{\"l\":\"v\"},\"nodeSelector\":{\"pool\":\"p1\"},"
               "\"tolerations\":[{\"key\":\"t\",\"operator\":\"Exists\"}]},"
               "{\"name\":\"other\",\"labels\":{\"no\":\"no\"}}]}]}"));
-    json_t *started = job_start(j, wl, NULL, NULL);
+    json_t *started = job_start(j, wl, NULL, NULL, &e);
     const json_t *tpl = json_object_get(json_object_get(started, "spec"), "template");
     assert_string_equal(path_str(tpl, "metadata", "annotations",
                                  "autoscaling.x-k8s.io/consume-provisioning-request"),
@@ -408,6 +408,100 @@ static void test_start_with_check_updates(void **state)
     json_decref(started);
     json_decref(wl);
     json_decref(j);
+}
+
+/* Start the Job for an admission whose checks report updates (a JSON
+ * array of admissionChecks[]); NULL with e set when Kueue's
+ * podset.Merge refuses them. */
+static json_t *start_with_checks(const json_t *j, const char *checks, struct err *e)
+{
+    json_t *wl = NULL;
+    assert_int_equal(job_build_workload(j, NULL, NULL, &wl, e), 0);
+    char buf[2048];
+    snprintf(buf, sizeof(buf),
+             "{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+             "[{\"name\":\"main\",\"count\":3,\"flavors\":{\"cpu\":\"spot\"}}]},"
+             "\"admissionChecks\":%s}",
+             checks);
+    json_object_set_new(wl, "status", parse(buf));
+    json_t *started = job_start(j, wl, flavor, NULL, e);
+    json_decref(wl);
+    return started;
+}
+
+/* Kueue's podset.Merge: a key of the labels, annotations or nodeSelector
+ * that an update sets to another value than the template, the flavors or
+ * an earlier check does is a conflict and the Job is not started; the
+ * same value is no conflict. */
+static void test_start_check_update_conflicts(void **state)
+{
+    memset(classes, 0, sizeof(classes));
+    flavor_obj = parse("{\"metadata\":{\"name\":\"spot\"},\"spec\":{\"nodeLabels\":{"
+                       "\"tier\":\"spot\"}}}");
+    json_t *j = job("", "", "\"nodeSelector\":{\"pool\":\"a\"},");
+    struct err e;
+
+    /* Against the template: the update's value is value2. */
+    err_init(&e);
+    assert_null(start_with_checks(
+        j,
+        "[{\"name\":\"c1\",\"state\":\"Ready\",\"podSetUpdates\":[{\"name\":\"main\","
+        "\"nodeSelector\":{\"pool\":\"b\"}}]}]",
+        &e));
+    assert_int_equal(e.code, ERR_INVALID);
+    assert_string_equal(e.message, "invalid admission check PodSetUpdate: conflict for "
+                                   "nodeSelector: conflict for key=pool, value1=a, value2=b");
+    err_init(&e);
+    assert_null(start_with_checks(
+        j,
+        "[{\"name\":\"c1\",\"state\":\"Ready\",\"podSetUpdates\":[{\"name\":\"main\","
+        "\"labels\":{\"app\":\"b\"}}]}]",
+        &e));
+    assert_string_equal(e.message, "invalid admission check PodSetUpdate: conflict for labels: "
+                                   "conflict for key=app, value1=a, value2=b");
+
+    /* Against an earlier check or the flavors: the check is named. */
+    err_init(&e);
+    assert_null(start_with_checks(
+        j,
+        "[{\"name\":\"c1\",\"state\":\"Ready\",\"podSetUpdates\":[{\"name\":\"main\","
+        "\"annotations\":{\"x\":\"1\"}}]},{\"name\":\"c2\",\"state\":\"Ready\","
+        "\"podSetUpdates\":[{\"name\":\"main\",\"annotations\":{\"x\":\"2\"}}]}]",
+        &e));
+    assert_string_equal(e.message,
+                        "in admission check \"c2\": invalid admission check PodSetUpdate: "
+                        "conflict for annotations: conflict for key=x, value1=1, value2=2");
+    err_init(&e);
+    assert_null(start_with_checks(
+        j,
+        "[{\"name\":\"c1\",\"state\":\"Ready\",\"podSetUpdates\":[{\"name\":\"main\","
+        "\"nodeSelector\":{\"tier\":\"reserved\"}}]}]",
+        &e));
+    assert_string_equal(e.message,
+                        "in admission check \"c1\": invalid admission check PodSetUpdate: "
+                        "conflict for nodeSelector: conflict for key=tier, value1=spot, "
+                        "value2=reserved");
+
+    /* The same values, and new keys, are merged. */
+    err_init(&e);
+    json_t *started = start_with_checks(
+        j,
+        "[{\"name\":\"c1\",\"state\":\"Ready\",\"podSetUpdates\":[{\"name\":\"main\","
+        "\"labels\":{\"app\":\"a\",\"l\":\"v\"},\"nodeSelector\":{\"pool\":\"a\",\"tier\":"
+        "\"spot\",\"zone\":\"z1\"}}]},{\"name\":\"c2\",\"state\":\"Ready\",\"podSetUpdates\":"
+        "[{\"name\":\"main\",\"labels\":{\"l\":\"v\"}}]}]",
+        &e);
+    assert_non_null(started);
+    assert_int_equal(e.code, 0);
+    const json_t *tpl = json_object_get(json_object_get(started, "spec"), "template");
+    assert_string_equal(path_str(tpl, "metadata", "labels", "l"), "v");
+    assert_string_equal(path_str(tpl, "metadata", "labels", "app"), "a");
+    assert_string_equal(path_str(tpl, "spec", "nodeSelector", "pool"), "a");
+    assert_string_equal(path_str(tpl, "spec", "nodeSelector", "tier"), "spot");
+    assert_string_equal(path_str(tpl, "spec", "nodeSelector", "zone"), "z1");
+    json_decref(started);
+    json_decref(j);
+    json_decref(flavor_obj);
 }
 
 static void test_reclaimable_and_finished(void **state)
@@ -470,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_managed),
         cmocka_unit_test(test_start_and_stop),
         cmocka_unit_test(test_start_with_check_updates),
+        cmocka_unit_test(test_start_check_update_conflicts),
         cmocka_unit_test(test_reclaimable_and_finished),
         cmocka_unit_test(test_reclaimable_indexed),
         cmocka_unit_test(test_pods_ready),

@@ -87,7 +87,7 @@ static void test_run_stop_round_trip(void **state)
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"},\"tolerations\":[{"
                        "\"key\":\"k\",\"operator\":\"Exists\"}]}}");
     assert_true(jobset_integration.is_suspended(js));
-    json_t *run = jobset_integration.run(js, wl, flavor, rf);
+    json_t *run = jobset_integration.run(js, wl, flavor, rf, &e);
     assert_false(jobset_integration.is_suspended(run));
     for (size_t i = 0; i < 2; i++) {
         const json_t *ps = json_object_get(tpl(run, i), "spec");

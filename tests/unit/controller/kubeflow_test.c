@@ -66,7 +66,7 @@ static void test_pytorchjob(void **state)
               "\"master\",\"flavors\":{\"cpu\":\"f\"}},{\"name\":\"worker\",\"flavors\":{"
               "\"cpu\":\"f\"}}]}}"));
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
-    json_t *run = pytorchjob_integration.run(j, wl, flavor, rf);
+    json_t *run = pytorchjob_integration.run(j, wl, flavor, rf, &e);
     assert_false(pytorchjob_integration.is_suspended(run));
     assert_string_equal(
         json_string_value(json_object_get(

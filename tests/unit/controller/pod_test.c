@@ -124,6 +124,8 @@ static const json_t *flavor(void *arg, const char *name)
 static void test_run_and_finish(void **state)
 {
     (void)state;
+    struct err e;
+    err_init(&e);
     json_t *p = parse(POD);
     struct pod_default_ctx x = {.ns_managed = true};
     pod_default(p, &x);
@@ -134,7 +136,7 @@ static void test_run_and_finish(void **state)
     json_t *rf = parse("{\"metadata\":{\"name\":\"on-demand\"},\"spec\":{\"nodeLabels\":{"
                        "\"instance\":\"od\"},\"tolerations\":[{\"key\":\"k\",\"operator\":"
                        "\"Exists\"}]}}");
-    json_t *run = pod_integration.run(p, wl, flavor, rf);
+    json_t *run = pod_integration.run(p, wl, flavor, rf, &e);
     assert_false(pod_gated(run));
     assert_null(json_object_get(json_object_get(run, "spec"), "schedulingGates"));
     assert_false(pod_integration.is_suspended(run));
@@ -150,7 +152,7 @@ static void test_run_and_finish(void **state)
     /* The other gates stay. */
     json_array_append_new(json_object_get(json_object_get(p, "spec"), "schedulingGates"),
                           json_pack("{s:s}", "name", "other"));
-    json_t *run2 = pod_integration.run(p, wl, flavor, rf);
+    json_t *run2 = pod_integration.run(p, wl, flavor, rf, &e);
     assert_int_equal(
         json_array_size(json_object_get(json_object_get(run2, "spec"), "schedulingGates")), 1);
     /* Placed by topology: the topology gate stays for the TopologyUngater
@@ -158,7 +160,7 @@ static void test_run_and_finish(void **state)
     json_t *twl = parse("{\"metadata\":{\"name\":\"w\"},\"status\":{\"admission\":{"
                         "\"podSetAssignments\":[{\"name\":\"main\",\"count\":1,"
                         "\"topologyAssignment\":{\"levels\":[\"kubernetes.io/hostname\"]}}]}}}");
-    json_t *run3 = pod_integration.run(p, twl, flavor, rf);
+    json_t *run3 = pod_integration.run(p, twl, flavor, rf, &e);
     const json_t *gates = json_object_get(json_object_get(run3, "spec"), "schedulingGates");
     assert_int_equal(json_array_size(gates), 2);
     assert_false(pod_gated(run3));
@@ -169,7 +171,7 @@ static void test_run_and_finish(void **state)
     json_t *old = parse(POD);
     json_object_set_new(json_object_get(old, "spec"), "schedulingGates",
                         json_pack("[{s:s}]", "name", POD_GATE));
-    run3 = pod_integration.run(old, twl, flavor, rf);
+    run3 = pod_integration.run(old, twl, flavor, rf, &e);
     assert_null(json_object_get(json_object_get(run3, "spec"), "schedulingGates"));
     json_decref(run3);
     json_decref(old);

@@ -205,11 +205,13 @@ static json_t *group_tpl(json_t *cs, size_t i)
 static void test_rayjob_round_trip(void **state)
 {
     (void)state;
+    struct err e;
+    err_init(&e);
     json_t *rj = parse(RJ);
     json_t *wl = admitted_wl(&rayjob_integration, rj);
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
     assert_true(rayjob_integration.is_suspended(rj));
-    json_t *run = rayjob_integration.run(rj, wl, flavor, rf);
+    json_t *run = rayjob_integration.run(rj, wl, flavor, rf, &e);
     assert_false(rayjob_integration.is_suspended(run));
     json_t *cs = json_object_get(json_object_get(run, "spec"), "rayClusterSpec");
     for (size_t i = 0; i < 3; i++)
@@ -286,7 +288,7 @@ static void test_raycluster(void **state)
     assert_true(raycluster_integration.is_suspended(rc));
     wl = admitted_wl(&raycluster_integration, rc);
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
-    json_t *run = raycluster_integration.run(rc, wl, flavor, rf);
+    json_t *run = raycluster_integration.run(rc, wl, flavor, rf, &e);
     assert_false(raycluster_integration.is_suspended(run));
     assert_string_equal(selector_of(group_tpl(json_object_get(run, "spec"), 1), "instance"), "od");
     json_t *stopped = raycluster_integration.stop(run, wl);
@@ -348,7 +350,7 @@ static void test_rayservice(void **state)
     assert_true(rayservice_integration.is_suspended(rs));
     wl = admitted_wl(&rayservice_integration, rs);
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
-    json_t *run = rayservice_integration.run(rs, wl, flavor, rf);
+    json_t *run = rayservice_integration.run(rs, wl, flavor, rf, &e);
     assert_false(rayservice_integration.is_suspended(run));
     json_t *cs = json_object_get(json_object_get(run, "spec"), "rayClusterSpec");
     for (size_t i = 0; i < 3; i++)

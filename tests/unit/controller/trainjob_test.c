@@ -222,7 +222,7 @@ static void test_runtime_patches(void **state)
                         parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":["
                               "{\"name\":\"dataset-initializer\",\"flavors\":{\"cpu\":\"f\"}},"
                               "{\"name\":\"node\",\"flavors\":{\"cpu\":\"f\"}}]}}"));
-    json_t *run = trainjob_integration.run(tj, wl, NULL, NULL);
+    json_t *run = trainjob_integration.run(tj, wl, NULL, NULL, &e);
     const json_t *patches = json_object_get(json_object_get(run, "spec"), "runtimePatches");
     assert_int_equal(json_array_size(patches), 2);
     assert_true(json_equal(json_array_get(patches, 0), user));
@@ -265,7 +265,7 @@ static void test_run_stop(void **state)
                               "{\"name\":\"dataset-initializer\",\"flavors\":{\"cpu\":\"f\"}},"
                               "{\"name\":\"node\",\"flavors\":{\"cpu\":\"f\"}}]}}"));
     json_t *rf = parse("{\"spec\":{\"nodeLabels\":{\"instance\":\"od\"}}}");
-    json_t *run = trainjob_integration.run(tj, wl, flavor, rf);
+    json_t *run = trainjob_integration.run(tj, wl, flavor, rf, &e);
     assert_false(trainjob_integration.is_suspended(run));
     assert_null(json_object_get(run, JF_DEPENDENCY));
     const json_t *rjs = json_object_get(

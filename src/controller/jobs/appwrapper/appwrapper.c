@@ -2,6 +2,7 @@
  * Kueue pkg/controller/jobs/appwrapper/appwrapper_controller.go and the
  * AppWrapper project's pkg/utils (paths, pod set inference). */
 #include "api/status.h"
+#include "base/err.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 
 #include <stdio.h>
@@ -237,6 +238,7 @@ struct infos {
     const json_t *wl;
     jf_flavor_fn flavor;
     void *arg;
+    struct err *e; /* set by the first conflicting podSetUpdate */
 };
 
 /* A pod set's info for the AppWrapper controller: what starting it in its
@@ -248,10 +250,16 @@ static void info_one(size_t index, size_t comp, size_t local, const json_t *ps, 
     (void)ps;
     (void)tpl;
     struct infos *x = arg;
+    if (x->e->code)
+        return;
     char name[300];
     pod_set_name(x->aw, index, name, sizeof(name));
     json_t *meta = json_object(), *spec = json_object();
-    jf_inject_flavors(x->wl, name, meta, spec, x->flavor, x->arg);
+    if (jf_inject_flavors(x->wl, name, meta, spec, x->flavor, x->arg, x->e)) {
+        json_decref(meta);
+        json_decref(spec);
+        return;
+    }
     json_t *info = json_object();
     static const char *const mk[] = {"labels", "annotations"};
     static const char *const sk[] = {"nodeSelector", "tolerations", "schedulingGates"};
@@ -274,16 +282,21 @@ static void info_one(size_t index, size_t comp, size_t local, const json_t *ps, 
     json_array_set_new(list, local, info);
 }
 
-static json_t *aw_run(const json_t *aw, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *aw_run(const json_t *aw, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                      struct err *e)
 {
     json_t *j = json_deep_copy(aw);
     json_t *spec = jf_obj_child(j, "spec");
     json_object_set_new(spec, "suspend", json_false());
-    struct infos x = {aw, json_object_get(spec, "components"), wl, flavor, arg};
+    struct infos x = {aw, json_object_get(spec, "components"), wl, flavor, arg, e};
     size_t i;
     json_t *c;
     json_array_foreach(x.comps, i, c) json_object_del(c, "podSetInfos");
     each_pod_set(aw, info_one, &x);
+    if (e->code) {
+        json_decref(j);
+        return NULL;
+    }
     return j;
 }
 

@@ -70,7 +70,8 @@ static void js_suspend(json_t *js)
     json_object_set_new(jf_obj_child(js, "spec"), "suspend", json_true());
 }
 
-static json_t *js_run(const json_t *js, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *js_run(const json_t *js, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                      struct err *e)
 {
     json_t *j = json_deep_copy(js);
     json_t *spec = jf_obj_child(j, "spec");
@@ -82,8 +83,11 @@ static json_t *js_run(const json_t *js, const json_t *wl, jf_flavor_fn flavor, v
         if (!jstr(rj, "name"))
             continue;
         json_t *tpl = jf_obj_child(jf_obj_child(jf_obj_child(rj, "template"), "spec"), "template");
-        jf_inject_flavors(wl, jstr(rj, "name"), jf_obj_child(tpl, "metadata"),
-                          jf_obj_child(tpl, "spec"), flavor, arg);
+        if (jf_inject_flavors(wl, jstr(rj, "name"), jf_obj_child(tpl, "metadata"),
+                              jf_obj_child(tpl, "spec"), flavor, arg, e)) {
+            json_decref(j);
+            return NULL;
+        }
     }
     return j;
 }

@@ -78,7 +78,7 @@ static void kf_suspend(json_t *job)
 }
 
 static json_t *kf_change(const json_t *job, const struct kf_kind *k, const json_t *wl, bool run,
-                         jf_flavor_fn flavor, void *arg)
+                         jf_flavor_fn flavor, void *arg, struct err *e)
 {
     json_t *j = json_deep_copy(job);
     json_t *spec = jf_obj_child(j, "spec");
@@ -91,8 +91,11 @@ static json_t *kf_change(const json_t *job, const struct kf_kind *k, const json_
         lower(k->types[i], name, sizeof(name));
         json_t *tpl = jf_obj_child(r, "template");
         if (run) {
-            jf_inject_flavors(wl, name, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
-                              flavor, arg);
+            if (jf_inject_flavors(wl, name, jf_obj_child(tpl, "metadata"),
+                                  jf_obj_child(tpl, "spec"), flavor, arg, e)) {
+                json_decref(j);
+                return NULL;
+            }
         } else if (jf_pod_set(wl, name)) {
             jf_restore_template(wl, name, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
                                 NULL);
@@ -158,13 +161,14 @@ static const char *kf_priority_class(const json_t *job)
     {                                                                                              \
         return kf_pod_sets(job, &kindv);                                                           \
     }                                                                                              \
-    static json_t *var##_run(const json_t *job, const json_t *wl, jf_flavor_fn flavor, void *arg)  \
+    static json_t *var##_run(const json_t *job, const json_t *wl, jf_flavor_fn flavor, void *arg,  \
+                             struct err *e)                                                        \
     {                                                                                              \
-        return kf_change(job, &kindv, wl, true, flavor, arg);                                      \
+        return kf_change(job, &kindv, wl, true, flavor, arg, e);                                   \
     }                                                                                              \
     static json_t *var##_stop(const json_t *job, const json_t *wl)                                 \
     {                                                                                              \
-        return kf_change(job, &kindv, wl, false, NULL, NULL);                                      \
+        return kf_change(job, &kindv, wl, false, NULL, NULL, NULL);                                \
     }                                                                                              \
     const struct jf_integration var##_integration = {                                              \
         .framework = fw,                                                                           \

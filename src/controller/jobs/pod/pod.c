@@ -137,7 +137,7 @@ static bool pod_is_suspended(const json_t *pod)
 }
 
 json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, jf_flavor_fn flavor,
-                     void *arg)
+                     void *arg, struct err *e)
 {
     json_t *p = json_deep_copy(pod);
     /* The topology gate stays when the pod set is placed by topology
@@ -145,8 +145,11 @@ json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, j
      * takes no new gate. */
     bool had = has_gate(p, TOPOLOGY_GATE);
     remove_gate(p, TOPOLOGY_GATE);
-    jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), jf_obj_child(p, "spec"), flavor,
-                      arg);
+    if (jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), jf_obj_child(p, "spec"), flavor,
+                          arg, e)) {
+        json_decref(p);
+        return NULL;
+    }
     if (!had)
         remove_gate(p, TOPOLOGY_GATE);
     remove_gate(p, POD_GATE);
@@ -154,9 +157,10 @@ json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, j
 }
 
 /* The gate removed and the flavors merged in (prepare). */
-static json_t *pod_run(const json_t *pod, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *pod_run(const json_t *pod, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                       struct err *e)
 {
-    return pod_start_in(pod, wl, "main", flavor, arg);
+    return pod_start_in(pod, wl, "main", flavor, arg, e);
 }
 
 const char *pod_group_name(const json_t *pod)

@@ -76,9 +76,11 @@ bool pod_group_member_live(const json_t *pod);
 json_t *pod_group_pod_sets(const json_t *pods);
 
 /* The Pod as Kueue starts it as a member of pod set ps_name of wl (owned
- * copy): ungated, that pod set's flavors merged in. */
+ * copy): ungated, that pod set's flavors and the admission checks'
+ * podSetUpdates merged in; NULL, with e set, when these conflict
+ * (jf_inject_flavors). */
 json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, jf_flavor_fn flavor,
-                     void *arg);
+                     void *arg, struct err *e);
 
 #define POD_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
 #define POD_GROUP_FAST_ADMISSION "kueue.x-k8s.io/pod-group-fast-admission"

@@ -144,15 +144,16 @@ static json_t *cluster_pod_sets(const json_t *cs, const json_t *obj)
 }
 
 /* Flavors into (run) or the stored template back to (stop) one group's
- * template. */
+ * template. A conflicting podSetUpdate sets e (run only); once e is set,
+ * nothing more is changed. */
 static void change_template(json_t *tpl, const json_t *wl, const char *ps, bool run,
-                            jf_flavor_fn flavor, void *arg)
+                            jf_flavor_fn flavor, void *arg, struct err *e)
 {
-    if (!json_is_object(tpl) || !ps)
+    if (!json_is_object(tpl) || !ps || (e && e->code))
         return;
     if (run) {
         jf_inject_flavors(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), flavor,
-                          arg);
+                          arg, e);
     } else if (jf_pod_set(wl, ps)) {
         jf_restore_template(wl, ps, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"), NULL);
         if (!json_object_size(json_object_get(tpl, "metadata")))
@@ -160,14 +161,24 @@ static void change_template(json_t *tpl, const json_t *wl, const char *ps, bool 
     }
 }
 
-static void change_cluster(json_t *cs, const json_t *wl, bool run, jf_flavor_fn flavor, void *arg)
+static void change_cluster(json_t *cs, const json_t *wl, bool run, jf_flavor_fn flavor, void *arg,
+                           struct err *e)
 {
     change_template(json_object_get(json_object_get(cs, "headGroupSpec"), "template"), wl, HEAD,
-                    run, flavor, arg);
+                    run, flavor, arg, e);
     size_t i;
     json_t *wg;
-    json_array_foreach(workers(cs), i, wg) change_template(json_object_get(wg, "template"), wl,
-                                                           jstr(wg, "groupName"), run, flavor, arg);
+    json_array_foreach(workers(cs), i, wg) change_template(
+        json_object_get(wg, "template"), wl, jstr(wg, "groupName"), run, flavor, arg, e);
+}
+
+/* A started copy c, or NULL (c released) when starting failed (e set). */
+static json_t *started_or_null(json_t *c, const struct err *e)
+{
+    if (!e->code)
+        return c;
+    json_decref(c);
+    return NULL;
 }
 
 static bool suspended_field(const json_t *o)
@@ -194,22 +205,23 @@ static json_t *rc_pod_sets(const json_t *rc)
 }
 
 static json_t *rc_change(const json_t *rc, const json_t *wl, bool run, jf_flavor_fn flavor,
-                         void *arg)
+                         void *arg, struct err *e)
 {
     json_t *c = json_deep_copy(rc);
     json_object_set_new(jf_obj_child(c, "spec"), "suspend", json_boolean(!run));
-    change_cluster(json_object_get(c, "spec"), wl, run, flavor, arg);
+    change_cluster(json_object_get(c, "spec"), wl, run, flavor, arg, e);
     return c;
 }
 
-static json_t *rc_run(const json_t *rc, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *rc_run(const json_t *rc, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                      struct err *e)
 {
-    return rc_change(rc, wl, true, flavor, arg);
+    return started_or_null(rc_change(rc, wl, true, flavor, arg, e), e);
 }
 
 static json_t *rc_stop(const json_t *rc, const json_t *wl)
 {
-    return rc_change(rc, wl, false, NULL, NULL);
+    return rc_change(rc, wl, false, NULL, NULL, NULL);
 }
 
 /* A cluster is never finished: it serves until deleted. */
@@ -312,30 +324,32 @@ static json_t *rj_pod_sets(const json_t *rj)
 }
 
 static json_t *rj_change(const json_t *rj, const json_t *wl, bool run, jf_flavor_fn flavor,
-                         void *arg)
+                         void *arg, struct err *e)
 {
     json_t *j = json_deep_copy(rj);
     json_t *spec = jf_obj_child(j, "spec");
     json_object_set_new(spec, "suspend", json_boolean(!run));
-    change_cluster(json_object_get(spec, "rayClusterSpec"), wl, run, flavor, arg);
+    change_cluster(json_object_get(spec, "rayClusterSpec"), wl, run, flavor, arg, e);
     if (strcmp(submission_mode(rj), "K8sJobMode"))
         return j;
     /* Started, the submitter's template is written out (KubeRay's default
      * when there was none) so its pod gets the flavors too. */
     if (run && !json_is_object(json_object_get(spec, "submitterPodTemplate")))
         json_object_set_new(spec, "submitterPodTemplate", submitter_template(rj));
-    change_template(json_object_get(spec, "submitterPodTemplate"), wl, SUBMITTER, run, flavor, arg);
+    change_template(json_object_get(spec, "submitterPodTemplate"), wl, SUBMITTER, run, flavor, arg,
+                    e);
     return j;
 }
 
-static json_t *rj_run(const json_t *rj, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *rj_run(const json_t *rj, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                      struct err *e)
 {
-    return rj_change(rj, wl, true, flavor, arg);
+    return started_or_null(rj_change(rj, wl, true, flavor, arg, e), e);
 }
 
 static json_t *rj_stop(const json_t *rj, const json_t *wl)
 {
-    return rj_change(rj, wl, false, NULL, NULL);
+    return rj_change(rj, wl, false, NULL, NULL, NULL);
 }
 
 static const char *deployment_status(const json_t *rj)
@@ -421,23 +435,24 @@ static void rs_suspend(json_t *rs)
 }
 
 static json_t *rs_change(const json_t *rs, const json_t *wl, bool run, jf_flavor_fn flavor,
-                         void *arg)
+                         void *arg, struct err *e)
 {
     json_t *c = json_deep_copy(rs);
     json_t *cs = jf_obj_child(jf_obj_child(c, "spec"), "rayClusterSpec");
     json_object_set_new(cs, "suspend", json_boolean(!run));
-    change_cluster(cs, wl, run, flavor, arg);
+    change_cluster(cs, wl, run, flavor, arg, e);
     return c;
 }
 
-static json_t *rs_run(const json_t *rs, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *rs_run(const json_t *rs, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                      struct err *e)
 {
-    return rs_change(rs, wl, true, flavor, arg);
+    return started_or_null(rs_change(rs, wl, true, flavor, arg, e), e);
 }
 
 static json_t *rs_stop(const json_t *rs, const json_t *wl)
 {
-    return rs_change(rs, wl, false, NULL, NULL);
+    return rs_change(rs, wl, false, NULL, NULL, NULL);
 }
 
 /* KubeRay's RayServiceReady condition. */

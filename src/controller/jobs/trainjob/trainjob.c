@@ -277,7 +277,8 @@ static void tj_suspend(json_t *tj)
     kueue_patch(tj);
 }
 
-static json_t *tj_run(const json_t *tj, const json_t *wl, jf_flavor_fn flavor, void *arg)
+static json_t *tj_run(const json_t *tj, const json_t *wl, jf_flavor_fn flavor, void *arg,
+                      struct err *e)
 {
     json_t *j = json_deep_copy(tj);
     json_object_del(j, JF_DEPENDENCY);
@@ -291,7 +292,13 @@ static json_t *tj_run(const json_t *tj, const json_t *wl, jf_flavor_fn flavor, v
         if (!name)
             continue;
         json_t *meta = json_object(), *pspec = json_object();
-        jf_inject_flavors(wl, name, meta, pspec, flavor, arg);
+        if (jf_inject_flavors(wl, name, meta, pspec, flavor, arg, e)) {
+            json_decref(meta);
+            json_decref(pspec);
+            json_decref(list);
+            json_decref(j);
+            return NULL;
+        }
         json_array_append_new(list, json_pack("{s:s,s:{s:{s:{s:o,s:o}}}}", "name", name, "template",
                                               "spec", "template", "metadata", meta, "spec", pspec));
     }
