@@ -26,6 +26,7 @@
 #include "base/xalloc.h"
 #include "controller/api_client.h"
 #include "controller/ctl.h"
+#include "controller/informer.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
 #include "controller/jobs/job.h"
 #include "controller/jobs/jobset/jobset.h"
@@ -258,16 +259,83 @@ static int validate(json_t *doc, json_t *old, struct err *e)
     return rc;
 }
 
-/* The object from the controllers' informer cache once it has listed,
- * else from the API server: 0 and *obj (NULL when there is none), or the
- * error of the GET. */
-static int lookup(const struct whd_options *o, const char *resource, const char *ns,
-                  const char *name, json_t **obj, struct err *e)
+/* The trees of the informer's texts a server's reviews read last (the
+ * Namespaces, LocalQueues, ClusterQueues of their Jobs), each kept with the
+ * text it was parsed from, referenced: a text the cache still holds is not
+ * parsed again. The trees are shared by the I/O threads and only read
+ * (ctl_cached's are not to be changed either). */
+#define TREES 32
+struct trees {
+    pthread_mutex_t mu;
+    struct {
+        struct inf_doc *doc;
+        json_t *tree;
+    } slot[TREES];
+    unsigned next; /* the slot to take next: the oldest */
+};
+
+static void trees_free(struct trees *t)
 {
+    for (unsigned i = 0; i < TREES; i++) {
+        inf_doc_unref(t->slot[i].doc);
+        json_decref(t->slot[i].tree);
+    }
+    pthread_mutex_destroy(&t->mu);
+}
+
+/* The tree of doc (referenced: json_decref it), kept in t. */
+static json_t *trees_get(struct trees *t, struct inf_doc *doc)
+{
+    json_t *tree = NULL;
+    pthread_mutex_lock(&t->mu);
+    for (unsigned i = 0; i < TREES && !tree; i++)
+        if (t->slot[i].doc == doc)
+            tree = json_incref(t->slot[i].tree);
+    pthread_mutex_unlock(&t->mu);
+    if (tree)
+        return tree;
+    tree = inf_doc_parse(doc);
+    if (!tree)
+        return NULL;
+    pthread_mutex_lock(&t->mu);
+    unsigned i = t->next;
+    t->next = (i + 1) % TREES;
+    inf_doc_unref(t->slot[i].doc);
+    json_decref(t->slot[i].tree);
+    t->slot[i].doc = inf_doc_ref(doc);
+    t->slot[i].tree = json_incref(tree);
+    pthread_mutex_unlock(&t->mu);
+    return tree;
+}
+
+/* What a review reads with: the options and the server's trees (NULL:
+ * every text read is parsed). */
+struct look {
+    const struct whd_options *o;
+    struct trees *t;
+};
+
+/* The object from the controllers' informer cache once it has listed,
+ * else from the API server: 0 and *obj (NULL when there is none; not to be
+ * changed), or the error of the GET. */
+static int lookup(const struct look *l, const char *resource, const char *ns, const char *name,
+                  json_t **obj, struct err *e)
+{
+    const struct whd_options *o = l->o;
     bool synced = false;
-    *obj = o->ctl ? ctl_cached(o->ctl, resource, ns, name, &synced) : NULL;
+    *obj = NULL;
+    if (o->ctl && l->t) {
+        struct inf_doc *d = ctl_cached_doc(o->ctl, resource, ns, name, &synced);
+        if (d && synced)
+            *obj = trees_get(l->t, d);
+        inf_doc_unref(d);
+    } else if (o->ctl) {
+        *obj = ctl_cached(o->ctl, resource, ns, name, &synced);
+    }
     if (synced)
         return 0;
+    json_decref(*obj);
+    *obj = NULL;
     int rc = ac_get(o->client, store_resource_find(resource), ns, name, obj, e);
     if (rc == ERR_NOT_FOUND) {
         err_init(e);
@@ -290,18 +358,18 @@ static json_t *lookup_get(void *arg, const char *resource, const char *ns, const
 }
 
 /* What the Job webhook needs of the Job's namespace. */
-static int job_namespace(const struct whd_options *o, const char *ns, bool *managed,
-                         bool *default_lq, struct err *e)
+static int job_namespace(const struct look *l, const char *ns, bool *managed, bool *default_lq,
+                         struct err *e)
 {
     json_t *obj = NULL;
-    int rc = lookup(o, "namespaces", NULL, ns, &obj, e);
+    int rc = lookup(l, "namespaces", NULL, ns, &obj, e);
     if (!rc && !obj)
         rc = err_set(e, ERR_NOT_FOUND, "namespaces \"%s\" not found", ns);
     if (rc)
         return rc;
-    *managed = job_namespace_managed(obj, o->cfg);
+    *managed = job_namespace_managed(obj, l->o->cfg);
     json_decref(obj);
-    rc = lookup(o, "localqueues.kueue.x-k8s.io", ns, "default", &obj, e);
+    rc = lookup(l, "localqueues.kueue.x-k8s.io", ns, "default", &obj, e);
     *default_lq = obj != NULL;
     json_decref(obj);
     return rc;
@@ -310,14 +378,15 @@ static int job_namespace(const struct whd_options *o, const char *ns, bool *mana
 /* An integration's webhook (h->ji enabled): Kueue's defaulting on create
  * (a Deployment's, StatefulSet's or LeaderWorkerSet's on update too), its
  * validation on create and update. */
-static int judge_integration(const struct whd_options *o, const struct hook *h, bool create,
+static int judge_integration(const struct look *l, const struct hook *h, bool create,
                              const char *ns, json_t *obj, json_t *old, json_t **patched,
                              struct err *e)
 {
     if (h->mutating && !create && h->what != HOOK_SERVING && h->ji != &leaderworkerset_integration)
         return 0;
+    const struct whd_options *o = l->o;
     struct pod_default_ctx x = {.cfg = o->cfg};
-    int rc = ns ? job_namespace(o, ns, &x.ns_managed, &x.default_lq, e) : 0;
+    int rc = ns ? job_namespace(l, ns, &x.ns_managed, &x.default_lq, e) : 0;
     if (rc)
         return rc;
     if (!h->mutating)
@@ -331,52 +400,66 @@ static int judge_integration(const struct whd_options *o, const struct hook *h, 
     } else {
         jw_default_job(h->ji, m, &x);
         if (create && ns)
-            jw_default_managed_by(m, ns, lookup_get, (void *)o);
+            jw_default_managed_by(m, ns, lookup_get, (void *)l);
     }
     *patched = m;
     return 0;
 }
 
-/* A copy of doc for the finalizer mutation, which changes only its
- * metadata's finalizers: they are copied, the rest is shared with doc (the
- * diff passes over what is shared at once, as json_equal compares
- * pointers first). */
-static json_t *copy_for_finalizer(json_t *doc)
+/* Replace parent's member key, an object or an array, by a shallow copy
+ * of it, which a mutation may then change without touching the review's
+ * object: the copy, or the member as it is when it is neither. */
+static json_t *own_member(json_t *parent, const char *key)
+{
+    json_t *v = json_object_get(parent, key);
+    if (json_is_object(v) || json_is_array(v)) {
+        v = json_copy(v);
+        json_object_set_new(parent, key, v);
+    }
+    return v;
+}
+
+/* A copy of doc for a mutation that changes only its metadata's finalizers
+ * (with_finalizers) or its labels and its spec's own members (the Job's:
+ * the queue-name label, suspend, managedBy): those are copied, the rest is
+ * shared with doc, so the diff passes over what is shared at once
+ * (json_equal compares pointers first) and nothing is copied deep. */
+static json_t *copy_for(json_t *doc, bool with_finalizers)
 {
     json_t *m = json_copy(doc);
-    json_t *meta = json_object_get(m, "metadata");
-    if (json_is_object(meta)) {
-        meta = json_copy(meta);
-        json_object_set_new(m, "metadata", meta);
-        json_t *fin = json_object_get(meta, "finalizers");
-        if (json_is_array(fin))
-            json_object_set_new(meta, "finalizers", json_copy(fin));
-    }
+    json_t *meta = own_member(m, "metadata");
+    if (json_is_object(meta))
+        own_member(meta, with_finalizers ? "finalizers" : "labels");
+    if (!with_finalizers)
+        own_member(m, "spec");
     return m;
 }
 
 /* Judge one request: 0 allowed (*patched set for a mutation), ERR_INVALID
  * or ERR_FORBIDDEN denied (e says why), another code an error (500). */
-static int judge(const struct whd_options *o, const struct hook *h, const char *operation,
-                 const char *ns, json_t *obj, json_t *old, json_t **patched, struct err *e)
+static int judge(const struct look *l, const struct hook *h, const char *operation, const char *ns,
+                 json_t *obj, json_t *old, json_t **patched, struct err *e)
 {
+    const struct whd_options *o = l->o;
     bool create = !strcmp(operation, "CREATE");
     if (h->ji) {
         if (!jw_enabled(h->ji, o->cfg) || (!create && strcmp(operation, "UPDATE")))
             return 0; /* Kueue's no-op webhook of a disabled integration; deletes */
-        return judge_integration(o, h, create, ns, obj, old, patched, e);
+        return judge_integration(l, h, create, ns, obj, old, patched, e);
     }
     if (h->mutating) {
-        json_t *m = h->what == HOOK_FINALIZER ? copy_for_finalizer(obj) : json_deep_copy(obj);
+        json_t *m = h->what == HOOK_FINALIZER ? copy_for(obj, true)
+                    : h->what == HOOK_JOB     ? copy_for(obj, false)
+                                              : json_deep_copy(obj);
         if (h->what == HOOK_JOB && create) {
             bool managed = false, default_lq = false;
-            int rc = job_namespace(o, ns, &managed, &default_lq, e);
+            int rc = job_namespace(l, ns, &managed, &default_lq, e);
             if (rc) {
                 json_decref(m);
                 return rc;
             }
             job_default_create(m, managed, default_lq, o->cfg);
-            jw_default_managed_by(m, ns, lookup_get, (void *)o);
+            jw_default_managed_by(m, ns, lookup_get, (void *)l);
         } else if (h->what == HOOK_WORKLOAD) {
             dflt_object(m);
         } else if (h->what == HOOK_FINALIZER) {
@@ -408,7 +491,7 @@ static int judge(const struct whd_options *o, const struct hook *h, const char *
     int rc = validate(doc, prev, e);
     if (!rc && h->what == HOOK_JOB && prev && ns) {
         bool managed = false, default_lq = false;
-        rc = job_namespace(o, ns, &managed, &default_lq, e);
+        rc = job_namespace(l, ns, &managed, &default_lq, e);
         if (!rc) {
             job_check_queue_update(prev, doc, default_lq, e);
             rc = e->ncauses ? ERR_INVALID : 0;
@@ -441,8 +524,8 @@ static unsigned text(char **out, unsigned status, const char *msg)
     return status;
 }
 
-unsigned whd_review(const struct whd_options *o, const char *path, const char *body, size_t len,
-                    char **out)
+static unsigned answer(const struct look *l, const char *path, const char *body, size_t len,
+                       char **out)
 {
     const struct hook *h = hook_find(path);
     if (!h)
@@ -478,7 +561,7 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
     err_init(&e);
     json_t *patched = NULL;
     int rc = json_is_object(obj) || !strcmp(operation, "DELETE")
-                 ? judge(o, h, operation, ns, obj, json_is_object(old) ? old : NULL, &patched, &e)
+                 ? judge(l, h, operation, ns, obj, json_is_object(old) ? old : NULL, &patched, &e)
                  : err_set(&e, ERR_PARSE, "the request has no object");
     /* The answer is written as jansson would write it (members in this
      * order, compact): it is sent for every review, and building it as a
@@ -527,10 +610,18 @@ unsigned whd_review(const struct whd_options *o, const char *path, const char *b
     return 200;
 }
 
+unsigned whd_review(const struct whd_options *o, const char *path, const char *body, size_t len,
+                    char **out)
+{
+    struct look l = {o, NULL};
+    return answer(&l, path, body, len, out);
+}
+
 /* ---- the HTTPS server ---------------------------------------------------------------- */
 
 struct whd {
     struct whd_options o;
+    struct trees trees;
     struct http_server *hs;
     int port;
 };
@@ -544,8 +635,8 @@ static void handle(void *arg, struct http_req *rq, struct http_resp *rs)
         return;
     }
     char *out = NULL;
-    unsigned status =
-        whd_review(&w->o, rq->path, rq->body.buf ? rq->body.buf : "", rq->body.len, &out);
+    struct look l = {&w->o, &w->trees};
+    unsigned status = answer(&l, rq->path, rq->body.buf ? rq->body.buf : "", rq->body.len, &out);
     http_resp_header(rs, "Content-Type", status == 200 ? "application/json" : "text/plain");
     /* The API server keeps its connections to a webhook open. */
     rs->trusted = status == 200;
@@ -580,8 +671,10 @@ int whd_start(const struct whd_options *o, struct whd **out, struct err *e)
 {
     struct whd *w = xcalloc(1, sizeof(*w));
     w->o = *o;
+    pthread_mutex_init(&w->trees.mu, NULL);
     int rc = listen_tls(w, o->port, o->cert_pem, o->key_pem, &w->hs, e);
     if (rc) {
+        trees_free(&w->trees);
         free(w);
         return rc;
     }
@@ -613,5 +706,6 @@ void whd_stop(struct whd *w)
     if (!w)
         return;
     http_server_stop(w->hs);
+    trees_free(&w->trees);
     free(w);
 }

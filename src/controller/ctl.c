@@ -1750,6 +1750,16 @@ json_t *ctl_cached(const struct ctl *c, const char *resource, const char *ns, co
     return NULL;
 }
 
+struct inf_doc *ctl_cached_doc(const struct ctl *c, const char *resource, const char *ns,
+                               const char *name, bool *synced)
+{
+    for (int k = 0; k < CK_N; k++)
+        if (!strcmp(res_keys[k], resource))
+            return inf_ref_doc(c->res[k].inf, ns, name, synced);
+    *synced = false;
+    return NULL;
+}
+
 void ctl_stop(struct ctl *c)
 {
     if (!c)

@@ -24,6 +24,7 @@ struct mreg;
 struct vis;
 struct err;
 struct ctl;
+struct inf_doc;
 
 struct ctl_options {
     struct ac_client *client;    /* borrowed; must outlive the controllers */
@@ -58,6 +59,10 @@ bool ctl_synced(const struct ctl *c);
  * when the controllers do not watch resource. */
 json_t *ctl_cached(const struct ctl *c, const char *resource, const char *ns, const char *name,
                    bool *synced);
+/* The same object's text (controller/informer.h), referenced
+ * (inf_doc_unref), not parsed. */
+struct inf_doc *ctl_cached_doc(const struct ctl *c, const char *resource, const char *ns,
+                               const char *name, bool *synced);
 /* The WorkloadExplanation of ns/name (controller/explain.h; owned), asked
  * of the controllers' thread from any other thread. NULL when the
  * workload is not known to the engine, the controllers are not leading or

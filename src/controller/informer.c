@@ -915,7 +915,7 @@ struct inf_doc *inf_doc_get(const struct inf *inf, const char *key)
     return en ? en->doc : NULL;
 }
 
-json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced)
+struct inf_doc *inf_ref_doc(const struct inf *inf, const char *ns, const char *name, bool *synced)
 {
     struct inf *w = (struct inf *)inf; /* the lock only */
     char *key = ac_key(ns, name);
@@ -925,6 +925,12 @@ json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *s
     *synced = inf->synced;
     pthread_rwlock_unlock(&w->cache_lock);
     free(key);
+    return d;
+}
+
+json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced)
+{
+    struct inf_doc *d = inf_ref_doc(inf, ns, name, synced);
     json_t *o = d ? inf_doc_parse(d) : NULL;
     inf_doc_unref(d);
     return o;

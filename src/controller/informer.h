@@ -151,6 +151,11 @@ struct inf_doc *inf_doc_get(const struct inf *inf, const char *key);
  * not be changed), or NULL; *synced tells whether the first list has been
  * dispatched (before it, NULL says nothing). */
 json_t *inf_ref(const struct inf *inf, const char *ns, const char *name, bool *synced);
+/* The same as its text, referenced (inf_doc_unref it), not parsed: a
+ * caller that keeps what it parsed of a text knows by the pointer whether
+ * the object changed since (a changed object is a new inf_doc, and one
+ * kept referenced is not freed for another to take its address). */
+struct inf_doc *inf_ref_doc(const struct inf *inf, const char *ns, const char *name, bool *synced);
 size_t inf_len(const struct inf *inf);
 /* Walk the cache: `size_t it = 0; const json_t *o; while (inf_next(inf, &it, &o))`
  * (each object parsed, borrowed until the next inf_dispatch). */

@@ -673,6 +673,22 @@ if [ $rc -eq 0 ] && [ "$n" -ge 100 ]; then pass "AdmissionReview table: $n cases
     fail "AdmissionReview table ($n passed)" "$(printf '%s\n' "$out" | grep -v '^ok' | head -20)"
 fi
 sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 20000
+sh "$HERE/latency.sh" "https://127.0.0.1:$WPORT" 200 2000 job
+# The webhooks keep the trees of the queues they read while those are
+# unchanged in the informer's cache: a ClusterQueue changed is read again.
+mkjob='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"batch","version":"v1","kind":"Job"},"namespace":"team","operation":"CREATE","object":{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j","namespace":"team","labels":{"kueue.x-k8s.io/queue-name":"mk"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}}}'
+job_patch() {
+    curl -sk -H 'Content-Type: application/json' -d "$mkjob" "https://127.0.0.1:$WPORT/mutate-batch-v1-job" |
+        $PY -c 'import base64, json, sys; print(base64.b64decode(json.load(sys.stdin)["response"].get("patch", "")).decode())'
+}
+only_suspend='^\[\{"op":"add","path":"/spec/suspend","value":true\}\]$'
+wait_for "Job webhook: a Job queued to mk (MultiKueue's check) gets managedBy" 20 '"/spec/managedBy"' job_patch
+k patch clusterqueue mk-cq --type merge -p '{"spec":{"admissionChecksStrategy":null}}' >/dev/null
+wait_for "Job webhook: once mk-cq has no MultiKueue check, the same Job gets no managedBy" 20 \
+    "$only_suspend" job_patch
+k patch clusterqueue mk-cq --type merge \
+    -p '{"spec":{"admissionChecksStrategy":{"admissionChecks":[{"name":"mk-check"}]}}}' >/dev/null
+wait_for "Job webhook: and once the check is back, managedBy again" 20 '"/spec/managedBy"' job_patch
 # End to end, through the API server and the webhook configuration: a
 # JobSet (cueue serve, playing the cluster here, judges batch/v1 Jobs
 # itself but leaves JobSets to the webhook).

@@ -49,7 +49,8 @@ bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct p
 
 /* Read one object for jw_default_managed_by: resource is a store key
  * ("localqueues.kueue.x-k8s.io"), ns NULL for a cluster-scoped kind.
- * Returns it (owned) or NULL when there is none or it cannot be read. */
+ * Returns a reference to it (json_decref it; it may be shared, so it is
+ * not to be changed) or NULL when there is none or it cannot be read. */
 typedef json_t *(*jw_get_fn)(void *arg, const char *resource, const char *ns, const char *name);
 
 /* Kueue's ApplyDefaultForManagedBy, in place: an object of namespace ns
