@@ -2,11 +2,13 @@
  * and a stream of objects); whatever it accepts must survive writing as YAML
  * and JSON and reading back unchanged. The reader reads plain JSON itself
  * and the rest with jansson: both must give what jansson alone gives (the
- * same tree, or a refusal with jansson's message). */
+ * same tree, or a refusal with jansson's message), through codec_parse_json
+ * and through codec_load_json with each set of flags its callers pass. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "api/codec.h"
 #include "api/codec_int.h"
 #include "fuzz_check.h"
 
@@ -41,9 +43,37 @@ static void check_as_jansson(const char *text, size_t len)
     json_decref(got);
 }
 
+/* codec_load_json against json_loadb: the same tree, members in the same
+ * order (compared as compact text), or the same error. */
+static void check_load(const char *text, size_t len, size_t flags)
+{
+    json_error_t werr, gerr;
+    json_t *want = json_loadb(text, len, flags, &werr);
+    json_t *got = codec_load_json(text, len, flags, &gerr);
+    if (!want != !got)
+        abort();
+    if (!want) {
+        if (strcmp(werr.text, gerr.text) || werr.line != gerr.line || werr.column != gerr.column ||
+            werr.position != gerr.position)
+            abort();
+        return;
+    }
+    size_t dump = JSON_COMPACT | JSON_ENCODE_ANY;
+    char *w = json_dumps(want, dump), *g = json_dumps(got, dump);
+    if (!w || !g || strcmp(w, g))
+        abort();
+    free(w);
+    free(g);
+    json_decref(want);
+    json_decref(got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_check_input((const char *)data, size, codec_parse_json);
     check_as_jansson((const char *)data, size);
+    check_load((const char *)data, size, 0);
+    check_load((const char *)data, size, JSON_ALLOW_NUL);
+    check_load((const char *)data, size, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL);
     return 0;
 }

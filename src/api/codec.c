@@ -229,7 +229,8 @@ static char *widen_big_ints(const char *text, size_t n, size_t *outlen)
 /* ---- the plain JSON most documents are, read without jansson's lexer ---------------- */
 
 /* jansson reads a document one byte at a time through a callback, and that
- * was most of the CPU of parsing a webhook's AdmissionReview. Most
+ * was most of the CPU of parsing a webhook's AdmissionReview, and of a
+ * restart that reads every stored document (codec_load_json). Most
  * documents are plain: ASCII strings without escapes, integers of at most
  * 18 digits, true, false and null. fast_* reads such a document into the
  * tree jansson would build (members in the same order) and gives up, for
@@ -393,28 +394,55 @@ static json_t *fast_value(struct fast *f)
     }
 }
 
-/* The object or array data[0..n) is (with spaces around), or NULL for
- * jansson to read. */
-static json_t *fast_decode(const char *data, size_t n)
+/* The object or array data[0..n) is (with spaces around it, or with any
+ * bytes after it when rest_ok), or NULL for jansson to read. */
+static json_t *fast_decode(const char *data, size_t n, bool rest_ok)
 {
     struct fast f = {data, data + n, 0};
     fast_space(&f);
     if (f.p >= f.end || (*f.p != '{' && *f.p != '['))
         return NULL;
     json_t *v = fast_value(&f);
+    if (!v || rest_ok)
+        return v;
     fast_space(&f);
-    if (v && f.p != f.end) {
+    if (f.p != f.end) {
         json_decref(v);
         v = NULL;
     }
     return v;
 }
 
+/* jansson's flags whose meaning fast_decode keeps: it gives up at a
+ * duplicate member, at every escape (so at any NUL) and at a scalar
+ * document, and reads past the value only as JSON_DISABLE_EOF_CHECK
+ * says. */
+#define FAST_FLAGS                                                                                 \
+    (JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_ALLOW_NUL)
+
+json_t *codec_load_json(const char *text, size_t len, size_t flags, json_error_t *error)
+{
+    if (text && !(flags & ~(size_t)FAST_FLAGS)) {
+        json_t *v = fast_decode(text, len, flags & JSON_DISABLE_EOF_CHECK);
+        if (v) {
+            if (error) { /* as jansson leaves it after a success */
+                error->line = -1;
+                error->column = -1;
+                error->position = 0;
+                snprintf(error->source, sizeof(error->source), "<buffer>");
+                error->text[0] = '\0';
+            }
+            return v;
+        }
+    }
+    return json_loadb(text, len, flags, error);
+}
+
 static int json_decode(const char *data, size_t start, size_t end, struct codec__pos at,
                        const char *name, size_t flags, json_t **out, struct err *e)
 {
     /* Nothing to normalize in what fast_decode reads: it has no reals. */
-    *out = fast_decode(data + start, end - start);
+    *out = fast_decode(data + start, end - start, false);
     if (*out)
         return 0;
     json_error_t jerr;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/codec.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/map.h"
@@ -231,9 +232,9 @@ char *inf_doc_str(const struct inf_doc *d)
 json_t *inf_doc_parse(const struct inf_doc *d)
 {
     if (!d->dict)
-        return json_loadb(d->bytes, d->len, 0, NULL);
+        return codec_load_json(d->bytes, d->len, 0, NULL);
     char *s = inf_doc_str(d);
-    json_t *o = json_loadb(s, d->len, 0, NULL);
+    json_t *o = codec_load_json(s, d->len, 0, NULL);
     free(s);
     return o;
 }

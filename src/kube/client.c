@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/codec.h"
 #include "base/err.h"
 #include "base/time.h"
 #include "base/xalloc.h"
@@ -242,7 +243,7 @@ static int request(struct kc_client *c, const char *method, const char *url,
         rc = kc_status_to_err(status, b.sb.buf, b.sb.len, e);
     } else if (out) {
         json_error_t jerr;
-        *out = json_loadb(b.sb.buf ? b.sb.buf : "", b.sb.len, JSON_ALLOW_NUL, &jerr);
+        *out = codec_load_json(b.sb.buf ? b.sb.buf : "", b.sb.len, JSON_ALLOW_NUL, &jerr);
         if (!*out)
             rc = err_set(e, ERR_PARSE, "%s %s: reply is not JSON: %s", method, url, jerr.text);
     }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/codec.h"
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "kube/client.h"
@@ -150,7 +151,7 @@ int kc_lines_finish(struct kc_lines *l, kc_line_fn fn, void *arg)
 int kc_watch_event_decode(const char *line, size_t len, struct ac_event *ev, struct err *e)
 {
     json_error_t jerr;
-    json_t *doc = json_loadb(line, len, JSON_ALLOW_NUL, &jerr);
+    json_t *doc = codec_load_json(line, len, JSON_ALLOW_NUL, &jerr);
     if (!doc)
         return err_set(e, ERR_PARSE, "watch event is not JSON: %s", jerr.text);
     const char *type = json_string_value(json_object_get(doc, "type"));

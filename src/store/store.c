@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/codec.h"
 #include "api/crd.h"
 #include "api/objects.h"
 #include "base/err.h"
@@ -310,9 +311,13 @@ static char *dump(const json_t *obj)
     return json_dumps(obj, JSON_COMPACT);
 }
 
+/* A stored text, read as json_loads(text, JSON_DISABLE_EOF_CHECK |
+ * JSON_ALLOW_NUL) reads it: the value, whatever follows it. */
 static json_t *load_text(const char *text)
 {
-    return json_loads(text, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
+    if (!text)
+        return NULL;
+    return codec_load_json(text, strlen(text), JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
 }
 
 static const char *group_version(const struct store_resource *r, char *buf, size_t n)

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/codec.h"
 #include "base/err.h"
 #include "base/time.h"
 #include "base/xalloc.h"
@@ -484,7 +485,8 @@ static bool text_matches(struct store_watch *w, const char *text)
         return true;
     if (!sel_may_match_text(&w->labels, &w->fields, text))
         return false;
-    json_t *obj = json_loads(text, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
+    json_t *obj =
+        codec_load_json(text, strlen(text), JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL);
     bool ok = obj && sel_label_matches(&w->labels, obj) && sel_field_matches(&w->fields, obj);
     json_decref(obj);
     return ok;
@@ -754,9 +756,9 @@ static int fill_event(struct store_watch *w, struct store__evrec *rec, struct st
     if (rec->obj) {
         ev->object = json_incref(rec->obj);
     } else if (!w->raw || !rec->text) {
-        ev->object = rec->text
-                         ? json_loads(rec->text->s, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL)
-                         : NULL;
+        ev->object = rec->text ? codec_load_json(rec->text->s, strlen(rec->text->s),
+                                                 JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, NULL)
+                               : NULL;
         if (!ev->object) {
             store__evrec_unref(rec);
             return err_set(e, ERR_INTERNAL, "store: watch: stored object is not JSON");

@@ -478,12 +478,45 @@ static void test_parse_json(void **state)
                      ERR_PARSE);
 }
 
+/* codec_load_json(text, len, flags) against json_loadb: the same tree,
+ * members in the same order, or the same error. */
+static void load_as_jansson(const char *text, size_t len, size_t flags)
+{
+    json_error_t werr, gerr;
+    json_t *want = json_loadb(text, len, flags, &werr);
+    json_t *got = codec_load_json(text, len, flags, &gerr);
+    if (!want != !got)
+        fail_msg("%.*s (flags %zu): want %s, got %s", (int)len, text, flags,
+                 want ? "a tree" : werr.text, got ? "a tree" : gerr.text);
+    if (!want) {
+        if (strcmp(werr.text, gerr.text) || werr.line != gerr.line || werr.column != gerr.column ||
+            werr.position != gerr.position)
+            fail_msg("%.*s (flags %zu): want \"%s\" at %d:%d, got \"%s\" at %d:%d", (int)len, text,
+                     flags, werr.text, werr.line, werr.column, gerr.text, gerr.line, gerr.column);
+        return;
+    }
+    size_t dump = JSON_COMPACT | JSON_ENCODE_ANY;
+    char *w = json_dumps(want, dump), *g = json_dumps(got, dump);
+    if (strcmp(w, g))
+        fail_msg("%.*s (flags %zu): want %s, got %s", (int)len, text, flags, w, g);
+    free(w);
+    free(g);
+    json_decref(want);
+    json_decref(got);
+}
+
 /* Plain JSON is read without jansson's lexer (codec.c's fast_decode), and
  * must give what jansson gives: the same tree, members in the same order,
  * or the same refusal. Every one-byte deletion, replacement and insertion
- * of three documents (the last one not plain) is read both ways. */
+ * of three documents (the last one not plain) is read both ways, by
+ * codec_parse_json and by codec_load_json with the flags of its callers
+ * (a stored document may have bytes after it). */
 static void parse_as_jansson(const char *text, size_t len)
 {
+    load_as_jansson(text, len, 0);
+    load_as_jansson(text, len, JSON_ALLOW_NUL);
+    load_as_jansson(text, len, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL);
+
     json_error_t jerr;
     json_t *want =
         json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
@@ -550,6 +583,45 @@ static void test_parse_json_plain_as_jansson(void **state)
         }
         free(buf);
     }
+}
+
+/* What the store's and the clients' callers rely on: bytes after a stored
+ * document are ignored only with JSON_DISABLE_EOF_CHECK; a real, an escape
+ * or a duplicate member is read as jansson reads it. */
+static void test_load_json(void **state)
+{
+    (void)state;
+    static const char doc[] = "{\"a\":[1,{\"b\":null}],\"c\":\"d\"} x{";
+    size_t value = strlen("{\"a\":[1,{\"b\":null}],\"c\":\"d\"}");
+    json_error_t jerr;
+    json_t *v = codec_load_json(doc, strlen(doc), JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &jerr);
+    assert_non_null(v);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(v, "a"), 0)), 1);
+    assert_string_equal(json_string_value(json_object_get(v, "c")), "d");
+    assert_string_equal(jerr.text, "");
+    json_decref(v);
+    assert_null(codec_load_json(doc, strlen(doc), JSON_ALLOW_NUL, &jerr));
+    assert_string_equal(jerr.text, "end of file expected near 'x'");
+    v = codec_load_json(doc, value, 0, NULL);
+    assert_non_null(v);
+    json_decref(v);
+    static const char *others[] = {
+        "{\"a\":[7]} ",
+        "{\"a\":1.5}",
+        "{\"a\":\"\\u0000b\"}",
+        "{\"a\":1,\"a\":2}",
+        "[1234567890123456789]",
+        "{\"a\":\"\xc3\xa9\"} {",
+        "\"s\"",
+        "",
+    };
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        for (size_t f = 0; f < 8; f++) {
+            size_t flags = (f & 1 ? JSON_DISABLE_EOF_CHECK : 0) | (f & 2 ? JSON_ALLOW_NUL : 0) |
+                           (f & 4 ? JSON_REJECT_DUPLICATES | JSON_DECODE_ANY : 0);
+            load_as_jansson(others[i], strlen(others[i]), flags);
+            load_as_jansson(others[i], strlen(others[i]), flags | JSON_DECODE_INT_AS_REAL);
+        }
 }
 
 static void test_parse_yaml(void **state)
@@ -1244,6 +1316,7 @@ int main(void)
         cmocka_unit_test(test_read_stream_json_big_integers),
         cmocka_unit_test(test_parse_json),
         cmocka_unit_test(test_parse_json_plain_as_jansson),
+        cmocka_unit_test(test_load_json),
         cmocka_unit_test(test_parse_yaml),
         cmocka_unit_test(test_read_stream_deep_nesting),
         cmocka_unit_test(test_read_stream_large_document),
