@@ -498,6 +498,22 @@ static void skip(struct entry *e, const char *msg)
     e->rq = RQ_FAILED_AFTER_NOMINATION;
 }
 
+/* Both recomputes below: the flavors assigned again, from the first, among
+ * those the entry was nominated to (fa_pin), its targets searched again,
+ * and a preemptor placed on the Nodes its new targets leave. */
+static void reassign_nominated(struct eng *eng, struct entry *e)
+{
+    struct fa_assignment nominated = e->a;
+    eng->fa_pin = &nominated;
+    fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
+    eng->fa_pin = NULL;
+    e->targets = NULL;
+    e->n_targets = 0;
+    if (e->a.mode == FA_PREEMPT)
+        e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
+    place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
+}
+
 /* Kueue's overlap recompute (RecomputeAssignmentUponPreemptionTargetsOverlap,
  * on by default): the targets overlap victims chosen earlier (§6.3), so the
  * flavors are assigned again, from the first but only among those nominated
@@ -507,18 +523,10 @@ static void skip(struct entry *e, const char *msg)
  * assignment goes on as any other (process). */
 static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *v)
 {
-    struct fa_assignment nominated = e->a;
     size_t mark = snap_mark(eng);
     remove_victims(eng, v);
     eng->victims_gone = true;
-    eng->fa_pin = &nominated;
-    fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
-    eng->fa_pin = NULL;
-    e->targets = NULL;
-    e->n_targets = 0;
-    if (e->a.mode == FA_PREEMPT)
-        e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
-    place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
+    reassign_nominated(eng, e);
     eng->victims_gone = false;
     snap_rollback(eng, mark);
     if (e->a.mode != FA_FIT)
@@ -566,15 +574,7 @@ static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
  * on the Nodes its new targets leave. */
 static void recompute_tas(struct eng *eng, struct entry *e)
 {
-    struct fa_assignment nominated = e->a;
-    eng->fa_pin = &nominated;
-    fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
-    eng->fa_pin = NULL;
-    e->targets = NULL;
-    e->n_targets = 0;
-    if (e->a.mode == FA_PREEMPT)
-        e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
-    place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
+    reassign_nominated(eng, e);
 }
 
 /* Mirrors Kueue's processEntry: first the assignment is brought up to
