@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/defaults.h"
+#include "api/features.h"
 #include "api/objects.h"
 #include "base/err.h"
 
@@ -104,8 +105,14 @@ const char *jf_queue_name(const json_t *obj)
 
 const char *jf_prebuilt_name(const json_t *obj)
 {
-    const char *p = jf_label(obj, JF_PREBUILT_LABEL);
-    return p && *p ? p : NULL;
+    const char *a = jf_annotation(obj, JF_PREBUILT_LABEL);
+    const char *l = jf_label(obj, JF_PREBUILT_LABEL);
+    if (fg_enabled(FG_WORKLOAD_IDENTIFIER_ANNOTATIONS) && a && *a)
+        return a;
+    if (l && *l)
+        return l;
+    /* A name longer than a label value is always an annotation. */
+    return a && strlen(a) > 63 ? a : NULL;
 }
 
 void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out, size_t len)

@@ -121,7 +121,11 @@ void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, ch
 /* The queue-name label, or NULL when it is absent or empty. */
 const char *jf_queue_name(const json_t *obj);
 
-/* The prebuilt-workload-name label, or NULL when absent or empty. */
+/* The name of the prebuilt Workload the object names, or NULL (Kueue's
+ * PrebuiltWorkloadNameFor): with WorkloadIdentifierAnnotations (on by
+ * default) the prebuilt-workload-name annotation, else the label; with
+ * the gate off the label, else an annotation too long to be a label
+ * value. Borrowed from obj. */
 const char *jf_prebuilt_name(const json_t *obj);
 
 /* Build the Workload of a managed object (owned, in *out): its pod sets,

@@ -1,7 +1,8 @@
 /* Unit tests for the job framework's knowledge of owners: a kind of
  * integrations.externalFrameworks ("Kind.version.group") is matched
  * against an owner reference's apiVersion and kind, and named as Kueue
- * names its Workloads. */
+ * names its Workloads; where the prebuilt Workload's name is read from,
+ * under its feature gate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +10,9 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/objects.h"
+#include "base/err.h"
 #include "controller/jobframework/jobframework.h"
 
 static void test_external_owner(void **state)
@@ -50,10 +53,69 @@ static void test_external_owner(void **state)
     json_decref(core);
 }
 
+/* Use the gates of the --feature-gates text cli (Kueue's defaults else). */
+static void use_gates(const char *cli)
+{
+    struct fg_gates g;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(fg_gates_load(&g, cli, NULL, &e), 0);
+    fg_use(&g);
+}
+
+static json_t *object(const char *label, const char *annotation)
+{
+    json_t *o = json_pack("{s:{s:s}}", "metadata", "name", "j");
+    json_t *meta = json_object_get(o, "metadata");
+    if (label)
+        json_object_set_new(meta, "labels", json_pack("{s:s}", JF_PREBUILT_LABEL, label));
+    if (annotation)
+        json_object_set_new(meta, "annotations", json_pack("{s:s}", JF_PREBUILT_LABEL, annotation));
+    return o;
+}
+
+static void test_jf_prebuilt_name(void **state)
+{
+    (void)state;
+    char long_name[80];
+    memset(long_name, 'w', 70);
+    long_name[70] = '\0';
+    json_t *none = object(NULL, NULL), *label = object("l", NULL), *ann = object(NULL, "a");
+    json_t *both = object("l", "a"), *empty = object("l", ""), *lng = object("l", long_name);
+    /* WorkloadIdentifierAnnotations on (the default): the annotation, else
+     * the label. */
+    fg_use(NULL);
+    assert_null(jf_prebuilt_name(none));
+    assert_string_equal(jf_prebuilt_name(label), "l");
+    assert_string_equal(jf_prebuilt_name(ann), "a");
+    assert_string_equal(jf_prebuilt_name(both), "a");
+    assert_string_equal(jf_prebuilt_name(empty), "l");
+    char wname[256];
+    jf_workload_name_for(&(struct jf_integration){.kind = "Job", .group = "batch"}, ann, wname,
+                         sizeof(wname));
+    assert_string_equal(wname, "a");
+    /* Off: the label, else an annotation too long to be a label value. */
+    use_gates("WorkloadIdentifierAnnotations=false");
+    assert_null(jf_prebuilt_name(ann));
+    assert_string_equal(jf_prebuilt_name(both), "l");
+    json_t *only_long = object(NULL, long_name);
+    assert_string_equal(jf_prebuilt_name(only_long), long_name);
+    assert_string_equal(jf_prebuilt_name(lng), "l");
+    fg_use(NULL);
+    json_decref(only_long);
+    json_decref(none);
+    json_decref(label);
+    json_decref(ann);
+    json_decref(both);
+    json_decref(empty);
+    json_decref(lng);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_external_owner),
+        cmocka_unit_test(test_jf_prebuilt_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
