@@ -115,6 +115,17 @@ const char *jf_prebuilt_name(const json_t *obj)
     return a && strlen(a) > 63 ? a : NULL;
 }
 
+bool jf_default_priority_class(json_t *obj, bool default_wpc)
+{
+    const char *cls = jf_label(obj, JF_PRIORITY_LABEL);
+    if (!fg_enabled(FG_WORKLOAD_PRIORITY_CLASS_DEFAULTING) || !default_wpc || (cls && *cls) ||
+        !json_is_object(obj))
+        return false;
+    json_object_set_new(jf_obj_child(jf_obj_child(obj, "metadata"), "labels"), JF_PRIORITY_LABEL,
+                        json_string(JF_DEFAULT_WPC));
+    return true;
+}
+
 void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out, size_t len)
 {
     const char *p = jf_prebuilt_name(obj);

@@ -1,8 +1,8 @@
 /* Unit tests for the job framework's knowledge of owners: a kind of
  * integrations.externalFrameworks ("Kind.version.group") is matched
  * against an owner reference's apiVersion and kind, and named as Kueue
- * names its Workloads; where the prebuilt Workload's name is read from,
- * under its feature gate. */
+ * names its Workloads; where the prebuilt Workload's name is read from;
+ * the default WorkloadPriorityClass, under their feature gates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,11 +111,41 @@ static void test_jf_prebuilt_name(void **state)
     json_decref(lng);
 }
 
+static void test_jf_default_priority_class(void **state)
+{
+    (void)state;
+    fg_use(NULL);
+    json_t *o = json_pack("{s:{s:s}}", "metadata", "name", "j");
+    /* No class named "default": unchanged. */
+    assert_false(jf_default_priority_class(o, false));
+    assert_null(jf_label(o, JF_PRIORITY_LABEL));
+    assert_true(jf_default_priority_class(o, true));
+    assert_string_equal(jf_label(o, JF_PRIORITY_LABEL), "default");
+    /* A class already named is kept; an empty one is none. */
+    json_t *named = json_pack("{s:{s:{s:s}}}", "metadata", "labels", JF_PRIORITY_LABEL, "high");
+    assert_false(jf_default_priority_class(named, true));
+    assert_string_equal(jf_label(named, JF_PRIORITY_LABEL), "high");
+    json_t *blank = json_pack("{s:{s:{s:s}}}", "metadata", "labels", JF_PRIORITY_LABEL, "");
+    assert_true(jf_default_priority_class(blank, true));
+    assert_string_equal(jf_label(blank, JF_PRIORITY_LABEL), "default");
+    /* The gate off: unchanged. */
+    use_gates("WorkloadPriorityClassDefaulting=false");
+    json_t *off = json_pack("{s:{s:s}}", "metadata", "name", "j");
+    assert_false(jf_default_priority_class(off, true));
+    assert_null(jf_label(off, JF_PRIORITY_LABEL));
+    fg_use(NULL);
+    json_decref(o);
+    json_decref(named);
+    json_decref(blank);
+    json_decref(off);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_external_owner),
         cmocka_unit_test(test_jf_prebuilt_name),
+        cmocka_unit_test(test_jf_default_priority_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
