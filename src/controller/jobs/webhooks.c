@@ -121,10 +121,11 @@ bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct p
 
 void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x)
 {
+    /* Kueue reads no namespace for the class, only for the queue. */
+    jw_default_priority_class(obj, x);
     if (!x->ns_managed)
         return;
     default_queue(obj, x);
-    jw_default_priority_class(obj, x);
     const json_t *tpl0 = json_object_get(json_object_get(obj, "spec"), "template");
     const char *queue = jf_queue_name(obj) ? jf_queue_name(obj) : jf_queue_name(tpl0);
     if (!queue)
