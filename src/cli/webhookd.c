@@ -17,6 +17,7 @@
 #include "api/builtin.h"
 #include "api/codec.h"
 #include "api/defaults.h"
+#include "api/features.h"
 #include "api/objects.h"
 #include "api/validate.h"
 #include "base/base64.h"
@@ -375,6 +376,22 @@ static int job_namespace(const struct look *l, const char *ns, bool *managed, bo
     return rc;
 }
 
+/* Does a WorkloadPriorityClass named "default" exist? Kueue reads it on
+ * every defaulting (DefaultWorkloadPriorityClassExist), only when the
+ * gate is on; a failed read leaves the object as it is, as Kueue's. */
+static bool default_wpc_exists(const struct look *l)
+{
+    if (!fg_enabled(FG_WORKLOAD_PRIORITY_CLASS_DEFAULTING))
+        return false;
+    json_t *obj = NULL;
+    struct err e;
+    err_init(&e);
+    bool found =
+        !lookup(l, "workloadpriorityclasses.kueue.x-k8s.io", NULL, JF_DEFAULT_WPC, &obj, &e) && obj;
+    json_decref(obj);
+    return found;
+}
+
 /* An integration's webhook (h->ji enabled): Kueue's defaulting on create
  * (a Deployment's, StatefulSet's or LeaderWorkerSet's on update too), its
  * validation on create and update. */
@@ -392,6 +409,7 @@ static int judge_integration(const struct look *l, const struct hook *h, bool cr
     if (!h->mutating)
         return jw_validate(h->ji, obj, create ? NULL : old, &x, e);
     json_t *m = json_deep_copy(obj);
+    x.default_wpc = default_wpc_exists(l);
     if (h->what == HOOK_POD) {
         x.owner_managed = jw_pod_owner_managed(m, o->cfg);
         pod_default(m, &x);
@@ -459,6 +477,8 @@ static int judge(const struct look *l, const struct hook *h, const char *operati
                 return rc;
             }
             job_default_create(m, managed, default_lq, o->cfg);
+            struct pod_default_ctx x = {.cfg = o->cfg, .default_wpc = default_wpc_exists(l)};
+            jw_default_priority_class(m, &x);
             jw_default_managed_by(m, ns, lookup_get, (void *)l);
         } else if (h->what == HOOK_WORKLOAD) {
             dflt_object(m);

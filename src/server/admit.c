@@ -201,6 +201,8 @@ static void default_managed_by(const struct srv_admit *a, json_t *job)
 int srv_admit_job_create(const struct srv_admit *a, json_t *job, struct err *e)
 {
     job_default_create(job, a->ns_managed, a->default_lq, a->cfg);
+    struct pod_default_ctx x = {.cfg = a->cfg, .default_wpc = a->default_wpc};
+    jw_default_priority_class(job, &x);
     if (a->ns_managed)
         default_managed_by(a, job);
     return tenant_policy(a, job, e);
@@ -393,6 +395,12 @@ static void prepare(struct srv_req *q, const char *ns, const char *name, struct 
     a->default_lq = !store_get(q->srv->store, store_resource_find("localqueues.kueue.x-k8s.io"), ns,
                                "default", &o, &e);
     json_decref(o);
+    o = NULL;
+    err_init(&e);
+    a->default_wpc =
+        !store_get(q->srv->store, store_resource_find("workloadpriorityclasses.kueue.x-k8s.io"),
+                   NULL, JF_DEFAULT_WPC, &o, &e);
+    json_decref(o);
 }
 
 static bool is_job(const struct store_resource *r)
@@ -545,7 +553,7 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     prepare(q, ns, name, &a);
     const struct jf_integration *ji = sts ? &jw_statefulset : &jw_deployment;
     if (jw_enabled(ji, a.cfg)) {
-        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false, a.default_wpc};
         jw_default_serving(obj, sts, &x);
         if (jw_validate(ji, obj, NULL, &x, e))
             return ERR_INVALID;
@@ -608,7 +616,7 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
             if (a.ns_managed)
                 admit_lws_pod(q, ns, obj);
             struct pod_default_ctx x = {q->srv->config, a.ns_managed, a.default_lq,
-                                        jw_pod_owner_managed(obj, q->srv->config)};
+                                        jw_pod_owner_managed(obj, q->srv->config), a.default_wpc};
             pod_default(obj, &x);
             if (jw_validate(&pod_integration, obj, NULL, &x, &e)) {
                 *ret = reply_refused(q, ERR_INVALID, &e, r, ns, name, "create");
@@ -629,7 +637,7 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
          * Kueue manages it. */
         struct srv_admit a;
         prepare(q, ns, name, &a);
-        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false};
+        struct pod_default_ctx x = {a.cfg, a.ns_managed, a.default_lq, false, a.default_wpc};
         bool managed = jw_default_job(crd, obj, &x);
         if (managed) {
             a.q = q;
@@ -659,7 +667,7 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
 static int integration_update(const struct srv_admit *a, const json_t *next, const json_t *cur,
                               struct err *e)
 {
-    struct pod_default_ctx x = {a->cfg, a->ns_managed, a->default_lq, false};
+    struct pod_default_ctx x = {a->cfg, a->ns_managed, a->default_lq, false, a->default_wpc};
     return jw_validate(a->ji, next, cur, &x, e);
 }
 
@@ -775,7 +783,7 @@ void srv_admit_default_update(const struct srv_admit *a, json_t *obj)
 {
     if (a->ji != &jw_deployment)
         return;
-    struct pod_default_ctx x = {a->cfg, a->ns_managed, a->default_lq, false};
+    struct pod_default_ctx x = {a->cfg, a->ns_managed, a->default_lq, false, a->default_wpc};
     jw_default_serving(obj, false, &x);
 }
 

@@ -356,6 +356,7 @@ struct srv_admit {
     bool ns_exists;                      /* the Job's namespace exists */
     bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
     bool default_lq;                     /* ... and holds a LocalQueue named "default" */
+    bool default_wpc;                    /* a WorkloadPriorityClass named "default" exists */
     struct rbac_policy *policy;          /* for an RBAC kind: a reference (srv_admit_release) */
     json_t *group_wl; /* a StatefulSet's group Workload as read before the write (owned), or NULL */
     bool sts_managed; /* the StatefulSet framework is on and its namespace managed */

@@ -520,6 +520,17 @@ expect_exact "a LeaderWorkerSet's templates are marked for Kueue at creation (ml
 expect "  ... and its group size is fixed (vleaderworkerset.kb.io)" \
     "admission webhook \"vleaderworkerset.kb.io\" denied the request: spec.leaderWorkerTemplate.size: Invalid value: 3: field is immutable" \
     k -n integ patch leaderworkerset vllm --type=merge -p '{"spec":{"leaderWorkerTemplate":{"size":3}}}'
+k apply -f - >/dev/null <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: default}
+value: 10
+EOF
+wait_for "with a WorkloadPriorityClass named default, a Deployment created without a class gets it (mdeployment.kb.io)" 10 \
+    '^default default$' \
+    sh -c "sed 's/name: web/name: web-2/' '$TMP/deployment.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - --dry-run=server -o 'jsonpath={.metadata.labels.kueue\.x-k8s\.io/priority-class} {.spec.template.metadata.labels.kueue\.x-k8s\.io/priority-class}'"
+k delete workloadpriorityclass default >/dev/null
 sed 's/sleep 30/sleep 1/' "$SRC/examples/admitted-job.yaml" >"$TMP/admitted.yaml"
 expect "the walkthrough's Job is created" "created" k apply -f "$TMP/admitted.yaml"
 wait_for "  ... is admitted in lab-cq and completes" 40 '^True$' \

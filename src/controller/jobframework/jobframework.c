@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/defaults.h"
+#include "api/features.h"
 #include "api/objects.h"
 #include "base/err.h"
 
@@ -104,8 +105,25 @@ const char *jf_queue_name(const json_t *obj)
 
 const char *jf_prebuilt_name(const json_t *obj)
 {
-    const char *p = jf_label(obj, JF_PREBUILT_LABEL);
-    return p && *p ? p : NULL;
+    const char *a = jf_annotation(obj, JF_PREBUILT_LABEL);
+    const char *l = jf_label(obj, JF_PREBUILT_LABEL);
+    if (fg_enabled(FG_WORKLOAD_IDENTIFIER_ANNOTATIONS) && a && *a)
+        return a;
+    if (l && *l)
+        return l;
+    /* A name longer than a label value is always an annotation. */
+    return a && strlen(a) > 63 ? a : NULL;
+}
+
+bool jf_default_priority_class(json_t *obj, bool default_wpc)
+{
+    const char *cls = jf_label(obj, JF_PRIORITY_LABEL);
+    if (!fg_enabled(FG_WORKLOAD_PRIORITY_CLASS_DEFAULTING) || !default_wpc || (cls && *cls) ||
+        !json_is_object(obj))
+        return false;
+    json_object_set_new(jf_obj_child(jf_obj_child(obj, "metadata"), "labels"), JF_PRIORITY_LABEL,
+                        json_string(JF_DEFAULT_WPC));
+    return true;
 }
 
 void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, char *out, size_t len)

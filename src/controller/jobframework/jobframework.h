@@ -89,6 +89,8 @@ struct jf_integration {
 
 #define JF_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 #define JF_PRIORITY_LABEL "kueue.x-k8s.io/priority-class"
+/* The WorkloadPriorityClass given to objects that name none. */
+#define JF_DEFAULT_WPC "default"
 #define JF_PREBUILT_LABEL "kueue.x-k8s.io/prebuilt-workload-name"
 #define JF_MAX_EXEC_LABEL "kueue.x-k8s.io/max-exec-time-seconds"
 #define JF_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
@@ -121,8 +123,19 @@ void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, ch
 /* The queue-name label, or NULL when it is absent or empty. */
 const char *jf_queue_name(const json_t *obj);
 
-/* The prebuilt-workload-name label, or NULL when absent or empty. */
+/* The name of the prebuilt Workload the object names, or NULL (Kueue's
+ * PrebuiltWorkloadNameFor): with WorkloadIdentifierAnnotations (on by
+ * default) the prebuilt-workload-name annotation, else the label; with
+ * the gate off the label, else an annotation too long to be a label
+ * value. Borrowed from obj. */
 const char *jf_prebuilt_name(const json_t *obj);
+
+/* Kueue's ApplyDefaultWorkloadPriorityClass on an object being created:
+ * with WorkloadPriorityClassDefaulting (on by default) an object without
+ * a priority-class label gets JF_DEFAULT_WPC when a WorkloadPriorityClass
+ * of that name exists (default_wpc). The caller leaves out an object
+ * whose controller owner Kueue manages. Returns whether obj changed. */
+bool jf_default_priority_class(json_t *obj, bool default_wpc);
 
 /* Build the Workload of a managed object (owned, in *out): its pod sets,
  * priority (the priority-class label's WorkloadPriorityClass, else the

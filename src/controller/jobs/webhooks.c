@@ -98,12 +98,20 @@ static void default_queue(json_t *obj, const struct pod_default_ctx *x)
                             json_string("default"));
 }
 
+void jw_default_priority_class(json_t *obj, const struct pod_default_ctx *x)
+{
+    if (!jw_pod_owner_managed(obj, x->cfg))
+        jf_default_priority_class(obj, x->default_wpc);
+}
+
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x)
 {
     /* An object a managed owner made (a RayJob's RayCluster) runs under
-     * the owner's Workload: no queue of its own. */
-    if (!jw_pod_owner_managed(obj, x->cfg))
+     * the owner's Workload: no queue or priority class of its own. */
+    if (!jw_pod_owner_managed(obj, x->cfg)) {
         default_queue(obj, x);
+        jf_default_priority_class(obj, x->default_wpc);
+    }
     bool managed =
         x->ns_managed && (jf_queue_name(obj) || (x->cfg && x->cfg->manage_jobs_without_queue_name));
     if (managed && ji->suspend && (!ji->is_skipped || !ji->is_skipped(obj)))
@@ -113,6 +121,8 @@ bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct p
 
 void jw_default_serving(json_t *obj, bool sts, const struct pod_default_ctx *x)
 {
+    /* Kueue reads no namespace for the class, only for the queue. */
+    jw_default_priority_class(obj, x);
     if (!x->ns_managed)
         return;
     default_queue(obj, x);

@@ -6,8 +6,9 @@
  * and LeaderWorkerSet webhooks.
  *
  * Pure functions over JSON trees, given what the namespace holds (struct
- * pod_default_ctx: whether managedJobsNamespaceSelector selects it and
- * whether it has a LocalQueue named "default"). One implementation for
+ * pod_default_ctx: whether managedJobsNamespaceSelector selects it,
+ * whether it has a LocalQueue named "default", whether a
+ * WorkloadPriorityClass named "default" exists). One implementation for
  * `cueue serve`'s built-in admission and `cueue controller`'s webhooks. */
 #ifndef CUEUE_CONTROLLER_JOBS_WEBHOOKS_H
 #define CUEUE_CONTROLLER_JOBS_WEBHOOKS_H
@@ -39,10 +40,18 @@ bool jw_enabled(const struct jf_integration *ji, const struct api_configuration 
  * gives no default LocalQueue. */
 bool jw_pod_owner_managed(const json_t *pod, const struct api_configuration *cfg);
 
+/* Kueue's ApplyDefaultWorkloadPriorityClass, in place: an object whose
+ * controller owner Kueue does not manage (jw_pod_owner_managed) and that
+ * names no priority class gets the "default" WorkloadPriorityClass when
+ * x->default_wpc (jf_default_priority_class). The batch/v1 Job webhook's
+ * and the others' Default call it; exposed for the Job's. */
+void jw_default_priority_class(json_t *obj, const struct pod_default_ctx *x);
+
 /* The Default of the webhook of a kind with a suspend (ji: JobSet, a
  * Kubeflow job, TrainJob, AppWrapper, RayJob, RayCluster,
  * LeaderWorkerSet), in place: in a managed namespace, the "default"
- * LocalQueue when it names none and one exists; then, when it names a
+ * LocalQueue when it names none and one exists, and the "default"
+ * WorkloadPriorityClass (jw_default_priority_class); then, when it names a
  * queue (or manageJobsWithoutQueueName), ji->suspend: suspended, a
  * LeaderWorkerSet's templates marked. Returns true when Kueue manages it. */
 bool jw_default_job(const struct jf_integration *ji, json_t *obj, const struct pod_default_ctx *x);

@@ -280,6 +280,50 @@ static void test_lws_default(void **state)
     json_decref(l);
 }
 
+/* Kueue's ApplyDefaultWorkloadPriorityClass: the "default" class when it
+ * exists, carried to a LeaderWorkerSet's and a Deployment's templates,
+ * not for an object whose owner Kueue manages (a RayJob's RayCluster). */
+static void test_default_priority_class(void **state)
+{
+    (void)state;
+    struct pod_default_ctx x = NS;
+    x.default_wpc = true;
+    json_t *l = parse(LWS_OBJ("", "2", "3", "a", "0"));
+    assert_true(jw_default_job(&leaderworkerset_integration, l, &x));
+    assert_string_equal(jf_label(l, JF_PRIORITY_LABEL), "default");
+    const json_t *wt = json_object_get(
+        json_object_get(json_object_get(l, "spec"), "leaderWorkerTemplate"), "workerTemplate");
+    assert_string_equal(jf_label(wt, JF_PRIORITY_LABEL), "default");
+    json_decref(l);
+    /* Without a class named "default", none. */
+    l = parse(LWS_OBJ("", "2", "3", "a", "0"));
+    assert_true(jw_default_job(&leaderworkerset_integration, l, &NS));
+    assert_null(jf_label(l, JF_PRIORITY_LABEL));
+    json_decref(l);
+    json_t *rc = parse("{\"metadata\":{\"name\":\"rc\",\"ownerReferences\":[{\"apiVersion\":"
+                       "\"ray.io/v1\",\"kind\":\"RayJob\",\"name\":\"rj\",\"uid\":\"u\","
+                       "\"controller\":true}]},\"spec\":{" HEADSPEC "}}");
+    struct api_configuration cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    const char *fw[] = {"ray.io/rayjob", "ray.io/raycluster"};
+    cfg.frameworks.items = fw;
+    cfg.frameworks.n = 2;
+    x.cfg = &cfg;
+    assert_true(jw_pod_owner_managed(rc, &cfg));
+    jw_default_job(&raycluster_integration, rc, &x);
+    assert_null(jf_label(rc, JF_PRIORITY_LABEL));
+    json_decref(rc);
+    x.cfg = NULL;
+    json_t *d = parse("{\"metadata\":{\"name\":\"d\",\"labels\":{" QN ":\"q\"}},\"spec\":{"
+                      "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}}");
+    jw_default_serving(d, false, &x);
+    assert_string_equal(jf_label(d, JF_PRIORITY_LABEL), "default");
+    assert_string_equal(
+        jf_label(json_object_get(json_object_get(d, "spec"), "template"), JF_PRIORITY_LABEL),
+        "default");
+    json_decref(d);
+}
+
 /* TrainJob and AppWrapper: Kueue's BaseWebhook (suspended, then the
  * jobframework's rules). */
 static void test_base_webhook_kinds(void **state)
@@ -376,7 +420,7 @@ int main(void)
         cmocka_unit_test(test_raycluster),       cmocka_unit_test(test_lws),
         cmocka_unit_test(test_lws_default),      cmocka_unit_test(test_base_webhook_kinds),
         cmocka_unit_test(test_rayservice),       cmocka_unit_test(test_base_webhook_update),
-        cmocka_unit_test(test_serving_gated_by),
+        cmocka_unit_test(test_serving_gated_by), cmocka_unit_test(test_default_priority_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,7 @@ bool pod_default(json_t *pod, const struct pod_default_ctx *x)
     json_t *meta = jf_obj_child(pod, "metadata");
     if (!jf_queue_name(pod) && x->default_lq)
         json_object_set_new(jf_obj_child(meta, "labels"), JF_QUEUE_LABEL, json_string("default"));
+    jf_default_priority_class(pod, x->default_wpc);
     if (!jf_queue_name(pod) && !(x->cfg && x->cfg->manage_jobs_without_queue_name))
         return false;
     json_object_set_new(jf_obj_child(meta, "labels"), POD_MANAGED_LABEL, json_string("true"));

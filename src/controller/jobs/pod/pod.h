@@ -37,11 +37,13 @@ struct pod_default_ctx {
     bool ns_managed;                     /* managedJobsNamespaceSelector selects the namespace */
     bool default_lq;                     /* the namespace has a LocalQueue named "default" */
     bool owner_managed; /* a controller owner is an object Kueue manages (a Job's Pod) */
+    bool default_wpc;   /* a WorkloadPriorityClass named "default" exists */
 };
 
 /* Kueue's Pod webhook Default: a Pod of a managed namespace, not owned by
  * an object Kueue manages, gets the "default" LocalQueue when it names
- * none and one exists; when it then names a queue (or
+ * none and one exists, and the "default" WorkloadPriorityClass
+ * (jf_default_priority_class); when it then names a queue (or
  * manageJobsWithoutQueueName), the managed label, the finalizer and the
  * admission scheduling gate. A StatefulSet's Pod first joins its group
  * (sts_pod_default). Returns true when Kueue manages the Pod. */
