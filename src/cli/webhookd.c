@@ -146,27 +146,70 @@ static const struct hook *hook_find(const char *path)
 static void pointer_add(struct sb *p, const char *key)
 {
     sb_addch(p, '/');
-    for (const char *c = key; *c; c++) {
-        if (*c == '~')
-            sb_adds(p, "~0");
-        else if (*c == '/')
-            sb_adds(p, "~1");
-        else
-            sb_addch(p, *c);
+    for (const char *c = key; *c;) {
+        size_t run = strcspn(c, "~/");
+        sb_add(p, c, run);
+        c += run;
+        if (*c) {
+            sb_adds(p, *c == '~' ? "~0" : "~1");
+            c++;
+        }
     }
 }
 
-static void op(json_t *ops, const char *name, const char *path, const json_t *value)
+/* Append to b what jansson's dump with JSON_COMPACT writes for v. */
+static int dump_to(const char *buf, size_t n, void *b)
 {
-    json_t *o = json_pack("{s:s,s:s}", "op", name, "path", path);
-    if (value)
-        json_object_set_new(o, "value", json_deep_copy(value));
-    json_array_append_new(ops, o);
+    sb_add(b, buf, n);
+    return 0;
 }
 
-/* Append to ops what turns a into b at pointer p: members are added,
+/* The JSON string s as jansson writes it (s is UTF-8: the keys of a parsed
+ * tree, or the paths made of them): as it is unless it holds a byte
+ * jansson escapes (a quote, a backslash, a control byte), then by jansson. */
+static void add_json_string(struct sb *b, const char *s)
+{
+    const char *c = s;
+    while (*c && *c != '"' && *c != '\\' && (unsigned char)*c >= 0x20)
+        c++;
+    if (!*c) {
+        sb_addch(b, '"');
+        sb_add(b, s, (size_t)(c - s));
+        sb_addch(b, '"');
+        return;
+    }
+    json_t *v = json_string(s);
+    if (v)
+        json_dump_callback(v, dump_to, b, JSON_ENCODE_ANY);
+    json_decref(v);
+}
+
+/* The JSONPatch being written: its operations, as json_dumps with
+ * JSON_COMPACT writes an array of {"op", "path"[, "value"]} objects, written
+ * as they are found rather than built as a tree (with a copy of each value)
+ * and encoded after. */
+struct patch {
+    struct sb text;
+    unsigned ops;
+};
+
+static void op(struct patch *pt, const char *name, const char *path, const json_t *value)
+{
+    struct sb *b = &pt->text;
+    sb_adds(b, pt->ops++ ? ",{\"op\":\"" : "[{\"op\":\"");
+    sb_adds(b, name);
+    sb_adds(b, "\",\"path\":");
+    add_json_string(b, path);
+    if (value) {
+        sb_adds(b, ",\"value\":");
+        json_dump_callback(value, dump_to, b, JSON_COMPACT | JSON_ENCODE_ANY);
+    }
+    sb_addch(b, '}');
+}
+
+/* Append to pt what turns a into b at pointer p: members are added,
  * removed or compared in turn; anything else that differs is replaced. */
-static void diff(const json_t *a, const json_t *b, struct sb *p, json_t *ops)
+static void diff(const json_t *a, const json_t *b, struct sb *p, struct patch *pt)
 {
     if (json_equal(a, b))
         return;
@@ -179,14 +222,14 @@ static void diff(const json_t *a, const json_t *b, struct sb *p, json_t *ops)
             prefix = json_equal(json_array_get(a, i), json_array_get(b, i));
         for (size_t i = na; prefix && i < json_array_size(b); i++) {
             sb_addf(p, "/%zu", i);
-            op(ops, "add", sb_str(p), json_array_get(b, i));
+            op(pt, "add", sb_str(p), json_array_get(b, i));
             sb_truncate(p, mark);
         }
         if (prefix)
             return;
     }
     if (!json_is_object(a) || !json_is_object(b)) {
-        op(ops, "replace", p->len ? sb_str(p) : "", b);
+        op(pt, "replace", p->len ? sb_str(p) : "", b);
         return;
     }
     const char *k;
@@ -196,9 +239,9 @@ static void diff(const json_t *a, const json_t *b, struct sb *p, json_t *ops)
         pointer_add(p, k);
         const json_t *w = json_object_get(b, k);
         if (!w)
-            op(ops, "remove", sb_str(p), NULL);
+            op(pt, "remove", sb_str(p), NULL);
         else
-            diff(v, w, p, ops);
+            diff(v, w, p, pt);
         sb_truncate(p, mark);
     }
     json_object_foreach((json_t *)b, k, v)
@@ -206,7 +249,7 @@ static void diff(const json_t *a, const json_t *b, struct sb *p, json_t *ops)
         if (json_object_get(a, k))
             continue;
         pointer_add(p, k);
-        op(ops, "add", sb_str(p), v);
+        op(pt, "add", sb_str(p), v);
         sb_truncate(p, mark);
     }
 }
@@ -593,20 +636,21 @@ static unsigned answer(const struct look *l, const char *path, const char *body,
     add_string(&b, json_object_get(rq, "uid"));
     if (!rc) {
         sb_adds(&b, ",\"allowed\":true");
-        json_t *ops = json_array();
-        struct sb p;
-        sb_init(&p);
-        if (patched)
-            diff(obj, patched, &p, ops);
-        sb_release(&p);
-        if (json_array_size(ops)) {
-            char *enc = json_dumps(ops, JSON_COMPACT);
-            sb_adds(&b, ",\"patchType\":\"JSONPatch\",\"patch\":\"");
-            b64_encode(enc, strlen(enc), false, &b);
-            sb_addch(&b, '"');
-            free(enc);
+        struct patch pt = {.ops = 0};
+        sb_init(&pt.text);
+        if (patched) {
+            struct sb p;
+            sb_init(&p);
+            diff(obj, patched, &p, &pt);
+            sb_release(&p);
         }
-        json_decref(ops);
+        if (pt.ops) {
+            sb_addch(&pt.text, ']');
+            sb_adds(&b, ",\"patchType\":\"JSONPatch\",\"patch\":\"");
+            b64_encode(pt.text.buf, pt.text.len, false, &b);
+            sb_addch(&b, '"');
+        }
+        sb_release(&pt.text);
     } else {
         bool denied = rc == ERR_INVALID || rc == ERR_FORBIDDEN;
         struct sb m;

@@ -171,6 +171,42 @@ static void test_finalizer_appended(void **state)
     json_decref(r);
 }
 
+/* A patch's value carries what the review sent (a replaced array here:
+ * the Workload's pod set given its default name), written as jansson
+ * writes it: escapes, UTF-8, numbers; the patch is jansson's compact text
+ * of its operations, byte for byte. */
+static void test_patch_written_as_jansson_writes_it(void **state)
+{
+    (void)state;
+    const char *body =
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"
+        "\"uid\":\"u1\",\"kind\":{\"group\":\"kueue.x-k8s.io\",\"version\":\"v1beta2\",\"kind\":"
+        "\"Workload\"},\"namespace\":\"team\",\"operation\":\"CREATE\",\"object\":{\"apiVersion\":"
+        "\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{\"name\":\"w\","
+        "\"namespace\":\"team\"},\"spec\":{\"active\":true,\"podSets\":[{\"count\":2,"
+        "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+        "\"a\\\"b\\\\\\u00e9\\u0001\\/\",\"args\":[0.5,1e3,-0]}]}}}]}}}}";
+    char *out = NULL;
+    assert_int_equal(
+        whd_review(&opts, "/mutate-kueue-x-k8s-io-v1beta2-workload", body, strlen(body), &out),
+        200);
+    json_t *r = json_loads(out, 0, NULL);
+    free(out);
+    char *p = patch_of(json_object_get(r, "response"));
+    json_decref(r);
+    assert_string_equal(p,
+                        "[{\"op\":\"replace\",\"path\":\"/spec/podSets\",\"value\":[{\"count\":2,"
+                        "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"
+                        "\"a\\\"b\\\\\xc3\xa9\\u0001/\",\"args\":[0.5,1000,0]}]}},\"name\":"
+                        "\"main\"}]}]");
+    json_t *ops = json_loads(p, 0, NULL);
+    char *again = json_dumps(ops, JSON_COMPACT);
+    assert_string_equal(p, again);
+    free(again);
+    json_decref(ops);
+    free(p);
+}
+
 /* The API server matches the answer to its request by the uid: it comes
  * back as sent, whatever it holds. */
 static void test_uid_returned_as_sent(void **state)
@@ -510,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_job_in_unknown_namespace_is_an_error),
         cmocka_unit_test(test_refusal_is_controller_runtimes),
         cmocka_unit_test(test_finalizer_appended),
+        cmocka_unit_test(test_patch_written_as_jansson_writes_it),
         cmocka_unit_test(test_uid_returned_as_sent),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_job_review_reads_the_informer_caches),

@@ -1,0 +1,58 @@
+#!/bin/sh
+# webhook.sh BIN KIND CONNECTIONS COUNT -- the webhook server of `cueue
+# controller` alone: a fresh `cueue serve --controllers none` (with the
+# kueue-system Namespace), the controller against it with its webhooks on
+# 127.0.0.1 and nothing else listening, 4 s for its start-up, 200 warm-up
+# reviews at 10 connections, then tests/e2e-install/latency.sh URL
+# CONNECTIONS COUNT KIND (clusterqueue, job or workload). Prints
+# latency.sh's line, the controller's CPU per review (utime+stime from
+# /proc/PID/stat across the run, over COUNT; 10 ms ticks), the client's
+# CPU (curl and the pipeline that sorts its times) and the load average.
+# PERF=FILE also records the controller with `perf record -F 999 -g`
+# during the run (PERFG replaces -g, e.g. "--call-graph dwarf,16384").
+# A figure, not a check: the load generator shares the machine's cores.
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+KIND=$2
+CONN=$3
+COUNT=$4
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/cueue-webhook.XXXXXX")
+SP=""
+CP=""
+cleanup() {
+    [ -n "$CP" ] && kill "$CP" 2>/dev/null && wait "$CP" 2>/dev/null
+    [ -n "$SP" ] && kill "$SP" 2>/dev/null && wait "$SP" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+"$BIN" serve --listen 127.0.0.1:0 --data-dir "$T" --controllers none --executor none >"$T/serve.log" 2>&1 &
+SP=$!
+while [ ! -s "$T/kubeconfig" ]; do sleep 0.05; done
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kueue-system}\n' |
+    kubectl --kubeconfig "$T/kubeconfig" apply -f - >/dev/null
+"$BIN" controller --kubeconfig "$T/kubeconfig" --webhook-port 0 --webhook-host 127.0.0.1 \
+    --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:0 >"$T/ctl.log" 2>&1 &
+CP=$!
+while ! grep -q "webhooks served at" "$T/ctl.log"; do sleep 0.05; done
+URL=$(grep -o "https://127.0.0.1:[0-9]*" "$T/ctl.log" | head -1)
+sleep 4
+sh "$SRC/tests/e2e-install/latency.sh" "$URL" 10 200 "$KIND" >/dev/null
+t0=$(awk '{print $14 + $15}' "/proc/$CP/stat")
+PP=""
+if [ -n "${PERF:-}" ]; then
+    # shellcheck disable=SC2086 # PERFG is a list of options
+    perf record -F 999 ${PERFG:--g} -o "$PERF" -p "$CP" >/dev/null 2>&1 &
+    PP=$!
+    sleep 0.5
+fi
+c0=$(awk '{print $16 + $17}' /proc/$$/stat)
+out=$(sh "$SRC/tests/e2e-install/latency.sh" "$URL" "$CONN" "$COUNT" "$KIND")
+c1=$(awk '{print $16 + $17}' /proc/$$/stat)
+t1=$(awk '{print $14 + $15}' "/proc/$CP/stat")
+if [ -n "$PP" ]; then
+    kill -INT "$PP"
+    wait "$PP"
+fi
+hz=$(getconf CLK_TCK)
+echo "$out; controller CPU per review $(awk -v t="$((t1 - t0))" -v n="$COUNT" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }') us, client CPU $(awk -v t="$((c1 - c0))" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }') s; load average $(cut -d' ' -f1 /proc/loadavg)"
