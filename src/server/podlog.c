@@ -8,8 +8,9 @@
  * sinceSeconds, sinceTime, timestamps, limitBytes, and follow, which streams
  * what the pod writes next until its output is over (the index ends) or the
  * pod is gone. Every answer is streamed a step at a time, reading the log
- * and its index forward: a pod may print 64 MiB of empty lines, whose
- * index is some 2 GB, and its log must not cost the server that. */
+ * and its index forward: a pod may print 64 MiB of empty lines, and its
+ * log must not cost the server that (nor the index an older agent wrote
+ * for it, a record a line: some 2 GB). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,8 +41,8 @@ struct mark {
 };
 
 /* The index read forward a record at a time, a buffer's worth in memory:
- * an index holds a record per line, dozens of times the bytes of a log
- * of empty lines. */
+ * an older agent's index holds a record per line, dozens of times the
+ * bytes of a log of empty lines. */
 struct icur {
     int fd;        /* or -1: no index */
     off_t fpos;    /* the next index byte to read */
@@ -50,6 +51,8 @@ struct icur {
     bool skipping; /* in a line too long to be a record: dropped to its end */
     bool have;     /* cur is a record not passed yet */
     struct mark cur;
+    bool has_prev; /* prev is the last record passed */
+    struct mark prev;
     char buf[8192];
 };
 
@@ -99,20 +102,21 @@ static bool icur_next(struct icur *c)
     }
 }
 
-/* The mark of the line starting at off, if the index has one. Asked in
- * increasing order of off; the same off may be asked again. */
+/* The mark of the line starting at off: the last record at or before it
+ * (node/sandbox.h), if any. Asked in increasing order of off; the same off
+ * may be asked again. */
 static bool icur_mark_at(struct icur *c, uint64_t off, struct mark *out)
 {
     while (c->have || (c->have = icur_next(c))) {
-        if (c->cur.off == off) {
-            *out = c->cur;
-            return true;
-        }
         if (c->cur.off > off)
-            return false;
+            break;
+        c->prev = c->cur;
+        c->has_prev = true;
         c->have = false;
     }
-    return false;
+    if (c->has_prev)
+        *out = c->prev;
+    return c->has_prev;
 }
 
 /* Has the agent marked the pod's output over? (SBX_INDEX_END is the
@@ -241,7 +245,7 @@ static uint64_t count_lines(struct logstream *f, char *buf)
     /* The answer reads the index again from its start. */
     f->ix.fpos = 0;
     f->ix.len = f->ix.at = 0;
-    f->ix.have = f->ix.skipping = false;
+    f->ix.have = f->ix.skipping = f->ix.has_prev = false;
     return lines;
 }
 
