@@ -67,15 +67,17 @@ struct sbx_spec {
     const char *const *cgroup_procs; /* cgroup.procs files the pod joins, NULL-ended, or NULL */
     int64_t tmp_bytes;               /* size of /tmp; <= 0: the tmpfs default */
     int log_fd;                      /* borrowed: the pod's stdout and stderr go here */
-    /* borrowed, or -1: where the shim records when each line of the log
+    /* borrowed, or -1: where the shim records when the lines of the log
      * began (SBX_INDEX_*), for `kubectl logs --timestamps` and --since */
     int log_index_fd;
 };
 
-/* The log index: one text record per line of the log, "OFFSET SEC.NSEC\n"
- * (the line's byte offset in the log, the wall-clock time its first byte
- * was read), and once the pod's output is over (the agent writes it)
- * SBX_INDEX_END. Offsets only grow. */
+/* The log index: text records "OFFSET SEC.NSEC\n", one per read of the
+ * pod's output in which a line starts: the byte offset in the log of the
+ * first line starting in it and the wall-clock time it was read. A line
+ * began at the time of the last record at or before its offset (older
+ * indexes, a record per line, read the same). Once the pod's output is
+ * over the agent writes SBX_INDEX_END. Offsets only grow. */
 #define SBX_INDEX_END "end\n"
 /* The index of DIR/pods/<ns>_<pod>.log is DIR/pods/<ns>_<pod>.log.idx. */
 #define SBX_LOG_INDEX_SUFFIX ".log.idx"

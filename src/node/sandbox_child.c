@@ -321,30 +321,42 @@ static int write_maps(const struct sbx_plan *p, pid_t child)
 /* ---- the log index (sandbox.h) ----------------------------------------------------------------
  */
 
-/* Record, in the log index, the offset and time of every line that starts
- * in buf[0..n), whose first byte lands at *at in the log. */
-static void index_lines(const char *buf, size_t n, off_t *at, bool *line_start)
+/* Record, in the log index, the offset of the first line that starts in
+ * buf[0..n) (whose first byte lands at *at in the log) and the time: the
+ * lines that start later in buf were read at the same time, and the index
+ * says so once. A record a line would make an index of empty lines dozens
+ * of times the log (SBX_LOG_MAX of them, some 2 GB). Nor is a record
+ * written that would take *indexed (the index's bytes written so far)
+ * past budget: a pod writing one empty line at a time, each read alone,
+ * gets an index no larger than its log and 4 KiB (and a line without a
+ * record the time of the last one). */
+static void index_lines(const char *buf, size_t n, off_t *at, bool *line_start, size_t *indexed,
+                        size_t budget)
 {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_REALTIME, &ts))
-        ts.tv_sec = ts.tv_nsec = 0;
-    char rec[80];
+    size_t first = n;
     for (size_t i = 0; i < n; i++) {
-        if (*line_start) {
-            size_t k = put_u(rec, (unsigned long)(*at + (off_t)i));
-            rec[k++] = ' ';
-            k += put_u(rec + k, (unsigned long)ts.tv_sec);
-            rec[k++] = '.';
-            char ns[16];
-            size_t d = put_u(ns, (unsigned long)ts.tv_nsec);
-            for (size_t z = d; z < 9; z++)
-                rec[k++] = '0';
-            for (size_t z = 0; z < d; z++)
-                rec[k++] = ns[z];
-            rec[k++] = '\n';
-            (void)write_all(SBX_FD_LOG_INDEX, rec, k);
-        }
+        if (*line_start && first == n)
+            first = i;
         *line_start = buf[i] == '\n';
+    }
+    if (first < n) {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_REALTIME, &ts))
+            ts.tv_sec = ts.tv_nsec = 0;
+        char rec[80];
+        size_t k = put_u(rec, (unsigned long)(*at + (off_t)first));
+        rec[k++] = ' ';
+        k += put_u(rec + k, (unsigned long)ts.tv_sec);
+        rec[k++] = '.';
+        char ns[16];
+        size_t d = put_u(ns, (unsigned long)ts.tv_nsec);
+        for (size_t z = d; z < 9; z++)
+            rec[k++] = '0';
+        for (size_t z = 0; z < d; z++)
+            rec[k++] = ns[z];
+        rec[k++] = '\n';
+        if (*indexed + k <= budget && !write_all(SBX_FD_LOG_INDEX, rec, k))
+            *indexed += k;
     }
     *at += (off_t)n;
 }
@@ -392,7 +404,7 @@ CU_NORETURN static void shim(const struct sbx_plan *p)
     if (write_all(sp[0], &go, 1))
         shim_fail(child, "start");
     bool out_open = true, sync_open = true, failed = false;
-    size_t logged = 0;
+    size_t logged = 0, indexed = 0;
     char buf[16384];
     /* The log is appended to (a restarted container's too): line offsets
      * count from its end as it is now. */
@@ -430,7 +442,8 @@ CU_NORETURN static void shim(const struct sbx_plan *p)
             ssize_t n = read(out[0], buf, sizeof(buf));
             if (n > 0 && logged < SBX_LOG_MAX) {
                 size_t keep = (size_t)n < SBX_LOG_MAX - logged ? (size_t)n : SBX_LOG_MAX - logged;
-                index_lines(buf, keep, &at, &line_start);
+                /* The index stays within the log and 4 KiB. */
+                index_lines(buf, keep, &at, &line_start, &indexed, logged + keep + 4096);
                 (void)write_all(FD_LOG, buf, keep);
                 logged += keep;
             } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {

@@ -7,7 +7,10 @@
  * answers. The log is served as the kubelet serves it: tailLines,
  * sinceSeconds, sinceTime, timestamps, limitBytes, and follow, which streams
  * what the pod writes next until its output is over (the index ends) or the
- * pod is gone. */
+ * pod is gone. Every answer is streamed a step at a time, reading the log
+ * and its index forward: a pod may print 64 MiB of empty lines, and its
+ * log must not cost the server that (nor the index an older agent wrote
+ * for it, a record a line: some 2 GB). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,8 +29,10 @@
 #include "server/srv_int.h"
 #include "store/store.h"
 
-#define LOG_READ_MAX (64u << 20) /* as the agent keeps: SBX_LOG_MAX */
-#define FOLLOW_CHUNK (64u << 10) /* bytes a follower is given per turn */
+/* Log bytes read per step. Each step's answer is at most this much text
+ * and a time stamp per line, whatever the log holds: the server never holds
+ * a log, its index or its answer whole. */
+#define LOG_CHUNK (16u << 10)
 
 /* One record of the index: a line began at off, at sec.nsec. */
 struct mark {
@@ -35,39 +40,94 @@ struct mark {
     int64_t sec, nsec;
 };
 
-struct index {
-    struct mark *m;
-    size_t n, cap;
-    bool ended; /* SBX_INDEX_END seen */
+/* The index read forward a record at a time, a buffer's worth in memory:
+ * an older agent's index holds a record per line, dozens of times the
+ * bytes of a log of empty lines. */
+struct icur {
+    int fd;        /* or -1: no index */
+    off_t fpos;    /* the next index byte to read */
+    size_t len;    /* buf[0, len) read */
+    size_t at;     /* buf[0, at) parsed */
+    bool skipping; /* in a line too long to be a record: dropped to its end */
+    bool have;     /* cur is a record not passed yet */
+    struct mark cur;
+    bool has_prev; /* prev is the last record passed */
+    struct mark prev;
+    char buf[8192];
 };
 
-/* Parse index text into ix (appending); returns the bytes consumed (whole
- * records only). Malformed records are skipped. */
-static size_t index_parse(struct index *ix, const char *t, size_t len)
+/* The next record into c->cur; false when the index has no more (yet: a
+ * partial record is kept for the next call). Malformed records are
+ * skipped. */
+static bool icur_next(struct icur *c)
 {
-    size_t used = 0;
-    while (used < len) {
-        const char *nl = memchr(t + used, '\n', len - used);
-        if (!nl)
-            break;
-        size_t rl = (size_t)(nl - (t + used)) + 1;
-        if (rl == strlen(SBX_INDEX_END) && !memcmp(t + used, SBX_INDEX_END, rl)) {
-            ix->ended = true;
-        } else {
-            char rec[64];
-            size_t k = rl < sizeof(rec) ? rl : sizeof(rec) - 1;
-            memcpy(rec, t + used, k);
-            rec[k] = '\0';
-            unsigned long long off;
-            long long sec, nsec;
-            if (sscanf(rec, "%llu %lld.%lld", &off, &sec, &nsec) == 3) {
-                XGROW(ix->m, ix->cap, ix->n + 1);
-                ix->m[ix->n++] = (struct mark){off, sec, nsec};
+    for (;;) {
+        char *rec = c->buf + c->at;
+        char *nl = memchr(rec, '\n', c->len - c->at);
+        if (!nl) {
+            if (c->fd < 0)
+                return false;
+            size_t part = c->len - c->at;
+            if (part == sizeof(c->buf)) {
+                c->skipping = true;
+                part = 0;
             }
+            memmove(c->buf, c->buf + c->at, part);
+            c->len = part;
+            c->at = 0;
+            ssize_t n = pread(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, c->fpos);
+            if (n <= 0)
+                return false;
+            c->fpos += n;
+            c->len += (size_t)n;
+            continue;
         }
-        used += rl;
+        size_t rl = (size_t)(nl - rec) + 1;
+        c->at += rl;
+        if (c->skipping) {
+            c->skipping = false;
+            continue;
+        }
+        char t[64];
+        if (rl >= sizeof(t))
+            continue;
+        memcpy(t, rec, rl);
+        t[rl] = '\0';
+        unsigned long long off;
+        long long sec, nsec;
+        if (sscanf(t, "%llu %lld.%lld", &off, &sec, &nsec) == 3) {
+            c->cur = (struct mark){off, sec, nsec};
+            return true;
+        }
     }
-    return used;
+}
+
+/* The mark of the line starting at off: the last record at or before it
+ * (node/sandbox.h), if any. Asked in increasing order of off; the same off
+ * may be asked again. */
+static bool icur_mark_at(struct icur *c, uint64_t off, struct mark *out)
+{
+    while (c->have || (c->have = icur_next(c))) {
+        if (c->cur.off > off)
+            break;
+        c->prev = c->cur;
+        c->has_prev = true;
+        c->have = false;
+    }
+    if (c->has_prev)
+        *out = c->prev;
+    return c->has_prev;
+}
+
+/* Has the agent marked the pod's output over? (SBX_INDEX_END is the
+ * index's last record; no record of a line ends so.) */
+static bool index_ended(int fd)
+{
+    char t[sizeof(SBX_INDEX_END) - 1];
+    struct stat st;
+    return fd >= 0 && !fstat(fd, &st) && st.st_size >= (off_t)sizeof(t) &&
+           pread(fd, t, sizeof(t), st.st_size - (off_t)sizeof(t)) == (ssize_t)sizeof(t) &&
+           !memcmp(t, SBX_INDEX_END, sizeof(t));
 }
 
 /* RFC 3339 with nanoseconds, trailing zeros dropped, as Go's
@@ -97,120 +157,135 @@ struct log_opts {
     long long limit; /* < 0: none */
 };
 
-/* The time of the line starting at off (the index is in offset order;
- * *pos walks it), or false when the index has none. */
-static bool line_time(const struct index *ix, size_t *pos, uint64_t off, struct mark *out)
-{
-    while (*pos < ix->n && ix->m[*pos].off < off)
-        (*pos)++;
-    if (*pos < ix->n && ix->m[*pos].off == off) {
-        *out = ix->m[*pos];
-        return true;
-    }
-    return false;
-}
+/* ---- the answer, a step at a time ---------------------------------------------------------- */
 
-/* The log text as asked: since, tail, timestamps (limitBytes is the
- * caller's). base is the log offset of text[0]. */
-static void render(const char *text, size_t len, uint64_t base, const struct index *ix,
-                   const struct log_opts *o, struct sb *out)
-{
-    size_t n_lines = 0, cap = 0;
-    size_t *starts = NULL;
-    size_t ipos = 0;
-    for (size_t i = 0; i < len;) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - text) + 1 : len;
-        struct mark m;
-        bool has = line_time(ix, &ipos, base + i, &m);
-        if (!o->has_since || !has || m.sec * 1000 + m.nsec / 1000000 >= o->since_ms) {
-            XGROW(starts, cap, n_lines + 1);
-            starts[n_lines++] = i;
-        }
-        i = end;
-    }
-    size_t first = o->tail >= 0 && (size_t)o->tail < n_lines ? n_lines - (size_t)o->tail : 0;
-    ipos = 0;
-    for (size_t k = first; k < n_lines; k++) {
-        size_t i = starts[k];
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - text) + 1 : len;
-        struct mark m;
-        if (o->timestamps && line_time(ix, &ipos, base + i, &m))
-            add_stamp(out, m.sec, m.nsec);
-        sb_add(out, text + i, end - i);
-    }
-    free(starts);
-}
-
-/* ---- follow ------------------------------------------------------------------------------- */
-
-struct follower {
-    int log_fd, idx_fd;
-    uint64_t pos;      /* next log byte to send */
-    struct sb idx_buf; /* index bytes read but not parsed yet */
-    struct sb past;    /* the log as it was when asked, rendered: sent first */
-    struct index ix;   /* records of lines from pos on */
-    bool line_start;   /* pos starts a line */
-    bool timestamps;
+/* The log as it is served: the lines before end (the log's size when
+ * asked) filtered by since and tail; with follow, everything after them
+ * until the pod's output is over or the pod is gone. */
+struct logstream {
+    int log_fd;
+    struct icur ix;
+    uint64_t pos; /* the next log byte */
+    uint64_t end; /* the log's size when asked */
+    bool follow;
+    bool line_start; /* pos starts a line */
+    bool send;       /* the line pos is in is sent */
+    struct log_opts o;
+    uint64_t skip;  /* lines that pass since still to leave out, for tailLines */
     long long left; /* limitBytes left, < 0 for none */
 };
 
-static void follower_free(void *arg)
+static void logstream_free(void *arg)
 {
-    struct follower *f = arg;
+    struct logstream *f = arg;
     if (f->log_fd >= 0)
         close(f->log_fd);
-    if (f->idx_fd >= 0)
-        close(f->idx_fd);
-    sb_release(&f->idx_buf);
-    sb_release(&f->past);
-    free(f->ix.m);
+    if (f->ix.fd >= 0)
+        close(f->ix.fd);
     free(f);
 }
 
-static void follow_index(struct follower *f)
+/* Does the line starting at off pass since? Its mark in *m, *has. */
+static bool passes_since(struct logstream *f, uint64_t off, struct mark *m, bool *has)
 {
-    char buf[8192];
-    ssize_t n;
-    while (f->idx_fd >= 0 && (n = read(f->idx_fd, buf, sizeof(buf))) > 0)
-        sb_add(&f->idx_buf, buf, (size_t)n);
-    size_t used = index_parse(&f->ix, f->idx_buf.buf ? f->idx_buf.buf : "", f->idx_buf.len);
-    if (used) {
-        memmove(f->idx_buf.buf, f->idx_buf.buf + used, f->idx_buf.len - used);
-        f->idx_buf.len -= used;
+    *has = (f->o.timestamps || (f->o.has_since && off < f->end)) && icur_mark_at(&f->ix, off, m);
+    if (off >= f->end || !f->o.has_since || !*has)
+        return true;
+    return m->sec * 1000 + m->nsec / 1000000 >= f->o.since_ms;
+}
+
+/* Go over buf[0, n), the log bytes at f->pos (f->pos is the caller's to
+ * advance), adding what is sent to out. With out NULL, stop before the
+ * first line that is sent. Returns the bytes gone over. */
+static size_t step(struct logstream *f, const char *buf, size_t n, struct sb *out)
+{
+    size_t i = 0;
+    for (; i < n; i++) {
+        if (f->line_start) {
+            uint64_t off = f->pos + i;
+            struct mark m;
+            bool has;
+            bool send = passes_since(f, off, &m, &has);
+            if (send && off < f->end && f->skip) {
+                f->skip--;
+                send = false;
+            }
+            if (send && !out)
+                return i;
+            f->send = send;
+            if (send && f->o.timestamps && has)
+                add_stamp(out, m.sec, m.nsec);
+        }
+        if (f->send && out)
+            sb_addch(out, buf[i]);
+        f->line_start = buf[i] == '\n';
+    }
+    return i;
+}
+
+/* The lines before end that pass since. */
+static uint64_t count_lines(struct logstream *f, char *buf)
+{
+    uint64_t lines = 0;
+    bool start = true;
+    for (uint64_t pos = 0; pos < f->end;) {
+        size_t want = f->end - pos < LOG_CHUNK ? (size_t)(f->end - pos) : LOG_CHUNK;
+        ssize_t n = pread(f->log_fd, buf, want, (off_t)pos);
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++) {
+            struct mark m;
+            bool has;
+            if (start && (!f->o.has_since || passes_since(f, pos + (uint64_t)i, &m, &has)))
+                lines++;
+            start = buf[i] == '\n';
+        }
+        pos += (uint64_t)n;
+    }
+    /* The answer reads the index again from its start. */
+    f->ix.fpos = 0;
+    f->ix.len = f->ix.at = 0;
+    f->ix.have = f->ix.skipping = f->ix.has_prev = false;
+    return lines;
+}
+
+/* Up to the first line sent, in the worker: the I/O thread is given only
+ * what it sends. */
+static void skip_to_first(struct logstream *f, char *buf)
+{
+    while (f->pos < f->end) {
+        size_t want = f->end - f->pos < LOG_CHUNK ? (size_t)(f->end - f->pos) : LOG_CHUNK;
+        ssize_t n = pread(f->log_fd, buf, want, (off_t)f->pos);
+        if (n <= 0)
+            return;
+        size_t used = step(f, buf, (size_t)n, NULL);
+        f->pos += used;
+        if (used < (size_t)n)
+            return;
     }
 }
 
-static int follow_produce(void *arg, struct http_out *out, int64_t now_ms)
+static int logstream_produce(void *arg, struct http_out *out, int64_t now_ms)
 {
-    struct follower *f = arg;
-    if (f->past.len) {
-        http_out_add(out, f->past.buf, f->past.len);
-        f->past.len = 0;
-        return HTTP_STREAM_MORE;
-    }
-    follow_index(f);
-    char buf[FOLLOW_CHUNK];
-    ssize_t n = pread(f->log_fd, buf, sizeof(buf), (off_t)f->pos);
+    struct logstream *f = arg;
+    (void)now_ms;
+    /* Looked at before the read: the agent marks the output over only once
+     * all of it is in the log. */
+    bool over = !f->follow || index_ended(f->ix.fd);
+    size_t want = LOG_CHUNK;
+    if (!f->follow && f->end - f->pos < want)
+        want = (size_t)(f->end - f->pos);
+    char buf[LOG_CHUNK];
+    ssize_t n = want ? pread(f->log_fd, buf, want, (off_t)f->pos) : 0;
     if (n > 0) {
         struct sb s = SB_INIT;
-        size_t ipos = 0;
-        for (ssize_t i = 0; i < n; i++) {
-            struct mark m;
-            if (f->line_start && f->timestamps && line_time(&f->ix, &ipos, f->pos + (size_t)i, &m))
-                add_stamp(&s, m.sec, m.nsec);
-            sb_addch(&s, buf[i]);
-            f->line_start = buf[i] == '\n';
-        }
+        step(f, buf, (size_t)n, &s);
         f->pos += (uint64_t)n;
-        /* Marks already passed are not needed again. */
-        memmove(f->ix.m, f->ix.m + ipos, (f->ix.n - ipos) * sizeof(*f->ix.m));
-        f->ix.n -= ipos;
         size_t give = s.len;
         if (f->left >= 0 && (long long)give > f->left)
             give = (size_t)f->left;
-        http_out_add(out, s.buf, give);
+        if (give)
+            http_out_add(out, s.buf, give);
         if (f->left >= 0)
             f->left -= (long long)give;
         sb_release(&s);
@@ -218,12 +293,12 @@ static int follow_produce(void *arg, struct http_out *out, int64_t now_ms)
     }
     /* Nothing new: over when the pod's output ended or the pod is gone. */
     struct stat st;
-    if (f->ix.ended || fstat(f->log_fd, &st) || st.st_nlink == 0)
+    if (over || fstat(f->log_fd, &st) || st.st_nlink == 0)
         return HTTP_STREAM_END;
     return HTTP_STREAM_WAIT;
 }
 
-static const struct http_stream_ops follow_ops = {follow_produce, follower_free};
+static const struct http_stream_ops logstream_ops = {logstream_produce, logstream_free};
 
 /* ---- the handler -------------------------------------------------------------------------- */
 
@@ -307,49 +382,36 @@ int srv_handle_pod_log(struct srv_req *q, const struct srv_route *rt)
             rt->name);
     sb_addf(&ipath, "%s/%s_%s" SBX_LOG_INDEX_SUFFIX, q->srv->pod_log_dir ? q->srv->pod_log_dir : "",
             rt->ns, rt->name);
-    struct sb body = SB_INIT, itext = SB_INIT, out = SB_INIT;
     int log_fd = q->srv->pod_log_dir ? open(sb_str(&path), O_RDONLY | O_CLOEXEC) : -1;
     int idx_fd = q->srv->pod_log_dir ? open(sb_str(&ipath), O_RDONLY | O_CLOEXEC) : -1;
-    /* What is there now, from the descriptors a follower goes on with. */
-    char buf[8192];
-    ssize_t n;
-    while (log_fd >= 0 && body.len < LOG_READ_MAX && (n = read(log_fd, buf, sizeof(buf))) > 0)
-        sb_add(&body, buf, (size_t)n);
-    while (idx_fd >= 0 && (n = read(idx_fd, buf, sizeof(buf))) > 0)
-        sb_add(&itext, buf, (size_t)n);
-    struct index ix = {0};
-    size_t iused = index_parse(&ix, itext.buf ? itext.buf : "", itext.len);
-    render(body.buf ? body.buf : "", body.len, 0, &ix, &o, &out);
-    if (o.limit >= 0 && (long long)out.len > o.limit)
-        out.len = (size_t)o.limit;
-    if (!o.follow || log_fd < 0 || ix.ended || (o.limit >= 0 && (long long)out.len >= o.limit)) {
-        ret = srv_reply(q, 200, "text/plain", sb_str(&out), out.len);
+    sb_release(&path);
+    sb_release(&ipath);
+    struct stat st;
+    if (log_fd < 0 || fstat(log_fd, &st)) {
         if (log_fd >= 0)
             close(log_fd);
         if (idx_fd >= 0)
             close(idx_fd);
-        free(ix.m);
-    } else {
-        struct follower *f = xcalloc(1, sizeof(*f));
-        f->log_fd = log_fd;
-        f->idx_fd = idx_fd;
-        f->pos = body.len;
-        f->line_start = !body.len || body.buf[body.len - 1] == '\n';
-        f->timestamps = o.timestamps;
-        f->left = o.limit >= 0 ? o.limit - (long long)out.len : -1;
-        f->ix = ix; /* later records come after what was read */
-        sb_add(&f->idx_buf, itext.buf ? itext.buf + iused : "", itext.len - iused);
-        sb_add(&f->past, out.buf ? out.buf : "", out.len);
-        http_resp_header(q->resp, "Content-Type", "text/plain");
-        /* The agent writes the log without telling: the I/O thread asks
-         * again every second (HTTP_STREAM_WAIT). */
-        (void)http_resp_stream(q->resp, 200, &follow_ops, f);
-        ret = SRV_REPLIED;
+        return srv_reply(q, 200, "text/plain", "", 0);
     }
-    sb_release(&out);
-    sb_release(&itext);
-    sb_release(&body);
-    sb_release(&path);
-    sb_release(&ipath);
-    return ret;
+    struct logstream *f = xcalloc(1, sizeof(*f));
+    f->log_fd = log_fd;
+    f->ix.fd = idx_fd;
+    f->end = (uint64_t)st.st_size;
+    f->follow = o.follow && !index_ended(idx_fd);
+    f->line_start = true;
+    f->o = o;
+    f->left = o.limit;
+    char *buf = xmalloc(LOG_CHUNK);
+    if (o.tail >= 0) {
+        uint64_t lines = count_lines(f, buf);
+        f->skip = lines > (uint64_t)o.tail ? lines - (uint64_t)o.tail : 0;
+    }
+    skip_to_first(f, buf);
+    free(buf);
+    http_resp_header(q->resp, "Content-Type", "text/plain");
+    /* The agent writes the log without telling: a follower's I/O thread
+     * asks again every second (HTTP_STREAM_WAIT). */
+    (void)http_resp_stream(q->resp, 200, &logstream_ops, f);
+    return SRV_REPLIED;
 }
