@@ -36,13 +36,13 @@
 
 struct wal_file {
     sqlite3_file base;
-    sqlite3_file *real;    /* SQLite's own file, just after this struct */
-    unsigned char *buf;    /* frames kept, from offset off */
-    size_t len, cap;       /* bytes kept; the buffer's size */
-    sqlite3_int64 off;     /* file offset of buf[0] */
-    sqlite3_int64 end;     /* the end of the log: no frame beyond it was written */
-    bool want_page;        /* the last write kept was a frame's header */
-    bool commit;           /* ... and that header marks a commit */
+    sqlite3_file *real; /* SQLite's own file, just after this struct */
+    unsigned char *buf; /* frames kept, from offset off */
+    size_t len, cap;    /* bytes kept; the buffer's size */
+    sqlite3_int64 off;  /* file offset of buf[0] */
+    sqlite3_int64 end;  /* the end of the log: no frame beyond it was written */
+    bool want_page;     /* the last write kept was a frame's header */
+    bool commit;        /* ... and that header marks a commit */
 };
 
 static sqlite3_vfs *real_vfs;
@@ -61,8 +61,7 @@ static int flush(struct wal_file *w)
     for (size_t at = 0; at < w->len && rc == SQLITE_OK;) {
         size_t n = w->len - at < WRITE_MAX ? w->len - at : WRITE_MAX;
         nwrites++;
-        rc = w->real->pMethods->xWrite(w->real, w->buf + at, (int)n,
-                                       w->off + (sqlite3_int64)at);
+        rc = w->real->pMethods->xWrite(w->real, w->buf + at, (int)n, w->off + (sqlite3_int64)at);
         at += n;
     }
     w->len = 0;

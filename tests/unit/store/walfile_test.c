@@ -131,8 +131,7 @@ static void test_wal_spill_rollback(void **state)
     if (pid == 0) {
         sqlite3 *d = open_db(t->path, NULL);
         int ok = query_int(d, "SELECT count(*) FROM t") == 300 &&
-                 query_int(d, "SELECT sum(length(v)) FROM t") ==
-                     300 * 3000;
+                 query_int(d, "SELECT sum(length(v)) FROM t") == 300 * 3000;
         sqlite3_stmt *st = NULL;
         sqlite3_prepare_v2(d, "PRAGMA integrity_check", -1, &st, NULL);
         ok = ok && sqlite3_step(st) == SQLITE_ROW &&
