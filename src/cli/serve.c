@@ -548,7 +548,7 @@ int cli_serve(int argc, char **argv)
     struct store_dlog *dlog = NULL;
     if (!strcmp(o.controllers, "all")) {
         struct store_dlog_options dopt = {
-            .path = db, .max_age_ms = o.dlog_age_s * 1000, .max_entries = o.dlog_max};
+            .path = db, .store = st, .max_age_ms = o.dlog_age_s * 1000, .max_entries = o.dlog_max};
         if (store_dlog_open(&dopt, &dlog, &e)) {
             int frc = fail(&e);
             mreg_free(metrics);

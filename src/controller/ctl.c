@@ -1529,9 +1529,11 @@ static void *loop(void *arg)
         for (int k = 0; k < CK_N; k++) {
             fds[k].fd = inf_fd(c->res[k].inf);
             fds[k].events = POLLIN;
+            fds[k].revents = 0;
         }
         fds[CK_N].fd = c->wake[0];
         fds[CK_N].events = POLLIN;
+        fds[CK_N].revents = 0;
         int64_t now = tm_monotonic_ms();
         int64_t timeout = 100;
         int64_t qd = wq_next_delay_ms(c->q, now);
@@ -1548,7 +1550,7 @@ static void *loop(void *arg)
             }
         }
         for (int k = 0; k < CK_N; k++)
-            inf_dispatch(c->res[k].inf);
+            inf_dispatch_polled(c->res[k].inf, fds[k].revents & POLLIN);
         if (!c->listed && all_listed(c))
             __atomic_store_n(&c->listed, true, __ATOMIC_RELEASE);
         now = tm_monotonic_ms();

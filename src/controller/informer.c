@@ -866,9 +866,14 @@ static void apply_replace(struct inf *inf, struct item *items, size_t n, size_t 
 
 size_t inf_dispatch(struct inf *inf)
 {
+    return inf_dispatch_polled(inf, true);
+}
+
+size_t inf_dispatch_polled(struct inf *inf, bool readable)
+{
     drop_parsed(inf);
     char drain[64];
-    while (read(inf->pipe_rd, drain, sizeof(drain)) > 0)
+    while (readable && read(inf->pipe_rd, drain, sizeof(drain)) > 0)
         ;
     pthread_mutex_lock(&inf->mu);
     struct delta *ds = inf->deltas;

@@ -137,6 +137,11 @@ int inf_fd(const struct inf *inf);
 /* Apply what the reader has seen to the cache and run the handlers, on the
  * calling thread. Returns the number of handler calls made. */
 size_t inf_dispatch(struct inf *inf);
+/* The same for a loop that polled inf_fd: readable is whether poll(2)
+ * found it readable, and the descriptor is emptied only then (a change
+ * handed over is always announced on it, so nothing is missed; a loop
+ * waking for other work makes no read(2) that finds nothing). */
+size_t inf_dispatch_polled(struct inf *inf, bool readable);
 /* Whether the first list has been dispatched. */
 bool inf_has_synced(const struct inf *inf);
 

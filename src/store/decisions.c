@@ -7,12 +7,14 @@
  * scheduling round) and again when reading. */
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "store/store.h"
+#include "store/store_int.h"
 
 #define DAY_MS (24LL * 3600 * 1000)
 
@@ -24,7 +26,8 @@ static const char SCHEMA[] =
 
 struct store_dlog {
     pthread_mutex_t mu;
-    sqlite3 *db;
+    sqlite3 *db;         /* reads; writes too without a store */
+    struct store *store; /* borrowed: its writer appends, or NULL */
     int64_t max_age_ms;
     size_t max_entries;
 };
@@ -40,8 +43,9 @@ int store_dlog_open(const struct store_dlog_options *o, struct store_dlog **out,
     struct store_dlog *d = xcalloc(1, sizeof(*d));
     d->max_age_ms = o->max_age_ms > 0 ? o->max_age_ms : DAY_MS;
     d->max_entries = o->max_entries ? o->max_entries : 100000;
+    d->store = o->store;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(o->path, &d->db, flags, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(o->path, &d->db, flags, store__wal_vfs()) != SQLITE_OK) {
         int rc = db_err(e, d->db, o->path);
         sqlite3_close(d->db);
         free(d);
@@ -49,8 +53,11 @@ int store_dlog_open(const struct store_dlog_options *o, struct store_dlog **out,
     }
     sqlite3_busy_timeout(d->db, 10000);
     char *msg = NULL;
-    if (sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
-                     &msg) != SQLITE_OK ||
+    char pragmas[128];
+    snprintf(pragmas, sizeof(pragmas),
+             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=%d;",
+             STORE__WAL_CHECKPOINT_PAGES);
+    if (sqlite3_exec(d->db, pragmas, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(d->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK) {
         int rc = err_set(e, ERR_IO, "decision log: %s: %s", o->path, msg ? msg : "error");
         sqlite3_free(msg);
@@ -79,69 +86,81 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, struct err *e, const char *w
     return rc;
 }
 
-static int trim(struct store_dlog *d, int64_t now_ms, struct err *e)
+static int trim(sqlite3 *db, struct store_dlog *d, int64_t now_ms, struct err *e)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, "DELETE FROM decisions WHERE ts < ?1", -1, &st, NULL) !=
-        SQLITE_OK)
-        return db_err(e, d->db, "trim");
+    if (sqlite3_prepare_v2(db, "DELETE FROM decisions WHERE ts < ?1", -1, &st, NULL) != SQLITE_OK)
+        return db_err(e, db, "trim");
     sqlite3_bind_int64(st, 1, now_ms - d->max_age_ms);
-    int rc = step_done(d->db, st, e, "trim by age");
+    int rc = step_done(db, st, e, "trim by age");
     if (rc)
         return rc;
     if (sqlite3_prepare_v2(
-            d->db, "DELETE FROM decisions WHERE seq <= (SELECT max(seq) FROM decisions) - ?1", -1,
-            &st, NULL) != SQLITE_OK)
-        return db_err(e, d->db, "trim");
+            db, "DELETE FROM decisions WHERE seq <= (SELECT max(seq) FROM decisions) - ?1", -1, &st,
+            NULL) != SQLITE_OK)
+        return db_err(e, db, "trim");
     sqlite3_bind_int64(st, 1, (sqlite3_int64)d->max_entries);
-    return step_done(d->db, st, e, "trim by count");
+    return step_done(db, st, e, "trim by count");
 }
 
-int store_dlog_append(struct store_dlog *d, const json_t *entries, int64_t now_ms, struct err *e)
+struct append {
+    struct store_dlog *d;
+    const json_t *entries;
+    int64_t now_ms;
+};
+
+/* The rows and the trim, inside a transaction of db. */
+static int append_rows(sqlite3 *db, void *arg, struct err *e)
 {
-    if (!json_array_size(entries))
-        return 0;
-    pthread_mutex_lock(&d->mu);
-    int rc = 0;
+    struct append *a = arg;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = db_err(e, d->db, "begin");
-        goto out;
-    }
-    if (sqlite3_prepare_v2(d->db, "INSERT INTO decisions(ts, ns, name, doc) VALUES(?1,?2,?3,?4)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rc = db_err(e, d->db, "insert");
-        goto rollback;
-    }
+    if (sqlite3_prepare_v2(db, "INSERT INTO decisions(ts, ns, name, doc) VALUES(?1,?2,?3,?4)", -1,
+                           &st, NULL) != SQLITE_OK)
+        return db_err(e, db, "insert");
+    int rc = 0;
     size_t i;
     const json_t *x;
-    json_array_foreach(entries, i, x)
+    json_array_foreach(a->entries, i, x)
     {
         const char *ns = json_string_value(json_object_get(x, "namespace"));
         const char *name = json_string_value(json_object_get(x, "name"));
         char *doc = json_dumps(x, JSON_COMPACT);
         sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, now_ms);
+        sqlite3_bind_int64(st, 1, a->now_ms);
         sqlite3_bind_text(st, 2, ns ? ns : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 3, name ? name : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 4, doc ? doc : "{}", -1, SQLITE_TRANSIENT);
         int s = sqlite3_step(st);
         free(doc);
         if (s != SQLITE_DONE) {
-            rc = db_err(e, d->db, "insert");
+            rc = db_err(e, db, "insert");
             break;
         }
     }
     sqlite3_finalize(st);
-    if (!rc)
-        rc = trim(d, now_ms, e);
+    return rc ? rc : trim(db, a->d, a->now_ms, e);
+}
+
+int store_dlog_append(struct store_dlog *d, const json_t *entries, int64_t now_ms, struct err *e)
+{
+    if (!json_array_size(entries))
+        return 0;
+    struct append a = {d, entries, now_ms};
+    if (d->store)
+        return store__write_sql(d->store, append_rows, &a, e);
+    pthread_mutex_lock(&d->mu);
+    int rc = 0;
+    if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_err(e, d->db, "begin");
+        goto out;
+    }
+    rc = append_rows(d->db, &a, e);
     if (!rc) {
         if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
             rc = db_err(e, d->db, "commit");
         else
             goto out;
     }
-rollback:
     sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
 out:
     pthread_mutex_unlock(&d->mu);

@@ -17,7 +17,9 @@
  * the WAL file before COMMIT returns, so it is in the kernel's page cache
  * and survives the death of the process (kill -9); it may be lost on power
  * failure. synchronous=FULL (store_options.sync_full) adds an fsync of the
- * WAL per commit and survives power loss too.
+ * WAL per commit and survives power loss too. The connections write the
+ * WAL through walfile.c's VFS: a commit's frames in one write(2) per 124 KiB, still
+ * before COMMIT returns.
  *
  * Concurrency. Writers are serialised by one mutex around one connection;
  * each call is one transaction (garbage collection of owned objects and
@@ -57,15 +59,6 @@
 #define DEFAULT_WATCHER_QUEUE_MAX 10000
 #define COMPACT_EVERY 256
 #define MAX_GC_DEPTH 64
-/* The writer's commit copies the WAL into the database (a passive
- * checkpoint, with an fsync of each file) once the WAL holds this many
- * pages. A checkpoint writes each page once however many commits changed
- * it, so the hot pages (the version row, the log's last page, the indexes'
- * busy pages) are copied, and the files synced, once per 4,096 pages of WAL
- * rather than once per SQLite's default of 1,000: a WAL of up to 16 MiB,
- * within the WAL index's first two hash tables. Each commit is written to
- * the WAL as before, so what survives a crash is unchanged. */
-#define WAL_CHECKPOINT_PAGES 4096
 /* Objects whose last committed tree the writer keeps (about 8 KB each for
  * a Workload): the next write of an object written moments ago (a status
  * after a create, an admission after a pending status) reads it from here
@@ -208,7 +201,7 @@ static int conn_open(struct store *s, struct store__conn *c, bool writer, struct
 {
     memset(c, 0, sizeof(*c));
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(s->path, &c->db, flags, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(s->path, &c->db, flags, store__wal_vfs()) != SQLITE_OK) {
         int rc = db_err(e, c->db, s->path);
         sqlite3_close(c->db);
         c->db = NULL;
@@ -219,7 +212,8 @@ static int conn_open(struct store *s, struct store__conn *c, bool writer, struct
     snprintf(sql, sizeof(sql),
              "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; PRAGMA cache_size=%d;"
              "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=%d;",
-             s->sync_full ? "FULL" : "NORMAL", writer ? -16000 : -4000, WAL_CHECKPOINT_PAGES);
+             s->sync_full ? "FULL" : "NORMAL", writer ? -16000 : -4000,
+             STORE__WAL_CHECKPOINT_PAGES);
     int rc = exec_sql(c->db, sql, e);
     if (rc) {
         if (is_damage(c->db))
@@ -358,7 +352,7 @@ static const char *res_name(const struct store_resource *r)
     return r->key;
 }
 
-static void random_bytes(void *buf, size_t n)
+static void random_fill(void *buf, size_t n)
 {
     unsigned char *p = buf;
     while (n) {
@@ -374,6 +368,45 @@ static void random_bytes(void *buf, size_t n)
         }
         p += got;
         n -= (size_t)got;
+    }
+}
+
+/* Random bytes for uids and generated names, drawn from getrandom(2) 512
+ * at a time per thread rather than one call per object (two a generated
+ * Event). A child of fork(2) draws its own. */
+#define RANDOM_POOL 512
+static _Thread_local unsigned char rnd_pool[RANDOM_POOL];
+static _Thread_local size_t rnd_left;
+static pthread_once_t rnd_once = PTHREAD_ONCE_INIT;
+
+static void rnd_forget(void)
+{
+    /* In the child: the only thread there is the one that forked. */
+    memset(rnd_pool, 0, sizeof(rnd_pool));
+    rnd_left = 0;
+}
+
+static void rnd_init(void)
+{
+    pthread_atfork(NULL, NULL, rnd_forget);
+}
+
+static void random_bytes(void *buf, size_t n)
+{
+    pthread_once(&rnd_once, rnd_init);
+    unsigned char *p = buf;
+    while (n) {
+        if (!rnd_left) {
+            random_fill(rnd_pool, sizeof(rnd_pool));
+            rnd_left = sizeof(rnd_pool);
+        }
+        size_t k = n < rnd_left ? n : rnd_left;
+        unsigned char *from = rnd_pool + sizeof(rnd_pool) - rnd_left;
+        memcpy(p, from, k);
+        memset(from, 0, k); /* each byte is used once */
+        rnd_left -= k;
+        p += k;
+        n -= k;
     }
 }
 
@@ -3075,6 +3108,24 @@ static int delete_run(struct store *s, struct wop *op)
     if (!rc && !strcmp(before, api_doc_meta_str(d->cur, "resourceVersion")))
         op->discard = true; /* already being deleted: nothing changed */
     return rc;
+}
+
+struct sql_op {
+    struct wop base;
+    store__sql_fn fn;
+    void *arg;
+};
+
+static int sql_run(struct store *s, struct wop *op)
+{
+    struct sql_op *q = (struct sql_op *)op;
+    return q->fn(s->w.db, q->arg, op->e);
+}
+
+int store__write_sql(struct store *s, store__sql_fn fn, void *arg, struct err *e)
+{
+    struct sql_op q = {.base = {.run = sql_run, .e = e}, .fn = fn, .arg = arg};
+    return run_write(s, &q.base);
 }
 
 int store_delete(struct store *s, const struct store_resource *r, const char *ns, const char *name,

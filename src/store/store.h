@@ -360,14 +360,17 @@ CU_MUST_CHECK int store_gc_orphans(struct store *s, struct err *e);
 /* What the scheduler decided, in the order it decided it: one JSON object
  * per admission, preemption, eviction and requeue, kept in the store's
  * database (table decisions) beside the objects, bounded by age and by
- * count. Its own connection: appends never wait on the object writers'
- * batches beyond SQLite's write lock. Thread safe. */
+ * count. Reads use a connection of its own. Appends go through the
+ * writer of the store given (sharing the objects' commits, and leaving
+ * the writer's page cache valid, which another connection's commit would
+ * empty), or, without one, through that connection. Thread safe. */
 struct store_dlog;
 
 struct store_dlog_options {
-    const char *path;   /* the store's database file */
-    int64_t max_age_ms; /* entries older are dropped; 0 = 24 h */
-    size_t max_entries; /* at most this many are kept; 0 = 100000 */
+    const char *path;    /* the store's database file */
+    struct store *store; /* the store open on path, whose writer appends; or NULL */
+    int64_t max_age_ms;  /* entries older are dropped; 0 = 24 h */
+    size_t max_entries;  /* at most this many are kept; 0 = 100000 */
 };
 
 CU_MUST_CHECK int store_dlog_open(const struct store_dlog_options *o, struct store_dlog **out,

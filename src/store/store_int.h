@@ -15,6 +15,7 @@
 #include "store/store.h"
 
 struct err;
+struct sqlite3;
 
 /* ---- admission hook (admit.c) ----------------------------------------------- */
 
@@ -93,6 +94,39 @@ CU_MUST_CHECK int store__crd_install(struct store *s, struct err *e);
  * go out as text, spliced unparsed into replies: a text that is not would
  * make the whole reply undecodable. One pass, no allocation. */
 bool store__json_object_ok(const char *text);
+
+/* ---- other tables' writes (store.c) ------------------------------------------- */
+
+/* Run fn on the writer's connection inside a transaction of the write queue
+ * (sharing its commit with the objects' writes around it), and return when
+ * that has committed. fn returns 0, or an error it set in e: then what it
+ * changed is undone and nothing else is. */
+typedef int (*store__sql_fn)(struct sqlite3 *db, void *arg, struct err *e);
+CU_MUST_CHECK int store__write_sql(struct store *s, store__sql_fn fn, void *arg, struct err *e);
+
+/* ---- the WAL's writes (walfile.c) ----------------------------------------------- */
+
+/* A commit copies the WAL into the database (a passive checkpoint, with an
+ * fsync of each file) once the WAL holds this many pages. A checkpoint
+ * writes each page once however many commits changed it, so the hot pages
+ * (the version row, the log's last page, the indexes' busy pages) are
+ * copied, and the files synced, once per 4,096 pages of WAL rather than
+ * once per SQLite's default of 1,000: a WAL of up to 16 MiB, within the WAL
+ * index's first two hash tables. Each commit is written to the WAL as
+ * before, so what survives a crash is unchanged. Every connection that
+ * writes the database (the store's writer, the decision log's) sets it:
+ * the WAL is shared, and the first commit past any connection's own
+ * threshold checkpoints it. */
+#define STORE__WAL_CHECKPOINT_PAGES 4096
+
+/* SQLite's default VFS with the WAL's frames of a commit written in one
+ * write(2) before the commit is published (see walfile.c). */
+#define STORE__WAL_VFS "cueue-wal"
+/* Its name once registered (registers it on the first call), or NULL when
+ * SQLite has no default VFS to build it on. */
+const char *store__wal_vfs(void);
+/* write(2) calls made to WAL files through it, all connections together. */
+uint64_t store__wal_writes(void);
 
 /* ---- connections (store.c) ----------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* Unit tests for the decision log (store.h, decisions.c): entries come
  * back oldest first, per workload, per namespace or all; the count and
- * age bounds drop the oldest; the log survives a reopen. */
+ * age bounds drop the oldest; the log survives a reopen. Each also runs
+ * with a store open on the database, whose writer then appends. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,9 +41,29 @@ static int teardown(void **state)
     return 0;
 }
 
+static struct store *st; /* the store open on path, or NULL */
+
+static int setup_store(void **state)
+{
+    setup(state);
+    struct store_options o = {.path = path};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_open(&o, &st, &e), 0);
+    return 0;
+}
+
+static int teardown_store(void **state)
+{
+    store_close(st);
+    st = NULL;
+    return teardown(state);
+}
+
 static struct store_dlog *open_log(int64_t age_ms, size_t max)
 {
-    struct store_dlog_options o = {.path = path, .max_age_ms = age_ms, .max_entries = max};
+    struct store_dlog_options o = {
+        .path = path, .store = st, .max_age_ms = age_ms, .max_entries = max};
     struct store_dlog *d = NULL;
     struct err e;
     err_init(&e);
@@ -122,12 +143,45 @@ static void test_age_bound(void **state)
     store_dlog_close(d);
 }
 
+/* Appends through the store's writer are committed with the objects'
+ * writes: a log opened without the store reads them, beside the object. */
+static void test_appends_through_store(void **state)
+{
+    (void)state;
+    struct store_dlog *d = open_log(0, 0);
+    append(d, "a", "w1", 1, 1000);
+    json_t *ns = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace", "metadata",
+                           "name", "a"),
+           *out = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_create(st, store_resource_find("namespaces"), NULL, ns, NULL, &out, &e),
+                     0);
+    json_decref(ns);
+    json_decref(out);
+    append(d, "a", "w1", 2, 1001);
+    store_dlog_close(d);
+    struct store *keep = st;
+    st = NULL;
+    d = open_log(0, 0);
+    read_is(d, "a", "w1", 100, 2000, "1,2");
+    store_dlog_close(d);
+    st = keep;
+    out = NULL;
+    assert_int_equal(store_get(st, store_resource_find("namespaces"), NULL, "a", &out, &e), 0);
+    json_decref(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_filters_and_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_count_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_age_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filters_and_order, setup_store, teardown_store),
+        cmocka_unit_test_setup_teardown(test_count_bound, setup_store, teardown_store),
+        cmocka_unit_test_setup_teardown(test_age_bound, setup_store, teardown_store),
+        cmocka_unit_test_setup_teardown(test_appends_through_store, setup_store, teardown_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
