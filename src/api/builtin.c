@@ -565,11 +565,16 @@ int builtin_admit(json_t *doc, const json_t *old, struct err *e)
 {
     const struct kind *k = kind_of(json_string_value(json_object_get(doc, "apiVersion")),
                                    json_string_value(json_object_get(doc, "kind")));
-    /* Every object's annotations, whatever its kind: a tenant may not
-     * store more than Kubernetes would. */
+    /* Every object's metadata, whatever its kind: a tenant may not store
+     * what Kubernetes would refuse (and typed clients could not read). */
+    int rc = val_meta_types(doc, e);
+    if (rc)
+        return rc;
     unsigned before = e->ncauses + e->ndropped;
-    val_annotations(e, doc);
-    int rc = k ? k->admit(doc, old, e) : 0;
+    rc = val_object_meta(doc, e);
+    if (rc != ERR_INVALID && rc)
+        return rc;
+    rc = k ? k->admit(doc, old, e) : 0;
     if (!rc && e->ncauses + e->ndropped != before)
         rc = ERR_INVALID;
     if (rc == ERR_INVALID && !e->code)

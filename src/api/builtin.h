@@ -27,9 +27,9 @@ bool builtin_handles(const char *api_version, const char *kind);
 
 /* Default doc in place and check it (a create when old is NULL, else an
  * update of old). Returns 0, or ERR_INVALID with every problem as a cause
- * in e (field path and Kubernetes' wording). A kind of no concern here
- * passes unchanged, but for the rule every object has (its annotations:
- * val_annotations). */
+ * in e (field path and Kubernetes' wording), or ERR_PARSE for metadata
+ * of the wrong type. A kind of no concern here passes unchanged, but for
+ * the rules every object's metadata has (val_object_meta). */
 CU_MUST_CHECK int builtin_admit(json_t *doc, const json_t *old, struct err *e);
 
 /* Is name one of the core kinds a ResourceQuota may count by its plural

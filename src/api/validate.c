@@ -447,15 +447,250 @@ void val__annotations_json(struct err *e, const json_t *map)
         val__too_long(e, ANNOTATIONS_MAX_BYTES);
 }
 
-void val_annotations(struct err *e, const json_t *doc)
+/* ---- ObjectMeta of a document (ValidateObjectMetaAccessor) ------------------------ */
+
+static const char *doc_kind(const json_t *doc)
 {
-    const json_t *map = val__get(val__get(doc, "metadata"), "annotations");
+    const char *k = json_string_value(json_object_get(doc, "kind"));
+    return k ? k : "";
+}
+
+/* The JSON type Go's decoder names in "cannot unmarshal X into ...". */
+static const char *go_json_type(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "bool";
+    default:
+        return "number";
+    }
+}
+
+/* The decode error kube-apiserver answers (400) for v, of the wrong JSON
+ * type at the Go struct field strct.path, of Go type gotype. */
+static int meta_type_error(struct err *e, const json_t *doc, const char *strct, const char *path,
+                           const char *gotype, const json_t *v)
+{
+    const char *kind = doc_kind(doc);
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    const char *slash = av ? strrchr(av, '/') : NULL;
+    return err_set(e, ERR_PARSE,
+                   "%s in version \"%s\" cannot be handled as a %s: json: cannot unmarshal %s into "
+                   "Go struct field %s.%s of type %s",
+                   kind, slash ? slash + 1 : (av ? av : ""), kind, go_json_type(v), strct, path,
+                   gotype);
+}
+
+/* Is m.key, when set (JSON null is unset), of the JSON type want? */
+static bool meta_member_ok(const json_t *m, const char *key, json_type want)
+{
+    const json_t *v = val__get(m, key);
+    return !v || json_typeof(v) == want || (want == JSON_TRUE && json_is_boolean(v)) ||
+           (want == JSON_INTEGER && json_is_number(v));
+}
+
+static int meta_string_map(struct err *e, const json_t *doc, const json_t *md, const char *key)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "metadata.%s", key);
+    const json_t *map = val__get(md, key);
+    if (!map)
+        return 0;
     if (!json_is_object(map))
-        return;
+        return meta_type_error(e, doc, "ObjectMeta", path, "map[string]string", map);
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)map, k, v)
+    {
+        if (!json_is_null(v) && !json_is_string(v))
+            return meta_type_error(e, doc, "ObjectMeta", path, "string", v);
+    }
+    return 0;
+}
+
+static int meta_owner_refs_types(struct err *e, const json_t *doc, const json_t *refs)
+{
+    static const char *const P = "metadata.ownerReferences";
+    if (!json_is_array(refs))
+        return meta_type_error(e, doc, "ObjectMeta", P, "[]v1.OwnerReference", refs);
+    static const struct {
+        const char *key;
+        json_type type;
+        const char *go;
+    } fields[] = {
+        {"apiVersion", JSON_STRING, "string"}, {"kind", JSON_STRING, "string"},
+        {"name", JSON_STRING, "string"},       {"uid", JSON_STRING, "types.UID"},
+        {"controller", JSON_TRUE, "bool"},     {"blockOwnerDeletion", JSON_TRUE, "bool"},
+    };
+    size_t i;
+    const json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        if (json_is_null(ref))
+            continue;
+        if (!json_is_object(ref))
+            return meta_type_error(e, doc, "ObjectMeta", P, "v1.OwnerReference", ref);
+        for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+            if (meta_member_ok(ref, fields[f].key, fields[f].type))
+                continue;
+            char path[80];
+            snprintf(path, sizeof(path), "%s.%s", P, fields[f].key);
+            return meta_type_error(e, doc, "OwnerReference", path, fields[f].go,
+                                   val__get(ref, fields[f].key));
+        }
+    }
+    return 0;
+}
+
+int val_meta_types(const json_t *doc, struct err *e)
+{
+    const json_t *md = val__get(doc, "metadata");
+    if (!md)
+        return 0;
+    if (!json_is_object(md)) {
+        char strct[128];
+        snprintf(strct, sizeof(strct), "%s", doc_kind(doc));
+        return meta_type_error(e, doc, strct, "metadata", "v1.ObjectMeta", md);
+    }
+    static const struct {
+        const char *key;
+        json_type type;
+        const char *go;
+    } scalars[] = {
+        {"name", JSON_STRING, "string"},
+        {"generateName", JSON_STRING, "string"},
+        {"namespace", JSON_STRING, "string"},
+        {"uid", JSON_STRING, "types.UID"},
+        {"resourceVersion", JSON_STRING, "string"},
+        {"generation", JSON_INTEGER, "int64"},
+        {"deletionGracePeriodSeconds", JSON_INTEGER, "int64"},
+    };
+    for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
+        if (meta_member_ok(md, scalars[i].key, scalars[i].type))
+            continue;
+        char path[64];
+        snprintf(path, sizeof(path), "metadata.%s", scalars[i].key);
+        return meta_type_error(e, doc, "ObjectMeta", path, scalars[i].go,
+                               val__get(md, scalars[i].key));
+    }
+    int rc = meta_string_map(e, doc, md, "labels");
+    if (!rc)
+        rc = meta_string_map(e, doc, md, "annotations");
+    if (rc)
+        return rc;
+    const json_t *fin = val__get(md, "finalizers");
+    if (fin && !json_is_array(fin))
+        return meta_type_error(e, doc, "ObjectMeta", "metadata.finalizers", "[]string", fin);
+    size_t i;
+    const json_t *f;
+    json_array_foreach(fin, i, f)
+    {
+        if (!json_is_null(f) && !json_is_string(f))
+            return meta_type_error(e, doc, "ObjectMeta", "metadata.finalizers", "string", f);
+    }
+    const json_t *refs = val__get(md, "ownerReferences");
+    return refs ? meta_owner_refs_types(e, doc, refs) : 0;
+}
+
+/* ValidateOwnerReferences: apiVersion (its version), kind, name and uid
+ * set; at most one controller. Causes at metadata.ownerReferences, as
+ * Kubernetes reports them (without the index). */
+static void owner_refs(struct err *e, const json_t *refs)
+{
+    char first[600] = "";
+    size_t i;
+    const json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        const char *av = val__str(ref, "apiVersion");
+        const char *kind = val__str(ref, "kind");
+        const char *name = val__str(ref, "name");
+        const char *uid = val__str(ref, "uid");
+        const char *slash = av ? strrchr(av, '/') : NULL;
+        const char *version = slash ? slash + 1 : av;
+        size_t m = PUSH(e, "apiVersion");
+        if (val__empty(version) || (av && strchr(av, '/') != slash))
+            val__invalid(e, av, "version must not be empty");
+        err_restore(e, m);
+        static const char *const req[] = {"kind", "name", "uid"};
+        const char *vals[] = {kind, name, uid};
+        for (size_t r = 0; r < 3; r++) {
+            if (!val__empty(vals[r]))
+                continue;
+            char msg[32];
+            snprintf(msg, sizeof(msg), "%s must not be empty", req[r]);
+            m = PUSH(e, req[r]);
+            val__invalid(e, "", msg);
+            err_restore(e, m);
+        }
+        if (!json_is_true(val__get(ref, "controller")))
+            continue;
+        char cur[600];
+        snprintf(cur, sizeof(cur), "%s/%s", kind ? kind : "", name ? name : "");
+        if (!first[0]) {
+            snprintf(first, sizeof(first), "%s", cur);
+            continue;
+        }
+        err_field(e, ERR_INVALID,
+                  "Invalid value: \"array\": Only one reference can have Controller set to true. "
+                  "Found \"true\" in references for %s and %s",
+                  first, cur);
+    }
+}
+
+int val_object_meta(const json_t *doc, struct err *e)
+{
+    int rc = val_meta_types(doc, e);
+    if (rc)
+        return rc;
+    const json_t *md = val__get(doc, "metadata");
+    if (!md)
+        return 0;
+    unsigned before = e->ncauses + e->ndropped;
     size_t mark = PUSH(e, "metadata");
-    PUSH(e, "annotations");
-    val__annotations_json(e, map);
+    const json_t *map = val__get(md, "labels");
+    if (map) {
+        size_t m = PUSH(e, "labels");
+        val__labels_json(e, map);
+        err_restore(e, m);
+    }
+    map = val__get(md, "annotations");
+    if (map) {
+        size_t m = PUSH(e, "annotations");
+        val__annotations_json(e, map);
+        err_restore(e, m);
+    }
+    const json_t *fin = val__get(md, "finalizers");
+    if (fin) {
+        size_t m = PUSH(e, "finalizers");
+        size_t i;
+        const json_t *f;
+        json_array_foreach(fin, i, f)
+        {
+            if (json_is_string(f))
+                val__qualified_name(e, json_string_value(f));
+        }
+        err_restore(e, m);
+    }
+    const json_t *refs = val__get(md, "ownerReferences");
+    if (refs) {
+        size_t m = PUSH(e, "ownerReferences");
+        owner_refs(e, refs);
+        err_restore(e, m);
+    }
     err_restore(e, mark);
+    if (e->ncauses + e->ndropped == before)
+        return 0;
+    if (!e->code)
+        e->code = ERR_INVALID;
+    return ERR_INVALID;
 }
 
 /* ---- conditions (metav1.Condition) --------------------------------------------- */

@@ -64,10 +64,27 @@ void val_dns_label(struct err *e, const char *v);
 void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool now_suspended,
                        bool was_suspended);
 
-/* ValidateObjectMeta's rule on metadata.annotations, for a document of
- * any kind: keys are qualified names, keys and values together at most
- * 256 KiB. Causes go to e, at metadata.annotations. */
-void val_annotations(struct err *e, const json_t *doc);
+/* The types of a document's metadata, as kube-apiserver's typed decode
+ * of ObjectMeta checks them: name, generateName, namespace, uid and
+ * resourceVersion strings, generation an integer, labels and annotations
+ * maps of strings, finalizers an array of strings, ownerReferences an
+ * array of objects whose apiVersion, kind, name and uid are strings and
+ * controller and blockOwnerDeletion booleans (JSON null is absent).
+ * Returns 0, or ERR_PARSE with Go's decode error as e's message
+ * ("<Kind> in version \"v1\" cannot be handled as a <Kind>: json: cannot
+ * unmarshal number into Go struct field ObjectMeta.metadata.labels of
+ * type string"), answered 400 BadRequest. */
+CU_MUST_CHECK int val_meta_types(const json_t *doc, struct err *e);
+
+/* ValidateObjectMetaAccessor for a document of any kind cueue does not
+ * decode: val_meta_types, then label keys and values (ValidateLabels),
+ * annotation keys and their 256 KiB bound, finalizers qualified names,
+ * ownerReferences with apiVersion's version, kind, name and uid set and
+ * at most one controller. Names are left to each kind. Returns 0,
+ * ERR_PARSE (a type), or ERR_INVALID with the causes in e at
+ * metadata.<field>. Typed kinds get the same label and annotation rules
+ * from val_object. */
+CU_MUST_CHECK int val_object_meta(const json_t *doc, struct err *e);
 
 /* ValidateLabelAsCRDName / ValidateAnnotationAsCRDName: v (NULL: absent,
  * no cause) at map[key] ("metadata.labels", "metadata.annotations") is a

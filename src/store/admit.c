@@ -6,7 +6,8 @@
  * (dflt_object) applies to every document, the built-in kinds the api layer
  * keeps as documents get their API server defaults and checks (builtin.h),
  * and a kind it does not know at all (Pods, Events, Leases) is stored as
- * given. The kinds of CRDs (Kueue's among them) are pruned, defaulted and
+ * given but for its metadata, checked as every object's is
+ * (val_object_meta). The kinds of CRDs (Kueue's among them) are pruned, defaulted and
  * validated by their schema first, as kube-apiserver does before its
  * validating webhooks; Kueue's kinds then get Kueue's webhook rules
  * (validate.h). CRDs themselves are checked as apiextensions checks them. */
@@ -64,9 +65,14 @@ static int admit_custom(const struct store_resource *r, json_t *doc, const json_
 int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old,
                      struct store__views *v, struct err *e)
 {
+    /* The metadata's types first, for every kind: kube-apiserver decodes
+     * ObjectMeta before anything reads the object (400 BadRequest). */
+    int rc = val_meta_types(doc, e);
+    if (rc)
+        return rc;
     if (!strcmp(r->key, STORE_CRD_KEY))
         return admit_crd(doc, old, e);
-    int rc = admit_custom(r, doc, old, e);
+    rc = admit_custom(r, doc, old, e);
     if (rc)
         return rc;
     dflt_object(doc);

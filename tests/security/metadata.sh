@@ -2,7 +2,12 @@
 # as Kubernetes bounds it, on every kind (not only Kueue's): annotations are
 # at most 256 KiB of keys and values, their keys qualified names. Refused
 # by create, update and patch with 422 and kube-apiserver's wording, and
-# nothing is stored.
+# nothing is stored. Metadata of the wrong type (a number as a label value)
+# is refused as kube-apiserver's typed decode refuses it, with 400, on
+# kinds cueue stores as documents (Pods, ConfigMaps) as on those it
+# decodes; label keys and values, finalizer names and ownerReferences are
+# checked as ValidateObjectMeta checks them; so every typed client can
+# read what is stored.
 
 need curl
 start_server metadata --insecure-http || exit 1
@@ -65,3 +70,83 @@ expect_status "an annotation key that is not a qualified name: 422" 422 -X POST 
     "$CMS"
 expect "... naming the key" 'metadata.annotations: Invalid value: \"bad key!\": name part' \
     cat "$TMP/curl.out"
+
+# ---- the types of metadata, and labels, finalizers, ownerReferences ----
+PODS="$URL/api/v1/namespaces/t1/pods"
+expect_status "a Pod with a number as a label value: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p9","labels":{"a":1},"annotations":{"x":2}},"spec":{"containers":[{"name":"c","image":"x"}]}}' \
+    "$PODS"
+expect "... as kube-apiserver's decoder words it" \
+    'Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string' \
+    cat "$TMP/curl.out"
+expect_status "... and not stored" 404 -H "$A" "$PODS/p9"
+expect_status "a ConfigMap with an object as a label value: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","labels":{"b":{"c":2}}}}' "$CMS"
+expect "... naming what it is" 'cannot unmarshal object into Go struct field ObjectMeta.metadata.labels of type string' \
+    cat "$TMP/curl.out"
+expect_status "labels that are not a map: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","labels":"a=b"}}' "$CMS"
+expect "... of type map" 'of type map[string]string' cat "$TMP/curl.out"
+expect_status "a number as a finalizer: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","finalizers":[1]}}' "$CMS"
+expect "... at metadata.finalizers" 'Go struct field ObjectMeta.metadata.finalizers of type string' cat "$TMP/curl.out"
+expect_status "a string as an owner's controller flag: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u","controller":"yes"}]}}' "$CMS"
+expect "... at its field" 'Go struct field OwnerReference.metadata.ownerReferences.controller of type bool' \
+    cat "$TMP/curl.out"
+ADM="Authorization: Bearer $(cat "$DATA/admin-token")"
+expect_status "a number as a Job's label value (a kind cueue decodes): 400 too" 400 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j","labels":{"a":1}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}}' \
+    "$URL/apis/batch/v1/namespaces/t1/jobs"
+expect "... worded the same" 'Job in version \"v1\" cannot be handled as a Job: json: cannot unmarshal number' \
+    cat "$TMP/curl.out"
+
+expect_status "a label key that is not a qualified name: 422" 422 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","labels":{"bad key":"x"}}}' "$CMS"
+expect "... naming the key" 'metadata.labels: Invalid value: \"bad key\": name part' cat "$TMP/curl.out"
+expect_status "a label value that is not one: 422" 422 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p8","labels":{"a":"-x-"}},"spec":{"containers":[{"name":"c","image":"x"}]}}' "$PODS"
+expect "... naming the value" 'metadata.labels: Invalid value: \"-x-\": a valid label must be' cat "$TMP/curl.out"
+expect_status "a finalizer that is not a qualified name: 422" 422 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","finalizers":["bad name!"]}}' "$CMS"
+expect "... naming it" 'metadata.finalizers: Invalid value: \"bad name!\"' cat "$TMP/curl.out"
+expect_status "an owner without uid: 422" 422 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o"}]}}' "$CMS"
+expect "... as Kubernetes says it" 'metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty' \
+    cat "$TMP/curl.out"
+expect_status "two controllers: 422" 422 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1","controller":true},{"apiVersion":"v1","kind":"Secret","name":"s","uid":"u2","controller":true}]}}' "$CMS"
+expect "... as Kubernetes says it" 'Only one reference can have Controller set to true. Found \"true\" in references for ConfigMap/o and Secret/s' \
+    cat "$TMP/curl.out"
+expect_status "... none of them stored" 404 -H "$A" "$CMS/c3"
+
+# Valid metadata of each kind is still taken.
+expect_status "a Pod with labels, annotations and finalizers is stored" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-ok","labels":{"app":"web","example.com/tier":""},"annotations":{"Note":"any text: 1"},"finalizers":["kubernetes","example.com/keep"]},"spec":{"containers":[{"name":"c","image":"x"}]}}' \
+    "$PODS"
+expect_status "a ConfigMap owned by one controller and another owner is stored" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","labels":null,"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1","controller":true,"blockOwnerDeletion":true},{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u2","controller":false}]}}' \
+    "$CMS"
+
+# Updates, patches and apply are held to the same rules.
+KEY70=$(printf 'k%.0s' $(seq 70))
+expect "kubectl label with a 70-character key is refused" "name part must be no more than 63 characters" \
+    kt "$TKC" -n t1 label cm small "$KEY70=x"
+expect_status "a merge patch setting a number as a label: 400" 400 -X PATCH -H "$A" -H "$MP" \
+    --data-binary '{"metadata":{"labels":{"a":1}}}' "$CMS/small"
+expect_status "a merge patch adding a bad finalizer: 422" 422 -X PATCH -H "$A" -H "$MP" \
+    --data-binary '{"metadata":{"finalizers":["bad name!"]}}' "$CMS/small"
+expect_status "a replace with a bad label key: 422" 422 -X PUT -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"small","labels":{"bad key":"x"}}}' "$CMS/small"
+expect_status "a server-side apply with a bad label value: 422" 422 -X PATCH -H "$A" \
+    -H 'Content-Type: application/apply-patch+yaml' \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"small","labels":{"a":"-x-"}}}' \
+    "$CMS/small?fieldManager=t&force=true"
+expect_exact "... and the stored ConfigMap has no label" "" \
+    sh -c "curl -s -H '$A' '$CMS/small' | '$PY' -c 'import json,sys; print(json.load(sys.stdin)[\"metadata\"].get(\"labels\", \"\"))'"
+# A typed client (kubectl describe decodes into Go structs) reads every one.
+for res in pods configmaps; do
+    expect_exact "kubectl describe reads the namespace's $res" "read" \
+        sh -c "kubectl --kubeconfig '$TKC' -n t1 describe $res >'$TMP/describe.out' 2>&1 && echo read"
+done
+expect "... the valid ones among them" "owned" cat "$TMP/describe.out"

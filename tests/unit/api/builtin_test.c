@@ -56,6 +56,109 @@ static void assert_causes(const struct err *e, const char *const *want)
     assert_int_equal(e->ncauses, n);
 }
 
+/* Metadata of the wrong type, on any kind: kube-apiserver's decode error
+ * (400), naming the Go struct field and type; nothing else is checked. */
+static void test_builtin_admit_meta_types(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *meta, *want;
+    } cases[] = {
+        {"{\"labels\":{\"a\":1}}", "number into Go struct field ObjectMeta.metadata.labels of type "
+                                   "string"},
+        {"{\"labels\":{\"b\":{\"c\":2}}}", "object into Go struct field ObjectMeta.metadata.labels "
+                                           "of type string"},
+        {"{\"annotations\":[\"x\"]}", "array into Go struct field ObjectMeta.metadata.annotations "
+                                      "of type map[string]string"},
+        {"{\"name\":7}", "number into Go struct field ObjectMeta.metadata.name of type string"},
+        {"{\"generateName\":true}", "bool into Go struct field ObjectMeta.metadata.generateName of "
+                                    "type string"},
+        {"{\"namespace\":{}}", "object into Go struct field ObjectMeta.metadata.namespace of type "
+                               "string"},
+        {"{\"finalizers\":\"a\"}", "string into Go struct field ObjectMeta.metadata.finalizers of "
+                                   "type []string"},
+        {"{\"finalizers\":[\"a\",2]}", "number into Go struct field ObjectMeta.metadata.finalizers "
+                                       "of type string"},
+        {"{\"ownerReferences\":{}}", "object into Go struct field ObjectMeta.metadata."
+                                     "ownerReferences of type []v1.OwnerReference"},
+        {"{\"ownerReferences\":[\"x\"]}", "string into Go struct field ObjectMeta.metadata."
+                                          "ownerReferences of type v1.OwnerReference"},
+        {"{\"ownerReferences\":[{\"uid\":5}]}", "number into Go struct field OwnerReference."
+                                                "metadata.ownerReferences.uid of type types.UID"},
+        {"{\"ownerReferences\":[{\"controller\":\"yes\"}]}",
+         "string into Go struct field OwnerReference.metadata.ownerReferences.controller of type "
+         "bool"},
+        {"[]", "array into Go struct field Pod.metadata of type v1.ObjectMeta"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[512], want[512];
+        snprintf(text, sizeof(text), "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":%s}",
+                 cases[i].meta);
+        snprintf(want, sizeof(want),
+                 "Pod in version \"v1\" cannot be handled as a Pod: json: cannot "
+                 "unmarshal %s",
+                 cases[i].want);
+        json_t *doc = parse(text);
+        struct err e;
+        assert_int_equal(admit(doc, NULL, &e), ERR_PARSE);
+        assert_string_equal(e.message, want);
+        assert_int_equal(e.ncauses, 0);
+        json_decref(doc);
+    }
+}
+
+/* ValidateObjectMeta's rules on labels, finalizers and owners, on a kind
+ * cueue keeps as a document; valid metadata passes unchanged. */
+static void test_builtin_admit_meta_values(void **state)
+{
+    (void)state;
+    struct err e;
+    json_t *doc = parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"ControllerRevision\",\"metadata\":{"
+                        "\"name\":\"r\",\"labels\":{\"bad key\":\"x\",\"ok\":\"-x\"},"
+                        "\"finalizers\":[\"bad name!\"],"
+                        "\"ownerReferences\":[{\"apiVersion\":\"apps/\",\"controller\":true},"
+                        "{\"apiVersion\":\"v1\",\"kind\":\"K\",\"name\":\"n\",\"uid\":\"u\","
+                        "\"controller\":true}]}}");
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    assert_causes(
+        &e,
+        (const char *const[]){
+            "metadata.labels: Invalid value: \"bad key\": name part must consist of alphanumeric "
+            "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+            "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            "metadata.labels: Invalid value: \"-x\": a valid label must be an empty string or "
+            "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+            "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+            "metadata.finalizers: Invalid value: \"bad name!\": name part must consist of "
+            "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+            "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            "metadata.ownerReferences.apiVersion: Invalid value: \"apps/\": version must not be "
+            "empty",
+            "metadata.ownerReferences.kind: Invalid value: \"\": kind must not be empty",
+            "metadata.ownerReferences.name: Invalid value: \"\": name must not be empty",
+            "metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty",
+            "metadata.ownerReferences: Invalid value: \"array\": Only one reference can have "
+            "Controller set to true. Found \"true\" in references for / and K/n",
+            NULL});
+    json_decref(doc);
+
+    const char *ok = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+                     "\"labels\":{\"example.com/a\":\"\",\"b\":\"B_1.x\"},\"annotations\":null,"
+                     "\"finalizers\":[\"kubernetes\",\"orphan\",\"example.com/keep\"],"
+                     "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
+                     "\"name\":\"rs\",\"uid\":\"u1\",\"controller\":true,\"blockOwnerDeletion\":"
+                     "true},{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"n\",\"uid\":\"u2\","
+                     "\"controller\":false}]}}";
+    doc = parse(ok);
+    assert_int_equal(admit(doc, NULL, &e), 0);
+    assert_int_equal(e.ncauses, 0);
+    assert_json(doc, ok);
+    json_decref(doc);
+}
+
 /* Annotations are bounded on every kind, one of no other concern here too. */
 static void test_builtin_admit_annotations(void **state)
 {
@@ -294,6 +397,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_admit_annotations),
+        cmocka_unit_test(test_builtin_admit_meta_types),
+        cmocka_unit_test(test_builtin_admit_meta_values),
         cmocka_unit_test(test_builtin_admit_secret_string_data),
         cmocka_unit_test(test_builtin_admit_secret_bad_base64),
         cmocka_unit_test(test_builtin_admit_secret_immutable),
