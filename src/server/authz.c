@@ -483,8 +483,10 @@ bool srv_impersonate(struct srv_req *q, bool reply, int *ret)
     bool others = false;
     for (size_t i = 0; i < rq->nheaders; i++) {
         const char *n = rq->headers[i].name;
+        /* An empty Impersonate-User impersonates no one, as in
+         * kube-apiserver (not the user ""). */
         if (!strcasecmp(n, IMP_PREFIX "User"))
-            user = rq->headers[i].value;
+            user = *rq->headers[i].value ? rq->headers[i].value : NULL;
         else if (!strncasecmp(n, IMP_PREFIX, strlen(IMP_PREFIX)))
             others = true;
     }
@@ -501,6 +503,28 @@ bool srv_impersonate(struct srv_req *q, bool reply, int *ret)
     }
     struct srv_user as;
     memset(&as, 0, sizeof(as));
+    /* A name the identity cannot hold whole is refused: cut short, it
+     * would be another user, group or uid than the one authorized. */
+    const char *too_long = strlen(user) >= sizeof(as.name) ? "user name" : NULL;
+    size_t max = sizeof(as.name) - 1;
+    for (size_t i = 0; i < rq->nheaders && !too_long; i++) {
+        const char *n = rq->headers[i].name;
+        size_t len = strlen(rq->headers[i].value);
+        if (!strcasecmp(n, IMP_PREFIX "Group") && len >= sizeof(as.groups[0])) {
+            too_long = "group";
+            max = sizeof(as.groups[0]) - 1;
+        } else if (!strcasecmp(n, IMP_PREFIX "Uid") && len >= sizeof(as.uid)) {
+            too_long = "uid";
+            max = sizeof(as.uid) - 1;
+        }
+    }
+    if (too_long) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "impersonated %s longer than %zu bytes", too_long, max);
+        if (reply)
+            *ret = srv_reply_status(q, 400, "BadRequest", msg, NULL);
+        return false;
+    }
     snprintf(as.name, sizeof(as.name), "%s", user);
     static const char sa_prefix[] = "system:serviceaccount:";
     if (!strncmp(user, sa_prefix, sizeof(sa_prefix) - 1)) {

@@ -342,6 +342,17 @@ expect_exact "  ... with its groups" "yes" \
 expect "the developer may not act as anyone" \
     'users "admin" is forbidden: User "dev" cannot impersonate resource "users" in API group "" at the cluster scope' \
     kt "$DEV" get ns --as=admin
+ADMT=$(sed -n 's/^ *token: *//p' "$DATA/kubeconfig" | head -1)
+expect_grep "an empty Impersonate-User impersonates no one: the admin stays admin" '^200 ' \
+    req_at "$URL/api/v1/namespaces" "$ADMT" -H "Impersonate-User;"
+expect_grep "  ... with a group and no user: 400" '^400 .*without impersonating a user' \
+    req_at "$URL/api/v1/namespaces" "$ADMT" -H "Impersonate-User;" -H "Impersonate-Group: g"
+LONG=$(printf 'u%.0s' $(seq 400))
+expect_grep "a user name too long to hold whole is refused (400), not cut to another user" \
+    '^400 .*impersonated user name longer than 319 bytes' \
+    req_at "$URL/api/v1/namespaces" "$ADMT" -H "Impersonate-User: $LONG"
+expect_grep "  ... and a group name too long (400)" '^400 .*impersonated group longer than 127 bytes' \
+    req_at "$URL/api/v1/namespaces" "$ADMT" -H "Impersonate-User: dev" -H "Impersonate-Group: $LONG"
 
 note "# reviews for components (Python client)"
 k create serviceaccount checker -n team-a >/dev/null
