@@ -246,8 +246,7 @@ static bool check_namespace(struct srv_req *q, const struct srv_route *rt, json_
     return true;
 }
 
-/* dryRun: only "All" exists. Returns -1 after replying on a bad value. */
-static int dry_run(struct srv_req *q, int *ret)
+int srv_dry_run(struct srv_req *q, int *ret)
 {
     const char *v = srv_query(q, "dryRun");
     if (!v || !*v)
@@ -730,7 +729,7 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
         return srv_reply_status(
             q, 405, "MethodNotAllowed",
             "create not allowed while custom resource definition is terminating", NULL);
-    int dry = dry_run(q, &ret);
+    int dry = srv_dry_run(q, &ret);
     if (dry < 0)
         return ret;
     int mode = field_mode(q, &ret);
@@ -800,7 +799,7 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
 {
     const struct store_resource *r = rt->res;
     int ret = 0;
-    int dry = dry_run(q, &ret);
+    int dry = srv_dry_run(q, &ret);
     if (dry < 0)
         return ret;
     int mode = field_mode(q, &ret);
@@ -1056,7 +1055,7 @@ static int do_patch(struct srv_req *q, const struct srv_route *rt, bool status)
     int ret = patch_type_of(q, r, &type);
     if (ret != -1)
         return ret;
-    int dry = dry_run(q, &ret);
+    int dry = srv_dry_run(q, &ret);
     if (dry < 0)
         return ret;
     const char *manager = srv_query(q, "fieldManager");
@@ -1141,7 +1140,7 @@ static bool read_delete_opts(struct srv_req *q, const struct store_resource *r,
                              struct delete_req *d, int *ret)
 {
     memset(d, 0, sizeof(*d));
-    int dry = dry_run(q, ret);
+    int dry = srv_dry_run(q, ret);
     if (dry < 0)
         goto bad;
     d->o.dry_run = dry == 1;

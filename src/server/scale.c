@@ -242,8 +242,12 @@ int srv_handle_scale(struct srv_req *q, const struct srv_route *rt)
         return srv_reply_status(q, 400, "BadRequest", "the request body must be a Scale", NULL);
     }
     a.body = body;
-    const char *dry = srv_query(q, "dryRun");
-    struct store_write_opts wo = {.dry_run = dry && !strcmp(dry, "All"),
+    int dry_ret = 0, dry = srv_dry_run(q, &dry_ret);
+    if (dry < 0) {
+        json_decref(body);
+        return dry_ret;
+    }
+    struct store_write_opts wo = {.dry_run = dry == 1,
                                   .field_manager = srv_query(q, "fieldManager")};
     json_t *stored = NULL;
     if (srv_admission_hooks_update(q, r, ns, rt->name, "scale")) {

@@ -286,6 +286,9 @@ int srv_reply_take(struct srv_req *q, unsigned code, const char *content_type, c
                    size_t len);
 int srv_reply_json(struct srv_req *q, unsigned code, const json_t *v, const char *content_type);
 /* A Status failure. details may be NULL (no details) and is borrowed. */
+/* The request's dryRun: 1 for "All" (the only value), 0 when absent;
+ * -1 after replying 400 to any other value. */
+int srv_dry_run(struct srv_req *q, int *ret);
 int srv_reply_status(struct srv_req *q, unsigned code, const char *reason, const char *message,
                      const json_t *details);
 /* A store error about resource res (may be NULL) and object name (may be

@@ -41,6 +41,16 @@ expect "unsupported field selector: message" 'field label not supported: spec.fo
     cat "$TMP/curl.out"
 expect_status "bad watch resourceVersion: 400" 400 "$CQS?watch=true&resourceVersion=abc"
 expect_status "bad dryRun: 400" 400 -X POST -H "$J" --data-binary '{}' "$CQS?dryRun=Maybe"
+DEPS="$URL/apis/apps/v1/namespaces/default/deployments"
+expect_status "a Deployment of no replicas: 201" 201 -X POST -H "$J" --data-binary \
+    '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"dry"},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"dry"}},"template":{"metadata":{"labels":{"app":"dry"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}' \
+    "$DEPS"
+expect_status "bad dryRun on a scale: 400, not a write" 400 -X PATCH \
+    -H 'Content-Type: application/merge-patch+json' --data-binary '{"spec":{"replicas":2}}' \
+    "$DEPS/dry/scale?dryRun=all"
+expect_status "  ... the Deployment read back" 200 "$DEPS/dry"
+expect "  ... with its replicas unchanged" '"replicas":0' cat "$TMP/curl.out"
+expect_status "  ... deleted" 200 -X DELETE "$DEPS/dry"
 expect_status "PUT without resourceVersion on a Kueue kind: 422" 422 -X PUT -H "$J" \
     --data-binary '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"ClusterQueue","metadata":{"name":"lab-cq"},"spec":{}}' \
     "$CQS/lab-cq"
