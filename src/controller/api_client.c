@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "base/time.h"
+#include "controller/evseries.h"
 
 void ac_list_release(struct ac_list *l)
 {
@@ -188,16 +189,98 @@ json_t *ac_event_new(const json_t *obj, const char *type, const char *reason, co
     return ev;
 }
 
+/* An Event's update (ac_write's fn): the count and last time of arg, the
+ * series' Event as evs_observe made it. */
+static int event_raise_fn(json_t *obj, void *arg, struct err *e)
+{
+    (void)e;
+    const json_t *ev = arg;
+    json_object_set(obj, "count", json_object_get(ev, "count"));
+    json_object_set(obj, "lastTimestamp", json_object_get(ev, "lastTimestamp"));
+    return 0;
+}
+
+void ac_write_events(struct ac_client *c, json_t *creates, json_t *updates)
+{
+    size_t nc = json_array_size(creates), n = nc + json_array_size(updates);
+    const struct store_resource *r = store_resource_find("events");
+    if (!n || !r)
+        return;
+    struct ac_write *w = xcalloc(n, sizeof(*w));
+    struct err *errs = xmalloc(n * sizeof(*errs));
+    for (size_t i = 0; i < n; i++) {
+        json_t *ev = i < nc ? json_array_get(creates, i) : json_array_get(updates, i - nc);
+        err_init(&errs[i]);
+        w[i] = (struct ac_write){.r = r, .ns = ac_meta_str(ev, "namespace"), .e = &errs[i]};
+        if (i < nc) {
+            w[i].obj = ev;
+        } else {
+            w[i].name = ac_meta_str(ev, "name");
+            w[i].fn = event_raise_fn;
+            w[i].arg = ev;
+        }
+    }
+    ac_write_many(c, w, n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *ev = i < nc ? json_array_get(creates, i) : json_array_get(updates, i - nc);
+        json_decref(w[i].out);
+        w[i].out = NULL;
+        if (i >= nc && w[i].rc == ERR_NOT_FOUND) {
+            err_init(&errs[i]);
+            w[i].rc = ac_create(c, r, w[i].ns, ev, NULL, &errs[i]);
+        }
+        if (w[i].rc)
+            log_debug("event %s not recorded: %s", jstr(ev, "reason"), errs[i].message);
+    }
+    free(w);
+    free(errs);
+}
+
+/* The client's series, made on first use. */
+static struct evs *series(struct ac_client *c)
+{
+    struct evs *s = atomic_load(&c->evs);
+    if (s)
+        return s;
+    struct evs *mine = evs_new();
+    if (atomic_compare_exchange_strong(&c->evs, &s, mine))
+        return mine;
+    evs_free(mine); /* another thread made it first: s is its */
+    return s;
+}
+
+void ac__events_release(struct ac_client *c)
+{
+    evs_free(atomic_exchange(&c->evs, NULL));
+}
+
+void ac_flush_events(struct ac_client *c)
+{
+    struct evs *s = atomic_load(&c->evs);
+    int64_t now = tm_monotonic_ms(), due = atomic_load(&c->evs_next_due);
+    if (!s || now < due || !evs_held(s) ||
+        !atomic_compare_exchange_strong(&c->evs_next_due, &due, now + 1000))
+        return;
+    json_t *updates = json_array();
+    if (evs_due(s, now, updates))
+        ac_write_events(c, NULL, updates);
+    json_decref(updates);
+}
+
 void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
               const char *component, const char *message)
 {
     json_t *ev = ac_event_new(obj, type, reason, component, message);
-    struct err e;
-    err_init(&e);
-    const struct store_resource *r = store_resource_find("events");
-    if (r && ac_create(c, r, ac_meta_str(ev, "namespace"), ev, NULL, &e))
-        log_debug("event %s not recorded: %s", reason, e.message);
-    json_decref(ev);
+    enum evs_act a = evs_observe(series(c), ev, tm_monotonic_ms());
+    if (a != EVS_HOLD) {
+        json_t *one = json_array();
+        json_array_append_new(one, ev);
+        ac_write_events(c, a == EVS_CREATE ? one : NULL, a == EVS_UPDATE ? one : NULL);
+        json_decref(one);
+    } else {
+        json_decref(ev);
+    }
+    ac_flush_events(c);
 }
 
 /* ---- patches ------------------------------------------------------------- */

@@ -23,7 +23,9 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/compiler.h"
 #include "base/err.h"
@@ -123,9 +125,15 @@ struct ac_ops {
     bool defaulted;
 };
 
+struct evs;
+
 /* Every back-end's client struct starts with this. */
 struct ac_client {
     const struct ac_ops *ops;
+    /* The series of the Events ac_event records (made on first use), and
+     * when its held repeats are next looked at (monotonic ms). */
+    _Atomic(struct evs *) evs;
+    _Atomic int64_t evs_next_due;
 };
 
 /* Every back-end's watch struct starts with this. */
@@ -241,11 +249,15 @@ CU_MUST_CHECK static inline int ac_delete(struct ac_client *c, const struct stor
     return c->ops->del(c, r, ns, name, opts, out, e);
 }
 
+void ac__events_release(struct ac_client *c);
+
 /* Free a client; NULL is a no-op. Every watch must be closed first. */
 static inline void ac_free(struct ac_client *c)
 {
-    if (c)
+    if (c) {
+        ac__events_release(c);
         c->ops->free(c);
+    }
 }
 
 /* Change an object in place: fn gets a private copy of the current object
@@ -302,10 +314,23 @@ CU_MUST_CHECK int ac_json_patch_apply(const json_t *doc, const json_t *patch, js
 /* Record a core/v1 Event about obj (borrowed), as client-go's event
  * recorder does: a new Event named after obj in obj's namespace ("default"
  * for cluster-scoped objects), with source and reportingComponent
- * component; a message past 1024 bytes is cut. Events are best effort: a
- * failure is only logged (debug). */
+ * component; a message past 1024 bytes is cut. A repeat of an Event the
+ * client recorded (same object, type, reason, component and message) is
+ * the same Event with its count raised, written as evseries.h says: held
+ * repeats are written by ac_flush_events, which the caller's loop calls
+ * (ac_event calls it too). Events are best effort: a failure is only
+ * logged (debug). Thread safe. */
 void ac_event(struct ac_client *c, const json_t *obj, const char *type, const char *reason,
               const char *component, const char *message);
+/* Write the held repeats of ac_event's series that are due (at most one
+ * look a second). */
+void ac_flush_events(struct ac_client *c);
+/* Write the Events of creates (to create) and updates (series' Events as
+ * evs_observe or evs_due made them: their count and lastTimestamp are
+ * written), arrays, either may be NULL, together. An update whose Event is
+ * gone (deleted when its time to live passed) creates it again, with its
+ * count. */
+void ac_write_events(struct ac_client *c, json_t *creates, json_t *updates);
 /* The Event ac_event records (owned), for a caller that writes several at
  * once (ac_write_many). */
 json_t *ac_event_new(const json_t *obj, const char *type, const char *reason, const char *component,

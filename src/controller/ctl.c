@@ -1145,55 +1145,6 @@ int ctl_patch(struct ctl *c, enum ctl_kind k, const char *ns, const char *name, 
     return rc;
 }
 
-/* An Event's update (ac_write's fn): the count and last time of arg, the
- * series' Event as evs_observe made it. */
-static int event_raise_fn(json_t *obj, void *arg, struct err *e)
-{
-    const json_t *ev = arg;
-    json_object_set(obj, "count", json_object_get(ev, "count"));
-    json_object_set(obj, "lastTimestamp", json_object_get(ev, "lastTimestamp"));
-    return 0;
-}
-
-/* Write the Events of creates and updates (arrays, either may be NULL),
- * together. An update whose Event is gone (deleted when its time to live
- * passed) creates it again, with its count. */
-static void write_events(struct ctl *c, json_t *creates, json_t *updates)
-{
-    size_t nc = json_array_size(creates), n = nc + json_array_size(updates);
-    const struct store_resource *r = store_resource_find("events");
-    if (!n || !r)
-        return;
-    struct ac_write *w = xcalloc(n, sizeof(*w));
-    struct err *errs = xmalloc(n * sizeof(*errs));
-    for (size_t i = 0; i < n; i++) {
-        json_t *ev = i < nc ? json_array_get(creates, i) : json_array_get(updates, i - nc);
-        err_init(&errs[i]);
-        w[i] = (struct ac_write){.r = r, .ns = ac_meta_str(ev, "namespace"), .e = &errs[i]};
-        if (i < nc) {
-            w[i].obj = ev;
-        } else {
-            w[i].name = ac_meta_str(ev, "name");
-            w[i].fn = event_raise_fn;
-            w[i].arg = ev;
-        }
-    }
-    ac_write_many(c->ac, w, n);
-    for (size_t i = 0; i < n; i++) {
-        json_t *ev = i < nc ? json_array_get(creates, i) : json_array_get(updates, i - nc);
-        json_decref(w[i].out);
-        w[i].out = NULL;
-        if (i >= nc && w[i].rc == ERR_NOT_FOUND) {
-            err_init(&errs[i]);
-            w[i].rc = ac_create(c->ac, r, w[i].ns, ev, NULL, &errs[i]);
-        }
-        if (w[i].rc)
-            log_debug("event %s not recorded: %s", jstr(ev, "reason"), errs[i].message);
-    }
-    free(w);
-    free(errs);
-}
-
 void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *reason,
                const char *component, const char *fmt, ...)
 {
@@ -1211,7 +1162,7 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
     if (!c->defer_events) {
         json_t *one = json_array();
         json_array_append_new(one, ev);
-        write_events(c, a == EVS_CREATE ? one : NULL, a == EVS_UPDATE ? one : NULL);
+        ac_write_events(c->ac, a == EVS_CREATE ? one : NULL, a == EVS_UPDATE ? one : NULL);
         json_decref(one);
         return;
     }
@@ -1230,7 +1181,7 @@ void ctl_flush_events(struct ctl *c)
         evs_due(c->evs, now, c->event_updates);
         c->evs_next_due = now + 1000;
     }
-    write_events(c, c->events, c->event_updates);
+    ac_write_events(c->ac, c->events, c->event_updates);
     json_array_clear(c->events);
     json_array_clear(c->event_updates);
 }

@@ -1,5 +1,5 @@
-/* evseries.h -- the controllers' Events that repeat, written as one Event
- * with a count.
+/* evseries.h -- the Events that repeat (the controllers', and those of ac_event),
+ * written as one Event with a count.
  *
  * A reconciler that finds the same problem on each pass (a member held
  * for a pod set it does not match, an object that fails the same check)

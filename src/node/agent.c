@@ -471,6 +471,7 @@ static void *loop(void *arg)
             first_sync(n);
         }
         process_queue(n);
+        ac_flush_events(n->ac); /* the repeats of the Events it recorded */
     }
     free(fds);
     return NULL;

@@ -419,8 +419,8 @@ static void test_store_client_informer_relists_after_compaction(void **state)
     struct fixture *f = *state;
     gate_ops = (struct ac_ops){"gate",   g_get,   g_list, g_watch_open, NULL, NULL, g_create,
                                g_update, g_patch, g_del,  g_free,       NULL, NULL, false};
-    struct gate g = {{&gate_ops}, f->c, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                     false,       false};
+    struct gate g = {{.ops = &gate_ops},       f->c,  PTHREAD_MUTEX_INITIALIZER,
+                     PTHREAD_COND_INITIALIZER, false, false};
     struct err e;
     err_init(&e);
     json_t *obj = lease("a", "x");
@@ -521,6 +521,41 @@ static void test_store_client_leader_election(void **state)
     le_free(b);
 }
 
+/* The Events ac_event records about a tenant's object: a repeat is the
+ * same Event with its count raised, however often it repeats; another
+ * message is an Event of its own. */
+static void test_store_client_event_repeats_are_one_event(void **state)
+{
+    struct fixture *f = *state;
+    json_t *rs = json_pack("{s:s,s:s,s:{s:s,s:s,s:s}}", "apiVersion", "apps/v1", "kind",
+                           "ReplicaSet", "metadata", "name", "big", "namespace", "ns", "uid", "u1");
+    for (int i = 0; i < 20; i++)
+        ac_event(f->c, rs, "Warning", "FailedCreate", "replicaset-controller",
+                 "Error creating: too large");
+    ac_event(f->c, rs, "Warning", "FailedCreate", "replicaset-controller", "Error creating: other");
+    ac_flush_events(f->c); /* nothing is due yet */
+    json_decref(rs);
+    struct ac_list l = {0};
+    struct err e;
+    err_init(&e);
+    assert_int_equal(ac_list(f->c, store_resource_find("events"), "ns", NULL, &l, &e), 0);
+    assert_int_equal(json_array_size(l.items), 2);
+    json_int_t counts[2] = {0, 0};
+    size_t i;
+    json_t *ev;
+    json_array_foreach(l.items, i, ev)
+    {
+        const char *msg = json_string_value(json_object_get(ev, "message"));
+        counts[!strcmp(msg, "Error creating: other")] =
+            json_integer_value(json_object_get(ev, "count"));
+    }
+    /* The first created, the second written at once, the others held
+     * until their write is due. */
+    assert_int_equal(counts[0], 2);
+    assert_int_equal(counts[1], 1);
+    ac_list_release(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -530,6 +565,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store_client_informer_relists_after_compaction,
                                         setup_small_log, teardown),
         cmocka_unit_test_setup_teardown(test_store_client_leader_election, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_client_event_repeats_are_one_event, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,7 +232,7 @@ static void test_le_tick_race_one_winner(void **state)
     race_ops.get = race_get;
     race_ops.create = race_create;
     race_ops.update = race_update;
-    struct racer r = {{&race_ops}, f, NULL, 0};
+    struct racer r = {{.ops = &race_ops}, f, NULL, 0};
     struct cand a, b, old;
     make(&r.base, "a", &a);
     make(&f->base, "b", &b);

@@ -908,6 +908,7 @@ static void *loop(void *arg)
             } else if (!changed && json_object_size(m->dirty)) {
                 dirty_pass(m);
             }
+            ac_flush_events(m->ac); /* the repeats of its Events */
         }
         pthread_mutex_lock(&m->mu);
         struct timespec dl =
