@@ -719,6 +719,7 @@ static void test_mk_workload_change_reconciles_one(void **state)
         json_string_value(json_object_get(json_object_get(w, "status"), "clusterName")), "w1");
     json_decref(w);
     mk_stop(m);
+    ac_free(&cnt.base); /* the Events' series the controller made on it */
     close_side(&worker);
     close_side(&mgr);
 }
