@@ -565,13 +565,11 @@ int builtin_admit(json_t *doc, const json_t *old, struct err *e)
 {
     const struct kind *k = kind_of(json_string_value(json_object_get(doc, "apiVersion")),
                                    json_string_value(json_object_get(doc, "kind")));
-    /* Every object's metadata, whatever its kind: a tenant may not store
-     * what Kubernetes would refuse (and typed clients could not read). */
-    int rc = val_meta_types(doc, e);
-    if (rc)
-        return rc;
+    /* Every object's metadata, whatever its kind, types first: a tenant
+     * may not store what Kubernetes would refuse (and typed clients could
+     * not read). */
     unsigned before = e->ncauses + e->ndropped;
-    rc = val_object_meta(doc, e);
+    int rc = val_object_meta(doc, e);
     if (rc != ERR_INVALID && rc)
         return rc;
     rc = k ? k->admit(doc, old, e) : 0;
