@@ -254,15 +254,25 @@ void ac__events_release(struct ac_client *c)
     evs_free(atomic_exchange(&c->evs, NULL));
 }
 
-void ac_flush_events(struct ac_client *c)
+enum evs_act ac_event_observe(struct ac_client *c, json_t *ev)
+{
+    return evs_observe(series(c), ev, tm_monotonic_ms());
+}
+
+size_t ac_events_due(struct ac_client *c, json_t *out)
 {
     struct evs *s = atomic_load(&c->evs);
     int64_t now = tm_monotonic_ms(), due = atomic_load(&c->evs_next_due);
     if (!s || now < due || !evs_held(s) ||
         !atomic_compare_exchange_strong(&c->evs_next_due, &due, now + 1000))
-        return;
+        return 0;
+    return evs_due(s, now, out);
+}
+
+void ac_flush_events(struct ac_client *c)
+{
     json_t *updates = json_array();
-    if (evs_due(s, now, updates))
+    if (ac_events_due(c, updates))
         ac_write_events(c, NULL, updates);
     json_decref(updates);
 }
@@ -271,7 +281,7 @@ void ac_event(struct ac_client *c, const json_t *obj, const char *type, const ch
               const char *component, const char *message)
 {
     json_t *ev = ac_event_new(obj, type, reason, component, message);
-    enum evs_act a = evs_observe(series(c), ev, tm_monotonic_ms());
+    enum evs_act a = ac_event_observe(c, ev);
     if (a != EVS_HOLD) {
         json_t *one = json_array();
         json_array_append_new(one, ev);

@@ -29,6 +29,7 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
+#include "controller/evseries.h"
 #include "store/store.h"
 
 struct ac_client;
@@ -124,8 +125,6 @@ struct ac_ops {
      * written: the in-process store's admission does it. */
     bool defaulted;
 };
-
-struct evs;
 
 /* Every back-end's client struct starts with this. */
 struct ac_client {
@@ -325,6 +324,14 @@ void ac_event(struct ac_client *c, const json_t *obj, const char *type, const ch
 /* Write the held repeats of ac_event's series that are due (at most one
  * look a second). */
 void ac_flush_events(struct ac_client *c);
+/* For a caller that records Events itself (the controllers, which write a
+ * round's Events together): ev (a core/v1 Event as ac_event_new makes it)
+ * observed in the client's series, as ac_event does (evseries.h's
+ * evs_observe: ev becomes the series' Event of a repeat); and the held
+ * repeats due now appended to out (a JSON array), at most one look a
+ * second, returning how many. */
+enum evs_act ac_event_observe(struct ac_client *c, json_t *ev);
+size_t ac_events_due(struct ac_client *c, json_t *out);
 /* Write the Events of creates (to create) and updates (series' Events as
  * evs_observe or evs_due made them: their count and lastTimestamp are
  * written), arrays, either may be NULL, together. An update whose Event is

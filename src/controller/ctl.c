@@ -30,7 +30,6 @@
 #include "base/time.h"
 #include "base/xalloc.h"
 #include "controller/admission.h"
-#include "controller/evseries.h"
 #include "controller/explain.h"
 #include "controller/ctl_int.h"
 #include "controller/informer.h"
@@ -1154,7 +1153,7 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     json_t *ev = ac_event_new(obj, type, reason, component, msg);
-    enum evs_act a = evs_observe(c->evs, ev, tm_monotonic_ms());
+    enum evs_act a = ac_event_observe(c->ac, ev);
     if (a == EVS_HOLD) {
         json_decref(ev);
         return;
@@ -1174,13 +1173,9 @@ void ctl_event(struct ctl *c, const json_t *obj, const char *type, const char *r
 
 void ctl_flush_events(struct ctl *c)
 {
-    int64_t now = tm_monotonic_ms();
-    if (now >= c->evs_next_due && evs_held(c->evs)) {
-        if (!c->event_updates)
-            c->event_updates = json_array();
-        evs_due(c->evs, now, c->event_updates);
-        c->evs_next_due = now + 1000;
-    }
+    if (!c->event_updates)
+        c->event_updates = json_array();
+    ac_events_due(c->ac, c->event_updates);
     ac_write_events(c->ac, c->events, c->event_updates);
     json_array_clear(c->events);
     json_array_clear(c->event_updates);
@@ -1591,7 +1586,6 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
 {
     struct ctl *c = xcalloc(1, sizeof(*c));
     c->ac = o->client;
-    c->evs = evs_new();
     c->metrics = o->metrics;
     c->vis = o->visibility;
     c->dlog = o->decisions;
@@ -1772,7 +1766,6 @@ void ctl_stop(struct ctl *c)
     json_decref(c->dlog_batch);
     json_decref(c->events);
     json_decref(c->event_updates);
-    evs_free(c->evs);
     pthread_cond_destroy(&c->ask_cond);
     pthread_mutex_destroy(&c->ask_mu);
     free(c);

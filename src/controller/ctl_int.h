@@ -181,12 +181,9 @@ struct ctl {
      * once. */
     bool defer_events;
     json_t *events;
-    /* Repeats of Events already recorded (evseries.h), and the updates of
-     * this round that write their counts; when held ones are next looked
-     * at (monotonic ms). */
-    struct evs *evs;
+    /* The updates of this round that write the counts of repeated Events
+     * (the series are the API client's: ac_event_observe). */
     json_t *event_updates;
-    int64_t evs_next_due;
     /* Trees of cached objects read or received this round (references),
      * freed at its end, when gen moves on: between rounds the cache holds
      * text only. */
