@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/objects.h"
 #include "base/err.h"
 #include "controller/jobs/appwrapper/appwrapper.h"
@@ -395,9 +396,11 @@ static void prepare(struct srv_req *q, const char *ns, const char *name, struct 
     a->default_lq = !store_get(q->srv->store, store_resource_find("localqueues.kueue.x-k8s.io"), ns,
                                "default", &o, &e);
     json_decref(o);
+    /* Read only when the defaulting that uses it is on. */
     o = NULL;
     err_init(&e);
     a->default_wpc =
+        fg_enabled(FG_WORKLOAD_PRIORITY_CLASS_DEFAULTING) &&
         !store_get(q->srv->store, store_resource_find("workloadpriorityclasses.kueue.x-k8s.io"),
                    NULL, JF_DEFAULT_WPC, &o, &e);
     json_decref(o);
