@@ -1912,7 +1912,7 @@ int store_get(struct store *s, const struct store_resource *r, const char *ns, c
     return rc;
 }
 
-/* ---- continue tokens: base64url("<rv>\n<ns>\n<name>") ----------------------------------- */
+/* ---- continue tokens: base64url("<rv>\n<resource>\n<list namespace>\n<ns>\n<name>") ------- */
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -1959,35 +1959,52 @@ static char *b64_decode(const char *in)
     return sb_take(&out);
 }
 
-static char *token_make(uint64_t rv, const char *ns, const char *name)
+/* A token names the list it continues (its resource, and its namespace or
+ * "" for all), so that it continues that list only. */
+static char *token_make(uint64_t rv, const char *res, const char *scope, const char *ns,
+                        const char *name)
 {
     struct sb raw = SB_INIT;
-    sb_addf(&raw, "%llu\n%s\n%s", (unsigned long long)rv, ns, name);
+    sb_addf(&raw, "%llu\n%s\n%s\n%s\n%s", (unsigned long long)rv, res, scope, ns, name);
     char *tok = b64_encode(raw.buf, raw.len);
     sb_release(&raw);
     return tok;
 }
 
-static int token_parse(const char *tok, uint64_t *rv, char **ns, char **name, struct err *e)
+#define BAD_TOKEN "invalid continue token: continue key is not valid"
+
+/* The rv and the last ns and name of tok, a token of the list of resource
+ * res in namespace scope ("" for all). A token that is not one, or that
+ * continues another list, fails with ERR_PARSE (400), as kube-apiserver
+ * refuses a token whose key is not under the list's key prefix. */
+static int token_parse(const char *tok, const char *res, const char *scope, uint64_t *rv, char **ns,
+                       char **name, struct err *e)
 {
     char *raw = b64_decode(tok);
-    char *nl1 = raw ? strchr(raw, '\n') : NULL;
-    char *nl2 = nl1 ? strchr(nl1 + 1, '\n') : NULL;
-    if (!nl2) {
-        free(raw);
-        return err_set(e, ERR_PARSE, "continue key is not valid: invalid continue token");
+    char *f[5] = {raw};
+    for (size_t i = 1; i < 5 && f[i - 1]; i++) {
+        char *nl = strchr(f[i - 1], '\n');
+        if (nl)
+            *nl = '\0';
+        f[i] = nl ? nl + 1 : NULL;
     }
-    *nl1 = *nl2 = '\0';
-    char *end;
+    char *end = NULL;
     errno = 0;
-    unsigned long long v = strtoull(raw, &end, 10);
-    if (errno || *end || end == raw) {
+    unsigned long long v = f[4] ? strtoull(f[0], &end, 10) : 0;
+    if (!f[4] || errno || *end || end == f[0] || !v) {
         free(raw);
-        return err_set(e, ERR_PARSE, "continue key is not valid: invalid continue token");
+        return err_set(e, ERR_PARSE, BAD_TOKEN);
+    }
+    if (strcmp(f[1], res) || strcmp(f[2], scope)) {
+        /* The key it continues after, as the list it came from named it. */
+        int rc = *f[3] && !*f[2] ? err_set(e, ERR_PARSE, BAD_TOKEN ": %s/%s", f[3], f[4])
+                                 : err_set(e, ERR_PARSE, BAD_TOKEN ": %s", f[4]);
+        free(raw);
+        return rc;
     }
     *rv = v;
-    *ns = xstrdup(nl1 + 1);
-    *name = xstrdup(nl2 + 1);
+    *ns = xstrdup(f[3]);
+    *name = xstrdup(f[4]);
     free(raw);
     return 0;
 }
@@ -2154,7 +2171,8 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     if (defer)
         parse_all(out);
     if (!rc && more) {
-        out->continue_token = token_make(out->resource_version, last_ns, last_name);
+        out->continue_token =
+            token_make(out->resource_version, r->key, ns ? ns : "", last_ns, last_name);
         if (!q->filtering && !o->raw_keys) {
             /* Items after the last returned one (Kubernetes reports this only
              * when no selector filters the list); a cache reading every page
@@ -2205,7 +2223,8 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     uint64_t token_rv = 0;
     char *after_ns = NULL, *after_name = NULL;
     if (o->continue_token && *o->continue_token) {
-        rc = token_parse(o->continue_token, &token_rv, &after_ns, &after_name, e);
+        rc = token_parse(o->continue_token, r->key, ns ? ns : "", &token_rv, &after_ns, &after_name,
+                         e);
         if (!rc && token_rv < store__compacted_rv(s))
             rc = err_set(e, ERR_GONE,
                          "The provided continue parameter is too old to display a consistent "

@@ -1393,6 +1393,25 @@ static void test_store_list_pagination(void **state)
     assert_string_equal(mstr(l2.items[0], "name"), "w11");
     assert_null(l2.continue_token);
     store_list_release(&l2);
+    /* The token continues its own list only: not the list of one namespace
+     * (even the one its last item is in), not another resource's. */
+    struct store_list_opts other = {.limit = 10, .continue_token = l.continue_token};
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", &other, &l2, &e), ERR_PARSE);
+    assert_string_equal(e.message,
+                        "invalid continue token: continue key is not valid: default/w09");
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R("pods"), NULL, &other, &l2, &e), ERR_PARSE);
+    store_list_release(&l);
+    o = (struct store_list_opts){.limit = 10};
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", &o, &l, &e), 0);
+    other.continue_token = l.continue_token;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "kube-system", &other, &l2, &e), ERR_PARSE);
+    assert_string_equal(e.message, "invalid continue token: continue key is not valid: w09");
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, &other, &l2, &e), ERR_PARSE);
     store_list_release(&l);
 
     /* Raw items, and a garbage token. */
