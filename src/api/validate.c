@@ -401,8 +401,10 @@ void val__labels_json(struct err *e, const json_t *map)
     const json_t *v;
     json_object_foreach((json_t *)map, key, v)
     {
+        char buf[512];
+        const char *sv = api_str_shown(v, buf, sizeof(buf)); /* a NUL fails as \x00 */
         val__qualified_name(e, key);
-        val__label_value(e, json_is_string(v) ? json_string_value(v) : "");
+        val__label_value(e, sv ? sv : "");
     }
 }
 
@@ -610,22 +612,25 @@ int val_meta_types(const json_t *doc, struct err *e)
     return refs ? meta_owner_refs_types(e, doc, refs) : 0;
 }
 
-/* Go's strconv.Quote of s (as %#v prints a string) appended to out. */
-static void go_quote(struct sb *out, const char *s)
+/* Go's strconv.Quote of the JSON string v (as %#v prints a string; "" when
+ * v is not one) appended to out, a NUL as \x00. */
+static void go_quote(struct sb *out, const json_t *v)
 {
+    const unsigned char *p = (const unsigned char *)(json_is_string(v) ? json_string_value(v) : "");
+    size_t n = json_is_string(v) ? json_string_length(v) : 0;
     sb_addch(out, '"');
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    for (size_t i = 0; i < n; i++) {
         static const char esc[] = "\a\b\f\n\r\t\v";
         static const char name[] = "abfnrtv";
-        const char *at = *p ? strchr(esc, *p) : NULL;
-        if (*p == '"' || *p == '\\')
-            sb_addf(out, "\\%c", *p);
+        const char *at = p[i] ? strchr(esc, p[i]) : NULL;
+        if (p[i] == '"' || p[i] == '\\')
+            sb_addf(out, "\\%c", p[i]);
         else if (at)
             sb_addf(out, "\\%c", name[at - esc]);
-        else if (*p < 0x20 || *p == 0x7f)
-            sb_addf(out, "\\x%02x", *p);
+        else if (p[i] < 0x20 || p[i] == 0x7f)
+            sb_addf(out, "\\x%02x", p[i]);
         else
-            sb_addch(out, (char)*p);
+            sb_addch(out, (char)p[i]);
     }
     sb_addch(out, '"');
 }
@@ -657,7 +662,7 @@ static char *go_owner_refs(const json_t *refs, size_t max)
         sb_adds(&out, i ? ", v1.OwnerReference{" : "v1.OwnerReference{");
         for (size_t k = 0; k < 4; k++) {
             sb_addf(&out, "%s:", go[k]);
-            go_quote(&out, val__str(ref, keys[k]));
+            go_quote(&out, val__get(ref, keys[k]));
             sb_adds(&out, ", ");
         }
         unsigned long long addr = 0xc000010000ULL + 16ULL * i;
@@ -688,10 +693,11 @@ static void owner_refs(struct err *e, const json_t *refs)
     const json_t *ref;
     json_array_foreach(refs, i, ref)
     {
-        const char *av = val__str(ref, "apiVersion");
-        const char *kind = val__str(ref, "kind");
-        const char *name = val__str(ref, "name");
-        const char *uid = val__str(ref, "uid");
+        char b_av[320], b_kind[320], b_name[320], b_uid[320];
+        const char *av = api_str_shown(val__get(ref, "apiVersion"), b_av, sizeof(b_av));
+        const char *kind = api_str_shown(val__get(ref, "kind"), b_kind, sizeof(b_kind));
+        const char *name = api_str_shown(val__get(ref, "name"), b_name, sizeof(b_name));
+        const char *uid = api_str_shown(val__get(ref, "uid"), b_uid, sizeof(b_uid));
         const char *slash = av ? strrchr(av, '/') : NULL;
         const char *version = slash ? slash + 1 : av;
         size_t m = PUSH(e, "apiVersion");
@@ -762,8 +768,10 @@ static void meta_rules(struct err *e, const json_t *md)
         const json_t *f;
         json_array_foreach(fin, i, f)
         {
-            if (json_is_string(f))
-                val__qualified_name(e, json_string_value(f));
+            char buf[512];
+            const char *sv = api_str_shown(f, buf, sizeof(buf));
+            if (sv)
+                val__qualified_name(e, sv);
         }
         err_restore(e, m);
     }

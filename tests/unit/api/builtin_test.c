@@ -214,6 +214,30 @@ static void test_builtin_admit_owner_refs_long(void **state)
     json_decref(doc);
 }
 
+/* A NUL in a label value, a finalizer or an owner's name is checked as it is
+ * (\x00), not as the C string it cuts short: "x\u0000y" is not "x". */
+static void test_builtin_admit_meta_nul(void **state)
+{
+    (void)state;
+    json_error_t je;
+    json_t *doc = json_loads("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{"
+                             "\"name\":\"c\",\"labels\":{\"a\":\"x\\u0000y\"},"
+                             "\"finalizers\":[\"f\\u0000\"],\"ownerReferences\":[{\"apiVersion\":"
+                             "\"v1\",\"kind\":\"A\",\"name\":\"a\\u0000\",\"uid\":\"1\","
+                             "\"controller\":true},{\"apiVersion\":\"v1\",\"kind\":\"B\",\"name\":"
+                             "\"b\",\"uid\":\"2\",\"controller\":true}]}}",
+                             JSON_ALLOW_NUL, &je);
+    assert_non_null(doc);
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    assert_int_equal(e.ncauses, 3);
+    assert_non_null(strstr(e.causes[0].message, "Invalid value: \"x\\x00y\""));
+    assert_non_null(strstr(e.causes[1].message, "Name:\"a\\x00\""));
+    assert_non_null(strstr(e.causes[1].message, "references for A/a\\x00 and B/b"));
+    assert_non_null(strstr(e.causes[2].message, "Invalid value: \"f\\x00\""));
+    json_decref(doc);
+}
+
 /* Annotations are bounded on every kind, one of no other concern here too. */
 static void test_builtin_admit_annotations(void **state)
 {
@@ -455,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_builtin_admit_meta_types),
         cmocka_unit_test(test_builtin_admit_meta_values),
         cmocka_unit_test(test_builtin_admit_owner_refs_long),
+        cmocka_unit_test(test_builtin_admit_meta_nul),
         cmocka_unit_test(test_builtin_admit_secret_string_data),
         cmocka_unit_test(test_builtin_admit_secret_bad_base64),
         cmocka_unit_test(test_builtin_admit_secret_immutable),
