@@ -32,6 +32,7 @@
 #include "api/objects.h"
 #include "api/validate_int.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 /* ---- field errors, worded as k8s.io/apimachinery/pkg/util/validation/field ---- */
@@ -400,8 +401,10 @@ void val__labels_json(struct err *e, const json_t *map)
     const json_t *v;
     json_object_foreach((json_t *)map, key, v)
     {
+        char buf[512];
+        const char *sv = api_str_shown(v, buf, sizeof(buf)); /* a NUL fails as \x00 */
         val__qualified_name(e, key);
-        val__label_value(e, json_is_string(v) ? json_string_value(v) : "");
+        val__label_value(e, sv ? sv : "");
     }
 }
 
@@ -420,17 +423,6 @@ static void annotation_key(struct err *e, const char *key)
     for (size_t i = 0; i <= n; i++)
         lower[i] = (char)tolower((unsigned char)key[i]);
     qualified_name(e, lower, key);
-}
-
-void val__annotations(struct err *e, const struct api_kvs *kvs)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < kvs->n; i++) {
-        annotation_key(e, kvs->items[i].key);
-        total += strlen(kvs->items[i].key) + strlen(kvs->items[i].value);
-    }
-    if (total > ANNOTATIONS_MAX_BYTES)
-        val__too_long(e, ANNOTATIONS_MAX_BYTES);
 }
 
 void val__annotations_json(struct err *e, const json_t *map)
@@ -473,6 +465,22 @@ static const char *go_json_type(const json_t *v)
     }
 }
 
+/* What Go's decoder names a number it cannot store in an integer field:
+ * "number 1.5". The literal as the client wrote it is gone once parsed; the
+ * shortest text that reads back as d stands for it, with ".0" when d is
+ * whole (as "1.0" would have been written). */
+static void go_number_literal(char *buf, size_t len, double d)
+{
+    char num[40] = "";
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(num, sizeof(num), "%.*g", prec, d);
+        if (strtod(num, NULL) == d)
+            break;
+    }
+    bool plain = !strpbrk(num, ".eEni");
+    snprintf(buf, len, "number %s%s", num, plain ? ".0" : "");
+}
+
 /* The decode error kube-apiserver answers (400) for v, of the wrong JSON
  * type at the Go struct field strct.path, of Go type gotype. */
 static int meta_type_error(struct err *e, const json_t *doc, const char *strct, const char *path,
@@ -481,19 +489,22 @@ static int meta_type_error(struct err *e, const json_t *doc, const char *strct, 
     const char *kind = doc_kind(doc);
     const char *av = json_string_value(json_object_get(doc, "apiVersion"));
     const char *slash = av ? strrchr(av, '/') : NULL;
+    char what[64];
+    if (json_is_real(v) && !strcmp(gotype, "int64"))
+        go_number_literal(what, sizeof(what), json_real_value(v));
+    else
+        snprintf(what, sizeof(what), "%s", go_json_type(v));
     return err_set(e, ERR_PARSE,
                    "%s in version \"%s\" cannot be handled as a %s: json: cannot unmarshal %s into "
                    "Go struct field %s.%s of type %s",
-                   kind, slash ? slash + 1 : (av ? av : ""), kind, go_json_type(v), strct, path,
-                   gotype);
+                   kind, slash ? slash + 1 : (av ? av : ""), kind, what, strct, path, gotype);
 }
 
 /* Is m.key, when set (JSON null is unset), of the JSON type want? */
 static bool meta_member_ok(const json_t *m, const char *key, json_type want)
 {
     const json_t *v = val__get(m, key);
-    return !v || json_typeof(v) == want || (want == JSON_TRUE && json_is_boolean(v)) ||
-           (want == JSON_INTEGER && json_is_number(v));
+    return !v || json_typeof(v) == want || (want == JSON_TRUE && json_is_boolean(v));
 }
 
 static int meta_string_map(struct err *e, const json_t *doc, const json_t *md, const char *key)
@@ -571,6 +582,8 @@ int val_meta_types(const json_t *doc, struct err *e)
         {"resourceVersion", JSON_STRING, "string"},
         {"generation", JSON_INTEGER, "int64"},
         {"deletionGracePeriodSeconds", JSON_INTEGER, "int64"},
+        {"creationTimestamp", JSON_STRING, "string"},
+        {"deletionTimestamp", JSON_STRING, "string"},
     };
     for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
         if (meta_member_ok(md, scalars[i].key, scalars[i].type))
@@ -599,6 +612,77 @@ int val_meta_types(const json_t *doc, struct err *e)
     return refs ? meta_owner_refs_types(e, doc, refs) : 0;
 }
 
+/* Go's strconv.Quote of the JSON string v (as %#v prints a string; "" when
+ * v is not one) appended to out, a NUL as \x00. */
+static void go_quote(struct sb *out, const json_t *v)
+{
+    const unsigned char *p = (const unsigned char *)(json_is_string(v) ? json_string_value(v) : "");
+    size_t n = json_is_string(v) ? json_string_length(v) : 0;
+    sb_addch(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        static const char esc[] = "\a\b\f\n\r\t\v";
+        static const char name[] = "abfnrtv";
+        const char *at = p[i] ? strchr(esc, p[i]) : NULL;
+        if (p[i] == '"' || p[i] == '\\')
+            sb_addf(out, "\\%c", p[i]);
+        else if (at)
+            sb_addf(out, "\\%c", name[at - esc]);
+        else if (p[i] < 0x20 || p[i] == 0x7f)
+            sb_addf(out, "\\x%02x", p[i]);
+        else
+            sb_addch(out, (char)p[i]);
+    }
+    sb_addch(out, '"');
+}
+
+/* A *bool field of a Go struct as %#v prints it. kube-apiserver prints the
+ * pointer's address in its own heap; a fixed address stands for it here, so
+ * nothing of cueue's memory is shown. */
+static void go_bool_ptr(struct sb *out, const json_t *v, unsigned long long addr)
+{
+    if (json_is_boolean(v))
+        sb_addf(out, "(*bool)(0x%llx)", addr);
+    else
+        sb_adds(out, "(*bool)(nil)");
+}
+
+/* refs as kube-apiserver's field error prints a []metav1.OwnerReference
+ * value (%#v), in at most max bytes: a longer one is cut and ends in
+ * "...", so the message after it stays whole. Owned: free with free. */
+static char *go_owner_refs(const json_t *refs, size_t max)
+{
+    struct sb out = SB_INIT;
+    sb_adds(&out, "[]v1.OwnerReference{");
+    size_t i;
+    const json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        static const char *const keys[] = {"apiVersion", "kind", "name", "uid"};
+        static const char *const go[] = {"APIVersion", "Kind", "Name", "UID"};
+        sb_adds(&out, i ? ", v1.OwnerReference{" : "v1.OwnerReference{");
+        for (size_t k = 0; k < 4; k++) {
+            sb_addf(&out, "%s:", go[k]);
+            go_quote(&out, val__get(ref, keys[k]));
+            sb_adds(&out, ", ");
+        }
+        unsigned long long addr = 0xc000010000ULL + 16ULL * i;
+        sb_adds(&out, "Controller:");
+        go_bool_ptr(&out, val__get(ref, "controller"), addr);
+        sb_adds(&out, ", BlockOwnerDeletion:");
+        go_bool_ptr(&out, val__get(ref, "blockOwnerDeletion"), addr + 1);
+        sb_addch(&out, '}');
+    }
+    sb_addch(&out, '}');
+    char *v = sb_take(&out);
+    if (strlen(v) > max && max >= 3) {
+        size_t cut = max - 3;
+        while (cut && ((unsigned char)v[cut] & 0xc0) == 0x80)
+            cut--; /* not inside a UTF-8 sequence */
+        memcpy(v + cut, "...", 4);
+    }
+    return v;
+}
+
 /* ValidateOwnerReferences: apiVersion (its version), kind, name and uid
  * set; at most one controller. Causes at metadata.ownerReferences, as
  * Kubernetes reports them (without the index). */
@@ -609,10 +693,11 @@ static void owner_refs(struct err *e, const json_t *refs)
     const json_t *ref;
     json_array_foreach(refs, i, ref)
     {
-        const char *av = val__str(ref, "apiVersion");
-        const char *kind = val__str(ref, "kind");
-        const char *name = val__str(ref, "name");
-        const char *uid = val__str(ref, "uid");
+        char b_av[320], b_kind[320], b_name[320], b_uid[320];
+        const char *av = api_str_shown(val__get(ref, "apiVersion"), b_av, sizeof(b_av));
+        const char *kind = api_str_shown(val__get(ref, "kind"), b_kind, sizeof(b_kind));
+        const char *name = api_str_shown(val__get(ref, "name"), b_name, sizeof(b_name));
+        const char *uid = api_str_shown(val__get(ref, "uid"), b_uid, sizeof(b_uid));
         const char *slash = av ? strrchr(av, '/') : NULL;
         const char *version = slash ? slash + 1 : av;
         size_t m = PUSH(e, "apiVersion");
@@ -638,10 +723,57 @@ static void owner_refs(struct err *e, const json_t *refs)
             snprintf(first, sizeof(first), "%s", cur);
             continue;
         }
-        err_field(e, ERR_INVALID,
-                  "Invalid value: \"array\": Only one reference can have Controller set to true. "
-                  "Found \"true\" in references for %s and %s",
-                  first, cur);
+        char detail[sizeof(e->causes[0].message)];
+        int n = snprintf(detail, sizeof(detail),
+                         "Only one reference can have Controller set to true. Found \"true\" in "
+                         "references for %s and %s",
+                         first, cur);
+        /* "Invalid value: " VALUE ": " DETAIL within one cause's message. */
+        size_t room = sizeof(detail) - 1 - strlen("Invalid value: : ");
+        size_t used = n < 0 ? 0 : (size_t)n;
+        char *value = go_owner_refs(refs, room > used + 16 ? room - used : 16);
+        err_field(e, ERR_INVALID, "Invalid value: %s: %s", value, detail);
+        free(value);
+    }
+}
+
+/* ValidateObjectMetaAccessor's rules past the name, in its order, on the
+ * metadata object md whose types val_meta_types checked: label keys and
+ * values, annotations, ownerReferences, finalizer names. Causes at
+ * metadata.<field>; the caller pushed "metadata". */
+static void meta_rules(struct err *e, const json_t *md)
+{
+    const json_t *map = val__get(md, "labels");
+    if (map) {
+        size_t m = PUSH(e, "labels");
+        val__labels_json(e, map);
+        err_restore(e, m);
+    }
+    map = val__get(md, "annotations");
+    if (map) {
+        size_t m = PUSH(e, "annotations");
+        val__annotations_json(e, map);
+        err_restore(e, m);
+    }
+    const json_t *refs = val__get(md, "ownerReferences");
+    if (json_is_array(refs)) {
+        size_t m = PUSH(e, "ownerReferences");
+        owner_refs(e, refs);
+        err_restore(e, m);
+    }
+    const json_t *fin = val__get(md, "finalizers");
+    if (json_is_array(fin)) {
+        size_t m = PUSH(e, "finalizers");
+        size_t i;
+        const json_t *f;
+        json_array_foreach(fin, i, f)
+        {
+            char buf[512];
+            const char *sv = api_str_shown(f, buf, sizeof(buf));
+            if (sv)
+                val__qualified_name(e, sv);
+        }
+        err_restore(e, m);
     }
 }
 
@@ -655,36 +787,7 @@ int val_object_meta(const json_t *doc, struct err *e)
         return 0;
     unsigned before = e->ncauses + e->ndropped;
     size_t mark = PUSH(e, "metadata");
-    const json_t *map = val__get(md, "labels");
-    if (map) {
-        size_t m = PUSH(e, "labels");
-        val__labels_json(e, map);
-        err_restore(e, m);
-    }
-    map = val__get(md, "annotations");
-    if (map) {
-        size_t m = PUSH(e, "annotations");
-        val__annotations_json(e, map);
-        err_restore(e, m);
-    }
-    const json_t *fin = val__get(md, "finalizers");
-    if (fin) {
-        size_t m = PUSH(e, "finalizers");
-        size_t i;
-        const json_t *f;
-        json_array_foreach(fin, i, f)
-        {
-            if (json_is_string(f))
-                val__qualified_name(e, json_string_value(f));
-        }
-        err_restore(e, m);
-    }
-    const json_t *refs = val__get(md, "ownerReferences");
-    if (refs) {
-        size_t m = PUSH(e, "ownerReferences");
-        owner_refs(e, refs);
-        err_restore(e, m);
-    }
+    meta_rules(e, md);
     err_restore(e, mark);
     if (e->ncauses + e->ndropped == before)
         return 0;
@@ -918,9 +1021,11 @@ void val__pattern_field(struct err *e, const char *field, const char *v, size_t 
 }
 
 /* ObjectMeta: a name (or generateName) is required and must be a DNS subdomain
- * (a DNS label for Namespaces); label keys and values; annotations. */
-void val__meta(struct err *e, const struct api_meta *m, bool dns_label)
+ * (a DNS label for Namespaces); then the rules every kind's metadata has
+ * (meta_rules), on the document the view was decoded from. */
+void val__meta(struct err *e, const struct api_object *o, bool dns_label)
 {
+    const struct api_meta *m = o->u.meta;
     size_t mk = PUSH(e, "metadata");
     size_t mn = PUSH(e, "name");
     if (val__empty(m->name) && val__empty(m->generate_name))
@@ -937,12 +1042,9 @@ void val__meta(struct err *e, const struct api_meta *m, bool dns_label)
         val__dns_label(e, m->namespace_);
         err_restore(e, mn);
     }
-    mn = PUSH(e, "labels");
-    val__labels(e, &m->labels);
-    err_restore(e, mn);
-    mn = PUSH(e, "annotations");
-    val__annotations(e, &m->annotations);
-    err_restore(e, mn);
+    const json_t *md = val__get(o->json, "metadata");
+    if (json_is_object(md))
+        meta_rules(e, md);
     err_restore(e, mk);
 }
 
@@ -1283,7 +1385,7 @@ static void schema_cluster_queue(struct err *e, const struct api_object *o)
 {
     const struct api_cluster_queue *cq = o->u.cq;
     const json_t *spec = val__get(o->json, "spec");
-    val__meta(e, &cq->meta, false);
+    val__meta(e, o, false);
     if (!spec)
         return;
     size_t m = PUSH(e, "spec");
@@ -1504,7 +1606,7 @@ static void webhook_cluster_queue(struct err *e, const struct api_object *o,
 static void schema_cohort(struct err *e, const struct api_object *o)
 {
     const struct api_cohort *c = o->u.cohort;
-    val__meta(e, &c->meta, false);
+    val__meta(e, o, false);
     if (!val__get(o->json, "spec"))
         return;
     size_t m = PUSH(e, "spec");
@@ -1529,7 +1631,7 @@ static void webhook_cohort(struct err *e, const struct api_object *o, const stru
 static void schema_local_queue(struct err *e, const struct api_object *o)
 {
     const struct api_local_queue *lq = o->u.lq;
-    val__meta(e, &lq->meta, false);
+    val__meta(e, o, false);
     size_t m = PUSH(e, "spec");
     val__pattern_field(e, "clusterQueue", lq->cluster_queue, 253, false);
     const json_t *wtp = val__get(val__get(o->json, "spec"), "wallTimePolicy");
@@ -1616,7 +1718,7 @@ void val__tolerations_json(struct err *e, const json_t *list)
 static void schema_resource_flavor(struct err *e, const struct api_object *o)
 {
     const struct api_resource_flavor *rf = o->u.rf;
-    val__meta(e, &rf->meta, false);
+    val__meta(e, o, false);
     if (!val__get(o->json, "spec"))
         return;
     size_t m = PUSH(e, "spec");
@@ -1762,7 +1864,7 @@ static bool match_kind(const char *s)
 
 static void schema_admission_check(struct err *e, const struct api_object *o)
 {
-    val__meta(e, &o->u.ac->meta, false);
+    val__meta(e, o, false);
     const json_t *spec = val__get(o->json, "spec");
     if (!spec)
         return; /* spec is optional in the CRD: its required fields apply only inside it */
@@ -1807,7 +1909,7 @@ static const char *last_level(const struct api_topology *t)
 static void schema_topology(struct err *e, const struct api_object *o)
 {
     const struct api_topology *t = o->u.topology;
-    val__meta(e, &t->meta, false);
+    val__meta(e, o, false);
     size_t m = PUSH(e, "spec.levels");
     const json_t *levels = val__get(val__get(o->json, "spec"), "levels");
     val__list_size(e, levels, t->levels.n, 16);
@@ -2111,7 +2213,7 @@ static int validate(const struct api_object *o, const struct api_object *old, st
         break;
     case API_KIND_WORKLOAD_PRIORITY_CLASS:
     case API_KIND_PRIORITY_CLASS:
-        val__meta(e, o->u.meta, false);
+        val__meta(e, o, false);
         schema_value_required(e, o->json);
         break;
     case API_KIND_ADMISSION_CHECK:
@@ -2121,7 +2223,7 @@ static int validate(const struct api_object *o, const struct api_object *old, st
         schema = schema_topology;
         break;
     case API_KIND_NAMESPACE:
-        val__meta(e, o->u.meta, true);
+        val__meta(e, o, true);
         break;
     case API_KIND_JOB:
         val__job(e, o, old);

@@ -65,9 +65,11 @@ void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool
                        bool was_suspended);
 
 /* The types of a document's metadata, as kube-apiserver's typed decode
- * of ObjectMeta checks them: name, generateName, namespace, uid and
- * resourceVersion strings, generation an integer, labels and annotations
- * maps of strings, finalizers an array of strings, ownerReferences an
+ * of ObjectMeta checks them: name, generateName, namespace, uid,
+ * resourceVersion, creationTimestamp and deletionTimestamp strings,
+ * generation and deletionGracePeriodSeconds integers (1.5 is not one: "json:
+ * cannot unmarshal number 1.5 into ... of type int64"), labels and
+ * annotations maps of strings, finalizers an array of strings, ownerReferences an
  * array of objects whose apiVersion, kind, name and uid are strings and
  * controller and blockOwnerDeletion booleans (JSON null is absent).
  * Returns 0, or ERR_PARSE with Go's decode error as e's message
@@ -78,12 +80,12 @@ CU_MUST_CHECK int val_meta_types(const json_t *doc, struct err *e);
 
 /* ValidateObjectMetaAccessor for a document of any kind cueue does not
  * decode: val_meta_types, then label keys and values (ValidateLabels),
- * annotation keys and their 256 KiB bound, finalizers qualified names,
- * ownerReferences with apiVersion's version, kind, name and uid set and
- * at most one controller. Names are left to each kind. Returns 0,
+ * annotation keys and their 256 KiB bound, ownerReferences with
+ * apiVersion's version, kind, name and uid set and at most one controller,
+ * finalizers qualified names. Names are left to each kind. Returns 0,
  * ERR_PARSE (a type), or ERR_INVALID with the causes in e at
- * metadata.<field>. Typed kinds get the same label and annotation rules
- * from val_object. */
+ * metadata.<field>. Typed kinds get the same rules, by the same code, from
+ * val_object. */
 CU_MUST_CHECK int val_object_meta(const json_t *doc, struct err *e);
 
 /* ValidateLabelAsCRDName / ValidateAnnotationAsCRDName: v (NULL: absent,

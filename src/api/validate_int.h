@@ -105,15 +105,16 @@ void val__label_value(struct err *e, const char *v);
 void val__labels(struct err *e, const struct api_kvs *kvs);
 void val__labels_json(struct err *e, const json_t *map);
 /* ValidateAnnotations (keys are qualified names, case aside; at most 256 KiB
- * of keys and values), of a view or of a JSON map. */
-void val__annotations(struct err *e, const struct api_kvs *kvs);
+ * of keys and values) of a JSON map. */
 void val__annotations_json(struct err *e, const json_t *map);
 /* A CRD string with MaxLength and a DNS subdomain (label) pattern. */
 void val__pattern(struct err *e, const char *v, size_t max_len, bool label);
 void val__pattern_field(struct err *e, const char *field, const char *v, size_t max_len,
                         bool label);
-/* ObjectMeta (name or generateName, namespace, labels, annotations). */
-void val__meta(struct err *e, const struct api_meta *m, bool dns_label);
+/* ObjectMeta of o: name or generateName, namespace, then what every kind's
+ * metadata is held to (val_object_meta's rules: labels, annotations,
+ * ownerReferences, finalizers), read from o's document. */
+void val__meta(struct err *e, const struct api_object *o, bool dns_label);
 void val__selector(struct err *e, const struct api_label_selector *s);
 /* The CEL rules Kueue puts on toleration lists. */
 void val__tolerations(struct err *e, const struct api_toleration *t, size_t n);

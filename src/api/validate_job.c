@@ -138,7 +138,7 @@ static void kube_create(struct err *e, const struct api_object *o)
 {
     static const char *const restart[] = {"OnFailure", "Never"};
     const struct api_job *j = o->u.job;
-    val__meta(e, &j->meta, false);
+    val__meta(e, o, false);
     size_t m = PUSH(e, "spec");
     if (j->has_parallelism && j->parallelism < 0) {
         size_t mp = PUSH(e, "parallelism");

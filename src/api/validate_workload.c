@@ -430,7 +430,7 @@ void val__workload_schema(struct err *e, const struct api_object *o)
 {
     const struct api_workload *wl = o->u.wl;
     const json_t *spec = val__get(o->json, "spec");
-    val__meta(e, &wl->meta, false);
+    val__meta(e, o, false);
     size_t m = PUSH(e, "spec");
     schema_pod_sets(e, wl, spec);
     val__pattern_field(e, "queueName", wl->queue_name, 253, false);

@@ -201,6 +201,16 @@ static bool check_type(struct srv_req *q, const struct store_resource *r, json_t
     }
     json_object_set_new(obj, "apiVersion", json_string(gv));
     json_object_set_new(obj, "kind", json_string(r->kind));
+    /* The metadata's types, as kube-apiserver's decode of the body checks
+     * them: before the fields the server sets (generation, timestamps)
+     * are replaced, so a value no client could have sent is refused, not
+     * dropped. */
+    struct err e;
+    err_init(&e);
+    if (val_meta_types(obj, &e)) {
+        *ret = reply_bad(q, "%s", e.message);
+        return false;
+    }
     return true;
 }
 
@@ -941,7 +951,7 @@ static json_t *patch_mutate(const json_t *cur, void *argp, struct err *e)
     json_object_set(out, "kind", json_object_get(cur, "kind"));
     srv_admit_default(a->res, out);
     srv_admit_default_update(a->adm, out);
-    if (check_fields(a->q, a->res, a->mode, out, e)) {
+    if (val_meta_types(out, e) || check_fields(a->q, a->res, a->mode, out, e)) {
         json_decref(out);
         return NULL;
     }

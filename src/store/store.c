@@ -130,8 +130,8 @@ static const char *const SQL[ST_COUNT] = {
     [ST_EVENT] = "INSERT INTO events(rv, type, res, ns, doc) VALUES(?1,?2,?3,?4,?5)",
     [ST_OWNERS_DEL] = "DELETE FROM owners WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_OWNERS_ADD] = "INSERT OR IGNORE INTO owners(owner_uid, res, ns, name) VALUES(?1,?2,?3,?4)",
-    [ST_DEPENDENTS] = "SELECT res, ns, name FROM owners WHERE owner_uid=?1",
-    [ST_UID_EXISTS] = "SELECT 1 FROM objects WHERE uid=?1 LIMIT 1",
+    [ST_DEPENDENTS] = "SELECT res, ns, name FROM owners WHERE owner_uid=?1 AND (?2='' OR ns=?2)",
+    [ST_UID_EXISTS] = "SELECT 1 FROM objects WHERE uid=?1 AND (ns=?2 OR ns='') LIMIT 1",
     [ST_META_GET] = "SELECT v FROM meta WHERE k=?1",
     [ST_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) ON CONFLICT(k) DO UPDATE SET v=?2",
     [ST_BY_UID] = "SELECT res, ns, name FROM objects WHERE uid=?1 LIMIT 1",
@@ -1103,10 +1103,14 @@ static void drop_finalizer(json_t *obj, const char *name)
 static int do_delete(struct store *s, const struct store_resource *r, json_t *cur,
                      const char *policy, int depth, bool *deleted, struct err *e);
 
-static bool uid_exists(struct store *s, const char *uid)
+/* Is uid an owner a dependent of namespace ns ("" when cluster-scoped) can
+ * have: an object of ns, or a cluster-scoped one? As Kubernetes' garbage
+ * collector resolves owners, an object of another namespace is not. */
+static bool uid_exists(struct store *s, const char *uid, const char *ns)
 {
     sqlite3_stmt *st = store__stmt(&s->w, ST_UID_EXISTS);
     bind_text(st, 1, uid);
+    bind_text(st, 2, ns ? ns : "");
     bool found = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_reset(st);
     return found;
@@ -1127,14 +1131,16 @@ static void keys_release(struct key3 *k, size_t n)
     free(k);
 }
 
-/* The dependents of owner uid, as keys (owned array). */
-static struct key3 *dependents_of(struct store *s, const char *uid, size_t *n)
+/* The dependents of owner uid, as keys (owned array): those of namespace
+ * scope, or all of them when scope is "" (a cluster-scoped owner's). */
+static struct key3 *dependents_of(struct store *s, const char *uid, const char *scope, size_t *n)
 {
     struct key3 *keys = NULL;
     size_t cap = 0;
     *n = 0;
     sqlite3_stmt *st = store__stmt(&s->w, ST_DEPENDENTS);
     bind_text(st, 1, uid);
+    bind_text(st, 2, scope ? scope : "");
     while (sqlite3_step(st) == SQLITE_ROW) {
         const struct store_resource *r =
             store__reg_key(s->reg, (const char *)sqlite3_column_text(st, 0));
@@ -1187,16 +1193,20 @@ static int owner_row_drop(struct store *s, const char *uid, const struct store_r
     return rc;
 }
 
-/* After the owner uid is gone (or orphaning when orphan is true): delete its
- * dependents that have no other owner present, and drop the dangling
- * reference from the others. */
-static int collect_dependents(struct store *s, const char *uid, bool orphan, int depth,
-                              struct err *e)
+/* After the owner uid of namespace scope ("" when cluster-scoped) is gone
+ * (or orphaning when orphan is true): delete its dependents that have no
+ * other owner present, and drop the dangling reference from the others.
+ * scope NULL: the dependents of uid whose namespace has no owner uid (it is
+ * gone, or of another namespace). */
+static int collect_dependents(struct store *s, const char *uid, const char *scope, bool orphan,
+                              int depth, struct err *e)
 {
     size_t n;
-    struct key3 *keys = dependents_of(s, uid, &n);
+    struct key3 *keys = dependents_of(s, uid, scope ? scope : "", &n);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
+        if (!scope && uid_exists(s, uid, keys[i].ns))
+            continue;
         json_t *dep;
         bool stub;
         rc = w_load_row(s, keys[i].r, keys[i].ns, keys[i].name, false, &dep, &stub, e);
@@ -1210,7 +1220,7 @@ static int collect_dependents(struct store *s, const char *uid, bool orphan, int
         {
             json_t *u = json_object_get(ref, "uid");
             if (json_is_string(u) && strcmp(json_string_value(u), uid) &&
-                uid_exists(s, json_string_value(u)))
+                uid_exists(s, json_string_value(u), keys[i].ns))
                 other_owner = true;
         }
         if (orphan || other_owner) {
@@ -1261,7 +1271,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
         rc = quotas_recount(s, r, ns, e);
     const char *uid = api_doc_meta_str(cur, "uid");
     if (!rc && uid && depth < MAX_GC_DEPTH)
-        rc = collect_dependents(s, uid, false, depth, e);
+        rc = collect_dependents(s, uid, ns ? ns : "", false, depth, e);
     if (!rc && depth < MAX_GC_DEPTH)
         rc = release_foreground_owners(s, cur, depth, e);
     /* While a namespace is being emptied, it is finished once at the end. */
@@ -1304,7 +1314,7 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
             rc = w_load(s, or, ons, oname, &owner, e);
         size_t n = 1;
         if (!rc && owner && has_deletion(owner) && str_in_array(finalizers_of(owner), FOREGROUND)) {
-            struct key3 *left = dependents_of(s, json_string_value(u), &n);
+            struct key3 *left = dependents_of(s, json_string_value(u), ons, &n);
             keys_release(left, n);
         }
         if (!rc && owner && n == 0) {
@@ -1563,17 +1573,20 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
     if (n_finalizers(cur) > 0)
         return 0;
     const char *uid = api_doc_meta_str(cur, "uid");
+    const char *scope = r->namespaced ? api_doc_meta_str(cur, "namespace") : "";
+    if (!scope)
+        scope = "";
     if (orphan && uid) {
-        rc = collect_dependents(s, uid, true, depth, e);
+        rc = collect_dependents(s, uid, scope, true, depth, e);
         if (rc)
             return rc;
     }
     if (policy && !strcmp(policy, "Foreground") && uid && depth < MAX_GC_DEPTH) {
         /* Dependents go first; those that stay (finalizers) keep the owner,
          * marked foregroundDeletion, until the last of them is removed. */
-        rc = collect_dependents(s, uid, false, depth, e);
+        rc = collect_dependents(s, uid, scope, false, depth, e);
         size_t n;
-        struct key3 *left = dependents_of(s, uid, &n);
+        struct key3 *left = dependents_of(s, uid, scope, &n);
         keys_release(left, n);
         if (rc || n > 0) {
             if (!rc) {
@@ -1912,7 +1925,7 @@ int store_get(struct store *s, const struct store_resource *r, const char *ns, c
     return rc;
 }
 
-/* ---- continue tokens: base64url("<rv>\n<ns>\n<name>") ----------------------------------- */
+/* ---- continue tokens: base64url("<rv>\n<resource>\n<list namespace>\n<ns>\n<name>") ------- */
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -1959,35 +1972,52 @@ static char *b64_decode(const char *in)
     return sb_take(&out);
 }
 
-static char *token_make(uint64_t rv, const char *ns, const char *name)
+/* A token names the list it continues (its resource, and its namespace or
+ * "" for all), so that it continues that list only. */
+static char *token_make(uint64_t rv, const char *res, const char *scope, const char *ns,
+                        const char *name)
 {
     struct sb raw = SB_INIT;
-    sb_addf(&raw, "%llu\n%s\n%s", (unsigned long long)rv, ns, name);
+    sb_addf(&raw, "%llu\n%s\n%s\n%s\n%s", (unsigned long long)rv, res, scope, ns, name);
     char *tok = b64_encode(raw.buf, raw.len);
     sb_release(&raw);
     return tok;
 }
 
-static int token_parse(const char *tok, uint64_t *rv, char **ns, char **name, struct err *e)
+#define BAD_TOKEN "invalid continue token: continue key is not valid"
+
+/* The rv and the last ns and name of tok, a token of the list of resource
+ * res in namespace scope ("" for all). A token that is not one, or that
+ * continues another list, fails with ERR_PARSE (400), as kube-apiserver
+ * refuses a token whose key is not under the list's key prefix. */
+static int token_parse(const char *tok, const char *res, const char *scope, uint64_t *rv, char **ns,
+                       char **name, struct err *e)
 {
     char *raw = b64_decode(tok);
-    char *nl1 = raw ? strchr(raw, '\n') : NULL;
-    char *nl2 = nl1 ? strchr(nl1 + 1, '\n') : NULL;
-    if (!nl2) {
-        free(raw);
-        return err_set(e, ERR_PARSE, "continue key is not valid: invalid continue token");
+    char *f[5] = {raw};
+    for (size_t i = 1; i < 5 && f[i - 1]; i++) {
+        char *nl = strchr(f[i - 1], '\n');
+        if (nl)
+            *nl = '\0';
+        f[i] = nl ? nl + 1 : NULL;
     }
-    *nl1 = *nl2 = '\0';
-    char *end;
+    char *end = NULL;
     errno = 0;
-    unsigned long long v = strtoull(raw, &end, 10);
-    if (errno || *end || end == raw) {
+    unsigned long long v = f[4] ? strtoull(f[0], &end, 10) : 0;
+    if (!f[4] || errno || *end || end == f[0] || !v) {
         free(raw);
-        return err_set(e, ERR_PARSE, "continue key is not valid: invalid continue token");
+        return err_set(e, ERR_PARSE, BAD_TOKEN);
+    }
+    if (strcmp(f[1], res) || strcmp(f[2], scope)) {
+        /* The key it continues after, as the list it came from named it. */
+        int rc = *f[3] && !*f[2] ? err_set(e, ERR_PARSE, BAD_TOKEN ": %s/%s", f[3], f[4])
+                                 : err_set(e, ERR_PARSE, BAD_TOKEN ": %s", f[4]);
+        free(raw);
+        return rc;
     }
     *rv = v;
-    *ns = xstrdup(nl1 + 1);
-    *name = xstrdup(nl2 + 1);
+    *ns = xstrdup(f[3]);
+    *name = xstrdup(f[4]);
     free(raw);
     return 0;
 }
@@ -2154,7 +2184,8 @@ static int list_scan(struct store *s, struct store__conn *c, const struct store_
     if (defer)
         parse_all(out);
     if (!rc && more) {
-        out->continue_token = token_make(out->resource_version, last_ns, last_name);
+        out->continue_token =
+            token_make(out->resource_version, r->key, ns ? ns : "", last_ns, last_name);
         if (!q->filtering && !o->raw_keys) {
             /* Items after the last returned one (Kubernetes reports this only
              * when no selector filters the list); a cache reading every page
@@ -2205,7 +2236,8 @@ int store_list(struct store *s, const struct store_resource *r, const char *ns,
     uint64_t token_rv = 0;
     char *after_ns = NULL, *after_name = NULL;
     if (o->continue_token && *o->continue_token) {
-        rc = token_parse(o->continue_token, &token_rv, &after_ns, &after_name, e);
+        rc = token_parse(o->continue_token, r->key, ns ? ns : "", &token_rv, &after_ns, &after_name,
+                         e);
         if (!rc && token_rv < store__compacted_rv(s))
             rc = err_set(e, ERR_GONE,
                          "The provided continue parameter is too old to display a consistent "
@@ -3171,14 +3203,16 @@ int store_gc_orphans(struct store *s, struct err *e)
     pthread_mutex_lock(&s->wlock);
     int rc = tx_begin(s, e);
     int deleted = 0;
-    /* Owner uids that no object has: their dependents are orphans unless
-     * another owner of theirs exists (collect_dependents checks). */
+    /* Owner uids that no object a dependent may have as owner has (gone, or
+     * of another namespace): those dependents are orphans unless another
+     * owner of theirs exists (collect_dependents checks). */
     json_t *uids = json_array();
     if (!rc) {
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(s->w.db,
-                               "SELECT DISTINCT owner_uid FROM owners WHERE owner_uid NOT IN "
-                               "(SELECT uid FROM objects)",
+                               "SELECT DISTINCT owner_uid FROM owners o WHERE NOT EXISTS "
+                               "(SELECT 1 FROM objects b WHERE b.uid=o.owner_uid AND "
+                               "(b.ns=o.ns OR b.ns=''))",
                                -1, &st, NULL) != SQLITE_OK) {
             rc = db_err(e, s->w.db, "orphans");
         } else {
@@ -3194,7 +3228,7 @@ int store_gc_orphans(struct store *s, struct err *e)
     {
         if (rc)
             break;
-        rc = collect_dependents(s, json_string_value(u), false, 0, e);
+        rc = collect_dependents(s, json_string_value(u), NULL, false, 0, e);
     }
     json_decref(uids);
     deleted = (int)(s->next_rv - before);

@@ -101,6 +101,34 @@ expect_status "a number as a Job's label value (a kind cueue decodes): 400 too" 
 expect "... worded the same" 'Job in version \"v1\" cannot be handled as a Job: json: cannot unmarshal number' \
     cat "$TMP/curl.out"
 
+# Integers are integers, times strings: kube-apiserver's decoder refuses
+# the rest (400) before anything is stored.
+expect_status "a fractional generation: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g1","generation":1.5}}' "$CMS"
+expect "... as kube-apiserver's decoder words it" \
+    'ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64' \
+    cat "$TMP/curl.out"
+expect_status "... and not stored" 404 -H "$A" "$CMS/g1"
+expect_status "a fractional generation on a Job (a kind cueue decodes): 400" 400 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"g2","generation":2.5},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}}' \
+    "$URL/apis/batch/v1/namespaces/t1/jobs"
+expect "... worded the same" 'cannot unmarshal number 2.5 into Go struct field ObjectMeta.metadata.generation of type int64' \
+    cat "$TMP/curl.out"
+expect_status "a fractional deletionGracePeriodSeconds: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g3","deletionGracePeriodSeconds":0.5}}' "$CMS"
+expect_status "a number as creationTimestamp: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g4","creationTimestamp":1700000000}}' "$CMS"
+expect "... at its field" 'Go struct field ObjectMeta.metadata.creationTimestamp of type string' \
+    cat "$TMP/curl.out"
+expect_status "a whole generation is taken" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g5","generation":3}}' "$CMS"
+expect_status "a merge patch setting a fractional generation: 400" 400 -X PATCH -H "$A" -H "$MP" \
+    --data-binary '{"metadata":{"generation":1.5}}' "$CMS/g5"
+expect "... worded as the decoder words it" 'cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64' \
+    cat "$TMP/curl.out"
+expect_status "a replace with a string as resourceVersion: 400" 400 -X PUT -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g5","resourceVersion":7}}' "$CMS/g5"
+
 expect_status "a label key that is not a qualified name: 422" 422 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","labels":{"bad key":"x"}}}' "$CMS"
 expect "... naming the key" 'metadata.labels: Invalid value: \"bad key\": name part' cat "$TMP/curl.out"
@@ -118,7 +146,37 @@ expect_status "two controllers: 422" 422 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c3","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1","controller":true},{"apiVersion":"v1","kind":"Secret","name":"s","uid":"u2","controller":true}]}}' "$CMS"
 expect "... as Kubernetes says it" 'Only one reference can have Controller set to true. Found \"true\" in references for ConfigMap/o and Secret/s' \
     cat "$TMP/curl.out"
+expect "... showing the references as kube-apiserver prints them" \
+    'metadata.ownerReferences: Invalid value: []v1.OwnerReference{v1.OwnerReference{APIVersion:\"v1\", Kind:\"ConfigMap\", Name:\"o\", UID:\"u1\", Controller:(*bool)(0x' \
+    cat "$TMP/curl.out"
 expect_status "... none of them stored" 404 -H "$A" "$CMS/c3"
+
+# Kinds cueue decodes into typed objects (Jobs, Namespaces, Kueue's) are
+# held to the same finalizer and owner rules (as the admin: a tenant's Job
+# must name a LocalQueue first).
+JOBS="$URL/apis/batch/v1/namespaces/t1/jobs"
+JOBSPEC='"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}'
+expect_status "a Job with a finalizer that is not a qualified name: 422" 422 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j2","finalizers":["bad name!"]},'"$JOBSPEC"'}' "$JOBS"
+expect "... naming it" 'metadata.finalizers: Invalid value: \"bad name!\"' cat "$TMP/curl.out"
+expect_status "a Job owned by a reference without uid: 422" 422 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j2","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o"}]},'"$JOBSPEC"'}' "$JOBS"
+expect "... as Kubernetes says it" 'metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty' \
+    cat "$TMP/curl.out"
+expect_status "a Job with two controllers: 422" 422 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j2","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"1","controller":true},{"apiVersion":"v1","kind":"B","name":"b","uid":"2","controller":true}]},'"$JOBSPEC"'}' "$JOBS"
+expect "... as Kubernetes says it" 'Only one reference can have Controller set to true. Found \"true\" in references for A/a and B/b' \
+    cat "$TMP/curl.out"
+expect_status "... none of them stored" 404 -H "$A" "$JOBS/j2"
+expect_status "a Namespace with a finalizer that is not a qualified name: 422" 422 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n2","finalizers":["bad name!"]}}' "$URL/api/v1/namespaces"
+expect_status "a LocalQueue whose owner has no kind: 422" 422 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"LocalQueue","metadata":{"name":"lq2","ownerReferences":[{"apiVersion":"v1","name":"o","uid":"u"}]},"spec":{"clusterQueue":"cq"}}' \
+    "$URL/apis/kueue.x-k8s.io/v1beta2/namespaces/t1/localqueues"
+expect "... as Kubernetes says it" 'metadata.ownerReferences.kind: Invalid value: \"\": kind must not be empty' \
+    cat "$TMP/curl.out"
+expect_status "a Job with valid finalizers and one controller is stored" 201 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j3","finalizers":["example.com/keep"],"ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"1","controller":true}]},'"$JOBSPEC"'}' "$JOBS"
 
 # Valid metadata of each kind is still taken.
 expect_status "a Pod with labels, annotations and finalizers is stored" 201 -X POST -H "$A" -H "$J" \

@@ -89,6 +89,22 @@ static void test_builtin_admit_meta_types(void **state)
          "string into Go struct field OwnerReference.metadata.ownerReferences.controller of type "
          "bool"},
         {"[]", "array into Go struct field Pod.metadata of type v1.ObjectMeta"},
+        {"{\"generation\":1.5}", "number 1.5 into Go struct field ObjectMeta.metadata.generation "
+                                 "of type int64"},
+        {"{\"generation\":2.0}", "number 2.0 into Go struct field ObjectMeta.metadata.generation "
+                                 "of type int64"},
+        {"{\"generation\":\"1\"}", "string into Go struct field ObjectMeta.metadata.generation "
+                                   "of type int64"},
+        {"{\"deletionGracePeriodSeconds\":0.25}",
+         "number 0.25 into Go struct field ObjectMeta.metadata.deletionGracePeriodSeconds of type "
+         "int64"},
+        {"{\"uid\":1}", "number into Go struct field ObjectMeta.metadata.uid of type types.UID"},
+        {"{\"resourceVersion\":12}", "number into Go struct field ObjectMeta.metadata."
+                                     "resourceVersion of type string"},
+        {"{\"creationTimestamp\":1700000000}", "number into Go struct field ObjectMeta.metadata."
+                                               "creationTimestamp of type string"},
+        {"{\"deletionTimestamp\":{}}", "object into Go struct field ObjectMeta.metadata."
+                                       "deletionTimestamp of type string"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char text[512], want[512];
@@ -131,21 +147,26 @@ static void test_builtin_admit_meta_values(void **state)
             "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
             "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
             "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-            "metadata.finalizers: Invalid value: \"bad name!\": name part must consist of "
-            "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-            "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
             "metadata.ownerReferences.apiVersion: Invalid value: \"apps/\": version must not be "
             "empty",
             "metadata.ownerReferences.kind: Invalid value: \"\": kind must not be empty",
             "metadata.ownerReferences.name: Invalid value: \"\": name must not be empty",
             "metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty",
-            "metadata.ownerReferences: Invalid value: \"array\": Only one reference can have "
-            "Controller set to true. Found \"true\" in references for / and K/n",
+            "metadata.ownerReferences: Invalid value: []v1.OwnerReference{v1.OwnerReference{"
+            "APIVersion:\"apps/\", Kind:\"\", Name:\"\", UID:\"\", "
+            "Controller:(*bool)(0xc000010000), BlockOwnerDeletion:(*bool)(nil)}, "
+            "v1.OwnerReference{APIVersion:\"v1\", Kind:\"K\", Name:\"n\", UID:\"u\", "
+            "Controller:(*bool)(0xc000010010), BlockOwnerDeletion:(*bool)(nil)}}: Only one "
+            "reference can have Controller set to true. Found \"true\" in references for / and K/n",
+            "metadata.finalizers: Invalid value: \"bad name!\": name part must consist of "
+            "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+            "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
             NULL});
     json_decref(doc);
 
     const char *ok = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+                     "\"generation\":3,\"creationTimestamp\":\"2026-01-02T03:04:05Z\","
                      "\"labels\":{\"example.com/a\":\"\",\"b\":\"B_1.x\"},\"annotations\":null,"
                      "\"finalizers\":[\"kubernetes\",\"orphan\",\"example.com/keep\"],"
                      "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
@@ -156,6 +177,64 @@ static void test_builtin_admit_meta_values(void **state)
     assert_int_equal(admit(doc, NULL, &e), 0);
     assert_int_equal(e.ncauses, 0);
     assert_json(doc, ok);
+    json_decref(doc);
+}
+
+/* Two controllers among long references: the message keeps its last words
+ * (whose references they are) and shortens the references' value. */
+static void test_builtin_admit_owner_refs_long(void **state)
+{
+    (void)state;
+    char name[201];
+    memset(name, 'n', 200);
+    name[200] = '\0';
+    char text[1200];
+    snprintf(text, sizeof(text),
+             "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
+             "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"A\",\"name\":\"%s\","
+             "\"uid\":\"1\",\"controller\":true},{\"apiVersion\":\"v1\",\"kind\":\"B\","
+             "\"name\":\"b\",\"uid\":\"2\",\"controller\":true,\"blockOwnerDeletion\":false}]}}",
+             name);
+    json_t *doc = parse(text);
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    assert_int_equal(e.ncauses, 1);
+    const char *msg = e.causes[0].message;
+    assert_true(strncmp(msg,
+                        "Invalid value: []v1.OwnerReference{v1.OwnerReference{APIVersion:"
+                        "\"v1\", Kind:\"A\", Name:\"nnn",
+                        66) == 0);
+    char tail[300];
+    snprintf(tail, sizeof(tail),
+             "...: Only one reference can have Controller set to true. Found \"true\" in "
+             "references for A/%s and B/b",
+             name);
+    assert_true(strlen(msg) >= strlen(tail));
+    assert_string_equal(msg + strlen(msg) - strlen(tail), tail);
+    json_decref(doc);
+}
+
+/* A NUL in a label value, a finalizer or an owner's name is checked as it is
+ * (\x00), not as the C string it cuts short: "x\u0000y" is not "x". */
+static void test_builtin_admit_meta_nul(void **state)
+{
+    (void)state;
+    json_error_t je;
+    json_t *doc = json_loads("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{"
+                             "\"name\":\"c\",\"labels\":{\"a\":\"x\\u0000y\"},"
+                             "\"finalizers\":[\"f\\u0000\"],\"ownerReferences\":[{\"apiVersion\":"
+                             "\"v1\",\"kind\":\"A\",\"name\":\"a\\u0000\",\"uid\":\"1\","
+                             "\"controller\":true},{\"apiVersion\":\"v1\",\"kind\":\"B\",\"name\":"
+                             "\"b\",\"uid\":\"2\",\"controller\":true}]}}",
+                             JSON_ALLOW_NUL, &je);
+    assert_non_null(doc);
+    struct err e;
+    assert_int_equal(admit(doc, NULL, &e), ERR_INVALID);
+    assert_int_equal(e.ncauses, 3);
+    assert_non_null(strstr(e.causes[0].message, "Invalid value: \"x\\x00y\""));
+    assert_non_null(strstr(e.causes[1].message, "Name:\"a\\x00\""));
+    assert_non_null(strstr(e.causes[1].message, "references for A/a\\x00 and B/b"));
+    assert_non_null(strstr(e.causes[2].message, "Invalid value: \"f\\x00\""));
     json_decref(doc);
 }
 
@@ -399,6 +478,8 @@ int main(void)
         cmocka_unit_test(test_builtin_admit_annotations),
         cmocka_unit_test(test_builtin_admit_meta_types),
         cmocka_unit_test(test_builtin_admit_meta_values),
+        cmocka_unit_test(test_builtin_admit_owner_refs_long),
+        cmocka_unit_test(test_builtin_admit_meta_nul),
         cmocka_unit_test(test_builtin_admit_secret_string_data),
         cmocka_unit_test(test_builtin_admit_secret_bad_base64),
         cmocka_unit_test(test_builtin_admit_secret_immutable),

@@ -677,6 +677,36 @@ static void test_small_kinds(void **state)
            "valid");
 }
 
+/* Every typed kind's metadata is held to the rules of every other kind's
+ * (val_object_meta): finalizer names and owner references, in
+ * ValidateObjectMetaAccessor's order. */
+static void test_meta_rules_typed(void **state)
+{
+    expect("{" KUEUE "'kind':'LocalQueue','metadata':{'name':'q','namespace':'ns','finalizers':["
+           "'bad name!']},'spec':{'clusterQueue':'cq'}}",
+           "LocalQueue/ns/q: metadata.finalizers: Invalid value: \"bad name!\": name part must "
+           "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+           "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+           "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+    expect("{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'j','namespace':'ns',"
+           "'ownerReferences':[{'apiVersion':'v1','kind':'Pod','name':'p'}]},'spec':{'template':{"
+           "'spec':{'restartPolicy':'Never','containers':[{'name':'c'}]}}}}",
+           "Job/ns/j: metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty");
+    expect("{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'team','ownerReferences':[{"
+           "'apiVersion':'v1','kind':'A','name':'a','uid':'1','controller':true},{'apiVersion':"
+           "'v1','kind':'B','name':'b','uid':'2','controller':true,'blockOwnerDeletion':true}]}}",
+           "Namespace/team: metadata.ownerReferences: Invalid value: []v1.OwnerReference{"
+           "v1.OwnerReference{APIVersion:\"v1\", Kind:\"A\", Name:\"a\", UID:\"1\", "
+           "Controller:(*bool)(0xc000010000), BlockOwnerDeletion:(*bool)(nil)}, v1.OwnerReference{"
+           "APIVersion:\"v1\", Kind:\"B\", Name:\"b\", UID:\"2\", Controller:(*bool)"
+           "(0xc000010010), BlockOwnerDeletion:(*bool)(0xc000010011)}}: Only one reference can "
+           "have Controller set to true. Found \"true\" in references for A/a and B/b");
+    expect("{" KUEUE "'kind':'ResourceFlavor','metadata':{'name':'rf','finalizers':["
+           "'kubernetes','example.com/keep'],'ownerReferences':[{'apiVersion':'v1','kind':'A',"
+           "'name':'a','uid':'1','controller':true}]}}",
+           "valid");
+}
+
 static void test_job_rules(void **state)
 {
     expect(JOB("{'parallelism':2,'template':{'spec':{'restartPolicy':'Never','containers':[{'name':"
@@ -1108,6 +1138,7 @@ int main(void)
         cmocka_unit_test(test_rf_rules),
         cmocka_unit_test(test_rf_too_many_labels),
         cmocka_unit_test(test_small_kinds),
+        cmocka_unit_test(test_meta_rules_typed),
         cmocka_unit_test(test_job_rules),
         cmocka_unit_test(test_config_rules),
         cmocka_unit_test(test_defaults_cluster_queue),

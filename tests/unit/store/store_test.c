@@ -1227,6 +1227,44 @@ static void test_store_gc_orphans_sweep(void **state)
     tstore_free(t);
 }
 
+/* An owner is looked for in its dependent's namespace (or among
+ * cluster-scoped objects), as Kubernetes' garbage collector looks: an object
+ * of another namespace named by uid owns nothing there. Its deletion, even
+ * in the foreground, is neither held nor followed by such a "dependent",
+ * which the sweep collects as an orphan. */
+static void test_store_gc_owner_other_namespace(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    create_ns(t->s, "team-a");
+    create_ns(t->s, "team-b");
+    json_t *job = create(t->s, "jobs.batch", "team-b", job_doc("j"));
+    json_t *in = owned("pod", "p", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    json_decref(create(t->s, "pods", "team-a", in));
+    json_decref(create(t->s, "pods", "team-b", owned("pod", "mine", job, NULL)));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    struct store_delete_opts o = {.propagation_policy = "Foreground"};
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "team-b", "j", &o, NULL, &deleted, &e), 0);
+    assert_true(deleted);
+    assert_false(exists(t->s, "pods", "team-b", "mine"));
+    assert_true(exists(t->s, "pods", "team-a", "p"));
+    json_t *pod;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "team-a", "p", &pod, &e), 0);
+    assert_null(mstr(pod, "deletionTimestamp"));
+    json_decref(pod);
+    err_init(&e);
+    assert_int_equal(store_gc_orphans(t->s, &e), 1);
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "team-a", "p", &pod, &e), 0);
+    assert_non_null(mstr(pod, "deletionTimestamp"));
+    json_decref(pod);
+    json_decref(job);
+    tstore_free(t);
+}
+
 static void test_store_namespace_deletion(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -1393,6 +1431,25 @@ static void test_store_list_pagination(void **state)
     assert_string_equal(mstr(l2.items[0], "name"), "w11");
     assert_null(l2.continue_token);
     store_list_release(&l2);
+    /* The token continues its own list only: not the list of one namespace
+     * (even the one its last item is in), not another resource's. */
+    struct store_list_opts other = {.limit = 10, .continue_token = l.continue_token};
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", &other, &l2, &e), ERR_PARSE);
+    assert_string_equal(e.message,
+                        "invalid continue token: continue key is not valid: default/w09");
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R("pods"), NULL, &other, &l2, &e), ERR_PARSE);
+    store_list_release(&l);
+    o = (struct store_list_opts){.limit = 10};
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "default", &o, &l, &e), 0);
+    other.continue_token = l.continue_token;
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), "kube-system", &other, &l2, &e), ERR_PARSE);
+    assert_string_equal(e.message, "invalid continue token: continue key is not valid: w09");
+    err_init(&e);
+    assert_int_equal(store_list(t->s, R(WL), NULL, &other, &l2, &e), ERR_PARSE);
     store_list_release(&l);
 
     /* Raw items, and a garbage token. */
@@ -1540,6 +1597,7 @@ int main(void)
         cmocka_unit_test(test_store_gc_owned_objects),
         cmocka_unit_test(test_store_gc_foreground),
         cmocka_unit_test(test_store_gc_orphans_sweep),
+        cmocka_unit_test(test_store_gc_owner_other_namespace),
         cmocka_unit_test(test_store_namespace_deletion),
         cmocka_unit_test(test_store_list_selectors),
         cmocka_unit_test(test_store_list_pagination),
