@@ -48,9 +48,11 @@ static void test_url_parse(void **state)
     assert_string_equal(host, "webhook.svc");
     assert_int_equal(port, 443);
     static const char *const bad[] = {
-        "http://127.0.0.1:9443", "https://", "https://:9443", "https://h:", "https://h:0",
-        "https://h:65536", "https://h:94x3", "https://h:9443/validate", "127.0.0.1:9443",
-        "https://a-host-name-longer-than-the-buffer.example:1"};
+        "http://127.0.0.1:9443", "https://",
+        "https://:9443",         "https://h:",
+        "https://h:0",           "https://h:65536",
+        "https://h:94x3",        "https://h:9443/validate",
+        "127.0.0.1:9443",        "https://a-host-name-longer-than-the-buffer.example:1"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(sim_wh_url_parse(bad[i], host, sizeof(host), &port), -1);
 }
