@@ -42,7 +42,7 @@ printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kueue-system}\n' |
 "$BIN" controller --kubeconfig "$T/kubeconfig" --webhook-port 0 --webhook-host 127.0.0.1 \
     --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:0 >"$T/ctl.log" 2>&1 &
 CP=$!
-while ! grep -q "webhooks served at" "$T/ctl.log"; do sleep 0.05; done
+while ! grep -q "webhooks served at" "$T/ctl.log" 2>/dev/null; do sleep 0.05; done
 URL=$(grep -o "https://127.0.0.1:[0-9]*" "$T/ctl.log" | head -1)
 sleep 4
 client() {
