@@ -1,6 +1,7 @@
 /* bench.c -- `cueue bench`: its arguments, handed to the simulator
  * (sim/sim.h): Kueue's scalability test (--config, in virtual or real
- * time) and the admission engine's micro-benchmarks (--micro). */
+ * time), the admission engine's micro-benchmarks (--micro) and the
+ * webhooks' load generator (`cueue bench webhook`). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@ static void usage(FILE *out)
             "                   [--timeout SECONDS]\n"
             "       cueue bench --micro [--admissions | --table | --row plain|preempt|fair M |\n"
             "                            --preemption | --cqs N [--pending P]]\n"
+            "       cueue bench webhook https://HOST:PORT [--connections N] [--count M]\n"
+            "                   [--kind clusterqueue|job|workload] [--cacert FILE]\n"
+            "                   [--server-name NAME] [--stall SECONDS] [--server-pid PID]\n"
             "\n"
             "--config runs Kueue's scheduler scalability test (its generator config format)\n"
             "and reports queue usage and waiting times (spec/bench.md): in virtual time over\n"
@@ -33,7 +37,81 @@ static void usage(FILE *out)
             "(--admissions: only the first admissions row; --table: only the admissions\n"
             "table; --row: one row of it, for M ClusterQueues; --cqs: only the cycle cost for N\n"
             "ClusterQueues with P pending workloads each; --preemption: only the preemption\n"
-            "target search and the fair-sharing cycle).\n");
+            "target search and the fair-sharing cycle).\n"
+            "\n"
+            "webhook sends M AdmissionReviews (default 1000) of one kind (default\n"
+            "clusterqueue) to the webhooks of `cueue controller` over N keep-alive TLS\n"
+            "connections (default 1), one review in flight on each, and prints p50, p90, p99\n"
+            "and max latency, reviews per second, the reviews that failed (not 200, no\n"
+            "\"allowed\") and its own CPU. The server's certificate is verified only with\n"
+            "--cacert (against NAME, default the URL's host); --stall: give up after that\n"
+            "long without an answer (default 30 s); --server-pid: also the CPU that process\n"
+            "spent over the run (on this machine). Exit 1 when a review failed.\n");
+}
+
+static int bench_webhook(int argc, char **argv)
+{
+    struct sim_wh_options o = {
+        .review = "clusterqueue", .connections = 1, .count = 1000, .stall_s = 30};
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] != '-' && !o.url) {
+            o.url = argv[i];
+            continue;
+        } else if (!v) {
+            fprintf(stderr, "cueue bench webhook: '%s' needs a value\n", argv[i]);
+            return 2;
+        } else if (!strcmp(argv[i], "--kind")) {
+            o.review = v;
+        } else if (!strcmp(argv[i], "--cacert")) {
+            o.cacert = v;
+        } else if (!strcmp(argv[i], "--server-name")) {
+            o.server_name = v;
+        } else if (!strcmp(argv[i], "--connections") || !strcmp(argv[i], "--count") ||
+                   !strcmp(argv[i], "--stall") || !strcmp(argv[i], "--server-pid")) {
+            long n = strtol(v, &end, 10);
+            if (*v == '\0' || *end || n < 1 || n > 100000000) {
+                fprintf(stderr, "cueue bench webhook: %s must be a positive integer, got '%s'\n",
+                        argv[i], v);
+                return 2;
+            }
+            if (!strcmp(argv[i], "--connections")) {
+                if (n > 10000) {
+                    fprintf(stderr,
+                            "cueue bench webhook: --connections must be at most 10000, "
+                            "got '%s'\n",
+                            v);
+                    return 2;
+                }
+                o.connections = (int)n;
+            } else if (!strcmp(argv[i], "--count")) {
+                o.count = n;
+            } else if (!strcmp(argv[i], "--server-pid")) {
+                o.server_pid = (int)n;
+            } else {
+                o.stall_s = n;
+            }
+        } else {
+            fprintf(stderr, "cueue bench webhook: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+    }
+    if (!o.url) {
+        fprintf(stderr, "cueue bench webhook: the webhook server's https://HOST:PORT is needed\n");
+        return 2;
+    }
+    if (!sim_wh_review_find(o.review)) {
+        fprintf(stderr, "cueue bench webhook: unknown kind '%s' (clusterqueue, job or workload)\n",
+                o.review);
+        return 2;
+    }
+    return sim_wh_run(&o);
 }
 
 static int run_config(const char *path, const char *mode, const char *output,
@@ -83,6 +161,8 @@ int cli_bench(int argc, char **argv)
     bool only_table = false;
     const char *row_mode = NULL;
     int row_cqs = 0;
+    if (argc > 1 && !strcmp(argv[1], "webhook"))
+        return bench_webhook(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--micro")) {
             micro = true;
