@@ -1,7 +1,8 @@
 # lifecycle-elastic.sh -- sourced by run.sh: Kueue's
 # ElasticJobsViaWorkloadSlices (beta, on by default) as far as cueue has it.
-# A running elastic Job's parallelism stays what was admitted: cueue serve
-# refuses the change (no pod runs outside the quota). A Workload slice
+# A running elastic Job scales down in place; scaling up needs a Workload
+# slice, which the Job integration does not make yet, so cueue serve
+# refuses it (no pod runs outside the quota). A Workload slice
 # annotated kueue.x-k8s.io/workload-slice-replacement-for is admitted when
 # what it adds to the slice it replaces fits; the old slice is then
 # Finished (WorkloadSliceReplaced), with Kueue's Event and metric, and the
@@ -34,15 +35,19 @@ metadata: {name: q, namespace: el}
 spec: {clusterQueue: el-cq}
 YAML
 
-# A running elastic Job: scaling it is refused, its pods stay as admitted.
-cat <<YAML | k apply -f - >/dev/null
+# A running elastic Job scales down in place: its Workload's count is
+# lowered, the quota it no longer uses released, and one pod goes. It may
+# not scale up (cueue makes no Workload slice for it yet), and a Job that
+# is not elastic may do neither.
+el_job() { # NAME [ANNOTATIONS]
+    cat <<YAML | k apply -f - >/dev/null
 apiVersion: batch/v1
 kind: Job
 metadata:
-  name: grow
+  name: $1
   namespace: el
   labels: {kueue.x-k8s.io/queue-name: q}
-  annotations: {kueue.x-k8s.io/elastic-job: "true"}
+  annotations: {${2:-}}
 spec:
   parallelism: 2
   completions: 8
@@ -52,20 +57,52 @@ spec:
       containers:
       - {name: w, image: busybox, command: ["sleep", "600"], resources: {requests: {cpu: "100m"}}}
 YAML
-el_running() { # the Job's Running pods
-    k -n el get pods -l batch.kubernetes.io/job-name=grow \
+}
+el_running() { # JOB: its Running pods
+    k -n el get pods -l "batch.kubernetes.io/job-name=$1" \
         --field-selector status.phase=Running -o name | wc -l | tr -d ' '
 }
-settle 30 '^2$' el_running
-expect_grep "elastic: scaling a running elastic Job up is refused" \
-    'spec.parallelism: Forbidden: cannot change while the job is not suspended: Kueue admitted 2 pods' \
-    k -n el patch job grow --type=merge -p '{"spec":{"parallelism":4}}'
-expect_grep "elastic: ... and down too" \
-    'spec.parallelism: Forbidden: cannot change while the job is not suspended' \
+el_job_wl() { # JOB: "name count reserved" of its Workload(s)
+    k -n el get workloads -o json | /usr/bin/python3 -c '
+import json, sys
+for w in json.load(sys.stdin)["items"]:
+    o = [r for r in w["metadata"].get("ownerReferences", []) if r.get("controller")]
+    if o and o[0]["name"] == sys.argv[1]:
+        c = [x["status"] for x in w.get("status", {}).get("conditions", []) if x["type"] == "QuotaReserved"]
+        print(w["metadata"]["name"], w["spec"]["podSets"][0]["count"], (c or [""])[0])
+' "$1"
+}
+el_reserved() { # the ClusterQueue's reserved cpu
+    k get clusterqueue el-cq -o jsonpath='{.status.flavorsReservation[0].resources[?(@.name=="cpu")].total}'
+}
+el_job grow 'kueue.x-k8s.io/elastic-job: "true"'
+el_job fixed
+settle 30 '^2$' el_running grow
+settle 30 '^2$' el_running fixed
+grow_wl=$(el_job_wl grow | cut -d' ' -f1)
+expect_exact "elastic: an elastic Job's Workload is elastic too" "true" \
+    k -n el get workload "$grow_wl" -o jsonpath='{.metadata.annotations.kueue\.x-k8s\.io/elastic-job}'
+settle 15 '^400m$' el_reserved
+expect_grep "elastic: a running elastic Job may scale down" 'patched' \
     k -n el patch job grow --type=merge -p '{"spec":{"parallelism":1}}'
+wait_for "elastic: ... its Workload's count is lowered in place, the quota kept" 15 \
+    "^$grow_wl 1 True\$" el_job_wl grow
+wait_for "elastic: ... the quota it no longer uses is released" 15 '^300m$' el_reserved
+wait_for "elastic: ... and one pod goes" 30 '^1$' el_running grow
+expect_grep "elastic: a running elastic Job may not scale up (no Workload slice is made)" \
+    'spec.parallelism: Forbidden: an elastic job may only scale down while it runs: Kueue admitted 1 pods' \
+    k -n el patch job grow --type=merge -p '{"spec":{"parallelism":3}}'
+expect_grep "elastic: a running Job that is not elastic may not scale up" \
+    'spec.parallelism: Forbidden: cannot change while the job is not suspended: Kueue admitted 2 pods' \
+    k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":3}}'
+expect_grep "elastic: ... nor down" \
+    'spec.parallelism: Forbidden: cannot change while the job is not suspended' \
+    k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":1}}'
 sleep 1
-expect_exact "elastic: ... its pods stay those admitted" "2" el_running
-k -n el delete job grow --wait=false >/dev/null
+expect_exact "elastic: ... its pods stay those admitted" "2" el_running fixed
+expect_exact "elastic: ... the elastic Job's stay those of its lowered count" "1" el_running grow
+k -n el delete job grow fixed >/dev/null
+settle 30 '^0$' el_reserved
 
 # el_slice NAME PODS [REPLACES]: an elastic Workload of PODS 1-cpu pods,
 # replacing the slice REPLACES.
@@ -93,9 +130,6 @@ YAML
 }
 el_cond() { # WORKLOAD TYPE: "status reason" of the condition
     k -n el get workload "$1" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].status} {.status.conditions[?(@.type==\"$2\")].reason}"
-}
-el_reserved() { # the ClusterQueue's reserved cpu
-    k get clusterqueue el-cq -o jsonpath='{.status.flavorsReservation[0].resources[?(@.name=="cpu")].total}'
 }
 el_slice other 1
 el_slice s1 3
