@@ -268,7 +268,7 @@ static void nominate(struct eng *eng, struct entry *e)
     }
     scan_check(eng, wl, e->cq);
     e->replaced = replaced_slice(eng, e);
-    size_t mark = snap_mark(eng);
+    size_t mark = e->replaced ? snap_mark(eng) : 0;
     release_replaced(eng, e);
     eng->fa_slice = e->replaced;
     fa_assign(eng, e->cq, wl, NULL, true, &e->a);
@@ -276,7 +276,8 @@ static void nominate(struct eng *eng, struct entry *e)
         partial_admission(eng, e);
     place_preemptor(eng, e->cq, wl, &e->a, e->targets, e->n_targets);
     eng->fa_slice = NULL;
-    snap_rollback(eng, mark);
+    if (e->replaced)
+        snap_rollback(eng, mark);
     scan_record(eng, wl, e->cq, &e->a);
     e->nominated = true;
 }
@@ -539,7 +540,7 @@ static void skip(struct entry *e, const char *msg)
 static void reassign_nominated(struct eng *eng, struct entry *e)
 {
     struct fa_assignment nominated = e->a;
-    size_t mark = snap_mark(eng);
+    size_t mark = e->replaced ? snap_mark(eng) : 0;
     release_replaced(eng, e);
     eng->fa_pin = &nominated;
     eng->fa_slice = e->replaced;
@@ -551,7 +552,8 @@ static void reassign_nominated(struct eng *eng, struct entry *e)
         e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
     place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
     eng->fa_slice = NULL;
-    snap_rollback(eng, mark);
+    if (e->replaced)
+        snap_rollback(eng, mark);
 }
 
 /* Kueue's overlap recompute (RecomputeAssignmentUponPreemptionTargetsOverlap,
