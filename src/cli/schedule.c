@@ -12,6 +12,7 @@
 
 #include "api/codec.h"
 #include "api/defaults.h"
+#include "api/features.h"
 #include "api/objects.h"
 #include "api/quantity.h"
 #include "api/status.h"
@@ -311,7 +312,9 @@ static int load(struct run *r)
             return rc;
     }
     /* The engine, with the configuration. */
-    struct eng_options opt = {.record_preemptions = r->explain};
+    struct eng_options opt = {.record_preemptions = r->explain,
+                              .workload_slices_off =
+                                  !fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES)};
     for (size_t i = 0; i < r->n_docs; i++)
         if (r->docs[i].obj && r->docs[i].obj->kind == API_KIND_CONFIGURATION)
             opt.config = r->docs[i].obj->u.config;
@@ -388,6 +391,12 @@ static void on_admitted(struct run *r, const struct eng_admitted *a)
     else if (a->admitted == ENG_ADMITTED_FALSE)
         api_status_set_condition(d->json, "Admitted", "False", "UnsatisfiedAdmissionChecks",
                                  "The workload has not all checks ready", r->now);
+    struct doc *old = a->replaced ? doc_of(r, a->replaced) : NULL;
+    if (old) {
+        char *m = ctl_slice_replaced_message(d->json);
+        api_status_set_condition(old->json, "Finished", "True", "WorkloadSliceReplaced", m, r->now);
+        free(m);
+    }
 }
 
 static void on_pending(struct run *r, const struct eng_pending *p)

@@ -8,8 +8,23 @@
 #include "api/objects.h"
 #include "api/quantity.h"
 #include "api/status.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "engine/engine.h"
+
+char *ctl_slice_replaced_message(const json_t *repl)
+{
+    const json_t *meta = json_object_get(repl, "metadata");
+    const char *uid = json_string_value(json_object_get(meta, "uid"));
+    const char *job = json_string_value(
+        json_object_get(json_object_get(meta, "labels"), "kueue.x-k8s.io/job-uid"));
+    struct sb m = SB_INIT;
+    sb_addf(&m,
+            "Replaced to accommodate a workload (UID: %s, JobUID: %s) due to workload slice "
+            "aggregation",
+            uid ? uid : "", job ? job : "");
+    return sb_take(&m);
+}
 
 void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj)
 {

@@ -15,6 +15,12 @@ struct eng_wl;
  * no admission for wl. */
 void ctl_admission_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);
 
+/* Kueue's message on the Finished=True condition (reason
+ * WorkloadSliceReplaced) of an elastic slice that the admission of the
+ * Workload repl (JSON) replaced, naming its UID and its job-uid label
+ * (empty when absent, as in Kueue's). Free with free(). */
+char *ctl_slice_replaced_message(const json_t *repl);
+
 /* Set status.resourceRequests of obj to the engine's totals for wl, per pod
  * set (at most 64 resources each). */
 void ctl_requests_write(struct eng *eng, const struct eng_wl *wl, json_t *obj);

@@ -21,6 +21,7 @@
 
 #include "api/codec.h"
 #include "api/defaults.h"
+#include "api/features.h"
 #include "api/objects.h"
 #include "api/quantity.h"
 #include "api/status.h"
@@ -1599,7 +1600,9 @@ int ctl_start(const struct ctl_options *o, struct ctl **out, struct err *e)
     }
     struct eng_options eo = {.config = c->config ? c->config->u.config : NULL,
                              .requeue_batch_ms = REQUEUE_BATCH_MS,
-                             .record_preemptions = true};
+                             .record_preemptions = true,
+                             .workload_slices_off =
+                                 !fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES)};
     c->eng = eng_new(&eo);
     pthread_mutex_init(&c->ask_mu, NULL);
     pthread_cond_init(&c->ask_cond, NULL);

@@ -155,6 +155,9 @@ static const struct family families[] = {
      "Quota reservations, per 'cluster_queue' and 'priority_class'."},
     {"kueue_ready_wait_time_seconds",
      "Seconds from creation or last requeue to the pods being ready, per 'cluster_queue'."},
+    {"kueue_replaced_workload_slices_total",
+     "Elastic workload slices finished because a new slice of the same job was admitted, per "
+     "'cluster_queue'."},
     {"kueue_reserving_active_workloads", "Workloads holding quota, per 'cluster_queue'."},
     {"kueue_unadmitted_workloads",
      "Workloads of the 'cluster_queue' not admitted, per 'reason' (their Admitted condition "

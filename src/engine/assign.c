@@ -343,6 +343,28 @@ static bool members_match(struct eng *eng, const struct eng_cq *cq, const struct
     return true;
 }
 
+/* A workload slice keeps the flavors of the slice it replaces
+ * (eng->fa_slice), as Kueue's flavor assigner enforces: the flavor the
+ * replaced slice holds for a member's resource of group gi when fid is not
+ * it, else -1. */
+static int slice_out(const struct eng *eng, const struct eng_cq *cq, const struct members *m,
+                     int fid, int gi)
+{
+    const struct eng_wl *old = eng->fa_slice;
+    if (!old)
+        return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->idx[i] >= old->n_ps)
+            continue;
+        const struct eng_psa *adm = &old->ps[m->idx[i]].adm;
+        for (size_t j = 0; j < adm->n; j++)
+            if (adm->items[j].flavor >= 0 && adm->items[j].flavor != fid &&
+                res_group(cq, adm->items[j].res) == gi)
+                return adm->items[j].flavor;
+    }
+    return -1;
+}
+
 /* Kueue's shouldSkipBasedOnNominationMapping: while an assignment is
  * computed again within the cycle (eng->fa_pin), only a flavor the
  * nomination chose for one of the members in resource group gi is tried. */
@@ -381,6 +403,13 @@ static int find_flavor(struct eng *eng, struct eng_cq *cq, const struct eng_wl *
     for (size_t i = (size_t)start; i < g->n_flavors; i++) {
         last = (int)i;
         any_attempt = true;
+        int held = slice_out(eng, cq, m, g->flavors[i], gi);
+        if (held >= 0) {
+            reason_add(eng, r,
+                       "could not assign %s flavor since the original workload is assigned: %s",
+                       eng->flavor_names.names[g->flavors[i]], eng->flavor_names.names[held]);
+            continue;
+        }
         if (pinned_out(eng, cq, m, g->flavors[i], gi)) {
             int res = -1;
             for (size_t k = 0; k < m->n_sum && res < 0; k++)

@@ -48,6 +48,7 @@ struct entry {
     const char *message; /* cycle arena */
     enum requeue_reason rq;
     bool admitted;
+    struct eng_wl *replaced; /* the admitted slice it replaces, or NULL */
 };
 
 /* ---- decisions ------------------------------------------------------------------- */
@@ -209,6 +210,33 @@ static void place_preemptor(struct eng *eng, struct eng_cq *cq, const struct eng
     snap_rollback(eng, mark);
 }
 
+/* ElasticJobsViaWorkloadSlices (Kueue's ReplacedWorkloadSlice): the
+ * admitted slice a workload replaces, when its annotation names one of
+ * the same namespace that holds quota in the same ClusterQueue. */
+static struct eng_wl *replaced_slice(struct eng *eng, const struct entry *e)
+{
+    const struct eng_wl *wl = e->wl;
+    if (!wl->replaces || eng->opt.workload_slices_off)
+        return NULL;
+    size_t nl = strlen(wl->ns);
+    if (strncmp(wl->replaces, wl->ns, nl) || wl->replaces[nl] != '/')
+        return NULL;
+    struct eng_wl *old = map_get(&eng->wl_by_key, wl->replaces);
+    if (!old || old == wl || old->state != WL_ADMITTED || old->cq != e->cq)
+        return NULL;
+    return old;
+}
+
+/* The replaced slice out of the snapshot (the caller's rollback puts it
+ * back): a replacement needs only what it adds to the slice's usage
+ * (Kueue's flavor assigner counts the delta). A victim of the cycle is
+ * gone already. */
+static void release_replaced(struct eng *eng, const struct entry *e)
+{
+    if (e->replaced && e->replaced->victim_cycle != eng->cycle_no)
+        snap_remove_wl(eng, e->cq, e->replaced);
+}
+
 static void nominate(struct eng *eng, struct entry *e)
 {
     struct eng_wl *wl = e->wl;
@@ -239,10 +267,17 @@ static void nominate(struct eng *eng, struct entry *e)
         return;
     }
     scan_check(eng, wl, e->cq);
+    e->replaced = replaced_slice(eng, e);
+    size_t mark = e->replaced ? snap_mark(eng) : 0;
+    release_replaced(eng, e);
+    eng->fa_slice = e->replaced;
     fa_assign(eng, e->cq, wl, NULL, true, &e->a);
     if (!acceptable(eng, e, &e->a, &e->targets, &e->n_targets))
         partial_admission(eng, e);
     place_preemptor(eng, e->cq, wl, &e->a, e->targets, e->n_targets);
+    eng->fa_slice = NULL;
+    if (e->replaced)
+        snap_rollback(eng, mark);
     scan_record(eng, wl, e->cq, &e->a);
     e->nominated = true;
 }
@@ -374,6 +409,7 @@ static bool usage_fits(struct eng *eng, struct entry *e, const struct victims *v
     for (size_t i = 0; i < nt; i++)
         if (t[i].wl->victim_cycle != eng->cycle_no)
             snap_remove_wl(eng, t[i].wl->cq, t[i].wl);
+    release_replaced(eng, e);
     bool ok = true;
     for (size_t i = 0; i < a->n_usage && ok; i++)
         if (a->usage_v[i] > coh_available(&e->cq->node, a->usage_fr[i]))
@@ -504,7 +540,10 @@ static void skip(struct entry *e, const char *msg)
 static void reassign_nominated(struct eng *eng, struct entry *e)
 {
     struct fa_assignment nominated = e->a;
+    size_t mark = e->replaced ? snap_mark(eng) : 0;
+    release_replaced(eng, e);
     eng->fa_pin = &nominated;
+    eng->fa_slice = e->replaced;
     fa_assign(eng, e->cq, e->wl, NULL, false, &e->a);
     eng->fa_pin = NULL;
     e->targets = NULL;
@@ -512,6 +551,9 @@ static void reassign_nominated(struct eng *eng, struct entry *e)
     if (e->a.mode == FA_PREEMPT)
         e->n_targets = pre_targets(eng, e->cq, e->wl, &e->a, &e->targets);
     place_preemptor(eng, e->cq, e->wl, &e->a, e->targets, e->n_targets);
+    eng->fa_slice = NULL;
+    if (e->replaced)
+        snap_rollback(eng, mark);
 }
 
 /* Kueue's overlap recompute (RecomputeAssignmentUponPreemptionTargetsOverlap,
@@ -537,6 +579,7 @@ static bool recompute_overlap(struct eng *eng, struct entry *e, struct victims *
                  "will fit after these preemptions complete";
     e->rq = RQ_PENDING_PREEMPTION;
     add_assignment_usage(eng, e->cq, &e->a);
+    release_replaced(eng, e);
     tas_assume(eng, e->wl, &e->a);
     scan_clear(e->wl);
     return true;
@@ -560,6 +603,7 @@ static void admit(struct eng *eng, struct entry *e, size_t *n_admitted)
         return;
     }
     add_assignment_usage(eng, e->cq, &e->a);
+    release_replaced(eng, e); /* the rest of the cycle sees the slice gone */
     tas_assume(eng, e->wl, &e->a);
     e->admitted = true;
     (*n_admitted)++;
@@ -702,6 +746,12 @@ static void commit_admission(struct eng *eng, struct entry *e)
     struct eng_admitted *d = &eng->dec.admitted[eng->dec.n_admitted++];
     d->wl = wl;
     d->admitted = (enum eng_admitted_cond)wl->admitted_cond;
+    d->replaced = NULL;
+    if (e->replaced && e->replaced->state == WL_ADMITTED) {
+        /* Kueue's replaceWorkloadSlice: the old slice is finished. */
+        eng_wl_finish(eng, e->replaced, eng->now_ms);
+        d->replaced = e->replaced;
+    }
     eng->dec.changed = true;
 }
 
@@ -832,6 +882,7 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms)
         struct entry *e = &es[n++];
         e->wl = pq_pop(cq);
         e->cq = cq;
+        e->replaced = NULL;
     }
     eng->dec.n_heads = n;
 

@@ -39,6 +39,10 @@ struct eng_options {
     /* Keep, per workload, the preemption that evicted it (preemptor,
      * reason, priorities) for eng_explain. Off: nothing is kept. */
     bool record_preemptions;
+    /* The ElasticJobsViaWorkloadSlices gate is off: a Workload annotated
+     * kueue.x-k8s.io/workload-slice-replacement-for is admitted as any
+     * other (its old slice keeps its usage and may be a preemption target). */
+    bool workload_slices_off;
 };
 
 /* A new engine; free with eng_free. */
@@ -177,6 +181,12 @@ struct eng_admission {
 struct eng_admitted {
     struct eng_wl *wl;
     enum eng_admitted_cond admitted;
+    /* ElasticJobsViaWorkloadSlices: the admitted slice this workload
+     * replaces (its annotation kueue.x-k8s.io/workload-slice-replacement-for
+     * names it, in the same ClusterQueue), or NULL. The engine has released
+     * its quota and forgotten it as if finished; the caller finishes it
+     * (Finished=True, reason WorkloadSliceReplaced). */
+    struct eng_wl *replaced;
 };
 
 struct eng_preempted {

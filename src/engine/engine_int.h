@@ -384,8 +384,12 @@ struct eng_wl {
     uint64_t pend_cycle;   /* cycle in which a pending decision was recorded */
     /* preemption (preempt.c, fairshare.c) */
     const char *job_uid; /* label kueue.x-k8s.io/job-uid, in mem; NULL = absent */
-    double afs_usage;    /* admission fair sharing: its LocalQueue's usage, set by
-                          * fs_afs_refresh for queue order in AFS CQs */
+    /* ElasticJobsViaWorkloadSlices: the "namespace/name" of the slice this
+     * one replaces (annotation kueue.x-k8s.io/workload-slice-replacement-for),
+     * in mem; NULL = none. */
+    const char *replaces;
+    double afs_usage; /* admission fair sharing: its LocalQueue's usage, set by
+                       * fs_afs_refresh for queue order in AFS CQs */
     /* Removed from the snapshot by a simulation (snap_remove_wl while the
      * undo log is on): its topology placements no longer take Node
      * capacity. Logged, so every rollback restores it. */
@@ -546,6 +550,10 @@ struct eng {
     /* The nominated assignment whose flavors a recomputation within the
      * cycle keeps (Kueue's NominationMapping), or NULL (assign.c). */
     const struct fa_assignment *fa_pin;
+    /* The admitted slice an assignment replaces (cycle.c): its pod sets
+     * keep the flavors the slice holds, as Kueue's flavor assigner does for
+     * a workload slice. NULL: none. */
+    const struct eng_wl *fa_slice;
     /* The cycle's victims are removed from the snapshot (cycle.c, while an
      * assignment is recomputed after its targets overlapped them): they are
      * not preemption candidates then, as Kueue's simulated removal takes

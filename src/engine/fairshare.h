@@ -68,7 +68,7 @@ enum pre_policy pre__within_policy(const struct eng_cq *q);
 enum pre_policy pre__reclaim_policy(const struct eng_cq *q);
 /* §1.2 allowed(policy, W, C). */
 bool pre__allowed(enum pre_policy pol, const struct eng_wl *w, const struct eng_wl *c);
-/* Does wl use some fr of P? */
+/* Does wl use some fr of P? (Never the slice W replaces.) */
 bool pre__uses_p(const struct pre_ctx *x, const struct eng_wl *wl);
 /* Is node n within its subtree quota in every fr of P? */
 bool pre__within_nominal_p(const struct pre_ctx *x, const struct eng_node *n);

@@ -87,6 +87,10 @@ bool pre__allowed(enum pre_policy pol, const struct eng_wl *w, const struct eng_
 
 bool pre__uses_p(const struct pre_ctx *x, const struct eng_wl *wl)
 {
+    /* The slice W replaces is released, not preempted (Kueue's
+     * FindReplacedSliceTarget): never a candidate. */
+    if (x->w->replaces && !x->eng->opt.workload_slices_off && !strcmp(x->w->replaces, wl->key))
+        return false;
     for (size_t p = 0; p < wl->n_ps; p++)
         for (size_t k = 0; k < wl->ps[p].adm.n; k++) {
             int fr = wl->ps[p].adm.items[k].fr;

@@ -748,6 +748,9 @@ void wl_load_api(struct eng *eng, struct eng_wl *wl, const struct api_workload *
     wl->priority = w->has_priority ? w->priority : 0;
     const char *job_uid = api_kvs_get(&w->meta.labels, "kueue.x-k8s.io/job-uid");
     wl->job_uid = job_uid && *job_uid ? mdup(wl, job_uid) : NULL; /* preemption message */
+    const char *replaces =
+        api_kvs_get(&w->meta.annotations, "kueue.x-k8s.io/workload-slice-replacement-for");
+    wl->replaces = replaces && *replaces ? mdup(wl, replaces) : NULL;
     wl->created_ms = w->meta.creation_timestamp;
     wl->ts_ms = queue_ts(eng, w);
     wl->requeue_at = w->has_requeue_state ? w->requeue_state.requeue_at : 0;

@@ -20,7 +20,7 @@
  * the one it replaces, so a concurrent write cannot slip between check and
  * store. It refuses what Kueue refuses when the namespace has a default
  * LocalQueue (removing the queue name), and a parallelism change of a
- * running Job Kueue manages.
+ * running Job Kueue manages (but an elastic Job's scale-down).
  *
  * Tenants are adversaries. Beyond Kueue's and Kubernetes' rules, which hold
  * for everyone, a Job must stay Kueue's (a managed namespace, a queue name
@@ -117,10 +117,24 @@ static void running_parallelism(const struct srv_admit *a, const json_t *old, co
     if (suspended(old) || suspended(job) || !managed(a, old) ||
         parallelism(old) == parallelism(job) || meta_entry(old, "annotations", JOB_MIN_PARALLELISM))
         return;
+    /* An elastic Job (ElasticJobsViaWorkloadSlices) may scale down: its
+     * Workload's count is lowered in place, and fewer pods run. Scaling up
+     * needs a new Workload slice, which cueue does not make yet. */
+    const char *el = meta_entry(old, "annotations", "kueue.x-k8s.io/elastic-job");
+    bool elastic = fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) && el && !strcmp(el, "true");
+    if (elastic && parallelism(job) < parallelism(old))
+        return;
     size_t m = err_push_field(e, "spec.parallelism");
-    err_field(e, ERR_INVALID,
-              "Forbidden: cannot change while the job is not suspended: Kueue admitted %lld pods",
-              parallelism(old));
+    if (elastic)
+        err_field(e, ERR_INVALID,
+                  "Forbidden: an elastic job may only scale down while it runs: Kueue admitted "
+                  "%lld pods",
+                  parallelism(old));
+    else
+        err_field(e, ERR_INVALID,
+                  "Forbidden: cannot change while the job is not suspended: Kueue admitted %lld "
+                  "pods",
+                  parallelism(old));
     err_restore(e, m);
 }
 

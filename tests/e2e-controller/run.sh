@@ -10,7 +10,7 @@ set -u
 CUEUE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
 shift 2
-PARTS=${*:-inproc http preempt checks restart lifecycle lifecycle-config lifecycle-node lifecycle-kinds lifecycle-prebuilt lifecycle-priority integrations integ-ray integ-appwrapper integ-trainjob integ-lws integ-serving cli metrics provisioning podsetupdates}
+PARTS=${*:-inproc http preempt checks restart lifecycle lifecycle-config lifecycle-node lifecycle-kinds lifecycle-prebuilt lifecycle-priority lifecycle-elastic integrations integ-ray integ-appwrapper integ-trainjob integ-lws integ-serving cli metrics provisioning podsetupdates}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 HERE="$SRC/tests/e2e-controller"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cueue-e2ec.XXXXXX")

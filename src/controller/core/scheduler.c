@@ -104,7 +104,32 @@ struct admit_write {
     struct wl_write h;
     int64_t queued;    /* when the workload was queued */
     bool was_reserved; /* a placement of a reservation it holds (a second pass) */
+    /* The elastic slice it replaces (ElasticJobsViaWorkloadSlices), NULL
+     * when none: namespace and name, its ClusterQueue. */
+    char *old_ns, *old_name, *old_cq;
 };
+
+/* Kueue's replaceWorkloadSlice: once its replacement (o) holds the quota,
+ * the old slice is finished with reason WorkloadSliceReplaced, a Normal
+ * Event says so, and kueue_replaced_workload_slices_total counts it in the
+ * old slice's ClusterQueue. An old slice finished already is left alone. */
+static void replace_slice(struct ctl *c, const json_t *o, const struct admit_write *p, int64_t now)
+{
+    const json_t *old = ctl_get(c, CK_WL, p->old_ns, p->old_name);
+    if (!old || cond_is(old, "Finished", "True"))
+        return;
+    char *msg = ctl_slice_replaced_message(o);
+    struct ctl_wl_op op = {
+        .kind = OP_FINISH, .reason = "WorkloadSliceReplaced", .message = msg, .now = now};
+    if (!ctl_write_status(c, CK_WL, p->old_ns, p->old_name, ctl_wl_mutate, &op)) {
+        old = ctl_get(c, CK_WL, p->old_ns, p->old_name);
+        if (old)
+            ctl_event(c, old, "Normal", "WorkloadSliceReplaced", COMPONENT_ADMISSION, "%s", msg);
+        const char *kv[] = {"cluster_queue", p->old_cq, NULL};
+        ctl_count(c, "kueue_replaced_workload_slices_total", kv);
+    }
+    free(msg);
+}
 
 /* The admissions of a cycle, written together (their store commits
  * shared); a write that fails feeds the engine the stored state again. */
@@ -134,6 +159,12 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
         p->h.wl = wl;
         p->h.ns = xstrdup(eng_wl_namespace(wl));
         p->h.name = xstrdup(eng_wl_name(wl));
+        if (adm[i].replaced) {
+            const char *ocq = eng_wl_cluster_queue(wl);
+            p->old_ns = xstrdup(eng_wl_namespace(adm[i].replaced));
+            p->old_name = xstrdup(eng_wl_name(adm[i].replaced));
+            p->old_cq = xstrdup(ocq ? ocq : "");
+        }
         p->h.op = (struct ctl_wl_op){
             .kind = OP_ADMIT,
             .admission = a,
@@ -153,6 +184,9 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             if (w[i].rc != ERR_NOT_FOUND)
                 ctl_log_err("status update", w[i].e);
             resync_wl(c, p->h.wl);
+            const json_t *old = p->old_ns ? ctl_get(c, CK_WL, p->old_ns, p->old_name) : NULL;
+            if (old) /* the engine let the slice go with its replacement's admission */
+                ctl_feed_engine(c, CK_WL, old, false);
         } else {
             ctl_observe(c, CK_WL, w[i].out);
         }
@@ -191,7 +225,15 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             if (adm_cond == ENG_ADMITTED_TRUE)
                 ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
                           "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
+            if (p->old_ns) {
+                json_t *held = json_incref((json_t *)o);
+                replace_slice(c, held, p, now);
+                json_decref(held);
+            }
         }
+        free(p->old_ns);
+        free(p->old_name);
+        free(p->old_cq);
         json_decref(p->h.op.admission);
         free((char *)p->h.op.cq);
         free(p->h.ns);

@@ -97,6 +97,12 @@ void jf_workload_name(const struct jf_integration *ji, const char *name, const c
     snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
 }
 
+bool jf_elastic(const json_t *obj)
+{
+    const char *v = jf_annotation(obj, JF_ELASTIC_ANNOTATION);
+    return fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) && v && !strcmp(v, "true");
+}
+
 const char *jf_queue_name(const json_t *obj)
 {
     const char *q = jf_label(obj, JF_QUEUE_LABEL);
@@ -335,6 +341,10 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
     const char *gate = jf_annotation(obj, JF_GATE_ANNOTATION);
     if (gate)
         json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
+    /* An elastic job's Workload is elastic too (Kueue's
+     * prepareWorkloadSlice): its count may go down while it holds quota. */
+    if (jf_elastic(obj))
+        json_object_set_new(ann, JF_ELASTIC_ANNOTATION, json_string("true"));
     if (json_object_size(ann))
         json_object_set_new(wm, "annotations", ann);
     else

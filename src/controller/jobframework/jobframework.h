@@ -94,6 +94,7 @@ struct jf_integration {
 #define JF_PREBUILT_LABEL "kueue.x-k8s.io/prebuilt-workload-name"
 #define JF_MAX_EXEC_LABEL "kueue.x-k8s.io/max-exec-time-seconds"
 #define JF_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
+#define JF_ELASTIC_ANNOTATION "kueue.x-k8s.io/elastic-job"
 #define JF_UID_LABEL "kueue.x-k8s.io/job-uid"
 #define JF_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
 #define JF_PROVREQ_PREFIX "provreq.kueue.x-k8s.io/"
@@ -122,6 +123,9 @@ void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, ch
 
 /* The queue-name label, or NULL when it is absent or empty. */
 const char *jf_queue_name(const json_t *obj);
+/* ElasticJobsViaWorkloadSlices on and the object annotated
+ * kueue.x-k8s.io/elastic-job: "true" (Kueue's workloadslicing.Enabled). */
+bool jf_elastic(const json_t *obj);
 
 /* The name of the prebuilt Workload the object names, or NULL (Kueue's
  * PrebuiltWorkloadNameFor): with WorkloadIdentifierAnnotations (on by

@@ -314,6 +314,55 @@ static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const js
     return eq;
 }
 
+/* spec.podSets[i].count of the built Workload set on the stored one. */
+static int counts_fn(json_t *obj, void *arg, struct err *e)
+{
+    const json_t *built = arg;
+    const json_t *bps = json_object_get(json_object_get(built, "spec"), "podSets");
+    size_t i;
+    json_t *ps;
+    json_array_foreach(json_object_get(json_object_get(obj, "spec"), "podSets"), i, ps)
+    {
+        const json_t *n = json_object_get(json_array_get(bps, i), "count");
+        if (json_is_integer(n))
+            json_object_set(ps, "count", (json_t *)n);
+    }
+    return 0;
+}
+
+/* Kueue's EnsureWorkloadSlices for a scale-down: an elastic object whose
+ * Workload holds quota and whose pod counts went down (none up, the same
+ * pod sets) gets the Workload's counts lowered in place; the quota it no
+ * longer uses is released. A scale-up (a new Workload slice) is not made
+ * here. Returns true when it wrote. */
+static bool elastic_scale_down(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                               const json_t *wl, const char *ns, const char *wname)
+{
+    if (!jf_elastic(job) || !cond_is(wl, "QuotaReserved", "True"))
+        return false;
+    json_t *built = NULL;
+    struct err e;
+    err_init(&e);
+    if (jf_build_workload(ig->ji, job, ctl_lookup_class, c, &built, &e))
+        return false;
+    const json_t *wps = json_object_get(json_object_get(wl, "spec"), "podSets");
+    const json_t *bps = json_object_get(json_object_get(built, "spec"), "podSets");
+    bool fewer = false, more = json_array_size(wps) != json_array_size(bps);
+    for (size_t i = 0; !more && i < json_array_size(wps); i++) {
+        const json_t *w = json_array_get(wps, i), *b = json_array_get(bps, i);
+        const char *wn = jstr(w, "name"), *bn = jstr(b, "name");
+        json_int_t wc = json_integer_value(json_object_get(w, "count"));
+        json_int_t bc = json_integer_value(json_object_get(b, "count"));
+        more = !wn || !bn || strcmp(wn, bn) || bc > wc;
+        fewer |= bc < wc;
+    }
+    bool wrote = false;
+    if (fewer && !more)
+        wrote = !ctl_write_object(c, CK_WL, ns, wname, counts_fn, built);
+    json_decref(built);
+    return wrote;
+}
+
 /* A suspended Job changed (parallelism, pod template) after its Workload
  * reserved quota: Kueue deletes that Workload and creates one for the new
  * shape (lifecycle.md §2.4 step 1), so the Job never starts with more than
@@ -823,6 +872,8 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
             ctl_release_quota(c, wl);
         return;
     }
+    if (!suspended && elastic_scale_down(c, ig, job, wl, ns, wname))
+        return;
     if (suspended) {
         if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, ig, job, wl)) {
             delete_workload(c, ig, job, wl);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/features.h"
 #include "api/objects.h"
 #include "base/err.h"
 #include "controller/ctl.h"
@@ -116,6 +117,34 @@ static void test_build_workload_shape(void **state)
     assert_string_equal(json_string_value(json_object_get(labels, "app")), "a");
     assert_true(job_workload_matches(wl, wl));
     json_decref(wl);
+    json_decref(j);
+}
+
+/* An elastic Job's Workload is annotated elastic too (Kueue's
+ * prepareWorkloadSlice), so that its count may go down while it holds
+ * quota; not with ElasticJobsViaWorkloadSlices off. */
+static void test_build_workload_elastic(void **state)
+{
+    (void)state;
+    memset(classes, 0, sizeof(classes));
+    json_t *j = job("", "\"kueue.x-k8s.io/elastic-job\":\"true\"", "");
+    for (int off = 0; off < 2; off++) {
+        struct fg_gates g;
+        struct err e;
+        err_init(&e);
+        assert_int_equal(
+            fg_gates_load(&g, off ? "ElasticJobsViaWorkloadSlices=false" : NULL, NULL, &e), 0);
+        fg_use(&g);
+        json_t *wl = NULL;
+        assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
+        const char *a = path_str(wl, "metadata", "annotations", "kueue.x-k8s.io/elastic-job");
+        if (off)
+            assert_null(a);
+        else
+            assert_string_equal(a, "true");
+        json_decref(wl);
+    }
+    fg_use(NULL);
     json_decref(j);
 }
 
@@ -558,6 +587,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_workload_name_hash),
         cmocka_unit_test(test_build_workload_shape),
+        cmocka_unit_test(test_build_workload_elastic),
         cmocka_unit_test(test_build_workload_topology_request),
         cmocka_unit_test(test_build_workload_priority),
         cmocka_unit_test(test_unmanaged_job),

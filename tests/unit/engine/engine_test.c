@@ -352,8 +352,8 @@ static void test_eng_waiting_for_replacement_pods_not_queued(void **state)
 /* A one-container workload ns/<name> in queue <lq> asking cpu_milli,
  * through eng_apply (so it reads the namespace's LimitRanges); with
  * admitted_cq, it holds that much quota there in flavor "default". */
-static struct eng_wl *api_wl_full(struct fx *f, const char *name, const char *lq, int64_t cpu_milli,
-                                  int32_t priority, const char *admitted_cq)
+static struct api_workload *wl_view(struct fx *f, const char *name, const char *lq,
+                                    int64_t cpu_milli, int32_t priority, const char *admitted_cq)
 {
     struct api_workload *w = ARENA_NEW(&f->mem, struct api_workload);
     w->priority = priority;
@@ -394,11 +394,22 @@ static struct eng_wl *api_wl_full(struct fx *f, const char *name, const char *lq
     ps->template_.spec.n_containers = 1;
     w->pod_sets = ps;
     w->n_pod_sets = 1;
+    return w;
+}
+
+static struct eng_wl *wl_apply(struct fx *f, struct api_workload *w)
+{
     struct api_object o;
     memset(&o, 0, sizeof(o));
     o.kind = API_KIND_WORKLOAD;
     o.u.meta = &w->meta;
     return eng_apply(f->eng, &o, 0);
+}
+
+static struct eng_wl *api_wl_full(struct fx *f, const char *name, const char *lq, int64_t cpu_milli,
+                                  int32_t priority, const char *admitted_cq)
+{
+    return wl_apply(f, wl_view(f, name, lq, cpu_milli, priority, admitted_cq));
 }
 
 static struct eng_wl *api_wl(struct fx *f, const char *name, const char *lq, int64_t cpu_milli)
@@ -455,6 +466,77 @@ static void test_eng_admitted_priority_change_requeues(void **state)
     /* Its priority lowered: the waiting one is tried again. */
     api_wl_full(&f, "run", "a", CPU(4), 1, "a");
     assert_false(eng_wl_inadmissible(p));
+    fx_release(&f);
+}
+
+/* An elastic slice: a workload replacing the slice ns/<replaces>. */
+static struct eng_wl *api_slice(struct fx *f, const char *name, int64_t cpu_milli,
+                                const char *admitted_cq, const char *replaces)
+{
+    struct api_workload *w = wl_view(f, name, "a", cpu_milli, 0, admitted_cq);
+    if (replaces) {
+        w->meta.annotations.items = ARENA_NEW(&f->mem, struct api_kv);
+        w->meta.annotations.items[0] =
+            (struct api_kv){"kueue.x-k8s.io/workload-slice-replacement-for", replaces};
+        w->meta.annotations.n = 1;
+    }
+    return wl_apply(f, w);
+}
+
+/* ElasticJobsViaWorkloadSlices: a slice that replaces an admitted one
+ * needs only what it adds (3 cpu held, 4 asked, 4 in all); once admitted
+ * the old slice is reported replaced and holds nothing. With the gate off
+ * the same slice waits for 4 free cpu. */
+static void test_eng_workload_slice_replacement(void **state)
+{
+    (void)state;
+    for (int off = 0; off < 2; off++) {
+        struct fx f;
+        fx_init(&f);
+        if (off) {
+            eng_free(f.eng);
+            struct eng_options opt = {.workload_slices_off = true};
+            f.eng = eng_new(&opt);
+        }
+        fx_flavor(&f, "default");
+        struct fx_quota q = {"default", CPU(4), -1, -1};
+        fx_cq(&f, "a", NULL, &q, 1);
+        fx_lq(&f, "a");
+        struct eng_wl *old = api_slice(&f, "s1", CPU(3), "a", NULL);
+        api_slice(&f, "s2", CPU(4), NULL, "ns/s1");
+        const struct eng_decisions *d = eng_cycle(f.eng, 10);
+        int cq = eng_cq_find(f.eng, "a");
+        if (off) {
+            assert_int_equal(d->n_admitted, 0);
+            assert_true(eng_wl_is_admitted(old));
+            assert_int_equal(eng_cq_usage(f.eng, (size_t)cq, "default", "cpu"), CPU(3));
+        } else {
+            assert_int_equal(d->n_admitted, 1);
+            assert_string_equal(eng_wl_name(d->admitted[0].wl), "s2");
+            assert_ptr_equal(d->admitted[0].replaced, old);
+            assert_false(eng_wl_is_admitted(old));
+            assert_int_equal(eng_cq_usage(f.eng, (size_t)cq, "default", "cpu"), CPU(4));
+        }
+        fx_release(&f);
+    }
+}
+
+/* A slice naming a workload of another namespace, or one not admitted,
+ * replaces nothing: it needs its whole request. */
+static void test_eng_workload_slice_other_namespace(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(4), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    struct eng_wl *old = api_slice(&f, "s1", CPU(3), "a", NULL);
+    api_slice(&f, "s2", CPU(4), NULL, "other/s1");
+    const struct eng_decisions *d = eng_cycle(f.eng, 10);
+    assert_int_equal(d->n_admitted, 0);
+    assert_true(eng_wl_is_admitted(old));
     fx_release(&f);
 }
 
@@ -591,6 +673,8 @@ int main(void)
         cmocka_unit_test(test_eng_bypass_at_arrival_survives_update),
         cmocka_unit_test(test_eng_limit_range_set_and_forget),
         cmocka_unit_test(test_eng_admitted_priority_change_requeues),
+        cmocka_unit_test(test_eng_workload_slice_replacement),
+        cmocka_unit_test(test_eng_workload_slice_other_namespace),
         cmocka_unit_test(test_eng_pending_messages_shared),
         cmocka_unit_test(test_eng_message_table),
     };
