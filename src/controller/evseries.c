@@ -12,18 +12,24 @@
 #include "base/xalloc.h"
 
 struct series {
-    char *name;    /* the Event's name (owned) */
-    json_t *first; /* its firstTimestamp (owned reference) */
-    int64_t count; /* occurrences so far */
-    int64_t seen;  /* the last occurrence */
-    int64_t write; /* the last write */
-    json_t *held;  /* the last occurrence, not written yet (owned), or NULL */
+    char *key;                  /* its key in the map (owned) */
+    char *name;                 /* the Event's name (owned) */
+    json_t *first;              /* its firstTimestamp (owned reference) */
+    int64_t count;              /* occurrences so far */
+    int64_t seen;               /* the last occurrence */
+    int64_t write;              /* the last write */
+    json_t *held;               /* the last occurrence, not written yet (owned), or NULL */
+    struct series *prev, *next; /* in the order of seen */
 };
 
 struct evs {
     pthread_mutex_t mu;
     struct map m; /* key -> struct series * */
     size_t held;
+    /* Every series, the one seen longest ago first: the times callers
+     * pass do not go back, so a series seen again moves to the end, and
+     * making room looks at the first ones only, not at every series. */
+    struct series *first, *last;
 };
 
 struct evs *evs_new(void)
@@ -36,6 +42,7 @@ struct evs *evs_new(void)
 
 static void series_free(struct series *x)
 {
+    free(x->key);
     free(x->name);
     json_decref(x->first);
     json_decref(x->held);
@@ -79,42 +86,53 @@ static void event_key(const json_t *ev, struct sb *k)
     }
 }
 
-/* Forget one series (its key found by value). */
-static void drop(struct evs *s, const char *key, struct series *x)
+static void unlink_series(struct evs *s, struct series *x)
+{
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        s->first = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    else
+        s->last = x->prev;
+    x->prev = x->next = NULL;
+}
+
+static void append_series(struct evs *s, struct series *x)
+{
+    x->prev = s->last;
+    x->next = NULL;
+    if (s->last)
+        s->last->next = x;
+    else
+        s->first = x;
+    s->last = x;
+}
+
+/* Forget one series. */
+static void drop(struct evs *s, struct series *x)
 {
     if (x->held)
         s->held--;
-    char *k = xstrdup(key);
-    map_del(&s->m, k);
-    free(k);
+    unlink_series(s, x);
+    map_del(&s->m, x->key);
     series_free(x);
 }
 
 /* Room for one more series: the ended ones go, then the one seen
- * longest ago. */
+ * longest ago. The ended ones are the first in the order of seen. */
 static void make_room(struct evs *s, int64_t now_ms)
 {
     if (s->m.len < EVS_MAX)
         return;
-    char **gone = xcalloc(s->m.len, sizeof(*gone));
-    size_t n = 0, it = 0;
-    const char *k, *oldest = NULL;
-    void *v;
-    int64_t oldest_seen = 0;
-    while (map_next(&s->m, &it, &k, &v)) {
-        struct series *x = v;
-        if (now_ms - x->seen >= EVS_SERIES_END_MS)
-            gone[n++] = xstrdup(k);
-        else if (!oldest || x->seen < oldest_seen)
-            oldest = k, oldest_seen = x->seen;
+    size_t n = 0;
+    while (s->first && now_ms - s->first->seen >= EVS_SERIES_END_MS) {
+        drop(s, s->first);
+        n++;
     }
-    if (!n && oldest)
-        gone[n++] = xstrdup(oldest);
-    for (size_t i = 0; i < n; i++) {
-        drop(s, gone[i], map_get(&s->m, gone[i]));
-        free(gone[i]);
-    }
-    free(gone);
+    if (!n && s->first)
+        drop(s, s->first);
 }
 
 enum evs_act evs_observe(struct evs *s, json_t *ev, int64_t now_ms)
@@ -124,12 +142,13 @@ enum evs_act evs_observe(struct evs *s, json_t *ev, int64_t now_ms)
     pthread_mutex_lock(&s->mu);
     struct series *x = map_get(&s->m, sb_str(&key));
     if (x && now_ms - x->seen >= EVS_SERIES_END_MS) {
-        drop(s, sb_str(&key), x);
+        drop(s, x);
         x = NULL;
     }
     if (!x) {
         make_room(s, now_ms);
         x = xcalloc(1, sizeof(*x));
+        x->key = xstrdup(sb_str(&key));
         const char *name =
             json_string_value(json_object_get(json_object_get(ev, "metadata"), "name"));
         x->name = xstrdup(name ? name : "");
@@ -137,12 +156,15 @@ enum evs_act evs_observe(struct evs *s, json_t *ev, int64_t now_ms)
         x->count = 1;
         x->seen = x->write = now_ms;
         map_put(&s->m, sb_str(&key), x);
+        append_series(s, x);
         pthread_mutex_unlock(&s->mu);
         sb_release(&key);
         return EVS_CREATE;
     }
     x->count++;
     x->seen = now_ms;
+    unlink_series(s, x);
+    append_series(s, x);
     json_object_set_new(json_object_get(ev, "metadata"), "name", json_string(x->name));
     if (x->first)
         json_object_set(ev, "firstTimestamp", x->first);
@@ -170,13 +192,10 @@ enum evs_act evs_observe(struct evs *s, json_t *ev, int64_t now_ms)
 
 size_t evs_due(struct evs *s, int64_t now_ms, json_t *out)
 {
-    size_t n = 0, ngone = 0, it = 0;
-    const char *k;
-    void *v;
+    size_t n = 0;
     pthread_mutex_lock(&s->mu);
-    char **gone = NULL;
-    while (map_next(&s->m, &it, &k, &v)) {
-        struct series *x = v;
+    for (struct series *x = s->first, *next; x; x = next) {
+        next = x->next;
         if (x->held && now_ms - x->write >= EVS_WRITE_EVERY_MS) {
             json_array_append_new(out, x->held);
             x->held = NULL;
@@ -184,17 +203,9 @@ size_t evs_due(struct evs *s, int64_t now_ms, json_t *out)
             s->held--;
             n++;
         }
-        if (!x->held && now_ms - x->seen >= EVS_SERIES_END_MS) {
-            if (!gone)
-                gone = xcalloc(s->m.len, sizeof(*gone));
-            gone[ngone++] = xstrdup(k);
-        }
+        if (!x->held && now_ms - x->seen >= EVS_SERIES_END_MS)
+            drop(s, x);
     }
-    for (size_t i = 0; i < ngone; i++) {
-        drop(s, gone[i], map_get(&s->m, gone[i]));
-        free(gone[i]);
-    }
-    free(gone);
     pthread_mutex_unlock(&s->mu);
     return n;
 }

@@ -766,12 +766,18 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     const char *ns = r->namespaced ? rt->ns : NULL;
     if (!srv_admission_create(q, r, ns, &obj, &wo, &ret))
         goto out;
+    /* obj is this request's alone: the store keeps it rather than a copy,
+     * and may change it, so its name is copied first. */
     name = api_doc_meta_str(obj, "name");
+    char *shown = name ? xstrdup(name) : NULL;
+    wo.obj_given = true;
     int rc = store_create(q->srv->store, r, ns, obj, &wo, &stored, &e);
     if (rc) {
-        ret = srv_reply_err(q, rc, &e, r, ns, name, "create");
+        ret = srv_reply_err(q, rc, &e, r, ns, shown, "create");
+        free(shown);
         goto out;
     }
+    free(shown);
     crd_warnings(q, r, stored);
     ret = reply_object(q, r, stored, 201);
     json_decref(stored);

@@ -2433,7 +2433,7 @@ static int check_namespace(struct store *s, const struct store_resource *r, cons
 /* Build the document to store from a create request (everything that needs
  * no lock). *out owned. */
 static int prepare_create(struct store *s, const struct store_resource *r, const char *ns,
-                          const json_t *obj, json_t **out, struct err *e)
+                          const json_t *obj, bool given, json_t **out, struct err *e)
 {
     *out = NULL;
     if (!json_is_object(obj))
@@ -2442,7 +2442,8 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         ns = api_doc_meta_str(obj, "namespace");
     if (r->namespaced && (!ns || !*ns))
         return err_set(e, ERR_PARSE, "a namespace is required for %s", res_name(r));
-    json_t *doc = json_deep_copy(obj);
+    /* A given obj is defaulted in place, not copied. */
+    json_t *doc = given ? json_incref((json_t *)obj) : json_deep_copy(obj);
     char gv[128];
     json_object_set_new(doc, "apiVersion", json_string(group_version(r, gv, sizeof(gv))));
     json_object_set_new(doc, "kind", json_string(r->kind));
@@ -2456,6 +2457,7 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
                            "the namespace sent on the request");
         }
         json_object_set_new(m, "namespace", json_string(ns));
+        ns = api_doc_meta_str(doc, "namespace"); /* the old string may be gone */
     } else {
         json_object_del(m, "namespace");
     }
@@ -2595,8 +2597,10 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
 {
     if (!(r = live(s, r)))
         return unserved(e);
+    /* Read before a given obj is defaulted (its name may be generated). */
+    bool generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name");
     json_t *doc;
-    int rc = prepare_create(s, r, ns, obj, &doc, e);
+    int rc = prepare_create(s, r, ns, obj, opts && opts->obj_given, &doc, e);
     if (rc)
         return rc;
     *c = (struct create_op){
@@ -2604,7 +2608,7 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
         .r = r,
         .ns = r->namespaced ? api_doc_meta_str(doc, "namespace") : "",
         .doc = doc,
-        .generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name"),
+        .generated = generated,
         .dry_run = opts && opts->dry_run,
         .shared_out = opts && opts->shared_out,
     };

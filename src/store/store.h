@@ -156,6 +156,10 @@ struct store_write_opts {
     bool shared_out; /* creates and updates: *out is the tree the store also gives its
                       * watchers in this process and keeps in its cache, not a copy of
                       * it; the caller must not change it (only read, then json_decref) */
+    bool obj_given;  /* creates: obj is the caller's to give away (no other holder): the
+                      * store defaults and keeps obj itself instead of a copy of it, so
+                      * after the call the caller only json_decrefs obj, reading none of
+                      * it (a string read from it before may be gone) */
 };
 
 /* Read one object. *out is owned (json_decref). ERR_NOT_FOUND when absent. */

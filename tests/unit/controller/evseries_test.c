@@ -143,12 +143,51 @@ static void test_bounded(void **state)
     evs_free(s);
 }
 
+/* Making room when full: a series seen again counts as seen then, so the
+ * one seen longest ago goes, not the one created first; once series have
+ * ended, they all go at once. */
+static void test_room_by_last_seen(void **state)
+{
+    (void)state;
+    struct evs *s = evs_new();
+    char n[32];
+    for (int i = 0; i < EVS_MAX; i++) {
+        snprintf(n, sizeof(n), "p%d", i);
+        json_t *ev = event(pod(n, n, "1"), "PodSetMismatch", "differs");
+        assert_int_equal(evs_observe(s, ev, 1000 + i), EVS_CREATE);
+        json_decref(ev);
+    }
+    json_t *ev = event(pod("p0", "p0", "2"), "PodSetMismatch", "differs");
+    assert_int_equal(evs_observe(s, ev, 1000 + EVS_MAX), EVS_UPDATE);
+    json_decref(ev);
+    ev = event(pod("new", "new", "1"), "PodSetMismatch", "differs");
+    assert_int_equal(evs_observe(s, ev, 1000 + EVS_MAX + 1), EVS_CREATE);
+    json_decref(ev);
+    assert_int_equal(evs_len(s), EVS_MAX);
+    /* p0 is remembered (a repeat within EVS_WRITE_EVERY_MS is held), p1
+     * is not (its repeat is a new Event). */
+    ev = event(pod("p0", "p0", "3"), "PodSetMismatch", "differs");
+    assert_int_equal(evs_observe(s, ev, 1000 + EVS_MAX + 2), EVS_HOLD);
+    json_decref(ev);
+    ev = event(pod("p1", "p1", "2"), "PodSetMismatch", "differs");
+    assert_int_equal(evs_observe(s, ev, 1000 + EVS_MAX + 3), EVS_CREATE);
+    json_decref(ev);
+    assert_int_equal(evs_len(s), EVS_MAX);
+    /* Every series but the two seen last has ended: they all go. */
+    ev = event(pod("late", "late", "1"), "PodSetMismatch", "differs");
+    assert_int_equal(evs_observe(s, ev, 1000 + EVS_MAX + 1 + EVS_SERIES_END_MS), EVS_CREATE);
+    json_decref(ev);
+    assert_int_equal(evs_len(s), 3);
+    evs_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repeats_are_one_event),
         cmocka_unit_test(test_distinct_events),
         cmocka_unit_test(test_bounded),
+        cmocka_unit_test(test_room_by_last_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

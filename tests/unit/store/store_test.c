@@ -251,6 +251,52 @@ static void test_store_create_generate_name(void **state)
     tstore_free(t);
 }
 
+/* A create whose obj is given: the store keeps obj itself, defaulted, as
+ * it would keep its copy; the namespace read from the body survives the
+ * defaulting; a generated name is generated; a refused create stores
+ * nothing and leaves obj to its caller's json_decref. */
+static void test_store_create_obj_given(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_write_opts wo = {.obj_given = true};
+    struct err e;
+    err_init(&e);
+    json_t *in = workload("given", NULL), *out = NULL;
+    json_object_set_new(json_object_get(in, "metadata"), "namespace", json_string("kube-system"));
+    assert_int_equal(store_create(t->s, R(WL), NULL, in, &wo, &out, &e), 0);
+    assert_ptr_equal(out, in);
+    assert_string_equal(mstr(out, "namespace"), "kube-system");
+    assert_int_equal(strlen(mstr(out, "uid")), 36);
+    assert_non_null(mstr(out, "resourceVersion"));
+    json_decref(out);
+    json_decref(in);
+    json_t *got = NULL;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "kube-system", "given", &got, &e), 0);
+    assert_string_equal(mstr(got, "namespace"), "kube-system");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(got, "spec"), "queueName")), "lq");
+    json_decref(got);
+
+    in = parse("{\"metadata\":{\"generateName\":\"gen-\"},"
+               "\"spec\":{\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":{}}]}}");
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "default", in, &wo, &out, &e), 0);
+    assert_int_equal(strlen(mstr(out, "name")), 9);
+    assert_memory_equal(mstr(out, "name"), "gen-", 4);
+    json_decref(out);
+    json_decref(in);
+
+    uint64_t before = store_current_rv(t->s);
+    in = workload("Bad_Name", NULL);
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "default", in, &wo, &out, &e), ERR_INVALID);
+    assert_null(out);
+    assert_int_equal(store_current_rv(t->s), before);
+    json_decref(in);
+    tstore_free(t);
+}
+
 static void test_store_create_invalid_name(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -1580,6 +1626,7 @@ int main(void)
         cmocka_unit_test(test_store_create_exists),
         cmocka_unit_test(test_store_create_namespace_rules),
         cmocka_unit_test(test_store_create_generate_name),
+        cmocka_unit_test(test_store_create_obj_given),
         cmocka_unit_test(test_store_create_invalid_name),
         cmocka_unit_test(test_store_dry_run_stores_nothing),
         cmocka_unit_test(test_store_update_conflict),
