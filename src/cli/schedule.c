@@ -137,6 +137,23 @@ static const json_t *lookup_doc(void *arg, const char *kind, const char *name, s
     return NULL;
 }
 
+/* The uid the API server would have given a Job of the input that has
+ * none, so that its Workload's owner reference names one (a reference
+ * without a uid is invalid): derived from the Job's namespace and name,
+ * so a run's output does not change from one run to the next. */
+static void job_input_uid(const json_t *job, char out[37])
+{
+    const json_t *meta = json_object_get(job, "metadata");
+    const char *ns = jstr(meta, "namespace"), *name = jstr(meta, "name");
+    char key[512];
+    int n = snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name ? name : "");
+    uint64_t a = map_hash(key, (size_t)n < sizeof(key) ? (size_t)n : sizeof(key) - 1);
+    uint64_t b = map_hash((const char *)&a, sizeof(a));
+    snprintf(out, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(a >> 32),
+             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xffff, (unsigned)(b >> 48),
+             (unsigned long long)(b & 0xffffffffffffULL));
+}
+
 /* The Workload the Job integration makes for a managed Job (*out NULL
  * when the Job has no queue-name label). The Workload takes the Job's
  * creationTimestamp: here the input stands in for the API server, and
@@ -149,6 +166,14 @@ static int job_to_workload(struct run *r, const json_t *job, json_t **out, struc
     int rc = job_build_workload(job, lookup_doc, r, out, e);
     if (rc)
         return rc;
+    json_t *owner =
+        json_array_get(json_object_get(json_object_get(*out, "metadata"), "ownerReferences"), 0);
+    const char *uid = jstr(owner, "uid");
+    if (owner && (!uid || !*uid)) {
+        char gen[37];
+        job_input_uid(job, gen);
+        json_object_set_new(owner, "uid", json_string(gen));
+    }
     const json_t *cts = json_object_get(json_object_get(job, "metadata"), "creationTimestamp");
     if (json_is_string(cts))
         json_object_set_new(json_object_get(*out, "metadata"), "creationTimestamp",
