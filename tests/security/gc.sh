@@ -139,6 +139,11 @@ curl -s -o /dev/null -X POST -H "$TB" -H "$J" --data-binary \
 UM=$(uid_of /api/v1/namespaces/a/configmaps/mine "$TB")
 wait_for "with update on configmaps/finalizers, the tenant blocks on its own ConfigMap" 10 \
     '^201$' held a dep mine "$UM" "$TB"
+expect_exact "an owner of a kind not served cannot be blocked" 403 \
+    held a ghost thing "$UM" "$TB" true example.com/v1 Thing
+expect "... in kube-apiserver's words" \
+    'cannot find RESTMapping for APIVersion example.com/v1 Kind Thing: no matches for kind \"Thing\" in version \"example.com/v1\"' \
+    cat "$TMP/held.out"
 
 # Changing the references of an existing object takes delete on it.
 k apply -f - >/dev/null <<'YAML'
