@@ -103,7 +103,7 @@ static int may_block(struct store *st, const struct rbac_policy *p, const struct
     if (!found)
         rc = err_set(e, ERR_FORBIDDEN,
                      "cannot set blockOwnerDeletion in this case because cannot find RESTMapping "
-                     "for APIVersion %s Kind %s: , no matches for kind \"%s\" in version \"%s\"",
+                     "for APIVersion %s Kind %s: no matches for kind \"%s\" in version \"%s\"",
                      api_version, kind, kind, api_version);
     return rc;
 }

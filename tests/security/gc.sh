@@ -142,7 +142,7 @@ wait_for "with update on configmaps/finalizers, the tenant blocks on its own Con
 expect_exact "an owner of a kind not served cannot be blocked" 403 \
     held a ghost thing "$UM" "$TB" true example.com/v1 Thing
 expect "... in kube-apiserver's words" \
-    'cannot find RESTMapping for APIVersion example.com/v1 Kind Thing: , no matches for kind \"Thing\" in version \"example.com/v1\"' \
+    'cannot find RESTMapping for APIVersion example.com/v1 Kind Thing: no matches for kind \"Thing\" in version \"example.com/v1\"' \
     cat "$TMP/held.out"
 
 # Changing the references of an existing object takes delete on it.
