@@ -270,7 +270,8 @@ struct store_delete_opts {
  * ERR_CONFLICT when a precondition fails. Dependents (ownerReferences) are
  * deleted in the same transaction (Background: after the owner; Foreground:
  * before it, and dependents kept by finalizers whose reference to it has
- * blockOwnerDeletion: true keep the owner, with the foregroundDeletion
+ * blockOwnerDeletion: true (and names it by kind, group and name as well as
+ * uid) keep the owner, with the foregroundDeletion
  * finalizer, until they go; the others are marked deleted and hold only
  * themselves) or lose the reference
  * (Orphan). A Namespace turns Terminating, everything in it is

@@ -139,6 +139,20 @@ curl -s -o /dev/null -X POST -H "$TB" -H "$J" --data-binary \
 UM=$(uid_of /api/v1/namespaces/a/configmaps/mine "$TB")
 wait_for "with update on configmaps/finalizers, the tenant blocks on its own ConfigMap" 10 \
     '^201$' held a dep mine "$UM" "$TB"
+# ... but naming its own ConfigMap with the uid of the admin's LocalQueue
+# blocks nothing: the reference must name its owner as the uid does.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq2, namespace: a}
+spec: {clusterQueue: cq}
+YAML
+ULQ2=$(uid_of /apis/kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/lq2 "$TB")
+expect_exact "the tenant names its own ConfigMap, with the LocalQueue's uid, as blocking" 201 \
+    held a alias mine "$ULQ2" "$TB"
+k -n a delete localqueue lq2 --cascade=foreground --wait=false >/dev/null
+wait_for "... which does not hold the admin's foreground deletion of the LocalQueue" 10 \
+    '^gone$' sh -c "kubectl --kubeconfig '$KC' -n a get localqueue lq2 >/dev/null 2>&1 || echo gone"
 expect_exact "an owner of a kind not served cannot be blocked" 403 \
     held a ghost thing "$UM" "$TB" true example.com/v1 Thing
 expect "... in kube-apiserver's words" \

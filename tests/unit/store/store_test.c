@@ -1270,6 +1270,22 @@ static void test_store_gc_foreground_non_blocking(void **state)
     assert_false(exists(t->s, "jobs.batch", "default", "k"));
     assert_true(exists(t->s, "pods", "default", "loose2"));
     json_decref(job);
+
+    /* A blocking reference with the owner's uid but another name (one its
+     * writer may block) does not hold the owner. */
+    job = create(t->s, "jobs.batch", "default", job_doc("m"));
+    in = owned("pod", "alias", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    block_owner(in);
+    json_t *refs = json_object_get(json_object_get(in, "metadata"), "ownerReferences");
+    json_object_set_new(json_array_get(refs, 0), "name", json_string("mine"));
+    json_decref(create(t->s, "pods", "default", in));
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "m", &o, NULL, &deleted, &e),
+                     0);
+    assert_true(deleted);
+    assert_true(exists(t->s, "pods", "default", "alias"));
+    json_decref(job);
     tstore_free(t);
 }
 
