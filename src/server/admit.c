@@ -582,8 +582,29 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     return rc;
 }
 
+/* Who may write obj's ownerReferences (srv_owner_refs_admit): false when
+ * refused, the reply sent. */
+static bool owner_refs_create(struct srv_req *q, const struct store_resource *r, const json_t *obj,
+                              int *ret)
+{
+    if (!json_array_size(json_object_get(json_object_get(obj, "metadata"), "ownerReferences")) ||
+        srv_user_in(&q->user, RBAC_MASTERS))
+        return true;
+    struct err e;
+    err_init(&e);
+    struct rbac_policy *p = srv_policy(q->srv);
+    int rc = srv_owner_refs_admit(q->srv->store, p, &q->user, r, obj, NULL, &e);
+    rbac_policy_unref(p);
+    if (rc)
+        *ret = reply_refused(q, rc, &e, r, api_doc_meta_str(obj, "namespace"),
+                             api_doc_meta_str(obj, "name"), "create");
+    return rc == 0;
+}
+
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
 {
+    if (!owner_refs_create(q, r, obj, ret))
+        return false;
     if (is_serving(r) && api_doc_meta_str(obj, "namespace")) {
         struct err e;
         err_init(&e);
@@ -692,6 +713,11 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
                         const json_t *cur, struct err *e)
 {
     struct srv_admit *a = arg;
+    if (a->owner_check &&
+        srv_owner_refs_admit(a->q->srv->store, a->policy, &a->q->user, r, next, cur, e))
+        return e->code;
+    if (!a->kind_rules)
+        return 0;
     /* The webhook rules come first, as the API server calls the webhooks
      * before it stores; then what cueue's own policy adds. */
     if (a->ji && integration_update(a, next, cur, e))
@@ -720,8 +746,9 @@ static int check_update(void *arg, const struct store_resource *r, const json_t 
     return srv_admit_job_update(a, cur, next, e);
 }
 
-void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
-                           const char *name, struct srv_admit *a, struct store_write_opts *wo)
+/* Fill *a for the kind's own rules on an update; true when they judge it. */
+static bool kind_rules(struct srv_req *q, const struct store_resource *r, const char *ns,
+                       const char *name, struct srv_admit *a, const struct store_write_opts *wo)
 {
     memset(a, 0, sizeof(*a));
     a->q = q;
@@ -731,7 +758,7 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
         a->events_v1 = true;
     } else if (is_pod(r)) {
         if (wo->status)
-            return;
+            return false;
         if (ns && jf_enabled(&pod_integration, q->srv->config)) {
             prepare(q, ns, name, a);
             a->q = q;
@@ -741,13 +768,13 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
             ns && srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns, name && *name ? name : NULL, NULL);
     } else if (crd_integration(r)) {
         if (wo->status || !ns || !jf_enabled(crd_integration(r), q->srv->config))
-            return;
+            return false;
         prepare(q, ns, name, a);
         a->q = q;
         a->ji = crd_integration(r);
     } else if (is_serving(r)) {
         if (wo->status || !ns)
-            return;
+            return false;
         const struct jf_integration *ji =
             !strcmp(r->key, "statefulsets.apps") ? &jw_statefulset : &jw_deployment;
         prepare(q, ns, name, a);
@@ -777,17 +804,31 @@ void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, co
     } else if (is_replicaset(r)) {
         /* Its template, on every write but the status's. */
         if (wo->status || !ns)
-            return;
+            return false;
         a->user = &q->user;
         a->may_run_unmanaged = may_run_pods(q, ns);
     } else if (!srv_is_webhook_config(r)) {
         if (!is_job(r) || wo->status || !ns)
-            return;
+            return false;
         prepare(q, ns, name, a);
         a->q = q;
     }
-    wo->check = check_update;
-    wo->check_arg = a;
+    return true;
+}
+
+void srv_admit_update_opts(struct srv_req *q, const struct store_resource *r, const char *ns,
+                           const char *name, struct srv_admit *a, struct store_write_opts *wo)
+{
+    a->kind_rules = kind_rules(q, r, ns, name, a, wo);
+    a->q = q;
+    /* A status write changes no metadata; the masters may do anything. */
+    a->owner_check = !wo->status && !srv_user_in(&q->user, RBAC_MASTERS);
+    if (a->owner_check && !a->policy)
+        a->policy = srv_policy(q->srv);
+    if (a->kind_rules || a->owner_check) {
+        wo->check = check_update;
+        wo->check_arg = a;
+    }
 }
 
 int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct store_resource *r,

@@ -360,13 +360,15 @@ struct srv_admit {
     bool ns_managed;                     /* ... and managedJobsNamespaceSelector selects it */
     bool default_lq;                     /* ... and holds a LocalQueue named "default" */
     bool default_wpc;                    /* a WorkloadPriorityClass named "default" exists */
-    struct rbac_policy *policy;          /* for an RBAC kind: a reference (srv_admit_release) */
+    struct rbac_policy *policy;          /* a reference (srv_admit_release), or NULL */
     json_t *group_wl; /* a StatefulSet's group Workload as read before the write (owned), or NULL */
     bool sts_managed; /* the StatefulSet framework is on and its namespace managed */
     bool events_v1;   /* an Event written through events.k8s.io/v1 */
     /* The integration whose webhook rules judge an update (jw_validate),
      * or NULL. */
     const struct jf_integration *ji;
+    bool kind_rules;  /* the kind's own rules judge the update (check_update) */
+    bool owner_check; /* who may change the ownerReferences (srv_owner_refs_admit), by policy */
 };
 /* Default and check a Job being created (changed in place). Returns 0 or
  * ERR_FORBIDDEN (a Job that would run outside its quota) with the reason in
@@ -415,6 +417,20 @@ int srv_admit_reply(struct srv_req *q, int rc, const struct err *e, const struct
 /* 403 `<resource> "<name>" is forbidden: <why>` (name may be NULL). */
 int srv_reply_forbidden_err(struct srv_req *q, const struct store_resource *r, const char *name,
                             const char *why);
+
+/* ownerrefs.c: kube-apiserver's OwnerReferencesPermissionEnforcement,
+ * always on. A write by u of r's object (obj as it would be stored; old
+ * as stored, NULL on a create) that changes its ownerReferences needs, on
+ * an update, `delete` on the object; each reference it makes
+ * blockOwnerDeletion: true (new, or turned true) needs `update` on the
+ * finalizers of the owner's resource (found by apiVersion and kind among
+ * the kinds st serves; at the cluster scope for a cluster-scoped one).
+ * Judged by p, reading only p and st's served kinds (not its objects), so
+ * it may run under the store's write lock. 0, or ERR_FORBIDDEN with
+ * kube-apiserver's words in e. */
+CU_MUST_CHECK int srv_owner_refs_admit(struct store *st, const struct rbac_policy *p,
+                                       const struct srv_user *u, const struct store_resource *r,
+                                       const json_t *obj, const json_t *old, struct err *e);
 
 /* eventsv1.c: events.k8s.io/v1 Events, stored as core/v1 Events */
 bool srv_ev1_is(const struct store_resource *r); /* the events.k8s.io/v1 entry */
@@ -527,6 +543,10 @@ void srv_authz_stop(struct srv *s);
 struct rbac_policy *srv_policy(struct srv *s);
 /* May the caller do a? */
 bool srv_can(struct srv_req *q, const struct rbac_attrs *a);
+/* May u do a, judged by policy p (members of system:masters may do
+ * anything)? Reads nothing but p. */
+bool srv_policy_can(const struct rbac_policy *p, const struct srv_user *u,
+                    const struct rbac_attrs *a);
 /* May the caller do verb on resource r in ns (NULL: cluster scope), object
  * name (may be NULL), subresource sub (may be NULL)? */
 bool srv_can_resource(struct srv_req *q, const char *verb, const struct store_resource *r,

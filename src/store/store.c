@@ -1240,6 +1240,68 @@ static int collect_dependents(struct store *s, const char *uid, const char *scop
     return rc;
 }
 
+/* Does ref name the object of resource r called name: its kind, and the
+ * group of its apiVersion? */
+static bool ref_names(const json_t *ref, const struct store_resource *r, const char *name)
+{
+    const char *api_version = json_string_value(json_object_get(ref, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(ref, "kind"));
+    const char *rname = json_string_value(json_object_get(ref, "name"));
+    if (!api_version || !kind || !rname || strcmp(kind, r->kind) || strcmp(rname, name))
+        return false;
+    const char *slash = strchr(api_version, '/');
+    size_t glen = slash ? (size_t)(slash - api_version) : 0;
+    return strlen(r->group) == glen && !strncmp(api_version, r->group, glen);
+}
+
+/* Does dep's reference to the owner (uid, of resource r, called name) ask
+ * to block the owner's deletion (blockOwnerDeletion: true)? Only a
+ * reference that names the owner by kind and name too: who may block is
+ * judged by them (server/ownerrefs.c), so a reference naming an object its
+ * writer may block, with another object's uid, blocks nothing. */
+static bool ref_blocks(const json_t *dep, const char *uid, const struct store_resource *r,
+                       const char *name)
+{
+    json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
+    size_t i;
+    json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        json_t *u = json_object_get(ref, "uid");
+        if (json_is_string(u) && !strcmp(json_string_value(u), uid) &&
+            json_is_true(json_object_get(ref, "blockOwnerDeletion")) && ref_names(ref, r, name))
+            return true;
+    }
+    return false;
+}
+
+/* Is the owner (uid, of resource r, called name, of namespace scope, ""
+ * when cluster-scoped) still held in foreground deletion: does one of its
+ * dependents that exist refer to it with blockOwnerDeletion true? As
+ * Kubernetes' garbage collector, a dependent without it is deleted first
+ * but does not keep its owner, so a finalizer on an object whose writer
+ * could not block the owner holds only that object. A stub (its document
+ * cannot be read) holds, as its reference cannot be told. Into *held; 0 or
+ * the store's error. */
+static int blocking_dependents(struct store *s, const struct store_resource *r, const char *uid,
+                               const char *name, const char *scope, bool *held, struct err *e)
+{
+    size_t n;
+    struct key3 *keys = dependents_of(s, uid, scope ? scope : "", &n);
+    int rc = 0;
+    *held = false;
+    for (size_t i = 0; i < n && !rc && !*held; i++) {
+        json_t *dep;
+        bool stub;
+        rc = w_load_row(s, keys[i].r, keys[i].ns, keys[i].name, true, &dep, &stub, e);
+        if (!rc && dep)
+            *held = stub || ref_blocks(dep, uid, r, name);
+        json_decref(dep);
+    }
+    keys_release(keys, n);
+    return rc;
+}
+
 static int finish_namespace(struct store *s, const char *ns, int depth, struct err *e);
 static int finish_crd(struct store *s, const char *name, int depth, struct err *e);
 static int release_foreground_owners(struct store *s, const json_t *dep, int depth, struct err *e);
@@ -1312,12 +1374,10 @@ static int release_foreground_owners(struct store *s, const json_t *dep, int dep
         json_t *owner = NULL;
         if (or)
             rc = w_load(s, or, ons, oname, &owner, e);
-        size_t n = 1;
-        if (!rc && owner && has_deletion(owner) && str_in_array(finalizers_of(owner), FOREGROUND)) {
-            struct key3 *left = dependents_of(s, json_string_value(u), ons, &n);
-            keys_release(left, n);
-        }
-        if (!rc && owner && n == 0) {
+        bool held = true;
+        if (!rc && owner && has_deletion(owner) && str_in_array(finalizers_of(owner), FOREGROUND))
+            rc = blocking_dependents(s, or, json_string_value(u), oname, ons, &held, e);
+        if (!rc && owner && !held) {
             drop_finalizer(owner, FOREGROUND);
             if (n_finalizers(owner) == 0)
                 rc = obj_remove(s, or, owner, depth + 1, e);
@@ -1582,13 +1642,14 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
             return rc;
     }
     if (policy && !strcmp(policy, "Foreground") && uid && depth < MAX_GC_DEPTH) {
-        /* Dependents go first; those that stay (finalizers) keep the owner,
-         * marked foregroundDeletion, until the last of them is removed. */
+        /* Dependents go first; those that stay (finalizers) and block it
+         * keep the owner, marked foregroundDeletion, until the last of them
+         * is removed. */
         rc = collect_dependents(s, uid, scope, false, depth, e);
-        size_t n;
-        struct key3 *left = dependents_of(s, uid, scope, &n);
-        keys_release(left, n);
-        if (rc || n > 0) {
+        bool held = false;
+        if (!rc)
+            rc = blocking_dependents(s, r, uid, api_doc_meta_str(cur, "name"), scope, &held, e);
+        if (rc || held) {
             if (!rc) {
                 json_array_append_new(finalizers_of(cur), json_string(FOREGROUND));
                 rc = mark_deleting(s, r, cur, e);

@@ -273,8 +273,11 @@ struct store_delete_opts {
  * be NULL) is the object as last stored. ERR_NOT_FOUND when absent;
  * ERR_CONFLICT when a precondition fails. Dependents (ownerReferences) are
  * deleted in the same transaction (Background: after the owner; Foreground:
- * before it, and dependents kept by finalizers keep the owner, with the
- * foregroundDeletion finalizer, until they go) or lose the reference
+ * before it, and dependents kept by finalizers whose reference to it has
+ * blockOwnerDeletion: true (and names it by kind, group and name as well as
+ * uid) keep the owner, with the foregroundDeletion
+ * finalizer, until they go; the others are marked deleted and hold only
+ * themselves) or lose the reference
  * (Orphan). A Namespace turns Terminating, everything in it is
  * deleted, and it goes when empty (*deleted tells whether it went already). */
 CU_MUST_CHECK int store_delete(struct store *s, const struct store_resource *r, const char *ns,

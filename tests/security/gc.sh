@@ -1,10 +1,21 @@
-# gc.sh -- a tenant cannot hold another tenant's object through garbage
-# collection: an owner reference is resolved in its dependent's namespace
-# (or among cluster-scoped objects), as Kubernetes' garbage collector
-# resolves it, so an object of namespace a that names, by uid, an object of
-# namespace b as its owner (with a finalizer of its own) neither keeps b's
-# object in foreground deletion nor goes when b's object goes. A control in
-# the same run: a dependent in b's own namespace does hold its owner.
+# gc.sh -- a tenant cannot hold another party's object through garbage
+# collection.
+#
+# An owner reference is resolved in its dependent's namespace (or among
+# cluster-scoped objects), as Kubernetes' garbage collector resolves it, so
+# an object of namespace a that names, by uid, an object of namespace b as
+# its owner (with a finalizer of its own) neither keeps b's object in
+# foreground deletion nor goes when b's object goes. A control in the same
+# run: a dependent in b's own namespace does hold its owner.
+#
+# Only a dependent whose reference has blockOwnerDeletion: true holds its
+# owner in foreground deletion, and setting it takes `update` on the owner's
+# finalizers, as kube-apiserver's OwnerReferencesPermissionEnforcement
+# rules (changing the references of an existing object takes `delete` on
+# it): so a tenant with Kueue's batch-user and the edit roles, who can read
+# the admin's LocalQueue in its namespace, cannot keep the admin's
+# foreground deletion of it waiting by a finalizer; a tenant granted its
+# own objects' finalizers may block on them.
 # (Sourced by run.sh after lib.sh.)
 
 need curl
@@ -17,13 +28,23 @@ TOK=$(sed -n 's/^ *token: *//p' "$TKC")
 T="Authorization: Bearer $TOK"
 ADM="Authorization: Bearer $(cat "$DATA/admin-token")"
 
-# held NS NAME OWNER UID AUTH: a ConfigMap NS/NAME with a finalizer, owned by
-# ConfigMap OWNER of uid UID.
+# held NS NAME OWNER UID AUTH [BLOCK [APIVERSION KIND]]: create a ConfigMap
+# NS/NAME with a finalizer, owned by the object OWNER of uid UID (a v1
+# ConfigMap unless told), blockOwnerDeletion BLOCK (true unless told);
+# prints the status code (and the body to $TMP/held.out).
 held() {
-    curl -s -o /dev/null -w '%{http_code}' -X POST -H "$5" -H "$J" --data-binary \
-        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$2\",\"finalizers\":[\"example.com/keep\"],\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"$3\",\"uid\":\"$4\",\"blockOwnerDeletion\":true}]}}" \
+    curl -s -o "$TMP/held.out" -w '%{http_code}' -X POST -H "$5" -H "$J" --data-binary \
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$2\",\"finalizers\":[\"example.com/keep\"],\"ownerReferences\":[{\"apiVersion\":\"${7:-v1}\",\"kind\":\"${8:-ConfigMap}\",\"name\":\"$3\",\"uid\":\"$4\",\"blockOwnerDeletion\":${6:-true}}]}}" \
         "$URL/api/v1/namespaces/$1/configmaps"
 }
+# patch NS NAME AUTH BODY: merge-patch ConfigMap NS/NAME; prints the status
+# code (and the body to $TMP/patch.out).
+patch() {
+    curl -s -o "$TMP/patch.out" -w '%{http_code}' -X PATCH -H "$3" \
+        -H 'Content-Type: application/merge-patch+json' --data-binary "$4" \
+        "$URL/api/v1/namespaces/$1/configmaps/$2"
+}
+MSG="cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>"
 # gone NS NAME: "gone" once ConfigMap NS/NAME is no more, else its finalizers
 gone() {
     if k -n "$1" get cm "$2" >/dev/null 2>&1; then
@@ -37,8 +58,11 @@ k -n b create configmap x >/dev/null
 k -n b create configmap y >/dev/null
 UX=$(k -n b get cm x -o jsonpath='{.metadata.uid}')
 UY=$(k -n b get cm y -o jsonpath='{.metadata.uid}')
+expect_exact "a tenant of a may not make b's ConfigMap wait for its object (blockOwnerDeletion)" \
+    403 held a d x "$UX" "$T"
+expect "... in kube-apiserver's words" "configmaps \\\"d\\\" is forbidden: $MSG" cat "$TMP/held.out"
 expect_exact "a tenant of a names b's ConfigMap as its object's owner (Kubernetes takes it)" 201 \
-    held a d x "$UX" "$T"
+    held a d x "$UX" "$T" false
 expect_exact "control: b's own object with a finalizer, owned by b's ConfigMap y" 201 \
     held b d y "$UY" "$ADM"
 k -n b delete cm x --cascade=foreground --wait=false >/dev/null
@@ -50,3 +74,107 @@ expect_exact "the tenant's object is not deleted with x" '["example.com/keep"]' 
     k -n a get cm d -o jsonpath='{.metadata.finalizers}'
 expect_exact "... nor marked for deletion" "" \
     k -n a get cm d -o jsonpath='{.metadata.deletionTimestamp}'
+
+# The admin's LocalQueue in the tenant's namespace: Kueue's batch-user role
+# lets the tenant read it, and so learn its uid.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: a}
+spec: {clusterQueue: cq}
+YAML
+ROLES="kueue-batch-user-role edit" tenant bob a
+TB="Authorization: Bearer $(sed -n 's/^ *token: *//p' "$TKC")"
+# uid_of PATH AUTH: the uid of the object at PATH, read as AUTH.
+uid_of() {
+    curl -s -H "$2" "$URL$1" | $PY -c 'import json,sys; print(json.load(sys.stdin)["metadata"]["uid"])'
+}
+ULQ=$(uid_of /apis/kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/lq "$TB")
+expect_exact "the tenant reads the admin's LocalQueue's uid" 1 sh -c "[ -n '$ULQ' ] && echo 1"
+expect_exact "the tenant may not block the LocalQueue's deletion" 403 \
+    held a stall lq "$ULQ" "$TB" true kueue.x-k8s.io/v1beta2 LocalQueue
+expect "... in kube-apiserver's words" "configmaps \\\"stall\\\" is forbidden: $MSG" \
+    cat "$TMP/held.out"
+expect_exact "the tenant's object may name it as a non-blocking owner, with a finalizer" 201 \
+    held a loose lq "$ULQ" "$TB" false kueue.x-k8s.io/v1beta2 LocalQueue
+expect_exact "... nor turn that reference blocking by a patch" 403 \
+    patch a loose "$TB" "{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"name\":\"lq\",\"uid\":\"$ULQ\",\"blockOwnerDeletion\":true}]}}"
+expect "... in kube-apiserver's words" "$MSG" cat "$TMP/patch.out"
+k -n a delete localqueue lq --cascade=foreground --wait=false >/dev/null
+# lqgone: "gone" once the LocalQueue is no more, else its finalizers.
+lqgone() {
+    if k -n a get localqueue lq >/dev/null 2>&1; then
+        k -n a get localqueue lq -o jsonpath='{.metadata.finalizers}'
+    else
+        echo gone
+    fi
+}
+wait_for "the admin's foreground deletion of the LocalQueue is not held by the tenant" 10 \
+    '^gone$' lqgone
+expect_exact "the tenant's dependent is marked deleted with it ..." 1 sh -c \
+    "[ -n \"\$(kubectl --kubeconfig '$KC' -n a get cm loose -o jsonpath='{.metadata.deletionTimestamp}')\" ] && echo 1"
+expect_exact "... and kept by its own finalizer only" '["example.com/keep"]' \
+    k -n a get cm loose -o jsonpath='{.metadata.finalizers}'
+
+# A tenant granted the finalizers of its own ConfigMaps may block on them.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cm-finalizers, namespace: a}
+rules:
+- apiGroups: [""]
+  resources: [configmaps/finalizers]
+  verbs: [update]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: bob-cm-finalizers, namespace: a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-finalizers}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}
+YAML
+curl -s -o /dev/null -X POST -H "$TB" -H "$J" --data-binary \
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"mine"}}' \
+    "$URL/api/v1/namespaces/a/configmaps"
+UM=$(uid_of /api/v1/namespaces/a/configmaps/mine "$TB")
+wait_for "with update on configmaps/finalizers, the tenant blocks on its own ConfigMap" 10 \
+    '^201$' held a dep mine "$UM" "$TB"
+# ... but naming its own ConfigMap with the uid of the admin's LocalQueue
+# blocks nothing: the reference must name its owner as the uid does.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq2, namespace: a}
+spec: {clusterQueue: cq}
+YAML
+ULQ2=$(uid_of /apis/kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/lq2 "$TB")
+expect_exact "the tenant names its own ConfigMap, with the LocalQueue's uid, as blocking" 201 \
+    held a alias mine "$ULQ2" "$TB"
+k -n a delete localqueue lq2 --cascade=foreground --wait=false >/dev/null
+wait_for "... which does not hold the admin's foreground deletion of the LocalQueue" 10 \
+    '^gone$' sh -c "kubectl --kubeconfig '$KC' -n a get localqueue lq2 >/dev/null 2>&1 || echo gone"
+expect_exact "an owner of a kind not served cannot be blocked" 403 \
+    held a ghost thing "$UM" "$TB" true example.com/v1 Thing
+expect "... in kube-apiserver's words" \
+    'cannot find RESTMapping for APIVersion example.com/v1 Kind Thing: no matches for kind \"Thing\" in version \"example.com/v1\"' \
+    cat "$TMP/held.out"
+
+# Changing the references of an existing object takes delete on it.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: cm-writer}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get, list, create, update, patch]
+YAML
+ROLES=cm-writer tenant una a
+TU="Authorization: Bearer $(sed -n 's/^ *token: *//p' "$TKC")"
+expect_exact "a writer without delete creates an object with an owner reference" 201 \
+    held a una-cm mine "$UM" "$TU" false
+expect_exact "control: and may change its data" 200 patch a una-cm "$TU" '{"data":{"k":"v"}}'
+expect_exact "... but not its owner references" 403 \
+    patch a una-cm "$TU" '{"metadata":{"ownerReferences":null}}'
+expect "... in kube-apiserver's words" \
+    "cannot set an ownerRef on a resource you can't delete: , <nil>" cat "$TMP/patch.out"

@@ -1220,12 +1220,20 @@ static void test_store_gc_owned_objects(void **state)
     tstore_free(t);
 }
 
+/* Mark in's first owner reference blockOwnerDeletion: true. */
+static void block_owner(json_t *in)
+{
+    json_t *refs = json_object_get(json_object_get(in, "metadata"), "ownerReferences");
+    json_object_set_new(json_array_get(refs, 0), "blockOwnerDeletion", json_true());
+}
+
 static void test_store_gc_foreground(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
     json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
     json_t *in = owned("wl", "job-j", job, NULL);
     json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    block_owner(in);
     json_decref(create(t->s, WL, "default", in));
     json_decref(create(t->s, "pods", "default", owned("pod", "p1", job, NULL)));
     struct err e;
@@ -1254,6 +1262,75 @@ static void test_store_gc_foreground(void **state)
     json_decref(wl);
     assert_false(exists(t->s, WL, "default", "job-j"));
     assert_false(exists(t->s, "jobs.batch", "default", "j"));
+    json_decref(job);
+    tstore_free(t);
+}
+
+/* As in Kubernetes, only a dependent whose reference has
+ * blockOwnerDeletion: true holds its owner in foreground deletion: one
+ * without it, kept by its finalizer, is marked deleted, and the owner goes
+ * at once; a blocking one keeps it until it goes, whatever the others. */
+static void test_store_gc_foreground_non_blocking(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *in = owned("pod", "loose", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    json_decref(create(t->s, "pods", "default", in));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    struct store_delete_opts o = {.propagation_policy = "Foreground"};
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", &o, NULL, &deleted, &e),
+                     0);
+    assert_true(deleted);
+    assert_false(exists(t->s, "jobs.batch", "default", "j"));
+    json_t *pod;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "default", "loose", &pod, &e), 0);
+    assert_non_null(mstr(pod, "deletionTimestamp"));
+    json_decref(pod);
+    json_decref(job);
+
+    /* A blocking and a loose dependent: the owner waits for the blocking
+     * one only. */
+    job = create(t->s, "jobs.batch", "default", job_doc("k"));
+    in = owned("pod", "held", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    block_owner(in);
+    json_decref(create(t->s, "pods", "default", in));
+    in = owned("pod", "loose2", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    json_decref(create(t->s, "pods", "default", in));
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "k", &o, NULL, &deleted, &e),
+                     0);
+    assert_false(deleted);
+    json_t *out;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "default", "held", &pod, &e), 0);
+    json_object_del(json_object_get(pod, "metadata"), "finalizers");
+    assert_int_equal(store_update(t->s, R("pods"), "default", "held", pod, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(pod);
+    assert_false(exists(t->s, "jobs.batch", "default", "k"));
+    assert_true(exists(t->s, "pods", "default", "loose2"));
+    json_decref(job);
+
+    /* A blocking reference with the owner's uid but another name (one its
+     * writer may block) does not hold the owner. */
+    job = create(t->s, "jobs.batch", "default", job_doc("m"));
+    in = owned("pod", "alias", job, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    block_owner(in);
+    json_t *refs = json_object_get(json_object_get(in, "metadata"), "ownerReferences");
+    json_object_set_new(json_array_get(refs, 0), "name", json_string("mine"));
+    json_decref(create(t->s, "pods", "default", in));
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "m", &o, NULL, &deleted, &e),
+                     0);
+    assert_true(deleted);
+    assert_true(exists(t->s, "pods", "default", "alias"));
     json_decref(job);
     tstore_free(t);
 }
@@ -1643,6 +1720,7 @@ int main(void)
         cmocka_unit_test(test_store_finalizers),
         cmocka_unit_test(test_store_gc_owned_objects),
         cmocka_unit_test(test_store_gc_foreground),
+        cmocka_unit_test(test_store_gc_foreground_non_blocking),
         cmocka_unit_test(test_store_gc_orphans_sweep),
         cmocka_unit_test(test_store_gc_owner_other_namespace),
         cmocka_unit_test(test_store_namespace_deletion),
