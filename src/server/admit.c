@@ -19,8 +19,8 @@
  * the api layer's rules: it judges the object as it will be stored against
  * the one it replaces, so a concurrent write cannot slip between check and
  * store. It refuses what Kueue refuses when the namespace has a default
- * LocalQueue (removing the queue name), and a parallelism change of a
- * running Job Kueue manages (but an elastic Job's scale-down).
+ * LocalQueue (removing the queue name), and an elastic Job's scale-up
+ * while it runs (no Workload slice is made for it yet).
  *
  * Tenants are adversaries. Beyond Kueue's and Kubernetes' rules, which hold
  * for everyone, a Job must stay Kueue's (a managed namespace, a queue name
@@ -105,36 +105,27 @@ static bool managed(const struct srv_admit *a, const json_t *job)
            (job_queue_name(job) || (a->cfg && a->cfg->manage_jobs_without_queue_name));
 }
 
-/* While a Job Kueue manages runs, its parallelism is what was admitted.
- * Kueue refuses a change only under partial admission (the api layer's
- * rule); otherwise it lets the change through, then stops and requeues
- * the Job, but cueue's node agent would start the extra pods first, so
- * cueue refuses it while the Job runs before and after the write (its
- * controllers suspend a Job and restore its parallelism in one write). */
+/* A running Job Kueue manages may change its parallelism, as Kueue's
+ * webhook lets it (but under partial admission: the api layer's rule):
+ * the controllers then stop the Job, delete the Workload that no longer
+ * describes it and queue a new one. An elastic Job
+ * (ElasticJobsViaWorkloadSlices) scales down in place instead; scaling up
+ * needs a new Workload slice, which cueue does not make yet, so that is
+ * refused. */
 static void running_parallelism(const struct srv_admit *a, const json_t *old, const json_t *job,
                                 struct err *e)
 {
     if (suspended(old) || suspended(job) || !managed(a, old) ||
-        parallelism(old) == parallelism(job) || meta_entry(old, "annotations", JOB_MIN_PARALLELISM))
+        parallelism(job) <= parallelism(old) || meta_entry(old, "annotations", JOB_MIN_PARALLELISM))
         return;
-    /* An elastic Job (ElasticJobsViaWorkloadSlices) may scale down: its
-     * Workload's count is lowered in place, and fewer pods run. Scaling up
-     * needs a new Workload slice, which cueue does not make yet. */
     const char *el = meta_entry(old, "annotations", "kueue.x-k8s.io/elastic-job");
-    bool elastic = fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) && el && !strcmp(el, "true");
-    if (elastic && parallelism(job) < parallelism(old))
+    if (!fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) || !el || strcmp(el, "true"))
         return;
     size_t m = err_push_field(e, "spec.parallelism");
-    if (elastic)
-        err_field(e, ERR_INVALID,
-                  "Forbidden: an elastic job may only scale down while it runs: Kueue admitted "
-                  "%lld pods",
-                  parallelism(old));
-    else
-        err_field(e, ERR_INVALID,
-                  "Forbidden: cannot change while the job is not suspended: Kueue admitted %lld "
-                  "pods",
-                  parallelism(old));
+    err_field(e, ERR_INVALID,
+              "Forbidden: an elastic job may only scale down while it runs: Kueue admitted %lld "
+              "pods",
+              parallelism(old));
     err_restore(e, m);
 }
 

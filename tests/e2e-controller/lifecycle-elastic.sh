@@ -1,13 +1,17 @@
 # lifecycle-elastic.sh -- sourced by run.sh: Kueue's
-# ElasticJobsViaWorkloadSlices (beta, on by default) as far as cueue has it.
-# A running elastic Job scales down in place; scaling up needs a Workload
-# slice, which the Job integration does not make yet, so cueue serve
-# refuses it (no pod runs outside the quota). A Workload slice
-# annotated kueue.x-k8s.io/workload-slice-replacement-for is admitted when
-# what it adds to the slice it replaces fits; the old slice is then
-# Finished (WorkloadSliceReplaced), with Kueue's Event and metric, and the
-# new one holds the quota. One that does not fit waits, and the old slice
-# keeps its quota.
+# ElasticJobsViaWorkloadSlices (beta, on by default) as far as cueue has it,
+# and what becomes of a running Job that is not elastic when its
+# parallelism changes. A running elastic Job scales down in place; scaling
+# up needs a Workload slice, which the Job integration does not make yet,
+# so cueue serve refuses it (no pod runs outside the quota). A running Job
+# that is not elastic may change its parallelism, as Kueue lets it: the
+# controllers stop it ("No matching Workload"), delete its Workload and
+# queue a new one of the new size, which runs once admitted. A Workload
+# slice annotated kueue.x-k8s.io/workload-slice-replacement-for is
+# admitted when what it adds to the slice it replaces fits; the old slice
+# is then Finished (WorkloadSliceReplaced), with Kueue's Event and metric,
+# and the new one holds the quota. One that does not fit waits, and the
+# old slice keeps its quota.
 start_server elastic --controllers all --executor local || return 1
 cat <<YAML | k apply -f - >/dev/null
 apiVersion: v1
@@ -37,9 +41,9 @@ YAML
 
 # A running elastic Job scales down in place: its Workload's count is
 # lowered, the quota it no longer uses released, and one pod goes. It may
-# not scale up (cueue makes no Workload slice for it yet), and a Job that
-# is not elastic may do neither.
-el_job() { # NAME [ANNOTATIONS]
+# not scale up (cueue makes no Workload slice for it yet). A Job that is
+# not elastic is stopped and queued again at its new size.
+el_job() { # NAME [ANNOTATIONS] [CPU]
     cat <<YAML | k apply -f - >/dev/null
 apiVersion: batch/v1
 kind: Job
@@ -55,7 +59,7 @@ spec:
     spec:
       restartPolicy: Never
       containers:
-      - {name: w, image: busybox, command: ["sleep", "600"], resources: {requests: {cpu: "100m"}}}
+      - {name: w, image: busybox, command: ["sleep", "600"], resources: {requests: {cpu: "${3:-100m}"}}}
 YAML
 }
 el_running() { # JOB: its Running pods
@@ -92,16 +96,39 @@ wait_for "elastic: ... and one pod goes" 30 '^1$' el_running grow
 expect_grep "elastic: a running elastic Job may not scale up (no Workload slice is made)" \
     'spec.parallelism: Forbidden: an elastic job may only scale down while it runs: Kueue admitted 1 pods' \
     k -n el patch job grow --type=merge -p '{"spec":{"parallelism":3}}'
-expect_grep "elastic: a running Job that is not elastic may not scale up" \
-    'spec.parallelism: Forbidden: cannot change while the job is not suspended: Kueue admitted 2 pods' \
-    k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":3}}'
-expect_grep "elastic: ... nor down" \
-    'spec.parallelism: Forbidden: cannot change while the job is not suspended' \
-    k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":1}}'
 sleep 1
-expect_exact "elastic: ... its pods stay those admitted" "2" el_running fixed
-expect_exact "elastic: ... the elastic Job's stay those of its lowered count" "1" el_running grow
-k -n el delete job grow fixed >/dev/null
+expect_exact "elastic: ... the elastic Job's pods stay those of its lowered count" "1" el_running grow
+fixed_wl=$(el_job_wl fixed | cut -d' ' -f1)
+expect_grep "elastic: a running Job that is not elastic may raise its parallelism" 'patched' \
+    k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":3}}'
+wait_for "elastic: ... it is stopped, as Kueue stops it" 15 \
+    '^No matching Workload; restoring pod templates according to existent Workload$' \
+    k -n el get events --field-selector involvedObject.name=fixed,reason=Stopped \
+    -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'
+wait_for "elastic: ... the Workload that no longer matches is deleted" 15 \
+    "^Deleted not matching Workload: el/$fixed_wl\$" \
+    k -n el get events --field-selector involvedObject.name=fixed,reason=DeletedWorkload \
+    -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'
+wait_for "elastic: ... its one Workload, made anew at its new size, is admitted" 30 \
+    "^$fixed_wl 3 True\$" el_job_wl fixed
+wait_for "elastic: ... and it runs the 3 pods admitted" 30 '^3$' el_running fixed
+wait_for "elastic: ... the ClusterQueue holds its 300m and the elastic Job's 100m" 15 '^400m$' \
+    el_reserved
+# A raise that does not fit (4 pods of 2 cpu beside 400m of 6 cpu): the
+# Job is stopped and waits, no pod of it running.
+el_job big '' 2
+settle 30 '^2$' el_running big
+expect_grep "elastic: a running Job raises its parallelism beyond the quota" 'patched' \
+    k -n el patch job big --type=merge -p '{"spec":{"parallelism":4}}'
+wait_for "elastic: ... it is stopped" 15 '^true$' k -n el get job big -o jsonpath='{.spec.suspend}'
+wait_for "elastic: ... its one Workload, made anew at its new size, waits for quota" 30 \
+    '^[^ ]* 4 False$' el_job_wl big
+wait_for "elastic: ... no pod of it runs" 30 '^0$' el_running big
+wait_for "elastic: ... and the ClusterQueue holds only the other Jobs' 400m" 15 '^400m$' \
+    el_reserved
+sleep 1
+expect_exact "elastic: ... still none a second later" "0" el_running big
+k -n el delete job grow fixed big >/dev/null
 settle 30 '^0$' el_reserved
 
 # el_slice NAME PODS [REPLACES]: an elastic Workload of PODS 1-cpu pods,
@@ -175,4 +202,51 @@ wait_for "elastic: once 1 cpu is free the waiting slice is admitted" 15 \
 wait_for "elastic: ... and the slice it replaces is finished" 15 \
     '^True WorkloadSliceReplaced$' el_cond s2 Finished
 wait_for "elastic: ... the ClusterQueue holds its 6 cpu" 10 '^6$' el_reserved
+stop_server "$PID"
+
+# The same raise under `cueue controller` over HTTP (the cluster path:
+# what an API server lets through, the controller must stop).
+start_server elastic-http --controllers none || return 1
+"$CUEUE" controller --metrics-bind-address 0 --kubeconfig "$KC" --executor local \
+    --data-dir "$DATA" >"$DATA/controller.log" 2>&1 &
+CTL_PIDS="$CTL_PIDS $!"
+CPID=$!
+cat <<YAML | k apply -f - >/dev/null
+apiVersion: v1
+kind: Namespace
+metadata: {name: el}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: el-f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: el-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: el-f
+      resources: [{name: cpu, nominalQuota: "6"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: el}
+spec: {clusterQueue: el-cq}
+YAML
+el_job fixed
+settle 30 '^2$' el_running fixed
+fixed_wl=$(el_job_wl fixed | cut -d' ' -f1)
+expect_grep "elastic over HTTP: a running Job's parallelism may be raised" 'patched' \
+    k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":3}}'
+wait_for "elastic over HTTP: ... it is stopped, its Workload deleted" 20 \
+    "^No matching Workload; restoring pod templates according to existent Workload Deleted not matching Workload: el/$fixed_wl\$" \
+    k -n el get events --field-selector involvedObject.name=fixed \
+    -o jsonpath='{.items[?(@.reason=="Stopped")].message} {.items[?(@.reason=="DeletedWorkload")].message}'
+wait_for "elastic over HTTP: ... a Workload of its new size is admitted" 30 \
+    "^$fixed_wl 3 True\$" el_job_wl fixed
+wait_for "elastic over HTTP: ... and it runs the 3 pods admitted" 30 '^3$' el_running fixed
+stop_server "$CPID"
 stop_server "$PID"

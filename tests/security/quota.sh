@@ -186,9 +186,6 @@ expect "removing it where a default LocalQueue exists is Kueue's error, for ever
 expect "the queue name cannot change while the Job runs (Kueue), even for the admin" \
     'metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "lq-x": field is immutable' \
     k -n team-a label --overwrite job a-run kueue.x-k8s.io/queue-name=lq-x
-expect "a running Job's parallelism cannot change" \
-    'spec.parallelism: Forbidden: cannot change while the job is not suspended' \
-    kt "$ALICE" -n team-a patch job a-run --type=merge -p '{"spec":{"parallelism":3}}'
 expect "a running Job's pod template cannot change (Kubernetes)" \
     'spec.template: Invalid value: "object": field is immutable' \
     kt "$ALICE" -n team-a patch job a-run --type=json \
@@ -257,6 +254,43 @@ wait_for "the Workload that reserved quota for 1 pod is replaced by one for 2" 2
     "^[0-9a-f-]+ 2$" sh -c "kubectl --kubeconfig '$KC' -n team-b get workload \"\$(kubectl --kubeconfig '$KC' -n team-b get workloads -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name==\"b-checked\")]}{.metadata.name}{end}')\" -o jsonpath='{.metadata.uid} {.spec.podSets[0].count}' | grep -v '^$old_uid '"
 expect_grep "  ... with Kueue's DeletedWorkload event" 'DeletedWorkload.*Deleted not matching Workload: team-b/job-b-checked-' \
     k -n team-b get events --field-selector involvedObject.name=b-checked
+
+# 6b. A running Job's parallelism raised beyond what was admitted (Kueue
+# lets the change through): the Job is stopped, its Workload replaced by
+# one of the new size, which waits for quota, and no pod of it runs.
+cat <<'YAML' | k apply -f - >/dev/null
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq-grow}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default-flavor
+      resources: [{name: cpu, nominalQuota: "2"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: grow, namespace: team-a}
+spec: {clusterQueue: cq-grow}
+YAML
+job a-grow grow 1 1 600 | sed 's/completions: 1/completions: 4/' | kt "$ALICE" -n team-a create -f - >/dev/null
+a_running() {
+    kubectl --kubeconfig "$KC" -n team-a get pods -l job-name=a-grow \
+        --field-selector status.phase=Running -o name | wc -l | tr -d ' '
+}
+settle 30 '^1$' a_running
+expect "a tenant raises a running Job's parallelism beyond its quota (Kueue allows the change)" \
+    "patched" kt "$ALICE" -n team-a patch job a-grow --type=merge -p '{"spec":{"parallelism":3}}'
+wait_for "  ... the Job is stopped (No matching Workload)" 20 '^true$' \
+    k -n team-a get job a-grow -o jsonpath='{.spec.suspend}'
+wait_for "  ... its Workload is replaced by one of 3 pods, which waits for quota" 20 '^3 False$' \
+    k -n team-a get workload "$(wl_of team-a a-grow)" -o jsonpath='{.spec.podSets[0].count} {.status.conditions[?(@.type=="QuotaReserved")].status}'
+wait_for "  ... no pod of it runs" 30 '^0$' a_running
+sleep 1
+expect_exact "  ... still none a second later, and cq-grow holds no quota" "0 0" \
+    sh -c "printf '%s ' \"\$(kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=a-grow --field-selector status.phase=Running -o name | wc -l | tr -d ' ')\"; kubectl --kubeconfig '$KC' get clusterqueue cq-grow -o jsonpath='{.status.flavorsReservation[0].resources[0].total}'"
 stop_server "$PID"
 
 # 7. manageJobsWithoutQueueName and managedJobsNamespaceSelector.

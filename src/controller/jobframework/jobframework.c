@@ -415,6 +415,64 @@ bool jf_workload_matches(const json_t *wl, const json_t *built)
     return eq;
 }
 
+/* Does the Workload hold a condition of type t with status "True"? */
+static bool cond_true(const json_t *wl, const char *t)
+{
+    size_t i;
+    const json_t *cd;
+    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, cd)
+    {
+        if (jf_str(cd, "type") && !strcmp(jf_str(cd, "type"), t) && jf_str(cd, "status") &&
+            !strcmp(jf_str(cd, "status"), "True"))
+            return true;
+    }
+    return false;
+}
+
+/* The pod-set assignment of the pod set named, or NULL. */
+static const json_t *assignment_of(const json_t *wl, const char *name)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
+    {
+        if (jf_str(x, "name") && name && !strcmp(jf_str(x, "name"), name))
+            return x;
+    }
+    return NULL;
+}
+
+json_t *jf_running_workload(const json_t *wl, jf_flavor_fn flavor, void *arg)
+{
+    if (!cond_true(wl, "QuotaReserved"))
+        return NULL;
+    json_t *run = json_deep_copy(wl);
+    json_t *pss = json_object_get(json_object_get(run, "spec"), "podSets");
+    bool partial = false;
+    size_t i;
+    json_t *ps;
+    json_array_foreach(pss, i, ps) partial |= json_object_get(ps, "minCount") != NULL;
+    json_array_foreach(pss, i, ps)
+    {
+        const char *name = jf_str(ps, "name");
+        const json_t *psa = assignment_of(wl, name);
+        struct err e;
+        err_init(&e);
+        json_t *tpl = jf_obj_child(ps, "template");
+        if (!name || !psa ||
+            jf_inject_flavors(wl, name, jf_obj_child(tpl, "metadata"), jf_obj_child(tpl, "spec"),
+                              flavor, arg, &e)) {
+            json_decref(run);
+            return NULL;
+        }
+        const json_t *n = json_object_get(psa, "count");
+        if (partial && json_object_get(ps, "minCount") && json_is_integer(n))
+            json_object_set(ps, "count", (json_t *)n);
+    }
+    return run;
+}
+
 /* A pod set placed by topology-aware scheduling (Kueue's podset.FromAssignment):
  * its Pods wait with the kueue.x-k8s.io/topology gate for the TopologyUngater,
  * and one that asked no topology is marked unconstrained. */

@@ -177,6 +177,15 @@ void jf_set_topology_request(json_t *ps, const json_t *tmeta, const char *index_
  * maximumExecutionTimeSeconds. */
 bool jf_workload_matches(const json_t *wl, const json_t *built);
 
+/* Kueue's expectedRunningPodSets: the Workload (owned copy) as the object
+ * runs it once started for its admission, against which a running object
+ * is compared (jf_workload_matches): each pod set's template merged with
+ * what jf_inject_flavors adds, and under partial admission (a pod set
+ * with minCount) the count of each such pod set the admitted one. NULL
+ * when the Workload holds no quota, a pod set has no assignment or the
+ * merge conflicts: then only its spec describes the object. */
+json_t *jf_running_workload(const json_t *wl, jf_flavor_fn flavor, void *arg);
+
 /* Kueue's getPodSetsInfoFromStatus and podset.Merge for the Workload's
  * pod set ps_name: the podset label, the workload annotation, the
  * topology gate (and unconstrained annotation) of a topology placement,

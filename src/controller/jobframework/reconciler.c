@@ -299,7 +299,10 @@ static int workload_spec_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* Does the Workload still describe the Job? A Job whose shape cannot be
+/* Does the Workload still describe the Job (Kueue's EquivalentToWorkload)?
+ * A Workload holding quota is compared as the Job runs it (its flavors
+ * merged, the admitted counts under partial admission); a suspended Job
+ * may also match its spec as it stands. A Job whose shape cannot be
  * built (a missing priority class) is left as it is. */
 static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
                              const json_t *wl)
@@ -309,7 +312,11 @@ static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const js
     err_init(&e);
     if (jf_build_workload(ig->ji, job, ctl_lookup_class, c, &built, &e))
         return true;
-    bool eq = jf_workload_matches(wl, built);
+    json_t *running = jf_running_workload(wl, lookup_flavor, c);
+    bool eq = running ? jf_workload_matches(running, built) ||
+                            (ig->ji->is_suspended(job) && jf_workload_matches(wl, built))
+                      : jf_workload_matches(wl, built);
+    json_decref(running);
     json_decref(built);
     return eq;
 }
@@ -846,6 +853,25 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         }
         return;
     }
+    /* Kueue's ensureOneWorkload: a running object its Workload no longer
+     * describes (its parallelism raised, say: it would run more pods than
+     * were admitted) is stopped, its templates restored from that
+     * Workload, and the Workload deleted; a new one is created for its
+     * new shape once its pods are gone, and queues as any other. An
+     * elastic object's scale-down changes its Workload in place instead. */
+    if (!suspended && !jf_prebuilt_name(job)) {
+        if (elastic_scale_down(c, ig, job, wl, ns, wname))
+            return;
+        if (!workload_matches(c, ig, job, wl)) {
+            json_incref((json_t *)wl);
+            job_suspend_write(
+                c, ig, job, wl,
+                "No matching Workload; restoring pod templates according to existent Workload");
+            delete_workload(c, ig, job, wl);
+            json_decref((json_t *)wl);
+            return;
+        }
+    }
     /* Dynamic reclaim (§1.11). */
     json_t *rec = ji->reclaimable(job);
     const json_t *cur = json_object_get(json_object_get(wl, "status"), "reclaimablePods");
@@ -872,8 +898,6 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
             ctl_release_quota(c, wl);
         return;
     }
-    if (!suspended && elastic_scale_down(c, ig, job, wl, ns, wname))
-        return;
     if (suspended) {
         if (cond_is(wl, "QuotaReserved", "True") && !workload_matches(c, ig, job, wl)) {
             delete_workload(c, ig, job, wl);

@@ -13,6 +13,7 @@
 #include "api/objects.h"
 #include "base/err.h"
 #include "controller/ctl.h"
+#include "controller/jobframework/jobframework.h"
 #include "controller/jobs/job.h"
 
 static json_t *parse(const char *s)
@@ -387,6 +388,58 @@ static void test_start_and_stop(void **state)
     json_decref(flavor_obj);
 }
 
+/* A running Job is compared with its Workload as it runs it (Kueue's
+ * expectedRunningPodSets): the admitted count under partial admission,
+ * the flavor's tolerations there while the Workload holds quota but is
+ * no longer admitted (being evicted); a raised or lowered parallelism
+ * does not match. A Workload without quota has no running view. */
+static void test_running_workload(void **state)
+{
+    (void)state;
+    memset(classes, 0, sizeof(classes));
+    flavor_obj = parse(
+        "{\"metadata\":{\"name\":\"spot\"},\"spec\":{\"nodeLabels\":{\"tier\":\"spot\"},"
+        "\"tolerations\":[{\"key\":\"spot\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}}");
+    static const char *const anns[] = {"\"kueue.x-k8s.io/job-min-parallelism\":\"1\"", ""};
+    for (int partial = 1; partial >= 0; partial--) {
+        json_t *j = job("", anns[1 - partial], "");
+        json_t *wl = NULL, *built = NULL;
+        struct err e;
+        err_init(&e);
+        assert_int_equal(job_build_workload(j, NULL, NULL, &wl, &e), 0);
+        assert_null(jf_running_workload(wl, flavor, NULL));
+        json_object_set_new(
+            wl, "status",
+            parse(partial ? "{\"conditions\":[{\"type\":\"QuotaReserved\",\"status\":\"True\"},"
+                            "{\"type\":\"Admitted\",\"status\":\"True\"}],\"admission\":{"
+                            "\"clusterQueue\":\"cq\",\"podSetAssignments\":[{\"name\":\"main\","
+                            "\"count\":2,\"flavors\":{\"cpu\":\"spot\"}}]}}"
+                          : "{\"conditions\":[{\"type\":\"QuotaReserved\",\"status\":\"True\"},"
+                            "{\"type\":\"Admitted\",\"status\":\"False\"}],\"admission\":{"
+                            "\"clusterQueue\":\"cq\",\"podSetAssignments\":[{\"name\":\"main\","
+                            "\"count\":3,\"flavors\":{\"cpu\":\"spot\"}}]}}"));
+        json_t *started = job_start(j, wl, flavor, NULL, &e);
+        assert_non_null(started);
+        json_t *running = jf_running_workload(wl, flavor, NULL);
+        assert_non_null(running);
+        assert_int_equal(job_build_workload(started, NULL, NULL, &built, &e), 0);
+        assert_false(jf_workload_matches(wl, built)); /* the spec's count, no tolerations */
+        assert_true(jf_workload_matches(running, built));
+        json_decref(built);
+        /* The Job's parallelism changed while it runs. */
+        json_object_set_new(json_object_get(started, "spec"), "parallelism",
+                            json_integer(partial ? 3 : 2));
+        assert_int_equal(job_build_workload(started, NULL, NULL, &built, &e), 0);
+        assert_false(jf_workload_matches(running, built));
+        json_decref(built);
+        json_decref(running);
+        json_decref(started);
+        json_decref(wl);
+        json_decref(j);
+    }
+    json_decref(flavor_obj);
+}
+
 /* The admission checks' podSetUpdates reach the pods when the Job starts
  * (a provisioning check's consume annotation), and stopping takes them
  * away; the Workload carries the Job's provreq.kueue.x-k8s.io/
@@ -593,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_unmanaged_job),
         cmocka_unit_test(test_managed),
         cmocka_unit_test(test_start_and_stop),
+        cmocka_unit_test(test_running_workload),
         cmocka_unit_test(test_start_with_check_updates),
         cmocka_unit_test(test_start_check_update_conflicts),
         cmocka_unit_test(test_reclaimable_and_finished),
