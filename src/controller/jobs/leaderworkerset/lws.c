@@ -166,6 +166,12 @@ json_t *lws_workload(const json_t *lws, long index, jf_lookup_fn lookup, void *a
     json_t *wm = json_object_get(wl, "metadata");
     json_object_set_new(wm, "name", json_string(wname));
     pod_group_workload_owned(wl, &leaderworkerset_integration, lws);
+    /* Kueue sets the LeaderWorkerSet as a plain owner reference, not one
+     * that blocks its deletion: that would need `update` on
+     * leaderworkersets/finalizers, which Kueue's manager role (and
+     * cueue's) does not grant. */
+    json_object_del(json_array_get(json_object_get(wm, "ownerReferences"), 0),
+                    "blockOwnerDeletion");
     char idx[24];
     snprintf(idx, sizeof(idx), "%ld", index);
     json_object_set_new(jf_obj_child(wm, "annotations"), "kueue.x-k8s.io/component-workload-index",

@@ -47,10 +47,12 @@ static int adopt_fn(json_t *obj, void *arg, struct err *e)
             json_pack("{s:O,s:O,s:O,s:O,s:b}", "apiVersion", json_object_get(r, "apiVersion"),
                       "kind", json_object_get(r, "kind"), "name", json_object_get(r, "name"), "uid",
                       json_object_get(r, "uid"), "controller", 0));
-        json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion",
-                                                "apps/v1", "kind", "StatefulSet", "name",
-                                                mstr(a->sts, "name"), "uid", mstr(a->sts, "uid"),
-                                                "controller", 1, "blockOwnerDeletion", 1));
+        /* Not blocking the StatefulSet's deletion, as Kueue's owner
+         * reference: that would need `update` on statefulsets/finalizers,
+         * which the manager role does not grant. */
+        json_array_append_new(owners, json_pack("{s:s,s:s,s:s,s:s,s:b}", "apiVersion", "apps/v1",
+                                                "kind", "StatefulSet", "name", mstr(a->sts, "name"),
+                                                "uid", mstr(a->sts, "uid"), "controller", 1));
         json_object_set_new(meta, "ownerReferences", owners);
     }
     json_t *spec = jf_obj_child(obj, "spec");
