@@ -12,8 +12,11 @@
 # is then Finished (WorkloadSliceReplaced), with Kueue's Event and metric,
 # and the new one holds the quota. One that does not fit waits, and the
 # old slice keeps its quota.
-start_server elastic --controllers all --executor local || return 1
-cat <<YAML | k apply -f - >/dev/null
+
+# The namespace, flavor, ClusterQueue (6 CPUs) and LocalQueue of both
+# servers.
+el_queues() {
+    cat <<YAML | k apply -f - >/dev/null
 apiVersion: v1
 kind: Namespace
 metadata: {name: el}
@@ -38,6 +41,10 @@ kind: LocalQueue
 metadata: {name: q, namespace: el}
 spec: {clusterQueue: el-cq}
 YAML
+}
+
+start_server elastic --controllers all --executor local || return 1
+el_queues
 
 # A running elastic Job scales down in place: its Workload's count is
 # lowered, the quota it no longer uses released, and one pod goes. It may
@@ -211,31 +218,7 @@ start_server elastic-http --controllers none || return 1
     --data-dir "$DATA" >"$DATA/controller.log" 2>&1 &
 CTL_PIDS="$CTL_PIDS $!"
 CPID=$!
-cat <<YAML | k apply -f - >/dev/null
-apiVersion: v1
-kind: Namespace
-metadata: {name: el}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: el-f}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: el-cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors:
-    - name: el-f
-      resources: [{name: cpu, nominalQuota: "6"}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: q, namespace: el}
-spec: {clusterQueue: el-cq}
-YAML
+el_queues
 el_job fixed
 settle 30 '^2$' el_running fixed
 fixed_wl=$(el_job_wl fixed | cut -d' ' -f1)
