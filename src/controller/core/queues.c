@@ -244,7 +244,11 @@ static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq
         const char *q = o ? o->queue : NULL;
         struct qagg *gl = NULL;
         if (q) {
-            size_t h = (((uintptr_t)q >> 4) ^ ((uintptr_t)o->ns >> 4) * 31) % 64;
+            /* The high bits of a product: allocations' addresses share
+             * their low bits, which would put many queues in few places. */
+            size_t h = (size_t)((((uint64_t)(uintptr_t)q * 0x9e3779b97f4a7c15ull) ^
+                                 ((uint64_t)(uintptr_t)o->ns * 0xc2b2ae3d27d4eb4full)) >>
+                                58);
             if (memo[h].q == q && memo[h].ns == o->ns) {
                 gl = memo[h].g;
             } else {
