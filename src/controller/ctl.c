@@ -394,6 +394,8 @@ static void wl_sum_free(struct ctl *c, struct ctl_wl_sum *w)
 {
     if (!w)
         return;
+    if (w->slot)
+        c->wl_slots[w->slot - 1].sum = NULL;
     const char *shared[] = {w->ns,      w->queue,           w->cq,
                             w->created, w->admitted_reason, w->reserved_reason};
     for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
@@ -449,6 +451,40 @@ const struct ctl_wl_sum *ctl_wl_sum(struct ctl *c, const char *ns, const char *n
     if (key != buf)
         free(key);
     return e ? e->wl : NULL;
+}
+
+const struct ctl_wl_sum *ctl_wl_sum_of(struct ctl *c, size_t i, const struct eng_wl *wl)
+{
+    uint64_t serial = eng_wl_serial(wl);
+    if (i < c->n_wl_slots && c->wl_slots[i].sum && c->wl_slots[i].serial == serial)
+        return c->wl_slots[i].sum;
+    char buf[512];
+    char *key = ac_key_in(buf, sizeof(buf), eng_wl_namespace(wl), eng_wl_name(wl));
+    struct ctl_entry *e = map_get(&c->res[CK_WL].cache, key);
+    if (key != buf)
+        free(key);
+    struct ctl_wl_sum *w = e ? e->wl : NULL;
+    if (!w)
+        return NULL;
+    if (i >= c->n_wl_slots) {
+        size_t n = c->n_wl_slots ? c->n_wl_slots : 64;
+        while (n <= i)
+            n *= 2;
+        c->wl_slots = xrealloc(c->wl_slots, n * sizeof(*c->wl_slots));
+        memset(c->wl_slots + c->n_wl_slots, 0, (n - c->n_wl_slots) * sizeof(*c->wl_slots));
+        c->n_wl_slots = n;
+    }
+    /* One slot per summary and one summary per slot, so that freeing a
+     * summary empties the only slot that holds it. */
+    struct ctl_wl_slot *s = &c->wl_slots[i];
+    if (s->sum)
+        s->sum->slot = 0;
+    if (w->slot)
+        c->wl_slots[w->slot - 1].sum = NULL;
+    s->sum = w;
+    s->serial = serial;
+    w->slot = i + 1;
+    return w;
 }
 
 bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out)
@@ -1748,6 +1784,7 @@ void ctl_stop(struct ctl *c)
         json_decref(c->parsed[i]);
     free(c->parsed);
     map_release(&c->interned); /* empty: every summary is freed */
+    free(c->wl_slots);
     size_t it = 0;
     const char *key;
     void *val;

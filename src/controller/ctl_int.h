@@ -102,6 +102,15 @@ struct ctl_wl_sum {
     bool finished, admitted, reserved, deleting, inactive; /* conditions True; spec.active false */
     size_t nowners;
     const char **owners; /* apiVersion, kind, name, uid of each ownerReference */
+    size_t slot;         /* 1 + its index in ctl.wl_slots while one holds it, else 0 */
+};
+
+/* The summary of the engine's record at the same index (ctl_wl_sum_of), so
+ * that a pass over the engine's workloads builds no key and searches no map
+ * for those whose record and summary have not changed since. */
+struct ctl_wl_slot {
+    uint64_t serial;        /* eng_wl_serial of the record the summary was found for */
+    struct ctl_wl_sum *sum; /* NULL: none; else a live summary whose slot points here */
 };
 
 /* A cached object: its text (shared with the informer when it came from
@@ -190,9 +199,11 @@ struct ctl {
     json_t **parsed;
     size_t nparsed, capparsed;
     unsigned gen;
-    bool trim_due;       /* many trees freed since the last malloc_trim */
-    int64_t trimmed_ms;  /* monotonic */
-    struct map interned; /* string -> struct interned * (the summaries' strings) */
+    bool trim_due;                /* many trees freed since the last malloc_trim */
+    int64_t trimmed_ms;           /* monotonic */
+    struct map interned;          /* string -> struct interned * (the summaries' strings) */
+    struct ctl_wl_slot *wl_slots; /* by engine index; a summary freed leaves its slot */
+    size_t n_wl_slots;
 };
 
 /* ---- small JSON helpers -------------------------------------------------------- */
@@ -304,6 +315,10 @@ bool ctl_next(struct ctl *c, enum ctl_kind k, size_t *it, const char **key, void
 /* The summary of the cached Workload ns/name (borrowed until the cache
  * changes), or NULL. */
 const struct ctl_wl_sum *ctl_wl_sum(struct ctl *c, const char *ns, const char *name);
+/* The summary of the cached Workload of the engine's record wl, the one at
+ * index i (eng_wl_at), or NULL: as ctl_wl_sum of its namespace and name,
+ * remembered by index while the record and the summary both stay. */
+const struct ctl_wl_sum *ctl_wl_sum_of(struct ctl *c, size_t i, const struct eng_wl *wl);
 /* Walk the cached Workloads' summaries, parsing nothing. */
 bool ctl_next_wl_sum(struct ctl *c, size_t *it, const struct ctl_wl_sum **out);
 /* Take a state we read or wrote (borrowed) into the cache and react to it. */

@@ -1270,6 +1270,11 @@ const char *eng_wl_key(const struct eng_wl *wl)
     return wl->key;
 }
 
+uint64_t eng_wl_serial(const struct eng_wl *wl)
+{
+    return wl->serial;
+}
+
 const char *eng_wl_namespace(const struct eng_wl *wl)
 {
     return wl->ns;
@@ -1435,7 +1440,7 @@ size_t eng_cq_n_pending(const struct eng *eng, size_t i)
     return eng->cqs[i]->q.n + eng->cqs[i]->q.n_inadm;
 }
 
-size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap)
+size_t eng_cq_pending_unordered(struct eng *eng, size_t i, struct eng_wl **out, size_t cap)
 {
     eng__refresh(eng);
     struct eng_cq *cq = eng->cqs[i];
@@ -1444,6 +1449,13 @@ size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap
         out[n++] = cq->q.heap[k].wl;
     for (size_t k = 0; k < cq->q.n_inadm && n < cap; k++)
         out[n++] = cq->q.inadm[k];
+    return n;
+}
+
+size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap)
+{
+    size_t n = eng_cq_pending_unordered(eng, i, out, cap);
+    struct eng_cq *cq = eng->cqs[i];
     struct eng_wl **tmp = xmalloc((n + 1) * sizeof(*tmp));
     pend_sort(cq, out, tmp, n);
     free(tmp);

@@ -251,6 +251,9 @@ const struct eng_decisions *eng_cycle(struct eng *eng, int64_t now_ms);
 /* ---- queries ------------------------------------------------------------------- */
 
 const char *eng_wl_key(const struct eng_wl *wl); /* "namespace/name" */
+/* A number no other record of this engine has had or will have: a record's
+ * memory and index are reused once it is removed, its serial is not. */
+uint64_t eng_wl_serial(const struct eng_wl *wl);
 const char *eng_wl_namespace(const struct eng_wl *wl);
 const char *eng_wl_name(const struct eng_wl *wl);
 bool eng_wl_is_admitted(const struct eng_wl *wl); /* holds a quota reservation */
@@ -282,6 +285,9 @@ bool eng_cq_active(struct eng *eng, size_t i, const char **reason, const char **
 /* Pending workloads of CQ i in queue order (active heap and inadmissible
  * list merged in §5.2 order). Writes up to cap handles; returns the count. */
 size_t eng_cq_pending(struct eng *eng, size_t i, struct eng_wl **out, size_t cap);
+/* The same workloads in no particular order, for what only counts or sums
+ * them (the pending metrics): not sorted. */
+size_t eng_cq_pending_unordered(struct eng *eng, size_t i, struct eng_wl **out, size_t cap);
 size_t eng_cq_n_pending(const struct eng *eng, size_t i);
 /* What the last cycle with heads did in CQ i, for the metrics: entries
  * with preemption targets it skipped (another entry preempted the same

@@ -355,6 +355,7 @@ struct eng_wl {
     const char *ns, *name, *uid; /* uid: the key when absent */
     char *lq_key;                /* "namespace/queueName"; NULL when no queue */
     uint64_t second_pass_msg;    /* hash of the last SecondPassFailed message; 0: none */
+    uint64_t serial;             /* this record's number, never given to another (eng_wl_serial) */
     int64_t created_ms;
     int64_t ts_ms;          /* queue-order timestamp (§5.2) */
     int64_t requeue_at;     /* backoff end, 0 = none */
@@ -511,6 +512,7 @@ struct eng {
     struct eng_wl **wls;     /* every live workload record */
     size_t n_wls, cap_wls;
     struct eng_wl *free_wls;
+    uint64_t wl_serial;   /* the last record's serial */
     struct eng_msgs msgs; /* the workloads' pending messages */
     /* The first arena block of a new record: what the last decoded one
      * used (a backlog is mostly of one shape; at most 16 KiB), 0 before

@@ -70,6 +70,7 @@ struct eng_wl *wl_alloc(struct eng *eng, const char *ns, const char *name, size_
     wl->ns = wl_strdup(wl, ns);
     wl->name = wl->key + nl + 1;
     wl->uid = wl->key;
+    wl->serial = ++eng->wl_serial;
     XGROW(eng->wls, eng->cap_wls, eng->n_wls + 1);
     wl->idx = (uint32_t)eng->n_wls;
     eng->wls[eng->n_wls++] = wl;

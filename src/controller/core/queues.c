@@ -222,6 +222,13 @@ static void qaggs_free(struct map *aggs)
 static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq)
 {
     size_t n_wl = eng_n_wls(c->eng);
+    /* The LocalQueue's sums by the summary's interned namespace and queue
+     * name (the same strings are the same pointers): the map of them is
+     * searched once per LocalQueue, not once per workload. */
+    struct {
+        const char *ns, *q;
+        struct qagg *g;
+    } memo[64] = {{0}};
     for (size_t i = 0; i < n_wl; i++) {
         struct eng_wl *wl = eng_wl_at(c->eng, i);
         if (!wl)
@@ -231,17 +238,29 @@ static void queue_aggregates(struct ctl *c, struct map *by_cq, struct map *by_lq
         bool reserved = eng_wl_is_admitted(wl);
         if (!cqn && !reserved)
             continue;
-        const struct ctl_wl_sum *o = ctl_wl_sum(c, eng_wl_namespace(wl), eng_wl_name(wl));
+        const struct ctl_wl_sum *o = ctl_wl_sum_of(c, i, wl);
         bool admitted = reserved && o && o->admitted;
         struct qagg *gc = reserved && cqn ? qagg_of(by_cq, cqn) : NULL;
         const char *q = o ? o->queue : NULL;
         struct qagg *gl = NULL;
         if (q) {
-            char buf[512];
-            char *key = ac_key_in(buf, sizeof(buf), eng_wl_namespace(wl), q);
-            gl = qagg_of(by_lq, key);
-            if (key != buf)
-                free(key);
+            /* The high bits of a product: allocations' addresses share
+             * their low bits, which would put many queues in few places. */
+            size_t h = (size_t)((((uint64_t)(uintptr_t)q * 0x9e3779b97f4a7c15ull) ^
+                                 ((uint64_t)(uintptr_t)o->ns * 0xc2b2ae3d27d4eb4full)) >>
+                                58);
+            if (memo[h].q == q && memo[h].ns == o->ns) {
+                gl = memo[h].g;
+            } else {
+                char buf[512];
+                char *key = ac_key_in(buf, sizeof(buf), eng_wl_namespace(wl), q);
+                gl = qagg_of(by_lq, key);
+                if (key != buf)
+                    free(key);
+                memo[h].ns = o->ns;
+                memo[h].q = q;
+                memo[h].g = gl;
+            }
         }
         struct qagg *gs[2] = {gc, gl};
         for (int k = 0; k < 2; k++) {
@@ -272,7 +291,7 @@ static void pending_metrics(struct ctl *c, size_t i, const char *name, const jso
 {
     size_t np = eng_cq_n_pending(c->eng, i);
     struct eng_wl **pw = xcalloc(np + 1, sizeof(*pw));
-    np = eng_cq_pending(c->eng, i, pw, np);
+    np = eng_cq_pending_unordered(c->eng, i, pw, np); /* counted and summed: no order */
     size_t inadm = 0, hashes[2] = {0, 0};
     uint64_t *seen = xcalloc(np + 1, sizeof(*seen));
     bool *seen_inadm = xcalloc(np + 1, sizeof(*seen_inadm));

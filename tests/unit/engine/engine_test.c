@@ -146,6 +146,37 @@ static void test_eng_cq_pending_order_and_activity(void **state)
     fx_release(&f);
 }
 
+/* The queue-status pass remembers each record's Workload summary by its
+ * serial: a record deleted and its memory and index given to another
+ * workload must not keep the serial, and the unordered pending list holds
+ * the same workloads as the ordered one. */
+static void test_eng_wl_serial_not_reused(void **state)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_flavor(&f, "default");
+    struct fx_quota q = {"default", CPU(1), -1, -1};
+    fx_cq(&f, "a", NULL, &q, 1);
+    fx_lq(&f, "a");
+    struct eng_wl *w1 = fx_wl(&f, "w1", "a", CPU(4), 0, 5);
+    struct eng_wl *w2 = fx_wl(&f, "w2", "a", CPU(4), 5, 9);
+    uint64_t s1 = eng_wl_serial(w1), s2 = eng_wl_serial(w2);
+    assert_true(s1 != s2);
+    assert_ptr_equal(eng_wl_at(f.eng, 0), w1);
+    eng_wl_delete(f.eng, w1, 10);
+    struct eng_wl *w3 = fx_wl(&f, "w3", "a", CPU(4), 0, 1);
+    assert_ptr_equal(w3, w1); /* the record's memory is reused */
+    assert_ptr_equal(eng_wl_at(f.eng, 1), w3);
+    assert_true(eng_wl_serial(w3) != s1 && eng_wl_serial(w3) != s2);
+    assert_int_equal(eng_wl_serial(w2), s2);
+    size_t i = (size_t)eng_cq_find(f.eng, "a");
+    struct eng_wl *ord[4], *any[4];
+    assert_int_equal(eng_cq_pending(f.eng, i, ord, 4), 2);
+    assert_int_equal(eng_cq_pending_unordered(f.eng, i, any, 4), 2);
+    assert_true((any[0] == ord[0] && any[1] == ord[1]) || (any[0] == ord[1] && any[1] == ord[0]));
+    fx_release(&f);
+}
+
 static void fx_check(struct fx *f, const char *name, const char *controller)
 {
     struct api_admission_check *ac = ARENA_NEW(&f->mem, struct api_admission_check);
@@ -677,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_eng_workload_slice_other_namespace),
         cmocka_unit_test(test_eng_pending_messages_shared),
         cmocka_unit_test(test_eng_message_table),
+        cmocka_unit_test(test_eng_wl_serial_not_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
