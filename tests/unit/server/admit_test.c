@@ -212,20 +212,26 @@ static void test_update_parallelism(void **state)
 {
     struct err e;
     json_t *old = job("a", false, 1), *nw = job("a", false, 3);
+    /* A running Job may change its parallelism, as Kueue's webhook lets
+     * it: the controllers stop it and queue a Workload of the new size. */
+    assert_int_equal(update(&admin, false, old, nw, &e), 0);
+    assert_int_equal(update(&admin, false, nw, old, &e), 0);
+    /* An elastic Job scales down in place, but may not scale up while it
+     * runs: that needs a Workload slice, which cueue does not make. */
+    set_annotation(old, "kueue.x-k8s.io/elastic-job", "true");
+    set_annotation(nw, "kueue.x-k8s.io/elastic-job", "true");
     assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
     assert_string_equal(e.causes[0].field, "spec.parallelism");
-    assert_string_equal(e.causes[0].message, "Forbidden: cannot change while the job is not "
-                                             "suspended: Kueue admitted 1 pods");
-    /* Under partial admission the api layer's rule answers (the store
-     * applies it before this check runs). */
-    set_annotation(old, "kueue.x-k8s.io/job-min-parallelism", "1");
-    set_annotation(nw, "kueue.x-k8s.io/job-min-parallelism", "1");
-    assert_int_equal(update(&admin, false, old, nw, &e), 0);
+    assert_string_equal(e.causes[0].message, "Forbidden: an elastic job may only scale down while "
+                                             "it runs: Kueue admitted 1 pods");
+    assert_int_equal(update(&admin, false, nw, old, &e), 0);
     /* Suspended before or after (the controllers' start and stop), or not
      * Kueue's: no policy. */
     json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
     assert_int_equal(update(&admin, false, old, nw, &e), 0);
     json_t *plain_old = job(NULL, false, 1), *plain_new = job(NULL, false, 3);
+    set_annotation(plain_old, "kueue.x-k8s.io/elastic-job", "true");
+    set_annotation(plain_new, "kueue.x-k8s.io/elastic-job", "true");
     assert_int_equal(update(&admin, false, plain_old, plain_new, &e), 0);
     json_decref(plain_old);
     json_decref(plain_new);
