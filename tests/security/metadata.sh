@@ -183,7 +183,7 @@ expect_status "a Pod with labels, annotations and finalizers is stored" 201 -X P
     --data-binary '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-ok","labels":{"app":"web","example.com/tier":""},"annotations":{"Note":"any text: 1"},"finalizers":["kubernetes","example.com/keep"]},"spec":{"containers":[{"name":"c","image":"x"}]}}' \
     "$PODS"
 expect_status "a ConfigMap owned by one controller and another owner is stored" 201 -X POST -H "$A" -H "$J" \
-    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","labels":null,"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1","controller":true,"blockOwnerDeletion":true},{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u2","controller":false}]}}' \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","labels":null,"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1","controller":true},{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u2","controller":false}]}}' \
     "$CMS"
 
 # Updates, patches and apply are held to the same rules.
