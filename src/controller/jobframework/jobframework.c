@@ -13,6 +13,7 @@
 
 #include "api/defaults.h"
 #include "api/features.h"
+#include "api/status.h"
 #include "api/objects.h"
 #include "base/err.h"
 
@@ -415,20 +416,6 @@ bool jf_workload_matches(const json_t *wl, const json_t *built)
     return eq;
 }
 
-/* Does the Workload hold a condition of type t with status "True"? */
-static bool cond_true(const json_t *wl, const char *t)
-{
-    size_t i;
-    const json_t *cd;
-    json_array_foreach(json_object_get(json_object_get(wl, "status"), "conditions"), i, cd)
-    {
-        if (jf_str(cd, "type") && !strcmp(jf_str(cd, "type"), t) && jf_str(cd, "status") &&
-            !strcmp(jf_str(cd, "status"), "True"))
-            return true;
-    }
-    return false;
-}
-
 /* The pod-set assignment of the pod set named, or NULL. */
 static const json_t *assignment_of(const json_t *wl, const char *name)
 {
@@ -445,7 +432,7 @@ static const json_t *assignment_of(const json_t *wl, const char *name)
 
 json_t *jf_running_workload(const json_t *wl, jf_flavor_fn flavor, void *arg)
 {
-    if (!cond_true(wl, "QuotaReserved"))
+    if (!api_status_condition_true(wl, "QuotaReserved"))
         return NULL;
     json_t *run = json_deep_copy(wl);
     json_t *pss = json_object_get(json_object_get(run, "spec"), "podSets");
@@ -644,16 +631,12 @@ int jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json
                                   ? jf_str(json_object_get(wl, "metadata"), "name")
                                   : "");
     json_t *ispec = json_object();
-    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
-    const json_t *psa = NULL, *x;
-    size_t i;
-    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, x)
-    {
-        if (jf_str(x, "name") && !strcmp(jf_str(x, "name"), ps_name))
-            psa = x;
-    }
+    const json_t *psa = assignment_of(wl, ps_name);
     if (!psa)
-        psa = json_array_get(json_object_get(adm, "podSetAssignments"), 0);
+        psa = json_array_get(
+            json_object_get(json_object_get(json_object_get(wl, "status"), "admission"),
+                            "podSetAssignments"),
+            0);
     if (json_object_get(psa, "topologyAssignment"))
         inject_topology(wl, ps_name, imeta, ispec);
     jf_apply_flavors(psa, ispec, flavor, arg);
