@@ -97,6 +97,10 @@ void val_crd_name(struct err *e, const char *map, const char *key, const char *v
  * OnUpdate, while the AdmissionGatedBy gate is on: the annotation's gates
  * are well formed, none added after creation. Causes go to e. */
 void val_gated_by(struct err *e, const json_t *obj, const json_t *old);
+/* Kueue's workloadslicing.Enabled: ElasticJobsViaWorkloadSlices is on and
+ * the object (a Job or a Workload) is annotated
+ * kueue.x-k8s.io/elastic-job: "true". */
+bool val_elastic(const json_t *obj);
 
 /* ValidateUpdateForWorkloadPriorityClassName: the priority-class label may
  * not be added while the object runs (suspended false), nor removed. */

@@ -74,12 +74,6 @@ static long long pods_count(const json_t *job)
     return json_is_integer(c) && json_integer_value(c) < n ? json_integer_value(c) : n;
 }
 
-static bool elastic(const json_t *job)
-{
-    const char *v = val__annotation(job, VAL_ELASTIC_ANNOTATION);
-    return fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) && v && !strcmp(v, "true");
-}
-
 static bool sync_completions(const json_t *job)
 {
     const char *v = val__annotation(job, VAL_SYNC_COMPLETIONS_ANNOTATION);
@@ -304,7 +298,7 @@ static void min_parallelism(struct err *e, const json_t *job)
             err_invalid_at(e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION,
                            "Invalid value: %lld: should be between 0 and %lld", n, pods - 1);
     }
-    if (elastic(job))
+    if (val_elastic(job))
         err_invalid_at(
             e, ANNOTATIONS, VAL_MIN_PARALLELISM_ANNOTATION,
             "Invalid value: \"%s\": partial admission and elastic job cannot be used together", v);
@@ -537,7 +531,7 @@ static void tas(struct err *e, const json_t *job)
     tas_request(e, job);
     if (val__causes(e) != before)
         return;
-    if (elastic(job)) {
+    if (val_elastic(job)) {
         const char *const keys[] = {TAS_REQUIRED, TAS_PREFERRED};
         const char *const what[] = {"required", "preferred"};
         for (size_t i = 0; i < 2; i++) {
@@ -613,7 +607,7 @@ static void kueue_update(struct err *e, const json_t *old, const json_t *job, bo
         immutable_entry(e, LABELS, VAL_QUEUE_LABEL, nq);
     /* validateUpdateForPrebuiltWorkload: as on create (checked already)
      * while suspended or elastic, else the name is fixed. */
-    bool was_elastic = job_kind && elastic(old);
+    bool was_elastic = job_kind && val_elastic(old);
     if (!now_suspended && !was_elastic && strcmp(prebuilt_name(old), prebuilt_name(job)))
         immutable_entry(e, prebuilt_from_annotation(job) ? ANNOTATIONS : LABELS, VAL_PREBUILT_KEY,
                         prebuilt_name(job));
@@ -621,9 +615,10 @@ static void kueue_update(struct err *e, const json_t *old, const json_t *job, bo
         !val__str_eq(val__label(old, VAL_MAX_EXEC_LABEL), val__label(job, VAL_MAX_EXEC_LABEL)))
         immutable_entry(e, LABELS, VAL_MAX_EXEC_LABEL, val__label(job, VAL_MAX_EXEC_LABEL));
     val_priority_class_update(e, old, job, now_suspended);
-    if (job_kind && elastic(old) != elastic(job))
+    if (job_kind && val_elastic(old) != val_elastic(job))
         err_invalid_at(e, ANNOTATIONS, VAL_ELASTIC_ANNOTATION,
-                       "Invalid value: %s: field is immutable", elastic(job) ? "true" : "false");
+                       "Invalid value: %s: field is immutable",
+                       val_elastic(job) ? "true" : "false");
     if (fg_enabled(FG_ADMISSION_GATED_BY))
         val__gated_by(e, old, job);
 }

@@ -21,6 +21,7 @@
 #include "api/features.h"
 #include "api/objects.h"
 #include "api/quantity.h"
+#include "api/validate.h"
 #include "api/validate_int.h"
 #include "base/err.h"
 
@@ -37,8 +38,7 @@ static bool admitted(const struct api_workload *wl)
     return api_condition_is_true(&wl->conditions, "Admitted");
 }
 
-/* workloadslicing.Enabled: the gate, and the object asks for it. */
-static bool elastic(const json_t *doc)
+bool val_elastic(const json_t *doc)
 {
     const char *v = val__annotation(doc, VAL_ELASTIC_ANNOTATION);
     return fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) && v && !strcmp(v, "true");
@@ -724,7 +724,7 @@ static void reclaimable(struct err *e, const struct api_object *o, const struct 
             val__not_supported(e, r->name ? r->name : "", names, n);
         } else if (r->count > ps->count) {
             bool stale = false;
-            if (old && elastic(o->json))
+            if (old && val_elastic(o->json))
                 for (size_t k = 0; k < old->u.wl->n_reclaimable_pods && !stale; k++) {
                     const struct api_reclaimable_pod *p = &old->u.wl->reclaimable_pods[k];
                     stale = p->name && r->name && !strcmp(p->name, r->name) && p->count == r->count;
@@ -822,7 +822,7 @@ static void priority_boost(struct err *e, const json_t *doc)
 static bool scaled_down(const struct api_object *o, const char *name)
 {
     const struct api_workload *wl = o->u.wl;
-    if (!elastic(o->json) || !wl->admission)
+    if (!val_elastic(o->json) || !wl->admission)
         return false;
     const struct api_pod_set *ps = find_pod_set(wl, name);
     for (size_t i = 0; i < wl->admission->n_pod_set_assignments; i++) {
@@ -992,7 +992,7 @@ void val__workload_webhook(struct err *e, const struct api_object *o, const stru
         with_min += wl->pod_sets[i].has_min_count;
     if (with_min > 1)
         val__invalid_int(e, (long long)with_min, "at most one podSet can use minCount");
-    if (with_min > 0 && elastic(o->json))
+    if (with_min > 0 && val_elastic(o->json))
         val__invalid_int(e, (long long)with_min,
                          "partial admission and elastic job cannot be used together");
     err_restore(e, m);

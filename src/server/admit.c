@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validate.h"
 #include "api/features.h"
 #include "api/objects.h"
 #include "base/err.h"
@@ -118,8 +119,7 @@ static void running_parallelism(const struct srv_admit *a, const json_t *old, co
     if (suspended(old) || suspended(job) || !managed(a, old) ||
         parallelism(job) <= parallelism(old) || meta_entry(old, "annotations", JOB_MIN_PARALLELISM))
         return;
-    const char *el = meta_entry(old, "annotations", "kueue.x-k8s.io/elastic-job");
-    if (!fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) || !el || strcmp(el, "true"))
+    if (!val_elastic(old))
         return;
     size_t m = err_push_field(e, "spec.parallelism");
     err_field(e, ERR_INVALID,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validate.h"
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/status.h"
@@ -96,12 +97,6 @@ void jf_workload_name(const struct jf_integration *ji, const char *name, const c
         prefix[i] = (char)tolower((unsigned char)prefix[i]);
     prefix[247] = '\0';
     snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
-}
-
-bool jf_elastic(const json_t *obj)
-{
-    const char *v = jf_annotation(obj, JF_ELASTIC_ANNOTATION);
-    return fg_enabled(FG_ELASTIC_JOBS_VIA_WORKLOAD_SLICES) && v && !strcmp(v, "true");
 }
 
 const char *jf_queue_name(const json_t *obj)
@@ -344,7 +339,7 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
         json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
     /* An elastic job's Workload is elastic too (Kueue's
      * prepareWorkloadSlice): its count may go down while it holds quota. */
-    if (jf_elastic(obj))
+    if (val_elastic(obj))
         json_object_set_new(ann, JF_ELASTIC_ANNOTATION, json_string("true"));
     if (json_object_size(ann))
         json_object_set_new(wm, "annotations", ann);

@@ -123,9 +123,6 @@ void jf_workload_name_for(const struct jf_integration *ji, const json_t *obj, ch
 
 /* The queue-name label, or NULL when it is absent or empty. */
 const char *jf_queue_name(const json_t *obj);
-/* ElasticJobsViaWorkloadSlices on and the object annotated
- * kueue.x-k8s.io/elastic-job: "true" (Kueue's workloadslicing.Enabled). */
-bool jf_elastic(const json_t *obj);
 
 /* The name of the prebuilt Workload the object names, or NULL (Kueue's
  * PrebuiltWorkloadNameFor): with WorkloadIdentifierAnnotations (on by

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validate.h"
 #include "api/status.h"
 #include "base/xalloc.h"
 #include "controller/admissionchecks/multikueue/multikueue.h"
@@ -345,7 +346,7 @@ static int counts_fn(json_t *obj, void *arg, struct err *e)
 static bool elastic_scale_down(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
                                const json_t *wl, const char *ns, const char *wname)
 {
-    if (!jf_elastic(job) || !cond_is(wl, "QuotaReserved", "True"))
+    if (!val_elastic(job) || !cond_is(wl, "QuotaReserved", "True"))
         return false;
     json_t *built = NULL;
     struct err e;
