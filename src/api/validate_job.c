@@ -11,14 +11,7 @@
  * Not here, because they depend on more than the Job: Kueue's "queue-name
  * must not be empty in namespace with default queue" (it reads the
  * namespace's LocalQueues) and cueue's own policies on running Jobs; the
- * server's built-in admission applies those (server/admit.c).
- *
- * One deliberate difference (docs/differences.md): Kueue refuses a
- * parallelism change of a partially admitted Job that ran before the write;
- * here it must run after the write too, so that cueue's controllers may
- * suspend a Job and restore its parallelism in one write, and Kubernetes'
- * template rules let a suspended Job's scheduling directives change on any
- * write that suspends or resumes it, for the same reason. */
+ * server's built-in admission applies those (server/admit.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -185,9 +178,11 @@ static json_t *template_core(const json_t *tpl)
     return t;
 }
 
-/* ValidateJobSpecUpdate. Kubernetes lets the scheduling directives of a
- * Job change while it is suspended and has never started; here they may
- * change whenever the Job is suspended before or after the write. */
+/* ValidateJobSpecUpdate: the scheduling directives of a Job's template
+ * may change only while the Job is suspended and has not started (its
+ * stored spec.suspend true and status.startTime unset), which is why
+ * Kueue stops a Job in steps (its startTime reset before the template is
+ * restored). */
 static void kube_update(struct err *e, const json_t *old, const json_t *job)
 {
     const json_t *os = spec_of(old), *ns = spec_of(job);
@@ -214,7 +209,7 @@ static void kube_update(struct err *e, const json_t *old, const json_t *job)
     }
     const json_t *ot = val__get(os, "template"), *nt = val__get(ns, "template");
     bool changed;
-    if (json_is_true(val__get(os, "suspend")) || json_is_true(val__get(ns, "suspend"))) {
+    if (json_is_true(val__get(os, "suspend")) && !val__str(val__get(old, "status"), "startTime")) {
         json_t *a = template_core(ot), *b = template_core(nt);
         changed = !json_equal(a, b);
         json_decref(a);
@@ -648,13 +643,12 @@ void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool
         kueue_update(e, old, obj, now_suspended, was_suspended, false);
 }
 
-/* validatePartialAdmissionUpdate (see the file comment for "after"); its
- * parallelism rule reads spec.suspend as it is. */
+/* validatePartialAdmissionUpdate; its parallelism rule reads the stored
+ * spec.suspend as it is. */
 static void partial_admission_update(struct err *e, const json_t *old, const json_t *job)
 {
     if (val__annotation(old, VAL_MIN_PARALLELISM_ANNOTATION) &&
-        !json_is_true(val__get(spec_of(old), "suspend")) &&
-        !json_is_true(val__get(spec_of(job), "suspend")) && parallelism(old) != parallelism(job)) {
+        !json_is_true(val__get(spec_of(old), "suspend")) && parallelism(old) != parallelism(job)) {
         size_t m = PUSH(e, "spec.parallelism");
         val__forbidden(e, "cannot change when partial admission is enabled and the job is not "
                           "suspended");

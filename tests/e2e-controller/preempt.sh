@@ -1,6 +1,9 @@
 # preempt.sh -- sourced by run.sh with a server started: a high-priority Job
 # preempts a running low-priority one, which is stopped (processes killed,
-# Job suspended), requeued, and completes after the high one.
+# Job suspended), requeued, and completes after the high one. The flavor
+# has node labels, so the stop must restore the Job's template, which
+# Kubernetes allows only once the Job is suspended and its startTime
+# cleared: Kueue's three writes, watched here.
 cat >"$TMP/pre.yaml" <<'YAML'
 apiVersion: v1
 kind: Namespace
@@ -19,6 +22,8 @@ value: 10
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: pre-default}
+spec:
+  nodeLabels: {instance-type: on-demand}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
@@ -83,6 +88,15 @@ expect "preemption: low job created" "created" k apply -f "$TMP/pre-low.yaml"
 wait_for "preemption: low job runs two pods" 15 '^2$' k -n pre get job low -o jsonpath='{.status.active}'
 expect_grep "preemption: low workload has priority 10 from its class" '^10 low$' \
     k -n pre get workloads -o jsonpath='{range .items[*]}{.spec.priority}{" "}{.spec.priorityClassRef.name}{"\n"}{end}'
+expect_grep "preemption: the low job runs with the flavor's node labels" '^on-demand$' \
+    k -n pre get job low -o jsonpath='{.spec.template.spec.nodeSelector.instance-type}'
+# Every version of the low Job from now on: suspend, the stopping mark,
+# startTime set, the flavor's node label.
+timeout 60 kubectl --kubeconfig "$KC" -n pre get job low --watch \
+    -o jsonpath='{.spec.suspend}/{.metadata.annotations.kueue\.x-k8s\.io/stopping}/{.status.startTime}/{.spec.template.spec.nodeSelector.instance-type}{"\n"}' \
+    >"$TMP/pre-low-versions" 2>&1 &
+WATCH=$!
+sleep 1
 expect "preemption: high job created" "created" k apply -f "$TMP/pre-high.yaml"
 wait_for "preemption: low workload Evicted=True/Preempted, Preempted=True/InClusterQueue" 15 '^low True Preempted True InClusterQueue' \
     k -n pre get workloads -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{" "}{.status.conditions[?(@.type=="Evicted")].status}{" "}{.status.conditions[?(@.type=="Evicted")].reason}{" "}{.status.conditions[?(@.type=="Preempted")].status}{" "}{.status.conditions[?(@.type=="Preempted")].reason}{"\n"}{end}'
@@ -90,6 +104,19 @@ wait_for "preemption: the low job is stopped (Stopped event with the preemption 
     k -n pre get events --field-selector involvedObject.name=low
 wait_for "preemption: the low workload was requeued (Requeued=True/Preempted)" 15 '^low True Preempted' \
     k -n pre get workloads -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{" "}{.status.conditions[?(@.type=="Requeued")].status}{" "}{.status.conditions[?(@.type=="Requeued")].reason}{"\n"}{end}'
+wait_for "preemption: the low job is suspended with its template restored" 15 '^true///$' \
+    cat "$TMP/pre-low-versions"
+kill $WATCH 2>/dev/null
+wait $WATCH 2>/dev/null
+# The stop as Kueue writes it: suspended and marked (template untouched),
+# startTime cleared, then the template restored and the mark removed.
+steps=$(awk '
+    /^true\/true\/[^\/]+\/on-demand$/ && s == 0 { s = 1 }
+    /^true\/true\/\/on-demand$/ && s == 1 { s = 2 }
+    /^true\/\/\/$/ && s == 2 { s = 3 }
+    END { print s }' "$TMP/pre-low-versions")
+if [ "$steps" = 3 ]; then pass "preemption: the Job is stopped in Kueue's three writes (kueue.x-k8s.io/stopping)"; else
+    fail "preemption: the Job is stopped in Kueue's three writes (kueue.x-k8s.io/stopping)" "$(cat "$TMP/pre-low-versions")"; fi
 # Killing is asynchronous to the status write: give the node agent a few
 # seconds (a loaded machine), ending as soon as the processes are gone.
 n=0

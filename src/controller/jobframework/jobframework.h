@@ -57,6 +57,16 @@ struct jf_integration {
      * restored from the Workload (wl NULL: suspended only). NULL for a
      * kind that cannot be suspended: stopping deletes it (a Pod). */
     json_t *(*stop)(const json_t *obj, const json_t *wl);
+    /* Optional. The annotation a running object is marked with while it
+     * is stopped in three writes, as Kueue's custom Stop of a batch/v1
+     * Job does (kueue.x-k8s.io/stopping): suspended and marked, its
+     * status.startTime reset, then its templates restored and the mark
+     * removed. Kubernetes lets a Job's pod template change only while it
+     * is suspended and has not started, so the restore cannot ride on the
+     * write that suspends it. A marked object is not suspended yet
+     * (is_suspended), so an interrupted stop is finished on the next
+     * pass. NULL: suspended and restored in one write. */
+    const char *stopping_annotation;
     /* Finished: true with *success and the message (borrowed from obj). */
     bool (*finished)(const json_t *obj, bool *success, const char **message);
     /* Every pod ready or succeeded (waitForPodsReady). */

@@ -141,28 +141,55 @@ static int delete_object(struct ctl *c, const struct ctl_integ *ig, const json_t
     return rc == ERR_NOT_FOUND ? 0 : rc;
 }
 
+static int mark_stopping_fn(json_t *obj, void *arg, struct err *e)
+{
+    const struct jf_integration *ji = arg;
+    ji->suspend(obj);
+    json_object_set_new(jf_obj_child(jf_obj_child(obj, "metadata"), "annotations"),
+                        ji->stopping_annotation, json_string("true"));
+    return 0;
+}
+
+/* ns/name suspended with its templates restored from wl (NULL: suspended
+ * only), as job (its current version) with the stopping mark removed. */
+static int write_stopped(struct ctl *c, const struct ctl_integ *ig, const char *ns,
+                         const char *name, const json_t *job, const json_t *wl)
+{
+    json_t *stopped = ig->ji->stop(job, wl);
+    if (ig->ji->stopping_annotation)
+        json_object_del(json_object_get(json_object_get(stopped, "metadata"), "annotations"),
+                        ig->ji->stopping_annotation);
+    struct replace_arg ra = {stopped};
+    int rc = ctl_write_object(c, ig->k, ns, name, replace_spec, &ra);
+    json_decref(stopped);
+    return rc;
+}
+
 static int job_suspend_write(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
                              const json_t *wl, const char *msg)
 {
     if (!ig->ji->stop)
         return delete_object(c, ig, job, msg);
-    json_t *stopped = ig->ji->stop(job, wl);
-    struct replace_arg ra = {stopped};
+    const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
     bool was_running = !ig->ji->is_suspended(job);
-    int rc =
-        ctl_write_object(c, ig->k, mstr(job, "namespace"), mstr(job, "name"), replace_spec, &ra);
-    json_decref(stopped);
+    bool steps = ig->ji->stopping_annotation != NULL;
+    int rc = !steps        ? write_stopped(c, ig, ns, name, job, wl)
+             : was_running ? ctl_write_object(c, ig->k, ns, name, mark_stopping_fn, (void *)ig->ji)
+                           : 0;
     if (!rc && was_running) {
-        const json_t *j = ctl_get(c, ig->k, mstr(job, "namespace"), mstr(job, "name"));
+        const json_t *j = ctl_get(c, ig->k, ns, name);
         if (j)
             ctl_event(c, j, "Normal", "Stopped", ig->ji->component, "%s", msg);
     }
     /* As Kueue's Job ResetStatus: a Job that may start again must not look
      * started, so that its template may change at the next admission. */
-    const json_t *j = rc ? NULL : ctl_get(c, ig->k, mstr(job, "namespace"), mstr(job, "name"));
+    const json_t *j = rc ? NULL : ctl_get(c, ig->k, ns, name);
     if (j && jstr(json_object_get(j, "status"), "startTime"))
-        ctl_write_status(c, ig->k, mstr(job, "namespace"), mstr(job, "name"), reset_start_time_fn,
-                         NULL);
+        rc = ctl_write_status(c, ig->k, ns, name, reset_start_time_fn, NULL);
+    if (!rc && steps) {
+        j = ctl_get(c, ig->k, ns, name);
+        rc = write_stopped(c, ig, ns, name, j ? j : job, wl);
+    }
     return rc;
 }
 

@@ -282,9 +282,12 @@ bool job_pods_ready(const json_t *job)
     return ready >= par;
 }
 
+/* Kueue's IsSuspended: suspended, and not in the middle of being stopped. */
 static bool job_is_suspended(const json_t *job)
 {
-    return json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    const char *stopping = jf_annotation(job, JOB_STOPPING);
+    return json_is_true(json_object_get(json_object_get(job, "spec"), "suspend")) &&
+           !(stopping && !strcmp(stopping, "true"));
 }
 
 static bool job_finished_as(const json_t *job, bool *success, const char **message)
@@ -327,6 +330,7 @@ const struct jf_integration job_integration = {
     .suspend = job_suspend,
     .run = job_start,
     .stop = job_stop,
+    .stopping_annotation = JOB_STOPPING,
     .finished = job_finished_as,
     .pods_ready = job_pods_ready,
     .reclaimable = job_reclaimable_pods,

@@ -20,6 +20,8 @@ struct err;
 #define JOB_QUEUE_LABEL JF_QUEUE_LABEL
 #define JOB_PRIORITY_LABEL JF_PRIORITY_LABEL
 #define JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
+/* Kueue marks a Job it stops in steps (jf_integration.stopping_annotation). */
+#define JOB_STOPPING "kueue.x-k8s.io/stopping"
 #define JOB_UID_LABEL JF_UID_LABEL
 #define JOB_RESOURCE_IN_USE JF_RESOURCE_IN_USE
 #define JOB_PREBUILT_LABEL JF_PREBUILT_LABEL

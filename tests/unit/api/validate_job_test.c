@@ -154,8 +154,14 @@ static void test_update_parallelism_and_completions(void **state)
     expect(old, nw,
            J "spec.parallelism: Forbidden: cannot change when partial admission is enabled and "
              "the job is not suspended");
-    /* The controllers' one-write stop restores parallelism. */
+    /* Suspending in the same write does not help, as in Kueue's webhook:
+     * the stored Job runs; once it is stored suspended the count may be
+     * restored (the last step of a stop). */
     json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
+    expect(old, nw,
+           J "spec.parallelism: Forbidden: cannot change when partial admission is enabled and "
+             "the job is not suspended");
+    json_object_set_new(at(old, "spec", NULL), "suspend", json_true());
     expect(old, nw, "valid");
     json_decref(nw);
     /* Completions: immutable unless Indexed and in tandem with parallelism. */
@@ -188,10 +194,22 @@ static void test_update_template(void **state)
                         json_string("other"));
     expect(old, nw, J "spec.template: Invalid value: \"object\": field is immutable");
     json_decref(nw);
-    /* A running Job's directives are fixed too. */
+    /* A suspended Job that has started keeps them until its startTime is
+     * cleared. */
+    nw = json_deep_copy(old);
+    json_object_set_new(old, "status", json_pack("{s:s}", "startTime", "2026-01-01T00:00:00Z"));
+    json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
+    expect(old, nw, J "spec.template: Invalid value: \"object\": field is immutable");
+    json_object_del(old, "status");
+    expect(old, nw, "valid");
+    json_decref(nw);
+    /* A running Job's directives are fixed, even in the write that
+     * suspends it. */
     json_object_set_new(at(old, "spec", NULL), "suspend", json_false());
     nw = json_deep_copy(old);
     json_object_set_new(tpl_spec(nw), "nodeSelector", json_pack("{s:s}", "disk", "ssd"));
+    expect(old, nw, J "spec.template: Invalid value: \"object\": field is immutable");
+    json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
     expect(old, nw, J "spec.template: Invalid value: \"object\": field is immutable");
     json_decref(nw);
     nw = json_deep_copy(old);
