@@ -819,10 +819,36 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
     free(key);
 }
 
+/* The listed objects that are new or changed, cached and told (their texts
+ * and versions taken from items). */
+static void add_listed(struct inf *inf, struct item *items, size_t n, size_t *calls)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct item *x = &items[i];
+        struct entry *old = map_get(&inf->cache, x->key);
+        /* Unchanged objects are not news: skip them. */
+        if (!old || !*x->rv || strcmp(old->rv, x->rv)) {
+            struct entry *en = xmalloc(sizeof(*en));
+            *en = (struct entry){x->doc, x->rv};
+            x->doc = NULL;
+            x->rv = NULL;
+            cache_put(inf, x->key, en, NULL, calls);
+        }
+    }
+}
+
 /* A fresh list: what is new is added, what changed is updated, and what is
  * gone was deleted while we were not watching. */
 static void apply_replace(struct inf *inf, struct item *items, size_t n, size_t *calls)
 {
+    if (!inf->cache.len) {
+        /* The first list (or one after everything went): nothing to compare. */
+        pthread_rwlock_wrlock(&inf->cache_lock);
+        map_reserve(&inf->cache, n);
+        pthread_rwlock_unlock(&inf->cache_lock);
+        add_listed(inf, items, n, calls);
+        return;
+    }
     struct map fresh = MAP_INIT;
     for (size_t i = 0; i < n; i++)
         map_put(&fresh, items[i].key, &items[i]);
@@ -850,18 +876,7 @@ static void apply_replace(struct inf *inf, struct item *items, size_t n, size_t 
     }
     free(gone);
     map_release(&fresh);
-    for (size_t i = 0; i < n; i++) {
-        struct item *x = &items[i];
-        struct entry *old = map_get(&inf->cache, x->key);
-        /* Unchanged objects are not news: skip them. */
-        if (!old || !*x->rv || strcmp(old->rv, x->rv)) {
-            struct entry *en = xmalloc(sizeof(*en));
-            *en = (struct entry){x->doc, x->rv};
-            x->doc = NULL;
-            x->rv = NULL;
-            cache_put(inf, x->key, en, NULL, calls);
-        }
-    }
+    add_listed(inf, items, n, calls);
 }
 
 size_t inf_dispatch(struct inf *inf)
