@@ -229,13 +229,21 @@ char *inf_doc_str(const struct inf_doc *d)
     return s;
 }
 
+/* Texts up to this size are unpacked on the stack: a restart unpacks every
+ * cached Workload and Job once (about 2 KB each), and a heap block of that
+ * size per text is a trip through malloc's large bins. */
+#define UNPACK_STACK 4096
+
 json_t *inf_doc_parse(const struct inf_doc *d)
 {
     if (!d->dict)
         return codec_load_json(d->bytes, d->len, 0, NULL);
-    char *s = inf_doc_str(d);
+    char stack[UNPACK_STACK];
+    char *s = d->len < sizeof(stack) ? stack : xmalloc((size_t)d->len + 1);
+    unpack(d, s);
     json_t *o = codec_load_json(s, d->len, 0, NULL);
-    free(s);
+    if (s != stack)
+        free(s);
     return o;
 }
 
@@ -243,9 +251,12 @@ bool inf_doc_has(const struct inf_doc *d, const char *needle)
 {
     if (!d->dict)
         return strstr(d->bytes, needle) != NULL;
-    char *s = inf_doc_str(d);
+    char stack[UNPACK_STACK];
+    char *s = d->len < sizeof(stack) ? stack : xmalloc((size_t)d->len + 1);
+    unpack(d, s);
     bool has = strstr(s, needle) != NULL;
-    free(s);
+    if (s != stack)
+        free(s);
     return has;
 }
 
