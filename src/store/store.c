@@ -150,8 +150,8 @@ static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
     " uid TEXT NOT NULL, rv INTEGER NOT NULL, doc TEXT NOT NULL, UNIQUE(res, ns, name));"
     /* Namespace beside uid: an owner's existence in its dependent's namespace
-     * (the orphan check at open, a new owner reference) is answered by the
-     * index alone, not by a read of each owner's row. */
+     * (the orphan sweep at open, a dependent's other owners when one is
+     * deleted) is answered by the index alone, not by a read of its row. */
     "DROP INDEX IF EXISTS objects_uid;"
     "CREATE INDEX IF NOT EXISTS objects_uid_ns ON objects(uid, ns);"
     "CREATE INDEX IF NOT EXISTS objects_logged ON objects(rv) WHERE doc='';"
