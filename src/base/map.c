@@ -78,6 +78,16 @@ static void rehash(struct map *m, size_t cap)
     free(old);
 }
 
+void map_reserve(struct map *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 16;
+    /* map_put's bound: it grows once used + 1 reaches three quarters. */
+    while ((n + 1) * 4 >= cap * 3)
+        cap *= 2;
+    if (cap > m->cap)
+        rehash(m, cap);
+}
+
 void *map_put(struct map *m, const char *key, void *value)
 {
     uint64_t h = map_hash(key, strlen(key));

@@ -36,6 +36,9 @@ void *map_get(const struct map *m, const char *key);
 bool map_has(const struct map *m, const char *key);
 /* Insert or replace; returns the previous value or NULL. */
 void *map_put(struct map *m, const char *key, void *value);
+/* Room for n entries in all, so that filling the map to n moves nothing
+ * (a cache about to take a list of known length). */
+void map_reserve(struct map *m, size_t n);
 /* Remove; returns the removed value or NULL. */
 void *map_del(struct map *m, const char *key);
 /* Iterate: `size_t it = 0; const char *k; void *v; while (map_next(m, &it, &k, &v)) ...`.

@@ -229,13 +229,21 @@ char *inf_doc_str(const struct inf_doc *d)
     return s;
 }
 
+/* Texts up to this size are unpacked on the stack: a restart unpacks every
+ * cached Workload and Job once (about 2 KB each), and a heap block of that
+ * size per text is a trip through malloc's large bins. */
+#define UNPACK_STACK 4096
+
 json_t *inf_doc_parse(const struct inf_doc *d)
 {
     if (!d->dict)
         return codec_load_json(d->bytes, d->len, 0, NULL);
-    char *s = inf_doc_str(d);
+    char stack[UNPACK_STACK];
+    char *s = d->len < sizeof(stack) ? stack : xmalloc((size_t)d->len + 1);
+    unpack(d, s);
     json_t *o = codec_load_json(s, d->len, 0, NULL);
-    free(s);
+    if (s != stack)
+        free(s);
     return o;
 }
 
@@ -243,9 +251,12 @@ bool inf_doc_has(const struct inf_doc *d, const char *needle)
 {
     if (!d->dict)
         return strstr(d->bytes, needle) != NULL;
-    char *s = inf_doc_str(d);
+    char stack[UNPACK_STACK];
+    char *s = d->len < sizeof(stack) ? stack : xmalloc((size_t)d->len + 1);
+    unpack(d, s);
     bool has = strstr(s, needle) != NULL;
-    free(s);
+    if (s != stack)
+        free(s);
     return has;
 }
 
@@ -819,10 +830,36 @@ static void apply_event(struct inf *inf, struct delta *d, size_t *calls)
     free(key);
 }
 
+/* The listed objects that are new or changed, cached and told (their texts
+ * and versions taken from items). */
+static void add_listed(struct inf *inf, struct item *items, size_t n, size_t *calls)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct item *x = &items[i];
+        struct entry *old = map_get(&inf->cache, x->key);
+        /* Unchanged objects are not news: skip them. */
+        if (!old || !*x->rv || strcmp(old->rv, x->rv)) {
+            struct entry *en = xmalloc(sizeof(*en));
+            *en = (struct entry){x->doc, x->rv};
+            x->doc = NULL;
+            x->rv = NULL;
+            cache_put(inf, x->key, en, NULL, calls);
+        }
+    }
+}
+
 /* A fresh list: what is new is added, what changed is updated, and what is
  * gone was deleted while we were not watching. */
 static void apply_replace(struct inf *inf, struct item *items, size_t n, size_t *calls)
 {
+    if (!inf->cache.len) {
+        /* The first list (or one after everything went): nothing to compare. */
+        pthread_rwlock_wrlock(&inf->cache_lock);
+        map_reserve(&inf->cache, n);
+        pthread_rwlock_unlock(&inf->cache_lock);
+        add_listed(inf, items, n, calls);
+        return;
+    }
     struct map fresh = MAP_INIT;
     for (size_t i = 0; i < n; i++)
         map_put(&fresh, items[i].key, &items[i]);
@@ -850,18 +887,7 @@ static void apply_replace(struct inf *inf, struct item *items, size_t n, size_t 
     }
     free(gone);
     map_release(&fresh);
-    for (size_t i = 0; i < n; i++) {
-        struct item *x = &items[i];
-        struct entry *old = map_get(&inf->cache, x->key);
-        /* Unchanged objects are not news: skip them. */
-        if (!old || !*x->rv || strcmp(old->rv, x->rv)) {
-            struct entry *en = xmalloc(sizeof(*en));
-            *en = (struct entry){x->doc, x->rv};
-            x->doc = NULL;
-            x->rv = NULL;
-            cache_put(inf, x->key, en, NULL, calls);
-        }
-    }
+    add_listed(inf, items, n, calls);
 }
 
 size_t inf_dispatch(struct inf *inf)

@@ -123,7 +123,7 @@ static const char *const SQL[ST_COUNT] = {
     [ST_GET] = "SELECT " STORE_OBJ_DOC ", rv, uid FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
     [ST_UPSERT] = ("INSERT INTO objects(res, ns, name, uid, rv, doc) VALUES(?1,?2,?3,?4,?5,?6) "
                    "ON CONFLICT(res, ns, name) DO UPDATE SET uid=?4, rv=?5, doc=?6"),
-    /* Leaves the uid column, and so the objects_uid index, untouched: an
+    /* Leaves the uid column, and so the objects_uid_ns index, untouched: an
      * upsert rewrites that index entry (a random page of it) on every update. */
     [ST_UPDATE] = "UPDATE objects SET rv=?5, doc=?6 WHERE res=?1 AND ns=?2 AND name=?3 AND uid=?4",
     [ST_DELETE] = "DELETE FROM objects WHERE res=?1 AND ns=?2 AND name=?3",
@@ -149,7 +149,11 @@ static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS objects(res TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
     " uid TEXT NOT NULL, rv INTEGER NOT NULL, doc TEXT NOT NULL, UNIQUE(res, ns, name));"
-    "CREATE INDEX IF NOT EXISTS objects_uid ON objects(uid);"
+    /* Namespace beside uid: an owner's existence in its dependent's namespace
+     * (the orphan sweep at open, a dependent's other owners when one is
+     * deleted) is answered by the index alone, not by a read of its row. */
+    "DROP INDEX IF EXISTS objects_uid;"
+    "CREATE INDEX IF NOT EXISTS objects_uid_ns ON objects(uid, ns);"
     "CREATE INDEX IF NOT EXISTS objects_logged ON objects(rv) WHERE doc='';"
     "CREATE TABLE IF NOT EXISTS owners(owner_uid TEXT NOT NULL, res TEXT NOT NULL,"
     " ns TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY(owner_uid, res, ns, name));"

@@ -53,6 +53,29 @@ static void test_map_put_get_del(void **state)
     map_release(&m);
 }
 
+/* A reserved map takes its entries where they are: filling it to the
+ * reserved size never moves the slots, and what it held stays. */
+static void test_map_reserve(void **state)
+{
+    struct map m = MAP_INIT;
+    assert_null(map_put(&m, "first", "1"));
+    map_reserve(&m, 3000);
+    struct map_slot *slots = m.slots;
+    char names[3000][16];
+    for (int i = 1; i < 3000; i++) {
+        snprintf(names[i], sizeof(names[i]), "k%d", i);
+        assert_null(map_put(&m, names[i], names[i]));
+    }
+    assert_ptr_equal(m.slots, slots);
+    assert_int_equal(m.len, 3000);
+    assert_string_equal(map_get(&m, "first"), "1");
+    for (int i = 1; i < 3000; i++)
+        assert_ptr_equal(map_get(&m, names[i]), names[i]);
+    map_reserve(&m, 10); /* never shrinks */
+    assert_ptr_equal(m.slots, slots);
+    map_release(&m);
+}
+
 static void test_err_paths(void **state)
 {
     struct err e;
@@ -243,6 +266,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sb_addf_grows),
         cmocka_unit_test(test_map_put_get_del),
+        cmocka_unit_test(test_map_reserve),
         cmocka_unit_test(test_pmap_versions),
         cmocka_unit_test(test_err_paths),
         cmocka_unit_test(test_arena_alloc_aligned_zeroed),

@@ -537,6 +537,20 @@ static void test_inf_texts_packed_round_trip(void **state)
         inf_doc_unref(d);
         free(t);
     }
+    /* Longer than what is unpacked on the stack: read back the same. */
+    char msg[6001];
+    for (int k = 0; k < 6000; k++)
+        msg[k] = (char)('a' + k % 26);
+    msg[6000] = 0;
+    char *big = wl_text(2, msg);
+    struct inf_doc *d = inf_packer_pack(p, big, strlen(big));
+    assert_non_null(d->dict);
+    assert_true(d->len > 4096);
+    assert_unpacks(d, big);
+    assert_true(inf_doc_has(d, "busybox"));
+    assert_false(inf_doc_has(d, "zyx"));
+    inf_doc_unref(d);
+    free(big);
     inf_packer_free(p);
     free(base);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1350,6 +1351,58 @@ static void test_store_gc_orphans_sweep(void **state)
     tstore_free(t);
 }
 
+/* The index names of the database (objects only), comma-separated, sorted. */
+static void object_indexes(const char *path, char *out, size_t len)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT group_concat(name) FROM (SELECT name FROM "
+                                        "sqlite_master WHERE type='index' AND tbl_name='objects' "
+                                        "AND sql IS NOT NULL ORDER BY name)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* A store an older cueue wrote (its uid index without the namespace) is
+ * opened as before: the index is replaced, and the sweep at open still
+ * tells owners in the dependent's namespace from those elsewhere. */
+static void test_store_open_replaces_uid_index(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    create_ns(t->s, "team-a");
+    create_ns(t->s, "team-b");
+    json_t *job = create(t->s, "jobs.batch", "team-a", job_doc("j"));
+    json_decref(create(t->s, "pods", "team-a", owned("pod", "mine", job, NULL)));
+    json_decref(create(t->s, "pods", "team-b", owned("pod", "stray", job, NULL)));
+    store_close(t->s);
+    t->s = NULL;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DROP INDEX objects_uid_ns; "
+                                  "CREATE INDEX objects_uid ON objects(uid);",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    char idx[256];
+    object_indexes(t->path, idx, sizeof(idx));
+    assert_string_equal(idx, "objects_logged,objects_uid");
+
+    tstore_reopen(t, 0, 0);
+    object_indexes(t->path, idx, sizeof(idx));
+    assert_string_equal(idx, "objects_logged,objects_uid_ns");
+    assert_true(exists(t->s, "pods", "team-a", "mine"));
+    assert_false(exists(t->s, "pods", "team-b", "stray"));
+    json_decref(job);
+    tstore_free(t);
+}
+
 /* An owner is looked for in its dependent's namespace (or among
  * cluster-scoped objects), as Kubernetes' garbage collector looks: an object
  * of another namespace named by uid owns nothing there. Its deletion, even
@@ -1722,6 +1775,7 @@ int main(void)
         cmocka_unit_test(test_store_gc_foreground),
         cmocka_unit_test(test_store_gc_foreground_non_blocking),
         cmocka_unit_test(test_store_gc_orphans_sweep),
+        cmocka_unit_test(test_store_open_replaces_uid_index),
         cmocka_unit_test(test_store_gc_owner_other_namespace),
         cmocka_unit_test(test_store_namespace_deletion),
         cmocka_unit_test(test_store_list_selectors),
