@@ -25,6 +25,7 @@
 #include "api/objects.h"
 #include "api/quantity.h"
 #include "api/status.h"
+#include "api/validate.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -870,10 +871,16 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         const struct ctl_integ *ig = integ;
         ctl_enqueue(c, ig->prefix, ns, name);
         if (deleted && name) {
-            /* Its Workload may wait for this to drop its finalizer. */
+            /* Its Workload (an elastic job's slices) may wait for this to
+             * drop its finalizer. */
             char wname[300];
             jf_workload_name_for(ig->ji, obj, wname, sizeof(wname));
             ctl_enqueue(c, "W:", ns, wname);
+            json_t **s = NULL;
+            size_t n = val_elastic(obj) ? ctl_job_slices(c, ig->ji, obj, &s) : 0;
+            for (size_t i = 0; i < n; i++)
+                ctl_enqueue(c, "W:", ns, mstr(s[i], "name"));
+            ctl_slices_free(s, n);
         }
         if (k == CK_JOB && !prev && !deleted && name)
             note_child(c, obj);
@@ -914,6 +921,11 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_enqueue(c, "o:", ns, name);
         if (!deleted && json_object_get(json_object_get(obj, "status"), "admission"))
             ctl_enqueue(c, "V:", ns, name);
+        const json_t *job_owner = controller_owner(obj, job_integration.kind);
+        if (job_owner && jstr(job_owner, "name") &&
+            jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                 JF_ELASTIC_ANNOTATION))
+            ctl_enqueue(c, "Z:", ns, jstr(job_owner, "name"));
         if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
         /* A ClusterQueue being deleted waits for its workloads. */
@@ -960,6 +972,13 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
                               "kueue.x-k8s.io/workload");
         if (wl && !deleted)
             ctl_enqueue(c, "V:", ns, wl);
+        /* A Pod of an elastic Job's slices came, changed or went: room
+         * for a gated one, or one more to ungate. */
+        const json_t *job = controller_owner(obj, job_integration.kind);
+        if (job && jstr(job, "name") &&
+            jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                 JF_SLICE_NAME_ANNOTATION))
+            ctl_enqueue(c, "Z:", ns, jstr(job, "name"));
         break;
     }
     case CK_RF:
@@ -1370,6 +1389,9 @@ static void process_queue(struct ctl *c)
                 break;
             case 'V':
                 ctl_reconcile_tas_ungater(c, ns, name);
+                break;
+            case 'Z':
+                ctl_reconcile_elastic_ungater(c, ns, name);
                 break;
             case 'n':
                 ctl_reconcile_tas_node(c, name);

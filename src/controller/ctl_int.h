@@ -141,6 +141,7 @@ struct ctl {
                                 * "R:" RayClusters, "B:" AppWrappers, "N:" TrainJobs,
                                 * "G:ns/group" pod groups, "L:" LeaderWorkerSets, "U:"
                                 * StatefulSets, "V:ns/name" workloads to ungate by topology,
+                                * "Z:ns/name" elastic Jobs whose Pods to ungate,
                                 * "n:name" Nodes of TAS placements (failures),
                                 * "W:ns/name" workloads, "C:name" cq, "F:name" rf */
     struct le *le;
@@ -548,6 +549,51 @@ bool ctl_sync_gate(struct ctl *c, const char *component, const json_t *job, cons
  * (core/workload.c). */
 void ctl_sync_priority(struct ctl *c, const char *component, const json_t *job, const json_t *wl,
                        const char *ns, const char *wname);
+
+/* ---- jobframework/slices.c: an elastic job's Workload slices ------------------- */
+
+/* Kueue's FindNotFinishedWorkloads: the Workloads that the object job of
+ * integration ji owns (its kind, name and uid) and that have not
+ * finished, oldest first (creationTimestamp, then uid), as new references
+ * in *out (free with ctl_slices_free). Returns how many. */
+size_t ctl_job_slices(struct ctl *c, const struct jf_integration *ji, const json_t *job,
+                      json_t ***out);
+void ctl_slices_free(json_t **s, size_t n);
+
+/* Kueue's FindLatestActiveWorkload over ctl_job_slices' s: the newest
+ * slice holding quota and not evicted (borrowed from s), or NULL. */
+const json_t *ctl_active_slice(json_t *const *s, size_t n);
+
+#define CTL_SLICE_NAME_MAX 254
+
+/* What ctl_ensure_slices settles on; a name "" is none. */
+struct ctl_slice_pick {
+    char selected[CTL_SLICE_NAME_MAX]; /* the slice the job goes on with; none: make one */
+    char held[CTL_SLICE_NAME_MAX];     /* the slice holding quota while selected waits for its own
+                                        * (selected itself when it holds it); a new slice
+                                        * replaces it */
+    bool held_admitted;                /* held is Admitted: its Pods may run */
+    char chain[CTL_SLICE_NAME_MAX];    /* held's chain, carried on by a new slice */
+};
+
+/* Kueue's EnsureWorkloadSlices for an elastic job (any kind): of two or
+ * more slices the others than the one selected and the one holding quota
+ * are finished; a selected slice without quota takes the job's pod
+ * counts, as does one holding quota when the job scaled down (the quota
+ * it no longer uses is released); when it scaled up, none is selected
+ * and the one holding quota is to be replaced. Returns true when it wrote
+ * (the pass ends there: the writes come back through the watch);
+ * otherwise *pick says what to go on with. */
+bool ctl_ensure_slices(struct ctl *c, const struct jf_integration *ji, const json_t *job,
+                       struct ctl_slice_pick *pick);
+
+/* ---- core/elastic_ungater.c ---------------------------------------------------- */
+
+/* Kueue's ElasticJobUngater for the elastic Job ns/name ("Z:ns/name"
+ * keys): of its Pods waiting at the kueue.x-k8s.io/elastic-job gate, the
+ * lowest-named go as long as fewer of each pod set run ungated than the
+ * Job's active slice (ctl_active_slice), once Admitted, counts. */
+void ctl_reconcile_elastic_ungater(struct ctl *c, const char *ns, const char *name);
 
 /* Kueue's ShouldSkipLocalExecution: one of wl's admission checks is
  * MultiKueue's, so its Pods run in a worker and stay gated here. */

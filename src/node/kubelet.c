@@ -637,19 +637,21 @@ static bool on_this_node(struct kl *k, const json_t *pod)
 
 /* Where an ungated Pod of a Kueue-started Job goes: the Node its
  * topology nodeSelector names (kubernetes.io/hostname), when it is this
- * one or a simulated one; NULL when it is not such a Pod. */
+ * one or a simulated one; this one when it names none (an elastic Job's
+ * Pod, once the ElasticJobUngater let it run); NULL when it is not such
+ * a Pod. */
 static const char *ungated_target(struct kl *k, const json_t *pod)
 {
     const json_t *spec = json_object_get(pod, "spec");
     const json_t *labels = json_object_get(json_object_get(pod, "metadata"), "labels");
     const char *nn = node__str(spec, "nodeName");
     const char *host = node__str(json_object_get(spec, "nodeSelector"), HOSTNAME_LABEL);
-    if ((nn && *nn) || !node__str(labels, "kueue.x-k8s.io/podset") || !host ||
+    if ((nn && *nn) || !node__str(labels, "kueue.x-k8s.io/podset") ||
         json_array_size(json_object_get(spec, "schedulingGates")) || node__pod_terminal(pod) ||
         node__meta(pod, "deletionTimestamp"))
         return NULL;
-    if (!strcmp(host, NODE_NAME))
-        return host;
+    if (!host || !strcmp(host, NODE_NAME))
+        return NODE_NAME;
     /* No scheduler binds to a Node that is not Ready. */
     return simulated_node(k, host) && node_ready(k, host) ? host : NULL;
 }

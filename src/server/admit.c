@@ -19,8 +19,9 @@
  * the api layer's rules: it judges the object as it will be stored against
  * the one it replaces, so a concurrent write cannot slip between check and
  * store. It refuses what Kueue refuses when the namespace has a default
- * LocalQueue (removing the queue name), and an elastic Job's scale-up
- * while it runs (no Workload slice is made for it yet).
+ * LocalQueue (removing the queue name), and a tenant's scale-up of a
+ * running elastic Job whose pod template lost the scheduling gate that
+ * holds its new Pods until their Workload slice is admitted.
  *
  * Tenants are adversaries. Beyond Kueue's and Kubernetes' rules, which hold
  * for everyone, a Job must stay Kueue's (a managed namespace, a queue name
@@ -80,12 +81,6 @@ static const json_t *spec_of(const json_t *job)
     return json_object_get(job, "spec");
 }
 
-static const char *meta_entry(const json_t *job, const char *map, const char *key)
-{
-    return json_string_value(
-        json_object_get(json_object_get(json_object_get(job, "metadata"), map), key));
-}
-
 static bool suspended(const json_t *job)
 {
     return json_is_true(json_object_get(spec_of(job), "suspend"));
@@ -96,6 +91,20 @@ static long long parallelism(const json_t *job)
 {
     const json_t *p = json_object_get(spec_of(job), "parallelism");
     return json_is_integer(p) ? json_integer_value(p) : 1;
+}
+
+/* Does the Pod (or pod template) obj wait at the scheduling gate named? */
+static bool has_gate(const json_t *obj, const char *gate)
+{
+    size_t i;
+    const json_t *g;
+    json_array_foreach(json_object_get(spec_of(obj), "schedulingGates"), i, g)
+    {
+        const char *n = json_string_value(json_object_get(g, "name"));
+        if (n && !strcmp(n, gate))
+            return true;
+    }
+    return false;
 }
 
 /* Kueue manages the Job: a managed namespace and a queue name (or
@@ -110,22 +119,24 @@ static bool managed(const struct srv_admit *a, const json_t *job)
  * webhook lets it (but under partial admission: the api layer's rule):
  * the controllers then stop the Job, delete the Workload that no longer
  * describes it and queue a new one. An elastic Job
- * (ElasticJobsViaWorkloadSlices) scales down in place instead; scaling up
- * needs a new Workload slice, which cueue does not make yet, so that is
- * refused. */
+ * (ElasticJobsViaWorkloadSlices) scales down in place instead, and
+ * scales up on a new Workload slice while its extra Pods wait at the
+ * scheduling gate JF_ELASTIC_GATE for that slice's admission. A
+ * template without that gate (taken off while the Job was suspended)
+ * would start them at once, outside the quota: that scale-up is refused
+ * to tenants. */
 static void running_parallelism(const struct srv_admit *a, const json_t *old, const json_t *job,
                                 struct err *e)
 {
-    if (suspended(old) || suspended(job) || !managed(a, old) ||
-        parallelism(job) <= parallelism(old) || meta_entry(old, "annotations", JOB_MIN_PARALLELISM))
+    if (a->may_run_unmanaged || suspended(old) || suspended(job) || !managed(a, old) ||
+        parallelism(job) <= parallelism(old) || !val_elastic(old) ||
+        has_gate(json_object_get(spec_of(job), "template"), JF_ELASTIC_GATE))
         return;
-    if (!val_elastic(old))
-        return;
-    size_t m = err_push_field(e, "spec.parallelism");
+    size_t m = err_push_field(e, "spec.template.spec.schedulingGates");
     err_field(e, ERR_INVALID,
-              "Forbidden: an elastic job may only scale down while it runs: Kueue admitted %lld "
-              "pods",
-              parallelism(old));
+              "Forbidden: an elastic job scales up while it runs only with the scheduling gate "
+              "\"" JF_ELASTIC_GATE "\" in its pod template, which holds the new pods until "
+              "their Workload slice is admitted");
     err_restore(e, m);
 }
 
@@ -241,15 +252,7 @@ static const char *node_name(const json_t *pod)
 
 static bool topology_gated(const json_t *pod)
 {
-    size_t i;
-    const json_t *g;
-    json_array_foreach(json_object_get(spec_of(pod), "schedulingGates"), i, g)
-    {
-        const char *n = json_string_value(json_object_get(g, "name"));
-        if (n && !strcmp(n, TOPOLOGY_GATE))
-            return true;
-    }
-    return false;
+    return has_gate(pod, TOPOLOGY_GATE);
 }
 
 static bool podset_labelled(const json_t *pod)
@@ -357,6 +360,11 @@ int srv_admit_pod_update(const struct srv_admit *a, const json_t *old, const jso
         return err_set(e, ERR_FORBIDDEN,
                        "only Kueue removes the scheduling gate " TOPOLOGY_GATE
                        " (its TopologyUngater) or labels a Pod " PODSET_LABEL);
+    if (!a->may_run_unmanaged && has_gate(old, JF_ELASTIC_GATE) && !has_gate(pod, JF_ELASTIC_GATE))
+        return err_set(e, ERR_FORBIDDEN,
+                       "only Kueue removes the scheduling gate " JF_ELASTIC_GATE
+                       " (its ElasticJobUngater, once the Workload slice admitting the Pod is "
+                       "admitted)");
     json_t *was = fixed_spec(spec_of(old), spec_of(old));
     json_t *now = fixed_spec(spec_of(pod), spec_of(old));
     /* The node agent of `cueue controller` binds the Pods Kueue admitted
@@ -653,7 +661,7 @@ bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t 
             }
         }
         a.may_run_unmanaged =
-            (node_name(obj) || ungated_managed(obj)) &&
+            (node_name(obj) || ungated_managed(obj) || podset_labelled(obj)) &&
             srv_can_resource(q, SRV_VERB_UNMANAGED, r, ns, name && *name ? name : NULL, NULL);
         int rc = srv_admit_pod_create(&a, obj, &e);
         if (rc)

@@ -1,17 +1,20 @@
 # lifecycle-elastic.sh -- sourced by run.sh: Kueue's
-# ElasticJobsViaWorkloadSlices (beta, on by default) as far as cueue has it,
-# and what becomes of a running Job that is not elastic when its
-# parallelism changes. A running elastic Job scales down in place; scaling
-# up needs a Workload slice, which the Job integration does not make yet,
-# so cueue serve refuses it (no pod runs outside the quota). A running Job
-# that is not elastic may change its parallelism, as Kueue lets it: the
-# controllers stop it ("No matching Workload"), delete its Workload and
-# queue a new one of the new size, which runs once admitted. A Workload
-# slice annotated kueue.x-k8s.io/workload-slice-replacement-for is
-# admitted when what it adds to the slice it replaces fits; the old slice
-# is then Finished (WorkloadSliceReplaced), with Kueue's Event and metric,
-# and the new one holds the quota. One that does not fit waits, and the
-# old slice keeps its quota.
+# ElasticJobsViaWorkloadSlices (beta, on by default), and what becomes of
+# a running Job that is not elastic when its parallelism changes. An
+# elastic Job's Pods wait at the kueue.x-k8s.io/elastic-job scheduling
+# gate until a Workload slice admits them. A running elastic Job scales
+# down in place; a scale-up makes a new Workload slice replacing the one
+# that holds the quota: once admitted, the old slice is Finished
+# (WorkloadSliceReplaced) and the new Pods run; until then they stay
+# gated while the old ones run on. A running Job that is not elastic may
+# change its parallelism, as Kueue lets it: the controllers stop it ("No
+# matching Workload"), delete its Workload and queue a new one of the new
+# size, which runs once admitted. A Workload slice annotated
+# kueue.x-k8s.io/workload-slice-replacement-for is admitted when what it
+# adds to the slice it replaces fits; the old slice is then Finished
+# (WorkloadSliceReplaced), with Kueue's Event and metric, and the new one
+# holds the quota. One that does not fit waits, and the old slice keeps
+# its quota.
 
 # The namespace, flavor, ClusterQueue (6 CPUs) and LocalQueue of both
 # servers.
@@ -47,9 +50,9 @@ start_server elastic --controllers all --executor local || return 1
 el_queues
 
 # A running elastic Job scales down in place: its Workload's count is
-# lowered, the quota it no longer uses released, and one pod goes. It may
-# not scale up (cueue makes no Workload slice for it yet). A Job that is
-# not elastic is stopped and queued again at its new size.
+# lowered, the quota it no longer uses released, and one pod goes. It
+# scales up on a new Workload slice. A Job that is not elastic is stopped
+# and queued again at its new size.
 el_job() { # NAME [ANNOTATIONS] [CPU]
     cat <<YAML | k apply -f - >/dev/null
 apiVersion: batch/v1
@@ -73,26 +76,52 @@ el_running() { # JOB: its Running pods
     k -n el get pods -l "batch.kubernetes.io/job-name=$1" \
         --field-selector status.phase=Running -o name | wc -l | tr -d ' '
 }
-el_job_wl() { # JOB: "name count reserved" of its Workload(s)
+el_gated() { # JOB: its Pods held by a scheduling gate, as the scheduler reports them
+    k -n el get pods -l "batch.kubernetes.io/job-name=$1" \
+        -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}{end}' |
+        grep -c '^SchedulingGated$'
+}
+el_job_wl() { # JOB: "name count reserved" of its Workload(s) not finished
     k -n el get workloads -o json | /usr/bin/python3 -c '
 import json, sys
 for w in json.load(sys.stdin)["items"]:
     o = [r for r in w["metadata"].get("ownerReferences", []) if r.get("controller")]
-    if o and o[0]["name"] == sys.argv[1]:
-        c = [x["status"] for x in w.get("status", {}).get("conditions", []) if x["type"] == "QuotaReserved"]
-        print(w["metadata"]["name"], w["spec"]["podSets"][0]["count"], (c or [""])[0])
+    cs = {x["type"]: x for x in w.get("status", {}).get("conditions", [])}
+    if o and o[0]["name"] == sys.argv[1] and cs.get("Finished", {}).get("status") != "True":
+        print(w["metadata"]["name"], w["spec"]["podSets"][0]["count"], cs.get("QuotaReserved", {}).get("status", ""))
 ' "$1"
+}
+el_ann() { # WORKLOAD KEY: an annotation of the Workload
+    k -n el get workload "$1" -o json | /usr/bin/python3 -c '
+import json, sys
+print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' "$2"
+}
+el_finished() { # WORKLOAD: "status reason" of its Finished condition
+    k -n el get workload "$1" -o jsonpath='{.status.conditions[?(@.type=="Finished")].status} {.status.conditions[?(@.type=="Finished")].reason}'
+}
+el_slices() { # JOB: its Workloads not finished on one line, by count
+    el_job_wl "$1" | sort -k2n | tr '\n' ' ' | sed 's/ $//'
+}
+el_gated_running() { # JOB: "gated running" Pods
+    echo "$(el_gated "$1") $(el_running "$1")"
 }
 el_reserved() { # the ClusterQueue's reserved cpu
     k get clusterqueue el-cq -o jsonpath='{.status.flavorsReservation[0].resources[?(@.name=="cpu")].total}'
 }
 el_job grow 'kueue.x-k8s.io/elastic-job: "true"'
 el_job fixed
+expect_exact "elastic: Kueue's webhook gates an elastic Job's Pods" "kueue.x-k8s.io/elastic-job" \
+    k -n el get job grow -o jsonpath='{.spec.template.spec.schedulingGates[*].name}'
 settle 30 '^2$' el_running grow
 settle 30 '^2$' el_running fixed
 grow_wl=$(el_job_wl grow | cut -d' ' -f1)
 expect_exact "elastic: an elastic Job's Workload is elastic too" "true" \
-    k -n el get workload "$grow_wl" -o jsonpath='{.metadata.annotations.kueue\.x-k8s\.io/elastic-job}'
+    el_ann "$grow_wl" kueue.x-k8s.io/elastic-job
+expect_exact "elastic: ... and the first slice of its chain" "$grow_wl" \
+    el_ann "$grow_wl" kueue.x-k8s.io/workload-slice-name
+expect_exact "elastic: ... its Pods, ungated once it was admitted, name the chain" \
+    "$grow_wl $grow_wl" k -n el get pods -l batch.kubernetes.io/job-name=grow \
+    -o jsonpath='{.items[*].metadata.annotations.kueue\.x-k8s\.io/workload-slice-name}'
 settle 15 '^400m$' el_reserved
 expect_grep "elastic: a running elastic Job may scale down" 'patched' \
     k -n el patch job grow --type=merge -p '{"spec":{"parallelism":1}}'
@@ -100,11 +129,20 @@ wait_for "elastic: ... its Workload's count is lowered in place, the quota kept"
     "^$grow_wl 1 True\$" el_job_wl grow
 wait_for "elastic: ... the quota it no longer uses is released" 15 '^300m$' el_reserved
 wait_for "elastic: ... and one pod goes" 30 '^1$' el_running grow
-expect_grep "elastic: a running elastic Job may not scale up (no Workload slice is made)" \
-    'spec.parallelism: Forbidden: an elastic job may only scale down while it runs: Kueue admitted 1 pods' \
+expect_grep "elastic: a running elastic Job may scale up" 'patched' \
     k -n el patch job grow --type=merge -p '{"spec":{"parallelism":3}}'
-sleep 1
-expect_exact "elastic: ... the elastic Job's pods stay those of its lowered count" "1" el_running grow
+wait_for "elastic: ... on a new Workload slice, admitted as the 2 pods it adds fit" 30 \
+    "^[^ ]* 3 True\$" el_job_wl grow
+new_wl=$(el_job_wl grow | cut -d' ' -f1)
+expect_exact "elastic: ... the new slice replaces the old one" "el/$grow_wl" \
+    el_ann "$new_wl" kueue.x-k8s.io/workload-slice-replacement-for
+expect_exact "elastic: ... and carries on its chain" "$grow_wl" \
+    el_ann "$new_wl" kueue.x-k8s.io/workload-slice-name
+wait_for "elastic: ... the old slice is Finished, WorkloadSliceReplaced" 15 \
+    '^True WorkloadSliceReplaced$' el_finished "$grow_wl"
+wait_for "elastic: ... its new Pods are ungated and run" 30 '^3$' el_running grow
+wait_for "elastic: ... the ClusterQueue holds its 300m and the other Job's 200m" 15 '^500m$' \
+    el_reserved
 fixed_wl=$(el_job_wl fixed | cut -d' ' -f1)
 expect_grep "elastic: a running Job that is not elastic may raise its parallelism" 'patched' \
     k -n el patch job fixed --type=merge -p '{"spec":{"parallelism":3}}'
@@ -119,9 +157,9 @@ wait_for "elastic: ... the Workload that no longer matches is deleted" 15 \
 wait_for "elastic: ... its one Workload, made anew at its new size, is admitted" 30 \
     "^$fixed_wl 3 True\$" el_job_wl fixed
 wait_for "elastic: ... and it runs the 3 pods admitted" 30 '^3$' el_running fixed
-wait_for "elastic: ... the ClusterQueue holds its 300m and the elastic Job's 100m" 15 '^400m$' \
+wait_for "elastic: ... the ClusterQueue holds its 300m and the elastic Job's 300m" 15 '^600m$' \
     el_reserved
-# A raise that does not fit (4 pods of 2 cpu beside 400m of 6 cpu): the
+# A raise that does not fit (4 pods of 2 cpu beside 600m of 6 cpu): the
 # Job is stopped and waits, no pod of it running.
 el_job big '' 2
 settle 30 '^2$' el_running big
@@ -131,11 +169,39 @@ wait_for "elastic: ... it is stopped" 15 '^true$' k -n el get job big -o jsonpat
 wait_for "elastic: ... its one Workload, made anew at its new size, waits for quota" 30 \
     '^[^ ]* 4 False$' el_job_wl big
 wait_for "elastic: ... no pod of it runs" 30 '^0$' el_running big
-wait_for "elastic: ... and the ClusterQueue holds only the other Jobs' 400m" 15 '^400m$' \
+wait_for "elastic: ... and the ClusterQueue holds only the other Jobs' 600m" 15 '^600m$' \
     el_reserved
 sleep 1
 expect_exact "elastic: ... still none a second later" "0" el_running big
-k -n el delete job grow fixed big >/dev/null
+# An elastic Job's scale-up that does not fit (2 -> 6 pods of 1 cpu: 4
+# more beside 2600m of 6 cpu): its new slice waits, the old one keeps its
+# quota and its 2 Pods run; the 4 new Pods stay gated. Scaled back down
+# to 1 before its slice is admitted: the waiting slice takes the new
+# count, fits, and replaces the old one; the gated Pods go.
+el_job wide 'kueue.x-k8s.io/elastic-job: "true"' 1
+settle 30 '^2$' el_running wide
+wide_wl=$(el_job_wl wide | cut -d' ' -f1)
+settle 15 '^2600m$' el_reserved
+expect_grep "elastic: an elastic Job scales up beyond the quota" 'patched' \
+    k -n el patch job wide --type=merge -p '{"spec":{"parallelism":6}}'
+wait_for "elastic: ... its new slice waits for quota beside the old one" 30 \
+    "^$wide_wl 2 True [^ ]* 6 False\$" el_slices wide
+wait_for "elastic: ... the 4 new Pods wait at the scheduling gate (SchedulingGated)" 30 '^4$' \
+    el_gated wide
+expect_exact "elastic: ... the old slice's 2 Pods run on" "2" el_running wide
+expect_exact "elastic: ... the old slice keeps its quota and is not finished" " " \
+    el_finished "$wide_wl"
+expect_exact "elastic: ... the ClusterQueue holds no more than before" "2600m" el_reserved
+sleep 1
+expect_exact "elastic: ... still 2 Pods running a second later" "2" el_running wide
+expect_grep "elastic: the Job scales back down before its new slice is admitted" 'patched' \
+    k -n el patch job wide --type=merge -p '{"spec":{"parallelism":1}}'
+wait_for "elastic: ... the waiting slice takes its count, is admitted and replaces the old one" \
+    30 '^True WorkloadSliceReplaced$' el_finished "$wide_wl"
+wait_for "elastic: ... one slice is left, of 1 pod" 15 '^[^ ]* 1 True$' el_job_wl wide
+wait_for "elastic: ... the gated Pods are gone and 1 Pod runs" 30 '^0 1$' el_gated_running wide
+wait_for "elastic: ... the ClusterQueue holds the Job's 1 cpu beside 600m" 15 '^1600m$' el_reserved
+k -n el delete job grow fixed big wide >/dev/null
 settle 30 '^0$' el_reserved
 
 # el_slice NAME PODS [REPLACES]: an elastic Workload of PODS 1-cpu pods,
@@ -187,7 +253,7 @@ wait_for "elastic: ... and a WorkloadSliceReplaced Event" 10 '^WorkloadSliceRepl
 wait_for "elastic: ... the ClusterQueue holds the new slice's 5 cpu and the other 1" 10 '^6$' \
     el_reserved
 wait_for "elastic: ... kueue_replaced_workload_slices_total counts it" 10 \
-    '^kueue_replaced_workload_slices_total\{cluster_queue="el-cq",replica_role="standalone"\} 1$' \
+    '^kueue_replaced_workload_slices_total\{cluster_queue="el-cq",replica_role="standalone"\} 3$' \
     k get --raw /metrics
 
 # Scale up 5 -> 6: 1 cpu short; the new slice waits, the old one keeps
@@ -231,5 +297,18 @@ wait_for "elastic over HTTP: ... it is stopped, its Workload deleted" 20 \
 wait_for "elastic over HTTP: ... a Workload of its new size is admitted" 30 \
     "^$fixed_wl 3 True\$" el_job_wl fixed
 wait_for "elastic over HTTP: ... and it runs the 3 pods admitted" 30 '^3$' el_running fixed
+# An elastic Job's scale-up: the controller makes the new slice, the
+# scheduler admits it and finishes the old one, the ungater lets the new
+# Pods run.
+el_job grow 'kueue.x-k8s.io/elastic-job: "true"'
+settle 30 '^2$' el_running grow
+grow_wl=$(el_job_wl grow | cut -d' ' -f1)
+expect_grep "elastic over HTTP: a running elastic Job may scale up" 'patched' \
+    k -n el patch job grow --type=merge -p '{"spec":{"parallelism":3}}'
+wait_for "elastic over HTTP: ... on a new Workload slice, admitted" 30 '^[^ ]* 3 True$' \
+    el_job_wl grow
+wait_for "elastic over HTTP: ... which replaced the old one" 15 '^True WorkloadSliceReplaced$' \
+    el_finished "$grow_wl"
+wait_for "elastic over HTTP: ... and its 3 pods run" 30 '^3$' el_running grow
 stop_server "$CPID"
 stop_server "$PID"

@@ -291,6 +291,36 @@ wait_for "  ... no pod of it runs" 30 '^0$' a_running
 sleep 1
 expect_exact "  ... still none a second later, and cq-grow holds no quota" "0 0" \
     sh -c "printf '%s ' \"\$(kubectl --kubeconfig '$KC' -n team-a get pods -l job-name=a-grow --field-selector status.phase=Running -o name | wc -l | tr -d ' ')\"; kubectl --kubeconfig '$KC' get clusterqueue cq-grow -o jsonpath='{.status.flavorsReservation[0].resources[0].total}'"
+
+# 6c. An elastic Job scaled up beyond its quota (Kueue allows it): the
+# Pod it runs keeps running on the slice admitted, the new Pods wait at
+# the elastic-job scheduling gate, which the tenant cannot lift.
+job a-el grow 1 1 600 "" 'kueue.x-k8s.io/elastic-job: "true"' |
+    sed 's/completions: 1/completions: 4/' | kt "$ALICE" -n team-a create -f - >/dev/null
+el_pods() { # "running gated" Pods of a-el
+    r=$(kubectl --kubeconfig "$KC" -n team-a get pods -l job-name=a-el \
+        --field-selector status.phase=Running -o name | wc -l | tr -d ' ')
+    g=$(kubectl --kubeconfig "$KC" -n team-a get pods -l job-name=a-el \
+        -o jsonpath='{range .items[*]}{.spec.schedulingGates[*].name}{"\n"}{end}' |
+        grep -c '^kueue.x-k8s.io/elastic-job$')
+    echo "$r $g"
+}
+settle 30 '^1 0$' el_pods
+expect "a tenant scales a running elastic Job up beyond its quota (Kueue allows the change)" \
+    "patched" kt "$ALICE" -n team-a patch job a-el --type=merge -p '{"spec":{"parallelism":3}}'
+wait_for "  ... its 2 new Pods wait at the elastic-job gate, 1 runs" 30 '^1 2$' el_pods
+gated_pod=$(kubectl --kubeconfig "$KC" -n team-a get pods -l job-name=a-el \
+    -o jsonpath='{range .items[?(@.spec.schedulingGates)]}{.metadata.name}{"\n"}{end}' | head -1)
+ROLES="kueue-batch-user-role edit" tenant dave team-a
+expect "  ... a tenant who may update Pods cannot lift the gate of one" \
+    'only Kueue removes the scheduling gate kueue.x-k8s.io/elastic-job' \
+    kt "$TKC" -n team-a patch pod "$gated_pod" --type=json \
+    -p '[{"op":"remove","path":"/spec/schedulingGates"}]'
+sleep 1
+el_state() { # a-el's Pods and cq-grow's reserved cpu
+    echo "$(el_pods) $(kubectl --kubeconfig "$KC" get clusterqueue cq-grow -o jsonpath='{.status.flavorsReservation[0].resources[0].total}')"
+}
+expect_exact "  ... still 1 running a second later, and cq-grow holds its 1 cpu" "1 2 1" el_state
 stop_server "$PID"
 
 # 7. manageJobsWithoutQueueName and managedJobsNamespaceSelector.

@@ -85,8 +85,15 @@ bool jf_external_owner(const json_t *ref, const struct api_configuration *cfg,
 void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
                       size_t len)
 {
+    jf_workload_name_extra(ji, name, uid, NULL, out, len);
+}
+
+void jf_workload_name_extra(const struct jf_integration *ji, const char *name, const char *uid,
+                            const char *extra, char *out, size_t len)
+{
     char in[1024];
-    int n = snprintf(in, sizeof(in), "%s\n%s\n%s\n%s", ji->kind, ji->group, name, uid ? uid : "");
+    int n = snprintf(in, sizeof(in), "%s\n%s\n%s\n%s%s%s", ji->kind, ji->group, name,
+                     uid ? uid : "", extra && *extra ? "\n" : "", extra ? extra : "");
     if (n < 0 || (size_t)n >= sizeof(in))
         n = (int)sizeof(in) - 1;
     unsigned char dig[20];
@@ -97,6 +104,28 @@ void jf_workload_name(const struct jf_integration *ji, const char *name, const c
         prefix[i] = (char)tolower((unsigned char)prefix[i]);
     prefix[247] = '\0';
     snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
+}
+
+void jf_gate_template(json_t *tpl, const char *gate)
+{
+    json_t *spec = jf_obj_child(tpl, "spec");
+    json_t *gates = json_object_get(spec, "schedulingGates");
+    if (!json_is_array(gates)) {
+        gates = json_array();
+        json_object_set_new(spec, "schedulingGates", gates);
+    }
+    size_t i;
+    const json_t *g;
+    json_array_foreach(gates, i,
+                       g) if (jf_str(g, "name") && !strcmp(jf_str(g, "name"), gate)) return;
+    json_array_append_new(gates, json_pack("{s:s}", "name", gate));
+}
+
+const char *jf_slice_chain(const json_t *wl)
+{
+    const char *chain = jf_annotation(wl, JF_SLICE_NAME_ANNOTATION);
+    const char *name = jf_str(json_object_get(wl, "metadata"), "name");
+    return chain ? chain : name ? name : "";
 }
 
 const char *jf_queue_name(const json_t *obj)
@@ -289,7 +318,16 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
     if (!name)
         name = "";
     char wname[300];
-    jf_workload_name(ji, name, uid, wname, sizeof(wname));
+    if (val_elastic(obj)) {
+        /* Each slice of an elastic job is a new Workload: its name hashes
+         * the generation too (Kueue's newWorkloadName). */
+        char gen[24];
+        snprintf(gen, sizeof(gen), "%lld",
+                 (long long)json_integer_value(json_object_get(meta, "generation")));
+        jf_workload_name_extra(ji, name, uid, gen, wname, sizeof(wname));
+    } else {
+        jf_workload_name(ji, name, uid, wname, sizeof(wname));
+    }
 
     json_t *spec = json_object();
     if (queue) /* absent when managed without one: the Workload waits for a queue */
@@ -338,9 +376,13 @@ int jf_build_workload(const struct jf_integration *ji, const json_t *obj, jf_loo
     if (gate)
         json_object_set_new(ann, JF_GATE_ANNOTATION, json_string(gate));
     /* An elastic job's Workload is elastic too (Kueue's
-     * prepareWorkloadSlice): its count may go down while it holds quota. */
-    if (val_elastic(obj))
+     * prepareWorkloadSlice): its count may go down while it holds quota.
+     * It starts a chain of slices named after it; a scale-up's slice
+     * carries the chain's name instead (the reconciler sets it). */
+    if (val_elastic(obj)) {
         json_object_set_new(ann, JF_ELASTIC_ANNOTATION, json_string("true"));
+        json_object_set_new(ann, JF_SLICE_NAME_ANNOTATION, json_string(wname));
+    }
     if (json_object_size(ann))
         json_object_set_new(wm, "annotations", ann);
     else
@@ -625,6 +667,11 @@ int jf_inject_flavors(const json_t *wl, const char *ps_name, json_t *tmeta, json
                               jf_str(json_object_get(wl, "metadata"), "name")
                                   ? jf_str(json_object_get(wl, "metadata"), "name")
                                   : "");
+    /* The Pods of every slice of an elastic job name the chain, by which
+     * the ElasticJobUngater counts them. */
+    if (val_elastic(wl))
+        json_object_set_new(json_object_get(imeta, "annotations"), JF_SLICE_NAME_ANNOTATION,
+                            json_string(jf_slice_chain(wl)));
     json_t *ispec = json_object();
     const json_t *psa = assignment_of(wl, ps_name);
     if (!psa)

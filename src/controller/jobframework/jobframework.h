@@ -105,6 +105,13 @@ struct jf_integration {
 #define JF_MAX_EXEC_LABEL "kueue.x-k8s.io/max-exec-time-seconds"
 #define JF_GATE_ANNOTATION "kueue.x-k8s.io/admission-gated-by"
 #define JF_ELASTIC_ANNOTATION "kueue.x-k8s.io/elastic-job"
+/* ElasticJobsViaWorkloadSlices: the scheduling gate of an elastic job's
+ * Pods (its pod template's, from Kueue's Job webhook), the name of the
+ * first Workload of the chain of slices (on every slice and on the Pods),
+ * and the slice a scale-up's new slice replaces ("namespace/name"). */
+#define JF_ELASTIC_GATE "kueue.x-k8s.io/elastic-job"
+#define JF_SLICE_NAME_ANNOTATION "kueue.x-k8s.io/workload-slice-name"
+#define JF_SLICE_REPLACEMENT_ANNOTATION "kueue.x-k8s.io/workload-slice-replacement-for"
 #define JF_UID_LABEL "kueue.x-k8s.io/job-uid"
 #define JF_RESOURCE_IN_USE "kueue.x-k8s.io/resource-in-use"
 #define JF_PROVREQ_PREFIX "provreq.kueue.x-k8s.io/"
@@ -125,6 +132,17 @@ bool jf_external_owner(const json_t *ref, const struct api_configuration *cfg,
  * sha1("<Kind>\n<group>\n<name>\n<uid>"). out needs 254 bytes. */
 void jf_workload_name(const struct jf_integration *ji, const char *name, const char *uid, char *out,
                       size_t len);
+
+/* As jf_workload_name, the hash also over "\n<extra>" when extra is
+ * neither NULL nor "" (Kueue's GenerateWorkloadNameWithExtra: an elastic
+ * job's slices hash its generation). */
+void jf_workload_name_extra(const struct jf_integration *ji, const char *name, const char *uid,
+                            const char *extra, char *out, size_t len);
+
+/* Kueue's workloadslicing.SliceName: the chain an elastic Workload's
+ * slice belongs to, its JF_SLICE_NAME_ANNOTATION, else its own name
+ * (borrowed from wl; "" when it has neither). */
+const char *jf_slice_chain(const json_t *wl);
 
 /* The name of the object's Workload: the prebuilt one it names, else
  * jf_workload_name's. out needs 254 bytes. */
@@ -148,7 +166,9 @@ const char *jf_prebuilt_name(const json_t *obj);
  * whose controller owner Kueue manages. Returns whether obj changed. */
 bool jf_default_priority_class(json_t *obj, bool default_wpc);
 
-/* Build the Workload of a managed object (owned, in *out): its pod sets,
+/* Build the Workload of a managed object (owned, in *out; an elastic
+ * object's is named with its generation (jf_workload_name_extra), marked
+ * elastic and the first of its chain of slices): its pod sets,
  * priority (the priority-class label's WorkloadPriorityClass, else the
  * PriorityClass the kind names (priority_class), else the first one a pod
  * set's template names, else the lowest global default), queue,
@@ -217,6 +237,10 @@ void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, voi
  * in keep (NULL-terminated, may be NULL) keep their current values. */
 void jf_restore_template(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
                          const char *const *keep);
+
+/* Kueue's utilpod.GateTemplate: the scheduling gate named gate added to
+ * the pod template tpl unless it has it. */
+void jf_gate_template(json_t *tpl, const char *gate);
 
 /* The pod set named (borrowed) of a Workload's spec, or NULL. */
 const json_t *jf_pod_set(const json_t *wl, const char *name);

@@ -305,12 +305,23 @@ void ctl_collect_workload(struct ctl *c, const char *ns, const char *name)
     json_decref((json_t *)wl);
 }
 
-static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job)
+/* Create the object's Workload; for an elastic object's scale-up
+ * (replaced: the slice holding quota, chain: its chain) a new slice
+ * replacing that one (Kueue's prepareWorkloadSlice). */
+static void create_workload(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                            const char *replaced, const char *chain)
 {
     json_t *wl = NULL;
     struct err e;
     err_init(&e);
     jf_build_workload(ig->ji, job, ctl_lookup_class, c, &wl, &e);
+    if (wl && replaced && *replaced) {
+        json_t *ann = jf_obj_child(jf_obj_child(wl, "metadata"), "annotations");
+        char key[2 * CTL_SLICE_NAME_MAX];
+        snprintf(key, sizeof(key), "%s/%s", mstr(job, "namespace"), replaced);
+        json_object_set_new(ann, JF_SLICE_REPLACEMENT_ANNOTATION, json_string(key));
+        json_object_set_new(ann, JF_SLICE_NAME_ANNOTATION, json_string(chain));
+    }
     json_t *out = ctl_create_workload(c, job, wl, &e, ig->ji->component);
     if (out)
         report_creation_latency(c, job, out);
@@ -347,55 +358,6 @@ static bool workload_matches(struct ctl *c, const struct ctl_integ *ig, const js
     json_decref(running);
     json_decref(built);
     return eq;
-}
-
-/* spec.podSets[i].count of the built Workload set on the stored one. */
-static int counts_fn(json_t *obj, void *arg, struct err *e)
-{
-    const json_t *built = arg;
-    const json_t *bps = json_object_get(json_object_get(built, "spec"), "podSets");
-    size_t i;
-    json_t *ps;
-    json_array_foreach(json_object_get(json_object_get(obj, "spec"), "podSets"), i, ps)
-    {
-        const json_t *n = json_object_get(json_array_get(bps, i), "count");
-        if (json_is_integer(n))
-            json_object_set(ps, "count", (json_t *)n);
-    }
-    return 0;
-}
-
-/* Kueue's EnsureWorkloadSlices for a scale-down: an elastic object whose
- * Workload holds quota and whose pod counts went down (none up, the same
- * pod sets) gets the Workload's counts lowered in place; the quota it no
- * longer uses is released. A scale-up (a new Workload slice) is not made
- * here. Returns true when it wrote. */
-static bool elastic_scale_down(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
-                               const json_t *wl, const char *ns, const char *wname)
-{
-    if (!val_elastic(job) || !cond_is(wl, "QuotaReserved", "True"))
-        return false;
-    json_t *built = NULL;
-    struct err e;
-    err_init(&e);
-    if (jf_build_workload(ig->ji, job, ctl_lookup_class, c, &built, &e))
-        return false;
-    const json_t *wps = json_object_get(json_object_get(wl, "spec"), "podSets");
-    const json_t *bps = json_object_get(json_object_get(built, "spec"), "podSets");
-    bool fewer = false, more = json_array_size(wps) != json_array_size(bps);
-    for (size_t i = 0; !more && i < json_array_size(wps); i++) {
-        const json_t *w = json_array_get(wps, i), *b = json_array_get(bps, i);
-        const char *wn = jstr(w, "name"), *bn = jstr(b, "name");
-        json_int_t wc = json_integer_value(json_object_get(w, "count"));
-        json_int_t bc = json_integer_value(json_object_get(b, "count"));
-        more = !wn || !bn || strcmp(wn, bn) || bc > wc;
-        fewer |= bc < wc;
-    }
-    bool wrote = false;
-    if (fewer && !more)
-        wrote = !ctl_write_object(c, CK_WL, ns, wname, counts_fn, built);
-    json_decref(built);
-    return wrote;
 }
 
 /* A suspended Job changed (parallelism, pod template) after its Workload
@@ -822,8 +784,17 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
     bool suspended = ji->is_suspended(job);
     const char *queue = jf_queue_name(job);
     char wname[300];
-    jf_workload_name_for(ji, job, wname, sizeof(wname));
-    const json_t *wl = ctl_get(c, CK_WL, ns, wname);
+    /* An elastic object runs on a chain of Workload slices (slices.c). */
+    bool elastic = val_elastic(job) && !jf_prebuilt_name(job);
+    struct ctl_slice_pick pick;
+    if (elastic) {
+        if (ctl_ensure_slices(c, ji, job, &pick))
+            return;
+        snprintf(wname, sizeof(wname), "%s", pick.selected);
+    } else {
+        jf_workload_name_for(ji, job, wname, sizeof(wname));
+    }
+    const json_t *wl = *wname ? ctl_get(c, CK_WL, ns, wname) : NULL;
     if (wl && jf_prebuilt_name(job)) {
         bool wrote = false;
         wl = prebuilt(c, ig, job, wl, &wrote);
@@ -870,14 +841,18 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         return;
     }
     if (!wl) {
-        if (jf_prebuilt_name(job)) {
+        if (elastic && *pick.held) {
+            /* A scale-up: the Job runs on as its slice admitted it while
+             * the new slice waits for quota. */
+            create_workload(c, ig, job, pick.held, pick.chain);
+        } else if (jf_prebuilt_name(job)) {
             if (!suspended)
                 job_suspend_write(c, ig, job, NULL, "missing workload");
         } else if (!suspended) {
             job_suspend_write(c, ig, job, NULL,
                               "Missing Workload; unable to restore pod templates");
         } else if (ji->active(job) == 0) {
-            create_workload(c, ig, job);
+            create_workload(c, ig, job, NULL, NULL);
         }
         return;
     }
@@ -886,10 +861,8 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
      * were admitted) is stopped, its templates restored from that
      * Workload, and the Workload deleted; a new one is created for its
      * new shape once its pods are gone, and queues as any other. An
-     * elastic object's scale-down changes its Workload in place instead. */
-    if (!suspended && !jf_prebuilt_name(job)) {
-        if (elastic_scale_down(c, ig, job, wl, ns, wname))
-            return;
+     * elastic object's slices follow its counts instead (slices.c). */
+    if (!suspended && !jf_prebuilt_name(job) && !elastic) {
         if (!workload_matches(c, ig, job, wl)) {
             json_incref((json_t *)wl);
             job_suspend_write(
@@ -975,7 +948,10 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         }
         return;
     }
-    if (!cond_is(wl, "Admitted", "True"))
+    /* A scale-up's slice waits for quota while the Job runs on the slice
+     * holding it, the new Pods gated (core/elastic_ungater.c). Without
+     * an admitted slice the Job is stopped: no Pod runs outside quota. */
+    if (!cond_is(wl, "Admitted", "True") && !(elastic && pick.held_admitted))
         job_suspend_write(c, ig, job, wl, "Not admitted by cluster queue");
 }
 

@@ -8,6 +8,7 @@
 
 #include "api/defaults.h"
 #include "api/objects.h"
+#include "api/validate.h"
 #include "base/err.h"
 #include "base/xalloc.h"
 
@@ -86,6 +87,11 @@ void job_default_create(json_t *job, bool ns_managed, bool default_lq,
         ns_managed && (job_queue_name(job) || (cfg && cfg->manage_jobs_without_queue_name));
     if (json_is_object(spec) && (job_queue_name(job) || managed))
         json_object_set_new(spec, "suspend", json_true());
+    /* An elastic Job's Pods wait for the ElasticJobUngater, which lets
+     * as many run as the slice admitted holds (a scale-up's extra Pods
+     * wait for their slice). */
+    if (json_is_object(spec) && val_elastic(job))
+        jf_gate_template(jf_obj_child(spec, "template"), JF_ELASTIC_GATE);
 }
 
 void job_check_queue_update(const json_t *old, const json_t *job, bool default_lq, struct err *e)

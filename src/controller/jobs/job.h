@@ -62,7 +62,9 @@ bool job_managed(const json_t *job, const json_t *ns, const struct api_configura
  * without a queue name in a managed namespace (ns_managed) that holds a
  * LocalQueue named "default" (default_lq) gets that queue; a Job with a
  * queue name, or that Kueue manages without one, is suspended so that no
- * pod of it starts before its Workload is admitted. One implementation for
+ * pod of it starts before its Workload is admitted; an elastic Job's pod
+ * template gets the scheduling gate JF_ELASTIC_GATE (Kueue's
+ * applyWorkloadSliceSchedulingGate). One implementation for
  * `cueue serve`'s built-in admission and `cueue controller`'s webhook. */
 void job_default_create(json_t *job, bool ns_managed, bool default_lq,
                         const struct api_configuration *cfg);

@@ -129,6 +129,7 @@ static void test_build_workload_elastic(void **state)
     (void)state;
     memset(classes, 0, sizeof(classes));
     json_t *j = job("", "\"kueue.x-k8s.io/elastic-job\":\"true\"", "");
+    json_object_set_new(json_object_get(j, "metadata"), "generation", json_integer(2));
     for (int off = 0; off < 2; off++) {
         struct fg_gates g;
         struct err e;
@@ -139,10 +140,53 @@ static void test_build_workload_elastic(void **state)
         json_t *wl = NULL;
         assert_int_equal(job_build_workload(j, lookup, NULL, &wl, &e), 0);
         const char *a = path_str(wl, "metadata", "annotations", "kueue.x-k8s.io/elastic-job");
-        if (off)
+        const char *chain =
+            path_str(wl, "metadata", "annotations", "kueue.x-k8s.io/workload-slice-name");
+        const char *name = path_str(wl, "metadata", "name", NULL);
+        if (off) {
             assert_null(a);
-        else
+            assert_null(chain);
+            assert_string_equal(name, "job-sample-4502e");
+        } else {
+            /* Each slice is named for the generation it was made at
+             * (sha1("Job\nbatch\nsample\nuid-1\n2")), the first one
+             * naming the chain. */
             assert_string_equal(a, "true");
+            assert_string_equal(name, "job-sample-65104");
+            assert_string_equal(chain, "job-sample-65104");
+        }
+        /* Started for its admission, the template names the chain. */
+        json_object_set_new(wl, "status",
+                            parse("{\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+                                  "[{\"name\":\"main\",\"count\":5}]}}"));
+        json_object_set_new(json_object_get(json_object_get(wl, "metadata"), "annotations"),
+                            "kueue.x-k8s.io/workload-slice-name", json_string("job-sample-a3d73"));
+        json_t *run = job_start(j, wl, NULL, NULL, &e);
+        assert_non_null(run);
+        const char *pa = path_str(json_object_get(json_object_get(run, "spec"), "template"),
+                                  "metadata", "annotations", "kueue.x-k8s.io/workload-slice-name");
+        if (off)
+            assert_null(pa);
+        else
+            assert_string_equal(pa, "job-sample-a3d73");
+        json_decref(run);
+        /* Kueue's webhook gates an elastic Job's Pods at its creation. */
+        json_t *created = json_deep_copy(j);
+        job_default_create(created, true, false, NULL);
+        const json_t *gates = json_object_get(
+            json_object_get(json_object_get(json_object_get(created, "spec"), "template"), "spec"),
+            "schedulingGates");
+        if (off) {
+            assert_null(gates);
+        } else {
+            assert_int_equal(json_array_size(gates), 1);
+            assert_string_equal(
+                json_string_value(json_object_get(json_array_get(gates, 0), "name")),
+                "kueue.x-k8s.io/elastic-job");
+            job_default_create(created, true, false, NULL); /* once */
+            assert_int_equal(json_array_size(gates), 1);
+        }
+        json_decref(created);
         json_decref(wl);
     }
     fg_use(NULL);

@@ -216,15 +216,26 @@ static void test_update_parallelism(void **state)
      * it: the controllers stop it and queue a Workload of the new size. */
     assert_int_equal(update(&admin, false, old, nw, &e), 0);
     assert_int_equal(update(&admin, false, nw, old, &e), 0);
-    /* An elastic Job scales down in place, but may not scale up while it
-     * runs: that needs a Workload slice, which cueue does not make. */
+    /* An elastic Job scales down in place and up on a new Workload
+     * slice, its new Pods held by the elastic-job gate of its template. */
     set_annotation(old, "kueue.x-k8s.io/elastic-job", "true");
     set_annotation(nw, "kueue.x-k8s.io/elastic-job", "true");
-    assert_int_equal(update(&admin, false, old, nw, &e), ERR_INVALID);
-    assert_string_equal(e.causes[0].field, "spec.parallelism");
-    assert_string_equal(e.causes[0].message, "Forbidden: an elastic job may only scale down while "
-                                             "it runs: Kueue admitted 1 pods");
-    assert_int_equal(update(&admin, false, nw, old, &e), 0);
+    json_t *gates = json_pack("[{s:s}]", "name", "kueue.x-k8s.io/elastic-job");
+    json_object_set(at(at(nw, "spec", "template"), "spec", NULL), "schedulingGates", gates);
+    json_object_set_new(at(at(old, "spec", "template"), "spec", NULL), "schedulingGates", gates);
+    assert_int_equal(update(&tenant, false, old, nw, &e), 0);
+    assert_int_equal(update(&tenant, false, nw, old, &e), 0);
+    /* Without the gate its new Pods would start outside the quota: a
+     * tenant may not scale it up (a cluster admin may). */
+    json_object_del(at(at(nw, "spec", "template"), "spec", NULL), "schedulingGates");
+    assert_int_equal(update(&tenant, false, old, nw, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.template.spec.schedulingGates");
+    assert_string_equal(e.causes[0].message,
+                        "Forbidden: an elastic job scales up while it runs only with the "
+                        "scheduling gate \"kueue.x-k8s.io/elastic-job\" in its pod template, "
+                        "which holds the new pods until their Workload slice is admitted");
+    assert_int_equal(update(&admin, false, old, nw, &e), 0);
+    assert_int_equal(update(&tenant, false, nw, old, &e), 0);
     /* Suspended before or after (the controllers' start and stop), or not
      * Kueue's: no policy. */
     json_object_set_new(at(nw, "spec", NULL), "suspend", json_true());
@@ -366,6 +377,30 @@ static void test_pod_gate(void **state)
     json_decref(moved);
 }
 
+/* An elastic Job's Pod waits at the elastic-job gate for its Workload
+ * slice: only Kueue's ElasticJobUngater (run-unmanaged on pods) lifts it. */
+static void test_pod_elastic_gate(void **state)
+{
+    (void)state;
+    struct srv_admit a = {.user = &tenant};
+    struct err e;
+    json_t *gated = pod(NULL);
+    json_object_set_new(json_object_get(gated, "spec"), "schedulingGates",
+                        json_pack("[{s:s}]", "name", "kueue.x-k8s.io/elastic-job"));
+    json_t *ungated = pod(NULL);
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, gated, ungated, &e), ERR_FORBIDDEN);
+    assert_string_equal(e.message, "only Kueue removes the scheduling gate "
+                                   "kueue.x-k8s.io/elastic-job (its ElasticJobUngater, once the "
+                                   "Workload slice admitting the Pod is admitted)");
+    a.user = &admin;
+    a.may_run_unmanaged = true;
+    err_init(&e);
+    assert_int_equal(srv_admit_pod_update(&a, gated, ungated, &e), 0);
+    json_decref(gated);
+    json_decref(ungated);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_pod_create),
         cmocka_unit_test(test_pod_update),
         cmocka_unit_test(test_pod_gate),
+        cmocka_unit_test(test_pod_elastic_gate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
