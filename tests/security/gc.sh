@@ -178,3 +178,51 @@ expect_exact "... but not its owner references" 403 \
     patch a una-cm "$TU" '{"metadata":{"ownerReferences":null}}'
 expect "... in kube-apiserver's words" \
     "cannot set an ownerRef on a resource you can't delete: , <nil>" cat "$TMP/patch.out"
+
+# An admin's mutating webhook runs before the check, as kube-apiserver runs
+# OwnerReferencesPermissionEnforcement after the mutating webhooks: a
+# reference the webhook adds (here: what annotation hooks.test/meta asks
+# for) is judged against the requesting user.
+need openssl
+start_hooks
+k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: meta}
+webhooks:
+- name: meta.hooks.test
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {url: "https://127.0.0.1:$PORT/meta", caBundle: "$CAB"}
+  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+YAML
+k -n b create configmap z >/dev/null
+UZ=$(k -n b get cm z -o jsonpath='{.metadata.uid}')
+# hooked NS NAME AUTH META: create ConfigMap NS/NAME asking the webhook for
+# the metadata META (JSON); prints the status code (the body to $TMP/hooked.out).
+hooked() {
+    ann=$($PY -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$4")
+    curl -s -o "$TMP/hooked.out" -w '%{http_code}' -X POST -H "$3" -H "$J" --data-binary \
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$2\",\"annotations\":{\"hooks.test/meta\":$ann}}}" \
+        "$URL/api/v1/namespaces/$1/configmaps"
+}
+BLOCKZ="{\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"z\",\"uid\":\"$UZ\",\"blockOwnerDeletion\":true}]}"
+expect_exact "a blocking reference a webhook adds to a tenant's create is refused" 403 \
+    hooked a w1 "$T" "$BLOCKZ"
+expect "... in kube-apiserver's words" "configmaps \\\"w1\\\" is forbidden: $MSG" \
+    cat "$TMP/hooked.out"
+expect_exact "control: the admin's create with it is taken" 201 hooked b w2 "$ADM" "$BLOCKZ"
+expect_exact "control: a tenant's create the webhook leaves alone is taken" 201 \
+    hooked a w3 "$TU" '{}'
+# ... and the check is not made before the webhooks: a blocking reference
+# the client sent and the webhook removes is no longer there to judge.
+curl -s -o "$TMP/hooked.out" -w '%{http_code}' -X POST -H "$T" -H "$J" --data-binary \
+    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"w4\",\"annotations\":{\"hooks.test/meta\":\"{\\\"ownerReferences\\\":[]}\"},\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"z\",\"uid\":\"$UZ\",\"blockOwnerDeletion\":true}]}}" \
+    "$URL/api/v1/namespaces/a/configmaps" >"$TMP/code"
+expect_exact "a blocking reference a webhook removes from a tenant's create is not judged" 201 \
+    cat "$TMP/code"
+expect_exact "a reference a webhook adds to an update, by a writer without delete, is refused" \
+    403 patch a w3 "$TU" "{\"metadata\":{\"annotations\":{\"hooks.test/meta\":$($PY -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$BLOCKZ")}}}"
+expect "... in kube-apiserver's words" \
+    "cannot set an ownerRef on a resource you can't delete: , <nil>" cat "$TMP/patch.out"
+k delete mutatingwebhookconfiguration meta >/dev/null

@@ -208,3 +208,49 @@ for res in pods configmaps; do
         sh -c "kubectl --kubeconfig '$TKC' -n t1 describe $res >'$TMP/describe.out' 2>&1 && echo read"
 done
 expect "... the valid ones among them" "owned" cat "$TMP/describe.out"
+
+# What an admin's mutating webhook writes is held to the same rules, as
+# kube-apiserver decodes the patched object and validates it after the
+# mutating webhooks (the webhook sets what annotation hooks.test/meta asks).
+need openssl
+start_hooks
+k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: meta}
+webhooks:
+- name: meta.hooks.test
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {url: "https://127.0.0.1:$PORT/meta", caBundle: "$CAB"}
+  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+YAML
+# hooked NAME META: a ConfigMap NAME of t1 asking the webhook for the
+# metadata META (JSON), in $TMP/NAME.json.
+hooked() {
+    "$PY" -c 'import json,sys; print(json.dumps({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":sys.argv[1],"annotations":{"hooks.test/meta":sys.argv[2]}}}))' \
+        "$1" "$2" >"$TMP/$1.json"
+}
+hooked h1 '{"finalizers":["bad name!"]}'
+wait_for "a finalizer a webhook adds that is not a qualified name: 422" 10 '^422$' \
+    curl -s -o "$TMP/curl.out" -w '%{http_code}' -X POST -H "$A" -H "$J" --data-binary "@$TMP/h1.json" "$CMS"
+expect "... naming it" 'metadata.finalizers: Invalid value: \"bad name!\"' cat "$TMP/curl.out"
+hooked h2 '{"labels":{"a":1}}'
+expect_status "a number a webhook sets as a label value: 500, as kube-apiserver's decode of its patch" \
+    500 -X POST -H "$A" -H "$J" --data-binary "@$TMP/h2.json" "$CMS"
+expect "... in the decoder's words" \
+    '"Internal error occurred: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"' \
+    cat "$TMP/curl.out"
+hooked h3 '{"labels":{"bad key":"x"}}'
+expect_status "a label key a webhook sets that is not a qualified name: 422" 422 -X POST -H "$A" \
+    -H "$J" --data-binary "@$TMP/h3.json" "$CMS"
+expect_status "... none of them stored" 404 -H "$A" "$CMS/h1"
+expect_status "a ConfigMap the webhook leaves valid is stored" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"h4"}}' "$CMS"
+"$PY" -c 'import json; print(json.dumps({"metadata":{"annotations":{"hooks.test/meta":json.dumps({"finalizers":["bad name!"]})}}}))' >"$TMP/h4.json"
+expect_status "a patch after which the webhook adds a bad finalizer: 422" 422 -X PATCH -H "$A" \
+    -H "$MP" --data-binary "@$TMP/h4.json" "$CMS/h4"
+"$PY" -c 'import json; print(json.dumps({"metadata":{"annotations":{"hooks.test/meta":json.dumps({"labels":{"a":1}})}}}))' >"$TMP/h5.json"
+expect_status "a patch after which the webhook sets a number as a label: 500" 500 -X PATCH -H "$A" \
+    -H "$MP" --data-binary "@$TMP/h5.json" "$CMS/h4"
+k delete mutatingwebhookconfiguration meta >/dev/null
