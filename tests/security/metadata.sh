@@ -120,6 +120,25 @@ expect_status "a number as creationTimestamp: 400" 400 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g4","creationTimestamp":1700000000}}' "$CMS"
 expect "... at its field" 'Go struct field ObjectMeta.metadata.creationTimestamp of type string' \
     cat "$TMP/curl.out"
+# A time is a string Go's time.Parse takes as RFC 3339 (metav1.Time's
+# decoding): anything else is refused (400) in its words.
+expect_status "a creationTimestamp that is not an RFC 3339 time: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t1","creationTimestamp":"yesterday"}}' "$CMS"
+expect "... as kube-apiserver's decoder words it" \
+    'ConfigMap in version \"v1\" cannot be handled as a ConfigMap: parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\"' \
+    cat "$TMP/curl.out"
+expect_status "... and not stored" 404 -H "$A" "$CMS/t1"
+expect_status "a deletionTimestamp in month 13 on a Job: 400" 400 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"t2","deletionTimestamp":"2024-13-01T00:00:00Z"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}}' \
+    "$URL/apis/batch/v1/namespaces/t1/jobs"
+expect "... in Go's words" \
+    'Job in version \"v1\" cannot be handled as a Job: parsing time \"2024-13-01T00:00:00Z\": month out of range' \
+    cat "$TMP/curl.out"
+expect_status "a time without its zone on a replace: 400" 400 -X PUT -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"small","creationTimestamp":"2024-01-01T00:00:00"}}' "$CMS/small"
+expect "... in Go's words" 'cannot parse \"\" as \"Z07:00\"' cat "$TMP/curl.out"
+expect_status "an RFC 3339 time with an offset and a fraction is taken" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t3","creationTimestamp":"2024-02-29T23:59:59.5+02:00"}}' "$CMS"
 expect_status "a whole generation is taken" 201 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g5","generation":3}}' "$CMS"
 expect_status "a merge patch setting a fractional generation: 400" 400 -X PATCH -H "$A" -H "$MP" \
