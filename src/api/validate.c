@@ -32,6 +32,7 @@
 #include "api/objects.h"
 #include "api/validate_int.h"
 #include "base/err.h"
+#include "base/time.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -560,6 +561,20 @@ static int meta_owner_refs_types(struct err *e, const json_t *doc, const json_t 
     return 0;
 }
 
+int val_go_time(const json_t *doc, const json_t *t, struct err *e)
+{
+    struct err why;
+    err_init(&why);
+    if (!json_is_string(t) ||
+        !tm_check_go_rfc3339(json_string_value(t), json_string_length(t), &why))
+        return 0;
+    const char *kind = doc_kind(doc);
+    const char *av = json_string_value(json_object_get(doc, "apiVersion"));
+    const char *slash = av ? strrchr(av, '/') : NULL;
+    return err_set(e, ERR_PARSE, "%s in version \"%s\" cannot be handled as a %s: %s", kind,
+                   slash ? slash + 1 : (av ? av : ""), kind, why.message);
+}
+
 int val_meta_types(const json_t *doc, struct err *e)
 {
     const json_t *md = val__get(doc, "metadata");
@@ -592,6 +607,12 @@ int val_meta_types(const json_t *doc, struct err *e)
         snprintf(path, sizeof(path), "metadata.%s", scalars[i].key);
         return meta_type_error(e, doc, "ObjectMeta", path, scalars[i].go,
                                val__get(md, scalars[i].key));
+    }
+    static const char *const times[] = {"creationTimestamp", "deletionTimestamp"};
+    for (size_t i = 0; i < CU_ARRAY_SIZE(times); i++) {
+        const json_t *t = val__get(md, times[i]);
+        if (t && val_go_time(doc, t, e))
+            return ERR_PARSE;
     }
     int rc = meta_string_map(e, doc, md, "labels");
     if (!rc)

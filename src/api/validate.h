@@ -66,17 +66,25 @@ void val_job_framework(struct err *e, const json_t *obj, const json_t *old, bool
 
 /* The types of a document's metadata, as kube-apiserver's typed decode
  * of ObjectMeta checks them: name, generateName, namespace, uid,
- * resourceVersion, creationTimestamp and deletionTimestamp strings,
- * generation and deletionGracePeriodSeconds integers (1.5 is not one: "json:
- * cannot unmarshal number 1.5 into ... of type int64"), labels and
- * annotations maps of strings, finalizers an array of strings, ownerReferences an
- * array of objects whose apiVersion, kind, name and uid are strings and
+ * resourceVersion strings, creationTimestamp and deletionTimestamp
+ * strings Go's time.Parse takes as RFC 3339 (val_go_time), generation and
+ * deletionGracePeriodSeconds integers (1.5 is not one: "json: cannot unmarshal number 1.5 into ...
+ * of type int64"), labels and annotations maps of strings, finalizers an array of strings,
+ * ownerReferences an array of objects whose apiVersion, kind, name and uid are strings and
  * controller and blockOwnerDeletion booleans (JSON null is absent).
  * Returns 0, or ERR_PARSE with Go's decode error as e's message
  * ("<Kind> in version \"v1\" cannot be handled as a <Kind>: json: cannot
  * unmarshal number into Go struct field ObjectMeta.metadata.labels of
  * type string"), answered 400 BadRequest. */
 CU_MUST_CHECK int val_meta_types(const json_t *doc, struct err *e);
+/* A metav1.Time field's value t of document doc, as its JSON decoding
+ * takes it: a string Go's time.Parse(time.RFC3339) accepts
+ * (tm_check_go_rfc3339), or anything else (whose type is the caller's to
+ * judge). Returns 0, or ERR_PARSE with the decode error as e's message
+ * ("<Kind> in version \"v1\" cannot be handled as a <Kind>: parsing time
+ * \"x\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"x\" as
+ * \"2006\""), answered 400 BadRequest. */
+CU_MUST_CHECK int val_go_time(const json_t *doc, const json_t *t, struct err *e);
 
 /* ValidateObjectMetaAccessor for a document of any kind cueue does not
  * decode: val_meta_types, then label keys and values (ValidateLabels),

@@ -2,6 +2,7 @@
 #include "base/time.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,180 @@ int tm_parse_rfc3339(const char *s, int64_t *ms, struct err *e)
     return 0;
 bad:
     return err_set(e, ERR_INVALID, "must be an RFC 3339 time, got '%s'", s);
+}
+
+/* ---- Go's time.Parse with the RFC3339 layout -------------------------------- */
+
+#define GO_RFC3339 "2006-01-02T15:04:05Z07:00"
+
+struct gotime {
+    const char *v; /* the value */
+    size_t n;      /* its length */
+    size_t pos;    /* what is parsed of it */
+};
+
+/* Go's time.quote of v[from..n) appended at *at in buf (len bytes): bytes
+ * outside printable ASCII as \xNN, quotes and backslashes escaped. */
+static void go_quote(const struct gotime *g, size_t from, char *buf, size_t len, size_t *at)
+{
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        if (*at < len)                                                                             \
+            *at += (size_t)snprintf(buf + *at, len - *at, __VA_ARGS__);                            \
+    } while (0)
+    PUT("\"");
+    for (size_t i = from; i < g->n; i++) {
+        unsigned char c = (unsigned char)g->v[i];
+        if (c >= 0x80 || c < ' ')
+            PUT("\\x%02x", c);
+        else if (c == '"' || c == '\\')
+            PUT("\\%c", c);
+        else
+            PUT("%c", c);
+    }
+    PUT("\"");
+#undef PUT
+}
+
+/* Go's ParseError: `parsing time "V": WHY` when why is set, else `parsing
+ * time "V" as "LAYOUT": cannot parse "V[from..]" as "elem"`. */
+static int go_parse_error(const struct gotime *g, size_t from, const char *elem, const char *why,
+                          struct err *e)
+{
+    char msg[sizeof(e->message)];
+    size_t at = 0;
+    at = (size_t)snprintf(msg, sizeof(msg), "parsing time ");
+    go_quote(g, 0, msg, sizeof(msg), &at);
+    if (why) {
+        if (at < sizeof(msg))
+            snprintf(msg + at, sizeof(msg) - at, "%s", why);
+    } else {
+        if (at < sizeof(msg))
+            at += (size_t)snprintf(msg + at, sizeof(msg) - at,
+                                   " as \"" GO_RFC3339 "\": cannot parse ");
+        go_quote(g, from, msg, sizeof(msg), &at);
+        if (at < sizeof(msg))
+            snprintf(msg + at, sizeof(msg) - at, " as \"%s\"", elem);
+    }
+    return err_set(e, ERR_PARSE, "%s", msg);
+}
+
+static bool go_digit(const struct gotime *g, size_t i)
+{
+    return i < g->n && isdigit((unsigned char)g->v[i]);
+}
+
+/* Go's getnum: one or two digits (two when fixed) at g->pos, consumed.
+ * -1 when there are none. */
+static int go_num(struct gotime *g, bool fixed)
+{
+    if (!go_digit(g, g->pos) || (fixed && !go_digit(g, g->pos + 1)))
+        return -1;
+    int v = g->v[g->pos++] - '0';
+    if (go_digit(g, g->pos))
+        v = v * 10 + (g->v[g->pos++] - '0');
+    return v;
+}
+
+/* Go's skip of the layout's literal c. */
+static bool go_skip(struct gotime *g, char c)
+{
+    if (g->pos >= g->n || g->v[g->pos] != c)
+        return false;
+    g->pos++;
+    return true;
+}
+
+/* The zone of the Z07:00 element: 0, -1 malformed, or 1 with *range the
+ * part out of range. */
+static int go_zone(struct gotime *g, const char **range)
+{
+    if (go_skip(g, 'Z'))
+        return 0;
+    if (g->n - g->pos < 6 || g->v[g->pos + 3] != ':')
+        return -1;
+    struct gotime hh = {g->v + g->pos + 1, 2, 0}, mm = {g->v + g->pos + 4, 2, 0};
+    char sign = g->v[g->pos];
+    g->pos += 6;
+    int h = go_num(&hh, true), m = h < 0 ? 0 : go_num(&mm, true);
+    /* As Go, the minute's range is told over the hour's. */
+    if (h > 24)
+        *range = ": time zone offset hour out of range";
+    if (m > 60)
+        *range = ": time zone offset minute out of range";
+    if (*range)
+        return 1;
+    return h < 0 || m < 0 || (sign != '+' && sign != '-') ? -1 : 0;
+}
+
+int tm_check_go_rfc3339(const char *s, size_t n, struct err *e)
+{
+    struct gotime g = {s, n, 0};
+    /* The layout's elements in order: its literal prefix, the element, the
+     * bounds a value must be within (0 = none checked here). */
+    static const struct {
+        char prefix;
+        const char *elem;
+        int max;
+        const char *range;
+    } el[] = {
+        {0, "2006", 0, NULL},
+        {'-', "01", 12, ": month out of range"},
+        {'-', "02", 0, NULL},
+        {'T', "15", 23, ": hour out of range"},
+        {':', "04", 59, ": minute out of range"},
+        {':', "05", 59, ": second out of range"},
+    };
+    int year = 0, month = 0, day = 0;
+    for (size_t i = 0; i < CU_ARRAY_SIZE(el); i++) {
+        if (el[i].prefix && !go_skip(&g, el[i].prefix)) {
+            char lit[2] = {el[i].prefix, 0};
+            return go_parse_error(&g, g.pos, lit, NULL, e);
+        }
+        size_t hold = g.pos;
+        int v;
+        if (i == 0) {
+            v = 0;
+            for (int k = 0; k < 4 && v >= 0; k++)
+                v = go_digit(&g, g.pos + (size_t)k) ? v * 10 + (s[g.pos + (size_t)k] - '0') : -1;
+            if (v >= 0)
+                g.pos += 4;
+        } else {
+            v = go_num(&g, i != 3); /* the hour alone may have one digit */
+        }
+        if (v < 0)
+            return go_parse_error(&g, hold, el[i].elem, NULL, e);
+        if (el[i].max && (v > el[i].max || (i == 1 && v < 1)))
+            return go_parse_error(&g, 0, NULL, el[i].range, e);
+        if (i == 0)
+            year = v;
+        else if (i == 1)
+            month = v;
+        else if (i == 2)
+            day = v;
+    }
+    /* A fraction of a second the layout does not name is taken. */
+    if (g.pos + 1 < n && (s[g.pos] == '.' || s[g.pos] == ',') && go_digit(&g, g.pos + 1))
+        for (g.pos++; go_digit(&g, g.pos); g.pos++)
+            ;
+    size_t hold = g.pos;
+    const char *range = NULL;
+    int z = go_zone(&g, &range);
+    if (z > 0)
+        return go_parse_error(&g, 0, NULL, range, e);
+    if (z < 0)
+        return go_parse_error(&g, hold, "Z07:00", NULL, e);
+    if (g.pos < n) {
+        char why[sizeof(e->message)];
+        size_t at = (size_t)snprintf(why, sizeof(why), ": extra text: ");
+        go_quote(&g, g.pos, why, sizeof(why), &at);
+        return go_parse_error(&g, 0, NULL, why, e);
+    }
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    if (day < 1 || day > mdays[month - 1] + (month == 2 && leap))
+        return go_parse_error(&g, 0, NULL, ": day out of range", e);
+    return 0;
 }
 
 static void split(int64_t ms, struct tm *tm, int64_t *rem_ms)

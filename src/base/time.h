@@ -18,6 +18,13 @@ struct err;
 /* Parse "2025-01-01T10:00:00Z", with optional fraction and "+hh:mm" offset.
  * Returns 0, or ERR_INVALID with the reason in e (*ms untouched). */
 CU_MUST_CHECK int tm_parse_rfc3339(const char *s, int64_t *ms, struct err *e);
+/* Does Go's time.Parse(time.RFC3339, s) accept the n bytes of s, as
+ * metav1.Time's JSON decoding asks it to? 0, or ERR_PARSE with Go's own
+ * error in e (`parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot
+ * parse "x" as "2006"`, `...: month out of range`). Go's parser is looser
+ * than RFC 3339 in places (a one-digit hour, offsets up to 24:60) and this
+ * follows it there too. */
+CU_MUST_CHECK int tm_check_go_rfc3339(const char *s, size_t n, struct err *e);
 /* "2025-01-01T10:00:00Z" (seconds precision, as metav1.Time serialises). */
 void tm_format_rfc3339(int64_t ms, char buf[TM_RFC3339_LEN]);
 /* "2025-01-01T10:00:00.123456Z" (microseconds, as metav1.MicroTime). */

@@ -914,11 +914,6 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (grp && !strcmp(grp, "true"))
             ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
-        /* A new Workload's owners are checked once (at start the store
-         * has collected orphans). */
-        if (!prev && !deleted && c->synced && !c->rebuilding &&
-            json_array_size(json_object_get(json_object_get(obj, "metadata"), "ownerReferences")))
-            ctl_enqueue(c, "o:", ns, name);
         if (!deleted && json_object_get(json_object_get(obj, "status"), "admission"))
             ctl_enqueue(c, "V:", ns, name);
         const json_t *job_owner = controller_owner(obj, job_integration.kind);
@@ -1407,9 +1402,6 @@ static void process_queue(struct ctl *c)
                 break;
             case 'A':
                 ctl_reconcile_ac(c, name);
-                break;
-            case 'o':
-                ctl_collect_workload(c, ns, name);
                 break;
             case 'v':
                 ctl_prov_reconcile_workload(c, ns, name);

@@ -517,14 +517,6 @@ void ctl_reconcile_job(struct ctl *c, const struct ctl_integ *ig, const char *ns
 json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const struct err *built,
                             const char *component);
 
-/* Kubernetes' garbage collector for a new Workload ("o:ns/name" keys):
- * deleted when every owner it names is gone, read from the API. cueue
- * serve's store collects an owner's dependents when it deletes the owner
- * (and orphans when it opens), but nothing collects a dependent made
- * after its owners went: a Workload made from a cache that had not yet
- * seen its owner go, or one written naming gone owners. */
-void ctl_collect_workload(struct ctl *c, const char *ns, const char *name);
-
 /* The jf_lookup_fn over the controllers' caches of priority classes (arg:
  * the struct ctl). */
 const json_t *ctl_lookup_class(void *arg, const char *kind, const char *name, size_t i);

@@ -42,6 +42,8 @@ bool srv_admission_create(struct srv_req *q, const struct store_resource *r, con
             (!srv_drop_unknown_fields(q, r, *obj, ret) || !srv_admit_create(q, r, *obj, ret)))
             return false;
     }
+    if (!srv_admit_owner_refs(q, r, *obj, ret))
+        return false;
     if (!validating)
         return true;
     struct store_write_opts dry = *wo;

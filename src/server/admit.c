@@ -581,10 +581,8 @@ static int admit_serving(struct srv_req *q, const struct store_resource *r, json
     return rc;
 }
 
-/* Who may write obj's ownerReferences (srv_owner_refs_admit): false when
- * refused, the reply sent. */
-static bool owner_refs_create(struct srv_req *q, const struct store_resource *r, const json_t *obj,
-                              int *ret)
+bool srv_admit_owner_refs(struct srv_req *q, const struct store_resource *r, const json_t *obj,
+                          int *ret)
 {
     if (!json_array_size(json_object_get(json_object_get(obj, "metadata"), "ownerReferences")) ||
         srv_user_in(&q->user, RBAC_MASTERS))
@@ -602,8 +600,6 @@ static bool owner_refs_create(struct srv_req *q, const struct store_resource *r,
 
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret)
 {
-    if (!owner_refs_create(q, r, obj, ret))
-        return false;
     if (is_serving(r) && api_doc_meta_str(obj, "namespace")) {
         struct err e;
         err_init(&e);

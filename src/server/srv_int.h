@@ -397,6 +397,13 @@ void srv_admit_default(const struct store_resource *r, json_t *obj);
 /* Admission on create (obj is the object to store, changed in place). False
  * when the object is refused: the reply is sent, its result in *ret. */
 bool srv_admit_create(struct srv_req *q, const struct store_resource *r, json_t *obj, int *ret);
+/* Who may write the ownerReferences of obj, about to be created
+ * (srv_owner_refs_admit): after the mutating webhooks, as kube-apiserver
+ * runs OwnerReferencesPermissionEnforcement among the validating plugins,
+ * so that what a webhook adds or removes is judged. False when refused,
+ * the reply sent, its result in *ret. */
+bool srv_admit_owner_refs(struct srv_req *q, const struct store_resource *r, const json_t *obj,
+                          int *ret);
 /* Admission of an update of r's object ns/name: fills *a (which must live
  * until the write returns; then srv_admit_release it) and sets wo's check,
  * for the kinds admission judges. */
@@ -611,9 +618,9 @@ bool srv_webhooks_validate(struct srv_req *q, const struct srv_admission *w, con
 /* admission.c: writes through the webhooks (when their rules match). */
 /* Before creating *obj in ns (after srv_admit_create): the mutating
  * webhooks (*obj may be replaced; the built-in admission runs again on
- * what they changed), then the validating webhooks on the object as it
- * would be stored (a generated name is then fixed in *obj). False after
- * replying. */
+ * what they changed), the owner references' check (srv_admit_owner_refs),
+ * then the validating webhooks on the object as it would be stored (a
+ * generated name is then fixed in *obj). False after replying. */
 bool srv_admission_create(struct srv_req *q, const struct store_resource *r, const char *ns,
                           json_t **obj, const struct store_write_opts *wo, int *ret);
 /* Do webhooks' rules match an update of r's ns/name (sub: NULL or

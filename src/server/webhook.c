@@ -34,6 +34,7 @@
 
 #include "api/crd.h"
 #include "api/objects.h"
+#include "api/validate.h"
 #include "base/base64.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -829,6 +830,17 @@ static int run_hook(struct srv_req *q, const struct srv_admission *w, const stru
                  next ? json_string_value(json_object_get(next, "kind")) : e.message);
         json_decref(next);
         *ret = reply_internal(q, why);
+        go_on = 0;
+        goto out;
+    }
+    /* kube-apiserver decodes the patched object into its Go type: metadata
+     * that does not decode fails the request with the decoder's error
+     * (a custom resource is decoded as it comes, unchecked). */
+    if (!w->r->custom && val_meta_types(next, &e)) {
+        const char *why = strstr(e.message, " cannot be handled as a ");
+        why = why ? strstr(why, ": ") : NULL;
+        *ret = reply_internal(q, why ? why + 2 : e.message);
+        json_decref(next);
         go_on = 0;
         goto out;
     }

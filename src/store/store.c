@@ -338,6 +338,18 @@ static bool has_deletion(const json_t *obj)
     return api_doc_meta_str(obj, "deletionTimestamp") != NULL;
 }
 
+static const json_t *refs_of(const json_t *obj)
+{
+    return json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
+}
+
+/* Do a and b have the same ownerReferences (both none, or equal)? */
+static bool same_refs(const json_t *a, const json_t *b)
+{
+    const json_t *ra = refs_of(a), *rb = refs_of(b);
+    return ra && rb ? json_equal(ra, rb) : !ra && !rb;
+}
+
 static size_t n_finalizers(const json_t *obj)
 {
     json_t *f = json_object_get(json_object_get(obj, "metadata"), "finalizers");
@@ -1197,13 +1209,152 @@ static int owner_row_drop(struct store *s, const char *uid, const struct store_r
     return rc;
 }
 
-/* After the owner uid of namespace scope ("" when cluster-scoped) is gone
- * (or orphaning when orphan is true): delete its dependents that have no
- * other owner present, and drop the dangling reference from the others.
+/* The served kind a reference names (its apiVersion's group and version,
+ * its kind), or NULL: as the garbage collector's REST mapping finds it. */
+static const struct store_resource *owner_kind(struct store *s, const json_t *ref)
+{
+    const char *av = json_string_value(json_object_get(ref, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(ref, "kind"));
+    if (!av || !kind)
+        return NULL;
+    const char *slash = strchr(av, '/');
+    size_t glen = slash ? (size_t)(slash - av) : 0;
+    const char *version = slash ? slash + 1 : av;
+    for (const struct store_resource *r = store_resources(); r->plural; r++)
+        if (!r->custom && !strcmp(r->kind, kind) && !strcmp(r->version, version) &&
+            strlen(r->group) == glen && !strncmp(r->group, av, glen))
+            return r;
+    const struct store_resource **list;
+    size_t n = store__reg_snapshot(s->reg, &list, NULL);
+    const struct store_resource *found = NULL;
+    for (size_t i = 0; i < n && !found; i++)
+        if (list[i]->custom && !strcmp(list[i]->kind, kind) && !strcmp(list[i]->version, version) &&
+            strlen(list[i]->group) == glen && !strncmp(list[i]->group, av, glen))
+            found = list[i];
+    free(list);
+    return found;
+}
+
+/* What the garbage collector makes of one owner reference of a dependent
+ * (classifyReferences): its owner exists (solid), is absent (dangling: no
+ * object of the kind and name the reference gives, in the dependent's
+ * namespace or the cluster scope as the kind is, or one with another uid),
+ * or exists in foreground deletion (waiting). A reference whose kind is not
+ * served, or a cluster-scoped dependent's to a namespaced kind, cannot be
+ * judged: the collector leaves its dependent alone. */
+enum gc_ref { GC_SOLID, GC_DANGLING, GC_WAITING, GC_UNJUDGED };
+
+/* Classify ref of a dependent of namespace ns ("" when cluster-scoped)
+ * into *out. waiting_uid (or NULL) is an owner this transaction deletes in
+ * the foreground, waiting whatever is stored yet. 0 or the store's error. */
+static int gc_classify(struct store *s, const json_t *ref, const char *ns, const char *waiting_uid,
+                       enum gc_ref *out, struct err *e)
+{
+    *out = GC_UNJUDGED;
+    const char *uid = json_string_value(json_object_get(ref, "uid"));
+    const char *name = json_string_value(json_object_get(ref, "name"));
+    const struct store_resource *r = owner_kind(s, ref);
+    if (!uid || !name || !r || (r->namespaced && !*ns))
+        return 0;
+    json_t *owner;
+    int rc = w_load_row(s, r, ns, name, true, &owner, NULL, e);
+    if (rc)
+        return rc;
+    const char *ouid = owner ? api_doc_meta_str(owner, "uid") : NULL;
+    const json_t *fin = json_object_get(json_object_get(owner, "metadata"), "finalizers");
+    if (!ouid || strcmp(ouid, uid))
+        *out = GC_DANGLING;
+    else if ((waiting_uid && !strcmp(uid, waiting_uid)) ||
+             (has_deletion(owner) && str_in_array(fin, FOREGROUND)))
+        *out = GC_WAITING;
+    else
+        *out = GC_SOLID;
+    json_decref(owner);
+    return 0;
+}
+
+/* Does uid own anything in namespace scope ("" when cluster-scoped: in
+ * any namespace)? */
+static bool has_dependents(struct store *s, const char *uid, const char *scope)
+{
+    size_t n;
+    struct key3 *keys = dependents_of(s, uid, scope, &n);
+    keys_release(keys, n);
+    return n > 0;
+}
+
+/* Kubernetes' garbage collector on dep, an object of resource r as stored
+ * (borrowed, not changed), as its attemptToDeleteItem: with an owner that
+ * exists (solid), dep stays and loses its references to absent owners and
+ * to owners waiting for their dependents; with none, it is deleted, in the
+ * foreground when an owner waits for it and it has dependents of its own
+ * (so that a foreground deletion holds down the chain), else in the
+ * background. One being deleted, or with a reference that cannot be
+ * judged, is left alone. waiting_uid: as gc_classify. 0 or the store's
+ * error. */
+static int gc_attempt(struct store *s, const struct store_resource *r, const json_t *dep,
+                      const char *waiting_uid, int depth, struct err *e)
+{
+    const json_t *refs = refs_of(dep);
+    if (has_deletion(dep) || !json_array_size(refs))
+        return 0;
+    const char *ns = r->namespaced ? api_doc_meta_str(dep, "namespace") : "";
+    if (!ns)
+        ns = "";
+    json_t *drop = json_array(); /* uids of the dangling and waiting references */
+    bool solid = false, waiting = false;
+    int rc = 0;
+    size_t i;
+    const json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        enum gc_ref c;
+        rc = gc_classify(s, ref, ns, waiting_uid, &c, e);
+        if (rc || c == GC_UNJUDGED)
+            goto out;
+        solid |= c == GC_SOLID;
+        waiting |= c == GC_WAITING;
+        if (c != GC_SOLID)
+            json_array_append(drop, json_object_get(ref, "uid"));
+    }
+    if (solid && !json_array_size(drop))
+        goto out;
+    json_t *cur = json_deep_copy(dep);
+    if (solid) {
+        json_array_foreach(drop, i, ref) drop_owner_ref(cur, json_string_value(ref));
+        rc = obj_put(s, r, cur, STORE_MODIFIED, true, NULL, e);
+    } else {
+        const char *uid = api_doc_meta_str(cur, "uid");
+        bool chain = waiting && uid && has_dependents(s, uid, ns);
+        bool gone;
+        rc = do_delete(s, r, cur, chain ? "Foreground" : "Background", depth + 1, &gone, e);
+    }
+    json_decref(cur);
+out:
+    json_decref(drop);
+    return rc;
+}
+
+/* The garbage collector on obj, of resource r, just written (borrowed):
+ * kube-controller-manager's collector sees every change, not only its
+ * owners' deletions, so an object written with references to owners that
+ * are all absent already (an owner gone before its dependent was made, a
+ * uid that names nothing, a reference added again after its owner went) is
+ * deleted at once, and one with an owner present loses the others. */
+static int gc_written(struct store *s, const struct store_resource *r, const json_t *obj,
+                      struct err *e)
+{
+    return gc_attempt(s, r, obj, NULL, 0, e);
+}
+
+/* After the owner uid of namespace scope ("" when cluster-scoped) is gone,
+ * is being deleted in the foreground (foreground true) or orphans its
+ * dependents (orphan true): the garbage collector on each of its
+ * dependents (gc_attempt), or, orphaning, their references to it dropped.
  * scope NULL: the dependents of uid whose namespace has no owner uid (it is
  * gone, or of another namespace). */
 static int collect_dependents(struct store *s, const char *uid, const char *scope, bool orphan,
-                              int depth, struct err *e)
+                              bool foreground, int depth, struct err *e)
 {
     size_t n;
     struct key3 *keys = dependents_of(s, uid, scope ? scope : "", &n);
@@ -1216,27 +1367,32 @@ static int collect_dependents(struct store *s, const char *uid, const char *scop
         rc = w_load_row(s, keys[i].r, keys[i].ns, keys[i].name, false, &dep, &stub, e);
         if (rc || !dep)
             continue;
-        bool other_owner = false;
-        json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
-        size_t j;
-        json_t *ref;
-        json_array_foreach(refs, j, ref)
-        {
-            json_t *u = json_object_get(ref, "uid");
-            if (json_is_string(u) && strcmp(json_string_value(u), uid) &&
-                uid_exists(s, json_string_value(u), keys[i].ns))
-                other_owner = true;
-        }
-        if (orphan || other_owner) {
-            /* A stub is never written over the document it stands for: only
-             * its reference row goes, so that it is not collected later. */
-            if (stub)
+        if (stub) {
+            /* Its references are known by uid only. It is never written
+             * over the document it stands for: only its reference row goes
+             * while another owner of it exists, so that it is not
+             * collected later. */
+            bool other_owner = false;
+            json_t *refs = json_object_get(json_object_get(dep, "metadata"), "ownerReferences");
+            size_t j;
+            json_t *ref;
+            json_array_foreach(refs, j, ref)
+            {
+                json_t *u = json_object_get(ref, "uid");
+                if (json_is_string(u) && strcmp(json_string_value(u), uid) &&
+                    uid_exists(s, json_string_value(u), keys[i].ns))
+                    other_owner = true;
+            }
+            bool gone;
+            if (orphan || other_owner)
                 rc = owner_row_drop(s, uid, keys[i].r, keys[i].ns, keys[i].name, e);
-            else if (drop_owner_ref(dep, uid))
+            else
+                rc = do_delete(s, keys[i].r, dep, "Background", depth + 1, &gone, e);
+        } else if (orphan) {
+            if (drop_owner_ref(dep, uid))
                 rc = obj_put(s, keys[i].r, dep, STORE_MODIFIED, true, NULL, e);
         } else {
-            bool gone;
-            rc = do_delete(s, keys[i].r, dep, "Background", depth + 1, &gone, e);
+            rc = gc_attempt(s, keys[i].r, dep, foreground ? uid : NULL, depth, e);
         }
         json_decref(dep);
     }
@@ -1337,7 +1493,7 @@ static int obj_remove(struct store *s, const struct store_resource *r, json_t *c
         rc = quotas_recount(s, r, ns, e);
     const char *uid = api_doc_meta_str(cur, "uid");
     if (!rc && uid && depth < MAX_GC_DEPTH)
-        rc = collect_dependents(s, uid, ns ? ns : "", false, depth, e);
+        rc = collect_dependents(s, uid, ns ? ns : "", false, false, depth, e);
     if (!rc && depth < MAX_GC_DEPTH)
         rc = release_foreground_owners(s, cur, depth, e);
     /* While a namespace is being emptied, it is finished once at the end. */
@@ -1641,15 +1797,16 @@ static int do_delete(struct store *s, const struct store_resource *r, json_t *cu
     if (!scope)
         scope = "";
     if (orphan && uid) {
-        rc = collect_dependents(s, uid, scope, true, depth, e);
+        rc = collect_dependents(s, uid, scope, true, false, depth, e);
         if (rc)
             return rc;
     }
     if (policy && !strcmp(policy, "Foreground") && uid && depth < MAX_GC_DEPTH) {
-        /* Dependents go first; those that stay (finalizers) and block it
-         * keep the owner, marked foregroundDeletion, until the last of them
-         * is removed. */
-        rc = collect_dependents(s, uid, scope, false, depth, e);
+        /* Dependents go first (those with dependents of their own in the
+         * foreground too); those that stay (finalizers, or their own
+         * dependents) and block it keep the owner, marked
+         * foregroundDeletion, until the last of them is removed. */
+        rc = collect_dependents(s, uid, scope, false, true, depth, e);
         bool held = false;
         if (!rc)
             rc = blocking_dependents(s, r, uid, api_doc_meta_str(cur, "name"), scope, &held, e);
@@ -2652,7 +2809,9 @@ static int create_run(struct store *s, struct wop *op)
         return 0;
     }
     rc = obj_put_as(s, c->r, c->doc, STORE_ADDED, true, NULL, c->shared_out, e);
-    return rc ? rc : quotas_recount(s, c->r, c->ns, e);
+    if (!rc)
+        rc = quotas_recount(s, c->r, c->ns, e);
+    return rc ? rc : gc_written(s, c->r, c->doc, e);
 }
 
 /* Check and default a create into c (its doc owned by the caller). */
@@ -2988,6 +3147,8 @@ static int update_run(struct store *s, struct wop *op)
     bool wrote = false;
     if (!rc)
         rc = apply_update(s, u->r, cur, next, u->o, &u->out, &wrote, e);
+    if (!rc && wrote && !same_refs(cur, u->out))
+        rc = gc_written(s, u->r, u->out, e);
     json_decref(cur);
     if (!rc && !wrote)
         op->discard = true;
@@ -3297,7 +3458,7 @@ int store_gc_orphans(struct store *s, struct err *e)
     {
         if (rc)
             break;
-        rc = collect_dependents(s, json_string_value(u), NULL, false, 0, e);
+        rc = collect_dependents(s, json_string_value(u), NULL, false, false, 0, e);
     }
     json_decref(uids);
     deleted = (int)(s->next_rv - before);

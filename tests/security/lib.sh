@@ -10,12 +10,40 @@ mkdir -p "$HOME"
 PY=/usr/bin/python3
 . "$SRC/tests/e2e/lib.sh"
 
+HOOK_PID=""
 sec_cleanup() {
     stop_servers
+    if [ -n "$HOOK_PID" ]; then kill "$HOOK_PID" 2>/dev/null; fi
     rm -rf "$TMP"
 }
 trap sec_cleanup EXIT
 trap 'exit 130' INT TERM
+
+# start_hooks: the test admission webhook (webhook_server.py) over TLS on
+# 127.0.0.1, with a CA of its own; sets W (its directory: its review log
+# is $W/log), PORT, CAB (the CA bundle, base64) and HOOK_PID.
+start_hooks() {
+    W="$TMP/wh"
+    mkdir -p "$W"
+    # A CA and a serving certificate for 127.0.0.1 and the Service's name.
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W/ca.key" \
+        -out "$W/ca.crt" -days 1 -subj /CN=webhook-test-ca >/dev/null 2>&1
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W/srv.key" \
+        -out "$W/srv.csr" -subj /CN=hooks >/dev/null 2>&1
+    printf 'subjectAltName=IP:127.0.0.1,DNS:hooks.hooks.svc\n' >"$W/ext"
+    openssl x509 -req -in "$W/srv.csr" -CA "$W/ca.crt" -CAkey "$W/ca.key" -CAcreateserial \
+        -out "$W/srv.crt" -days 1 -extfile "$W/ext" >/dev/null 2>&1
+    $PY "$SRC/tests/security/webhook_server.py" "$W/srv.crt" "$W/srv.key" "$W/port" "$W/log" \
+        >"$W/server.out" 2>&1 &
+    HOOK_PID=$!
+    i=0
+    while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    PORT=$(cat "$W/port")
+    CAB=$(base64 -w0 "$W/ca.crt")
+}
 
 # tenant NAME NS...: issue a token for user NAME of the current server's
 # data dir, bound in the namespaces to Kueue's kueue-batch-user-role (or to

@@ -120,6 +120,25 @@ expect_status "a number as creationTimestamp: 400" 400 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g4","creationTimestamp":1700000000}}' "$CMS"
 expect "... at its field" 'Go struct field ObjectMeta.metadata.creationTimestamp of type string' \
     cat "$TMP/curl.out"
+# A time is a string Go's time.Parse takes as RFC 3339 (metav1.Time's
+# decoding): anything else is refused (400) in its words.
+expect_status "a creationTimestamp that is not an RFC 3339 time: 400" 400 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t1","creationTimestamp":"yesterday"}}' "$CMS"
+expect "... as kube-apiserver's decoder words it" \
+    'ConfigMap in version \"v1\" cannot be handled as a ConfigMap: parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\"' \
+    cat "$TMP/curl.out"
+expect_status "... and not stored" 404 -H "$A" "$CMS/t1"
+expect_status "a deletionTimestamp in month 13 on a Job: 400" 400 -X POST -H "$ADM" -H "$J" \
+    --data-binary '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"t2","deletionTimestamp":"2024-13-01T00:00:00Z"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}}' \
+    "$URL/apis/batch/v1/namespaces/t1/jobs"
+expect "... in Go's words" \
+    'Job in version \"v1\" cannot be handled as a Job: parsing time \"2024-13-01T00:00:00Z\": month out of range' \
+    cat "$TMP/curl.out"
+expect_status "a time without its zone on a replace: 400" 400 -X PUT -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"small","creationTimestamp":"2024-01-01T00:00:00"}}' "$CMS/small"
+expect "... in Go's words" 'cannot parse \"\" as \"Z07:00\"' cat "$TMP/curl.out"
+expect_status "an RFC 3339 time with an offset and a fraction is taken" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t3","creationTimestamp":"2024-02-29T23:59:59.5+02:00"}}' "$CMS"
 expect_status "a whole generation is taken" 201 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g5","generation":3}}' "$CMS"
 expect_status "a merge patch setting a fractional generation: 400" 400 -X PATCH -H "$A" -H "$MP" \
@@ -182,8 +201,11 @@ expect_status "a Job with valid finalizers and one controller is stored" 201 -X 
 expect_status "a Pod with labels, annotations and finalizers is stored" 201 -X POST -H "$A" -H "$J" \
     --data-binary '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-ok","labels":{"app":"web","example.com/tier":""},"annotations":{"Note":"any text: 1"},"finalizers":["kubernetes","example.com/keep"]},"spec":{"containers":[{"name":"c","image":"x"}]}}' \
     "$PODS"
+# (Owners of kinds this server does not serve: the garbage collector cannot
+# judge them, and keeps their dependent, as it would delete one whose
+# owners are all absent.)
 expect_status "a ConfigMap owned by one controller and another owner is stored" 201 -X POST -H "$A" -H "$J" \
-    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","labels":null,"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1","controller":true},{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u2","controller":false}]}}' \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","labels":null,"ownerReferences":[{"apiVersion":"example.com/v1","kind":"Owner","name":"o","uid":"u1","controller":true},{"apiVersion":"example.com/v1","kind":"Other","name":"d","uid":"u2","controller":false}]}}' \
     "$CMS"
 
 # Updates, patches and apply are held to the same rules.
@@ -208,3 +230,49 @@ for res in pods configmaps; do
         sh -c "kubectl --kubeconfig '$TKC' -n t1 describe $res >'$TMP/describe.out' 2>&1 && echo read"
 done
 expect "... the valid ones among them" "owned" cat "$TMP/describe.out"
+
+# What an admin's mutating webhook writes is held to the same rules, as
+# kube-apiserver decodes the patched object and validates it after the
+# mutating webhooks (the webhook sets what annotation hooks.test/meta asks).
+need openssl
+start_hooks
+k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: meta}
+webhooks:
+- name: meta.hooks.test
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {url: "https://127.0.0.1:$PORT/meta", caBundle: "$CAB"}
+  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+YAML
+# hooked NAME META: a ConfigMap NAME of t1 asking the webhook for the
+# metadata META (JSON), in $TMP/NAME.json.
+hooked() {
+    "$PY" -c 'import json,sys; print(json.dumps({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":sys.argv[1],"annotations":{"hooks.test/meta":sys.argv[2]}}}))' \
+        "$1" "$2" >"$TMP/$1.json"
+}
+hooked h1 '{"finalizers":["bad name!"]}'
+wait_for "a finalizer a webhook adds that is not a qualified name: 422" 10 '^422$' \
+    curl -s -o "$TMP/curl.out" -w '%{http_code}' -X POST -H "$A" -H "$J" --data-binary "@$TMP/h1.json" "$CMS"
+expect "... naming it" 'metadata.finalizers: Invalid value: \"bad name!\"' cat "$TMP/curl.out"
+hooked h2 '{"labels":{"a":1}}'
+expect_status "a number a webhook sets as a label value: 500, as kube-apiserver's decode of its patch" \
+    500 -X POST -H "$A" -H "$J" --data-binary "@$TMP/h2.json" "$CMS"
+expect "... in the decoder's words" \
+    '"Internal error occurred: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"' \
+    cat "$TMP/curl.out"
+hooked h3 '{"labels":{"bad key":"x"}}'
+expect_status "a label key a webhook sets that is not a qualified name: 422" 422 -X POST -H "$A" \
+    -H "$J" --data-binary "@$TMP/h3.json" "$CMS"
+expect_status "... none of them stored" 404 -H "$A" "$CMS/h1"
+expect_status "a ConfigMap the webhook leaves valid is stored" 201 -X POST -H "$A" -H "$J" \
+    --data-binary '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"h4"}}' "$CMS"
+"$PY" -c 'import json; print(json.dumps({"metadata":{"annotations":{"hooks.test/meta":json.dumps({"finalizers":["bad name!"]})}}}))' >"$TMP/h4.json"
+expect_status "a patch after which the webhook adds a bad finalizer: 422" 422 -X PATCH -H "$A" \
+    -H "$MP" --data-binary "@$TMP/h4.json" "$CMS/h4"
+"$PY" -c 'import json; print(json.dumps({"metadata":{"annotations":{"hooks.test/meta":json.dumps({"labels":{"a":1}})}}}))' >"$TMP/h5.json"
+expect_status "a patch after which the webhook sets a number as a label: 500" 500 -X PATCH -H "$A" \
+    -H "$MP" --data-binary "@$TMP/h5.json" "$CMS/h4"
+k delete mutatingwebhookconfiguration meta >/dev/null

@@ -21,6 +21,9 @@ What it answers depends on the path:
   /scale         a Scale: caps spec.replicas at 3 (a patch), refuses 13
   /bad-patch     returns a patch that does not apply
   /validate-patch  a validating answer carrying a patch
+  /meta          sets the metadata fields the object's annotation
+                 hooks.test/meta holds (a JSON object): ownerReferences,
+                 finalizers, timestamps a client may not have sent
 """
 import base64
 import json
@@ -47,7 +50,7 @@ def answer(path, req):
     uid = req["uid"]
     obj = req.get("object")
     resp = {"uid": uid, "allowed": True}
-    if obj is None and path in ("/mutate", "/count"):
+    if obj is None and path in ("/mutate", "/count", "/meta"):
         pass  # a DELETE: nothing to mutate
     elif path == "/mutate":
         ops = []
@@ -68,6 +71,12 @@ def answer(path, req):
         ops.append({"op": "add", "path": "/metadata/annotations/saw-mutated",
                     "value": labels(obj).get("mutated", "no")})
         resp.update(patch_of(ops))
+    elif path == "/meta":
+        want = ((obj.get("metadata") or {}).get("annotations") or {}).get("hooks.test/meta")
+        if want:
+            ops = [{"op": "add", "path": "/metadata/" + k, "value": v}
+                   for k, v in json.loads(want).items()]
+            resp.update(patch_of(ops))
     elif path == "/validate":
         resp["warnings"] = ["validated by the test webhook"]
         deny = labels(obj).get("deny")

@@ -9,29 +9,9 @@
 # and the tenants' quota policy still judging what webhooks produce.
 need kubectl openssl
 
-W="$TMP/wh"
-mkdir -p "$W"
-# A CA and a serving certificate for 127.0.0.1 and the Service's name.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W/ca.key" \
-    -out "$W/ca.crt" -days 1 -subj /CN=webhook-test-ca >/dev/null 2>&1
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W/srv.key" \
-    -out "$W/srv.csr" -subj /CN=hooks >/dev/null 2>&1
-printf 'subjectAltName=IP:127.0.0.1,DNS:hooks.hooks.svc\n' >"$W/ext"
-openssl x509 -req -in "$W/srv.csr" -CA "$W/ca.crt" -CAkey "$W/ca.key" -CAcreateserial \
-    -out "$W/srv.crt" -days 1 -extfile "$W/ext" >/dev/null 2>&1
-$PY "$SRC/tests/security/webhook_server.py" "$W/srv.crt" "$W/srv.key" "$W/port" "$W/log" \
-    >"$W/server.out" 2>&1 &
-HOOK_PID=$!
-i=0
-while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-PORT=$(cat "$W/port")
-CAB=$(base64 -w0 "$W/ca.crt")
+start_hooks
 # A port nothing listens on.
 DOWN=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-stop_hook() { kill "$HOOK_PID" 2>/dev/null; }
 # Let the calls /slow holds answer, and wait until they have; the next
 # calls are held again.
 slow_release() {
@@ -41,7 +21,6 @@ slow_release() {
     slow_answered=$(cat "$W/log.answered" 2>/dev/null | wc -l)
 }
 slow_answered=0
-trap 'stop_hook; sec_cleanup' EXIT
 
 start_server hooks || return 1
 cat >"$TMP/base.yaml" <<'YAML'
@@ -467,4 +446,4 @@ timeout 60 $PY "$TMP/py.py" "$KC" >"$TMP/py.out" 2>&1
 expect_grep "python: a patch the webhook refuses: 403" '^403 Forbidden$' cat "$TMP/py.out"
 expect_grep "  ... and nothing changed" '^None$' cat "$TMP/py.out"
 unhook validatingwebhookconfiguration validate
-stop_hook
+kill "$HOOK_PID" 2>/dev/null

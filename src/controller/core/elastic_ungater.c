@@ -98,8 +98,7 @@ static void ungate_pod_set(struct ctl *c, const json_t *active, const char *ps, 
         qsort(gated, ng, sizeof(*gated), by_name);
     /* The writes below may replace the cached Pods: names only. */
     for (size_t i = 0; i < ng; i++) {
-        if (running < count &&
-            !ctl_write_object(c, CK_TASPOD, ns, gated[i], ungate_fn, NULL)) {
+        if (running < count && !ctl_write_object(c, CK_TASPOD, ns, gated[i], ungate_fn, NULL)) {
             running++;
             ctl_report_gate_removed(c, active, JF_ELASTIC_GATE, false);
         }
@@ -116,7 +115,8 @@ void ctl_reconcile_elastic_ungater(struct ctl *c, const char *ns, const char *na
     json_t **s = NULL;
     size_t n = ctl_job_slices(c, &job_integration, job, &s);
     const json_t *active = ctl_active_slice(s, n);
-    if (active && cond_is(active, "Admitted", "True") && jf_annotation(active, JF_ELASTIC_ANNOTATION)) {
+    if (active && cond_is(active, "Admitted", "True") &&
+        jf_annotation(active, JF_ELASTIC_ANNOTATION)) {
         size_t i;
         const json_t *ps;
         json_array_foreach(json_object_get(json_object_get(active, "spec"), "podSets"), i, ps)

@@ -243,68 +243,6 @@ json_t *ctl_create_workload(struct ctl *c, const json_t *obj, json_t *wl, const 
     return out;
 }
 
-/* The resource of an owner's kind: one the controllers watch (the CRD
- * kinds of the integrations too), else a built-in one; NULL if neither. */
-static const struct store_resource *resource_of(struct ctl *c, const char *av, const char *kind)
-{
-    const char *slash = av ? strchr(av, '/') : NULL;
-    for (int k = 0; kind && slash && k < CK_N; k++) {
-        const struct store_resource *r = c->res[k].r;
-        size_t gl = (size_t)(slash - av);
-        if (r && !strcmp(r->kind, kind) && strlen(r->group) == gl && !strncmp(r->group, av, gl) &&
-            !strcmp(r->version, slash + 1))
-            return r;
-    }
-    return store_resource_by_kind(av, kind);
-}
-
-/* Are all of the Workload's owners gone? Read from the API, not the
- * cache, which may not have seen them come or go yet. */
-static bool owners_gone(struct ctl *c, const json_t *wl)
-{
-    const json_t *refs = json_object_get(json_object_get(wl, "metadata"), "ownerReferences");
-    if (!json_array_size(refs))
-        return false;
-    size_t i;
-    const json_t *r;
-    json_array_foreach(refs, i, r)
-    {
-        const struct store_resource *res = resource_of(c, jstr(r, "apiVersion"), jstr(r, "kind"));
-        if (!res || !jstr(r, "name"))
-            return false;
-        json_t *cur = NULL;
-        struct err e;
-        err_init(&e);
-        int rc = ac_get(c->ac, res, mstr(wl, "namespace"), jstr(r, "name"), &cur, &e);
-        bool same =
-            !rc && jstr(r, "uid") && mstr(cur, "uid") && !strcmp(jstr(r, "uid"), mstr(cur, "uid"));
-        json_decref(cur);
-        if (same || (rc && rc != ERR_NOT_FOUND))
-            return false;
-    }
-    return true;
-}
-
-void ctl_collect_workload(struct ctl *c, const char *ns, const char *name)
-{
-    const json_t *wl = ctl_get(c, CK_WL, ns, name);
-    if (!wl || being_deleted(wl))
-        return;
-    json_incref((json_t *)wl);
-    if (owners_gone(c, wl)) {
-        struct err e;
-        err_init(&e);
-        json_t *out = NULL;
-        int rc = ac_delete(c->ac, c->res[CK_WL].r, ns, name, NULL, &out, &e);
-        if (!rc && out && mstr(out, "deletionTimestamp"))
-            ctl_observe(c, CK_WL, out);
-        json_decref(out);
-        if (rc && rc != ERR_NOT_FOUND)
-            ctl_log_err("workload of gone owners", &e);
-    }
-    json_decref((json_t *)wl);
-}
-
 /* Create the object's Workload; for an elastic object's scale-up
  * (replaced: the slice holding quota, chain: its chain) a new slice
  * replacing that one (Kueue's prepareWorkloadSlice). */

@@ -24,8 +24,8 @@
 /* Does the summary w name the object job of ji among its owners (Kueue's
  * owner-reference index: kind and name; the uid too, so that a slice of
  * an earlier object of that name is not taken for one of this one)? */
-static bool owned_by(const struct ctl_wl_sum *w, const struct jf_integration *ji,
-                     const char *name, const char *uid)
+static bool owned_by(const struct ctl_wl_sum *w, const struct jf_integration *ji, const char *name,
+                     const char *uid)
 {
     for (size_t i = 0; i < w->nowners; i++) {
         const char *const *o = w->owners + 4 * i;
@@ -152,8 +152,8 @@ static const json_t *normalize(struct ctl *c, json_t *const *s, size_t n, const 
             .message = replaced ? "Replaced to accommodate a new workload slice"
                                 : "The workload slice is out of sync with its parent job",
             .now = tm_now_ms()};
-        if (!ctl_write_status(c, CK_WL, mstr(s[i], "namespace"), mstr(s[i], "name"),
-                              ctl_wl_mutate, &op))
+        if (!ctl_write_status(c, CK_WL, mstr(s[i], "namespace"), mstr(s[i], "name"), ctl_wl_mutate,
+                              &op))
             *wrote = true;
     }
     *held = latest_held;

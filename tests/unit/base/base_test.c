@@ -144,6 +144,49 @@ static void test_arena_zeroed_over_used_memory(void **state)
     arena_release(&a);
 }
 
+/* Go's time.Parse(time.RFC3339, ...) accepts what it accepts and words
+ * its refusals in its own words (metav1.Time's JSON decoding). */
+static void test_time_check_go_rfc3339(void **state)
+{
+    static const char *const ok[] = {"2024-01-01T00:00:00Z", "2024-02-29T23:59:59.123456789+02:00",
+                                     "2024-01-01T1:02:03Z", "2024-01-01T00:00:00,5-24:00"};
+    struct err e;
+    for (size_t i = 0; i < CU_ARRAY_SIZE(ok); i++) {
+        err_init(&e);
+        assert_int_equal(tm_check_go_rfc3339(ok[i], strlen(ok[i]), &e), 0);
+    }
+    static const char *const bad[][2] = {
+        {"x",
+         "parsing time \"x\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"x\" as \"2006\""},
+        {"", "parsing time \"\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as \"2006\""},
+        {"2024-01-01", "parsing time \"2024-01-01\" as \"2006-01-02T15:04:05Z07:00\": cannot parse "
+                       "\"\" as \"T\""},
+        {"2024-01-01 00:00:00Z",
+         "parsing time \"2024-01-01 00:00:00Z\" as "
+         "\"2006-01-02T15:04:05Z07:00\": cannot parse \" 00:00:00Z\" as \"T\""},
+        {"2024-01-01T00:00:00", "parsing time \"2024-01-01T00:00:00\" as "
+                                "\"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as \"Z07:00\""},
+        {"2024-1-01T00:00:00Z", "parsing time \"2024-1-01T00:00:00Z\" as "
+                                "\"2006-01-02T15:04:05Z07:00\": cannot parse \"1-01T00:00:00Z\" as "
+                                "\"01\""},
+        {"2024-13-01T00:00:00Z", "parsing time \"2024-13-01T00:00:00Z\": month out of range"},
+        {"2023-02-29T00:00:00Z", "parsing time \"2023-02-29T00:00:00Z\": day out of range"},
+        {"2024-01-01T24:00:00Z", "parsing time \"2024-01-01T24:00:00Z\": hour out of range"},
+        {"2024-01-01T00:00:60Z", "parsing time \"2024-01-01T00:00:60Z\": second out of range"},
+        {"2024-01-01T00:00:00Zjunk", "parsing time \"2024-01-01T00:00:00Zjunk\": extra text: "
+                                     "\"junk\""},
+        {"2024-01-01T00:00:00+25:00",
+         "parsing time \"2024-01-01T00:00:00+25:00\": time zone offset hour out of range"},
+        {"\"2024\xc3\xa9", "parsing time \"\\\"2024\\xc3\\xa9\" as \"2006-01-02T15:04:05Z07:00\": "
+                           "cannot parse \"\\\"2024\\xc3\\xa9\" as \"2006\""},
+    };
+    for (size_t i = 0; i < CU_ARRAY_SIZE(bad); i++) {
+        err_init(&e);
+        assert_int_equal(tm_check_go_rfc3339(bad[i][0], strlen(bad[i][0]), &e), ERR_PARSE);
+        assert_string_equal(e.message, bad[i][1]);
+    }
+}
+
 static void test_time_rfc3339_round_trip(void **state)
 {
     struct err e;
@@ -272,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_arena_alloc_aligned_zeroed),
         cmocka_unit_test(test_arena_zeroed_over_used_memory),
         cmocka_unit_test(test_time_rfc3339_round_trip),
+        cmocka_unit_test(test_time_check_go_rfc3339),
         cmocka_unit_test(test_b64_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

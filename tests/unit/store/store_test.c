@@ -1336,18 +1336,110 @@ static void test_store_gc_foreground_non_blocking(void **state)
     tstore_free(t);
 }
 
-static void test_store_gc_orphans_sweep(void **state)
+/* A dependent whose finalizer is dropped (store_update), gone after. */
+static void release(struct store *s, const char *res, const char *name)
 {
-    struct tstore *t = tstore_new(0, 0);
-    json_t *fake = parse("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
-                         "\"ghost\",\"uid\":\"00000000-0000-4000-8000-000000000000\"}}");
-    json_decref(create(t->s, "pods", "default", owned("pod", "orphan", fake, NULL)));
-    json_decref(fake);
+    json_t *o, *out;
     struct err e;
     err_init(&e);
-    int n = store_gc_orphans(t->s, &e);
-    assert_int_equal(n, 1);
+    assert_int_equal(store_get(s, R(res), "default", name, &o, &e), 0);
+    json_object_del(json_object_get(o, "metadata"), "finalizers");
+    assert_int_equal(store_update(s, R(res), "default", name, o, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(o);
+}
+
+/* Foreground deletion cascades as Kubernetes' garbage collector cascades
+ * it: a dependent with dependents of its own is deleted in the foreground
+ * too, so the owner waits until the deepest blocking dependent is gone. */
+static void test_store_gc_foreground_chain(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *in = owned("wl", "w", job, NULL);
+    block_owner(in);
+    json_t *wl = create(t->s, WL, "default", in);
+    in = owned("pod", "p", wl, NULL);
+    json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    block_owner(in);
+    json_decref(create(t->s, "pods", "default", in));
+    struct err e;
+    err_init(&e);
+    bool deleted;
+    struct store_delete_opts o = {.propagation_policy = "Foreground"};
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "default", "j", &o, NULL, &deleted, &e),
+                     0);
+    assert_false(deleted);
+    static const char *const held[][2] = {{"jobs.batch", "j"}, {WL, "w"}};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *h;
+        err_init(&e);
+        assert_int_equal(store_get(t->s, R(held[i][0]), "default", held[i][1], &h, &e), 0);
+        assert_non_null(mstr(h, "deletionTimestamp"));
+        json_t *fin = json_object_get(json_object_get(h, "metadata"), "finalizers");
+        assert_string_equal(json_string_value(json_array_get(fin, 0)), "foregroundDeletion");
+        json_decref(h);
+    }
+    release(t->s, "pods", "p");
+    assert_false(exists(t->s, "pods", "default", "p"));
+    assert_false(exists(t->s, WL, "default", "w"));
+    assert_false(exists(t->s, "jobs.batch", "default", "j"));
+    json_decref(wl);
+    json_decref(job);
+    tstore_free(t);
+}
+
+/* Kubernetes' garbage collector judges every object written, not only the
+ * dependents of an owner deleted: an object whose owners are all absent (no
+ * such uid, or the name of another object's) is deleted as soon as it is
+ * written, one with an owner present loses the others' references, and
+ * one owned by a kind not served is left alone. */
+static void test_store_gc_dangling_at_write(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *ghost = parse("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":"
+                          "\"ghost\",\"uid\":\"00000000-0000-4000-8000-000000000000\"}}");
+    json_decref(create(t->s, "pods", "default", owned("pod", "orphan", ghost, NULL)));
     assert_false(exists(t->s, "pods", "default", "orphan"));
+    json_t *job = create(t->s, "jobs.batch", "default", job_doc("j"));
+    json_t *pod = create(t->s, "pods", "default", owned("pod", "two", ghost, job));
+    assert_true(exists(t->s, "pods", "default", "two"));
+    json_decref(pod);
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "default", "two", &pod, &e), 0);
+    json_t *refs = json_object_get(json_object_get(pod, "metadata"), "ownerReferences");
+    assert_int_equal(json_array_size(refs), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(refs, 0), "uid")),
+                        mstr(job, "uid"));
+    json_decref(pod);
+    /* The name of a live Job with another uid: absent too. */
+    json_object_set_new(api_doc_meta(ghost), "name", json_string("j"));
+    json_decref(create(t->s, "pods", "default", owned("pod", "renamed", ghost, NULL)));
+    assert_false(exists(t->s, "pods", "default", "renamed"));
+    /* A reference added by an update. */
+    json_decref(create(t->s, "pods", "default", owned("pod", "later", NULL, NULL)));
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R("pods"), "default", "later", &pod, &e), 0);
+    json_t *in = owned("pod", "later", ghost, NULL);
+    json_object_set(api_doc_meta(pod), "ownerReferences",
+                    json_object_get(api_doc_meta(in), "ownerReferences"));
+    json_decref(in);
+    json_t *out;
+    err_init(&e);
+    assert_int_equal(store_update(t->s, R("pods"), "default", "later", pod, NULL, &out, &e), 0);
+    json_decref(out);
+    json_decref(pod);
+    assert_false(exists(t->s, "pods", "default", "later"));
+    /* A kind not served cannot be judged. */
+    json_object_set_new(ghost, "apiVersion", json_string("example.com/v1"));
+    json_decref(create(t->s, "pods", "default", owned("pod", "unjudged", ghost, NULL)));
+    assert_true(exists(t->s, "pods", "default", "unjudged"));
+    /* Nothing is left for the sweep of a store opened. */
+    err_init(&e);
+    assert_int_equal(store_gc_orphans(t->s, &e), 0);
+    json_decref(job);
+    json_decref(ghost);
     tstore_free(t);
 }
 
@@ -1405,9 +1497,9 @@ static void test_store_open_replaces_uid_index(void **state)
 
 /* An owner is looked for in its dependent's namespace (or among
  * cluster-scoped objects), as Kubernetes' garbage collector looks: an object
- * of another namespace named by uid owns nothing there. Its deletion, even
- * in the foreground, is neither held nor followed by such a "dependent",
- * which the sweep collects as an orphan. */
+ * of another namespace named by uid owns nothing there. Such a "dependent"
+ * is deleted as soon as it is made, and the object's deletion, even in the
+ * foreground, is not held by it. */
 static void test_store_gc_owner_other_namespace(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -1416,27 +1508,22 @@ static void test_store_gc_owner_other_namespace(void **state)
     json_t *job = create(t->s, "jobs.batch", "team-b", job_doc("j"));
     json_t *in = owned("pod", "p", job, NULL);
     json_object_set_new(json_object_get(in, "metadata"), "finalizers", parse("[\"x/y\"]"));
+    block_owner(in);
     json_decref(create(t->s, "pods", "team-a", in));
     json_decref(create(t->s, "pods", "team-b", owned("pod", "mine", job, NULL)));
-    struct err e;
-    err_init(&e);
-    bool deleted;
-    struct store_delete_opts o = {.propagation_policy = "Foreground"};
-    assert_int_equal(store_delete(t->s, R("jobs.batch"), "team-b", "j", &o, NULL, &deleted, &e), 0);
-    assert_true(deleted);
-    assert_false(exists(t->s, "pods", "team-b", "mine"));
-    assert_true(exists(t->s, "pods", "team-a", "p"));
     json_t *pod;
-    err_init(&e);
-    assert_int_equal(store_get(t->s, R("pods"), "team-a", "p", &pod, &e), 0);
-    assert_null(mstr(pod, "deletionTimestamp"));
-    json_decref(pod);
-    err_init(&e);
-    assert_int_equal(store_gc_orphans(t->s, &e), 1);
+    struct err e;
     err_init(&e);
     assert_int_equal(store_get(t->s, R("pods"), "team-a", "p", &pod, &e), 0);
     assert_non_null(mstr(pod, "deletionTimestamp"));
     json_decref(pod);
+    bool deleted;
+    struct store_delete_opts o = {.propagation_policy = "Foreground"};
+    err_init(&e);
+    assert_int_equal(store_delete(t->s, R("jobs.batch"), "team-b", "j", &o, NULL, &deleted, &e), 0);
+    assert_true(deleted);
+    assert_false(exists(t->s, "pods", "team-b", "mine"));
+    assert_true(exists(t->s, "pods", "team-a", "p"));
     json_decref(job);
     tstore_free(t);
 }
@@ -1774,8 +1861,9 @@ int main(void)
         cmocka_unit_test(test_store_gc_owned_objects),
         cmocka_unit_test(test_store_gc_foreground),
         cmocka_unit_test(test_store_gc_foreground_non_blocking),
-        cmocka_unit_test(test_store_gc_orphans_sweep),
         cmocka_unit_test(test_store_open_replaces_uid_index),
+        cmocka_unit_test(test_store_gc_foreground_chain),
+        cmocka_unit_test(test_store_gc_dangling_at_write),
         cmocka_unit_test(test_store_gc_owner_other_namespace),
         cmocka_unit_test(test_store_namespace_deletion),
         cmocka_unit_test(test_store_list_selectors),
