@@ -868,7 +868,8 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
                                   .status = status,
                                   .field_manager = srv_query(q, "fieldManager"),
                                   .shared_out = true,
-                                  .text_out = &text};
+                                  .text_out = &text,
+                                  .obj_given = true};
     const char *ns = r->namespaced ? rt->ns : NULL;
     srv_admit_default(r, obj);
     struct srv_admit adm;

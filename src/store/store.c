@@ -2855,9 +2855,9 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
 
 /* The common tail of update and mutate, under the write lock in an open
  * transaction: cur is the stored object (borrowed), next the requested one
- * (owned, consumed). */
+ * (owned, consumed; fresh: it shares no node with cur). */
 static int apply_update(struct store *s, const struct store_resource *r, const json_t *cur,
-                        json_t *next, const struct store_write_opts *o, json_t **out,
+                        json_t *next, bool fresh, const struct store_write_opts *o, json_t **out,
                         struct store_text **text, bool *wrote, struct err *e)
 {
     *wrote = false;
@@ -2865,7 +2865,7 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         json_decref(next);
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
-    json_t *res = merge_update(r, cur, next, o->status, o->fn_fresh);
+    json_t *res = merge_update(r, cur, next, o->status, fresh);
     struct store__views views = {wc_view(s, r, cur), NULL};
     int rc = check_finalizers(cur, res, e);
     if (!rc)
@@ -3000,11 +3000,16 @@ static int update_run(struct store *s, struct wop *op)
         next = own;
     } else if (u->fn)
         rc = e->code;
+    else if (u->o->obj_given)
+        next = json_incref((json_t *)u->obj);
     else
         next = json_deep_copy(u->obj);
+    /* Does next share no node with cur? A mutation says so; the caller's
+     * own object never does. */
+    bool fresh = u->fn ? u->o->fn_fresh : u->o->obj_given;
     bool wrote = false;
     if (!rc)
-        rc = apply_update(s, u->r, cur, next, u->o, &u->out, &u->text, &wrote, e);
+        rc = apply_update(s, u->r, cur, next, fresh, u->o, &u->out, &u->text, &wrote, e);
     json_decref(cur);
     if (!rc && !wrote)
         op->discard = true;

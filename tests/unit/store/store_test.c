@@ -361,6 +361,42 @@ static void test_store_text_out(void **state)
     tstore_free(t);
 }
 
+/* An update's object given to the store is the one it keeps; a status
+ * update so given still takes only the status from it. */
+static void test_store_update_obj_given(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *cur = create(t->s, "workloads.kueue.x-k8s.io", "default", workload("upd", NULL));
+    json_t *in = json_deep_copy(cur);
+    json_decref(cur);
+    json_object_set_new(json_object_get(in, "spec"), "queueName", json_string("other"));
+    json_object_set_new(in, "status",
+                        parse("{\"conditions\":[{\"type\":\"QuotaReserved\","
+                              "\"status\":\"False\",\"reason\":\"Pending\","
+                              "\"message\":\"m\",\"lastTransitionTime\":"
+                              "\"2024-01-01T00:00:00Z\"}]}"));
+    struct store_write_opts wo = {.status = true, .obj_given = true, .shared_out = true};
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    assert_int_equal(store_update(t->s, R(WL), "default", "upd", in, &wo, &out, &e), 0);
+    assert_ptr_equal(out, in);
+    json_decref(out);
+    json_decref(in);
+    json_t *got = NULL;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "default", "upd", &got, &e), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(got, "spec"), "queueName")), "lq");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(json_object_get(got, "status"), "conditions"), 0),
+            "reason")),
+        "Pending");
+    json_decref(got);
+    tstore_free(t);
+}
+
 static void test_store_create_invalid_name(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -1769,6 +1805,7 @@ int main(void)
         cmocka_unit_test(test_store_create_generate_name),
         cmocka_unit_test(test_store_create_obj_given),
         cmocka_unit_test(test_store_text_out),
+        cmocka_unit_test(test_store_update_obj_given),
         cmocka_unit_test(test_store_create_invalid_name),
         cmocka_unit_test(test_store_dry_run_stores_nothing),
         cmocka_unit_test(test_store_update_conflict),
