@@ -208,12 +208,17 @@ void ac_write_events(struct ac_client *c, json_t *creates, json_t *updates)
         return;
     struct ac_write *w = xcalloc(n, sizeof(*w));
     struct err *errs = xmalloc(n * sizeof(*errs));
+    /* The reasons, for the log, held: a create gives its event away. */
+    json_t **reasons = xmalloc(n * sizeof(*reasons));
     for (size_t i = 0; i < n; i++) {
         json_t *ev = i < nc ? json_array_get(creates, i) : json_array_get(updates, i - nc);
         err_init(&errs[i]);
+        reasons[i] = json_incref(json_object_get(ev, "reason"));
         w[i] = (struct ac_write){.r = r, .ns = ac_meta_str(ev, "namespace"), .e = &errs[i]};
         if (i < nc) {
+            /* The events are written once: creates holds them only for this. */
             w[i].obj = ev;
+            w[i].give = true;
         } else {
             w[i].name = ac_meta_str(ev, "name");
             w[i].fn = event_raise_fn;
@@ -230,8 +235,12 @@ void ac_write_events(struct ac_client *c, json_t *creates, json_t *updates)
             w[i].rc = ac_create(c, r, w[i].ns, ev, NULL, &errs[i]);
         }
         if (w[i].rc)
-            log_debug("event %s not recorded: %s", jstr(ev, "reason"), errs[i].message);
+            log_debug("event %s not recorded: %s",
+                      json_is_string(reasons[i]) ? json_string_value(reasons[i]) : "",
+                      errs[i].message);
+        json_decref(reasons[i]);
     }
+    free(reasons);
     free(w);
     free(errs);
 }

@@ -288,6 +288,9 @@ struct ac_write {
     const char *ns;
     const char *name;
     const json_t *obj; /* a create (borrowed) */
+    bool give;         /* a create: obj is the caller's to give away, as
+                        * store_write_opts.obj_given says (a back-end that
+                        * keeps no tree ignores it) */
     ac_mutate_fn fn;
     void *arg;
     bool status;
@@ -336,7 +339,8 @@ size_t ac_events_due(struct ac_client *c, json_t *out);
  * evs_observe or evs_due made them: their count and lastTimestamp are
  * written), arrays, either may be NULL, together. An update whose Event is
  * gone (deleted when its time to live passed) creates it again, with its
- * count. */
+ * count. The Events of creates are given away (ac_write.give): after the
+ * call the caller only releases them, reading none of them. */
 void ac_write_events(struct ac_client *c, json_t *creates, json_t *updates);
 /* The Event ac_event records (owned), for a caller that writes several at
  * once (ac_write_many). */

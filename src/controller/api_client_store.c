@@ -307,6 +307,7 @@ static void sc_write_many(struct ac_client *c, struct ac_write *w, size_t n)
             const char *ns = x->ns ? x->ns : ac_meta_str(x->obj, "namespace");
             sw[i].ns = x->r->namespaced ? ns : NULL;
             sw[i].obj = x->obj;
+            sw[i].opts.obj_given = x->give;
         }
     }
     store_write_many(st(c), sw, n);

@@ -48,6 +48,9 @@ bool srv_admission_create(struct srv_req *q, const struct store_resource *r, con
         return true;
     struct store_write_opts dry = *wo;
     dry.dry_run = true;
+    dry.shared_out = false; /* the webhooks get what it returns, the write obj */
+    dry.text_out = NULL;
+    dry.obj_given = false;
     struct err e;
     err_init(&e);
     json_t *would = NULL;
@@ -91,6 +94,9 @@ static int update_once(struct srv_req *q, const struct srv_admission *w, const j
     if (validating) {
         struct store_write_opts dry = *wo;
         dry.dry_run = true;
+        dry.shared_out = false; /* the webhooks get what it returns, the write obj */
+        dry.text_out = NULL;
+        dry.obj_given = false;
         json_t *would = NULL;
         int rc = store_update(q->srv->store, w->r, w->ns, w->name, next, &dry, &would, e);
         if (rc) {

@@ -500,6 +500,29 @@ static int reply_object(struct srv_req *q, const struct store_resource *r, json_
     return srv_reply_json(q, code, obj, NULL);
 }
 
+/* Answer with an object a write returned as the store's watchers share it
+ * (store_write_opts.shared_out), text the store's text of it or NULL
+ * (store_write_opts.text_out, released here). Where the answer is the stored
+ * form as JSON, it is that text, not encoded again; otherwise reply_object,
+ * which may change what it answers, answers a copy. */
+static int reply_written(struct srv_req *q, const struct store_resource *r, const json_t *stored,
+                         struct store_text *text, unsigned code)
+{
+    int ret;
+    if (text && !converts(r) && !srv_accept_table(srv_header(q, "Accept")) &&
+        json_object_get(stored, "apiVersion") && json_object_get(stored, "kind")) {
+        size_t len;
+        const char *body = store_text_str(text, &len);
+        ret = srv_reply(q, code, "application/json", body, len);
+    } else {
+        json_t *copy = json_deep_copy(stored);
+        ret = reply_object(q, r, copy, code);
+        json_decref(copy);
+    }
+    store_text_unref(text);
+    return ret;
+}
+
 static int do_get(struct srv_req *q, const struct srv_route *rt)
 {
     struct err e;
@@ -771,6 +794,9 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     name = api_doc_meta_str(obj, "name");
     char *shown = name ? xstrdup(name) : NULL;
     wo.obj_given = true;
+    struct store_text *text = NULL;
+    wo.shared_out = true;
+    wo.text_out = &text;
     int rc = store_create(q->srv->store, r, ns, obj, &wo, &stored, &e);
     if (rc) {
         ret = srv_reply_err(q, rc, &e, r, ns, shown, "create");
@@ -779,7 +805,7 @@ static int do_create(struct srv_req *q, const struct srv_route *rt)
     }
     free(shown);
     crd_warnings(q, r, stored);
-    ret = reply_object(q, r, stored, 201);
+    ret = reply_written(q, r, stored, text, 201);
     json_decref(stored);
 out:
     json_decref(obj);
@@ -837,8 +863,13 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
     json_object_set_new(api_doc_meta(obj), "name", json_string(rt->name));
     if (!check_update_rv(q, r, obj, rt->name, &ret))
         goto out;
-    struct store_write_opts wo = {
-        .dry_run = dry == 1, .status = status, .field_manager = srv_query(q, "fieldManager")};
+    struct store_text *text = NULL;
+    struct store_write_opts wo = {.dry_run = dry == 1,
+                                  .status = status,
+                                  .field_manager = srv_query(q, "fieldManager"),
+                                  .shared_out = true,
+                                  .text_out = &text,
+                                  .obj_given = true};
     const char *ns = r->namespaced ? rt->ns : NULL;
     srv_admit_default(r, obj);
     struct srv_admit adm;
@@ -864,7 +895,7 @@ static int do_update(struct srv_req *q, const struct srv_route *rt, bool status)
         goto out;
     }
     crd_warnings(q, r, stored);
-    ret = reply_object(q, r, stored, 200);
+    ret = reply_written(q, r, stored, text, 200);
     json_decref(stored);
 out:
     json_decref(obj);

@@ -746,6 +746,12 @@ static void pending_add(struct store *s, enum store_event_type type, const struc
     c->view = NULL;
 }
 
+/* A reference to the text of the open transaction's change number at. */
+static struct store_text *change_text(struct store *s, size_t at)
+{
+    return store__text_ref(s->pending[at].ev->text);
+}
+
 /* Run op inside the open transaction, undoing exactly its own changes when
  * it fails or keeps nothing (a savepoint per operation). */
 static void op_exec(struct store *s, struct wop *op, bool alone)
@@ -2772,7 +2778,8 @@ struct create_op {
     const struct store_resource *r;
     const char *ns; /* "" for cluster-scoped */
     json_t *doc;    /* the object to store (the caller's) */
-    bool generated, dry_run, shared_out;
+    bool generated, dry_run, shared_out, want_text;
+    struct store_text *text; /* with want_text: what was written of doc */
 };
 
 static int create_run(struct store *s, struct wop *op)
@@ -2808,9 +2815,13 @@ static int create_run(struct store *s, struct wop *op)
         op->discard = true;
         return 0;
     }
+    size_t at = s->npending;
     rc = obj_put_as(s, c->r, c->doc, STORE_ADDED, true, NULL, c->shared_out, e);
-    if (!rc)
-        rc = quotas_recount(s, c->r, c->ns, e);
+    if (rc)
+        return rc;
+    if (c->want_text)
+        c->text = change_text(s, at);
+    rc = quotas_recount(s, c->r, c->ns, e);
     return rc ? rc : gc_written(s, c->r, c->doc, e);
 }
 
@@ -2835,6 +2846,7 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
         .generated = generated,
         .dry_run = opts && opts->dry_run,
         .shared_out = opts && opts->shared_out,
+        .want_text = opts && opts->text_out,
     };
     return 0;
 }
@@ -2843,15 +2855,20 @@ int store_create(struct store *s, const struct store_resource *r, const char *ns
                  const struct store_write_opts *opts, json_t **out, struct err *e)
 {
     *out = NULL;
+    if (opts && opts->text_out)
+        *opts->text_out = NULL;
     struct create_op c;
     int rc = create_prep(s, r, ns, obj, opts, &c, e);
     if (rc)
         return rc;
     rc = run_write(s, &c.base);
     if (rc) {
+        store_text_unref(c.text);
         json_decref(c.doc);
         return rc;
     }
+    if (c.want_text)
+        *opts->text_out = c.text;
     *out = c.doc;
     return 0;
 }
@@ -3000,17 +3017,17 @@ static json_t *merge_update(const struct store_resource *r, const json_t *cur, j
 
 /* The common tail of update and mutate, under the write lock in an open
  * transaction: cur is the stored object (borrowed), next the requested one
- * (owned, consumed). */
+ * (owned, consumed; fresh: it shares no node with cur). */
 static int apply_update(struct store *s, const struct store_resource *r, const json_t *cur,
-                        json_t *next, const struct store_write_opts *o, json_t **out, bool *wrote,
-                        struct err *e)
+                        json_t *next, bool fresh, const struct store_write_opts *o, json_t **out,
+                        struct store_text **text, bool *wrote, struct err *e)
 {
     *wrote = false;
     if (o->status && !r->has_status) {
         json_decref(next);
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
-    json_t *res = merge_update(r, cur, next, o->status, o->fn_fresh);
+    json_t *res = merge_update(r, cur, next, o->status, fresh);
     struct store__views views = {wc_view(s, r, cur), NULL};
     int rc = check_finalizers(cur, res, e);
     if (!rc)
@@ -3060,6 +3077,8 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
             s->pending[s->npending - 1].view = views.doc;
         else
             api_object_free(views.doc);
+        if (!rc && o->text_out)
+            *text = change_text(s, s->npending - 1);
     }
     if (rc) {
         json_decref(res);
@@ -3081,6 +3100,7 @@ struct update_op {
     void *arg;
     const struct store_write_opts *o;
     json_t *out;
+    struct store_text *text; /* with o->text_out: what was written of out */
 };
 
 /* The requested object from a mutation (owned), or NULL with e set. */
@@ -3142,11 +3162,16 @@ static int update_run(struct store *s, struct wop *op)
         next = own;
     } else if (u->fn)
         rc = e->code;
+    else if (u->o->obj_given)
+        next = json_incref((json_t *)u->obj);
     else
         next = json_deep_copy(u->obj);
+    /* Does next share no node with cur? A mutation says so; the caller's
+     * own object never does. */
+    bool fresh = u->fn ? u->o->fn_fresh : u->o->obj_given;
     bool wrote = false;
     if (!rc)
-        rc = apply_update(s, u->r, cur, next, u->o, &u->out, &wrote, e);
+        rc = apply_update(s, u->r, cur, next, fresh, u->o, &u->out, &u->text, &wrote, e);
     if (!rc && wrote && !same_refs(cur, u->out))
         rc = gc_written(s, u->r, u->out, e);
     json_decref(cur);
@@ -3183,9 +3208,12 @@ static int run_update(struct store *s, const struct store_resource *r, const cha
     if (!rc)
         rc = run_write(s, &u->base);
     if (rc) {
+        store_text_unref(u->text);
         json_decref(u->out);
         return rc;
     }
+    if (opts && opts->text_out)
+        *opts->text_out = u->text;
     *out = u->out;
     return 0;
 }
@@ -3195,6 +3223,8 @@ int store_update(struct store *s, const struct store_resource *r, const char *ns
                  struct err *e)
 {
     *out = NULL;
+    if (opts && opts->text_out)
+        *opts->text_out = NULL;
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     if (!json_is_object(obj))
         return err_set(e, ERR_PARSE, "the body of the request is not a JSON object");
@@ -3229,6 +3259,8 @@ int store_mutate(struct store *s, const struct store_resource *r, const char *ns
                  struct err *e)
 {
     *out = NULL;
+    if (opts && opts->text_out)
+        *opts->text_out = NULL;
     err_set_object(e, r->kind, r->namespaced ? ns : NULL, name);
     struct update_op u = {.name = name, .fn = fn, .arg = arg};
     return run_update(s, r, ns, &u, opts, out, e);
@@ -3249,6 +3281,8 @@ void store_write_many(struct store *s, struct store_write *w, size_t n)
     for (size_t i = 0; i < n; i++) {
         struct store_write *x = &w[i];
         x->out = NULL;
+        if (x->opts.text_out)
+            *x->opts.text_out = NULL;
         if (x->name) {
             err_set_object(x->e, x->r->kind, x->r->namespaced ? x->ns : NULL, x->name);
             ops[i].u = (struct update_op){.name = x->name, .fn = x->fn, .arg = x->arg};
@@ -3272,10 +3306,15 @@ void store_write_many(struct store *s, struct store_write *w, size_t n)
             continue;
         x->rc = ops[i].base.rc;
         json_t *out = x->name ? ops[i].u.out : ops[i].c.doc;
-        if (x->rc)
+        struct store_text *text = x->name ? ops[i].u.text : ops[i].c.text;
+        if (x->rc) {
             json_decref(out);
-        else
+            store_text_unref(text);
+        } else {
             x->out = out;
+            if (x->opts.text_out)
+                *x->opts.text_out = text;
+        }
     }
     free(ops);
 }

@@ -156,10 +156,16 @@ struct store_write_opts {
     bool shared_out; /* creates and updates: *out is the tree the store also gives its
                       * watchers in this process and keeps in its cache, not a copy of
                       * it; the caller must not change it (only read, then json_decref) */
-    bool obj_given;  /* creates: obj is the caller's to give away (no other holder): the
-                      * store defaults and keeps obj itself instead of a copy of it, so
-                      * after the call the caller only json_decrefs obj, reading none of
-                      * it (a string read from it before may be gone) */
+    bool obj_given;  /* creates and updates (not mutations): obj is the caller's to give
+                      * away (no other holder of it or of a node of it): the store
+                      * defaults and keeps obj itself instead of a copy of it, so after
+                      * the call the caller only json_decrefs obj, reading none of it (a
+                      * string read from it before may be gone) */
+    struct store_text **text_out; /* creates and updates: on success, a reference to
+                                   * the compact JSON text the store wrote of *out (what
+                                   * json_dumps(*out, JSON_COMPACT) gives), or NULL when
+                                   * nothing was written (no change, dry run, a removal);
+                                   * the caller store_text_unrefs it */
 };
 
 /* Read one object. *out is owned (json_decref). ERR_NOT_FOUND when absent. */
@@ -292,6 +298,8 @@ enum store_event_type { STORE_ADDED, STORE_MODIFIED, STORE_DELETED, STORE_BOOKMA
 struct store_text;
 /* Drop a reference taken from store_event.text_ref. NULL is a no-op. */
 void store_text_unref(struct store_text *t);
+/* The text of t (borrowed from t), its length in *len. */
+const char *store_text_str(const struct store_text *t, size_t *len);
 
 struct store_event {
     enum store_event_type type;

@@ -208,6 +208,9 @@ struct store_text {
     char s[];
 };
 
+/* Another reference to t (returned). */
+struct store_text *store__text_ref(struct store_text *t);
+
 /* One change, shared by every watcher that receives it. */
 struct store__evrec {
     int refs; /* atomic */

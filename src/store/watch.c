@@ -123,10 +123,16 @@ static struct store_text *text_new(const char *s)
     return t;
 }
 
-static struct store_text *text_ref(struct store_text *t)
+struct store_text *store__text_ref(struct store_text *t)
 {
     __atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
     return t;
+}
+
+const char *store_text_str(const struct store_text *t, size_t *len)
+{
+    *len = t->len;
+    return t->s;
 }
 
 void store_text_unref(struct store_text *t)
@@ -307,7 +313,7 @@ static struct store__evrec *watch_event(const struct store_watch *w, struct stor
     if (w->shared && c->obj) {
         if (!c->ev_obj) {
             c->ev_obj = evrec_shared(c->ev->type, c->ev->r, c->ev->rv,
-                                     c->ev->text ? text_ref(c->ev->text) : NULL);
+                                     c->ev->text ? store__text_ref(c->ev->text) : NULL);
             c->ev_obj->obj = json_incref(c->obj);
         }
         base = c->ev_obj;
@@ -321,7 +327,7 @@ static struct store__evrec *watch_event(const struct store_watch *w, struct stor
     if (now == before)
         return now ? evrec_ref(base) : NULL;
     struct store__evrec *ev = evrec_shared(now ? STORE_ADDED : STORE_DELETED, base->r, base->rv,
-                                           base->text ? text_ref(base->text) : NULL);
+                                           base->text ? store__text_ref(base->text) : NULL);
     ev->obj = base->obj ? json_incref(base->obj) : NULL;
     return ev;
 }
@@ -749,7 +755,7 @@ static int fill_event(struct store_watch *w, struct store__evrec *rec, struct st
 {
     memset(ev, 0, sizeof(*ev));
     if ((w->raw || rec->obj) && rec->text) {
-        ev->text_ref = text_ref(rec->text);
+        ev->text_ref = store__text_ref(rec->text);
         ev->text = rec->text->s;
         ev->text_len = rec->text->len;
     }

@@ -556,6 +556,42 @@ static void test_store_client_event_repeats_are_one_event(void **state)
     ac_list_release(&l);
 }
 
+/* The Events to create are the store's to keep: the store stores the
+ * tree it is given (its version is set in it), not a copy, and a refused
+ * one is only logged. */
+static void test_store_client_events_given(void **state)
+{
+    struct fixture *f = *state;
+    json_t *obj = json_pack("{s:s,s:s,s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind", "Pod",
+                            "metadata", "name", "p", "namespace", "ns", "uid", "u2");
+    json_t *ev = ac_event_new(obj, "Normal", "Scheduled", "kueue-admission", "admitted");
+    json_t *bad = ac_event_new(obj, "Normal", "Other", "kueue-admission", "elsewhere");
+    json_object_set_new(json_object_get(bad, "metadata"), "namespace", json_string("gone"));
+    json_decref(obj);
+    json_t *creates = json_array();
+    json_array_append(creates, ev);
+    json_array_append(creates, bad);
+    ac_write_events(f->c, creates, NULL);
+    json_decref(creates);
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(ev, "metadata"), "resourceVersion"));
+    assert_non_null(rv);
+    json_t *got = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(
+        ac_get(f->c, store_resource_find("events"), "ns",
+               json_string_value(json_object_get(json_object_get(ev, "metadata"), "name")), &got,
+               &e),
+        0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(got, "metadata"), "resourceVersion")),
+        rv);
+    json_decref(got);
+    json_decref(ev);
+    json_decref(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +601,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store_client_informer_relists_after_compaction,
                                         setup_small_log, teardown),
         cmocka_unit_test_setup_teardown(test_store_client_leader_election, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_client_events_given, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_client_event_repeats_are_one_event, setup,
                                         teardown),
     };

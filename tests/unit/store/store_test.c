@@ -298,6 +298,106 @@ static void test_store_create_obj_given(void **state)
     tstore_free(t);
 }
 
+/* What the store wrote, as its text: the same as encoding the object it
+ * returns; nothing for a write that wrote nothing or failed. */
+static void assert_text_of(struct store_text *text, const json_t *obj)
+{
+    assert_non_null(text);
+    char *want = json_dumps(obj, JSON_COMPACT);
+    size_t len;
+    const char *got = store_text_str(text, &len);
+    assert_int_equal(len, strlen(want));
+    assert_string_equal(got, want);
+    free(want);
+    store_text_unref(text);
+}
+
+static void test_store_text_out(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    struct store_text *text = NULL;
+    struct store_write_opts wo = {.shared_out = true, .text_out = &text};
+    struct err e;
+    err_init(&e);
+    json_t *in = workload("texted", NULL), *out = NULL;
+    assert_int_equal(store_create(t->s, R(WL), "default", in, &wo, &out, &e), 0);
+    assert_text_of(text, out);
+    /* A status update that changes something, then the same one again. */
+    json_t *st = json_deep_copy(out);
+    json_decref(out);
+    json_object_set_new(st, "status",
+                        parse("{\"conditions\":[{\"type\":\"QuotaReserved\","
+                              "\"status\":\"False\",\"reason\":\"Pending\","
+                              "\"message\":\"m\",\"lastTransitionTime\":"
+                              "\"2024-01-01T00:00:00Z\"}]}"));
+    wo.status = true;
+    for (int i = 0; i < 2; i++) {
+        text = (struct store_text *)&e; /* anything: the store sets it */
+        err_init(&e);
+        assert_int_equal(store_update(t->s, R(WL), "default", "texted", st, &wo, &out, &e), 0);
+        if (i == 0)
+            assert_text_of(text, out);
+        else
+            assert_null(text);
+        json_object_set_new(json_object_get(st, "metadata"), "resourceVersion",
+                            json_string(mstr(out, "resourceVersion")));
+        json_decref(out);
+    }
+
+    /* A refused create and a dry run write nothing. */
+    uint64_t before = store_current_rv(t->s);
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "default", in, &wo, &out, &e), ERR_EXISTS);
+    assert_null(text);
+    struct store_write_opts dry = {.dry_run = true, .text_out = &text};
+    json_t *other = workload("dry", NULL);
+    err_init(&e);
+    assert_int_equal(store_create(t->s, R(WL), "default", other, &dry, &out, &e), 0);
+    assert_null(text);
+    json_decref(out);
+    assert_int_equal(store_current_rv(t->s), before);
+    json_decref(other);
+    json_decref(st);
+    json_decref(in);
+    tstore_free(t);
+}
+
+/* An update's object given to the store is the one it keeps; a status
+ * update so given still takes only the status from it. */
+static void test_store_update_obj_given(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_t *cur = create(t->s, "workloads.kueue.x-k8s.io", "default", workload("upd", NULL));
+    json_t *in = json_deep_copy(cur);
+    json_decref(cur);
+    json_object_set_new(json_object_get(in, "spec"), "queueName", json_string("other"));
+    json_object_set_new(in, "status",
+                        parse("{\"conditions\":[{\"type\":\"QuotaReserved\","
+                              "\"status\":\"False\",\"reason\":\"Pending\","
+                              "\"message\":\"m\",\"lastTransitionTime\":"
+                              "\"2024-01-01T00:00:00Z\"}]}"));
+    struct store_write_opts wo = {.status = true, .obj_given = true, .shared_out = true};
+    struct err e;
+    err_init(&e);
+    json_t *out = NULL;
+    assert_int_equal(store_update(t->s, R(WL), "default", "upd", in, &wo, &out, &e), 0);
+    assert_ptr_equal(out, in);
+    json_decref(out);
+    json_decref(in);
+    json_t *got = NULL;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, R(WL), "default", "upd", &got, &e), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(got, "spec"), "queueName")), "lq");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(json_object_get(got, "status"), "conditions"), 0),
+            "reason")),
+        "Pending");
+    json_decref(got);
+    tstore_free(t);
+}
+
 static void test_store_create_invalid_name(void **state)
 {
     struct tstore *t = tstore_new(0, 0);
@@ -1844,6 +1944,8 @@ int main(void)
         cmocka_unit_test(test_store_create_namespace_rules),
         cmocka_unit_test(test_store_create_generate_name),
         cmocka_unit_test(test_store_create_obj_given),
+        cmocka_unit_test(test_store_text_out),
+        cmocka_unit_test(test_store_update_obj_given),
         cmocka_unit_test(test_store_create_invalid_name),
         cmocka_unit_test(test_store_dry_run_stores_nothing),
         cmocka_unit_test(test_store_update_conflict),
