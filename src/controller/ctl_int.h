@@ -624,7 +624,7 @@ void ctl_tas_pod_usage(struct ctl *c, const json_t *prev, const json_t *obj, boo
  * topologyAssignment whose lowest level names it). */
 bool ctl_tas_admission_on(const json_t *wl, const char *node);
 /* Does pod carry the topology scheduling gate? Has it ended (Succeeded
- * or Failed)? */
+ * or Failed; the elastic ungater asks too)? */
 bool ctl_tas_pod_gated(const json_t *pod);
 bool ctl_tas_pod_done(const json_t *pod);
 

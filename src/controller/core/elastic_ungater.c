@@ -17,24 +17,6 @@
 #include "controller/jobframework/jobframework.h"
 #include "controller/jobs/job.h"
 
-static bool elastic_gated(const json_t *pod)
-{
-    size_t i;
-    const json_t *g;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
-    {
-        if (jstr(g, "name") && !strcmp(jstr(g, "name"), JF_ELASTIC_GATE))
-            return true;
-    }
-    return false;
-}
-
-static bool terminated(const json_t *pod)
-{
-    const char *ph = jstr(json_object_get(pod, "status"), "phase");
-    return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
-}
-
 /* The chain a Pod belongs to (Kueue's podSliceName): its slice-name
  * annotation, else the workload annotation; NULL for neither. */
 static const char *pod_chain(const json_t *pod)
@@ -45,7 +27,7 @@ static const char *pod_chain(const json_t *pod)
 
 static int ungate_fn(json_t *obj, void *arg, struct err *e)
 {
-    if (!elastic_gated(obj))
+    if (!jf_has_gate(obj, JF_ELASTIC_GATE))
         return err_set(e, ERR_CONFLICT, "not gated");
     json_t *spec = json_object_get(obj, "spec");
     json_t *kept = json_array();
@@ -85,9 +67,9 @@ static void ungate_pod_set(struct ctl *c, const json_t *active, const char *ps, 
         const char *pps = jstr(json_object_get(json_object_get(pod, "metadata"), "labels"),
                                "kueue.x-k8s.io/podset");
         if (!pc || !pns || !pps || strcmp(pc, chain) || strcmp(pns, ns) || strcmp(pps, ps) ||
-            terminated(pod))
+            ctl_tas_pod_done(pod))
             continue;
-        if (!elastic_gated(pod)) {
+        if (!jf_has_gate(pod, JF_ELASTIC_GATE)) {
             running++;
             continue;
         }

@@ -140,14 +140,7 @@ bool ctl_tas_admission_on(const json_t *wl, const char *node)
 
 bool ctl_tas_pod_gated(const json_t *pod)
 {
-    size_t i;
-    const json_t *g;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
-    {
-        if (jstr(g, "name") && !strcmp(jstr(g, "name"), TOPOLOGY_GATE))
-            return true;
-    }
-    return false;
+    return jf_has_gate(pod, TOPOLOGY_GATE);
 }
 
 bool ctl_tas_pod_done(const json_t *pod)

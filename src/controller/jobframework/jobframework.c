@@ -33,6 +33,18 @@ const char *jf_annotation(const json_t *obj, const char *k)
     return jf_str(json_object_get(json_object_get(obj, "metadata"), "annotations"), k);
 }
 
+bool jf_has_gate(const json_t *pod, const char *gate)
+{
+    size_t i;
+    const json_t *g;
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
+    {
+        if (jf_str(g, "name") && !strcmp(jf_str(g, "name"), gate))
+            return true;
+    }
+    return false;
+}
+
 json_t *jf_obj_child(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);

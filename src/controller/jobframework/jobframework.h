@@ -253,5 +253,7 @@ const char *jf_str(const json_t *o, const char *k);
 /* obj's label or annotation k, or NULL (borrowed from obj). */
 const char *jf_label(const json_t *obj, const char *k);
 const char *jf_annotation(const json_t *obj, const char *k);
+/* Does the Pod carry the scheduling gate named gate? */
+bool jf_has_gate(const json_t *pod, const char *gate);
 
 #endif

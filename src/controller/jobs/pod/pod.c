@@ -29,11 +29,9 @@ static bool terminated(const json_t *pod)
     return !strcmp(phase(pod), "Succeeded") || !strcmp(phase(pod), "Failed");
 }
 
-static bool has_gate(const json_t *pod, const char *name);
-
 bool pod_gated(const json_t *pod)
 {
-    return has_gate(pod, POD_GATE);
+    return jf_has_gate(pod, POD_GATE);
 }
 
 bool pod_is_managed(const json_t *pod)
@@ -43,21 +41,9 @@ bool pod_is_managed(const json_t *pod)
     return v && !strcmp(v, "true");
 }
 
-static bool has_gate(const json_t *pod, const char *name)
-{
-    size_t i;
-    const json_t *g;
-    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "schedulingGates"), i, g)
-    {
-        if (jstr(g, "name") && !strcmp(jstr(g, "name"), name))
-            return true;
-    }
-    return false;
-}
-
 static void add_gate(json_t *pod, const char *name)
 {
-    if (has_gate(pod, name))
+    if (jf_has_gate(pod, name))
         return;
     json_t *spec = jf_obj_child(pod, "spec");
     json_t *gates = json_object_get(spec, "schedulingGates");
@@ -144,7 +130,7 @@ json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, j
     /* The topology gate stays when the pod set is placed by topology
      * (jf_inject_flavors adds it back) and the Pod had it: an existing Pod
      * takes no new gate. */
-    bool had = has_gate(p, TOPOLOGY_GATE);
+    bool had = jf_has_gate(p, TOPOLOGY_GATE);
     remove_gate(p, TOPOLOGY_GATE);
     if (jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), jf_obj_child(p, "spec"), flavor,
                           arg, e)) {
