@@ -233,18 +233,7 @@ wait_for "... it is collected" 10 '^marked$' marked b kept
 # reference the webhook adds (here: what annotation hooks.test/meta asks
 # for) is judged against the requesting user.
 need openssl
-start_hooks
-k apply -f - >/dev/null <<YAML
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: meta}
-webhooks:
-- name: meta.hooks.test
-  admissionReviewVersions: [v1]
-  sideEffects: None
-  clientConfig: {url: "https://127.0.0.1:$PORT/meta", caBundle: "$CAB"}
-  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
-YAML
+start_meta_hook
 k -n b create configmap z >/dev/null
 UZ=$(k -n b get cm z -o jsonpath='{.metadata.uid}')
 # hooked NS NAME AUTH META: create ConfigMap NS/NAME asking the webhook for

@@ -141,3 +141,21 @@ finish() {
     note "$PASS passed, $FAIL failed"
     [ "$FAIL" = 0 ]
 }
+
+# start_meta_hook: the test webhook, and the MutatingWebhookConfiguration
+# "meta" sending it every ConfigMap create and update: it sets the
+# metadata the ConfigMap's annotation hooks.test/meta asks for (JSON).
+start_meta_hook() {
+    start_hooks
+    k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: meta}
+webhooks:
+- name: meta.hooks.test
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {url: "https://127.0.0.1:$PORT/meta", caBundle: "$CAB"}
+  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+YAML
+}

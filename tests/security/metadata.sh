@@ -235,18 +235,7 @@ expect "... the valid ones among them" "owned" cat "$TMP/describe.out"
 # kube-apiserver decodes the patched object and validates it after the
 # mutating webhooks (the webhook sets what annotation hooks.test/meta asks).
 need openssl
-start_hooks
-k apply -f - >/dev/null <<YAML
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata: {name: meta}
-webhooks:
-- name: meta.hooks.test
-  admissionReviewVersions: [v1]
-  sideEffects: None
-  clientConfig: {url: "https://127.0.0.1:$PORT/meta", caBundle: "$CAB"}
-  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
-YAML
+start_meta_hook
 # hooked NAME META: a ConfigMap NAME of t1 asking the webhook for the
 # metadata META (JSON), in $TMP/NAME.json.
 hooked() {
