@@ -29,21 +29,7 @@ static int ungate_fn(json_t *obj, void *arg, struct err *e)
 {
     if (!jf_has_gate(obj, JF_ELASTIC_GATE))
         return err_set(e, ERR_CONFLICT, "not gated");
-    json_t *spec = json_object_get(obj, "spec");
-    json_t *kept = json_array();
-    size_t i;
-    json_t *g;
-    json_array_foreach(json_object_get(spec, "schedulingGates"), i, g)
-    {
-        if (!jstr(g, "name") || strcmp(jstr(g, "name"), JF_ELASTIC_GATE))
-            json_array_append(kept, g);
-    }
-    if (json_array_size(kept))
-        json_object_set_new(spec, "schedulingGates", kept);
-    else {
-        json_decref(kept);
-        json_object_del(spec, "schedulingGates");
-    }
+    jf_remove_gate(obj, JF_ELASTIC_GATE);
     return 0;
 }
 

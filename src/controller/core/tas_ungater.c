@@ -175,21 +175,8 @@ static int ungate_fn(json_t *obj, void *arg, struct err *e)
     const struct ungate *u = arg;
     if (!ctl_tas_pod_gated(obj))
         return err_set(e, ERR_CONFLICT, "not gated");
+    jf_remove_gate(obj, TOPOLOGY_GATE);
     json_t *spec = json_object_get(obj, "spec");
-    json_t *gates = json_object_get(spec, "schedulingGates"), *kept = json_array();
-    size_t i;
-    json_t *g;
-    json_array_foreach(gates, i, g)
-    {
-        if (!jstr(g, "name") || strcmp(jstr(g, "name"), TOPOLOGY_GATE))
-            json_array_append(kept, g);
-    }
-    if (json_array_size(kept))
-        json_object_set_new(spec, "schedulingGates", kept);
-    else {
-        json_decref(kept);
-        json_object_del(spec, "schedulingGates");
-    }
     json_t *sel = json_object_get(spec, "nodeSelector");
     if (!json_is_object(sel)) {
         sel = json_object();

@@ -118,19 +118,29 @@ void jf_workload_name_extra(const struct jf_integration *ji, const char *name, c
     snprintf(out, len, "%s-%02x%02x%x", prefix, dig[0], dig[1], dig[2] >> 4);
 }
 
-void jf_gate_template(json_t *tpl, const char *gate)
+void jf_add_gate(json_t *obj, const char *gate)
 {
-    json_t *spec = jf_obj_child(tpl, "spec");
+    if (jf_has_gate(obj, gate))
+        return;
+    json_t *spec = jf_obj_child(obj, "spec");
     json_t *gates = json_object_get(spec, "schedulingGates");
     if (!json_is_array(gates)) {
         gates = json_array();
         json_object_set_new(spec, "schedulingGates", gates);
     }
-    size_t i;
-    const json_t *g;
-    json_array_foreach(gates, i,
-                       g) if (jf_str(g, "name") && !strcmp(jf_str(g, "name"), gate)) return;
     json_array_append_new(gates, json_pack("{s:s}", "name", gate));
+}
+
+void jf_remove_gate(json_t *obj, const char *gate)
+{
+    json_t *spec = json_object_get(obj, "spec");
+    json_t *gates = json_object_get(spec, "schedulingGates");
+    for (size_t i = json_array_size(gates); i-- > 0;)
+        if (jf_str(json_array_get(gates, i), "name") &&
+            !strcmp(jf_str(json_array_get(gates, i), "name"), gate))
+            json_array_remove(gates, i);
+    if (json_is_array(gates) && !json_array_size(gates))
+        json_object_del(spec, "schedulingGates");
 }
 
 const char *jf_slice_chain(const json_t *wl)

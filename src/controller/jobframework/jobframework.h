@@ -238,9 +238,11 @@ void jf_apply_flavors(const json_t *psa, json_t *tspec, jf_flavor_fn flavor, voi
 void jf_restore_template(const json_t *wl, const char *ps_name, json_t *tmeta, json_t *tspec,
                          const char *const *keep);
 
-/* Kueue's utilpod.GateTemplate: the scheduling gate named gate added to
- * the pod template tpl unless it has it. */
-void jf_gate_template(json_t *tpl, const char *gate);
+/* obj is a Pod or a pod template (its spec.schedulingGates): the gate
+ * added unless it has it (Kueue's utilpod.GateTemplate), or removed, with
+ * the list when it empties. */
+void jf_add_gate(json_t *obj, const char *gate);
+void jf_remove_gate(json_t *obj, const char *gate);
 
 /* The pod set named (borrowed) of a Workload's spec, or NULL. */
 const json_t *jf_pod_set(const json_t *wl, const char *name);

@@ -91,7 +91,7 @@ void job_default_create(json_t *job, bool ns_managed, bool default_lq,
      * as many run as the slice admitted holds (a scale-up's extra Pods
      * wait for their slice). */
     if (json_is_object(spec) && val_elastic(job))
-        jf_gate_template(jf_obj_child(spec, "template"), JF_ELASTIC_GATE);
+        jf_add_gate(jf_obj_child(spec, "template"), JF_ELASTIC_GATE);
 }
 
 void job_check_queue_update(const json_t *old, const json_t *job, bool default_lq, struct err *e)

@@ -41,31 +41,6 @@ bool pod_is_managed(const json_t *pod)
     return v && !strcmp(v, "true");
 }
 
-static void add_gate(json_t *pod, const char *name)
-{
-    if (jf_has_gate(pod, name))
-        return;
-    json_t *spec = jf_obj_child(pod, "spec");
-    json_t *gates = json_object_get(spec, "schedulingGates");
-    if (!json_is_array(gates)) {
-        gates = json_array();
-        json_object_set_new(spec, "schedulingGates", gates);
-    }
-    json_array_append_new(gates, json_pack("{s:s}", "name", name));
-}
-
-static void remove_gate(json_t *pod, const char *name)
-{
-    json_t *spec = json_object_get(pod, "spec");
-    json_t *gates = json_object_get(spec, "schedulingGates");
-    for (size_t i = json_array_size(gates); i-- > 0;)
-        if (jstr(json_array_get(gates, i), "name") &&
-            !strcmp(jstr(json_array_get(gates, i), "name"), name))
-            json_array_remove(gates, i);
-    if (json_is_array(gates) && !json_array_size(gates))
-        json_object_del(spec, "schedulingGates");
-}
-
 bool pod_default(json_t *pod, const struct pod_default_ctx *x)
 {
     if (json_is_object(pod))
@@ -91,7 +66,7 @@ bool pod_default(json_t *pod, const struct pod_default_ctx *x)
         json_string_value(f) && !strcmp(json_string_value(f), POD_FINALIZER);
     if (!have)
         json_array_append_new(fins, json_string(POD_FINALIZER));
-    add_gate(pod, POD_GATE);
+    jf_add_gate(pod, POD_GATE);
     /* Kubernetes lets no gate be added later: a Pod that topology-aware
      * scheduling may place waits for the TopologyUngater from the start;
      * starting it without a topology takes the gate away. Its rank is the
@@ -102,7 +77,7 @@ bool pod_default(json_t *pod, const struct pod_default_ctx *x)
         const char *v = jstr(labels, idx);
         json_object_set_new(labels, POD_GROUP_INDEX_LABEL, json_string(v ? v : ""));
     }
-    add_gate(pod, TOPOLOGY_GATE);
+    jf_add_gate(pod, TOPOLOGY_GATE);
     return true;
 }
 
@@ -131,15 +106,15 @@ json_t *pod_start_in(const json_t *pod, const json_t *wl, const char *ps_name, j
      * (jf_inject_flavors adds it back) and the Pod had it: an existing Pod
      * takes no new gate. */
     bool had = jf_has_gate(p, TOPOLOGY_GATE);
-    remove_gate(p, TOPOLOGY_GATE);
+    jf_remove_gate(p, TOPOLOGY_GATE);
     if (jf_inject_flavors(wl, ps_name, jf_obj_child(p, "metadata"), jf_obj_child(p, "spec"), flavor,
                           arg, e)) {
         json_decref(p);
         return NULL;
     }
     if (!had)
-        remove_gate(p, TOPOLOGY_GATE);
-    remove_gate(p, POD_GATE);
+        jf_remove_gate(p, TOPOLOGY_GATE);
+    jf_remove_gate(p, POD_GATE);
     return p;
 }
 
