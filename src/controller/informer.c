@@ -63,6 +63,7 @@ struct inf {
 
     pthread_t thread;
     bool running;
+    bool api_absent; /* the reader's: its last list found no such kind served */
 
     /* Written by the loop thread only, which reads them without a lock;
      * other threads read them under cache_lock (inf_ref), which the loop
@@ -546,7 +547,10 @@ static bool sleep_or_stop(struct inf *inf, int64_t ms)
     return s;
 }
 
-/* Back off after a failure: initial, doubling, capped. */
+/* Back off after a failure: initial, doubling, capped. A kind the server
+ * does not serve (an integration enabled before its operator's CRDs are
+ * installed) is said once, as Kueue defers such a framework, and then
+ * waited for quietly rather than warned of every few seconds. */
 static bool back_off(struct inf *inf, int64_t *delay, const struct err *e)
 {
     *delay = *delay ? *delay * 2 : inf->backoff_initial_ms;
@@ -556,8 +560,17 @@ static bool back_off(struct inf *inf, int64_t *delay, const struct err *e)
     inf->stats.failures++;
     inf->stats.last_backoff_ms = *delay;
     pthread_mutex_unlock(&inf->mu);
-    log_warn("informer %s: %s; retrying in %lld ms", inf->res->plural, e->message,
-             (long long)*delay);
+    bool absent = e->code == ERR_NOT_FOUND;
+    if (absent && !inf->api_absent)
+        log_info("informer %s: no matching API in the server (%s); waiting for it",
+                 inf->res->plural, e->message);
+    else if (absent)
+        log_debug("informer %s: %s; retrying in %lld ms", inf->res->plural, e->message,
+                  (long long)*delay);
+    else
+        log_warn("informer %s: %s; retrying in %lld ms", inf->res->plural, e->message,
+                 (long long)*delay);
+    inf->api_absent = absent;
     return sleep_or_stop(inf, *delay);
 }
 
@@ -692,6 +705,9 @@ static void *reader(void *arg)
                     break;
                 continue;
             }
+            if (inf->api_absent)
+                log_info("informer %s: the API is served; listed", inf->res->plural);
+            inf->api_absent = false;
             need_list = false;
             fresh = true;
         }

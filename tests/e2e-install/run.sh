@@ -146,13 +146,14 @@ kubectl --kubeconfig "$CKC" config set-credentials sa --token="$tok" >/dev/null
 kubectl --kubeconfig "$CKC" config set-context --current --user=sa >/dev/null
 expect_exact "the controller's account may read no Secret outside kueue-system" "no" \
     kt "$CKC" auth can-i get secrets -n default
-# The ConfigMap's Configuration, with this machine's addresses.
-# The integrations whose webhooks are tested below are enabled; JobSet's
-# needs its CRD (a cluster would have the JobSet operator's).
+# The ConfigMap's Configuration, with this machine's addresses. It enables
+# the integrations Kueue's release does; the CRDs of those whose webhooks
+# are tested below are installed (a cluster would have the operators'),
+# RayService's only once the controller runs, as an operator installed
+# after Kueue would be.
 k -n kueue-system get configmap kueue-manager-config -o 'jsonpath={.data.controller_manager_config\.yaml}' |
     sed -e 's/healthProbeBindAddress: :8081/healthProbeBindAddress: 127.0.0.1:0/' \
-        -e 's/bindAddress: :8443/bindAddress: 127.0.0.1:0/' \
-        -e 's|^  - batch/job$|  - batch/job\n  - pod\n  - deployment\n  - statefulset\n  - jobset.x-k8s.io/jobset\n  - ray.io/rayjob\n  - ray.io/raycluster\n  - trainer.kubeflow.org/trainjob\n  - workload.codeflare.dev/appwrapper\n  - leaderworkerset.x-k8s.io/leaderworkerset|' >"$TMP/config.yaml"
+        -e 's/bindAddress: :8443/bindAddress: 127.0.0.1:0/' >"$TMP/config.yaml"
 for crd in jobset/jobset-crd ray/rayjob-crd ray/raycluster-crd trainjob/trainjob-crd \
     trainjob/trainingruntime-crd trainjob/clustertrainingruntime-crd appwrapper/appwrapper-crd \
     leaderworkerset/leaderworkerset-crd; do
@@ -513,6 +514,14 @@ expect "a managed RayJob that keeps its cluster is refused (vrayjob.kb.io)" \
     "spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job should delete the cluster after finishing" \
     sh -c "sed -e 's/user-queue/nowhere/' -e 's/name: pi/name: keep/' -e 's/shutdownAfterJobFinishes: true/shutdownAfterJobFinishes: false/' '$SRC/tests/data/ray/rayjob.yaml' |
         kubectl --kubeconfig '$KC' -n integ create -f - 2>&1"
+expect_exact "an enabled integration whose CRDs are not installed is waited for, said once in the log" "1" \
+    grep -c "informer rayservices: no matching API in the server" "$TMP/controller.log"
+k apply -f "$SRC/tests/data/ray/rayservice-crd.yaml" >/dev/null
+expect_exact "  ... once they are, a RayService naming a queue is created suspended (mrayservice.kb.io)" "true" \
+    sh -c "sed 's/user-queue/nowhere/' '$SRC/tests/data/ray/rayservice.yaml' |
+        kubectl --kubeconfig '$KC' -n integ create -f - -o jsonpath='{.spec.rayClusterSpec.suspend}'"
+wait_for "  ... and gets its Workload: the controller watches the new kind" 30 '^serve$' \
+    k -n integ get workloads -o 'jsonpath={.items[?(@.metadata.ownerReferences[0].kind=="RayService")].metadata.ownerReferences[0].name}'
 expect_exact "a LeaderWorkerSet's templates are marked for Kueue at creation (mleaderworkerset.kb.io)" \
     "nowhere leaderworkerset.x-k8s.io/leaderworkerset true" \
     sh -c "sed 's/user-queue/nowhere/' '$SRC/tests/data/leaderworkerset/leaderworkerset.yaml' |
