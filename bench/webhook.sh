@@ -3,8 +3,9 @@
 # controller` alone: a fresh `cueue serve --controllers none` (with the
 # kueue-system Namespace), the controller against it with its webhooks on
 # 127.0.0.1 and nothing else listening, 4 s for its start-up, 200 warm-up
-# reviews at 10 connections, then COUNT reviews of KIND (clusterqueue, job
-# or workload) at CONNECTIONS keep-alive connections sent by `BIN bench
+# reviews at 10 connections, then COUNT reviews of KIND (clusterqueue,
+# job, workload, localqueue, workload-default, job-update or jobset) at
+# CONNECTIONS keep-alive connections sent by `BIN bench
 # webhook` (one process, one epoll loop; GEN=PATH runs that of another
 # cueue binary, e.g. to measure a BIN that has none; CLIENT=curl sends
 # them with tests/e2e-install/latency.sh instead, curl --parallel). Prints the
@@ -39,7 +40,13 @@ SP=$!
 while [ ! -s "$T/kubeconfig" ]; do sleep 0.05; done
 printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: kueue-system}\n' |
     kubectl --kubeconfig "$T/kubeconfig" apply -f - >/dev/null
-"$BIN" controller --kubeconfig "$T/kubeconfig" --webhook-port 0 --webhook-host 127.0.0.1 \
+# The integrations the shipped Configuration enables (Kueue's release's),
+# so that a JobSet review is judged rather than let through.
+{
+    printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: kueue-system\n'
+    sed -n '/^integrations:/,$p' "$SRC/config/components/manager/controller_manager_config.yaml" | grep -v '^#'
+} >"$T/config.yaml"
+"$BIN" controller --kubeconfig "$T/kubeconfig" --config "$T/config.yaml" --webhook-port 0 --webhook-host 127.0.0.1 \
     --metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:0 >"$T/ctl.log" 2>&1 &
 CP=$!
 while ! grep -q "webhooks served at" "$T/ctl.log" 2>/dev/null; do sleep 0.05; done

@@ -14,39 +14,41 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cueue bench --config FILE [--mode virtual|realtime] [-o text|json|yaml]\n"
-            "                   [--kubeconfig FILE | --server-binary PATH] [--clients N]\n"
-            "                   [--timeout SECONDS]\n"
-            "       cueue bench --micro [--admissions | --table | --row plain|preempt|fair M |\n"
-            "                            --preemption | --cqs N [--pending P]]\n"
-            "       cueue bench webhook https://HOST:PORT [--connections N] [--count M]\n"
-            "                   [--kind clusterqueue|job|workload] [--cacert FILE]\n"
-            "                   [--server-name NAME] [--stall SECONDS] [--server-pid PID]\n"
-            "\n"
-            "--config runs Kueue's scheduler scalability test (its generator config format)\n"
-            "and reports queue usage and waiting times (spec/bench.md): in virtual time over\n"
-            "the engine, or in real time against `cueue serve` (started from --server-binary,\n"
-            "default this binary, on a free port; or an existing plain-HTTP server named by\n"
-            "--kubeconfig) with N client threads creating Workloads on schedule and as many\n"
-            "marking them Finished (default 4; --timeout: give up, default 900 s).\n"
-            "\n"
-            "--micro measures the admission engine alone: admissions per second for 50,000\n"
-            "pending workloads over 1 to 10,000 ClusterQueues (without preemption, with\n"
-            "preemption, with fair sharing), the cost of one cycle, and the preemption rows\n"
-            "(--admissions: only the first admissions row; --table: only the admissions\n"
-            "table; --row: one row of it, for M ClusterQueues; --cqs: only the cycle cost for N\n"
-            "ClusterQueues with P pending workloads each; --preemption: only the preemption\n"
-            "target search and the fair-sharing cycle).\n"
-            "\n"
-            "webhook sends M AdmissionReviews (default 1000) of one kind (default\n"
-            "clusterqueue) to the webhooks of `cueue controller` over N keep-alive TLS\n"
-            "connections (default 1), one review in flight on each, and prints p50, p90, p99\n"
-            "and max latency, reviews per second, the reviews that failed (not 200, no\n"
-            "\"allowed\") and its own CPU. The server's certificate is verified only with\n"
-            "--cacert (against NAME, default the URL's host); --stall: give up after that\n"
-            "long without an answer (default 30 s); --server-pid: also the CPU that process\n"
-            "spent over the run (on this machine). Exit 1 when a review failed.\n");
+    fprintf(
+        out,
+        "usage: cueue bench --config FILE [--mode virtual|realtime] [-o text|json|yaml]\n"
+        "                   [--kubeconfig FILE | --server-binary PATH] [--clients N]\n"
+        "                   [--timeout SECONDS]\n"
+        "       cueue bench --micro [--admissions | --table | --row plain|preempt|fair M |\n"
+        "                            --preemption | --cqs N [--pending P]]\n"
+        "       cueue bench webhook https://HOST:PORT [--connections N] [--count M]\n"
+        "                   [--kind "
+        "clusterqueue|job|workload|localqueue|workload-default|job-update|jobset] [--cacert FILE]\n"
+        "                   [--server-name NAME] [--stall SECONDS] [--server-pid PID]\n"
+        "\n"
+        "--config runs Kueue's scheduler scalability test (its generator config format)\n"
+        "and reports queue usage and waiting times (spec/bench.md): in virtual time over\n"
+        "the engine, or in real time against `cueue serve` (started from --server-binary,\n"
+        "default this binary, on a free port; or an existing plain-HTTP server named by\n"
+        "--kubeconfig) with N client threads creating Workloads on schedule and as many\n"
+        "marking them Finished (default 4; --timeout: give up, default 900 s).\n"
+        "\n"
+        "--micro measures the admission engine alone: admissions per second for 50,000\n"
+        "pending workloads over 1 to 10,000 ClusterQueues (without preemption, with\n"
+        "preemption, with fair sharing), the cost of one cycle, and the preemption rows\n"
+        "(--admissions: only the first admissions row; --table: only the admissions\n"
+        "table; --row: one row of it, for M ClusterQueues; --cqs: only the cycle cost for N\n"
+        "ClusterQueues with P pending workloads each; --preemption: only the preemption\n"
+        "target search and the fair-sharing cycle).\n"
+        "\n"
+        "webhook sends M AdmissionReviews (default 1000) of one kind (default\n"
+        "clusterqueue) to the webhooks of `cueue controller` over N keep-alive TLS\n"
+        "connections (default 1), one review in flight on each, and prints p50, p90, p99\n"
+        "and max latency, reviews per second, the reviews that failed (not 200, no\n"
+        "\"allowed\") and its own CPU. The server's certificate is verified only with\n"
+        "--cacert (against NAME, default the URL's host); --stall: give up after that\n"
+        "long without an answer (default 30 s); --server-pid: also the CPU that process\n"
+        "spent over the run (on this machine). Exit 1 when a review failed.\n");
 }
 
 static int bench_webhook(int argc, char **argv)
@@ -107,7 +109,9 @@ static int bench_webhook(int argc, char **argv)
         return 2;
     }
     if (!sim_wh_review_find(o.review)) {
-        fprintf(stderr, "cueue bench webhook: unknown kind '%s' (clusterqueue, job or workload)\n",
+        fprintf(stderr,
+                "cueue bench webhook: unknown kind '%s' (clusterqueue, job, workload, localqueue, "
+                "workload-default, job-update or jobset)\n",
                 o.review);
         return 2;
     }

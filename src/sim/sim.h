@@ -94,7 +94,8 @@ struct api_resource_group *sim_resource_group(struct arena *mem, const char *fla
 /* One review the generator sends: the bodies tests/e2e-install/latency.sh
  * sends, so the two measure the same work. */
 struct sim_wh_review {
-    const char *name; /* clusterqueue, job or workload */
+    const char
+        *name; /* clusterqueue, job, workload, localqueue, workload-default, job-update, jobset */
     const char *path; /* the webhook's path */
     const char *body; /* the AdmissionReview, JSON */
 };

@@ -67,6 +67,48 @@ static const struct sim_wh_review reviews[] = {
      "\"name\":\"main\",\"count\":3,\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
      "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{"
      "\"cpu\":\"1\",\"memory\":\"200Mi\"}}}]}}}]}}}}"},
+    {"localqueue", "/validate-kueue-x-k8s-io-v1beta2-localqueue",
+     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\""
+     ":\"u\",\"kind\":{\"group\":\"kueue.x-k8s.io\",\"version\":\"v1beta2\",\"kind\":\"LocalQu"
+     "eue\"},\"namespace\":\"default\",\"operation\":\"CREATE\",\"object\":{\"apiVersion\":\"k"
+     "ueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"metadata\":{\"name\":\"lq\",\"namespac"
+     "e\":\"default\"},\"spec\":{\"clusterQueue\":\"cq\"}}}}"},
+    {"workload-default", "/mutate-kueue-x-k8s-io-v1beta2-workload",
+     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\""
+     ":\"u\",\"kind\":{\"group\":\"kueue.x-k8s.io\",\"version\":\"v1beta2\",\"kind\":\"Workloa"
+     "d\"},\"namespace\":\"default\",\"operation\":\"CREATE\",\"object\":{\"apiVersion\":\"kue"
+     "ue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{\"name\":\"wl\",\"namespace\":"
+     "\"default\"},\"spec\":{\"queueName\":\"user-queue\",\"podSets\":[{\"name\":\"main\",\"co"
+     "unt\":3,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\""
+     "c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"200Mi\""
+     "}}}]}}}]}}}}"},
+    {"job-update", "/validate-batch-v1-job",
+     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\""
+     ":\"u\",\"kind\":{\"group\":\"batch\",\"version\":\"v1\",\"kind\":\"Job\"},\"resource\":{"
+     "\"group\":\"batch\",\"version\":\"v1\",\"resource\":\"jobs\"},\"namespace\":\"default\","
+     "\"operation\":\"UPDATE\",\"userInfo\":{\"username\":\"tester\"},\"object\":{\"apiVersion"
+     "\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\",\"namespace\":\"default\","
+     "\"uid\":\"6a5b7e39-93a4-4d3c-9c53-2f3a6d2e0b11\",\"labels\":{\"kueue.x-k8s.io/queue-name"
+     "\":\"user-queue\",\"team\":\"a\"}},\"spec\":{\"parallelism\":3,\"completions\":3,\"suspe"
+     "nd\":false,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\""
+     ":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"200"
+     "Mi\"}}}]}}}},\"oldObject\":{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\""
+     "name\":\"j\",\"namespace\":\"default\",\"uid\":\"6a5b7e39-93a4-4d3c-9c53-2f3a6d2e0b11\","
+     "\"labels\":{\"kueue.x-k8s.io/queue-name\":\"user-queue\"}},\"spec\":{\"parallelism\":3,\""
+     "completions\":3,\"suspend\":false,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\""
+     "containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\""
+     ":\"1\",\"memory\":\"200Mi\"}}}]}}}}}}"},
+    {"jobset", "/mutate-jobset-x-k8s-io-v1alpha2-jobset",
+     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\""
+     ":\"u\",\"kind\":{\"group\":\"jobset.x-k8s.io\",\"version\":\"v1alpha2\",\"kind\":\"JobSe"
+     "t\"},\"resource\":{\"group\":\"jobset.x-k8s.io\",\"version\":\"v1alpha2\",\"resource\":\""
+     "jobsets\"},\"namespace\":\"default\",\"operation\":\"CREATE\",\"userInfo\":{\"username\""
+     ":\"tester\"},\"object\":{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\""
+     ",\"metadata\":{\"name\":\"js\",\"namespace\":\"default\",\"labels\":{\"kueue.x-k8s.io/qu"
+     "eue-name\":\"user-queue\"}},\"spec\":{\"replicatedJobs\":[{\"name\":\"workers\",\"replic"
+     "as\":2,\"template\":{\"spec\":{\"parallelism\":2,\"completions\":2,\"template\":{\"spec\""
+     ":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"re"
+     "sources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"200Mi\"}}}]}}}}}]}}}}"},
 };
 
 const struct sim_wh_review *sim_wh_review_find(const char *name)
@@ -573,7 +615,8 @@ int sim_wh_run(const struct sim_wh_options *o)
     struct run r = {.o = o, .ep = -1};
     int nconn = o->connections;
     if (!rv || nconn < 1 || o->count < 1) {
-        fprintf(stderr, "cueue bench webhook: a review (clusterqueue, job or workload), at "
+        fprintf(stderr, "cueue bench webhook: a review (clusterqueue, job, workload, localqueue, "
+                        "workload-default, job-update or jobset), at "
                         "least one connection and one review are needed\n");
         return 2;
     }

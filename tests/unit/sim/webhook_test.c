@@ -131,16 +131,18 @@ static void test_reviews_are_latency_sh_s(void **state)
     (void)state;
     FILE *f = fopen(CUEUE_SOURCE_DIR "/tests/e2e-install/latency.sh", "r");
     assert_non_null(f);
-    static char text[16384];
+    static char text[32768];
     size_t n = fread(text, 1, sizeof(text) - 1, f);
     fclose(f);
     text[n] = '\0';
-    static const char *const names[] = {"clusterqueue", "job", "workload"};
-    static const char *const kinds[] = {"ClusterQueue", "Job", "Workload"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const names[] = {"clusterqueue",     "job",        "workload", "localqueue",
+                                        "workload-default", "job-update", "jobset"};
+    static const char *const kinds[] = {"ClusterQueue", "Job", "Workload", "LocalQueue",
+                                        "Workload",     "Job", "JobSet"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const struct sim_wh_review *r = sim_wh_review_find(names[i]);
         assert_non_null(r);
-        char want[2048];
+        char want[4096];
         snprintf(want, sizeof(want), "path=%s\n    body='%s'\n", r->path, r->body);
         assert_non_null(strstr(text, want));
         json_error_t je;
