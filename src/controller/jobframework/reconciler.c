@@ -940,10 +940,12 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         }
         return;
     }
-    /* A scale-up's slice waits for quota while the Job runs on the slice
-     * holding it, the new Pods gated (core/elastic_ungater.c). Without
-     * an admitted slice the Job is stopped: no Pod runs outside quota. */
-    if (!cond_is(wl, "Admitted", "True") && !(elastic && pick.held_admitted))
+    /* A scale-up's slice waits for quota, then for its admission checks,
+     * while the Job runs on the slice holding quota, the new Pods gated
+     * until a slice is admitted (core/elastic_ungater.c), as Kueue keeps
+     * an elastic Job running. Without a slice holding quota the Job is
+     * stopped: no Pod runs outside quota. */
+    if (!cond_is(wl, "Admitted", "True") && !(elastic && *pick.held))
         job_suspend_write(c, ig, job, wl, "Not admitted by cluster queue");
 }
 
