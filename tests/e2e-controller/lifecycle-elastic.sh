@@ -201,6 +201,33 @@ wait_for "elastic: ... the waiting slice takes its count, is admitted and replac
 wait_for "elastic: ... one slice is left, of 1 pod" 15 '^[^ ]* 1 True$' el_job_wl wide
 wait_for "elastic: ... the gated Pods are gone and 1 Pod runs" 30 '^0 1$' el_gated_running wide
 wait_for "elastic: ... the ClusterQueue holds the Job's 1 cpu beside 600m" 15 '^1600m$' el_reserved
+# A Job owned by a running elastic Job runs under its parent's current
+# Workload slice (the scale-up's, named apart from the first), as Kueue
+# looks it up by owner; once that slice is evicted it is suspended.
+guid=$(k -n el get job grow -o jsonpath='{.metadata.uid}')
+cat <<YAML | k apply -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: grow-child
+  namespace: el
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: grow, uid: "$guid", controller: true}]
+spec:
+  suspend: false
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: w, image: busybox, command: ["sleep", "600"], resources: {requests: {cpu: "100m"}}}]
+YAML
+sleep 1
+expect_exact "elastic: a child Job of a running elastic Job runs on, not suspended" "false" \
+    k -n el get job grow-child -o jsonpath='{.spec.suspend}'
+grow_now=$(el_job_wl grow | cut -d' ' -f1)
+k -n el patch workload "$grow_now" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "elastic: ... suspended once its parent's slice is evicted" 15 '^true$' \
+    k -n el get job grow-child -o jsonpath='{.spec.suspend}'
+expect_grep "elastic: ... event Suspended" 'Suspended.*Kueue managed child job suspended' \
+    k -n el get events --field-selector involvedObject.name=grow-child
 # An elastic Job behind an admission check (the test plays its
 # controller). Its scale-up's Pods are made from the template the first
 # slice's podSetUpdates went into; ungating them, the ElasticJobUngater

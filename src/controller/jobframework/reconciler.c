@@ -525,8 +525,9 @@ bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const j
 /* An owner up a Job's controller chain. */
 struct ancestor {
     json_t *obj;              /* owned */
-    struct jf_integration ji; /* its kind (in kind) and group, for its Workload's name */
+    struct jf_integration ji; /* its apiVersion and kind (in the buffers below) and group */
     char kind[64];
+    char api_version[128];
 };
 
 /* The object a controller owner reference names, when its kind is one
@@ -607,9 +608,11 @@ static bool managed_ancestor(struct ctl *c, const json_t *job, bool without_queu
             json_decref(top->obj);
             top->obj = json_incref(parent);
             top->ji = ji;
+            /* Both borrowed from an owner reference. */
             snprintf(top->kind, sizeof(top->kind), "%s", ji.kind);
+            snprintf(top->api_version, sizeof(top->api_version), "%s", ji.api_version);
             top->ji.kind = top->kind;
-            top->ji.api_version = NULL; /* borrowed from an owner reference */
+            top->ji.api_version = top->api_version;
         }
         json_decref(cur);
         if (!parent || parent == job) {
@@ -628,19 +631,33 @@ static int suspend_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* A child Job of an object Kueue manages (a Job, a JobSet, a kind of
- * externalFrameworks) runs under that object's Workload: it gets none of
- * its own, and is suspended while that Workload is missing, finished or
- * not admitted (Kueue's shouldSuspendChildJob). */
-static void reconcile_child(struct ctl *c, const json_t *job, const struct ancestor *parent)
+/* Does the parent's Workload let its child Job run (Kueue's
+ * shouldSuspendChildJob)? With slices (the child or the parent elastic)
+ * its newest Workload not finished, unless evicted: a scale-up's slice
+ * waits for quota or checks while the old one runs on. Otherwise its
+ * Workload, admitted and not finished. */
+static bool parent_admits(struct ctl *c, const json_t *job, const struct ancestor *parent)
 {
-    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
-    if (suspended || job_finished(job, NULL, NULL))
-        return;
+    if (val_elastic(job) || val_elastic(parent->obj)) {
+        json_t **s = NULL;
+        size_t n = ctl_job_slices(c, &parent->ji, parent->obj, &s);
+        bool runs = n && !cond_is(s[n - 1], "Evicted", "True");
+        ctl_slices_free(s, n);
+        return runs;
+    }
     char pw[300];
     jf_workload_name_for(&parent->ji, parent->obj, pw, sizeof(pw));
     const json_t *wl = ctl_get(c, CK_WL, mstr(job, "namespace"), pw);
-    if (wl && !cond_is(wl, "Finished", "True") && cond_is(wl, "Admitted", "True"))
+    return wl && !cond_is(wl, "Finished", "True") && cond_is(wl, "Admitted", "True");
+}
+
+/* A child Job of an object Kueue manages (a Job, a JobSet, a kind of
+ * externalFrameworks) runs under that object's Workload: it gets none of
+ * its own, and is suspended while that Workload does not let it run. */
+static void reconcile_child(struct ctl *c, const json_t *job, const struct ancestor *parent)
+{
+    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    if (suspended || job_finished(job, NULL, NULL) || parent_admits(c, job, parent))
         return;
     const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
     if (!ctl_write_object(c, CK_JOB, ns, name, suspend_fn, NULL) &&
