@@ -216,9 +216,11 @@ static int finish_stop(struct ctl *c, const struct ctl_integ *ig, const json_t *
 }
 
 /* Kueue's stopJob: a running object stopped (event Stopped), with its
- * templates restored from wl (NULL: suspended only); a kind that cannot
- * be suspended is deleted. A suspended object is left as it is, unless
- * its kind stops in steps, whose stop is then finished. */
+ * templates restored from wl (NULL: suspended only) in the same write
+ * unless its kind stops in steps; a kind that cannot be suspended is
+ * deleted. A suspended object is left as it is, unless its kind stops in
+ * steps, whose stop is then finished. Only a kind stopped in steps has
+ * its status touched (a Job's startTime), as in Kueue. */
 static int job_suspend_write(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
                              const json_t *wl, const char *msg)
 {
@@ -241,11 +243,7 @@ static int job_suspend_write(struct ctl *c, const struct ctl_integ *ig, const js
             ctl_event(c, j, "Normal", "Stopped", ji->component, "%s", msg);
     }
     if (!rc && stops_in_steps(ji))
-        return finish_stop(c, ig, job, wl, msg);
-    /* As Kueue's Job ResetStatus, for the kinds stopped in one write. */
-    const json_t *j = rc ? NULL : ctl_get(c, ig->k, ns, name);
-    if (j && jstr(json_object_get(j, "status"), "startTime"))
-        rc = ctl_write_status(c, ig->k, ns, name, reset_start_time_fn, NULL);
+        rc = finish_stop(c, ig, job, wl, msg);
     return rc;
 }
 
