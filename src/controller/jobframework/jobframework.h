@@ -70,8 +70,9 @@ struct jf_integration {
     /* Optional, as Kueue's custom Stop of a TrainJob: the object is
      * suspended in one write and its templates restored in a second, once
      * it is no longer active (active() 0: the Jobs of its child JobSet
-     * gone), since the Trainer rebuilds that JobSet from what the restore
-     * changes. While it is active the restore waits; the reconciler tries
+     * gone), since the Trainer's webhook refuses a change of its
+     * runtimePatches while they are active. While it is active the
+     * restore waits; the reconciler tries
      * the stop again on each pass of an evicted or deleted Workload, as
      * Kueue retries it, so it is finished once the Jobs are gone. */
     bool restore_when_inactive;
