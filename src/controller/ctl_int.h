@@ -564,7 +564,6 @@ struct ctl_slice_pick {
     char held[CTL_SLICE_NAME_MAX];     /* the slice holding quota while selected waits for its own
                                         * (selected itself when it holds it); a new slice
                                         * replaces it */
-    bool held_admitted;                /* held is Admitted: its Pods may run */
     char chain[CTL_SLICE_NAME_MAX];    /* held's chain, carried on by a new slice */
 };
 

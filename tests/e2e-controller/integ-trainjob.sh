@@ -74,7 +74,29 @@ wait_for "trainjob: Complete finishes the Workload (Succeeded)" 15 '^True Succee
 wait_for "trainjob: the second is admitted and unsuspended once the quota is back" 20 '^false$' \
     k -n tj get trainjob second -o jsonpath='{.spec.suspend}'
 W=$(k -n tj get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].name=="second")].metadata.name}')
+# Its child JobSet's Jobs run (the Trainer's status, set by hand): evicted,
+# it is suspended at once, but Kueue's patch stays until they are gone.
+k -n tj patch trainjob second --subresource=status --type=merge \
+    -p '{"status":{"jobsStatus":[{"name":"node","active":1,"ready":1,"succeeded":0,"failed":0,"suspended":0}]}}' >/dev/null
 k -n tj patch workload "$W" --type=merge -p '{"spec":{"active":false}}' >/dev/null
-wait_for "trainjob: evicted, suspended with Kueue's patch emptied" 15 '^true kueue.x-k8s.io/manager $' \
-    k -n tj get trainjob second -o jsonpath='{.spec.suspend} {.spec.runtimePatches[0].manager} {.spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs}'
+TJP='{.spec.suspend} {.spec.runtimePatches[0].manager} {range .spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[*]}{.name} {end}'
+wait_for "trainjob: evicted while its Jobs run, suspended, Kueue's patch kept" 15 \
+    '^true kueue.x-k8s.io/manager dataset-initializer node $' k -n tj get trainjob second -o jsonpath="$TJP"
+sleep 1
+tj_stopping() { # "patch list | Stopped events QuotaReserved" of TrainJob second
+    k -n tj get trainjob second -o jsonpath='{range .spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[*]}{.name} {end}'
+    printf '| '
+    k -n tj get events --field-selector involvedObject.name=second,reason=Stopped -o jsonpath='{.items[*].reason}'
+    k -n tj get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
+}
+expect_exact "trainjob: ... still kept a second later, no Stopped Event, the quota held" \
+    "dataset-initializer node | True" tj_stopping
+k -n tj patch trainjob second --subresource=status --type=merge \
+    -p '{"status":{"jobsStatus":[{"name":"node","active":0,"ready":0,"succeeded":0,"failed":0,"suspended":1}]}}' >/dev/null
+wait_for "trainjob: once its Jobs are gone, Kueue's patch emptied in a second write" 15 \
+    '^true kueue.x-k8s.io/manager $' k -n tj get trainjob second -o jsonpath="$TJP"
+wait_for "trainjob: ... the Stopped Event" 15 '^Stopped$' \
+    k -n tj get events --field-selector involvedObject.name=second,reason=Stopped -o jsonpath='{.items[*].reason}'
+wait_for "trainjob: ... and the quota released" 15 '^False$' \
+    k -n tj get workload "$W" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}'
 stop_server "$PID"

@@ -97,8 +97,10 @@ expect_exact "pytorchjob: the flavor's node labels in each replica's template" "
 PW=$(k -n js get workloads -o jsonpath='{.items[?(@.metadata.ownerReferences[0].kind=="PyTorchJob")].metadata.name}')
 evict_readmit pytorchjob js pytorchjob mnist "$PW" '{.spec.runPolicy.suspend}' \
     '{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector.instance-type} {.spec.pytorchReplicaSpecs.Worker.template.spec.nodeSelector.instance-type}' \
-    '{"status":{"replicaStatuses":{"Master":{"active":1},"Worker":{"active":2}}}}' \
+    '{"status":{"startTime":"2026-01-01T00:00:00Z","replicaStatuses":{"Master":{"active":1},"Worker":{"active":2}}}}' \
     '{"status":{"replicaStatuses":{"Master":{"active":0},"Worker":{"active":0}}}}'
+expect_exact "pytorchjob: stopped in one write, its status left to the operator (startTime kept)" \
+    "2026-01-01T00:00:00Z" k -n js get pytorchjob mnist -o jsonpath='{.status.startTime}'
 k -n js patch pytorchjob mnist --subresource=status --type=merge \
     -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"PyTorchJobSucceeded","message":"PyTorchJob mnist is successfully completed.","lastUpdateTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
 wait_for "pytorchjob: Succeeded finishes the Workload" 15 '^True Succeeded$' \

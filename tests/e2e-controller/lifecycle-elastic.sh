@@ -53,14 +53,14 @@ el_queues
 # lowered, the quota it no longer uses released, and one pod goes. It
 # scales up on a new Workload slice. A Job that is not elastic is stopped
 # and queued again at its new size.
-el_job() { # NAME [ANNOTATIONS] [CPU]
+el_job() { # NAME [ANNOTATIONS] [CPU] [QUEUE]
     cat <<YAML | k apply -f - >/dev/null
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: $1
   namespace: el
-  labels: {kueue.x-k8s.io/queue-name: q}
+  labels: {kueue.x-k8s.io/queue-name: ${4:-q}}
   annotations: {${2:-}}
 spec:
   parallelism: 2
@@ -201,6 +201,100 @@ wait_for "elastic: ... the waiting slice takes its count, is admitted and replac
 wait_for "elastic: ... one slice is left, of 1 pod" 15 '^[^ ]* 1 True$' el_job_wl wide
 wait_for "elastic: ... the gated Pods are gone and 1 Pod runs" 30 '^0 1$' el_gated_running wide
 wait_for "elastic: ... the ClusterQueue holds the Job's 1 cpu beside 600m" 15 '^1600m$' el_reserved
+# A Job owned by a running elastic Job runs under its parent's current
+# Workload slice (the scale-up's, named apart from the first), as Kueue
+# looks it up by owner; once that slice is evicted it is suspended.
+guid=$(k -n el get job grow -o jsonpath='{.metadata.uid}')
+cat <<YAML | k apply -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: grow-child
+  namespace: el
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: grow, uid: "$guid", controller: true}]
+spec:
+  suspend: false
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: w, image: busybox, command: ["sleep", "600"], resources: {requests: {cpu: "100m"}}}]
+YAML
+sleep 1
+expect_exact "elastic: a child Job of a running elastic Job runs on, not suspended" "false" \
+    k -n el get job grow-child -o jsonpath='{.spec.suspend}'
+grow_now=$(el_job_wl grow | cut -d' ' -f1)
+k -n el patch workload "$grow_now" --type=merge -p '{"spec":{"active":false}}' >/dev/null
+wait_for "elastic: ... suspended once its parent's slice is evicted" 15 '^true$' \
+    k -n el get job grow-child -o jsonpath='{.spec.suspend}'
+expect_grep "elastic: ... event Suspended" 'Suspended.*Kueue managed child job suspended' \
+    k -n el get events --field-selector involvedObject.name=grow-child
+# An elastic Job behind an admission check (the test plays its
+# controller). Its scale-up's Pods are made from the template the first
+# slice's podSetUpdates went into; ungating them, the ElasticJobUngater
+# also gives them what the new slice's check adds to their pod set: the
+# ProvisioningRequest annotations they lack and the node selector (Kueue's
+# refreshPodAdmission). The Pods that ran before are left as they are.
+cat <<'YAML' | k apply -f - >/dev/null
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: el-by-hand}
+spec: {controllerName: example.com/by-hand}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: el-ac-cq}
+spec:
+  namespaceSelector: {}
+  admissionChecksStrategy:
+    admissionChecks: [{name: el-by-hand}]
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: el-f
+      resources: [{name: cpu, nominalQuota: "2"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: qac, namespace: el}
+spec: {clusterQueue: el-ac-cq}
+YAML
+k patch admissioncheck el-by-hand --subresource=status --type=merge \
+    -p '{"status":{"conditions":[{"type":"Active","status":"True","reason":"Active","message":"The admission check is active","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+settle 10 '^True$' k get cq el-ac-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}'
+el_job checked 'kueue.x-k8s.io/elastic-job: "true"' 100m qac
+# el_check_ready TAG SLICE UPDATE: once SLICE reserves quota, its check
+# turns Ready with the podSetUpdate UPDATE (JSON) for pod set main.
+el_check_ready() {
+    wait_for "$1: the slice waits for its check" 15 '^True Pending$' \
+        k -n el get workload "$2" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status} {.status.admissionChecks[0].state}'
+    expect "$1: the check turns Ready with its podSetUpdates" "patched" \
+        k -n el patch workload "$2" --subresource=status --type=json \
+        -p "[{\"op\":\"replace\",\"path\":\"/status/admissionChecks/0/state\",\"value\":\"Ready\"},{\"op\":\"add\",\"path\":\"/status/admissionChecks/0/podSetUpdates\",\"value\":[$3]}]"
+}
+el_pod_admission() { # JOB: "zone/rack/request" of its Pods, sorted
+    k -n el get pods -l "batch.kubernetes.io/job-name=$1" \
+        -o jsonpath='{range .items[*]}{.spec.nodeSelector.zone}/{.spec.nodeSelector.rack}/{.metadata.annotations.autoscaling\.x-k8s\.io/consume-provisioning-request}{"\n"}{end}' |
+        sort | tr '\n' ' '
+}
+settle 15 '^[^ ]* 2 True$' el_job_wl checked
+checked_wl=$(el_job_wl checked | cut -d' ' -f1)
+el_check_ready "elastic with a check" "$checked_wl" '{"name":"main","nodeSelector":{"zone":"z1"}}'
+wait_for "elastic with a check: ... admitted, its 2 Pods run with the check's node selector" 30 '^2$' \
+    el_running checked
+expect_grep "elastic with a check: the Job scales up" 'patched' \
+    k -n el patch job checked --type=merge -p '{"spec":{"parallelism":3}}'
+el_of_count() { # JOB COUNT: its slice not finished of COUNT pods
+    el_job_wl "$1" | grep " $2 "
+}
+wait_for "elastic with a check: ... its new slice reserves quota" 30 '^[^ ]* 3 True$' \
+    el_of_count checked 3
+new_checked=$(el_of_count checked 3 | cut -d' ' -f1)
+el_check_ready "elastic with a check: the new slice" "$new_checked" \
+    '{"name":"main","annotations":{"autoscaling.x-k8s.io/consume-provisioning-request":"pr-2"},"nodeSelector":{"zone":"z1","rack":"r2"}}'
+wait_for "elastic with a check: ... the new Pod is ungated and runs" 30 '^3$' el_running checked
+expect_exact "elastic with a check: ... given the new slice's node selector and ProvisioningRequest, the others as they were" \
+    "z1// z1// z1/r2/pr-2 " el_pod_admission checked
+k -n el delete job checked >/dev/null
 k -n el delete job grow fixed big wide >/dev/null
 settle 30 '^0$' el_reserved
 

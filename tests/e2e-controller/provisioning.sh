@@ -118,10 +118,10 @@ provisioning() {
         k -n default get job gpu-job -o jsonpath='{.spec.suspend}'
     expect_exact "$tag: the check is Ready with the consume annotations" \
         "Ready capacity is ready main $W-sample-prov-1 check-capacity.autoscaling.x-k8s.io" \
-        k -n default get workload "$W" -o jsonpath='{.status.admissionChecks[0].state} {.status.admissionChecks[0].message} {.status.admissionChecks[0].podSetUpdates[0].name} {.status.admissionChecks[0].podSetUpdates[0].annotations.autoscaling\.x-k8s\.io/consume-provisioning-request} {.status.admissionChecks[0].podSetUpdates[0].annotations.cluster-autoscaler\.kubernetes\.io/provisioning-class-name}'
+        k -n default get workload "$W" -o jsonpath='{.status.admissionChecks[0].state} {.status.admissionChecks[0].message} {.status.admissionChecks[0].podSetUpdates[0].name} {.status.admissionChecks[0].podSetUpdates[0].annotations.autoscaling\.x-k8s\.io/consume-provisioning-request} {.status.admissionChecks[0].podSetUpdates[0].annotations.autoscaling\.x-k8s\.io/provisioning-class-name}'
     expect_exact "$tag: the running job's pod template carries them" \
         "$W-sample-prov-1 check-capacity.autoscaling.x-k8s.io" \
-        k -n default get job gpu-job -o jsonpath='{.spec.template.metadata.annotations.autoscaling\.x-k8s\.io/consume-provisioning-request} {.spec.template.metadata.annotations.cluster-autoscaler\.kubernetes\.io/provisioning-class-name}'
+        k -n default get job gpu-job -o jsonpath='{.spec.template.metadata.annotations.autoscaling\.x-k8s\.io/consume-provisioning-request} {.spec.template.metadata.annotations.autoscaling\.x-k8s\.io/provisioning-class-name}'
     if [ -n "${PROV_PODS:-}" ]; then
         wait_for "$tag: and so do its pods" 20 "^$W-sample-prov-1$" \
             k -n default get pods -l job-name=gpu-job -o jsonpath='{range .items[*]}{.metadata.annotations.autoscaling\.x-k8s\.io/consume-provisioning-request}{"\n"}{end}'

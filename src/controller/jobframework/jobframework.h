@@ -67,6 +67,15 @@ struct jf_integration {
      * (is_suspended), so an interrupted stop is finished on the next
      * pass. NULL: suspended and restored in one write. */
     const char *stopping_annotation;
+    /* Optional, as Kueue's custom Stop of a TrainJob: the object is
+     * suspended in one write and its templates restored in a second, once
+     * it is no longer active (active() 0: the Jobs of its child JobSet
+     * gone), since the Trainer's webhook refuses a change of its
+     * runtimePatches while they are active. While it is active the
+     * restore waits; the reconciler tries
+     * the stop again on each pass of an evicted or deleted Workload, as
+     * Kueue retries it, so it is finished once the Jobs are gone. */
+    bool restore_when_inactive;
     /* Finished: true with *success and the message (borrowed from obj). */
     bool (*finished)(const json_t *obj, bool *success, const char **message);
     /* Every pod ready or succeeded (waitForPodsReady). */

@@ -141,55 +141,109 @@ static int delete_object(struct ctl *c, const struct ctl_integ *ig, const json_t
     return rc == ERR_NOT_FOUND ? 0 : rc;
 }
 
+/* Does the kind stop in steps (Kueue's JobWithCustomStop)? Kueue calls
+ * such a Stop on a suspended object too, which finishes a stop cut short
+ * or left waiting. */
+static bool stops_in_steps(const struct jf_integration *ji)
+{
+    return ji->stopping_annotation || ji->restore_when_inactive;
+}
+
+/* The first step: suspended, and marked when the kind marks a stop. */
 static int mark_stopping_fn(json_t *obj, void *arg, struct err *e)
 {
     const struct jf_integration *ji = arg;
     ji->suspend(obj);
-    json_object_set_new(jf_obj_child(jf_obj_child(obj, "metadata"), "annotations"),
-                        ji->stopping_annotation, json_string("true"));
+    if (ji->stopping_annotation)
+        json_object_set_new(jf_obj_child(jf_obj_child(obj, "metadata"), "annotations"),
+                            ji->stopping_annotation, json_string("true"));
     return 0;
 }
 
+static bool same_member(const json_t *a, const json_t *b, const char *k)
+{
+    const json_t *x = json_object_get(a, k), *y = json_object_get(b, k);
+    return x == y || json_equal(x, y);
+}
+
+/* Would replace_spec leave obj as it is? */
+static bool same_spec(const json_t *obj, const json_t *with)
+{
+    const json_t *m = json_object_get(obj, "metadata"), *wm = json_object_get(with, "metadata");
+    return same_member(obj, with, "spec") && same_member(m, wm, "labels") &&
+           same_member(m, wm, "annotations");
+}
+
 /* ns/name suspended with its templates restored from wl (NULL: suspended
- * only), as job (its current version) with the stopping mark removed. */
+ * only), as job (its current version) with the stopping mark removed; no
+ * write when it is so already. *wrote says whether it was written. */
 static int write_stopped(struct ctl *c, const struct ctl_integ *ig, const char *ns,
-                         const char *name, const json_t *job, const json_t *wl)
+                         const char *name, const json_t *job, const json_t *wl, bool *wrote)
 {
     json_t *stopped = ig->ji->stop(job, wl);
     if (ig->ji->stopping_annotation)
         json_object_del(json_object_get(json_object_get(stopped, "metadata"), "annotations"),
                         ig->ji->stopping_annotation);
     struct replace_arg ra = {stopped};
-    int rc = ctl_write_object(c, ig->k, ns, name, replace_spec, &ra);
+    bool same = same_spec(job, stopped);
+    int rc = same ? 0 : ctl_write_object(c, ig->k, ns, name, replace_spec, &ra);
+    *wrote = !rc && !same;
     json_decref(stopped);
     return rc;
 }
 
+/* The steps after the suspension: status.startTime cleared (Kueue's Job
+ * ResetStatus: a Job that may start again must not look started, so that
+ * its template may change at the next admission), then, unless the
+ * object must first be inactive and is not, its templates restored. */
+static int finish_stop(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
+                       const json_t *wl, const char *msg)
+{
+    const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
+    const json_t *j = ctl_get(c, ig->k, ns, name);
+    int rc = 0;
+    if (j && jstr(json_object_get(j, "status"), "startTime"))
+        rc = ctl_write_status(c, ig->k, ns, name, reset_start_time_fn, NULL);
+    j = ctl_get(c, ig->k, ns, name);
+    if (rc || (ig->ji->restore_when_inactive && ig->ji->active(j ? j : job) > 0))
+        return rc;
+    bool wrote = false;
+    rc = write_stopped(c, ig, ns, name, j ? j : job, wl, &wrote);
+    /* Kueue's TrainJob reports its stop once the restore is written. */
+    if (wrote && ig->ji->restore_when_inactive && (j = ctl_get(c, ig->k, ns, name)))
+        ctl_event(c, j, "Normal", "Stopped", ig->ji->component, "%s", msg);
+    return rc;
+}
+
+/* Kueue's stopJob: a running object stopped (event Stopped), with its
+ * templates restored from wl (NULL: suspended only) in the same write
+ * unless its kind stops in steps; a kind that cannot be suspended is
+ * deleted. A suspended object is left as it is, unless its kind stops in
+ * steps, whose stop is then finished. Only a kind stopped in steps has
+ * its status touched (a Job's startTime), as in Kueue. */
 static int job_suspend_write(struct ctl *c, const struct ctl_integ *ig, const json_t *job,
                              const json_t *wl, const char *msg)
 {
-    if (!ig->ji->stop)
+    const struct jf_integration *ji = ig->ji;
+    bool was_running = !ji->is_suspended(job);
+    if (!was_running && !stops_in_steps(ji))
+        return 0;
+    if (!ji->stop)
         return delete_object(c, ig, job, msg);
     const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
-    bool was_running = !ig->ji->is_suspended(job);
-    bool steps = ig->ji->stopping_annotation != NULL;
-    int rc = !steps        ? write_stopped(c, ig, ns, name, job, wl)
-             : was_running ? ctl_write_object(c, ig->k, ns, name, mark_stopping_fn, (void *)ig->ji)
-                           : 0;
-    if (!rc && was_running) {
+    bool wrote = false;
+    int rc = 0;
+    if (!stops_in_steps(ji))
+        rc = write_stopped(c, ig, ns, name, job, wl, &wrote);
+    else if (was_running)
+        rc = ctl_write_object(c, ig->k, ns, name, mark_stopping_fn, (void *)ji);
+    if (!rc && was_running && !ji->restore_when_inactive) {
         const json_t *j = ctl_get(c, ig->k, ns, name);
         if (j)
-            ctl_event(c, j, "Normal", "Stopped", ig->ji->component, "%s", msg);
+            ctl_event(c, j, "Normal", "Stopped", ji->component, "%s", msg);
     }
-    /* As Kueue's Job ResetStatus: a Job that may start again must not look
-     * started, so that its template may change at the next admission. */
-    const json_t *j = rc ? NULL : ctl_get(c, ig->k, ns, name);
-    if (j && jstr(json_object_get(j, "status"), "startTime"))
-        rc = ctl_write_status(c, ig->k, ns, name, reset_start_time_fn, NULL);
-    if (!rc && steps) {
-        j = ctl_get(c, ig->k, ns, name);
-        rc = write_stopped(c, ig, ns, name, j ? j : job, wl);
-    }
+    if (!rc && stops_in_steps(ji))
+        rc = finish_stop(c, ig, job, wl, msg);
     return rc;
 }
 
@@ -469,8 +523,9 @@ bool ctl_sync_pods_ready(struct ctl *c, const struct jf_integration *ji, const j
 /* An owner up a Job's controller chain. */
 struct ancestor {
     json_t *obj;              /* owned */
-    struct jf_integration ji; /* its kind (in kind) and group, for its Workload's name */
+    struct jf_integration ji; /* its apiVersion and kind (in the buffers below) and group */
     char kind[64];
+    char api_version[128];
 };
 
 /* The object a controller owner reference names, when its kind is one
@@ -551,9 +606,11 @@ static bool managed_ancestor(struct ctl *c, const json_t *job, bool without_queu
             json_decref(top->obj);
             top->obj = json_incref(parent);
             top->ji = ji;
+            /* Both borrowed from an owner reference. */
             snprintf(top->kind, sizeof(top->kind), "%s", ji.kind);
+            snprintf(top->api_version, sizeof(top->api_version), "%s", ji.api_version);
             top->ji.kind = top->kind;
-            top->ji.api_version = NULL; /* borrowed from an owner reference */
+            top->ji.api_version = top->api_version;
         }
         json_decref(cur);
         if (!parent || parent == job) {
@@ -572,19 +629,33 @@ static int suspend_fn(json_t *obj, void *arg, struct err *e)
     return 0;
 }
 
-/* A child Job of an object Kueue manages (a Job, a JobSet, a kind of
- * externalFrameworks) runs under that object's Workload: it gets none of
- * its own, and is suspended while that Workload is missing, finished or
- * not admitted (Kueue's shouldSuspendChildJob). */
-static void reconcile_child(struct ctl *c, const json_t *job, const struct ancestor *parent)
+/* Does the parent's Workload let its child Job run (Kueue's
+ * shouldSuspendChildJob)? With slices (the child or the parent elastic)
+ * its newest Workload not finished, unless evicted: a scale-up's slice
+ * waits for quota or checks while the old one runs on. Otherwise its
+ * Workload, admitted and not finished. */
+static bool parent_admits(struct ctl *c, const json_t *job, const struct ancestor *parent)
 {
-    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
-    if (suspended || job_finished(job, NULL, NULL))
-        return;
+    if (val_elastic(job) || val_elastic(parent->obj)) {
+        json_t **s = NULL;
+        size_t n = ctl_job_slices(c, &parent->ji, parent->obj, &s);
+        bool runs = n && !cond_is(s[n - 1], "Evicted", "True");
+        ctl_slices_free(s, n);
+        return runs;
+    }
     char pw[300];
     jf_workload_name_for(&parent->ji, parent->obj, pw, sizeof(pw));
     const json_t *wl = ctl_get(c, CK_WL, mstr(job, "namespace"), pw);
-    if (wl && !cond_is(wl, "Finished", "True") && cond_is(wl, "Admitted", "True"))
+    return wl && !cond_is(wl, "Finished", "True") && cond_is(wl, "Admitted", "True");
+}
+
+/* A child Job of an object Kueue manages (a Job, a JobSet, a kind of
+ * externalFrameworks) runs under that object's Workload: it gets none of
+ * its own, and is suspended while that Workload does not let it run. */
+static void reconcile_child(struct ctl *c, const json_t *job, const struct ancestor *parent)
+{
+    bool suspended = json_is_true(json_object_get(json_object_get(job, "spec"), "suspend"));
+    if (suspended || job_finished(job, NULL, NULL) || parent_admits(c, job, parent))
         return;
     const char *ns = mstr(job, "namespace"), *name = mstr(job, "name");
     if (!ctl_write_object(c, CK_JOB, ns, name, suspend_fn, NULL) &&
@@ -755,8 +826,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         return;
     }
     if (wl && being_deleted(wl)) {
-        if (!suspended)
-            job_suspend_write(c, ig, job, wl, "Workload is deleted");
+        job_suspend_write(c, ig, job, wl, "Workload is deleted");
         const json_t *cur = ctl_get(c, ig->k, ns, name);
         if (ji->active(cur ? cur : job) == 0)
             ctl_remove_finalizer(c, CK_WL, wl);
@@ -784,8 +854,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
              * the new slice waits for quota. */
             create_workload(c, ig, job, pick.held, pick.chain);
         } else if (jf_prebuilt_name(job)) {
-            if (!suspended)
-                job_suspend_write(c, ig, job, NULL, "missing workload");
+            job_suspend_write(c, ig, job, NULL, "missing workload");
         } else if (!suspended) {
             job_suspend_write(c, ig, job, NULL,
                               "Missing Workload; unable to restore pod templates");
@@ -824,7 +893,7 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
     if (ctl_sync_pods_ready(c, ig->ji, job, wl))
         return;
     if (cond_is(wl, "Evicted", "True")) {
-        if (!suspended) {
+        if (!suspended || stops_in_steps(ji)) {
             const json_t *ev = cond(wl, "Evicted");
             char *m = xstrdup(jstr(ev, "message") ? jstr(ev, "message") : "");
             job_suspend_write(c, ig, job, wl, m);
@@ -886,10 +955,12 @@ static void reconcile_top(struct ctl *c, const struct ctl_integ *ig, const json_
         }
         return;
     }
-    /* A scale-up's slice waits for quota while the Job runs on the slice
-     * holding it, the new Pods gated (core/elastic_ungater.c). Without
-     * an admitted slice the Job is stopped: no Pod runs outside quota. */
-    if (!cond_is(wl, "Admitted", "True") && !(elastic && pick.held_admitted))
+    /* A scale-up's slice waits for quota, then for its admission checks,
+     * while the Job runs on the slice holding quota, the new Pods gated
+     * until a slice is admitted (core/elastic_ungater.c), as Kueue keeps
+     * an elastic Job running. Without a slice holding quota the Job is
+     * stopped: no Pod runs outside quota. */
+    if (!cond_is(wl, "Admitted", "True") && !(elastic && *pick.held))
         job_suspend_write(c, ig, job, wl, "Not admitted by cluster queue");
 }
 

@@ -235,7 +235,6 @@ bool ctl_ensure_slices(struct ctl *c, const struct jf_integration *ji, const jso
          * the reconciler's pass reports): the selected one as it is. */
         copy_name(pick->selected, wrote ? NULL : sel);
         copy_name(pick->held, wrote ? NULL : held);
-        pick->held_admitted = !wrote && held && cond_is(held, "Admitted", "True");
         ctl_slices_free(s, n);
         return wrote;
     }
@@ -254,7 +253,6 @@ bool ctl_ensure_slices(struct ctl *c, const struct jf_integration *ji, const jso
     }
     copy_name(pick->selected, sel);
     copy_name(pick->held, held);
-    pick->held_admitted = held && cond_is(held, "Admitted", "True");
     snprintf(pick->chain, sizeof(pick->chain), "%s", held ? jf_slice_chain(held) : "");
     json_decref(built);
     ctl_slices_free(s, n);

@@ -255,7 +255,7 @@ static void test_provisioned(void **state)
     const json_t *u = json_array_get(json_object_get(st, "podSetUpdates"), 0);
     assert_string_equal(s_at(u, "name", NULL), "main");
     assert_string_equal(s_at(u, "annotations", PROV_CONSUME_ANNOTATION), "wl-prov-1");
-    assert_string_equal(s_at(u, "annotations", PROV_CLASS_ANNOTATION),
+    assert_string_equal(s_at(u, "annotations", "autoscaling.x-k8s.io/provisioning-class-name"),
                         "check-capacity.autoscaling.x-k8s.io");
     assert_string_equal(s_at(u, "nodeSelector", "pool"), "p7");
     /* Ready stays Ready: nothing to change, no new request. */

@@ -27,7 +27,7 @@ struct sb;
 #define PROV_CONTROLLER "kueue.x-k8s.io/provisioning-request"
 #define PROV_CONFIG_KIND "ProvisioningRequestConfig"
 #define PROV_CONSUME_ANNOTATION "autoscaling.x-k8s.io/consume-provisioning-request"
-#define PROV_CLASS_ANNOTATION "cluster-autoscaler.kubernetes.io/provisioning-class-name"
+#define PROV_CLASS_ANNOTATION "autoscaling.x-k8s.io/provisioning-class-name"
 #define PROV_PARAM_PREFIX "provreq.kueue.x-k8s.io/"
 #define PROV_INACTIVE_MESSAGE "the check is not active"
 #define PROV_NOT_NEEDED_MESSAGE "the provisioning request is not needed"

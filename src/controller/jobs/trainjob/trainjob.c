@@ -394,6 +394,7 @@ const struct jf_integration trainjob_integration = {
     .suspend = tj_suspend,
     .run = tj_run,
     .stop = tj_stop,
+    .restore_when_inactive = true,
     .finished = tj_finished,
     .pods_ready = tj_pods_ready,
     .reclaimable = tj_reclaimable,
