@@ -5,7 +5,9 @@ limit, and whether ours is within it, side by side.
 usage: bench/table.py DIR
 
 DIR holds what `make bench` wrote: CONFIG.virtual.json for the baseline,
-large-scale, deep-backlog and gpu-cohort configs and CONFIG.realtime.json
+large-scale, deep-backlog and gpu-cohort configs, baseline.virtual-batch.json
+(the baseline in virtual time with Kueue's one-second requeue batch, which
+the server has: the pace real time can reach), CONFIG.realtime.json
 for the baseline, large-scale, deep-backlog and gpu-cohort ones (`cueue
 bench -o json`), preemption.txt (`cueue bench --micro --preemption`) and
 pending.json (bench/pending.py). A report that is missing shows as "not
@@ -38,6 +40,7 @@ def main():
         sys.exit(__doc__)
     d = sys.argv[1]
     bv, br = load(d, "baseline.virtual.json"), load(d, "baseline.realtime.json")
+    bb = load(d, "baseline.virtual-batch.json")
     lv, lr = load(d, "large-scale.virtual.json"), load(d, "large-scale.realtime.json")
     dv, dr = load(d, "deep-backlog.virtual.json"), load(d, "deep-backlog.realtime.json")
     gv, gr = load(d, "gpu-cohort.virtual.json"), load(d, "gpu-cohort.realtime.json")
@@ -83,6 +86,9 @@ def main():
     sml = ("small", "medium", "large")
     row("baseline, virtual: wall", bv, lambda r: r["wallMs"], sec, "351 s")
     row("baseline, virtual: CQ usage", bv, usage, pct, "55.9 %", ">= 85 %", lambda v: v >= 85)
+    row("baseline, virtual with Kueue's 1 s requeue batch: wall", bb, lambda r: r["wallMs"], sec,
+        "351 s")
+    row("baseline, virtual with Kueue's 1 s requeue batch: CQ usage", bb, usage, pct, "55.9 %")
     row("baseline, real time: wall", br, wall, sec, "351 s", "<= 80 s",
         lambda v: v <= 80000)
     row("baseline, real time: CQ usage", br, usage, pct, "55.9 %", ">= 94 %", lambda v: v >= 94)

@@ -14,41 +14,44 @@
 
 static void usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: cueue bench --config FILE [--mode virtual|realtime] [-o text|json|yaml]\n"
-        "                   [--kubeconfig FILE | --server-binary PATH] [--clients N]\n"
-        "                   [--timeout SECONDS]\n"
-        "       cueue bench --micro [--admissions | --table | --row plain|preempt|fair M |\n"
-        "                            --preemption | --cqs N [--pending P]]\n"
-        "       cueue bench webhook https://HOST:PORT [--connections N] [--count M]\n"
-        "                   [--kind "
-        "clusterqueue|job|workload|localqueue|workload-default|job-update|jobset] [--cacert FILE]\n"
-        "                   [--server-name NAME] [--stall SECONDS] [--server-pid PID]\n"
-        "\n"
-        "--config runs Kueue's scheduler scalability test (its generator config format)\n"
-        "and reports queue usage and waiting times (spec/bench.md): in virtual time over\n"
-        "the engine, or in real time against `cueue serve` (started from --server-binary,\n"
-        "default this binary, on a free port; or an existing plain-HTTP server named by\n"
-        "--kubeconfig) with N client threads creating Workloads on schedule and as many\n"
-        "marking them Finished (default 4; --timeout: give up, default 900 s).\n"
-        "\n"
-        "--micro measures the admission engine alone: admissions per second for 50,000\n"
-        "pending workloads over 1 to 10,000 ClusterQueues (without preemption, with\n"
-        "preemption, with fair sharing), the cost of one cycle, and the preemption rows\n"
-        "(--admissions: only the first admissions row; --table: only the admissions\n"
-        "table; --row: one row of it, for M ClusterQueues; --cqs: only the cycle cost for N\n"
-        "ClusterQueues with P pending workloads each; --preemption: only the preemption\n"
-        "target search and the fair-sharing cycle).\n"
-        "\n"
-        "webhook sends M AdmissionReviews (default 1000) of one kind (default\n"
-        "clusterqueue) to the webhooks of `cueue controller` over N keep-alive TLS\n"
-        "connections (default 1), one review in flight on each, and prints p50, p90, p99\n"
-        "and max latency, reviews per second, the reviews that failed (not 200, no\n"
-        "\"allowed\") and its own CPU. The server's certificate is verified only with\n"
-        "--cacert (against NAME, default the URL's host); --stall: give up after that\n"
-        "long without an answer (default 30 s); --server-pid: also the CPU that process\n"
-        "spent over the run (on this machine). Exit 1 when a review failed.\n");
+    fprintf(out,
+            "usage: cueue bench --config FILE [--mode virtual|realtime] [-o text|json|yaml]\n"
+            "                   [--kubeconfig FILE | --server-binary PATH] [--clients N]\n"
+            "                   [--timeout SECONDS] [--requeue-batch-ms MS]\n"
+            "       cueue bench --micro [--admissions | --table | --row plain|preempt|fair M |\n"
+            "                            --preemption | --cqs N [--pending P]]\n"
+            "       cueue bench webhook https://HOST:PORT [--connections N] [--count M]\n"
+            "                   [--kind "
+            "clusterqueue|job|workload|localqueue|workload-default|job-update|jobset]\n"
+            "                   [--cacert FILE]\n"
+            "                   [--server-name NAME] [--stall SECONDS] [--server-pid PID]\n"
+            "\n"
+            "--config runs Kueue's scheduler scalability test (its generator config format)\n"
+            "and reports queue usage and waiting times (spec/bench.md): in virtual time over\n"
+            "the engine, or in real time against `cueue serve` (started from --server-binary,\n"
+            "default this binary, on a free port; or an existing plain-HTTP server named by\n"
+            "--kubeconfig) with N client threads creating Workloads on schedule and as many\n"
+            "marking them Finished (default 4; --timeout: give up, default 900 s).\n"
+            "--requeue-batch-ms: in virtual time, a request to retry a ClusterQueue's or\n"
+            "Cohort's inadmissible workloads (after a finish, an eviction) waits this long,\n"
+            "as Kueue's requeuer and `cueue serve` do (1000); default 0, at once.\n"
+            "\n"
+            "--micro measures the admission engine alone: admissions per second for 50,000\n"
+            "pending workloads over 1 to 10,000 ClusterQueues (without preemption, with\n"
+            "preemption, with fair sharing), the cost of one cycle, and the preemption rows\n"
+            "(--admissions: only the first admissions row; --table: only the admissions\n"
+            "table; --row: one row of it, for M ClusterQueues; --cqs: only the cycle cost for N\n"
+            "ClusterQueues with P pending workloads each; --preemption: only the preemption\n"
+            "target search and the fair-sharing cycle).\n"
+            "\n"
+            "webhook sends M AdmissionReviews (default 1000) of one kind (default\n"
+            "clusterqueue) to the webhooks of `cueue controller` over N keep-alive TLS\n"
+            "connections (default 1), one review in flight on each, and prints p50, p90, p99\n"
+            "and max latency, reviews per second, the reviews that failed (not 200, no\n"
+            "\"allowed\") and its own CPU. The server's certificate is verified only with\n"
+            "--cacert (against NAME, default the URL's host); --stall: give up after that\n"
+            "long without an answer (default 30 s); --server-pid: also the CPU that process\n"
+            "spent over the run (on this machine). Exit 1 when a review failed.\n");
 }
 
 static int bench_webhook(int argc, char **argv)
@@ -119,7 +122,7 @@ static int bench_webhook(int argc, char **argv)
 }
 
 static int run_config(const char *path, const char *mode, const char *output,
-                      const struct sim_rt_options *rt)
+                      const struct sim_rt_options *rt, const char *requeue_batch)
 {
     enum sim_output out;
     if (!strcmp(output, "text"))
@@ -137,6 +140,23 @@ static int run_config(const char *path, const char *mode, const char *output,
         fprintf(stderr, "cueue bench: unknown mode '%s' (virtual or realtime)\n", mode);
         return 2;
     }
+    long long batch_ms = 0;
+    if (requeue_batch) {
+        char *end = NULL;
+        batch_ms = strtoll(requeue_batch, &end, 10);
+        if (end == requeue_batch || *end || batch_ms < 0 || batch_ms > 3600000) {
+            fprintf(stderr,
+                    "cueue bench: --requeue-batch-ms: '%s' is not a number of milliseconds "
+                    "from 0 to 3600000\n",
+                    requeue_batch);
+            return 2;
+        }
+        if (realtime) {
+            fprintf(stderr, "cueue bench: --requeue-batch-ms applies to --mode virtual (the "
+                            "server batches requeues as Kueue: one second)\n");
+            return 2;
+        }
+    }
     struct sim_config *c = NULL;
     struct err e;
     err_init(&e);
@@ -149,7 +169,7 @@ static int run_config(const char *path, const char *mode, const char *output,
     }
     const char *base = strrchr(path, '/');
     int rc = realtime ? sim_run_realtime(c, base ? base + 1 : path, out, rt)
-                      : sim_run_virtual(c, base ? base + 1 : path, out);
+                      : sim_run_virtual(c, base ? base + 1 : path, out, (int64_t)batch_ms);
     sim_config_free(c);
     return rc;
 }
@@ -160,7 +180,7 @@ int cli_bench(int argc, char **argv)
     int only_cqs = 0, pending = 8;
     bool only_admissions = false;
     bool only_preemption = false;
-    const char *config = NULL, *mode = "virtual", *output = "text";
+    const char *config = NULL, *mode = "virtual", *output = "text", *requeue_batch = NULL;
     struct sim_rt_options rt = {NULL, "/proc/self/exe", 4, 900};
     bool only_table = false;
     const char *row_mode = NULL;
@@ -193,6 +213,8 @@ int cli_bench(int argc, char **argv)
             rt.clients = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
             rt.timeout_s = atol(argv[++i]);
+        } else if (!strcmp(argv[i], "--requeue-batch-ms") && i + 1 < argc) {
+            requeue_batch = argv[++i];
         } else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
             mode = argv[++i];
         } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) {
@@ -211,7 +233,7 @@ int cli_bench(int argc, char **argv)
         return 2;
     }
     if (config)
-        return run_config(config, mode, output, &rt);
+        return run_config(config, mode, output, &rt, requeue_batch);
     if (!micro) {
         usage(stderr);
         return 2;

@@ -10,7 +10,8 @@
  * - one thread watches Workloads: QuotaReserved=True (and not Evicted)
  *   starts a run, its end is due runtimeMs later; QuotaReserved leaving or
  *   Evicted=True stops it;
- * - finisher threads mark a Workload Finished (status update) when its run
+ * - finisher threads mark a Workload Finished (status update of the object
+ *   the watch showed last; read again only after a conflict) when its run
  *   ends, as a job would, and finish an eviction (take the reservation
  *   back) as a job's stop would: a Workload no job owns keeps its quota
  *   until a client does so (Kueue's runner does the same).
@@ -153,6 +154,11 @@ struct rt {
     size_t n_cqs;
     struct sim_wl_rec *wls;
     char **names; /* "namespace/name" of each workload */
+    /* Under mu: the last object the watch showed of each workload that
+     * holds quota (or NULL), which its finish or its eviction's release
+     * updates, as Kueue's runner updates the object its informer cache
+     * holds, without reading it from the server first. */
+    json_t **seen;
     int64_t *due_create;
     size_t n_wls;
     struct map index; /* "namespace/name" -> index + 1 */
@@ -225,6 +231,7 @@ static void plan(struct rt *r)
     r->cqs = xcalloc(n_cqs + 1, sizeof(*r->cqs));
     r->wls = xcalloc(n_wls + 1, sizeof(*r->wls));
     r->names = xcalloc(n_wls + 1, sizeof(*r->names));
+    r->seen = xcalloc(n_wls + 1, sizeof(*r->seen));
     r->due_create = xcalloc(n_wls + 1, sizeof(*r->due_create));
     map_init(&r->index);
     char buf[600];
@@ -426,7 +433,11 @@ static void observe(struct rt *r, const json_t *obj, bool modified)
                     !api_status_condition_true(obj, "Evicted");
     bool finished = api_status_condition_true(obj, "Finished");
     int64_t t = now_rel(r);
+    bool holds = !finished && api_status_condition_true(obj, "QuotaReserved");
+    json_t *copy = holds ? json_deep_copy(obj) : NULL;
     pthread_mutex_lock(&r->mu);
+    json_decref(r->seen[idx - 1]);
+    r->seen[idx - 1] = copy;
     if (!finished && api_status_condition_true(obj, "QuotaReserved") &&
         api_status_condition_true(obj, "Evicted")) {
         due_push(r, (struct due){t, idx - 1, w->gen, true});
@@ -566,7 +577,13 @@ static bool finish(struct rt *r, struct conn *c, size_t i, bool release)
              (int)(strchr(key, '/') - key), key, strchr(key, '/') + 1);
     for (int attempt = 0; attempt < 10; attempt++) {
         json_t *obj = NULL;
-        if (http(c, "GET", path, NULL, &obj) != 200 || !obj) {
+        if (!attempt) { /* the watch's copy first; after a conflict, the server's */
+            pthread_mutex_lock(&r->mu);
+            obj = r->seen[i];
+            r->seen[i] = NULL;
+            pthread_mutex_unlock(&r->mu);
+        }
+        if (!obj && (http(c, "GET", path, NULL, &obj) != 200 || !obj)) {
             json_decref(obj);
             return false;
         }
@@ -876,8 +893,11 @@ int sim_run_realtime(const struct sim_config *cfg, const char *name, enum sim_ou
     }
     for (size_t i = 0; i < r.n_cqs; i++)
         free((char *)r.cqs[i].name);
-    for (size_t i = 0; i < r.n_wls; i++)
+    for (size_t i = 0; i < r.n_wls; i++) {
         free(r.names[i]);
+        json_decref(r.seen[i]);
+    }
+    free(r.seen);
     free(r.cqs);
     free(r.wls);
     free(r.names);

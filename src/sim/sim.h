@@ -33,9 +33,12 @@ enum sim_output { SIM_OUT_TEXT = 0, SIM_OUT_JSON, SIM_OUT_YAML };
 
 /* Run the config in virtual time and print the report (the contract of
  * spec/bench.md) to stdout. name is the config's name in the report.
- * Returns the exit status: 0, or 1 when the run did not finish every
- * workload (which the report then shows). */
-int sim_run_virtual(const struct sim_config *c, const char *name, enum sim_output out);
+ * requeue_batch_ms: how long a request to move a tree's inadmissible
+ * workloads back waits (eng_options; 0: at once, the ideal; 1000: as Kueue
+ * and `cueue serve`). Returns the exit status: 0, or 1 when the run did
+ * not finish every workload (which the report then shows). */
+int sim_run_virtual(const struct sim_config *c, const char *name, enum sim_output out,
+                    int64_t requeue_batch_ms);
 
 struct sim_rt_options {
     const char *kubeconfig;    /* an existing server (plain HTTP); NULL = start one */

@@ -364,7 +364,8 @@ struct sim_stream {
     size_t tmpl;
 };
 
-enum { EV_CREATE = 0, EV_FINISH = 1 };
+/* EV_REQUEUE: a batched requeue falls due (nothing else happens then). */
+enum { EV_CREATE = 0, EV_FINISH = 1, EV_REQUEUE = 2 };
 
 struct sim_event {
     int64_t t;
@@ -663,6 +664,8 @@ static void sim_run(struct sim *s)
         s->now = s->heap[0].t;
         while (s->n_heap && s->heap[0].t == s->now) {
             struct sim_event ev = heap_pop(s);
+            if (ev.kind == EV_REQUEUE)
+                continue;
             if (ev.kind == EV_CREATE) {
                 sim_create(s, ev.idx);
                 continue;
@@ -677,16 +680,23 @@ static void sim_run(struct sim *s)
             eng_wl_finish(s->eng, wl->h, s->now);
         }
         sim_schedule(s);
+        /* A batched requeue is an instant of its own when nothing else
+         * happens before it. */
+        int64_t due = eng_next_requeue_ms(s->eng);
+        if (due > s->now && (!s->n_heap || s->heap[0].t > due))
+            heap_push(s, due, EV_REQUEUE, 0, 0);
     }
 }
 
-int sim_run_virtual(const struct sim_config *c, const char *name, enum sim_output out)
+int sim_run_virtual(const struct sim_config *c, const char *name, enum sim_output out,
+                    int64_t requeue_batch_ms)
 {
     double cpu0 = sim_cpu_seconds();
     struct sim s;
     memset(&s, 0, sizeof(s));
     arena_init(&s.mem);
-    s.eng = eng_new(NULL);
+    struct eng_options eo = {.requeue_batch_ms = requeue_batch_ms};
+    s.eng = eng_new(&eo);
     sim_build(&s, c);
     sim_run(&s);
     struct sim_result res = {"virtual",

@@ -5,9 +5,10 @@
 # admissions = workloads + evictions, usage within bounds, the same report
 # twice). Timing is never asserted. Then: YAML and text output, a bad
 # config, an ignored `tas` key, a workload that never fits, the
-# percentiles of the time to admission, an unknown mode, the smoke config
-# in real time (when `serve` exists), one micro-benchmark row, the
-# targets' table, bench/pending.py on a small store.
+# percentiles of the time to admission (and with Kueue's requeue batch),
+# an unknown mode, the smoke config in real time (when `serve` exists), one
+# micro-benchmark row, the targets' table, bench/pending.py on a small
+# store.
 # Usage: sh run.sh CUEUE_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -264,6 +265,31 @@ if got != (149, 99, 297):
     fail "percentiles of the time to admission"
     cat "$tmp/err"
 fi
+
+# 8b. Kueue's one-second requeue batch in virtual time: the same line, each
+#     workload after the first waits for a batch that a finish (or the
+#     queue's creation) asked for, so the four runs end after three batches.
+if "$bin" bench --config "$tmp/line.yaml" -o json --requeue-batch-ms 1000 >"$tmp/batch.json" \
+    2>"$tmp/err" && "$py" -c '
+import json, sys
+r = json.load(open(sys.argv[1])); w = r["workloadClasses"]["one"]
+if not (3000 < r["wallMs"] < 3500 and 900 <= w["p50TimeToAdmissionMs"] < 1100
+        and w["p99TimeToAdmissionMs"] >= 3000 and r["finished"] == 4):
+    print("wall %d, p50 %d, p99 %d" % (r["wallMs"], w["p50TimeToAdmissionMs"],
+                                       w["p99TimeToAdmissionMs"]))
+    sys.exit(1)' "$tmp/batch.json"; then pass; else
+    fail "requeue batch in virtual time"
+    cat "$tmp/err"
+fi
+for bad in "--requeue-batch-ms -1" "--requeue-batch-ms 1s" "--requeue-batch-ms 1000 --mode realtime"; do
+    # shellcheck disable=SC2086
+    if "$bin" bench --config "$tmp/line.yaml" $bad >/dev/null 2>"$tmp/err"; then
+        fail "bench accepted $bad"
+    elif grep -q -- "--requeue-batch-ms" "$tmp/err"; then pass; else
+        fail "bench refused $bad without naming the option"
+        cat "$tmp/err"
+    fi
+done
 
 # 9. Unknown mode and output format.
 if "$bin" bench --config "$smoke" --mode sometime >/dev/null 2>&1; then
