@@ -77,6 +77,7 @@ struct sch {
     size_t nall, nany, none;
     struct rule *rules;
     size_t nrules;
+    bool rules_below; /* rules here or in what the CEL pass descends into */
 };
 
 /* ---- small helpers ----------------------------------------------------------------------------
@@ -544,6 +545,12 @@ static struct sch *compile_node(struct comp *c, const json_t *j, int where)
         err_restore(c->e, m);
     }
     compile_rules(c, s, json_object_get(j, "x-kubernetes-validations"));
+    s->rules_below = s->nrules > 0 || (s->additional && s->additional->rules_below) ||
+                     (s->items && s->items->rules_below);
+    for (size_t i = 0; i < s->nprops; i++)
+        s->rules_below |= s->props[i].s && s->props[i].s->rules_below;
+    for (size_t i = 0; i < s->nall; i++)
+        s->rules_below |= s->all_of[i] && s->all_of[i]->rules_below;
     c->depth--;
     return s;
 }
@@ -1345,7 +1352,8 @@ static const json_t *old_map_item(const struct sch *s, const json_t *ol, const j
  * field name, and by key in map lists (other lists have no old values). */
 static void cel_node(struct val *c, const struct sch *s, const json_t *v, const json_t *old)
 {
-    if (!s || !v || json_is_null(v))
+    /* Most of a large schema (a pod template's) has no rule: not walked. */
+    if (!s || !s->rules_below || !v || json_is_null(v))
         return;
     if (json_is_object(v)) {
         for (size_t i = 0; i < s->nprops; i++) {

@@ -270,6 +270,17 @@ static void test_sch_rules(void **state)
              "{\"spec\":{\"a\":1,\"b\":2,\"name\":\"x\",\"items\":[{\"k\":\"x\",\"v\":5}]}}",
              trans);
     sch_free(s);
+    /* A rule deep under nodes that have none, reached through allOf,
+     * additionalProperties and items, is found and run. */
+    s = compile(
+        "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{"
+        "\"plain\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}},"
+        "\"deep\":{\"type\":\"object\",\"allOf\":[{\"additionalProperties\":{"
+        "\"type\":\"array\",\"items\":{\"type\":\"integer\",\"x-kubernetes-validations\":"
+        "[{\"rule\":\"self < 5\",\"message\":\"too big\"}]}}}]}}}}}");
+    static const char *const deep[] = {"spec.deep.k[1]: Invalid value: \"integer\": too big", NULL};
+    validate(s, "{\"spec\":{\"plain\":{\"x\":\"y\"},\"deep\":{\"k\":[1,7]}}}", NULL, deep);
+    sch_free(s);
 }
 
 /* A status write judged in its status alone: the same tree and causes as
