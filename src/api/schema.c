@@ -697,6 +697,12 @@ static void prune_meta(struct prune_ctx *p, json_t *meta)
 
 static void descend(struct prune_ctx *p, const struct sch *s, json_t *v, const char *key)
 {
+    /* The path is built only for a caller told of what goes: the store's
+     * own pruning of every write is not. */
+    if (!p->fn) {
+        prune_node(p, s, v, false);
+        return;
+    }
     size_t mark = p->path.len;
     if (mark)
         sb_addch(&p->path, '.');
@@ -746,7 +752,8 @@ static void prune_node(struct prune_ctx *p, const struct sch *s, json_t *v, bool
         json_array_foreach(v, i, el)
         {
             size_t mark = p->path.len;
-            sb_addf(&p->path, "[%zu]", i);
+            if (p->fn)
+                sb_addf(&p->path, "[%zu]", i);
             prune_node(p, s->items, el, false);
             sb_truncate(&p->path, mark);
         }
