@@ -77,6 +77,7 @@ struct sch {
     size_t nall, nany, none;
     struct rule *rules;
     size_t nrules;
+    bool rules_below; /* rules here or in what the CEL pass descends into */
 };
 
 /* ---- small helpers ----------------------------------------------------------------------------
@@ -544,6 +545,12 @@ static struct sch *compile_node(struct comp *c, const json_t *j, int where)
         err_restore(c->e, m);
     }
     compile_rules(c, s, json_object_get(j, "x-kubernetes-validations"));
+    s->rules_below = s->nrules > 0 || (s->additional && s->additional->rules_below) ||
+                     (s->items && s->items->rules_below);
+    for (size_t i = 0; i < s->nprops; i++)
+        s->rules_below |= s->props[i].s && s->props[i].s->rules_below;
+    for (size_t i = 0; i < s->nall; i++)
+        s->rules_below |= s->all_of[i] && s->all_of[i]->rules_below;
     c->depth--;
     return s;
 }
@@ -649,6 +656,7 @@ struct prune_ctx {
     sch_pruned_fn fn;
     void *arg;
     struct sb path;
+    const char *only; /* the root's one field to prune (sch_admit_status), or NULL: all */
 };
 
 static void report(struct prune_ctx *p, const char *key)
@@ -689,6 +697,12 @@ static void prune_meta(struct prune_ctx *p, json_t *meta)
 
 static void descend(struct prune_ctx *p, const struct sch *s, json_t *v, const char *key)
 {
+    /* The path is built only for a caller told of what goes: the store's
+     * own pruning of every write is not. */
+    if (!p->fn) {
+        prune_node(p, s, v, false);
+        return;
+    }
     size_t mark = p->path.len;
     if (mark)
         sb_addch(&p->path, '.');
@@ -700,11 +714,14 @@ static void descend(struct prune_ctx *p, const struct sch *s, json_t *v, const c
 static void prune_object(struct prune_ctx *p, const struct sch *s, json_t *o, bool root)
 {
     bool resource = root || s->embedded;
+    const char *only = root ? p->only : NULL;
     const char *k;
     json_t *v;
     void *tmp;
     json_object_foreach_safe(o, tmp, k, v)
     {
+        if (only && strcmp(k, only))
+            continue;
         if (resource && (!strcmp(k, "apiVersion") || !strcmp(k, "kind")))
             continue;
         if (resource && !strcmp(k, "metadata")) {
@@ -735,7 +752,8 @@ static void prune_node(struct prune_ctx *p, const struct sch *s, json_t *v, bool
         json_array_foreach(v, i, el)
         {
             size_t mark = p->path.len;
-            sb_addf(&p->path, "[%zu]", i);
+            if (p->fn)
+                sb_addf(&p->path, "[%zu]", i);
             prune_node(p, s->items, el, false);
             sb_truncate(&p->path, mark);
         }
@@ -744,7 +762,7 @@ static void prune_node(struct prune_ctx *p, const struct sch *s, json_t *v, bool
 
 void sch_prune(const struct sch *s, json_t *doc, sch_pruned_fn fn, void *arg)
 {
-    struct prune_ctx p = {fn, arg, SB_INIT};
+    struct prune_ctx p = {fn, arg, SB_INIT, NULL};
     prune_node(&p, s, doc, true);
     sb_release(&p.path);
 }
@@ -759,23 +777,31 @@ static bool non_nullable_null(const json_t *v, const struct sch *s)
     return json_is_null(v) && s && !s->nullable;
 }
 
+/* The defaults of object v's properties; only: of that one alone, or NULL. */
+static void default_props(const struct sch *s, json_t *v, const char *only)
+{
+    for (size_t i = 0; i < s->nprops; i++) {
+        const struct sch *ps = s->props[i].s;
+        const char *k = s->props[i].name;
+        if (only && strcmp(k, only))
+            continue;
+        json_t *cur = json_object_get(v, k);
+        if ((!cur || non_nullable_null(cur, ps)) && ps->def)
+            json_object_set_new(v, k, json_deep_copy(ps->def));
+        else if (cur && non_nullable_null(cur, ps))
+            json_object_del(v, k);
+        cur = json_object_get(v, k);
+        if (cur)
+            default_node(ps, cur);
+    }
+}
+
 static void default_node(const struct sch *s, json_t *v)
 {
     if (!s)
         return;
     if (json_is_object(v)) {
-        for (size_t i = 0; i < s->nprops; i++) {
-            const struct sch *ps = s->props[i].s;
-            const char *k = s->props[i].name;
-            json_t *cur = json_object_get(v, k);
-            if ((!cur || non_nullable_null(cur, ps)) && ps->def)
-                json_object_set_new(v, k, json_deep_copy(ps->def));
-            else if (cur && non_nullable_null(cur, ps))
-                json_object_del(v, k);
-            cur = json_object_get(v, k);
-            if (cur)
-                default_node(ps, cur);
-        }
+        default_props(s, v, NULL);
         if (s->additional) {
             const char *k;
             json_t *cur;
@@ -815,8 +841,9 @@ void sch_default(const struct sch *s, json_t *doc)
 struct val {
     struct err *e;
     long budget;
-    bool type_error; /* a type error: the CEL rules are then not run */
-    bool cel;        /* the CEL pass */
+    bool type_error;  /* a type error: the CEL rules are then not run */
+    bool cel;         /* the CEL pass */
+    const char *only; /* the root's one property to descend into (sch_admit_status), or NULL */
 };
 
 /* A cause at the current path. */
@@ -1133,6 +1160,9 @@ static void check_array(struct val *c, const struct sch *s, const json_t *v)
 
 static void check_object(struct val *c, const struct sch *s, const json_t *v)
 {
+    /* only holds at the root: what it descends into sees the whole value. */
+    const char *only = c->only;
+    c->only = NULL;
     size_t n = json_object_size(v);
     if (s->min_props >= 0 && (int64_t)n < s->min_props) {
         cause(c, "Invalid value: %zu: %s in body should have at least %lld properties", n, here(c),
@@ -1145,7 +1175,7 @@ static void check_object(struct val *c, const struct sch *s, const json_t *v)
     }
     for (size_t i = 0; i < s->nprops; i++) {
         const json_t *pv = json_object_get(v, s->props[i].name);
-        if (!pv)
+        if (!pv || (only && strcmp(s->props[i].name, only)))
             continue;
         size_t m = err_push_field(c->e, s->props[i].name);
         validate_node(c, s->props[i].s, pv);
@@ -1177,7 +1207,7 @@ static bool passes(struct val *c, const struct sch *s, const json_t *v)
     err_init(&e);
     snprintf(e.path, sizeof(e.path), "%s", c->e->path);
     e.path_len = c->e->path_len;
-    struct val sub = {&e, c->budget, false, false};
+    struct val sub = {&e, c->budget, false, false, NULL};
     validate_node(&sub, s, v);
     return e.ncauses + e.ndropped == 0;
 }
@@ -1329,7 +1359,8 @@ static const json_t *old_map_item(const struct sch *s, const json_t *ol, const j
  * field name, and by key in map lists (other lists have no old values). */
 static void cel_node(struct val *c, const struct sch *s, const json_t *v, const json_t *old)
 {
-    if (!s || !v || json_is_null(v))
+    /* Most of a large schema (a pod template's) has no rule: not walked. */
+    if (!s || !s->rules_below || !v || json_is_null(v))
         return;
     if (json_is_object(v)) {
         for (size_t i = 0; i < s->nprops; i++) {
@@ -1366,10 +1397,13 @@ static void cel_node(struct val *c, const struct sch *s, const json_t *v, const 
     run_rules(c, s, v, old);
 }
 
-int sch_validate(const struct sch *s, const json_t *doc, const json_t *old, struct err *e)
+/* sch_validate, with the root's properties other than only (when not
+ * NULL) taken as valid. */
+static int validate_doc(const struct sch *s, const json_t *doc, const json_t *old, const char *only,
+                        struct err *e)
 {
     unsigned before = e->ncauses + e->ndropped;
-    struct val c = {e, CEL_OBJECT_BUDGET, false, false};
+    struct val c = {e, CEL_OBJECT_BUDGET, false, false, only};
     validate_node(&c, s, doc);
     if (c.type_error) {
         size_t m = e->path_len;
@@ -1385,4 +1419,26 @@ int sch_validate(const struct sch *s, const json_t *doc, const json_t *old, stru
     if (e->ncauses + e->ndropped == before)
         return 0;
     return e->code = ERR_INVALID;
+}
+
+int sch_validate(const struct sch *s, const json_t *doc, const json_t *old, struct err *e)
+{
+    return validate_doc(s, doc, old, NULL, e);
+}
+
+int sch_admit_status(const struct sch *s, json_t *doc, const json_t *old, struct err *e)
+{
+    /* A root with additionalProperties or with no properties of its own
+     * cannot say which of doc's fields are status: the whole way then. */
+    if (s->additional || !prop_of(s, "status")) {
+        sch_prune(s, doc, NULL, NULL);
+        sch_default(s, doc);
+        return sch_validate(s, doc, old, e);
+    }
+    struct prune_ctx p = {NULL, NULL, SB_INIT, "status"};
+    prune_node(&p, s, doc, true);
+    sb_release(&p.path);
+    if (json_is_object(doc))
+        default_props(s, doc, "status");
+    return validate_doc(s, doc, old, "status", e);
 }

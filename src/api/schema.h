@@ -61,6 +61,18 @@ void sch_default(const struct sch *s, json_t *doc);
 CU_MUST_CHECK int sch_validate(const struct sch *s, const json_t *doc, const json_t *old,
                                struct err *e);
 
+/* sch_prune, sch_default and sch_validate in turn, for an update through
+ * the status subresource: every top-level field of doc but status is
+ * old's, and old is an object this schema pruned, defaulted and validated
+ * (the caller knows it: same schema, unchanged since). So only status is
+ * pruned and defaulted, and the value checks descend only into status;
+ * the root's own checks and the x-kubernetes-validations rules (which may
+ * read any part, and oldSelf) run as sch_validate runs them. The result,
+ * the causes and their order are those of the three calls, as an
+ * unchanged part that passed cannot fail the same checks again. */
+CU_MUST_CHECK int sch_admit_status(const struct sch *s, json_t *doc, const json_t *old,
+                                   struct err *e);
+
 /* The sub-schema at a dotted path from the root ("spec.replicas",
  * "status"), as written; NULL when the schema does not specify it. */
 const json_t *sch_json_at(const struct sch *s, const char *path);

@@ -50,16 +50,26 @@ static int admit_crd(json_t *doc, const json_t *old, struct err *e)
 
 /* An object of a CRD's kind, by its schema: unknown fields go (the server
  * reported them already, as fieldValidation asked), defaults are applied,
- * then the schema's rules. */
+ * then the schema's rules. A status write of an object this schema
+ * admitted as stored is judged in its status alone (sch_admit_status):
+ * the rest cannot change and passed already. */
 static int admit_custom(const struct store_resource *r, json_t *doc, const json_t *old,
-                        struct err *e)
+                        struct store__views *v, struct err *e)
 {
     const struct sch *s = r->crd_version ? r->crd_version->schema : NULL;
     if (!s)
         return 0;
-    sch_prune(s, doc, NULL, NULL);
-    sch_default(s, doc);
-    return sch_validate(s, doc, old, e);
+    int rc;
+    if (old && v && v->status && v->old_schema == s) {
+        rc = sch_admit_status(s, doc, old, e);
+    } else {
+        sch_prune(s, doc, NULL, NULL);
+        sch_default(s, doc);
+        rc = sch_validate(s, doc, old, e);
+    }
+    if (v)
+        v->schema = s;
+    return rc;
 }
 
 int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *old,
@@ -72,7 +82,7 @@ int store__admit_api(const struct store_resource *r, json_t *doc, const json_t *
         return rc;
     if (!strcmp(r->key, STORE_CRD_KEY))
         return admit_crd(doc, old, e);
-    rc = admit_custom(r, doc, old, e);
+    rc = admit_custom(r, doc, old, v, e);
     if (rc)
         return rc;
     dflt_object(doc);

@@ -531,6 +531,7 @@ struct wc_entry {
     uint64_t rv;
     json_t *doc;
     struct api_object *view; /* owned, or NULL */
+    const void *schema;      /* the schema that admitted doc (store__views), or NULL */
     unsigned slot;           /* its key's place in wc_ring */
 };
 
@@ -559,9 +560,10 @@ static void wc_drop(struct store *s, const char *key)
     wc_entry_free(en);
 }
 
-/* doc's entry (view: doc's view or NULL, consumed). */
+/* doc's entry (view: doc's view or NULL, consumed; schema: the one that
+ * admitted doc, or NULL). */
 static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc,
-                   struct api_object *view)
+                   struct api_object *view, const void *schema)
 {
     struct wc_entry *en = map_get(&s->wcache, key);
     if (en) {
@@ -569,6 +571,7 @@ static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc,
         api_object_free(en->view);
         en->doc = json_incref(doc);
         en->view = view;
+        en->schema = schema;
         en->rv = rv;
         return;
     }
@@ -576,7 +579,7 @@ static void wc_put(struct store *s, const char *key, uint64_t rv, json_t *doc,
     if (s->wc_ring[slot])
         wc_drop(s, s->wc_ring[slot]);
     en = xmalloc(sizeof(*en));
-    *en = (struct wc_entry){rv, json_incref(doc), view, slot};
+    *en = (struct wc_entry){rv, json_incref(doc), view, schema, slot};
     s->wc_ring[slot] = xstrdup(key);
     map_put(&s->wcache, key, en);
 }
@@ -599,14 +602,14 @@ static void wc_commit(struct store *s)
             api_object_free(view);
             wc_drop(s, key);
         } else {
-            wc_put(s, key, c->ev->rv, c->obj, view);
+            wc_put(s, key, c->ev->rv, c->obj, view, c->schema);
         }
     }
 }
 
-/* The typed view the writer's cache keeps with cur, when cur is its tree. */
-static const struct api_object *wc_view(struct store *s, const struct store_resource *r,
-                                        const json_t *cur)
+/* The writer's cache's entry of cur, when cur is its tree, or NULL. */
+static const struct wc_entry *wc_of(struct store *s, const struct store_resource *r,
+                                    const json_t *cur)
 {
     const char *name = api_doc_meta_str(cur, "name");
     if (!name)
@@ -614,7 +617,7 @@ static const struct api_object *wc_view(struct store *s, const struct store_reso
     char key[1024];
     wc_key(key, sizeof(key), r, api_doc_meta_str(cur, "namespace"), name);
     struct wc_entry *en = map_get(&s->wcache, key);
-    return en && en->doc == cur ? en->view : NULL;
+    return en && en->doc == cur ? en : NULL;
 }
 
 static void wc_release(struct store *s)
@@ -744,6 +747,7 @@ static void pending_add(struct store *s, enum store_event_type type, const struc
     c->ns = api_doc_meta_str(c->obj, "namespace");
     c->ev_obj = NULL;
     c->view = NULL;
+    c->schema = NULL;
 }
 
 /* A reference to the text of the open transaction's change number at. */
@@ -2659,9 +2663,10 @@ static int check_namespace(struct store *s, const struct store_resource *r, cons
 }
 
 /* Build the document to store from a create request (everything that needs
- * no lock). *out owned. */
+ * no lock). *out owned; *schema: the one that admitted it, or NULL. */
 static int prepare_create(struct store *s, const struct store_resource *r, const char *ns,
-                          const json_t *obj, bool given, json_t **out, struct err *e)
+                          const json_t *obj, bool given, json_t **out, const void **schema,
+                          struct err *e)
 {
     *out = NULL;
     if (!json_is_object(obj))
@@ -2740,12 +2745,15 @@ static int prepare_create(struct store *s, const struct store_resource *r, const
         default_namespace(doc, name);
     else if (!strcmp(r->key, "jobs.batch"))
         default_job(doc, uid, name);
-    rc = s->admit(r, doc, NULL, NULL, e);
+    struct store__views views = {0};
+    rc = s->admit(r, doc, NULL, &views, e);
+    api_object_free(views.doc);
     if (rc) {
         json_decref(doc);
         return rc;
     }
     *out = doc;
+    *schema = views.schema;
     return 0;
 }
 
@@ -2776,8 +2784,9 @@ static void regenerate_name(json_t *doc)
 struct create_op {
     struct wop base;
     const struct store_resource *r;
-    const char *ns; /* "" for cluster-scoped */
-    json_t *doc;    /* the object to store (the caller's) */
+    const char *ns;     /* "" for cluster-scoped */
+    json_t *doc;        /* the object to store (the caller's) */
+    const void *schema; /* the one that admitted doc (store__views), or NULL */
     bool generated, dry_run, shared_out, want_text;
     struct store_text *text; /* with want_text: what was written of doc */
 };
@@ -2819,6 +2828,7 @@ static int create_run(struct store *s, struct wop *op)
     rc = obj_put_as(s, c->r, c->doc, STORE_ADDED, true, NULL, c->shared_out, e);
     if (rc)
         return rc;
+    s->pending[at].schema = c->schema;
     if (c->want_text)
         c->text = change_text(s, at);
     rc = quotas_recount(s, c->r, c->ns, e);
@@ -2835,7 +2845,8 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
     /* Read before a given obj is defaulted (its name may be generated). */
     bool generated = !api_doc_meta_str(obj, "name") || !*api_doc_meta_str(obj, "name");
     json_t *doc;
-    int rc = prepare_create(s, r, ns, obj, opts && opts->obj_given, &doc, e);
+    const void *schema = NULL;
+    int rc = prepare_create(s, r, ns, obj, opts && opts->obj_given, &doc, &schema, e);
     if (rc)
         return rc;
     *c = (struct create_op){
@@ -2843,6 +2854,7 @@ static int create_prep(struct store *s, const struct store_resource *r, const ch
         .r = r,
         .ns = r->namespaced ? api_doc_meta_str(doc, "namespace") : "",
         .doc = doc,
+        .schema = schema,
         .generated = generated,
         .dry_run = opts && opts->dry_run,
         .shared_out = opts && opts->shared_out,
@@ -3028,7 +3040,9 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
         return err_set(e, ERR_NOT_FOUND, "the server could not find the requested resource");
     }
     json_t *res = merge_update(r, cur, next, o->status, fresh);
-    struct store__views views = {wc_view(s, r, cur), NULL};
+    const struct wc_entry *en = wc_of(s, r, cur);
+    struct store__views views = {en ? en->view : NULL, en ? en->schema : NULL, o->status, NULL,
+                                 NULL};
     int rc = check_finalizers(cur, res, e);
     if (!rc)
         rc = s->admit(r, res, cur, &views, e);
@@ -3072,7 +3086,10 @@ static int apply_update(struct store *s, const struct store_resource *r, const j
     } else {
         rc = obj_put_as(s, r, res, STORE_MODIFIED, owners_changed, cur, o->shared_out, e);
         /* The view goes with the tree the change (obj_put_as added it last)
-         * gives the cache, when that tree is res itself, the view's own. */
+         * gives the cache, when that tree is res itself, the view's own;
+         * the schema with either tree: a copy holds what it admitted. */
+        if (!rc)
+            s->pending[s->npending - 1].schema = views.schema;
         if (!rc && o->shared_out)
             s->pending[s->npending - 1].view = views.doc;
         else

@@ -22,7 +22,13 @@ struct sqlite3;
 /* Typed views an admission may reuse and leave behind (v may be NULL). */
 struct store__views {
     const struct api_object *old; /* in: old decoded (borrowed), or NULL: decode it */
-    struct api_object *doc;       /* out: doc decoded as admitted (owned), or NULL */
+    /* in: the schema (of a CRD's kind) that admitted old as it is, or NULL:
+     * unknown. With status set and the resource's schema the same one,
+     * only doc's status is judged by the schema: the rest is old's. */
+    const void *old_schema;
+    bool status;            /* in: doc is old but for its status */
+    struct api_object *doc; /* out: doc decoded as admitted (owned), or NULL */
+    const void *schema;     /* out: the schema that admitted doc, or NULL */
 };
 
 /* Default and validate doc (a create when old is NULL, else an update of
@@ -237,6 +243,7 @@ struct store__change {
     struct store__evrec *ev_obj; /* ev with obj, made for the first shared watcher, or NULL */
     struct api_object *view;     /* obj's typed view for the writer's cache (owned), or NULL;
                                   * taken by the cache before the change is published */
+    const void *schema;          /* the schema that admitted obj (store__views), or NULL */
 };
 
 struct store__hub;

@@ -270,6 +270,97 @@ static void test_sch_rules(void **state)
              "{\"spec\":{\"a\":1,\"b\":2,\"name\":\"x\",\"items\":[{\"k\":\"x\",\"v\":5}]}}",
              trans);
     sch_free(s);
+    /* A rule deep under nodes that have none, reached through allOf,
+     * additionalProperties and items, is found and run. */
+    s = compile(
+        "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{"
+        "\"plain\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}},"
+        "\"deep\":{\"type\":\"object\",\"allOf\":[{\"additionalProperties\":{"
+        "\"type\":\"array\",\"items\":{\"type\":\"integer\",\"x-kubernetes-validations\":"
+        "[{\"rule\":\"self < 5\",\"message\":\"too big\"}]}}}]}}}}}");
+    static const char *const deep[] = {"spec.deep.k[1]: Invalid value: \"integer\": too big", NULL};
+    validate(s, "{\"spec\":{\"plain\":{\"x\":\"y\"},\"deep\":{\"k\":[1,7]}}}", NULL, deep);
+    sch_free(s);
+}
+
+/* A status write judged in its status alone: the same tree and causes as
+ * pruning, defaulting and validating the whole object, root rules (which
+ * read spec too) and transition rules included. */
+static void test_sch_admit_status(void **state)
+{
+    struct sch *s =
+        compile("{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{"
+                "\"spec\":{\"type\":\"object\",\"properties\":{\"max\":{\"type\":\"integer\"},"
+                "\"mode\":{\"type\":\"string\",\"default\":\"A\",\"enum\":[\"A\",\"B\"]}}},"
+                "\"status\":{\"type\":\"object\",\"default\":{},\"properties\":{"
+                "\"phase\":{\"type\":\"string\",\"default\":\"Pending\",\"maxLength\":8},"
+                "\"n\":{\"type\":\"integer\",\"minimum\":0},"
+                "\"owner\":{\"type\":\"string\",\"x-kubernetes-validations\":[{\"rule\":"
+                "\"self == oldSelf\",\"message\":\"owner is immutable\"}]}}}},"
+                "\"x-kubernetes-validations\":[{\"rule\":\"!has(self.status.n) || self.status.n <= "
+                "self.spec.max\",\"message\":\"n above max\"}]}");
+    const char *old = "{\"apiVersion\":\"x/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},"
+                      "\"spec\":{\"max\":3,\"mode\":\"A\"},\"status\":{\"phase\":\"Pending\","
+                      "\"owner\":\"a\"}}";
+    static const char *const writes[] = {
+        /* valid, with a field to prune and a default to apply */
+        "{\"apiVersion\":\"x/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},\"spec\":{\"max\":3,"
+        "\"mode\":\"A\"},\"status\":{\"n\":2,\"owner\":\"a\",\"bogus\":1}}",
+        /* bad in status, and against the root's rule and a transition rule */
+        "{\"apiVersion\":\"x/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},\"spec\":{\"max\":3,"
+        "\"mode\":\"A\"},\"status\":{\"phase\":\"Terminating\",\"n\":4,\"owner\":\"b\"}}",
+        /* a negative count: a type-level error, so no rule runs */
+        "{\"apiVersion\":\"x/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},\"spec\":{\"max\":3,"
+        "\"mode\":\"A\"},\"status\":{\"n\":\"x\"}}",
+        /* status removed: the root's default for it */
+        "{\"apiVersion\":\"x/v1\",\"kind\":\"K\",\"metadata\":{\"name\":\"n\"},\"spec\":{\"max\":3,"
+        "\"mode\":\"A\"}}",
+        NULL};
+    static const char *const bad[] = {"status.phase: Too long: may not be more than 8 bytes",
+                                      "status.owner: Invalid value: \"string\": owner is immutable",
+                                      ": Invalid value: \"object\": n above max", NULL};
+    static const char *const none[] = {NULL};
+    const char *const *want[] = {none, bad, NULL, none};
+    json_t *o = parse(old);
+    for (size_t i = 0; writes[i]; i++) {
+        json_t *whole = parse(writes[i]);
+        struct err ew;
+        err_init(&ew);
+        sch_prune(s, whole, NULL, NULL);
+        sch_default(s, whole);
+        int rw = sch_validate(s, whole, o, &ew);
+        json_t *doc = parse(writes[i]);
+        struct err e;
+        err_init(&e);
+        int rc = sch_admit_status(s, doc, o, &e);
+        assert_int_equal(rc, rw);
+        if (!json_equal(doc, whole))
+            fail_msg("write %zu: got %s", i, json_dumps(doc, JSON_COMPACT));
+        assert_int_equal(e.ncauses, ew.ncauses);
+        for (unsigned k = 0; k < e.ncauses; k++) {
+            assert_string_equal(e.causes[k].field, ew.causes[k].field);
+            assert_string_equal(e.causes[k].message, ew.causes[k].message);
+        }
+        if (want[i])
+            assert_causes(&e, want[i]);
+        else
+            assert_int_equal(rc, ERR_INVALID);
+        json_decref(doc);
+        json_decref(whole);
+    }
+    /* The rest is taken as old's, as admitted: not pruned, defaulted or
+     * checked again (the caller vouches for it). */
+    json_t *doc = parse("{\"spec\":{\"max\":3,\"mode\":\"C\",\"extra\":1},\"status\":{}}");
+    struct err e;
+    err_init(&e);
+    assert_int_equal(sch_admit_status(s, doc, o, &e), 0);
+    json_t *kept = parse("{\"spec\":{\"max\":3,\"mode\":\"C\",\"extra\":1},\"status\":{\"phase\":"
+                         "\"Pending\"}}");
+    assert_true(json_equal(doc, kept));
+    json_decref(kept);
+    json_decref(doc);
+    json_decref(o);
+    sch_free(s);
 }
 
 static void compile_fails(const char *schema, const char *const *want)
@@ -370,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_sch_prune),
         cmocka_unit_test(test_sch_default),
         cmocka_unit_test(test_sch_rules),
+        cmocka_unit_test(test_sch_admit_status),
         cmocka_unit_test(test_sch_compile_structural),
         cmocka_unit_test(test_sch_unsupported_rule),
     };

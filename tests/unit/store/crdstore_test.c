@@ -175,6 +175,69 @@ static void test_crd_serves_its_kind(void **state)
     tstore_free(t);
 }
 
+/* A status write's status is judged by the schema; the rest of the object,
+ * unchanged, is judged again only when the schema is not the one that
+ * admitted it (no ratcheting: a newer schema that refuses the stored spec
+ * refuses the status write too). */
+static void test_crd_status_write_schema(void **state)
+{
+    struct tstore *t = tstore_new(0, 0);
+    json_decref(create(t->s, CRD(), NULL, WIDGET_CRD, 0));
+    const struct store_resource *w = store_lookup(t->s, "example.com", "v1", "widgets");
+    json_decref(create(t->s, w, "default", "{'metadata':{'name':'w1'},'spec':{'size':8}}", 0));
+    struct store_write_opts so = {.status = true, .shared_out = true};
+    static const char *const statuses[] = {
+        "{'metadata':{'name':'w1'},'status':{'ok':true}}",
+        "{'metadata':{'name':'w1'},'status':{'ok':false}}",
+        "{'metadata':{'name':'w1'},'status':{'ok':'x'}}",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        json_t *in = parse(statuses[i]);
+        json_t *out = NULL;
+        struct err e;
+        err_init(&e);
+        int rc = store_update(t->s, w, "default", "w1", in, &so, &out, &e);
+        if (i < 2) {
+            assert_int_equal(rc, 0);
+        } else {
+            assert_int_equal(rc, ERR_INVALID);
+            assert_int_equal(e.ncauses, 2); /* and the CEL rules' notice */
+            assert_string_equal(e.causes[0].field, "status.ok");
+            assert_string_equal(e.causes[0].message,
+                                "Invalid value: \"string\": status.ok in body must be of type "
+                                "boolean: \"string\"");
+        }
+        json_decref(out);
+        json_decref(in);
+    }
+    /* A newer schema allows a size of at most 5. */
+    json_t *crd = NULL;
+    struct err e;
+    err_init(&e);
+    assert_int_equal(store_get(t->s, CRD(), NULL, "widgets.example.com", &crd, &e), 0);
+    json_t *size = json_object_get(json_object_get(crd, "spec"), "versions");
+    static const char *const path[] = {"schema", "openAPIV3Schema", "properties",
+                                       "spec",   "properties",      "size"};
+    size = json_array_get(size, 0);
+    for (size_t i = 0; i < 6; i++)
+        size = json_object_get(size, path[i]);
+    json_object_set_new(size, "maximum", json_integer(5));
+    json_t *out = NULL;
+    assert_int_equal(store_update(t->s, CRD(), NULL, "widgets.example.com", crd, NULL, &out, &e),
+                     0);
+    json_decref(out);
+    json_decref(crd);
+    w = store_lookup(t->s, "example.com", "v1", "widgets");
+    json_t *in = parse(statuses[0]);
+    out = NULL;
+    assert_int_equal(store_update(t->s, w, "default", "w1", in, &so, &out, &e), ERR_INVALID);
+    assert_string_equal(e.causes[0].field, "spec.size");
+    assert_string_equal(e.causes[0].message,
+                        "Invalid value: 8: spec.size in body should be less than or equal to 5");
+    json_decref(in);
+    tstore_free(t);
+}
+
 /* A second CRD that wants names of the first in its group is stored, not
  * served: NamesAccepted False. */
 static void test_crd_names_conflict(void **state)
@@ -296,7 +359,7 @@ int main(void)
         cmocka_unit_test(test_crd_kueue_installed), cmocka_unit_test(test_crd_kueue_restored),
         cmocka_unit_test(test_crd_serves_its_kind), cmocka_unit_test(test_crd_names_conflict),
         cmocka_unit_test(test_crd_delete_cascades), cmocka_unit_test(test_crd_namespace_deletion),
-        cmocka_unit_test(test_crd_watch_by_key),
+        cmocka_unit_test(test_crd_watch_by_key),    cmocka_unit_test(test_crd_status_write_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
