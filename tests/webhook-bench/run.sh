@@ -59,7 +59,7 @@ while ! grep -q "webhooks served at" "$TMP/ctl.log"; do
 done
 WURL=$(grep -o "https://127.0.0.1:[0-9]*" "$TMP/ctl.log" | head -1)
 
-for kind in clusterqueue job workload; do
+for kind in clusterqueue job workload localqueue workload-default job-update jobset; do
     gen "$kind reviews at 20 connections: 500 answered, 200 and allowed, none failed" 0 \
         "^latency: 500 $kind reviews, 20 connections, .* 0 failed; client CPU" \
         "$WURL" --connections 20 --count 500 --kind "$kind"
@@ -82,7 +82,7 @@ gen "answers that are no admission: every review failed, exit 1" 1 \
     "^cueue bench webhook: 40 of 40 reviews failed, the first: HTTP [0-9]+, no \"allowed\"" \
     "$URL" --connections 4 --count 40 --kind workload
 
-gen "an unknown kind" 2 "unknown kind 'pod' \\(clusterqueue, job or workload\\)" "$WURL" --kind pod
+gen "an unknown kind" 2 "unknown kind 'pod' \\(clusterqueue, job, workload, localqueue, workload-default, job-update or jobset\\)" "$WURL" --kind pod
 gen "a URL that is no https://HOST:PORT" 2 "'http://127.0.0.1:1' is no https://HOST:PORT" http://127.0.0.1:1
 gen "a bad count" 2 "--count must be a positive integer, got '0'" "$WURL" --count 0
 stop_server "$CTL"
