@@ -1426,15 +1426,19 @@ int sch_validate(const struct sch *s, const json_t *doc, const json_t *old, stru
     return validate_doc(s, doc, old, NULL, e);
 }
 
+int sch_admit(const struct sch *s, json_t *doc, const json_t *old, struct err *e)
+{
+    sch_prune(s, doc, NULL, NULL);
+    sch_default(s, doc);
+    return sch_validate(s, doc, old, e);
+}
+
 int sch_admit_status(const struct sch *s, json_t *doc, const json_t *old, struct err *e)
 {
     /* A root with additionalProperties or with no properties of its own
      * cannot say which of doc's fields are status: the whole way then. */
-    if (s->additional || !prop_of(s, "status")) {
-        sch_prune(s, doc, NULL, NULL);
-        sch_default(s, doc);
-        return sch_validate(s, doc, old, e);
-    }
+    if (s->additional || !prop_of(s, "status"))
+        return sch_admit(s, doc, old, e);
     struct prune_ctx p = {NULL, NULL, SB_INIT, "status"};
     prune_node(&p, s, doc, true);
     sb_release(&p.path);

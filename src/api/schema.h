@@ -61,6 +61,10 @@ void sch_default(const struct sch *s, json_t *doc);
 CU_MUST_CHECK int sch_validate(const struct sch *s, const json_t *doc, const json_t *old,
                                struct err *e);
 
+/* sch_prune (reporting nothing), sch_default and sch_validate in turn: an
+ * object of the schema's kind as the API server admits it. */
+CU_MUST_CHECK int sch_admit(const struct sch *s, json_t *doc, const json_t *old, struct err *e);
+
 /* sch_prune, sch_default and sch_validate in turn, for an update through
  * the status subresource: every top-level field of doc but status is
  * old's, and old is an object this schema pruned, defaulted and validated

@@ -273,9 +273,7 @@ int val_crd_object(json_t *doc, const json_t *old, struct err *e)
     if (!s)
         return ERR_UNSUPPORTED;
     int rc = val_unknown_fields(doc, e);
-    sch_prune(s, doc, NULL, NULL);
-    sch_default(s, doc);
-    if (sch_validate(s, doc, old, e))
+    if (sch_admit(s, doc, old, e))
         rc = ERR_INVALID;
     if (rc && !e->object[0])
         api_doc_err_object(doc, e);

@@ -59,14 +59,8 @@ static int admit_custom(const struct store_resource *r, json_t *doc, const json_
     const struct sch *s = r->crd_version ? r->crd_version->schema : NULL;
     if (!s)
         return 0;
-    int rc;
-    if (old && v && v->status && v->old_schema == s) {
-        rc = sch_admit_status(s, doc, old, e);
-    } else {
-        sch_prune(s, doc, NULL, NULL);
-        sch_default(s, doc);
-        rc = sch_validate(s, doc, old, e);
-    }
+    int rc = old && v && v->status && v->old_schema == s ? sch_admit_status(s, doc, old, e)
+                                                         : sch_admit(s, doc, old, e);
     if (v)
         v->schema = s;
     return rc;
