@@ -438,8 +438,7 @@ static void observe(struct rt *r, const json_t *obj, bool modified)
     pthread_mutex_lock(&r->mu);
     json_decref(r->seen[idx - 1]);
     r->seen[idx - 1] = copy;
-    if (!finished && api_status_condition_true(obj, "QuotaReserved") &&
-        api_status_condition_true(obj, "Evicted")) {
+    if (holds && api_status_condition_true(obj, "Evicted")) {
         due_push(r, (struct due){t, idx - 1, w->gen, true});
         pthread_cond_broadcast(&r->cv);
     }
