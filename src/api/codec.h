@@ -73,4 +73,9 @@ void codec_write_yaml(const json_t *v, struct sb *out);
  * in insertion order. Appends to out. */
 void codec_write_json(const json_t *v, bool pretty, struct sb *out);
 
+/* Have jansson keep each thread's freed small nodes for its next tree
+ * (codec_mem.c says why). Once, before the threads start; the process's
+ * trees may be freed by any thread before and after. */
+void codec_mem_install(void);
+
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/codec.h"
 #include "cli/cli.h"
 #include "node/sandbox.h"
 
@@ -47,6 +48,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    codec_mem_install();
     /* Run as a kubectl plugin (kubectl kueue ...). */
     const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
     base = base ? base + 1 : argc > 0 ? argv[0] : "";

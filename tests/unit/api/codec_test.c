@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1300,6 +1301,99 @@ static void test_write_round_trip_examples(void **state)
     }
 }
 
+/* ---- codec_mem: the per-thread node lists ---------------------------------------------- */
+
+#define MEM_TREES 200
+
+/* A document whose strings and objects take every size of node the lists
+ * keep and some they do not (up to 600 bytes). */
+static char *mem_doc_text(void)
+{
+    struct sb b;
+    sb_init(&b);
+    sb_adds(&b, "{\"items\":[");
+    for (int i = 0; i < 600; i += 7) {
+        sb_addf(&b, "%s{\"k%d\":\"", i ? "," : "", i);
+        for (int j = 0; j < i; j++)
+            sb_addch(&b, (char)('a' + (i + j) % 26));
+        sb_addf(&b, "\",\"n\":%d,\"o\":{\"x\":[%d,{\"y\":\"z\"}]}}", i, i);
+    }
+    sb_adds(&b, "]}");
+    return sb_take(&b);
+}
+
+static json_t *mem_parse(const char *text)
+{
+    json_t *v = NULL;
+    struct err e;
+    err_init(&e);
+    if (codec_parse_json(text, strlen(text), &v, &e))
+        fail_msg("%s", e.message);
+    return v;
+}
+
+struct mem_peer {
+    json_t **trees; /* the other thread's, to free here */
+    const char *text;
+    const char *want; /* the tree written back compactly */
+    int bad;
+};
+
+/* Frees the trees another thread built, then builds and checks its own
+ * from what that left in this thread's lists, and ends (its lists go). */
+static void *mem_peer_run(void *arg)
+{
+    struct mem_peer *p = arg;
+    for (int i = 0; i < MEM_TREES; i++)
+        json_decref(p->trees[i]);
+    for (int round = 0; round < 3; round++) {
+        json_t *mine[MEM_TREES];
+        for (int i = 0; i < MEM_TREES; i++)
+            mine[i] = mem_parse(p->text);
+        for (int i = 0; i < MEM_TREES; i++) {
+            char *got = json_dumps(mine[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
+            p->bad += !got || strcmp(got, p->want);
+            free(got);
+            json_decref(mine[i]);
+        }
+    }
+    return NULL;
+}
+
+/* Trees built from reused nodes are the trees parsed from fresh memory,
+ * whichever thread freed the nodes, and a thread's end loses nothing. */
+static void test_mem_reuse_across_threads(void **state)
+{
+    (void)state;
+    char *text = mem_doc_text();
+    json_t *ref = mem_parse(text);
+    char *want = json_dumps(ref, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(ref);
+    codec_mem_install();
+    json_t *trees[MEM_TREES];
+    for (int i = 0; i < MEM_TREES; i++)
+        trees[i] = mem_parse(text);
+    struct mem_peer p = {trees, text, want, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, mem_peer_run, &p), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(p.bad, 0);
+    /* This thread's own lists, filled and emptied in turn. */
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < MEM_TREES; i++)
+            trees[i] = mem_parse(text);
+        for (int i = 0; i < MEM_TREES; i++) {
+            char *got = json_dumps(trees[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
+            assert_non_null(got);
+            assert_string_equal(got, want);
+            free(got);
+            json_decref(trees[i]);
+        }
+    }
+    free(want);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1337,6 +1431,7 @@ int main(void)
         cmocka_unit_test(test_write_json),
         cmocka_unit_test(test_write_round_trip_random),
         cmocka_unit_test(test_write_round_trip_examples),
+        cmocka_unit_test(test_mem_reuse_across_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
