@@ -121,6 +121,8 @@ void codec_mem_install(void)
 
 /* Under AddressSanitizer every node goes back to malloc at once, so that a
  * use after free is caught. */
-void codec_mem_install(void) {}
+void codec_mem_install(void)
+{
+}
 
 #endif

@@ -379,6 +379,9 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
         }
         if (w)
             wl_batch_release(&b);
+        /* The slice's Events too: held to the round's end, a deep
+         * backlog's would all be in memory at once. */
+        ctl_flush_events(c);
     }
     free(pw);
 }
