@@ -13,7 +13,9 @@
 #include "controller/visibility.h"
 
 #define MAX_CYCLES_PER_ROUND 256
-#define PENDING_WRITES_PER_BATCH 1024
+/* Workload status writes committed together at most: each holds an err
+ * (14 KB), its result and its Events until its slice is done. */
+#define WRITES_PER_BATCH 1024
 
 /* ---- workload status writers ------------------------------------------------------ */
 
@@ -131,6 +133,70 @@ static void replace_slice(struct ctl *c, const json_t *o, const struct admit_wri
     free(msg);
 }
 
+/* What follows the write w of admission p: the cache, metrics, Events. */
+static void admitted_one(struct ctl *c, struct admit_write *p, struct ac_write *w, int64_t now)
+{
+    const char *cq = p->h.op.cq;
+    enum eng_admitted_cond adm_cond = p->h.op.admitted;
+    const json_t *o;
+    if (w->rc) {
+        if (w->rc != ERR_NOT_FOUND)
+            ctl_log_err("status update", w->e);
+        resync_wl(c, p->h.wl);
+        const json_t *old = p->old_ns ? ctl_get(c, CK_WL, p->old_ns, p->old_name) : NULL;
+        if (old) /* the engine let the slice go with its replacement's admission */
+            ctl_feed_engine(c, CK_WL, old, false);
+    } else {
+        ctl_observe(c, CK_WL, w->out);
+    }
+    if (!w->rc && (o = ctl_get(c, CK_WL, p->h.ns, p->h.name))) {
+        double wait = (double)(now - p->queued) / 1000.0;
+        const char *pc = ctl_priority_class(o), *lq = jstr(json_object_get(o, "spec"), "queueName");
+        const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
+        /* As Kueue's recordQuotaReservationMetrics: a second pass
+         * places a reservation counted before. */
+        if (!p->was_reserved) {
+            ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
+            ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv,
+                                wait < 0 ? 0 : wait, 14);
+        }
+        if (lq && !p->was_reserved) {
+            const char *lkv[] = {"name", lq, "namespace", p->h.ns, "priority_class", pc, NULL};
+            ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
+            ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
+                                wait < 0 ? 0 : wait, 14);
+        }
+        if (adm_cond == ENG_ADMITTED_TRUE)
+            ctl_report_admitted(c, o, 0);
+        if (ctl_logging(c)) {
+            json_t *x = explain_decision(
+                c->eng, p->h.wl, adm_cond == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved", now);
+            json_object_set_new(x, "waitMilliseconds",
+                                json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
+            ctl_log(c, x);
+        }
+        if (!p->was_reserved)
+            ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
+                      "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
+                      wait < 0 ? 0 : wait);
+        if (adm_cond == ENG_ADMITTED_TRUE)
+            ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
+                      "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
+        if (p->old_ns) {
+            json_t *held = json_incref((json_t *)o);
+            replace_slice(c, held, p, now);
+            json_decref(held);
+        }
+    }
+    free(p->old_ns);
+    free(p->old_name);
+    free(p->old_cq);
+    json_decref(p->h.op.admission);
+    free((char *)p->h.op.cq);
+    free(p->h.ns);
+    free(p->h.name);
+}
+
 /* The admissions of a cycle, written together (their store commits
  * shared); a write that fails feeds the engine the stored state again. */
 static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_t na, int64_t now)
@@ -139,9 +205,13 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
     size_t n = 0;
     for (size_t i = 0; i < na; i++) {
         struct eng_wl *wl = adm[i].wl;
-        const json_t *o = ctl_wl_obj(c, wl);
+        /* Read for this alone: a cycle over 1,000 ClusterQueues admits
+         * thousands, whose trees would otherwise last the round. */
+        struct ctl_entry *held;
+        const json_t *o = ctl_get_brief(c, CK_WL, eng_wl_namespace(wl), eng_wl_name(wl), &held);
         json_t *a = admission_json(c, wl);
         if (!o || !a) {
+            ctl_get_done(held, o);
             json_decref(a);
             continue;
         }
@@ -156,6 +226,7 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             if (tm_parse_rfc3339(since, &p->queued, &e))
                 p->queued = now;
         }
+        ctl_get_done(held, o);
         p->h.wl = wl;
         p->h.ns = xstrdup(eng_wl_namespace(wl));
         p->h.name = xstrdup(eng_wl_name(wl));
@@ -172,74 +243,17 @@ static void decide_admitted(struct ctl *c, const struct eng_admitted *adm, size_
             .cq = xstrdup(eng_wl_cluster_queue(wl) ? eng_wl_cluster_queue(wl) : ""),
             .now = now};
     }
-    struct wl_batch b;
-    wl_batch_run(c, &b, n, aw, sizeof(*aw));
-    struct ac_write *w = b.w;
-    for (size_t i = 0; i < n; i++) {
-        struct admit_write *p = &aw[i];
-        const char *cq = p->h.op.cq;
-        enum eng_admitted_cond adm_cond = p->h.op.admitted;
-        const json_t *o;
-        if (w[i].rc) {
-            if (w[i].rc != ERR_NOT_FOUND)
-                ctl_log_err("status update", w[i].e);
-            resync_wl(c, p->h.wl);
-            const json_t *old = p->old_ns ? ctl_get(c, CK_WL, p->old_ns, p->old_name) : NULL;
-            if (old) /* the engine let the slice go with its replacement's admission */
-                ctl_feed_engine(c, CK_WL, old, false);
-        } else {
-            ctl_observe(c, CK_WL, w[i].out);
-        }
-        if (!w[i].rc && (o = ctl_get(c, CK_WL, p->h.ns, p->h.name))) {
-            double wait = (double)(now - p->queued) / 1000.0;
-            const char *pc = ctl_priority_class(o),
-                       *lq = jstr(json_object_get(o, "spec"), "queueName");
-            const char *kv[] = {"cluster_queue", cq, "priority_class", pc, NULL};
-            /* As Kueue's recordQuotaReservationMetrics: a second pass
-             * places a reservation counted before. */
-            if (!p->was_reserved) {
-                ctl_count(c, "kueue_quota_reserved_workloads_total", kv);
-                ctl_observe_seconds(c, "kueue_quota_reserved_wait_time_seconds", kv,
-                                    wait < 0 ? 0 : wait, 14);
-            }
-            if (lq && !p->was_reserved) {
-                const char *lkv[] = {"name", lq, "namespace", p->h.ns, "priority_class", pc, NULL};
-                ctl_count(c, "kueue_local_queue_quota_reserved_workloads_total", lkv);
-                ctl_observe_seconds(c, "kueue_local_queue_quota_reserved_wait_time_seconds", lkv,
-                                    wait < 0 ? 0 : wait, 14);
-            }
-            if (adm_cond == ENG_ADMITTED_TRUE)
-                ctl_report_admitted(c, o, 0);
-            if (ctl_logging(c)) {
-                json_t *x = explain_decision(
-                    c->eng, p->h.wl, adm_cond == ENG_ADMITTED_TRUE ? "Admitted" : "QuotaReserved",
-                    now);
-                json_object_set_new(x, "waitMilliseconds",
-                                    json_integer(wait < 0 ? 0 : (json_int_t)(wait * 1000)));
-                ctl_log(c, x);
-            }
-            if (!p->was_reserved)
-                ctl_event(c, o, "Normal", "QuotaReserved", COMPONENT_ADMISSION,
-                          "Quota reserved in ClusterQueue %s, wait time since queued was %.0fs", cq,
-                          wait < 0 ? 0 : wait);
-            if (adm_cond == ENG_ADMITTED_TRUE)
-                ctl_event(c, o, "Normal", "Admitted", COMPONENT_ADMISSION,
-                          "Admitted by ClusterQueue %s, wait time since reservation was 0s", cq);
-            if (p->old_ns) {
-                json_t *held = json_incref((json_t *)o);
-                replace_slice(c, held, p, now);
-                json_decref(held);
-            }
-        }
-        free(p->old_ns);
-        free(p->old_name);
-        free(p->old_cq);
-        json_decref(p->h.op.admission);
-        free((char *)p->h.op.cq);
-        free(p->h.ns);
-        free(p->h.name);
+    /* Written a slice at a time, each slice's Events with it, so that what
+     * a write and its Events hold lasts one slice. */
+    for (size_t off = 0; off < n; off += WRITES_PER_BATCH) {
+        size_t k = n - off < WRITES_PER_BATCH ? n - off : WRITES_PER_BATCH;
+        struct wl_batch b;
+        wl_batch_run(c, &b, k, aw + off, sizeof(*aw));
+        for (size_t j = 0; j < k; j++)
+            admitted_one(c, &aw[off + j], &b.w[j], now);
+        wl_batch_release(&b);
+        ctl_flush_events(c);
     }
-    wl_batch_release(&b);
     free(aw);
 }
 
@@ -341,8 +355,8 @@ static void decide_pending(struct ctl *c, const struct eng_pending *pen, size_t 
      * tens of thousands of statuses, and a stop asked for meanwhile waits
      * for one slice, not for all of them (the rest are decided again at
      * the next start). */
-    for (size_t off = 0; off < n; off += PENDING_WRITES_PER_BATCH) {
-        size_t k = n - off < PENDING_WRITES_PER_BATCH ? n - off : PENDING_WRITES_PER_BATCH;
+    for (size_t off = 0; off < n; off += WRITES_PER_BATCH) {
+        size_t k = n - off < WRITES_PER_BATCH ? n - off : WRITES_PER_BATCH;
         struct wl_batch b = {0};
         if (!c->stop)
             wl_batch_run(c, &b, k, pw + off, sizeof(*pw));
