@@ -4,8 +4,8 @@
  * into some hundreds of small jansson nodes and frees them all once it has
  * answered. glibc keeps only seven freed chunks of a size per thread; the
  * rest go to its shared bins, and the next review pays for taking them back
- * (measured: a third of the controller's CPU in malloc and free at 200
- * connections, and the same reviews at a quarter less CPU with glibc's
+ * (measured: a quarter of the controller's CPU in malloc and free at 200
+ * connections, and the same reviews at a sixth less CPU with glibc's
  * tcache_count tunable raised). These lists keep a thread's freed nodes for
  * its next tree, as that tunable does, without asking the user to set it. */
 #include <jansson.h>
