@@ -11,7 +11,6 @@
 #include <jansson.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "api/codec.h"

@@ -206,11 +206,10 @@ static int event_raise_fn(json_t *obj, void *arg, struct err *e)
  * run's peak when they were written all at once). */
 #define EVENT_WRITES_PER_BATCH 256
 
-/* Write events [from, to) of creates (nc of them) then updates. */
-static void write_events(struct ac_client *c, json_t *creates, size_t nc, json_t *updates,
-                         size_t from, size_t to)
+/* Write events [from, to) of creates (nc of them) then updates, to r. */
+static void write_events(struct ac_client *c, const struct store_resource *r, json_t *creates,
+                         size_t nc, json_t *updates, size_t from, size_t to)
 {
-    const struct store_resource *r = store_resource_find("events");
     size_t n = to - from;
     struct ac_write w[EVENT_WRITES_PER_BATCH];
     struct err *errs = xmalloc(n * sizeof(*errs));
@@ -254,10 +253,11 @@ static void write_events(struct ac_client *c, json_t *creates, size_t nc, json_t
 void ac_write_events(struct ac_client *c, json_t *creates, json_t *updates)
 {
     size_t nc = json_array_size(creates), n = nc + json_array_size(updates);
-    if (!n || !store_resource_find("events"))
+    const struct store_resource *r = store_resource_find("events");
+    if (!n || !r)
         return;
     for (size_t off = 0; off < n; off += EVENT_WRITES_PER_BATCH)
-        write_events(c, creates, nc, updates, off,
+        write_events(c, r, creates, nc, updates, off,
                      n - off < EVENT_WRITES_PER_BATCH ? n : off + EVENT_WRITES_PER_BATCH);
 }
 
