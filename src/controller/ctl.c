@@ -844,8 +844,27 @@ static void enqueue_prebuilt_users(struct ctl *c, const char *ns, const char *na
 
 /* What changes of each kind set off; prev is the state cached before
  * (NULL when new, or at start). */
-static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json_t *obj,
-                  bool deleted)
+/* Whether a Workload's admission places a pod set by topology: only those
+ * have gated Pods for the TAS ungater to open. */
+static bool admitted_by_topology(const json_t *wl)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    size_t i;
+    const json_t *psa;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), i, psa)
+    {
+        if (json_object_get(psa, "topologyAssignment"))
+            return true;
+    }
+    return false;
+}
+
+/* React to obj, which was prev (NULL: new). A Workload's previous version
+ * comes as its summary pw instead when the cache has one: what is compared
+ * of it (its ClusterQueue, Finished) is there, and parsing its text again
+ * for that cost a tenth of the loop's time over a deep backlog. */
+static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const struct ctl_wl_sum *pw,
+                  const json_t *obj, bool deleted)
 {
     if (!c->rebuilding) /* which feeds the engine itself */
         ctl_feed_engine(c, k, obj, deleted);
@@ -900,7 +919,7 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
             ctl_enqueue(c, ig->prefix, ns, jstr(owner, "name"));
             if (ig->k == CK_JOB)
                 enqueue_children(c, ns, jstr(owner, "name"));
-        } else if (!prev && !deleted && !c->rebuilding) {
+        } else if (!prev && !pw && !deleted && !c->rebuilding) {
             enqueue_prebuilt_users(c, ns, name);
         }
         const json_t *lws_owner = controller_owner(obj, leaderworkerset_integration.kind);
@@ -914,19 +933,21 @@ static void react(struct ctl *c, enum ctl_kind k, const json_t *prev, const json
         if (grp && !strcmp(grp, "true"))
             ctl_enqueue(c, "G:", ns, name);
         ctl_enqueue(c, "W:", ns, name);
-        if (!deleted && json_object_get(json_object_get(obj, "status"), "admission"))
+        if (!deleted && admitted_by_topology(obj))
             ctl_enqueue(c, "V:", ns, name);
         const json_t *job_owner = controller_owner(obj, job_integration.kind);
         if (job_owner && jstr(job_owner, "name") &&
             jstr(json_object_get(json_object_get(obj, "metadata"), "annotations"),
                  JF_ELASTIC_ANNOTATION))
             ctl_enqueue(c, "Z:", ns, jstr(job_owner, "name"));
-        if (prev && !cond_is(prev, "Finished", "True") && cond_is(obj, "Finished", "True"))
+        bool was_finished = pw ? pw->finished : prev && cond_is(prev, "Finished", "True");
+        if ((prev || pw) && !was_finished && cond_is(obj, "Finished", "True"))
             ctl_report_finished(c, obj);
         /* A ClusterQueue being deleted waits for its workloads. */
         const char *cq =
-            jstr(json_object_get(json_object_get(prev ? prev : obj, "status"), "admission"),
-                 "clusterQueue");
+            pw ? pw->cq
+               : jstr(json_object_get(json_object_get(prev ? prev : obj, "status"), "admission"),
+                      "clusterQueue");
         const json_t *cqo = cq ? ctl_get(c, CK_CQ, NULL, cq) : NULL;
         if (cqo && being_deleted(cqo))
             ctl_enqueue(c, "C:", NULL, cq);
@@ -1066,7 +1087,8 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
         free(key);
         return;
     }
-    const json_t *prev = e ? thaw(c, e) : NULL;
+    const struct ctl_wl_sum *pw = e && k == CK_WL ? e->wl : NULL;
+    const json_t *prev = e && !pw ? thaw(c, e) : NULL;
     struct ctl_entry *n = xcalloc(1, sizeof(*n));
     /* Our own write of a Workload (not share) is not encoded here: its
      * entry holds the tree until the informer, which sees every Workload,
@@ -1085,7 +1107,7 @@ static void observe(struct ctl *c, enum ctl_kind k, const json_t *obj, bool shar
     map_put(&c->res[k].cache, key, n);
     free(key);
     cache_changed(c, k, e, n, prev, obj);
-    react(c, k, prev, obj, false);
+    react(c, k, prev, pw, obj, false);
     entry_free(c, e);
 }
 
@@ -1099,9 +1121,10 @@ static void forget(struct ctl *c, enum ctl_kind k, const json_t *obj)
     char *key = ac_object_key(obj);
     struct ctl_entry *e = map_del(&c->res[k].cache, key);
     free(key);
-    const json_t *prev = e ? thaw(c, e) : NULL;
+    const struct ctl_wl_sum *pw = e && k == CK_WL ? e->wl : NULL;
+    const json_t *prev = e && !pw ? thaw(c, e) : NULL;
     cache_changed(c, k, e, NULL, prev, NULL);
-    react(c, k, prev, obj, true);
+    react(c, k, prev, pw, obj, true);
     entry_free(c, e);
 }
 
@@ -1303,7 +1326,7 @@ static void rebuild_one(struct ctl *c, enum ctl_kind k, const char *key, struct 
     json_t *tree = thaw_brief(c, e);
     if (k == CK_WL && !e->wl)
         e->wl = wl_sum_new(c, tree);
-    react(c, k, NULL, tree, false);
+    react(c, k, NULL, NULL, tree, false);
     if (feed && e->brief) /* nobody else reads this tree: the engine's defaults go into it */
         feed_tree(c, k, json_incref(tree));
     else if (feed)
