@@ -1367,7 +1367,7 @@ static void rebuild_engine(struct ctl *c)
     c->trim_due = true; /* every tree it parsed is freed */
 }
 
-#define PROCESS_TREES_MAX 1024
+#define PROCESS_TREES_MAX 128
 
 static void process_queue(struct ctl *c)
 {
@@ -1378,7 +1378,8 @@ static void process_queue(struct ctl *c)
      * from the store at the next start. */
     while (!c->stop && budget-- && (key = wq_get(c->q, now))) {
         /* Between two reconciles no tree is borrowed: a round of
-         * thousands (the first after a start) holds a thousand at most. */
+         * thousands (the first after a start) holds 128 at most, whose
+         * freed nodes the next ones' parses take back while they are warm. */
         if (c->nparsed >= PROCESS_TREES_MAX)
             drop_trees(c);
         char *k = xstrdup(key);
