@@ -616,6 +616,9 @@ void ctl_reconcile_sts(struct ctl *c, const char *ns, const char *name);
 /* Ungate the Pods of Workload ns/name that wait with the kueue.x-k8s.io/topology
  * scheduling gate, each with the nodeSelector of its domain. */
 void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name);
+/* Whether the ungater has anything to do for this Workload: its admission
+ * places a pod set by topology. */
+bool ctl_tas_ungater_concerned(const json_t *wl);
 /* A Pod Kueue started changed (prev: as cached before; NULL when new): the
  * usage of the Nodes it leaves or lands on is updated and fed again. */
 void ctl_tas_pod_usage(struct ctl *c, const json_t *prev, const json_t *obj, bool deleted);

@@ -336,6 +336,19 @@ static int cmp_pod_name(const void *x, const void *y)
     return strcmp(a ? a : "", b ? b : "");
 }
 
+bool ctl_tas_ungater_concerned(const json_t *wl)
+{
+    const json_t *adm = json_object_get(json_object_get(wl, "status"), "admission");
+    size_t p;
+    const json_t *psa;
+    json_array_foreach(json_object_get(adm, "podSetAssignments"), p, psa)
+    {
+        if (json_object_get(psa, "topologyAssignment"))
+            return true;
+    }
+    return false;
+}
+
 void ctl_reconcile_tas_ungater(struct ctl *c, const char *ns, const char *name)
 {
     const json_t *wl = ctl_get(c, CK_WL, ns, name);
